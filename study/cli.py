@@ -1,0 +1,143 @@
+"""The `study` command: one subcommand per task a researcher or curator does."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from study import config as study_config
+from study.paths import templates_dir
+
+
+def _load(directory: str) -> study_config.Study:
+    try:
+        return study_config.load(directory)
+    except study_config.ConfigError as error:
+        raise click.ClickException(str(error)) from None
+
+
+@click.group()
+@click.version_option(package_name="study")
+def main() -> None:
+    """Run crowdsourced human-AI writing studies and publish their datasets."""
+
+
+@main.command()
+@click.argument("directory", type=click.Path(file_okay=False))
+def init(directory: str) -> None:
+    """Create DIRECTORY/study.toml: a ready CoAuthor study (20 prompts, 4 conditions)."""
+    target = Path(directory)
+    if (target / study_config.CONFIG_NAME).exists():
+        raise click.ClickException(
+            f"{target / study_config.CONFIG_NAME} already exists; choose another folder "
+            "or delete it first."
+        )
+    write_study_files(target)
+    click.echo(f"Created {target / study_config.CONFIG_NAME}. Serve it with: study serve {target}")
+
+
+def write_study_files(target: Path, *, replacements: dict[str, str] | None = None) -> None:
+    target.mkdir(parents=True, exist_ok=True)
+    for source in sorted((templates_dir() / "init").iterdir()):
+        destination = target / source.name
+        if destination.exists():
+            continue
+        text = source.read_text(encoding="utf-8")
+        for old, new in (replacements or {}).items():
+            text = text.replace(old, new)
+        destination.write_text(text, encoding="utf-8")
+
+
+@main.command()
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=5000, show_default=True, type=int)
+@click.option("--threads", default=16, show_default=True, type=int, help="Worker threads.")
+def serve(directory: str, host: str, port: int, threads: int) -> None:
+    """Serve the study in DIRECTORY (storing everything in its database)."""
+    from study.server import create_app
+
+    study = _load(directory)
+    app = create_app(study)
+    _serve(app, host, port, threads, study)
+
+
+def _serve(app, host: str, port: int, threads: int, study) -> None:
+    import waitress
+
+    click.echo(f"Serving '{study.name}' on http://{host}:{port}/  (database: {_safe_url(study)})")
+    click.echo(f"Participants start at http://{host}:{port}/task?access_code=YOUR-CODE")
+    waitress.serve(app, host=host, port=port, threads=threads, ident="study", _quiet=True)
+
+
+def _safe_url(study) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(study.database_url).render_as_string(hide_password=True)
+
+
+@main.command()
+@click.option("--dir", "directory", default="demo-study", show_default=True,
+              type=click.Path(file_okay=False), help="Where the demo study lives.")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=5000, show_default=True, type=int)
+@click.option("--backend", default="auto", show_default=True,
+              type=click.Choice(["auto", "smollm2", "deterministic"]),
+              help="The local model behind the suggestions.")
+@click.option("--min-seconds", default=60, show_default=True, type=int,
+              help="Minimum writing time in the demo (the paper used 600).")
+def demo(directory: str, host: str, port: int, backend: str, min_seconds: int) -> None:
+    """Start a ready local study with a local model: no API key, no network."""
+    from study.lm.backends import load_backend
+    from study.lm.server import serve_in_thread
+    from study.server import create_app
+
+    model = load_backend(backend)
+    base_url, _stop = serve_in_thread(model)
+    target = Path(directory)
+    write_study_files(target, replacements={"min_seconds = 600": f"min_seconds = {min_seconds}"})
+    study = _load(directory)
+    # The demo always talks to its own local model, whatever the folder's study.toml says.
+    from dataclasses import replace
+
+    study = replace(study, suggestions=replace(study.suggestions, endpoint=base_url))
+    click.echo(f"Local model ({type(model).__name__}) at {base_url}")
+    click.echo(f"Open http://{host}:{port}/task?access_code=demo in a browser to take part.")
+    _serve(create_app(study), host, port, 16, study)
+
+
+@main.command()
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["coauthor"]), default="coauthor",
+              show_default=True)
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Output folder.")
+@click.option("--all", "include_unfinished", is_flag=True,
+              help="Also export sessions whose writer has not finished writing.")
+def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None:
+    """Export sessions as OUT/<session_id>.jsonl and OUT/metadata.csv."""
+    from study.export.coauthor import export_study
+
+    summary = export_study(_load(directory), Path(out), include_unfinished=include_unfinished)
+    click.echo(
+        f"Exported {summary.sessions} sessions ({summary.events} events) to {out}"
+        + (f"; skipped {summary.skipped} without events" if summary.skipped else "")
+    )
+
+
+def _register_groups() -> None:
+    import importlib
+
+    for module, name in (("study.lm.cli", "lm"), ("study.curation.cli", "curate")):
+        try:
+            main.add_command(getattr(importlib.import_module(module), name))
+        except ImportError:  # TEMPORARY while these land
+            pass
+
+
+_register_groups()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

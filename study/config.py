@@ -1,0 +1,294 @@
+"""Load and check a study's `study.toml`.
+
+The file format is defined by `schemas/study.schema.json`; this module turns a checked file into
+typed objects and adds the checks a schema cannot express (unique names, a condition for every
+prompt's genre, text files that exist). Every error names the file, the key and the fix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+import jsonschema
+
+from study.paths import schemas_dir, templates_dir
+
+CONFIG_NAME = "study.toml"
+GENRE_NOUNS = {"creative": "story", "argumentative": "essay"}
+
+
+class ConfigError(ValueError):
+    """A study.toml problem, worded for the researcher who has to fix it."""
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One study condition: which model answers, and how it decodes (CoAuthor App. A.2)."""
+
+    name: str
+    genre: str
+    model: str
+    mode: str = "completion"
+    n: int = 5
+    max_tokens: int = 30
+    temperature: float = 1.0
+    top_p: float = 1.0
+    presence_penalty: float = 0.0
+    frequency_penalty: float = 0.0
+
+    def controls(self) -> dict[str, str]:
+        """The six `current*` control values of the CoAuthor record, as the strings it stores."""
+        return {
+            "currentN": _number_text(self.n),
+            "currentMaxToken": _number_text(self.max_tokens),
+            "currentTemperature": _number_text(self.temperature),
+            "currentTopP": _number_text(self.top_p),
+            "currentPresencePenalty": _number_text(self.presence_penalty),
+            "currentFrequencyPenalty": _number_text(self.frequency_penalty),
+        }
+
+
+@dataclass(frozen=True)
+class Prompt:
+    code: str
+    genre: str
+    text: str
+    title: str = ""
+
+    @property
+    def noun(self) -> str:
+        return GENRE_NOUNS.get(self.genre, "text")
+
+    @property
+    def heading(self) -> str:
+        """A one-line label for the prompt list: the title, else the first line."""
+        return self.title or self.text.strip().splitlines()[0]
+
+
+@dataclass(frozen=True)
+class SurveyQuestion:
+    id: str
+    text: str
+    type: str
+    options: tuple[str, ...] = ()
+    required: bool = True
+
+
+@dataclass(frozen=True)
+class SuggestionSettings:
+    endpoint: str = ""
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout_seconds: float = 15.0
+    max_requests_per_minute: int = 30
+    blocklist: tuple[str, ...] = ()
+    system_prompt: str = (
+        "You are a writing assistant. Continue the user's text with the next sentence. "
+        "Reply with the continuation only."
+    )
+
+    def base_url(self) -> str | None:
+        return self.endpoint or os.environ.get("OPENAI_BASE_URL") or None
+
+    def api_key(self) -> str:
+        # Local endpoints need no key, but the openai SDK insists on a non-empty one.
+        return os.environ.get(self.api_key_env) or "no-key"
+
+
+@dataclass(frozen=True)
+class Study:
+    """A loaded, checked study configuration."""
+
+    directory: Path
+    name: str
+    title: str
+    database_url: str
+    pay: str
+    duration_minutes: int
+    min_seconds: int
+    max_per_prompt: int
+    prompt_selection: str
+    suggestions: SuggestionSettings
+    conditions: tuple[Condition, ...]
+    prompts: tuple[Prompt, ...]
+    survey: tuple[SurveyQuestion, ...]
+    consent_template: str
+    instructions_template: str
+    raw: dict = field(repr=False, compare=False, default_factory=dict)
+
+    def prompt(self, code: str) -> Prompt:
+        for prompt in self.prompts:
+            if prompt.code == code:
+                return prompt
+        raise KeyError(code)
+
+    def condition(self, name: str) -> Condition:
+        for condition in self.conditions:
+            if condition.name == name:
+                return condition
+        raise KeyError(name)
+
+    def conditions_for(self, genre: str) -> list[Condition]:
+        return [c for c in self.conditions if c.genre == genre]
+
+
+def load(directory: str | os.PathLike) -> Study:
+    """Read `DIR/study.toml`, check it, and return the study. Raises ConfigError."""
+    directory = Path(directory).resolve()
+    path = directory / CONFIG_NAME
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such file. Create a study with `study init {directory}`.")
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc}). Fix the syntax at that line.") from None
+    return from_mapping(data, directory, source=path)
+
+
+def from_mapping(data: dict, directory: Path, source: Path | None = None) -> Study:
+    source = source or directory / CONFIG_NAME
+    _check_schema(data, source)
+    _check_references(data, source)
+
+    study = data["study"]
+    session = data.get("session", {})
+    sugg = data.get("suggestions", {})
+    texts = data.get("texts", {})
+    database = study.get("database") or f"sqlite:///{directory / 'study.db'}"
+
+    return Study(
+        directory=directory,
+        name=study["name"],
+        title=study.get("title", "Writing with AI"),
+        database_url=database,
+        pay=study.get("pay", ""),
+        duration_minutes=study.get("duration_minutes", 15),
+        min_seconds=session.get("min_seconds", 600),
+        max_per_prompt=session.get("max_per_prompt", 5),
+        prompt_selection=session.get("prompt_selection", "choose"),
+        suggestions=SuggestionSettings(
+            endpoint=sugg.get("endpoint", ""),
+            api_key_env=sugg.get("api_key_env", "OPENAI_API_KEY"),
+            timeout_seconds=float(sugg.get("timeout_seconds", 15)),
+            max_requests_per_minute=sugg.get("max_requests_per_minute", 30),
+            blocklist=_read_blocklist(directory, sugg.get("blocklist_file", ""), source),
+            **({"system_prompt": sugg["system_prompt"]} if "system_prompt" in sugg else {}),
+        ),
+        conditions=tuple(Condition(**c) for c in data["conditions"]),
+        prompts=tuple(Prompt(**p) for p in data["prompts"]),
+        survey=tuple(
+            SurveyQuestion(**{**q, "options": tuple(q.get("options", ()))})
+            for q in data.get("survey", [])
+        ),
+        consent_template=_read_text(directory, texts.get("consent"), "consent", source),
+        instructions_template=_read_text(
+            directory, texts.get("instructions"), "instructions", source
+        ),
+        raw=data,
+    )
+
+
+@cache
+def _validator() -> jsonschema.Draft202012Validator:
+    schema = json.loads((schemas_dir() / "study.schema.json").read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _check_schema(data: dict, source: Path) -> None:
+    errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        raise ConfigError("\n".join(_describe(error, source) for error in errors))
+
+
+def _describe(error: jsonschema.ValidationError, source: Path) -> str:
+    key = _key_path(error.absolute_path)
+    if error.validator == "additionalProperties":
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        allowed = ", ".join(error.schema.get("properties", {}))
+        where = f"[{key}]" if key else "the top level"
+        return (
+            f"{source}: unknown key {', '.join(repr(k) for k in extra)} in {where}. "
+            f"Fix: remove it or correct its spelling (allowed: {allowed})."
+        )
+    if error.validator == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        where = f"[{key}]" if key else "the top level"
+        hint = error.schema.get("properties", {}).get(missing, {}).get("description", "")
+        return f"{source}: {where} is missing the key '{missing}'. Fix: add it ({hint or 'see README'})."
+    hint = error.schema.get("description") or "see README, Configuration"
+    return f"{source}: {key}: {error.message}. Fix: set it to {hint}."
+
+
+def _key_path(parts) -> str:
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _check_references(data: dict, source: Path) -> None:
+    problems = []
+    for section, key in (("conditions", "name"), ("prompts", "code"), ("survey", "id")):
+        seen = set()
+        for i, item in enumerate(data.get(section, [])):
+            if item[key] in seen:
+                problems.append(
+                    f"{source}: {section}[{i}].{key}: '{item[key]}' is used twice. "
+                    f"Fix: give every entry of [[{section}]] its own {key}."
+                )
+            seen.add(item[key])
+    genres = {c["genre"] for c in data["conditions"]}
+    for i, prompt in enumerate(data["prompts"]):
+        if prompt["genre"] not in genres:
+            problems.append(
+                f"{source}: prompts[{i}].genre: no condition serves genre '{prompt['genre']}'. "
+                f"Fix: use one of {sorted(genres)} or add a [[conditions]] table with that genre."
+            )
+    for i, question in enumerate(data.get("survey", [])):
+        if question["type"] == "choice" and not question.get("options"):
+            problems.append(
+                f"{source}: survey[{i}].options: a \"choice\" question needs options. "
+                f'Fix: add options = ["...", "..."].'
+            )
+    if problems:
+        raise ConfigError("\n".join(problems))
+
+
+def _read_text(directory: Path, name: str | None, key: str, source: Path) -> str:
+    """A page template from the study folder, or the built-in one when the key is absent."""
+    path = directory / name if name else templates_dir() / "init" / f"{key}.html"
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        raise ConfigError(
+            f"{source}: texts.{key}: cannot read '{path}'. "
+            f"Fix: create that file or point texts.{key} at an existing one."
+        ) from None
+
+
+def _read_blocklist(directory: Path, name: str, source: Path) -> tuple[str, ...]:
+    if not name:
+        return ()
+    path = directory / name
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        raise ConfigError(
+            f"{source}: suggestions.blocklist_file: cannot read '{path}'. "
+            f'Fix: create it or set blocklist_file = "".'
+        ) from None
+    return tuple(
+        line.strip().lower() for line in lines if line.strip() and not line.startswith("#")
+    )
+
+
+def _number_text(value: float | int) -> str:
+    """CoAuthor stores control values as strings: "5", "0.9", "1" (not "1.0")."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return str(value)

@@ -1,0 +1,1 @@
+"""Writers of collected data in dataset formats."""

@@ -1,0 +1,119 @@
+"""Export sessions in the CoAuthor 2021 release format.
+
+One `<session_id>.jsonl` per session: the 17 keys in the release's order, the six `current*`
+control values as strings, `eventNum` 0..n-1 in the browser's sequence order. And
+`metadata.csv` with the release's columns and definitions (shared data README), plus `genre`
+as in the fixtures' metadata. Files are written to a temporary name and renamed, so an
+interrupted export never leaves a half-written session file.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from study.config import Study
+from study.curation.metadata import official_metadata
+from study.store import make_engine, reading
+from study.store import events as event_store
+from study.store import sessions as session_store
+
+EVENT_KEYS = (
+    "eventName", "eventSource", "eventTimestamp", "textDelta", "cursorRange", "currentDoc",
+    "currentCursor", "currentSuggestions", "currentSuggestionIndex", "currentHoverIndex",
+    "currentN", "currentMaxToken", "currentTemperature", "currentTopP",
+    "currentPresencePenalty", "currentFrequencyPenalty", "eventNum",
+)  # fmt: skip
+CONTROL_KEYS = EVENT_KEYS[10:16]
+METADATA_COLUMNS = (
+    "timestamp", "worker_id", "session_id", "prompt_code", "temperature", "frequency_penalty",
+    "num_query", "num_selected", "perc_selected", "num_cursor", "time", "num_event",
+    "written_by_human", "genre",
+)  # fmt: skip
+# The release gives submission times in US/Pacific local time, e.g. "8/26/2021 20:49:16".
+PACIFIC = ZoneInfo("US/Pacific")
+
+
+@dataclass(frozen=True)
+class ExportSummary:
+    sessions: int
+    events: int
+    skipped: int
+
+
+def to_release_record(record: dict, event_num: int) -> dict:
+    out = {key: record.get(key, "") for key in EVENT_KEYS[:-1]}
+    for key in CONTROL_KEYS:
+        out[key] = "" if out[key] is None else str(out[key])
+    out["eventNum"] = event_num
+    return out
+
+
+def release_timestamp(epoch_seconds: float) -> str:
+    local = datetime.fromtimestamp(epoch_seconds, tz=timezone.utc).astimezone(PACIFIC)
+    return f"{local.month}/{local.day}/{local.year} {local.hour}:{local:%M:%S}"
+
+
+def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -> ExportSummary:
+    out.mkdir(parents=True, exist_ok=True)
+    engine = make_engine(study.database_url)
+    rows, total_events, skipped = [], 0, 0
+    with reading(engine) as connection:
+        candidates = session_store.all_sessions(connection, finished_only=not include_unfinished)
+    for session in candidates:
+        with reading(engine) as connection:
+            records = event_store.records(connection, session["session_id"])
+        if not records:
+            skipped += 1
+            continue
+        release = [to_release_record(r, i) for i, r in enumerate(records)]
+        _write_atomically(
+            out / f"{session['session_id']}.jsonl",
+            b"".join(_dumps(record) + b"\n" for record in release),
+        )
+        total_events += len(release)
+        rows.append(_metadata_row(study, session, release))
+    engine.dispose()
+
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=METADATA_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    _write_atomically(out / "metadata.csv", buffer.getvalue().encode())
+    return ExportSummary(sessions=len(rows), events=total_events, skipped=skipped)
+
+
+def _metadata_row(study: Study, session: dict, release: list[dict]) -> dict:
+    condition = study.condition(session["condition"])
+    stats = official_metadata(release)
+    submitted = session["completed_at"] or session["writing_finished_at"] or session["created_at"]
+    return {
+        "timestamp": release_timestamp(submitted),
+        "worker_id": session["worker_id"] or session["access_code"] or "",
+        "session_id": session["session_id"],
+        "prompt_code": session["prompt_code"],
+        "temperature": condition.controls()["currentTemperature"],
+        "frequency_penalty": condition.controls()["currentFrequencyPenalty"],
+        **{key: stats[key] for key in METADATA_COLUMNS[6:13]},
+        "genre": study.prompt(session["prompt_code"]).genre,
+    }
+
+
+def _dumps(record: dict) -> bytes:
+    # The release was written by Python's json.dumps: ", " and ": " separators, non-ASCII escaped.
+    return json.dumps(record).encode()
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    temporary = path.with_name(path.name + ".partial")
+    with open(temporary, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)

@@ -1,0 +1,69 @@
+"""The task server: the participant's path (pages) and the editor's API.
+
+`create_app(study)` is the application factory; `study serve` and `study demo` run it under
+waitress, and `gunicorn 'study.server.wsgi:app'` runs it with several workers (see README).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+
+from flask import Flask, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from study.config import Study
+from study.paths import static_dir, templates_dir
+from study.store import create_tables, make_engine
+
+# Event batches are small (a few KB); anything past this is a client bug or abuse.
+MAX_REQUEST_BYTES = 1_000_000
+
+
+def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
+    app = Flask(
+        __name__,
+        template_folder=str(templates_dir()),
+        static_folder=str(static_dir()),
+        static_url_path="/static",
+    )
+    app.config.update(
+        MAX_CONTENT_LENGTH=MAX_REQUEST_BYTES,
+        SECRET_KEY=os.environ.get("STUDY_SECRET_KEY") or secrets.token_hex(32),
+        JSON_SORT_KEYS=False,
+    )
+    app.json.sort_keys = False
+    app.jinja_env.trim_blocks = True
+    app.jinja_env.lstrip_blocks = True
+
+    engine = engine or make_engine(study.database_url)
+    create_tables(engine)
+    if suggestion_engine is None:
+        from study.suggest.engine import SuggestionEngine
+
+        suggestion_engine = SuggestionEngine(study.suggestions)
+    app.extensions["study"] = study
+    app.extensions["study.engine"] = engine
+    app.extensions["study.suggestions"] = suggestion_engine
+
+    from study.server import events_api, participant, suggestions_api
+
+    app.register_blueprint(participant.blueprint)
+    app.register_blueprint(events_api.blueprint)
+    app.register_blueprint(suggestions_api.blueprint)
+
+    @app.get("/healthz")
+    def healthz():
+        return {"ok": True, "study": study.name}
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException):
+        # The editor's API speaks JSON, errors included; pages keep Flask's HTML errors.
+        if request.path.startswith("/api/"):
+            message = error.description
+            if error.code == 413:
+                message = f"request body is larger than {MAX_REQUEST_BYTES} bytes; send smaller batches"
+            return jsonify(error=message), error.code
+        return error
+
+    return app

@@ -1,0 +1,39 @@
+"""Which prompts a writer may take, and which condition a new session gets.
+
+The condition rule (balanced, deterministic, documented in the README):
+  among the conditions of the prompt's genre, take the one with the fewest sessions on this
+  prompt; break ties by the fewest sessions overall, then by the order in study.toml.
+So every prompt sees every condition of its genre in turn, and the totals stay level too.
+It runs inside the write transaction that binds the prompt, so concurrent sessions see each
+other's choices (SQLite serialises them; on PostgreSQL two simultaneous starts may tie).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection
+
+from study.config import Condition, Prompt, Study
+from study.store import sessions as session_store
+
+
+def available_prompts(connection: Connection, study: Study, session: dict) -> list[Prompt]:
+    """Prompts this writer has taken fewer than `max_per_prompt` times, in study order."""
+    taken = session_store.prompt_counts(connection, session)
+    return [p for p in study.prompts if taken[p.code] < study.max_per_prompt]
+
+
+def choose_condition(connection: Connection, study: Study, prompt: Prompt) -> Condition:
+    candidates = study.conditions_for(prompt.genre)
+    on_prompt = session_store.condition_counts(connection, prompt.code)
+    overall = session_store.condition_counts(connection)
+    order = {c.name: i for i, c in enumerate(candidates)}
+    return min(candidates, key=lambda c: (on_prompt[c.name], overall[c.name], order[c.name]))
+
+
+def assign_prompt(connection: Connection, study: Study, session: dict) -> Prompt | None:
+    """For prompt_selection = "assign": the available prompt this writer has used least."""
+    available = available_prompts(connection, study, session)
+    if not available:
+        return None
+    taken = session_store.prompt_counts(connection, session)
+    return min(available, key=lambda p: taken[p.code])

@@ -1,0 +1,32 @@
+"""Per-request access to the study, the database engine and the suggestion engine."""
+
+from __future__ import annotations
+
+from flask import abort, current_app
+from sqlalchemy import Engine
+
+from study.config import Study
+from study.store import reading
+from study.store import sessions as session_store
+
+
+def study() -> Study:
+    return current_app.extensions["study"]
+
+
+def engine() -> Engine:
+    return current_app.extensions["study.engine"]
+
+
+def suggestion_engine():
+    return current_app.extensions["study.suggestions"]
+
+
+def session_or_404(session_id: str) -> dict:
+    if len(session_id) != 32 or not session_id.isalnum():
+        abort(404, f"unknown session '{session_id}'")
+    with reading(engine()) as connection:
+        session = session_store.get(connection, session_id)
+    if session is None:
+        abort(404, f"unknown session '{session_id}'")
+    return session

@@ -1,0 +1,81 @@
+"""The editor's event API: batches of CoAuthor records in, acknowledgements out.
+
+POST /api/sessions/<id>/events  {"events": [{"seq": 0, "eventName": ..., ...}, ...]}
+  -> 200 {"acked": [0, 1, ...], "stored": 2, "duplicates": 0}
+The format is schemas/event-batch.schema.json. A batch is checked whole before anything is
+written, then stored in one transaction: it is all stored or not at all.
+GET /api/sessions/<id>/state -> {"doc": text, "next_seq": n}, the server's copy of the
+document (for a browser that lost its local copy).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+
+import jsonschema
+import orjson
+from flask import Blueprint, jsonify, request
+
+from study import delta
+from study.paths import schemas_dir
+from study.server.context import engine, session_or_404
+from study.store import reading
+from study.store import events as event_store
+
+blueprint = Blueprint("events_api", __name__, url_prefix="/api/sessions")
+
+# Events are accepted until the writer leaves the editor; later ones would change a finished text.
+OPEN_STAGES = {"writing"}
+
+
+@cache
+def _validator() -> jsonschema.Draft202012Validator:
+    schema = json.loads((schemas_dir() / "event-batch.schema.json").read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _problem(error: jsonschema.ValidationError) -> str:
+    # For "one of" rules (textDelta is "" or a delta), report the deepest failure: it names
+    # the field that is actually wrong, e.g. textDelta.ops[0].retain.
+    while error.context:
+        error = max(error.context, key=lambda e: len(e.absolute_path))
+    path = ""
+    for part in error.absolute_path:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else part)
+    return f"{path or 'body'}: {error.message}"
+
+
+@blueprint.post("/<session_id>/events")
+def post_events(session_id):
+    session = session_or_404(session_id)
+    try:
+        body = orjson.loads(request.get_data(cache=False))
+    except orjson.JSONDecodeError as exc:
+        return jsonify(error=f"body is not valid JSON: {exc}"), 400
+    errors = sorted(_validator().iter_errors(body), key=lambda e: list(e.absolute_path))
+    if errors:
+        return jsonify(error=_problem(errors[0]), problems=[_problem(e) for e in errors[:20]]), 422
+    if session["stage"] not in OPEN_STAGES:
+        # Resends of events already stored are harmless and acknowledged; new ones are refused.
+        with reading(engine()) as connection:
+            stored = set(event_store.stored_seqs(connection, session_id))
+        seqs = [item["seq"] for item in body["events"]]
+        if all(seq in stored for seq in seqs):
+            return jsonify(acked=sorted(set(seqs)), stored=0, duplicates=len(set(seqs)))
+        return jsonify(error=f"session is at stage '{session['stage']}' and takes no new events"), 409
+    result = event_store.ingest(engine(), session_id, body["events"])
+    return jsonify(acked=result.acked, stored=result.stored, duplicates=result.duplicates)
+
+
+@blueprint.get("/<session_id>/state")
+def state(session_id):
+    session_or_404(session_id)
+    with reading(engine()) as connection:
+        records = event_store.records(connection, session_id)
+        seqs = event_store.stored_seqs(connection, session_id)
+    try:
+        doc = delta.replay(records) if records else None
+    except delta.DeltaError as exc:
+        return jsonify(error=f"stored events do not replay: {exc}"), 500
+    return jsonify(doc=doc, next_seq=(seqs[-1] + 1) if seqs else 0, stored=len(seqs))

@@ -1,0 +1,352 @@
+"""The participant's path: entry, consent, instructions, prompt, writing, self-evaluation,
+survey and completion.
+
+Every page lives under /s/<session_id>/<stage>. A session is always at exactly one stage
+(study.store.sessions.STAGES); asking for any other stage's page redirects to the current one,
+so reloading, the back button or an old link can neither skip a step nor redo a finished one.
+The session id travels in the URL rather than a cookie because MTurk shows the task in an
+iframe, where browsers block third-party cookies.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from flask import Blueprint, abort, jsonify, redirect, render_template, request, url_for
+from markupsafe import Markup
+
+from study.config import GENRE_NOUNS
+from study.server import assignment
+from study.server.context import engine, session_or_404, study
+from study.store import reading, writing
+from study.store import events as event_store
+from study.store import sessions as session_store
+
+blueprint = Blueprint("participant", __name__)
+
+PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
+# Clocks and networks differ a little; the browser's timer is authoritative for the writer,
+# the server's only guards against a tampered page.
+MIN_TIME_SLACK_SECONDS = 3
+
+
+def stage_url(session: dict) -> str:
+    return url_for(f"participant.{session['stage']}", session_id=session["session_id"])
+
+
+def _at_stage(session_id: str, stage: str) -> dict | None:
+    """The session if it is at `stage`; None means: redirect to where it really is."""
+    session = session_or_404(session_id)
+    return session if session["stage"] == stage else None
+
+
+def _advance(session_id: str, from_stage: str, **values) -> dict:
+    stages = session_store.STAGES
+    with writing(engine()) as connection:
+        session = session_store.get(connection, session_id)
+        if session["stage"] == from_stage:
+            values["stage"] = stages[stages.index(from_stage) + 1]
+            session_store.update_session(connection, session_id, **values)
+            session = session_store.get(connection, session_id)
+    return session
+
+
+def _noun(session: dict) -> str:
+    if session.get("prompt_code"):
+        return study().prompt(session["prompt_code"]).noun
+    genres = {p.genre for p in study().prompts}
+    return " or ".join(sorted({GENRE_NOUNS.get(g, "text") for g in genres}))
+
+
+def _page_text(template_source: str, session: dict) -> Markup:
+    """Render a researcher-editable page text (consent, instructions) from study.toml."""
+    from flask import current_app
+
+    template = current_app.jinja_env.from_string(template_source)
+    return Markup(
+        template.render(
+            study=study(),
+            noun=_noun(session),
+            minutes=round(study().min_seconds / 60),
+            pay=study().pay,
+        )
+    )
+
+
+# -- entry ------------------------------------------------------------------------------------
+
+
+@blueprint.get("/")
+def index():
+    return render_template("index.html", study=study())
+
+
+@blueprint.get("/task")
+def task():
+    """The entry point. Cases, in order: MTurk preview, MTurk worker (new or returning),
+    lab participant with an access code (new, returning, or starting another session)."""
+    args = request.args
+    assignment_id = args.get("assignmentId", "").strip()
+    if assignment_id == PREVIEW_ASSIGNMENT:
+        return render_template("preview.html", study=study())
+
+    if assignment_id:
+        worker_id = args.get("workerId", "").strip()
+        hit_id = args.get("hitId", "").strip()
+        if not worker_id or not hit_id:
+            return _entry_error("the link is missing workerId or hitId; open the task from MTurk")
+        with writing(engine()) as connection:
+            session = session_store.by_assignment(connection, assignment_id)
+            if session is None:
+                session = session_store.create(
+                    connection,
+                    worker_id=worker_id,
+                    assignment_id=assignment_id,
+                    hit_id=hit_id,
+                    turk_submit_to=args.get("turkSubmitTo", "").strip() or None,
+                )
+            elif session["worker_id"] != worker_id:
+                return _entry_error("this assignment belongs to another worker")
+        return redirect(stage_url(session))
+
+    access_code = args.get("access_code", "").strip()
+    if access_code:
+        if len(access_code) > 64:
+            return _entry_error("the access code is too long")
+        with writing(engine()) as connection:
+            session = session_store.latest_for_access_code(connection, access_code)
+            another = args.get("another") == "1"
+            if session is None or (another and session["stage"] == "complete"):
+                session = session_store.create(connection, access_code=access_code)
+        return redirect(stage_url(session))
+
+    return _entry_error(
+        "open this page from MTurk, or add your access code: /task?access_code=YOUR-CODE"
+    )
+
+
+def _entry_error(message: str):
+    return render_template("message.html", study=study(), title="Cannot start", message=message), 400
+
+
+# -- consent and instructions -----------------------------------------------------------------
+
+
+@blueprint.route("/s/<session_id>/consent", methods=["GET", "POST"])
+def consent(session_id):
+    session = _at_stage(session_id, "consent")
+    if session is None:
+        return redirect(stage_url(session_or_404(session_id)))
+    error = None
+    if request.method == "POST":
+        if request.form.get("consent") == "yes":
+            return redirect(stage_url(_advance(session_id, "consent")))
+        error = "Please tick the box to agree before continuing."
+    return render_template(
+        "consent.html",
+        study=study(),
+        session=session,
+        text=_page_text(study().consent_template, session),
+        error=error,
+    )
+
+
+@blueprint.route("/s/<session_id>/instructions", methods=["GET", "POST"])
+def instructions(session_id):
+    session = _at_stage(session_id, "instructions")
+    if session is None:
+        return redirect(stage_url(session_or_404(session_id)))
+    if request.method == "POST":
+        return redirect(stage_url(_advance(session_id, "instructions")))
+    return render_template(
+        "instructions.html",
+        study=study(),
+        session=session,
+        text=_page_text(study().instructions_template, session),
+    )
+
+
+# -- prompt -----------------------------------------------------------------------------------
+
+
+@blueprint.route("/s/<session_id>/prompt", methods=["GET", "POST"])
+def prompt(session_id):
+    session = _at_stage(session_id, "prompt")
+    if session is None:
+        return redirect(stage_url(session_or_404(session_id)))
+
+    with writing(engine()) as connection:
+        available = assignment.available_prompts(connection, study(), session)
+        if not available:
+            return render_template(
+                "message.html",
+                study=study(),
+                title="Thank you",
+                message="You have written on every prompt as often as this study allows.",
+            )
+        chosen = None
+        if study().prompt_selection == "assign":
+            chosen = assignment.assign_prompt(connection, study(), session)
+        elif request.method == "POST":
+            code = request.form.get("prompt", "")
+            chosen = next((p for p in available if p.code == code), None)
+        if chosen is not None:
+            condition = assignment.choose_condition(connection, study(), chosen)
+            session_store.update_session(
+                connection,
+                session_id,
+                prompt_code=chosen.code,
+                condition=condition.name,
+                stage="writing",
+                writing_started_at=time.time(),
+            )
+    if chosen is not None:
+        return redirect(url_for("participant.writing", session_id=session_id))
+    return render_template("prompt.html", study=study(), session=session, prompts=available)
+
+
+# -- writing ----------------------------------------------------------------------------------
+
+
+def writing_page(session_id):
+    session = _at_stage(session_id, "writing")
+    if session is None:
+        return redirect(stage_url(session_or_404(session_id)))
+    prompt = study().prompt(session["prompt_code"])
+    condition = study().condition(session["condition"])
+    elapsed = time.time() - session["writing_started_at"]
+    boot = {
+        "sessionId": session_id,
+        # Quill, which CoAuthor used, always ends a document with a newline; currentDoc keeps it.
+        "prompt": prompt.text.rstrip("\n") + "\n",
+        "controls": condition.controls(),
+        "minSeconds": study().min_seconds,
+        "elapsedSeconds": elapsed,
+        "eventsUrl": url_for("events_api.post_events", session_id=session_id),
+        "stateUrl": url_for("events_api.state", session_id=session_id),
+        "suggestionsUrl": url_for("suggestions_api.suggest", session_id=session_id),
+        "finishUrl": url_for("participant.finish_writing", session_id=session_id),
+    }
+    return render_template(
+        "writing.html", study=study(), session=session, prompt=prompt, boot=boot
+    )
+
+
+# Flask endpoint names must match stage names for stage_url(); "writing" is also a module name.
+blueprint.add_url_rule(
+    "/s/<session_id>/writing", endpoint="writing", view_func=writing_page, methods=["GET"]
+)
+
+
+@blueprint.post("/s/<session_id>/writing/finish")
+def finish_writing(session_id):
+    """The finish button: accepted once the minimum time has passed and every event the
+    browser sent (0..last_seq) is stored; otherwise 409 and the browser retries."""
+    session = session_or_404(session_id)
+    if session["stage"] != "writing":
+        return jsonify(next=stage_url(session))
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict) or not isinstance(body.get("last_seq"), int):
+        return jsonify(error="expected a JSON object with an integer 'last_seq'"), 400
+    if not isinstance(body.get("text", ""), str):
+        return jsonify(error="'text' must be a string"), 400
+    remaining = session["writing_started_at"] + study().min_seconds - time.time()
+    if remaining > MIN_TIME_SLACK_SECONDS:
+        return jsonify(error=f"please keep writing for {int(remaining)} more seconds"), 409
+    with reading(engine()) as connection:
+        missing = event_store.missing_seqs(connection, session_id, body["last_seq"])
+    if missing:
+        return jsonify(error="some events have not reached the server yet", missing=missing[:50]), 409
+    session = _advance(
+        session_id, "writing", writing_finished_at=time.time(), final_text=body.get("text", "")
+    )
+    return jsonify(next=stage_url(session))
+
+
+# -- self-evaluation, survey, completion ------------------------------------------------------
+
+
+def evaluation_items(noun: str) -> list[tuple[str, str]]:
+    """The paper's two requirements (§4.3.2, App. E), as required checkboxes."""
+    ending = (
+        "My essay has a clear stance and conclusion."
+        if noun == "essay"
+        else f"My {noun} has a clear ending."
+    )
+    return [("clear_ending", ending), ("collaborated", f"I collaboratively wrote my {noun} with AI.")]
+
+
+@blueprint.route("/s/<session_id>/evaluation", methods=["GET", "POST"])
+def evaluation(session_id):
+    session = _at_stage(session_id, "evaluation")
+    if session is None:
+        return redirect(stage_url(session_or_404(session_id)))
+    items = evaluation_items(_noun(session))
+    error = None
+    if request.method == "POST":
+        answers = {key: request.form.get(key) == "yes" for key, _ in items}
+        if all(answers.values()):
+            return redirect(stage_url(_advance(session_id, "evaluation", self_evaluation=answers)))
+        error = "Both requirements must be met. If they are not yet, please say so to the researchers."
+    return render_template(
+        "evaluation.html", study=study(), session=session, items=items, error=error
+    )
+
+
+@blueprint.route("/s/<session_id>/survey", methods=["GET", "POST"])
+def survey(session_id):
+    session = _at_stage(session_id, "survey")
+    if session is None:
+        return redirect(stage_url(session_or_404(session_id)))
+    noun = _noun(session)
+    questions = [
+        {**q.__dict__, "text": q.text.replace("{noun}", noun)} for q in study().survey
+    ]
+    errors: dict[str, str] = {}
+    answers = {}
+    if request.method == "POST":
+        for q in questions:
+            value = request.form.get(q["id"], "").strip()
+            if q["type"] == "likert7" and value and value not in {str(i) for i in range(1, 8)}:
+                errors[q["id"]] = "Choose a point from 1 to 7."
+            elif q["type"] == "choice" and value and value not in q["options"]:
+                errors[q["id"]] = "Choose one of the options."
+            elif q["required"] and not value:
+                errors[q["id"]] = "This question needs an answer."
+            answers[q["id"]] = int(value) if q["type"] == "likert7" and value.isdigit() else value
+        if len(answers.get("comments", "") or "") > 5000:
+            errors["comments"] = "Please keep this under 5000 characters."
+        if not errors:
+            session = _advance(
+                session_id,
+                "survey",
+                survey=answers,
+                completed_at=time.time(),
+                verification_code=session_store.new_verification_code(),
+            )
+            return redirect(stage_url(session))
+    return render_template(
+        "survey.html",
+        study=study(),
+        session=session,
+        questions=questions,
+        errors=errors,
+        answers=answers,
+    )
+
+
+@blueprint.get("/s/<session_id>/complete")
+def complete(session_id):
+    session = _at_stage(session_id, "complete")
+    if session is None:
+        return redirect(stage_url(session_or_404(session_id)))
+    mturk = bool(session["assignment_id"] and session["turk_submit_to"])
+    return render_template(
+        "complete.html",
+        study=study(),
+        session=session,
+        mturk=mturk,
+        submit_url=(session["turk_submit_to"] or "").rstrip("/") + "/mturk/externalSubmit",
+        survey=json.loads(session["survey"] or "{}"),
+    )

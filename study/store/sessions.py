@@ -1,0 +1,115 @@
+"""Writing sessions: who writes, on which prompt, in which condition, and how far they are."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+import uuid
+from collections import Counter
+
+from sqlalchemy import Connection, func, select, update
+
+from study.store.db import sessions
+
+# The participant's path, in order (see study.server.participant).
+STAGES = ("consent", "instructions", "prompt", "writing", "evaluation", "survey", "complete")
+
+# Verification codes avoid look-alike characters (0/O, 1/I/L) because workers type them.
+_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+
+
+def new_session_id() -> str:
+    # 32 hex characters, the shape of CoAuthor's session ids.
+    return uuid.uuid4().hex
+
+
+def new_verification_code() -> str:
+    """12 characters from a 31-letter alphabet: about 59 bits, unguessable, unrelated to the id."""
+    return "".join(secrets.choice(_CODE_ALPHABET) for _ in range(12))
+
+
+def create(
+    connection: Connection,
+    *,
+    worker_id: str | None = None,
+    assignment_id: str | None = None,
+    hit_id: str | None = None,
+    turk_submit_to: str | None = None,
+    access_code: str | None = None,
+) -> dict:
+    row = {
+        "session_id": new_session_id(),
+        "worker_id": worker_id,
+        "assignment_id": assignment_id,
+        "hit_id": hit_id,
+        "turk_submit_to": turk_submit_to,
+        "access_code": access_code,
+        "stage": STAGES[0],
+        "created_at": time.time(),
+    }
+    connection.execute(sessions.insert().values(**row))
+    return get(connection, row["session_id"])
+
+
+def get(connection: Connection, session_id: str) -> dict | None:
+    row = connection.execute(
+        select(sessions).where(sessions.c.session_id == session_id)
+    ).mappings().first()
+    return dict(row) if row else None
+
+
+def by_assignment(connection: Connection, assignment_id: str) -> dict | None:
+    row = connection.execute(
+        select(sessions).where(sessions.c.assignment_id == assignment_id)
+    ).mappings().first()
+    return dict(row) if row else None
+
+
+def latest_for_access_code(connection: Connection, access_code: str) -> dict | None:
+    row = connection.execute(
+        select(sessions)
+        .where(sessions.c.access_code == access_code)
+        .order_by(sessions.c.created_at.desc())
+        .limit(1)
+    ).mappings().first()
+    return dict(row) if row else None
+
+
+def update_session(connection: Connection, session_id: str, **values) -> None:
+    for key in ("self_evaluation", "survey"):
+        if key in values and not isinstance(values[key], str):
+            values[key] = json.dumps(values[key], ensure_ascii=False)
+    connection.execute(update(sessions).where(sessions.c.session_id == session_id).values(**values))
+
+
+def prompt_counts(connection: Connection, session: dict) -> Counter:
+    """How often this session's writer has taken each prompt (this session excluded)."""
+    if session["worker_id"]:
+        writer = sessions.c.worker_id == session["worker_id"]
+    elif session["access_code"]:
+        writer = sessions.c.access_code == session["access_code"]
+    else:
+        return Counter()
+    rows = connection.execute(
+        select(sessions.c.prompt_code, func.count())
+        .where(writer, sessions.c.prompt_code.is_not(None))
+        .where(sessions.c.session_id != session["session_id"])
+        .group_by(sessions.c.prompt_code)
+    )
+    return Counter(dict(rows.all()))
+
+
+def condition_counts(connection: Connection, prompt_code: str | None = None) -> Counter:
+    """Sessions per condition, over all sessions or those on one prompt."""
+    query = select(sessions.c.condition, func.count()).where(sessions.c.condition.is_not(None))
+    if prompt_code is not None:
+        query = query.where(sessions.c.prompt_code == prompt_code)
+    return Counter(dict(connection.execute(query.group_by(sessions.c.condition)).all()))
+
+
+def all_sessions(connection: Connection, *, finished_only: bool = False) -> list[dict]:
+    query = select(sessions).order_by(sessions.c.created_at)
+    if finished_only:
+        query = query.where(sessions.c.writing_finished_at.is_not(None))
+    return [dict(row) for row in connection.execute(query).mappings()]

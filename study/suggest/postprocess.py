@@ -1,0 +1,132 @@
+"""Turn raw model outputs into the suggestions a writer sees (CoAuthor App. A.3).
+
+CoAuthor queried GPT-3 five times, kept only the first sentence of each output "for
+readability", and dropped outputs that were empty, duplicates, or contained swear words, so a
+writer often saw fewer than five suggestions. This module does the same, as pure functions:
+the engine (`study.suggest.engine`) does the I/O and calls `postprocess`.
+
+A suggestion is the dict the CoAuthor dataset stores:
+`{"index": i, "original": str, "trimmed": str, "probability": float | None}`.
+`original` keeps the leading whitespace of the model output, because the editor appends it to
+the end of the document as is (" He left." after "...the door."); `trimmed` is for display.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+
+import pysbd
+
+# The paper used Stanza; pysbd is rule-based, offline and fast. Building a Segmenter compiles
+# many regexes, so build one; `segment()` keeps per-call state on the instance, so calls from
+# the server's threads take turns.
+_SEGMENTER = pysbd.Segmenter(language="en", clean=False)
+_SEGMENTER_LOCK = threading.Lock()
+
+_LEADING_SPACE = re.compile(r"^\s*")
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of `text`, with the text's leading whitespace kept and none trailing.
+
+    Like CoAuthor's backend, the sentence also ends at the first line break: a model that
+    writes "a heading\\nThe story..." without punctuation should not suggest both lines.
+    Returns "" when the text holds no words.
+    """
+    lead = _LEADING_SPACE.match(text).group()
+    body = text[len(lead) :]
+    if not body:
+        return ""
+    with _SEGMENTER_LOCK:
+        sentences = _SEGMENTER.segment(body)
+    if not sentences:
+        return ""
+    sentence = sentences[0].strip().split("\n")[0].rstrip()
+    return lead + sentence if sentence else ""
+
+
+def probability(token_logprobs: Iterable[float] | None) -> float | None:
+    """exp(sum of token log-probabilities): the model's probability of the whole output.
+
+    CoAuthor's backend summed the logprobs of the full output, not only of the first sentence
+    that is shown, and stored the result times 100; we keep the plain probability in [0, 1].
+    """
+    if token_logprobs is None:
+        return None
+    total = math.fsum(lp for lp in token_logprobs if lp is not None)
+    return math.exp(total)
+
+
+@lru_cache(maxsize=16)
+def _blocklist_pattern(blocklist: tuple[str, ...]) -> re.Pattern[str] | None:
+    # Lookarounds instead of \b so entries that start or end with punctuation ("f*ck") work;
+    # a phrase's words may be separated by any whitespace, as in wrapped model output.
+    phrases = [
+        r"\s+".join(re.escape(word) for word in entry.split())
+        for entry in blocklist
+        if entry.strip()
+    ]
+    if not phrases:
+        return None
+    # Longest first, so "bull shit" is tried before "bull" (only matters for reporting).
+    phrases.sort(key=len, reverse=True)
+    return re.compile(r"(?<!\w)(?:" + "|".join(phrases) + r")(?!\w)", re.IGNORECASE)
+
+
+def blocked_term(text: str, blocklist: Sequence[str]) -> str | None:
+    """The first blocklist word or phrase in `text` (whole words, any case), else None."""
+    pattern = _blocklist_pattern(tuple(blocklist))
+    if pattern is None:
+        return None
+    match = pattern.search(text)
+    return match.group() if match else None
+
+
+def _key(text: str) -> str:
+    """What two suggestions must share to count as duplicates."""
+    return text.strip().casefold()
+
+
+def postprocess(
+    outputs: Sequence[Mapping],
+    on_screen: Iterable[str] = (),
+    blocklist: Sequence[str] = (),
+) -> list[dict]:
+    """The suggestions to show for one query, in the order the model produced them.
+
+    `outputs` are the raw choices, each a mapping with "text" and optionally "token_logprobs"
+    (a list of floats) or "logprob_sum" (their sum). `on_screen` are the suggestion texts the
+    writer can already see; an output equal to one of them (stripped, ignoring case) is a
+    duplicate, like a repeat within the batch.
+    """
+    seen = {_key(text) for text in on_screen}
+    kept: list[dict] = []
+    for output in outputs:
+        original = first_sentence(output.get("text") or "")
+        trimmed = original.strip()
+        if not trimmed or _key(trimmed) in seen:
+            continue
+        if blocked_term(trimmed, blocklist) is not None:
+            continue
+        seen.add(_key(trimmed))
+        kept.append(
+            {
+                "index": len(kept),
+                "original": original,
+                "trimmed": trimmed,
+                "probability": _output_probability(output),
+            }
+        )
+    return kept
+
+
+def _output_probability(output: Mapping) -> float | None:
+    if output.get("token_logprobs") is not None:
+        return probability(output["token_logprobs"])
+    if output.get("logprob_sum") is not None:
+        return math.exp(output["logprob_sum"])
+    return None
