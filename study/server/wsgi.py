@@ -1,0 +1,95 @@
+"""The task server as a WSGI module, for running it under gunicorn with several processes:
+
+    STUDY_DIR=path/to/study STUDY_SECRET_KEY=... gunicorn -w 4 'study.server.wsgi:app'
+
+STUDY_DIR is the study folder (the one holding study.toml). Everything the workers share lives
+in the database: sessions, events, and the suggestion rate limit (counted from the
+suggestion_requests table), so any worker can answer any request of any session. What stays
+per process is harmless: the schema validator, the suggestion engine and its HTTP client.
+
+STUDY_SECRET_KEY must be the same in every worker: without it each process draws its own
+Flask SECRET_KEY. Nothing signs cookies today (the session id travels in the URL), so a missing
+key only earns a warning, but anything that starts using Flask's `session` would break.
+
+With SQLite, the workers share one study.db file; it is opened in WAL mode and every write
+takes the write lock up front (study.store.db), so they queue rather than fail. Several hosts
+need PostgreSQL (`database = "postgresql+psycopg://..."` in study.toml).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+from contextlib import contextmanager
+from pathlib import Path
+
+from study import config as study_config
+from study.server import create_app
+
+STUDY_DIR_VARIABLE = "STUDY_DIR"
+SECRET_KEY_VARIABLE = "STUDY_SECRET_KEY"
+
+logger = logging.getLogger(__name__)
+
+
+class WSGIConfigError(RuntimeError):
+    """The environment does not say which study to serve, or the study does not load."""
+
+
+def study_dir() -> Path:
+    value = os.environ.get(STUDY_DIR_VARIABLE, "").strip()
+    if not value:
+        raise WSGIConfigError(
+            f"the environment variable {STUDY_DIR_VARIABLE} is not set; set it to the study "
+            f"folder that holds {study_config.CONFIG_NAME}, e.g. "
+            f"{STUDY_DIR_VARIABLE}=my-study gunicorn -w 4 'study.server.wsgi:app'"
+        )
+    path = Path(value)
+    if not path.is_dir():
+        raise WSGIConfigError(
+            f"{STUDY_DIR_VARIABLE}={value}: no such folder; point it at the study folder "
+            f"that holds {study_config.CONFIG_NAME} (create one with `study init {value}`)"
+        )
+    return path
+
+
+@contextmanager
+def _one_worker_at_a_time(directory: Path):
+    # gunicorn starts its workers at the same moment and each one creates the tables if they
+    # are missing; two concurrent CREATE TABLEs make one worker fail ("table already exists" on
+    # SQLite, a unique violation in pg_type on PostgreSQL). The workers of one gunicorn run on
+    # one host, so an advisory lock on study.toml (which every worker has just read) is enough
+    # to take turns.
+    with open(directory / study_config.CONFIG_NAME, "rb") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UNLOCK)
+
+
+def load_app():
+    directory = study_dir()
+    try:
+        study = study_config.load(directory)
+    except study_config.ConfigError as error:
+        raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {error}") from None
+    if not os.environ.get(SECRET_KEY_VARIABLE):
+        logger.warning(
+            "%s is not set: each worker process draws its own Flask SECRET_KEY. Set it to one "
+            "random value for all workers, e.g. %s=$(python -c 'import secrets; "
+            "print(secrets.token_hex(32))')",
+            SECRET_KEY_VARIABLE,
+            SECRET_KEY_VARIABLE,
+        )
+    with _one_worker_at_a_time(directory):
+        application = create_app(study)
+    # Under `gunicorn --preload` this module is imported in the master, which then forks the
+    # workers: a pooled connection (an SQLite handle or a PostgreSQL socket) must not be
+    # inherited by several processes. Emptying the pool here makes each worker open its own.
+    application.extensions["study.engine"].dispose()
+    return application
+
+
+app = load_app()

@@ -1,0 +1,39 @@
+"""Fixtures shared by the whole suite: a fresh study folder and its app."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from study import config
+from study.cli import write_study_files
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+COAUTHOR = SHARED / "data" / "coauthor"
+
+
+@pytest.fixture
+def study_folder(tmp_path: Path) -> Path:
+    """A study made by `study init`, with a short minimum time."""
+    folder = tmp_path / "study"
+    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0"})
+    return folder
+
+
+@pytest.fixture
+def study(study_folder: Path) -> config.Study:
+    return config.load(study_folder)
+
+
+@pytest.fixture
+def app(study):
+    from study.server import create_app
+
+    # These tests never ask for suggestions; tests/suggest and tests/browser drive a real model.
+    return create_app(study, suggestion_engine=object())
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()

@@ -1,0 +1,110 @@
+"""`study export --format coauthor` writes the 2021 release format byte for byte.
+
+The strongest check available: real released sessions are posted through the editor's event
+API (in shuffled batches, with resends), exported, and compared with the released files.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+
+import pytest
+from click.testing import CliRunner
+
+from study.cli import main
+from study.export.coauthor import EVENT_KEYS, release_timestamp
+from study.store import writing
+from study.store import sessions as session_store
+from tests.conftest import COAUTHOR
+from tests.server.flow import start, to_writing
+
+METADATA = {row["session_id"]: row for row in csv.DictReader(open(COAUTHOR / "metadata.csv"))}
+# Twelve sessions plus the edge cases: pasted formatting attributes, no queries at all.
+FIXTURES = sorted(set(sorted(METADATA)[:12]) | {"11142ca391e749809df56da90091adb4", "7748d213f66743dd9abe45f23dacca99"})
+
+
+def _condition_for(study, row):
+    for condition in study.conditions_for(row["genre"]):
+        if condition.controls()["currentTemperature"] == row["temperature"]:
+            return condition.name
+    raise AssertionError(row)
+
+
+def _replay_through_api(client, app, study, session_id):
+    """Post a released session's events as the browser would; return the released lines."""
+    row = METADATA[session_id]
+    lines = (COAUTHOR / "sessions" / f"{session_id}.jsonl").read_text().splitlines()
+    ours = start(client, access_code=f"w-{session_id[:8]}")
+    to_writing(client, ours, prompt=row["prompt_code"])
+    with writing(app.extensions["study.engine"]) as connection:
+        session_store.update_session(connection, ours, condition=_condition_for(study, row))
+    events = []
+    for seq, line in enumerate(lines):
+        record = json.loads(line)
+        del record["eventNum"]
+        events.append({"seq": seq, **record})
+    batches = [events[i : i + 37] for i in range(0, len(events), 37)]
+    rng = random.Random(session_id)
+    rng.shuffle(batches)
+    for batch in batches + batches[:3]:  # the first three resent, as after a lost acknowledgement
+        response = client.post(f"/api/sessions/{ours}/events", json={"events": batch})
+        assert response.status_code == 200, response.json
+    response = client.post(
+        f"/s/{ours}/writing/finish", json={"last_seq": len(events) - 1, "text": "final"}
+    )
+    assert response.status_code == 200, response.json
+    return ours, lines
+
+
+def test_export_reproduces_released_sessions_byte_for_byte(client, app, study, study_folder, tmp_path):
+    exported = {}
+    for session_id in FIXTURES:
+        ours, lines = _replay_through_api(client, app, study, session_id)
+        exported[ours] = (session_id, lines)
+
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["export", str(study_folder), "--format", "coauthor", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"Exported {len(FIXTURES)} sessions" in result.output
+
+    for ours, (released_id, lines) in exported.items():
+        written = (out / f"{ours}.jsonl").read_text()
+        assert written == "\n".join(lines) + "\n", released_id
+
+    with open(out / "metadata.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert list(rows[0]) == [
+        "timestamp", "worker_id", "session_id", "prompt_code", "temperature", "frequency_penalty",
+        "num_query", "num_selected", "perc_selected", "num_cursor", "time", "num_event",
+        "written_by_human", "genre",
+    ]  # fmt: skip
+    for row in rows:
+        released = METADATA[exported[row["session_id"]][0]]
+        for column in list(row)[3:]:
+            assert row[column] == released[column], (column, released["session_id"])
+
+
+def test_export_skips_unfinished_sessions_unless_asked(client, study_folder, tmp_path):
+    session_id = start(client)
+    to_writing(client, session_id)
+    from tests.server.flow import post_init
+
+    post_init(client, session_id)
+    runner = CliRunner()
+    result = runner.invoke(main, ["export", str(study_folder), "--out", str(tmp_path / "a")])
+    assert "Exported 0 sessions" in result.output
+    result = runner.invoke(main, ["export", str(study_folder), "--out", str(tmp_path / "b"), "--all"])
+    assert "Exported 1 sessions" in result.output
+    record = json.loads((tmp_path / "b" / f"{session_id}.jsonl").read_text())
+    assert tuple(record) == EVENT_KEYS
+    assert record["eventNum"] == 0
+
+
+@pytest.mark.parametrize(
+    ("epoch", "expected"),
+    [(1630035416.0, "8/26/2021 20:36:56"), (1609488000.0, "1/1/2021 0:00:00")],
+)
+def test_release_timestamps_are_us_pacific(epoch, expected):
+    assert release_timestamp(epoch) == expected

@@ -1,0 +1,41 @@
+"""Helpers that walk the participant's path through the Flask test client."""
+
+from __future__ import annotations
+
+INIT_EVENT = {
+    "eventName": "system-initialize", "eventSource": "api", "eventTimestamp": 1_700_000_000_000,
+    "textDelta": "", "cursorRange": "", "currentDoc": "", "currentCursor": 0,
+    "currentSuggestions": [], "currentSuggestionIndex": 0, "currentHoverIndex": "",
+    "currentN": "5", "currentMaxToken": "30", "currentTemperature": "0.3", "currentTopP": "1",
+    "currentPresencePenalty": "0", "currentFrequencyPenalty": "0",
+}  # fmt: skip
+
+
+def start(client, **params) -> str:
+    """Enter through /task and return the session id."""
+    response = client.get("/task", query_string=params or {"access_code": "lab-1"})
+    assert response.status_code == 302, response.data
+    return response.location.split("/")[2]
+
+
+def to_writing(client, session_id: str, prompt: str = "shapeshifter") -> None:
+    assert client.post(f"/s/{session_id}/consent", data={"consent": "yes"}).status_code == 302
+    assert client.post(f"/s/{session_id}/instructions").status_code == 302
+    response = client.post(f"/s/{session_id}/prompt", data={"prompt": prompt})
+    assert response.location.endswith(f"/s/{session_id}/writing"), response.data
+
+
+def post_init(client, session_id: str, doc: str = "Prompt.\n") -> None:
+    event = {**INIT_EVENT, "seq": 0, "currentDoc": doc, "currentCursor": len(doc) - 1}
+    assert client.post(f"/api/sessions/{session_id}/events", json={"events": [event]}).status_code == 200
+
+
+def finish(client, session_id: str) -> None:
+    """From writing to the completion page, answering everything."""
+    post_init(client, session_id)
+    response = client.post(f"/s/{session_id}/writing/finish", json={"last_seq": 0, "text": "Prompt.\n"})
+    assert response.status_code == 200, response.json
+    both = {"clear_ending": "yes", "collaborated": "yes"}
+    assert client.post(f"/s/{session_id}/evaluation", data=both).status_code == 302
+    answers = {"native_speaker": "Yes", "ownership": "6", "satisfaction": "5", "reuse": "7"}
+    assert client.post(f"/s/{session_id}/survey", data=answers).status_code == 302

@@ -1,0 +1,103 @@
+"""study init writes a ready CoAuthor study; bad configs get errors naming file, key and fix."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from study import config
+from study.cli import main
+
+
+def test_init_writes_the_papers_study(tmp_path):
+    result = CliRunner().invoke(main, ["init", str(tmp_path / "s")])
+    assert result.exit_code == 0, result.output
+    study = config.load(tmp_path / "s")
+
+    assert len(study.prompts) == 20
+    genres = [p.genre for p in study.prompts]
+    assert genres.count("creative") == 10 and genres.count("argumentative") == 10
+    assert {"shapeshifter", "reincarnation", "isolation", "animal", "news"} <= {
+        p.code for p in study.prompts
+    }
+    for prompt in study.prompts:
+        if prompt.genre == "argumentative":
+            assert prompt.text.rstrip().endswith("In my opinion,"), prompt.code
+
+    by_name = {c.name: c for c in study.conditions}
+    assert [(c.genre, c.temperature, c.frequency_penalty) for c in study.conditions] == [
+        ("creative", 0.3, 0),
+        ("creative", 0.75, 1),
+        ("argumentative", 0.2, 0.5),
+        ("argumentative", 0.9, 0.5),
+    ]
+    for condition in by_name.values():
+        assert (condition.n, condition.max_tokens, condition.top_p, condition.presence_penalty) == (
+            5, 30, 1, 0,
+        )
+    assert study.min_seconds == 600
+    assert study.database_url.endswith("study.db")
+    assert "consent" in study.consent_template.lower()
+    assert "fuck" in study.suggestions.blocklist
+
+
+def test_init_refuses_to_overwrite(tmp_path):
+    CliRunner().invoke(main, ["init", str(tmp_path)])
+    result = CliRunner().invoke(main, ["init", str(tmp_path)])
+    assert result.exit_code != 0
+    assert "already exists" in result.output
+
+
+def test_controls_are_the_release_strings(study):
+    assert study.condition("argumentative-high").controls() == {
+        "currentN": "5",
+        "currentMaxToken": "30",
+        "currentTemperature": "0.9",
+        "currentTopP": "1",
+        "currentPresencePenalty": "0",
+        "currentFrequencyPenalty": "0.5",
+    }
+
+
+def _edit(folder, old, new):
+    path = folder / "study.toml"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("temperature = 0.3", "temperature = 7", r"conditions\[0\]\.temperature: 7 is greater than the maximum of 2\. Fix: set it to the sampling temperature, 0 to 2"),
+        ("min_seconds = 0", 'min_seconds = "ten"', r"session\.min_seconds: 'ten' is not of type 'integer'\. Fix: .*whole number"),
+        ("max_per_prompt = 5", "max_prompts = 5", r"unknown key 'max_prompts' in \[session\]\. Fix: remove it or correct its spelling"),
+        ('genre = "creative"\ntext', 'genre = "poetry"\ntext', r"prompts\[0\]\.genre: no condition serves genre 'poetry'"),
+        ('endpoint = ""', 'endpoint = "localhost:8000"', r"suggestions\.endpoint: .*http:// or https://"),
+        ('name = "creative-high"', 'name = "creative-low"', r"conditions\[1\]\.name: 'creative-low' is used twice"),
+        ('consent = "consent.html"', 'consent = "missing.html"', r"texts\.consent: cannot read .*missing\.html"),
+        ("[session]", "[session\n", r"not valid TOML"),
+    ],
+)
+def test_config_errors_name_file_key_and_fix(study_folder, old, new, expected):
+    _edit(study_folder, old, new)
+    with pytest.raises(config.ConfigError) as error:
+        config.load(study_folder)
+    message = str(error.value)
+    assert str(study_folder / "study.toml") in message
+    assert re.search(expected, message), message
+
+
+def test_serve_reports_config_errors_without_a_traceback(study_folder):
+    _edit(study_folder, "temperature = 0.3", "temperature = -1")
+    result = CliRunner().invoke(main, ["serve", str(study_folder)])
+    assert result.exit_code != 0
+    assert "conditions[0].temperature" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_missing_study_toml_says_how_to_create_one(tmp_path):
+    with pytest.raises(config.ConfigError, match="study init"):
+        config.load(tmp_path)
