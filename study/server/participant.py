@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 
-from flask import Blueprint, abort, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, jsonify, redirect, render_template, request, url_for
 from markupsafe import Markup
 
 from study.config import GENRE_NOUNS
@@ -29,6 +29,8 @@ PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
 # Clocks and networks differ a little; the browser's timer is authoritative for the writer,
 # the server's only guards against a tampered page.
 MIN_TIME_SLACK_SECONDS = 3
+LIKERT_POINTS = {str(point) for point in range(1, 8)}
+MAX_ANSWER_CHARS = 5000
 
 
 def stage_url(session: dict) -> str:
@@ -61,8 +63,6 @@ def _noun(session: dict) -> str:
 
 def _page_text(template_source: str, session: dict) -> Markup:
     """Render a researcher-editable page text (consent, instructions) from study.toml."""
-    from flask import current_app
-
     template = current_app.jinja_env.from_string(template_source)
     return Markup(
         template.render(
@@ -242,7 +242,8 @@ blueprint.add_url_rule(
 @blueprint.post("/s/<session_id>/writing/finish")
 def finish_writing(session_id):
     """The finish button: accepted once the minimum time has passed and every event the
-    browser sent (0..last_seq) is stored; otherwise 409 and the browser retries."""
+    browser numbered (0..last_seq) is stored; otherwise 409 and the browser sends what it
+    still holds and retries."""
     session = session_or_404(session_id)
     if session["stage"] != "writing":
         return jsonify(next=stage_url(session))
@@ -256,10 +257,17 @@ def finish_writing(session_id):
         return jsonify(error=f"please keep writing for {int(remaining)} more seconds"), 409
     with reading(engine()) as connection:
         missing = event_store.missing_seqs(connection, session_id, body["last_seq"])
-    if missing:
+    if missing and body.get("pending") != 0:
         return jsonify(error="some events have not reached the server yet", missing=missing[:50]), 409
+    # pending == 0: the browser holds nothing unsent, so missing events are gone for good (its
+    # storage was cleared before they were acknowledged). Blocking would trap the writer; the
+    # gap is recorded instead, for the researcher and the curation checks.
     session = _advance(
-        session_id, "writing", writing_finished_at=time.time(), final_text=body.get("text", "")
+        session_id,
+        "writing",
+        writing_finished_at=time.time(),
+        final_text=body.get("text", ""),
+        missing_events=len(missing),
     )
     return jsonify(next=stage_url(session))
 
@@ -308,15 +316,15 @@ def survey(session_id):
     if request.method == "POST":
         for q in questions:
             value = request.form.get(q["id"], "").strip()
-            if q["type"] == "likert7" and value and value not in {str(i) for i in range(1, 8)}:
+            if q["type"] == "likert7" and value and value not in LIKERT_POINTS:
                 errors[q["id"]] = "Choose a point from 1 to 7."
             elif q["type"] == "choice" and value and value not in q["options"]:
                 errors[q["id"]] = "Choose one of the options."
             elif q["required"] and not value:
                 errors[q["id"]] = "This question needs an answer."
+            elif len(value) > MAX_ANSWER_CHARS:
+                errors[q["id"]] = f"Please keep this under {MAX_ANSWER_CHARS} characters."
             answers[q["id"]] = int(value) if q["type"] == "likert7" and value.isdigit() else value
-        if len(answers.get("comments", "") or "") > 5000:
-            errors["comments"] = "Please keep this under 5000 characters."
         if not errors:
             session = _advance(
                 session_id,

@@ -50,6 +50,8 @@ sessions = Table(
     Column("completed_at", Float),
     Column("verification_code", String(32), unique=True),
     Column("final_text", Text),
+    # Events the browser numbered but lost before the server acknowledged them (normally 0).
+    Column("missing_events", Integer, nullable=False, default=0),
     Column("self_evaluation", Text),  # JSON
     Column("survey", Text),  # JSON
     UniqueConstraint("assignment_id", name="one_session_per_assignment"),
@@ -136,3 +138,82 @@ def reading(engine: Engine) -> Iterator[Connection]:
     with engine.connect() as connection:
         with connection.begin():
             yield connection
+
+
+# -- MTurk (study.mturk) ----------------------------------------------------------------------
+# Every MTurk row carries its `environment` ("sandbox", "live", or either "@" a custom endpoint
+# such as a local emulator): sandbox and live ids, workers and money never mix.
+
+mturk_hits = Table(
+    "mturk_hits",
+    metadata,
+    Column("environment", String(255), primary_key=True),
+    # Written before CreateHITWithHITType is called and sent as its UniqueRequestToken and
+    # RequesterAnnotation, so a post that crashed can find its HIT again (study.mturk.hits).
+    Column("request_token", String(64), primary_key=True),
+    Column("hit_id", String(64)),  # NULL until MTurk has answered
+    Column("hit_type_id", String(64)),
+    Column("max_assignments", Integer, nullable=False),
+    Column("reward", String(16), nullable=False),  # USD as a decimal string, e.g. "2.50"
+    Column("task_url", Text, nullable=False),
+    # planned | failed | an MTurk HITStatus (Assignable, Unassignable, Reviewable, ...) | Disposed
+    Column("status", String(16), nullable=False),
+    Column("expiration", Float),
+    Column("created_at", Float, nullable=False),
+    Column("updated_at", Float),
+    UniqueConstraint("environment", "hit_id", name="one_row_per_hit"),
+)
+
+mturk_assignments = Table(
+    "mturk_assignments",
+    metadata,
+    Column("environment", String(255), primary_key=True),
+    Column("assignment_id", String(64), primary_key=True),
+    Column("hit_id", String(64), nullable=False),
+    Column("worker_id", String(64), nullable=False),
+    Column("status", String(16), nullable=False),  # Submitted | Approved | Rejected
+    Column("submitted_at", Float),
+    Column("answer", Text),  # QuestionFormAnswers XML as MTurk stores it
+    Column("submitted_code", String(64)),  # the verification code found in the answer
+    Column("session_id", String(32)),  # the local session bound to this assignment, if any
+    Column("requester_feedback", Text),
+    Column("excluded_at", Float),  # when the study's exclusion qualification was granted
+    Column("synced_at", Float, nullable=False),
+    Index("mturk_assignments_by_worker", "environment", "worker_id"),
+)
+
+mturk_qualifications = Table(
+    "mturk_qualifications",
+    metadata,
+    Column("environment", String(255), primary_key=True),
+    Column("qualification_type_id", String(64), primary_key=True),
+    Column("name", String(255), nullable=False),
+    Column("role", String(16), nullable=False),  # custom | exclusion
+    Column("created_at", Float, nullable=False),
+    UniqueConstraint("environment", "name", name="one_qualification_per_name"),
+)
+
+mturk_payments = Table(
+    "mturk_payments",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("environment", String(255), nullable=False),
+    # Derived from what is paid (study.mturk.ledger); a retried command finds its own entry.
+    Column("entry_key", String(64), nullable=False),
+    Column("kind", String(8), nullable=False),  # reward | bonus
+    Column("hit_id", String(64)),
+    Column("assignment_id", String(64)),  # NULL for a reward slot not yet taken by a worker
+    Column("worker_id", String(64)),
+    Column("amount", String(16), nullable=False),  # USD, decimal string
+    Column("fee", String(16), nullable=False),  # MTurk's commission on `amount`, decimal string
+    Column("reason", Text),
+    # intended (committed to the budget, not known to be paid) | confirmed (paid) |
+    # cancelled (will not be paid: rejected, never taken, refused by MTurk)
+    Column("status", String(10), nullable=False),
+    Column("request_token", String(64)),
+    Column("created_at", Float, nullable=False),
+    Column("settled_at", Float),
+    Column("note", Text),
+    UniqueConstraint("environment", "entry_key", name="one_payment_per_key"),
+    Index("mturk_payments_by_assignment", "environment", "assignment_id"),
+)

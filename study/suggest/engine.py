@@ -44,7 +44,8 @@ class SuggestionResult:
     error: str | None
     model: str
     mode: str
-    params: dict = field(default_factory=dict)
+    # Everything that was sent besides the text: model, mode and the decoding parameters.
+    parameters: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -77,7 +78,8 @@ class SuggestionEngine:
         }
         result = SuggestionResult(
             suggestions=[], raw=[], latency_ms=0.0, error=None,
-            model=condition.model, mode=condition.mode, params=params,
+            model=condition.model, mode=condition.mode,
+            parameters={"model": condition.model, "mode": condition.mode, **params},
         )
         base_url = self.settings.base_url()
         api_key = self.settings.api_key()
@@ -97,8 +99,11 @@ class SuggestionEngine:
             result.error = _describe(exc, self.settings, base_url)
         result.latency_ms = (time.perf_counter() - start) * 1000
         if result.error is None:
-            result.suggestions = postprocess(result.raw, on_screen, self.settings.blocklist)
-        else:
+            try:
+                result.suggestions = postprocess(result.raw, on_screen, self.settings.blocklist)
+            except Exception as exc:  # noqa: BLE001 - e.g. a sentence splitter bug on odd text
+                result.error = f"post-processing the model's outputs failed ({exc!r:.200})"
+        if result.error is not None:
             result.error = _redact(result.error, api_key)
         return result
 

@@ -217,3 +217,15 @@ def test_writing_page_carries_no_secrets(client, monkeypatch):
     assert "sk-test-secret-123" not in page
     assert "davinci" not in page  # the model name stays on the server too
     assert '"currentTemperature": "0.3"' in page or '"currentTemperature":"0.3"' in page
+
+
+def test_events_lost_in_the_browser_do_not_trap_the_writer(client, app):
+    session_id = start(client)
+    to_writing(client, session_id)
+    post_init(client, session_id)
+    # The browser drained its queue (pending 0) yet events 1..2 never arrived: they are gone.
+    response = client.post(
+        f"/s/{session_id}/writing/finish", json={"last_seq": 2, "text": "x", "pending": 0}
+    )
+    assert response.status_code == 200
+    assert _session(app, session_id)["missing_events"] == 2

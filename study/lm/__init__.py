@@ -1,0 +1,1 @@
+"""A local OpenAI-compatible model endpoint (`study lm serve`)."""

