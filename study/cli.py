@@ -90,20 +90,31 @@ def _safe_url(study) -> str:
               help="Minimum writing time in the demo (the paper used 600).")
 def demo(directory: str, host: str, port: int, backend: str, min_seconds: int) -> None:
     """Start a ready local study with a local model: no API key, no network."""
-    from study.lm.backends import load_backend
+    from dataclasses import replace
+
+    from study.lm import backends
     from study.lm.server import serve_in_thread
     from study.server import create_app
 
-    model = load_backend(backend)
+    if backend == "auto":
+        backend = "smollm2" if backends.smollm2_available() else "deterministic"
+    if backend == "smollm2":
+        if not backends.smollm2_available():
+            raise click.ClickException(f"the smollm2 backend is not installed: {backends.LM_EXTRA_HINT}")
+        # SmolLM2 takes 20-45 s to load on a small CPU: serve at once, load in the background.
+        model = backends.BackgroundLoaded(backends.SmolLM2Backend, backends.SmolLM2Backend.model_id)
+    else:
+        model = backends.DeterministicBackend()
     base_url, _stop = serve_in_thread(model)
-    target = Path(directory)
-    write_study_files(target, replacements={"min_seconds = 600": f"min_seconds = {min_seconds}"})
+    write_study_files(
+        Path(directory), replacements={"min_seconds = 600": f"min_seconds = {min_seconds}"}
+    )
     study = _load(directory)
     # The demo always talks to its own local model, whatever the folder's study.toml says.
-    from dataclasses import replace
-
     study = replace(study, suggestions=replace(study.suggestions, endpoint=base_url))
-    click.echo(f"Local model ({type(model).__name__}) at {base_url}")
+    click.echo(f"Local model: {model.model_id} ({backend}) at {base_url}")
+    if backend == "smollm2":
+        click.echo("The model is loading in the background (about half a minute).")
     click.echo(f"Open http://{host}:{port}/task?access_code=demo in a browser to take part.")
     _serve(create_app(study), host, port, 16, study)
 

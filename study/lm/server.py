@@ -23,7 +23,7 @@ from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.serving import make_server
 
-from study.lm.backends import Backend, Generation
+from study.lm.backends import Backend, BackendLoading, BackendUnavailable, Generation
 
 MAX_N = 16
 MAX_TOKENS = 4096
@@ -107,6 +107,14 @@ def create_app(backend: Backend) -> Flask:
             model=body["model"], choices=choices, system_fingerprint=None,
             usage=_usage(backend.count_tokens(prompt), completion_tokens),
         )
+
+    @app.errorhandler(BackendLoading)
+    def loading(exc: BackendLoading):
+        return _error(str(exc), "server_error", 503, code="model_loading")
+
+    @app.errorhandler(BackendUnavailable)
+    def unavailable(exc: BackendUnavailable):
+        return _error(str(exc), "server_error", 503, code="model_unavailable")
 
     @app.errorhandler(BadParameter)
     def bad_parameter(exc: BadParameter):

@@ -65,6 +65,5 @@ def suggest(session_id):
             )
         )
     if result.error:
-        status = 504 if "within" in result.error else 502
-        return jsonify(error=result.error), status
+        return jsonify(error=result.error), 504 if result.timed_out else 502
     return jsonify(suggestions=result.suggestions)

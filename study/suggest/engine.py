@@ -46,6 +46,8 @@ class SuggestionResult:
     mode: str
     # Everything that was sent besides the text: model, mode and the decoding parameters.
     parameters: dict = field(default_factory=dict)
+    # True when the endpoint did not answer in time (the API answers 504 rather than 502).
+    timed_out: bool = False
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -97,6 +99,7 @@ class SuggestionEngine:
                 )
         except Exception as exc:  # noqa: BLE001 - the page must never see an exception
             result.error = _describe(exc, self.settings, base_url)
+            result.timed_out = isinstance(exc, openai.APITimeoutError)
         result.latency_ms = (time.perf_counter() - start) * 1000
         if result.error is None:
             try:

@@ -1,0 +1,86 @@
+"""The model backends: the shared stop-sequence rule and the deterministic backend."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from study.lm.backends import DeterministicBackend, finish, load_backend
+
+
+def test_finish_cuts_before_the_earliest_stop_and_keeps_tokens_aligned() -> None:
+    generation = finish([" He", " left", ".\n", "Then"], [-1.0, -2.0, -3.0, -4.0], ["\n", "left"], True)
+    assert generation.text == " He "
+    assert generation.tokens == [" He", " "]
+    assert generation.token_logprobs == [-1.0, -2.0]
+    assert generation.finish_reason == "stop"
+
+
+def test_finish_says_length_when_the_model_was_cut_off() -> None:
+    generation = finish([" He", " left"], [-1.0, -2.0], ["."], ended=False)
+    assert (generation.text, generation.finish_reason) == (" He left", "length")
+
+
+def test_deterministic_backend_repeats_itself_for_the_same_request() -> None:
+    backend = DeterministicBackend()
+    first = backend.generate("Once upon a time", n=3, max_tokens=30, temperature=0.9, seed=3)
+    again = backend.generate("Once upon a time", n=3, max_tokens=30, temperature=0.9, seed=3)
+    other = backend.generate("Once upon a time", n=3, max_tokens=30, temperature=0.9, seed=4)
+    assert first == again
+    assert [g.text for g in first] != [g.text for g in other]
+    assert len({g.text for g in first}) == 3
+
+
+def test_deterministic_backend_writes_sentences_that_continue_the_prompt() -> None:
+    backend = DeterministicBackend()
+    [mid_line] = backend.generate("He said", max_tokens=100)
+    [new_line] = backend.generate("He said.\n", max_tokens=100)
+    assert mid_line.text.startswith(" ") and mid_line.text[1].isupper()
+    assert new_line.text[0].isupper()
+    assert mid_line.text.rstrip()[-1] in ".!" and mid_line.finish_reason == "stop"
+    assert "".join(mid_line.tokens) == mid_line.text
+    assert len(mid_line.tokens) == len(mid_line.token_logprobs)
+
+
+def test_deterministic_backend_can_answer_late() -> None:
+    start = time.perf_counter()
+    DeterministicBackend(delay=0.2).generate("x")
+    assert time.perf_counter() - start >= 0.2
+
+
+def test_load_backend_names_the_choices_for_a_typo() -> None:
+    with pytest.raises(ValueError, match="auto, smollm2 or deterministic"):
+        load_backend("gpt2")
+    assert load_backend("deterministic", delay=1.5).delay == 1.5
+
+
+def test_a_backend_loading_in_the_background_answers_503_until_ready():
+    import threading
+
+    import openai
+
+    from study.lm.backends import BackgroundLoaded, DeterministicBackend
+    from study.lm.server import serve_in_thread
+
+    release = threading.Event()
+
+    def slow_factory():
+        release.wait(10)
+        return DeterministicBackend()
+
+    model = BackgroundLoaded(slow_factory, "slow-model")
+    base_url, stop = serve_in_thread(model)
+    try:
+        client = openai.OpenAI(base_url=base_url, api_key="none", max_retries=0)
+        with pytest.raises(openai.APIStatusError) as error:
+            client.completions.create(model="any", prompt="Once", max_tokens=5)
+        assert error.value.status_code == 503
+        assert "still loading" in str(error.value)
+        release.set()
+        assert model.wait(10)
+        answer = client.completions.create(model="any", prompt="Once", max_tokens=5)
+        assert answer.choices[0].text
+    finally:
+        release.set()
+        stop()

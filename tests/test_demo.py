@@ -1,0 +1,55 @@
+"""`study demo`: a ready study with a local model, from nothing, over real HTTP."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_demo_serves_the_whole_path_with_suggestions(tmp_path):
+    port = _free_port()
+    folder = tmp_path / "demo"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "study", "demo", "--dir", str(folder), "--port", str(port),
+         "--backend", "deterministic", "--min-seconds", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        base = f"http://127.0.0.1:{port}"
+        with httpx.Client(base_url=base, follow_redirects=True, timeout=10) as http:
+            for _ in range(100):
+                try:
+                    if http.get("/healthz").status_code == 200:
+                        break
+                except httpx.TransportError:
+                    time.sleep(0.1)
+            page = http.get("/task", params={"access_code": "demo"})
+            assert 'data-testid="consent"' in page.text
+            consent_url = str(page.url)
+            http.post(consent_url, data={"consent": "yes"})
+            http.post(consent_url.replace("consent", "instructions"))
+            writing = http.post(consent_url.replace("consent", "prompt"), data={"prompt": "obama"})
+            assert 'data-testid="editor"' in writing.text
+            session_id = consent_url.split("/")[4]
+            answer = http.post(
+                f"/api/sessions/{session_id}/suggestions",
+                json={"doc": "You're Barack Obama. It was a quiet morning"},
+            )
+            assert answer.status_code == 200, answer.text
+            assert answer.json()["suggestions"]
+        assert (folder / "study.toml").is_file() and (folder / "study.db").is_file()
+        assert "min_seconds = 0" in (folder / "study.toml").read_text()
+    finally:
+        server.terminate()
+        output = server.communicate(timeout=10)[0]
+    assert "access_code=demo" in output
