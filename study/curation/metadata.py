@@ -1,0 +1,83 @@
+"""The official per-session metadata of the CoAuthor release (its `metadata.csv` columns).
+
+Each definition below was checked against the released values of all 1,445 sessions (shared
+data README, "Metadata columns") and is tested against the 31 fixture sessions. The function
+is pure: parsed events in, numbers out. `study/export/coauthor.py` calls it to write the
+release's `metadata.csv`, so its signature and keys are stable.
+
+Readings chosen where the README leaves room:
+- `time` uses the first and last *lines*, not min/max timestamp: timestamps are not always
+  monotonic and "(last - first eventTimestamp)" names positions in the log.
+- Rounding is Python's `round` (half to even), as the release was produced in Python.
+- `perc_selected` is 0 for a session without queries (fixture 7748d213...: 0 queries, 0).
+- `written_by_human` counts string `insert` ops of every event by its `eventSource`; Quill
+  embeds (non-string inserts) are not characters. A session where nobody inserted anything
+  gets 0, mirroring `perc_selected`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+CURSOR_EVENTS = frozenset({"cursor-forward", "cursor-backward", "cursor-select"})
+
+
+def inserted_characters(event: Mapping) -> int:
+    """Characters an event's `textDelta` inserts (0 for `""` or a delta without inserts)."""
+    delta = event.get("textDelta")
+    if not delta or not (type(delta) is dict or isinstance(delta, Mapping)):
+        return 0
+    total = 0
+    for op in delta.get("ops") or ():
+        text = op.get("insert") if type(op) is dict or isinstance(op, Mapping) else None
+        if type(text) is str:
+            total += len(text)
+    return total
+
+
+def official_metadata(events: Sequence[Mapping]) -> dict:
+    """The release's metadata for one session, from its events in line order.
+
+    - `num_event`: number of lines (events).
+    - `num_query`: number of `suggestion-open` events (not `suggestion-get`: not every request
+      is answered).
+    - `num_selected`: number of `suggestion-select` events.
+    - `perc_selected`: round(100 * num_selected / num_query), 0 without queries.
+    - `num_cursor`: cursor-forward + cursor-backward + cursor-select events, any source.
+    - `time`: (last - first eventTimestamp) / 60000, minutes rounded to 2 decimals.
+    - `written_by_human`: round(100 * characters inserted by the user / characters inserted by
+      user and api). Not the paper's Table 3 "written by writers" (that is the share of the
+      final text; see `study.curation.metrics.writer_share_final`).
+    - `first_timestamp`, `last_timestamp`: eventTimestamp of the first and last line, epoch ms.
+    """
+    if not events:
+        raise ValueError("a session needs at least one event (system-initialize)")
+    num_query = num_selected = num_cursor = 0
+    by_user = by_api = 0
+    for event in events:
+        name = event.get("eventName")
+        if name == "suggestion-open":
+            num_query += 1
+        elif name == "suggestion-select":
+            num_selected += 1
+        elif name in CURSOR_EVENTS:
+            num_cursor += 1
+        if event.get("textDelta"):
+            inserted = inserted_characters(event)
+            if event.get("eventSource") == "user":
+                by_user += inserted
+            else:
+                by_api += inserted
+    first = int(events[0]["eventTimestamp"])
+    last = int(events[-1]["eventTimestamp"])
+    return {
+        "num_event": len(events),
+        "num_query": num_query,
+        "num_selected": num_selected,
+        "perc_selected": round(100 * num_selected / num_query) if num_query else 0,
+        "num_cursor": num_cursor,
+        "time": round((last - first) / 60000, 2),
+        "written_by_human": round(100 * by_user / (by_user + by_api)) if by_user + by_api else 0,
+        "first_timestamp": first,
+        "last_timestamp": last,
+    }

@@ -1,0 +1,88 @@
+"""official_metadata reproduces the released metadata.csv, column by column, for every fixture."""
+
+from __future__ import annotations
+
+import pytest
+
+from study.curation.metadata import official_metadata
+
+from .conftest import SESSIONS, load_events, metadata_rows
+
+ROWS = metadata_rows()
+INT_COLUMNS = (
+    "num_event",
+    "num_query",
+    "num_selected",
+    "perc_selected",
+    "num_cursor",
+    "written_by_human",
+)
+
+
+def test_fixture_metadata_has_all_31_sessions():
+    assert len(ROWS) == 31
+    assert {row["session_id"] for row in ROWS} == {p.stem for p in SESSIONS.glob("*.jsonl")}
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[row["session_id"][:8] for row in ROWS])
+def test_agrees_with_released_metadata(row):
+    events = load_events(SESSIONS / f"{row['session_id']}.jsonl")
+    got = official_metadata(events)
+    for column in INT_COLUMNS:
+        assert got[column] == int(row[column]), column
+    assert got["time"] == float(row["time"])
+    assert got["first_timestamp"] == events[0]["eventTimestamp"]
+    assert got["last_timestamp"] == events[-1]["eventTimestamp"]
+
+
+def test_time_uses_first_and_last_line_even_when_timestamps_go_backwards():
+    events = [
+        {"eventName": "system-initialize", "eventSource": "api", "eventTimestamp": 1000},
+        {"eventName": "text-insert", "eventSource": "user", "eventTimestamp": 900000},
+        {"eventName": "text-insert", "eventSource": "user", "eventTimestamp": 61000},
+    ]
+    assert official_metadata(events)["time"] == 1.0
+
+
+def test_session_without_queries_or_inserts_has_zero_percentages():
+    events = [
+        {
+            "eventName": "system-initialize",
+            "eventSource": "api",
+            "eventTimestamp": 5,
+            "textDelta": "",
+        }
+    ]
+    got = official_metadata(events)
+    assert got["perc_selected"] == 0
+    assert got["written_by_human"] == 0
+    assert got["num_event"] == 1
+
+
+def test_written_by_human_counts_characters_by_source():
+    events = [
+        {
+            "eventName": "system-initialize",
+            "eventSource": "api",
+            "eventTimestamp": 0,
+            "textDelta": "",
+        },
+        {
+            "eventName": "text-insert",
+            "eventSource": "user",
+            "eventTimestamp": 1,
+            "textDelta": {"ops": [{"insert": "abc"}]},
+        },
+        {
+            "eventName": "text-insert",
+            "eventSource": "api",
+            "eventTimestamp": 2,
+            "textDelta": {"ops": [{"retain": 3}, {"insert": "d"}, {"insert": {"image": "x"}}]},
+        },
+    ]
+    assert official_metadata(events)["written_by_human"] == 75
+
+
+def test_empty_session_is_refused():
+    with pytest.raises(ValueError):
+        official_metadata([])
