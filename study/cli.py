@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 
@@ -105,6 +106,8 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int) -
         model = backends.BackgroundLoaded(backends.SmolLM2Backend, backends.SmolLM2Backend.model_id)
     else:
         model = backends.DeterministicBackend()
+    # The model endpoint's per-request lines would drown the instructions printed below.
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
     base_url, _stop = serve_in_thread(model)
     write_study_files(
         Path(directory), replacements={"min_seconds = 600": f"min_seconds = {min_seconds}"}
