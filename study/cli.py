@@ -143,7 +143,11 @@ def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None
 def _register_groups() -> None:
     import importlib
 
-    for module, name in (("study.lm.cli", "lm"), ("study.curation.cli", "curate")):
+    for module, name in (
+        ("study.lm.cli", "lm"),
+        ("study.curation.cli", "curate"),
+        ("study.mturk.cli", "mturk"),
+    ):
         try:
             main.add_command(getattr(importlib.import_module(module), name))
         except ImportError:  # TEMPORARY while these land

@@ -17,6 +17,7 @@ from flask import Blueprint, current_app, jsonify, redirect, render_template, re
 from markupsafe import Markup
 
 from study.config import GENRE_NOUNS
+from study.mturk import repeat
 from study.server import assignment
 from study.server.context import engine, session_or_404, study
 from study.store import reading, writing
@@ -84,8 +85,9 @@ def index():
 
 @blueprint.get("/task")
 def task():
-    """The entry point. Cases, in order: MTurk preview, MTurk worker (new or returning),
-    lab participant with an access code (new, returning, or starting another session)."""
+    """The entry point. Cases, in order: MTurk preview, MTurk worker (new, returning, or new
+    but already taken part in a once-per-worker study), lab participant with an access code
+    (new, returning, or starting another session)."""
     args = request.args
     assignment_id = args.get("assignmentId", "").strip()
     if assignment_id == PREVIEW_ASSIGNMENT:
@@ -99,6 +101,12 @@ def task():
         with writing(engine()) as connection:
             session = session_store.by_assignment(connection, assignment_id)
             if session is None:
+                # [mturk] once_per_worker: the exclusion qualification can reach a worker too
+                # late to stop a second accept, so the worker id is checked here too.
+                if repeat.once_per_worker(study()) and repeat.earlier_session(
+                    connection, worker_id, assignment_id
+                ):
+                    return _refuse_repeat()
                 session = session_store.create(
                     connection,
                     worker_id=worker_id,
@@ -123,6 +131,13 @@ def task():
 
     return _entry_error(
         "open this page from MTurk, or add your access code: /task?access_code=YOUR-CODE"
+    )
+
+
+def _refuse_repeat():
+    return (
+        render_template("message.html", study=study(), title="Already taken part", message=repeat.REFUSAL),
+        403,
     )
 
 

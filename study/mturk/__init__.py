@@ -1,0 +1,21 @@
+"""Running a study on Amazon Mechanical Turk (the `study mturk` commands).
+
+One file per concept, named after the MTurk data model:
+  client.py          the boto3 client (sandbox by default, --live, --endpoint-url) and its calls
+  validate.py        every request checked against botocore's MTurk model before it is sent
+  money.py           dollar amounts and MTurk's fees (Decimal only)
+  settings.py        the [mturk] section of study.toml
+  context.py         what every command works with: study, settings, account, database
+  ledger.py          the payments ledger and the budget cap
+  hits.py            what a HIT is made of (ExternalQuestion, requirements); list, extend,
+                     expire, delete
+  posting.py         posting HITs crash-safely (planned rows, tokens, annotations, adoption)
+  qualifications.py  qualification types, grants and the exclusion qualification
+  assignments.py     sync: MTurk's assignments reconciled with local sessions
+  review.py          the approve/reject rules, and approving and rejecting
+  bonuses.py         bonuses paid exactly once
+  workers.py         notifying and blocking workers
+  repeat.py          the server-side repeat check (one session per worker)
+  emulator/          a local MTurk endpoint for tests and dry runs
+  cli/               the click group `mturk`
+"""

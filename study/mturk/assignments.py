@@ -1,0 +1,282 @@
+"""`sync`: MTurk's assignments reconciled with the study's sessions.
+
+The task server binds each session to (worker, assignment, HIT) when a worker arrives, and the
+completion page submits the session's verification code with the assignment. `sync` pulls every
+assignment of the study's HITs, stores it in mturk_assignments, and matches it to its session by
+assignment id, checking that worker, HIT and code agree. Disagreements are reported, never
+silently fixed: they are what peers' trackers complain about most (the database and MTurk
+disagreeing on who submitted what).
+
+It also keeps the books in step with MTurk: reward entries bound to submitted assignments,
+confirmed when MTurk approved (also by auto-approval), cancelled when rejected or never taken;
+HITs of this study that a crashed post left unrecorded are adopted; with once_per_worker the
+exclusion qualification is granted to every worker who submitted.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
+
+from study.mturk import hits as hit_module
+from study.mturk import ledger, posting, qualifications
+from study.mturk.context import Context
+from study.store import reading, writing
+from study.store import sessions as session_store
+from study.store.db import mturk_assignments, sessions
+
+CODE_FIELD = "verificationCode"  # the completion page's hidden field (templates/complete.html)
+
+
+@dataclass
+class Reconciled:
+    """One assignment as MTurk reports it, with what the study knows about it."""
+
+    assignment_id: str
+    hit_id: str
+    worker_id: str
+    status: str
+    submitted_code: str | None
+    session: dict | None
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SyncReport:
+    assignments: list[Reconciled] = field(default_factory=list)
+    sessions_without_assignment: list[dict] = field(default_factory=list)
+    adopted_hits: list[str] = field(default_factory=list)
+    excluded_workers: list[str] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[str]:
+        found = [
+            f"{a.assignment_id} (worker {a.worker_id}): {p}"
+            for a in self.assignments
+            for p in a.problems
+        ]
+        found += [
+            f"session {s['session_id']} (worker {s['worker_id']}, assignment {s['assignment_id']}) has no "
+            "submitted assignment on MTurk: still working, returned the HIT, or submitted nothing"
+            for s in self.sessions_without_assignment
+        ]
+        return found
+
+
+def parse_answer(answer_xml: str | None) -> dict[str, str]:
+    """QuestionFormAnswers XML -> {QuestionIdentifier: FreeText}."""
+    if not answer_xml:
+        return {}
+    try:
+        root = ET.fromstring(answer_xml)
+    except ET.ParseError:
+        return {}
+    answers = {}
+    for answer in root.iter():
+        if answer.tag.endswith("Answer") and not answer.tag.endswith("QuestionFormAnswers"):
+            key = next((c.text for c in answer if c.tag.endswith("QuestionIdentifier")), None)
+            value = next((c.text for c in answer if c.tag.endswith("FreeText")), None)
+            if key:
+                answers[key] = (value or "").strip()
+    return answers
+
+
+def reconcile(assignment: dict, session: dict | None) -> list[str]:
+    """What disagrees between an MTurk assignment and the session bound to its id."""
+    if session is None:
+        return [
+            "no session was bound to this assignment: the worker never opened the task through "
+            "/task with it, or the task server uses another database"
+        ]
+    problems = []
+    if session["worker_id"] != assignment["WorkerId"]:
+        problems.append(f"the session belongs to worker {session['worker_id']}")
+    if session["hit_id"] != assignment["HITId"]:
+        problems.append(f"the session was opened for HIT {session['hit_id']}")
+    code = parse_answer(assignment.get("Answer")).get(CODE_FIELD)
+    if not code:
+        problems.append("the submission carries no verification code")
+    elif code != session["verification_code"]:
+        expected = session["verification_code"] or "none yet: the session is unfinished"
+        problems.append(f"verification code {code!r} does not match the session's ({expected})")
+    return problems
+
+
+def sync(ctx: Context) -> SyncReport:
+    report = SyncReport()
+    known = {r["hit_id"] for r in hit_module.study_hits(ctx, refresh=False)}
+    for hit in ctx.requester.pages("ListHITs", "HITs"):
+        if hit["HITId"] not in known and posting.is_ours(ctx, hit):
+            posting.adopt(ctx, hit)
+            report.adopted_hits.append(hit["HITId"])
+    rows = hit_module.study_hits(ctx, refresh=True)
+    submitted_ids = set()
+    for row in rows:
+        hit = row.get("HIT")
+        if hit is None:  # deleted: its assignments are settled and stay as last synced
+            continue
+        for assignment in ctx.requester.pages(
+            "ListAssignmentsForHIT", "Assignments", HITId=hit["HITId"]
+        ):
+            submitted_ids.add(assignment["AssignmentId"])
+            report.assignments.append(_store(ctx, hit, assignment))
+        _fit_slots(ctx, row, hit)
+    report.sessions_without_assignment = _unsubmitted_sessions(
+        ctx, {r["hit_id"] for r in rows}, submitted_ids
+    )
+    if ctx.settings.once_per_worker:
+        report.excluded_workers = exclude_submitters(ctx)
+    return report
+
+
+def _store(ctx: Context, hit: dict, assignment: dict) -> Reconciled:
+    with writing(ctx.engine) as connection:
+        session = session_store.by_assignment(connection, assignment["AssignmentId"])
+        code = parse_answer(assignment.get("Answer")).get(CODE_FIELD)
+        row = {
+            "environment": ctx.environment,
+            "assignment_id": assignment["AssignmentId"],
+            "hit_id": assignment["HITId"],
+            "worker_id": assignment["WorkerId"],
+            "status": assignment["AssignmentStatus"],
+            "submitted_at": _epoch(assignment.get("SubmitTime")),
+            "answer": assignment.get("Answer"),
+            "submitted_code": code,
+            "session_id": session["session_id"] if session else None,
+            "requester_feedback": assignment.get("RequesterFeedback"),
+            "synced_at": time.time(),
+        }
+        upsert(connection, row)
+        entry = ledger.bind_reward(
+            connection,
+            ctx.environment,
+            hit_id=hit["HITId"],
+            assignment_id=assignment["AssignmentId"],
+            worker_id=assignment["WorkerId"],
+            reward=Decimal(hit["Reward"]),
+            max_assignments=hit["MaxAssignments"],
+            budget=None,
+        )  # money MTurk already owes is recorded, never refused
+        status = assignment["AssignmentStatus"]
+        if status == "Approved" and entry["status"] != "confirmed":
+            ledger.confirm(connection, entry["id"], "approved on MTurk (seen by sync)")
+        elif status == "Rejected" and entry["status"] != "cancelled":
+            ledger.settle(connection, entry["id"], "cancelled", "rejected on MTurk (seen by sync)")
+    return Reconciled(
+        assignment["AssignmentId"],
+        assignment["HITId"],
+        assignment["WorkerId"],
+        status,
+        code,
+        session,
+        reconcile(assignment, session),
+    )
+
+
+def upsert(connection, row: dict) -> None:
+    dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
+    statement = dialect.insert(mturk_assignments).values(**row)
+    changing = {k: statement.excluded[k] for k in row if k not in ("environment", "assignment_id")}
+    connection.execute(
+        statement.on_conflict_do_update(
+            index_elements=["environment", "assignment_id"], set_=changing
+        )
+    )
+
+
+def _fit_slots(ctx: Context, row: dict, hit: dict) -> None:
+    """Unbound reward slots: as many as assignments can still arrive (none once closed)."""
+    still_open = (
+        0
+        if hit["HITStatus"] in hit_module.CLOSED
+        else (hit["NumberOfAssignmentsAvailable"] + hit["NumberOfAssignmentsPending"])
+    )
+    with writing(ctx.engine) as connection:
+        ledger.fit_open_slots(
+            connection,
+            ctx.environment,
+            hit_id=hit["HITId"],
+            hit_token=row["request_token"],
+            reward=Decimal(hit["Reward"]),
+            max_assignments=hit["MaxAssignments"],
+            open_slots=still_open,
+            budget=None,
+        )
+
+
+def _unsubmitted_sessions(ctx: Context, hit_ids: set[str], submitted: set[str]) -> list[dict]:
+    with reading(ctx.engine) as connection:
+        rows = connection.execute(select(sessions).where(sessions.c.hit_id.in_(hit_ids))).mappings()
+        return [dict(r) for r in rows if r["assignment_id"] not in submitted]
+
+
+def exclude_submitters(ctx: Context) -> list[str]:
+    """Grant the exclusion qualification to each worker who submitted and does not hold it yet."""
+    type_id = qualifications.ensure_exclusion(ctx.requester, ctx.engine, ctx.study)
+    with reading(ctx.engine) as connection:
+        pending = connection.execute(
+            select(mturk_assignments.c.assignment_id, mturk_assignments.c.worker_id).where(
+                mturk_assignments.c.environment == ctx.environment,
+                mturk_assignments.c.excluded_at.is_(None),
+            )
+        ).all()
+    workers = sorted({worker for _, worker in pending})
+    qualifications.grant(ctx.requester, type_id, workers)
+    with writing(ctx.engine) as connection:
+        for assignment_id, _ in pending:
+            connection.execute(
+                mturk_assignments.update()
+                .where(
+                    mturk_assignments.c.environment == ctx.environment,
+                    mturk_assignments.c.assignment_id == assignment_id,
+                )
+                .values(excluded_at=time.time())
+            )
+    return workers
+
+
+def fetch(ctx: Context, assignment_id: str) -> tuple[dict, dict]:
+    """MTurk's assignment and its HIT, stored locally as `sync` would."""
+    response = ctx.requester.call("GetAssignment", AssignmentId=assignment_id)
+    assignment, hit = response["Assignment"], response["HIT"]
+    with writing(ctx.engine) as connection:
+        session = session_store.by_assignment(connection, assignment_id)
+        upsert(
+            connection,
+            {
+                "environment": ctx.environment,
+                "assignment_id": assignment_id,
+                "hit_id": hit["HITId"],
+                "worker_id": assignment["WorkerId"],
+                "status": assignment["AssignmentStatus"],
+                "submitted_at": _epoch(assignment.get("SubmitTime")),
+                "answer": assignment.get("Answer"),
+                "submitted_code": parse_answer(assignment.get("Answer")).get(CODE_FIELD),
+                "session_id": session["session_id"] if session else None,
+                "synced_at": time.time(),
+            },
+        )
+    return assignment, hit
+
+
+def stored(ctx: Context, *, status: str | None = None) -> list[dict]:
+    query = select(mturk_assignments).where(mturk_assignments.c.environment == ctx.environment)
+    if status:
+        query = query.where(mturk_assignments.c.status == status)
+    with reading(ctx.engine) as connection:
+        return [
+            dict(r)
+            for r in connection.execute(query.order_by(mturk_assignments.c.submitted_at)).mappings()
+        ]
+
+
+def _epoch(value) -> float | None:
+    if value is None:
+        return None
+    return value.timestamp() if isinstance(value, dt.datetime) else float(value)

@@ -1,0 +1,89 @@
+"""What every `study mturk` command shares: choosing the account, errors, confirmations."""
+
+from __future__ import annotations
+
+import functools
+
+import click
+
+from study import config as study_config
+from study.mturk import (
+    bonuses,
+    client,
+    hits,
+    ledger,
+    money,
+    qualifications,
+    settings,
+    validate,
+)
+from study.mturk.context import Context, open_context
+
+# Errors a researcher can act on: shown as one clear message, never as a traceback.
+EXPECTED = (
+    client.MTurkError,
+    client.NoCredentials,
+    validate.InvalidRequest,
+    hits.HitError,
+    ledger.BudgetExceeded,
+    qualifications.QualificationError,
+    bonuses.BonusError,
+    settings.SettingsError,
+    money.MoneyError,
+    study_config.ConfigError,
+    ValueError,
+)
+
+
+def account_options(command):
+    """--sandbox (default) / --live and --endpoint-url, on every command that talks to MTurk."""
+    command = click.option(
+        "--endpoint-url",
+        default=None,
+        metavar="URL",
+        help="Send requests here instead of MTurk, e.g. a local `study mturk emulate`.",
+    )(command)
+    command = click.option(
+        "--sandbox/--live",
+        "sandbox",
+        default=True,
+        show_default=True,
+        help="The sandbox (free, fake workers) or the live marketplace (real money).",
+    )(command)
+    return command
+
+
+def directory_argument(command):
+    return click.argument("directory", type=click.Path(exists=True, file_okay=False))(command)
+
+
+def reports_errors(command):
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except EXPECTED as error:
+            raise click.ClickException(str(error)) from None
+
+    return wrapper
+
+
+def open_account(directory: str, sandbox: bool, endpoint_url: str | None) -> Context:
+    study = study_config.load(directory)
+    requester = client.connect(live=not sandbox, endpoint_url=endpoint_url)
+    ctx = open_context(study, settings.from_study(study), requester)
+    where = "LIVE marketplace (real money)" if ctx.live else "sandbox"
+    if endpoint_url:
+        where += f" at {endpoint_url}"
+    click.echo(f"MTurk {where}; study '{study.name}'.", err=True)
+    return ctx
+
+
+def confirm_spend(ctx: Context, what: str, cost: money.Cost) -> bool:
+    """Live mode always asks, showing the cost (no flag skips it); the sandbox just says it."""
+    if not ctx.live:
+        click.echo(f"{what}: up to {cost.describe()} (sandbox money).")
+        return True
+    return click.confirm(
+        f"LIVE: {what} will cost up to {cost.describe()} of real money. Continue?", default=False
+    )

@@ -1,0 +1,200 @@
+"""balance, post, list, extend, expire, delete."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import click
+
+from study.mturk import hits as hit_module
+from study.mturk import ledger, money, posting
+from study.mturk.cli.common import (
+    account_options,
+    confirm_spend,
+    directory_argument,
+    open_account,
+    reports_errors,
+)
+from study.store import reading
+
+WORKER_SITES = {"sandbox": "https://workersandbox.mturk.com", "live": "https://worker.mturk.com"}
+
+
+@click.command()
+@directory_argument
+@account_options
+@reports_errors
+def balance(directory: str, sandbox: bool, endpoint_url: str | None) -> None:
+    """The account's balance, and what this study has committed and paid."""
+    ctx = open_account(directory, sandbox, endpoint_url)
+    response = ctx.requester.call("GetAccountBalance")
+    with reading(ctx.engine) as connection:
+        totals = ledger.totals(connection, ctx.environment)
+    click.echo(
+        f"Available: ${response['AvailableBalance']}  (on hold: ${response.get('OnHoldBalance', '0.00')})"
+    )
+    click.echo(f"This study in {ctx.environment}: committed {totals.committed.describe()}")
+    click.echo(f"                 paid {totals.paid.describe()}")
+    cap = ctx.settings.budget
+    click.echo(
+        f"Budget cap: {money.show(cap) if cap is not None else 'none'}"
+        + (f" ({money.show(cap - totals.committed.total)} left)" if cap is not None else "")
+    )
+
+
+@click.command()
+@directory_argument
+@click.option(
+    "--hits", "count", default=1, show_default=True, type=click.IntRange(1), help="How many HITs."
+)
+@click.option(
+    "--assignments",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Assignments per HIT: how many different workers may do each HIT.",
+)
+@click.option(
+    "--reward", default=None, metavar="USD", help="Pay per assignment (default: [mturk] reward)."
+)
+@click.option(
+    "--task-url",
+    default=None,
+    metavar="URL",
+    help="The https address of the task server's /task page (default: [mturk] task_url).",
+)
+@account_options
+@reports_errors
+def post(directory, count, assignments, reward, task_url, sandbox, endpoint_url) -> None:
+    """Create the HIT type and HITs whose ExternalQuestion opens the study's /task page,
+    with the paper's requirements (approval > 97%, US, > 10000 approved HITs) and the study's
+    own qualifications. Re-running after a crash finishes the interrupted post instead."""
+    ctx = open_account(directory, sandbox, endpoint_url)
+    amount = money.parse_usd(reward, what="--reward") if reward else ctx.settings.reward
+    if amount is None:
+        raise click.ClickException(
+            "No reward: pass --reward 2.50 or set reward in [mturk] of study.toml."
+        )
+    posted = posting.post(
+        ctx,
+        hits=count,
+        assignments=assignments,
+        reward=amount,
+        task_url=task_url or ctx.settings.task_url,
+        confirm=lambda cost: confirm_spend(
+            ctx, f"posting {count} HITs x {assignments} assignments", cost
+        ),
+    )
+    if posted is None:
+        raise click.ClickException("Nothing posted.")
+    if posted.resumed:
+        click.echo(
+            f"Finished {len(posted.hits)} HITs an interrupted post had planned; nothing new was "
+            "posted. Run post again to post more."
+        )
+    site = WORKER_SITES["live" if ctx.live else "sandbox"]
+    for row in posted.hits:
+        hit = row["HIT"]
+        click.echo(
+            f"{hit['HITId']}  {hit['MaxAssignments']} x ${hit['Reward']}  "
+            f"{site}/projects/{hit['HITGroupId']}/tasks"
+        )
+    click.echo(f"Posted {len(posted.hits)} HITs; at most {posted.cost.describe()}.")
+
+
+@click.command("list")
+@directory_argument
+@account_options
+@reports_errors
+def list_hits(directory: str, sandbox: bool, endpoint_url: str | None) -> None:
+    """This study's HITs: status, assignments available / in progress / reviewed, expiry."""
+    ctx = open_account(directory, sandbox, endpoint_url)
+    rows = hit_module.study_hits(ctx)
+    if not rows:
+        click.echo(f"No HITs in {ctx.environment} yet; post some with `study mturk post`.")
+    for row in rows:
+        hit = row.get("HIT")
+        if hit is None:
+            click.echo(f"{row['hit_id']}  {row['status']}")
+            continue
+        expires = dt.datetime.fromtimestamp(hit_module.epoch(hit["Expiration"]), dt.timezone.utc)
+        click.echo(
+            f"{hit['HITId']}  {hit['HITStatus']:<12} max {hit['MaxAssignments']}: "
+            f"{hit['NumberOfAssignmentsAvailable']} available, {hit['NumberOfAssignmentsPending']} "
+            f"in progress, {hit['NumberOfAssignmentsCompleted']} reviewed  "
+            f"expires {expires:%Y-%m-%d %H:%M} UTC"
+        )
+
+
+@click.command()
+@directory_argument
+@click.argument("hit_id")
+@click.option(
+    "--assignments", "more", default=0, type=click.IntRange(0), help="Assignments to add."
+)
+@click.option(
+    "--hours",
+    default=0.0,
+    type=click.FloatRange(0),
+    help="Keep the HIT open this many hours from now.",
+)
+@account_options
+@reports_errors
+def extend(directory, hit_id, more, hours, sandbox, endpoint_url) -> None:
+    """Add assignments to a HIT and/or keep it open longer."""
+    if not more and not hours:
+        raise click.ClickException("Say what to extend: --assignments N and/or --hours H.")
+    ctx = open_account(directory, sandbox, endpoint_url)
+    done = hit_module.extend(
+        ctx,
+        hit_id,
+        more=more,
+        hours=hours,
+        confirm=lambda cost: confirm_spend(ctx, f"{more} more assignments", cost),
+    )
+    click.echo(f"{hit_id}: " + ("; ".join(done) if done else "nothing changed"))
+
+
+@click.command()
+@directory_argument
+@click.argument("hit_ids", nargs=-1)
+@click.option("--all", "every", is_flag=True, help="Every HIT of this study.")
+@account_options
+@reports_errors
+def expire(directory, hit_ids, every, sandbox, endpoint_url) -> None:
+    """Stop new workers from accepting HITs (workers already working may still submit)."""
+    ctx = open_account(directory, sandbox, endpoint_url)
+    for hit_id in _chosen(ctx, hit_ids, every):
+        click.echo(f"{hit_id}: {hit_module.expire(ctx, hit_id)}")
+
+
+@click.command()
+@directory_argument
+@click.argument("hit_ids", nargs=-1)
+@click.option("--all", "every", is_flag=True, help="Every HIT of this study.")
+@account_options
+@reports_errors
+def delete(directory, hit_ids, every, sandbox, endpoint_url) -> None:
+    """Delete finished HITs: expired, nobody still working, every submission reviewed."""
+    ctx = open_account(directory, sandbox, endpoint_url)
+    refused = 0
+    for hit_id in _chosen(ctx, hit_ids, every):
+        try:
+            click.echo(f"{hit_id}: {hit_module.delete(ctx, hit_id)}")
+        except hit_module.HitError as error:
+            refused += 1
+            click.echo(f"{hit_id}: not deleted. {error}", err=True)
+    if refused:
+        raise click.ClickException(f"{refused} HITs were not deleted (see above).")
+
+
+def _chosen(ctx, hit_ids, every) -> list[str]:
+    if every:
+        return [
+            r["hit_id"]
+            for r in hit_module.study_hits(ctx, refresh=False)
+            if r["status"] != "Disposed"
+        ]
+    if not hit_ids:
+        raise click.ClickException("Name the HITs (see `study mturk list`) or pass --all.")
+    return list(hit_ids)

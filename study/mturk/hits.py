@@ -1,0 +1,301 @@
+"""HITs: what one is made of (the ExternalQuestion, the requirements, the HIT type), and
+watching, extending, expiring and deleting this study's HITs (table mturk_hits). Posting them,
+crash-safely, is study.mturk.posting.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from decimal import Decimal
+from typing import Callable
+from urllib.parse import urlparse
+from xml.sax.saxutils import escape
+
+from sqlalchemy import select, update
+
+from study.mturk import ledger, money, qualifications
+from study.mturk.client import MTurkError
+from study.mturk.context import Context
+from study.store import reading, writing
+from study.store.db import mturk_hits
+
+EXTERNAL_QUESTION_NS = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2006-07-14/ExternalQuestion.xsd"
+MAX_REQUIREMENTS = 10
+CLOSED = ("Reviewable", "Reviewing", "Disposed")
+
+
+class HitError(RuntimeError):
+    pass
+
+
+# -- what a HIT is made of --------------------------------------------------------------------
+
+
+def external_question(task_url: str, frame_height: int = 0) -> str:
+    """The ExternalQuestion (schema 2006-07-14); `&` in the URL must be escaped as `&amp;`.
+    FrameHeight 0 lets the task fill the worker's window."""
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<ExternalQuestion xmlns="{EXTERNAL_QUESTION_NS}">'
+        f"<ExternalURL>{escape(task_url)}</ExternalURL>"
+        f"<FrameHeight>{int(frame_height)}</FrameHeight>"
+        "</ExternalQuestion>"
+    )
+
+
+def check_task_url(url: str, *, allow_http: bool = False) -> str:
+    """The task server's /task page: MTurk only frames https pages (http only for dry runs)."""
+    parts = urlparse(url or "")
+    schemes = ("https", "http") if allow_http else ("https",)
+    if parts.scheme not in schemes or not parts.netloc:
+        raise HitError(
+            f"The task URL {url!r} is not an https URL. Fix: pass --task-url (or set task_url in "
+            "[mturk]) to the https address of the task server's /task page, e.g. "
+            "https://study.example.org/task."
+        )
+    if not parts.path.rstrip("/").endswith("/task"):
+        raise HitError(
+            f"The task URL {url!r} does not end with /task, the page where workers enter the "
+            "study. Fix: e.g. https://study.example.org/task."
+        )
+    return url
+
+
+def requirements(ctx: Context) -> list[dict]:
+    """The paper's presets, the study's own qualifications, and the exclusion qualification."""
+    settings = ctx.settings
+    found = qualifications.paper_requirements() if settings.paper_requirements else []
+    for requirement in settings.qualifications:
+        item = {
+            "QualificationTypeId": qualifications.resolve(
+                ctx.engine, ctx.environment, requirement.qualification
+            ),
+            "Comparator": requirement.comparator,
+        }
+        if requirement.values:
+            item["IntegerValues"] = list(requirement.values)
+        found.append(item)
+    if settings.once_per_worker:
+        found.append(
+            qualifications.exclusion_requirement(
+                qualifications.ensure_exclusion(ctx.requester, ctx.engine, ctx.study)
+            )
+        )
+    if len(found) > MAX_REQUIREMENTS:
+        raise HitError(
+            f"A HIT takes at most {MAX_REQUIREMENTS} qualification requirements; this study has {len(found)}."
+        )
+    return found
+
+
+def hit_type_params(ctx: Context, reward: Decimal) -> dict:
+    settings = ctx.settings
+    return {
+        "Title": settings.title,
+        "Description": settings.description,
+        "Keywords": settings.keywords,
+        "Reward": money.usd(reward),
+        "AssignmentDurationInSeconds": settings.assignment_seconds,
+        "AutoApprovalDelayInSeconds": settings.auto_approve_seconds,
+        "QualificationRequirements": requirements(ctx),
+    }
+
+
+# -- watching and changing HITs ---------------------------------------------------------------
+
+
+def study_hits(ctx: Context, *, refresh: bool = True) -> list[dict]:
+    """This study's HITs in this environment; with `refresh`, each with MTurk's current view."""
+    posted = [r for r in rows(ctx) if r["hit_id"]]
+    if not refresh:
+        return posted
+    return [
+        {**r, "HIT": current(ctx, r["hit_id"])} if r["status"] != "Disposed" else r for r in posted
+    ]
+
+
+def current(ctx: Context, hit_id: str) -> dict | None:
+    """MTurk's view of a HIT, also stored locally; None once it is gone (deleted)."""
+    try:
+        hit = ctx.requester.call("GetHIT", HITId=hit_id)["HIT"]
+    except MTurkError as error:
+        if error.certain and "does not exist" in error.message:
+            update_hit(ctx, hit_id, status="Disposed")
+            return None
+        raise
+    update_hit(
+        ctx,
+        hit_id,
+        status=hit["HITStatus"],
+        expiration=epoch(hit["Expiration"]),
+        max_assignments=hit["MaxAssignments"],
+    )
+    return hit
+
+
+def extend(
+    ctx: Context,
+    hit_id: str,
+    *,
+    more: int = 0,
+    hours: float = 0,
+    confirm: Callable[[money.Cost], bool] | None = None,
+) -> list[str]:
+    """Add assignments and/or push the expiry `hours` from now. Returns what was done."""
+    hit = _required(ctx, hit_id)
+    done = []
+    if more:
+        total = hit["MaxAssignments"] + more
+        if hit["MaxAssignments"] < 10 <= total:
+            raise HitError(
+                f"HIT {hit_id} has {hit['MaxAssignments']} assignments; MTurk cannot extend a HIT "
+                "with fewer than 10 assignments to 10 or more. Fix: post a new HIT instead."
+            )
+        reward = Decimal(hit["Reward"])
+        cost = money.Cost(reward * more, money.fee(reward, assignments=total) * more)
+        if confirm is not None and not confirm(cost):
+            return done
+        row = row_by_hit(ctx, hit_id)
+        still_open = hit["NumberOfAssignmentsAvailable"] + hit["NumberOfAssignmentsPending"]
+
+        def reserve(slots: int, budget: ledger.Budget | None) -> None:
+            with writing(ctx.engine) as connection:
+                ledger.fit_open_slots(
+                    connection,
+                    ctx.environment,
+                    hit_id=hit_id,
+                    hit_token=row["request_token"],
+                    reward=reward,
+                    max_assignments=total,
+                    open_slots=slots,
+                    budget=budget,
+                )
+
+        reserve(still_open + more, ctx.budget)  # the budget is checked before MTurk is asked
+        try:
+            # The token names the target size, so re-running the same extend adds nothing twice.
+            ctx.requester.call(
+                "CreateAdditionalAssignmentsForHIT",
+                HITId=hit_id,
+                NumberOfAdditionalAssignments=more,
+                UniqueRequestToken=f"extend-{hit_id}-{total}",
+            )
+        except MTurkError as error:
+            if error.certain and not error.token_already_processed:
+                reserve(still_open, None)  # refused: release what was reserved
+            if not error.token_already_processed:
+                raise
+        done.append(f"{more} more assignments ({hit['MaxAssignments']} -> {total})")
+    if hours:
+        expire_at = dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=hours)
+        ctx.requester.call("UpdateExpirationForHIT", HITId=hit_id, ExpireAt=expire_at)
+        done.append(f"open until {expire_at:%Y-%m-%d %H:%M} UTC")
+    current(ctx, hit_id)
+    return done
+
+
+def expire(ctx: Context, hit_id: str) -> str:
+    """Stop new workers from accepting. Checks the HIT first: UpdateExpirationForHIT is not
+    idempotent (the same expiry twice within 24 hours fails)."""
+    hit = current(ctx, hit_id)
+    if hit is None:
+        return "already deleted"
+    if epoch(hit["Expiration"]) <= time.time():
+        return "already expired"
+    try:
+        ctx.requester.call(
+            "UpdateExpirationForHIT", HITId=hit_id, ExpireAt=dt.datetime.now(dt.timezone.utc)
+        )
+    except MTurkError as error:
+        if not error.token_already_processed:
+            raise
+    current(ctx, hit_id)
+    return "expired"
+
+
+def delete(ctx: Context, hit_id: str) -> str:
+    """DeleteHIT works only on a Reviewable HIT with no Submitted assignments: say which step
+    is missing instead of letting MTurk refuse."""
+    hit = current(ctx, hit_id)
+    if hit is None:
+        return "already deleted"
+    status = hit["HITStatus"]
+    if status in ("Assignable", "Unassignable"):
+        waiting = (
+            f"; {hit['NumberOfAssignmentsPending']} workers are still working"
+            if status == "Unassignable"
+            else ""
+        )
+        raise HitError(
+            f"HIT {hit_id} is {status}{waiting}. Fix: `study mturk expire` it first, then "
+            "wait until nobody is working on it."
+        )
+    if status == "Reviewing":
+        raise HitError(f"HIT {hit_id} is Reviewing; MTurk deletes only Reviewable HITs.")
+    submitted = list(
+        ctx.requester.pages(
+            "ListAssignmentsForHIT", "Assignments", HITId=hit_id, AssignmentStatuses=["Submitted"]
+        )
+    )
+    if submitted:
+        raise HitError(
+            f"HIT {hit_id} has {len(submitted)} submitted assignments nobody approved or "
+            "rejected. Fix: `study mturk review` (or approve/reject) them first."
+        )
+    ctx.requester.call("DeleteHIT", HITId=hit_id)
+    update_hit(ctx, hit_id, status="Disposed")
+    return "deleted"
+
+
+# -- storage ----------------------------------------------------------------------------------
+
+
+def rows(ctx: Context, status: str | None = None) -> list[dict]:
+    query = (
+        select(mturk_hits)
+        .where(mturk_hits.c.environment == ctx.environment)
+        .order_by(mturk_hits.c.created_at)
+    )
+    if status:
+        query = query.where(mturk_hits.c.status == status)
+    with reading(ctx.engine) as connection:
+        return [dict(r) for r in connection.execute(query).mappings()]
+
+
+def row_by_hit(ctx: Context, hit_id: str) -> dict:
+    found = next((r for r in rows(ctx) if r["hit_id"] == hit_id), None)
+    if found is None:
+        raise HitError(
+            f"HIT {hit_id} is not one of this study's HITs in {ctx.environment} (see `study mturk list`)."
+        )
+    return found
+
+
+def _required(ctx: Context, hit_id: str) -> dict:
+    row_by_hit(ctx, hit_id)
+    hit = current(ctx, hit_id)
+    if hit is None:
+        raise HitError(f"HIT {hit_id} was deleted.")
+    return hit
+
+
+def set_row(connection, environment: str, token: str, **values) -> None:
+    connection.execute(
+        update(mturk_hits)
+        .where(mturk_hits.c.environment == environment, mturk_hits.c.request_token == token)
+        .values(**values)
+    )
+
+
+def update_hit(ctx: Context, hit_id: str, **values) -> None:
+    with writing(ctx.engine) as connection:
+        connection.execute(
+            update(mturk_hits)
+            .where(mturk_hits.c.environment == ctx.environment, mturk_hits.c.hit_id == hit_id)
+            .values(updated_at=time.time(), **values)
+        )
+
+
+def epoch(value) -> float:
+    return value.timestamp() if isinstance(value, dt.datetime) else float(value)

@@ -1,0 +1,364 @@
+"""The payments ledger (table mturk_payments) and the budget cap.
+
+Every payment is written down before MTurk is asked to make it ("intended") and marked once
+MTurk has made it ("confirmed") or will not ("cancelled"). Two kinds:
+  - reward: one entry per assignment a HIT may pay for, planned when the HIT is posted (an
+    unbound "slot"), bound to an assignment when a worker submits, confirmed on approval
+    (including MTurk's auto-approval), cancelled on rejection or when the HIT closes unused;
+  - bonus: one entry per bonus, keyed by what is paid, so a retried command finds its entry.
+The budget cap counts everything intended or confirmed, fees included, per environment; it is
+checked inside the same transaction that writes the new entries, before any money moves.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from decimal import Decimal
+
+from sqlalchemy import Connection, func, select, update
+
+from study.mturk import money
+from study.store.db import mturk_payments as payments
+
+OPEN = ("intended", "confirmed")
+
+
+class BudgetExceeded(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The study's cap (None: no cap) in an environment; live mode refuses to spend without one.
+    Functions take `budget=None` to record money MTurk already owes, which is never refused."""
+
+    cap: Decimal | None
+    live: bool
+
+
+@dataclass(frozen=True)
+class Totals:
+    committed: money.Cost  # intended + confirmed
+    paid: money.Cost  # confirmed
+
+
+def totals(connection: Connection, environment: str) -> Totals:
+    committed, paid = money.ZERO, money.ZERO
+    rows = connection.execute(
+        select(payments.c.amount, payments.c.fee, payments.c.status).where(
+            payments.c.environment == environment, payments.c.status.in_(OPEN)
+        )
+    )
+    for amount, fee, status in rows:
+        cost = money.Cost(Decimal(amount), Decimal(fee))
+        committed += cost
+        if status == "confirmed":
+            paid += cost
+    return Totals(committed, paid)
+
+
+def check_budget(
+    connection: Connection, environment: str, budget: Budget | None, adding: money.Cost, what: str
+) -> None:
+    """Refuse a spend that would take this environment's commitments past the cap."""
+    if budget is None:
+        return
+    cap = budget.cap
+    if cap is None:
+        if budget.live:
+            raise BudgetExceeded(
+                f"Refusing {what}: live mode spends real money and this study has no budget cap. "
+                'Fix: set budget = "..." in the [mturk] section of study.toml.'
+            )
+        return
+    committed = totals(connection, environment).committed
+    if committed.total + adding.total > cap:
+        raise BudgetExceeded(
+            f"Refusing {what}: it needs {adding.describe()}, {money.show(committed.total)} is already "
+            f"committed in {environment}, and the budget cap is {money.show(cap)} "
+            f"({money.show(max(cap - committed.total, Decimal('0')))} left). Fix: raise budget in "
+            "[mturk] of study.toml, or spend less."
+        )
+
+
+# -- reward slots -----------------------------------------------------------------------------
+
+
+def plan_rewards(
+    connection: Connection,
+    environment: str,
+    *,
+    hit_token: str,
+    reward: Decimal,
+    max_assignments: int,
+    count: int,
+    first: int = 0,
+    hit_id: str | None = None,
+) -> None:
+    """`count` unbound reward slots for a HIT (before or after MTurk has created it)."""
+    fee = money.fee(reward, assignments=max_assignments)
+    now = time.time()
+    for index in range(first, first + count):
+        connection.execute(
+            payments.insert().values(
+                environment=environment,
+                entry_key=_short_key(f"reward:{hit_token}:{index}"),
+                kind="reward",
+                hit_id=hit_id,
+                amount=money.usd(reward),
+                fee=money.usd(fee),
+                status="intended",
+                # A reward slot carries the token of the request that posted its HIT.
+                request_token=hit_token,
+                created_at=now,
+            )
+        )
+
+
+def _short_key(key: str) -> str:
+    return key if len(key) <= 64 else "reward:" + hashlib.sha256(key.encode()).hexdigest()[:56]
+
+
+def attach_hit(connection: Connection, environment: str, hit_token: str, hit_id: str) -> None:
+    connection.execute(
+        update(payments)
+        .where(
+            payments.c.environment == environment,
+            payments.c.kind == "reward",
+            payments.c.request_token == hit_token,
+        )
+        .values(hit_id=hit_id)
+    )
+
+
+def slots(connection: Connection, environment: str, hit_id: str) -> list[dict]:
+    rows = connection.execute(
+        select(payments)
+        .where(
+            payments.c.environment == environment,
+            payments.c.kind == "reward",
+            payments.c.hit_id == hit_id,
+        )
+        .order_by(payments.c.id)
+    ).mappings()
+    return [dict(row) for row in rows]
+
+
+def fit_open_slots(
+    connection: Connection,
+    environment: str,
+    *,
+    hit_id: str,
+    hit_token: str,
+    reward: Decimal,
+    max_assignments: int,
+    open_slots: int,
+    budget: Budget | None,
+) -> None:
+    """Keep exactly `open_slots` unbound intended slots: cancel extras (a HIT that closed with
+    assignments untaken), add missing ones (a HIT extended), within the budget."""
+    rows = slots(connection, environment, hit_id)
+    unbound = [r for r in rows if r["assignment_id"] is None and r["status"] == "intended"]
+    if len(unbound) > open_slots:
+        for row in unbound[open_slots:]:
+            settle(connection, row["id"], "cancelled", "the HIT closed without this assignment")
+    elif len(unbound) < open_slots:
+        missing = open_slots - len(unbound)
+        fee = money.fee(reward, assignments=max_assignments)
+        cost = money.Cost(reward * missing, fee * missing)
+        check_budget(
+            connection, environment, budget, cost, f"{missing} more assignments of HIT {hit_id}"
+        )
+        plan_rewards(
+            connection,
+            environment,
+            hit_token=hit_token,
+            reward=reward,
+            max_assignments=max_assignments,
+            count=missing,
+            first=len(rows),
+            hit_id=hit_id,
+        )
+
+
+def bind_reward(
+    connection: Connection,
+    environment: str,
+    *,
+    hit_id: str,
+    assignment_id: str,
+    worker_id: str,
+    reward: Decimal,
+    max_assignments: int,
+    budget: Budget | None,
+) -> dict:
+    """The reward entry of an assignment: its own, else a free slot of its HIT, else a new one
+    (a HIT posted outside this tool), checked against the budget."""
+    own = (
+        connection.execute(
+            select(payments).where(
+                payments.c.environment == environment,
+                payments.c.kind == "reward",
+                payments.c.assignment_id == assignment_id,
+            )
+        )
+        .mappings()
+        .first()
+    )
+    if own:
+        return dict(own)
+    free = next(
+        (
+            r
+            for r in slots(connection, environment, hit_id)
+            if r["assignment_id"] is None and r["status"] == "intended"
+        ),
+        None,
+    )
+    if free is None:
+        cost = money.Cost(reward, money.fee(reward, assignments=max_assignments))
+        check_budget(
+            connection, environment, budget, cost, f"the reward of assignment {assignment_id}"
+        )
+        plan_rewards(
+            connection,
+            environment,
+            hit_token=f"assignment-{assignment_id}",
+            reward=reward,
+            max_assignments=max_assignments,
+            count=1,
+            hit_id=hit_id,
+        )
+        free = slots(connection, environment, hit_id)[-1]
+    connection.execute(
+        update(payments)
+        .where(payments.c.id == free["id"])
+        .values(assignment_id=assignment_id, worker_id=worker_id)
+    )
+    return {**free, "assignment_id": assignment_id, "worker_id": worker_id}
+
+
+def reward_entry(connection: Connection, environment: str, assignment_id: str) -> dict | None:
+    row = (
+        connection.execute(
+            select(payments).where(
+                payments.c.environment == environment,
+                payments.c.kind == "reward",
+                payments.c.assignment_id == assignment_id,
+            )
+        )
+        .mappings()
+        .first()
+    )
+    return dict(row) if row else None
+
+
+# -- bonuses ----------------------------------------------------------------------------------
+
+
+def bonus_key(assignment_id: str, amount: Decimal, reason: str, occurrence: int) -> str:
+    """The ledger key of a bonus: the same bonus asked for again maps to the same entry."""
+    digest = hashlib.sha256(
+        f"{assignment_id}\n{money.usd(amount)}\n{reason}\n{occurrence}".encode()
+    ).hexdigest()
+    return f"bonus:{digest[:40]}"
+
+
+def request_token(entry_key: str) -> str:
+    """The UniqueRequestToken sent with the payment (at most 64 characters)."""
+    return "study-" + entry_key.replace(":", "-")[:58]
+
+
+def same_bonus(
+    connection: Connection, environment: str, assignment_id: str, amount: Decimal, reason: str
+) -> list[dict]:
+    rows = connection.execute(
+        select(payments)
+        .where(
+            payments.c.environment == environment,
+            payments.c.kind == "bonus",
+            payments.c.assignment_id == assignment_id,
+            payments.c.amount == money.usd(amount),
+            payments.c.reason == reason,
+        )
+        .order_by(payments.c.id)
+    ).mappings()
+    return [dict(row) for row in rows]
+
+
+def intend_bonus(
+    connection: Connection,
+    environment: str,
+    *,
+    assignment_id: str,
+    worker_id: str,
+    hit_id: str,
+    amount: Decimal,
+    reason: str,
+    repeat: bool,
+    budget: Budget | None,
+) -> tuple[dict, bool]:
+    """The ledger entry for this bonus and whether it is new. Asking again for the same bonus
+    returns the existing entry; `repeat` asks for one more identical bonus on purpose."""
+    existing = same_bonus(connection, environment, assignment_id, amount, reason)
+    live_entries = [e for e in existing if e["status"] != "cancelled"]
+    if live_entries and not repeat:
+        return live_entries[-1], False
+    occurrence = len(existing)
+    key = bonus_key(assignment_id, amount, reason, occurrence)
+    check_budget(
+        connection,
+        environment,
+        budget,
+        money.bonus_cost(amount),
+        f"a bonus of {money.show(amount)}",
+    )
+    connection.execute(
+        payments.insert().values(
+            environment=environment,
+            entry_key=key,
+            kind="bonus",
+            hit_id=hit_id,
+            assignment_id=assignment_id,
+            worker_id=worker_id,
+            amount=money.usd(amount),
+            fee=money.usd(money.fee(amount)),
+            reason=reason,
+            status="intended",
+            request_token=request_token(key),
+            created_at=time.time(),
+        )
+    )
+    return same_bonus(connection, environment, assignment_id, amount, reason)[-1], True
+
+
+# -- settling ---------------------------------------------------------------------------------
+
+
+def settle(connection: Connection, entry_id: int, status: str, note: str | None = None) -> None:
+    """Mark an entry confirmed (paid) or cancelled (will not be paid)."""
+    assert status in ("confirmed", "cancelled", "intended")
+    values = {"status": status, "settled_at": time.time() if status != "intended" else None}
+    if note:
+        values["note"] = note
+    connection.execute(update(payments).where(payments.c.id == entry_id).values(**values))
+
+
+def confirm(connection: Connection, entry_id: int, note: str | None = None) -> None:
+    settle(connection, entry_id, "confirmed", note)
+
+
+def entries(connection: Connection, environment: str, *, kind: str | None = None) -> list[dict]:
+    query = select(payments).where(payments.c.environment == environment).order_by(payments.c.id)
+    if kind:
+        query = query.where(payments.c.kind == kind)
+    return [dict(row) for row in connection.execute(query).mappings()]
+
+
+def count(connection: Connection, environment: str, **where) -> int:
+    query = select(func.count()).select_from(payments).where(payments.c.environment == environment)
+    for key, value in where.items():
+        query = query.where(payments.c[key] == value)
+    return connection.execute(query).scalar_one()

@@ -1,0 +1,38 @@
+"""The server-side repeat check: with [mturk] once_per_worker, one session per worker.
+
+The exclusion qualification (study.mturk.qualifications) keeps most repeat workers away, but a
+worker can accept a second HIT before the qualification is granted; the task server therefore
+checks the worker id itself when a new assignment arrives (study.server.participant.task).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, select
+
+from study.config import Study
+from study.store.db import sessions
+
+
+def once_per_worker(study: Study) -> bool:
+    return bool(study.raw.get("mturk", {}).get("once_per_worker", False))
+
+
+def earlier_session(connection: Connection, worker_id: str, assignment_id: str) -> dict | None:
+    """A session this worker has for another assignment, if any."""
+    row = (
+        connection.execute(
+            select(sessions)
+            .where(sessions.c.worker_id == worker_id, sessions.c.assignment_id != assignment_id)
+            .order_by(sessions.c.created_at)
+            .limit(1)
+        )
+        .mappings()
+        .first()
+    )
+    return dict(row) if row else None
+
+
+REFUSAL = (
+    "You have already taken part in this study, and each worker may take part only once. "
+    "Please return this HIT; thank you for your interest."
+)

@@ -1,0 +1,278 @@
+"""Reviewing submitted assignments: the rules, the proposals, approving and rejecting.
+
+The rules (a proposal is "approve" only when all four hold; each failure is a reason to reject,
+and the worker's feedback lists them):
+  1. code matches: a session is bound to the assignment, for the same worker and HIT, and the
+     verification code submitted with the HIT is that session's code (study.mturk.assignments);
+  2. finished: the session reached the completion page (writing, self-evaluation and survey done);
+  3. minimum time: the writer wrote for at least [session] min_seconds (paper §4.3.2: ten
+     minutes), with the same few seconds of slack the task server allows;
+  4. interacted with the AI: the writer asked for suggestions (a `suggestion-get` event: pressing
+     Tab) at least [mturk] min_ai_requests times (default 1). App. D: writers who did not
+     interact with the system were disqualified. Requests count rather than suggestions shown
+     (`suggestion-open`), so a writer is not rejected because our model endpoint failed.
+`review` shows every proposal and applies them only after confirmation; approve and reject also
+work one assignment at a time. Approving confirms the assignment's reward in the ledger;
+rejecting cancels it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from sqlalchemy import update
+
+from study.mturk import assignments as assignment_module
+from study.mturk import ledger, money
+from study.mturk.client import MTurkError
+from study.mturk.context import Context
+from study.server.participant import MIN_TIME_SLACK_SECONDS
+from study.store import events as event_store
+from study.store import reading, writing
+from study.store import sessions as session_store
+from study.store.db import mturk_assignments
+
+AI_REQUEST_EVENT = "suggestion-get"
+REJECT_INTRO = "Sorry, we could not approve this HIT:"
+
+
+@dataclass
+class Proposal:
+    assignment_id: str
+    worker_id: str
+    session_id: str | None
+    decision: str  # approve | reject
+    reasons: list[str] = field(default_factory=list)
+    feedback: str = ""
+
+
+def propose(
+    assignment: dict,
+    session: dict | None,
+    ai_requests: int,
+    *,
+    min_seconds: int,
+    min_ai_requests: int,
+    approve_feedback: str,
+) -> Proposal:
+    """The decision for one submitted assignment (a row of mturk_assignments). Pure."""
+    reasons = []
+    mturk_view = {
+        "WorkerId": assignment["worker_id"],
+        "HITId": assignment["hit_id"],
+        "Answer": assignment["answer"],
+    }
+    problems = assignment_module.reconcile(mturk_view, session)
+    if problems:
+        reasons.append(
+            "the verification code does not match our records (" + "; ".join(problems) + ")"
+        )
+    if session is not None:
+        if session["stage"] != "complete":
+            reasons.append(
+                f"the session was not finished (it stopped at the {session['stage']} step)"
+            )
+        started, finished = session["writing_started_at"], session["writing_finished_at"]
+        if started is None or finished is None:
+            if session["stage"] == "complete":
+                reasons.append("no writing time was recorded")
+        elif finished - started + MIN_TIME_SLACK_SECONDS < min_seconds:
+            reasons.append(
+                f"the writing took {int(finished - started)} seconds, less than the required {min_seconds}"
+            )
+        if ai_requests < min_ai_requests:
+            reasons.append(
+                f"the AI was asked for suggestions {ai_requests} times, "
+                f"fewer than the required {min_ai_requests}"
+            )
+    session_id = session["session_id"] if session else None
+    if reasons:
+        return Proposal(
+            assignment["assignment_id"],
+            assignment["worker_id"],
+            session_id,
+            "reject",
+            reasons,
+            f"{REJECT_INTRO} " + "; ".join(reasons) + ".",
+        )
+    return Proposal(
+        assignment["assignment_id"],
+        assignment["worker_id"],
+        session_id,
+        "approve",
+        [],
+        approve_feedback,
+    )
+
+
+def proposals(ctx: Context) -> list[Proposal]:
+    """A proposal for every assignment `sync` last saw as Submitted."""
+    found = []
+    with reading(ctx.engine) as connection:
+        for assignment in assignment_module.stored(ctx, status="Submitted"):
+            session = session_store.by_assignment(connection, assignment["assignment_id"])
+            requests = 0
+            if session:
+                requests = sum(
+                    r["eventName"] == AI_REQUEST_EVENT
+                    for r in event_store.records(connection, session["session_id"])
+                )
+            found.append(
+                propose(
+                    assignment,
+                    session,
+                    requests,
+                    min_seconds=ctx.study.min_seconds,
+                    min_ai_requests=ctx.settings.min_ai_requests,
+                    approve_feedback=ctx.settings.approve_feedback,
+                )
+            )
+    return found
+
+
+def approval_cost(ctx: Context, assignment_ids: list[str]) -> money.Cost:
+    """What approving these assignments takes from the account."""
+    total = money.ZERO
+    for assignment_id in assignment_ids:
+        with reading(ctx.engine) as connection:
+            entry = ledger.reward_entry(connection, ctx.environment, assignment_id)
+        if entry is None:  # not synced yet: MTurk says what the HIT pays
+            assignment, hit = assignment_module.fetch(ctx, assignment_id)
+            if assignment["AssignmentStatus"] != "Approved":
+                reward = Decimal(hit["Reward"])
+                total += money.Cost(reward, money.fee(reward, assignments=hit["MaxAssignments"]))
+        elif entry["status"] != "confirmed":
+            total += money.Cost(Decimal(entry["amount"]), Decimal(entry["fee"]))
+    return total
+
+
+def approve(
+    ctx: Context,
+    assignment_id: str,
+    feedback: str | None = None,
+    *,
+    override_rejection: bool = False,
+) -> str:
+    """Approve and pay the reward. Safe to re-run: an assignment already approved is confirmed
+    in the ledger instead of failing."""
+    assignment, hit = assignment_module.fetch(ctx, assignment_id)
+    if assignment["AssignmentStatus"] == "Rejected" and not override_rejection:
+        raise ValueError(
+            f"Assignment {assignment_id} was rejected; approving it needs --override-rejection."
+        )
+    with writing(ctx.engine) as connection:
+        entry = ledger.bind_reward(
+            connection,
+            ctx.environment,
+            hit_id=hit["HITId"],
+            assignment_id=assignment_id,
+            worker_id=assignment["WorkerId"],
+            reward=Decimal(hit["Reward"]),
+            max_assignments=hit["MaxAssignments"],
+            budget=ctx.budget,
+        )
+        reopened = entry["status"] == "cancelled"
+        if reopened:  # approving a rejection: the reward is due again
+            ledger.check_budget(
+                connection,
+                ctx.environment,
+                ctx.budget,
+                money.Cost(Decimal(entry["amount"]), Decimal(entry["fee"])),
+                f"approving rejected assignment {assignment_id}",
+            )
+            ledger.settle(connection, entry["id"], "intended")
+    if assignment["AssignmentStatus"] == "Approved":
+        outcome = "already approved"
+    else:
+        params = {"AssignmentId": assignment_id}
+        if feedback:
+            params["RequesterFeedback"] = feedback
+        if override_rejection:
+            params["OverrideRejection"] = True
+        try:
+            ctx.requester.call("ApproveAssignment", **params)
+            outcome = "approved"
+        except MTurkError:
+            if _status(ctx, assignment_id) != "Approved":
+                if reopened:
+                    with writing(ctx.engine) as connection:
+                        ledger.settle(connection, entry["id"], "cancelled", "still rejected")
+                raise
+            outcome = "already approved"
+    with writing(ctx.engine) as connection:
+        ledger.confirm(connection, entry["id"])
+        _set_status(connection, ctx, assignment_id, "Approved", feedback)
+    return outcome
+
+
+def reject(ctx: Context, assignment_id: str, feedback: str) -> str:
+    """Reject with feedback the worker sees (MTurk requires it). Safe to re-run."""
+    if not feedback.strip():
+        raise ValueError("A rejection needs feedback telling the worker why.")
+    assignment, hit = assignment_module.fetch(ctx, assignment_id)
+    if assignment["AssignmentStatus"] == "Approved":
+        raise ValueError(
+            f"Assignment {assignment_id} is already approved; MTurk cannot reject it now."
+        )
+    outcome = "already rejected"
+    if assignment["AssignmentStatus"] == "Submitted":
+        try:
+            ctx.requester.call(
+                "RejectAssignment", AssignmentId=assignment_id, RequesterFeedback=feedback
+            )
+            outcome = "rejected"
+        except MTurkError:
+            if _status(ctx, assignment_id) != "Rejected":
+                raise
+    with writing(ctx.engine) as connection:
+        entry = ledger.bind_reward(
+            connection,
+            ctx.environment,
+            hit_id=hit["HITId"],
+            assignment_id=assignment_id,
+            worker_id=assignment["WorkerId"],
+            reward=Decimal(hit["Reward"]),
+            max_assignments=hit["MaxAssignments"],
+            budget=None,
+        )
+        ledger.settle(connection, entry["id"], "cancelled", "rejected")
+        _set_status(connection, ctx, assignment_id, "Rejected", feedback)
+    return outcome
+
+
+def apply(ctx: Context, chosen: list[Proposal]) -> dict[str, str]:
+    """Carry out proposals; returns assignment id -> outcome (or the error, and goes on)."""
+    outcomes = {}
+    for proposal in chosen:
+        try:
+            if proposal.decision == "approve":
+                outcomes[proposal.assignment_id] = approve(
+                    ctx, proposal.assignment_id, proposal.feedback
+                )
+            else:
+                outcomes[proposal.assignment_id] = reject(
+                    ctx, proposal.assignment_id, proposal.feedback
+                )
+        except (MTurkError, ledger.BudgetExceeded, ValueError) as error:
+            outcomes[proposal.assignment_id] = f"failed: {error}"
+    return outcomes
+
+
+def _status(ctx: Context, assignment_id: str) -> str:
+    return ctx.requester.call("GetAssignment", AssignmentId=assignment_id)["Assignment"][
+        "AssignmentStatus"
+    ]
+
+
+def _set_status(
+    connection, ctx: Context, assignment_id: str, status: str, feedback: str | None
+) -> None:
+    connection.execute(
+        update(mturk_assignments)
+        .where(
+            mturk_assignments.c.environment == ctx.environment,
+            mturk_assignments.c.assignment_id == assignment_id,
+        )
+        .values(status=status, requester_feedback=feedback)
+    )

@@ -1,0 +1,116 @@
+"""A bonus is paid exactly once: re-run, crashed between MTurk's answer and the ledger, retried
+within MTurk's 24-hour token memory and after it."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from study.mturk import bonuses, ledger
+from study.mturk.emulator import accept_and_submit
+from study.store import reading
+from tests.mturk.conftest import post_hit
+
+ONE = Decimal("1.00")
+
+
+@pytest.fixture
+def assignment_id(ctx, emulator):
+    hit_id = post_hit(ctx, assignments=1, reward="2.50")
+    return accept_and_submit(emulator.state, hit_id, "A1WRITER", {"verificationCode": "X"})[
+        "AssignmentId"
+    ]
+
+
+def _paid(emulator, assignment_id):
+    return [b for b in emulator.state.data["bonuses"] if b["AssignmentId"] == assignment_id]
+
+
+def _crash_before_confirming(monkeypatch):
+    real = ledger.confirm
+
+    def crash(*args, **kwargs):
+        raise SystemExit("killed between MTurk's answer and the ledger")
+
+    monkeypatch.setattr(ledger, "confirm", crash)
+    return lambda: monkeypatch.setattr(ledger, "confirm", real)
+
+
+def test_running_the_same_bonus_twice_pays_once(ctx, emulator, assignment_id):
+    assert bonuses.pay(ctx, assignment_id, ONE, "Great story").status == "paid"
+    assert bonuses.pay(ctx, assignment_id, ONE, "Great story").status == "already paid"
+    assert len(_paid(emulator, assignment_id)) == 1
+    assert ctx.requester.calls.count("SendBonus") == 1
+
+
+def test_a_crash_after_paying_is_reconciled_on_the_next_run(
+    ctx, emulator, assignment_id, monkeypatch
+):
+    restore = _crash_before_confirming(monkeypatch)
+    with pytest.raises(SystemExit):
+        bonuses.pay(ctx, assignment_id, ONE, "Great story")
+    restore()
+    with reading(ctx.engine) as connection:
+        (entry,) = ledger.entries(connection, ctx.environment, kind="bonus")
+    assert entry["status"] == "intended" and len(_paid(emulator, assignment_id)) == 1
+    outcome = bonuses.pay(ctx, assignment_id, ONE, "Great story")
+    assert outcome.status == "found paid"
+    assert len(_paid(emulator, assignment_id)) == 1
+    assert ctx.requester.calls.count("SendBonus") == 1
+    with reading(ctx.engine) as connection:
+        assert ledger.entries(connection, ctx.environment, kind="bonus")[0]["status"] == "confirmed"
+
+
+def test_token_already_processed_counts_as_paid(ctx, emulator, assignment_id, monkeypatch):
+    restore = _crash_before_confirming(monkeypatch)
+    with pytest.raises(SystemExit):
+        bonuses.pay(ctx, assignment_id, ONE, "Great story")
+    restore()
+    # Suppose MTurk's bonus list lagged behind: the retry is sent, with the same token.
+    monkeypatch.setattr(bonuses, "_paid_on_mturk", lambda *args: False)
+    assert bonuses.pay(ctx, assignment_id, ONE, "Great story").status == "found paid"
+    assert ctx.requester.calls.count("SendBonus") == 2
+    assert len(_paid(emulator, assignment_id)) == 1
+
+
+def test_after_24_hours_the_ledger_still_prevents_a_second_payment(
+    ctx, emulator, assignment_id, monkeypatch
+):
+    restore = _crash_before_confirming(monkeypatch)
+    with pytest.raises(SystemExit):
+        bonuses.pay(ctx, assignment_id, ONE, "Great story")
+    restore()
+    emulator.state.advance(30 * 3600)  # MTurk has forgotten the token
+    assert bonuses.pay(ctx, assignment_id, ONE, "Great story").status == "found paid"
+    assert len(_paid(emulator, assignment_id)) == 1
+
+
+def test_a_second_identical_bonus_needs_to_be_asked_for(ctx, emulator, assignment_id):
+    bonuses.pay(ctx, assignment_id, ONE, "Great story")
+    assert bonuses.pay(ctx, assignment_id, ONE, "Great story", repeat=True).status == "paid"
+    assert bonuses.pay(ctx, assignment_id, Decimal("0.50"), "Great story").status == "paid"
+    assert len(_paid(emulator, assignment_id)) == 3
+
+
+def test_the_budget_cap_refuses_a_bonus_before_paying(make_ctx, emulator):
+    ctx = make_ctx(budget="5.00")
+    hit_id = post_hit(ctx, assignments=1, reward="2.50")
+    assignment_id = accept_and_submit(
+        emulator.state, hit_id, "A1WRITER", {"verificationCode": "X"}
+    )["AssignmentId"]
+    with pytest.raises(ledger.BudgetExceeded, match=r"a bonus of \$2.00"):
+        bonuses.pay(ctx, assignment_id, Decimal("2.00"), "Great story")  # 3.00 + 2.40 > 5.00
+    assert _paid(emulator, assignment_id) == []
+    assert (
+        bonuses.pay(ctx, assignment_id, Decimal("1.00"), "Great story").status == "paid"
+    )  # 3.00 + 1.20
+
+
+def test_a_refused_bonus_is_cancelled_in_the_ledger(ctx, emulator, assignment_id):
+    emulator.state.data["balance"] = "1.00"
+    with pytest.raises(bonuses.BonusError, match="MTurk refused"):
+        bonuses.pay(ctx, assignment_id, ONE, "Great story")  # needs 1.20 with the fee
+    with reading(ctx.engine) as connection:
+        (entry,) = ledger.entries(connection, ctx.environment, kind="bonus")
+    assert entry["status"] == "cancelled" and "enough funds" in entry["note"]

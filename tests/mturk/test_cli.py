@@ -1,0 +1,227 @@
+"""`study mturk ...` as a researcher types it, against the emulator through --endpoint-url."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from boto3 import Session
+from click.testing import CliRunner
+
+from study.mturk import client
+from study.mturk.cli import mturk
+from study.mturk.emulator import accept_and_submit
+from tests.mturk.conftest import TASK_URL, _botocore_session, with_mturk
+from tests.mturk.walk import take_hit
+
+
+@pytest.fixture
+def run(study_folder, emulator, monkeypatch):
+    with_mturk(study_folder, reward="2.50", budget="100.00", min_ai_requests=1)
+    # Every command builds its boto3 client as a researcher's would; only botocore's data
+    # files are shared between them, for speed.
+    monkeypatch.setattr(
+        client, "new_session", lambda: Session(botocore_session=_botocore_session())
+    )
+
+    def invoke(*args, input=None, where=("--endpoint-url", emulator.url)):
+        return CliRunner().invoke(mturk, [*args, *where], input=input, catch_exceptions=False)
+
+    return invoke
+
+
+def _hit_ids(output: str) -> list[str]:
+    return re.findall(r"^(3[A-Z0-9]{29})\s", output, flags=re.M)
+
+
+def test_post_list_and_balance(run, study_folder, emulator):
+    posted = run(
+        "post", str(study_folder), "--hits", "2", "--assignments", "3", "--task-url", TASK_URL
+    )
+    assert posted.exit_code == 0, posted.output
+    assert "up to $18.00 ($15.00 to workers + $3.00 MTurk fees) (sandbox money)" in posted.output
+    hit_ids = _hit_ids(posted.stdout)
+    assert len(hit_ids) == 2 and "https://workersandbox.mturk.com/projects/" in posted.stdout
+    listed = run("list", str(study_folder))
+    assert all(f"{hit_id}  Assignable" in listed.stdout for hit_id in hit_ids)
+    assert "3 available, 0 in progress, 0 reviewed" in listed.stdout
+    balance = run("balance", str(study_folder))
+    assert "Available: $10000.00" in balance.stdout
+    assert (
+        "committed $18.00" in balance.stdout
+        and "Budget cap: $100.00 ($82.00 left)" in balance.stdout
+    )
+
+
+def test_live_mode_asks_showing_the_cost_and_posts_nothing_on_no(run, study_folder, emulator):
+    live = ("--live", "--endpoint-url", emulator.url)
+    declined = run(
+        "post",
+        str(study_folder),
+        "--assignments",
+        "2",
+        "--task-url",
+        TASK_URL,
+        input="n\n",
+        where=live,
+    )
+    assert (
+        "LIVE: posting 1 HITs x 2 assignments will cost up to $6.00 ($5.00 to workers + $1.00 MTurk fees)"
+        in declined.output
+    )
+    assert declined.exit_code == 1 and emulator.state.data["hits"] == {}
+    accepted = run(
+        "post",
+        str(study_folder),
+        "--assignments",
+        "2",
+        "--task-url",
+        TASK_URL,
+        input="y\n",
+        where=live,
+    )
+    assert accepted.exit_code == 0 and len(emulator.state.data["hits"]) == 1
+
+
+def test_mistakes_are_explained_before_anything_is_sent(run, study_folder, emulator):
+    result = run("post", str(study_folder), "--reward", "0.001", "--task-url", TASK_URL)
+    assert result.exit_code == 1 and "fractions of a cent" in result.output
+    result = run(
+        "post", str(study_folder), "--task-url", "http://study.example.org/task?x=1", where=()
+    )
+    assert (
+        result.exit_code == 1 and "is not an https URL" in result.output
+    )  # refused before the sandbox
+    result = run("notify", str(study_folder), "A1ONE", "--subject", "s" * 201, "--message", "m")
+    assert result.exit_code == 1
+    assert "MTurk would refuse this NotifyWorkers request, so it was not sent" in result.output
+    assert "Subject: 201 characters is more than MTurk allows (200)" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_without_credentials_the_fix_is_named(run, study_folder, monkeypatch):
+    monkeypatch.setattr(client, "new_session", Session)  # a fresh credential chain
+    monkeypatch.delenv("AWS_ACCESS_KEY_ID")
+    monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
+    result = run("balance", str(study_folder), where=())
+    assert (
+        result.exit_code == 1
+        and "No AWS credentials found" in result.output
+        and "aws configure" in result.output
+    )
+
+
+def test_review_bonus_and_the_ledger(run, study_folder, emulator, study, task_app_for_folder):
+    hit_id = _hit_ids(
+        run("post", str(study_folder), "--assignments", "2", "--task-url", TASK_URL).stdout
+    )[0]
+    good = take_hit(
+        emulator.url, task_app_for_folder.test_client(), hit_id, "A1GOODWRITER", ai_requests=2
+    )
+    bad = accept_and_submit(emulator.state, hit_id, "A1GUESSER", {"verificationCode": "GUESS"})
+    declined = run("review", str(study_folder), input="n\n")
+    assert "APPROVE  " + good.assignment_id in declined.stdout
+    assert (
+        "REJECT   " + bad["AssignmentId"] in declined.stdout
+        and "does not match our records" in declined.stdout
+    )
+    assert (
+        "Apply 1 approvals and 1 rejections (costs $3.00" in declined.output
+        and declined.exit_code == 1
+    )
+    applied = run("review", str(study_folder), "--yes")
+    assert (
+        f"{good.assignment_id}: approved" in applied.stdout
+        and f"{bad['AssignmentId']}: rejected" in applied.stdout
+    )
+    first = run(
+        "bonus",
+        str(study_folder),
+        good.assignment_id,
+        "--amount",
+        "1.50",
+        "--reason",
+        "Vivid ending",
+    )
+    assert f"Paid $1.50 (+$0.30 fee) for {good.assignment_id}." in first.stdout
+    second = run(
+        "bonus",
+        str(study_folder),
+        good.assignment_id,
+        "--amount",
+        "1.50",
+        "--reason",
+        "Vivid ending",
+    )
+    assert "Already paid" in second.stdout and len(emulator.state.data["bonuses"]) == 1
+    ledger_text = run("ledger", str(study_folder)).stdout
+    assert "Committed $4.80" in ledger_text and "paid $4.80" in ledger_text
+
+
+def test_qualification_commands(run, study_folder, emulator):
+    created = run(
+        "qual", "create", str(study_folder), "coauthor-qualified", "--description", "Passed round 1"
+    )
+    type_id = created.stdout.split(": ")[1].strip()
+    assert (
+        run("qual", "grant", str(study_folder), "coauthor-qualified", "A1ONE", "A1TWO").exit_code
+        == 0
+    )
+    holders = run("qual", "list", str(study_folder), "coauthor-qualified").stdout
+    assert "A1ONE  value 1" in holders and "A1TWO  value 1" in holders
+    revoked = run("qual", "revoke", str(study_folder), "coauthor-qualified", "A1ONE", "A1NONE")
+    assert (
+        "Revoked coauthor-qualified from 1 workers." in revoked.stdout
+        and "A1NONE did not hold it" in revoked.output
+    )
+    assert (
+        f"{type_id}  coauthor-qualified  [custom]" in run("qual", "list", str(study_folder)).stdout
+    )
+
+
+def test_expire_and_delete_say_what_is_missing(run, study_folder, emulator):
+    hit_id = _hit_ids(run("post", str(study_folder), "--task-url", TASK_URL).stdout)[0]
+    refused = run("delete", str(study_folder), "--all")
+    assert refused.exit_code == 1 and "expire` it first" in refused.output
+    assert f"{hit_id}: expired" in run("expire", str(study_folder), hit_id).stdout
+    assert f"{hit_id}: already expired" in run("expire", str(study_folder), "--all").stdout
+    assert f"{hit_id}: deleted" in run("delete", str(study_folder), hit_id).stdout
+
+
+def test_block_and_unblock(run, study_folder, emulator):
+    assert (
+        "Blocked A1SPAM."
+        in run("block", str(study_folder), "A1SPAM", "--reason", "copy-paste").stdout
+    )
+    assert emulator.state.data["blocks"] == {"A1SPAM": "copy-paste"}
+    run("block", str(study_folder), "A1SPAM", "--reason", "appeal", "--undo")
+    assert emulator.state.data["blocks"] == {}
+
+
+def test_emulate_serves_with_the_given_state_file(tmp_path, monkeypatch):
+    import study.mturk.emulator as emulator_package
+
+    served = {}
+    monkeypatch.setattr(
+        emulator_package, "serve", lambda state, host, port: served.update(state=state, port=port)
+    )
+    path = tmp_path / "dry.json"
+    result = CliRunner().invoke(
+        mturk, ["emulate", "--port", "9123", "--state", str(path), "--allow-http"]
+    )
+    assert result.exit_code == 0 and "http://127.0.0.1:9123" in result.output
+    assert served["port"] == 9123 and served["state"].path == path and served["state"].allow_http
+
+
+@pytest.fixture
+def study(study_folder):
+    from study import config
+
+    return config.load(study_folder)
+
+
+@pytest.fixture
+def task_app_for_folder(study):
+    from study.server import create_app
+
+    return create_app(study, suggestion_engine=object())

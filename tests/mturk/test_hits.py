@@ -1,0 +1,260 @@
+"""Posting HITs (ExternalQuestion, requirements, budget, crash safety), and the rules for
+extending, expiring and deleting them."""
+
+from __future__ import annotations
+
+import time
+import xml.etree.ElementTree as ET
+from decimal import Decimal
+
+import pytest
+from sqlalchemy import select
+
+from study.mturk import hits, ledger, posting, qualifications
+from study.mturk.emulator import accept_and_submit
+from study.mturk.hits import EXTERNAL_QUESTION_NS
+from study.mturk.review import approve, reject
+from study.store import reading
+from study.store.db import mturk_hits
+from tests.mturk.conftest import TASK_URL, connect
+from tests.mturk.walk import accept
+
+NS = {"q": EXTERNAL_QUESTION_NS}
+
+
+def _post(ctx, hits_count=1, assignments=2, reward="2.50"):
+    return posting.post(
+        ctx, hits=hits_count, assignments=assignments, reward=Decimal(reward), task_url=TASK_URL
+    )
+
+
+def test_the_external_question_points_to_the_task_page_with_ampersands_escaped():
+    xml = hits.external_question(
+        "https://study.example.org/task?round=main&lang=en", frame_height=0
+    )
+    assert "task?round=main&amp;lang=en" in xml
+    root = ET.fromstring(xml)
+    assert (
+        root.find("q:ExternalURL", NS).text == "https://study.example.org/task?round=main&lang=en"
+    )
+    assert root.find("q:FrameHeight", NS).text == "0"
+
+
+@pytest.mark.parametrize(
+    ("url", "words"),
+    [
+        ("http://study.example.org/task", "not an https URL"),
+        ("https://study.example.org/", "does not end with /task"),
+        ("", "not an https URL"),
+    ],
+)
+def test_task_urls_must_be_https_task_pages(url, words):
+    with pytest.raises(hits.HitError, match=words):
+        hits.check_task_url(url)
+
+
+def test_post_creates_a_hit_type_and_hits_with_the_papers_requirements(ctx, emulator):
+    posted = _post(ctx, hits_count=2, assignments=3)
+    assert not posted.resumed and len(posted.hits) == 2
+    state = emulator.state.data
+    assert len(state["hit_types"]) == 1
+    hit = state["hits"][posted.hits[0]["hit_id"]]
+    assert (hit["MaxAssignments"], hit["Reward"]) == (3, "2.50")
+    assert "task?round=main&amp;lang=en" in hit["Question"]
+    required = {
+        (
+            r["QualificationTypeId"],
+            r["Comparator"],
+            str(r.get("IntegerValues") or r.get("LocaleValues")),
+        )
+        for r in hit["QualificationRequirements"]
+    }
+    assert required == {
+        ("000000000000000000L0", "GreaterThan", "[97]"),
+        ("00000000000000000071", "EqualTo", "[{'Country': 'US'}]"),
+        ("00000000000000000040", "GreaterThan", "[10000]"),
+    }
+    with reading(ctx.engine) as connection:
+        slots = ledger.entries(connection, ctx.environment, kind="reward")
+        committed = ledger.totals(connection, ctx.environment).committed
+    assert len(slots) == 6 and all(s["status"] == "intended" and s["hit_id"] for s in slots)
+    assert committed.total == Decimal("18.00")  # 6 x (2.50 + 0.50)
+
+
+def test_the_studys_own_qualifications_are_required_by_name(make_ctx, requester, emulator):
+    ctx = make_ctx(qualifications=[{"name": "coauthor-qualified"}], paper_requirements=False)
+    with pytest.raises(qualifications.QualificationError, match="qual create"):
+        _post(ctx)
+    type_id = qualifications.create(
+        requester, ctx.engine, "coauthor-qualified", "Passed the qualification round"
+    )
+    posted = _post(ctx)
+    requirements = emulator.state.data["hits"][posted.hits[0]["hit_id"]][
+        "QualificationRequirements"
+    ]
+    assert requirements == [{"QualificationTypeId": type_id, "Comparator": "Exists"}]
+
+
+def test_the_budget_cap_refuses_a_post_before_anything_is_created(make_ctx, emulator):
+    ctx = make_ctx(budget="20.00")
+    with pytest.raises(ledger.BudgetExceeded) as caught:
+        _post(ctx, hits_count=3, assignments=3)  # 9 x 3.00 = 27.00
+    assert "$27.00" in str(caught.value) and "$20.00" in str(caught.value)
+    assert emulator.state.data["hits"] == {} and emulator.state.data["hit_types"] == {}
+    _post(ctx, hits_count=2, assignments=3)  # 18.00 fits
+    with pytest.raises(ledger.BudgetExceeded, match=r"\$18.00 is already committed"):
+        _post(ctx, hits_count=1, assignments=1)  # 3.00 more would pass 20.00
+
+
+def test_live_mode_needs_a_budget_cap(make_ctx, emulator):
+    live = make_ctx(account=connect(emulator.url, live=True))
+    with pytest.raises(ledger.BudgetExceeded, match="no budget cap"):
+        _post(live)
+
+
+def test_a_declined_confirmation_posts_nothing(ctx, emulator):
+    seen = []
+    assert (
+        posting.post(
+            ctx,
+            hits=1,
+            assignments=2,
+            reward=Decimal("2.50"),
+            task_url=TASK_URL,
+            confirm=lambda cost: seen.append(cost) or False,
+        )
+        is None
+    )
+    assert seen[0].total == Decimal("6.00") and emulator.state.data["hits"] == {}
+
+
+def test_a_post_that_crashed_after_creating_the_hit_is_finished_without_a_duplicate(
+    ctx, emulator, monkeypatch
+):
+    real_record = posting._record
+    monkeypatch.setattr(
+        posting, "_record", lambda *a, **k: (_ for _ in ()).throw(SystemExit("crash"))
+    )
+    with pytest.raises(SystemExit):
+        _post(ctx)
+    assert (
+        len(emulator.state.data["hits"]) == 1
+    )  # MTurk has the HIT, the database does not know its id
+    monkeypatch.setattr(posting, "_record", real_record)
+    again = _post(ctx)
+    assert again.resumed
+    assert len(emulator.state.data["hits"]) == 1
+    assert again.hits[0]["hit_id"] == next(iter(emulator.state.data["hits"]))
+    assert ctx.requester.calls.count("CreateHITWithHITType") == 2  # the retry hit HitAlreadyExists
+
+
+def test_a_post_interrupted_for_more_than_a_day_finds_its_hit_by_annotation(
+    ctx, emulator, monkeypatch
+):
+    real_record = posting._record
+    monkeypatch.setattr(
+        posting, "_record", lambda *a, **k: (_ for _ in ()).throw(SystemExit("crash"))
+    )
+    with pytest.raises(SystemExit):
+        _post(ctx)
+    monkeypatch.setattr(posting, "_record", real_record)
+    emulator.state.advance(25 * 3600)  # MTurk forgot the token
+    with ctx.engine.begin() as connection:
+        connection.execute(mturk_hits.update().values(created_at=time.time() - 25 * 3600))
+    again = _post(ctx)
+    assert again.resumed and len(emulator.state.data["hits"]) == 1
+    assert (
+        ctx.requester.calls.count("CreateHITWithHITType") == 1
+    )  # found by annotation, not re-created
+
+
+def test_extend_adds_assignments_but_not_across_ten(ctx, emulator):
+    hit_id = _post(ctx, assignments=9).hits[0]["hit_id"]
+    with pytest.raises(hits.HitError, match="fewer than 10 assignments to 10 or more"):
+        hits.extend(ctx, hit_id, more=1)
+    assert emulator.state.data["hits"][hit_id]["MaxAssignments"] == 9
+    small = _post(ctx, assignments=2).hits[0]["hit_id"]
+    assert hits.extend(ctx, small, more=3, hours=48)[0].startswith("3 more assignments (2 -> 5)")
+    hits.extend(ctx, small, more=3)  # a different target size: a new request
+    assert emulator.state.data["hits"][small]["MaxAssignments"] == 8
+    with reading(ctx.engine) as connection:
+        open_slots = [
+            s for s in ledger.slots(connection, ctx.environment, small) if s["status"] == "intended"
+        ]
+    assert len(open_slots) == 8
+
+
+def test_expire_checks_the_state_first_so_running_it_twice_is_fine(ctx, emulator):
+    hit_id = _post(ctx).hits[0]["hit_id"]
+    assert hits.expire(ctx, hit_id) == "expired"
+    assert hits.expire(ctx, hit_id) == "already expired"
+    assert ctx.requester.calls.count("UpdateExpirationForHIT") == 1
+
+
+def test_delete_only_a_reviewable_hit_without_submitted_assignments(ctx, emulator):
+    hit_id = _post(ctx, assignments=2).hits[0]["hit_id"]
+    with pytest.raises(hits.HitError, match="Assignable.*expire"):
+        hits.delete(ctx, hit_id)
+    working = accept(emulator.url, hit_id, "A1WORKING")
+    done = accept_and_submit(emulator.state, hit_id, "A1DONE", {"verificationCode": "X"})
+    hits.expire(ctx, hit_id)
+    with pytest.raises(hits.HitError, match="1 workers are still working"):
+        hits.delete(ctx, hit_id)
+    emulator.state.data["assignments"][working["AssignmentId"]]["AssignmentStatus"] = "Returned"
+    with pytest.raises(hits.HitError, match="1 submitted assignments nobody approved or rejected"):
+        hits.delete(ctx, hit_id)
+    approve(ctx, done["AssignmentId"])
+    assert hits.delete(ctx, hit_id) == "deleted"
+    assert hits.delete(ctx, hit_id) == "already deleted"
+    assert "DeleteHIT" in ctx.requester.calls and ctx.requester.calls.count("DeleteHIT") == 1
+    with reading(ctx.engine) as connection:
+        status = connection.execute(
+            select(mturk_hits.c.status).where(mturk_hits.c.hit_id == hit_id)
+        ).scalar_one()
+    assert status == "Disposed"
+
+
+def test_sandbox_and_live_are_kept_apart(ctx, emulator, make_ctx):
+    _post(ctx)
+    live = make_ctx(account=connect(emulator.url, live=True), budget="100")
+    assert hits.study_hits(live) == [] and len(hits.study_hits(ctx)) == 1
+    assert (ctx.environment, live.environment) == (
+        f"sandbox@{emulator.url}",
+        f"live@{emulator.url}",
+    )
+
+
+def test_a_rejection_cancels_the_reward_it_had_reserved(ctx, emulator):
+    hit_id = _post(ctx, assignments=1).hits[0]["hit_id"]
+    done = accept_and_submit(emulator.state, hit_id, "A1WORKER", {"verificationCode": "X"})
+    reject(ctx, done["AssignmentId"], "No session found for this code.")
+    with reading(ctx.engine) as connection:
+        assert ledger.totals(connection, ctx.environment).committed.total == Decimal("0.00")
+
+
+def test_sync_after_a_crashed_post_records_the_hit_and_post_then_posts_anew(ctx, emulator, monkeypatch):
+    from study.mturk import assignments
+
+    real_record = posting._record
+    monkeypatch.setattr(posting, "_record", lambda *a, **k: (_ for _ in ()).throw(SystemExit("crash")))
+    with pytest.raises(SystemExit):
+        _post(ctx)
+    monkeypatch.setattr(posting, "_record", real_record)
+    report = assignments.sync(ctx)
+    (hit_id,) = emulator.state.data["hits"]
+    assert report.adopted_hits == [hit_id]
+    assert [r["hit_id"] for r in hits.study_hits(ctx, refresh=False)] == [hit_id]
+    again = _post(ctx)
+    assert not again.resumed and len(emulator.state.data["hits"]) == 2
+
+
+def test_a_rejection_can_be_overridden_and_then_the_reward_is_paid(ctx, emulator):
+    hit_id = _post(ctx, assignments=1).hits[0]["hit_id"]
+    done = accept_and_submit(emulator.state, hit_id, "A1WORKER", {"verificationCode": "X"})
+    reject(ctx, done["AssignmentId"], "Wrong code.")
+    with pytest.raises(ValueError, match="override-rejection"):
+        approve(ctx, done["AssignmentId"])
+    assert approve(ctx, done["AssignmentId"], "Sorry, our mistake.", override_rejection=True) == "approved"
+    with reading(ctx.engine) as connection:
+        assert ledger.totals(connection, ctx.environment).paid.total == Decimal("3.00")
+    assert ctx.requester.client.get_account_balance()["AvailableBalance"] == "9997.00"

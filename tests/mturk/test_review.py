@@ -1,0 +1,93 @@
+"""The review rules, one at a time: code matches, finished, minimum time, asked the AI."""
+
+from __future__ import annotations
+
+import pytest
+
+from study.mturk.emulator.worker import answers_xml
+from study.mturk.review import REJECT_INTRO, propose
+
+CODE = "K7PX2MQ9RT4W"
+
+
+def _assignment(code=CODE, worker="A1WRITER", hit="3HIT"):
+    return {
+        "assignment_id": "3ASSIGN",
+        "worker_id": worker,
+        "hit_id": hit,
+        "answer": answers_xml({"verificationCode": code}) if code is not None else None,
+    }
+
+
+def _session(**changes):
+    session = {
+        "session_id": "a" * 32,
+        "worker_id": "A1WRITER",
+        "hit_id": "3HIT",
+        "stage": "complete",
+        "verification_code": CODE,
+        "writing_started_at": 1000.0,
+        "writing_finished_at": 1700.0,
+    }
+    return {**session, **changes}
+
+
+def _decide(assignment=None, session="default", ai_requests=2, min_seconds=600, min_ai_requests=1):
+    session = _session() if session == "default" else session
+    return propose(
+        assignment or _assignment(),
+        session,
+        ai_requests,
+        min_seconds=min_seconds,
+        min_ai_requests=min_ai_requests,
+        approve_feedback="Thanks!",
+    )
+
+
+def test_a_finished_session_with_the_right_code_time_and_ai_use_is_approved():
+    proposal = _decide()
+    assert (proposal.decision, proposal.reasons, proposal.feedback) == ("approve", [], "Thanks!")
+
+
+@pytest.mark.parametrize(
+    ("assignment", "session", "words"),
+    [
+        (
+            _assignment(code="WRONGCODE123"),
+            "default",
+            "verification code 'WRONGCODE123' does not match",
+        ),
+        (_assignment(code=None), "default", "carries no verification code"),
+        (_assignment(worker="A1OTHER"), "default", "the session belongs to worker A1WRITER"),
+        (_assignment(hit="3OTHERHIT"), "default", "opened for HIT 3HIT"),
+        (_assignment(), None, "no session was bound"),
+    ],
+)
+def test_the_code_must_match_a_session_of_the_same_worker_and_hit(assignment, session, words):
+    proposal = _decide(assignment, session)
+    assert proposal.decision == "reject"
+    assert words in proposal.reasons[0]
+    assert proposal.feedback.startswith(REJECT_INTRO)
+
+
+def test_an_unfinished_session_is_rejected():
+    proposal = _decide(session=_session(stage="survey", verification_code=None))
+    assert proposal.decision == "reject"
+    assert any("stopped at the survey step" in reason for reason in proposal.reasons)
+
+
+def test_writing_shorter_than_the_minimum_is_rejected_with_the_seconds():
+    proposal = _decide(session=_session(writing_finished_at=1000.0 + 420))
+    assert proposal.reasons == ["the writing took 420 seconds, less than the required 600"]
+    assert (
+        _decide(session=_session(writing_finished_at=1000.0 + 598)).decision == "approve"
+    )  # server slack
+
+
+def test_a_writer_who_never_asked_the_ai_is_rejected():
+    proposal = _decide(ai_requests=0)
+    assert proposal.reasons == [
+        "the AI was asked for suggestions 0 times, fewer than the required 1"
+    ]
+    assert _decide(ai_requests=2, min_ai_requests=3).decision == "reject"
+    assert _decide(ai_requests=0, min_ai_requests=0).decision == "approve"
