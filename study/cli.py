@@ -141,17 +141,12 @@ def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None
 
 
 def _register_groups() -> None:
-    import importlib
+    from study.curation.cli import curate
+    from study.lm.cli import lm
+    from study.mturk.cli import mturk
 
-    for module, name in (
-        ("study.lm.cli", "lm"),
-        ("study.curation.cli", "curate"),
-        ("study.mturk.cli", "mturk"),
-    ):
-        try:
-            main.add_command(getattr(importlib.import_module(module), name))
-        except ImportError:  # TEMPORARY while these land
-            pass
+    for group in (lm, curate, mturk):
+        main.add_command(group)
 
 
 _register_groups()

@@ -1,0 +1,281 @@
+"""`study curate`: check, replay and measure CoAuthor-format session files.
+
+Registered in the main CLI with `main.add_command(curate)`; also runnable on its own as
+`python -m study.curation.cli`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections import Counter
+from pathlib import Path
+
+import click
+
+from study.curation.blocks import event_blocks
+from study.curation.formats import SessionFileError, read_session, session_files
+from study.curation.metrics import DEFAULT_MUTUALITY, MUTUALITY_SETS, equality, mutuality
+from study.curation.replay import AUTHOR_NAMES, DeltaError
+from study.curation.replay import replay as replay_session
+from study.curation.runner import stats_paths, validate_paths
+from study.curation.stats import GROUPINGS, RowWriter, Summary, read_metadata, render_table
+from study.curation.validate import ERROR, MAX_PER_CODE, SessionReport
+
+PATHS = click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+PROCESSES = click.option(
+    "--processes", "-j", type=click.IntRange(min=1), default=None,
+    help="Worker processes (default: all cores).",
+)  # fmt: skip
+PROGRESS = click.option(
+    "--progress/--no-progress", default=None,
+    help="Show a progress bar (default: when stderr is a terminal).",
+)  # fmt: skip
+MUTUALITY = click.option(
+    "--mutuality-sets", type=click.Choice(sorted(MUTUALITY_SETS)), default=DEFAULT_MUTUALITY,
+    show_default=True,
+    help="Reading of the paper's ambiguous mutuality sets: as printed (paper) or as described "
+    "in its prose (prose, query instead of insert); see study.curation.metrics.",
+)  # fmt: skip
+AUTHOR_STYLES = {"prompt": {"dim": True}, "writer": {}, "suggestion": {"fg": "cyan"}}
+
+
+@click.group()
+def curate() -> None:
+    """Check, replay and measure CoAuthor session files (.jsonl, one event per line).
+
+    Reads the 2021 release format (and this project's export, which is identical) and the
+    later interface's format, detected per file. PATH arguments are files or folders
+    (searched recursively for .jsonl).
+    """
+
+
+def _files(paths) -> list[Path]:
+    try:
+        files = session_files(paths)
+    except FileNotFoundError as error:
+        raise click.ClickException(str(error)) from None
+    if not files:
+        raise click.ClickException(f"no .jsonl session files under {', '.join(paths)}")
+    return files
+
+
+@curate.command()
+@PATHS
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document for machines.")
+@click.option(
+    "--warnings/--no-warnings", "show_warnings", default=True, show_default=True,
+    help="List warnings as well as errors (the summary counts both).",
+)  # fmt: skip
+@PROCESSES
+@PROGRESS
+def validate(paths, as_json: bool, show_warnings: bool, processes, progress) -> None:
+    """Check every session against its schema and the format's invariants.
+
+    Errors (the session is unusable or breaks the format) and warnings (oddities real logs
+    have: timestamps going back, unanswered queries, cursor mismatches, ...) are listed with
+    file, line, field and the fix, then summarised in a table. Exit status 0 when no session
+    has an error. Schemas: schemas/coauthor-*.schema.json.
+    """
+    totals: Counter = Counter()
+    sessions_with: Counter = Counter()
+    checked = events = failed = warned = 0
+    out = sys.stdout
+    if as_json:
+        out.write('{"sessions": [')
+    for report in validate_paths(_files(paths), processes=processes, progress=progress):
+        checked += 1
+        events += report.events
+        failed += not report.ok
+        warned += report.warnings > 0
+        totals.update(report.counts)
+        sessions_with.update(report.counts.keys())
+        if as_json:
+            separator = ",\n" if checked > 1 else "\n"
+            out.write(separator + json.dumps(report.to_dict(), ensure_ascii=False))
+        else:
+            _print_issues(report, show_warnings)
+    by_severity_then_count = sorted(totals.items(), key=lambda kv: (kv[0][0] != ERROR, -kv[1]))
+    issues = [
+        {"severity": severity, "code": code, "sessions": sessions_with[(severity, code)],
+         "occurrences": n}
+        for (severity, code), n in by_severity_then_count
+    ]  # fmt: skip
+    if as_json:
+        summary = {
+            "sessions": checked, "events": events, "valid": checked - failed,
+            "with_errors": failed, "with_warnings": warned, "issues": issues,
+        }  # fmt: skip
+        out.write('\n], "summary": ' + json.dumps(summary) + "}\n")
+    else:
+        out.write(
+            f"\nChecked {checked} session{'' if checked == 1 else 's'} ({events:,} events): "
+            f"{checked - failed} valid, "
+            f"{failed} with errors, {warned} with warnings.\n"
+        )
+        if issues:
+            out.write(render_table(issues) + "\n")
+    sys.exit(1 if failed else 0)
+
+
+def _print_issues(report: SessionReport, show_warnings: bool) -> None:
+    for issue in sorted(report.issues, key=lambda i: (i.severity != ERROR, i.line or 0)):
+        if issue.severity == ERROR or show_warnings:
+            sys.stdout.write(f"{issue.severity}: {issue.render()}\n")
+    for (severity, code), n in sorted(report.counts.items()):
+        if n > MAX_PER_CODE and (severity == ERROR or show_warnings):
+            more = n - MAX_PER_CODE
+            sys.stdout.write(f"{severity}: {report.file}: ... and {more} more {code} {severity}s\n")
+
+
+@curate.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--at", "at", type=int, default=None, metavar="EVENT",
+    help="Show the text right after this event (its eventNum, from 0); default: the end.",
+)  # fmt: skip
+@click.option("--authors", is_flag=True, help="Mark who wrote each character.")
+@click.option(
+    "--mark", type=click.Choice(["auto", "color", "tags"]), default="auto", show_default=True,
+    help="How --authors marks text: colours, or [writer]...[/writer] tags (auto: colours on a "
+    "terminal).",
+)  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print the text and author spans as JSON.")
+def replay(file: str, at, authors: bool, mark: str, as_json: bool) -> None:
+    """Print the text of session FILE at any point of the session.
+
+    The text starts as the prompt (currentDoc of the first event) and follows every delta.
+    With --authors, characters are marked by who wrote them: prompt, writer (user events) or
+    suggestion (accepted GPT-3 suggestions).
+    """
+    try:
+        document = replay_session(read_session(file).events, at)
+    except (SessionFileError, DeltaError, ValueError) as error:
+        raise click.ClickException(f"{file}: {error}") from None
+    if as_json:
+        spans = [{"author": a, "start": s, "end": e} for a, s, e in document.spans()]
+        data = {"session_id": Path(file).stem, "event": document.event_index,
+                "text": document.text, "spans": spans}  # fmt: skip
+        click.echo(json.dumps(data, ensure_ascii=False))
+        return
+    if not authors:
+        click.echo(document.text, nl=not document.text.endswith("\n"))
+        return
+    color = mark == "color" or (mark == "auto" and sys.stdout.isatty())
+    pieces = []
+    for author, start, end in document.spans():
+        text = document.text[start:end]
+        pieces.append(
+            click.style(text, **AUTHOR_STYLES[author]) if color else f"[{author}]{text}[/{author}]"
+        )
+    click.echo("".join(pieces), color=color)
+    if color:
+        legend = " ".join(
+            click.style(name, **AUTHOR_STYLES[name]) for name in AUTHOR_NAMES.values()
+        )
+        click.echo(legend, err=True, color=True)
+
+
+@curate.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the blocks as JSON.")
+@MUTUALITY
+def blocks(file: str, as_json: bool, mutuality_sets: str) -> None:
+    """List the event blocks (Table 2 of the paper) of session FILE.
+
+    Hover events are dropped first (the paper's Table 1 does not list them); events that fit
+    no block are shown as `unmatched`. Ends with the block counts, equality and mutuality.
+    """
+    try:
+        events = read_session(file).events
+    except SessionFileError as error:
+        raise click.ClickException(str(error)) from None
+    found = event_blocks(events)
+    counts = Counter(block.name for block in found)
+    scores = {"equality": equality(counts), "mutuality": mutuality(counts, sets=mutuality_sets)}
+    if as_json:
+        data = {
+            "session_id": Path(file).stem,
+            "blocks": [{"name": b.name, "events": list(b.events)} for b in found],
+            "counts": dict(counts),
+            **{name: (None if math.isnan(v) else v) for name, v in scores.items()},
+        }
+        click.echo(json.dumps(data))
+        return
+    for number, block in enumerate(found):
+        span = f"{block.start}" if block.start == block.end else f"{block.start}-{block.end}"
+        names = " ".join(events[i]["eventName"] for i in block.events[:3])
+        more = " ..." if len(block.events) > 3 else ""
+        click.echo(f"{number:5d}  {block.name:<9} events {span:<11} {names}{more}")
+    click.echo("\n" + ", ".join(f"{name} {n}" for name, n in counts.most_common()))
+    click.echo(
+        f"equality {scores['equality']:.3f}, mutuality {scores['mutuality']:.3f} "
+        f"({mutuality_sets} sets)"
+    )
+
+
+@curate.command()
+@PATHS
+@click.option(
+    "--out", type=click.Path(dir_okay=False), default=None,
+    help="Write the rows to this .csv or .parquet file (default: CSV on stdout).",
+)  # fmt: skip
+@click.option(
+    "--summary", type=click.Choice(sorted(GROUPINGS)), default=None,
+    help="Print Table 3-style means by genre, condition (randomness), prompt or writer.",
+)  # fmt: skip
+@click.option(
+    "--metadata", type=click.Path(exists=True, dir_okay=False), default=None,
+    help="The metadata.csv to join for --summary (default: one in or above PATH).",
+)  # fmt: skip
+@MUTUALITY
+@PROCESSES
+@PROGRESS
+def stats(paths, out, summary, metadata, mutuality_sets, processes, progress) -> None:
+    """Write one row of statistics per session (official metadata, Table 3, section 5.1.3).
+
+    Columns: session_id, format, num_event, num_query, num_selected, perc_selected,
+    num_cursor, time, written_by_human (the release's metadata definitions),
+    first/last_timestamp, final_words, writer_share_final, equality, mutuality, distinct_2 and
+    blocks_<name> counts. Sessions that cannot be read are skipped with a message, and the
+    exit status is then 1.
+    """
+    files = _files(paths)
+    table = None
+    if summary:
+        found = metadata or _find_metadata(paths)
+        if found is None:
+            raise click.ClickException("--summary needs session metadata: pass --metadata FILE")
+        table = Summary(summary, read_metadata(found))
+    skipped = 0
+    with RowWriter(out or sys.stdout) as writer:
+        jobs = stats_paths(files, mutuality_sets, processes=processes, progress=progress)
+        for row, problem in jobs:
+            if row is None:
+                skipped += 1
+                click.echo(f"skipped {problem}", err=True)
+                continue
+            writer.write(row)
+            if table is not None:
+                table.add(row)
+    if table is not None:
+        click.echo(render_table(table.table()), err=out is None)
+    if out:
+        click.echo(f"Wrote {len(files) - skipped} rows to {out}.", err=True)
+    sys.exit(1 if skipped else 0)
+
+
+def _find_metadata(paths) -> Path | None:
+    """A metadata.csv in a PATH folder (or a file's folder), or up to two folders above."""
+    for raw in paths:
+        path = Path(raw).resolve()
+        folder = path if path.is_dir() else path.parent
+        for candidate in (folder, *folder.parents[:2]):
+            if (candidate / "metadata.csv").is_file():
+                return candidate / "metadata.csv"
+    return None
+
+
+if __name__ == "__main__":  # pragma: no cover
+    curate()

@@ -1,0 +1,144 @@
+"""Session files: find them, tell their format, and read their events (with orjson).
+
+Three producers write one `<session_id>.jsonl` per session, one event per line, in two formats:
+
+- `coauthor-2021`: the public CoAuthor v1.0 release (Lee, Liang & Yang, CHI 2022), 17 keys in
+  a fixed order ending in `eventNum`. This project's own export (`study.export.coauthor`) writes
+  exactly this format, so it is detected as `coauthor-2021` too.
+- `coauthor-interface`: the later public interface, whose records carry `originalSuggestions`
+  instead of `eventNum` (and suggestion items with a `source`).
+
+The format is detected per file from the keys of its first parsable record; the schemas in
+`schemas/coauthor-*.schema.json` define each record (see `study.curation.schema`).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+FORMAT_2021 = "coauthor-2021"
+FORMAT_INTERFACE = "coauthor-interface"
+FORMATS = (FORMAT_2021, FORMAT_INTERFACE)
+
+# The release's key order (shared data README, "The 2021 record"); the export keeps it.
+RELEASE_KEYS = (
+    "eventName", "eventSource", "eventTimestamp", "textDelta", "cursorRange", "currentDoc",
+    "currentCursor", "currentSuggestions", "currentSuggestionIndex", "currentHoverIndex",
+    "currentN", "currentMaxToken", "currentTemperature", "currentTopP",
+    "currentPresencePenalty", "currentFrequencyPenalty", "eventNum",
+)  # fmt: skip
+INTERFACE_KEYS = RELEASE_KEYS[:-1] + ("originalSuggestions",)
+CONTROL_KEYS = RELEASE_KEYS[10:16]
+
+
+class SessionFileError(ValueError):
+    """A session file that cannot be read as events (message names file and line)."""
+
+
+@dataclass
+class Session:
+    """One parsed session: its events in line order, and where each came from."""
+
+    session_id: str
+    events: list[dict]
+    format: str = FORMAT_2021
+    path: str = ""
+    lines: list[int] = field(default_factory=list)  # 1-based line number of each event
+
+    def line_of(self, index: int) -> int:
+        return self.lines[index] if self.lines else index + 1
+
+
+def detect_format(record: Mapping) -> str | None:
+    """The format a record belongs to, from its keys; None when it fits neither."""
+    has_num = "eventNum" in record
+    has_original = "originalSuggestions" in record
+    if has_num and not has_original:
+        return FORMAT_2021
+    if has_original and not has_num:
+        return FORMAT_INTERFACE
+    return None
+
+
+def session_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
+    """The `.jsonl` files named by `paths` (files as given, folders searched recursively)."""
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found.extend(sorted(p for p in path.rglob("*.jsonl") if p.is_file()))
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise FileNotFoundError(f"{path}: no such file or folder")
+    return found
+
+
+def iter_lines(path: str | os.PathLike) -> Iterator[tuple[int, bytes]]:
+    """(line number, raw line) for every line of a file; a final newline ends the last line.
+
+    A session file is read whole (a few MB at most); the corpus is streamed file by file.
+    """
+    with open(path, "rb") as handle:
+        data = handle.read()
+    lines = data.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    for number, raw in enumerate(lines, start=1):
+        yield number, raw[:-1] if raw.endswith(b"\r") else raw
+
+
+def read_session(path: str | os.PathLike) -> Session:
+    """Read a whole session strictly: every non-blank line must be a JSON object.
+
+    Raises SessionFileError naming the file and line. Use `study.curation.validate` to get
+    every problem of a file instead of the first one.
+    """
+    path = Path(path)
+    events: list[dict] = []
+    lines: list[int] = []
+    loads = orjson.loads
+    with open(path, "rb") as handle:
+        data = handle.read()  # one session at a time: a few MB at most
+    # Parsed JSON holds no reference cycles, so the cycle collector would only rescan the
+    # growing session over and over: pausing it makes reading about a third faster.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for number, raw in enumerate(data.split(b"\n"), start=1):
+            if not raw or raw.isspace():
+                continue
+            try:
+                record = loads(raw)
+            except orjson.JSONDecodeError as error:
+                raise SessionFileError(f"{path} line {number}: not valid JSON ({error})") from None
+            if type(record) is not dict:
+                raise SessionFileError(
+                    f"{path} line {number}: expected an event object, got {type(record).__name__}"
+                )
+            events.append(record)
+            lines.append(number)
+    finally:
+        if collecting:
+            gc.enable()
+    if not events:
+        raise SessionFileError(f"{path}: the file has no events")
+    found = detect_format(events[0])
+    if found is None:
+        raise SessionFileError(
+            f"{path} line {lines[0]}: cannot tell the format: a record needs either `eventNum` "
+            "(2021 release, export) or `originalSuggestions` (later interface), not both or neither"
+        )
+    return Session(session_id=path.stem, events=events, format=found, path=str(path), lines=lines)
+
+
+def sessions_from(paths: Iterable[str | os.PathLike]) -> Iterator[Session]:
+    """Every session under `paths`, one at a time (memory holds one session)."""
+    for path in session_files(paths):
+        yield read_session(path)

@@ -1,0 +1,234 @@
+"""Replay a session: the text at any event, and who wrote each character.
+
+The text starts as `currentDoc` of the first event (system-initialize: the prompt, the
+authoritative starting text) and changes only through `textDelta`s. A delta is a Quill Delta
+walked from position 0: `retain n` keeps n characters, `insert s` inserts s, `delete n` removes
+n characters; formatting `attributes` (pasted text) are ignored, and a delta may start without a
+retain (an edit at position 0).
+
+Positions count UTF-16 code units, as Quill (JavaScript) does: an emoji counts twice. While
+replaying, text is held as UTF-16 units (`to_units`: a character outside the Basic Multilingual
+Plane becomes its two surrogates), so Python indexing matches Quill's; `from_units` turns the
+result back into ordinary text. Text without such characters takes the same path unchanged.
+
+Authorship (one code per character):
+- `P` prompt: the starting text;
+- `W` writer: inserted by a `user` event;
+- `S` suggestion: inserted by an `api` event (an accepted GPT-3 suggestion), or, in the later
+  interface which logs the accepted suggestion as a `user` text-insert, the first text-insert
+  after a suggestion-select whose text matches the last shown list
+  (`study.curation.suggestions`).
+Retained characters keep their author; replaced text takes the inserting event's author.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from study.curation.suggestions import inserted_text, match_suggestion
+
+PROMPT, WRITER, SUGGESTION = "P", "W", "S"
+AUTHOR_NAMES = {PROMPT: "prompt", WRITER: "writer", SUGGESTION: "suggestion"}
+_RUNS = re.compile(r"P+|W+|S+")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _surrogates(match: re.Match) -> str:
+    code = ord(match.group()) - 0x10000
+    return chr(0xD800 + (code >> 10)) + chr(0xDC00 + (code & 0x3FF))
+
+
+def to_units(text: str) -> str:
+    """`text` with one Python character per UTF-16 code unit (Quill's positions)."""
+    if text.isascii() or not _ASTRAL.search(text):
+        return text
+    return _ASTRAL.sub(_surrogates, text)
+
+
+def from_units(text: str, authors: str | None = None):
+    """Undo `to_units` (surrogate pairs become one character again; a lone one becomes
+    U+FFFD). With `authors` (one code per unit), returns (text, authors) kept aligned."""
+    if text.isascii() or not _SURROGATE.search(text):
+        return text if authors is None else (text, authors)
+    merged = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    if authors is None:
+        return merged
+    keep = []  # drop the author of each low surrogate that completes a pair
+    previous_high = False
+    for unit, code in zip(text, authors, strict=True):
+        low = "\udc00" <= unit <= "\udfff"
+        if not (low and previous_high):
+            keep.append(code)
+        previous_high = "\ud800" <= unit <= "\udbff" and not (low and previous_high)
+    return merged, "".join(keep)
+
+
+_PROMPT_RUNS = re.compile(r"P+|[^P]+")
+
+
+class DeltaError(ValueError):
+    """A delta that cannot apply to the text; `field` names the op, e.g. `ops[1].retain`."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"textDelta.{field} {message}")
+        self.field = field
+        self.detail = message
+
+
+@dataclass(frozen=True)
+class Document:
+    """The text at one point of a session, with one author code per character."""
+
+    text: str
+    authors: str
+    event_index: int
+
+    def spans(self) -> list[tuple[str, int, int]]:
+        """(author name, start, end) for each run of characters by the same author."""
+        return [
+            (AUTHOR_NAMES[m.group()[0]], m.start(), m.end()) for m in _RUNS.finditer(self.authors)
+        ]
+
+    def without_prompt(self) -> str:
+        """The text the session added: the prompt removed (a prompt run between added text
+        becomes a newline, so words on either side stay apart)."""
+        if PROMPT not in self.authors:
+            return self.text
+        pieces = []
+        end = len(self.authors)
+        for match in _PROMPT_RUNS.finditer(self.authors):
+            if match.group()[0] != PROMPT:
+                pieces.append(self.text[match.start() : match.end()])
+            elif 0 < match.start() and match.end() < end:
+                pieces.append("\n")
+        return "".join(pieces)
+
+    def count(self, code: str) -> int:
+        return self.authors.count(code)
+
+
+def apply_delta(text: str, ops: Sequence[Mapping], authors: str | None = None, code: str = WRITER):
+    """Apply one delta's ops to `text` held as UTF-16 units (`to_units`), and to `authors`.
+
+    Returns the new text, or (text, authors) when `authors` is given. Raises DeltaError when an
+    op is malformed or runs past the end of the text.
+    """
+    track = authors is not None
+    if len(ops) == 2:  # the common keystroke: [retain n, insert s] or [retain n, delete k]
+        first, second = ops
+        if type(first) is dict and type(second) is dict and len(first) == 1 and len(second) == 1:
+            n = first.get("retain")
+            if type(n) is int and 0 <= n <= len(text):
+                value = second.get("insert")
+                if type(value) is str:
+                    if not value.isascii():
+                        value = to_units(value)
+                    if track:
+                        return (
+                            text[:n] + value + text[n:],
+                            authors[:n] + code * len(value) + authors[n:],
+                        )
+                    return text[:n] + value + text[n:]
+                k = second.get("delete")
+                if type(k) is int and 0 <= k <= len(text) - n:
+                    if track:
+                        return text[:n] + text[n + k :], authors[:n] + authors[n + k :]
+                    return text[:n] + text[n + k :]
+    pieces: list[str] = []
+    owners: list[str] = []
+    position = 0
+    length = len(text)
+    for number, op in enumerate(ops):
+        if not (type(op) is dict or isinstance(op, Mapping)):
+            raise DeltaError(f"ops[{number}]", f"must be an object, got {op!r}")
+        if "insert" in op:
+            value = op["insert"]
+            if not isinstance(value, str):
+                raise DeltaError(f"ops[{number}].insert", f"must be a string, got {value!r}")
+            value = to_units(value)
+            pieces.append(value)
+            if track:
+                owners.append(code * len(value))
+        elif "retain" in op or "delete" in op:
+            key = "retain" if "retain" in op else "delete"
+            count = op[key]
+            if type(count) is not int or count < 0:
+                raise DeltaError(
+                    f"ops[{number}].{key}", f"must be a non-negative integer, got {count!r}"
+                )
+            end = position + count
+            if end > length:
+                raise DeltaError(
+                    f"ops[{number}].{key}",
+                    f"{count} at position {position} runs past the end of the text "
+                    f"(length {length})",
+                )
+            if key == "retain":
+                pieces.append(text[position:end])
+                if track:
+                    owners.append(authors[position:end])
+            position = end
+        else:
+            raise DeltaError(f"ops[{number}]", f"has no retain, insert or delete: {dict(op)!r}")
+    if position < length:
+        pieces.append(text[position:])
+        if track:
+            owners.append(authors[position:])
+    if track:
+        return "".join(pieces), "".join(owners)
+    return "".join(pieces)
+
+
+def replay(events: Sequence[Mapping], at: int | None = None) -> Document:
+    """The document after event `at` (an index into `events`, i.e. eventNum; default: the last).
+
+    Raises DeltaError if a delta cannot apply, ValueError if `at` is out of range or the session
+    does not start with the prompt (system-initialize).
+    """
+    if not events:
+        raise ValueError("a session needs at least one event (system-initialize)")
+    last = len(events) - 1 if at is None else at
+    if not 0 <= last < len(events):
+        raise ValueError(f"event {at} is out of range: the session has events 0..{len(events) - 1}")
+    first = events[0]
+    prompt = first.get("currentDoc")
+    if first.get("eventName") != "system-initialize" or not isinstance(prompt, str):
+        raise ValueError(
+            "the first event must be system-initialize carrying the prompt in currentDoc"
+        )
+    text = to_units(prompt)
+    authors = PROMPT * len(text)
+    shown: Sequence[Mapping] = ()
+    awaiting_choice = False
+    for index in range(1, last + 1):
+        event = events[index]
+        name = event.get("eventName")
+        if name == "suggestion-open":
+            shown = event.get("currentSuggestions") or shown
+            continue
+        if name == "suggestion-select":
+            awaiting_choice = True
+            continue
+        delta = event.get("textDelta")
+        if not delta:
+            continue
+        if event.get("eventSource") == "api":
+            code = SUGGESTION
+        elif (
+            awaiting_choice
+            and name == "text-insert"
+            and match_suggestion(inserted_text(event), shown)
+        ):
+            code = SUGGESTION
+        else:
+            code = WRITER
+        awaiting_choice = False
+        try:
+            text, authors = apply_delta(text, delta["ops"], authors, code)
+        except DeltaError as error:
+            raise DeltaError(error.field, f"{error.detail} (event {index})") from None
+    text, authors = from_units(text, authors)
+    return Document(text=text, authors=authors, event_index=last)

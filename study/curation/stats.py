@@ -1,0 +1,262 @@
+"""One row of statistics per session, and Table 3-style group means.
+
+`session_stats` is pure (a parsed session in, a row out). The columns:
+- `session_id`, `format`;
+- the official metadata (`study.curation.metadata`): num_event, num_query, num_selected,
+  perc_selected, num_cursor, time, written_by_human, first_timestamp, last_timestamp;
+- `final_words`, `writer_share_final`, `distinct_2` (`study.curation.metrics`, from the replayed
+  final text without the prompt);
+- `equality`, `mutuality` (section 5.1.3 over event blocks; mutuality with the chosen sets);
+- `blocks_<name>` for every Table 2 block and `blocks_unmatched` (`study.curation.blocks`).
+
+`Summary` groups rows with per-session metadata (genre, prompt_code, worker_id, temperature,
+frequency_penalty, as in the release's metadata.csv) and averages them like Table 3. Readings:
+"acceptance (%)" is the mean of the per-session `perc_selected` over sessions with at least
+one query (the release writes 0 for a session without queries, where the rate is undefined);
+"written by writers (%)" is the mean of `writer_share_final` (the final text, prompt excluded);
+"length" the mean of `final_words`.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TextIO
+
+from study.curation.blocks import BLOCK_NAMES, UNMATCHED, block_counts
+from study.curation.formats import Session
+from study.curation.metadata import official_metadata
+from study.curation.metrics import (
+    DEFAULT_MUTUALITY,
+    distinct_n,
+    equality,
+    final_words,
+    mutuality,
+    writer_share_final,
+)
+from study.curation.replay import replay
+
+METADATA_COLUMNS = (
+    "num_event", "num_query", "num_selected", "perc_selected", "num_cursor", "time",
+    "written_by_human", "first_timestamp", "last_timestamp",
+)  # fmt: skip
+BLOCK_COLUMNS = tuple(f"blocks_{name}" for name in BLOCK_NAMES + (UNMATCHED,))
+COLUMNS = (
+    ("session_id", "format") + METADATA_COLUMNS
+    + ("final_words", "writer_share_final", "equality", "mutuality", "distinct_2") + BLOCK_COLUMNS
+)  # fmt: skip
+
+# Figure 2 of the paper: the two decoding settings per genre, keyed by (temperature, FP).
+RANDOMNESS = {
+    (0.2, 0.5): "low", (0.9, 0.5): "high",  # argumentative
+    (0.3, 0.0): "low", (0.75, 1.0): "high",  # creative
+}  # fmt: skip
+GROUPINGS = {
+    "genre": "genre",
+    "condition": "condition",
+    "prompt": "prompt_code",
+    "writer": "worker_id",
+}
+# Table 3's columns (and the section 5.1.3 scores), as (heading, stats column).
+SUMMARY_COLUMNS = (
+    ("time (min)", "time"),
+    ("length (words)", "final_words"),
+    ("queries", "num_query"),
+    ("acceptance (%)", "perc_selected"),
+    ("written by writers (%)", "writer_share_final"),
+    ("equality", "equality"),
+    ("mutuality", "mutuality"),
+)
+
+
+def session_stats(session: Session, mutuality_sets: str = DEFAULT_MUTUALITY) -> dict:
+    """The statistics row of one parsed session (see the module docstring for the columns)."""
+    events = session.events
+    row: dict = {"session_id": session.session_id, "format": session.format}
+    row.update(official_metadata(events))
+    document = replay(events)
+    counts = block_counts(events)
+    row["final_words"] = final_words(document)
+    row["writer_share_final"] = writer_share_final(document)
+    row["equality"] = equality(counts)
+    row["mutuality"] = mutuality(counts, sets=mutuality_sets)
+    row["distinct_2"] = distinct_n(document.without_prompt(), 2)
+    for name, count in counts.items():
+        row[f"blocks_{name}"] = count
+    return row
+
+
+def condition_of(temperature: object, frequency_penalty: object) -> str:
+    """`high`/`low` randomness (Figure 2), or `T=<t> FP=<fp>` for other settings."""
+    try:
+        key = (round(float(temperature), 3), round(float(frequency_penalty), 3))
+    except (TypeError, ValueError):
+        return "unknown"
+    return RANDOMNESS.get(key, f"T={key[0]:g} FP={key[1]:g}")
+
+
+def read_metadata(path: str | os.PathLike) -> dict[str, dict]:
+    """session_id -> metadata row (the release's metadata.csv, with `genre`), plus `condition`."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = {row["session_id"]: row for row in csv.DictReader(handle)}
+    for row in rows.values():
+        row["condition"] = condition_of(row.get("temperature"), row.get("frequency_penalty"))
+    return rows
+
+
+class Summary:
+    """Running group means (memory: one accumulator per group, whatever the corpus size)."""
+
+    def __init__(self, by: str, metadata: Mapping[str, Mapping]) -> None:
+        if by not in GROUPINGS:
+            raise ValueError(f"cannot group by {by!r}; choose one of {', '.join(GROUPINGS)}")
+        self.by, self.metadata = by, metadata
+        self.sums: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+        self.counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        self.sessions: dict[str, int] = defaultdict(int)
+
+    def add(self, row: Mapping) -> None:
+        meta = self.metadata.get(row["session_id"], {})
+        group = meta.get(GROUPINGS[self.by]) or "(no metadata)"
+        for key in (group, "combined"):
+            self.sessions[key] += 1
+            for _, column in SUMMARY_COLUMNS:
+                if column == "perc_selected" and not row.get("num_query"):
+                    continue  # no queries: no acceptance rate (see the module docstring)
+                value = row.get(column)
+                if value is not None and not (isinstance(value, float) and math.isnan(value)):
+                    self.sums[key][column] += value
+                    self.counts[key][column] += 1
+
+    def table(self) -> list[dict]:
+        """One dict per group (sorted, `combined` last): sessions and the mean of each column."""
+        out = []
+        for group in sorted(g for g in self.sessions if g != "combined") + ["combined"]:
+            if group not in self.sessions:
+                continue
+            entry: dict = {self.by: group, "sessions": self.sessions[group]}
+            for heading, column in SUMMARY_COLUMNS:
+                n = self.counts[group][column]
+                entry[heading] = self.sums[group][column] / n if n else math.nan
+            out.append(entry)
+        return out
+
+
+def render_table(rows: list[dict], digits: int = 1) -> str:
+    """A plain-text table with right-aligned numbers."""
+    if not rows:
+        return "(no sessions)"
+    headings = list(rows[0])
+    cells = [[_cell(row[h], digits) for h in headings] for row in rows]
+    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headings)]
+    numeric = [all(isinstance(row[h], (int, float)) for row in rows) for h in headings]
+
+    def line(values: list[str]) -> str:
+        return "  ".join(
+            v.rjust(w) if num else v.ljust(w)
+            for v, w, num in zip(values, widths, numeric, strict=True)
+        ).rstrip()
+
+    return "\n".join([line(headings)] + [line(c) for c in cells])
+
+
+def _cell(value: object, digits: int) -> str:
+    if isinstance(value, float):
+        return (
+            "nan"
+            if math.isnan(value)
+            else (f"{value:.{digits}f}" if abs(value) >= 1 else f"{value:.2f}")
+        )
+    return str(value)
+
+
+class RowWriter:
+    """Writes stats rows as they come: to a `.csv` or `.parquet` path (Parquet in batches),
+    or as CSV to an open text stream such as stdout (left open)."""
+
+    BATCH = 1000
+
+    def __init__(self, target: str | os.PathLike | TextIO) -> None:
+        self._batch: list[dict] = []
+        self._writer = None
+        if hasattr(target, "write"):
+            self.path, self.parquet, self._owned = None, False, False
+            self._handle = target
+        else:
+            self.path = Path(target)
+            self.parquet = self.path.suffix.lower() == ".parquet"
+            self._owned = not self.parquet
+            if not self.parquet:
+                self._handle = open(self.path, "w", newline="", encoding="utf-8")
+        if not self.parquet:
+            self._csv = csv.DictWriter(self._handle, fieldnames=COLUMNS, extrasaction="ignore")
+            self._csv.writeheader()
+
+    def write(self, row: Mapping) -> None:
+        if not self.parquet:
+            self._csv.writerow(row)
+            return
+        self._batch.append(row)
+        if len(self._batch) >= self.BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if not self._batch:
+            return
+        table = pa.Table.from_pylist(
+            [{c: row.get(c) for c in COLUMNS} for row in self._batch], schema=_arrow_schema()
+        )
+        if self._writer is None:
+            self._writer = pq.ParquetWriter(self.path, table.schema)
+        self._writer.write_table(table)
+        self._batch = []
+
+    def close(self) -> None:
+        if not self.parquet:
+            if self._owned:
+                self._handle.close()
+            else:
+                self._handle.flush()
+            return
+        self._flush()
+        if self._writer is None:  # no rows: still write a file with the columns
+            import pyarrow.parquet as pq
+
+            pq.write_table(_arrow_schema().empty_table(), self.path)
+        else:
+            self._writer.close()
+
+    def __enter__(self) -> RowWriter:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _arrow_schema():
+    import pyarrow as pa
+
+    floats = {"time", "writer_share_final", "equality", "mutuality", "distinct_2"}
+    fields = []
+    for column in COLUMNS:
+        if column in ("session_id", "format"):
+            fields.append(pa.field(column, pa.string()))
+        elif column in floats:
+            fields.append(pa.field(column, pa.float64()))
+        else:
+            fields.append(pa.field(column, pa.int64()))
+    return pa.schema(fields)
+
+
+def iter_rows(
+    sessions: Iterable[Session], mutuality_sets: str = DEFAULT_MUTUALITY
+) -> Iterable[dict]:
+    for session in sessions:
+        yield session_stats(session, mutuality_sets)

@@ -1,0 +1,478 @@
+"""Check session files: each record against its schema, then the invariants of the format.
+
+Errors make a session unusable or break the format; warnings are oddities real logs have
+(shared data README: timestamps going back, unanswered queries, cursor mismatches, ...).
+Every issue names the file, line and field, and says how to fix it. `ISSUES` lists them all
+with their severity and fix; the checks are in `_Checker`, in the order they run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from study.curation.formats import (
+    FORMAT_2021,
+    FORMAT_INTERFACE,
+    RELEASE_KEYS,
+    detect_format,
+    iter_lines,
+)
+from study.curation.replay import DeltaError, apply_delta, to_units
+from study.curation.schema import SCHEMA_FILES, fast_check, schema_errors, validator
+from study.curation.suggestions import LOOSE, inserted_text, match_suggestion
+
+ERROR, WARNING = "error", "warning"
+MAX_PER_CODE = 10  # issues kept per code and file; all are counted
+
+RESTORE = "restore the original log: lines are lost or out of order"
+NONE = "none needed"
+# Every issue: code -> (severity, how to fix it).
+ISSUES = {
+    # the file
+    "json": (ERROR, "repair or remove the line"),
+    "not-object": (ERROR, "each line must be one event object"),
+    "empty": (ERROR, "remove the file or restore its lines"),
+    "format": (ERROR, "write one of the formats of schemas/coauthor-*.schema.json"),
+    "blank-line": (WARNING, "delete the line"),
+    "schema": (ERROR, "make the record match its schema"),  # the schema file is named per issue
+    "key-order": (WARNING, "write the keys in this order: " + ", ".join(RELEASE_KEYS)),
+    # the session's start and numbering
+    "first-event": (ERROR, f"put the session's system-initialize line first; {RESTORE}"),
+    "second-initialize": (ERROR, "split the file: one session per file, each starting with it"),
+    "prompt": (WARNING, f"{NONE} for a blank-start session; otherwise restore the prompt text"),
+    "later-current-doc": (WARNING, 'set it to "": replay uses the first event\'s prompt'),
+    "event-num": (ERROR, "renumber eventNum 0..n-1 in line order, or restore the line order"),
+    "timestamp-order": (WARNING, f"{NONE}: real logs do this; the line order is the event order"),
+    "event-source": (WARNING, f"{NONE} if the logging interface differs; else check the source"),
+    "controls-changed": (WARNING, f"{NONE} if intended; a session normally keeps one setting"),
+    # the text
+    "delta": (ERROR, f"{RESTORE}; later deltas are not checked"),
+    "text-without-delta": (ERROR, f"a text event must carry the delta it applied; {RESTORE}"),
+    "delta-on-non-text-event": (ERROR, 'set textDelta to "" or eventName to the text event'),
+    "cursor-mismatch": (WARNING, f"{NONE}: replay and metrics do not use the cursor"),
+    # suggestions
+    "unanswered-query": (WARNING, f"{NONE}: writers press tab again or type on"),
+    "empty-suggestions": (WARNING, f"{NONE}; check the suggestion engine"),
+    "selection-without-list": (ERROR, f"the suggestion-open showing it is missing; {RESTORE}"),
+    "suggestion-mismatch": (ERROR, f"the matching suggestion-open is missing; {RESTORE}"),
+    "suggestion-loose-match": (WARNING, f"{NONE}: the editor normalised spaces or newlines"),
+    "selection-not-inserted": (WARNING, f"{NONE} if cancelled; else the text-insert is missing"),
+}  # fmt: skip
+
+TEXT_EVENTS = frozenset({"text-insert", "text-delete"})
+SUGGESTION_EVENTS = frozenset({"suggestion-get", "suggestion-open", "suggestion-select"})
+# Table 1 of the paper; suggestion-hover (logged, not in Table 1) is the writer's, and
+# suggestion-fail (later interface) is left open.
+SOURCES = {
+    "system-initialize": {"api"},
+    "text-insert": {"user", "api"},
+    "text-delete": {"user"},
+    "cursor-forward": {"user", "api"},
+    "cursor-backward": {"user"},
+    "cursor-select": {"user"},
+    "suggestion-get": {"user"},
+    "suggestion-open": {"api"},
+    "suggestion-reopen": {"user"},
+    "suggestion-up": {"user"},
+    "suggestion-down": {"user"},
+    "suggestion-hover": {"user"},
+    "suggestion-select": {"user"},
+    "suggestion-close": {"user", "api"},
+    "suggestion-fail": {"user", "api"},
+}
+
+
+@dataclass
+class Issue:
+    severity: str
+    code: str
+    line: int | None
+    field: str | None
+    message: str
+    fix: str
+    file: str = ""
+
+    def render(self) -> str:
+        """`sessions/ab12.jsonl line 40: textDelta ops[1].retain must be ...` and the fix."""
+        where = f"{self.file} line {self.line}" if self.line else self.file
+        subject = f"{self.field} " if self.field else ""
+        return f"{where}: {subject}{self.message}\n    fix: {self.fix}"
+
+    def to_dict(self) -> dict:
+        return {
+            "severity": self.severity, "code": self.code, "file": self.file, "line": self.line,
+            "field": self.field, "message": self.message, "fix": self.fix,
+        }  # fmt: skip
+
+
+@dataclass
+class SessionReport:
+    """What validation found in one session file."""
+
+    file: str
+    session_id: str
+    format: str | None = None
+    events: int = 0
+    issues: list[Issue] = field(default_factory=list)  # at most MAX_PER_CODE per code
+    counts: Counter = field(default_factory=Counter)  # (severity, code) -> every occurrence
+
+    @property
+    def errors(self) -> int:
+        return sum(n for (severity, _), n in self.counts.items() if severity == ERROR)
+
+    @property
+    def warnings(self) -> int:
+        return sum(n for (severity, _), n in self.counts.items() if severity == WARNING)
+
+    @property
+    def ok(self) -> bool:
+        return self.errors == 0
+
+    def to_dict(self) -> dict:
+        counts = {f"{severity}:{code}": n for (severity, code), n in sorted(self.counts.items())}
+        return {
+            "file": self.file, "session_id": self.session_id, "format": self.format,
+            "events": self.events, "errors": self.errors, "warnings": self.warnings,
+            "counts": counts, "issues": [issue.to_dict() for issue in self.issues],
+        }  # fmt: skip
+
+
+class _Checker:
+    """The format's invariants, fed one record at a time (memory: one session's text)."""
+
+    def __init__(self, report: SessionReport) -> None:
+        self.report = report
+        self.format: str | None = None
+        self.numbered = False  # eventNum must equal the line order (2021 format)
+        self.index = 0
+        self.text: str | None = None  # None once the replayed text cannot be trusted
+        self.previous_timestamp = -1
+        self.controls: tuple | None = None
+        self.pending_get: int | None = None  # line of a suggestion-get not answered yet
+        self.awaiting_select: int | None = None  # line of a select whose insert is due
+        self.shown: list | None = None  # the last shown suggestion list, and its line
+        self.shown_line: int | None = None
+
+    def set_format(self, format_name: str) -> None:
+        self.report.format = self.format = format_name
+        self.numbered = format_name == FORMAT_2021
+
+    def add(
+        self, code: str, line: int | None, field_name: str | None, message: str, fix: str = ""
+    ) -> None:
+        severity, default_fix = ISSUES[code]
+        report = self.report
+        key = (severity, code)
+        report.counts[key] += 1
+        if report.counts[key] <= MAX_PER_CODE:
+            issue = Issue(
+                severity, code, line, field_name, message, fix or default_fix, report.file
+            )
+            report.issues.append(issue)
+
+    def broken(self, line: int, record: object) -> None:
+        """A record that failed to parse or broke the schema: only its position is known."""
+        if not isinstance(record, Mapping) or record.get("textDelta") != "":
+            self.text = None
+        self.index += 1
+
+    def record(self, line: int, r: Mapping) -> None:
+        """One schema-valid record: the common case runs straight through, and each rare
+        finding has its own method."""
+        index = self.index
+        self.index = index + 1
+        name, source = r["eventName"], r["eventSource"]
+        if source not in SOURCES[name]:
+            listed = " or ".join(sorted(SOURCES[name]))
+            self.add(
+                "event-source", line, "eventSource", f"{name} from {source!r}: Table 1 has {listed}"
+            )
+        timestamp = r["eventTimestamp"]
+        if timestamp < self.previous_timestamp:
+            back = self.previous_timestamp - timestamp
+            self.add(
+                "timestamp-order",
+                line,
+                "eventTimestamp",
+                f"goes back {back} ms from the line before",
+            )
+        self.previous_timestamp = timestamp
+        if self.numbered and r["eventNum"] != index:
+            self.add(
+                "event-num",
+                line,
+                "eventNum",
+                f"is {r['eventNum']}, expected {index} (the line order)",
+            )
+        if index == 0:
+            self._first(line, r)
+        elif name == "system-initialize" or r["currentDoc"]:
+            self._late_initialize(line, name, r)
+        delta = r["textDelta"]
+        if delta:
+            if name not in TEXT_EVENTS:
+                self.add(
+                    "delta-on-non-text-event",
+                    line,
+                    "textDelta",
+                    f"{name} carries a delta; only text-insert and text-delete change the text",
+                )
+            if self.text is not None:
+                try:
+                    self.text = apply_delta(self.text, delta["ops"])
+                except DeltaError as error:
+                    self.add("delta", line, f"textDelta.{error.field}", error.detail)
+                    self.text = None
+        elif name in TEXT_EVENTS:
+            self.add("text-without-delta", line, "textDelta", f'is "" on a {name} event')
+        if self.text is not None:
+            length = len(self.text)
+            span = r["cursorRange"]
+            if r["currentCursor"] > length or (span and span["index"] + span["length"] > length):
+                self._cursor(line, r, length)
+        controls = (
+            r["currentN"],
+            r["currentMaxToken"],
+            r["currentTemperature"],
+            r["currentTopP"],
+            r["currentPresencePenalty"],
+            r["currentFrequencyPenalty"],
+        )
+        if controls != self.controls:
+            self._controls(line, controls)
+        if name in SUGGESTION_EVENTS or (
+            name == "text-insert" and (source == "api" or self.awaiting_select)
+        ):
+            self._suggestion(line, name, source, r)
+
+    def _first(self, line: int, r: Mapping) -> None:
+        if self.numbered and tuple(r) != RELEASE_KEYS:  # one writer wrote the file: check once
+            self.add("key-order", line, None, "keys are not in the 2021 release's order")
+        if r["eventName"] != "system-initialize":
+            self.add(
+                "first-event",
+                line,
+                "eventName",
+                f"the first event is {r['eventName']}, not system-initialize with the prompt",
+            )
+            return
+        prompt = r["currentDoc"]
+        if not prompt:
+            self.add("prompt", line, "currentDoc", "is empty: the session has no prompt")
+        elif not prompt.endswith("\n"):
+            self.add(
+                "prompt",
+                line,
+                "currentDoc",
+                "does not end in a newline as Quill documents do",
+                'append "\\n" to the prompt',
+            )
+        self.text = to_units(prompt)  # positions are UTF-16 code units, as in Quill
+
+    def _late_initialize(self, line: int, name: str, r: Mapping) -> None:
+        if name == "system-initialize":
+            self.add(
+                "second-initialize",
+                line,
+                "eventName",
+                "system-initialize after the first line: a session starts only once",
+            )
+        if r["currentDoc"]:
+            self.add("later-current-doc", line, "currentDoc", "is filled after the first event")
+
+    def _cursor(self, line: int, r: Mapping, length: int) -> None:
+        if r["currentCursor"] > length:
+            self.add(
+                "cursor-mismatch",
+                line,
+                "currentCursor",
+                f"{r['currentCursor']} is past the end of the text (length {length})",
+            )
+        span = r["cursorRange"]
+        if span and span["index"] + span["length"] > length:
+            self.add(
+                "cursor-mismatch",
+                line,
+                "cursorRange",
+                f"{span['index']}+{span['length']} runs past the end of the text (length {length})",
+            )
+
+    def _controls(self, line: int, controls: tuple) -> None:
+        if self.controls is None or not any(self.controls):
+            self.controls = controls
+        elif any(controls):  # the later interface leaves them empty on its first event
+            self.add(
+                "controls-changed",
+                line,
+                "currentTemperature",
+                f"generation settings changed from {self.controls} to {controls}",
+            )
+            self.controls = controls
+
+    def _suggestion(self, line: int, name: str, source: str, r: Mapping) -> None:
+        if name == "suggestion-get":
+            self._not_inserted()
+            self._unanswered()
+            self.pending_get = line
+        elif name == "suggestion-open":
+            self.pending_get = None
+            self.shown, self.shown_line = r["currentSuggestions"], line
+            if not self.shown:
+                self.add(
+                    "empty-suggestions", line, "currentSuggestions", "suggestion-open shows none"
+                )
+        elif name == "suggestion-select":
+            self._not_inserted()
+            if not self.shown:
+                self.add(
+                    "selection-without-list",
+                    line,
+                    "eventName",
+                    "suggestion-select before any suggestions were shown",
+                )
+            else:
+                self.awaiting_select = line
+        else:
+            self._inserted(line, source, r)
+
+    def _inserted(self, line: int, source: str, r: Mapping) -> None:
+        """A text-insert from the api, or the first one after a selection: it must be one of
+        the shown suggestions, matched by text (index fields are unreliable)."""
+        selected, self.awaiting_select = self.awaiting_select, None
+        if not self.shown:
+            self.add(
+                "selection-without-list",
+                line,
+                "eventSource",
+                "an api text-insert (an accepted suggestion) before any suggestions were shown",
+            )
+            return
+        found = match_suggestion(inserted_text(r), self.shown)
+        if found is None and source == "user" and self.format != FORMAT_INTERFACE:
+            self.awaiting_select = selected  # the writer typed first; the api insert may follow
+            return
+        if found is None:
+            count = len(self.shown)
+            self.add(
+                "suggestion-mismatch",
+                line,
+                "textDelta",
+                f"inserts an accepted suggestion that matches none of the {count} shown at "
+                f"line {self.shown_line} (matched by text)",
+            )
+        elif found == LOOSE:
+            self.add(
+                "suggestion-loose-match",
+                line,
+                "textDelta",
+                f"matches a suggestion shown at line {self.shown_line} only up to whitespace",
+            )
+
+    def _not_inserted(self) -> None:
+        if self.awaiting_select is not None:
+            self.add(
+                "selection-not-inserted",
+                self.awaiting_select,
+                "eventName",
+                "suggestion-select is not followed by a text-insert of the chosen suggestion",
+            )
+            self.awaiting_select = None
+
+    def _unanswered(self) -> None:
+        if self.pending_get is not None:
+            self.add(
+                "unanswered-query",
+                self.pending_get,
+                "eventName",
+                "suggestion-get is not answered by a suggestion-open",
+            )
+
+    def finish(self) -> None:
+        self._not_inserted()
+        self._unanswered()
+
+
+def validate_lines(
+    lines: Iterable[tuple[int, bytes]], file: str = "", session_id: str = ""
+) -> SessionReport:
+    """Validate one session given as (line number, raw JSON line) pairs."""
+    report = SessionReport(file=file, session_id=session_id)
+    checker = _Checker(report)  # its format is set by the first record
+    check = None
+    loads = orjson.loads
+    record_event = checker.record
+    events = 0
+    for number, raw in lines:
+        if not raw or raw.isspace():
+            checker.add("blank-line", number, None, "is blank")
+            continue
+        events += 1
+        try:
+            record = loads(raw)
+        except orjson.JSONDecodeError as error:
+            checker.add("json", number, None, f"is not valid JSON ({error})")
+            checker.broken(number, None)
+            continue
+        if type(record) is not dict:
+            checker.add(
+                "not-object", number, None, f"is a JSON {type(record).__name__}, not an object"
+            )
+            checker.broken(number, record)
+            continue
+        if check is None:
+            found = detect_format(record)
+            if found is None:
+                checker.add(
+                    "format",
+                    number,
+                    None,
+                    "has neither `eventNum` (2021 release, export) nor `originalSuggestions` "
+                    "(later interface), or both; checked as the 2021 format",
+                )
+            checker.set_format(found or FORMAT_2021)  # check as 2021, so the schema errors explain
+            check = fast_check(report.format)
+        if check(record) or not _schema_issues(checker, number, record):
+            record_event(number, record)
+        else:
+            checker.broken(number, record)
+    report.events = events
+    if events == 0:
+        checker.add("empty", None, None, "has no events")
+    else:
+        checker.finish()
+    return report
+
+
+def _schema_issues(checker: _Checker, number: int, record: Mapping) -> bool:
+    """Report how `record` breaks its schema; False if it does not (the fast check was
+    conservative, e.g. 3.0 for an integer)."""
+    counts = checker.report.counts
+    if counts[(ERROR, "schema")] >= MAX_PER_CODE:  # count, don't word: wording is slow
+        if validator(checker.format).is_valid(record):
+            return False
+        counts[(ERROR, "schema")] += 1
+        return True
+    fix = f"make the record match schemas/{SCHEMA_FILES[checker.format]}"
+    found = False
+    for field_name, message in schema_errors(record, checker.format):
+        found = True
+        checker.add("schema", number, field_name, message, fix)
+    return found
+
+
+def validate_file(path: str | os.PathLike) -> SessionReport:
+    """Validate one `<session_id>.jsonl` file (read whole: one session is a few MB at most)."""
+    path = Path(path)
+    return validate_lines(iter_lines(path), file=str(path), session_id=path.stem)
+
+
+def validate_events(events: Iterable[Mapping], session_id: str = "") -> SessionReport:
+    """Validate already parsed events (line numbers are positions, from 1)."""
+    lines = ((number, orjson.dumps(event)) for number, event in enumerate(events, start=1))
+    return validate_lines(lines, file=session_id, session_id=session_id)

@@ -1,0 +1,132 @@
+"""`study curate ...` run end to end on the fixtures and on broken files."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+from click.testing import CliRunner
+
+from study.curation.cli import curate
+
+from .conftest import DATA, SESSIONS, small_session, write_lines
+
+SMALLEST = SESSIONS / "b5f8899be4134579aa75c7625414fa25.jsonl"
+
+
+def run(*args):
+    return CliRunner().invoke(curate, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_validate_real_sessions_exits_0_with_a_summary_table():
+    result = run("validate", DATA, "--no-progress", "-j", "2")
+    assert result.exit_code == 0, result.output
+    assert "Checked 32 sessions (37,515 events): 32 valid, 0 with errors" in result.output
+    assert "warning   unanswered-query" in result.output
+    assert "line 549: eventName suggestion-get is not answered" in result.output
+
+
+def test_validate_exits_1_when_a_session_has_an_error(tmp_path):
+    events = small_session()
+    events[3]["eventNum"] = 7
+    write_lines(tmp_path / "bad.jsonl", events)
+    write_lines(tmp_path / "good.jsonl", small_session())
+    result = run("validate", tmp_path)
+    assert result.exit_code == 1
+    assert (
+        f"error: {tmp_path / 'bad.jsonl'} line 4: eventNum is 7, expected 3 (the line order)"
+        in result.output
+    )
+    assert "fix: renumber eventNum" in result.output
+    assert "1 valid, 1 with errors" in result.output
+
+
+def test_validate_json_is_one_document(tmp_path):
+    events = small_session()
+    events[4]["eventTimestamp"] = 0
+    write_lines(tmp_path / "s.jsonl", events)
+    result = run("validate", tmp_path / "s.jsonl", "--json")
+    data = json.loads(result.output)
+    assert result.exit_code == 0
+    assert data["summary"]["sessions"] == 1 and data["summary"]["with_warnings"] == 1
+    assert data["sessions"][0]["issues"][0]["code"] == "timestamp-order"
+
+
+def test_no_warnings_hides_them_from_the_listing_only(tmp_path):
+    events = small_session()
+    events[4]["eventTimestamp"] = 0
+    write_lines(tmp_path / "s.jsonl", events)
+    result = run("validate", tmp_path, "--no-warnings")
+    assert "goes back" not in result.output and "timestamp-order" in result.output
+
+
+def test_validate_needs_session_files(tmp_path):
+    result = run("validate", tmp_path)
+    assert result.exit_code != 0 and "no .jsonl session files" in result.output
+
+
+def test_replay_prints_text_at_an_event_and_marks_authors(tmp_path):
+    path = write_lines(tmp_path / "s.jsonl", small_session())
+    assert run("replay", path, "--at", "2").output == "Write about bees.\nIt\n"
+    marked = run("replay", path, "--authors", "--mark", "tags").output
+    assert marked == (
+        "[prompt]Write about bees.\n[/prompt][writer]It[/writer]"
+        "[suggestion] Bees are busy[/suggestion]\n"
+    )
+    spans = json.loads(run("replay", path, "--json").output)["spans"]
+    assert [s["author"] for s in spans] == ["prompt", "writer", "suggestion"]
+    result = run("replay", path, "--at", "99")
+    assert result.exit_code != 0 and "out of range" in result.output
+
+
+def test_blocks_lists_blocks_and_scores():
+    result = run("blocks", SMALLEST)
+    assert result.exit_code == 0
+    assert "init      events 0" in result.output.splitlines()[0]
+    assert "equality" in result.output and "(paper sets)" in result.output
+    data = json.loads(run("blocks", SMALLEST, "--json", "--mutuality-sets", "prose").output)
+    assert data["counts"]["choose"] == 6 and data["blocks"][0]["name"] == "init"
+
+
+def test_stats_writes_csv_and_a_summary_with_metadata_found_next_to_the_sessions(tmp_path):
+    out = tmp_path / "stats.csv"
+    result = run("stats", SESSIONS, "--out", out, "--summary", "genre", "-j", "2")
+    assert result.exit_code == 0, result.output
+    frame = pd.read_csv(out)
+    metadata = pd.read_csv(DATA / "metadata.csv")
+    merged = frame.merge(metadata, on="session_id", suffixes=("", "_released"))
+    assert len(merged) == 31
+    for column in (
+        "num_event",
+        "num_query",
+        "num_selected",
+        "perc_selected",
+        "num_cursor",
+        "time",
+        "written_by_human",
+    ):
+        assert (merged[column] == merged[f"{column}_released"]).all(), column
+    assert "argumentative" in result.output and "combined" in result.output
+
+
+def test_stats_parquet_and_stdout(tmp_path):
+    out = tmp_path / "stats.parquet"
+    assert run("stats", SMALLEST, "--out", out).exit_code == 0
+    assert pd.read_parquet(out)["num_event"].tolist() == [302]
+    result = run("stats", SMALLEST)
+    assert result.output.splitlines()[0].startswith("session_id,format,num_event")
+
+
+def test_stats_skips_unreadable_sessions_and_exits_1(tmp_path):
+    write_lines(tmp_path / "good.jsonl", small_session())
+    write_lines(tmp_path / "bad.jsonl", ["{broken"])
+    result = run("stats", tmp_path, "--out", tmp_path / "s.csv")
+    assert result.exit_code == 1
+    assert "bad.jsonl line 1: not valid JSON" in result.output
+    assert len(pd.read_csv(tmp_path / "s.csv")) == 1
+
+
+def test_summary_without_metadata_asks_for_it(tmp_path):
+    write_lines(tmp_path / "good.jsonl", small_session())
+    result = run("stats", tmp_path / "good.jsonl", "--summary", "genre")
+    assert result.exit_code != 0 and "--metadata" in result.output
