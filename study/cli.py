@@ -144,8 +144,9 @@ def _register_groups() -> None:
     from study.curation.cli import curate
     from study.lm.cli import lm
     from study.mturk.cli import mturk
+    from study.release.cli import keys, release, withdraw
 
-    for group in (lm, curate, mturk):
+    for group in (lm, curate, mturk, keys, release, withdraw):
         main.add_command(group)
 
 

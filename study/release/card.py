@@ -1,0 +1,252 @@
+"""The dataset card (README.md): a Hugging Face YAML header, then the questions of
+"Datasheets for Datasets" (Gebru et al., CACM 2021), answered from what the toolkit knows.
+
+Where the toolkit cannot know an answer (who funded the work, a contact address), the card says
+so in an italic note for the curator to fill in before publishing.
+"""
+
+from __future__ import annotations
+
+import json
+
+from study.release import versioning
+from study.release.facts import ReleaseFacts
+from study.release.layout import (
+    CHANGELOG,
+    DATAPACKAGE,
+    METADATA_CSV,
+    METADATA_PARQUET,
+    STATS_CSV,
+    SUMMARY_CSV,
+    SUMS,
+    SURVEY_CSV,
+)
+from study.release.pii import ENTITIES, MIN_KNOWN_ID_LENGTH
+
+CURATOR = "_Not known to the toolkit: the curator fills this in before publishing._"
+PAPER = (
+    "Lee, Liang & Yang, CoAuthor: Designing a Human-AI Collaborative Writing Dataset for "
+    "Exploring Language Model Capabilities, CHI 2022"
+)
+SIZES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"))
+
+
+def _q(text: str) -> str:
+    # YAML accepts JSON's double-quoted strings, so json.dumps quotes any text safely.
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _size_category(n: int) -> str:
+    return next((label for limit, label in SIZES if n < limit), "n>1M")
+
+
+def yaml_header(facts: ReleaseFacts) -> str:
+    lines = [
+        "---",
+        f"pretty_name: {_q(facts.title)}",
+        f"license: {_q(facts.license)}",
+        "language:", "- en",
+        "task_categories:", "- text-generation",
+        "tags:", "- human-ai-collaboration", "- writing", "- keystroke-logs", "- coauthor",
+        "size_categories:", f"- {_q(_size_category(facts.sessions))}",
+        "configs:",
+        "- config_name: metadata", f"  data_files: {METADATA_CSV}", "  default: true",
+        "- config_name: stats", f"  data_files: {STATS_CSV}",
+    ]  # fmt: skip
+    if facts.survey_sessions:
+        lines += ["- config_name: survey", f"  data_files: {SURVEY_CSV}"]
+    lines.append("---")
+    return "\n".join(lines) + "\n"
+
+
+def render(facts: ReleaseFacts) -> str:
+    intro = (
+        f"Keystroke-level logs of people writing with AI suggestions, in the CoAuthor format "
+        f"({PAPER}). Version {facts.version}, {facts.date}. Built by the `study` toolkit "
+        "(`study release build`).\n"
+    )
+    sections = (_motivation, _composition, _collection, _preprocessing, _uses, _distribution,
+                _maintenance)  # fmt: skip
+    parts = [yaml_header(facts), f"# {facts.title}\n", intro]
+    return "\n".join(parts + [section(facts) for section in sections])
+
+
+def _table(header: tuple[str, ...], rows: list[tuple]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _motivation(facts: ReleaseFacts) -> str:
+    return (
+        "## Motivation\n\n"
+        "**For what purpose was the dataset created?** To study how writers collaborate with a "
+        "language model that suggests the next sentence on request, following the CoAuthor "
+        "design: every keystroke, cursor move and suggestion is logged, so the whole writing "
+        "process can be replayed.\n\n"
+        f"**Who created it, and who funded it?** {CURATOR}\n"
+    )
+
+
+def _composition(s: ReleaseFacts) -> str:
+    out = [
+        "## Composition\n",
+        "**What do the instances represent?** Writing sessions: one writer, one prompt, one "
+        f"condition. This release has **{s.sessions} sessions** by **{s.writers} writers** "
+        f"({s.events:,} events), written from {s.first_date} to {s.last_date}.\n",
+    ]
+    if s.genres:
+        out.append(_table(("genre", "sessions"), sorted(s.genres.items())))
+    if s.conditions:
+        out.append("**Conditions** (decoding settings of the suggestions):\n")
+        conditions = sorted(s.conditions.items())
+        rows = [(g or "-", t or "-", fp or "-", n) for (g, t, fp), n in conditions]
+        out.append(_table(("genre", "temperature", "frequency penalty", "sessions"), rows))
+    if s.study and s.study.conditions:
+        out.append("As configured in the study (`study.toml`):\n")
+        keys = ("name", "genre", "model", "mode", "currentN", "currentMaxToken",
+                "currentTemperature", "currentTopP", "currentPresencePenalty",
+                "currentFrequencyPenalty")  # fmt: skip
+        header = ("condition", "genre", "model", "mode", "n", "max tokens", "temperature", "top p",
+                  "presence penalty", "frequency penalty")  # fmt: skip
+        out.append(_table(header, [tuple(c[k] for k in keys) for c in s.study.conditions]))
+    per_prompt = ", ".join(f"{code} {n}" for code, n in sorted(s.prompts.items()))
+    out.append(f"**Prompts:** {len(s.prompts)} prompts (sessions per prompt code: {per_prompt}).\n")
+    interface = (
+        ", and `schemas/coauthor-interface.schema.json` for sessions of the later interface"
+        if s.formats.get("coauthor-interface")
+        else ""
+    )
+    files = [
+        "- `sessions/<session_id>.jsonl`: the event log, one JSON record per line, in the "
+        f"CoAuthor 2021 release format (record schema: `schemas/coauthor-2021.schema.json`"
+        f"{interface}). Replaying the `textDelta`s from the prompt (`currentDoc` of the first "
+        "event) gives the text at any moment.",
+        f"- `{METADATA_CSV}` / `{METADATA_PARQUET}`: one row per session with CoAuthor's metadata "
+        "columns (defined in `datapackage.json`); `worker_id` is a pseudonym.",
+        f"- `{STATS_CSV}`: statistics per session from the toolkit's curation core (final length, "
+        "the writer's share of the final text, equality and mutuality over event blocks, "
+        f"distinct-2, event block counts); `{SUMMARY_CSV}`: their means by genre and by "
+        "condition (the paper's Table 3).",
+    ]
+    if s.survey_sessions:
+        files.append(
+            f"- `{SURVEY_CSV}`: the post-session survey answers of {s.survey_sessions} sessions "
+            f"(columns: {', '.join(s.survey_columns)})."
+        )
+    out.append("**What data does each instance consist of?**\n\n" + "\n".join(files) + "\n")
+    out.append("**Is there a label or target?** No. **Are there recommended splits?** No.\n")
+    out.append(
+        "**Does the dataset contain data that might be considered confidential or identify "
+        "people?** Worker ids are replaced by keyed pseudonyms, and personal data found in the "
+        "text was masked (see Preprocessing). Writers were free to write anything; the texts may "
+        "still reveal personal details that no pattern recognises, such as names.\n"
+    )
+    return "\n".join(out)
+
+
+def _collection(facts: ReleaseFacts) -> str:
+    study = facts.study
+    out = [
+        "## Collection process\n",
+        "Writers used the toolkit's editor: the prompt is the initial text; pressing Tab asks the "
+        "model for suggestions, which appear in a list the writer may accept, navigate or "
+        "dismiss. The browser logs every event with CoAuthor's names and sends it to the study "
+        "server, which stores it before acknowledging it.\n",
+        f"**Over what timeframe?** From {facts.first_date} to {facts.last_date} (first and last "
+        "event, UTC).\n",
+    ]
+    if not study:
+        out.append(
+            "**Who was involved, how were they paid, and what did they consent to?** The source "
+            f"was a folder of session files, which records none of this. {CURATOR}\n"
+        )
+        return "\n".join(out)
+    out.append(
+        "**Who was involved, and how were they compensated?** Crowd workers or lab "
+        f"participants; the consent page stated a payment of {study.pay or '(not stated)'} for "
+        f"about {study.duration_minutes} minutes. The minimum writing time was "
+        f"{_duration(study.min_seconds)}; a writer could take each prompt up to "
+        f"{study.max_per_prompt} times.\n"
+    )
+    if study.survey:
+        noun = "story/essay"
+        rows = [(q["id"], q["text"].replace("{noun}", noun), q["type"]) for q in study.survey]
+        out.append("**Survey questions:**\n")
+        out.append(_table(("id", "question", "type"), rows))
+    out.append("**Consent.** Writers agreed to this text before taking part:\n")
+    paragraphs = study.consent_text.split("\n\n")
+    out.append("\n>\n".join(f"> {paragraph}" for paragraph in paragraphs) + "\n")
+    return "\n".join(out)
+
+
+def _duration(seconds: int) -> str:
+    if seconds and seconds % 60 == 0:
+        minutes = seconds // 60
+        return f"{minutes} minute" + ("s" if minutes != 1 else "")
+    return f"{seconds} seconds"
+
+
+def _preprocessing(facts: ReleaseFacts) -> str:
+    places = ", ".join(f"{n} in {place}" for place, n in sorted(facts.redacted_by_place.items()))
+    if facts.redacted_by_entity:
+        kinds = _table(("entity", "redacted"), sorted(facts.redacted_by_entity.items()))
+    else:
+        kinds = "Nothing was found to redact.\n"
+    withdrawn = f" ({facts.withdrawn_excluded} in this release)" if facts.withdrawn_excluded else ""
+    return "\n".join([
+        "## Preprocessing\n",
+        "**Pseudonyms.** Each worker id is replaced by `w` + 20 hex digits of HMAC-SHA256 with a "
+        f"secret key and the namespace `{facts.namespace}`, so a writer keeps one pseudonym "
+        "across sessions and across releases built with the same key (key fingerprint "
+        f"`{facts.key_fingerprint}`). A plain hash would not do: worker ids can be enumerated. "
+        "The table that maps pseudonyms back to workers is encrypted and stays with the research "
+        "team.\n",
+        "**Redaction.** Every piece of free text (the prompt and every inserted text as it stood "
+        "in the document at each moment, the suggestion lists, survey answers) was scanned with "
+        "Microsoft Presidio's pattern recognizers (offline, no language model) for "
+        f"{', '.join(ENTITIES)}, including the source's own worker ids of {MIN_KNOWN_ID_LENGTH} "
+        "characters or more. Each finding is replaced by a mask of the same length, such as "
+        "`<EMAIL_____________>`, where it was typed, so the logs still replay: the text at any "
+        "event is the original text with masked characters. Names of people and places are not "
+        "detected.\n",
+        f"Findings in this release ({places or 'none'}; {facts.redacted_sessions} sessions "
+        "affected):\n",
+        kinds,
+        f"**Withdrawals.** Sessions of writers who withdrew are left out{withdrawn}.\n",
+        "**Recomputed columns.** The metadata columns computed from a log are recomputed from "
+        "the released log.\n",
+    ])  # fmt: skip
+
+
+def _uses(facts: ReleaseFacts) -> str:
+    return (
+        "## Uses\n\n"
+        "Research on human-AI collaborative writing: how writers ask for, choose and edit "
+        "suggestions, and how that differs by genre and decoding setting. The logs can be "
+        "replayed to any moment.\n\n"
+        "**Not for:** re-identifying writers, or judging individual writers.\n"
+    )
+
+
+def _distribution(facts: ReleaseFacts) -> str:
+    # The rules live in one place, the versioning module's docstring, and are quoted here.
+    rules = versioning.__doc__.split("\n\n", 1)[1].split("`study release build`")[0].strip()
+    return (
+        "## Distribution\n\n"
+        f"**License:** {facts.license}.\n\n"
+        f"The folder is also published as `{facts.name}-{facts.version}.tar.gz`. `{SUMS}` lists "
+        f"the SHA-256 of every file (`sha256sum -c {SUMS}`); `{DATAPACKAGE}` describes every file "
+        "as a Frictionless Data Package; `study release verify` checks both and scans for "
+        "personal data.\n\n"
+        "### Versioning\n\n" + rules + "\n"
+    )
+
+
+def _maintenance(facts: ReleaseFacts) -> str:
+    return (
+        "## Maintenance\n\n"
+        f"Changes are listed in `{CHANGELOG}`. A writer may withdraw at any time: their sessions "
+        "leave every later release. Errata and withdrawal requests go to the research team.\n\n"
+        f"**Contact:** {CURATOR}\n"
+    )

@@ -1,0 +1,233 @@
+"""`study keys`, `study release` and `study withdraw`: publish anonymized, versioned datasets.
+
+Registered in the main CLI with `main.add_command(keys)`, `main.add_command(release)` and
+`main.add_command(withdraw)`; also runnable alone as `python -m study.release.cli`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import date
+
+import click
+
+from study.release.keys import KeyFileError
+
+KEY_OPTION = click.option(
+    "--key", "key_path", required=True, type=click.Path(dir_okay=False),
+    help="The key file made by `study keys init`.",
+)  # fmt: skip
+
+
+@click.group()
+def keys() -> None:
+    """The secret key of a dataset's pseudonyms, and what is kept beside it."""
+
+
+@keys.command("init")
+@click.argument("keyfile", type=click.Path(dir_okay=False))
+def keys_init(keyfile: str) -> None:
+    """Create KEYFILE: fresh secret key material, mode 600. Never overwrites.
+
+    Keep it with the research team, never in a release or a repository: it turns worker ids
+    into pseudonyms, and encrypts KEYFILE.reid (pseudonym -> worker id) and
+    KEYFILE.withdrawals. Back it up: a new key means new pseudonyms.
+    """
+    from study.release.keys import init_keyfile
+
+    try:
+        key = init_keyfile(keyfile)
+    except KeyFileError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(
+        f"Created {key.path} (mode 600, fingerprint {key.fingerprint}). "
+        "Keep it secret and backed up."
+    )
+
+
+@keys.command("lookup")
+@click.argument("pseudonym")
+@KEY_OPTION
+@click.option("--namespace", default=None, help="Only this namespace (default: all).")
+def keys_lookup(pseudonym: str, key_path: str, namespace: str | None) -> None:
+    """Print the worker id behind PSEUDONYM (for payments, bonuses and withdrawals)."""
+    from study.release.keys import load_key
+    from study.release.pseudonyms import ReidentificationTable
+
+    try:
+        found = ReidentificationTable(load_key(key_path)).lookup(pseudonym.strip(), namespace)
+    except KeyFileError as error:
+        raise click.ClickException(str(error)) from None
+    if not found:
+        raise click.ClickException(
+            f"{pseudonym}: no release built with {key_path} issued this pseudonym."
+        )
+    for name, worker in found:
+        click.echo(f"{name}\t{worker}")
+
+
+@click.group()
+def release() -> None:
+    """Build, verify and compare anonymized, versioned dataset releases."""
+
+
+@release.command("build")
+@click.argument("source", type=click.Path(exists=True, file_okay=False))
+@click.option(
+    "--version", "version", required=True, help="The release's version, MAJOR.MINOR.PATCH."
+)
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="The releases folder.")
+@KEY_OPTION
+@click.option(
+    "--name", default=None, help="Release name (default: the study's name, or the folder's)."
+)
+@click.option("--namespace", default=None, help="Pseudonym namespace (default: the release name).")
+@click.option(
+    "--license",
+    "license_",
+    default="other",
+    show_default=True,
+    help="License identifier for the card and datapackage.json, e.g. cc-by-4.0.",
+)
+@click.option(
+    "--report",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Where to write the redaction report (default: KEYFILE.redactions/<name>-X.Y.Z.csv).",
+)
+@click.option(
+    "--processes",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes (default: all cores).",
+)
+@click.option(
+    "--progress/--no-progress", default=None, help="Show a progress bar (default: on a terminal)."
+)
+def release_build(
+    source, version, out, key_path, name, namespace, license_, report, processes, progress
+) -> None:
+    """Build OUT/<name>-VERSION/ and its .tar.gz from SOURCE.
+
+    SOURCE is a study folder (study.toml and its database) or a folder of CoAuthor sessions
+    with a metadata.csv holding worker_id. Worker ids become keyed pseudonyms, personal data
+    in the text is masked, withdrawn writers are left out, and the finished folder must pass
+    `study release verify` or nothing is released. Never overwrites a version.
+    """
+    from study.release.build import BuildError, build_release
+    from study.release.source import SourceError
+
+    try:
+        result = build_release(
+            source, version=version, out=out, key_path=key_path, name=name, namespace=namespace,
+            license=license_, report_path=report, processes=processes, progress=progress,
+        )  # fmt: skip
+    except (BuildError, SourceError, KeyFileError) as error:
+        raise click.ClickException(str(error)) from None
+    facts = result.facts
+    click.echo(
+        f"Built {result.directory} ({facts.sessions} sessions by {facts.writers} writers, "
+        f"{facts.events:,} events)"
+    )
+    click.echo(f"Archive {result.archive}")
+    if facts.withdrawn_excluded:
+        click.echo(f"Left out {facts.withdrawn_excluded} session(s) of withdrawn writers.")
+    if result.without_metadata:
+        click.echo(
+            f"Left out {len(result.without_metadata)} session file(s) without a metadata row, "
+            f"e.g. {result.without_metadata[0]}."
+        )
+    found = sum(facts.redacted_by_entity.values())
+    click.echo(
+        f"Redacted {found} finding(s) in {facts.redacted_sessions} session(s). "
+        f"Review them in {result.report} (it holds the original text: keep it private)."
+    )
+
+
+@release.command("verify")
+@click.argument("target", metavar="DIR_OR_ARCHIVE", type=click.Path(exists=True))
+@click.option(
+    "--key",
+    "key_path",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Also scan for every worker id in this key's re-identification table.",
+)
+def release_verify(target: str, key_path: str | None) -> None:
+    """Re-check a release: checksums, schemas, leak scan. Exit status 0 only if all hold."""
+    from study.release.verify import verify
+
+    known: set[str] = set()
+    if key_path:
+        from study.release.keys import load_key
+        from study.release.pseudonyms import ReidentificationTable
+
+        try:
+            known = ReidentificationTable(load_key(key_path)).worker_ids()
+        except KeyFileError as error:
+            raise click.ClickException(str(error)) from None
+    report = verify(target, known_ids=known)
+    click.echo(report.render())
+    sys.exit(0 if report.ok else 1)
+
+
+@release.command("diff")
+@click.argument("old", type=click.Path(exists=True))
+@click.argument("new", type=click.Path(exists=True))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document for machines.")
+def release_diff(old: str, new: str, as_json: bool) -> None:
+    """List the sessions added, removed and changed from release OLD to NEW (folders or .tar.gz)."""
+    from study.release.archive import ArchiveError, opened
+    from study.release.diff import diff_releases, render
+
+    try:
+        with opened(old) as old_dir, opened(new) as new_dir:
+            result = diff_releases(old_dir, new_dir)
+    except (ArchiveError, FileNotFoundError, ValueError) as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(json.dumps(result.to_dict(), indent=2) if as_json else render(result))
+
+
+@click.command()
+@click.argument("worker_id")
+@KEY_OPTION
+@click.option("--reason", default="", help="A note kept with the withdrawal (never released).")
+def withdraw(worker_id: str, key_path: str, reason: str) -> None:
+    """Record that WORKER_ID withdrew: their sessions leave every later release.
+
+    The list is kept encrypted beside the key (KEYFILE.withdrawals), so every build with that
+    key honours it. WORKER_ID may also be a pseudonym from a release. Releases already
+    published are not changed; build and publish a new one.
+    """
+    from study.release.keys import load_key
+    from study.release.withdraw import record_withdrawal, withdrawals_path
+
+    try:
+        key = load_key(key_path)
+        entry, new = record_withdrawal(
+            key, worker_id, today=date.today().isoformat(), reason=reason
+        )
+    except KeyFileError as error:
+        raise click.ClickException(str(error)) from None
+    if new:
+        click.echo(
+            f"Recorded the withdrawal in {withdrawals_path(key)}. "
+            "The next release leaves out their sessions."
+        )
+    else:
+        click.echo(f"Already withdrawn (recorded {entry.recorded}); nothing to do.")
+
+
+@click.group()
+def _standalone() -> None:
+    """Release commands (normally `study keys|release|withdraw`)."""
+
+
+_standalone.add_command(keys)
+_standalone.add_command(release)
+_standalone.add_command(withdraw)
+
+if __name__ == "__main__":  # pragma: no cover
+    _standalone()

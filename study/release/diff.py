@@ -1,0 +1,149 @@
+"""What changed between two releases: sessions added, removed and changed, and the structure.
+
+Sessions are compared by id: a session is changed when its log's checksum differs (from each
+release's SHA256SUMS) or its metadata row differs. The structure (files, metadata columns, the
+pseudonym key and namespace, the layout version) feeds the version rules
+(`study.release.versioning`).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from study.release.checksums import read_sums
+from study.release.layout import CARD, CHANGELOG, DATAPACKAGE, METADATA_CSV, SESSIONS, SUMS
+
+# Documents that change with every release; the diff is about data and structure.
+DOCUMENTS = frozenset({CARD, CHANGELOG, DATAPACKAGE, SUMS})
+
+
+@dataclass
+class SessionChange:
+    session_id: str
+    what: list[str]
+
+
+@dataclass
+class ReleaseDiff:
+    old: str
+    new: str
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    changed: list[SessionChange] = field(default_factory=list)
+    files_added: list[str] = field(default_factory=list)
+    files_removed: list[str] = field(default_factory=list)
+    files_changed: list[str] = field(default_factory=list)
+    columns_added: list[str] = field(default_factory=list)
+    columns_removed: list[str] = field(default_factory=list)
+    rekeyed: bool = False
+    layout_changed: bool = False
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def release_info(directory: Path) -> dict:
+    """name, version and the `study` block of a release's datapackage.json."""
+    try:
+        package = json.loads((directory / DATAPACKAGE).read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return {"name": directory.name, "version": "", "study": {}}
+    return {
+        "name": package.get("name", ""),
+        "version": package.get("version", ""),
+        "study": package.get("study", {}),
+    }
+
+
+def _metadata(directory: Path) -> tuple[list[str], dict[str, dict]]:
+    try:
+        with open(directory / METADATA_CSV, newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            rows = {row["session_id"]: row for row in reader}
+            return list(reader.fieldnames or ()), rows
+    except FileNotFoundError:
+        return [], {}
+
+
+def _sessions(sums: dict[str, str]) -> dict[str, str]:
+    prefix = f"{SESSIONS}/"
+    return {
+        name[len(prefix) : -len(".jsonl")]: digest
+        for name, digest in sums.items()
+        if name.startswith(prefix) and name.endswith(".jsonl")
+    }
+
+
+def diff_releases(old: Path, new: Path) -> ReleaseDiff:
+    old_info, new_info = release_info(old), release_info(new)
+    result = ReleaseDiff(
+        old=f"{old_info['name']} {old_info['version']}".strip(),
+        new=f"{new_info['name']} {new_info['version']}".strip(),
+    )
+    old_sums, new_sums = read_sums(old), read_sums(new)
+    old_sessions, new_sessions = _sessions(old_sums), _sessions(new_sums)
+    old_columns, old_rows = _metadata(old)
+    new_columns, new_rows = _metadata(new)
+    result.added = sorted(set(new_sessions) - set(old_sessions))
+    result.removed = sorted(set(old_sessions) - set(new_sessions))
+    for session_id in sorted(set(old_sessions) & set(new_sessions)):
+        what = []
+        if old_sessions[session_id] != new_sessions[session_id]:
+            what.append("log")
+        before, after = old_rows.get(session_id, {}), new_rows.get(session_id, {})
+        columns = [c for c in new_columns if c in old_columns and before.get(c) != after.get(c)]
+        if columns:
+            what.append("metadata: " + ", ".join(columns))
+        if what:
+            result.changed.append(SessionChange(session_id, what))
+    others_old = {
+        n: d for n, d in old_sums.items() if not n.startswith(f"{SESSIONS}/") and n not in DOCUMENTS
+    }
+    others_new = {
+        n: d for n, d in new_sums.items() if not n.startswith(f"{SESSIONS}/") and n not in DOCUMENTS
+    }
+    result.files_added = sorted(set(others_new) - set(others_old))
+    result.files_removed = sorted(set(others_old) - set(others_new))
+    result.files_changed = sorted(
+        n for n in set(others_old) & set(others_new) if others_old[n] != others_new[n]
+    )
+    result.columns_added = [c for c in new_columns if c not in old_columns]
+    result.columns_removed = [c for c in old_columns if c not in new_columns]
+    old_study, new_study = old_info["study"], new_info["study"]
+    result.rekeyed = old_study.get("key_fingerprint") != new_study.get(
+        "key_fingerprint"
+    ) or old_study.get("namespace") != new_study.get("namespace")
+    result.layout_changed = old_study.get("layout") != new_study.get("layout")
+    return result
+
+
+def render(diff: ReleaseDiff) -> str:
+    lines = [f"{diff.old} -> {diff.new}"]
+
+    def section(title: str, items: list[str], sign: str) -> None:
+        noun = "session" if len(items) == 1 else "sessions"
+        lines.append(f"{title} {len(items)} {noun}" + (":" if items else ""))
+        lines.extend(f"  {sign} {item}" for item in items)
+
+    section("added", diff.added, "+")
+    section("removed", diff.removed, "-")
+    section("changed", [f"{c.session_id} ({'; '.join(c.what)})" for c in diff.changed], "~")
+    others = (
+        ("files added", diff.files_added), ("files removed", diff.files_removed),
+        ("files changed", diff.files_changed), ("metadata columns added", diff.columns_added),
+        ("metadata columns removed", diff.columns_removed),
+    )  # fmt: skip
+    for title, items in others:
+        if items:
+            lines.append(f"{title}: {', '.join(items)}")
+    if diff.rekeyed:
+        lines.append(
+            "pseudonyms re-keyed: another key or namespace "
+            "(writers cannot be followed across these releases)"
+        )
+    if diff.layout_changed:
+        lines.append("release layout version changed")
+    return "\n".join(lines)

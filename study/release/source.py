@@ -1,0 +1,232 @@
+"""What a release is built from: a study folder or a folder of CoAuthor-format sessions.
+
+- A **study folder** (it has `study.toml`): its finished sessions are exported with
+  `study.export.coauthor.export_study` into a scratch folder, exactly as `study export` writes
+  them, and read like any session folder; survey answers and self-evaluations come from the
+  study database; title, pay, duration, conditions, prompts, survey questions and the consent
+  text come from `study.toml` for the dataset card.
+- A **session folder**: `metadata.csv` with at least `session_id` and `worker_id` (the release
+  format, as `study export` writes it), the sessions as `<session_id>.jsonl` in `sessions/` or
+  next to `metadata.csv`, and optionally `survey.csv` (a `session_id` column plus one column per
+  question). Identity columns of `survey.csv` (worker, assignment, HIT, access code, e-mail, IP)
+  are dropped; everything else is treated as free text and scanned.
+
+A session file without a metadata row has no known writer (it could not honour a withdrawal),
+so it is left out and reported.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from study import config as study_config
+
+IDENTITY_COLUMNS = frozenset({
+    "worker_id", "workerid", "worker", "assignment_id", "assignmentid", "hit_id", "hitid",
+    "access_code", "turk_submit_to", "verification_code", "email", "e-mail", "ip", "ip_address",
+})  # fmt: skip
+
+
+class SourceError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class SourceSession:
+    session_id: str
+    path: Path
+    worker_id: str
+    metadata: dict
+
+
+@dataclass(frozen=True)
+class StudyInfo:
+    """What `study.toml` says about the study, for the dataset card."""
+
+    title: str
+    pay: str
+    duration_minutes: int
+    min_seconds: int
+    max_per_prompt: int
+    conditions: tuple[dict, ...]
+    prompts: tuple[dict, ...]
+    survey: tuple[dict, ...]
+    consent_text: str
+
+
+@dataclass
+class Source:
+    kind: str  # "study" or "folder"
+    path: Path
+    name: str
+    sessions: list[SourceSession]
+    survey_columns: list[str] = field(default_factory=list)
+    survey: dict[str, dict[str, str]] = field(default_factory=dict)  # session_id -> answers
+    study: StudyInfo | None = None
+    without_metadata: list[str] = field(default_factory=list)
+
+    @property
+    def worker_ids(self) -> set[str]:
+        return {s.worker_id for s in self.sessions if s.worker_id}
+
+
+def open_source(path: str | Path, scratch: Path) -> Source:
+    """Read SOURCE; a study folder is exported into `scratch` first."""
+    path = Path(path)
+    if not path.is_dir():
+        raise SourceError(
+            f"{path}: not a folder. SOURCE is a study folder or a folder of sessions with "
+            "metadata.csv."
+        )
+    if (path / study_config.CONFIG_NAME).is_file():
+        return _from_study(path, scratch)
+    if (path / "metadata.csv").is_file():
+        return _from_folder(path, _slug(path.resolve().name))
+    raise SourceError(
+        f"{path}: neither a study folder (no {study_config.CONFIG_NAME}) nor a folder of sessions "
+        "(no metadata.csv with session_id and worker_id)."
+    )
+
+
+def _from_folder(path: Path, name: str) -> Source:
+    metadata_path = path / "metadata.csv"
+    with open(metadata_path, newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        missing = {"session_id", "worker_id"} - set(reader.fieldnames or ())
+        if missing:
+            raise SourceError(f"{metadata_path}: missing column(s) {', '.join(sorted(missing))}")
+        rows = {}
+        for number, row in enumerate(reader, start=2):
+            session_id = (row.get("session_id") or "").strip()
+            if not session_id:
+                raise SourceError(f"{metadata_path} line {number}: empty session_id")
+            if session_id in rows:
+                raise SourceError(
+                    f"{metadata_path} line {number}: session {session_id} is listed twice"
+                )
+            rows[session_id] = row
+    folder = path / "sessions" if (path / "sessions").is_dir() else path
+    files = {p.stem: p for p in sorted(folder.glob("*.jsonl"))}
+    sessions = [
+        SourceSession(session_id, files[session_id], (row.get("worker_id") or "").strip(), row)
+        for session_id, row in sorted(rows.items())
+        if session_id in files
+    ]
+    absent = sorted(set(rows) - set(files))
+    if absent:
+        raise SourceError(
+            f"{metadata_path}: {len(absent)} session(s) have no file in {folder}, "
+            f"e.g. {absent[0]}.jsonl"
+        )
+    source = Source("folder", path, name, sessions, without_metadata=sorted(set(files) - set(rows)))
+    if (path / "survey.csv").is_file():
+        source.survey_columns, source.survey = _read_survey(path / "survey.csv")
+    return source
+
+
+def _read_survey(path: Path) -> tuple[list[str], dict[str, dict[str, str]]]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        if "session_id" not in (reader.fieldnames or ()):
+            raise SourceError(f"{path}: needs a session_id column")
+        columns = [
+            c for c in reader.fieldnames if c != "session_id" and c.lower() not in IDENTITY_COLUMNS
+        ]
+        answers = {
+            row["session_id"].strip(): {c: row.get(c) or "" for c in columns} for row in reader
+        }
+    return columns, answers
+
+
+def _from_study(path: Path, scratch: Path) -> Source:
+    from study.export.coauthor import export_study
+    from study.store import make_engine, reading
+    from study.store import sessions as session_store
+
+    try:
+        study = study_config.load(path)
+    except study_config.ConfigError as error:
+        raise SourceError(str(error)) from None
+    export_dir = scratch / "export"
+    export_study(study, export_dir)
+    source = _from_folder(export_dir, _slug(study.name))
+    source.kind, source.path = "study", path
+    exported = {s.session_id for s in source.sessions}
+
+    engine = make_engine(study.database_url)
+    with reading(engine) as connection:
+        stored = {
+            s["session_id"]: s for s in session_store.all_sessions(connection, finished_only=True)
+        }
+    engine.dispose()
+    questions = [q.id for q in study.survey]
+    evaluation = ("clear_ending", "collaborated")
+    source.survey_columns = questions + [f"self_evaluation_{key}" for key in evaluation]
+    for session_id in sorted(exported):
+        row = stored.get(session_id, {})
+        answers = json.loads(row.get("survey") or "{}")
+        checks = json.loads(row.get("self_evaluation") or "{}")
+        if not answers and not checks:
+            continue
+        out = {q: _cell(answers.get(q)) for q in questions}
+        out.update({f"self_evaluation_{key}": _cell(checks.get(key)) for key in evaluation})
+        source.survey[session_id] = out
+    if not source.survey:
+        source.survey_columns = []
+    source.study = _study_info(study)
+    return source
+
+
+def _cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _study_info(study: study_config.Study) -> StudyInfo:
+    return StudyInfo(
+        title=study.title,
+        pay=study.pay,
+        duration_minutes=study.duration_minutes,
+        min_seconds=study.min_seconds,
+        max_per_prompt=study.max_per_prompt,
+        conditions=tuple(
+            {"name": c.name, "genre": c.genre, "model": c.model, "mode": c.mode, **c.controls()}
+            for c in study.conditions
+        ),
+        prompts=tuple(
+            {"code": p.code, "genre": p.genre, "title": p.heading} for p in study.prompts
+        ),
+        survey=tuple({"id": q.id, "text": q.text, "type": q.type} for q in study.survey),
+        consent_text=_plain_text(_render(study.consent_template, study)),
+    )
+
+
+def _render(template: str, study: study_config.Study) -> str:
+    import jinja2
+
+    return (
+        jinja2.Environment(autoescape=True)
+        .from_string(template)
+        .render(study=study, minutes=study.duration_minutes, pay=study.pay, noun="story or essay")
+    )
+
+
+def _plain_text(markup: str) -> str:
+    """The consent form as plain paragraphs (the card quotes it)."""
+    text = re.sub(r"(?i)</p>|<br\s*/?>", "\n\n", markup)
+    text = html.unescape(re.sub(r"<[^>]+>", "", text))
+    paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text)]
+    return "\n\n".join(p for p in paragraphs if p)
+
+
+def _slug(text: str) -> str:
+    slug = re.sub(r"[^a-z0-9._-]+", "-", text.lower()).strip("-._")
+    return slug or "dataset"

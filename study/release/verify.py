@@ -1,0 +1,135 @@
+"""`study release verify`: re-check a release folder or archive; all checks must hold.
+
+1. **layout**: the files every release has (`study.release.layout.REQUIRED`), one log per
+   metadata row and no log without one, every `worker_id` a pseudonym, metadata.parquet
+   equal to metadata.csv.
+2. **checksums**: every file matches SHA256SUMS, none is missing and none was added.
+3. **schemas**: the `frictionless` validator accepts datapackage.json (every table row against
+   its Table Schema, every file's size and SHA-256), and every session passes the curation
+   core's validation (`study.curation.validate`: its record schema in `schemas/`, replay).
+4. **leak scan**: `study.release.leakscan`; with the re-identification table (`--key`), also
+   every worker id that any release built with that key has pseudonymised.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from study.release import datapackage
+from study.release.archive import ArchiveError, opened
+from study.release.checksums import check_sums
+from study.release.layout import METADATA_CSV, METADATA_PARQUET, REQUIRED, SESSIONS
+from study.release.leakscan import LeakScanner
+from study.release.pseudonyms import is_pseudonym
+from study.release.tables import read_metadata_parquet
+
+
+@dataclass
+class Check:
+    name: str
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+@dataclass
+class VerifyReport:
+    target: str
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(check.ok for check in self.checks)
+
+    def render(self, limit: int = 20) -> str:
+        lines = [f"{self.target}:"]
+        for check in self.checks:
+            lines.append(f"  {'ok  ' if check.ok else 'FAIL'} {check.name}")
+            for problem in check.problems[:limit]:
+                lines.append(f"       {problem}")
+            if len(check.problems) > limit:
+                lines.append(f"       ... and {len(check.problems) - limit} more")
+        lines.append("verified: every check holds" if self.ok else "NOT verified")
+        return "\n".join(lines)
+
+
+def verify(path: str | Path, *, known_ids: Iterable[str] = (), scanner: LeakScanner | None = None,
+           processes: int | None = None) -> VerifyReport:  # fmt: skip
+    path = Path(path)
+    report = VerifyReport(str(path))
+    try:
+        with opened(path) as directory:
+            verify_directory(
+                directory,
+                report,
+                known_ids=known_ids,
+                scanner=scanner or LeakScanner(known_ids, processes=processes),
+            )
+    except ArchiveError as error:
+        report.checks.append(Check("archive", [str(error)]))
+    return report
+
+
+def verify_directory(directory: Path, report: VerifyReport, *, known_ids: Iterable[str] = (),
+                     scanner: LeakScanner | None = None) -> None:  # fmt: skip
+    layout = Check("layout", _layout_problems(directory))
+    report.checks.append(layout)
+    report.checks.append(Check("checksums", check_sums(directory)))
+    schemas = Check("schemas")
+    if (directory / "datapackage.json").is_file():
+        schemas.problems += datapackage.validate(directory)
+    schemas.problems += _session_problems(directory)
+    report.checks.append(schemas)
+    scanner = scanner or LeakScanner(known_ids)
+    report.checks.append(Check("leak scan", [leak.render() for leak in scanner.scan(directory)]))
+
+
+def _layout_problems(directory: Path) -> list[str]:
+    problems = [f"{name} is missing" for name in REQUIRED if not (directory / name).is_file()]
+    if not (directory / METADATA_CSV).is_file():
+        return problems
+    with open(directory / METADATA_CSV, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    logs = {p.stem for p in (directory / SESSIONS).glob("*.jsonl")}
+    listed = {row.get("session_id", "") for row in rows}
+    problems += [f"{SESSIONS}/{s}.jsonl: no row in {METADATA_CSV}" for s in sorted(logs - listed)]
+    problems += [
+        f"{METADATA_CSV}: session {s} has no log in {SESSIONS}/" for s in sorted(listed - logs)
+    ]
+    for number, row in enumerate(rows, start=2):
+        if not is_pseudonym(row.get("worker_id", "")):
+            problems.append(
+                f"{METADATA_CSV} line {number}: worker_id is not a pseudonym (w + 20 hex digits)"
+            )
+    if (directory / METADATA_PARQUET).is_file():
+        try:
+            typed = read_metadata_parquet(directory / METADATA_PARQUET)
+        except Exception as error:  # noqa: BLE001 - any reader error means a broken file
+            problems.append(f"{METADATA_PARQUET}: unreadable ({error})")
+        else:
+            if [(r["session_id"], r["worker_id"]) for r in typed] != [
+                (r["session_id"], r["worker_id"]) for r in rows
+            ]:
+                problems.append(
+                    f"{METADATA_PARQUET}: its sessions or worker ids differ from {METADATA_CSV}"
+                )
+    return problems
+
+
+def _session_problems(directory: Path) -> list[str]:
+    from study.curation.validate import ERROR, validate_file
+
+    problems = []
+    for path in sorted((directory / SESSIONS).glob("*.jsonl")):
+        result = validate_file(path)
+        for issue in result.issues:
+            if issue.severity == ERROR:
+                line = f" line {issue.line}" if issue.line else ""
+                subject = f"{issue.field} " if issue.field else ""
+                problems.append(f"{SESSIONS}/{path.name}{line}: {subject}{issue.message}")
+    return problems

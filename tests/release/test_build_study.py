@@ -1,0 +1,115 @@
+"""A release built straight from a study folder: its database, its survey, its study.toml."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+from click.testing import CliRunner
+
+from study.release.cli import release
+from study.release.keys import init_keyfile
+from study.release.pseudonyms import is_pseudonym
+from tests.conftest import COAUTHOR
+from tests.release.conftest import EMAIL, PHONE, SMALLEST
+from tests.release.inject import Writer
+from tests.server.flow import to_writing
+
+WORKER = "A2STUDYWORKER77"
+
+
+def take_part(client, session_id: str, events: list[dict]) -> None:
+    batch = [
+        {"seq": seq, **{k: v for k, v in e.items() if k != "eventNum"}}
+        for seq, e in enumerate(events)
+    ]
+    for start in range(0, len(batch), 200):
+        response = client.post(
+            f"/api/sessions/{session_id}/events", json={"events": batch[start : start + 200]}
+        )
+        assert response.status_code == 200, response.json
+    response = client.post(
+        f"/s/{session_id}/writing/finish", json={"last_seq": len(batch) - 1, "text": "final"}
+    )
+    assert response.status_code == 200, response.json
+    checks = {"clear_ending": "yes", "collaborated": "yes"}
+    assert client.post(f"/s/{session_id}/evaluation", data=checks).status_code == 302
+    comments = f"Loved it! Write me at {EMAIL} or call {PHONE}. My id is {WORKER}."
+    answers = {"native_speaker": "Yes", "ownership": "6", "satisfaction": "5", "reuse": "7",
+               "comments": comments}  # fmt: skip
+    assert client.post(f"/s/{session_id}/survey", data=answers).status_code == 302
+
+
+def test_a_study_folder_releases_its_sessions_survey_and_description(
+    client, study_folder, tmp_path
+):
+    events = [
+        json.loads(line)
+        for line in (COAUTHOR / "sessions" / f"{SMALLEST}.jsonl").read_text().splitlines()
+    ]
+    writer = Writer(events)
+    writer.type(f" Mail {EMAIL} or ask for {WORKER}.")
+    response = client.get(
+        "/task",
+        query_string={
+            "workerId": WORKER,
+            "assignmentId": "3ASSIGN1",
+            "hitId": "3HIT1",
+            "turkSubmitTo": "https://workersandbox.mturk.com",
+        },
+    )
+    session_id = response.location.split("/")[2]
+    to_writing(client, session_id, prompt="audiobook")
+    take_part(client, session_id, writer.events)
+
+    key = init_keyfile(tmp_path / "study.key")
+    out = tmp_path / "releases"
+    result = CliRunner().invoke(
+        release,
+        [
+            "build",
+            str(study_folder),
+            "--version",
+            "1.0.0",
+            "--out",
+            str(out),
+            "--key",
+            str(key.path),
+            "--license",
+            "cc-by-4.0",
+            "-j",
+            "1",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "Built" in result.output and "coauthor-1.0.0" in result.output
+    directory = out / "coauthor-1.0.0"
+
+    for path in directory.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes().lower()
+            for secret in (WORKER, EMAIL, "555-2671", "3ASSIGN1", "3HIT1", "workersandbox"):
+                assert secret.lower().encode() not in data, (path.name, secret)
+    with open(directory / "metadata.csv", newline="") as handle:
+        (row,) = list(csv.DictReader(handle))
+    assert (
+        row["session_id"] == session_id
+        and is_pseudonym(row["worker_id"])
+        and row["genre"] == "argumentative"
+    )
+    with open(directory / "survey.csv", newline="") as handle:
+        (answers,) = list(csv.DictReader(handle))
+    assert answers["ownership"] == "6" and answers["self_evaluation_collaborated"] == "true"
+    assert answers["comments"].startswith(
+        "Loved it! Write me at <EMAIL_____________> or call <PHONE_______>."
+    )
+
+    card = (directory / "README.md").read_text()
+    assert 'license: "cc-by-4.0"' in card
+    assert "payment of $2.50" in card and "minimum writing time was 0 seconds" in card
+    assert "> **DESCRIPTION:** You are invited to participate" not in card  # markup is gone
+    assert "> DESCRIPTION: You are invited to participate in a research study" in card
+    assert "| creative-low | creative | davinci-002 |" in card
+    assert "| ownership | I feel like the story/essay is mine. | likert7 |" in card
+    package = json.loads((directory / "datapackage.json").read_text())
+    assert package["licenses"] == [{"name": "cc-by-4.0"}]

@@ -1,0 +1,155 @@
+"""A dataset's history: sessions added, a writer withdrawn, versions checked, diffs listed."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+from click.testing import CliRunner
+
+from study.curation.formats import read_session
+from study.release.build import BuildError, build_release
+from study.release.cli import release, withdraw
+from study.release.diff import diff_releases
+from study.release.keys import init_keyfile
+from study.release.pseudonyms import pseudonym
+from tests.release.conftest import EMAIL, copy_source, write_session
+from tests.release.inject import Writer
+
+FIRST = [
+    "b5f8899be4134579aa75c7625414fa25",
+    "88daaed513824fbd9c77746eec7862d9",
+    "7fbc70830a944d02af8a809cc8a5111b",
+    "ae1f2b6df9a74fe4b1eeec602bf6c3ae",
+]
+ADDED = ["6395e22e141c4ee0bf233b95a63a61ea", "35f12c5f76a443f2b20e8a6165ab998f"]
+WITHDRAWN_WORKER = "AFXYOGWOLRAFK6"  # wrote 88daaed5, 7fbc7083 and 6395e22e
+WITHDRAWN = sorted(
+    ["88daaed513824fbd9c77746eec7862d9", "7fbc70830a944d02af8a809cc8a5111b", ADDED[0]]
+)
+CORRECTED = FIRST[0]
+
+
+def metadata(release_dir) -> dict[str, dict]:
+    with open(release_dir / "metadata.csv", newline="") as handle:
+        return {row["session_id"]: row for row in csv.DictReader(handle)}
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory):
+    """1.0.0 (4 sessions) -> 1.1.0 (2 added) -> a writer withdraws, a log is corrected -> 1.1.1."""
+    base = tmp_path_factory.mktemp("history")
+    (base / "keys").mkdir()
+    key = init_keyfile(base / "keys" / "study.key")
+    out = base / "releases"
+
+    def build(source, version):
+        return build_release(source, version=version, out=out, key_path=key.path, processes=2)
+
+    v1 = build(copy_source(base / "v1" / "coauthor", FIRST), "1.0.0")
+    v2_source = copy_source(base / "v2" / "coauthor", FIRST + ADDED)
+    v2 = build(v2_source, "1.1.0")
+    result = CliRunner().invoke(withdraw, [WITHDRAWN_WORKER, "--key", str(key.path)])
+    assert result.exit_code == 0, result.output
+    writer = Writer(read_session(v2_source / "sessions" / f"{CORRECTED}.jsonl").events)
+    writer.type(f" Reach me at {EMAIL}.")
+    write_session(v2_source / "sessions" / f"{CORRECTED}.jsonl", writer.events)
+    v3 = build(v2_source, "1.1.1")
+    return {"key": key, "out": out, "source": v2_source, "releases": (v1, v2, v3)}
+
+
+def test_a_minor_release_adds_sessions_and_keeps_every_pseudonym(history):
+    v1, v2, _ = history["releases"]
+    before, after = metadata(v1.directory), metadata(v2.directory)
+    assert sorted(after) == sorted(FIRST + ADDED)
+    for session_id, row in before.items():
+        assert after[session_id]["worker_id"] == row["worker_id"]
+    diff = diff_releases(v1.directory, v2.directory)
+    assert diff.added == sorted(ADDED) and diff.removed == [] and diff.changed == []
+    assert "### Added\n- 2 sessions:" in (v2.directory / "CHANGELOG.md").read_text()
+
+
+def test_a_withdrawn_writer_leaves_the_next_release(history):
+    v1, v2, v3 = history["releases"]
+    rows = metadata(v3.directory)
+    assert not set(WITHDRAWN) & set(rows)
+    assert not any((v3.directory / "sessions" / f"{s}.jsonl").exists() for s in WITHDRAWN)
+    gone = pseudonym(history["key"], WITHDRAWN_WORKER, "coauthor")
+    assert gone in {r["worker_id"] for r in metadata(v2.directory).values()}
+    assert gone not in {r["worker_id"] for r in rows.values()}
+    assert v3.facts.withdrawn_excluded == 3
+    # Published releases are not touched.
+    assert set(WITHDRAWN) <= set(metadata(v2.directory))
+
+
+def test_the_changelog_counts_withdrawals_without_naming_them(history):
+    changelog = (history["releases"][2].directory / "CHANGELOG.md").read_text()
+    entry = changelog.split("## [1.1.0]")[0]
+    assert "## [1.1.1]" in entry and "3 sessions whose writer withdrew from the study." in entry
+    assert not any(s in entry for s in WITHDRAWN)
+    assert f"`{CORRECTED}` (log; metadata: time, num_event, written_by_human)" in entry
+    # the whole history stays, newest first
+    assert (
+        changelog.index("## [1.1.1]")
+        < changelog.index("## [1.1.0]")
+        < changelog.index("## [1.0.0]")
+    )
+
+
+def test_diff_lists_added_removed_and_changed_sessions(history):
+    _, v2, v3 = history["releases"]
+    result = CliRunner().invoke(release, ["diff", str(v2.directory), str(v3.archive)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "coauthor 1.1.0 -> coauthor 1.1.1"
+    assert "added 0 sessions" in lines
+    assert "removed 3 sessions:" in lines and all(f"  - {s}" in lines for s in WITHDRAWN)
+    assert "changed 1 session:" in lines
+    assert f"  ~ {CORRECTED} (log; metadata: time, num_event, written_by_human)" in lines
+
+
+def test_a_patch_version_cannot_add_sessions(history, tmp_path):
+    source = copy_source(
+        tmp_path / "coauthor", FIRST + ADDED + ["ce62f7cdb323419ebd92d4dc8b61cdb1"]
+    )
+    with pytest.raises(
+        BuildError,
+        match=r"1 session\(s\) were added: that needs a minor release \(1.2.0 or later\)",
+    ):
+        build_release(
+            source, version="1.1.2", out=history["out"], key_path=history["key"].path, processes=2
+        )
+    assert not (history["out"] / "coauthor-1.1.2").exists()
+
+
+def test_another_key_needs_a_major_version(history, tmp_path):
+    other = init_keyfile(tmp_path / "other.key")
+    with pytest.raises(BuildError, match="re-keyed.*major release"):
+        build_release(
+            history["source"], version="1.2.0", out=history["out"], key_path=other.path, processes=2
+        )
+
+
+def test_a_version_below_the_latest_is_refused(history):
+    with pytest.raises(BuildError, match="must be greater than 1.1.1"):
+        build_release(
+            history["source"], version="1.0.5", out=history["out"], key_path=history["key"].path
+        )
+
+
+def test_a_namespace_gives_unlinkable_pseudonyms(history, tmp_path):
+    other = build_release(
+        copy_source(tmp_path / "src", FIRST[:1]),
+        version="1.0.0",
+        out=tmp_path / "out",
+        key_path=history["key"].path,
+        name="pilot",
+        namespace="pilot",
+        processes=1,
+    )
+    assert other.directory.name == "pilot-1.0.0"
+    v1 = history["releases"][0]
+    assert (
+        metadata(other.directory)[FIRST[0]]["worker_id"]
+        != metadata(v1.directory)[FIRST[0]]["worker_id"]
+    )
