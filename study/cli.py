@@ -70,7 +70,15 @@ def _serve(app, host: str, port: int, threads: int, study) -> None:
 
     click.echo(f"Serving '{study.name}' on http://{host}:{port}/  (database: {_safe_url(study)})")
     click.echo(f"Participants start at http://{host}:{port}/task?access_code=YOUR-CODE")
-    waitress.serve(app, host=host, port=port, threads=threads, ident="study", _quiet=True)
+    waitress.serve(
+        app, host=host, port=port, threads=threads, ident="study", _quiet=True,
+        # Each writer's browser keeps a connection open while writing. Past waitress's default
+        # limit of 100, further connections wait until an open one closes, so the 101st
+        # writer's events would stall however idle the server is.
+        connection_limit=1000,
+        # select() cannot watch file descriptors numbered above 1024; poll() can.
+        asyncore_use_poll=True,
+    )
 
 
 def _safe_url(study) -> str:

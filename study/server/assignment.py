@@ -5,15 +5,19 @@ The condition rule (balanced, deterministic, documented in the README):
   prompt; break ties by the fewest sessions overall, then by the order in study.toml.
 So every prompt sees every condition of its genre in turn, and the totals stay level too.
 It runs inside the write transaction that binds the prompt, so concurrent sessions see each
-other's choices (SQLite serialises them; on PostgreSQL two simultaneous starts may tie).
+other's choices: SQLite serialises write transactions, and on PostgreSQL the choice takes a
+transaction-scoped advisory lock, so that two simultaneous starts cannot see the same counts.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, text
 
 from study.config import Condition, Prompt, Study
 from study.store import sessions as session_store
+
+# Any fixed 64-bit number: it names the "choosing a condition" lock among advisory locks.
+_CONDITION_LOCK = 0x5374756479436F6E  # "StudyCon"
 
 
 def available_prompts(connection: Connection, study: Study, session: dict) -> list[Prompt]:
@@ -23,6 +27,10 @@ def available_prompts(connection: Connection, study: Study, session: dict) -> li
 
 
 def choose_condition(connection: Connection, study: Study, prompt: Prompt) -> Condition:
+    if connection.dialect.name == "postgresql":
+        # Held until this transaction commits its choice; READ COMMITTED then shows the next
+        # chooser counts that include it.
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _CONDITION_LOCK})
     candidates = study.conditions_for(prompt.genre)
     on_prompt = session_store.condition_counts(connection, prompt.code)
     overall = session_store.condition_counts(connection)

@@ -11,13 +11,17 @@ document (for a browser that lost its local copy).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cache
 
 import jsonschema
 import orjson
 from flask import Blueprint, jsonify, request
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
 
 from study import delta
+from study.curation.schema_compiler import Unsupported, compile_schema
 from study.paths import schemas_dir
 from study.server.context import engine, session_or_404
 from study.store import reading
@@ -30,9 +34,27 @@ OPEN_STAGES = {"writing"}
 
 
 @cache
+def _schema() -> dict:
+    return json.loads((schemas_dir() / "event-batch.schema.json").read_text())
+
+
+@cache
 def _validator() -> jsonschema.Draft202012Validator:
-    schema = json.loads((schemas_dir() / "event-batch.schema.json").read_text())
-    return jsonschema.Draft202012Validator(schema)
+    return jsonschema.Draft202012Validator(_schema())
+
+
+@cache
+def _fast_check() -> Callable[[object], bool]:
+    # jsonschema needs about 2.5 ms of CPU to walk a 6-event batch: most of what an event
+    # request costs, enough to saturate a core at 200 writers. The curation core's schema
+    # compiler answers "valid?" in microseconds from the same schema; only a refused batch is
+    # walked again by jsonschema, for the message that names the field.
+    schema = _schema()
+    registry = Registry().with_resource(schema["$id"], Resource.from_contents(schema, DRAFT202012))
+    try:
+        return compile_schema(schema, registry.resolver(base_uri=schema["$id"]))
+    except Unsupported:
+        return _validator().is_valid
 
 
 def _problem(error: jsonschema.ValidationError) -> str:
@@ -53,7 +75,9 @@ def post_events(session_id):
         body = orjson.loads(request.get_data(cache=False))
     except orjson.JSONDecodeError as exc:
         return jsonify(error=f"body is not valid JSON: {exc}"), 400
-    errors = sorted(_validator().iter_errors(body), key=lambda e: list(e.absolute_path))
+    errors = [] if _fast_check()(body) else sorted(
+        _validator().iter_errors(body), key=lambda e: list(e.absolute_path)
+    )
     if errors:
         return jsonify(error=_problem(errors[0]), problems=[_problem(e) for e in errors[:20]]), 422
     if session["stage"] not in OPEN_STAGES:

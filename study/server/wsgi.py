@@ -2,6 +2,10 @@
 
     STUDY_DIR=path/to/study STUDY_SECRET_KEY=... gunicorn -w 4 'study.server.wsgi:app'
 
+(`--threads 4` as well makes each worker a threaded one, which keeps the editors' connections
+open between batches and goes on serving while a request waits for the database or the model;
+scripts/bench_ingest.py measures both.)
+
 STUDY_DIR is the study folder (the one holding study.toml). Everything the workers share lives
 in the database: sessions, events, and the suggestion rate limit (counted from the
 suggestion_requests table), so any worker can answer any request of any session. What stays
@@ -66,7 +70,7 @@ def _one_worker_at_a_time(directory: Path):
         try:
             yield
         finally:
-            fcntl.flock(handle, fcntl.LOCK_UNLOCK)
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def load_app():

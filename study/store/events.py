@@ -44,9 +44,11 @@ def ingest(engine: Engine, session_id: str, batch: list[dict]) -> BatchResult:
             }
         )
     insert = (postgresql if engine.dialect.name == "postgresql" else sqlite).insert
+    # RETURNING names the rows actually inserted: executemany's rowcount is not summed by
+    # every driver (psycopg reports the last statement's only).
+    statement = insert(events).on_conflict_do_nothing().returning(events.c.seq)
     with writing(engine) as connection:
-        result = connection.execute(insert(events).on_conflict_do_nothing(), rows)
-        stored = max(result.rowcount, 0) if rows else 0
+        stored = len(connection.execute(statement, rows).all()) if rows else 0
     return BatchResult(acked=sorted({row["seq"] for row in rows}), stored=stored)
 
 

@@ -1,0 +1,69 @@
+"""Task servers in their own processes (`study serve`, gunicorn) on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class ServerProcess:
+    """A task server in its own process, which a test can kill -9 and start again."""
+
+    def __init__(self, command: list[str], port: int, log: Path, env: dict | None = None) -> None:
+        self.command = command
+        self.port = port
+        self.log = log
+        self.env = {**os.environ, **(env or {})}
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 30) -> None:
+        with open(self.log, "ab") as log:
+            self.process = subprocess.Popen(
+                self.command, stdout=log, stderr=subprocess.STDOUT, env=self.env,
+                start_new_session=True,  # its own process group, so kill() reaches gunicorn's workers
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the server exited with {self.process.returncode}:\n{self.log_text()}")
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"the server did not answer /healthz within {timeout} s:\n{self.log_text()}")
+
+    def kill(self) -> None:
+        """SIGKILL, the whole process group: no cleanup, no graceful shutdown."""
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace")[-5000:] if self.log.exists() else ""
