@@ -20,12 +20,12 @@ from flask import Blueprint, jsonify, request
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from study import delta
+from study.curation.replay import DeltaError, replay
 from study.curation.schema_compiler import Unsupported, compile_schema
 from study.paths import schemas_dir
 from study.server.context import engine, session_or_404
-from study.store import reading
 from study.store import events as event_store
+from study.store import reading
 
 blueprint = Blueprint("events_api", __name__, url_prefix="/api/sessions")
 
@@ -99,7 +99,7 @@ def state(session_id):
         records = event_store.records(connection, session_id)
         seqs = event_store.stored_seqs(connection, session_id)
     try:
-        doc = delta.replay(records) if records else None
-    except delta.DeltaError as exc:
+        doc = replay(records).text if records else None
+    except (DeltaError, ValueError) as exc:
         return jsonify(error=f"stored events do not replay: {exc}"), 500
     return jsonify(doc=doc, next_seq=(seqs[-1] + 1) if seqs else 0, stored=len(seqs))

@@ -8,8 +8,8 @@ from pathlib import Path
 from click.testing import CliRunner
 from playwright.sync_api import Page, expect
 
-from study import delta
 from study.cli import main as study_cli
+from study.curation import replay as curation_replay
 
 # The 17 keys of a CoAuthor 2021 record, in the release's order (shared data README).
 RELEASE_KEYS = [
@@ -84,7 +84,7 @@ def export_session(study_dir: Path, out: Path, session_id: str, *, unfinished: b
 
 
 def replay(log: list[dict]) -> str:
-    return delta.replay(log)
+    return curation_replay.replay(log).text
 
 
 def check_release_format(log: list[dict]) -> None:

@@ -21,7 +21,6 @@ pytestmark = pytest.mark.browser
 
 def test_a_writer_uses_suggestions_and_the_export_replays_the_final_text(page, task_server, study_dir, tmp_path):
     session_id = start_writing(page, task_server.url)
-    editor = page.get_by_test_id("editor")
     suggestions = page.get_by_test_id("suggestion")
     spinner = page.get_by_test_id("spinner")
     prompt = editor_text(page)

@@ -13,7 +13,7 @@ from contextlib import closing
 import httpx
 import pytest
 
-from study import delta
+from study.curation.replay import replay
 
 from .browser import Browser, start_writing
 
@@ -93,4 +93,4 @@ def test_a_killed_server_keeps_every_acknowledged_event(study_server, study_fold
     with closing(sqlite3.connect(study_folder / "study.db")) as connection:
         records = [r for (r,) in connection.execute(
             "SELECT record FROM events WHERE session_id = ? ORDER BY seq", (session_id,))]
-    assert delta.replay(json.loads(r) for r in records) == browser.doc
+    assert replay([json.loads(r) for r in records]).text == browser.doc

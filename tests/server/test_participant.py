@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 
 from study.store import reading
 from study.store import sessions as session_store

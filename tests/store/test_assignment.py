@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 from collections import Counter
 
-import pytest
 
 from study.server import assignment
 from study.store import reading, writing

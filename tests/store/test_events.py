@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 import threading
 
-from study import delta
-from study.store import reading, writing
+from study.curation.replay import replay
 from study.store import events as event_store
+from study.store import reading, writing
 from study.store import sessions as session_store
 
 from .records import Editor, event_count
@@ -98,7 +98,7 @@ def test_records_come_back_in_seq_order_whatever_the_arrival_order(engine):
     assert seqs == list(range(editor.seq))
     assert [r["eventTimestamp"] for r in records] == sorted(r["eventTimestamp"] for r in records)
     assert "seq" not in records[0]
-    assert delta.replay(records) == editor.doc
+    assert replay(records).text == editor.doc
 
 
 def test_missing_seqs_names_the_events_not_yet_stored(engine):
@@ -147,7 +147,7 @@ def test_concurrent_writers_each_get_all_their_events_stored(engine):
     for session_id, (editor, _) in plans.items():
         with reading(engine) as connection:
             assert event_store.stored_seqs(connection, session_id) == list(range(editor.seq))
-            assert delta.replay(event_store.records(connection, session_id)) == editor.doc
+            assert replay(event_store.records(connection, session_id)).text == editor.doc
     assert event_count(engine) == sum(editor.seq for editor, _ in plans.values())
 
 
@@ -165,4 +165,4 @@ def test_concurrent_resends_into_one_session_store_each_event_once(engine):
 
     with reading(engine) as connection:
         assert event_store.stored_seqs(connection, session_id) == list(range(editor.seq))
-        assert delta.replay(event_store.records(connection, session_id)) == editor.doc
+        assert replay(event_store.records(connection, session_id)).text == editor.doc
