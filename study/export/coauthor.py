@@ -19,18 +19,12 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from study.config import Study
+from study.curation.formats import CONTROL_KEYS, RELEASE_KEYS
 from study.curation.metadata import official_metadata
 from study.store import make_engine, reading
 from study.store import events as event_store
 from study.store import sessions as session_store
 
-EVENT_KEYS = (
-    "eventName", "eventSource", "eventTimestamp", "textDelta", "cursorRange", "currentDoc",
-    "currentCursor", "currentSuggestions", "currentSuggestionIndex", "currentHoverIndex",
-    "currentN", "currentMaxToken", "currentTemperature", "currentTopP",
-    "currentPresencePenalty", "currentFrequencyPenalty", "eventNum",
-)  # fmt: skip
-CONTROL_KEYS = EVENT_KEYS[10:16]
 METADATA_COLUMNS = (
     "timestamp", "worker_id", "session_id", "prompt_code", "temperature", "frequency_penalty",
     "num_query", "num_selected", "perc_selected", "num_cursor", "time", "num_event",
@@ -48,7 +42,7 @@ class ExportSummary:
 
 
 def to_release_record(record: dict, event_num: int) -> dict:
-    out = {key: record.get(key, "") for key in EVENT_KEYS[:-1]}
+    out = {key: record.get(key, "") for key in RELEASE_KEYS[:-1]}
     for key in CONTROL_KEYS:
         out[key] = "" if out[key] is None else str(out[key])
     out["eventNum"] = event_num

@@ -14,7 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from study.cli import main
-from study.export.coauthor import EVENT_KEYS, release_timestamp
+from study.curation.formats import RELEASE_KEYS
+from study.export.coauthor import release_timestamp
 from study.store import writing
 from study.store import sessions as session_store
 from tests.conftest import COAUTHOR
@@ -98,7 +99,7 @@ def test_export_skips_unfinished_sessions_unless_asked(client, study_folder, tmp
     result = runner.invoke(main, ["export", str(study_folder), "--out", str(tmp_path / "b"), "--all"])
     assert "Exported 1 sessions" in result.output
     record = json.loads((tmp_path / "b" / f"{session_id}.jsonl").read_text())
-    assert tuple(record) == EVENT_KEYS
+    assert tuple(record) == RELEASE_KEYS
     assert record["eventNum"] == 0
 
 
