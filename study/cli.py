@@ -153,8 +153,9 @@ def _register_groups() -> None:
     from study.lm.cli import lm
     from study.mturk.cli import mturk
     from study.release.cli import keys, release, withdraw
+    from study.review.cli import qualify, review, reviewers
 
-    for group in (lm, curate, mturk, keys, release, withdraw):
+    for group in (lm, curate, mturk, keys, release, withdraw, reviewers, review, qualify):
         main.add_command(group)
 
 

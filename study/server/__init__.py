@@ -2,6 +2,7 @@
 
 `create_app(study)` is the application factory; `study serve` and `study demo` run it under
 waitress, and `gunicorn 'study.server.wsgi:app'` runs it with several workers (see README).
+It also mounts the reviewers' workspace under /review (study.review.web).
 """
 
 from __future__ import annotations
@@ -46,11 +47,15 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     app.extensions["study.engine"] = engine
     app.extensions["study.suggestions"] = suggestion_engine
 
+    from study.review.web import URL_PREFIX as REVIEW_PREFIX
+    from study.review.web import blueprint as review_blueprint
     from study.server import events_api, participant, suggestions_api
 
     app.register_blueprint(participant.blueprint)
     app.register_blueprint(events_api.blueprint)
     app.register_blueprint(suggestions_api.blueprint)
+    # The reviewers' workspace (study.review.web); `study review DIR` serves it alone.
+    app.register_blueprint(review_blueprint, url_prefix=REVIEW_PREFIX)
 
     @app.get("/healthz")
     def healthz():

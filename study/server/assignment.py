@@ -14,6 +14,7 @@ from __future__ import annotations
 from sqlalchemy import Connection, text
 
 from study.config import Condition, Prompt, Study
+from study.review import rounds
 from study.store import sessions as session_store
 
 # Any fixed 64-bit number: it names the "choosing a condition" lock among advisory locks.
@@ -21,9 +22,15 @@ _CONDITION_LOCK = 0x5374756479436F6E  # "StudyCon"
 
 
 def available_prompts(connection: Connection, study: Study, session: dict) -> list[Prompt]:
-    """Prompts this writer has taken fewer than `max_per_prompt` times, in study order."""
+    """Prompts of the session's round (study.review.rounds) this writer has taken fewer than
+    `max_per_prompt` times, in study order."""
     taken = session_store.prompt_counts(connection, session)
-    return [p for p in study.prompts if taken[p.code] < study.max_per_prompt]
+    offered = rounds.prompt_codes(connection, study, session["session_id"])
+    return [
+        p
+        for p in study.prompts
+        if taken[p.code] < study.max_per_prompt and (offered is None or p.code in offered)
+    ]
 
 
 def choose_condition(connection: Connection, study: Study, prompt: Prompt) -> Condition:

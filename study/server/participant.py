@@ -18,6 +18,7 @@ from markupsafe import Markup
 
 from study.config import GENRE_NOUNS
 from study.mturk import repeat
+from study.review import rounds
 from study.server import assignment
 from study.server.context import engine, session_or_404, study
 from study.store import reading, writing
@@ -87,8 +88,10 @@ def index():
 def task():
     """The entry point. Cases, in order: MTurk preview, MTurk worker (new, returning, or new
     but already taken part in a once-per-worker study), lab participant with an access code
-    (new, returning, or starting another session)."""
+    (new, returning, or starting another session). A new session joins the round the link
+    names with `?round=NAME` (study.review.rounds), if that round admits the writer."""
     args = request.args
+    round_name = args.get("round", "").strip() or None
     assignment_id = args.get("assignmentId", "").strip()
     if assignment_id == PREVIEW_ASSIGNMENT:
         return render_template("preview.html", study=study())
@@ -107,6 +110,9 @@ def task():
                     connection, worker_id, assignment_id
                 ):
                     return _refuse_repeat()
+                refusal = rounds.entry_refusal(connection, study(), round_name, worker_id=worker_id)
+                if refusal:
+                    return _refuse_round(refusal)
                 session = session_store.create(
                     connection,
                     worker_id=worker_id,
@@ -114,6 +120,7 @@ def task():
                     hit_id=hit_id,
                     turk_submit_to=args.get("turkSubmitTo", "").strip() or None,
                 )
+                rounds.record(connection, study(), session["session_id"], round_name)
             elif session["worker_id"] != worker_id:
                 return _entry_error("this assignment belongs to another worker")
         return redirect(stage_url(session))
@@ -126,7 +133,13 @@ def task():
             session = session_store.latest_for_access_code(connection, access_code)
             another = args.get("another") == "1"
             if session is None or (another and session["stage"] == "complete"):
+                refusal = rounds.entry_refusal(
+                    connection, study(), round_name, access_code=access_code
+                )
+                if refusal:
+                    return _refuse_round(refusal)
                 session = session_store.create(connection, access_code=access_code)
+                rounds.record(connection, study(), session["session_id"], round_name)
         return redirect(stage_url(session))
 
     return _entry_error(
@@ -139,6 +152,10 @@ def _refuse_repeat():
         render_template("message.html", study=study(), title="Already taken part", message=repeat.REFUSAL),
         403,
     )
+
+
+def _refuse_round(message: str):
+    return render_template("message.html", study=study(), title="Not this round", message=message), 403
 
 
 def _entry_error(message: str):
@@ -174,11 +191,15 @@ def instructions(session_id):
         return redirect(stage_url(session_or_404(session_id)))
     if request.method == "POST":
         return redirect(stage_url(_advance(session_id, "instructions")))
+    with reading(engine()) as connection:
+        # Each round may have its own instructions (CoAuthor App. E: the qualification round's
+        # first paragraph differs).
+        template_source = rounds.instructions(connection, study(), session_id)
     return render_template(
         "instructions.html",
         study=study(),
         session=session,
-        text=_page_text(study().instructions_template, session),
+        text=_page_text(template_source, session),
     )
 
 

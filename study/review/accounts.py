@@ -1,0 +1,121 @@
+"""Reviewer accounts: a name, a role and a salted password hash.
+
+Passwords are hashed with werkzeug.security (scrypt with a random 16-character salt, the hash
+naming its method so stronger settings can be introduced later). Two roles:
+  - reviewer: rates the submissions assigned to them, blind to others' ratings until they rate;
+  - researcher: also sees every rating, agreement and the audit log, and adjudicates.
+Accounts are made on the command line (`study reviewers add DIR NAME`), never through the web.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from sqlalchemy import Connection, select, update
+from werkzeug.security import check_password_hash, generate_password_hash
+
+from study.review import audit
+from study.store.db import reviewers
+
+ROLES = ("reviewer", "researcher")
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
+MIN_PASSWORD = 10
+# Checked against when the name is unknown, so a wrong name takes as long as a wrong password.
+_DUMMY_HASH = generate_password_hash("not a password of anyone")
+
+
+class AccountError(ValueError):
+    pass
+
+
+def check_password(password: str) -> None:
+    if len(password) < MIN_PASSWORD:
+        raise AccountError(f"The password must have at least {MIN_PASSWORD} characters.")
+
+
+def add(
+    connection: Connection, name: str, password: str, *, role: str = "reviewer", by: str = "cli"
+) -> dict:
+    if not NAME.match(name):
+        raise AccountError(
+            f"{name!r} cannot be a reviewer name: use letters, digits, '_', '.', '@' or '-' "
+            "(at most 64), starting with a letter or digit."
+        )
+    if role not in ROLES:
+        raise AccountError(f"role must be one of {', '.join(ROLES)}, got {role!r}")
+    if by_name(connection, name) is not None:
+        raise AccountError(
+            f"A reviewer named {name!r} exists already. Fix: choose another name, or change "
+            f"the password with `study reviewers password DIR {name}`."
+        )
+    check_password(password)
+    connection.execute(
+        reviewers.insert().values(
+            name=name,
+            password_hash=generate_password_hash(password),
+            role=role,
+            active=1,
+            created_at=time.time(),
+        )
+    )
+    audit.record(connection, by, audit.REVIEWER_ADD, name=name, role=role)
+    return by_name(connection, name)
+
+
+def set_password(connection: Connection, name: str, password: str, *, by: str = "cli") -> None:
+    account = _existing(connection, name)
+    check_password(password)
+    connection.execute(
+        update(reviewers)
+        .where(reviewers.c.reviewer_id == account["reviewer_id"])
+        .values(password_hash=generate_password_hash(password), active=1)
+    )
+    audit.record(connection, by, audit.REVIEWER_PASSWORD, name=name)
+
+
+def disable(connection: Connection, name: str, *, by: str = "cli") -> None:
+    """The account can no longer log in; its ratings stay (they are part of the record)."""
+    account = _existing(connection, name)
+    connection.execute(
+        update(reviewers).where(reviewers.c.reviewer_id == account["reviewer_id"]).values(active=0)
+    )
+    audit.record(connection, by, audit.REVIEWER_DISABLE, name=name)
+
+
+def verify(connection: Connection, name: str, password: str) -> dict | None:
+    """The active account with this name and password, else None."""
+    account = by_name(connection, name)
+    if account is None or not account["active"]:
+        check_password_hash(_DUMMY_HASH, password)
+        return None
+    return account if check_password_hash(account["password_hash"], password) else None
+
+
+def by_name(connection: Connection, name: str) -> dict | None:
+    row = connection.execute(select(reviewers).where(reviewers.c.name == name)).mappings().first()
+    return dict(row) if row else None
+
+
+def by_id(connection: Connection, reviewer_id: int) -> dict | None:
+    row = (
+        connection.execute(select(reviewers).where(reviewers.c.reviewer_id == reviewer_id))
+        .mappings()
+        .first()
+    )
+    return dict(row) if row else None
+
+
+def all_accounts(connection: Connection) -> list[dict]:
+    return [
+        dict(r) for r in connection.execute(select(reviewers).order_by(reviewers.c.name)).mappings()
+    ]
+
+
+def _existing(connection: Connection, name: str) -> dict:
+    account = by_name(connection, name)
+    if account is None:
+        raise AccountError(
+            f"No reviewer named {name!r}. Fix: add one with `study reviewers add DIR {name}`."
+        )
+    return account

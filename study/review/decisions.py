@@ -1,0 +1,124 @@
+"""Decisions: researchers' adjudications, and the outcome of every submission.
+
+The rules live in study.review.rules (pure); this module feeds them what the database holds:
+the ratings, the automatic disqualification and the adjudication of each submission.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, select, update
+
+from study.config import Study
+from study.review import audit, rounds, rules
+from study.review import ratings as rating_store
+from study.review import settings as review_settings
+from study.review.rules import Outcome
+from study.store.db import review_decisions, review_submissions, sessions
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A submission with its ratings and outcome."""
+
+    submission: dict
+    scores: tuple[int, ...]
+    adjudicated: int | None
+    outcome: Outcome
+
+    @property
+    def submission_id(self) -> str:
+        return self.submission["submission_id"]
+
+
+def adjudicate(
+    connection: Connection, submission_id: str, researcher: dict, score: int, note: str, *, scores
+) -> None:
+    """Record (or change) the researcher's final score for a submission."""
+    if score not in scores:
+        raise rating_store.RatingError(
+            f"score must be one of {', '.join(map(str, sorted(scores)))}, got {score}"
+        )
+    note = note.strip()[: rating_store.MAX_COMMENT]
+    values = {
+        "score": score,
+        "reviewer_id": researcher["reviewer_id"],
+        "note": note,
+        "decided_at": time.time(),
+    }
+    before = adjudication(connection, submission_id)
+    if before is None:
+        connection.execute(review_decisions.insert().values(submission_id=submission_id, **values))
+    else:
+        connection.execute(
+            update(review_decisions)
+            .where(review_decisions.c.submission_id == submission_id)
+            .values(**values)
+        )
+    audit.record(
+        connection,
+        researcher["name"],
+        audit.DECISION_ADJUDICATE,
+        submission_id,
+        score=score,
+        note=note,
+        previous_score=before["score"] if before else None,
+    )
+
+
+def adjudication(connection: Connection, submission_id: str) -> dict | None:
+    row = (
+        connection.execute(
+            select(review_decisions).where(review_decisions.c.submission_id == submission_id)
+        )
+        .mappings()
+        .first()
+    )
+    return dict(row) if row else None
+
+
+def judge(connection: Connection, study: Study, submissions: list[dict]) -> list[Judged]:
+    """The outcome of each of `submissions` (rows of review_submissions)."""
+    settings = review_settings.from_study(study)
+    scores = defaultdict(list)
+    for rating in rating_store.all_ratings(connection):
+        scores[rating["submission_id"]].append(rating["score"])
+    adjudicated = dict(
+        connection.execute(select(review_decisions.c.submission_id, review_decisions.c.score)).all()
+    )
+    judged = []
+    for submission in submissions:
+        key = submission["submission_id"]
+        found = rules.outcome(
+            scores[key],
+            needed=settings.ratings_per_submission,
+            pass_mark=settings.pass_mark,
+            max_spread=settings.max_spread,
+            disqualified=submission["disqualified"],
+            adjudicated=adjudicated.get(key),
+        )
+        judged.append(Judged(submission, tuple(scores[key]), adjudicated.get(key), found))
+    return judged
+
+
+def writer_passed(
+    connection: Connection,
+    study: Study,
+    round_name: str,
+    *,
+    worker_id: str | None = None,
+    access_code: str | None = None,
+) -> bool:
+    """Whether any of this writer's submissions to `round_name` passed."""
+    writer = rounds.writer_condition(worker_id=worker_id, access_code=access_code)
+    if writer is None:
+        return False
+    rows = connection.execute(
+        select(review_submissions)
+        .join(sessions, sessions.c.session_id == review_submissions.c.session_id)
+        .where(writer, review_submissions.c.round == round_name)
+    ).mappings()
+    return any(j.outcome.passed for j in judge(connection, study, [dict(r) for r in rows]))

@@ -1,0 +1,106 @@
+"""Login sessions of the reviewers' workspace, and their CSRF tokens.
+
+A login is a random token in an HttpOnly, SameSite=Strict cookie; the database keeps its SHA-256
+with the reviewer, an expiry and the login's CSRF token. Every POST in the workspace must send
+that CSRF token back (a hidden form field or the X-CSRF-Token header), which a page on another
+site cannot read, so it cannot make a logged-in reviewer's browser rate or decide anything.
+Keeping logins on the server (rather than in a signed cookie) makes logging out final and works
+across several server processes without a shared secret.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, select, update
+
+from study.review import accounts, audit
+from study.store.db import review_logins
+
+LOGIN_HOURS = 12
+# Failed logins for one name within the window lock that name until the window has passed.
+MAX_FAILURES = 10
+FAILURE_WINDOW_SECONDS = 15 * 60
+
+
+@dataclass(frozen=True)
+class Login:
+    reviewer: dict
+    csrf_token: str
+
+    @property
+    def name(self) -> str:
+        return self.reviewer["name"]
+
+    @property
+    def researcher(self) -> bool:
+        return self.reviewer["role"] == "researcher"
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def start(connection: Connection, reviewer: dict) -> str:
+    """A new login for `reviewer`; returns the cookie value."""
+    token = secrets.token_urlsafe(32)
+    now = time.time()
+    connection.execute(
+        review_logins.insert().values(
+            token_hash=_digest(token),
+            reviewer_id=reviewer["reviewer_id"],
+            csrf_token=secrets.token_urlsafe(32),
+            created_at=now,
+            expires_at=now + LOGIN_HOURS * 3600,
+        )
+    )
+    audit.record(connection, reviewer["name"], audit.LOGIN)
+    return token
+
+
+def find(connection: Connection, token: str | None) -> Login | None:
+    """The live login of a cookie value, else None (unknown, expired, logged out, disabled)."""
+    if not token or len(token) > 200:
+        return None
+    row = (
+        connection.execute(
+            select(review_logins).where(review_logins.c.token_hash == _digest(token))
+        )
+        .mappings()
+        .first()
+    )
+    if row is None or row["ended_at"] is not None or row["expires_at"] < time.time():
+        return None
+    reviewer = accounts.by_id(connection, row["reviewer_id"])
+    if reviewer is None or not reviewer["active"]:
+        return None
+    return Login(reviewer=reviewer, csrf_token=row["csrf_token"])
+
+
+def end(connection: Connection, token: str) -> None:
+    connection.execute(
+        update(review_logins)
+        .where(review_logins.c.token_hash == _digest(token))
+        .values(ended_at=time.time())
+    )
+
+
+def csrf_matches(expected: str, sent: str | None) -> bool:
+    # compare_digest: the time taken does not tell an attacker how much of a guess was right.
+    return bool(sent) and hmac.compare_digest(expected.encode(), sent.encode())
+
+
+def locked(connection: Connection, name: str) -> bool:
+    """Too many failed logins for `name` lately (slows down password guessing)."""
+    recent = audit.entries(
+        connection,
+        actor=name[:64],
+        actions=(audit.LOGIN_FAILED,),
+        since=time.time() - FAILURE_WINDOW_SECONDS,
+        limit=MAX_FAILURES,
+    )
+    return len(recent) >= MAX_FAILURES

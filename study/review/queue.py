@@ -1,0 +1,139 @@
+"""The queue: which submission a reviewer rates next.
+
+Submissions are handed out one at a time, when a reviewer asks for the next one, so reviewers
+can come and go and new submissions join as writers finish. The rule (`next_for`):
+  1. a submission already assigned to the reviewer and not yet rated by them comes first;
+  2. otherwise, among submissions the reviewer has not been assigned, that are not disqualified
+     or adjudicated and that hold fewer than `ratings_per_submission` places, take the one
+     closest to complete (most places held), then the oldest. Finishing submissions first lets
+     outcomes, and so qualifications, flow while reviewing goes on.
+A place is held by a rating, or by an assignment not yet rated that is younger than
+`assignment_hours` (a reviewer who walked away does not block a submission for ever).
+So each submission gets its ratings from different reviewers, and a reviewer rates it at most once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, select
+
+from study.review import audit
+from study.store.db import review_assignments, review_decisions, review_ratings, review_submissions
+
+
+@dataclass(frozen=True)
+class Progress:
+    rated: int  # submissions this reviewer has rated
+    assigned: int  # assigned to them and not yet rated
+    available: int  # more they could still be given
+
+    @property
+    def total(self) -> int:
+        return self.rated + self.assigned + self.available
+
+
+def _state(connection: Connection):
+    rated = defaultdict(set)
+    for submission_id, reviewer_id in connection.execute(
+        select(review_ratings.c.submission_id, review_ratings.c.reviewer_id)
+    ):
+        rated[submission_id].add(reviewer_id)
+    assigned = defaultdict(dict)
+    for submission_id, reviewer_id, at in connection.execute(
+        select(
+            review_assignments.c.submission_id,
+            review_assignments.c.reviewer_id,
+            review_assignments.c.assigned_at,
+        )
+    ):
+        assigned[submission_id][reviewer_id] = at
+    decided = set(connection.execute(select(review_decisions.c.submission_id)).scalars())
+    open_ = [
+        dict(row)
+        for row in connection.execute(
+            select(review_submissions)
+            .where(review_submissions.c.disqualified.is_(None))
+            .order_by(review_submissions.c.created_at, review_submissions.c.submission_id)
+        ).mappings()
+        if row["submission_id"] not in decided
+    ]
+    return rated, assigned, open_
+
+
+def _held(rated: set, assigned: dict, now: float, hold_seconds: float) -> int:
+    waiting = [r for r, at in assigned.items() if r not in rated and now - at < hold_seconds]
+    return len(rated) + len(waiting)
+
+
+def _candidates(rated, assigned, open_, reviewer_id, needed, now, hold_seconds) -> list[dict]:
+    found = []
+    for submission in open_:
+        key = submission["submission_id"]
+        if reviewer_id in rated[key] or reviewer_id in assigned[key]:
+            continue
+        held = _held(rated[key], assigned[key], now, hold_seconds)
+        if held < needed:
+            found.append((-held, submission["created_at"], key, submission))
+    return [item[-1] for item in sorted(found, key=lambda item: item[:3])]
+
+
+def next_for(
+    connection: Connection, reviewer: dict, *, needed: int, assignment_hours: float
+) -> str | None:
+    """The submission the reviewer should rate next (assigning it if new), or None: done."""
+    now = time.time()
+    rated, assigned, open_ = _state(connection)
+    reviewer_id = reviewer["reviewer_id"]
+    mine = sorted(
+        (assigned[s["submission_id"]][reviewer_id], s["submission_id"])
+        for s in open_
+        if reviewer_id in assigned[s["submission_id"]]
+        and reviewer_id not in rated[s["submission_id"]]
+    )
+    if mine:
+        return mine[0][1]
+    candidates = _candidates(
+        rated, assigned, open_, reviewer_id, needed, now, assignment_hours * 3600
+    )
+    if not candidates:
+        return None
+    chosen = candidates[0]["submission_id"]
+    connection.execute(
+        review_assignments.insert().values(
+            submission_id=chosen, reviewer_id=reviewer_id, assigned_at=now
+        )
+    )
+    audit.record(connection, reviewer["name"], audit.SUBMISSION_ASSIGN, chosen)
+    return chosen
+
+
+def is_assigned(connection: Connection, submission_id: str, reviewer_id: int) -> bool:
+    return (
+        connection.execute(
+            select(review_assignments.c.assigned_at).where(
+                review_assignments.c.submission_id == submission_id,
+                review_assignments.c.reviewer_id == reviewer_id,
+            )
+        ).first()
+        is not None
+    )
+
+
+def progress(
+    connection: Connection, reviewer: dict, *, needed: int, assignment_hours: float
+) -> Progress:
+    now = time.time()
+    rated, assigned, open_ = _state(connection)
+    reviewer_id = reviewer["reviewer_id"]
+    done = sum(reviewer_id in ids for ids in rated.values())
+    waiting = sum(
+        reviewer_id in assigned[s["submission_id"]] and reviewer_id not in rated[s["submission_id"]]
+        for s in open_
+    )
+    available = len(
+        _candidates(rated, assigned, open_, reviewer_id, needed, now, assignment_hours * 3600)
+    )
+    return Progress(rated=done, assigned=waiting, available=available)

@@ -1,0 +1,129 @@
+"""Ratings: one per reviewer and submission, changeable, every change in the audit log.
+
+Blindness: a reviewer sees other reviewers' ratings of a submission only once they have rated it
+themselves (`visible_to`), so the first judgement is their own. A change made after seeing the
+others is allowed (a reviewer may notice what they missed) but the audit entry says it was made
+after seeing them.
+"""
+
+from __future__ import annotations
+
+import time
+
+from sqlalchemy import Connection, select, update
+
+from study.review import audit
+from study.store.db import review_ratings, reviewers
+
+MAX_COMMENT = 5000
+
+
+class RatingError(ValueError):
+    pass
+
+
+def own(connection: Connection, submission_id: str, reviewer_id: int) -> dict | None:
+    row = (
+        connection.execute(
+            select(review_ratings).where(
+                review_ratings.c.submission_id == submission_id,
+                review_ratings.c.reviewer_id == reviewer_id,
+            )
+        )
+        .mappings()
+        .first()
+    )
+    return dict(row) if row else None
+
+
+def rate(
+    connection: Connection,
+    submission_id: str,
+    reviewer: dict,
+    score: int,
+    comment: str,
+    *,
+    scores: tuple[int, ...],
+) -> dict:
+    """Store the reviewer's rating (new or changed) and log it; returns the stored rating."""
+    if score not in scores:
+        raise RatingError(
+            f"score must be one of {', '.join(map(str, sorted(scores)))}, got {score}"
+        )
+    comment = comment.strip()
+    if len(comment) > MAX_COMMENT:
+        raise RatingError(f"Please keep the comment under {MAX_COMMENT} characters.")
+    now = time.time()
+    before = own(connection, submission_id, reviewer["reviewer_id"])
+    if before is None:
+        connection.execute(
+            review_ratings.insert().values(
+                submission_id=submission_id,
+                reviewer_id=reviewer["reviewer_id"],
+                score=score,
+                comment=comment,
+                rated_at=now,
+                updated_at=now,
+            )
+        )
+        audit.record(
+            connection,
+            reviewer["name"],
+            audit.RATING_CREATE,
+            submission_id,
+            score=score,
+            comment=comment,
+        )
+    elif (before["score"], before["comment"]) != (score, comment):
+        connection.execute(
+            update(review_ratings)
+            .where(
+                review_ratings.c.submission_id == submission_id,
+                review_ratings.c.reviewer_id == reviewer["reviewer_id"],
+            )
+            .values(score=score, comment=comment, updated_at=now)
+        )
+        audit.record(
+            connection,
+            reviewer["name"],
+            audit.RATING_EDIT,
+            submission_id,
+            score=score,
+            comment=comment,
+            previous_score=before["score"],
+            previous_comment=before["comment"],
+            # Others' ratings were visible from the first rating on (see the module docstring).
+            after_seeing_others=bool(others(connection, submission_id, reviewer["reviewer_id"])),
+        )
+    return own(connection, submission_id, reviewer["reviewer_id"])
+
+
+def of_submission(connection: Connection, submission_id: str) -> list[dict]:
+    """Every rating of a submission with its reviewer's name, oldest first."""
+    rows = connection.execute(
+        select(review_ratings, reviewers.c.name.label("reviewer"))
+        .join(reviewers, reviewers.c.reviewer_id == review_ratings.c.reviewer_id)
+        .where(review_ratings.c.submission_id == submission_id)
+        .order_by(review_ratings.c.rated_at)
+    ).mappings()
+    return [dict(row) for row in rows]
+
+
+def others(connection: Connection, submission_id: str, reviewer_id: int) -> list[dict]:
+    return [r for r in of_submission(connection, submission_id) if r["reviewer_id"] != reviewer_id]
+
+
+def visible_to(connection: Connection, submission_id: str, reviewer_id: int) -> list[dict]:
+    """Other reviewers' ratings of the submission if this reviewer has rated it, else []."""
+    if own(connection, submission_id, reviewer_id) is None:
+        return []
+    return others(connection, submission_id, reviewer_id)
+
+
+def all_ratings(connection: Connection) -> list[dict]:
+    rows = connection.execute(
+        select(review_ratings, reviewers.c.name.label("reviewer"))
+        .join(reviewers, reviewers.c.reviewer_id == review_ratings.c.reviewer_id)
+        .order_by(review_ratings.c.submission_id, review_ratings.c.rated_at)
+    ).mappings()
+    return [dict(row) for row in rows]

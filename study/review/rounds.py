@@ -1,0 +1,145 @@
+"""Rounds on the participant's path: which round a session is in, who may enter it, and what it
+offers (prompts, instructions).
+
+CoAuthor §4.3.1 and App. D: a qualification round (each writer once, rated by the authors) and
+a main round for the writers who passed it. A study declares its rounds in study.toml; the task
+URL names the round (`/task?round=qualification`, so each round's HITs carry their own URL) and
+the task server records it when the session starts. A session without a recorded round belongs
+to the default round; a study without rounds has none of these rules.
+
+The task server asks this module (study.server.participant, study.server.assignment):
+  - `entry_refusal`: a qualification round takes each writer once (by worker id or access
+    code: MTurk's exclusion qualification can arrive too late, see study.mturk.repeat); a main
+    round with `requires` takes only writers who passed that round (study.review.decisions);
+  - `record`: the round of a new session;
+  - `prompt_codes`, `instructions`: what the session's round offers.
+"""
+
+from __future__ import annotations
+
+import html
+
+from sqlalchemy import Connection, and_, or_, select
+
+from study.config import Study
+from study.review import settings as review_settings
+from study.review.settings import Round
+from study.store.db import session_rounds, sessions
+
+ONCE_REFUSAL = (
+    "You have already taken part in the qualification round, and each writer takes part only "
+    "once. Please return this HIT; we will let you know whether you qualified."
+)
+NOT_QUALIFIED = (
+    "This round is open to writers who passed the qualification round. Please return this "
+    "HIT; thank you for your interest."
+)
+
+
+def round_named(study: Study, name: str | None) -> Round | None:
+    """The round a task URL asks for (None: the default); KeyError for an unknown name."""
+    rounds = review_settings.from_study(study)
+    if not rounds.rounds:
+        return None
+    if not name:
+        return rounds.default_round
+    return rounds.round(name)
+
+
+def round_of(connection: Connection, study: Study, session_id: str) -> Round | None:
+    rounds = review_settings.from_study(study)
+    if not rounds.rounds:
+        return None
+    name = connection.execute(
+        select(session_rounds.c.round).where(session_rounds.c.session_id == session_id)
+    ).scalar()
+    if name is None:
+        return rounds.default_round
+    try:
+        return rounds.round(name)
+    except KeyError:  # a round since removed from study.toml: treat as the default
+        return rounds.default_round
+
+
+def sessions_in(study: Study, round_name: str):
+    """A SQL condition: sessions of `round_name` (recorded, or unrecorded in the default round)."""
+    rounds = review_settings.from_study(study)
+    recorded = select(session_rounds.c.session_id).where(session_rounds.c.round == round_name)
+    condition = sessions.c.session_id.in_(recorded)
+    default = rounds.default_round
+    if default is not None and default.name == round_name:
+        condition = or_(
+            condition, sessions.c.session_id.not_in(select(session_rounds.c.session_id))
+        )
+    return condition
+
+
+def writer_condition(*, worker_id: str | None = None, access_code: str | None = None):
+    """A SQL condition: sessions of this writer (an MTurk worker or a lab access code)."""
+    if worker_id:
+        return sessions.c.worker_id == worker_id
+    if access_code:
+        return and_(sessions.c.access_code == access_code, sessions.c.worker_id.is_(None))
+    return None
+
+
+def entry_refusal(
+    connection: Connection,
+    study: Study,
+    round_name: str | None,
+    *,
+    worker_id: str | None = None,
+    access_code: str | None = None,
+) -> str | None:
+    """Why this writer may not start a new session in the round, or None if they may."""
+    try:
+        chosen = round_named(study, round_name)
+    except KeyError:
+        return f"This study has no round named '{round_name}'. Please check the link."
+    if chosen is None:
+        return None
+    writer = writer_condition(worker_id=worker_id, access_code=access_code)
+    if chosen.once_per_worker and writer is not None:
+        earlier = connection.execute(
+            select(sessions.c.session_id).where(writer, sessions_in(study, chosen.name)).limit(1)
+        ).first()
+        if earlier is not None:
+            return ONCE_REFUSAL
+    if chosen.requires:
+        from study.review import decisions  # decisions reads rounds too
+
+        if writer is None or not decisions.writer_passed(
+            connection, study, chosen.requires, worker_id=worker_id, access_code=access_code
+        ):
+            return NOT_QUALIFIED
+    return None
+
+
+def record(connection: Connection, study: Study, session_id: str, round_name: str | None) -> None:
+    """Remember the round a new session started in (nothing when the study has no rounds)."""
+    chosen = round_named(study, round_name)
+    if chosen is not None:
+        connection.execute(session_rounds.insert().values(session_id=session_id, round=chosen.name))
+
+
+def prompt_codes(connection: Connection, study: Study, session_id: str) -> set[str] | None:
+    """The prompts the session's round offers; None: every prompt."""
+    chosen = round_of(connection, study, session_id)
+    return set(chosen.prompts) if chosen is not None and chosen.prompts else None
+
+
+def instructions(connection: Connection, study: Study, session_id: str) -> str:
+    """The instructions page template of the session's round: its notice, then its own page
+    (or the study's [texts] instructions)."""
+    chosen = round_of(connection, study, session_id)
+    if chosen is None:
+        return study.instructions_template
+    text = study.instructions_template
+    if chosen.instructions:
+        text = (study.directory / chosen.instructions).read_text(encoding="utf-8")
+    if chosen.notice:
+        # Plain text from study.toml, shown as written: HTML-escaped, and kept out of Jinja.
+        text = (
+            f'<p class="notice">{{% raw %}}{html.escape(chosen.notice)}{{% endraw %}}</p>\n{text}'
+        )
+    return text

@@ -1,0 +1,84 @@
+"""Submissions: the finished sessions of the reviewed rounds, under a pseudonym.
+
+`collect` adds every session of a reviewed round that reached the completion page (writing,
+self-evaluation and survey done: what the writer submits with the HIT) and is not yet listed,
+gives it a random pseudonym, and applies the automatic disqualification rule
+(study.review.rules, rule 2), writing the decision to the audit log. It is cheap and idempotent,
+so the workspace calls it whenever it builds a queue.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+
+from sqlalchemy import Connection, select
+
+from study.config import Study
+from study.review import audit, rounds, rules
+from study.review import settings as review_settings
+from study.store import events as event_store
+from study.store.db import review_submissions, sessions
+
+# Pseudonyms avoid look-alike characters (0/O, 1/I/L), as verification codes do.
+_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+
+
+def new_pseudonym() -> str:
+    return "S-" + "".join(secrets.choice(_ALPHABET) for _ in range(8))
+
+
+def collect(connection: Connection, study: Study) -> list[str]:
+    """List new submissions; returns their pseudonyms."""
+    settings = review_settings.from_study(study)
+    known = select(review_submissions.c.session_id)
+    query = (
+        select(sessions.c.session_id, sessions.c.completed_at)
+        .where(sessions.c.stage == "complete", sessions.c.session_id.not_in(known))
+        .order_by(sessions.c.completed_at, sessions.c.session_id)
+    )
+    reviewed = settings.reviewed_rounds
+    added = []
+    for name in reviewed or (None,):
+        chosen = query if name is None else query.where(rounds.sessions_in(study, name))
+        for session_id, completed_at in connection.execute(chosen).all():
+            pseudonym = new_pseudonym()
+            reason = rules.disqualification(
+                event_store.records(connection, session_id), settings.min_ai_requests
+            )
+            connection.execute(
+                review_submissions.insert().values(
+                    submission_id=pseudonym,
+                    session_id=session_id,
+                    round=name,
+                    created_at=completed_at or time.time(),
+                    disqualified=reason,
+                )
+            )
+            if reason:
+                audit.record(
+                    connection, "rules", audit.DECISION_DISQUALIFY, pseudonym, reason=reason
+                )
+            added.append(pseudonym)
+    return added
+
+
+def all_submissions(connection: Connection) -> list[dict]:
+    """Every submission in queue order (oldest first)."""
+    rows = connection.execute(
+        select(review_submissions).order_by(
+            review_submissions.c.created_at, review_submissions.c.submission_id
+        )
+    ).mappings()
+    return [dict(row) for row in rows]
+
+
+def get(connection: Connection, submission_id: str) -> dict | None:
+    row = (
+        connection.execute(
+            select(review_submissions).where(review_submissions.c.submission_id == submission_id)
+        )
+        .mappings()
+        .first()
+    )
+    return dict(row) if row else None

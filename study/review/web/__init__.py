@@ -1,0 +1,61 @@
+"""The reviewers' workspace: a Flask blueprint under /review.
+
+`study serve` mounts it next to the participant's path (study.server.create_app registers
+`blueprint` at /review); `study review DIR` serves it alone (`create_review_app`). Views are
+split by who uses them:
+  - `auth`: logging in and out, the login cookie, the CSRF check on every POST, security headers;
+  - `rating`: a reviewer's queue, a submission with its replay, rating it;
+  - `researcher`: outcomes, agreement, adjudication and the audit log (researchers only).
+Templates are templates/review/*.html, the page scripts study/static/review*.js.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from flask import Blueprint, Flask, redirect
+
+from study.config import Study
+from study.paths import static_dir, templates_dir
+from study.store import create_tables, make_engine
+
+URL_PREFIX = "/review"
+
+blueprint = Blueprint("review", __name__)
+
+
+@blueprint.app_template_filter("review_time")
+def review_time(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, tz=UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+from study.review.web import auth, rating, researcher  # noqa: F401  (they add the views)
+
+
+def create_review_app(study: Study, *, engine=None) -> Flask:
+    """The workspace alone, for `study review DIR` (no participant pages, no suggestions)."""
+    app = Flask(
+        __name__,
+        template_folder=str(templates_dir()),
+        static_folder=str(static_dir()),
+        static_url_path="/static",
+    )
+    app.config.update(MAX_CONTENT_LENGTH=1_000_000)
+    app.jinja_env.trim_blocks = True
+    app.jinja_env.lstrip_blocks = True
+    engine = engine or make_engine(study.database_url)
+    create_tables(engine)
+    # The same keys as study.server.create_app, so study.server.context serves both apps.
+    app.extensions["study"] = study
+    app.extensions["study.engine"] = engine
+    app.register_blueprint(blueprint, url_prefix=URL_PREFIX)
+
+    @app.get("/")
+    def root():
+        return redirect(f"{URL_PREFIX}/")
+
+    @app.get("/healthz")
+    def healthz():
+        return {"ok": True, "study": study.name, "workspace": True}
+
+    return app

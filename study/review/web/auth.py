@@ -1,0 +1,168 @@
+"""Logging in and out, the login cookie, the CSRF check on every POST, and security headers.
+
+Cases of a request, in order (`load_login`):
+  1. any request: the login cookie, if live, becomes `g.login` (study.review.logins);
+  2. a POST to the login form: its token must match the pre-login cookie set with the form
+     (double submit: a page elsewhere can post the form but cannot read that cookie);
+  3. any other POST: the sender must be logged in and send the login's CSRF token, as the form
+     field `csrf_token` or the `X-CSRF-Token` header; otherwise 403 and nothing changes.
+Pages that need a login redirect to it; researcher pages answer 403 to reviewers.
+"""
+
+from __future__ import annotations
+
+import functools
+import secrets
+
+from flask import abort, g, jsonify, make_response, redirect, render_template, request, url_for
+
+from study.review import accounts, audit, logins
+from study.review.web import blueprint
+from study.server.context import engine, study
+from study.store import reading, writing
+
+COOKIE = "study_review"
+LOGIN_COOKIE = "study_review_login"  # the login form's CSRF token, before anyone is logged in
+
+
+def wants_json() -> bool:
+    return request.headers.get("Accept", "").startswith("application/json")
+
+
+def refuse(status: int, message: str):
+    if wants_json():
+        return jsonify(error=message), status
+    return render_template(
+        "review/message.html", study=study(), title="Not allowed", message=message
+    ), status
+
+
+def _cookie_path() -> str:
+    return url_for("review.home")
+
+
+@blueprint.before_request
+def load_login():
+    with reading(engine()) as connection:
+        g.login = logins.find(connection, request.cookies.get(COOKIE))
+    if request.method != "POST":
+        return None
+    sent = request.form.get("csrf_token") or request.headers.get("X-CSRF-Token")
+    if request.endpoint == "review.login":
+        if not logins.csrf_matches(request.cookies.get(LOGIN_COOKIE, ""), sent):
+            return refuse(403, "The login form expired. Reload the page and log in again.")
+        return None
+    if g.login is None:
+        return refuse(403, "You are not logged in (or your login expired). Log in again.")
+    if not logins.csrf_matches(g.login.csrf_token, sent):
+        return refuse(
+            403,
+            "This request did not carry the page's security token. Reload the page and try again.",
+        )
+    return None
+
+
+@blueprint.after_request
+def security_headers(response):
+    # Ratings are private to their reviewer: never cached, never framed, no referrer leaks.
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["X-Frame-Options"] = "DENY"
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["Content-Security-Policy"] = (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "frame-ancestors 'none'; form-action 'self'"
+    )
+    return response
+
+
+@blueprint.context_processor
+def review_context():
+    login = g.get("login")
+    return {"login": login, "csrf_token": login.csrf_token if login else ""}
+
+
+def login_required(view):
+    @functools.wraps(view)
+    def wrapper(*args, **kwargs):
+        if g.login is None:
+            return redirect(url_for("review.login", next=request.full_path))
+        return view(*args, **kwargs)
+
+    return wrapper
+
+
+def researcher_required(view):
+    @functools.wraps(view)
+    def wrapper(*args, **kwargs):
+        if g.login is None:
+            return redirect(url_for("review.login", next=request.full_path))
+        if not g.login.researcher:
+            abort(403)
+        return view(*args, **kwargs)
+
+    return wrapper
+
+
+def _safe_next(target: str | None) -> str:
+    # Only paths inside the workspace: never an open redirect to another site.
+    home = url_for("review.home")
+    if target and target.startswith(home) and not target.startswith("//"):
+        return target
+    return home
+
+
+@blueprint.route("/login", methods=["GET", "POST"])
+def login():
+    error = None
+    status = 200
+    if request.method == "POST":
+        name = request.form.get("name", "").strip()[:64]
+        password = request.form.get("password", "")
+        with writing(engine()) as connection:
+            if logins.locked(connection, name):
+                account = None
+                error = "Too many failed logins for this name. Wait a quarter of an hour."
+            else:
+                account = accounts.verify(connection, name, password)
+                if account is None:
+                    audit.record(connection, name or "(no name)", audit.LOGIN_FAILED)
+                    error = "Wrong name or password."
+                else:
+                    token = logins.start(connection, account)
+        if account is not None:
+            response = redirect(_safe_next(request.form.get("next")))
+            response.set_cookie(
+                COOKIE, token, httponly=True, samesite="Strict", secure=request.is_secure,
+                path=_cookie_path(), max_age=logins.LOGIN_HOURS * 3600,
+            )  # fmt: skip
+            response.delete_cookie(LOGIN_COOKIE, path=_cookie_path())
+            return response
+        status = 401
+    with reading(engine()) as connection:
+        nobody = not accounts.all_accounts(connection)
+    form_token = secrets.token_urlsafe(32)
+    response = render_template(
+        "review/login.html",
+        study=study(),
+        error=error,
+        nobody=nobody,
+        form_token=form_token,
+        next=request.values.get("next", ""),
+    )
+    response = make_response(response, status)
+    response.set_cookie(
+        LOGIN_COOKIE, form_token, httponly=True, samesite="Strict", secure=request.is_secure,
+        path=_cookie_path(),
+    )  # fmt: skip
+    return response
+
+
+@blueprint.post("/logout")
+def logout():
+    with writing(engine()) as connection:
+        logins.end(connection, request.cookies.get(COOKIE, ""))
+        audit.record(connection, g.login.name, audit.LOGOUT)
+    response = redirect(url_for("review.login"))
+    response.delete_cookie(COOKIE, path=_cookie_path())
+    return response

@@ -1,0 +1,155 @@
+"""A reviewer's path: the home page with progress, the next submission, rating it.
+
+The submission page answers, in order: unknown pseudonym (404); a researcher not assigned to it
+(to the adjudication view); a reviewer not assigned to it (403); otherwise the rating view,
+with others' ratings only once this reviewer has rated (study.review.ratings.visible_to).
+Rating works as a plain form, and study/static/review-rating.js adds the keyboard: 1-5 rate at
+once (a JSON POST), n saves and asks for the next submission.
+"""
+
+from __future__ import annotations
+
+from flask import abort, g, jsonify, redirect, render_template, request, url_for
+
+from study.review import decisions, presentation, queue, submissions
+from study.review import ratings as rating_store
+from study.review import settings as review_settings
+from study.review.web import blueprint
+from study.review.web.auth import login_required, refuse, wants_json
+from study.server.context import engine, study
+from study.store import reading, writing
+
+
+def settings():
+    return review_settings.from_study(study())
+
+
+def _progress(connection) -> queue.Progress:
+    return queue.progress(
+        connection,
+        g.login.reviewer,
+        needed=settings().ratings_per_submission,
+        assignment_hours=settings().assignment_hours,
+    )
+
+
+@blueprint.get("/")
+@login_required
+def home():
+    with writing(engine()) as connection:
+        submissions.collect(connection, study())
+        progress = _progress(connection)
+        mine = [
+            {**rating, "when": rating["updated_at"]}
+            for rating in rating_store.all_ratings(connection)
+            if rating["reviewer_id"] == g.login.reviewer["reviewer_id"]
+        ]
+    return render_template(
+        "review/home.html",
+        study=study(),
+        progress=progress,
+        rated=sorted(mine, key=lambda r: -r["when"]),
+        done=request.args.get("done") == "1",
+    )
+
+
+@blueprint.post("/next")
+@login_required
+def next_submission():
+    """Assign (or find) the reviewer's next submission; a JSON caller gets its address."""
+    with writing(engine()) as connection:
+        submissions.collect(connection, study())
+        chosen = queue.next_for(
+            connection,
+            g.login.reviewer,
+            needed=settings().ratings_per_submission,
+            assignment_hours=settings().assignment_hours,
+        )
+    target = (
+        url_for("review.submission", submission_id=chosen)
+        if chosen
+        else url_for("review.home", done=1)
+    )
+    if wants_json():
+        return jsonify(next=target, done=chosen is None)
+    return redirect(target)
+
+
+def _submission_or_404(connection, submission_id: str) -> dict:
+    found = submissions.get(connection, submission_id)
+    if found is None:
+        abort(404)
+    return found
+
+
+@blueprint.get("/s/<submission_id>")
+@login_required
+def submission(submission_id):
+    reviewer_id = g.login.reviewer["reviewer_id"]
+    with reading(engine()) as connection:
+        found = _submission_or_404(connection, submission_id)
+        mine = rating_store.own(connection, submission_id, reviewer_id)
+        assigned = mine is not None or queue.is_assigned(connection, submission_id, reviewer_id)
+        if not assigned:
+            if g.login.researcher:
+                return redirect(url_for("review.adjudication", submission_id=submission_id))
+            return refuse(403, "This submission is not in your queue.")
+        shown = presentation.show(connection, study(), found)
+        others = rating_store.visible_to(connection, submission_id, reviewer_id)
+        decided = decisions.adjudication(connection, submission_id)
+        progress = _progress(connection)
+    return render_template(
+        "review/submission.html",
+        study=study(),
+        shown=shown,
+        rubric=settings().rubric,
+        mine=mine,
+        others=others,
+        decided=decided is not None,
+        progress=progress,
+        boot={
+            "rateUrl": url_for("review.rate", submission_id=submission_id),
+            "nextUrl": url_for("review.next_submission"),
+            "scores": list(settings().scores),
+            "rated": mine["score"] if mine else None,
+        },
+    )
+
+
+@blueprint.post("/s/<submission_id>/rating")
+@login_required
+def rate(submission_id):
+    reviewer = g.login.reviewer
+    raw = request.form.get("score", "")
+    with writing(engine()) as connection:
+        _submission_or_404(connection, submission_id)
+        if rating_store.own(
+            connection, submission_id, reviewer["reviewer_id"]
+        ) is None and not queue.is_assigned(connection, submission_id, reviewer["reviewer_id"]):
+            return refuse(403, "This submission is not in your queue.")
+        if decisions.adjudication(connection, submission_id) is not None:
+            return refuse(409, "A researcher has already decided this submission.")
+        try:
+            stored = rating_store.rate(
+                connection,
+                submission_id,
+                reviewer,
+                int(raw) if raw.strip().lstrip("-").isdigit() else -1,
+                request.form.get("comment", ""),
+                scores=settings().scores,
+            )
+        except rating_store.RatingError as error:
+            return refuse(400, str(error))
+        others = rating_store.visible_to(connection, submission_id, reviewer["reviewer_id"])
+        progress = _progress(connection)
+    if wants_json():
+        return jsonify(
+            score=stored["score"],
+            comment=stored["comment"],
+            others=[
+                {"reviewer": o["reviewer"], "score": o["score"], "comment": o["comment"]}
+                for o in others
+            ],
+            progress={"rated": progress.rated, "total": progress.total},
+        )
+    return redirect(url_for("review.submission", submission_id=submission_id))

@@ -1,0 +1,124 @@
+"""The researcher's pages: outcomes and agreement, adjudication, the audit log.
+
+Researchers see every rating with its reviewer and comment (they decide disagreements), but
+still only pseudonyms: worker ids stay with `study qualify`, on the command line.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from flask import abort, g, redirect, render_template, request, url_for
+
+from study.review import audit, decisions, presentation, report, rules, submissions
+from study.review import ratings as rating_store
+from study.review.web import blueprint
+from study.review.web.auth import refuse, researcher_required
+from study.review.web.rating import settings
+from study.server.context import engine, study
+from study.store import reading, writing
+
+AUDIT_PAGE = 500
+
+
+@blueprint.get("/results")
+@researcher_required
+def results():
+    wanted = request.args.get("status", "")
+    with writing(engine()) as connection:
+        submissions.collect(connection, study())
+        judged = decisions.judge(connection, study(), submissions.all_submissions(connection))
+        all_ratings = rating_store.all_ratings(connection)
+    disqualified = {j.submission_id for j in judged if j.submission["disqualified"]}
+    triples = [
+        (r["submission_id"], r["reviewer"], r["score"])
+        for r in all_ratings
+        if r["submission_id"] not in disqualified
+    ]
+    stats = report.agreement(
+        triples,
+        level=settings().agreement_level,
+        ratings_per_submission=settings().ratings_per_submission,
+        scores=settings().scores,
+    )
+    counts = Counter(j.outcome.status for j in judged)
+    return render_template(
+        "review/results.html",
+        study=study(),
+        judged=[j for j in judged if not wanted or j.outcome.status == wanted],
+        counts=[(status, counts.get(status, 0)) for status in rules.STATUSES],
+        wanted=wanted,
+        stats=stats,
+        show=report.show,
+        settings=settings(),
+    )
+
+
+@blueprint.get("/s/<submission_id>/adjudicate")
+@researcher_required
+def adjudication(submission_id):
+    with reading(engine()) as connection:
+        found = submissions.get(connection, submission_id)
+        if found is None:
+            abort(404)
+        shown = presentation.show(connection, study(), found)
+        all_ratings = rating_store.of_submission(connection, submission_id)
+        judged = decisions.judge(connection, study(), [found])[0]
+        decided = decisions.adjudication(connection, submission_id)
+        history = audit.entries(
+            connection, submission_id=submission_id, actions=audit.REVIEW_ACTIONS
+        )
+    return render_template(
+        "review/adjudicate.html",
+        study=study(),
+        shown=shown,
+        rubric=settings().rubric,
+        ratings=all_ratings,
+        judged=judged,
+        decided=decided,
+        history=history,
+        boot={"scores": list(settings().scores)},
+    )
+
+
+@blueprint.post("/s/<submission_id>/decision")
+@researcher_required
+def decide(submission_id):
+    raw = request.form.get("score", "")
+    with writing(engine()) as connection:
+        if submissions.get(connection, submission_id) is None:
+            abort(404)
+        try:
+            decisions.adjudicate(
+                connection,
+                submission_id,
+                g.login.reviewer,
+                int(raw) if raw.strip().isdigit() else -1,
+                request.form.get("note", ""),
+                scores=settings().scores,
+            )
+        except rating_store.RatingError as error:
+            return refuse(400, str(error))
+    return redirect(url_for("review.adjudication", submission_id=submission_id))
+
+
+@blueprint.get("/audit")
+@researcher_required
+def audit_log():
+    submission_id = request.args.get("submission") or None
+    everything = request.args.get("all") == "1"
+    with reading(engine()) as connection:
+        entries = audit.entries(
+            connection,
+            submission_id=submission_id,
+            actions=None if everything else audit.REVIEW_ACTIONS,
+            limit=AUDIT_PAGE,
+        )
+    return render_template(
+        "review/audit.html",
+        study=study(),
+        entries=entries,
+        submission_id=submission_id,
+        everything=everything,
+        limit=AUDIT_PAGE,
+    )

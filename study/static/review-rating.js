@@ -1,0 +1,130 @@
+// Rating from the keyboard on a submission page of the reviewers' workspace.
+//
+// A digit of the rubric rates at once (a JSON POST of the page's form, comment included), and
+// the answer reveals the other reviewers' ratings, which the server sends only once this
+// reviewer has rated. n saves a changed comment and opens the next submission. Without this
+// script the same form works with its buttons. Every POST carries the page's CSRF token.
+"use strict";
+
+(function () {
+  const boot = JSON.parse(document.getElementById("review-boot").textContent);
+  const form = document.getElementById("rating-form");
+  const nextForm = document.getElementById("next-form");
+  const comment = document.getElementById("comment");
+  const status = document.getElementById("rating-status");
+  const others = document.getElementById("others");
+  const othersList = document.getElementById("others-list");
+  const csrfToken = form.querySelector("input[name=csrf_token]").value;
+  const TYPING = "textarea, select, input:not([type=range])";
+
+  let rated = boot.rated;  // the stored score, null before the first rating
+  let savedComment = comment.value;
+
+  function say(message, tone = "info") {
+    status.textContent = message;
+    status.dataset.tone = tone;
+  }
+
+  async function post(url, body) {
+    const response = await fetch(url, {
+      method: "POST",
+      body,
+      headers: { Accept: "application/json", "X-CSRF-Token": csrfToken },
+      credentials: "same-origin",
+    });
+    const answer = await response.json().catch(() => ({ error: `the server answered ${response.status}` }));
+    if (!response.ok) throw new Error(answer.error || `the server answered ${response.status}`);
+    return answer;
+  }
+
+  function showChosen(score) {
+    for (const button of form.querySelectorAll("button[name=score]")) {
+      button.classList.toggle("chosen", Number(button.value) === score);
+    }
+  }
+
+  function showOthers(list) {
+    const items = list.map((other) => {
+      const item = document.createElement("li");
+      const name = document.createElement("strong");
+      name.textContent = other.reviewer;
+      item.append(name, `: ${other.score}${other.comment ? `: ${other.comment}` : ""}`);
+      return item;
+    });
+    if (!items.length) {
+      const none = document.createElement("li");
+      none.className = "muted";
+      none.textContent = "No other ratings yet.";
+      items.push(none);
+    }
+    othersList.replaceChildren(...items);
+    others.hidden = false;
+  }
+
+  let pending = Promise.resolve(true);  // the rating being saved, which n waits for
+
+  function rate(score) {
+    pending = pending.then(() => save(score));
+    return pending;
+  }
+
+  async function save(score) {
+    say("Saving…");
+    const body = new FormData(form);
+    body.set("score", String(score));
+    try {
+      const answer = await post(boot.rateUrl, body);
+      rated = answer.score;
+      savedComment = answer.comment;
+      showChosen(rated);
+      showOthers(answer.others);
+      document.getElementById("progress-rated").textContent = String(answer.progress.rated);
+      document.getElementById("progress-total").textContent = String(answer.progress.total);
+      say(`Your rating: ${rated} (saved)`);
+      return true;
+    } catch (error) {
+      say(`Not saved: ${error.message}`, "error");
+      return false;
+    }
+  }
+
+  async function next() {
+    await pending;
+    if (rated === null) {
+      say(`Rate this submission first (${boot.scores.join(", ")}).`, "error");
+      return;
+    }
+    if (comment.value.trim() !== savedComment && !(await rate(rated))) return;
+    nextForm.submit();
+  }
+
+  form.addEventListener("submit", (event) => {
+    const score = Number(event.submitter && event.submitter.value);
+    if (!boot.scores.includes(score)) return;  // let the browser post it
+    event.preventDefault();
+    rate(score);
+  });
+
+  nextForm.addEventListener("submit", (event) => {
+    if (event.submitter) {  // the button, not next() calling submit()
+      event.preventDefault();
+      next();
+    }
+  });
+
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.target.closest && event.target.closest(TYPING)) {
+      if (event.key === "Escape") event.target.blur();  // back to the shortcuts
+      return;
+    }
+    const score = Number(event.key);
+    if (/^[0-9]$/.test(event.key) && boot.scores.includes(score)) {
+      event.preventDefault();
+      rate(score);
+    } else if (event.key === "n") {
+      event.preventDefault();
+      next();
+    }
+  });
+})();

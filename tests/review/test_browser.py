@@ -1,0 +1,165 @@
+"""The workspace in Debian's Chromium: the replay plays, pauses and scrubs; keyboard rating
+(4, then n) stores the rating and opens the next submission."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from study.curation.replay import replay
+from study.review import ratings as rating_store
+from study.review import submissions
+from study.store import events as event_store
+from study.store import reading
+from tests.browser.conftest import free_port
+from tests.review.chromium import in_chromium
+from tests.review.conftest import PASSWORD, add_reviewer
+from tests.review.sessions import finished_session
+
+pytestmark = pytest.mark.browser
+
+SCRIPT = [
+    ("W", " She met him again."),
+    ("S", " He smiled, and she knew."),
+    ("W", " It was him."),
+    ("D", 8),
+    ("W", "always him. The end."),
+]
+
+
+@pytest.fixture
+def served(review_study, engine):
+    """The workspace alone (as `study review DIR` serves it) with two rateable submissions."""
+    from werkzeug.serving import make_server
+
+    from study.review.web import create_review_app
+
+    for worker in ("A1FIRSTWRITER", "A1SECONDWRITER"):
+        finished_session(engine, worker_id=worker, round_name="qualification", script=SCRIPT)
+    add_reviewer(engine, "ana")
+    server = make_server(
+        "127.0.0.1", free_port(), create_review_app(review_study, engine=engine), threaded=True
+    )
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
+    thread.start()
+    yield f"http://127.0.0.1:{server.port}"
+    server.shutdown()
+    server.server_close()
+    thread.join(timeout=5)
+
+
+def open_first_submission(page, url: str) -> str:
+    page.goto(f"{url}/review/")
+    page.get_by_test_id("name").fill("ana")
+    page.get_by_test_id("password").fill(PASSWORD)
+    page.get_by_test_id("login").click()
+    page.get_by_test_id("start").click()
+    page.wait_for_url("**/review/s/S-*")
+    return page.get_by_test_id("submission-id").text_content()
+
+
+def events_of(engine, submission_id: str) -> list[dict]:
+    with reading(engine) as connection:
+        session_id = submissions.get(connection, submission_id)["session_id"]
+        return event_store.records(connection, session_id)
+
+
+def shown_text(page) -> str:
+    return page.get_by_test_id("replay-text").evaluate("node => node.textContent")
+
+
+def scrub_to(page, milliseconds: int) -> None:
+    page.get_by_test_id("replay-scrub").evaluate(
+        "(node, value) => { node.value = String(value); node.dispatchEvent(new Event('input')); }",
+        milliseconds,
+    )
+
+
+def test_the_replay_scrubs_plays_and_pauses(served, engine):
+    in_chromium(lambda page: replay_steps(page, served, engine))
+
+
+def replay_steps(page, served, engine) -> None:
+    submission_id = open_first_submission(page, served)
+    events = events_of(engine, submission_id)
+    final = replay(events)
+    text = page.get_by_test_id("replay-text")
+    assert shown_text(page) == final.text  # the final text first, coloured by author
+    assert text.locator("span.by-suggestion").first.text_content() == " He smiled, and she knew."
+    assert final_ms(events) == 9000  # one event a second (tests/review/sessions.py)
+    assert page.get_by_test_id("replay-clock").text_content() == "0:09 / 0:09"
+
+    for milliseconds in (0, 1500, 6500, 7500, 8500, 9000):
+        scrub_to(page, milliseconds)
+        index = int(text.get_attribute("data-event-index"))
+        assert events[index]["eventTimestamp"] - events[0]["eventTimestamp"] <= milliseconds
+        assert shown_text(page) == replay(events, at=index).text
+    scrub_to(page, 0)
+    assert shown_text(page) == events[0]["currentDoc"] and text.get_attribute("data-step") == "0"
+    scrub_to(page, 6500)
+    assert text.locator("span.by-suggestion").count() == 1  # the accepted suggestion is the AI's
+
+    scrub_to(page, 0)
+    page.get_by_test_id("replay-speed").select_option("1")
+    page.get_by_test_id("replay-play").click()
+    page.wait_for_function("() => Number(document.getElementById('replay-text').dataset.step) >= 1")
+    page.keyboard.press("p")  # pause
+    assert page.get_by_test_id("replay-play").text_content() == "Play"
+    held = page.get_by_test_id("replay-scrub").input_value()
+    page.wait_for_timeout(300)
+    assert page.get_by_test_id("replay-scrub").input_value() == held and 0 < int(held) < 9000
+    page.get_by_test_id("replay-speed").select_option("60")
+    page.keyboard.press("p")  # play on, to the end
+    page.wait_for_function("() => document.getElementById('replay-play').textContent === 'Play'")
+    assert page.get_by_test_id("replay-scrub").input_value() == str(final_ms(events))
+    assert shown_text(page) == final.text
+
+
+def final_ms(events) -> int:
+    return max(e["eventTimestamp"] for e in events if e["textDelta"]) - events[0]["eventTimestamp"]
+
+
+def test_pressing_4_then_n_stores_the_rating_and_opens_the_next_submission(served, engine):
+    in_chromium(lambda page: keyboard_steps(page, served, engine))
+
+
+def keyboard_steps(page, served, engine) -> None:
+    first = open_first_submission(page, served)
+    page.keyboard.press("n")  # not rated yet: nothing happens but a hint
+    assert "Rate this submission first" in page.get_by_test_id("rating-status").text_content()
+    assert page.get_by_test_id("submission-id").text_content() == first
+    page.keyboard.press("4")
+    page.keyboard.press("n")  # at once: n waits for the rating to be saved
+    page.wait_for_function(
+        "first => document.querySelector('[data-testid=submission-id]')?.textContent !== first",
+        arg=first,
+    )
+    second = page.get_by_test_id("submission-id").text_content()
+    assert second != first and second.startswith("S-")
+    with reading(engine) as connection:
+        (stored,) = rating_store.of_submission(connection, first)
+    assert (stored["reviewer"], stored["score"], stored["comment"]) == ("ana", 4, "")
+
+
+def test_a_digit_typed_into_the_comment_is_text_and_the_rating_reveals_others(served, engine):
+    in_chromium(lambda page: comment_steps(page, served, engine))
+
+
+def comment_steps(page, served, engine) -> None:
+    first = open_first_submission(page, served)
+    page.get_by_test_id("comment").fill("")
+    page.get_by_test_id("comment").type("ending 5 stars")
+    page.keyboard.press("Escape")
+    assert page.get_by_test_id("rating-status").text_content() == ""
+    page.keyboard.press("5")
+    page.wait_for_function(
+        "() => document.getElementById('rating-status').textContent.includes('saved')"
+    )
+    assert page.get_by_test_id("others").is_visible()
+    assert page.locator("#progress-rated").text_content() == "1"
+    with reading(engine) as connection:
+        (stored,) = rating_store.of_submission(connection, first)
+    assert (stored["score"], stored["comment"]) == (5, "ending 5 stars")

@@ -1,0 +1,176 @@
+"""`study qualify` against the local MTurk endpoint, through the real boto3 client: workers take
+the qualification HIT on the real task server, reviewers rate, and the command grants the
+qualification with the score as its value and pays each qualification HIT exactly once."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from click.testing import CliRunner
+
+from study import config
+from study.mturk import ledger, posting
+from study.mturk import settings as mturk_settings
+from study.mturk.cli import mturk as mturk_cli
+from study.mturk.context import open_context
+from study.review import decisions, submissions
+from study.review import ratings as rating_store
+from study.review.cli import qualify
+from study.store import reading, writing
+from tests.mturk.walk import take_hit
+from tests.review.conftest import add_reviewer, set_sections
+
+TASK_URL = "https://study.example.org/task?round=qualification"
+# worker -> (AI requests, the two reviewers' scores)
+WRITERS = {
+    "A1GREATWRITER": (2, (5, 5)),
+    "A1GOODWRITER": (1, (5, 4)),
+    "A1SPAMMER": (1, (1, 1)),
+    "A1NEVERASKED": (0, None),
+}
+
+
+@pytest.fixture
+def ctx(review_folder, requester):
+    set_sections(review_folder, mturk={"reward": "2.50", "budget": "100.00"})
+    study = config.load(review_folder)
+    return open_context(study, mturk_settings.from_study(study), requester)
+
+
+@pytest.fixture
+def rated(ctx, emulator):
+    """The qualification HIT taken by every writer, and every submission rated."""
+    from study.server import create_app
+
+    posted = posting.post(
+        ctx, hits=1, assignments=len(WRITERS), reward=Decimal("2.50"), task_url=TASK_URL
+    )
+    hit_id = posted.hits[0]["hit_id"]
+    task = create_app(ctx.study, suggestion_engine=object(), engine=ctx.engine).test_client()
+    taken = {
+        w: take_hit(emulator.url, task, hit_id, w, ai_requests=n) for w, (n, _) in WRITERS.items()
+    }
+    ana, ben = add_reviewer(ctx.engine, "ana"), add_reviewer(ctx.engine, "ben")
+    with writing(ctx.engine) as connection:
+        submissions.collect(connection, ctx.study)
+        by_session = {
+            s["session_id"]: s["submission_id"] for s in submissions.all_submissions(connection)
+        }
+        for worker, (_, scores) in WRITERS.items():
+            for reviewer, score in zip((ana, ben), scores or ()):
+                rating_store.rate(
+                    connection,
+                    by_session[taken[worker].session_id],
+                    reviewer,
+                    score,
+                    "",
+                    scores=(1, 2, 3, 4, 5),
+                )
+    return taken
+
+
+def run(*args) -> str:
+    result = CliRunner().invoke(qualify, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def held(ctx) -> dict[str, tuple[str, int]]:
+    (qualification,) = [
+        t
+        for t in ctx.requester.client.list_qualification_types(
+            MustBeOwnedByCaller=True, MustBeRequestable=False
+        )["QualificationTypes"]
+        if t["Name"] == "coauthor qualified"
+    ]
+    found = ctx.requester.client.list_workers_with_qualification_type(
+        QualificationTypeId=qualification["QualificationTypeId"]
+    )["Qualifications"]
+    return {q["WorkerId"]: (q["Status"], q["IntegerValue"]) for q in found}
+
+
+def rewards(ctx) -> dict[str, str]:
+    with reading(ctx.engine) as connection:
+        entries = ledger.entries(connection, ctx.environment, kind="reward")
+    return {e["worker_id"]: e["status"] for e in entries if e["worker_id"]}
+
+
+def test_qualify_grants_the_score_as_value_and_pays_each_hit_once(
+    ctx, rated, emulator, review_folder
+):
+    mturk = ctx.requester.client
+    before = Decimal(mturk.get_account_balance()["AvailableBalance"])
+    output = run(
+        str(review_folder), "--endpoint-url", emulator.url, "--message", "The main round is open."
+    )
+    assert "2 granted, 0 already held, 2 HITs paid or confirmed, 0 failures." in output
+    assert "not emailed" not in output
+    assert held(ctx) == {"A1GREATWRITER": ("Granted", 5), "A1GOODWRITER": ("Granted", 4)}
+    # Paid: every rated submission but spam (pay_min_score 2); the session that never asked the
+    # AI is left to `study mturk review`, which rejects it.
+    assert rewards(ctx) == {"A1GREATWRITER": "confirmed", "A1GOODWRITER": "confirmed"}
+    statuses = {
+        w: mturk.get_assignment(AssignmentId=t.assignment_id)["Assignment"]["AssignmentStatus"]
+        for w, t in rated.items()
+    }
+    assert statuses == {
+        "A1GREATWRITER": "Approved", "A1GOODWRITER": "Approved",
+        "A1SPAMMER": "Submitted", "A1NEVERASKED": "Submitted",
+    }  # fmt: skip
+    paid = Decimal(mturk.get_account_balance()["AvailableBalance"])
+    assert before - paid == Decimal("6.00")  # two rewards of 2.50 plus MTurk's 20% fee
+
+    again = run(str(review_folder), "--endpoint-url", emulator.url)
+    assert "0 granted, 2 already held, 0 HITs paid or confirmed, 0 failures." in again
+    assert Decimal(mturk.get_account_balance()["AvailableBalance"]) == paid
+    with reading(ctx.engine) as connection:
+        assert ledger.count(connection, ctx.environment, kind="reward", status="confirmed") == 2
+
+
+def test_a_grant_is_undone_with_qual_revoke_and_not_repeated(ctx, rated, emulator, review_folder):
+    run(str(review_folder), "--endpoint-url", emulator.url)
+    revoked = CliRunner().invoke(
+        mturk_cli,
+        [
+            "qual",
+            "revoke",
+            str(review_folder),
+            "coauthor qualified",
+            "A1GOODWRITER",
+            "--endpoint-url",
+            emulator.url,
+        ],
+    )
+    assert revoked.exit_code == 0, revoked.output
+    assert held(ctx)["A1GOODWRITER"] == ("Revoked", 4)
+    run(str(review_folder), "--endpoint-url", emulator.url)
+    assert held(ctx)["A1GOODWRITER"] == ("Revoked", 4)
+
+
+def test_a_later_adjudication_changes_the_value_or_revokes(ctx, rated, emulator, review_folder):
+    run(str(review_folder), "--endpoint-url", emulator.url)
+    rita = add_reviewer(ctx.engine, "rita", role="researcher")
+    with writing(ctx.engine) as connection:
+        by_session = {
+            s["session_id"]: s["submission_id"] for s in submissions.all_submissions(connection)
+        }
+        great = by_session[rated["A1GREATWRITER"].session_id]
+        good = by_session[rated["A1GOODWRITER"].session_id]
+        decisions.adjudicate(
+            connection, great, rita, 4, "reasonable, not great", scores=(1, 2, 3, 4, 5)
+        )
+        decisions.adjudicate(connection, good, rita, 3, "no clear ending", scores=(1, 2, 3, 4, 5))
+    output = run(str(review_folder), "--endpoint-url", emulator.url)
+    assert f"{good}: revoked 'coauthor qualified' from A1GOODWRITER" in output
+    assert held(ctx) == {"A1GREATWRITER": ("Granted", 4), "A1GOODWRITER": ("Revoked", 4)}
+    assert rewards(ctx)["A1GOODWRITER"] == "confirmed"  # paid for the work all the same
+
+
+def test_dry_run_changes_nothing(ctx, rated, emulator, review_folder):
+    output = run(str(review_folder), "--endpoint-url", emulator.url, "--dry-run")
+    lines = {line.split()[1]: line for line in output.splitlines() if line.startswith("S-")}
+    assert lines["A1GREATWRITER"].endswith("passed  score 5  grant  pay")
+    assert lines["A1SPAMMER"].endswith("failed  score 1  -  -")
+    assert lines["A1NEVERASKED"].endswith("disqualified  score -  -  -")
+    assert rewards(ctx) == {}  # nothing bound to a worker, nothing paid

@@ -1,0 +1,118 @@
+"""Handing out submissions: distinct reviewers, the number of ratings, expiry, disqualification."""
+
+from __future__ import annotations
+
+import time
+
+from sqlalchemy import update
+
+from study.review import decisions, queue, submissions
+from study.review import ratings as rating_store
+from study.store import reading, writing
+from study.store.db import review_assignments
+from tests.review.conftest import add_reviewer
+from tests.review.sessions import finished_session
+
+SCORES = (1, 2, 3, 4, 5)
+
+
+def next_for(engine, reviewer, needed=2, hours=24.0):
+    with writing(engine) as connection:
+        return queue.next_for(connection, reviewer, needed=needed, assignment_hours=hours)
+
+
+def rate(engine, submission_id, reviewer, score=4):
+    with writing(engine) as connection:
+        rating_store.rate(connection, submission_id, reviewer, score, "", scores=SCORES)
+
+
+def collected(engine, study, count):
+    for i in range(count):
+        finished_session(
+            engine, worker_id=f"A1W{i}", round_name="qualification", completed_at=1000 + i
+        )
+    with writing(engine) as connection:
+        submissions.collect(connection, study)
+        return [s["submission_id"] for s in submissions.all_submissions(connection)]
+
+
+def test_each_submission_gets_its_ratings_from_different_reviewers(review_study, engine):
+    ids = collected(engine, review_study, 3)
+    reviewers = [add_reviewer(engine, name) for name in ("ana", "ben", "cai")]
+    given = {r["name"]: [] for r in reviewers}
+    for _ in range(3):
+        for reviewer in reviewers:
+            chosen = next_for(engine, reviewer)
+            if chosen:
+                given[reviewer["name"]].append(chosen)
+                rate(engine, chosen, reviewer)
+    assert all(len(set(got)) == len(got) for got in given.values())  # nobody rates twice
+    with reading(engine) as connection:
+        counts = {i: len(rating_store.of_submission(connection, i)) for i in ids}
+    assert counts == {i: 2 for i in ids}  # 3 submissions x 2 ratings = 6, no more
+    assert all(next_for(engine, r) is None for r in reviewers)
+
+
+def test_an_unrated_assignment_comes_back_first_and_holds_its_place(review_study, engine):
+    ids = collected(engine, review_study, 1)
+    ana, ben, cai = (add_reviewer(engine, name) for name in ("ana", "ben", "cai"))
+    assert next_for(engine, ana) == ids[0]
+    assert next_for(engine, ana) == ids[0]  # asking again: the same one, not a new one
+    assert next_for(engine, ben) == ids[0]
+    assert next_for(engine, cai) is None  # two places, both held
+
+
+def test_an_assignment_left_unrated_too_long_frees_its_place(review_study, engine):
+    ids = collected(engine, review_study, 1)
+    ana, ben, cai = (add_reviewer(engine, name) for name in ("ana", "ben", "cai"))
+    next_for(engine, ana)
+    next_for(engine, ben)
+    with writing(engine) as connection:
+        connection.execute(
+            update(review_assignments)
+            .where(review_assignments.c.reviewer_id == ana["reviewer_id"])
+            .values(assigned_at=time.time() - 25 * 3600)
+        )
+    assert next_for(engine, cai) == ids[0]
+
+
+def test_submissions_closest_to_complete_come_first_then_the_oldest(review_study, engine):
+    oldest, newer = collected(engine, review_study, 2)
+    ana, ben = add_reviewer(engine, "ana"), add_reviewer(engine, "ben")
+    assert next_for(engine, ana) == oldest
+    rate(engine, oldest, ana)
+    assert next_for(engine, ana) == newer
+    assert next_for(engine, ben) == oldest  # it holds one rating already
+
+
+def test_disqualified_and_adjudicated_submissions_are_not_handed_out(review_study, engine):
+    alone = finished_session(
+        engine, worker_id="A1ALONE", round_name="qualification", script=[("W", " Alone.")]
+    )
+    collected(engine, review_study, 1)
+    researcher = add_reviewer(engine, "rita", role="researcher")
+    ana = add_reviewer(engine, "ana")
+    with reading(engine) as connection:
+        listed = {s["session_id"]: s for s in submissions.all_submissions(connection)}
+    assert "no interaction with the AI" in listed.pop(alone)["disqualified"]
+    (fine,) = listed.values()
+    with writing(engine) as connection:
+        decisions.adjudicate(
+            connection, fine["submission_id"], researcher, 5, "clearly fine", scores=SCORES
+        )
+    assert next_for(engine, ana) is None
+
+
+def test_progress_counts_rated_assigned_and_available(review_study, engine):
+    ids = collected(engine, review_study, 3)
+    ana = add_reviewer(engine, "ana")
+    with reading(engine) as connection:
+        assert queue.progress(connection, ana, needed=2, assignment_hours=24) == queue.Progress(
+            0, 0, 3
+        )
+    rate(engine, next_for(engine, ana), ana)
+    next_for(engine, ana)
+    with reading(engine) as connection:
+        found = queue.progress(connection, ana, needed=2, assignment_hours=24)
+    assert (found.rated, found.assigned, found.available, found.total) == (1, 1, 1, 3)
+    assert len(ids) == 3

@@ -1,0 +1,342 @@
+"""The workspace over HTTP: logging in, CSRF, blindness, the researcher's pages, and no worker id
+in any response."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from study.review import logins
+from tests.review.conftest import PASSWORD, add_reviewer, csrf_of, log_in
+from tests.review.sessions import finished_session
+
+WORKERS = ("A1SECRETWORKERONE", "A1SECRETWORKERTWO", "A1SECRETLONER")
+
+
+@pytest.fixture
+def submitted(engine):
+    """Three qualification sessions: two that asked the AI, one that never did."""
+    sessions = [
+        finished_session(engine, worker_id=w, round_name="qualification") for w in WORKERS[:2]
+    ]
+    sessions.append(
+        finished_session(
+            engine, worker_id=WORKERS[2], round_name="qualification", script=[("W", " Alone.")]
+        )
+    )
+    return sessions
+
+
+@pytest.fixture
+def team(engine):
+    return {
+        "ana": add_reviewer(engine, "ana"),
+        "ben": add_reviewer(engine, "ben"),
+        "rita": add_reviewer(engine, "rita", role="researcher"),
+    }
+
+
+def next_submission(client) -> str:
+    response = client.post("/review/next", data={"csrf_token": client.csrf})
+    assert response.status_code == 302
+    return response.location.rsplit("/", 1)[-1]
+
+
+# -- logging in -------------------------------------------------------------------------------
+
+
+def test_pages_need_a_login(workspace, team):
+    client = workspace.test_client()
+    assert client.get("/review/").status_code == 302
+    assert client.get("/review/").location.startswith("/review/login")
+    assert client.get("/review/results").status_code == 302
+
+
+def test_logging_in_sets_a_strict_http_only_cookie(workspace, team):
+    client = workspace.test_client()
+    form = client.get("/review/login")
+    assert "No reviewer accounts" not in form.get_data(as_text=True)
+    response = client.post(
+        "/review/login",
+        data={
+            "name": "ana",
+            "password": PASSWORD,
+            "csrf_token": csrf_of(form.get_data(as_text=True)),
+            "next": "/review/",
+        },
+    )
+    assert response.status_code == 302 and response.location == "/review/"
+    cookie = next(
+        c for c in response.headers.getlist("Set-Cookie") if c.startswith("study_review=")
+    )
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/review/" in cookie
+    assert client.get("/review/").status_code == 200
+
+
+def test_a_wrong_password_is_refused_and_logged(workspace, team):
+    client = workspace.test_client()
+    token = csrf_of(client.get("/review/login").get_data(as_text=True))
+    response = client.post(
+        "/review/login", data={"name": "ana", "password": "wrong!", "csrf_token": token}
+    )
+    assert response.status_code == 401 and "Wrong name or password" in response.get_data(
+        as_text=True
+    )
+    assert client.get("/review/").status_code == 302
+
+
+def test_repeated_failures_lock_the_name_for_a_while(workspace, team, monkeypatch):
+    monkeypatch.setattr(logins, "MAX_FAILURES", 3)
+    client = workspace.test_client()
+    for _ in range(3):
+        token = csrf_of(client.get("/review/login").get_data(as_text=True))
+        client.post(
+            "/review/login", data={"name": "ana", "password": "wrong!", "csrf_token": token}
+        )
+    token = csrf_of(client.get("/review/login").get_data(as_text=True))
+    locked = client.post(
+        "/review/login", data={"name": "ana", "password": PASSWORD, "csrf_token": token}
+    )
+    assert locked.status_code == 401 and "Too many failed logins" in locked.get_data(as_text=True)
+
+
+def test_the_login_form_itself_needs_its_token(workspace, team):
+    client = workspace.test_client()
+    client.get("/review/login")
+    response = client.post(
+        "/review/login", data={"name": "ana", "password": PASSWORD, "csrf_token": "guess"}
+    )
+    assert response.status_code == 403
+
+
+def test_after_login_only_workspace_addresses_are_followed(workspace, team):
+    client = workspace.test_client()
+    token = csrf_of(client.get("/review/login").get_data(as_text=True))
+    response = client.post(
+        "/review/login",
+        data={
+            "name": "ana",
+            "password": PASSWORD,
+            "csrf_token": token,
+            "next": "https://evil.example/",
+        },
+    )
+    assert response.location == "/review/"
+
+
+def test_logging_out_ends_the_login_for_good(workspace, team):
+    client = log_in(workspace, "ana")
+    cookie = client.get_cookie("study_review", path="/review/").value
+    assert client.post("/review/logout", data={"csrf_token": client.csrf}).status_code == 302
+    stolen = workspace.test_client()
+    stolen.set_cookie("study_review", cookie, path="/review/")
+    assert stolen.get("/review/").status_code == 302
+
+
+# -- CSRF -------------------------------------------------------------------------------------
+
+
+def test_posts_without_the_logins_csrf_token_change_nothing(workspace, team, submitted):
+    ana = log_in(workspace, "ana")
+    ben = log_in(workspace, "ben")
+    submission_id = next_submission(ana)
+    url = f"/review/s/{submission_id}/rating"
+    for headers, data in (
+        ({}, {"score": "4"}),  # no token
+        ({}, {"score": "4", "csrf_token": "not-the-token"}),  # a wrong one
+        ({}, {"score": "4", "csrf_token": ben.csrf}),  # another login's token
+        ({"X-CSRF-Token": "nope", "Accept": "application/json"}, {"score": "4"}),
+    ):
+        refused = ana.post(url, data=data, headers=headers)
+        assert refused.status_code == 403
+    assert ana.post("/review/next", data={}).status_code == 403
+    assert ana.post("/review/logout", data={}).status_code == 403
+    page = ana.get(f"/review/s/{submission_id}").get_data(as_text=True)
+    assert "Your rating: " not in page  # nothing was stored
+    accepted = ana.post(
+        url, data={"score": "4"}, headers={"X-CSRF-Token": ana.csrf, "Accept": "application/json"}
+    )
+    assert accepted.status_code == 200 and accepted.json["score"] == 4
+
+
+# -- rating and blindness ---------------------------------------------------------------------
+
+
+def test_a_reviewer_cannot_see_another_reviewers_rating_before_rating(workspace, team, submitted):
+    ana, ben = log_in(workspace, "ana"), log_in(workspace, "ben")
+    submission_id = next_submission(ana)
+    rated = ana.post(
+        f"/review/s/{submission_id}/rating",
+        data={"score": "5", "comment": "ANA-PRIVATE-NOTE", "csrf_token": ana.csrf},
+        headers={"Accept": "application/json"},
+    )
+    assert rated.json == {
+        "score": 5,
+        "comment": "ANA-PRIVATE-NOTE",
+        "others": [],
+        "progress": {"rated": 1, "total": 2},
+    }
+    assert next_submission(ben) == submission_id  # closest to complete first
+    before = ben.get(f"/review/s/{submission_id}").get_data(as_text=True)
+    assert "ANA-PRIVATE-NOTE" not in before and ">ana<" not in before
+    assert "ANA-PRIVATE-NOTE" not in ben.get("/review/").get_data(as_text=True)
+    answer = ben.post(
+        f"/review/s/{submission_id}/rating",
+        data={"score": "4", "csrf_token": ben.csrf},
+        headers={"Accept": "application/json"},
+    ).json
+    assert answer["others"] == [{"reviewer": "ana", "score": 5, "comment": "ANA-PRIVATE-NOTE"}]
+    assert "ANA-PRIVATE-NOTE" in ben.get(f"/review/s/{submission_id}").get_data(as_text=True)
+
+
+def test_a_reviewer_sees_only_submissions_in_their_queue(workspace, engine, team, submitted):
+    add_reviewer(engine, "cai")
+    ana, ben, cai = log_in(workspace, "ana"), log_in(workspace, "ben"), log_in(workspace, "cai")
+    first = next_submission(ana)
+    assert next_submission(ben) == first  # the one closest to its two ratings
+    second = next_submission(cai)  # the first has both its places held
+    assert second != first
+    assert ana.get(f"/review/s/{second}").status_code == 403
+    assert cai.get(f"/review/s/{first}").status_code == 403
+    assert (
+        ana.post(
+            f"/review/s/{second}/rating", data={"score": "4", "csrf_token": ana.csrf}
+        ).status_code
+        == 403
+    )
+    assert ana.get("/review/s/S-NOSUCH00").status_code == 404
+    # A researcher not assigned to it is taken to the adjudication view.
+    rita = log_in(workspace, "rita")
+    assert rita.get(f"/review/s/{first}").location.endswith(f"/review/s/{first}/adjudicate")
+
+
+def test_keyboard_shortcuts_and_progress_are_on_the_page(workspace, team, submitted):
+    ana = log_in(workspace, "ana")
+    page = ana.get(f"/review/s/{next_submission(ana)}").get_data(as_text=True)
+    assert 'aria-keyshortcuts="4"' in page and 'aria-keyshortcuts="n"' in page
+    assert re.search(r"Rated <span[^>]*>0</span> of <span[^>]*>2</span>", page)
+    assert 'src="/static/review-replay.js"' in page and 'id="replay-data"' in page
+    assert "A great story with a clear ending" in page
+
+
+def test_when_the_queue_is_empty_the_reviewer_is_told(workspace, team, submitted):
+    ana = log_in(workspace, "ana")
+    for _ in range(2):
+        submission_id = next_submission(ana)
+        ana.post(f"/review/s/{submission_id}/rating", data={"score": "4", "csrf_token": ana.csrf})
+    done = ana.post("/review/next", data={"csrf_token": ana.csrf})
+    assert done.location == "/review/?done=1"
+    assert "Nothing more to rate" in ana.get(done.location).get_data(as_text=True)
+
+
+# -- the researcher ---------------------------------------------------------------------------
+
+
+def test_researcher_pages_are_closed_to_reviewers(workspace, team, submitted):
+    ana = log_in(workspace, "ana")
+    submission_id = next_submission(ana)
+    for url in ("/review/results", "/review/audit", f"/review/s/{submission_id}/adjudicate"):
+        assert ana.get(url).status_code == 403
+    assert (
+        ana.post(
+            f"/review/s/{submission_id}/decision", data={"score": "5", "csrf_token": ana.csrf}
+        ).status_code
+        == 403
+    )
+
+
+def test_disagreements_are_adjudicated_and_agreement_is_shown(workspace, team, submitted):
+    ana, ben, rita = log_in(workspace, "ana"), log_in(workspace, "ben"), log_in(workspace, "rita")
+    for client, scores in ((ana, (5, 2)), (ben, (3, 2))):
+        for score in scores:
+            submission_id = next_submission(client)
+            client.post(
+                f"/review/s/{submission_id}/rating",
+                data={"score": str(score), "csrf_token": client.csrf},
+            )
+    results = rita.get("/review/results").get_data(as_text=True)
+    assert (
+        "needs adjudication (1)" in results
+        and "failed (1)" in results
+        and "disqualified (1)" in results
+    )
+    assert "Krippendorff's α (ordinal)" in results and "Fleiss' κ" in results
+    assert "Cohen's κ: ana &amp; ben" in results
+    disputed = re.search(
+        r'<tr class="status-needs-adjudication">\s*<td><a href="([^"]+)"', results
+    ).group(1)
+    page = rita.get(disputed).get_data(as_text=True)
+    assert ">ana<" in page and ">ben<" in page
+    submission_id = disputed.split("/")[3]
+    decided = rita.post(
+        f"/review/s/{submission_id}/decision",
+        data={"score": "4", "note": "has an ending", "csrf_token": rita.csrf},
+    )
+    assert decided.status_code == 302
+    results = rita.get("/review/results?status=passed").get_data(as_text=True)
+    assert submission_id in results and "adjudicated" in results
+    log = rita.get("/review/audit").get_data(as_text=True)
+    assert "decision.adjudicate" in log and "note=has an ending" in log and "rating.create" in log
+    assert "login" not in re.findall(r"<td>(login[^<]*)</td>", log)
+    assert "login" in rita.get("/review/audit?all=1").get_data(as_text=True)
+
+
+def test_no_response_of_the_workspace_carries_a_worker_id(workspace, team, submitted, engine):
+    """Every page and answer, for reviewers and the researcher, after rating and deciding."""
+    from study.store import reading
+    from study.store import sessions as session_store
+
+    with reading(engine) as connection:
+        identifiers = set(WORKERS)
+        for session_id in submitted:
+            session = session_store.get(connection, session_id)
+            identifiers |= {session["assignment_id"], session["hit_id"], session_id}
+    clients = {name: log_in(workspace, name) for name in ("ana", "ben", "rita")}
+    bodies = [workspace.test_client().get("/review/login").get_data(as_text=True)]
+    for name in ("ana", "ben"):
+        client = clients[name]
+        for _ in range(2):
+            submission_id = next_submission(client)
+            bodies.append(client.get(f"/review/s/{submission_id}").get_data(as_text=True))
+            rated = client.post(
+                f"/review/s/{submission_id}/rating",
+                data={"score": "4", "csrf_token": client.csrf},
+                headers={"Accept": "application/json"},
+            )
+            bodies.append(rated.get_data(as_text=True))
+            bodies.append(client.get(f"/review/s/{submission_id}").get_data(as_text=True))
+        bodies.append(
+            client.post(
+                "/review/next",
+                data={"csrf_token": client.csrf},
+                headers={"Accept": "application/json"},
+            ).get_data(as_text=True)
+        )
+        bodies.append(client.get("/review/").get_data(as_text=True))
+    rita = clients["rita"]
+    results = rita.get("/review/results").get_data(as_text=True)
+    bodies.append(results)
+    for submission_id in set(re.findall(r"/review/s/(S-[A-Z0-9]+)/adjudicate", results)):
+        bodies.append(rita.get(f"/review/s/{submission_id}/adjudicate").get_data(as_text=True))
+        rita.post(
+            f"/review/s/{submission_id}/decision", data={"score": "5", "csrf_token": rita.csrf}
+        )
+        bodies.append(rita.get(f"/review/s/{submission_id}/adjudicate").get_data(as_text=True))
+    bodies += [
+        rita.get(url).get_data(as_text=True)
+        for url in ("/review/audit", "/review/audit?all=1", "/review/results?status=passed")
+    ]
+    assert len(bodies) > 20
+    for body in bodies:
+        for identifier in identifiers:
+            assert identifier.lower() not in body.lower()
+
+
+def test_the_standalone_workspace_answers_at_its_root(workspace):
+    client = workspace.test_client()
+    assert client.get("/").location == "/review/"
+    assert client.get("/healthz").json == {"ok": True, "study": "coauthor", "workspace": True}
+    page = client.get("/review/login")
+    assert page.headers["X-Frame-Options"] == "DENY" and page.headers["Cache-Control"] == "no-store"
+    assert "No reviewer accounts exist yet" in page.get_data(as_text=True)
