@@ -101,17 +101,17 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int) -
     """Start a ready local study with a local model: no API key, no network."""
     from dataclasses import replace
 
-    from study.lm import backends
+    from study.lm import backends, smollm2
     from study.lm.server import serve_in_thread
     from study.server import create_app
 
     if backend == "auto":
-        backend = "smollm2" if backends.smollm2_available() else "deterministic"
+        backend = "smollm2" if smollm2.available() else "deterministic"
     if backend == "smollm2":
-        if not backends.smollm2_available():
-            raise click.ClickException(f"the smollm2 backend is not installed: {backends.LM_EXTRA_HINT}")
+        if not smollm2.available():
+            raise click.ClickException(f"the smollm2 backend is not installed: {smollm2.LM_EXTRA_HINT}")
         # SmolLM2 takes 20-45 s to load on a small CPU: serve at once, load in the background.
-        model = backends.BackgroundLoaded(backends.SmolLM2Backend, backends.SmolLM2Backend.model_id)
+        model = backends.BackgroundLoaded(smollm2.SmolLM2Backend, smollm2.SmolLM2Backend.model_id)
     else:
         model = backends.DeterministicBackend()
     # The model endpoint's per-request lines would drown the instructions printed below.

