@@ -75,11 +75,14 @@ def post_events(session_id):
         body = orjson.loads(request.get_data(cache=False))
     except orjson.JSONDecodeError as exc:
         return jsonify(error=f"body is not valid JSON: {exc}"), 400
-    errors = [] if _fast_check()(body) else sorted(
-        _validator().iter_errors(body), key=lambda e: list(e.absolute_path)
-    )
-    if errors:
-        return jsonify(error=_problem(errors[0]), problems=[_problem(e) for e in errors[:20]]), 422
+    if not _fast_check()(body):
+        errors = sorted(_validator().iter_errors(body), key=lambda e: list(e.absolute_path))
+        if errors:
+            problems = [_problem(e) for e in errors[:20]]
+            return jsonify(error=problems[0], problems=problems), 422
+        # JSON Schema counts 3.0 as an integer, the compiled check does not: the only batches
+        # refused by one and not the other. The release format writes whole numbers plainly.
+        return jsonify(error="send whole numbers without a decimal point (3, not 3.0)"), 422
     if session["stage"] not in OPEN_STAGES:
         # Resends of events already stored are harmless and acknowledged; new ones are refused.
         with reading(engine()) as connection:

@@ -170,6 +170,18 @@ class TestRefusedRequests:
         assert response.status_code == 422
         assert response.get_json()["error"].startswith(f"{named}:")
 
+    def test_whole_numbers_written_with_a_decimal_point_are_refused(self, client, engine, session_id):
+        # JSON Schema accepts 3.0 as an integer; stored, it would be exported as 3.0.
+        record = typed("abc")[3]
+        record["textDelta"]["ops"][0]["retain"] = float(record["textDelta"]["ops"][0]["retain"])
+        before = event_count(engine, session_id)
+
+        response = post(client, session_id, batch_of(record))
+
+        assert response.status_code == 422
+        assert "3, not 3.0" in response.get_json()["error"]
+        assert event_count(engine, session_id) == before
+
     def test_a_missing_field_is_named(self, client, session_id):
         record = typed("a")[1]
         del record["eventTimestamp"]
