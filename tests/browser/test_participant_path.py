@@ -75,6 +75,14 @@ def test_a_writer_uses_suggestions_and_the_export_replays_the_final_text(page, t
     type_text(page, " silence.")
     expect(suggestions).to_have_count(0)
 
+    # Clicking outside the list hides it too.
+    page.keyboard.press("Shift+Tab")
+    expect(suggestions.first).to_be_visible()
+    page.get_by_test_id("timer").click()
+    expect(suggestions).to_have_count(0)
+    page.get_by_test_id("editor").focus()
+    page.keyboard.press("Control+End")
+
     # Ordinary editing: move back, select, replace, delete.
     page.keyboard.press("ArrowLeft")
     page.keyboard.press("Shift+ArrowLeft")

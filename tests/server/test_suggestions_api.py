@@ -124,3 +124,33 @@ def test_no_suggestions_outside_the_editor(study, model_url):
     session_id = start(client)
     response = client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": "x"})
     assert response.status_code == 409
+
+
+def test_without_an_endpoint_the_standard_openai_variables_apply(study, monkeypatch):
+    import threading
+
+    from werkzeug.serving import make_server
+
+    from study.lm.server import create_app as create_model_app
+
+    seen = []
+    model_app = create_model_app(DeterministicBackend())
+
+    def recording(environ, start_response):  # the endpoint, noting what each request carried
+        seen.append((environ["PATH_INFO"], environ.get("HTTP_AUTHORIZATION")))
+        return model_app(environ, start_response)
+
+    server = make_server("127.0.0.1", 0, recording, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.port}/v1")
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
+        app = _app(study, endpoint="")
+        client = app.test_client()
+        session_id = _writing_session(client)
+        response = client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": "Once"})
+        assert response.status_code == 200, response.json
+        assert seen == [("/v1/completions", "Bearer sk-from-the-environment")]
+        assert "sk-from-the-environment" not in response.get_data(as_text=True)
+    finally:
+        server.shutdown()
