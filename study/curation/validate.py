@@ -2,16 +2,14 @@
 
 Errors make a session unusable or break the format; warnings are oddities real logs have
 (shared data README: timestamps going back, unanswered queries, cursor mismatches, ...).
-Every issue names the file, line and field, and says how to fix it. `ISSUES` lists them all
-with their severity and fix; the checks are in `_Checker`, in the order they run.
+Every issue names the file, line and field, and says how to fix it. `study.curation.issues`
+lists them all with their severity and fix; the checks are in `_Checker`, in the order they run.
 """
 
 from __future__ import annotations
 
 import os
-from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
@@ -23,47 +21,17 @@ from study.curation.formats import (
     detect_format,
     iter_lines,
 )
+from study.curation.issues import (  # noqa: F401 - re-exported: validate's vocabulary
+    ERROR,
+    ISSUES,
+    MAX_PER_CODE,
+    WARNING,
+    Issue,
+    SessionReport,
+)
 from study.curation.replay import DeltaError, apply_delta, to_units
 from study.curation.schema import SCHEMA_FILES, fast_check, schema_errors, validator
 from study.curation.suggestions import LOOSE, inserted_text, match_suggestion
-
-ERROR, WARNING = "error", "warning"
-MAX_PER_CODE = 10  # issues kept per code and file; all are counted
-
-RESTORE = "restore the original log: lines are lost or out of order"
-NONE = "none needed"
-# Every issue: code -> (severity, how to fix it).
-ISSUES = {
-    # the file
-    "json": (ERROR, "repair or remove the line"),
-    "not-object": (ERROR, "each line must be one event object"),
-    "empty": (ERROR, "remove the file or restore its lines"),
-    "format": (ERROR, "write one of the formats of schemas/coauthor-*.schema.json"),
-    "blank-line": (WARNING, "delete the line"),
-    "schema": (ERROR, "make the record match its schema"),  # the schema file is named per issue
-    "key-order": (WARNING, "write the keys in this order: " + ", ".join(RELEASE_KEYS)),
-    # the session's start and numbering
-    "first-event": (ERROR, f"put the session's system-initialize line first; {RESTORE}"),
-    "second-initialize": (ERROR, "split the file: one session per file, each starting with it"),
-    "prompt": (WARNING, f"{NONE} for a blank-start session; otherwise restore the prompt text"),
-    "later-current-doc": (WARNING, 'set it to "": replay uses the first event\'s prompt'),
-    "event-num": (ERROR, "renumber eventNum 0..n-1 in line order, or restore the line order"),
-    "timestamp-order": (WARNING, f"{NONE}: real logs do this; the line order is the event order"),
-    "event-source": (WARNING, f"{NONE} if the logging interface differs; else check the source"),
-    "controls-changed": (WARNING, f"{NONE} if intended; a session normally keeps one setting"),
-    # the text
-    "delta": (ERROR, f"{RESTORE}; later deltas are not checked"),
-    "text-without-delta": (ERROR, f"a text event must carry the delta it applied; {RESTORE}"),
-    "delta-on-non-text-event": (ERROR, 'set textDelta to "" or eventName to the text event'),
-    "cursor-mismatch": (WARNING, f"{NONE}: replay and metrics do not use the cursor"),
-    # suggestions
-    "unanswered-query": (WARNING, f"{NONE}: writers press tab again or type on"),
-    "empty-suggestions": (WARNING, f"{NONE}; check the suggestion engine"),
-    "selection-without-list": (ERROR, f"the suggestion-open showing it is missing; {RESTORE}"),
-    "suggestion-mismatch": (ERROR, f"the matching suggestion-open is missing; {RESTORE}"),
-    "suggestion-loose-match": (WARNING, f"{NONE}: the editor normalised spaces or newlines"),
-    "selection-not-inserted": (WARNING, f"{NONE} if cancelled; else the text-insert is missing"),
-}  # fmt: skip
 
 TEXT_EVENTS = frozenset({"text-insert", "text-delete"})
 SUGGESTION_EVENTS = frozenset({"suggestion-get", "suggestion-open", "suggestion-select"})
@@ -86,61 +54,6 @@ SOURCES = {
     "suggestion-close": {"user", "api"},
     "suggestion-fail": {"user", "api"},
 }
-
-
-@dataclass
-class Issue:
-    severity: str
-    code: str
-    line: int | None
-    field: str | None
-    message: str
-    fix: str
-    file: str = ""
-
-    def render(self) -> str:
-        """`sessions/ab12.jsonl line 40: textDelta ops[1].retain must be ...` and the fix."""
-        where = f"{self.file} line {self.line}" if self.line else self.file
-        subject = f"{self.field} " if self.field else ""
-        return f"{where}: {subject}{self.message}\n    fix: {self.fix}"
-
-    def to_dict(self) -> dict:
-        return {
-            "severity": self.severity, "code": self.code, "file": self.file, "line": self.line,
-            "field": self.field, "message": self.message, "fix": self.fix,
-        }  # fmt: skip
-
-
-@dataclass
-class SessionReport:
-    """What validation found in one session file."""
-
-    file: str
-    session_id: str
-    format: str | None = None
-    events: int = 0
-    issues: list[Issue] = field(default_factory=list)  # at most MAX_PER_CODE per code
-    counts: Counter = field(default_factory=Counter)  # (severity, code) -> every occurrence
-
-    @property
-    def errors(self) -> int:
-        return sum(n for (severity, _), n in self.counts.items() if severity == ERROR)
-
-    @property
-    def warnings(self) -> int:
-        return sum(n for (severity, _), n in self.counts.items() if severity == WARNING)
-
-    @property
-    def ok(self) -> bool:
-        return self.errors == 0
-
-    def to_dict(self) -> dict:
-        counts = {f"{severity}:{code}": n for (severity, code), n in sorted(self.counts.items())}
-        return {
-            "file": self.file, "session_id": self.session_id, "format": self.format,
-            "events": self.events, "errors": self.errors, "warnings": self.warnings,
-            "counts": counts, "issues": [issue.to_dict() for issue in self.issues],
-        }  # fmt: skip
 
 
 class _Checker:
