@@ -97,12 +97,27 @@ def post_events(session_id):
 
 @blueprint.get("/<session_id>/state")
 def state(session_id):
+    """What a browser that lost its own copy needs to carry on: the document, the next sequence
+    number, the two persisting indices of the record, and the last list shown (for Shift+Tab)."""
     session_or_404(session_id)
     with reading(engine()) as connection:
         records = event_store.records(connection, session_id)
         seqs = event_store.stored_seqs(connection, session_id)
+    if not records:
+        return jsonify(doc=None, next_seq=0, stored=0)
     try:
-        doc = replay(records).text if records else None
+        doc = replay(records).text
     except (DeltaError, ValueError) as exc:
         return jsonify(error=f"stored events do not replay: {exc}"), 500
-    return jsonify(doc=doc, next_seq=(seqs[-1] + 1) if seqs else 0, stored=len(seqs))
+    shown = next(
+        (r["currentSuggestions"] for r in reversed(records) if r["eventName"] == "suggestion-open"),
+        [],
+    )
+    return jsonify(
+        doc=doc,
+        next_seq=seqs[-1] + 1,
+        stored=len(seqs),
+        suggestion_index=records[-1]["currentSuggestionIndex"],
+        hover_index=records[-1]["currentHoverIndex"],
+        last_suggestions=shown,
+    )

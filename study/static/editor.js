@@ -229,7 +229,9 @@
     }
     const state = await serverState();
     if (state.doc !== null && state.doc !== undefined) {
-      begin(state.next_seq, [], {}, () => setText(withoutFinalNewline(state.doc)));
+      lastSuggestions = state.last_suggestions || [];
+      const indices = { suggestionIndex: state.suggestion_index, hoverIndex: state.hover_index };
+      begin(state.next_seq, [], indices, () => setText(withoutFinalNewline(state.doc)));
       return;
     }
     begin(state.next_seq || 0, [], {}, () => setText(withoutFinalNewline(boot.prompt)));

@@ -109,3 +109,18 @@ def test_export_skips_unfinished_sessions_unless_asked(client, study_folder, tmp
 )
 def test_release_timestamps_are_us_pacific(epoch, expected):
     assert release_timestamp(epoch) == expected
+
+
+def test_the_server_state_restores_what_a_browser_needs_to_carry_on(client, app, study):
+    """A browser that lost its own copy gets the text, the persisting indices and the last list."""
+    ours, lines = _replay_through_api(client, app, study, "d4b47a8a66b84e8ebdf986e6d4edf139")
+    records = [json.loads(line) for line in lines]
+    last_open = [r for r in records if r["eventName"] == "suggestion-open"][-1]
+
+    state = client.get(f"/api/sessions/{ours}/state").get_json()
+
+    assert state["next_seq"] == state["stored"] == len(records)
+    assert state["suggestion_index"] == records[-1]["currentSuggestionIndex"]
+    assert state["hover_index"] == records[-1]["currentHoverIndex"] != ""
+    assert state["last_suggestions"] == last_open["currentSuggestions"]
+    assert state["doc"].startswith(records[0]["currentDoc"][:40])

@@ -87,7 +87,10 @@ def test_the_state_is_the_document_replayed_from_stored_events(client, session_i
 
     state = client.get(f"/api/sessions/{session_id}/state").get_json()
 
-    assert state == {"doc": editor.doc, "next_seq": len(records), "stored": len(records)}
+    assert state == {
+        "doc": editor.doc, "next_seq": len(records), "stored": len(records),
+        "suggestion_index": 0, "hover_index": "", "last_suggestions": [],
+    }  # fmt: skip
 
 
 # -- bad requests: an answer that names the problem, and nothing written ------------------------
