@@ -88,6 +88,40 @@ def _safe_url(study) -> str:
 
 
 @main.command()
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+def status(directory: str) -> None:
+    """How the study in DIRECTORY is going: sessions, conditions, events, suggestions."""
+    from study.store import create_tables, make_engine, reading
+    from study.store.sessions import STAGES
+    from study.store.summary import summarize
+
+    study = _load(directory)
+    engine = make_engine(study.database_url)
+    create_tables(engine)
+    with reading(engine) as connection:
+        summary = summarize(connection)
+    engine.dispose()
+    total = sum(summary.stages.values())
+    click.echo(f"Study '{study.name}' ({_safe_url(study)})")
+    by_stage = ", ".join(f"{stage} {summary.stages[stage]}" for stage in STAGES if summary.stages[stage])
+    click.echo(f"Sessions: {total}" + (f" ({by_stage})" if by_stage else ""))
+    click.echo("Conditions: " + ", ".join(f"{c.name} {summary.conditions[c.name]}" for c in study.conditions))
+    click.echo(f"Events stored: {summary.events}")
+    if summary.sessions_with_lost_events:
+        click.echo(
+            f"Sessions whose browser lost events before they were stored: "
+            f"{summary.sessions_with_lost_events} (see sessions.missing_events)"
+        )
+    requests = summary.suggestion_requests
+    line = f"Suggestion requests: {requests}"
+    if requests:
+        line += f", failed {summary.suggestion_failures} ({100 * summary.suggestion_failures / requests:.0f}%)"
+    if summary.median_latency_ms is not None:
+        line += f", median latency {summary.median_latency_ms:.0f} ms"
+    click.echo(line)
+
+
+@main.command()
 @click.option("--dir", "directory", default="demo-study", show_default=True,
               type=click.Path(file_okay=False), help="Where the demo study lives.")
 @click.option("--host", default="127.0.0.1", show_default=True)

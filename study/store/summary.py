@@ -1,0 +1,57 @@
+"""A study's progress at a glance, for `study status`: sessions by stage and condition, events
+stored, and how the suggestion endpoint has been doing."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, func, select
+
+from study.store.db import events, sessions, suggestion_requests
+
+
+@dataclass(frozen=True)
+class Summary:
+    stages: Counter
+    conditions: Counter
+    events: int
+    sessions_with_lost_events: int
+    suggestion_requests: int
+    suggestion_failures: int
+    median_latency_ms: float | None
+
+
+def summarize(connection: Connection) -> Summary:
+    stages = Counter(dict(connection.execute(
+        select(sessions.c.stage, func.count()).group_by(sessions.c.stage)
+    ).all()))  # fmt: skip
+    conditions = Counter(dict(connection.execute(
+        select(sessions.c.condition, func.count())
+        .where(sessions.c.condition.is_not(None))
+        .group_by(sessions.c.condition)
+    ).all()))  # fmt: skip
+    lost = connection.execute(
+        select(func.count()).select_from(sessions).where(sessions.c.missing_events > 0)
+    ).scalar_one()
+    latencies = [
+        row[0]
+        for row in connection.execute(
+            select(suggestion_requests.c.latency_ms).where(suggestion_requests.c.error.is_(None))
+        )
+    ]
+    failures = connection.execute(
+        select(func.count())
+        .select_from(suggestion_requests)
+        .where(suggestion_requests.c.error.is_not(None))
+    ).scalar_one()
+    return Summary(
+        stages=stages,
+        conditions=conditions,
+        events=connection.execute(select(func.count()).select_from(events)).scalar_one(),
+        sessions_with_lost_events=lost,
+        suggestion_requests=len(latencies) + failures,
+        suggestion_failures=failures,
+        median_latency_ms=statistics.median(latencies) if latencies else None,
+    )

@@ -1,0 +1,36 @@
+"""`study status`: a researcher sees how the study is going without opening the database."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from study.cli import main
+from study.store import writing
+from study.store.db import suggestion_requests
+from tests.server.flow import finish, start, to_writing
+
+
+def test_status_counts_sessions_conditions_events_and_suggestion_failures(client, app, study_folder):
+    done = start(client, access_code="a")
+    to_writing(client, done, prompt="pig")
+    finish(client, done)  # stores one event
+    writing_now = start(client, access_code="b")
+    to_writing(client, writing_now, prompt="pig")
+    start(client, access_code="c")
+    with writing(app.extensions["study.engine"]) as connection:
+        for latency, error in ((800.0, None), (1200.0, None), (15000.0, "timed out")):
+            connection.execute(suggestion_requests.insert().values(
+                session_id=writing_now, created_at=0.0, condition="creative-high", model="m",
+                parameters="{}", raw="[]", suggestions=json.dumps([]), latency_ms=latency,
+                error=error,
+            ))  # fmt: skip
+
+    result = CliRunner().invoke(main, ["status", str(study_folder)])
+
+    assert result.exit_code == 0, result.output
+    assert "Sessions: 3 (consent 1, writing 1, complete 1)" in result.output
+    assert "creative-low 1, creative-high 1, argumentative-low 0" in result.output
+    assert "Events stored: 1" in result.output
+    assert "Suggestion requests: 3, failed 1 (33%), median latency 1000 ms" in result.output
