@@ -10,6 +10,7 @@ iframe, where browsers block third-party cookies.
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 
@@ -39,10 +40,21 @@ def stage_url(session: dict) -> str:
     return url_for(f"participant.{session['stage']}", session_id=session["session_id"])
 
 
-def _at_stage(session_id: str, stage: str) -> dict | None:
-    """The session if it is at `stage`; None means: redirect to where it really is."""
-    session = session_or_404(session_id)
-    return session if session["stage"] == stage else None
+def at_stage(stage: str):
+    """The page of one stage: the view runs only for a session at that stage (and gets it);
+    a session anywhere else is redirected to its own stage's page."""
+
+    def decorate(view):
+        @functools.wraps(view)
+        def checked(session_id: str):
+            session = session_or_404(session_id)
+            if session["stage"] != stage:
+                return redirect(stage_url(session))
+            return view(session_id, session)
+
+        return checked
+
+    return decorate
 
 
 def _advance(session_id: str, from_stage: str, **values) -> dict:
@@ -166,10 +178,8 @@ def _entry_error(message: str):
 
 
 @blueprint.route("/s/<session_id>/consent", methods=["GET", "POST"])
-def consent(session_id):
-    session = _at_stage(session_id, "consent")
-    if session is None:
-        return redirect(stage_url(session_or_404(session_id)))
+@at_stage("consent")
+def consent(session_id, session):
     error = None
     if request.method == "POST":
         if request.form.get("consent") == "yes":
@@ -185,10 +195,8 @@ def consent(session_id):
 
 
 @blueprint.route("/s/<session_id>/instructions", methods=["GET", "POST"])
-def instructions(session_id):
-    session = _at_stage(session_id, "instructions")
-    if session is None:
-        return redirect(stage_url(session_or_404(session_id)))
+@at_stage("instructions")
+def instructions(session_id, session):
     if request.method == "POST":
         return redirect(stage_url(_advance(session_id, "instructions")))
     with reading(engine()) as connection:
@@ -207,10 +215,8 @@ def instructions(session_id):
 
 
 @blueprint.route("/s/<session_id>/prompt", methods=["GET", "POST"])
-def prompt(session_id):
-    session = _at_stage(session_id, "prompt")
-    if session is None:
-        return redirect(stage_url(session_or_404(session_id)))
+@at_stage("prompt")
+def prompt(session_id, session):
 
     with writing(engine()) as connection:
         available = assignment.available_prompts(connection, study(), session)
@@ -245,10 +251,9 @@ def prompt(session_id):
 # -- writing ----------------------------------------------------------------------------------
 
 
-def writing_page(session_id):
-    session = _at_stage(session_id, "writing")
-    if session is None:
-        return redirect(stage_url(session_or_404(session_id)))
+@blueprint.get("/s/<session_id>/writing", endpoint="writing")
+@at_stage("writing")
+def writing_page(session_id, session):
     prompt = study().prompt(session["prompt_code"])
     condition = study().condition(session["condition"])
     elapsed = time.time() - session["writing_started_at"]
@@ -267,12 +272,6 @@ def writing_page(session_id):
     return render_template(
         "writing.html", study=study(), session=session, prompt=prompt, boot=boot
     )
-
-
-# Flask endpoint names must match stage names for stage_url(); "writing" is also a module name.
-blueprint.add_url_rule(
-    "/s/<session_id>/writing", endpoint="writing", view_func=writing_page, methods=["GET"]
-)
 
 
 @blueprint.post("/s/<session_id>/writing/finish")
@@ -322,10 +321,8 @@ def evaluation_items(noun: str) -> list[tuple[str, str]]:
 
 
 @blueprint.route("/s/<session_id>/evaluation", methods=["GET", "POST"])
-def evaluation(session_id):
-    session = _at_stage(session_id, "evaluation")
-    if session is None:
-        return redirect(stage_url(session_or_404(session_id)))
+@at_stage("evaluation")
+def evaluation(session_id, session):
     items = evaluation_items(_noun(session))
     error = None
     if request.method == "POST":
@@ -339,10 +336,8 @@ def evaluation(session_id):
 
 
 @blueprint.route("/s/<session_id>/survey", methods=["GET", "POST"])
-def survey(session_id):
-    session = _at_stage(session_id, "survey")
-    if session is None:
-        return redirect(stage_url(session_or_404(session_id)))
+@at_stage("survey")
+def survey(session_id, session):
     noun = _noun(session)
     questions = [
         {**q.__dict__, "text": q.text.replace("{noun}", noun)} for q in study().survey
@@ -381,10 +376,8 @@ def survey(session_id):
 
 
 @blueprint.get("/s/<session_id>/complete")
-def complete(session_id):
-    session = _at_stage(session_id, "complete")
-    if session is None:
-        return redirect(stage_url(session_or_404(session_id)))
+@at_stage("complete")
+def complete(session_id, session):
     mturk = bool(session["assignment_id"] and session["turk_submit_to"])
     return render_template(
         "complete.html",
