@@ -162,16 +162,7 @@ def approve(
             f"Assignment {assignment_id} was rejected; approving it needs --override-rejection."
         )
     with writing(ctx.engine) as connection:
-        entry = ledger.bind_reward(
-            connection,
-            ctx.environment,
-            hit_id=hit["HITId"],
-            assignment_id=assignment_id,
-            worker_id=assignment["WorkerId"],
-            reward=Decimal(hit["Reward"]),
-            max_assignments=hit["MaxAssignments"],
-            budget=ctx.budget,
-        )
+        entry = _bind_reward(connection, ctx, assignment, hit, budget=ctx.budget)
         reopened = entry["status"] == "cancelled"
         if reopened:  # approving a rejection: the reward is due again
             ledger.check_budget(
@@ -226,19 +217,24 @@ def reject(ctx: Context, assignment_id: str, feedback: str) -> str:
             if _status(ctx, assignment_id) != "Rejected":
                 raise
     with writing(ctx.engine) as connection:
-        entry = ledger.bind_reward(
-            connection,
-            ctx.environment,
-            hit_id=hit["HITId"],
-            assignment_id=assignment_id,
-            worker_id=assignment["WorkerId"],
-            reward=Decimal(hit["Reward"]),
-            max_assignments=hit["MaxAssignments"],
-            budget=None,
-        )
+        entry = _bind_reward(connection, ctx, assignment, hit, budget=None)
         ledger.settle(connection, entry["id"], "cancelled", "rejected")
         _set_status(connection, ctx, assignment_id, "Rejected", feedback)
     return outcome
+
+
+def _bind_reward(connection, ctx: Context, assignment: dict, hit: dict, *, budget) -> dict:
+    """The ledger's reward entry for this assignment (see ledger.bind_reward)."""
+    return ledger.bind_reward(
+        connection,
+        ctx.environment,
+        hit_id=hit["HITId"],
+        assignment_id=assignment["AssignmentId"],
+        worker_id=assignment["WorkerId"],
+        reward=Decimal(hit["Reward"]),
+        max_assignments=hit["MaxAssignments"],
+        budget=budget,
+    )
 
 
 def apply(ctx: Context, chosen: list[Proposal]) -> dict[str, str]:

@@ -21,6 +21,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from study.curation.replay import DeltaError, replay
+from study.curation.schema import field_path
 from study.curation.schema_compiler import Unsupported, compile_schema
 from study.paths import schemas_dir
 from study.server.context import engine, session_or_404
@@ -62,10 +63,8 @@ def _problem(error: jsonschema.ValidationError) -> str:
     # the field that is actually wrong, e.g. textDelta.ops[0].retain.
     while error.context:
         error = max(error.context, key=lambda e: len(e.absolute_path))
-    path = ""
-    for part in error.absolute_path:
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else part)
-    return f"{path or 'body'}: {error.message}"
+    path = field_path(error.absolute_path) if error.absolute_path else "body"
+    return f"{path}: {error.message}"
 
 
 @blueprint.post("/<session_id>/events")
