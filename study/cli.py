@@ -46,6 +46,8 @@ def write_study_files(target: Path, *, replacements: dict[str, str] | None = Non
         if destination.exists():
             continue
         text = source.read_text(encoding="utf-8")
+        if source.name == study_config.CONFIG_NAME:  # every study gets its own id
+            text = text.replace('id = ""', f'id = "{study_config.new_study_id()}"', 1)
         for old, new in (replacements or {}).items():
             text = text.replace(old, new)
         destination.write_text(text, encoding="utf-8")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import tomllib
+import uuid
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -119,6 +120,9 @@ class Study:
     consent_template: str
     instructions_template: str
     raw: dict = field(repr=False, compare=False, default_factory=dict)
+    # Made by `study init` and kept in study.toml: MTurk finds this study's HITs by it (two
+    # studies made from the same template share a name, never an id).
+    id: str = ""
 
     def prompt(self, code: str) -> Prompt:
         for prompt in self.prompts:
@@ -190,6 +194,21 @@ def from_mapping(data: dict, directory: Path, source: Path | None = None) -> Stu
             directory, texts.get("instructions"), "instructions", source
         ),
         raw=data,
+        id=study.get("id", ""),
+    )
+
+
+def new_study_id() -> str:
+    return uuid.uuid4().hex
+
+
+def missing_id_message(study: Study) -> str:
+    """For a study.toml written before `study init` gave every study an id."""
+    return (
+        f"{study.directory / CONFIG_NAME}: [study] has no id, which MTurk commands need to tell "
+        f"this study's HITs from other studies'. Fix: add the line  id = \"{new_study_id()}\"  "
+        "under [study] (a new id made for you; HITs this study already posted stay tracked in "
+        "its database). Never copy the id of another study."
     )
 
 

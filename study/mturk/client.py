@@ -2,8 +2,14 @@
 
 `connect()` gives the sandbox unless `live=True`; `endpoint_url` points boto3 elsewhere (a local
 `study mturk emulate` for a dry run). Credentials come from the standard AWS chain (environment,
-~/.aws/credentials, AWS_PROFILE, instance roles); a custom endpoint without credentials gets
-placeholder ones, since the emulator checks that requests are signed, not by whom.
+~/.aws/credentials, AWS_PROFILE, instance roles); every way that chain can fail becomes one
+NoCredentials message naming the fix. Only a loopback endpoint (127.0.0.1, ::1, localhost) may
+be used without credentials: requests are then signed with placeholders, since the emulator
+checks that requests are signed, not by whom. Any other endpoint could be a real service, so it
+gets the researcher's credentials or nothing.
+
+The connection's `environment` keys everything the study database keeps about MTurk: sandbox or
+live, and the requester's AWS account (study.mturk.account), never the endpoint's address.
 
 Every call goes through `Requester.call`, which validates the request against botocore's MTurk
 model first (study.mturk.validate) and turns the service's refusals into MTurkError.
@@ -11,16 +17,18 @@ model first (study.mturk.validate) and turns the service's refusals into MTurkEr
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
+from urllib.parse import urlparse
 
 import boto3
 import botocore.config
 import botocore.exceptions
 from botocore import xform_name
 
-from study.mturk import validate
+from study.mturk import account, validate
 
 REGION = "us-east-1"  # MTurk exists only there
 SANDBOX_ENDPOINT = "https://mturk-requester-sandbox.us-east-1.amazonaws.com"
@@ -30,6 +38,56 @@ PAGE_SIZE = 100  # the model's maximum for MaxResults
 
 class NoCredentials(RuntimeError):
     pass
+
+
+NO_CREDENTIALS = (
+    "No AWS credentials found. Configure them as for the AWS CLI: `aws configure`, "
+    "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (the IAM user needs "
+    "the AmazonMechanicalTurkFullAccess policy)."
+)
+# botocore's ways of failing to find or load credentials (names present in this botocore).
+CREDENTIAL_ERRORS = tuple(
+    getattr(botocore.exceptions, name)
+    for name in (
+        "NoCredentialsError",
+        "PartialCredentialsError",
+        "ProfileNotFound",
+        "ConfigParseError",
+        "ConfigNotFound",
+        "CredentialRetrievalError",
+        "UnknownCredentialError",
+        "InvalidConfigError",
+        "NoAuthTokenError",
+        "TokenRetrievalError",
+        "SSOError",
+        "SSOTokenLoadError",
+        "UnauthorizedSSOTokenError",
+    )
+    if hasattr(botocore.exceptions, name)
+)
+
+
+def credential_problem(error: Exception) -> NoCredentials:
+    """One line a researcher can act on, for any of botocore's credential errors."""
+    if isinstance(error, botocore.exceptions.PartialCredentialsError):
+        return NoCredentials(
+            f"Incomplete AWS credentials: {error}. Fix: set both AWS_ACCESS_KEY_ID and "
+            "AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary keys), or unset them and "
+            "use `aws configure` or AWS_PROFILE."
+        )
+    if isinstance(error, botocore.exceptions.ProfileNotFound):
+        return NoCredentials(
+            f"AWS profile not found: {error}. Fix: set AWS_PROFILE to a profile listed by "
+            "`aws configure list-profiles`, create it with `aws configure --profile NAME`, or "
+            "unset AWS_PROFILE to use the default credentials."
+        )
+    if isinstance(error, botocore.exceptions.NoCredentialsError):
+        return NoCredentials(NO_CREDENTIALS)
+    return NoCredentials(
+        f"AWS credentials could not be loaded: {error}. Fix: check ~/.aws/config and "
+        "~/.aws/credentials (`aws configure list` shows what is used), or set "
+        "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY."
+    )
 
 
 class MTurkError(RuntimeError):
@@ -70,9 +128,11 @@ class Requester:
     """A connected requester account in one environment."""
 
     client: Any
-    environment: str  # "sandbox", "live", or either "@<endpoint url>"
+    environment: str  # "sandbox:<account id>" or "live:<account id>" (study.mturk.account)
     live: bool
     endpoint_url: str
+    custom_endpoint: bool = False  # --endpoint-url: a dry run, e.g. `study mturk emulate`
+    legacy_environment: str = ""  # the key earlier versions filed this connection's rows under
     calls: list[str] = field(default_factory=list, repr=False)  # operation names, in order
 
     def call(self, operation: str, **params) -> dict:
@@ -82,6 +142,8 @@ class Requester:
         method = getattr(self.client, xform_name(operation))
         try:
             response = method(**params)
+        except CREDENTIAL_ERRORS as error:
+            raise credential_problem(error) from None
         except botocore.exceptions.ClientError as error:
             body = error.response
             raise MTurkError(
@@ -113,8 +175,8 @@ class Requester:
             params["NextToken"] = token
 
 
-def environment_name(live: bool, endpoint_url: str | None) -> str:
-    """The key that keeps sandbox, live and custom endpoints apart in the study database."""
+def legacy_environment_name(live: bool, endpoint_url: str | None) -> str:
+    """The key earlier versions used (by endpoint address); study.mturk.account moves its rows."""
     base = "live" if live else "sandbox"
     return f"{base}@{endpoint_url.rstrip('/')}" if endpoint_url else base
 
@@ -124,25 +186,56 @@ def new_session() -> boto3.Session:
     return boto3.Session()
 
 
+def is_loopback(endpoint_url: str) -> bool:
+    host = urlparse(endpoint_url).hostname or ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def connect(
     *, live: bool = False, endpoint_url: str | None = None, session: boto3.Session | None = None
 ) -> Requester:
-    session = session or new_session()
     endpoint = endpoint_url or (LIVE_ENDPOINT if live else SANDBOX_ENDPOINT)
-    credentials = session.get_credentials()
+    try:
+        session = session or new_session()
+        credentials = session.get_credentials()
+    except CREDENTIAL_ERRORS as error:
+        raise credential_problem(error) from None
     extra = {}
     if credentials is None:
         if not endpoint_url:
+            raise NoCredentials(NO_CREDENTIALS)
+        if not is_loopback(endpoint_url):
             raise NoCredentials(
-                "No AWS credentials found. Configure them as for the AWS CLI: `aws configure`, "
-                "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (the IAM user needs "
-                "the AmazonMechanicalTurkFullAccess policy)."
+                f"No AWS credentials found, and {endpoint_url} is not on this machine: only a "
+                "loopback endpoint (127.0.0.1, localhost), such as `study mturk emulate`, is "
+                "used without credentials. Fix: configure AWS credentials (`aws configure`, "
+                "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)."
             )
         extra = {"aws_access_key_id": "emulator", "aws_secret_access_key": "emulator"}
     config = botocore.config.Config(
         retries={"mode": "standard", "max_attempts": 3}, connect_timeout=10, read_timeout=30
     )
-    client = session.client(
-        "mturk", region_name=REGION, endpoint_url=endpoint, config=config, **extra
+    try:
+        client = session.client(
+            "mturk", region_name=REGION, endpoint_url=endpoint, config=config, **extra
+        )
+        account_id = account.identify(
+            session, endpoint_url=endpoint_url, config=config, credentials=extra
+        )
+    except CREDENTIAL_ERRORS as error:
+        raise credential_problem(error) from None
+    except account.UnknownAccount as error:
+        raise MTurkError("GetCallerIdentity", "ConnectionError", str(error)) from None
+    return Requester(
+        client,
+        account.environment_key(live, account_id),
+        live,
+        endpoint,
+        custom_endpoint=bool(endpoint_url),
+        legacy_environment=legacy_environment_name(live, endpoint_url),
     )
-    return Requester(client, environment_name(live, endpoint_url), live, endpoint)

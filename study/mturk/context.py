@@ -1,5 +1,5 @@
 """What every MTurk command works with: the study, its [mturk] settings, the requester account
-in one environment (sandbox, live or a custom endpoint) and the study database."""
+in one environment (sandbox or live, and its AWS account) and the study database."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy import Engine
 
 from study.config import Study
+from study.mturk import account
 from study.mturk.client import Requester
 from study.mturk.ledger import Budget
 from study.mturk.settings import MTurkSettings
@@ -39,4 +40,6 @@ def open_context(
 ) -> Context:
     engine = engine or make_engine(study.database_url)
     create_tables(engine)
+    if requester.legacy_environment:
+        account.adopt_legacy_rows(engine, requester.legacy_environment, requester.environment)
     return Context(study, settings, requester, engine)

@@ -1,7 +1,9 @@
 """Posting HITs, crash-safely.
 
-Each HIT is first written to mturk_hits as "planned" with a fresh token, then created with that
-token as its UniqueRequestToken and RequesterAnnotation. Re-running `post` after a crash
+Each HIT is first written to mturk_hits as "planned" with a fresh token, "<study id>-<random>",
+then created with that token as its UniqueRequestToken and RequesterAnnotation. The study id
+(made by `study init`, kept in study.toml) is what tells this study's HITs from any other's on
+the same account: two studies made from one template share a name, never an id. Re-running `post` after a crash
 finishes the planned HITs instead of posting new ones: within 24 hours MTurk answers a repeated
 token with HitAlreadyExists and the HIT's id; after that the token is forgotten, so the HIT is
 looked up by its annotation first. `sync` adopts any HIT of this study that MTurk has and the
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Callable
 
+from study.config import Study, missing_id_message
 from study.mturk import hits as hit_module
 from study.mturk import ledger, money
 from study.mturk.client import MTurkError
@@ -64,7 +67,7 @@ def post(
         for _ in range(hits):
             row = {
                 "environment": ctx.environment,
-                "request_token": f"{ctx.study.name[:24]}-{uuid.uuid4().hex[:24]}",
+                "request_token": hit_token(ctx.study),
                 "hit_type_id": hit_type_id,
                 "max_assignments": assignments,
                 "reward": money.usd(reward),
@@ -177,8 +180,33 @@ def adopt(ctx: Context, hit: dict) -> None:
         )
 
 
+def hit_token(study: Study) -> str:
+    """A HIT's UniqueRequestToken and RequesterAnnotation (57 characters; MTurk allows 64)."""
+    if not study.id:
+        raise hit_module.HitError(missing_id_message(study))
+    return f"{study.id}-{uuid.uuid4().hex[:24]}"
+
+
 def is_ours(ctx: Context, hit: dict) -> bool:
-    return (hit.get("RequesterAnnotation") or "").startswith(f"{ctx.study.name[:24]}-")
+    """Whether MTurk's HIT was posted by this study: its annotation names this study's id."""
+    study_id, _, rest = (hit.get("RequesterAnnotation") or "").partition("-")
+    return bool(ctx.study.id) and study_id == ctx.study.id and bool(rest)
+
+
+def pay_mismatch(study: Study, reward: Decimal) -> str | None:
+    """What is wrong when the consent page promises other pay than the HIT's reward."""
+    if not study.pay:
+        return None
+    try:
+        promised = money.parse_usd(study.pay)
+    except money.MoneyError:
+        promised = None
+    if promised == reward or (promised is None and money.show(reward) in study.pay):
+        return None
+    return (
+        f"The consent page promises pay = {study.pay!r} ([study] in study.toml), but the HIT "
+        f"would pay {money.show(reward)} per assignment."
+    )
 
 
 def _slots_of_token(connection, environment: str, token: str) -> list[int]:
@@ -197,7 +225,7 @@ def _cost(rows: list[dict]) -> money.Cost:
 
 
 def _dry_run(ctx: Context) -> bool:
-    return "@" in ctx.environment  # a custom endpoint such as a local emulator
+    return ctx.requester.custom_endpoint  # e.g. a local emulator
 
 
 def _row(ctx: Context, token: str) -> dict:

@@ -141,8 +141,9 @@ def reading(engine: Engine) -> Iterator[Connection]:
 
 
 # -- MTurk (study.mturk) ----------------------------------------------------------------------
-# Every MTurk row carries its `environment` ("sandbox", "live", or either "@" a custom endpoint
-# such as a local emulator): sandbox and live ids, workers and money never mix.
+# Every MTurk row carries its `environment`, "sandbox:<AWS account id>" or "live:<account id>"
+# (study.mturk.account): sandbox and live ids, workers and money never mix, and one account
+# reached under two endpoint addresses keeps one ledger.
 
 mturk_hits = Table(
     "mturk_hits",
@@ -162,6 +163,22 @@ mturk_hits = Table(
     Column("created_at", Float, nullable=False),
     Column("updated_at", Float),
     UniqueConstraint("environment", "hit_id", name="one_row_per_hit"),
+)
+
+mturk_extensions = Table(
+    "mturk_extensions",
+    metadata,
+    Column("environment", String(255), primary_key=True),
+    # The intent to add assignments to a HIT, written (with the budget's reservation) before
+    # CreateAdditionalAssignmentsForHIT is sent with this as its UniqueRequestToken, so a re-run
+    # after a crash finishes it instead of adding the assignments twice (study.mturk.hits).
+    Column("request_token", String(64), primary_key=True),
+    Column("hit_id", String(64), nullable=False),
+    Column("assignments_before", Integer, nullable=False),
+    Column("assignments_added", Integer, nullable=False),
+    Column("status", String(10), nullable=False),  # intended | done | cancelled
+    Column("created_at", Float, nullable=False),
+    Column("settled_at", Float),
 )
 
 mturk_assignments = Table(

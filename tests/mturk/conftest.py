@@ -108,3 +108,28 @@ def post_hit(ctx, *, assignments: int = 1, reward: str = "2.50") -> str:
         ctx, hits=1, assignments=assignments, reward=Decimal(reward), task_url=TASK_URL
     )
     return posted.hits[0]["hit_id"]
+
+
+@pytest.fixture
+def cli(emulator, monkeypatch):
+    """`study mturk ...` as a researcher types it, against the emulator unless `where` says
+    otherwise; only botocore's data files are shared between commands, for speed."""
+    from click.testing import CliRunner
+
+    from study.mturk.cli import mturk
+
+    monkeypatch.setattr(
+        client, "new_session", lambda: boto3.Session(botocore_session=_botocore_session())
+    )
+
+    def invoke(*args, input=None, where=("--endpoint-url", emulator.url)):
+        return CliRunner().invoke(mturk, [*args, *where], input=input, catch_exceptions=False)
+
+    return invoke
+
+
+def new_study(folder: Path, **mturk) -> Path:
+    """A study made as `study init` makes one, with `[mturk]` values set."""
+    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0"})
+    with_mturk(folder, **mturk)
+    return folder

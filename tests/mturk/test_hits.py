@@ -218,10 +218,8 @@ def test_sandbox_and_live_are_kept_apart(ctx, emulator, make_ctx):
     _post(ctx)
     live = make_ctx(account=connect(emulator.url, live=True), budget="100")
     assert hits.study_hits(live) == [] and len(hits.study_hits(ctx)) == 1
-    assert (ctx.environment, live.environment) == (
-        f"sandbox@{emulator.url}",
-        f"live@{emulator.url}",
-    )
+    account_id = emulator.state.data["account_id"]
+    assert (ctx.environment, live.environment) == (f"sandbox:{account_id}", f"live:{account_id}")
 
 
 def test_a_rejection_cancels_the_reward_it_had_reserved(ctx, emulator):

@@ -129,7 +129,7 @@ def test_sync_adopts_a_hit_a_crashed_post_never_recorded(ctx, emulator):
         Title="t",
         Description="d",
         Question=hits.external_question(TASK_URL),
-        RequesterAnnotation=f"{ctx.study.name}-0123456789abcdef01234567",
+        RequesterAnnotation=f"{ctx.study.id}-0123456789abcdef01234567",
     )
     mturk.create_hit(
         MaxAssignments=1,

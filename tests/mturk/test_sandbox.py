@@ -44,7 +44,7 @@ def sandbox_ctx(sandbox, study_folder):
 
 
 def test_the_sandbox_balance(sandbox):
-    assert sandbox.environment == "sandbox"
+    assert sandbox.environment.startswith("sandbox:")
     assert sandbox.call("GetAccountBalance")["AvailableBalance"] == "10000.00"
 
 

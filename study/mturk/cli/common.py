@@ -68,8 +68,10 @@ def reports_errors(command):
     return wrapper
 
 
-def open_account(directory: str, sandbox: bool, endpoint_url: str | None) -> Context:
-    study = study_config.load(directory)
+def open_account(
+    directory: str, sandbox: bool, endpoint_url: str | None, study: study_config.Study | None = None
+) -> Context:
+    study = study or load_study(directory)
     requester = client.connect(live=not sandbox, endpoint_url=endpoint_url)
     ctx = open_context(study, settings.from_study(study), requester)
     where = "LIVE marketplace (real money)" if ctx.live else "sandbox"
@@ -77,6 +79,14 @@ def open_account(directory: str, sandbox: bool, endpoint_url: str | None) -> Con
         where += f" at {endpoint_url}"
     click.echo(f"MTurk {where}; study '{study.name}'.", err=True)
     return ctx
+
+
+def load_study(directory: str) -> study_config.Study:
+    """The study, with the id every MTurk command matches its HITs by (study.mturk.posting)."""
+    study = study_config.load(directory)
+    if not study.id:
+        raise study_config.ConfigError(study_config.missing_id_message(study))
+    return study
 
 
 def confirm_spend(ctx: Context, what: str, cost: money.Cost) -> bool:

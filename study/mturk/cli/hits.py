@@ -7,11 +7,12 @@ import datetime as dt
 import click
 
 from study.mturk import hits as hit_module
-from study.mturk import ledger, money, posting
+from study.mturk import ledger, money, posting, settings
 from study.mturk.cli.common import (
     account_options,
     confirm_spend,
     directory_argument,
+    load_study,
     open_account,
     reports_errors,
 )
@@ -63,24 +64,40 @@ def balance(directory: str, sandbox: bool, endpoint_url: str | None) -> None:
     metavar="URL",
     help="The https address of the task server's /task page (default: [mturk] task_url).",
 )
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Post even though the HIT's reward differs from the pay the consent page shows.",
+)
 @account_options
 @reports_errors
-def post(directory, count, assignments, reward, task_url, sandbox, endpoint_url) -> None:
+def post(directory, count, assignments, reward, task_url, force, sandbox, endpoint_url) -> None:
     """Create the HIT type and HITs whose ExternalQuestion opens the study's /task page,
     with the paper's requirements (approval > 97%, US, > 10000 approved HITs) and the study's
     own qualifications. Re-running after a crash finishes the interrupted post instead."""
-    ctx = open_account(directory, sandbox, endpoint_url)
-    amount = money.parse_usd(reward, what="--reward") if reward else ctx.settings.reward
+    # Mistakes are explained before anything is sent, to MTurk or to AWS.
+    study = load_study(directory)
+    mturk_settings = settings.from_study(study)
+    amount = money.parse_usd(reward, what="--reward") if reward else mturk_settings.reward
     if amount is None:
         raise click.ClickException(
             "No reward: pass --reward 2.50 or set reward in [mturk] of study.toml."
         )
+    url = hit_module.check_task_url(
+        task_url or mturk_settings.task_url, allow_http=bool(endpoint_url)
+    )
+    mismatch = posting.pay_mismatch(study, amount)
+    if mismatch and not force:
+        raise click.ClickException(mismatch + " Fix: make them agree, or pass --force.")
+    if mismatch:
+        click.echo(f"Warning: {mismatch}", err=True)
+    ctx = open_account(directory, sandbox, endpoint_url, study)
     posted = posting.post(
         ctx,
         hits=count,
         assignments=assignments,
         reward=amount,
-        task_url=task_url or ctx.settings.task_url,
+        task_url=url,
         confirm=lambda cost: confirm_spend(
             ctx, f"posting {count} HITs x {assignments} assignments", cost
         ),

@@ -57,6 +57,7 @@ class ServiceError(Exception):
 def fresh(balance: str = SANDBOX_BALANCE) -> dict:
     return {
         "version": 1,
+        "account_id": new_account_id(),  # what STS GetCallerIdentity answers (emulator.identity)
         "balance": balance,
         "clock_offset": 0.0,
         "hit_types": {},
@@ -73,6 +74,11 @@ def fresh(balance: str = SANDBOX_BALANCE) -> dict:
         "tokens": {},  # "<scope> <token>" -> time first processed
         "workers": {},  # worker id -> profile (ApprovalRate, ApprovedHITs, Country)
     }
+
+
+def new_account_id() -> str:
+    """A 12-digit AWS account id, random so that two emulators are two accounts."""
+    return str(secrets.randbelow(9 * 10**11) + 10**11)
 
 
 class State:
@@ -94,6 +100,13 @@ class State:
             self.data = json.loads(self.path.read_text(encoding="utf-8"))
         else:
             self.data = fresh(balance)
+
+    def account_id(self) -> str:
+        """The account this emulator stands in for (state files from before it get one now)."""
+        if "account_id" not in self.data:
+            self.data["account_id"] = new_account_id()
+            self.save()
+        return self.data["account_id"]
 
     # -- persistence ------------------------------------------------------------------------
 

@@ -7,6 +7,8 @@ Requester API (what boto3 sends):
      "Message": ..., "TurkErrorCode": ... (where MTurk gives one)}; 500 ServiceFault on a bug.
   Every request is checked against botocore's MTurk model first (study.mturk.validate), which
   is how the service refuses a Reward of "0.001" or MaxResults=500.
+  STS GetCallerIdentity (query protocol, Action=GetCallerIdentity) is answered too, with the
+  account id of the state file (emulator.identity).
 
 Worker side (no equivalent in the API; for tests and dry runs):
   GET  /                         the HITs a worker can see, each with an "accept" form
@@ -34,7 +36,14 @@ from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Request, Response
 
 from study.mturk import validate
-from study.mturk.emulator import assignments, hits, qualifications, worker, workers  # noqa: F401
+from study.mturk.emulator import (  # noqa: F401
+    assignments,
+    hits,
+    identity,
+    qualifications,
+    worker,
+    workers,
+)
 from study.mturk.emulator.registry import OPERATIONS
 from study.mturk.emulator.state import ServiceError, State
 
@@ -79,6 +88,10 @@ class Emulator:
 
     def api(self, request: Request) -> Response:
         target = request.headers.get("X-Amz-Target", "")
+        if not target and request.form.get("Action") == "GetCallerIdentity":
+            if not request.headers.get("Authorization", "").startswith("AWS4-HMAC-SHA256"):
+                return Response("Missing Authentication Token", 403)
+            return identity.caller_identity(self.state)
         if not target:
             return self._worker_error("POST / is MTurk's API: send X-Amz-Target (use boto3).", 400)
         name = target.removeprefix(TARGET_PREFIX)
