@@ -8,7 +8,10 @@ silently fixed: they are what peers' trackers complain about most (the database 
 disagreeing on who submitted what).
 
 It also keeps the books in step with MTurk: reward entries bound to submitted assignments,
-confirmed when MTurk approved (also by auto-approval), cancelled when rejected or never taken;
+confirmed when MTurk approved (also by auto-approval), cancelled when rejected or never taken
+(slots of closed and deleted HITs are released); it never reserves anything itself, so a
+submission it finds without a reservation is recorded "unreserved" and approving it checks the
+cap (study.mturk.ledger);
 HITs of this study that a crashed post left unrecorded are adopted; with once_per_worker the
 exclusion qualification is granted to every worker who submitted.
 """
@@ -53,10 +56,18 @@ class SyncReport:
     sessions_without_assignment: list[dict] = field(default_factory=list)
     adopted_hits: list[str] = field(default_factory=list)
     excluded_workers: list[str] = field(default_factory=list)
+    # HIT id -> open assignments nobody reserved under the cap (extended outside `study mturk`)
+    unreserved_slots: dict[str, int] = field(default_factory=dict)
 
     @property
     def problems(self) -> list[str]:
         found = [
+            f"HIT {hit_id} has {count} open assignments the budget never reserved (extended or "
+            "re-opened outside `study mturk`?): approving their submissions checks the cap first, "
+            "but MTurk's auto-approval would pay them regardless; `study mturk expire` it to stop"
+            for hit_id, count in self.unreserved_slots.items()
+        ]
+        found += [
             f"{a.assignment_id} (worker {a.worker_id}): {p}"
             for a in self.assignments
             for p in a.problems
@@ -120,19 +131,33 @@ def sync(ctx: Context) -> SyncReport:
     for row in rows:
         hit = row.get("HIT")
         if hit is None:  # deleted: its assignments are settled and stay as last synced
+            hit_module.fit_reservations(ctx, row["hit_id"], None)
             continue
-        for assignment in ctx.requester.pages(
-            "ListAssignmentsForHIT", "Assignments", HITId=hit["HITId"]
-        ):
-            submitted_ids.add(assignment["AssignmentId"])
-            report.assignments.append(_store(ctx, hit, assignment))
-        _fit_slots(ctx, row, hit)
+        for found in record_hit(ctx, hit):
+            submitted_ids.add(found.assignment_id)
+            report.assignments.append(found)
+        unreserved = hit_module.open_slots(hit) - _reserved_slots(ctx, hit["HITId"])
+        if unreserved > 0:
+            report.unreserved_slots[hit["HITId"]] = unreserved
     report.sessions_without_assignment = _unsubmitted_sessions(
         ctx, {r["hit_id"] for r in rows}, submitted_ids
     )
     if ctx.settings.once_per_worker:
         report.excluded_workers = exclude_submitters(ctx)
     return report
+
+
+def record_hit(ctx: Context, hit: dict) -> list[Reconciled]:
+    """Store every submitted assignment of one HIT with its reward entry, then release the
+    reserved slots the HIT can no longer use."""
+    found = [
+        _store(ctx, hit, assignment)
+        for assignment in ctx.requester.pages(
+            "ListAssignmentsForHIT", "Assignments", HITId=hit["HITId"]
+        )
+    ]
+    hit_module.fit_reservations(ctx, hit["HITId"], hit)
+    return found
 
 
 def _store(ctx: Context, hit: dict, assignment: dict) -> Reconciled:
@@ -190,23 +215,11 @@ def upsert(connection, row: dict) -> None:
     )
 
 
-def _fit_slots(ctx: Context, row: dict, hit: dict) -> None:
-    """Unbound reward slots: as many as assignments can still arrive (none once closed)."""
-    still_open = (
-        0
-        if hit["HITStatus"] in hit_module.CLOSED
-        else (hit["NumberOfAssignmentsAvailable"] + hit["NumberOfAssignmentsPending"])
-    )
-    with writing(ctx.engine) as connection:
-        ledger.fit_open_slots(
-            connection,
-            ctx.environment,
-            hit_id=hit["HITId"],
-            hit_token=row["request_token"],
-            reward=Decimal(hit["Reward"]),
-            max_assignments=hit["MaxAssignments"],
-            open_slots=still_open,
-            budget=None,
+def _reserved_slots(ctx: Context, hit_id: str) -> int:
+    with reading(ctx.engine) as connection:
+        return sum(
+            s["assignment_id"] is None and s["status"] == "intended"
+            for s in ledger.slots(connection, ctx.environment, hit_id)
         )
 
 

@@ -14,7 +14,7 @@ from xml.sax.saxutils import escape
 
 from sqlalchemy import select, update
 
-from study.mturk import ledger, money, qualifications
+from study.mturk import extensions, ledger, money, qualifications
 from study.mturk.client import MTurkError
 from study.mturk.context import Context
 from study.store import reading, writing
@@ -142,64 +142,115 @@ def extend(
     hours: float = 0,
     confirm: Callable[[money.Cost], bool] | None = None,
 ) -> list[str]:
-    """Add assignments and/or push the expiry `hours` from now. Returns what was done."""
+    """Add assignments and/or push the expiry `hours` from now. Returns what was done.
+
+    Adding assignments is recorded first as an intent (table mturk_extensions) together with
+    the slots it reserves; its UniqueRequestToken comes from the intent, so running the same
+    command again after a crash finishes that intent instead of adding the assignments twice.
+    Re-opening a HIT reserves its takeable assignments again before MTurk is asked."""
+    row = row_by_hit(ctx, hit_id)
     hit = _required(ctx, hit_id)
     done = []
-    if more:
-        total = hit["MaxAssignments"] + more
-        if hit["MaxAssignments"] < 10 <= total:
-            raise HitError(
-                f"HIT {hit_id} has {hit['MaxAssignments']} assignments; MTurk cannot extend a HIT "
-                "with fewer than 10 assignments to 10 or more. Fix: post a new HIT instead."
-            )
+    interrupted = extensions.unfinished(ctx, hit_id)
+    if more and interrupted:
+        done.append(
+            extensions.finish(ctx, hit, interrupted)
+            + " (an extend that did not finish before; nothing more was added: run it again "
+            "to add more)"
+        )
+    elif more:
+        done.append(extensions.add(ctx, row, hit, more, confirm=confirm))
+    if hours:
+        expire_at = dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=hours)
+        hit = current(ctx, hit_id)
+        takeable = hit["MaxAssignments"] - len(taken(ctx, hit_id))
         reward = Decimal(hit["Reward"])
-        cost = money.Cost(reward * more, money.fee(reward, assignments=total) * more)
-        if confirm is not None and not confirm(cost):
-            return done
-        row = row_by_hit(ctx, hit_id)
-        still_open = hit["NumberOfAssignmentsAvailable"] + hit["NumberOfAssignmentsPending"]
 
-        def reserve(slots: int, budget: ledger.Budget | None) -> None:
+        def reserve(slots: int, budget: ledger.Budget | None) -> int:
             with writing(ctx.engine) as connection:
-                ledger.fit_open_slots(
+                return ledger.fit_open_slots(
                     connection,
                     ctx.environment,
                     hit_id=hit_id,
                     hit_token=row["request_token"],
                     reward=reward,
-                    max_assignments=total,
+                    max_assignments=hit["MaxAssignments"],
                     open_slots=slots,
                     budget=budget,
+                    note="the re-opening of the HIT was refused",
                 )
 
-        reserve(still_open + more, ctx.budget)  # the budget is checked before MTurk is asked
+        missing = reserve_cost(ctx, hit_id, takeable, reward, hit["MaxAssignments"])
+        if missing.total and confirm is not None and not confirm(missing):
+            return done
+        reserve(takeable, ctx.budget)  # the cap is checked before MTurk is asked
         try:
-            # The token names the target size, so re-running the same extend adds nothing twice.
-            ctx.requester.call(
-                "CreateAdditionalAssignmentsForHIT",
-                HITId=hit_id,
-                NumberOfAdditionalAssignments=more,
-                UniqueRequestToken=f"extend-{hit_id}-{total}",
-            )
+            ctx.requester.call("UpdateExpirationForHIT", HITId=hit_id, ExpireAt=expire_at)
         except MTurkError as error:
             if error.certain and not error.token_already_processed:
-                reserve(still_open, None)  # refused: release what was reserved
+                fit_reservations(ctx, hit_id, current(ctx, hit_id))  # refused: release again
             if not error.token_already_processed:
                 raise
-        done.append(f"{more} more assignments ({hit['MaxAssignments']} -> {total})")
-    if hours:
-        expire_at = dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=hours)
-        ctx.requester.call("UpdateExpirationForHIT", HITId=hit_id, ExpireAt=expire_at)
         done.append(f"open until {expire_at:%Y-%m-%d %H:%M} UTC")
     current(ctx, hit_id)
     return done
 
 
+def taken(ctx: Context, hit_id: str) -> list[dict]:
+    """The HIT's assignments that were submitted (whatever became of them since)."""
+    return list(ctx.requester.pages("ListAssignmentsForHIT", "Assignments", HITId=hit_id))
+
+
+def reserve_cost(
+    ctx: Context, hit_id: str, slots: int, reward: Decimal, max_assignments: int
+) -> money.Cost:
+    """What reserving `slots` open slots for the HIT adds to the ledger's commitments."""
+    with reading(ctx.engine) as connection:
+        unbound = sum(
+            s["assignment_id"] is None and s["status"] == "intended"
+            for s in ledger.slots(connection, ctx.environment, hit_id)
+        )
+    missing = max(slots - unbound, 0)
+    return money.Cost(
+        reward * missing, money.fee(reward, assignments=max_assignments) * missing
+    )
+
+
+def open_slots(hit: dict | None) -> int:
+    """How many more assignments of the HIT can still be submitted (none once closed)."""
+    if hit is None or hit["HITStatus"] in CLOSED:
+        return 0
+    return hit["NumberOfAssignmentsAvailable"] + hit["NumberOfAssignmentsPending"]
+
+
+def fit_reservations(ctx: Context, hit_id: str, hit: dict | None) -> None:
+    """Release the reserved slots the HIT can no longer use (closed, expired or deleted)."""
+    with writing(ctx.engine) as connection:
+        unbound = [
+            s
+            for s in ledger.slots(connection, ctx.environment, hit_id)
+            if s["assignment_id"] is None and s["status"] == "intended"
+        ]
+        keep = open_slots(hit)
+        note = "the HIT was deleted" if hit is None else "the HIT closed without this assignment"
+        for slot in unbound[keep:]:
+            ledger.settle(connection, slot["id"], "cancelled", note)
+
+
+def _record(ctx: Context, hit: dict) -> None:
+    """The HIT's assignments into the ledger, then its unusable slots released (as `sync`)."""
+    from study.mturk import assignments  # which imports this module
+
+    assignments.record_hit(ctx, hit)
+
+
 def expire(ctx: Context, hit_id: str) -> str:
     """Stop new workers from accepting. Checks the HIT first: UpdateExpirationForHIT is not
     idempotent (the same expiry twice within 24 hours fails)."""
-    hit = current(ctx, hit_id)
+    row = row_by_hit(ctx, hit_id)
+    hit = current(ctx, hit_id) if row["status"] != "Disposed" else None
     if hit is None:
+        fit_reservations(ctx, hit_id, None)
         return "already deleted"
     if epoch(hit["Expiration"]) <= time.time():
         return "already expired"
@@ -210,15 +261,17 @@ def expire(ctx: Context, hit_id: str) -> str:
     except MTurkError as error:
         if not error.token_already_processed:
             raise
-    current(ctx, hit_id)
+    _record(ctx, current(ctx, hit_id))
     return "expired"
 
 
 def delete(ctx: Context, hit_id: str) -> str:
     """DeleteHIT works only on a Reviewable HIT with no Submitted assignments: say which step
-    is missing instead of letting MTurk refuse."""
-    hit = current(ctx, hit_id)
+    is missing instead of letting MTurk refuse. The HIT's unused slots are released."""
+    row = row_by_hit(ctx, hit_id)
+    hit = current(ctx, hit_id) if row["status"] != "Disposed" else None
     if hit is None:
+        fit_reservations(ctx, hit_id, None)
         return "already deleted"
     status = hit["HITStatus"]
     if status in ("Assignable", "Unassignable"):
@@ -243,8 +296,10 @@ def delete(ctx: Context, hit_id: str) -> str:
             f"HIT {hit_id} has {len(submitted)} submitted assignments nobody approved or "
             "rejected. Fix: `study mturk review` (or approve/reject) them first."
         )
+    _record(ctx, hit)  # after DeleteHIT MTurk no longer lists the HIT's assignments
     ctx.requester.call("DeleteHIT", HITId=hit_id)
     update_hit(ctx, hit_id, status="Disposed")
+    fit_reservations(ctx, hit_id, None)
     return "deleted"
 
 
@@ -267,7 +322,9 @@ def row_by_hit(ctx: Context, hit_id: str) -> dict:
     found = next((r for r in rows(ctx) if r["hit_id"] == hit_id), None)
     if found is None:
         raise HitError(
-            f"HIT {hit_id} is not one of this study's HITs in {ctx.environment} (see `study mturk list`)."
+            f"HIT {hit_id} is not one of this study's HITs in {ctx.environment}. Fix: check the "
+            "id with `study mturk list` (`study mturk sync` first finds a HIT a crashed post "
+            "left unrecorded)."
         )
     return found
 

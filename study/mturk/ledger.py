@@ -2,12 +2,21 @@
 
 Every payment is written down before MTurk is asked to make it ("intended") and marked once
 MTurk has made it ("confirmed") or will not ("cancelled"). Two kinds:
-  - reward: one entry per assignment a HIT may pay for, planned when the HIT is posted (an
-    unbound "slot"), bound to an assignment when a worker submits, confirmed on approval
-    (including MTurk's auto-approval), cancelled on rejection or when the HIT closes unused;
+  - reward: one entry per assignment a HIT may pay for, reserved when the HIT is posted,
+    extended or re-opened (an unbound "slot"), bound to an assignment when a worker submits,
+    confirmed on approval (including MTurk's auto-approval), cancelled on rejection or when the
+    HIT closes or is deleted with the slot untaken;
   - bonus: one entry per bonus, keyed by what is paid, so a retried command finds its entry.
-The budget cap counts everything intended or confirmed, fees included, per environment; it is
-checked inside the same transaction that writes the new entries, before any money moves.
+
+The budget cap, per environment (sandbox or live, and the account), fees included:
+  reserved  intended entries: open slots, submissions not yet approved, bonuses being sent;
+  charged   confirmed entries: what MTurk has paid;
+  released  cancelled entries: reservations that will never be paid (back under the cap);
+  committed = charged + reserved (+ unreserved, below), and nothing is reserved past the cap.
+A submission `sync` finds with no reservation (a HIT extended on the requester website) is
+recorded as "unreserved": MTurk may pay it (auto-approval), so it counts as committed, but
+approving it first reserves it, which the cap can refuse. Checks run inside the transaction
+that writes the new entries, before any money moves.
 """
 
 from __future__ import annotations
@@ -22,7 +31,7 @@ from sqlalchemy import Connection, func, select, update
 from study.mturk import money
 from study.store.db import mturk_payments as payments
 
-OPEN = ("intended", "confirmed")
+OPEN = ("intended", "confirmed", "unreserved")  # what counts against the cap
 
 
 class BudgetExceeded(RuntimeError):
@@ -40,29 +49,46 @@ class Budget:
 
 @dataclass(frozen=True)
 class Totals:
-    committed: money.Cost  # intended + confirmed
-    paid: money.Cost  # confirmed
+    reserved: money.Cost  # intended
+    charged: money.Cost  # confirmed
+    unreserved: money.Cost  # seen on MTurk without a reservation
+    released: money.Cost  # cancelled
+
+    @property
+    def committed(self) -> money.Cost:
+        return self.charged + self.reserved + self.unreserved
+
+    @property
+    def paid(self) -> money.Cost:
+        return self.charged
 
 
 def totals(connection: Connection, environment: str) -> Totals:
-    committed, paid = money.ZERO, money.ZERO
+    by_status = {"intended": money.ZERO, "confirmed": money.ZERO}
+    by_status.update(unreserved=money.ZERO, cancelled=money.ZERO)
     rows = connection.execute(
         select(payments.c.amount, payments.c.fee, payments.c.status).where(
-            payments.c.environment == environment, payments.c.status.in_(OPEN)
+            payments.c.environment == environment
         )
     )
     for amount, fee, status in rows:
-        cost = money.Cost(Decimal(amount), Decimal(fee))
-        committed += cost
-        if status == "confirmed":
-            paid += cost
-    return Totals(committed, paid)
+        by_status[status] += money.Cost(Decimal(amount), Decimal(fee))
+    return Totals(
+        by_status["intended"], by_status["confirmed"], by_status["unreserved"], by_status["cancelled"]
+    )
 
 
 def check_budget(
-    connection: Connection, environment: str, budget: Budget | None, adding: money.Cost, what: str
+    connection: Connection,
+    environment: str,
+    budget: Budget | None,
+    adding: money.Cost,
+    what: str,
+    *,
+    counted: Decimal = Decimal("0"),
 ) -> None:
-    """Refuse a spend that would take this environment's commitments past the cap."""
+    """Refuse a spend that would take this environment's commitments past the cap. `counted`:
+    how much of `adding` the commitments already include (an unreserved entry)."""
     if budget is None:
         return
     cap = budget.cap
@@ -73,14 +99,23 @@ def check_budget(
                 'Fix: set budget = "..." in the [mturk] section of study.toml.'
             )
         return
-    committed = totals(connection, environment).committed
-    if committed.total + adding.total > cap:
+    committed = totals(connection, environment).committed.total - counted
+    if committed + adding.total > cap:
         raise BudgetExceeded(
-            f"Refusing {what}: it needs {adding.describe()}, {money.show(committed.total)} is already "
+            f"Refusing {what}: it needs {adding.describe()}, {money.show(committed)} is already "
             f"committed in {environment}, and the budget cap is {money.show(cap)} "
-            f"({money.show(max(cap - committed.total, Decimal('0')))} left). Fix: raise budget in "
+            f"({money.show(max(cap - committed, Decimal('0')))} left). Fix: raise budget in "
             "[mturk] of study.toml, or spend less."
         )
+
+
+def reserve(connection: Connection, environment: str, entry: dict, budget: Budget, what: str) -> None:
+    """Bring an unreserved entry under the cap before paying it, or refuse."""
+    if entry["status"] != "unreserved":
+        return
+    cost = money.Cost(Decimal(entry["amount"]), Decimal(entry["fee"]))
+    check_budget(connection, environment, budget, cost, what, counted=cost.total)
+    settle(connection, entry["id"], "intended", "reserved under the cap before paying")
 
 
 # -- reward slots -----------------------------------------------------------------------------
@@ -96,6 +131,7 @@ def plan_rewards(
     count: int,
     first: int = 0,
     hit_id: str | None = None,
+    status: str = "intended",
 ) -> None:
     """`count` unbound reward slots for a HIT (before or after MTurk has created it)."""
     fee = money.fee(reward, assignments=max_assignments)
@@ -109,7 +145,7 @@ def plan_rewards(
                 hit_id=hit_id,
                 amount=money.usd(reward),
                 fee=money.usd(fee),
-                status="intended",
+                status=status,
                 # A reward slot carries the token of the request that posted its HIT.
                 request_token=hit_token,
                 created_at=now,
@@ -156,15 +192,18 @@ def fit_open_slots(
     max_assignments: int,
     open_slots: int,
     budget: Budget | None,
-) -> None:
-    """Keep exactly `open_slots` unbound intended slots: cancel extras (a HIT that closed with
-    assignments untaken), add missing ones (a HIT extended), within the budget."""
+    note: str = "the HIT closed without this assignment",
+) -> int:
+    """Keep exactly `open_slots` unbound intended slots: cancel extras (a HIT that closed or was
+    deleted with assignments untaken), reserve missing ones (a HIT extended or re-opened) within
+    the budget. Without a budget (`sync`, recording what MTurk did) it only releases: a slot
+    nobody reserved is never booked silently."""
     rows = slots(connection, environment, hit_id)
     unbound = [r for r in rows if r["assignment_id"] is None and r["status"] == "intended"]
     if len(unbound) > open_slots:
         for row in unbound[open_slots:]:
-            settle(connection, row["id"], "cancelled", "the HIT closed without this assignment")
-    elif len(unbound) < open_slots:
+            settle(connection, row["id"], "cancelled", note)
+    elif len(unbound) < open_slots and budget is not None:
         missing = open_slots - len(unbound)
         fee = money.fee(reward, assignments=max_assignments)
         cost = money.Cost(reward * missing, fee * missing)
@@ -181,6 +220,7 @@ def fit_open_slots(
             first=len(rows),
             hit_id=hit_id,
         )
+    return max(open_slots - len(unbound), 0)
 
 
 def bind_reward(
@@ -195,7 +235,8 @@ def bind_reward(
     budget: Budget | None,
 ) -> dict:
     """The reward entry of an assignment: its own, else a free slot of its HIT, else a new one
-    (a HIT posted outside this tool), checked against the budget."""
+    (a HIT extended outside this tool): checked against the budget, or without one (`sync`)
+    recorded as "unreserved", which approving reserves first."""
     own = (
         connection.execute(
             select(payments).where(
@@ -230,6 +271,7 @@ def bind_reward(
             max_assignments=max_assignments,
             count=1,
             hit_id=hit_id,
+            status="intended" if budget is not None else "unreserved",
         )
         free = slots(connection, environment, hit_id)[-1]
     connection.execute(
@@ -339,7 +381,7 @@ def intend_bonus(
 
 def settle(connection: Connection, entry_id: int, status: str, note: str | None = None) -> None:
     """Mark an entry confirmed (paid) or cancelled (will not be paid)."""
-    assert status in ("confirmed", "cancelled", "intended")
+    assert status in ("confirmed", "cancelled", "intended")  # "unreserved" only when recorded
     values = {"status": status, "settled_at": time.time() if status != "intended" else None}
     if note:
         values["note"] = note

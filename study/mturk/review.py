@@ -163,6 +163,14 @@ def approve(
         )
     with writing(ctx.engine) as connection:
         entry = _bind_reward(connection, ctx, assignment, hit, budget=ctx.budget)
+        if assignment["AssignmentStatus"] != "Approved":
+            ledger.reserve(
+                connection,
+                ctx.environment,
+                entry,
+                ctx.budget,
+                f"approving assignment {assignment_id}, which no reservation covered",
+            )
         reopened = entry["status"] == "cancelled"
         if reopened:  # approving a rejection: the reward is due again
             ledger.check_budget(

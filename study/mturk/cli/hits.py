@@ -26,7 +26,7 @@ WORKER_SITES = {"sandbox": "https://workersandbox.mturk.com", "live": "https://w
 @account_options
 @reports_errors
 def balance(directory: str, sandbox: bool, endpoint_url: str | None) -> None:
-    """The account's balance, and what this study has committed and paid."""
+    """The account's balance, and this study's budget: charged, reserved, released."""
     ctx = open_account(directory, sandbox, endpoint_url)
     response = ctx.requester.call("GetAccountBalance")
     with reading(ctx.engine) as connection:
@@ -34,8 +34,26 @@ def balance(directory: str, sandbox: bool, endpoint_url: str | None) -> None:
     click.echo(
         f"Available: ${response['AvailableBalance']}  (on hold: ${response.get('OnHoldBalance', '0.00')})"
     )
-    click.echo(f"This study in {ctx.environment}: committed {totals.committed.describe()}")
-    click.echo(f"                 paid {totals.paid.describe()}")
+    click.echo(f"This study in {ctx.environment}:")
+    click.echo(f"  charged   {totals.charged.describe()}  (paid by MTurk)")
+    click.echo(
+        f"  reserved  {totals.reserved.describe()}  (open assignments, submissions awaiting "
+        "review, bonuses being sent: may still be spent)"
+    )
+    if totals.unreserved.total:
+        click.echo(
+            f"  not reserved  {totals.unreserved.describe()}  (submissions `sync` found with no "
+            "reservation: approving them checks the cap first)"
+        )
+    click.echo(
+        f"  released  {totals.released.describe()}  (reservations that will not be paid: "
+        "rejections, assignments of closed or deleted HITs nobody took)"
+    )
+    spendable = totals.reserved + totals.unreserved
+    click.echo(
+        f"  committed {money.show(totals.committed.total)} = charged "
+        f"{money.show(totals.charged.total)} + still spendable {money.show(spendable.total)}"
+    )
     cap = ctx.settings.budget
     click.echo(
         f"Budget cap: {money.show(cap) if cap is not None else 'none'}"
@@ -167,7 +185,7 @@ def extend(directory, hit_id, more, hours, sandbox, endpoint_url) -> None:
         hit_id,
         more=more,
         hours=hours,
-        confirm=lambda cost: confirm_spend(ctx, f"{more} more assignments", cost),
+        confirm=lambda cost: confirm_spend(ctx, f"extending HIT {hit_id}", cost),
     )
     click.echo(f"{hit_id}: " + ("; ".join(done) if done else "nothing changed"))
 
@@ -181,8 +199,15 @@ def extend(directory, hit_id, more, hours, sandbox, endpoint_url) -> None:
 def expire(directory, hit_ids, every, sandbox, endpoint_url) -> None:
     """Stop new workers from accepting HITs (workers already working may still submit)."""
     ctx = open_account(directory, sandbox, endpoint_url)
+    refused = 0
     for hit_id in _chosen(ctx, hit_ids, every):
-        click.echo(f"{hit_id}: {hit_module.expire(ctx, hit_id)}")
+        try:
+            click.echo(f"{hit_id}: {hit_module.expire(ctx, hit_id)}")
+        except hit_module.HitError as error:
+            refused += 1
+            click.echo(f"{hit_id}: not expired. {error}", err=True)
+    if refused:
+        raise click.ClickException(f"{refused} HITs were not expired (see above).")
 
 
 @click.command()

@@ -1,0 +1,169 @@
+"""The budget cap holds however HITs are extended, re-opened, expired or deleted: every slot
+that can be paid is reserved under the cap before MTurk is asked, released when it can no
+longer be taken, and `balance` shows charged, reserved and released."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+import httpx
+import pytest
+
+from study.mturk import assignments, hits, ledger
+from study.mturk.client import MTurkError
+from study.mturk.emulator import accept_and_submit
+from study.mturk.review import approve
+from study.store import reading
+from tests.mturk.conftest import TASK_URL, new_study, post_hit
+
+
+def _hit_id(result) -> str:
+    assert result.exit_code == 0, result.output
+    (hit_id,) = re.findall(r"^(3[A-Z0-9]{29})\s", result.stdout, flags=re.M)
+    return hit_id
+
+
+def test_re_opening_an_expired_hit_is_refused_past_the_cap(cli, tmp_path, emulator):
+    folder = new_study(tmp_path / "study", pay="$0.40", budget="1.00")
+    post = ("post", str(folder), "--assignments", "2", "--reward", "0.40", "--task-url", TASK_URL)
+    first = _hit_id(cli(*post))  # 2 x (0.40 + 0.08) = 0.96
+    assert f"{first}: expired" in cli("expire", str(folder), first).stdout
+    assert cli("sync", str(folder)).exit_code == 0  # the first HIT's slots are released
+    _hit_id(cli(*post))  # another 0.96: fits again
+    reopened = cli("extend", str(folder), first, "--hours", "1")
+    assert reopened.exit_code == 1 and "Refusing" in reopened.output
+    assert "$0.96 is already committed" in reopened.output
+    # MTurk was not asked: nobody can take the first HIT.
+    taken = httpx.post(
+        f"{emulator.url}/_emulator/accept", data={"HITId": first, "WorkerId": "A1THIRD"}
+    )
+    assert taken.status_code == 409
+    balance = cli("balance", str(folder)).stdout
+    assert "Budget cap: $1.00 ($0.04 left)" in balance
+
+
+def test_re_opening_within_the_cap_reserves_the_slots_again(ctx, emulator):
+    hit_id = post_hit(ctx, assignments=2, reward="2.50")
+    done = accept_and_submit(emulator.state, hit_id, "A1FIRST", {"verificationCode": "X"})
+    hits.expire(ctx, hit_id)
+    with reading(ctx.engine) as connection:
+        assert ledger.totals(connection, ctx.environment).reserved.total == Decimal("3.00")
+    hits.extend(ctx, hit_id, hours=1)
+    with reading(ctx.engine) as connection:
+        reserved = ledger.totals(connection, ctx.environment).reserved.total
+    assert reserved == Decimal("6.00")  # the submission's reward and the slot open again
+    assert approve(ctx, done["AssignmentId"]) == "approved"
+
+
+def test_approving_a_submission_sync_found_unreserved_checks_the_cap(make_ctx, emulator):
+    ctx = make_ctx(budget="3.00")
+    hit_id = post_hit(ctx, assignments=1, reward="2.50")
+    # Someone adds an assignment on the requester website, outside the budget.
+    ctx.requester.client.create_additional_assignments_for_hit(
+        HITId=hit_id, NumberOfAdditionalAssignments=1
+    )
+    report = assignments.sync(ctx)
+    assert "1 open assignments the budget never reserved" in report.problems[0]
+    first, second = (
+        accept_and_submit(emulator.state, hit_id, worker, {"verificationCode": "X"})
+        for worker in ("A1FIRST", "A1SECOND")
+    )
+    assignments.sync(ctx)  # records what MTurk may owe, past the cap, without reserving it
+    assert approve(ctx, first["AssignmentId"]) == "approved"
+    with pytest.raises(ledger.BudgetExceeded, match="no reservation covered"):
+        approve(ctx, second["AssignmentId"])
+    assert emulator.state.data["assignments"][second["AssignmentId"]]["AssignmentStatus"] == (
+        "Submitted"
+    )
+    assert ctx.requester.client.get_account_balance()["AvailableBalance"] == "9997.00"
+
+
+def _lose_the_answer_to(ctx, operation, monkeypatch):
+    """The request reaches MTurk, and the command dies before it hears the answer."""
+    real = ctx.requester.call
+
+    def call(name, **params):
+        response = real(name, **params)
+        if name == operation:
+            raise SystemExit("killed after MTurk processed the request")
+        return response
+
+    monkeypatch.setattr(ctx.requester, "call", call)
+    return lambda: monkeypatch.setattr(ctx.requester, "call", real)
+
+
+def test_extend_run_again_after_a_crash_adds_the_assignments_once(ctx, emulator, monkeypatch):
+    hit_id = post_hit(ctx, assignments=3, reward="2.50")
+    restore = _lose_the_answer_to(ctx, "CreateAdditionalAssignmentsForHIT", monkeypatch)
+    with pytest.raises(SystemExit):
+        hits.extend(ctx, hit_id, more=2)
+    restore()
+    assert emulator.state.data["hits"][hit_id]["MaxAssignments"] == 5
+    again = hits.extend(ctx, hit_id, more=2)
+    assert "3 -> 5" in again[0] and "nothing more was added" in again[0]
+    assert emulator.state.data["hits"][hit_id]["MaxAssignments"] == 5
+    emulator.state.advance(25 * 3600)  # MTurk forgot the token; the ledger did not
+    hits.extend(ctx, hit_id, more=2, hours=1)
+    assert emulator.state.data["hits"][hit_id]["MaxAssignments"] == 7  # asked anew: added
+    with reading(ctx.engine) as connection:
+        assert ledger.totals(connection, ctx.environment).reserved.total == Decimal("21.00")
+
+
+def test_an_extend_that_never_reached_mturk_is_sent_by_the_next_run(ctx, emulator, monkeypatch):
+    hit_id = post_hit(ctx, assignments=3, reward="2.50")
+    real = ctx.requester.call
+
+    def unreachable(name, **params):
+        if name == "CreateAdditionalAssignmentsForHIT":
+            raise MTurkError(name, "ConnectionError", "cannot reach MTurk")
+        return real(name, **params)
+
+    monkeypatch.setattr(ctx.requester, "call", unreachable)
+    with pytest.raises(hits.HitError, match="Run the same extend again"):
+        hits.extend(ctx, hit_id, more=2)
+    monkeypatch.setattr(ctx.requester, "call", real)
+    hits.extend(ctx, hit_id, more=2)
+    assert emulator.state.data["hits"][hit_id]["MaxAssignments"] == 5
+
+
+def test_delete_releases_unused_slots_and_balance_shows_the_books(cli, tmp_path, emulator):
+    folder = new_study(tmp_path / "study", budget="100.00")
+    hit_id = _hit_id(cli("post", str(folder), "--assignments", "3", "--task-url", TASK_URL))
+    done = accept_and_submit(emulator.state, hit_id, "A1WRITER", {"verificationCode": "X"})
+    assert cli("expire", str(folder), hit_id).exit_code == 0
+    assert cli("approve", str(folder), done["AssignmentId"]).exit_code == 0
+    assert f"{hit_id}: deleted" in cli("delete", str(folder), hit_id).stdout
+    balance = cli("balance", str(folder)).stdout
+    assert "charged   $3.00 ($2.50 to workers + $0.50 MTurk fees)" in balance
+    assert "reserved  $0.00" in balance and "released  $6.00" in balance
+    assert "committed $3.00 = charged $3.00 + still spendable $0.00" in balance
+    assert "Budget cap: $100.00 ($97.00 left)" in balance
+
+
+def test_sync_releases_the_slots_of_a_hit_deleted_elsewhere(ctx, emulator):
+    hit_id = post_hit(ctx, assignments=2, reward="2.50")
+    hits.study_hits(ctx)  # seen once
+    mturk = ctx.requester.client  # the requester website, say
+    mturk.update_expiration_for_hit(HITId=hit_id, ExpireAt=0)
+    mturk.delete_hit(HITId=hit_id)
+    assignments.sync(ctx)
+    with reading(ctx.engine) as connection:
+        totals = ledger.totals(connection, ctx.environment)
+    assert totals.committed.total == Decimal("0.00") and totals.released.total == Decimal("6.00")
+
+
+def test_an_unknown_hit_id_is_an_error_and_a_deleted_one_is_said_so(cli, tmp_path, emulator):
+    folder = new_study(tmp_path / "study", budget="100.00")
+    hit_id = _hit_id(cli("post", str(folder), "--task-url", TASK_URL))
+    unknown = "3" + "X" * 29
+    for command in ("expire", "delete"):
+        result = cli(command, str(folder), unknown)
+        assert result.exit_code == 1, result.output
+        assert "not one of this study's HITs" in result.output
+        assert "already deleted" not in result.output
+    assert cli("expire", str(folder), hit_id).exit_code == 0
+    assert cli("delete", str(folder), hit_id).exit_code == 0
+    for command in ("expire", "delete"):
+        again = cli(command, str(folder), hit_id)
+        assert again.exit_code == 0 and f"{hit_id}: already deleted" in again.stdout
