@@ -7,6 +7,9 @@ from the entry. Re-running the same bonus finds the entry and then:
     is checked first, so a payment made more than 24 hours ago (when MTurk has forgotten the
     token) is recognised; otherwise it is sent again with the same token, and MTurk's "token
     has already been processed" refusal means it was paid: the entry is confirmed.
+`--again` (one more identical bonus on purpose) makes a new entry only when no entry of that
+bonus is left "intended": an unfinished one is reconciled as above first, so re-running a
+crashed `--again` pays the one bonus it meant, not two.
 """
 
 from __future__ import annotations

@@ -343,11 +343,17 @@ def intend_bonus(
     budget: Budget | None,
 ) -> tuple[dict, bool]:
     """The ledger entry for this bonus and whether it is new. Asking again for the same bonus
-    returns the existing entry; `repeat` asks for one more identical bonus on purpose."""
+    returns the existing entry; `repeat` asks for one more identical bonus on purpose. An
+    intent an earlier run left unfinished (it crashed, or lost MTurk's answer) is returned
+    first, even with `repeat`: it must be reconciled with MTurk's bonus payments before any
+    new intent, or a re-run of `--again` pays one more than was meant."""
     existing = same_bonus(connection, environment, assignment_id, amount, reason)
-    live_entries = [e for e in existing if e["status"] != "cancelled"]
-    if live_entries and not repeat:
-        return live_entries[-1], False
+    unfinished = [e for e in existing if e["status"] == "intended"]
+    if unfinished:
+        return unfinished[0], False
+    paid = [e for e in existing if e["status"] == "confirmed"]
+    if paid and not repeat:
+        return paid[-1], False
     occurrence = len(existing)
     key = bonus_key(assignment_id, amount, reason, occurrence)
     check_budget(

@@ -114,3 +114,43 @@ def test_a_refused_bonus_is_cancelled_in_the_ledger(ctx, emulator, assignment_id
     with reading(ctx.engine) as connection:
         (entry,) = ledger.entries(connection, ctx.environment, kind="bonus")
     assert entry["status"] == "cancelled" and "enough funds" in entry["note"]
+
+
+def test_again_run_again_after_a_crash_pays_the_one_more_it_meant(
+    ctx, emulator, assignment_id, monkeypatch
+):
+    assert bonuses.pay(ctx, assignment_id, ONE, "Great story").status == "paid"
+    restore = _crash_before_confirming(monkeypatch)
+    with pytest.raises(SystemExit):
+        bonuses.pay(ctx, assignment_id, ONE, "Great story", repeat=True)
+    restore()
+    assert len(_paid(emulator, assignment_id)) == 2
+    again = bonuses.pay(ctx, assignment_id, ONE, "Great story", repeat=True)
+    assert again.status == "found paid"
+    assert len(_paid(emulator, assignment_id)) == 2  # two were meant, two were paid
+    assert ctx.requester.calls.count("ListBonusPayments") >= 1
+    with reading(ctx.engine) as connection:
+        statuses = [e["status"] for e in ledger.entries(connection, ctx.environment, kind="bonus")]
+    assert statuses == ["confirmed", "confirmed"]
+    # Asked once more, on purpose, with nothing unfinished: a third bonus.
+    assert bonuses.pay(ctx, assignment_id, ONE, "Great story", repeat=True).status == "paid"
+    assert len(_paid(emulator, assignment_id)) == 3
+
+
+def test_again_after_a_crash_before_sending_sends_that_bonus_once(
+    ctx, emulator, assignment_id, monkeypatch
+):
+    bonuses.pay(ctx, assignment_id, ONE, "Great story")
+    real = ctx.requester.call
+
+    def killed_before_sending(name, **params):
+        if name == "SendBonus":
+            raise SystemExit("killed before SendBonus")
+        return real(name, **params)
+
+    monkeypatch.setattr(ctx.requester, "call", killed_before_sending)
+    with pytest.raises(SystemExit):
+        bonuses.pay(ctx, assignment_id, ONE, "Great story", repeat=True)
+    monkeypatch.setattr(ctx.requester, "call", real)
+    assert bonuses.pay(ctx, assignment_id, ONE, "Great story", repeat=True).status == "paid"
+    assert len(_paid(emulator, assignment_id)) == 2
