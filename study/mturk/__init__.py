@@ -2,6 +2,7 @@
 
 One file per concept, named after the MTurk data model:
   client.py          the boto3 client (sandbox by default, --live, --endpoint-url) and its calls
+  account.py         which AWS account a connection reaches (STS), the key its rows are filed by
   validate.py        every request checked against botocore's MTurk model before it is sent
   money.py           dollar amounts and MTurk's fees (Decimal only)
   settings.py        the [mturk] section of study.toml
@@ -10,6 +11,7 @@ One file per concept, named after the MTurk data model:
   hits.py            what a HIT is made of (ExternalQuestion, requirements); list, extend,
                      expire, delete
   posting.py         posting HITs crash-safely (planned rows, tokens, annotations, adoption)
+  extensions.py      adding assignments to a HIT exactly once (intent first, then MTurk)
   qualifications.py  qualification types, grants and the exclusion qualification
   assignments.py     sync: MTurk's assignments reconciled with local sessions
   review.py          the approve/reject rules, and approving and rejecting

@@ -74,7 +74,10 @@ def totals(connection: Connection, environment: str) -> Totals:
     for amount, fee, status in rows:
         by_status[status] += money.Cost(Decimal(amount), Decimal(fee))
     return Totals(
-        by_status["intended"], by_status["confirmed"], by_status["unreserved"], by_status["cancelled"]
+        by_status["intended"],
+        by_status["confirmed"],
+        by_status["unreserved"],
+        by_status["cancelled"],
     )
 
 
@@ -109,7 +112,9 @@ def check_budget(
         )
 
 
-def reserve(connection: Connection, environment: str, entry: dict, budget: Budget, what: str) -> None:
+def reserve(
+    connection: Connection, environment: str, entry: dict, budget: Budget, what: str
+) -> None:
     """Bring an unreserved entry under the cap before paying it, or refuse."""
     if entry["status"] != "unreserved":
         return

@@ -3,10 +3,11 @@
 Each HIT is first written to mturk_hits as "planned" with a fresh token, "<study id>-<random>",
 then created with that token as its UniqueRequestToken and RequesterAnnotation. The study id
 (made by `study init`, kept in study.toml) is what tells this study's HITs from any other's on
-the same account: two studies made from one template share a name, never an id. Re-running `post` after a crash
-finishes the planned HITs instead of posting new ones: within 24 hours MTurk answers a repeated
-token with HitAlreadyExists and the HIT's id; after that the token is forgotten, so the HIT is
-looked up by its annotation first. `sync` adopts any HIT of this study that MTurk has and the
+the same account: two studies made from one template share a name, never an id.
+
+Re-running `post` after a crash finishes the planned HITs instead of posting new ones: within
+24 hours MTurk answers a repeated token with HitAlreadyExists and the HIT's id; after that the
+token is forgotten, so the HIT is looked up by its annotation first. `sync` adopts any HIT of this study that MTurk has and the
 database lacks (`adopt`).
 """
 

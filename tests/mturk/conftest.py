@@ -131,7 +131,8 @@ def cli(emulator, monkeypatch):
 def new_study(folder: Path, pay: str = "$2.50", **mturk) -> Path:
     """A study made as `study init` makes one, with the consent page's pay and `[mturk]` values."""
     write_study_files(
-        folder, replacements={"min_seconds = 600": "min_seconds = 0", 'pay = "$2.50"': f'pay = "{pay}"'}
+        folder,
+        replacements={"min_seconds = 600": "min_seconds = 0", 'pay = "$2.50"': f'pay = "{pay}"'},
     )
     with_mturk(folder, **mturk)
     return folder

@@ -61,7 +61,8 @@ def test_a_study_toml_without_an_id_is_told_how_to_add_one(cli, tmp_path):
     result = cli("list", str(folder))
     assert result.exit_code == 1 and "[study] has no id" in result.output
     suggested = re.search(r'id = "([0-9a-f]{32})"', result.output).group(1)
-    path.write_text(path.read_text().replace('name = "coauthor"\n', f'name = "coauthor"\nid = "{suggested}"\n'))
+    added = f'name = "coauthor"\nid = "{suggested}"\n'
+    path.write_text(path.read_text().replace('name = "coauthor"\n', added))
     assert cli("list", str(folder)).exit_code == 0
 
 
