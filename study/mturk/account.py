@@ -25,7 +25,7 @@ import botocore.config
 import botocore.exceptions
 from sqlalchemy import Engine, func, select, update
 
-from study.store import writing
+from study.store import reading, writing
 from study.store.db import (
     mturk_assignments,
     mturk_extensions,
@@ -110,6 +110,9 @@ def _caller_account(
 def adopt_legacy_rows(engine: Engine, legacy_key: str, key: str) -> int:
     """Move rows filed under an earlier version's endpoint-address key to the account's key,
     once: only while the account's key has no rows yet. Returns how many rows moved."""
+    with reading(engine) as connection:  # the usual case: nothing to move, no write lock
+        if not any(_count(connection, table, legacy_key) for table in MTURK_TABLES):
+            return 0
     with writing(engine) as connection:
         if any(_count(connection, table, key) for table in MTURK_TABLES):
             return 0

@@ -136,7 +136,9 @@ def sync(ctx: Context) -> SyncReport:
         for found in record_hit(ctx, hit):
             submitted_ids.add(found.assignment_id)
             report.assignments.append(found)
-        unreserved = hit_module.open_slots(hit) - _reserved_slots(ctx, hit["HITId"])
+        with reading(ctx.engine) as connection:
+            reserved = len(hit_module.unbound_slots(connection, ctx, hit["HITId"]))
+        unreserved = hit_module.open_slots(hit) - reserved
         if unreserved > 0:
             report.unreserved_slots[hit["HITId"]] = unreserved
     report.sessions_without_assignment = _unsubmitted_sessions(
@@ -156,7 +158,7 @@ def record_hit(ctx: Context, hit: dict) -> list[Reconciled]:
             "ListAssignmentsForHIT", "Assignments", HITId=hit["HITId"]
         )
     ]
-    hit_module.fit_reservations(ctx, hit["HITId"], hit)
+    hit_module.fit_reservations(ctx, hit["HITId"], hit, unrecorded=0)
     return found
 
 
@@ -213,14 +215,6 @@ def upsert(connection, row: dict) -> None:
             index_elements=["environment", "assignment_id"], set_=changing
         )
     )
-
-
-def _reserved_slots(ctx: Context, hit_id: str) -> int:
-    with reading(ctx.engine) as connection:
-        return sum(
-            s["assignment_id"] is None and s["status"] == "intended"
-            for s in ledger.slots(connection, ctx.environment, hit_id)
-        )
 
 
 def _unsubmitted_sessions(ctx: Context, hit_ids: set[str], submitted: set[str]) -> list[dict]:

@@ -56,7 +56,8 @@ def add(
         "status": "intended",
         "created_at": time.time(),
     }
-    with writing(ctx.engine) as connection:
+    with writing(ctx.engine) as connection:  # `more` slots reserved, or the cap refuses
+        reserved = len(hit_module.unbound_slots(connection, ctx, hit_id))
         ledger.fit_open_slots(
             connection,
             ctx.environment,
@@ -64,7 +65,7 @@ def add(
             hit_token=row["request_token"],
             reward=reward,
             max_assignments=total,
-            open_slots=hit_module.open_slots(hit) + more,
+            open_slots=reserved + more,
             budget=ctx.budget,
         )
         connection.execute(mturk_extensions.insert().values(**intent))

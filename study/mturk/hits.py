@@ -163,27 +163,28 @@ def extend(
     if hours:
         expire_at = dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=hours)
         hit = current(ctx, hit_id)
+        # Every assignment nobody submitted can be taken once the HIT is open again.
         takeable = hit["MaxAssignments"] - len(taken(ctx, hit_id))
         reward = Decimal(hit["Reward"])
-
-        def reserve(slots: int, budget: ledger.Budget | None) -> int:
-            with writing(ctx.engine) as connection:
-                return ledger.fit_open_slots(
+        with reading(ctx.engine) as connection:
+            reserved = len(unbound_slots(connection, ctx, hit_id))
+        missing = max(takeable - reserved, 0)
+        fee = money.fee(reward, assignments=hit["MaxAssignments"])
+        cost = money.Cost(reward * missing, fee * missing)
+        if missing and confirm is not None and not confirm(cost):
+            return done
+        if missing:
+            with writing(ctx.engine) as connection:  # the cap is checked before MTurk is asked
+                ledger.fit_open_slots(
                     connection,
                     ctx.environment,
                     hit_id=hit_id,
                     hit_token=row["request_token"],
                     reward=reward,
                     max_assignments=hit["MaxAssignments"],
-                    open_slots=slots,
-                    budget=budget,
-                    note="the re-opening of the HIT was refused",
+                    open_slots=reserved + missing,
+                    budget=ctx.budget,
                 )
-
-        missing = reserve_cost(ctx, hit_id, takeable, reward, hit["MaxAssignments"])
-        if missing.total and confirm is not None and not confirm(missing):
-            return done
-        reserve(takeable, ctx.budget)  # the cap is checked before MTurk is asked
         try:
             ctx.requester.call("UpdateExpirationForHIT", HITId=hit_id, ExpireAt=expire_at)
         except MTurkError as error:
@@ -201,21 +202,6 @@ def taken(ctx: Context, hit_id: str) -> list[dict]:
     return list(ctx.requester.pages("ListAssignmentsForHIT", "Assignments", HITId=hit_id))
 
 
-def reserve_cost(
-    ctx: Context, hit_id: str, slots: int, reward: Decimal, max_assignments: int
-) -> money.Cost:
-    """What reserving `slots` open slots for the HIT adds to the ledger's commitments."""
-    with reading(ctx.engine) as connection:
-        unbound = sum(
-            s["assignment_id"] is None and s["status"] == "intended"
-            for s in ledger.slots(connection, ctx.environment, hit_id)
-        )
-    missing = max(slots - unbound, 0)
-    return money.Cost(
-        reward * missing, money.fee(reward, assignments=max_assignments) * missing
-    )
-
-
 def open_slots(hit: dict | None) -> int:
     """How many more assignments of the HIT can still be submitted (none once closed)."""
     if hit is None or hit["HITStatus"] in CLOSED:
@@ -223,18 +209,32 @@ def open_slots(hit: dict | None) -> int:
     return hit["NumberOfAssignmentsAvailable"] + hit["NumberOfAssignmentsPending"]
 
 
-def fit_reservations(ctx: Context, hit_id: str, hit: dict | None) -> None:
-    """Release the reserved slots the HIT can no longer use (closed, expired or deleted)."""
+def fit_reservations(
+    ctx: Context, hit_id: str, hit: dict | None, *, unrecorded: int | None = None
+) -> None:
+    """Release the reserved slots the HIT can no longer use (closed, expired or deleted). Slots
+    stay for assignments that can still arrive and for `unrecorded` submissions, those MTurk
+    has but the ledger has not bound yet (counted here unless the caller knows)."""
+    if hit is not None and unrecorded is None:
+        with reading(ctx.engine) as connection:
+            unrecorded = sum(
+                ledger.reward_entry(connection, ctx.environment, a["AssignmentId"]) is None
+                for a in taken(ctx, hit_id)
+            )
+    keep = open_slots(hit) + (unrecorded or 0)
+    note = "the HIT was deleted" if hit is None else "the HIT closed without this assignment"
     with writing(ctx.engine) as connection:
-        unbound = [
-            s
-            for s in ledger.slots(connection, ctx.environment, hit_id)
-            if s["assignment_id"] is None and s["status"] == "intended"
-        ]
-        keep = open_slots(hit)
-        note = "the HIT was deleted" if hit is None else "the HIT closed without this assignment"
-        for slot in unbound[keep:]:
+        for slot in unbound_slots(connection, ctx, hit_id)[keep:]:
             ledger.settle(connection, slot["id"], "cancelled", note)
+
+
+def unbound_slots(connection, ctx: Context, hit_id: str) -> list[dict]:
+    """The HIT's reserved slots no submission is bound to yet."""
+    return [
+        s
+        for s in ledger.slots(connection, ctx.environment, hit_id)
+        if s["assignment_id"] is None and s["status"] == "intended"
+    ]
 
 
 def _record(ctx: Context, hit: dict) -> None:
@@ -249,7 +249,7 @@ def expire(ctx: Context, hit_id: str) -> str:
     idempotent (the same expiry twice within 24 hours fails)."""
     row = row_by_hit(ctx, hit_id)
     hit = current(ctx, hit_id) if row["status"] != "Disposed" else None
-    if hit is None:
+    if hit is None or hit["HITStatus"] == "Disposed":  # gone, or MTurk still shows it deleted
         fit_reservations(ctx, hit_id, None)
         return "already deleted"
     if epoch(hit["Expiration"]) <= time.time():
@@ -270,7 +270,7 @@ def delete(ctx: Context, hit_id: str) -> str:
     is missing instead of letting MTurk refuse. The HIT's unused slots are released."""
     row = row_by_hit(ctx, hit_id)
     hit = current(ctx, hit_id) if row["status"] != "Disposed" else None
-    if hit is None:
+    if hit is None or hit["HITStatus"] == "Disposed":  # gone, or MTurk still shows it deleted
         fit_reservations(ctx, hit_id, None)
         return "already deleted"
     status = hit["HITStatus"]
