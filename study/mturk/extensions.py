@@ -56,16 +56,15 @@ def add(
         "status": "intended",
         "created_at": time.time(),
     }
-    with writing(ctx.engine) as connection:  # `more` slots reserved, or the cap refuses
-        reserved = len(hit_module.unbound_slots(connection, ctx, hit_id))
-        ledger.fit_open_slots(
+    with writing(ctx.engine) as connection:  # the slots and the intent, or nothing
+        ledger.reserve_slots(
             connection,
             ctx.environment,
             hit_id=hit_id,
             hit_token=row["request_token"],
             reward=reward,
             max_assignments=total,
-            open_slots=reserved + more,
+            count=more,
             budget=ctx.budget,
         )
         connection.execute(mturk_extensions.insert().values(**intent))

@@ -160,31 +160,8 @@ def extend(
         )
     elif more:
         done.append(extensions.add(ctx, row, hit, more, confirm=confirm))
-    if hours:
+    if hours and _reserve_reopened(ctx, row, confirm):
         expire_at = dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=hours)
-        hit = current(ctx, hit_id)
-        # Every assignment nobody submitted can be taken once the HIT is open again.
-        takeable = hit["MaxAssignments"] - len(taken(ctx, hit_id))
-        reward = Decimal(hit["Reward"])
-        with reading(ctx.engine) as connection:
-            reserved = len(unbound_slots(connection, ctx, hit_id))
-        missing = max(takeable - reserved, 0)
-        fee = money.fee(reward, assignments=hit["MaxAssignments"])
-        cost = money.Cost(reward * missing, fee * missing)
-        if missing and confirm is not None and not confirm(cost):
-            return done
-        if missing:
-            with writing(ctx.engine) as connection:  # the cap is checked before MTurk is asked
-                ledger.fit_open_slots(
-                    connection,
-                    ctx.environment,
-                    hit_id=hit_id,
-                    hit_token=row["request_token"],
-                    reward=reward,
-                    max_assignments=hit["MaxAssignments"],
-                    open_slots=reserved + missing,
-                    budget=ctx.budget,
-                )
         try:
             ctx.requester.call("UpdateExpirationForHIT", HITId=hit_id, ExpireAt=expire_at)
         except MTurkError as error:
@@ -195,6 +172,38 @@ def extend(
         done.append(f"open until {expire_at:%Y-%m-%d %H:%M} UTC")
     current(ctx, hit_id)
     return done
+
+
+def _reserve_reopened(
+    ctx: Context, row: dict, confirm: Callable[[money.Cost], bool] | None
+) -> bool:
+    """Before a HIT is kept open longer (or re-opened after it expired and `sync` released its
+    slots): reserve a slot for every assignment nobody submitted, within the cap. False if
+    `confirm` declined the cost."""
+    hit_id = row["hit_id"]
+    hit = current(ctx, hit_id)
+    takeable = hit["MaxAssignments"] - len(taken(ctx, hit_id))
+    with reading(ctx.engine) as connection:
+        reserved = len(unbound_slots(connection, ctx, hit_id))
+    missing = max(takeable - reserved, 0)
+    if not missing:
+        return True
+    reward = Decimal(hit["Reward"])
+    fee = money.fee(reward, assignments=hit["MaxAssignments"])
+    if confirm is not None and not confirm(money.Cost(reward * missing, fee * missing)):
+        return False
+    with writing(ctx.engine) as connection:  # the cap is checked before MTurk is asked
+        ledger.reserve_slots(
+            connection,
+            ctx.environment,
+            hit_id=hit_id,
+            hit_token=row["request_token"],
+            reward=reward,
+            max_assignments=hit["MaxAssignments"],
+            count=missing,
+            budget=ctx.budget,
+        )
+    return True
 
 
 def taken(ctx: Context, hit_id: str) -> list[dict]:

@@ -187,7 +187,7 @@ def slots(connection: Connection, environment: str, hit_id: str) -> list[dict]:
     return [dict(row) for row in rows]
 
 
-def fit_open_slots(
+def reserve_slots(
     connection: Connection,
     environment: str,
     *,
@@ -195,37 +195,24 @@ def fit_open_slots(
     hit_token: str,
     reward: Decimal,
     max_assignments: int,
-    open_slots: int,
-    budget: Budget | None,
-    note: str = "the HIT closed without this assignment",
-) -> int:
-    """Keep exactly `open_slots` unbound intended slots: cancel extras (a HIT that closed or was
-    deleted with assignments untaken), reserve missing ones (a HIT extended or re-opened) within
-    the budget. Without a budget (`sync`, recording what MTurk did) it only releases: a slot
-    nobody reserved is never booked silently."""
-    rows = slots(connection, environment, hit_id)
-    unbound = [r for r in rows if r["assignment_id"] is None and r["status"] == "intended"]
-    if len(unbound) > open_slots:
-        for row in unbound[open_slots:]:
-            settle(connection, row["id"], "cancelled", note)
-    elif len(unbound) < open_slots and budget is not None:
-        missing = open_slots - len(unbound)
-        fee = money.fee(reward, assignments=max_assignments)
-        cost = money.Cost(reward * missing, fee * missing)
-        check_budget(
-            connection, environment, budget, cost, f"{missing} more assignments of HIT {hit_id}"
-        )
-        plan_rewards(
-            connection,
-            environment,
-            hit_token=hit_token,
-            reward=reward,
-            max_assignments=max_assignments,
-            count=missing,
-            first=len(rows),
-            hit_id=hit_id,
-        )
-    return max(open_slots - len(unbound), 0)
+    count: int,
+    budget: Budget,
+) -> None:
+    """`count` more reward slots for a HIT being extended or re-opened, within the cap.
+    (Releasing slots a HIT can no longer use is study.mturk.hits.fit_reservations.)"""
+    fee = money.fee(reward, assignments=max_assignments)
+    cost = money.Cost(reward * count, fee * count)
+    check_budget(connection, environment, budget, cost, f"{count} more assignments of HIT {hit_id}")
+    plan_rewards(
+        connection,
+        environment,
+        hit_token=hit_token,
+        reward=reward,
+        max_assignments=max_assignments,
+        count=count,
+        first=len(slots(connection, environment, hit_id)),
+        hit_id=hit_id,
+    )
 
 
 def bind_reward(
