@@ -45,6 +45,10 @@ def add(
         )
     reward = Decimal(hit["Reward"])
     cost = money.Cost(reward * more, money.fee(reward, assignments=total) * more)
+    with reading(ctx.engine) as connection:  # refused before anyone is asked to confirm
+        ledger.check_budget(
+            connection, ctx.environment, ctx.budget, cost, f"{more} more assignments of {hit_id}"
+        )
     if confirm is not None and not confirm(cost):
         return "no assignments added"
     intent = {

@@ -190,7 +190,11 @@ def _reserve_reopened(
         return True
     reward = Decimal(hit["Reward"])
     fee = money.fee(reward, assignments=hit["MaxAssignments"])
-    if confirm is not None and not confirm(money.Cost(reward * missing, fee * missing)):
+    cost = money.Cost(reward * missing, fee * missing)
+    what = f"re-opening {missing} assignments of HIT {hit_id}"
+    with reading(ctx.engine) as connection:  # refused before anyone is asked to confirm
+        ledger.check_budget(connection, ctx.environment, ctx.budget, cost, what)
+    if confirm is not None and not confirm(cost):
         return False
     with writing(ctx.engine) as connection:  # the cap is checked before MTurk is asked
         ledger.reserve_slots(

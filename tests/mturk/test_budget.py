@@ -32,7 +32,8 @@ def test_re_opening_an_expired_hit_is_refused_past_the_cap(cli, tmp_path, emulat
     assert cli("sync", str(folder)).exit_code == 0  # the first HIT's slots are released
     _hit_id(cli(*post))  # another 0.96: fits again
     reopened = cli("extend", str(folder), first, "--hours", "1")
-    assert reopened.exit_code == 1 and "Refusing" in reopened.output
+    assert reopened.exit_code == 1 and "Refusing re-opening 2 assignments" in reopened.output
+    assert "up to" not in reopened.output  # refused before any confirmation
     assert "$0.96 is already committed" in reopened.output
     # MTurk was not asked: nobody can take the first HIT.
     taken = httpx.post(
