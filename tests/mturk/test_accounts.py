@@ -11,6 +11,7 @@ from boto3 import Session
 from sqlalchemy import select
 
 from study.mturk import client
+from study.mturk.emulator import State, serve_in_thread
 from study.store import make_engine, writing
 from study.store.db import mturk_payments
 from tests.mturk.conftest import TASK_URL, new_study
@@ -71,9 +72,20 @@ def test_one_account_under_two_addresses_keeps_one_ledger(cli, folder, emulator)
     assert f"{hit_id}  Assignable" in listed.stdout
     balance = cli("balance", str(folder), where=other_address)
     assert "Budget cap: $100.00 ($94.00 left)" in balance.stdout
-    # Another account (another emulator) is another ledger.
     account_id = emulator.state.data["account_id"]
     assert f"sandbox:{account_id}" in balance.stdout
+
+
+def test_another_account_is_another_ledger(cli, folder, emulator, tmp_path):
+    assert cli("post", str(folder), "--task-url", TASK_URL).exit_code == 0
+    other = serve_in_thread(State(tmp_path / "other-account.json"))
+    try:
+        listed = cli("list", str(folder), where=("--endpoint-url", other.url))
+        balance = cli("balance", str(folder), where=("--endpoint-url", other.url))
+    finally:
+        other.stop()
+    assert "No HITs in sandbox:" in listed.stdout
+    assert "Budget cap: $100.00 ($100.00 left)" in balance.stdout
 
 
 def test_rows_filed_by_address_before_are_moved_to_the_account(cli, folder, emulator):

@@ -308,3 +308,24 @@ def test_qualification_requests_and_scores(mturk, emulator):
         mturk.create_qualification_type(
             Name="round-1", Description="d", QualificationTypeStatus="Active"
         )
+
+
+def test_sts_get_caller_identity_names_one_account_for_the_state_file(tmp_path, fake_aws):
+    import boto3
+
+    path = tmp_path / "state.json"
+    accounts = []
+    for _ in range(2):  # the same state file, served twice (a restart)
+        running = serve_in_thread(State(path))
+        try:
+            sts = boto3.client("sts", region_name="us-east-1", endpoint_url=running.url)
+            accounts.append(sts.get_caller_identity()["Account"])
+        finally:
+            running.stop()
+    assert accounts[0] == accounts[1] and len(accounts[0]) == 12 and accounts[0].isdigit()
+    other = serve_in_thread(State(tmp_path / "other.json"))
+    try:
+        sts = boto3.client("sts", region_name="us-east-1", endpoint_url=other.url)
+        assert sts.get_caller_identity()["Account"] != accounts[0]
+    finally:
+        other.stop()

@@ -5,7 +5,8 @@ It speaks MTurk's real JSON wire protocol, so the real boto3 client talks to it 
 lifecycle in a JSON file: HIT types, HITs, a worker accepting and submitting through the task
 server, assignments, approvals, rejections, bonuses, qualifications, blocks, notifications and
 the balance. Files: state.py (the account), hits.py / assignments.py / qualifications.py /
-workers.py (the operations), worker.py (the simulated worker), wire.py (HTTP), server.py.
+workers.py (the operations), identity.py (STS GetCallerIdentity: the account id, which
+AWS answers for any credentials), worker.py (the simulated worker), wire.py (HTTP), server.py.
 
 Error answers follow the service: RequestError or ServiceFault with a Message; TurkErrorCode is
 given only where MTurk's documentation or the notes name one (HitAlreadyExists,

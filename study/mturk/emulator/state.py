@@ -103,9 +103,9 @@ class State:
 
     def account_id(self) -> str:
         """The account this emulator stands in for (state files from before it get one now)."""
-        if "account_id" not in self.data:
-            self.data["account_id"] = new_account_id()
-            self.save()
+        if "account_id" not in self.data or (self.path and not self.path.exists()):
+            self.data.setdefault("account_id", new_account_id())
+            self.save()  # the account must outlive a restart, as the ledger keyed by it does
         return self.data["account_id"]
 
     # -- persistence ------------------------------------------------------------------------
