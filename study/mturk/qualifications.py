@@ -3,8 +3,8 @@
 Qualification type ids differ between sandbox and live, so the study refers to its own types by
 name (table mturk_qualifications, per environment) and this module resolves names to ids.
 
-The exclusion qualification ("<study> participated") is granted by `sync` to every worker who
-submitted an assignment, and HITs posted with once_per_worker require that workers do NOT hold
+The exclusion qualification ("<study> participated (<id>)", one per study) is granted by `sync`
+to every worker who submitted an assignment, and HITs posted with once_per_worker require that workers do NOT hold
 it (DoesNotExist, guarding discovery, preview and accept). It cannot stop everything: a worker
 may accept a second HIT before the grant lands, which is why the task server also refuses a
 second session for the same worker (study.mturk.repeat).
@@ -51,7 +51,10 @@ def paper_requirements() -> list[dict]:
 
 
 def exclusion_name(study: Study) -> str:
-    return f"{study.name} participated"
+    """Per study, not per name: two studies made from one template (both "coauthor") on one
+    account must not exclude each other's workers."""
+    suffix = f" ({study.id[:8]})" if study.id else ""
+    return f"{study.name} participated{suffix}"
 
 
 def exclusion_requirement(type_id: str) -> dict:
@@ -104,6 +107,9 @@ def create(
 
 
 def ensure_exclusion(requester: Requester, engine: Engine, study: Study) -> str:
+    known = exclusion_id(engine, requester.environment)  # the one it has, whatever its name
+    if known:
+        return known
     return create(
         requester,
         engine,

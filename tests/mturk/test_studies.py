@@ -76,3 +76,17 @@ def test_post_refuses_a_reward_other_than_the_promised_pay_unless_forced(cli, tm
     assert "Warning: The consent page promises" in forced.output
     assert _hit_id(forced) and len(emulator.state.data["hits"]) == 1
     assert cli("post", str(folder), "--reward", "2.50", "--task-url", TASK_URL).exit_code == 0
+
+
+def test_two_studies_from_one_template_keep_their_own_exclusion(cli, tmp_path, emulator):
+    folders = [
+        new_study(tmp_path / name, reward="2.50", budget="100.00", once_per_worker=True)
+        for name in ("first", "second")
+    ]
+    for folder in folders:
+        _hit_id(cli("post", str(folder), "--task-url", TASK_URL))
+    listed = [cli("qual", "list", str(folder)).stdout for folder in folders]
+    exclusions = [
+        re.search(r"^(\S+)  .*\[exclusion\]$", text, flags=re.M).group(1) for text in listed
+    ]
+    assert exclusions[0] != exclusions[1]
