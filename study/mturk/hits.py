@@ -266,6 +266,7 @@ def expire(ctx: Context, hit_id: str) -> str:
         fit_reservations(ctx, hit_id, None)
         return "already deleted"
     if epoch(hit["Expiration"]) <= time.time():
+        _record(ctx, hit)
         return "already expired"
     try:
         ctx.requester.call(
