@@ -236,6 +236,9 @@ def fit_reservations(
             )
     keep = open_slots(hit) + (unrecorded or 0)
     note = "the HIT was deleted" if hit is None else "the HIT closed without this assignment"
+    with reading(ctx.engine) as connection:
+        if len(unbound_slots(connection, ctx, hit_id)) <= keep:
+            return  # the usual case: nothing to release, no write lock taken
     with writing(ctx.engine) as connection:
         for slot in unbound_slots(connection, ctx, hit_id)[keep:]:
             ledger.settle(connection, slot["id"], "cancelled", note)
