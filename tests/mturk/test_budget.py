@@ -168,3 +168,21 @@ def test_an_unknown_hit_id_is_an_error_and_a_deleted_one_is_said_so(cli, tmp_pat
     for command in ("expire", "delete"):
         again = cli(command, str(folder), hit_id)
         assert again.exit_code == 0 and f"{hit_id}: already deleted" in again.stdout
+
+
+def test_the_readmes_worked_example_holds(cli, tmp_path, emulator):
+    folder = new_study(tmp_path / "study", budget="10.00")
+    hit_id = _hit_id(cli("post", str(folder), "--assignments", "3", "--task-url", TASK_URL))
+    assert "Budget cap: $10.00 ($1.00 left)" in cli("balance", str(folder)).stdout
+    done = accept_and_submit(emulator.state, hit_id, "A1WRITER", {"verificationCode": "X"})
+    assert cli("approve", str(folder), done["AssignmentId"]).exit_code == 0
+    books = cli("balance", str(folder)).stdout
+    assert "charged   $3.00" in books and "reserved  $6.00" in books
+    assert cli("expire", str(folder), hit_id).exit_code == 0
+    books = cli("balance", str(folder)).stdout
+    assert "released  $6.00" in books and "committed $3.00" in books and "($7.00 left)" in books
+    assert cli("extend", str(folder), hit_id, "--hours", "24").exit_code == 0
+    assert "($1.00 left)" in cli("balance", str(folder)).stdout
+    bonus = cli("bonus", str(folder), done["AssignmentId"], "--amount", "1.00", "--reason", "Thanks")
+    assert bonus.exit_code == 1 and "Refusing a bonus of $1.00" in bonus.output
+    assert emulator.state.data["bonuses"] == []
