@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -21,6 +20,7 @@ from typing import Iterable
 from study.release import datapackage
 from study.release.archive import ArchiveError, opened
 from study.release.checksums import check_sums
+from study.release.csvtable import CsvError, read_table
 from study.release.layout import METADATA_CSV, METADATA_PARQUET, REQUIRED, SESSIONS
 from study.release.leakscan import LeakScanner
 from study.release.pseudonyms import is_pseudonym
@@ -93,15 +93,18 @@ def _layout_problems(directory: Path) -> list[str]:
     problems = [f"{name} is missing" for name in REQUIRED if not (directory / name).is_file()]
     if not (directory / METADATA_CSV).is_file():
         return problems
-    with open(directory / METADATA_CSV, newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
+    try:
+        _, numbered = read_table(directory / METADATA_CSV)
+    except CsvError as error:
+        return problems + [str(error).replace(f"{directory}/", "", 1)]
+    rows = [row for _, row in numbered]
     logs = {p.stem for p in (directory / SESSIONS).glob("*.jsonl")}
     listed = {row.get("session_id", "") for row in rows}
     problems += [f"{SESSIONS}/{s}.jsonl: no row in {METADATA_CSV}" for s in sorted(logs - listed)]
     problems += [
         f"{METADATA_CSV}: session {s} has no log in {SESSIONS}/" for s in sorted(listed - logs)
     ]
-    for number, row in enumerate(rows, start=2):
+    for number, row in numbered:
         if not is_pseudonym(row.get("worker_id", "")):
             problems.append(
                 f"{METADATA_CSV} line {number}: worker_id is not a pseudonym (w + 20 hex digits)"

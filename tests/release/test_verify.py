@@ -133,3 +133,22 @@ def test_an_archive_with_an_unsafe_path_is_refused(tmp_path):
     result = run_verify(evil)
     assert result.exit_code == 1 and "unsafe entry" in result.output
     assert not (tmp_path.parent / "escape.txt").exists()
+
+
+@pytest.mark.parametrize("cut", ["short", "long", "bad utf-8"])
+def test_a_damaged_metadata_row_is_reported_with_its_line(copy, cut):
+    path = copy / "metadata.csv"
+    lines = path.read_bytes().split(b"\n")
+    if cut == "short":
+        lines[2] = lines[2].split(b",")[0]  # only the timestamp is left
+    elif cut == "long":
+        lines[2] += b",one,too,many"
+    else:
+        lines[2] = lines[2].replace(b",", b",\xff", 1)
+    path.write_bytes(b"\n".join(lines))
+    write_sums(copy)
+    result = run_verify(copy)
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "metadata.csv line 3:" in result.output
+    assert "layout" in failing(result)
