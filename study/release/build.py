@@ -29,6 +29,7 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Collection
 
 from study.curation.formats import Session, read_session
 from study.curation.metadata import official_metadata
@@ -65,6 +66,7 @@ class BuildResult:
     facts: ReleaseFacts
     redactions: list[Redaction] = field(default_factory=list)
     without_metadata: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)  # --exclude
 
 
 @dataclass
@@ -112,7 +114,10 @@ def build_release(
     report_path: str | os.PathLike | None = None,
     processes: int | None = None,
     progress: bool | None = None,
+    exclude: Collection[str] = (),
 ) -> BuildResult:
+    """Build the release (see the module docstring). `exclude`: session ids the curator leaves
+    out (`--exclude`), e.g. a session whose log cannot be replayed."""
     try:
         number = Version.parse(version)
     except ValueError as error:
@@ -129,7 +134,11 @@ def build_release(
         namespace = namespace or name
         previous = _previous_release(out, name, number)
         withdrawn = withdrawn_worker_ids(key)
-        included = [s for s in source.sessions if s.worker_id not in withdrawn]
+        left_out = _curator_exclusions(source, exclude)
+        included = [
+            s for s in source.sessions
+            if s.worker_id not in withdrawn and s.session_id not in left_out
+        ]  # fmt: skip
         excluded = {s.session_id for s in source.sessions if s.worker_id in withdrawn}
         _check_sessions(source, included)
 
@@ -165,7 +174,22 @@ def build_release(
             Path(report_path) if report_path else key.companion(".redactions") / f"{dirname}.csv"
         )
         _write_report(report_file, redactions)
-    return BuildResult(target, archive, report_file, facts, redactions, source.without_metadata)
+    return BuildResult(
+        target, archive, report_file, facts, redactions, source.without_metadata, sorted(left_out)
+    )
+
+
+def _curator_exclusions(source: Source, exclude: Collection[str]) -> set[str]:
+    known = {s.session_id for s in source.sessions}
+    wanted = {session_id.strip() for session_id in exclude}
+    unknown = sorted(wanted - known)
+    if unknown:
+        raise BuildError(
+            f"--exclude {unknown[0]}: no such session in {source.path}"
+            + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else "")
+            + ". Fix: copy the id from `study status` or the error that named it."
+        )
+    return wanted
 
 
 def _previous_release(out: Path, name: str, number: Version) -> tuple[Version, Path] | None:
@@ -203,18 +227,23 @@ def _check_sessions(source: Source, included: list[SourceSession]) -> None:
             f"{nameless[0]}: "
             "without one a withdrawal could not be honoured. Fill it in or remove the session."
         )
-    broken = []
+    broken, ids = [], []
     for session in included:
         result = validate_file(session.path)
         for issue in result.issues:
             if issue.severity == ERROR:
                 subject = f"{issue.field} " if issue.field else ""
-                broken.append(f"{session.path} line {issue.line}: {subject}{issue.message}")
+                # A study's sessions are exported to a scratch folder: name the session.
+                where = session.path if source.kind == "folder" else f"session {session.session_id}"
+                broken.append(f"{where} line {issue.line}: {subject}{issue.message}")
+                ids.append(session.session_id)
                 break
     if broken:
+        options = " ".join(f"--exclude {session_id}" for session_id in ids[:10])
         raise BuildError(
-            f"{len(broken)} session(s) are not valid logs; fix or remove them "
-            f"(`study curate validate` lists every problem):\n  " + "\n  ".join(broken[:10])
+            f"{len(broken)} session(s) are not valid logs (`study curate validate` lists every "
+            "problem):\n  " + "\n  ".join(broken[:10])
+            + f"\nFix them, or build without them: add {options}"
         )
 
 

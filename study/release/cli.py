@@ -106,9 +106,17 @@ def release() -> None:
 @click.option(
     "--progress/--no-progress", default=None, help="Show a progress bar (default: on a terminal)."
 )
+@click.option(
+    "--exclude",
+    "exclude",
+    multiple=True,
+    metavar="SESSION",
+    help="Leave this session out (repeatable), e.g. one whose log cannot be replayed.",
+)
 def release_build(
-    source, version, out, key_path, name, namespace, license_, report, processes, progress
-) -> None:
+    source, version, out, key_path, name, namespace, license_, report, processes, progress,
+    exclude,
+) -> None:  # fmt: skip
     """Build OUT/<name>-VERSION/ and its .tar.gz from SOURCE.
 
     SOURCE is a study folder (study.toml and its database) or a folder of CoAuthor sessions
@@ -123,6 +131,7 @@ def release_build(
         result = build_release(
             source, version=version, out=out, key_path=key_path, name=name, namespace=namespace,
             license=license_, report_path=report, processes=processes, progress=progress,
+            exclude=exclude,
         )  # fmt: skip
     except (BuildError, SourceError, KeyFileError) as error:
         raise click.ClickException(str(error)) from None
@@ -134,6 +143,10 @@ def release_build(
     click.echo(f"Archive {result.archive}")
     if facts.withdrawn_excluded:
         click.echo(f"Left out {facts.withdrawn_excluded} session(s) of withdrawn writers.")
+    if result.left_out:
+        click.echo(
+            f"Left out {len(result.left_out)} session(s) you excluded: {', '.join(result.left_out)}."
+        )
     if result.without_metadata:
         click.echo(
             f"Left out {len(result.without_metadata)} session file(s) without a metadata row, "
