@@ -51,17 +51,23 @@ def keys_init(keyfile: str) -> None:
 @KEY_OPTION
 @click.option("--namespace", default=None, help="Only this namespace (default: all).")
 def keys_lookup(pseudonym: str, key_path: str, namespace: str | None) -> None:
-    """Print the worker id behind PSEUDONYM (for payments, bonuses and withdrawals)."""
+    """Print the worker id behind PSEUDONYM (for payments, bonuses and withdrawals), or the
+    study's session id behind a released session id."""
     from study.release.keys import load_key
-    from study.release.pseudonyms import ReidentificationTable
+    from study.release.pseudonyms import ReidentificationTable, is_pseudonym
 
+    alias = pseudonym.strip()
     try:
-        found = ReidentificationTable(load_key(key_path)).lookup(pseudonym.strip(), namespace)
+        table = ReidentificationTable(load_key(key_path))
     except KeyFileError as error:
         raise click.ClickException(str(error)) from None
+    if is_pseudonym(alias):
+        found = table.lookup(alias, namespace)
+    else:
+        found = [(name, f"session {sid}") for name, sid in table.lookup_session(alias, namespace)]
     if not found:
         raise click.ClickException(
-            f"{pseudonym}: no release built with {key_path} issued this pseudonym."
+            f"{pseudonym}: no release built with {key_path} issued this pseudonym or session id."
         )
     for name, worker in found:
         click.echo(f"{name}\t{worker}")
@@ -169,19 +175,24 @@ def release_build(
     help="Also scan for every worker id in this key's re-identification table.",
 )
 def release_verify(target: str, key_path: str | None) -> None:
-    """Re-check a release: checksums, schemas, leak scan. Exit status 0 only if all hold."""
+    """Re-check a release: checksums, schemas, leak scan. Exit status 0 only if all hold.
+
+    With --key, also every worker id and study session id the key's table holds.
+    """
     from study.release.verify import verify
 
     known: set[str] = set()
+    sessions: set[str] = set()
     if key_path:
         from study.release.keys import load_key
         from study.release.pseudonyms import ReidentificationTable
 
         try:
-            known = ReidentificationTable(load_key(key_path)).worker_ids()
+            table = ReidentificationTable(load_key(key_path))
         except KeyFileError as error:
             raise click.ClickException(str(error)) from None
-    report = verify(target, known_ids=known)
+        known, sessions = table.worker_ids(), table.session_ids()
+    report = verify(target, known_ids=known, session_ids=sessions)
     click.echo(report.render())
     sys.exit(0 if report.ok else 1)
 

@@ -9,10 +9,13 @@
    core's validation (`study.curation.validate`: its record schema in `schemas/`, replay).
 4. **leak scan**: `study.release.leakscan`; with the re-identification table (`--key`), also
    every worker id that any release built with that key has pseudonymised.
+5. **session ids** (with `--key`, and always in `study release build`): no file holds a study
+   session id that a release re-keyed (`study.release.pseudonyms.released_session_id`).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -21,7 +24,9 @@ from study.release import datapackage
 from study.release.archive import ArchiveError, opened
 from study.release.checksums import check_sums
 from study.release.csvtable import CsvError, read_table
-from study.release.layout import METADATA_CSV, METADATA_PARQUET, REQUIRED, SESSIONS
+from study.release.layout import (
+    METADATA_CSV, METADATA_PARQUET, REQUIRED, SESSIONS, release_files,
+)  # fmt: skip
 from study.release.leakscan import LeakScanner
 from study.release.pseudonyms import is_pseudonym
 from study.release.tables import read_metadata_parquet
@@ -59,7 +64,7 @@ class VerifyReport:
 
 
 def verify(path: str | Path, *, known_ids: Iterable[str] = (), scanner: LeakScanner | None = None,
-           processes: int | None = None) -> VerifyReport:  # fmt: skip
+           processes: int | None = None, session_ids: Iterable[str] = ()) -> VerifyReport:  # fmt: skip
     path = Path(path)
     report = VerifyReport(str(path))
     try:
@@ -70,6 +75,9 @@ def verify(path: str | Path, *, known_ids: Iterable[str] = (), scanner: LeakScan
                 known_ids=known_ids,
                 scanner=scanner or LeakScanner(known_ids, processes=processes),
             )
+            session_ids = set(session_ids)
+            if session_ids:
+                report.checks.append(source_id_check(directory, session_ids))
     except ArchiveError as error:
         report.checks.append(Check("archive", [str(error)]))
     return report
@@ -87,6 +95,24 @@ def verify_directory(directory: Path, report: VerifyReport, *, known_ids: Iterab
     report.checks.append(schemas)
     scanner = scanner or LeakScanner(known_ids)
     report.checks.append(Check("leak scan", [leak.render() for leak in scanner.scan(directory)]))
+
+
+def source_id_check(directory: Path, session_ids: Iterable[str]) -> Check:
+    """No file of the release holds one of the study's own session ids."""
+    check = Check("session ids")
+    ids = sorted({i for i in session_ids if i}, key=len, reverse=True)
+    if not ids:
+        return check
+    pattern = re.compile(b"|".join(re.escape(i.encode()) for i in ids))
+    for name in release_files(directory):
+        data = (directory / name).read_bytes()
+        found = pattern.search(data)
+        if found or pattern.search(name.encode()):
+            where = "line %d" % (data.count(b"\n", 0, found.start()) + 1) if found else "file name"
+            check.problems.append(
+                f"{name} {where}: holds a study session id instead of its released id"
+            )
+    return check
 
 
 def _layout_problems(directory: Path) -> list[str]:
