@@ -10,8 +10,14 @@
 4. Write datapackage.json, the card, the CHANGELOG and SHA256SUMS, then verify the whole folder
    (`study.release.verify`, including the leak scan with the source's raw worker ids). A
    failure deletes the partial folder: nothing is released.
-5. Rename the folder to `RELEASES/<name>-X.Y.Z/`, write the archive, save the
-   re-identification table and the curator's redaction report beside the key.
+5. Write the curator's redaction report and the re-identification table beside the key and
+   the archive under a hidden name, then rename the folder to `RELEASES/<name>-X.Y.Z/` (the one
+   step that publishes the version) and the archive into place. A crash before the rename
+   leaves the version free; after it, the next build moves the archive into place.
+
+Session ids are released under fresh keyed ids (`study.release.pseudonyms`), never the ids the
+study server answers to; `--exclude SESSION` leaves a session out (e.g. one that cannot be
+replayed).
 
 Deterministic: the same source, key and version give byte-identical files; dates come from the
 sessions' timestamps, never from the clock.
