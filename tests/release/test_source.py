@@ -93,3 +93,14 @@ def test_a_cell_beyond_the_limit_names_its_line(source, tmp_path):
                                       [SMALLEST, "x" * (17 * 1024 * 1024)]])  # fmt: skip
     with pytest.raises(SourceError, match=r"survey.csv line 3: a cell is longer than 16 MB"):
         open_source(source, tmp_path)
+
+
+def test_a_session_log_with_bytes_that_are_not_utf8_is_named_with_its_line(source, key, tmp_path):
+    path = source / "sessions" / f"{SMALLEST}.jsonl"
+    lines = path.read_bytes().split(b"\n")
+    lines[49] = lines[49].replace(b'"eventName"', b'"event\xffName"', 1)
+    path.write_bytes(b"\n".join(lines))
+    result = build(source, key, tmp_path)
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert f"{path} line 50: is not valid JSON" in result.output
+    assert f"--exclude {SMALLEST}" in result.output
