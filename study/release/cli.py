@@ -32,7 +32,8 @@ def keys_init(keyfile: str) -> None:
 
     Keep it with the research team, never in a release or a repository: it turns worker ids
     into pseudonyms, and encrypts KEYFILE.reid (pseudonym -> worker id) and
-    KEYFILE.withdrawals. Back it up: a new key means new pseudonyms.
+    KEYFILE.withdrawals. Back it up: a new key means new pseudonyms. Missing folders on the
+    way are created, readable only by you (mode 700).
     """
     from study.release.keys import init_keyfile
 

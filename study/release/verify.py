@@ -97,10 +97,15 @@ def verify_directory(directory: Path, report: VerifyReport, *, known_ids: Iterab
     report.checks.append(Check("leak scan", [leak.render() for leak in scanner.scan(directory)]))
 
 
+MIN_SESSION_ID = 12
+
+
 def source_id_check(directory: Path, session_ids: Iterable[str]) -> Check:
     """No file of the release holds one of the study's own session ids."""
     check = Check("session ids")
-    ids = sorted({i for i in session_ids if i}, key=len, reverse=True)
+    # Only ids long enough not to occur by chance (the server's are 32 hex digits); a folder
+    # source may name its sessions "P01".
+    ids = sorted({i for i in session_ids if len(i) >= MIN_SESSION_ID}, key=len, reverse=True)
     if not ids:
         return check
     pattern = re.compile(b"|".join(re.escape(i.encode()) for i in ids))
