@@ -61,9 +61,13 @@ def write_study_files(target: Path, *, replacements: dict[str, str] | None = Non
 def serve(directory: str, host: str, port: int, threads: int) -> None:
     """Serve the study in DIRECTORY (storing everything in its database)."""
     from study.server import create_app
+    from study.server.proxy import ProxyConfigError
 
     study = _load(directory)
-    app = create_app(study)
+    try:
+        app = create_app(study)
+    except ProxyConfigError as error:
+        raise click.ClickException(str(error)) from None
     _serve(app, host, port, threads, study)
 
 

@@ -28,6 +28,11 @@ from study.lm.backends import Backend, BackendLoading, BackendUnavailable, Gener
 MAX_N = 16
 MAX_TOKENS = 4096
 MAX_STOP = 4  # OpenAI's own limit on stop sequences
+# A batch of prompts costs one generation per prompt and choice, on a CPU model that serves a
+# study: more than this in one request would starve every writer waiting for suggestions.
+MAX_PROMPTS = 16
+MAX_CHOICES = 64  # prompts x n
+MAX_MESSAGES = 256
 
 
 class BadParameter(ValueError):
@@ -61,6 +66,13 @@ def create_app(backend: Backend) -> Flask:
                 raise BadParameter(f"{name} is not supported by this server", name)
         if body.get("best_of") not in (None, 1, decoding["n"]):
             raise BadParameter("best_of is not supported by this server", "best_of")
+        if len(prompts) * decoding["n"] > MAX_CHOICES:
+            raise BadParameter(
+                f"{len(prompts)} prompts x n={decoding['n']} asks for "
+                f"{len(prompts) * decoding['n']} completions; this server makes at most "
+                f"{MAX_CHOICES} per request. Send fewer prompts or a smaller n.",
+                "n",
+            )
         choices, completion_tokens, prompt_tokens = [], 0, 0
         for prompt in prompts:
             prompt_tokens += backend.count_tokens(prompt)
@@ -168,6 +180,12 @@ def _prompts(prompt: object) -> list[str]:
     if isinstance(prompt, str):
         return [prompt]
     if isinstance(prompt, list) and prompt and all(isinstance(p, str) for p in prompt):
+        if len(prompt) > MAX_PROMPTS:
+            raise BadParameter(
+                f"prompt is a list of {len(prompt)} prompts; this server takes at most "
+                f"{MAX_PROMPTS} per request. Split the batch over several requests.",
+                "prompt",
+            )
         return prompt
     raise BadParameter("prompt must be a string or a list of strings", "prompt")
 
@@ -175,6 +193,11 @@ def _prompts(prompt: object) -> list[str]:
 def _messages(messages: object) -> list[dict]:
     if not isinstance(messages, list) or not messages:
         raise BadParameter("messages must be a non-empty list", "messages")
+    if len(messages) > MAX_MESSAGES:
+        raise BadParameter(
+            f"messages holds {len(messages)} messages; this server takes at most {MAX_MESSAGES}",
+            "messages",
+        )
     result = []
     for i, message in enumerate(messages):
         role = message.get("role") if isinstance(message, dict) else None

@@ -24,9 +24,10 @@ class ArchiveError(ValueError):
     pass
 
 
-def write_archive(directory: Path, archive: Path, mtime: int) -> None:
-    """Write `archive` holding `directory` under its own name; written atomically."""
-    top = directory.name
+def write_archive(directory: Path, archive: Path, mtime: int, *, top: str | None = None) -> None:
+    """Write `archive` holding `directory` under the folder name `top` (default: its own name);
+    written atomically."""
+    top = top or directory.name
     paths = sorted(directory.rglob("*"), key=lambda p: p.relative_to(directory).as_posix())
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:

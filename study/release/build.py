@@ -10,8 +10,14 @@
 4. Write datapackage.json, the card, the CHANGELOG and SHA256SUMS, then verify the whole folder
    (`study.release.verify`, including the leak scan with the source's raw worker ids). A
    failure deletes the partial folder: nothing is released.
-5. Rename the folder to `RELEASES/<name>-X.Y.Z/`, write the archive, save the
-   re-identification table and the curator's redaction report beside the key.
+5. Write the curator's redaction report and the re-identification table beside the key and
+   the archive under a hidden name, then rename the folder to `RELEASES/<name>-X.Y.Z/` (the one
+   step that publishes the version) and the archive into place. A crash before the rename
+   leaves the version free; after it, the next build moves the archive into place.
+
+Session ids are released under fresh keyed ids (`study.release.pseudonyms`), never the ids the
+study server answers to; `--exclude SESSION` leaves a session out (e.g. one that cannot be
+replayed).
 
 Deterministic: the same source, key and version give byte-identical files; dates come from the
 sessions' timestamps, never from the clock.
@@ -29,6 +35,7 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Collection
 
 from study.curation.formats import Session, read_session
 from study.curation.metadata import official_metadata
@@ -43,14 +50,14 @@ from study.release.facts import ReleaseFacts, utc_date
 from study.release.keys import ReleaseKey, load_key, write_private
 from study.release.leakscan import LeakScanner
 from study.release.pii import Detector, redact_text
-from study.release.pseudonyms import ReidentificationTable
+from study.release.pseudonyms import ReidentificationTable, released_session_id
 from study.release.redaction import Redaction, redact_session
 from study.release.source import Source, SourceSession, open_source
-from study.release.verify import VerifyReport, verify_directory
+from study.release.verify import VerifyReport, source_id_check, verify_directory
 from study.release.versioning import MAJOR, MINOR, Reason, Version, check_version
 from study.release.withdraw import withdrawn_worker_ids
 
-REPORT_COLUMNS = ("session_id", "where", "entity", "original", "replacement", "score", "recognizer")
+REPORT_COLUMNS = ("session_id", "study_session_id", "where", "entity", "original", "replacement", "score", "recognizer")
 
 
 class BuildError(Exception):
@@ -65,11 +72,13 @@ class BuildResult:
     facts: ReleaseFacts
     redactions: list[Redaction] = field(default_factory=list)
     without_metadata: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)  # --exclude
 
 
 @dataclass
 class _Processed:
-    session_id: str
+    session_id: str  # the released id
+    source_id: str
     format: str
     data: bytes
     redactions: list[Redaction]
@@ -88,14 +97,14 @@ def _detector(known_ids: frozenset[str]) -> Detector:
     return _DETECTOR
 
 
-def _process(job: tuple[SourceSession, frozenset[str]]) -> _Processed:
-    session, known_ids = job
+def _process(job: tuple[SourceSession, frozenset[str], str]) -> _Processed:
+    session, known_ids, released_id = job
     parsed = read_session(session.path)
-    result = redact_session(parsed.session_id, parsed.events, _detector(known_ids))
+    result = redact_session(session.session_id, parsed.events, _detector(known_ids))
     data = b"".join(json.dumps(event).encode() + b"\n" for event in result.events)
-    released = Session(parsed.session_id, result.events, parsed.format)
+    released = Session(released_id, result.events, parsed.format)
     return _Processed(
-        parsed.session_id, parsed.format, data, result.redactions,
+        released_id, session.session_id, parsed.format, data, result.redactions,
         official_metadata(result.events), session_stats(released),
     )  # fmt: skip
 
@@ -112,7 +121,10 @@ def build_release(
     report_path: str | os.PathLike | None = None,
     processes: int | None = None,
     progress: bool | None = None,
+    exclude: Collection[str] = (),
 ) -> BuildResult:
+    """Build the release (see the module docstring). `exclude`: session ids the curator leaves
+    out (`--exclude`), e.g. a session whose log cannot be replayed."""
     try:
         number = Version.parse(version)
     except ValueError as error:
@@ -127,9 +139,14 @@ def build_release(
                 f"release name {name!r}: use lower-case letters, digits, '.', '_' and '-' (--name)"
             )
         namespace = namespace or name
+        _finish_interrupted(out)
         previous = _previous_release(out, name, number)
         withdrawn = withdrawn_worker_ids(key)
-        included = [s for s in source.sessions if s.worker_id not in withdrawn]
+        left_out = _curator_exclusions(source, exclude)
+        included = [
+            s for s in source.sessions
+            if s.worker_id not in withdrawn and s.session_id not in left_out
+        ]  # fmt: skip
         excluded = {s.session_id for s in source.sessions if s.worker_id in withdrawn}
         _check_sessions(source, included)
 
@@ -148,6 +165,7 @@ def build_release(
             )  # fmt: skip
             report = VerifyReport(dirname)
             verify_directory(staging, report, scanner=LeakScanner(known_ids, detector, processes))
+            report.checks.append(source_id_check(staging, {s.session_id for s in source.sessions}))
             if not report.ok:
                 raise BuildError(
                     "the finished release failed verification, so nothing was released:\n"
@@ -156,16 +174,72 @@ def build_release(
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        target = out / dirname
-        os.rename(staging, target)
-        archive = out / (dirname + layout.ARCHIVE_SUFFIX)
-        write_archive(target, archive, facts.mtime)
-        table.save()
+        # Everything that cannot be made again from the release folder is written before the
+        # folder is renamed into place, the one step that publishes the version: a crash before
+        # it leaves the version free (the next build starts over), a crash after it leaves a
+        # complete release whose archive the next build moves into place (`_finish_interrupted`).
         report_file = (
             Path(report_path) if report_path else key.companion(".redactions") / f"{dirname}.csv"
         )
-        _write_report(report_file, redactions)
-    return BuildResult(target, archive, report_file, facts, redactions, source.without_metadata)
+        _write_report(report_file, redactions, _released_ids(table, namespace))
+        table.save()
+        archive = out / (dirname + layout.ARCHIVE_SUFFIX)
+        pending = _pending_archive(archive)
+        write_archive(staging, pending, facts.mtime, top=dirname)
+        _publish(staging, out / dirname)
+        os.replace(pending, archive)
+        target = out / dirname
+    return BuildResult(
+        target, archive, report_file, facts, redactions, source.without_metadata, sorted(left_out)
+    )
+
+
+def _curator_exclusions(source: Source, exclude: Collection[str]) -> set[str]:
+    known = {s.session_id for s in source.sessions}
+    wanted = {session_id.strip() for session_id in exclude}
+    unknown = sorted(wanted - known)
+    if unknown:
+        raise BuildError(
+            f"--exclude {unknown[0]}: no such session in {source.path}"
+            + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else "")
+            + ". Fix: copy the id from `study status` or the error that named it."
+        )
+    return wanted
+
+
+PENDING_SUFFIX = ".pending"
+
+
+def _pending_archive(archive: Path) -> Path:
+    # Hidden, and not named like a release, so it never counts as a version.
+    return archive.with_name(f".{archive.name}{PENDING_SUFFIX}")
+
+
+def _publish(staging: Path, target: Path) -> None:
+    """Rename the verified folder into place: from here on the version exists."""
+    os.rename(staging, target)
+
+
+def _finish_interrupted(out: Path) -> None:
+    """Complete or undo what a build interrupted after its verification left behind.
+
+    A pending archive whose release folder is in place belongs to a published release: it is
+    moved into place. One without its folder belongs to a build that never published: removed.
+    """
+    if not out.is_dir():
+        return
+    for pending in sorted(out.glob(f".*{layout.ARCHIVE_SUFFIX}{PENDING_SUFFIX}")):
+        archive = out / pending.name[1 : -len(PENDING_SUFFIX)]
+        folder = out / archive.name[: -len(layout.ARCHIVE_SUFFIX)]
+        if folder.is_dir() and not archive.exists():
+            os.replace(pending, archive)
+        else:
+            pending.unlink()
+
+
+def _released_ids(table: ReidentificationTable, namespace: str) -> dict[str, str]:
+    """study session id -> released id, as the table has issued them in `namespace`."""
+    return {study_id: released for released, study_id in table.sessions.get(namespace, {}).items()}
 
 
 def _previous_release(out: Path, name: str, number: Version) -> tuple[Version, Path] | None:
@@ -203,18 +277,23 @@ def _check_sessions(source: Source, included: list[SourceSession]) -> None:
             f"{nameless[0]}: "
             "without one a withdrawal could not be honoured. Fill it in or remove the session."
         )
-    broken = []
+    broken, ids = [], []
     for session in included:
         result = validate_file(session.path)
         for issue in result.issues:
             if issue.severity == ERROR:
                 subject = f"{issue.field} " if issue.field else ""
-                broken.append(f"{session.path} line {issue.line}: {subject}{issue.message}")
+                # A study's sessions are exported to a scratch folder: name the session.
+                where = session.path if source.kind == "folder" else f"session {session.session_id}"
+                broken.append(f"{where} line {issue.line}: {subject}{issue.message}")
+                ids.append(session.session_id)
                 break
     if broken:
+        options = " ".join(f"--exclude {session_id}" for session_id in ids[:10])
         raise BuildError(
-            f"{len(broken)} session(s) are not valid logs; fix or remove them "
-            f"(`study curate validate` lists every problem):\n  " + "\n  ".join(broken[:10])
+            f"{len(broken)} session(s) are not valid logs (`study curate validate` lists every "
+            "problem):\n  " + "\n  ".join(broken[:10])
+            + f"\nFix them, or build without them: add {options}"
         )
 
 
@@ -225,20 +304,26 @@ def _write_release(
     redactions: list[Redaction] = []
     rows, stats, formats, firsts, lasts = [], [], Counter(), [], []
     by_id = {s.session_id: s for s in included}
-    jobs = [(session, known_ids) for session in included]
+    released = {s.session_id: table.issue_session(s.session_id, namespace) for s in included}
+    jobs = [(session, known_ids, released[session.session_id]) for session in included]
     for processed in run(_process, jobs, processes=processes, progress=progress):
         (staging / layout.session_path(processed.session_id)).write_bytes(processed.data)
         redactions += processed.redactions
-        session = by_id[processed.session_id]
+        session = by_id[processed.source_id]
         alias = table.issue(session.worker_id, namespace)
-        rows.append(tables.metadata_row(session.metadata, alias, processed.official))
+        rows.append(
+            tables.metadata_row(session.metadata, alias, processed.official, processed.session_id)
+        )
         stats.append(processed.stats)
         formats[processed.format] += 1
         firsts.append(processed.official["first_timestamp"])
         lasts.append(processed.official["last_timestamp"])
+    # Sorted by the released id, whatever order the workers finished in.
+    rows.sort(key=lambda row: row["session_id"])
+    stats.sort(key=lambda row: row["session_id"])
     tables.write_csv(staging / layout.METADATA_CSV, tables.METADATA_COLUMNS, rows)
     tables.write_metadata_parquet(staging / layout.METADATA_PARQUET, rows)
-    survey_rows = _survey(source, included, redactions, _detector(known_ids))
+    survey_rows = _survey(source, included, released, redactions, _detector(known_ids))
     if survey_rows:
         tables.write_csv(
             staging / layout.SURVEY_CSV, ("session_id", *source.survey_columns), survey_rows
@@ -281,7 +366,8 @@ def _write_release(
         if old is not None:
             write_sums(staging)  # provisional: the diff reads checksums
             facts.diff = diff_releases(old, staging)
-            facts.withdrawn_removed = [s for s in facts.diff.removed if s in excluded]
+            gone = {released_session_id(key, s, namespace) for s in excluded}
+            facts.withdrawn_removed = [s for s in facts.diff.removed if s in gone]
             problem = check_version(
                 number, previous[0], _reasons(facts.diff, facts.withdrawn_removed)
             )
@@ -328,14 +414,15 @@ def _reasons(diff: ReleaseDiff, withdrawn: list[str]) -> list[Reason]:
 
 
 def _survey(
-    source: Source, included: list[SourceSession], redactions: list[Redaction], detector: Detector
-) -> list[dict]:
+    source: Source, included: list[SourceSession], released: dict[str, str],
+    redactions: list[Redaction], detector: Detector,
+) -> list[dict]:  # fmt: skip
     rows = []
     for session in included:
         answers = source.survey.get(session.session_id)
         if answers is None:
             continue
-        row = {"session_id": session.session_id}
+        row = {"session_id": released[session.session_id]}
         for column in source.survey_columns:
             value = answers.get(column, "")
             redacted, spans = redact_text(value, detector)
@@ -357,14 +444,15 @@ def _place(redaction: Redaction) -> str:
     return "session text"
 
 
-def _write_report(path: Path, redactions: list[Redaction]) -> None:
-    """The curator's review list. It holds the original text, so it is private (mode 600)."""
+def _write_report(path: Path, redactions: list[Redaction], released: dict[str, str]) -> None:
+    """The curator's review list. It holds the original text (and the study's session ids), so
+    it is private (mode 600)."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(REPORT_COLUMNS)
     for r in redactions:
         writer.writerow(
-            [r.session_id, r.where, r.entity, r.original, r.replacement, r.score, r.recognizer]
+            [released.get(r.session_id, ""), r.session_id, r.where, r.entity, r.original, r.replacement, r.score, r.recognizer]
         )
     write_private(path, buffer.getvalue().encode("utf-8"))

@@ -202,6 +202,10 @@ def _preprocessing(facts: ReleaseFacts) -> str:
         f"`{facts.key_fingerprint}`). A plain hash would not do: worker ids can be enumerated. "
         "The table that maps pseudonyms back to workers is encrypted and stays with the research "
         "team.\n",
+        "**Session ids.** Each session is released under a fresh id, 32 hex digits of "
+        "HMAC-SHA256 with the same key and namespace, never the id the study's server used, so "
+        "a released log cannot be matched with the running server or its database. A session "
+        "keeps its id in every release of this dataset.\n",
         "**Redaction.** Every piece of free text (the prompt and every inserted text as it stood "
         "in the document at each moment, the suggestion lists, survey answers) was scanned with "
         "Microsoft Presidio's pattern recognizers (offline, no language model) for "

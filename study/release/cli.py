@@ -32,7 +32,8 @@ def keys_init(keyfile: str) -> None:
 
     Keep it with the research team, never in a release or a repository: it turns worker ids
     into pseudonyms, and encrypts KEYFILE.reid (pseudonym -> worker id) and
-    KEYFILE.withdrawals. Back it up: a new key means new pseudonyms.
+    KEYFILE.withdrawals. Back it up: a new key means new pseudonyms. Missing folders on the
+    way are created, readable only by you (mode 700).
     """
     from study.release.keys import init_keyfile
 
@@ -51,17 +52,23 @@ def keys_init(keyfile: str) -> None:
 @KEY_OPTION
 @click.option("--namespace", default=None, help="Only this namespace (default: all).")
 def keys_lookup(pseudonym: str, key_path: str, namespace: str | None) -> None:
-    """Print the worker id behind PSEUDONYM (for payments, bonuses and withdrawals)."""
+    """Print the worker id behind PSEUDONYM (for payments, bonuses and withdrawals), or the
+    study's session id behind a released session id."""
     from study.release.keys import load_key
-    from study.release.pseudonyms import ReidentificationTable
+    from study.release.pseudonyms import ReidentificationTable, is_pseudonym
 
+    alias = pseudonym.strip()
     try:
-        found = ReidentificationTable(load_key(key_path)).lookup(pseudonym.strip(), namespace)
+        table = ReidentificationTable(load_key(key_path))
     except KeyFileError as error:
         raise click.ClickException(str(error)) from None
+    if is_pseudonym(alias):
+        found = table.lookup(alias, namespace)
+    else:
+        found = [(name, f"session {sid}") for name, sid in table.lookup_session(alias, namespace)]
     if not found:
         raise click.ClickException(
-            f"{pseudonym}: no release built with {key_path} issued this pseudonym."
+            f"{pseudonym}: no release built with {key_path} issued this pseudonym or session id."
         )
     for name, worker in found:
         click.echo(f"{name}\t{worker}")
@@ -106,9 +113,17 @@ def release() -> None:
 @click.option(
     "--progress/--no-progress", default=None, help="Show a progress bar (default: on a terminal)."
 )
+@click.option(
+    "--exclude",
+    "exclude",
+    multiple=True,
+    metavar="SESSION",
+    help="Leave this session out (repeatable), e.g. one whose log cannot be replayed.",
+)
 def release_build(
-    source, version, out, key_path, name, namespace, license_, report, processes, progress
-) -> None:
+    source, version, out, key_path, name, namespace, license_, report, processes, progress,
+    exclude,
+) -> None:  # fmt: skip
     """Build OUT/<name>-VERSION/ and its .tar.gz from SOURCE.
 
     SOURCE is a study folder (study.toml and its database) or a folder of CoAuthor sessions
@@ -123,6 +138,7 @@ def release_build(
         result = build_release(
             source, version=version, out=out, key_path=key_path, name=name, namespace=namespace,
             license=license_, report_path=report, processes=processes, progress=progress,
+            exclude=exclude,
         )  # fmt: skip
     except (BuildError, SourceError, KeyFileError) as error:
         raise click.ClickException(str(error)) from None
@@ -134,6 +150,10 @@ def release_build(
     click.echo(f"Archive {result.archive}")
     if facts.withdrawn_excluded:
         click.echo(f"Left out {facts.withdrawn_excluded} session(s) of withdrawn writers.")
+    if result.left_out:
+        click.echo(
+            f"Left out {len(result.left_out)} session(s) you excluded: {', '.join(result.left_out)}."
+        )
     if result.without_metadata:
         click.echo(
             f"Left out {len(result.without_metadata)} session file(s) without a metadata row, "
@@ -156,19 +176,24 @@ def release_build(
     help="Also scan for every worker id in this key's re-identification table.",
 )
 def release_verify(target: str, key_path: str | None) -> None:
-    """Re-check a release: checksums, schemas, leak scan. Exit status 0 only if all hold."""
+    """Re-check a release: checksums, schemas, leak scan. Exit status 0 only if all hold.
+
+    With --key, also every worker id and study session id the key's table holds.
+    """
     from study.release.verify import verify
 
     known: set[str] = set()
+    sessions: set[str] = set()
     if key_path:
         from study.release.keys import load_key
         from study.release.pseudonyms import ReidentificationTable
 
         try:
-            known = ReidentificationTable(load_key(key_path)).worker_ids()
+            table = ReidentificationTable(load_key(key_path))
         except KeyFileError as error:
             raise click.ClickException(str(error)) from None
-    report = verify(target, known_ids=known)
+        known, sessions = table.worker_ids(), table.session_ids()
+    report = verify(target, known_ids=known, session_ids=sessions)
     click.echo(report.render())
     sys.exit(0 if report.ok else 1)
 

@@ -8,12 +8,12 @@ pseudonym key and namespace, the layout version) feeds the version rules
 
 from __future__ import annotations
 
-import csv
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from study.release.checksums import read_sums
+from study.release.csvtable import read_table
 from study.release.layout import CARD, CHANGELOG, DATAPACKAGE, METADATA_CSV, SESSIONS, SUMS
 
 # Documents that change with every release; the diff is about data and structure.
@@ -60,12 +60,10 @@ def release_info(directory: Path) -> dict:
 
 def _metadata(directory: Path) -> tuple[list[str], dict[str, dict]]:
     try:
-        with open(directory / METADATA_CSV, newline="", encoding="utf-8") as handle:
-            reader = csv.DictReader(handle)
-            rows = {row["session_id"]: row for row in reader}
-            return list(reader.fieldnames or ()), rows
+        columns, numbered = read_table(directory / METADATA_CSV)
     except FileNotFoundError:
         return [], {}
+    return columns, {row.get("session_id", ""): row for _, row in numbered}
 
 
 def _sessions(sums: dict[str, str]) -> dict[str, str]:

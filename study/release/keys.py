@@ -65,8 +65,13 @@ class ReleaseKey:
 
 
 def init_keyfile(path: str | os.PathLike) -> ReleaseKey:
-    """Create KEYFILE with fresh secrets, mode 600. Refuses to overwrite an existing file."""
+    """Create KEYFILE with fresh secrets, mode 600. Refuses to overwrite an existing file.
+
+    Missing folders on the way are created, mode 700: the key's folder also receives the
+    re-identification table and the redaction reports, which only the team may read.
+    """
     path = Path(path)
+    _make_private_folders(path.parent)
     content = {
         "kind": KEY_KIND,
         "version": KEY_VERSION,
@@ -82,6 +87,25 @@ def init_keyfile(path: str | os.PathLike) -> ReleaseKey:
             "re-identification table depend on it). Choose another path or move the old key away."
         ) from None
     return load_key(path)
+
+
+def _make_private_folders(folder: Path) -> None:
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    if not folder.is_dir():
+        raise KeyFileError(f"{folder} is not a folder; choose a key path inside a folder.")
+    for created in reversed(missing):
+        try:
+            os.mkdir(created, 0o700)
+            os.chmod(created, 0o700)  # whatever the umask
+        except OSError as error:
+            raise KeyFileError(
+                f"cannot create the folder {created} for the key ({error.strerror})."
+            ) from None
 
 
 def load_key(path: str | os.PathLike) -> ReleaseKey:

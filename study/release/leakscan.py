@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from study.curation.runner import run
+from study.release.csvtable import wide_fields
 from study.release.layout import SUMS, release_files
 from study.release.pii import API_KEY_PATTERNS, MIN_KNOWN_ID_LENGTH, WORKER_ID_PATTERN, Detector
 
@@ -114,7 +115,11 @@ class LeakScanner:
     def _scan_text(self, name: str, path: Path, numeric: frozenset[str]) -> Iterator[Leak]:
         suffix = path.suffix.lower()
         if suffix == ".csv":
-            with open(path, newline="", encoding="utf-8") as handle:
+            # errors="replace": a damaged file is still scanned (verify reports the damage).
+            with (
+                open(path, newline="", encoding="utf-8", errors="replace") as handle,
+                wide_fields(),
+            ):
                 rows = csv.reader(handle)
                 header = next(rows, [])
                 for cell in header:

@@ -17,7 +17,6 @@ so it is left out and reported.
 
 from __future__ import annotations
 
-import csv
 import html
 import json
 import re
@@ -25,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from study import config as study_config
+from study.release.csvtable import CsvError, read_table
 
 IDENTITY_COLUMNS = frozenset({
     "worker_id", "workerid", "worker", "assignment_id", "assignmentid", "hit_id", "hitid",
@@ -95,21 +95,20 @@ def open_source(path: str | Path, scratch: Path) -> Source:
 
 def _from_folder(path: Path, name: str) -> Source:
     metadata_path = path / "metadata.csv"
-    with open(metadata_path, newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        missing = {"session_id", "worker_id"} - set(reader.fieldnames or ())
-        if missing:
-            raise SourceError(f"{metadata_path}: missing column(s) {', '.join(sorted(missing))}")
-        rows = {}
-        for number, row in enumerate(reader, start=2):
-            session_id = (row.get("session_id") or "").strip()
-            if not session_id:
-                raise SourceError(f"{metadata_path} line {number}: empty session_id")
-            if session_id in rows:
-                raise SourceError(
-                    f"{metadata_path} line {number}: session {session_id} is listed twice"
-                )
-            rows[session_id] = row
+    columns, numbered = _read_csv(metadata_path)
+    missing = {"session_id", "worker_id"} - set(columns)
+    if missing:
+        raise SourceError(f"{metadata_path}: missing column(s) {', '.join(sorted(missing))}")
+    rows = {}
+    for number, row in numbered:
+        session_id = row["session_id"].strip()
+        if not session_id:
+            raise SourceError(f"{metadata_path} line {number}: empty session_id")
+        if session_id in rows:
+            raise SourceError(
+                f"{metadata_path} line {number}: session {session_id} is listed twice"
+            )
+        rows[session_id] = row
     folder = path / "sessions" if (path / "sessions").is_dir() else path
     files = {p.stem: p for p in sorted(folder.glob("*.jsonl"))}
     sessions = [
@@ -130,17 +129,19 @@ def _from_folder(path: Path, name: str) -> Source:
 
 
 def _read_survey(path: Path) -> tuple[list[str], dict[str, dict[str, str]]]:
-    with open(path, newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        if "session_id" not in (reader.fieldnames or ()):
-            raise SourceError(f"{path}: needs a session_id column")
-        columns = [
-            c for c in reader.fieldnames if c != "session_id" and c.lower() not in IDENTITY_COLUMNS
-        ]
-        answers = {
-            row["session_id"].strip(): {c: row.get(c) or "" for c in columns} for row in reader
-        }
+    header, numbered = _read_csv(path)
+    if "session_id" not in header:
+        raise SourceError(f"{path}: needs a session_id column")
+    columns = [c for c in header if c != "session_id" and c.lower() not in IDENTITY_COLUMNS]
+    answers = {row["session_id"].strip(): {c: row[c] for c in columns} for _, row in numbered}
     return columns, answers
+
+
+def _read_csv(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+    try:
+        return read_table(path)
+    except CsvError as error:
+        raise SourceError(str(error)) from None
 
 
 def _from_study(path: Path, scratch: Path) -> Source:

@@ -28,7 +28,8 @@ _TYPES = {
 _DESCRIPTIONS = {
     "timestamp": "submission time, US/Pacific local time, as CoAuthor gives it (M/D/YYYY H:MM:SS)",
     "worker_id": "the writer's pseudonym: keyed HMAC-SHA256 of the worker id, stable over releases",
-    "session_id": "the session's id; its log is sessions/<session_id>.jsonl",
+    "session_id": "the session's released id (keyed, not the study server's id); its log is "
+    "sessions/<session_id>.jsonl",
     "prompt_code": "the prompt the writer chose",
     "temperature": "sampling temperature of the session's condition",
     "frequency_penalty": "frequency penalty of the session's condition",
@@ -43,9 +44,10 @@ _DESCRIPTIONS = {
 }
 
 
-def metadata_row(source_row: Mapping, pseudonym: str, official: Mapping) -> dict:
+def metadata_row(source_row: Mapping, pseudonym: str, official: Mapping, session_id: str) -> dict:
     row = {column: (source_row.get(column) or "") for column in METADATA_COLUMNS}
     row["worker_id"] = pseudonym
+    row["session_id"] = session_id
     for column in COMPUTED:
         row[column] = official[column]
     return row

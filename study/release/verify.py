@@ -9,11 +9,13 @@
    core's validation (`study.curation.validate`: its record schema in `schemas/`, replay).
 4. **leak scan**: `study.release.leakscan`; with the re-identification table (`--key`), also
    every worker id that any release built with that key has pseudonymised.
+5. **session ids** (with `--key`, and always in `study release build`): no file holds a study
+   session id that a release re-keyed (`study.release.pseudonyms.released_session_id`).
 """
 
 from __future__ import annotations
 
-import csv
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -21,7 +23,10 @@ from typing import Iterable
 from study.release import datapackage
 from study.release.archive import ArchiveError, opened
 from study.release.checksums import check_sums
-from study.release.layout import METADATA_CSV, METADATA_PARQUET, REQUIRED, SESSIONS
+from study.release.csvtable import CsvError, read_table
+from study.release.layout import (
+    METADATA_CSV, METADATA_PARQUET, REQUIRED, SESSIONS, release_files,
+)  # fmt: skip
 from study.release.leakscan import LeakScanner
 from study.release.pseudonyms import is_pseudonym
 from study.release.tables import read_metadata_parquet
@@ -59,7 +64,7 @@ class VerifyReport:
 
 
 def verify(path: str | Path, *, known_ids: Iterable[str] = (), scanner: LeakScanner | None = None,
-           processes: int | None = None) -> VerifyReport:  # fmt: skip
+           processes: int | None = None, session_ids: Iterable[str] = ()) -> VerifyReport:  # fmt: skip
     path = Path(path)
     report = VerifyReport(str(path))
     try:
@@ -70,6 +75,9 @@ def verify(path: str | Path, *, known_ids: Iterable[str] = (), scanner: LeakScan
                 known_ids=known_ids,
                 scanner=scanner or LeakScanner(known_ids, processes=processes),
             )
+            session_ids = set(session_ids)
+            if session_ids:
+                report.checks.append(source_id_check(directory, session_ids))
     except ArchiveError as error:
         report.checks.append(Check("archive", [str(error)]))
     return report
@@ -89,19 +97,45 @@ def verify_directory(directory: Path, report: VerifyReport, *, known_ids: Iterab
     report.checks.append(Check("leak scan", [leak.render() for leak in scanner.scan(directory)]))
 
 
+MIN_SESSION_ID = 12
+
+
+def source_id_check(directory: Path, session_ids: Iterable[str]) -> Check:
+    """No file of the release holds one of the study's own session ids."""
+    check = Check("session ids")
+    # Only ids long enough not to occur by chance (the server's are 32 hex digits); a folder
+    # source may name its sessions "P01".
+    ids = sorted({i for i in session_ids if len(i) >= MIN_SESSION_ID}, key=len, reverse=True)
+    if not ids:
+        return check
+    pattern = re.compile(b"|".join(re.escape(i.encode()) for i in ids))
+    for name in release_files(directory):
+        data = (directory / name).read_bytes()
+        found = pattern.search(data)
+        if found or pattern.search(name.encode()):
+            where = "line %d" % (data.count(b"\n", 0, found.start()) + 1) if found else "file name"
+            check.problems.append(
+                f"{name} {where}: holds a study session id instead of its released id"
+            )
+    return check
+
+
 def _layout_problems(directory: Path) -> list[str]:
     problems = [f"{name} is missing" for name in REQUIRED if not (directory / name).is_file()]
     if not (directory / METADATA_CSV).is_file():
         return problems
-    with open(directory / METADATA_CSV, newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
+    try:
+        _, numbered = read_table(directory / METADATA_CSV)
+    except CsvError as error:
+        return problems + [str(error).replace(f"{directory}/", "", 1)]
+    rows = [row for _, row in numbered]
     logs = {p.stem for p in (directory / SESSIONS).glob("*.jsonl")}
     listed = {row.get("session_id", "") for row in rows}
     problems += [f"{SESSIONS}/{s}.jsonl: no row in {METADATA_CSV}" for s in sorted(logs - listed)]
     problems += [
         f"{METADATA_CSV}: session {s} has no log in {SESSIONS}/" for s in sorted(listed - logs)
     ]
-    for number, row in enumerate(rows, start=2):
+    for number, row in numbered:
         if not is_pseudonym(row.get("worker_id", "")):
             problems.append(
                 f"{METADATA_CSV} line {number}: worker_id is not a pseudonym (w + 20 hex digits)"

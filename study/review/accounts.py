@@ -71,6 +71,8 @@ def set_password(connection: Connection, name: str, password: str, *, by: str = 
         .where(reviewers.c.reviewer_id == account["reviewer_id"])
         .values(password_hash=generate_password_hash(password), active=1)
     )
+    # A new password is often set because the old one leaked: whoever used it is logged out.
+    _end_logins(connection, account["reviewer_id"])
     audit.record(connection, by, audit.REVIEWER_PASSWORD, name=name)
 
 
@@ -80,6 +82,7 @@ def disable(connection: Connection, name: str, *, by: str = "cli") -> None:
     connection.execute(
         update(reviewers).where(reviewers.c.reviewer_id == account["reviewer_id"]).values(active=0)
     )
+    _end_logins(connection, account["reviewer_id"])
     audit.record(connection, by, audit.REVIEWER_DISABLE, name=name)
 
 
@@ -110,6 +113,12 @@ def all_accounts(connection: Connection) -> list[dict]:
     return [
         dict(r) for r in connection.execute(select(reviewers).order_by(reviewers.c.name)).mappings()
     ]
+
+
+def _end_logins(connection: Connection, reviewer_id: int) -> None:
+    from study.review.logins import end_all  # logins imports this module
+
+    end_all(connection, reviewer_id)
 
 
 def _existing(connection: Connection, name: str) -> dict:

@@ -136,8 +136,13 @@ def review(directory: str, host: str, port: int, threads: int) -> None:
 
     from study.review.web import create_review_app
 
+    from study.server.proxy import ProxyConfigError
+
     study = _study(directory)
-    app = create_review_app(study)
+    try:
+        app = create_review_app(study)
+    except ProxyConfigError as error:
+        raise click.ClickException(str(error)) from None
     click.echo(f"Reviewers' workspace for '{study.name}' on http://{host}:{port}/review/")
     waitress.serve(app, host=host, port=port, threads=threads, ident="study-review", _quiet=True)
 

@@ -6,6 +6,14 @@ that CSRF token back (a hidden form field or the X-CSRF-Token header), which a p
 site cannot read, so it cannot make a logged-in reviewer's browser rate or decide anything.
 Keeping logins on the server (rather than in a signed cookie) makes logging out final and works
 across several server processes without a shared secret.
+
+Password guessing is slowed per address, not per name: locking a name after failed logins would
+let anyone lock a researcher out of their own workspace. An address may fail `FREE_FAILURES`
+times within `FAILURE_WINDOW_SECONDS`; after that each attempt must wait twice as long as the last
+(`BACKOFF_SECONDS`, doubling up to `MAX_BACKOFF_SECONDS`) after that address's latest failure, and
+is refused unchecked until then. The address is the connection's, or the client's as the
+trusted reverse proxy reports it (`study.server.proxy`). Changing a password or disabling an
+account ends every login of that account.
 """
 
 from __future__ import annotations
@@ -22,9 +30,10 @@ from study.review import accounts, audit
 from study.store.db import review_logins
 
 LOGIN_HOURS = 12
-# Failed logins for one name within the window lock that name until the window has passed.
-MAX_FAILURES = 10
+FREE_FAILURES = 5
 FAILURE_WINDOW_SECONDS = 15 * 60
+BACKOFF_SECONDS = 2.0
+MAX_BACKOFF_SECONDS = 15 * 60
 
 
 @dataclass(frozen=True)
@@ -94,13 +103,30 @@ def csrf_matches(expected: str, sent: str | None) -> bool:
     return bool(sent) and hmac.compare_digest(expected.encode(), sent.encode())
 
 
-def locked(connection: Connection, name: str) -> bool:
-    """Too many failed logins for `name` lately (slows down password guessing)."""
-    recent = audit.entries(
-        connection,
-        actor=name[:64],
-        actions=(audit.LOGIN_FAILED,),
-        since=time.time() - FAILURE_WINDOW_SECONDS,
-        limit=MAX_FAILURES,
+def record_failure(connection: Connection, name: str, address: str | None) -> None:
+    audit.record(connection, name[:64] or "(no name)", audit.LOGIN_FAILED, ip=address or "")
+
+
+def wait_seconds(connection: Connection, address: str | None) -> float:
+    """How long `address` must wait before its next login attempt is checked (0: go ahead)."""
+    now = time.time()
+    recent = [
+        entry["at"]
+        for entry in audit.entries(
+            connection, actions=(audit.LOGIN_FAILED,), since=now - FAILURE_WINDOW_SECONDS
+        )
+        if entry["detail"].get("ip", "") == (address or "")
+    ]
+    if len(recent) < FREE_FAILURES:
+        return 0.0
+    backoff = min(BACKOFF_SECONDS * 2 ** (len(recent) - FREE_FAILURES), MAX_BACKOFF_SECONDS)
+    return max(0.0, max(recent) + backoff - now)
+
+
+def end_all(connection: Connection, reviewer_id: int) -> None:
+    """End every live login of an account (its password changed, or it was disabled)."""
+    connection.execute(
+        update(review_logins)
+        .where(review_logins.c.reviewer_id == reviewer_id, review_logins.c.ended_at.is_(None))
+        .values(ended_at=time.time())
     )
-    return len(recent) >= MAX_FAILURES

@@ -4,9 +4,10 @@ the writer's self-evaluation and the key statistics. Never who the writer is.
 The view is built field by field from the session (never the session row itself, which holds
 the worker, assignment and HIT ids), and every text that reaches the page, the replay included,
 has the writer's own identifiers masked: a writer who typed or pasted their worker id into the
-story does not reveal it. Masks keep the length, so the replay's positions stay valid. (A worker
-id typed one key at a time never appears whole in a single change, and is masked in the final
-text.)
+story does not reveal it. The replay and the final text come from the log as the release
+redactor rewrites it (`study.review.identifiers`), so an id typed one key at a time is masked
+keystroke by keystroke, at every moment of the replay. Masks keep the length (`<WORKER___>`, as
+in releases), so the replay's positions stay valid.
 """
 
 from __future__ import annotations
@@ -22,13 +23,12 @@ from study.config import Study
 from study.curation.metadata import official_metadata
 from study.curation.metrics import final_words, writer_share_final
 from study.curation.replay import DeltaError
+from study.release.redaction import redact_session
 from study.review import playback, rules
+from study.review.identifiers import IdentifierDetector
 from study.server.participant import evaluation_items
 from study.store import events as event_store
 from study.store import sessions as session_store
-
-MASK = "▒"
-
 
 @dataclass
 class Shown:
@@ -45,37 +45,18 @@ class Shown:
         return json.dumps(self.replay, ensure_ascii=False)
 
 
-def masker(session: dict):
-    """A function masking the session's worker, assignment and HIT ids and access code."""
-    secrets = [
-        value
-        for value in (
-            session.get("worker_id"),
-            session.get("assignment_id"),
-            session.get("hit_id"),
-            session.get("access_code"),
-        )
-        if value and len(value) >= 4
-    ]
-    if not secrets:
-        return lambda text: text
-    pattern = re.compile("|".join(re.escape(s) for s in secrets), re.IGNORECASE)
-    return lambda text: pattern.sub(lambda m: MASK * len(m.group()), text)
-
-
-def _mask_ops(ops: list, mask) -> list:
-    return [
-        {**op, "insert": mask(op["insert"])}
-        if isinstance(op, dict) and isinstance(op.get("insert"), str)
-        else op
-        for op in ops
-    ]
+def identifiers(session: dict) -> IdentifierDetector:
+    """The session's worker, assignment and HIT ids and access code, to be masked."""
+    return IdentifierDetector(
+        session.get(column) for column in ("worker_id", "assignment_id", "hit_id", "access_code")
+    )
 
 
 def show(connection: Connection, study: Study, submission: dict) -> Shown:
     session = session_store.get(connection, submission["session_id"])
     events = event_store.records(connection, submission["session_id"])
-    mask = masker(session)
+    detector = identifiers(session)
+    mask = detector.mask_text
     try:
         prompt = study.prompt(session["prompt_code"])
         heading, noun = prompt.heading, prompt.noun
@@ -83,18 +64,19 @@ def show(connection: Connection, study: Study, submission: dict) -> Shown:
         heading, noun = session["prompt_code"] or "", "text"
     shown = Shown(submission["submission_id"], mask(heading), noun, spans=[], replay=None)
     try:
-        start, steps, final = playback.steps(events)
+        redacted = redact_session(session["session_id"], events, detector).events
+        start, steps, final = playback.steps(redacted)
     except (ValueError, DeltaError) as error:
         shown.problem = (
             f"The session's events cannot be replayed ({error}); the text the editor sent is shown."
         )
         shown.spans = [("writer", mask(session["final_text"] or ""))]
     else:
-        shown.spans = [(name, mask(final.text[a:b])) for name, a, b in final.spans()]
+        shown.spans = [(name, final.text[a:b]) for name, a, b in final.spans()]
         shown.replay = {
-            "prompt": mask(start),
+            "prompt": start,
             "duration": steps[-1].t if steps else 0,
-            "steps": [[s.t, s.event_index, s.author, _mask_ops(s.ops, mask)] for s in steps],
+            "steps": [[s.t, s.event_index, s.author, s.ops] for s in steps],
         }
         shown.stats = _stats(session, events, final)
     answers = json.loads(session["self_evaluation"] or "{}")

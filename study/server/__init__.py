@@ -56,6 +56,10 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     app.register_blueprint(suggestions_api.blueprint)
     # The reviewers' workspace (study.review.web); `study review DIR` serves it alone.
     app.register_blueprint(review_blueprint, url_prefix=REVIEW_PREFIX)
+    # STUDY_TRUSTED_PROXIES: the client's address and https behind a TLS proxy (server/proxy.py)
+    from study.server.proxy import behind_proxies
+
+    behind_proxies(app)
 
     @app.get("/healthz")
     def healthz():

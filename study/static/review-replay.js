@@ -5,7 +5,9 @@
 // ops], ...]}, with t in milliseconds since the session began and author the curation replay's
 // code: P prompt, W writer, S an accepted suggestion (the AI). ops are the session's own Quill
 // delta ops, whose positions count UTF-16 code units, which is how JavaScript strings index, so
-// they apply to strings as they are.
+// they apply to strings as they are. They come from the log as the release redactor rewrites
+// it (study.review.presentation): the writer's own identifiers are masked in the keystrokes that
+// typed them, so no moment of the replay spells them.
 //
 // The page first shows the final text as the server rendered it; the replay takes over the
 // text only once the reviewer plays or scrubs.

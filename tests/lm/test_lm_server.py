@@ -171,3 +171,50 @@ def test_a_failing_model_is_a_500_server_error() -> None:
     assert response.status_code == 500
     assert response.json["error"]["type"] == "server_error"
     assert "weights missing" in response.json["error"]["message"]
+
+
+class Counting(DeterministicBackend):
+    """Counts what the model was asked to do."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def generate(self, prompt: str, **kwargs) -> list[Generation]:
+        self.calls += 1
+        return super().generate(prompt, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "body, param",
+    [
+        ({"prompt": ["x"] * 1000}, "prompt"),
+        ({"prompt": ["x"] * 16, "n": 16}, "n"),  # 256 completions from a short list
+    ],
+)
+def test_a_flood_of_prompts_is_refused_before_the_model_runs(body, param) -> None:
+    backend = Counting()
+    response = create_app(backend).test_client().post(
+        "/v1/completions", json={"model": "m", "max_tokens": 1, **body}
+    )
+    assert response.status_code == 400, response.json
+    assert response.json["error"]["param"] == param
+    assert "at most" in response.json["error"]["message"]
+    assert backend.calls == 0
+
+
+def test_a_flood_of_chat_messages_is_refused() -> None:
+    backend = Counting()
+    messages = [{"role": "user", "content": "hi"}] * 10_000
+    response = create_app(backend).test_client().post(
+        "/v1/chat/completions", json={"model": "m", "max_tokens": 1, "messages": messages}
+    )
+    assert response.status_code == 400 and response.json["error"]["param"] == "messages"
+    assert backend.calls == 0
+
+
+def test_a_small_batch_of_prompts_is_still_served() -> None:
+    response = create_app(Counting()).test_client().post(
+        "/v1/completions", json={"model": "m", "max_tokens": 2, "prompt": ["a", "b"], "n": 2}
+    )
+    assert response.status_code == 200 and len(response.json["choices"]) == 4

@@ -13,6 +13,7 @@ import pytest
 from study.curation.formats import read_session
 from study.release.build import build_release
 from study.release.keys import init_keyfile
+from study.release.pseudonyms import released_session_id
 from tests.conftest import COAUTHOR
 from tests.release.inject import Writer
 
@@ -50,6 +51,11 @@ FRAGMENTS = (
     "writer-tools.io",
     INTERFACE_WORKER,
 )
+
+
+def released(key, session_id: str, namespace: str = "coauthor") -> str:
+    """The id a release built with `key` gives the source session `session_id`."""
+    return released_session_id(key, session_id, namespace)
 
 
 @dataclass

@@ -18,14 +18,14 @@ from study.release.build import BuildError, build_release
 from study.release.layout import release_files
 from study.release.pseudonyms import ReidentificationTable, is_pseudonym
 from study.release.verify import verify
-from tests.release.conftest import EMAIL, INTERFACE, SMALLEST, copy_source
+from tests.release.conftest import EMAIL, INTERFACE, SMALLEST, copy_source, released
 
 
 def all_bytes(directory):
     return {name: (directory / name).read_bytes() for name in release_files(directory)}
 
 
-def test_the_release_has_every_part(pii_release):
+def test_the_release_has_every_part(pii_release, session_key):
     names = release_files(pii_release.directory)
     for required in (
         "README.md",
@@ -38,8 +38,8 @@ def test_the_release_has_every_part(pii_release):
         "stats.csv",
         "summary.csv",
         "schemas/coauthor-2021.schema.json",
-        f"sessions/{SMALLEST}.jsonl",
-        f"sessions/{INTERFACE}.jsonl",
+        f"sessions/{released(session_key, SMALLEST)}.jsonl",
+        f"sessions/{released(session_key, INTERFACE)}.jsonl",
     ):
         assert required in names
     assert pii_release.archive.name == "coauthor-1.0.0.tar.gz"
@@ -77,10 +77,11 @@ def test_no_injected_data_survives_in_the_archive(pii_release, pii_source):
     assert all(name.startswith("coauthor-1.0.0") for name in names)
 
 
-def test_no_state_of_any_injected_session_shows_the_data(pii_release, pii_source):
+def test_no_state_of_any_injected_session_shows_the_data(pii_release, pii_source, session_key):
     """Typed one key at a time, data is never whole in a file: replay every moment instead."""
     for session_id in pii_source.injected:
-        events = read_session(pii_release.directory / "sessions" / f"{session_id}.jsonl").events
+        name = f"{released(session_key, session_id)}.jsonl"
+        events = read_session(pii_release.directory / "sessions" / name).events
         text = ""
         for index, event in enumerate(events):
             text = (
@@ -108,12 +109,12 @@ def test_worker_ids_are_pseudonyms_that_map_back_through_the_table(
     assert len({row["worker_id"] for row in rows}) == len(pii_source.raw_worker_ids)
 
 
-def test_survey_answers_are_redacted_and_identity_columns_dropped(pii_release):
+def test_survey_answers_are_redacted_and_identity_columns_dropped(pii_release, session_key):
     with open(pii_release.directory / "survey.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert list(rows[0]) == ["session_id", "ownership", "comments"]
     comments = {row["session_id"]: row["comments"] for row in rows}
-    assert comments[SMALLEST] == "email me at <EMAIL_____________> anytime"
+    assert comments[released(session_key, SMALLEST)] == "email me at <EMAIL_____________> anytime"
 
 
 def test_the_curator_gets_a_private_report_of_what_was_redacted(pii_release, session_key):
@@ -158,7 +159,7 @@ def test_the_changelog_follows_keep_a_changelog(pii_release):
     assert "### Added" in changelog and "### Security" in changelog
 
 
-def test_the_frictionless_validator_accepts_the_data_package(pii_release):
+def test_the_frictionless_validator_accepts_the_data_package(pii_release, session_key):
     from frictionless import validate
 
     report = validate(str(pii_release.directory / "datapackage.json"))
@@ -170,7 +171,7 @@ def test_the_frictionless_validator_accepts_the_data_package(pii_release):
         "metadata-parquet",
         "survey",
         "stats",
-        f"session-{SMALLEST}",
+        f"session-{released(session_key, SMALLEST)}",
     }
 
 

@@ -9,9 +9,9 @@ from click.testing import CliRunner
 
 from study.release.cli import release
 from study.release.keys import init_keyfile
-from study.release.pseudonyms import is_pseudonym
+from study.release.pseudonyms import ReidentificationTable, is_pseudonym
 from tests.conftest import COAUTHOR
-from tests.release.conftest import EMAIL, PHONE, SMALLEST
+from tests.release.conftest import EMAIL, PHONE, SMALLEST, released
 from tests.release.inject import Writer
 from tests.server.flow import to_writing
 
@@ -92,9 +92,16 @@ def test_a_study_folder_releases_its_sessions_survey_and_description(
                 assert secret.lower().encode() not in data, (path.name, secret)
     with open(directory / "metadata.csv", newline="") as handle:
         (row,) = list(csv.DictReader(handle))
+    # A fresh keyed id, not the id the server answers to; the key's table maps it back.
+    assert row["session_id"] != session_id and row["session_id"] == released(key, session_id)
+    assert ReidentificationTable(key).lookup_session(row["session_id"]) == [
+        ("coauthor", session_id)
+    ]
+    assert not any(
+        session_id.encode() in p.read_bytes() for p in directory.rglob("*") if p.is_file()
+    )
     assert (
-        row["session_id"] == session_id
-        and is_pseudonym(row["worker_id"])
+        is_pseudonym(row["worker_id"])
         and row["genre"] == "argumentative"
     )
     with open(directory / "survey.csv", newline="") as handle:

@@ -12,7 +12,7 @@ from study.release.cli import keys, release, withdraw
 from study.release.keys import init_keyfile
 from study.release.pseudonyms import pseudonym
 from study.release.withdraw import load_withdrawals, withdrawals_path
-from tests.release.conftest import SMALLEST, copy_source
+from tests.release.conftest import SMALLEST, copy_source, released
 
 WORKER = "AFX64B913Y91KG"  # wrote SMALLEST
 
@@ -89,6 +89,30 @@ def test_keys_lookup_finds_the_worker_behind_a_pseudonym(built):
     assert result.exit_code == 0 and result.output == f"coauthor\t{WORKER}\n"
     unknown = CliRunner().invoke(keys, ["lookup", "w" + "0" * 20, "--key", str(built["key"].path)])
     assert unknown.exit_code == 1
+
+
+def test_keys_lookup_finds_the_session_behind_a_released_id(built):
+    (name,) = [p.stem for p in (built["out"] / "coauthor-1.0.0" / "sessions").iterdir()
+               if p.stem == released(built["key"], SMALLEST)]  # fmt: skip
+    result = CliRunner().invoke(keys, ["lookup", name, "--key", str(built["key"].path)])
+    assert result.exit_code == 0 and result.output == f"coauthor\tsession {SMALLEST}\n"
+
+
+def test_verify_with_the_key_catches_a_study_session_id(built, tmp_path):
+    import shutil
+
+    from study.release.checksums import write_sums
+
+    copy = tmp_path / "coauthor-1.0.0"
+    shutil.copytree(built["out"] / "coauthor-1.0.0", copy)
+    with_key = ["verify", str(copy), "--key", str(built["key"].path)]
+    assert CliRunner().invoke(release, with_key).exit_code == 0
+    (copy / "CHANGELOG.md").write_text((copy / "CHANGELOG.md").read_text() + f"\nsee {SMALLEST}\n")
+    write_sums(copy)
+    assert CliRunner().invoke(release, ["verify", str(copy)]).exit_code == 0  # needs the key
+    result = CliRunner().invoke(release, with_key)
+    assert result.exit_code == 1
+    assert "CHANGELOG.md line" in result.output and "study session id" in result.output
 
 
 def test_withdraw_records_once_and_accepts_a_pseudonym(built, tmp_path):

@@ -69,3 +69,20 @@ def test_vaults_are_encrypted_private_and_bound_to_their_key(tmp_path):
     assert read_vault(key, vault, None) == {"worker": "A1B2C3D4E5F6G7"}
     with pytest.raises(KeyFileError, match="cannot be decrypted"):
         read_vault(other, vault, None)
+
+
+def test_init_creates_missing_folders_only_the_owner_can_open(tmp_path):
+    path = tmp_path / "team" / "keys" / "study.key"
+    result = CliRunner().invoke(keys, ["init", str(path)])
+    assert result.exit_code == 0, result.output
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    for folder in (tmp_path / "team", tmp_path / "team" / "keys"):
+        assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+    load_key(path)
+
+
+def test_init_under_a_file_is_a_clear_error(tmp_path):
+    (tmp_path / "notes.txt").write_text("x")
+    result = CliRunner().invoke(keys, ["init", str(tmp_path / "notes.txt" / "study.key")])
+    assert result.exit_code == 1 and result.exception.__class__ is SystemExit
+    assert "notes.txt is not a folder" in result.output

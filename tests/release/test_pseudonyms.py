@@ -42,3 +42,22 @@ def test_the_reidentification_table_maps_back_and_stays_encrypted(key):
     assert again.lookup(alias) == [("coauthor", WORKER)]
     assert again.worker_ids() == {WORKER}
     assert again.lookup("w" + "0" * 20) == []
+
+
+def test_released_session_ids_are_keyed_stable_and_map_back(key, tmp_path):
+    from study.release.pseudonyms import released_session_id
+
+    live = "0123456789abcdef0123456789abcdef"
+    released = released_session_id(key, live, "coauthor")
+    assert re.fullmatch(r"[0-9a-f]{32}", released) and released != live  # CoAuthor's shape
+    assert released == released_session_id(key, live, "coauthor")  # stable across versions
+    assert released_session_id(key, live, "pilot") != released
+    assert released_session_id(init_keyfile(tmp_path / "o.key"), live, "coauthor") != released
+    assert released != pseudonym(key, live, "coauthor")[1:]
+    table = ReidentificationTable(key)
+    assert table.issue_session(live, "coauthor") == released
+    table.save()
+    again = ReidentificationTable(key)
+    assert again.lookup_session(released) == [("coauthor", live)]
+    assert again.session_ids() == {live}
+    assert live.encode() not in again.path.read_bytes()  # encrypted

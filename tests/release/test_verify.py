@@ -14,7 +14,7 @@ from study.release.build import build_release
 from study.release.checksums import write_sums
 from study.release.cli import release
 from study.release.keys import load_key
-from tests.release.conftest import EMAIL, SMALLEST, copy_source
+from tests.release.conftest import EMAIL, SMALLEST, copy_source, released
 
 SESSIONS = [SMALLEST, "88daaed513824fbd9c77746eec7862d9", "7748d213f66743dd9abe45f23dacca99"]
 
@@ -60,14 +60,19 @@ def test_a_clean_release_verifies_as_folder_and_archive(small_release):
         assert result.output.strip().endswith("verified: every check holds")
 
 
-def test_a_changed_session_fails_the_checksums(copy):
-    session = copy / "sessions" / f"{SMALLEST}.jsonl"
+def released_log(small_release, directory):
+    key = load_key(small_release.report.parent.parent / "study.key")
+    return directory / "sessions" / f"{released(key, SMALLEST)}.jsonl"
+
+
+def test_a_changed_session_fails_the_checksums(small_release, copy):
+    session = released_log(small_release, copy)
     session.write_bytes(session.read_bytes().replace(b"audiobooks", b"audio-books", 1))
     result = run_verify(copy)
     assert result.exit_code == 1
     assert failing(result) == ["checksums", "schemas"]  # the data package's own hash disagrees too
     assert (
-        f"sessions/{SMALLEST}.jsonl: content differs from its SHA256SUMS checksum" in result.output
+        f"sessions/{session.name}: content differs from its SHA256SUMS checksum" in result.output
     )
 
 
@@ -80,9 +85,9 @@ def test_an_added_or_removed_file_fails(copy):
     assert "stats.csv: listed in SHA256SUMS but missing" in result.output
 
 
-def test_a_leak_with_matching_checksums_fails_the_leak_scan(copy):
+def test_a_leak_with_matching_checksums_fails_the_leak_scan(small_release, copy):
     """Someone edits a log and recomputes SHA256SUMS: the leak scan still sees the e-mail."""
-    session = copy / "sessions" / f"{SMALLEST}.jsonl"
+    session = released_log(small_release, copy)
     session.write_text(session.read_text().replace("audiobooks", f"audiobooks {EMAIL}", 1))
     write_sums(copy)
     result = run_verify(copy)
@@ -133,3 +138,22 @@ def test_an_archive_with_an_unsafe_path_is_refused(tmp_path):
     result = run_verify(evil)
     assert result.exit_code == 1 and "unsafe entry" in result.output
     assert not (tmp_path.parent / "escape.txt").exists()
+
+
+@pytest.mark.parametrize("cut", ["short", "long", "bad utf-8"])
+def test_a_damaged_metadata_row_is_reported_with_its_line(copy, cut):
+    path = copy / "metadata.csv"
+    lines = path.read_bytes().split(b"\n")
+    if cut == "short":
+        lines[2] = lines[2].split(b",")[0]  # only the timestamp is left
+    elif cut == "long":
+        lines[2] += b",one,too,many"
+    else:
+        lines[2] = lines[2].replace(b",", b",\xff", 1)
+    path.write_bytes(b"\n".join(lines))
+    write_sums(copy)
+    result = run_verify(copy)
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "metadata.csv line 3:" in result.output
+    assert "layout" in failing(result)

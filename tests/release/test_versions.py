@@ -13,7 +13,7 @@ from study.release.cli import release, withdraw
 from study.release.diff import diff_releases
 from study.release.keys import init_keyfile
 from study.release.pseudonyms import pseudonym
-from tests.release.conftest import EMAIL, copy_source, write_session
+from tests.release.conftest import EMAIL, copy_source, released, write_session
 from tests.release.inject import Writer
 
 FIRST = [
@@ -28,6 +28,11 @@ WITHDRAWN = sorted(
     ["88daaed513824fbd9c77746eec7862d9", "7fbc70830a944d02af8a809cc8a5111b", ADDED[0]]
 )
 CORRECTED = FIRST[0]
+
+
+def ids(history, sessions, namespace="coauthor") -> list[str]:
+    """The released ids of these source sessions, sorted."""
+    return sorted(released(history["key"], s, namespace) for s in sessions)
 
 
 def metadata(release_dir) -> dict[str, dict]:
@@ -61,33 +66,34 @@ def history(tmp_path_factory):
 def test_a_minor_release_adds_sessions_and_keeps_every_pseudonym(history):
     v1, v2, _ = history["releases"]
     before, after = metadata(v1.directory), metadata(v2.directory)
-    assert sorted(after) == sorted(FIRST + ADDED)
-    for session_id, row in before.items():
+    assert sorted(after) == ids(history, FIRST + ADDED)
+    for session_id, row in before.items():  # a session keeps its released id and pseudonym
         assert after[session_id]["worker_id"] == row["worker_id"]
     diff = diff_releases(v1.directory, v2.directory)
-    assert diff.added == sorted(ADDED) and diff.removed == [] and diff.changed == []
+    assert diff.added == ids(history, ADDED) and diff.removed == [] and diff.changed == []
     assert "### Added\n- 2 sessions:" in (v2.directory / "CHANGELOG.md").read_text()
 
 
 def test_a_withdrawn_writer_leaves_the_next_release(history):
     v1, v2, v3 = history["releases"]
     rows = metadata(v3.directory)
-    assert not set(WITHDRAWN) & set(rows)
-    assert not any((v3.directory / "sessions" / f"{s}.jsonl").exists() for s in WITHDRAWN)
+    withdrawn = ids(history, WITHDRAWN)
+    assert not set(withdrawn) & set(rows)
+    assert not any((v3.directory / "sessions" / f"{s}.jsonl").exists() for s in withdrawn)
     gone = pseudonym(history["key"], WITHDRAWN_WORKER, "coauthor")
     assert gone in {r["worker_id"] for r in metadata(v2.directory).values()}
     assert gone not in {r["worker_id"] for r in rows.values()}
     assert v3.facts.withdrawn_excluded == 3
     # Published releases are not touched.
-    assert set(WITHDRAWN) <= set(metadata(v2.directory))
+    assert set(withdrawn) <= set(metadata(v2.directory))
 
 
 def test_the_changelog_counts_withdrawals_without_naming_them(history):
     changelog = (history["releases"][2].directory / "CHANGELOG.md").read_text()
     entry = changelog.split("## [1.1.0]")[0]
     assert "## [1.1.1]" in entry and "3 sessions whose writer withdrew from the study." in entry
-    assert not any(s in entry for s in WITHDRAWN)
-    assert f"`{CORRECTED}` (log; metadata: time, num_event, written_by_human)" in entry
+    assert not any(s in entry for s in WITHDRAWN + ids(history, WITHDRAWN))
+    assert f"`{released(history['key'], CORRECTED)}` (log; metadata: time, num_event, written_by_human)" in entry
     # the whole history stays, newest first
     assert (
         changelog.index("## [1.1.1]")
@@ -103,9 +109,10 @@ def test_diff_lists_added_removed_and_changed_sessions(history):
     lines = result.output.splitlines()
     assert lines[0] == "coauthor 1.1.0 -> coauthor 1.1.1"
     assert "added 0 sessions" in lines
-    assert "removed 3 sessions:" in lines and all(f"  - {s}" in lines for s in WITHDRAWN)
+    assert "removed 3 sessions:" in lines
+    assert all(f"  - {s}" in lines for s in ids(history, WITHDRAWN))
     assert "changed 1 session:" in lines
-    assert f"  ~ {CORRECTED} (log; metadata: time, num_event, written_by_human)" in lines
+    assert f"  ~ {released(history['key'], CORRECTED)} (log; metadata: time, num_event, written_by_human)" in lines
 
 
 def test_a_patch_version_cannot_add_sessions(history, tmp_path):
@@ -149,7 +156,10 @@ def test_a_namespace_gives_unlinkable_pseudonyms(history, tmp_path):
     )
     assert other.directory.name == "pilot-1.0.0"
     v1 = history["releases"][0]
+    (pilot_id,) = ids(history, FIRST[:1], "pilot")
+    (coauthor_id,) = ids(history, FIRST[:1])
+    assert pilot_id != coauthor_id  # sessions cannot be matched across namespaces either
     assert (
-        metadata(other.directory)[FIRST[0]]["worker_id"]
-        != metadata(v1.directory)[FIRST[0]]["worker_id"]
+        metadata(other.directory)[pilot_id]["worker_id"]
+        != metadata(v1.directory)[coauthor_id]["worker_id"]
     )

@@ -78,7 +78,7 @@ def test_a_submission_is_shown_without_worker_ids_even_pasted_into_the_text(revi
     )
     assert "A1PASTEDMYID" not in everything.upper()
     assert session_id not in everything
-    assert presentation.MASK * len("A1PASTEDMYID") in "".join(text for _, text in shown.spans)
+    assert "<WORKER____>" in "".join(text for _, text in shown.spans)
     assert [name for name, _ in shown.spans] == ["prompt", "writer", "suggestion", "prompt"]
     stats = dict(shown.stats)
     assert stats["AI requests (Tab)"] == "1" and stats["Acceptance"] == "100%"
@@ -102,3 +102,58 @@ def test_a_session_whose_log_cannot_be_replayed_shows_the_editors_text(review_st
         )
     assert shown.replay is None and "cannot be replayed" in shown.problem
     assert shown.spans == [("writer", "...")]
+
+
+TYPED = "A3TYPEDKEYBYKEY7"
+
+
+def typed_key_by_key(text: str) -> list[tuple[str, str]]:
+    return [("W", character) for character in text]
+
+
+def test_an_id_typed_key_by_key_never_reaches_the_browsers_replay(review_study, engine):
+    """The writer types their worker id one key at a time (and a typo fixed on the way): no
+    moment of the replay, and no run of the inserts it sends, spells it."""
+    script = (
+        typed_key_by_key(" I am A3TYPEDKEYX")
+        + [("D", 1)]
+        + typed_key_by_key("BYKEY7, pay me.")
+        + [("S", " The end.")]
+    )
+    finished_session(engine, worker_id=TYPED, round_name="qualification", script=script)
+    with writing(engine) as connection:
+        (submission_id,) = submissions.collect(connection, review_study)
+        shown = presentation.show(
+            connection, review_study, submissions.get(connection, submission_id)
+        )
+    assert shown.replay is not None and not shown.problem
+    sent = shown.replay_json().upper()
+    inserts = "".join(
+        op["insert"] for step in shown.replay["steps"] for op in step[3] if "insert" in op
+    )
+    assert TYPED not in sent and TYPED not in inserts.upper()
+    text = to_units(shown.replay["prompt"])
+    for step in shown.replay["steps"]:
+        text = apply_delta(text, step[3])
+        assert TYPED not in from_units(text).upper()
+        assert "A3TYPEDKEYX" not in from_units(text).upper()  # nor the id being typed, mistyped
+    final = "".join(part for _, part in shown.spans)
+    assert "I am <WORKER________>, pay me. The end." in final
+    assert from_units(text) == final
+
+
+def test_the_workspace_page_does_not_carry_an_id_typed_key_by_key(workspace, engine):
+    from tests.review.conftest import add_reviewer, log_in
+
+    finished_session(engine, worker_id=TYPED, round_name="qualification",
+                     script=typed_key_by_key(" I am " + TYPED.lower() + ".") + [("S", " End.")])  # fmt: skip
+    add_reviewer(engine, "ana")
+    client = log_in(workspace, "ana")
+    response = client.post("/review/next", data={"csrf_token": client.csrf})
+    page = client.get(response.location).get_data(as_text=True)
+    assert 'id="replay-data"' in page
+    assert TYPED not in page.upper()
+    payload = page.split('id="replay-data" type="application/json">')[1].split("</script>")[0]
+    data = json.loads(payload)
+    inserts = "".join(op["insert"] for step in data["steps"] for op in step[3] if "insert" in op)
+    assert TYPED not in inserts.upper() and "<WORKER" in inserts

@@ -86,19 +86,124 @@ def test_a_wrong_password_is_refused_and_logged(workspace, team):
     assert client.get("/review/").status_code == 302
 
 
-def test_repeated_failures_lock_the_name_for_a_while(workspace, team, monkeypatch):
-    monkeypatch.setattr(logins, "MAX_FAILURES", 3)
-    client = workspace.test_client()
-    for _ in range(3):
-        token = csrf_of(client.get("/review/login").get_data(as_text=True))
-        client.post(
-            "/review/login", data={"name": "ana", "password": "wrong!", "csrf_token": token}
+class Clock:
+    """time.time() that the test moves forward (logins, audit entries and expiries follow it)."""
+
+    def __init__(self, monkeypatch) -> None:
+        import time
+
+        self.offset = 0.0
+        real = time.time
+        monkeypatch.setattr(time, "time", lambda: real() + self.offset)
+
+    def advance(self, seconds: float) -> None:
+        self.offset += seconds
+
+
+def attempt(app, password: str, address: str, name: str = "ana", **headers):
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = address
+    token = csrf_of(client.get("/review/login", headers=headers).get_data(as_text=True))
+    return client.post(
+        "/review/login", data={"name": name, "password": password, "csrf_token": token},
+        headers=headers,
+    )  # fmt: skip
+
+
+def test_guessing_slows_the_address_down_and_never_locks_the_name(workspace, team, monkeypatch):
+    clock = Clock(monkeypatch)
+    attacker, researcher = "198.51.100.7", "192.0.2.10"
+    for _ in range(logins.FREE_FAILURES):
+        assert attempt(workspace, "wrong guess!", attacker).status_code == 401
+    for _ in range(20):  # refused unchecked: these do not count, nor prolong the wait
+        refused = attempt(workspace, PASSWORD, attacker)
+        assert refused.status_code == 429
+        assert "Too many failed logins from your address. Try again in 2 seconds." in (
+            refused.get_data(as_text=True)
         )
-    token = csrf_of(client.get("/review/login").get_data(as_text=True))
-    locked = client.post(
-        "/review/login", data={"name": "ana", "password": PASSWORD, "csrf_token": token}
-    )
-    assert locked.status_code == 401 and "Too many failed logins" in locked.get_data(as_text=True)
+        assert refused.headers["Retry-After"] == "2"
+    # The name is not locked: its owner, elsewhere, logs in at once.
+    assert attempt(workspace, PASSWORD, researcher).status_code == 302
+    # The wait doubles with every further failure.
+    clock.advance(2.1)
+    assert attempt(workspace, "another guess", attacker).status_code == 401
+    assert attempt(workspace, PASSWORD, attacker).headers["Retry-After"] == "4"
+    clock.advance(4.1)
+    assert attempt(workspace, "and another", attacker).status_code == 401
+    assert attempt(workspace, PASSWORD, attacker).headers["Retry-After"] == "8"
+    # Failures are forgotten after the window.
+    clock.advance(logins.FAILURE_WINDOW_SECONDS + 1)
+    assert attempt(workspace, PASSWORD, attacker).status_code == 302
+
+
+def test_a_password_change_ends_every_login_of_the_account(workspace, team, engine):
+    from study.review import accounts
+    from study.store import writing
+
+    first, second = log_in(workspace, "ana"), log_in(workspace, "ana")
+    other = log_in(workspace, "ben")
+    with writing(engine) as connection:
+        accounts.set_password(connection, "ana", "a brand new password")
+    assert first.get("/review/").status_code == 302 and second.get("/review/").status_code == 302
+    assert other.get("/review/").status_code == 200
+    assert log_in(workspace, "ana", "a brand new password").get("/review/").status_code == 200
+
+
+def test_a_disabled_then_re_enabled_account_does_not_revive_old_logins(workspace, team, engine):
+    from study.review import accounts
+    from study.store import writing
+
+    old = log_in(workspace, "ana")
+    with writing(engine) as connection:
+        accounts.disable(connection, "ana")
+        accounts.set_password(connection, "ana", "a brand new password")  # enables it again
+    assert old.get("/review/").status_code == 302
+
+
+def set_cookie_headers(response) -> list[str]:
+    return [c for c in response.headers.getlist("Set-Cookie") if c.startswith("study_review")]
+
+
+def test_behind_a_trusted_tls_proxy_cookies_are_secure_and_the_client_is_throttled(
+    review_study, engine, team, monkeypatch
+):
+    from study.review.web import create_review_app
+
+    forwarded = {"X-Forwarded-For": "203.0.113.5", "X-Forwarded-Proto": "https"}
+    # Not configured: the headers are ignored (a client could forge them to dodge the throttle).
+    plain = create_review_app(review_study, engine=engine)
+    response = attempt(plain, PASSWORD, "127.0.0.1", **forwarded)
+    assert response.status_code == 302
+    assert not any("Secure" in c for c in set_cookie_headers(response))
+
+    monkeypatch.setenv("STUDY_TRUSTED_PROXIES", "1")
+    proxied = create_review_app(review_study, engine=engine)
+    response = attempt(proxied, PASSWORD, "127.0.0.1", **forwarded)
+    assert response.status_code == 302
+    cookies = set_cookie_headers(response)
+    assert cookies and all("Secure" in c for c in cookies)
+    for _ in range(logins.FREE_FAILURES):
+        attempt(proxied, "wrong guess!", "127.0.0.1", **forwarded)
+    assert attempt(proxied, PASSWORD, "127.0.0.1", **forwarded).status_code == 429
+    # Another client behind the same proxy is not slowed down by that one.
+    other = {**forwarded, "X-Forwarded-For": "203.0.113.99"}
+    assert attempt(proxied, PASSWORD, "127.0.0.1", **other).status_code == 302
+
+
+def test_secure_cookies_can_be_forced(workspace, team, monkeypatch):
+    monkeypatch.setenv("STUDY_SECURE_COOKIES", "1")
+    response = attempt(workspace, PASSWORD, "127.0.0.1")
+    assert all("Secure" in c for c in set_cookie_headers(response))
+
+
+def test_a_bad_proxy_setting_is_a_clear_error(review_folder, monkeypatch):
+    from click.testing import CliRunner
+
+    from study.review.cli import review
+
+    monkeypatch.setenv("STUDY_TRUSTED_PROXIES", "yes")
+    result = CliRunner().invoke(review, [str(review_folder)])
+    assert result.exit_code == 1 and "STUDY_TRUSTED_PROXIES='yes'" in result.output
 
 
 def test_the_login_form_itself_needs_its_token(workspace, team):

@@ -17,6 +17,7 @@ from flask import Blueprint, Flask, redirect
 
 from study.config import Study
 from study.paths import static_dir, templates_dir
+from study.server.proxy import behind_proxies
 from study.store import create_tables, make_engine
 
 URL_PREFIX = "/review"
@@ -49,6 +50,7 @@ def create_review_app(study: Study, *, engine=None) -> Flask:
     app.extensions["study"] = study
     app.extensions["study.engine"] = engine
     app.register_blueprint(blueprint, url_prefix=URL_PREFIX)
+    behind_proxies(app)  # STUDY_TRUSTED_PROXIES: the client's address and https behind a proxy
 
     @app.get("/")
     def root():

@@ -12,12 +12,14 @@ Pages that need a login redirect to it; researcher pages answer 403 to reviewers
 from __future__ import annotations
 
 import functools
+import math
 import secrets
 
 from flask import abort, g, jsonify, make_response, redirect, render_template, request, url_for
 
 from study.review import accounts, audit, logins
 from study.review.web import blueprint
+from study.server import proxy
 from study.server.context import engine, study
 from study.store import reading, writing
 
@@ -35,6 +37,12 @@ def refuse(status: int, message: str):
     return render_template(
         "review/message.html", study=study(), title="Not allowed", message=message
     ), status
+
+
+def secure_cookies() -> bool:
+    """Cookies only over https: when this request came over TLS (as the trusted proxy reports
+    it, `study.server.proxy`), or always with STUDY_SECURE_COOKIES=1."""
+    return request.is_secure or proxy.secure_cookies_forced()
 
 
 def _cookie_path() -> str:
@@ -119,26 +127,34 @@ def login():
     if request.method == "POST":
         name = request.form.get("name", "").strip()[:64]
         password = request.form.get("password", "")
+        address = request.remote_addr
+        account = None
         with writing(engine()) as connection:
-            if logins.locked(connection, name):
-                account = None
-                error = "Too many failed logins for this name. Wait a quarter of an hour."
+            wait = logins.wait_seconds(connection, address)
+            if wait > 0:
+                error = (
+                    "Too many failed logins from your address. "
+                    f"Try again in {math.ceil(wait)} second{'s' if math.ceil(wait) != 1 else ''}."
+                )
             else:
                 account = accounts.verify(connection, name, password)
                 if account is None:
-                    audit.record(connection, name or "(no name)", audit.LOGIN_FAILED)
+                    logins.record_failure(connection, name, address)
                     error = "Wrong name or password."
                 else:
                     token = logins.start(connection, account)
         if account is not None:
             response = redirect(_safe_next(request.form.get("next")))
             response.set_cookie(
-                COOKIE, token, httponly=True, samesite="Strict", secure=request.is_secure,
+                COOKIE, token, httponly=True, samesite="Strict", secure=secure_cookies(),
                 path=_cookie_path(), max_age=logins.LOGIN_HOURS * 3600,
             )  # fmt: skip
-            response.delete_cookie(LOGIN_COOKIE, path=_cookie_path())
+            response.delete_cookie(
+                LOGIN_COOKIE, path=_cookie_path(), secure=secure_cookies(), httponly=True,
+                samesite="Strict",
+            )  # fmt: skip
             return response
-        status = 401
+        status = 429 if wait > 0 else 401
     with reading(engine()) as connection:
         nobody = not accounts.all_accounts(connection)
     form_token = secrets.token_urlsafe(32)
@@ -151,8 +167,10 @@ def login():
         next=request.values.get("next", ""),
     )
     response = make_response(response, status)
+    if status == 429:
+        response.headers["Retry-After"] = str(math.ceil(wait))
     response.set_cookie(
-        LOGIN_COOKIE, form_token, httponly=True, samesite="Strict", secure=request.is_secure,
+        LOGIN_COOKIE, form_token, httponly=True, samesite="Strict", secure=secure_cookies(),
         path=_cookie_path(),
     )  # fmt: skip
     return response
@@ -164,5 +182,7 @@ def logout():
         logins.end(connection, request.cookies.get(COOKIE, ""))
         audit.record(connection, g.login.name, audit.LOGOUT)
     response = redirect(url_for("review.login"))
-    response.delete_cookie(COOKIE, path=_cookie_path())
+    response.delete_cookie(
+        COOKIE, path=_cookie_path(), secure=secure_cookies(), httponly=True, samesite="Strict"
+    )
     return response

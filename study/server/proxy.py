@@ -1,0 +1,53 @@
+"""Running behind a reverse proxy that terminates TLS (nginx, Caddy, a cloud load balancer).
+
+Behind a proxy every request arrives from the proxy's address over plain HTTP, so the server
+would see one client (the per-address login throttle of the reviewers' workspace would throttle
+everyone together) and no TLS (cookies would not get their Secure flag). werkzeug's `ProxyFix`
+takes the client's address, scheme, host and port from the proxy's X-Forwarded-For, -Proto,
+-Host and -Port headers instead, but only when told how many proxies to trust: a client talking
+to the server directly could otherwise send those headers itself, pick any address and escape
+the throttle. So it is off unless configured, with environment variables (they describe the
+deployment, not the study, so they are not in study.toml):
+
+- `STUDY_TRUSTED_PROXIES=N`: N proxies in front of the server set X-Forwarded-* (usually 1);
+  0 or unset trusts none.
+- `STUDY_SECURE_COOKIES=1`: always mark cookies Secure (for a proxy that serves https but does
+  not send X-Forwarded-Proto). Without it, cookies are Secure when the request came over https.
+"""
+
+from __future__ import annotations
+
+import os
+
+from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+TRUSTED_PROXIES = "STUDY_TRUSTED_PROXIES"
+SECURE_COOKIES = "STUDY_SECURE_COOKIES"
+
+
+class ProxyConfigError(ValueError):
+    pass
+
+
+def trusted_proxies() -> int:
+    value = os.environ.get(TRUSTED_PROXIES, "").strip() or "0"
+    if not value.isdigit() or int(value) > 10:
+        raise ProxyConfigError(
+            f"{TRUSTED_PROXIES}={value!r}: give the number of reverse proxies in front of the "
+            "server, 0 to 10 (usually 1), or leave it unset."
+        )
+    return int(value)
+
+
+def secure_cookies_forced() -> bool:
+    return os.environ.get(SECURE_COOKIES, "").strip().lower() in ("1", "true", "yes")
+
+
+def behind_proxies(app: Flask) -> Flask:
+    """Trust X-Forwarded-* from `STUDY_TRUSTED_PROXIES` proxies, if set; returns `app`."""
+    hops = trusted_proxies()
+    if hops:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops, x_port=hops)
+    app.config["STUDY_TRUSTED_PROXIES"] = hops
+    return app

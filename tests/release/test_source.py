@@ -1,0 +1,106 @@
+"""Source CSV files as spreadsheets and people write them: a byte-order mark, long answers,
+bad bytes and ragged rows are read or reported with the file and line, never a traceback."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+from click.testing import CliRunner
+
+from study.release.build import build_release
+from study.release.cli import release
+from study.release.source import SourceError, open_source
+from study.release.verify import verify
+from tests.release.conftest import SMALLEST, copy_source, released
+
+OTHER = "88daaed513824fbd9c77746eec7862d9"
+
+
+@pytest.fixture
+def source(tmp_path):
+    return copy_source(tmp_path / "coauthor", [SMALLEST, OTHER])
+
+
+def build(source, key, tmp_path):
+    return CliRunner().invoke(
+        release,
+        ["build", str(source), "--version", "1.0.0", "--out", str(tmp_path / "out"),
+         "--key", str(key.path), "-j", "1"],
+    )  # fmt: skip
+
+
+def released_metadata(result) -> list[dict]:
+    with open(result.directory / "metadata.csv", newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_an_excel_csv_with_a_byte_order_mark_keeps_its_first_column(source, key, tmp_path):
+    metadata = source / "metadata.csv"
+    metadata.write_bytes(b"\xef\xbb\xbf" + metadata.read_bytes())
+    (source / "survey.csv").write_bytes(
+        b"\xef\xbb\xbfsession_id,ownership\r\n" + SMALLEST.encode() + b",6\r\n"
+    )
+    result = build_release(source, version="1.0.0", out=tmp_path / "out", key_path=key.path,
+                           processes=1)  # fmt: skip
+    rows = released_metadata(result)
+    assert rows[0]["timestamp"] and all(row["timestamp"] for row in rows)
+    survey = (result.directory / "survey.csv").read_text(encoding="utf-8")
+    assert survey.startswith("session_id,ownership\n") and f"{released(key, SMALLEST)},6" in survey
+
+
+def test_a_survey_answer_over_128_kb_is_released_whole(source, key, tmp_path):
+    answer = "I liked writing with the machine. " * 6000  # 204 KB
+    with open(source / "survey.csv", "w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([["session_id", "comments"], [SMALLEST, answer]])
+    result = build_release(source, version="1.0.0", out=tmp_path / "out", key_path=key.path,
+                           processes=1)  # fmt: skip
+    with open(result.directory / "survey.csv", newline="", encoding="utf-8") as handle:
+        csv.field_size_limit(1 << 24)
+        (row,) = list(csv.DictReader(handle))
+    assert row["comments"] == answer
+    assert verify(result.directory).ok
+
+
+@pytest.mark.parametrize(
+    "name, damage, expected",
+    [
+        ("metadata.csv", lambda data: data.replace(b"isolation", b"iso\xfflation", 1),
+         "metadata.csv line {line}: byte 0xff is not UTF-8"),
+        ("metadata.csv", lambda data: data.rstrip(b"\n") + b"\n7/1/2021,AONLY\n",
+         "metadata.csv line 4: 2 field(s) where the header has"),
+        ("survey.csv", lambda data: b"session_id,comments\n" + SMALLEST.encode() + b',"open\n',
+         "survey.csv line 2: unexpected end of data"),
+    ],
+)  # fmt: skip
+def test_a_damaged_csv_is_reported_with_its_file_and_line(source, key, tmp_path, name, damage,
+                                                          expected):  # fmt: skip
+    path = source / name
+    data = path.read_bytes() if path.exists() else b""
+    damaged = damage(data)
+    path.write_bytes(damaged)
+    line = damaged[: damaged.find(b"\xff")].count(b"\n") + 1
+    result = build(source, key, tmp_path)
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert str(path) in result.output
+    assert expected.format(line=line) in result.output
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_a_cell_beyond_the_limit_names_its_line(source, tmp_path):
+    with open(source / "survey.csv", "w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([["session_id", "comments"], [OTHER, "ok"],
+                                      [SMALLEST, "x" * (17 * 1024 * 1024)]])  # fmt: skip
+    with pytest.raises(SourceError, match=r"survey.csv line 3: a cell is longer than 16 MB"):
+        open_source(source, tmp_path)
+
+
+def test_a_session_log_with_bytes_that_are_not_utf8_is_named_with_its_line(source, key, tmp_path):
+    path = source / "sessions" / f"{SMALLEST}.jsonl"
+    lines = path.read_bytes().split(b"\n")
+    lines[49] = lines[49].replace(b'"eventName"', b'"event\xffName"', 1)
+    path.write_bytes(b"\n".join(lines))
+    result = build(source, key, tmp_path)
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert f"{path} line 50: is not valid JSON" in result.output
+    assert f"--exclude {SMALLEST}" in result.output
