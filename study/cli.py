@@ -92,18 +92,22 @@ def _safe_url(study) -> str:
 def status(directory: str) -> None:
     """How the study in DIRECTORY is going: sessions, conditions, events, suggestions."""
     from study.store import create_tables, make_engine, reading
-    from study.store.sessions import STAGES
+    from study.store.sessions import stages_for
     from study.store.summary import summarize
 
     study = _load(directory)
     engine = make_engine(study.database_url)
     create_tables(engine)
+    from study.export.surveys import counts as survey_counts
+
     with reading(engine) as connection:
         summary = summarize(connection)
+        surveys = survey_counts(connection)
     engine.dispose()
     total = sum(summary.stages.values())
     click.echo(f"Study '{study.name}' ({_safe_url(study)})")
-    by_stage = ", ".join(f"{stage} {summary.stages[stage]}" for stage in STAGES if summary.stages[stage])
+    stages = stages_for(study.paradigm)
+    by_stage = ", ".join(f"{stage} {summary.stages[stage]}" for stage in stages if summary.stages[stage])
     click.echo(f"Sessions: {total}" + (f" ({by_stage})" if by_stage else ""))
     click.echo("Conditions: " + ", ".join(f"{c.name} {summary.conditions[c.name]}" for c in study.conditions))
     click.echo(f"Events stored: {summary.events}")
@@ -119,6 +123,12 @@ def status(directory: str) -> None:
     if summary.median_latency_ms is not None:
         line += f", median latency {summary.median_latency_ms:.0f} ms"
     click.echo(line)
+    if study.surveys:
+        click.echo("Surveys (submitted, in progress): " + ", ".join(
+            f"{s.name} {surveys.get(s.name, (0, 0))[0]}"
+            + (f" (+{surveys[s.name][1]})" if surveys.get(s.name, (0, 0))[1] else "")
+            for s in study.surveys
+        ))  # fmt: skip
 
 
 @main.command()
