@@ -27,21 +27,31 @@ def main() -> None:
 
 @main.command()
 @click.argument("directory", type=click.Path(file_okay=False))
-def init(directory: str) -> None:
-    """Create DIRECTORY/study.toml: a ready CoAuthor study (20 prompts, 4 conditions)."""
+@click.option("--paradigm", type=click.Choice(["writing", "chat"]), default="writing", show_default=True,
+              help="writing: CoAuthor's editor; chat: CollabLLM's chat document-creation study.")
+def init(directory: str, paradigm: str) -> None:
+    """Create DIRECTORY/study.toml: a ready CoAuthor study (20 prompts, 4 conditions), or with
+    --paradigm chat a CollabLLM chat study (3 document types, 3 anonymous assistants)."""
     target = Path(directory)
     if (target / study_config.CONFIG_NAME).exists():
         raise click.ClickException(
             f"{target / study_config.CONFIG_NAME} already exists; choose another folder "
             "or delete it first."
         )
-    write_study_files(target)
+    write_study_files(target, paradigm=paradigm)
     click.echo(f"Created {target / study_config.CONFIG_NAME}. Serve it with: study serve {target}")
 
 
-def write_study_files(target: Path, *, replacements: dict[str, str] | None = None) -> None:
+def write_study_files(
+    target: Path, *, replacements: dict[str, str] | None = None, paradigm: str = "writing"
+) -> None:
+    """The files of a new study; a chat study's study.toml and instructions come from
+    templates/chat/init/ (README, "Chat study"), the rest from templates/init/."""
     target.mkdir(parents=True, exist_ok=True)
-    for source in sorted((templates_dir() / "init").iterdir()):
+    sources = {p.name: p for p in (templates_dir() / "init").iterdir()}
+    if paradigm == "chat":
+        sources.update({p.name: p for p in (templates_dir() / "chat" / "init").iterdir()})
+    for source in sorted(sources.values(), key=lambda p: p.name):
         destination = target / source.name
         if destination.exists():
             continue
@@ -141,7 +151,9 @@ def status(directory: str) -> None:
               help="The local model behind the suggestions.")
 @click.option("--min-seconds", default=60, show_default=True, type=int,
               help="Minimum writing time in the demo (the paper used 600).")
-def demo(directory: str, host: str, port: int, backend: str, min_seconds: int) -> None:
+@click.option("--paradigm", type=click.Choice(["writing", "chat"]), default="writing", show_default=True,
+              help="chat: CollabLLM's chat document-creation study against the local model.")
+def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, paradigm: str) -> None:
     """Start a ready local study with a local model: no API key, no network."""
     from dataclasses import replace
 
@@ -149,6 +161,8 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int) -
     from study.lm.server import serve_in_thread
     from study.server import create_app
 
+    if paradigm == "chat" and directory == "demo-study":
+        directory = "demo-chat-study"  # the writing demo's folder keeps its own study.toml
     if backend == "auto":
         backend = "smollm2" if smollm2.available() else "deterministic"
     if backend == "smollm2":
@@ -162,7 +176,8 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int) -
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     base_url, _stop = serve_in_thread(model)
     write_study_files(
-        Path(directory), replacements={"min_seconds = 600": f"min_seconds = {min_seconds}"}
+        Path(directory), replacements={"min_seconds = 600": f"min_seconds = {min_seconds}"},
+        paradigm=paradigm,
     )
     study = _load(directory)
     # The demo always talks to its own local model, whatever the folder's study.toml says.

@@ -1,8 +1,9 @@
 """The chat page's API (study/static/chat.js).
 
 GET  /api/sessions/<id>/chat/state
-  -> {"messages": [{"seq", "role", "content"}], "exchanges", "owed": [{"survey", "occasion"}],
-      "document", "next_seq"}: what a reloaded page (or one whose server restarted) needs.
+  -> {"messages": [{"seq", "role", "content"}], "pending_client_id", "exchanges",
+      "owed": [{"survey", "occasion"}], "document", "next_seq"}: what a reloaded page (or one
+      whose server restarted) needs.
 POST /api/sessions/<id>/chat/messages {"client_id": "...", "content": "..."}
   -> 200 {"user": {...}, "assistant": {...}, "exchanges", "owed"}
   -> 409 {"error", "owed"} while a blocking in-session survey is due
@@ -58,8 +59,12 @@ def state(session_id):
         owed = owed_surveys(connection, session)
         document, next_seq = chat_store.document_from_events(connection, session_id)
         stored = event_store.stored_seqs(connection, session_id, chat_events)
+    unanswered = history[-1] if history and history[-1]["role"] == "user" else None
     return jsonify(
         messages=[_public(m) for m in history],
+        # A message stored without its reply (the server died while the model answered): the
+        # page sends it again under this id and gets the reply, not a second copy.
+        pending_client_id=unanswered["client_id"] if unanswered else None,
         exchanges=chat_store.exchanges(history),
         owed=_owed_json(owed),
         document=document,
