@@ -191,16 +191,30 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
 
 @main.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["coauthor"]), default="coauthor",
-              show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["coauthor", "chat"]), default="coauthor",
+              show_default=True, help="coauthor: the 2021 release format; chat: conversations.jsonl.")
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Output folder.")
 @click.option("--all", "include_unfinished", is_flag=True,
               help="Also export sessions whose writer has not finished writing.")
 def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None:
-    """Export sessions as OUT/<session_id>.jsonl and OUT/metadata.csv."""
+    """Export sessions as OUT/<session_id>.jsonl and OUT/metadata.csv (--format chat: a chat
+    study's OUT/conversations.jsonl), with OUT/survey.csv and OUT/surveys.json."""
     from study.export.coauthor import export_study
 
-    summary = export_study(_load(directory), Path(out), include_unfinished=include_unfinished)
+    if fmt == "chat":
+        from study.chat.export import export_chat
+
+        try:
+            result = export_chat(_load(directory), Path(out), include_unfinished=include_unfinished)
+        except ValueError as error:
+            raise click.ClickException(str(error)) from None
+        click.echo(f"Exported {result.conversations} conversations ({result.messages} messages) to {out}")
+        return
+
+    study = _load(directory)
+    if study.paradigm == "chat":
+        raise click.ClickException(f"{directory} is a chat study; export it with --format chat")
+    summary = export_study(study, Path(out), include_unfinished=include_unfinished)
     click.echo(
         f"Exported {summary.sessions} sessions ({summary.events} events) to {out}"
         + (f"; skipped {summary.skipped} without events" if summary.skipped else "")

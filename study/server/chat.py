@@ -130,7 +130,11 @@ def prewriting(session_id, session):
                 for item in survey.items if item.id in answers
             ]  # fmt: skip
             with writing(engine()) as connection:
-                chat_store.update_chat(connection, session_id, prewriting=record, prewriting_at=time.time())
+                # Step 3 starts now (the interaction duration's start, spec B3 [I]).
+                now = time.time()
+                chat_store.update_chat(
+                    connection, session_id, prewriting=record, prewriting_at=now, chat_started_at=now
+                )
             return redirect(stage_url(_advance(session_id, "prewriting", writing_started_at=time.time())))
     items = render_items(survey, 1, answers, "document")
     return render_template(
