@@ -109,10 +109,12 @@ def status(directory: str) -> None:
     engine = make_engine(study.database_url)
     create_tables(engine)
     from study.export.surveys import counts as survey_counts
+    from study.store.chat import totals as chat_totals
 
     with reading(engine) as connection:
         summary = summarize(connection)
         surveys = survey_counts(connection)
+        chat = chat_totals(connection) if study.paradigm == "chat" else None
     engine.dispose()
     total = sum(summary.stages.values())
     click.echo(f"Study '{study.name}' ({_safe_url(study)})")
@@ -121,6 +123,11 @@ def status(directory: str) -> None:
     click.echo(f"Sessions: {total}" + (f" ({by_stage})" if by_stage else ""))
     click.echo("Conditions: " + ", ".join(f"{c.name} {summary.conditions[c.name]}" for c in study.conditions))
     click.echo(f"Events stored: {summary.events}")
+    if chat is not None:
+        click.echo(
+            f"Chat: {chat['sessions']} conversations, {chat['exchanges']} exchanges, "
+            f"{chat['events']} page events stored"
+        )
     if summary.sessions_with_lost_events:
         click.echo(
             f"Sessions whose browser lost events before they were stored: "

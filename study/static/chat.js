@@ -144,15 +144,22 @@
         busy = true;
         continue;
       }
+      const modelFailed = response.status === 502 || response.status === 504;
+      if (!modelFailed) {
+        // Not stored (a rating is due, or the message was refused): give the text back.
+        inFlight = null;
+        ui.input.value = message.content;
+        outbox.save();
+      }
       if (response.status === 409 && answer.owed) {
         owed = answer.owed;
         refresh();
         openOwed();
-        return; // the message stays in the input box; it is sent after the rating
+        return; // sent again by the participant after the rating
       }
-      // The model failed (502/504) or the request was refused: say so; the same id retries.
+      // The model failed (502/504: the same id retries) or the request was refused: say so.
       log("chat-fail", "api", { detail: String(answer.error || response.status).slice(0, 500) });
-      showError(`The assistant did not answer: ${answer.error || response.status}`, response.status === 502 || response.status === 504);
+      showError(`The assistant did not answer: ${answer.error || response.status}`, modelFailed);
       refresh();
       return;
     }

@@ -115,3 +115,14 @@ def document_from_events(connection: Connection, session_id: str) -> tuple[str, 
                 break
         expected += 1
     return from_units(text), expected
+
+
+def totals(connection: Connection) -> dict[str, int]:
+    """For `study status`: chat sessions, exchanges (assistant replies) and page events."""
+    return {
+        "sessions": connection.execute(select(func.count()).select_from(chat_sessions)).scalar_one(),
+        "exchanges": connection.execute(
+            select(func.count()).select_from(chat_messages).where(chat_messages.c.role == "assistant")
+        ).scalar_one(),
+        "events": connection.execute(select(func.count()).select_from(chat_events)).scalar_one(),
+    }

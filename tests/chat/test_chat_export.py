@@ -36,6 +36,10 @@ def test_export_and_curate_a_chat_study(chat_client, chat_folder, tmp_path):
     assert chat_client.post(f"/s/{done}/survey", data=FINAL).location.endswith("/complete")
     unfinished = _conversation(chat_client, "b", exchanges=2)
 
+    status = CliRunner().invoke(study_cli, ["status", str(chat_folder)]).output
+    assert "Chat: 2 conversations, 10 exchanges, 4 page events stored" in status
+    assert "Surveys (submitted, in progress): periodic 2, final 1" in status
+
     out = tmp_path / "out"
     result = CliRunner().invoke(study_cli, ["export", str(chat_folder), "--format", "chat", "--out", str(out)])
     assert result.exit_code == 0 and "Exported 1 conversations (16 messages)" in result.output
