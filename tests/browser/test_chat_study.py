@@ -133,3 +133,36 @@ def test_a_killed_server_mid_conversation_loses_nothing(page, chat_dir, model_ur
     ]
     assert replayed == "First line of my draft. Written while the server was down."
     assert stored == list(range(len(stored))) and next_seq == len(stored)  # no gaps, no duplicates
+
+
+def test_a_model_that_fails_keeps_the_message_and_try_again_gets_the_reply(page, chat_dir):
+    from dataclasses import replace
+
+    from study import config
+    from study.lm.backends import DeterministicBackend
+    from study.lm.server import serve_in_thread
+    from tests.browser.conftest import free_port
+
+    model_port = free_port()  # nothing listens here yet: every call fails
+    study = config.load(chat_dir)
+    study = replace(study, suggestions=replace(study.suggestions, endpoint=f"http://127.0.0.1:{model_port}/v1"))
+    server, thread = _serve_in_thread(study)
+    stop_model = None
+    try:
+        start_chat(page, f"http://127.0.0.1:{server.port}")
+        page.get_by_test_id("chat-input").fill("Are you there?")
+        page.get_by_test_id("chat-send").click()
+        expect(page.get_by_test_id("chat-error")).to_contain_text("cannot reach the model endpoint")
+        expect(page.get_by_test_id("chat-retry")).to_be_visible()
+        expect(page.get_by_test_id("chat-send")).to_be_disabled()  # the kept message goes first
+        _, stop_model = serve_in_thread(DeterministicBackend(), port=model_port)
+        page.get_by_test_id("chat-retry").click()
+        expect(page.get_by_test_id("exchange-count")).to_have_text("1 of 8 exchanges")
+        expect(page.get_by_test_id("chat-message")).to_have_count(2)
+        expect(page.get_by_test_id("chat-error")).to_be_hidden()
+    finally:
+        if stop_model:
+            stop_model()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
