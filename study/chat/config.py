@@ -65,6 +65,17 @@ class ChatSettings:
     max_message_chars: int = 4000
     max_tokens: int = 512
     notice: str = ""
+    # Read on every chat page (spec C6.1: an operator notice "that can be edited live").
+    notice_file: Path | None = None
+
+    def current_notice(self) -> str:
+        """The notice file's text when there is one (read now), else `notice`."""
+        if self.notice_file is not None:
+            try:
+                return self.notice_file.read_text(encoding="utf-8").strip()
+            except OSError:
+                return self.notice  # being rewritten, or removed: fall back, never fail the page
+        return self.notice
 
     def document_type(self, name: str) -> DocumentType:
         return next(t for t in self.document_types if t.name == name)
@@ -118,6 +129,8 @@ def load_chat(data: dict, directory: Path, source: Path) -> ChatSettings | None:
     }  # fmt: skip
     if "target_words" in table:
         keys["target_words"] = tuple(table["target_words"])
+    if table.get("notice_file"):
+        keys["notice_file"] = directory / table["notice_file"]
     return ChatSettings(document_types=types, intents=intents, **keys)
 
 

@@ -33,7 +33,7 @@ from study.survey.definition import from_mapping
 
 blueprint = Blueprint("chat", __name__)
 
-OWN_QUESTIONS = 3  # blank "your own question" rows on the pre-writing page (App. E: "Add New Question")
+OWN_QUESTIONS = 5  # rows for the participant's own questions (App. E: "Add New Question")
 
 
 def owed_surveys(connection, session: dict) -> list:

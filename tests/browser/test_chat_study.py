@@ -166,3 +166,38 @@ def test_a_model_that_fails_keeps_the_message_and_try_again_gets_the_reply(page,
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+def test_prewriting_questions_can_be_removed_and_added(page, chat_server):
+    from tests.browser.chat_participant import NOTE
+
+    url, study = chat_server
+    page.goto(f"{url}/task?access_code=notes")
+    page.get_by_test_id("consent").check()
+    page.get_by_test_id("next").click()
+    page.get_by_test_id("next").click()
+    page.get_by_test_id("intent-option").first.check()
+    page.get_by_test_id("next").click()
+    page.wait_for_url("**/prewriting")
+    expect(page.get_by_test_id("own-question")).to_have_count(5)
+    expect(page.locator("[data-own-row]:visible")).to_have_count(0)
+    first = page.locator("fieldset[data-question=q1]")
+    first.locator("textarea").fill("This will be removed before sending it anyway.")
+    first.get_by_test_id("remove-question").click()
+    expect(first).to_be_hidden()
+    for n in range(2, 7):
+        page.locator(f"fieldset[data-question=q{n}] textarea").fill(NOTE)
+    page.get_by_test_id("next").click()  # five answers: one too few
+    expect(page.get_by_test_id("prewriting-error")).to_contain_text("you have 5")
+    page.get_by_test_id("add-question").click()
+    page.get_by_test_id("own-question").first.fill("Who will read it?")
+    page.locator("fieldset[data-question=own1] textarea").fill(NOTE)
+    page.get_by_test_id("next").click()
+    page.wait_for_url("**/chat")
+    session_id = page.url.rstrip("/").split("/")[-2]
+    engine = make_engine(study.database_url)
+    with reading(engine) as connection:
+        notes = chat_store.get(connection, session_id)["prewriting"]
+    engine.dispose()
+    assert len(notes) == 6 and notes[-1] == {"question": "Who will read it?", "answer": NOTE, "added": True}
+    assert all("removed" not in note["answer"] for note in notes)

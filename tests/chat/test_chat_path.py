@@ -155,3 +155,20 @@ def test_assistants_and_document_types_are_balanced(chat_client, chat_app):
     assert Counter(s["condition"] for s in sessions) == {"base": 3, "proactive-base": 3, "collabllm": 3}
     for condition in ("base", "proactive-base", "collabllm"):
         assert len({types[s["session_id"]] for s in sessions if s["condition"] == condition}) == 3
+
+
+def test_the_operator_notice_can_be_edited_while_the_study_runs(chat_folder, model_url):
+    from study import config
+
+    toml = chat_folder / "study.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace('notice_file = ""', 'notice_file = "notice.txt"'), encoding="utf-8")
+    (chat_folder / "notice.txt").write_text("AI generation is sped up 10x today.", encoding="utf-8")
+    study = config.load(chat_folder)
+    client = create_app(replace(study, suggestions=replace(study.suggestions, endpoint=model_url))).test_client()
+    session_id = start_chat(client)
+    choose_intent(client, session_id)
+    prewrite(client, session_id)
+    assert "AI generation is sped up 10x today." in client.get(f"/s/{session_id}/chat").data.decode()
+    (chat_folder / "notice.txt").write_text("Heavy traffic: replies may be slow.", encoding="utf-8")
+    page = client.get(f"/s/{session_id}/chat").data.decode()
+    assert "Heavy traffic: replies may be slow." in page and "10x" not in page
