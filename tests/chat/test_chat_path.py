@@ -172,3 +172,24 @@ def test_the_operator_notice_can_be_edited_while_the_study_runs(chat_folder, mod
     (chat_folder / "notice.txt").write_text("Heavy traffic: replies may be slow.", encoding="utf-8")
     page = client.get(f"/s/{session_id}/chat").data.decode()
     assert "Heavy traffic: replies may be slow." in page and "10x" not in page
+
+
+def test_an_assigned_intent_from_an_inline_bank_skips_the_choice(chat_folder, model_url):
+    from study import config
+
+    toml = chat_folder / "study.toml"
+    text = toml.read_text(encoding="utf-8").replace('intent_selection = "choose"', 'intent_selection = "assign"')
+    text = text.replace('intent_bank = ""', 'intent_bank = ""\nintents = [\n' + ",\n".join(
+        f'  {{ type = "{t}", index = 7, title = "Only {t}", description = "The one {t} intent.", '
+        f'questions = ["What is it about?"] }}'
+        for t in ("blog_post", "creative_writing", "personal_statement")
+    ) + "\n]")  # fmt: skip
+    toml.write_text(text, encoding="utf-8")
+    study = config.load(chat_folder)
+    client = create_app(replace(study, suggestions=replace(study.suggestions, endpoint=model_url))).test_client()
+    session_id = start_chat(client)
+    response = client.get(f"/s/{session_id}/intent")
+    assert response.location == f"/s/{session_id}/prewriting"
+    page = client.get(response.location).data.decode()
+    assert re.search(r'data-testid="intent">Only (blog_post|creative_writing|personal_statement)<', page)
+    assert "What is it about?" in page
