@@ -49,7 +49,10 @@ def stage_page(session: dict, stage: str, finish: Callable[[dict], str]):
     answers: dict = {}
     if pending is not None and request.method == "POST":
         page, earlier = (row["page"], row["answers"]) if row else (1, {})
-        form = {key: request.form.getlist(key) for key in request.form}
+        sent_for = (request.form.get("_survey"), request.form.get("_page"))
+        if sent_for != (None, None) and sent_for != (pending.name, str(page)):
+            return redirect(request.path)  # a stale page (another tab, the back button): show the current one
+        form = {key: request.form.getlist(key) for key in request.form if not key.startswith("_")}
         answers, errors = check_page(pending, page, _single(form, pending), earlier)
         if not errors:
             with writing(engine()) as connection:

@@ -95,6 +95,8 @@ def test_a_before_writing_survey_comes_page_by_page_and_survives_a_reload(survey
     assert response.location == f"/s/{session_id}/presurvey"
     page = client.get(f"/s/{session_id}/presurvey").data.decode()  # a reload: page 2, page 1 kept
     assert "Page 2 of 2" in page and "Which languages" in page
+    stale = {"_survey": "background", "_page": "1", "writes_often": "No"}  # page 1 again, from another tab
+    assert client.post(f"/s/{session_id}/presurvey", data=stale).location == f"/s/{session_id}/presurvey"
     response = client.post(f"/s/{session_id}/presurvey", data={"languages": ["English", "Other"]})
     assert response.location == f"/s/{session_id}/prompt"
     with reading(app.extensions["study.engine"]) as connection:
