@@ -27,21 +27,31 @@ def main() -> None:
 
 @main.command()
 @click.argument("directory", type=click.Path(file_okay=False))
-def init(directory: str) -> None:
-    """Create DIRECTORY/study.toml: a ready CoAuthor study (20 prompts, 4 conditions)."""
+@click.option("--paradigm", type=click.Choice(["writing", "chat"]), default="writing", show_default=True,
+              help="writing: CoAuthor's editor; chat: CollabLLM's chat document-creation study.")
+def init(directory: str, paradigm: str) -> None:
+    """Create DIRECTORY/study.toml: a ready CoAuthor study (20 prompts, 4 conditions), or with
+    --paradigm chat a CollabLLM chat study (3 document types, 3 anonymous assistants)."""
     target = Path(directory)
     if (target / study_config.CONFIG_NAME).exists():
         raise click.ClickException(
             f"{target / study_config.CONFIG_NAME} already exists; choose another folder "
             "or delete it first."
         )
-    write_study_files(target)
+    write_study_files(target, paradigm=paradigm)
     click.echo(f"Created {target / study_config.CONFIG_NAME}. Serve it with: study serve {target}")
 
 
-def write_study_files(target: Path, *, replacements: dict[str, str] | None = None) -> None:
+def write_study_files(
+    target: Path, *, replacements: dict[str, str] | None = None, paradigm: str = "writing"
+) -> None:
+    """The files of a new study; a chat study's study.toml and instructions come from
+    templates/chat/init/ (README, "Chat study"), the rest from templates/init/."""
     target.mkdir(parents=True, exist_ok=True)
-    for source in sorted((templates_dir() / "init").iterdir()):
+    sources = {p.name: p for p in (templates_dir() / "init").iterdir()}
+    if paradigm == "chat":
+        sources.update({p.name: p for p in (templates_dir() / "chat" / "init").iterdir()})
+    for source in sorted(sources.values(), key=lambda p: p.name):
         destination = target / source.name
         if destination.exists():
             continue
@@ -98,21 +108,32 @@ def _safe_url(study) -> str:
 def status(directory: str) -> None:
     """How the study in DIRECTORY is going: sessions, conditions, events, suggestions."""
     from study.store import create_tables, make_engine, reading
-    from study.store.sessions import STAGES
+    from study.store.sessions import stages_for
     from study.store.summary import summarize
 
     study = _load(directory)
     engine = make_engine(study.database_url)
     create_tables(engine)
+    from study.export.surveys import counts as survey_counts
+    from study.store.chat import totals as chat_totals
+
     with reading(engine) as connection:
         summary = summarize(connection)
+        surveys = survey_counts(connection)
+        chat = chat_totals(connection) if study.paradigm == "chat" else None
     engine.dispose()
     total = sum(summary.stages.values())
     click.echo(f"Study '{study.name}' ({_safe_url(study)})")
-    by_stage = ", ".join(f"{stage} {summary.stages[stage]}" for stage in STAGES if summary.stages[stage])
+    stages = stages_for(study.paradigm)
+    by_stage = ", ".join(f"{stage} {summary.stages[stage]}" for stage in stages if summary.stages[stage])
     click.echo(f"Sessions: {total}" + (f" ({by_stage})" if by_stage else ""))
     click.echo("Conditions: " + ", ".join(f"{c.name} {summary.conditions[c.name]}" for c in study.conditions))
     click.echo(f"Events stored: {summary.events}")
+    if chat is not None:
+        click.echo(
+            f"Chat: {chat['sessions']} conversations, {chat['exchanges']} exchanges, "
+            f"{chat['events']} page events stored"
+        )
     if summary.sessions_with_lost_events:
         click.echo(
             f"Sessions whose browser lost events before they were stored: "
@@ -125,6 +146,12 @@ def status(directory: str) -> None:
     if summary.median_latency_ms is not None:
         line += f", median latency {summary.median_latency_ms:.0f} ms"
     click.echo(line)
+    if study.surveys:
+        click.echo("Surveys (submitted, in progress): " + ", ".join(
+            f"{s.name} {surveys.get(s.name, (0, 0))[0]}"
+            + (f" (+{surveys[s.name][1]})" if surveys.get(s.name, (0, 0))[1] else "")
+            for s in study.surveys
+        ))  # fmt: skip
 
 
 @main.command()
@@ -137,7 +164,9 @@ def status(directory: str) -> None:
               help="The local model behind the suggestions.")
 @click.option("--min-seconds", default=60, show_default=True, type=int,
               help="Minimum writing time in the demo (the paper used 600).")
-def demo(directory: str, host: str, port: int, backend: str, min_seconds: int) -> None:
+@click.option("--paradigm", type=click.Choice(["writing", "chat"]), default="writing", show_default=True,
+              help="chat: CollabLLM's chat document-creation study against the local model.")
+def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, paradigm: str) -> None:
     """Start a ready local study with a local model: no API key, no network."""
     from dataclasses import replace
 
@@ -145,6 +174,8 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int) -
     from study.lm.server import serve_in_thread
     from study.server import create_app
 
+    if paradigm == "chat" and directory == "demo-study":
+        directory = "demo-chat-study"  # the writing demo's folder keeps its own study.toml
     if backend == "auto":
         backend = "smollm2" if smollm2.available() else "deterministic"
     if backend == "smollm2":
@@ -158,7 +189,8 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int) -
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     base_url, _stop = serve_in_thread(model)
     write_study_files(
-        Path(directory), replacements={"min_seconds = 600": f"min_seconds = {min_seconds}"}
+        Path(directory), replacements={"min_seconds = 600": f"min_seconds = {min_seconds}"},
+        paradigm=paradigm,
     )
     study = _load(directory)
     # The demo always talks to its own local model, whatever the folder's study.toml says.
@@ -172,16 +204,30 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int) -
 
 @main.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["coauthor"]), default="coauthor",
-              show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["coauthor", "chat"]), default="coauthor",
+              show_default=True, help="coauthor: the 2021 release format; chat: conversations.jsonl.")
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Output folder.")
 @click.option("--all", "include_unfinished", is_flag=True,
               help="Also export sessions whose writer has not finished writing.")
 def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None:
-    """Export sessions as OUT/<session_id>.jsonl and OUT/metadata.csv."""
+    """Export sessions as OUT/<session_id>.jsonl and OUT/metadata.csv (--format chat: a chat
+    study's OUT/conversations.jsonl), with OUT/survey.csv and OUT/surveys.json."""
     from study.export.coauthor import export_study
 
-    summary = export_study(_load(directory), Path(out), include_unfinished=include_unfinished)
+    if fmt == "chat":
+        from study.chat.export import export_chat
+
+        try:
+            result = export_chat(_load(directory), Path(out), include_unfinished=include_unfinished)
+        except ValueError as error:
+            raise click.ClickException(str(error)) from None
+        click.echo(f"Exported {result.conversations} conversations ({result.messages} messages) to {out}")
+        return
+
+    study = _load(directory)
+    if study.paradigm == "chat":
+        raise click.ClickException(f"{directory} is a chat study; export it with --format chat")
+    summary = export_study(study, Path(out), include_unfinished=include_unfinished)
     click.echo(
         f"Exported {summary.sessions} sessions ({summary.events} events) to {out}"
         + (f"; skipped {summary.skipped} without events" if summary.skipped else "")

@@ -18,6 +18,7 @@ from pathlib import Path
 import jsonschema
 
 from study.paths import schemas_dir, templates_dir
+from study.survey import definition as survey_definition
 
 CONFIG_NAME = "study.toml"
 GENRE_NOUNS = {"creative": "story", "argumentative": "essay"}
@@ -41,6 +42,8 @@ class Condition:
     top_p: float = 1.0
     presence_penalty: float = 0.0
     frequency_penalty: float = 0.0
+    # Chat studies (study.chat): the assistant's system message, e.g. CollabLLM's App. C.3 prompt.
+    system_prompt: str = ""
 
     def controls(self) -> dict[str, str]:
         """The six `current*` control values of the CoAuthor record, as the strings it stores."""
@@ -69,15 +72,6 @@ class Prompt:
     def heading(self) -> str:
         """A one-line label for the prompt list: the title, else the first line."""
         return self.title or self.text.strip().splitlines()[0]
-
-
-@dataclass(frozen=True)
-class SurveyQuestion:
-    id: str
-    text: str
-    type: str
-    options: tuple[str, ...] = ()
-    required: bool = True
 
 
 @dataclass(frozen=True)
@@ -116,13 +110,24 @@ class Study:
     suggestions: SuggestionSettings
     conditions: tuple[Condition, ...]
     prompts: tuple[Prompt, ...]
-    survey: tuple[SurveyQuestion, ...]
+    # The questions of every survey asked on the participant's path (not in-session), in order:
+    # the columns of the survey table a release carries (study.release.source).
+    survey: tuple[survey_definition.Item, ...]
     consent_template: str
     instructions_template: str
     raw: dict = field(repr=False, compare=False, default_factory=dict)
     # Made by `study init` and kept in study.toml: MTurk finds this study's HITs by it (two
     # studies made from the same template share a name, never an id).
     id: str = ""
+    # Every survey, `[[survey]]` first (as "post_session"), then `[[surveys]]` (study.survey).
+    surveys: tuple[survey_definition.Survey, ...] = ()
+    # The chat document-creation study ([chat], study.chat.config), or None for writing studies.
+    chat: object = None
+
+    @property
+    def paradigm(self) -> str:
+        """"chat" when the conditions are chat assistants (CollabLLM), else "writing"."""
+        return "chat" if self.chat is not None else "writing"
 
     def prompt(self, code: str) -> Prompt:
         for prompt in self.prompts:
@@ -164,6 +169,16 @@ def from_mapping(data: dict, directory: Path, source: Path | None = None) -> Stu
     sugg = data.get("suggestions", {})
     texts = data.get("texts", {})
     database = study.get("database") or f"sqlite:///{directory / 'study.db'}"
+    try:
+        surveys = survey_definition.load_surveys(data, directory, source)
+    except survey_definition.SurveyError as error:
+        raise ConfigError(str(error)) from None
+    from study.chat.config import ChatConfigError, load_chat
+
+    try:
+        chat = load_chat(data, directory, source)
+    except ChatConfigError as error:
+        raise ConfigError(str(error)) from None
 
     return Study(
         directory=directory,
@@ -183,12 +198,11 @@ def from_mapping(data: dict, directory: Path, source: Path | None = None) -> Stu
             blocklist=_read_blocklist(directory, sugg.get("blocklist_file", ""), source),
             **({"system_prompt": sugg["system_prompt"]} if "system_prompt" in sugg else {}),
         ),
-        conditions=tuple(Condition(**c) for c in data["conditions"]),
-        prompts=tuple(Prompt(**p) for p in data["prompts"]),
-        survey=tuple(
-            SurveyQuestion(**{**q, "options": tuple(q.get("options", ()))})
-            for q in data.get("survey", [])
-        ),
+        conditions=tuple(Condition(**{"genre": "", **c}) for c in data["conditions"]),
+        prompts=tuple(Prompt(**p) for p in data.get("prompts", [])),
+        survey=tuple(i for s in surveys if s.placement != "in_session" for i in s.items),
+        surveys=surveys,
+        chat=chat,
         consent_template=_read_text(directory, texts.get("consent"), "consent", source),
         instructions_template=_read_text(
             directory, texts.get("instructions"), "instructions", source
@@ -252,7 +266,7 @@ def _key_path(parts) -> str:
 
 def _check_references(data: dict, source: Path) -> None:
     problems = []
-    for section, key in (("conditions", "name"), ("prompts", "code"), ("survey", "id")):
+    for section, key in (("conditions", "name"), ("prompts", "code")):
         seen = set()
         for i, item in enumerate(data.get(section, [])):
             if item[key] in seen:
@@ -261,8 +275,21 @@ def _check_references(data: dict, source: Path) -> None:
                     f"Fix: give every entry of [[{section}]] its own {key}."
                 )
             seen.add(item[key])
-    genres = {c["genre"] for c in data["conditions"]}
-    for i, prompt in enumerate(data["prompts"]):
+    if "chat" in data:
+        return _raise(problems)  # a chat study has document types, not prompts (study.chat.config)
+    if not data.get("prompts"):
+        problems.append(
+            f"{source}: the study has no [[prompts]]. Fix: add at least one [[prompts]] table, "
+            "or a [chat] table for a chat document-creation study."
+        )
+    for i, condition in enumerate(data["conditions"]):
+        if "genre" not in condition:
+            problems.append(
+                f"{source}: conditions[{i}] is missing the key 'genre'. Fix: add it "
+                "(the genre of the prompts this condition serves, e.g. \"creative\")."
+            )
+    genres = {c["genre"] for c in data["conditions"] if "genre" in c}
+    for i, prompt in enumerate(data.get("prompts", [])):
         if prompt["genre"] not in genres:
             problems.append(
                 f"{source}: prompts[{i}].genre: no condition serves genre '{prompt['genre']}'. "
@@ -274,6 +301,10 @@ def _check_references(data: dict, source: Path) -> None:
                 f"{source}: survey[{i}].options: a \"choice\" question needs options. "
                 f'Fix: add options = ["...", "..."].'
             )
+    _raise(problems)
+
+
+def _raise(problems: list[str]) -> None:
     if problems:
         raise ConfigError("\n".join(problems))
 

@@ -53,3 +53,38 @@ def test_demo_serves_the_whole_path_with_suggestions(tmp_path):
         server.terminate()
         output = server.communicate(timeout=10)[0]
     assert "access_code=demo" in output
+
+
+def test_chat_demo_answers_offline_with_the_local_model(tmp_path):
+    port = _free_port()
+    folder = tmp_path / "chat-demo"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "study", "demo", "--paradigm", "chat", "--dir", str(folder),
+         "--port", str(port), "--backend", "deterministic"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", follow_redirects=True, timeout=10) as http:
+            for _ in range(100):
+                try:
+                    if http.get("/healthz").status_code == 200:
+                        break
+                except httpx.TransportError:
+                    time.sleep(0.1)
+            consent_url = str(http.get("/task", params={"access_code": "demo"}).url)
+            http.post(consent_url, data={"consent": "yes"})
+            intent = http.post(consent_url.replace("consent", "instructions"))
+            key = intent.text.split('name="intent" value="')[1].split('"')[0]
+            http.post(str(intent.url), data={"intent": key})
+            note = "I want a warm and honest tone with short paragraphs and one vivid example."
+            chat = http.post(consent_url.replace("consent", "prewriting"), data={f"q{n}": note for n in range(1, 7)})
+            assert 'data-testid="chat-input"' in chat.text
+            session_id = consent_url.split("/")[4]
+            answer = http.post(f"/api/sessions/{session_id}/chat/messages",
+                               json={"client_id": "demo-client-1", "content": "Help me start, please."})
+            assert answer.status_code == 200, answer.text
+            assert answer.json()["assistant"]["content"] and answer.json()["exchanges"] == 1
+        assert "[chat]" in (folder / "study.toml").read_text()
+    finally:
+        server.terminate()
+        server.communicate(timeout=10)

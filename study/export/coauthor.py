@@ -21,6 +21,7 @@ from zoneinfo import ZoneInfo
 from study.config import Study
 from study.curation.formats import CONTROL_KEYS, RELEASE_KEYS
 from study.curation.metadata import official_metadata
+from study.export.surveys import export_surveys
 from study.store import make_engine, reading
 from study.store import events as event_store
 from study.store import sessions as session_store
@@ -60,6 +61,8 @@ def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -
     rows, total_events, skipped = [], 0, 0
     with reading(engine) as connection:
         candidates = session_store.all_sessions(connection, finished_only=not include_unfinished)
+    # Chat sessions have no CoAuthor log; `study export --format chat` writes them.
+    candidates = [s for s in candidates if study.paradigm != "chat"]
     for session in candidates:
         with reading(engine) as connection:
             records = event_store.records(connection, session["session_id"])
@@ -73,13 +76,18 @@ def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -
         )
         total_events += len(release)
         rows.append(_metadata_row(study, session, release))
-    engine.dispose()
 
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=METADATA_COLUMNS, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
     _write_atomically(out / "metadata.csv", buffer.getvalue().encode())
+    # The sessions' survey answers beside them (study.export.surveys).
+    with reading(engine) as connection:
+        files = export_surveys(study, connection, [row["session_id"] for row in rows])
+    engine.dispose()
+    for name, data in files.items():
+        _write_atomically(out / name, data)
     return ExportSummary(sessions=len(rows), events=total_events, skipped=skipped)
 
 

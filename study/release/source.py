@@ -188,6 +188,8 @@ def _cell(value) -> str:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, list):  # a multiple-choice answer (study.survey)
+        return "; ".join(str(v) for v in value)
     return str(value)
 
 
@@ -205,7 +207,7 @@ def _study_info(study: study_config.Study) -> StudyInfo:
         prompts=tuple(
             {"code": p.code, "genre": p.genre, "title": p.heading} for p in study.prompts
         ),
-        survey=tuple({"id": q.id, "text": q.text, "type": q.type} for q in study.survey),
+        survey=tuple({"id": q.id, "text": q.text, "type": q.type_name} for q in study.survey),
         consent_text=_plain_text(_render(study.consent_template, study)),
     )
 

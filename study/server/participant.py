@@ -20,11 +20,12 @@ from markupsafe import Markup
 from study.config import GENRE_NOUNS
 from study.mturk import repeat
 from study.review import rounds
-from study.server import assignment
+from study.server import assignment, surveys
 from study.server.context import engine, session_or_404, study
 from study.store import reading, writing
 from study.store import events as event_store
 from study.store import sessions as session_store
+from study.survey import placement
 
 blueprint = Blueprint("participant", __name__)
 
@@ -32,12 +33,15 @@ PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
 # Clocks and networks differ a little; the browser's timer is authoritative for the writer,
 # the server's only guards against a tampered page.
 MIN_TIME_SLACK_SECONDS = 3
-LIKERT_POINTS = {str(point) for point in range(1, 8)}
-MAX_ANSWER_CHARS = 5000
+
+
+# Stages served by other blueprints (the chat study's steps, study.server.chat).
+STAGE_ENDPOINTS = {"intent": "chat.intent", "prewriting": "chat.prewriting", "chat": "chat.chat_page"}
 
 
 def stage_url(session: dict) -> str:
-    return url_for(f"participant.{session['stage']}", session_id=session["session_id"])
+    endpoint = STAGE_ENDPOINTS.get(session["stage"], f"participant.{session['stage']}")
+    return url_for(endpoint, session_id=session["session_id"])
 
 
 def at_stage(stage: str):
@@ -58,11 +62,15 @@ def at_stage(stage: str):
 
 
 def _advance(session_id: str, from_stage: str, **values) -> dict:
-    stages = session_store.STAGES
+    stages = session_store.stages_for(study().paradigm)
     with writing(engine()) as connection:
         session = session_store.get(connection, session_id)
         if session["stage"] == from_stage:
             values["stage"] = stages[stages.index(from_stage) + 1]
+            if values["stage"] == "presurvey" and not placement.stage_surveys(
+                connection, study().surveys, study().paradigm, session, "presurvey"
+            ):
+                values["stage"] = stages[stages.index("presurvey") + 1]  # nothing to ask first
             session_store.update_session(connection, session_id, **values)
             session = session_store.get(connection, session_id)
     return session
@@ -211,6 +219,13 @@ def instructions(session_id, session):
     )
 
 
+@blueprint.route("/s/<session_id>/presurvey", methods=["GET", "POST"])
+@at_stage("presurvey")
+def presurvey(session_id, session):
+    """Surveys placed before writing (study.survey); with none it passes straight on."""
+    return surveys.stage_page(session, "presurvey", lambda _: stage_url(_advance(session_id, "presurvey")))
+
+
 # -- prompt -----------------------------------------------------------------------------------
 
 
@@ -338,41 +353,20 @@ def evaluation(session_id, session):
 @blueprint.route("/s/<session_id>/survey", methods=["GET", "POST"])
 @at_stage("survey")
 def survey(session_id, session):
-    noun = _noun(session)
-    questions = [
-        {**q.__dict__, "text": q.text.replace("{noun}", noun)} for q in study().survey
-    ]
-    errors: dict[str, str] = {}
-    answers = {}
-    if request.method == "POST":
-        for q in questions:
-            value = request.form.get(q["id"], "").strip()
-            if q["type"] == "likert7" and value and value not in LIKERT_POINTS:
-                errors[q["id"]] = "Choose a point from 1 to 7."
-            elif q["type"] == "choice" and value and value not in q["options"]:
-                errors[q["id"]] = "Choose one of the options."
-            elif q["required"] and not value:
-                errors[q["id"]] = "This question needs an answer."
-            elif len(value) > MAX_ANSWER_CHARS:
-                errors[q["id"]] = f"Please keep this under {MAX_ANSWER_CHARS} characters."
-            answers[q["id"]] = int(value) if q["type"] == "likert7" and value.isdigit() else value
-        if not errors:
-            session = _advance(
+    """The after-session and end-of-study surveys (study.server.surveys), then the code."""
+
+    def finish(answers: dict) -> str:
+        return stage_url(
+            _advance(
                 session_id,
                 "survey",
                 survey=answers,
                 completed_at=time.time(),
                 verification_code=session_store.new_verification_code(),
             )
-            return redirect(stage_url(session))
-    return render_template(
-        "survey.html",
-        study=study(),
-        session=session,
-        questions=questions,
-        errors=errors,
-        answers=answers,
-    )
+        )
+
+    return surveys.stage_page(session, "survey", finish)
 
 
 @blueprint.get("/s/<session_id>/complete")

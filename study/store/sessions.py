@@ -12,8 +12,19 @@ from sqlalchemy import Connection, func, select, update
 
 from study.store.db import sessions
 
-# The participant's path, in order (see study.server.participant).
-STAGES = ("consent", "instructions", "prompt", "writing", "evaluation", "survey", "complete")
+# The participant's path, in order (see study.server.participant). "presurvey" holds the
+# surveys placed before writing (study.survey); with none configured it passes straight on.
+STAGES = (
+    "consent", "instructions", "presurvey", "prompt", "writing", "evaluation", "survey", "complete"
+)
+# The chat document-creation study's path (study.server.chat; CollabLLM App. E steps 1-3).
+CHAT_STAGES = (
+    "consent", "instructions", "presurvey", "intent", "prewriting", "chat", "survey", "complete"
+)
+
+
+def stages_for(paradigm: str) -> tuple[str, ...]:
+    return CHAT_STAGES if paradigm == "chat" else STAGES
 
 # Verification codes avoid look-alike characters (0/O, 1/I/L) because workers type them.
 _CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"

@@ -1,0 +1,68 @@
+"""The assistant's reply in a chat study: the conversation in, one message out.
+
+It uses the suggestion engine's OpenAI client (`study.suggest.engine`): the same endpoint
+settings, key handling and error wording, so a chat study points `[suggestions] endpoint` at
+OpenAI, vLLM or `study lm serve` alike. Each condition (assistant) has its own model, decoding
+and system prompt (CollabLLM's Base, Proactive Base and CollabLLM arms differ only there).
+The participant's pre-writing answers are never part of the conversation (App. E: "the AI has
+no access to them"). `reply` never raises: failures become `Reply.error`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import openai
+
+from study.config import Condition, SuggestionSettings
+from study.suggest.engine import _client, _describe, _redact
+
+
+@dataclass
+class Reply:
+    text: str
+    latency_ms: float
+    error: str | None = None
+    timed_out: bool = False
+    parameters: dict = field(default_factory=dict)
+    finish_reason: str | None = None
+
+
+def conversation(condition: Condition, history: list[dict]) -> list[dict]:
+    """The messages sent: the condition's system prompt, then the turns in order."""
+    messages = [{"role": "system", "content": condition.system_prompt}] if condition.system_prompt else []
+    return messages + [{"role": m["role"], "content": m["content"]} for m in history]
+
+
+def reply(settings: SuggestionSettings, condition: Condition, history: list[dict], max_tokens: int) -> Reply:
+    parameters = {
+        "model": condition.model, "mode": "chat_reply", "max_tokens": max_tokens,
+        "temperature": condition.temperature, "top_p": condition.top_p,
+        "presence_penalty": condition.presence_penalty,
+        "frequency_penalty": condition.frequency_penalty,
+    }  # fmt: skip
+    base_url, api_key = settings.base_url(), settings.api_key()
+    start = time.perf_counter()
+    result = Reply(text="", latency_ms=0.0, parameters=parameters)
+    try:
+        client = _client(base_url, api_key, float(settings.timeout_seconds))
+        response = client.chat.completions.create(
+            model=condition.model,
+            messages=conversation(condition, history),
+            max_tokens=max_tokens,
+            temperature=condition.temperature,
+            top_p=condition.top_p,
+            presence_penalty=condition.presence_penalty,
+            frequency_penalty=condition.frequency_penalty,
+        )
+        choice = response.choices[0]
+        result.text = (choice.message.content or "").strip()
+        result.finish_reason = choice.finish_reason
+        if not result.text:
+            result.error = f"the model endpoint sent an empty reply ({condition.model})"
+    except Exception as exc:  # noqa: BLE001 - the participant's page must get an answer
+        result.error = _redact(_describe(exc, settings, base_url), api_key)
+        result.timed_out = isinstance(exc, openai.APITimeoutError)
+    result.latency_ms = (time.perf_counter() - start) * 1000
+    return result

@@ -1,0 +1,175 @@
+"""`[chat]` of study.toml: a chat document-creation study (CollabLLM §6, App. E; spec C6).
+
+Checked against `schemas/chat.schema.json` (the intent bank file too), then the checks a schema
+cannot express: every intent's type is a configured document type, every type has intents,
+the conditions are chat assistants. Errors name the file, the key and the fix.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import jsonschema
+
+from study.paths import schemas_dir, templates_dir
+from study.survey.definition import describe_error
+
+# CollabLLM's three document types (§6: "blog post, creative writing, or personal statement").
+DEFAULT_TYPES = (
+    ("blog_post", "Blog Post"),
+    ("creative_writing", "Creative Writing"),
+    ("personal_statement", "Personal Statement"),
+)
+
+
+class ChatConfigError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class DocumentType:
+    name: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Intent:
+    type: str
+    index: int
+    title: str
+    description: str
+    questions: tuple[str, ...]
+
+    @property
+    def key(self) -> str:
+        """How a session records its intent: "creative_writing/39"."""
+        return f"{self.type}/{self.index}"
+
+
+@dataclass(frozen=True)
+class ChatSettings:
+    document_types: tuple[DocumentType, ...]
+    intents: tuple[Intent, ...]
+    # App. E: "at least 8 meaningful exchanges"; the periodic rating is an in_session survey.
+    min_exchanges: int = 8
+    intents_shown: int = 12
+    intent_selection: str = "choose"
+    # App. E: at least 6 pre-writing answers, each longer than 8 words.
+    prewriting_min_answers: int = 6
+    prewriting_min_words: int = 9
+    target_words: tuple[int, int] = (200, 500)
+    max_message_chars: int = 4000
+    max_tokens: int = 512
+    notice: str = ""
+    # Read on every chat page (spec C6.1: an operator notice "that can be edited live").
+    notice_file: Path | None = None
+
+    def current_notice(self) -> str:
+        """The notice file's text when there is one (read now), else `notice`."""
+        if self.notice_file is not None:
+            try:
+                return self.notice_file.read_text(encoding="utf-8").strip()
+            except OSError:
+                return self.notice  # being rewritten, or removed: fall back, never fail the page
+        return self.notice
+
+    def document_type(self, name: str) -> DocumentType:
+        return next(t for t in self.document_types if t.name == name)
+
+    def intents_of(self, type_name: str) -> list[Intent]:
+        return [i for i in self.intents if i.type == type_name]
+
+    def intent(self, key: str) -> Intent:
+        return next(i for i in self.intents if i.key == key)
+
+
+def load_chat(data: dict, directory: Path, source: Path) -> ChatSettings | None:
+    """The chat settings of a parsed study.toml, or None when it has no [chat] table."""
+    table = data.get("chat")
+    if table is None:
+        return None
+    problems = [describe_error(e, str(source), "chat") for e in _errors(table)]
+    if problems:
+        raise ChatConfigError("\n".join(problems))
+    intents_data, origin = table.get("intents"), str(source)
+    if intents_data is None:
+        name = table.get("intent_bank") or ""
+        path = directory / name if name else templates_dir() / "chat" / "intents.toml"
+        try:
+            with path.open("rb") as handle:
+                bank = tomllib.load(handle)
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ChatConfigError(
+                f"{source}: chat.intent_bank: cannot read '{path}' ({exc}). "
+                "Fix: create the file with [[intents]] tables, or set intent_bank = \"\"."
+            ) from None
+        intents_data, origin = bank.get("intents", []), str(path)
+        problems = [describe_error(e, origin, "intents") for e in _errors({"intents": intents_data})]
+        if problems:
+            raise ChatConfigError("\n".join(problems))
+    types = tuple(
+        DocumentType(t["name"], t["label"]) for t in table.get("document_types", [])
+    ) or tuple(DocumentType(*pair) for pair in DEFAULT_TYPES)
+    intents = tuple(
+        Intent(i["type"], i["index"], i["title"], i["description"], tuple(i["questions"]))
+        for i in intents_data
+    )
+    problems = _check(types, intents, data.get("conditions", []), origin, source)
+    if problems:
+        raise ChatConfigError("\n".join(problems))
+    keys = {
+        key: table[key]
+        for key in ("min_exchanges", "intents_shown", "intent_selection", "prewriting_min_answers",
+                    "prewriting_min_words", "max_message_chars", "max_tokens", "notice")
+        if key in table
+    }  # fmt: skip
+    if "target_words" in table:
+        keys["target_words"] = tuple(table["target_words"])
+    if table.get("notice_file"):
+        keys["notice_file"] = directory / table["notice_file"]
+    return ChatSettings(document_types=types, intents=intents, **keys)
+
+
+def _check(types, intents, conditions, origin: str, source: Path) -> list[str]:
+    problems = []
+    names = [t.name for t in types]
+    if len(set(names)) != len(names):
+        problems.append(f"{source}: chat.document_types: a name is used twice. Fix: give each type its own name.")
+    seen = set()
+    for position, intent in enumerate(intents):
+        if intent.type not in names:
+            problems.append(
+                f"{origin}: intents[{position}].type: '{intent.type}' is not a document type. "
+                f"Fix: use one of {names} or add it to [[chat.document_types]]."
+            )
+        if intent.key in seen:
+            problems.append(
+                f"{origin}: intents[{position}].index: {intent.index} is used twice for '{intent.type}'. "
+                "Fix: number each type's intents uniquely."
+            )
+        seen.add(intent.key)
+    for name in names:
+        if not any(i.type == name for i in intents):
+            problems.append(
+                f"{origin}: no intent has type '{name}'. Fix: add [[intents]] with type = \"{name}\"."
+            )
+    for i, condition in enumerate(conditions):
+        if condition.get("mode", "chat") != "chat":
+            problems.append(
+                f"{source}: conditions[{i}].mode: a chat study's assistants answer in chat mode. "
+                "Fix: remove mode or set mode = \"chat\"."
+            )
+    return problems
+
+
+@cache
+def _validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(json.loads((schemas_dir() / "chat.schema.json").read_text()))
+
+
+def _errors(instance) -> list:
+    return sorted(_validator().iter_errors(instance), key=lambda e: list(e.absolute_path))

@@ -1,0 +1,95 @@
+"""`study export DIR --format chat`: chat sessions as `conversations.jsonl`, one conversation
+per line in the format of `schemas/chat-conversation.schema.json` (messages with times, the
+periodic ratings by exchange, the final survey, intent, pre-writing notes, the assigned arm and
+the chat page's event log), plus `survey.csv` and `surveys.json` (study.export.surveys).
+Written to a temporary name and renamed, so an interrupted export leaves no half file."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from study.chat.assign import label
+from study.config import Study
+from study.export.surveys import export_surveys
+from study.store import chat as chat_store
+from study.store import events as event_store
+from study.store import make_engine, reading
+from study.store import sessions as session_store
+from study.store import surveys as survey_store
+from study.store.db import chat_events
+
+FORMAT = "study-chat-1"
+TIMES = ("assigned_at", "intent_at", "prewriting_at", "chat_started_at", "chat_finished_at")
+
+
+@dataclass(frozen=True)
+class ChatExportSummary:
+    conversations: int
+    messages: int
+
+
+def conversation(study: Study, connection, session: dict) -> dict | None:
+    """One session as a conversation record, or None if it never reached the chat study."""
+    session_id = session["session_id"]
+    chat = chat_store.get(connection, session_id)
+    if chat is None or not session["condition"]:
+        return None
+    condition = study.condition(session["condition"])
+    intent = study.chat.intent(chat["intent"]) if chat["intent"] else None
+    responses = survey_store.for_session(connection, session_id)
+    messages = chat_store.messages(connection, session_id)
+    return {
+        "format": FORMAT,
+        "session_id": session_id,
+        "finished": session["stage"] == "complete",
+        "assistant": {"condition": condition.name, "label": label(study, condition.name),
+                      "model": condition.model, "system_prompt": condition.system_prompt},
+        "document_type": chat["document_type"],
+        "offered_intents": chat["offered"],
+        "intent": {"key": intent.key, "title": intent.title, "description": intent.description} if intent else None,
+        "prewriting": chat["prewriting"] or [],
+        "messages": [
+            {"seq": m["seq"], "role": m["role"], "content": m["content"], "timestamp": m["created_at"],
+             "model": m["model"], "latency_ms": m["latency_ms"]}
+            for m in messages
+        ],
+        "ratings": [
+            {"survey": r["survey"], "after_exchange": r["occasion"], "answers": r["answers"],
+             "submitted_at": r["submitted_at"]}
+            for r in responses if r["placement"] == "in_session"
+        ],
+        "surveys": {r["survey"]: r["answers"] for r in responses if r["placement"] != "in_session"},
+        "document": chat["document"] or chat_store.document_from_events(connection, session_id)[0],
+        "timing": {"created_at": session["created_at"], **{k: chat[k] for k in TIMES},
+                   "completed_at": session["completed_at"]},
+        "events": event_store.records(connection, session_id, chat_events),
+    }  # fmt: skip
+
+
+def export_chat(study: Study, out: Path, *, include_unfinished: bool = False) -> ChatExportSummary:
+    if study.chat is None:
+        raise ValueError(f"{study.directory}: not a chat study (no [chat] table); use --format coauthor")
+    out.mkdir(parents=True, exist_ok=True)
+    engine = make_engine(study.database_url)
+    lines, ids, messages = [], [], 0
+    with reading(engine) as connection:
+        for session in session_store.all_sessions(connection):
+            if not include_unfinished and session["stage"] != "complete":
+                continue
+            record = conversation(study, connection, session)
+            if record is None:
+                continue
+            lines.append(json.dumps(record, ensure_ascii=False))
+            ids.append(session["session_id"])
+            messages += len(record["messages"])
+        files = export_surveys(study, connection, ids)
+    engine.dispose()
+    files["conversations.jsonl"] = "".join(line + "\n" for line in lines).encode("utf-8")
+    for name, data in files.items():
+        temporary = out / (name + ".partial")
+        temporary.write_bytes(data)
+        os.replace(temporary, out / name)
+    return ChatExportSummary(conversations=len(lines), messages=messages)

@@ -1,0 +1,149 @@
+"""Chat conversations (`conversations.jsonl`, schemas/chat-conversation.schema.json): check them
+and measure each one. Pure functions over parsed records; `study curate chat` is the CLI.
+
+Per conversation (CollabLLM §6 and App. E; spec B2.4):
+- turns: exchanges (an assistant reply to a user message), user and assistant messages;
+- tokens: user and assistant tokens by `count_tokens`, a documented simple tokenizer: a token
+  is a run of letters/digits/underscore or a single other non-space character (so "don't." is
+  4 tokens). tiktoken is not used: its encodings are downloaded at first use, and studies must
+  curate offline. Counts are comparable across conversations, not to any model's billing;
+- time: interaction seconds (step 3 start -> final survey submitted, spec B3 [I]), task seconds
+  (task start -> final survey), median seconds per exchange (a user message to its reply's
+  next user message is not counted: from each user message to its reply);
+- rating trajectory: the periodic ratings by the exchange they followed (e.g. 3:7 6:8 9:8), and
+  the final interaction and document ratings when the final survey has them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+import jsonschema
+
+from study.curation.schema import field_path
+from study.paths import schemas_dir
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+COLUMNS = (
+    "session_id", "finished", "assistant", "label", "document_type", "intent", "exchanges",
+    "user_messages", "assistant_messages", "user_tokens", "assistant_tokens", "document_words",
+    "interaction_seconds", "task_seconds", "median_reply_seconds", "rating_trajectory",
+    "final_interaction_rating", "final_document_rating",
+)  # fmt: skip
+
+
+def count_tokens(text: str) -> int:
+    return len(_TOKEN.findall(text))
+
+
+@dataclass
+class ChatFileReport:
+    path: Path
+    conversations: list[dict] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+@cache
+def _validator() -> jsonschema.Draft202012Validator:
+    schema = json.loads((schemas_dir() / "chat-conversation.schema.json").read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def read_conversations(path: Path) -> ChatFileReport:
+    """Every line checked against the schema and for consistency; problems name the line."""
+    report = ChatFileReport(path)
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                report.problems.append(f"{path} line {number}: not valid JSON ({exc.msg}, column {exc.colno})")
+                continue
+            errors = sorted(_validator().iter_errors(record), key=lambda e: list(e.absolute_path))
+            for error in errors[:10]:
+                where = field_path(error.absolute_path) if error.absolute_path else "record"
+                report.problems.append(f"{path} line {number}: {where}: {error.message}")
+            if errors:
+                continue
+            report.problems += [f"{path} line {number}: {p}" for p in consistency(record)]
+            report.conversations.append(record)
+    return report
+
+
+def consistency(record: dict) -> list[str]:
+    """What a schema cannot say: messages numbered 0.. and alternating user/assistant (a user
+    message may end the list unanswered), ratings after exchanges that happened."""
+    problems = []
+    messages = record["messages"]
+    for position, message in enumerate(messages):
+        if message["seq"] != position:
+            problems.append(f"messages[{position}].seq: expected {position}, got {message['seq']}")
+            break
+        expected = "user" if position % 2 == 0 else "assistant"
+        if message["role"] != expected:
+            problems.append(f"messages[{position}].role: expected {expected} (turns alternate), got {message['role']}")
+            break
+    done = exchanges(messages)
+    for position, rating in enumerate(record["ratings"]):
+        if rating["after_exchange"] > done:
+            problems.append(
+                f"ratings[{position}].after_exchange: {rating['after_exchange']} but the conversation has {done} exchanges"
+            )
+    return problems
+
+
+def exchanges(messages: list[dict]) -> int:
+    return sum(1 for m in messages if m["role"] == "assistant")
+
+
+def conversation_stats(record: dict) -> dict:
+    """One row of COLUMNS for a checked conversation."""
+    messages = record["messages"]
+    user = [m for m in messages if m["role"] == "user"]
+    assistant = [m for m in messages if m["role"] == "assistant"]
+    timing = record["timing"]
+    replies = [
+        b["timestamp"] - a["timestamp"]
+        for a, b in zip(messages, messages[1:])
+        if a["role"] == "user" and b["role"] == "assistant"
+    ]
+    trajectory = sorted(
+        (r["after_exchange"], value)
+        for r in record["ratings"]
+        for value in r["answers"].values()
+        if isinstance(value, (int, float)) and not isinstance(value, bool)
+    )
+    final = {}
+    for answers in record["surveys"].values():
+        final.update(answers)
+    return {
+        "session_id": record["session_id"],
+        "finished": record["finished"],
+        "assistant": record["assistant"]["condition"],
+        "label": record["assistant"]["label"],
+        "document_type": record["document_type"],
+        "intent": (record["intent"] or {}).get("key", ""),
+        "exchanges": exchanges(messages),
+        "user_messages": len(user),
+        "assistant_messages": len(assistant),
+        "user_tokens": sum(count_tokens(m["content"]) for m in user),
+        "assistant_tokens": sum(count_tokens(m["content"]) for m in assistant),
+        "document_words": len(record["document"].split()),
+        "interaction_seconds": _span(timing.get("chat_started_at"), timing.get("completed_at")),
+        "task_seconds": _span(timing.get("created_at"), timing.get("completed_at")),
+        "median_reply_seconds": round(statistics.median(replies), 3) if replies else None,
+        "rating_trajectory": " ".join(f"{k}:{v:g}" for k, v in trajectory),
+        "final_interaction_rating": final.get("interaction_rating"),
+        "final_document_rating": final.get("document_rating"),
+    }
+
+
+def _span(start, end) -> float | None:
+    return round(end - start, 3) if start is not None and end is not None else None

@@ -1,0 +1,201 @@
+"""The chat document-creation study's pages (CollabLLM §6, App. E steps 1-3; spec C6).
+
+  /s/<id>/intent      step 1: the document type (assigned at random, balanced, stored) and an
+                      intent chosen from the offered part of the bank (or assigned);
+  /s/<id>/prewriting  step 2: jot down answers to the intent's questions (and own questions);
+                      at least `prewriting_min_answers` answers of `prewriting_min_words` words;
+  /s/<id>/chat        step 3: the chat with the assistant, the document pane, the blocking
+                      periodic rating (an in_session survey) and the finish button, which
+                      works after `min_exchanges` exchanges.
+Then the participant path's "survey" stage (the final survey) and the completion code.
+The API the chat page talks to is study.server.chat_api.
+"""
+
+from __future__ import annotations
+
+import time
+
+from flask import Blueprint, jsonify, redirect, render_template, request, url_for
+
+from study.chat import assign
+from study.server.context import engine, session_or_404, study
+from study.server.participant import _advance, at_stage, stage_url
+from study.server.surveys import render_items
+from study.store import chat as chat_store
+from study.store import reading, writing
+from study.store import events as event_store
+from study.store import sessions as session_store
+from study.store import surveys as survey_store
+from study.store.db import chat_events
+from study.survey import placement
+from study.survey.answers import check_page, word_count
+from study.survey.definition import from_mapping
+
+blueprint = Blueprint("chat", __name__)
+
+OWN_QUESTIONS = 5  # rows for the participant's own questions (App. E: "Add New Question")
+
+
+def owed_surveys(connection, session: dict) -> list:
+    """In-session surveys this session owes now: [(survey, occasion)], oldest first."""
+    history = chat_store.messages(connection, session["session_id"])
+    answered = {
+        (row["survey"], row["occasion"])
+        for row in survey_store.for_session(connection, session["session_id"])
+        if row["placement"] == "in_session"
+    }
+    return placement.in_session_due(study().surveys, "chat", chat_store.exchanges(history), answered)
+
+
+def _assigned(session: dict) -> dict:
+    """The session's chat row, made on first sight: assistant, document type, intents shown."""
+    with writing(engine()) as connection:
+        row = chat_store.get(connection, session["session_id"])
+        if row is None:
+            condition = assign.choose_condition(connection, study())
+            document_type = assign.choose_type(connection, study(), condition.name)
+            session_store.update_session(connection, session["session_id"], condition=condition.name)
+            row = chat_store.create(
+                connection, session["session_id"], document_type, assign.offer(study(), document_type)
+            )
+    return row
+
+
+@blueprint.route("/s/<session_id>/intent", methods=["GET", "POST"])
+@at_stage("intent")
+def intent(session_id, session):
+    row = _assigned(session)
+    settings = study().chat
+    offered = [settings.intent(key) for key in row["offered"]]
+    chosen, error = None, None
+    if settings.intent_selection == "assign":
+        chosen = offered[0]
+    elif request.method == "POST":
+        chosen = next((i for i in offered if i.key == request.form.get("intent")), None)
+        error = None if chosen else "Please choose one of the intents."
+    if chosen is not None:
+        with writing(engine()) as connection:
+            chat_store.update_chat(connection, session_id, intent=chosen.key, intent_at=time.time())
+            session_store.update_session(connection, session_id, prompt_code=chosen.key)
+        return redirect(stage_url(_advance(session_id, "intent")))
+    return render_template(
+        "chat_intent.html", study=study(), session=session, intents=offered, error=error,
+        document_type=settings.document_type(row["document_type"]),
+    )  # fmt: skip
+
+
+def prewriting_survey(intent, own: int = OWN_QUESTIONS):
+    """The pre-writing questions as a survey: optional text answers that, when given, need
+    `prewriting_min_words` words (CollabLLM: "longer than 8 words")."""
+    settings = study().chat
+    items = [
+        {"id": f"q{n}", "type": "text", "text": question, "required": False,
+         "min_words": settings.prewriting_min_words, "rows": 2}
+        for n, question in enumerate(intent.questions, start=1)
+    ]  # fmt: skip
+    items += [
+        {"id": f"own{n}", "type": "text", "text": "An answer to your own question", "required": False,
+         "min_words": settings.prewriting_min_words, "rows": 2}
+        for n in range(1, own + 1)
+    ]  # fmt: skip
+    return from_mapping({"name": "prewriting", "placement": "before_writing", "items": items})
+
+
+@blueprint.route("/s/<session_id>/prewriting", methods=["GET", "POST"])
+@at_stage("prewriting")
+def prewriting(session_id, session):
+    row = _assigned(session)
+    settings = study().chat
+    chosen = settings.intent(row["intent"])
+    survey = prewriting_survey(chosen)
+    answers, errors, own_questions, error = {}, {}, {}, None
+    if request.method == "POST":
+        answers, errors = check_page(survey, 1, request.form.to_dict())
+        own_questions = {
+            f"own{n}": request.form.get(f"own{n}_question", "").strip()[:300] for n in range(1, OWN_QUESTIONS + 1)
+        }
+        for key, question in own_questions.items():
+            if key in answers and not question:
+                errors[key] = "Please write the question you are answering."
+        counted = sum(1 for value in answers.values() if word_count(value) >= settings.prewriting_min_words)
+        if not errors and counted < settings.prewriting_min_answers:
+            error = (
+                f"Please answer at least {settings.prewriting_min_answers} questions with at least "
+                f"{settings.prewriting_min_words} words each (you have {counted})."
+            )
+        if not errors and error is None:
+            record = [
+                {"question": item.text if item.id.startswith("q") else own_questions[item.id],
+                 "answer": answers[item.id], "added": not item.id.startswith("q")}
+                for item in survey.items if item.id in answers
+            ]  # fmt: skip
+            with writing(engine()) as connection:
+                # Step 3 starts now (the interaction duration's start, spec B3 [I]).
+                now = time.time()
+                chat_store.update_chat(
+                    connection, session_id, prewriting=record, prewriting_at=now, chat_started_at=now
+                )
+            return redirect(stage_url(_advance(session_id, "prewriting", writing_started_at=time.time())))
+    items = render_items(survey, 1, answers, "document")
+    return render_template(
+        "chat_prewriting.html", study=study(), session=session, intent=chosen, items=items,
+        answers=answers, errors=errors, error=error, own_questions=own_questions,
+    )  # fmt: skip
+
+
+@blueprint.get("/s/<session_id>/chat")
+@at_stage("chat")
+def chat_page(session_id, session):
+    row = _assigned(session)
+    settings = study().chat
+    if row["chat_started_at"] is None:
+        with writing(engine()) as connection:
+            chat_store.update_chat(connection, session_id, chat_started_at=time.time())
+    periodic = [s for s in study().surveys if s.placement == "in_session" and s.asks_in("chat")]
+    boot = {
+        "sessionId": session_id,
+        "minExchanges": settings.min_exchanges,
+        "maxMessageChars": settings.max_message_chars,
+        "stateUrl": url_for("chat_api.state", session_id=session_id),
+        "messagesUrl": url_for("chat_api.send", session_id=session_id),
+        "eventsUrl": url_for("chat_api.post_events", session_id=session_id),
+        "surveysUrl": url_for("surveys.answer_in_session", session_id=session_id, name="NAME", occasion=0)[: -len("NAME/0")],
+        "finishUrl": url_for("chat.finish", session_id=session_id),
+    }
+    return render_template(
+        "chat.html", study=study(), session=session, boot=boot, settings=settings,
+        intent=settings.intent(row["intent"]), prewriting=row["prewriting"] or [],
+        label=assign.label(study(), session["condition"]),
+        document_type=settings.document_type(row["document_type"]),
+        periodic=[(s, render_items(s, 1, {}, "document")) for s in periodic],
+    )  # fmt: skip
+
+
+@blueprint.post("/s/<session_id>/chat/finish")
+def finish(session_id):
+    """Accepted after `min_exchanges` exchanges once every numbered event is stored (as the
+    writing editor's finish); the document pane's text is kept as the session's final text."""
+    session = session_or_404(session_id)
+    if session["stage"] != "chat":
+        return jsonify(next=stage_url(session))
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict) or not isinstance(body.get("last_seq"), int):
+        return jsonify(error="expected a JSON object with an integer 'last_seq'"), 400
+    if not isinstance(body.get("document", ""), str):
+        return jsonify(error="'document' must be a string"), 400
+    with reading(engine()) as connection:
+        done = chat_store.exchanges(chat_store.messages(connection, session_id))
+        missing = event_store.missing_seqs(connection, session_id, body["last_seq"], chat_events)
+    needed = study().chat.min_exchanges
+    if done < needed:
+        return jsonify(error=f"please have at least {needed} exchanges first ({done} so far)"), 409
+    if missing and body.get("pending") != 0:
+        return jsonify(error="some events have not reached the server yet", missing=missing[:50]), 409
+    now = time.time()
+    with writing(engine()) as connection:
+        chat_store.update_chat(connection, session_id, chat_finished_at=now, document=body.get("document", ""))
+    session = _advance(
+        session_id, "chat", writing_finished_at=now, final_text=body.get("document", ""),
+        missing_events=len(missing),
+    )  # fmt: skip
+    return jsonify(next=stage_url(session))

@@ -1,0 +1,173 @@
+"""The chat page's API (study/static/chat.js).
+
+GET  /api/sessions/<id>/chat/state
+  -> {"messages": [{"seq", "role", "content"}], "pending_client_id", "exchanges",
+      "owed": [{"survey", "occasion"}], "document", "next_seq"}: what a reloaded page (or one
+      whose server restarted) needs.
+POST /api/sessions/<id>/chat/messages {"client_id": "...", "content": "..."}
+  -> 200 {"user": {...}, "assistant": {...}, "exchanges", "owed"}
+  -> 409 {"error", "owed"} while a blocking in-session survey is due
+  -> 502 / 504 {"error"} when the model fails; the user message is kept and the same request
+     (same client_id) asks again.
+POST /api/sessions/<id>/chat/events  schemas/chat-event-batch.schema.json -> {"acked": [...]}
+Every model call is logged in suggestion_requests (mode "chat_reply"), so `study status`
+counts its failures and latency.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from functools import cache
+
+import jsonschema
+import orjson
+from flask import Blueprint, jsonify, request
+
+from study.chat import assistant
+from study.curation.schema import field_path
+from study.paths import schemas_dir
+from study.server.chat import owed_surveys
+from study.server.context import engine, session_or_404, study
+from study.store import chat as chat_store
+from study.store import events as event_store
+from study.store import reading, writing
+from study.store.db import chat_events, suggestion_requests
+
+blueprint = Blueprint("chat_api", __name__, url_prefix="/api/sessions")
+
+
+@cache
+def _validator() -> jsonschema.Draft202012Validator:
+    schema = json.loads((schemas_dir() / "chat-event-batch.schema.json").read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _owed_json(owed) -> list[dict]:
+    return [{"survey": survey.name, "occasion": occasion} for survey, occasion in owed]
+
+
+def _public(message: dict) -> dict:
+    return {"seq": message["seq"], "role": message["role"], "content": message["content"]}
+
+
+@blueprint.get("/<session_id>/chat/state")
+def state(session_id):
+    session = session_or_404(session_id)
+    with reading(engine()) as connection:
+        history = chat_store.messages(connection, session_id)
+        owed = owed_surveys(connection, session)
+        document, next_seq = chat_store.document_from_events(connection, session_id)
+        stored = event_store.stored_seqs(connection, session_id, chat_events)
+    unanswered = history[-1] if history and history[-1]["role"] == "user" else None
+    return jsonify(
+        messages=[_public(m) for m in history],
+        # A message stored without its reply (the server died while the model answered): the
+        # page sends it again under this id and gets the reply, not a second copy.
+        pending_client_id=unanswered["client_id"] if unanswered else None,
+        exchanges=chat_store.exchanges(history),
+        owed=_owed_json(owed),
+        document=document,
+        next_seq=(stored[-1] + 1) if stored else 0,
+        replayed_seq=next_seq,
+    )
+
+
+@blueprint.post("/<session_id>/chat/messages")
+def send(session_id):
+    session = session_or_404(session_id)
+    if session["stage"] != "chat":
+        return jsonify(error=f"session is at stage '{session['stage']}', not chat"), 409
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict) or not isinstance(body.get("content"), str):
+        return jsonify(error="expected a JSON object with a string 'content'"), 400
+    client_id = body.get("client_id")
+    if not isinstance(client_id, str) or not 8 <= len(client_id) <= 64:
+        return jsonify(error="'client_id' must be a string of 8 to 64 characters"), 400
+    content = body["content"].strip()
+    limit = study().chat.max_message_chars
+    if not content or len(content) > limit:
+        return jsonify(error=f"a message needs 1 to {limit} characters"), 400
+
+    with writing(engine()) as connection:
+        user = chat_store.by_client_id(connection, session_id, client_id)
+        history = chat_store.messages(connection, session_id)
+        if user is None:
+            owed = owed_surveys(connection, session)
+            if owed:
+                return jsonify(error="please submit the rating first", owed=_owed_json(owed)), 409
+            if history and history[-1]["role"] == "user":
+                return jsonify(
+                    error="your previous message has no reply yet; send it again first",
+                    pending_client_id=history[-1]["client_id"],
+                ), 409  # fmt: skip
+            user = chat_store.add_message(connection, session_id, "user", content, client_id=client_id)
+            history.append(user)
+        answered = next((m for m in history if m["seq"] == user["seq"] + 1), None)
+    if answered is None:
+        answered, error = _ask(session, session_id, user)
+        if error is not None:
+            return error
+    with reading(engine()) as connection:
+        history = chat_store.messages(connection, session_id)
+        owed = owed_surveys(connection, session)
+    return jsonify(
+        user=_public(user), assistant=_public(answered),
+        exchanges=chat_store.exchanges(history), owed=_owed_json(owed),
+    )  # fmt: skip
+
+
+def _ask(session: dict, session_id: str, user: dict):
+    """The model's reply to the conversation up to `user`, stored; or an error response."""
+    with reading(engine()) as connection:
+        history = [m for m in chat_store.messages(connection, session_id) if m["seq"] <= user["seq"]]
+    condition = study().condition(session["condition"])
+    result = assistant.reply(study().suggestions, condition, history, study().chat.max_tokens)
+    with writing(engine()) as connection:
+        connection.execute(suggestion_requests.insert().values(
+            session_id=session_id, created_at=time.time(), condition=condition.name,
+            model=condition.model, parameters=json.dumps(result.parameters),
+            raw=json.dumps([{"text": result.text, "finish_reason": result.finish_reason}]),
+            suggestions=json.dumps([result.text] if result.text else []),
+            latency_ms=result.latency_ms, error=result.error,
+        ))  # fmt: skip
+        if result.error is not None:
+            return None, (jsonify(error=result.error), 504 if result.timed_out else 502)
+        # Two tabs asking at once: keep the first stored reply, not a second one.
+        existing = next(
+            (m for m in chat_store.messages(connection, session_id) if m["seq"] == user["seq"] + 1), None
+        )
+        if existing is not None:
+            return existing, None
+        reply = chat_store.add_message(
+            connection, session_id, "assistant", result.text, model=condition.model,
+            latency_ms=result.latency_ms,
+        )  # fmt: skip
+    return reply, None
+
+
+@blueprint.post("/<session_id>/chat/events")
+def post_events(session_id):
+    session = session_or_404(session_id)
+    try:
+        body = orjson.loads(request.get_data(cache=False))
+    except orjson.JSONDecodeError as exc:
+        return jsonify(error=f"body is not valid JSON: {exc}"), 400
+    errors = sorted(_validator().iter_errors(body), key=lambda e: list(e.absolute_path))
+    if errors:
+        problems = []
+        for error in errors[:20]:
+            while error.context:
+                error = max(error.context, key=lambda e: len(e.absolute_path))
+            path = field_path(error.absolute_path) if error.absolute_path else "body"
+            problems.append(f"{path}: {error.message}")
+        return jsonify(error=problems[0], problems=problems), 422
+    if session["stage"] != "chat":
+        with reading(engine()) as connection:
+            stored = set(event_store.stored_seqs(connection, session_id, chat_events))
+        seqs = sorted({item["seq"] for item in body["events"]})
+        if all(seq in stored for seq in seqs):
+            return jsonify(acked=seqs, stored=0, duplicates=len(seqs))
+        return jsonify(error=f"session is at stage '{session['stage']}' and takes no new events"), 409
+    result = event_store.ingest(engine(), session_id, body["events"], chat_events)
+    return jsonify(acked=result.acked, stored=result.stored, duplicates=result.duplicates)

@@ -1,0 +1,327 @@
+// The chat study's page (templates/chat.html; CollabLLM App. E step 3).
+//
+// The conversation lives on the server (study/server/chat_api.py): a message is sent with a
+// browser-made client id, so when an answer is lost (network, a restarted server) the same
+// request is simply sent again and the server returns the stored reply instead of storing the
+// message twice. The document pane's edits are logged as the writing editor logs them
+// (text-insert / text-delete with Quill deltas, StudyEditor.diff) and go through the editor's
+// outbox (editor-outbox.js): kept in localStorage until the server acknowledges them, so a
+// reload or a killed server loses nothing. Event names: schemas/chat-event-batch.schema.json.
+"use strict";
+
+(function () {
+  const boot = JSON.parse(document.getElementById("boot").textContent);
+  const $ = (id) => document.getElementById(id);
+  const ui = {
+    messages: $("messages"), input: $("chat-input"), send: $("chat-send"), form: $("chat-form"),
+    error: $("chat-error"), retry: $("chat-retry"), doc: $("document"), words: $("word-count"),
+    exchanges: $("exchange-count"), save: $("save-state"), finish: $("finish"),
+    spinner: document.querySelector("[data-testid=chat-spinner]"),
+  };
+  const SAVE_TEXT = {
+    saved: "All changes saved",
+    saving: "Saving…",
+    reconnecting: "Reconnecting… your work is kept in this browser",
+  };
+  const RETRY_MS = [500, 1000, 2000, 4000, 5000];
+
+  let outbox = null;
+  let nextSeq = 0;
+  let lastDoc = "";
+  let exchanges = 0;
+  let owed = [];
+  let inFlight = null; // {clientId, content}: a message sent and not yet answered
+  let busy = false;
+
+  function newClientId() {
+    const bytes = new Uint8Array(16);
+    window.crypto.getRandomValues(bytes);
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  function log(eventName, eventSource, extra = {}) {
+    const record = {
+      seq: nextSeq, eventName, eventSource, eventTimestamp: Date.now(), textDelta: "",
+      messageSeq: null, ...extra,
+    };
+    nextSeq += 1;
+    outbox.add(record);
+  }
+
+  function snapshot() {
+    return { doc: ui.doc.value, nextSeq, inFlight };
+  }
+
+  function showSaveState(state, message) {
+    ui.save.textContent = message || SAVE_TEXT[state] || "";
+  }
+
+  function wordCount(text) {
+    const words = text.trim().split(/\s+/);
+    return text.trim() ? words.length : 0;
+  }
+
+  function refresh() {
+    ui.words.textContent = String(wordCount(ui.doc.value));
+    ui.exchanges.textContent = `${exchanges} of ${boot.minExchanges} exchanges`;
+    const blocked = owed.length > 0;
+    ui.input.disabled = busy || blocked;
+    ui.send.disabled = busy || blocked || inFlight !== null;
+    ui.finish.disabled = busy || blocked || exchanges < boot.minExchanges;
+    ui.spinner.hidden = !busy;
+  }
+
+  // -- the conversation --------------------------------------------------------------------
+
+  function addMessage(message) {
+    if (ui.messages.querySelector(`li[data-seq="${message.seq}"]`)) return;
+    const item = document.createElement("li");
+    item.dataset.role = message.role;
+    item.dataset.seq = String(message.seq);
+    item.setAttribute("data-testid", "chat-message");
+    item.textContent = message.content;
+    if (message.role === "assistant") {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = "Insert into document";
+      button.setAttribute("data-testid", "insert-reply");
+      button.addEventListener("click", () => insertReply(message));
+      item.appendChild(button);
+    }
+    ui.messages.appendChild(item);
+    ui.messages.scrollTop = ui.messages.scrollHeight;
+  }
+
+  function showError(text, canRetry) {
+    ui.error.textContent = text;
+    ui.error.hidden = !text;
+    ui.retry.hidden = !canRetry;
+  }
+
+  async function send(message) {
+    inFlight = message;
+    outbox.save();
+    busy = true;
+    showError("", false);
+    refresh();
+    for (let attempt = 0; ; attempt += 1) {
+      let response = null;
+      let answer = null;
+      try {
+        response = await fetch(boot.messagesUrl, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ client_id: message.clientId, content: message.content }),
+        });
+        answer = await response.json().catch(() => null);
+      } catch (error) {
+        response = null;
+      }
+      if (response === null || response.status >= 500 && response.status !== 502 && response.status !== 504 || !answer) {
+        // The server is restarting or unreachable: the message is kept; ask again.
+        showError("Reconnecting… your message is kept and will be sent.", false);
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)]));
+        continue;
+      }
+      busy = false;
+      if (response.ok) {
+        inFlight = null;
+        addMessage(answer.user);
+        log("chat-send", "user", { messageSeq: answer.user.seq });
+        addMessage(answer.assistant);
+        log("chat-receive", "api", { messageSeq: answer.assistant.seq });
+        exchanges = answer.exchanges;
+        owed = answer.owed;
+        showError("", false);
+        refresh();
+        openOwed();
+        return;
+      }
+      if (response.status === 409 && answer.pending_client_id) {
+        // An earlier message of this session still waits for its reply: get that one first.
+        inFlight = { clientId: answer.pending_client_id, content: message.content };
+        message = inFlight;
+        busy = true;
+        continue;
+      }
+      const modelFailed = response.status === 502 || response.status === 504;
+      if (!modelFailed) {
+        // Not stored (a rating is due, or the message was refused): give the text back.
+        inFlight = null;
+        ui.input.value = message.content;
+        outbox.save();
+      }
+      if (response.status === 409 && answer.owed) {
+        owed = answer.owed;
+        refresh();
+        openOwed();
+        return; // sent again by the participant after the rating
+      }
+      // The model failed (502/504: the same id retries) or the request was refused: say so.
+      log("chat-fail", "api", { detail: String(answer.error || response.status).slice(0, 500) });
+      showError(`The assistant did not answer: ${answer.error || response.status}`, modelFailed);
+      refresh();
+      return;
+    }
+  }
+
+  function submitMessage(event) {
+    event.preventDefault();
+    const content = ui.input.value.trim();
+    if (!content || inFlight || owed.length) return;
+    ui.input.value = "";
+    send({ clientId: newClientId(), content });
+  }
+
+  // -- the document pane ---------------------------------------------------------------------
+
+  function onDocInput() {
+    const now = ui.doc.value;
+    const delta = window.StudyEditor.diff(lastDoc, now, ui.doc.selectionEnd);
+    lastDoc = now;
+    if (!delta) return;
+    const name = delta.ops.some((op) => "insert" in op) ? "text-insert" : "text-delete";
+    log(name, "user", { textDelta: delta });
+    refresh();
+  }
+
+  function insertReply(message) {
+    const addition = (ui.doc.value && !ui.doc.value.endsWith("\n") ? "\n\n" : "") + message.content;
+    const delta = window.StudyEditor.append(ui.doc.value, addition);
+    ui.doc.value += addition;
+    lastDoc = ui.doc.value;
+    log("chat-insert", "user", { messageSeq: message.seq });
+    log("text-insert", "api", { textDelta: delta, messageSeq: message.seq });
+    refresh();
+  }
+
+  // -- the blocking in-session survey (CollabLLM's periodic rating) --------------------------
+
+  function openOwed() {
+    document.querySelectorAll(".rating-panel").forEach((panel) => { panel.hidden = true; });
+    if (!owed.length) return;
+    const { survey, occasion } = owed[0];
+    const panel = document.querySelector(`.rating-panel[data-panel="${CSS.escape(survey)}"]`);
+    if (!panel) return;
+    const form = panel.querySelector("form");
+    form.reset();
+    form.querySelectorAll("input[type=range]").forEach((slider) => {
+      slider.removeAttribute("name");
+      const output = slider.parentElement.querySelector("output");
+      if (output) output.textContent = "not rated yet";
+    });
+    form.dataset.occasion = String(occasion);
+    panel.hidden = false;
+    log("survey-open", "api", { surveyName: survey, occasion });
+  }
+
+  async function submitRating(event) {
+    event.preventDefault();
+    const form = event.target;
+    const survey = form.dataset.survey;
+    const occasion = Number(form.dataset.occasion);
+    const error = form.querySelector("[data-role=panel-error]");
+    let response;
+    let answer = null;
+    try {
+      response = await fetch(`${boot.surveysUrl}${encodeURIComponent(survey)}/${occasion}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ answers: window.StudySurvey.collect(form) }),
+      });
+      answer = await response.json().catch(() => null);
+    } catch (failure) {
+      response = null;
+    }
+    if (!response || !response.ok) {
+      error.textContent = (answer && answer.error) || "Could not save your rating; please try again.";
+      error.hidden = false;
+      return;
+    }
+    error.hidden = true;
+    log("survey-submit", "user", { surveyName: survey, occasion });
+    owed = owed.filter((item) => !(item.survey === survey && item.occasion === occasion));
+    refresh();
+    openOwed();
+  }
+
+  // -- finishing ------------------------------------------------------------------------------
+
+  async function finish() {
+    busy = true;
+    refresh();
+    ui.finish.textContent = "Saving…";
+    const complete = await outbox.drain();
+    const response = await fetch(boot.finishUrl, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ last_seq: nextSeq - 1, pending: complete ? 0 : outbox.pending.length, document: ui.doc.value }),
+    }).catch(() => null);
+    const answer = response ? await response.json().catch(() => null) : null;
+    if (response && response.ok && answer && answer.next) {
+      outbox.forget();
+      window.location.assign(answer.next);
+      return;
+    }
+    busy = false;
+    ui.finish.textContent = "Finish";
+    showError((answer && answer.error) || "Could not finish; please try again.", false);
+    refresh();
+  }
+
+  // -- start ------------------------------------------------------------------------------------
+
+  async function loadState() {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        const response = await fetch(boot.stateUrl);
+        if (response.ok) return await response.json();
+      } catch (error) {
+        // the server is restarting: wait and ask again
+      }
+      showSaveState("reconnecting");
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)]));
+    }
+  }
+
+  async function start() {
+    const saved = window.StudyEditor.readSaved(boot.sessionId);
+    const state = await loadState();
+    const pending = saved ? saved.pending : [];
+    outbox = new window.StudyEditor.Outbox(boot.sessionId, boot.eventsUrl, pending, { onState: showSaveState });
+    outbox.snapshot = snapshot;
+    // This browser's copy is newer than the server's whenever it holds unsent edits.
+    const doc = saved && typeof saved.doc === "string" ? saved.doc : state.document;
+    nextSeq = Math.max(state.next_seq, saved && saved.nextSeq ? saved.nextSeq : 0,
+      ...pending.map((record) => record.seq + 1));
+    ui.doc.value = doc;
+    lastDoc = doc;
+    ui.doc.readOnly = false;
+    state.messages.forEach(addMessage);
+    exchanges = state.exchanges;
+    owed = state.owed;
+    if (nextSeq === 0) log("system-initialize", "api");
+    else outbox.save();
+    outbox.schedule(0);
+    ui.doc.addEventListener("input", onDocInput);
+    ui.form.addEventListener("submit", submitMessage);
+    ui.retry.addEventListener("click", () => { if (inFlight) send(inFlight); });
+    ui.finish.addEventListener("click", finish);
+    document.querySelectorAll(".rating-panel form").forEach((form) => form.addEventListener("submit", submitRating));
+    window.addEventListener("blur", () => log("window-blur", "user"));
+    window.addEventListener("focus", () => log("window-focus", "user"));
+    window.addEventListener("pagehide", () => outbox.beacon());
+    refresh();
+    openOwed();
+    // A message sent before a reload or a server restart and never answered: ask again.
+    const resend = saved && saved.inFlight ? saved.inFlight : null;
+    // Sending it again is harmless: the server keeps one copy per client id.
+    if (state.pending_client_id) {
+      send({ clientId: state.pending_client_id, content: resend ? resend.content : "(resent)" });
+    } else if (resend) {
+      send(resend);
+    }
+  }
+
+  start();
+})();

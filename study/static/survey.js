@@ -1,0 +1,79 @@
+// Survey pages (study.survey): show-if rules that read a question on the same page, and
+// sliders that only count as answered once moved. The server checks everything again; this
+// only keeps the page honest while the participant fills it in.
+"use strict";
+
+window.StudySurvey = window.StudySurvey || {};
+
+(function (StudySurvey) {
+  function valuesOf(form, name) {
+    const fields = form.querySelectorAll(`[name="${CSS.escape(name)}"]`);
+    const values = [];
+    fields.forEach((field) => {
+      if ((field.type === "radio" || field.type === "checkbox") && !field.checked) return;
+      if (field.value !== "") values.push(field.value);
+    });
+    return values;
+  }
+
+  function matches(rule, values) {
+    if (!values.length) return false;
+    if (rule.equals !== null && rule.equals !== undefined && !values.includes(String(rule.equals))) return false;
+    if (rule.in && rule.in.length && !values.some((v) => rule.in.map(String).includes(v))) return false;
+    const number = Number(values[0]);
+    if (rule.at_least !== null && rule.at_least !== undefined && !(number >= rule.at_least)) return false;
+    if (rule.at_most !== null && rule.at_most !== undefined && !(number <= rule.at_most)) return false;
+    return true;
+  }
+
+  function refresh(form) {
+    form.querySelectorAll("fieldset[data-show-if]").forEach((fieldset) => {
+      const rule = JSON.parse(fieldset.dataset.showIf);
+      const source = form.querySelector(`fieldset[data-question="${CSS.escape(rule.item)}"]`);
+      if (!source) return; // decided on an earlier page, by the server
+      fieldset.hidden = !matches(rule, valuesOf(form, rule.item));
+    });
+  }
+
+  function bandOf(slider, value) {
+    const fieldset = slider.closest("fieldset");
+    const items = fieldset ? fieldset.querySelectorAll(".bands b") : [];
+    for (const item of items) {
+      const match = /^(-?\d+)\D+(-?\d+)\s+(.*)$/.exec(item.textContent.trim());
+      if (match && value >= Number(match[1]) && value <= Number(match[2])) return match[3];
+    }
+    return "";
+  }
+
+  function touch(slider) {
+    slider.name = slider.dataset.name;
+    const output = slider.parentElement.querySelector("output");
+    if (output) {
+      const band = bandOf(slider, Number(slider.value));
+      output.textContent = band ? `${slider.value} (${band})` : slider.value;
+    }
+  }
+
+  // Wires one form (a survey page, or the chat page's blocking rating panel).
+  StudySurvey.attach = function (form) {
+    form.addEventListener("change", () => refresh(form));
+    form.addEventListener("input", (event) => {
+      if (event.target.matches("input[type=range]")) touch(event.target);
+    });
+    refresh(form);
+  };
+
+  // What a form holds, as the in-session API takes it: id -> value (a list for checkboxes).
+  StudySurvey.collect = function (form) {
+    const answers = {};
+    form.querySelectorAll("fieldset[data-question]").forEach((fieldset) => {
+      if (fieldset.hidden) return;
+      const id = fieldset.dataset.question;
+      const values = valuesOf(form, id);
+      answers[id] = fieldset.dataset.type === "multiple" ? values : (values[0] || "");
+    });
+    return answers;
+  };
+
+  document.querySelectorAll("form.survey").forEach((form) => StudySurvey.attach(form));
+})(window.StudySurvey);

@@ -1,0 +1,128 @@
+"""The chat study's state: assignment, intent, pre-writing answers, the conversation and the
+document pane (study.chat, study.server.chat).
+
+Messages are numbered 0, 1, 2, ... per session. A user message carries the browser's
+`client_id`, so a resend after a lost answer (a dropped connection, a killed server) finds the
+stored message instead of adding a second one; its reply is generated only if none is stored.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from sqlalchemy import Connection, func, select, update
+
+from study.curation.replay import DeltaError, apply_delta, from_units
+from study.store import events as event_store
+from study.store.db import chat_events, chat_messages, chat_sessions
+
+
+def get(connection: Connection, session_id: str) -> dict | None:
+    row = connection.execute(
+        select(chat_sessions).where(chat_sessions.c.session_id == session_id)
+    ).mappings().first()
+    if row is None:
+        return None
+    out = dict(row)
+    out["offered"] = json.loads(out["offered"] or "[]")
+    out["prewriting"] = json.loads(out["prewriting"]) if out["prewriting"] else None
+    return out
+
+
+def create(connection: Connection, session_id: str, document_type: str, offered: list[str]) -> dict:
+    connection.execute(chat_sessions.insert().values(
+        session_id=session_id, document_type=document_type, offered=json.dumps(offered),
+        document="", assigned_at=time.time(),
+    ))  # fmt: skip
+    return get(connection, session_id)
+
+
+def update_chat(connection: Connection, session_id: str, **values) -> None:
+    if "prewriting" in values and not isinstance(values["prewriting"], str):
+        values["prewriting"] = json.dumps(values["prewriting"], ensure_ascii=False)
+    connection.execute(
+        update(chat_sessions).where(chat_sessions.c.session_id == session_id).values(**values)
+    )
+
+
+def type_counts(connection: Connection, condition: str | None = None) -> dict[str, int]:
+    """Chat sessions per document type, overall or within one condition (assistant)."""
+    from study.store.db import sessions
+
+    query = select(chat_sessions.c.document_type, func.count()).join(
+        sessions, sessions.c.session_id == chat_sessions.c.session_id
+    )
+    if condition is not None:
+        query = query.where(sessions.c.condition == condition)
+    return dict(connection.execute(query.group_by(chat_sessions.c.document_type)).all())
+
+
+# -- messages ---------------------------------------------------------------------------------
+
+
+def messages(connection: Connection, session_id: str) -> list[dict]:
+    rows = connection.execute(
+        select(chat_messages).where(chat_messages.c.session_id == session_id).order_by(chat_messages.c.seq)
+    ).mappings()
+    return [dict(row) for row in rows]
+
+
+def by_client_id(connection: Connection, session_id: str, client_id: str) -> dict | None:
+    row = connection.execute(
+        select(chat_messages).where(
+            chat_messages.c.session_id == session_id, chat_messages.c.client_id == client_id
+        )
+    ).mappings().first()
+    return dict(row) if row else None
+
+
+def add_message(connection: Connection, session_id: str, role: str, content: str, **values) -> dict:
+    next_seq = connection.execute(
+        select(func.coalesce(func.max(chat_messages.c.seq) + 1, 0)).where(
+            chat_messages.c.session_id == session_id
+        )
+    ).scalar_one()
+    row = {"session_id": session_id, "seq": next_seq, "role": role, "content": content,
+           "created_at": time.time(), **values}  # fmt: skip
+    connection.execute(chat_messages.insert().values(**row))
+    return row
+
+
+def exchanges(history: list[dict]) -> int:
+    """Completed exchanges: a user message answered by the assistant (CollabLLM App. E)."""
+    return sum(1 for m in history if m["role"] == "assistant")
+
+
+# -- the document pane ------------------------------------------------------------------------
+
+
+def document_from_events(connection: Connection, session_id: str) -> tuple[str, int]:
+    """The document pane as its stored text events leave it, and the next unstored seq. Only
+    the unbroken run from seq 0 is replayed: a later event cannot apply before a missing one."""
+    text, expected = "", 0
+    for record, seq in zip(
+        event_store.records(connection, session_id, chat_events),
+        event_store.stored_seqs(connection, session_id, chat_events),
+    ):
+        if seq != expected:
+            break
+        delta = record.get("textDelta")
+        if isinstance(delta, dict):
+            try:
+                text = apply_delta(text, delta.get("ops", []))
+            except DeltaError:
+                break
+        expected += 1
+    return from_units(text), expected
+
+
+def totals(connection: Connection) -> dict[str, int]:
+    """For `study status`: chat sessions, exchanges (assistant replies) and page events."""
+    return {
+        "sessions": connection.execute(select(func.count()).select_from(chat_sessions)).scalar_one(),
+        "exchanges": connection.execute(
+            select(func.count()).select_from(chat_messages).where(chat_messages.c.role == "assistant")
+        ).scalar_one(),
+        "events": connection.execute(select(func.count()).select_from(chat_events)).scalar_one(),
+    }

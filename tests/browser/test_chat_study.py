@@ -1,0 +1,203 @@
+"""The chat study in a real browser: the whole path, the blocking rating, the document pane's
+log, and a server killed mid-conversation with nothing lost."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from study.cli import write_study_files
+from study.store import chat as chat_store
+from study.store import make_engine, reading
+from study.store import events as event_store
+from study.store import surveys as survey_store
+from study.store.db import chat_events
+from tests.browser.chat_participant import exchange, rate, start_chat, wait_saved
+from tests.browser.conftest import TaskServerProcess, _serve_in_thread
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def chat_dir(tmp_path):
+    folder = tmp_path / "chat-study"
+    write_study_files(folder, paradigm="chat")
+    return folder
+
+
+@pytest.fixture
+def chat_server(chat_dir, model_url):
+    from dataclasses import replace
+
+    from study import config
+
+    study = config.load(chat_dir)
+    study = replace(study, suggestions=replace(study.suggestions, endpoint=model_url))
+    server, thread = _serve_in_thread(study)
+    yield f"http://127.0.0.1:{server.port}", study
+    server.shutdown()
+    server.server_close()
+    thread.join(timeout=5)
+
+
+def test_the_whole_chat_path_in_the_browser(page, chat_server):
+    url, study = chat_server
+    session_id = start_chat(page, url)
+    expect(page.get_by_test_id("finish")).to_be_disabled()
+    document = page.get_by_test_id("document")
+    for n in range(1, 9):
+        exchange(page, f"Here is my thought number {n} for the document.", n)
+        if n == 1:
+            page.get_by_test_id("insert-reply").first.click()
+            document.press("End")
+            document.type(" My own words.")
+        if n in (3, 6):
+            expect(page.get_by_test_id("chat-input")).to_be_disabled()  # blocked until rated
+            rate(page, 6 + n // 3)
+            expect(page.get_by_test_id("chat-input")).to_be_enabled()
+        if n < 8:
+            expect(page.get_by_test_id("finish")).to_be_disabled()
+    expect(page.get_by_test_id("chat-message")).to_have_count(16)
+    text = document.input_value()
+    assert text.endswith(" My own words.") and int(page.get_by_test_id("word-count").inner_text()) > 3
+    wait_saved(page)
+    page.get_by_test_id("finish").click()
+    page.wait_for_url("**/survey")
+
+    page.locator("fieldset[data-question=strengths] textarea").fill("It asked about my tone.")
+    page.locator("fieldset[data-question=weaknesses] textarea").fill("Replies were a bit generic.")
+    other = page.locator("fieldset[data-question=end_reason_other]")
+    expect(other).to_be_hidden()
+    page.get_by_label("Other reason").check()
+    expect(other).to_be_visible()  # show_if, on the same page
+    other.locator("textarea").fill("Out of time")
+    page.get_by_test_id("slider-interaction_rating").fill("8")
+    page.get_by_test_id("slider-document_rating").fill("9")
+    expect(page.get_by_test_id("slider-value-document_rating")).to_have_text("9 (very good)")
+    page.get_by_test_id("next").click()
+    page.wait_for_url("**/complete")
+    expect(page.get_by_test_id("verification-code")).not_to_be_empty()
+
+    engine = make_engine(study.database_url)
+    with reading(engine) as connection:
+        names = [r["eventName"] for r in event_store.records(connection, session_id, chat_events)]
+        replayed, _ = chat_store.document_from_events(connection, session_id)
+        chat = chat_store.get(connection, session_id)
+        ratings = {(r["survey"], r["occasion"]): r["answers"] for r in survey_store.for_session(connection, session_id)}
+    engine.dispose()
+    assert names[0] == "system-initialize"
+    assert names.count("chat-send") == 8 and names.count("chat-receive") == 8
+    assert names.count("survey-open") == 2 and names.count("survey-submit") == 2
+    assert "chat-insert" in names and "text-insert" in names
+    assert replayed == text == chat["document"]
+    assert ratings[("periodic", 3)] == {"periodic_rating": 7} and ratings[("periodic", 6)] == {"periodic_rating": 8}
+    assert ratings[("final", 0)]["end_reason_other"] == "Out of time"
+
+
+def test_a_killed_server_mid_conversation_loses_nothing(page, chat_dir, model_url):
+    server = TaskServerProcess(chat_dir, model_url)
+    server.start()
+    try:
+        session_id = start_chat(page, server.url)
+        exchange(page, "Let us start with the opening.", 1)
+        document = page.get_by_test_id("document")
+        document.type("First line of my draft.")
+        wait_saved(page)
+
+        server.kill()  # kill -9, mid-conversation
+        document.type(" Written while the server was down.")
+        page.get_by_test_id("chat-input").fill("Sent while the server was down.")
+        page.get_by_test_id("chat-send").click()
+        expect(page.get_by_test_id("chat-error")).to_contain_text("Reconnecting")
+        server.start()
+        expect(page.get_by_test_id("exchange-count")).to_have_text("2 of 8 exchanges", timeout=30_000)
+        wait_saved(page, timeout=30_000)
+
+        page.reload()  # the server's copy and the browser's agree after a reload
+        expect(page.get_by_test_id("document")).to_have_value(
+            "First line of my draft. Written while the server was down."
+        )
+        expect(page.get_by_test_id("chat-message")).to_have_count(4)
+        expect(page.get_by_test_id("exchange-count")).to_have_text("2 of 8 exchanges")
+    finally:
+        if server.process is not None:
+            server.kill()
+    engine = make_engine(server.study.database_url)
+    with reading(engine) as connection:
+        messages = chat_store.messages(connection, session_id)
+        replayed, next_seq = chat_store.document_from_events(connection, session_id)
+        stored = event_store.stored_seqs(connection, session_id, chat_events)
+    engine.dispose()
+    assert [m["content"] for m in messages if m["role"] == "user"] == [
+        "Let us start with the opening.", "Sent while the server was down.",
+    ]
+    assert replayed == "First line of my draft. Written while the server was down."
+    assert stored == list(range(len(stored))) and next_seq == len(stored)  # no gaps, no duplicates
+
+
+def test_a_model_that_fails_keeps_the_message_and_try_again_gets_the_reply(page, chat_dir):
+    from dataclasses import replace
+
+    from study import config
+    from study.lm.backends import DeterministicBackend
+    from study.lm.server import serve_in_thread
+    from tests.browser.conftest import free_port
+
+    model_port = free_port()  # nothing listens here yet: every call fails
+    study = config.load(chat_dir)
+    study = replace(study, suggestions=replace(study.suggestions, endpoint=f"http://127.0.0.1:{model_port}/v1"))
+    server, thread = _serve_in_thread(study)
+    stop_model = None
+    try:
+        start_chat(page, f"http://127.0.0.1:{server.port}")
+        page.get_by_test_id("chat-input").fill("Are you there?")
+        page.get_by_test_id("chat-send").click()
+        expect(page.get_by_test_id("chat-error")).to_contain_text("cannot reach the model endpoint")
+        expect(page.get_by_test_id("chat-retry")).to_be_visible()
+        expect(page.get_by_test_id("chat-send")).to_be_disabled()  # the kept message goes first
+        _, stop_model = serve_in_thread(DeterministicBackend(), port=model_port)
+        page.get_by_test_id("chat-retry").click()
+        expect(page.get_by_test_id("exchange-count")).to_have_text("1 of 8 exchanges")
+        expect(page.get_by_test_id("chat-message")).to_have_count(2)
+        expect(page.get_by_test_id("chat-error")).to_be_hidden()
+    finally:
+        if stop_model:
+            stop_model()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def test_prewriting_questions_can_be_removed_and_added(page, chat_server):
+    from tests.browser.chat_participant import NOTE
+
+    url, study = chat_server
+    page.goto(f"{url}/task?access_code=notes")
+    page.get_by_test_id("consent").check()
+    page.get_by_test_id("next").click()
+    page.get_by_test_id("next").click()
+    page.get_by_test_id("intent-option").first.check()
+    page.get_by_test_id("next").click()
+    page.wait_for_url("**/prewriting")
+    expect(page.get_by_test_id("own-question")).to_have_count(5)
+    expect(page.locator("[data-own-row]:visible")).to_have_count(0)
+    first = page.locator("fieldset[data-question=q1]")
+    first.locator("textarea").fill("This will be removed before sending it anyway.")
+    first.get_by_test_id("remove-question").click()
+    expect(first).to_be_hidden()
+    for n in range(2, 7):
+        page.locator(f"fieldset[data-question=q{n}] textarea").fill(NOTE)
+    page.get_by_test_id("next").click()  # five answers: one too few
+    expect(page.get_by_test_id("prewriting-error")).to_contain_text("you have 5")
+    page.get_by_test_id("add-question").click()
+    page.get_by_test_id("own-question").first.fill("Who will read it?")
+    page.locator("fieldset[data-question=own1] textarea").fill(NOTE)
+    page.get_by_test_id("next").click()
+    page.wait_for_url("**/chat")
+    session_id = page.url.rstrip("/").split("/")[-2]
+    engine = make_engine(study.database_url)
+    with reading(engine) as connection:
+        notes = chat_store.get(connection, session_id)["prewriting"]
+    engine.dispose()
+    assert len(notes) == 6 and notes[-1] == {"question": "Who will read it?", "answer": NOTE, "added": True}
+    assert all("removed" not in note["answer"] for note in notes)

@@ -1,0 +1,51 @@
+"""Checking answers: every item type, required/optional, word minimums and show-if."""
+
+from __future__ import annotations
+
+from study.survey.answers import check_page, visible, word_count
+from study.survey.definition import from_mapping
+
+SURVEY = from_mapping({
+    "name": "s", "placement": "after_session",
+    "items": [
+        {"id": "agree", "type": "likert", "text": "Agree?", "points": 5},
+        {"id": "rating", "type": "slider", "text": "Rate", "min": 1, "max": 10},
+        {"id": "why", "type": "single", "text": "Why?", "options": ["Done", "Other reason"]},
+        {"id": "why_other", "type": "text", "text": "Which?", "show_if": {"item": "why", "equals": "Other reason"}},
+        {"id": "tools", "type": "multiple", "text": "Tools", "options": ["a", "b", "c"], "max_choices": 2, "required": False},
+        {"id": "notes", "type": "text", "text": "Notes", "min_words": 3, "required": False},
+        {"id": "more", "type": "text", "text": "More", "page": 2, "show_if": {"item": "rating", "at_most": 4}},
+    ],
+})  # fmt: skip
+
+
+def test_valid_answers_are_typed_and_hidden_questions_dropped():
+    form = {"agree": "4", "rating": "9", "why": "Done", "why_other": "sneaky", "tools": ["a", "c"], "notes": ""}
+    answers, errors = check_page(SURVEY, 1, form)
+    assert errors == {}
+    assert answers == {"agree": 4, "rating": 9, "why": "Done", "tools": ["a", "c"]}
+    assert not visible(SURVEY.item("more"), answers)  # page 2 asks only after a low rating
+
+
+def test_each_problem_gets_its_own_message():
+    form = {"agree": "6", "why": "Other reason", "tools": ["a", "b", "c"], "notes": "too short"}
+    _, errors = check_page(SURVEY, 1, form)
+    assert errors == {
+        "agree": "Choose a point from 1 to 5.",
+        "rating": "Move the slider to give a rating.",
+        "why_other": "This question needs an answer.",
+        "tools": "Choose at most 2.",
+        "notes": "Please write at least 3 words (you wrote 2).",
+    }
+
+
+def test_show_if_reads_earlier_pages():
+    answers, errors = check_page(SURVEY, 2, {"more": "it was slow"}, {"rating": 3})
+    assert (answers, errors) == ({"more": "it was slow"}, {})
+    assert check_page(SURVEY, 2, {}, {"rating": 3})[1] == {"more": "This question needs an answer."}
+    assert check_page(SURVEY, 2, {"more": "x"}, {"rating": 8}) == ({}, {})
+
+
+def test_words_are_runs_of_non_space():
+    assert word_count("  one two\nthree\tfour ") == 4
+    assert word_count("") == 0

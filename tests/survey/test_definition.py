@@ -1,0 +1,72 @@
+"""Surveys in study.toml: presets, files, and errors that name the key and the fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from study import config
+from study.survey.definition import presets
+
+
+def _with(study_folder, text: str):
+    toml = study_folder / "study.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + "\n" + text, encoding="utf-8")
+    return config.load(study_folder)
+
+
+def test_the_four_instruments_are_shipped_and_valid(study_folder):
+    assert {"coauthor-post-session", "mindcopilot-q1-q10", "collabllm-periodic", "collabllm-final"} <= set(presets())
+    study = _with(study_folder, """
+[[surveys]]
+preset = "mindcopilot-q1-q10"
+name = "mindcopilot"
+placement = "after_session"
+""")
+    survey = next(s for s in study.surveys if s.name == "mindcopilot")
+    q1 = survey.item("q1_mental_demand")
+    assert q1.points == 7 and q1.labels[0] == "Very Bad" and q1.labels[-1] == "Very Good"
+    assert [i.group for i in survey.items[:10]] == ["PW"] * 4 + ["US"] * 2 + ["CU"] * 2 + ["AD"] * 2
+    # The legacy [[survey]] list is still the first survey, asked after each session.
+    assert study.surveys[0].name == "post_session" and study.surveys[0].placement == "after_session"
+
+
+def test_a_survey_can_live_in_its_own_file(study_folder):
+    (study_folder / "pre.toml").write_text("""
+title = "Before you start"
+[[items]]
+id = "experience"
+type = "slider"
+text = "How much do you write?"
+min = 0
+max = 5
+""", encoding="utf-8")
+    study = _with(study_folder, '[[surveys]]\nname = "pre"\nplacement = "before_writing"\nfile = "pre.toml"\n')
+    pre = next(s for s in study.surveys if s.name == "pre")
+    assert pre.title == "Before you start" and pre.item("experience").scale() == [0, 1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize(
+    "table, expected",
+    [
+        ('name = "x"\nplacement = "after_session"\npreset = "nope"', "surveys[0].preset: unknown preset 'nope'. Fix: use one of"),
+        ('name = "x"\nplacement = "sometimes"\n[[surveys.items]]\nid = "a"\ntype = "text"\ntext = "A?"',
+         "surveys[0].placement: 'sometimes' is not one of"),
+        ('name = "x"\nplacement = "after_session"\n[[surveys.items]]\nid = "a"\ntype = "likert"\ntext = "A?"\npoints = 12',
+         "surveys[0].items[0].points: 12 is greater than the maximum of 11. Fix: set it to for \"likert\": the number of points"),
+        ('name = "x"\nplacement = "after_session"\n[[surveys.items]]\nid = "a"\ntype = "likert"\ntext = "A?"\npoints = 5\nlabels = ["a", "b"]',
+         "surveys.x.items.a.labels: 2 labels for 5 points. Fix:"),
+        ('name = "x"\nplacement = "in_session"\n[[surveys.items]]\nid = "a"\ntype = "text"\ntext = "A?"',
+         "surveys.x.every: an in_session survey needs a cadence. Fix: add every = 3"),
+        ('name = "x"\nplacement = "after_session"\n[[surveys.items]]\nid = "a"\ntype = "text"\ntext = "A?"\nshow_if = {item = "b", equals = "y"}',
+         "surveys.x.items.a.show_if.item: 'b' is not an earlier question of this survey. Fix:"),
+        ('name = "x"\nplacement = "after_session"\n[[surveys.items]]\nid = "ownership"\ntype = "text"\ntext = "A?"',
+         "surveys.x.items.ownership: id 'ownership' is also used in survey 'post_session'. Fix:"),
+        ('name = "x"\nplacement = "after_session"\n[[surveys.items]]\nid = "a"\ntype = "single"\ntext = "A?"\ncolour = "red"',
+         "surveys[0].items[0]: unknown key 'colour'. Fix: remove it"),
+    ],
+)
+def test_bad_surveys_are_refused_with_the_key_and_the_fix(study_folder, table, expected):
+    with pytest.raises(config.ConfigError) as error:
+        _with(study_folder, "[[surveys]]\n" + table + "\n")
+    assert expected in str(error.value)
+    assert str(study_folder / "study.toml") in str(error.value)
