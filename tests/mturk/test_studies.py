@@ -32,6 +32,12 @@ def test_study_init_gives_every_study_its_own_id(tmp_path):
     assert written["study"]["id"] == first.id
 
 
+def test_a_chat_study_gets_its_own_id_too(tmp_path):
+    result = CliRunner().invoke(main, ["init", str(tmp_path / "chat"), "--paradigm", "chat"])
+    assert result.exit_code == 0, result.output
+    assert re.fullmatch(r"[0-9a-f]{32}", config.load(tmp_path / "chat").id)
+
+
 def test_two_studies_from_one_template_never_see_each_others_hits(cli, tmp_path, emulator):
     first = new_study(tmp_path / "first", reward="2.50", budget="100.00")
     second = new_study(tmp_path / "second", reward="2.50", budget="100.00")
