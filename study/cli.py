@@ -186,10 +186,11 @@ def _register_groups() -> None:
     from study.curation.cli import curate
     from study.lm.cli import lm
     from study.mturk.cli import mturk
+    from study.report.cli import report
     from study.release.cli import keys, release, withdraw
     from study.review.cli import qualify, review, reviewers
 
-    for group in (lm, curate, mturk, keys, release, withdraw, reviewers, review, qualify):
+    for group in (lm, curate, mturk, keys, release, withdraw, reviewers, review, qualify, report):
         main.add_command(group)
 
 

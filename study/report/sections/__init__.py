@@ -1,0 +1,37 @@
+"""The report's sections, in the order they appear.
+
+A section is a function `build(data: ReportData) -> Section | None`: it returns None when the
+data has nothing for it (a release has no funnel, a study without a survey no survey results),
+and the report leaves it out. Adding a metric to the report is adding a module here and a line
+to SECTIONS: the chat study (CollabLLM) and proactive co-writing (MindCopilot L0-L3) put their
+turn-level and suggestion-level figures in `data.extras["chat"]` / `data.extras["proactive"]`
+and their sections in the places marked below.
+"""
+
+from __future__ import annotations
+
+from study.report.sections import (
+    allocation,
+    collaboration,
+    ideation,
+    language,
+    overview,
+    participation,
+    suggestions,
+    survey,
+    timing,
+)
+
+SECTIONS = (
+    overview.build,
+    participation.build,
+    timing.build,
+    allocation.build,
+    suggestions.build,
+    collaboration.build,
+    language.build,
+    ideation.build,
+    # chat study metrics (CollabLLM: turns, tokens, interactivity) go here, from data.extras
+    # proactive co-writing metrics (MindCopilot L0-L3: acceptance by level) go here
+    survey.build,
+)

@@ -1,0 +1,75 @@
+"""`study report` on a study folder and on a folder of released sessions: what a researcher
+reads in the HTML file."""
+
+from __future__ import annotations
+
+import re
+import statistics
+
+from click.testing import CliRunner
+
+from study.cli import main
+from study.curation.formats import read_session
+from study.curation.stats import session_stats
+from tests.conftest import COAUTHOR
+from tests.report.conftest import METADATA, Tables, number
+
+
+def _report(source, tmp_path) -> Tables:
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["report", str(source), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    html = out.read_text(encoding="utf-8")
+    # self-contained: nothing the browser would fetch
+    assert not re.search(r"""(src|href)=["']?(https?:)?//|url\((?!#)|<link|<script|@import""", html)
+    return Tables(html)
+
+
+def test_study_folder_report_shows_the_funnel_stage_times_requests_and_survey(report_study, tmp_path):
+    tables = _report(report_study, tmp_path)
+    funnel = tables.rows("participation")
+    assert funnel["entered"][0] == "5"
+    assert funnel["consented"][0] == "4"
+    assert funnel["wrote (stored a text-insert)"][0] == "3"
+    assert funnel["finished writing"][0] == "3"
+    assert funnel["completed the survey"][0] == "2"
+    assert funnel["approved on MTurk"][0] == "–"  # a lab study: no MTurk assignment
+    stages = tables.rows("timing")
+    assert stages["writing"][0] == "3" and stages["self-evaluation and survey"][0] == "2"
+    # one request per finished session, answered by the local model, logged by the server
+    requests = tables.rows("suggestions")
+    assert sum(int(row[0]) for name, row in requests.items() if name != "condition") == 3
+    assert all(row[1] == "0" for name, row in requests.items() if name != "condition")
+    ownership = [t for t in tables.sections["survey"]][1]  # native_speaker, then ownership
+    answers = {row[0]: row[1:] for row in ownership}
+    assert sum(int(row[0]) for name, row in answers.items() if name != "condition") == 2
+    assert "I feel like the text is mine." in tables.texts["survey"]
+
+
+def test_release_folder_report_says_there_is_no_funnel_and_matches_the_curation_core(tmp_path):
+    tables = _report(COAUTHOR, tmp_path)
+    assert "finished sessions only" in tables.texts["participation"]
+    assert tables.rows("overview")["sessions with a log"][0] == "31"
+    rows = [session_stats(read_session(p)) for p in sorted((COAUTHOR / "sessions").glob("*.jsonl"))]
+    acceptance = statistics.mean(r["perc_selected"] for r in rows if r["num_query"])
+    share = statistics.mean(r["writer_share_final"] for r in rows)
+    combined = tables.rows("collaboration")["all"]
+    assert combined[0] == "31"
+    assert abs(number(combined[1]) - acceptance) < 0.006
+    assert abs(number(combined[2]) - share) < 0.006
+    low, high = (float(x) for x in combined[1].split("[")[1].rstrip("]").split(","))
+    assert low < acceptance < high
+    # the conditions are the paper's randomness settings, read from temperature and FP
+    assert set(tables.rows("collaboration")) == {"condition", "high", "low", "all"}
+    highs = sum(1 for r in METADATA.values() if (r["genre"], r["temperature"]) in
+                {("creative", "0.75"), ("argumentative", "0.9")})  # fmt: skip
+    assert tables.rows("collaboration")["high"][0] == str(highs)
+    assert "LanguageTool" in tables.texts["language"]
+    assert "Not computed" in tables.texts["ideation"]
+
+
+def test_a_folder_without_sessions_or_metadata_is_refused_with_what_to_give(tmp_path):
+    result = CliRunner().invoke(main, ["report", str(tmp_path), "--out", str(tmp_path / "r.html")])
+    assert result.exit_code != 0
+    assert "neither a study folder" in result.output and "metadata.csv" in result.output
+    assert not (tmp_path / "r.html").exists()
