@@ -9,7 +9,9 @@ import click
 @click.argument("source", type=click.Path(exists=True, file_okay=False))
 @click.option("--out", type=click.Path(dir_okay=False), default="report.html", show_default=True,
               help="The HTML file to write.")  # fmt: skip
-def report(source: str, out: str) -> None:
+@click.option("--table3", is_flag=True,
+              help="Print CoAuthor's Table 3 for SOURCE beside the paper's figures, and stop.")
+def report(source: str, out: str, table3: bool) -> None:
     """Write an HTML report of SOURCE: a study folder, a release, or a folder of sessions.
 
     Participation funnel and stage times (study folders only), sessions per condition and
@@ -18,6 +20,9 @@ def report(source: str, out: str) -> None:
     """
     from study.report import ReportSourceError, write_report
 
+    if table3:
+        _print_table3(source)
+        return
     try:
         data = write_report(source, out)
     except ReportSourceError as error:
@@ -25,3 +30,40 @@ def report(source: str, out: str) -> None:
     click.echo(f"Wrote {out}: {len(data.sessions)} sessions"
                + (f" ({data.simulated} simulated)" if data.simulated else "")
                + (f"; {len(data.unreadable)} unreadable file(s) left out" if data.unreadable else ""))
+
+
+def _print_table3(source: str) -> None:
+    """Table 3 from a folder of sessions with metadata.csv (the CoAuthor release's layout)."""
+    import sys
+    from pathlib import Path
+
+    from study.curation.formats import session_files
+    from study.curation.runner import stats_paths
+    from study.curation.stats import read_metadata, render_table
+    from study.report.data import metadata_path
+    from study.report.table3 import table3, with_paper
+
+    path = Path(source)
+    metadata_path = metadata_path(path)
+    if metadata_path is None:
+        raise click.ClickException(
+            f"{path}: no metadata.csv here or one folder up. --table3 needs the release's "
+            "metadata (genre, prompt_code, worker_id) beside its sessions."
+        )
+    folder = path / "sessions" if (path / "sessions").is_dir() else path
+    files = session_files([folder])
+    if not files:
+        raise click.ClickException(f"{folder}: no session files (*.jsonl)")
+    rows, skipped = [], []
+    for row, problem in stats_paths(files, "paper"):
+        (rows.append(row) if row is not None else skipped.append(problem))
+    metadata = read_metadata(metadata_path)
+    click.echo(render_table(with_paper(table3(rows, metadata))))
+    click.echo(
+        f"\n{len(rows)} sessions from {folder}; the paper's rows are over the full release "
+        "(1,445 sessions). Definitions: study/report/table3.py and README (Study reports)."
+    )
+    for problem in skipped:
+        click.echo(f"skipped {problem}", err=True)
+    if skipped:
+        sys.exit(1)

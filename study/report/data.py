@@ -81,7 +81,7 @@ def load(path: str | Path, *, entity_model: EntityModel | None = None) -> Report
     model = entity_model or load_model()
     if (path / study_config.CONFIG_NAME).is_file():
         return _from_study(path, model)
-    metadata = _metadata_path(path)
+    metadata = metadata_path(path)
     if metadata is None:
         raise ReportSourceError(
             f"{path}: neither a study folder (no {study_config.CONFIG_NAME}) nor a folder of "
@@ -95,7 +95,7 @@ def load(path: str | Path, *, entity_model: EntityModel | None = None) -> Report
     return data
 
 
-def _metadata_path(path: Path) -> Path | None:
+def metadata_path(path: Path) -> Path | None:
     for folder in (path, path.parent):
         if (folder / "metadata.csv").is_file():
             return folder / "metadata.csv"

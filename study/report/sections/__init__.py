@@ -19,11 +19,13 @@ from study.report.sections import (
     participation,
     suggestions,
     survey,
+    table3,
     timing,
 )
 
 SECTIONS = (
     overview.build,
+    table3.build,
     participation.build,
     timing.build,
     allocation.build,
