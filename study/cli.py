@@ -98,14 +98,19 @@ def status(directory: str) -> None:
     study = _load(directory)
     engine = make_engine(study.database_url)
     create_tables(engine)
+    from study.store.simulated import simulated_ids
+
     with reading(engine) as connection:
         summary = summarize(connection)
+        simulated = len(simulated_ids(connection))
     engine.dispose()
     total = sum(summary.stages.values())
     click.echo(f"Study '{study.name}' ({_safe_url(study)})")
     by_stage = ", ".join(f"{stage} {summary.stages[stage]}" for stage in STAGES if summary.stages[stage])
     click.echo(f"Sessions: {total}" + (f" ({by_stage})" if by_stage else ""))
     click.echo("Conditions: " + ", ".join(f"{c.name} {summary.conditions[c.name]}" for c in study.conditions))
+    if simulated:
+        click.echo(f"Simulated sessions (study simulate, not people): {simulated}")
     click.echo(f"Events stored: {summary.events}")
     if summary.sessions_with_lost_events:
         click.echo(
@@ -187,10 +192,12 @@ def _register_groups() -> None:
     from study.lm.cli import lm
     from study.mturk.cli import mturk
     from study.report.cli import report
+    from study.simulate.cli import simulate
     from study.release.cli import keys, release, withdraw
     from study.review.cli import qualify, review, reviewers
 
-    for group in (lm, curate, mturk, keys, release, withdraw, reviewers, review, qualify, report):
+    for group in (lm, curate, mturk, keys, release, withdraw, reviewers, review, qualify, report,
+                  simulate):
         main.add_command(group)
 
 

@@ -39,7 +39,7 @@ def build(data: ReportData) -> Section | None:
             asked[s.condition] += s.queries
             failures[s.condition] += s.unanswered
             latencies[s.condition].extend(s.latencies_ms)
-    if not asked:
+    if not any(asked.values()):
         section.paragraph("No suggestion was requested.", note=True)
         return section
     rows = []
@@ -47,7 +47,7 @@ def build(data: ReportData) -> Section | None:
         values = latencies[condition]
         rows.append([
             condition, asked[condition], failures[condition],
-            100 * failures[condition] / asked[condition],
+            100 * failures[condition] / asked[condition] if asked[condition] else None,
             round(statistics.median(values)) if values else None,
             round(statistics.quantiles(values, n=20)[-1]) if len(values) >= 2 else None,
         ])  # fmt: skip
