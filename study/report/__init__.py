@@ -30,8 +30,8 @@ def render(data: ReportData) -> str:
     return page(f"Study report: {data.title}", intro, sections, banner)
 
 
-def write_report(source: str | Path, out: str | Path) -> ReportData:
-    data = load(source)
+def write_report(source: str | Path, out: str | Path, *, processes: int | None = None) -> ReportData:
+    data = load(source, processes=processes)
     html = render(data)
     out = Path(out)
     partial = out.with_name(out.name + ".partial")

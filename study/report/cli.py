@@ -11,7 +11,9 @@ import click
               help="The HTML file to write.")  # fmt: skip
 @click.option("--table3", is_flag=True,
               help="Print CoAuthor's Table 3 for SOURCE beside the paper's figures, and stop.")
-def report(source: str, out: str, table3: bool) -> None:
+@click.option("-j", "--processes", type=click.IntRange(min=1), default=None,
+              help="Cores for reading the sessions (default: all).")
+def report(source: str, out: str, table3: bool, processes: int | None) -> None:
     """Write an HTML report of SOURCE: a study folder, a release, or a folder of sessions.
 
     Participation funnel and stage times (study folders only), sessions per condition and
@@ -24,7 +26,7 @@ def report(source: str, out: str, table3: bool) -> None:
         _print_table3(source)
         return
     try:
-        data = write_report(source, out)
+        data = write_report(source, out, processes=processes)
     except ReportSourceError as error:
         raise click.ClickException(str(error)) from None
     click.echo(f"Wrote {out}: {len(data.sessions)} sessions"

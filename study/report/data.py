@@ -23,6 +23,7 @@ from pathlib import Path
 
 from study import config as study_config
 from study.curation.formats import SessionFileError, read_session
+from study.curation.runner import run
 from study.curation.stats import read_metadata
 from study.report.entities import EntityModel, load_model
 from study.report.facts import SessionFacts, session_facts
@@ -73,14 +74,15 @@ class ReportData:
         return sorted({s.condition for s in self.sessions})
 
 
-def load(path: str | Path, *, entity_model: EntityModel | None = None) -> ReportData:
+def load(path: str | Path, *, entity_model: EntityModel | None = None,
+         processes: int | None = None) -> ReportData:
     path = Path(path)
     if not path.is_dir():
         raise ReportSourceError(f"{path}: not a folder. Give a study folder, a release or a "
                                 "folder of sessions with metadata.csv.")  # fmt: skip
     model = entity_model or load_model()
     if (path / study_config.CONFIG_NAME).is_file():
-        return _from_study(path, model)
+        return _from_study(path, model, processes)
     metadata = metadata_path(path)
     if metadata is None:
         raise ReportSourceError(
@@ -88,7 +90,8 @@ def load(path: str | Path, *, entity_model: EntityModel | None = None) -> Report
             "sessions (no metadata.csv here or one folder up)."
         )
     kind = RELEASE if (metadata.parent / "datapackage.json").is_file() else FOLDER
-    data = _from_folder(path, metadata, kind, model, title=metadata.parent.resolve().name)
+    data = _from_folder(path, metadata, kind, model, title=metadata.parent.resolve().name,
+                        processes=processes)
     survey = metadata.parent / "survey.csv"
     if survey.is_file():
         data.questions, data.answers = _read_survey_csv(survey)
@@ -110,27 +113,44 @@ def _session_files(path: Path, metadata: Path) -> dict[str, Path]:
     return {}
 
 
-def _from_folder(path: Path, metadata_path: Path, kind: str, model: EntityModel, *,
-                 title: str, conditions: dict[str, str] | None = None) -> ReportData:
+def _from_folder(path: Path, metadata_path: Path, kind: str, model: EntityModel, *, title: str,
+                 conditions: dict[str, str] | None = None, processes: int | None = None) -> ReportData:
     try:
         metadata = read_metadata(metadata_path)
     except (KeyError, csv.Error, UnicodeDecodeError) as error:
         raise ReportSourceError(f"{metadata_path}: cannot be read as session metadata ({error})") from None
     files = _session_files(path, metadata_path)
     data = ReportData(kind, path, title, [], model)
+    jobs = []
     for session_id, file in files.items():
         meta = dict(metadata.get(session_id, {}))
         if conditions and session_id in conditions:
             meta["condition"] = conditions[session_id]
-        try:
-            session = read_session(file)
-            data.sessions.append(session_facts(session, meta, nlp=model.nlp))
-        except (SessionFileError, ValueError) as error:
-            data.unreadable.append(f"{file.name}: {error}")
+        jobs.append((file, meta))
+    global _ENTITY_NLP
+    _ENTITY_NLP = model.nlp
+    # All cores, as `study curate stats`; one process with a named-entity model (a pipeline
+    # is large and is not shared between processes).
+    for facts, problem in run(_facts_worker, jobs, processes=1 if model.nlp else processes):
+        if facts is None:
+            data.unreadable.append(problem)
+        else:
+            data.sessions.append(facts)
     return data
 
 
-def _from_study(path: Path, model: EntityModel) -> ReportData:
+_ENTITY_NLP = None
+
+
+def _facts_worker(job: tuple[Path, dict]) -> tuple[SessionFacts | None, str | None]:
+    file, meta = job
+    try:
+        return session_facts(read_session(file), meta, nlp=_ENTITY_NLP), None
+    except (SessionFileError, ValueError, KeyError, TypeError) as error:
+        return None, f"{file.name}: {error}"
+
+
+def _from_study(path: Path, model: EntityModel, processes: int | None) -> ReportData:
     from study.export.coauthor import export_study
     from study.store import make_engine, reading
     from study.store import sessions as session_store
@@ -149,7 +169,8 @@ def _from_study(path: Path, model: EntityModel) -> ReportData:
         export_study(study, Path(scratch))
         conditions = {r["session_id"]: r["condition"] for r in rows if r["condition"]}
         data = _from_folder(Path(scratch), Path(scratch) / "metadata.csv", STUDY, model,
-                            title=study.title or study.name, conditions=conditions)  # fmt: skip
+                            title=study.title or study.name, conditions=conditions,
+                            processes=processes)  # fmt: skip
     data.path = path
     data.funnel = funnel
     data.stage_seconds = {

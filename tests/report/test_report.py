@@ -73,3 +73,20 @@ def test_a_folder_without_sessions_or_metadata_is_refused_with_what_to_give(tmp_
     assert result.exit_code != 0
     assert "neither a study folder" in result.output and "metadata.csv" in result.output
     assert not (tmp_path / "r.html").exists()
+
+
+def test_an_unreadable_session_is_left_out_and_named(tmp_path):
+    import shutil
+
+    source = tmp_path / "release"
+    shutil.copytree(COAUTHOR / "sessions", source / "sessions")
+    shutil.copy(COAUTHOR / "metadata.csv", source / "metadata.csv")
+    broken = sorted((source / "sessions").glob("*.jsonl"))[0]
+    broken.write_text(broken.read_text().replace('"eventName": "system-initialize"', '"eventName": 7', 1))
+    out = tmp_path / "r.html"
+    result = CliRunner().invoke(main, ["report", str(source), "--out", str(out), "-j", "2"])
+    assert result.exit_code == 0, result.output
+    assert "30 sessions; 1 unreadable file(s) left out" in result.output
+    overview = Tables(out.read_text()).texts["overview"]
+    assert f"could not be read and are left out, e.g. {broken.name}" in overview
+    assert "study curate validate" in overview
