@@ -68,7 +68,9 @@ class Participant:
             page = read_page(response.text)
             if stage == "complete":
                 code = page.testids.get("verification-code", "")
-                return SessionResult(session_id, self.prompt_code, code, events, self.queries,
+                # With prompt_selection = "assign" the server picked the prompt.
+                prompt = self.prompt_code or "(assigned by the study)"
+                return SessionResult(session_id, prompt, code, events, self.queries,
                                      self.accepted, self.failed_queries)  # fmt: skip
             if stage == "writing":
                 location, events = self._write(page)

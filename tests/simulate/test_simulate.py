@@ -146,3 +146,33 @@ def test_a_release_of_a_piloted_study_marks_the_simulated_sessions(
     report = tmp_path / "release.html"
     assert runner.invoke(main, ["report", str(directory), "--out", str(report)]).exit_code == 0
     assert "2 of 2 sessions were written by simulated writers" in report.read_text()
+
+
+def test_writers_join_a_server_already_running_for_the_study_even_when_it_assigns_prompts(
+    pilot_folder, suggestion_model
+):
+    import threading
+    from dataclasses import replace
+
+    from werkzeug.serving import make_server
+
+    from study.server import create_app
+
+    toml = pilot_folder / "study.toml"
+    toml.write_text(toml.read_text().replace('prompt_selection = "choose"', 'prompt_selection = "assign"'))
+    study = config.load(pilot_folder)
+    study = replace(study, suggestions=replace(study.suggestions, endpoint=suggestion_model))
+    server = make_server("127.0.0.1", 0, create_app(study), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        result = CliRunner().invoke(main, ["simulate", str(pilot_folder), "--writers", "2",
+                                           "--url", f"http://127.0.0.1:{server.port}/"])  # fmt: skip
+    finally:
+        server.shutdown()
+        thread.join()
+    assert result.exit_code == 0, result.output
+    assert "prompt (assigned by the study)" in result.output
+    sessions, marks, requests, _ = _database(pilot_folder)
+    assert len(sessions) == 2 and all(s["stage"] == "complete" and s["prompt_code"] for s in sessions)
+    assert set(marks) == {s["session_id"] for s in sessions}
