@@ -17,7 +17,7 @@ from __future__ import annotations
 import csv
 import json
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +35,12 @@ STAGE_SPANS = (
     ("writing", "writing_started_at", "writing_finished_at"),
     ("self-evaluation and survey", "writing_finished_at", "completed_at"),
 )
+
+
+# Functions other parts of the toolkit append to add their per-session metrics to a report:
+# each is called as loader(data) once the sessions are read, and may set data.extras[key]
+# (study.report.sections.plugins says the shape).
+EXTRA_LOADERS: list[Callable[[ReportData], None]] = []
 
 
 class ReportSourceError(ValueError):
@@ -82,7 +88,15 @@ def load(path: str | Path, *, entity_model: EntityModel | None = None,
                                 "folder of sessions with metadata.csv.")  # fmt: skip
     model = entity_model or load_model()
     if (path / study_config.CONFIG_NAME).is_file():
-        return _from_study(path, model, processes)
+        data = _from_study(path, model, processes)
+    else:
+        data = _from_sessions(path, model, processes)
+    for loader in EXTRA_LOADERS:
+        loader(data)
+    return data
+
+
+def _from_sessions(path: Path, model: EntityModel, processes: int | None) -> ReportData:
     metadata = metadata_path(path)
     if metadata is None:
         raise ReportSourceError(

@@ -90,3 +90,22 @@ def test_an_unreadable_session_is_left_out_and_named(tmp_path):
     overview = Tables(out.read_text()).texts["overview"]
     assert f"could not be read and are left out, e.g. {broken.name}" in overview
     assert "study curate validate" in overview
+
+
+def test_chat_and_proactive_metrics_plug_in_as_their_own_sections(tmp_path, monkeypatch):
+    from study.report import data as report_data
+
+    def chat_metrics(data):
+        ids = [s.session_id for s in data.sessions]
+        data.extras["chat"] = {
+            "note": "Turns per conversation.",
+            "sessions": {i: {"turns": n % 5 + 8, "tokens": 100 + n} for n, i in enumerate(ids)},
+        }
+
+    monkeypatch.setattr(report_data, "EXTRA_LOADERS", [chat_metrics])
+    tables = _report(COAUTHOR, tmp_path)
+    chat = tables.rows("chat")
+    assert list(chat["condition"]) == ["sessions", "tokens", "turns"]
+    assert chat["all"][0] == "31" and number(chat["all"][2]) == round(sum(n % 5 + 8 for n in range(31)) / 31, 2)
+    assert "[" in chat["all"][2]  # with its interval
+    assert "proactive" not in tables.sections  # no data, no section

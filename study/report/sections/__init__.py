@@ -4,8 +4,9 @@ A section is a function `build(data: ReportData) -> Section | None`: it returns 
 data has nothing for it (a release has no funnel, a study without a survey no survey results),
 and the report leaves it out. Adding a metric to the report is adding a module here and a line
 to SECTIONS: the chat study (CollabLLM) and proactive co-writing (MindCopilot L0-L3) put their
-turn-level and suggestion-level figures in `data.extras["chat"]` / `data.extras["proactive"]`
-and their sections in the places marked below.
+per-session figures in `data.extras["chat"]` / `data.extras["proactive"]`
+through a loader in `study.report.data.EXTRA_LOADERS`, and get a section each
+(`plugins.metrics_section`: means per condition with bootstrap intervals).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from study.report.sections import (
     language,
     overview,
     participation,
+    plugins,
     suggestions,
     survey,
     table3,
@@ -33,7 +35,7 @@ SECTIONS = (
     collaboration.build,
     language.build,
     ideation.build,
-    # chat study metrics (CollabLLM: turns, tokens, interactivity) go here, from data.extras
-    # proactive co-writing metrics (MindCopilot L0-L3: acceptance by level) go here
+    plugins.metrics_section("chat", "Chat study (CollabLLM)"),
+    plugins.metrics_section("proactive", "Proactive co-writing (MindCopilot L0-L3)"),
     survey.build,
 )
