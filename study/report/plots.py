@@ -95,7 +95,9 @@ def grouped_bars(categories: Sequence[str], series: dict[str, Sequence[float]], 
         width = 0.8 / max(1, len(series))
         for k, (name, values) in enumerate(series.items()):
             axes.bar([i + k * width for i in range(len(categories))], values, width, label=name)
-        axes.set_xticks([i + 0.4 - width / 2 for i in range(len(categories))], categories)
+        rotate = len(categories) > 8 or max((len(c) for c in categories), default=0) > 6
+        axes.set_xticks([i + 0.4 - width / 2 for i in range(len(categories))], categories,
+                        rotation=45 if rotate else 0, ha="right" if rotate else "center")
         axes.set_ylabel(ylabel)
         if len(series) > 1:
             axes.legend(frameon=False, fontsize=8)

@@ -109,3 +109,19 @@ def test_chat_and_proactive_metrics_plug_in_as_their_own_sections(tmp_path, monk
     assert chat["all"][0] == "31" and number(chat["all"][2]) == round(sum(n % 5 + 8 for n in range(31)) / 31, 2)
     assert "[" in chat["all"][2]  # with its interval
     assert "proactive" not in tables.sections  # no data, no section
+
+
+def test_equality_and_mutuality_spread_across_writers_and_prompts_without_naming_writers(tmp_path):
+    out = tmp_path / "r.html"
+    assert CliRunner().invoke(main, ["report", str(COAUTHOR), "--out", str(out)]).exit_code == 0
+    html = out.read_text()
+    spread = Tables(html).rows("variation")
+    rows = {p.stem: session_stats(read_session(p)) for p in (COAUTHOR / "sessions").glob("*.jsonl")}
+    by_writer: dict[str, list] = {}
+    for session_id, meta in METADATA.items():
+        by_writer.setdefault(meta["worker_id"], []).append(rows[session_id]["equality"])
+    means = [statistics.mean(v) for v in by_writer.values()]
+    assert spread["writer"][0] == str(len(by_writer))
+    assert number(spread["writer"][1]) == round(statistics.pstdev(means), 2)
+    assert not any(worker in html for worker in by_writer)  # writers are "writer 1", "writer 2"...
+    assert "writer 1" in html

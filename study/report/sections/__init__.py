@@ -23,6 +23,7 @@ from study.report.sections import (
     survey,
     table3,
     timing,
+    variation,
 )
 
 SECTIONS = (
@@ -33,6 +34,7 @@ SECTIONS = (
     allocation.build,
     suggestions.build,
     collaboration.build,
+    variation.build,
     language.build,
     ideation.build,
     plugins.metrics_section("chat", "Chat study (CollabLLM)"),
