@@ -193,7 +193,8 @@ def _from_study(path: Path, model: EntityModel, processes: int | None) -> Report
     }
     data.requests = requests
     data.questions = [
-        Question(q.id, q.text.replace("{noun}", "text"), q.type, tuple(q.options or ()))
+        # One question for stories and essays alike, as the release's card words it.
+        Question(q.id, q.text.replace("{noun}", "story/essay"), q.type, tuple(q.options or ()))
         for q in study.survey
     ]
     data.answers = {

@@ -43,7 +43,7 @@ def test_study_folder_report_shows_the_funnel_stage_times_requests_and_survey(re
     ownership = [t for t in tables.sections["survey"]][1]  # native_speaker, then ownership
     answers = {row[0]: row[1:] for row in ownership}
     assert sum(int(row[0]) for name, row in answers.items() if name != "condition") == 2
-    assert "I feel like the text is mine." in tables.texts["survey"]
+    assert "I feel like the story/essay is mine." in tables.texts["survey"]
 
 
 def test_release_folder_report_says_there_is_no_funnel_and_matches_the_curation_core(tmp_path):

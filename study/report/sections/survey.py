@@ -7,6 +7,7 @@ answers themselves stay in the data, not in a report that may be shared)."""
 from __future__ import annotations
 
 from collections import Counter
+from html import escape
 
 from study.report import plots
 from study.report.data import Question, ReportData
@@ -21,7 +22,7 @@ def build(data: ReportData) -> Section | None:
     condition_of = {s.session_id: s.condition for s in data.sessions}
     conditions = data.conditions()
     for question in data.questions:
-        section.add(f"<h3>{_escape(question.text)}</h3>")
+        section.add(f"<h3>{escape(question.text)}</h3>")
         by_condition = {c: [] for c in conditions}
         for session_id, answers in data.answers.items():
             condition = condition_of.get(session_id)
@@ -30,12 +31,6 @@ def build(data: ReportData) -> Section | None:
                 by_condition[condition].append(value)
         _item(section, question, by_condition)
     return section
-
-
-def _escape(text: str) -> str:
-    from html import escape
-
-    return escape(text)
 
 
 def _item(section: Section, question: Question, by_condition: dict[str, list]) -> None:
