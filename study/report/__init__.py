@@ -30,8 +30,9 @@ def render(data: ReportData) -> str:
     return page(f"Study report: {data.title}", intro, sections, banner)
 
 
-def write_report(source: str | Path, out: str | Path, *, processes: int | None = None) -> ReportData:
-    data = load(source, processes=processes)
+def write_report(source: str | Path, out: str | Path, *, processes: int | None = None,
+                 languagetool: str | None = None) -> ReportData:
+    data = load(source, processes=processes, languagetool=languagetool)
     html = render(data)
     out = Path(out)
     partial = out.with_name(out.name + ".partial")

@@ -13,7 +13,11 @@ import click
               help="Print CoAuthor's Table 3 for SOURCE beside the paper's figures, and stop.")
 @click.option("-j", "--processes", type=click.IntRange(min=1), default=None,
               help="Cores for reading the sessions (default: all).")
-def report(source: str, out: str, table3: bool, processes: int | None) -> None:
+@click.option("--languagetool", default=None, metavar="URL",
+              help="A LanguageTool server (e.g. http://localhost:8081) for grammaticality "
+              "(CoAuthor §5.1.1); without it the report says why it is not computed.")
+def report(source: str, out: str, table3: bool, processes: int | None,
+           languagetool: str | None) -> None:
     """Write an HTML report of SOURCE: a study folder, a release, or a folder of sessions.
 
     Participation funnel and stage times (study folders only), sessions per condition and
@@ -26,7 +30,7 @@ def report(source: str, out: str, table3: bool, processes: int | None) -> None:
         _print_table3(source)
         return
     try:
-        data = write_report(source, out, processes=processes)
+        data = write_report(source, out, processes=processes, languagetool=languagetool)
     except ReportSourceError as error:
         raise click.ClickException(str(error)) from None
     click.echo(f"Wrote {out}: {len(data.sessions)} sessions"

@@ -27,6 +27,7 @@ from study.curation.runner import run
 from study.curation.stats import read_metadata
 from study.report.entities import EntityModel, load_model
 from study.report.facts import SessionFacts, session_facts
+from study.report.grammar import LanguageToolError, check_server
 
 STUDY, RELEASE, FOLDER = "study", "release", "folder"
 # Time spent between the timestamps the study database keeps for a session.
@@ -68,6 +69,7 @@ class ReportData:
     questions: list[Question] = field(default_factory=list)
     answers: dict[str, dict[str, object]] = field(default_factory=dict)  # session -> answers
     unreadable: list[str] = field(default_factory=list)
+    languagetool: str | None = None  # the LanguageTool server that checked grammaticality
     # Data other parts of the toolkit add for their own sections (chat turns, proactive
     # suggestions, ...), keyed by section; see study.report.sections.
     extras: dict[str, object] = field(default_factory=dict)
@@ -81,16 +83,24 @@ class ReportData:
 
 
 def load(path: str | Path, *, entity_model: EntityModel | None = None,
-         processes: int | None = None) -> ReportData:
+         processes: int | None = None, languagetool: str | None = None) -> ReportData:
     path = Path(path)
     if not path.is_dir():
         raise ReportSourceError(f"{path}: not a folder. Give a study folder, a release or a "
                                 "folder of sessions with metadata.csv.")  # fmt: skip
+    global _LANGUAGETOOL
+    if languagetool:
+        try:
+            check_server(languagetool)
+        except LanguageToolError as error:
+            raise ReportSourceError(str(error)) from None
+    _LANGUAGETOOL = languagetool
     model = entity_model or load_model()
     if (path / study_config.CONFIG_NAME).is_file():
         data = _from_study(path, model, processes)
     else:
         data = _from_sessions(path, model, processes)
+    data.languagetool = languagetool
     for loader in EXTRA_LOADERS:
         loader(data)
     return data
@@ -154,12 +164,14 @@ def _from_folder(path: Path, metadata_path: Path, kind: str, model: EntityModel,
 
 
 _ENTITY_NLP = None
+_LANGUAGETOOL: str | None = None
 
 
 def _facts_worker(job: tuple[Path, dict]) -> tuple[SessionFacts | None, str | None]:
     file, meta = job
     try:
-        return session_facts(read_session(file), meta, nlp=_ENTITY_NLP), None
+        facts = session_facts(read_session(file), meta, nlp=_ENTITY_NLP, languagetool=_LANGUAGETOOL)
+        return facts, None
     except (SessionFileError, ValueError, KeyError, TypeError) as error:
         return None, f"{file.name}: {error}"
 

@@ -12,6 +12,7 @@ from study.curation.metrics import distinct_n
 from study.curation.replay import replay
 from study.curation.stats import session_stats
 from study.report.entities import SessionEntities, session_entities
+from study.report.grammar import LanguageToolError, errors_per_word
 from study.report.sentences import authored_sentences
 
 
@@ -30,6 +31,8 @@ class SessionFacts:
     queries: int = 0  # suggestion-get events
     unanswered: int = 0  # gets followed by suggestion-fail or by no list at all
     entities: SessionEntities | None = None
+    grammar: list[tuple[str, float]] | None = None  # (author class, errors per word) per sentence
+    grammar_error: str = ""  # why LanguageTool could not check this session
 
 
 def suggestion_timing(events: Sequence[Mapping]) -> tuple[int, int, list[float]]:
@@ -60,7 +63,8 @@ def suggestion_timing(events: Sequence[Mapping]) -> tuple[int, int, list[float]]
     return queries, unanswered, latencies
 
 
-def session_facts(session: Session, meta: Mapping, *, nlp=None) -> SessionFacts:
+def session_facts(session: Session, meta: Mapping, *, nlp=None,
+                  languagetool: str | None = None) -> SessionFacts:
     events = session.events
     document = replay(events)
     queries, unanswered, latencies = suggestion_timing(events)
@@ -76,7 +80,8 @@ def session_facts(session: Session, meta: Mapping, *, nlp=None) -> SessionFacts:
         unanswered=unanswered,
         latencies_ms=latencies,
     )
-    for kind, sentence in authored_sentences(document):
+    sentences = authored_sentences(document)
+    for kind, sentence in sentences:
         value = distinct_n(sentence, 2)
         if not math.isnan(value):
             facts.sentence_distinct.append((kind, value))
@@ -88,4 +93,9 @@ def session_facts(session: Session, meta: Mapping, *, nlp=None) -> SessionFacts:
                     facts.suggestion_distinct.append(value)
     if nlp is not None:
         facts.entities = session_entities(events, nlp)
+    if languagetool:
+        try:
+            facts.grammar = errors_per_word(sentences, languagetool)
+        except LanguageToolError as error:
+            facts.grammar_error = str(error)
     return facts

@@ -123,3 +123,48 @@ class Tables(HTMLParser):
 
 def number(text: str) -> float:
     return float(re.match(r"-?[\d.]+", text).group())
+
+
+# -- LanguageTool -------------------------------------------------------------------------------
+# LanguageTool is a Java program that no installable package ships, so it cannot run here. This
+# stand-in speaks its HTTP API (POST /v2/check, GET /v2/languages; offsets in UTF-16 code units,
+# as Java counts them) so that the report's real client code runs unchanged. Its only "rule":
+# every word "the" is an error.
+
+def flagged(sentence: str) -> int:
+    return len(re.findall(r"\bthe\b", sentence, flags=re.I))
+
+
+@pytest.fixture(scope="module")
+def languagetool():
+    import threading
+
+    from flask import Flask, jsonify, request
+    from werkzeug.serving import make_server
+
+    app = Flask("languagetool-stand-in")
+    checked: list[str] = []
+
+    @app.get("/v2/languages")
+    def languages():
+        return jsonify([{"name": "English (US)", "code": "en", "longCode": "en-US"}])
+
+    @app.post("/v2/check")
+    def check():
+        text, language = request.form["text"], request.form["language"]
+        assert language == "en-US"
+        checked.append(text)
+        matches = [
+            {"message": "stand-in rule", "offset": len(text[: m.start()].encode("utf-16-le")) // 2,
+             "length": 3, "rule": {"id": "THE", "issueType": "grammar"}}
+            for m in re.finditer(r"\bthe\b", text, flags=re.I)
+        ]  # fmt: skip
+        return jsonify(matches=matches)
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    server.checked = checked
+    yield server
+    server.shutdown()
+    thread.join()

@@ -97,3 +97,12 @@ def test_released_session_has_sentences_from_all_three_authors():
     session = read_session(sorted((COAUTHOR / "sessions").glob("*.jsonl"))[0])
     kinds = {kind for kind, _ in authored_sentences(replay(session.events))}
     assert kinds == {"writer", "model", "both"}
+
+
+def test_languagetool_matches_count_for_the_sentence_they_fall_in_with_java_offsets(languagetool):
+    from study.report.grammar import errors_per_word
+
+    url = f"http://127.0.0.1:{languagetool.port}"
+    sentences = [("writer", "I 😀 saw the cat."), ("model", "Then the dog saw the cat."),
+                 ("both", "Nothing else."), ("writer", "   ")]  # fmt: skip
+    assert errors_per_word(sentences, url) == [("writer", 1 / 5), ("model", 2 / 6), ("both", 0.0)]

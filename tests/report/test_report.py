@@ -125,3 +125,33 @@ def test_equality_and_mutuality_spread_across_writers_and_prompts_without_naming
     assert number(spread["writer"][1]) == round(statistics.pstdev(means), 2)
     assert not any(worker in html for worker in by_writer)  # writers are "writer 1", "writer 2"...
     assert "writer 1" in html
+
+
+def test_grammaticality_with_a_languagetool_server_is_errors_per_word_by_author(tmp_path, languagetool):
+    from study.report.sentences import authored_sentences
+    from study.curation.replay import replay
+    from tests.report.conftest import flagged
+
+    url = f"http://127.0.0.1:{languagetool.port}"
+    out = tmp_path / "r.html"
+    result = CliRunner().invoke(main, ["report", str(COAUTHOR), "--out", str(out), "--languagetool", url])
+    assert result.exit_code == 0, result.output
+    rows = Tables(out.read_text()).sections["language"][1]
+    by_author = {row[0]: row[1:] for row in rows}
+    expected: dict[str, list[float]] = {"writer": [], "model": [], "both": []}
+    for path in sorted((COAUTHOR / "sessions").glob("*.jsonl")):
+        for kind, sentence in authored_sentences(replay(read_session(path).events)):
+            if sentence.split():
+                expected[kind].append(flagged(sentence) / len(sentence.split()))
+    for kind, values in expected.items():
+        assert by_author[kind][0] == str(len(values))
+        assert number(by_author[kind][1]) == round(statistics.mean(values), 3)
+    assert by_author["writer"][3] == "0.037"  # the paper's figure beside ours
+    assert len(languagetool.checked) == 31  # one request per session
+
+
+def test_an_unreachable_languagetool_stops_the_report_before_any_work(tmp_path):
+    result = CliRunner().invoke(main, ["report", str(COAUTHOR), "--out", str(tmp_path / "r.html"),
+                                       "--languagetool", "http://127.0.0.1:9"])  # fmt: skip
+    assert result.exit_code != 0 and "does not answer" in result.output
+    assert not (tmp_path / "r.html").exists()

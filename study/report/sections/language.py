@@ -45,5 +45,31 @@ def build(data: ReportData) -> Section | None:
         section.figure(plots.intervals(plotted, xlabel="distinct-2"),
                        "distinct-2 by author: mean of session means, 95% CI.")  # fmt: skip
     section.add("<h3>Grammaticality</h3>")
-    section.paragraph(grammar.UNAVAILABLE, note=True)
+    if not data.languagetool:
+        section.paragraph(grammar.UNAVAILABLE, note=True)
+        return section
+    _grammaticality(section, data)
     return section
+
+
+def _grammaticality(section: Section, data: ReportData) -> None:
+    checked = [s for s in data.sessions if s.grammar is not None]
+    section.paragraph(
+        f"Spelling and grammar errors per word (LanguageTool at {data.languagetool}, "
+        f"{grammar.LANGUAGE}) of each sentence of the final texts, by who wrote it, as in the "
+        "paper; the interval resamples sessions.",
+        note=True,
+    )
+    rows = []
+    for kind in AUTHOR_CLASSES:
+        per_session = [[v for k, v in s.grammar if k == kind] for s in checked]
+        sentences = sum(len(v) for v in per_session)
+        mean = sum(sum(v) for v in per_session) / sentences if sentences else None
+        estimate = bootstrap_mean([sum(v) / len(v) for v in per_session if v])
+        rows.append([kind, sentences, mean, estimate, grammar.PAPER[kind]])
+    section.table(["sentences by", "sentences", "errors per word (mean over sentences)",
+                   "mean of session means [95% CI]", "paper"], rows, digits=3)  # fmt: skip
+    failed = [s for s in data.sessions if s.grammar_error]
+    if failed:
+        section.paragraph(f"{len(failed)} session(s) could not be checked, e.g. "
+                          f"{failed[0].grammar_error}", note=True)  # fmt: skip
