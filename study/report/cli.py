@@ -50,8 +50,19 @@ def _print_table3(source: str) -> None:
     from study.report.table3 import table3, with_paper
 
     path = Path(source)
-    metadata_path = metadata_path(path)
-    if metadata_path is None:
+    if (path / "study.toml").is_file():
+        # A study folder: its finished sessions, exported as `study export` writes them.
+        from study.report import load
+
+        data = load(path)
+        rows = [s.stats for s in data.sessions]
+        metadata = {s.session_id: {"genre": s.genre, "prompt_code": s.prompt_code,
+                                   "worker_id": s.writer} for s in data.sessions}  # fmt: skip
+        click.echo(render_table(with_paper(table3(rows, metadata))))
+        click.echo(f"\n{len(rows)} finished sessions of the study in {path}.")
+        return
+    found = metadata_path(path)
+    if found is None:
         raise click.ClickException(
             f"{path}: no metadata.csv here or one folder up. --table3 needs the release's "
             "metadata (genre, prompt_code, worker_id) beside its sessions."
@@ -63,7 +74,7 @@ def _print_table3(source: str) -> None:
     rows, skipped = [], []
     for row, problem in stats_paths(files, "paper"):
         (rows.append(row) if row is not None else skipped.append(problem))
-    metadata = read_metadata(metadata_path)
+    metadata = read_metadata(found)
     click.echo(render_table(with_paper(table3(rows, metadata))))
     click.echo(
         f"\n{len(rows)} sessions from {folder}; the paper's rows are over the full release "

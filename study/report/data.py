@@ -178,7 +178,7 @@ def _facts_worker(job: tuple[Path, dict]) -> tuple[SessionFacts | None, str | No
 
 def _from_study(path: Path, model: EntityModel, processes: int | None) -> ReportData:
     from study.export.coauthor import export_study
-    from study.store import make_engine, reading
+    from study.store import create_tables, make_engine, reading
     from study.store import sessions as session_store
 
     try:
@@ -186,6 +186,7 @@ def _from_study(path: Path, model: EntityModel, processes: int | None) -> Report
     except study_config.ConfigError as error:
         raise ReportSourceError(str(error)) from None
     engine = make_engine(study.database_url)
+    create_tables(engine)  # a study nobody has entered yet has an empty database, not none
     with reading(engine) as connection:
         rows = session_store.all_sessions(connection)
         funnel = _funnel(connection, rows)

@@ -155,3 +155,9 @@ def test_an_unreachable_languagetool_stops_the_report_before_any_work(tmp_path):
                                        "--languagetool", "http://127.0.0.1:9"])  # fmt: skip
     assert result.exit_code != 0 and "does not answer" in result.output
     assert not (tmp_path / "r.html").exists()
+
+
+def test_a_study_nobody_entered_yet_gets_a_report_with_an_empty_funnel(study_folder, tmp_path):
+    tables = _report(study_folder, tmp_path)
+    assert tables.rows("participation")["entered"][0] == "0"
+    assert tables.rows("overview")["sessions with a log"][0] == "0"

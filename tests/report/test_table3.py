@@ -57,3 +57,11 @@ def test_table3_without_metadata_says_what_it_needs(tmp_path):
     (tmp_path / "a.jsonl").write_text("{}\n")
     result = CliRunner().invoke(main, ["report", "--table3", str(tmp_path)])
     assert result.exit_code != 0 and "needs the release's metadata" in result.output
+
+
+def test_table3_of_a_study_folder_counts_its_finished_sessions(report_study):
+    result = CliRunner().invoke(main, ["report", "--table3", str(report_study)])
+    assert result.exit_code == 0, result.output
+    rows = _rows(result.output)
+    assert rows[("creative", "ours")][:3] == ["3", "3", "3"]  # 3 prompts, 3 writers, 3 sessions
+    assert "3 finished sessions of the study" in result.output
