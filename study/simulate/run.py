@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
@@ -80,7 +81,7 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
             def mark(session_id: str) -> None:
                 with writing(engine) as connection:
                     simulated_store.mark(connection, session_id, persona=persona.description,
-                                         intent=writer.intent_template, model=f"{model} at {llm_url}")  # fmt: skip
+                                         intent=writer.intent_template, model=f"{model} at {_safe(llm_url)}")  # fmt: skip
 
             def choose_prompt(codes: list[str]) -> str:
                 code = rng.choice(codes)
@@ -160,6 +161,12 @@ def _model(options: Options, stops: list) -> tuple[str, str]:
     base_url, stop = serve_in_thread(DeterministicBackend())
     stops.append(stop)
     return base_url, DeterministicBackend.model_id
+
+
+def _safe(url: str) -> str:
+    """The URL without any user:password part, for the database."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else "")))
 
 
 def _openai_client(base_url: str):
