@@ -116,11 +116,13 @@ def status(directory: str) -> None:
     create_tables(engine)
     from study.export.surveys import counts as survey_counts
     from study.store.chat import totals as chat_totals
+    from study.store.simulated import simulated_ids
 
     with reading(engine) as connection:
         summary = summarize(connection)
         surveys = survey_counts(connection)
         chat = chat_totals(connection) if study.paradigm == "chat" else None
+        simulated = len(simulated_ids(connection))
     engine.dispose()
     total = sum(summary.stages.values())
     click.echo(f"Study '{study.name}' ({_safe_url(study)})")
@@ -128,6 +130,8 @@ def status(directory: str) -> None:
     by_stage = ", ".join(f"{stage} {summary.stages[stage]}" for stage in stages if summary.stages[stage])
     click.echo(f"Sessions: {total}" + (f" ({by_stage})" if by_stage else ""))
     click.echo("Conditions: " + ", ".join(f"{c.name} {summary.conditions[c.name]}" for c in study.conditions))
+    if simulated:
+        click.echo(f"Simulated sessions (study simulate, not people): {simulated}")
     click.echo(f"Events stored: {summary.events}")
     if chat is not None:
         click.echo(
@@ -238,10 +242,13 @@ def _register_groups() -> None:
     from study.curation.cli import curate
     from study.lm.cli import lm
     from study.mturk.cli import mturk
+    from study.report.cli import report
+    from study.simulate.cli import simulate
     from study.release.cli import keys, release, withdraw
     from study.review.cli import qualify, review, reviewers
 
-    for group in (lm, curate, mturk, keys, release, withdraw, reviewers, review, qualify):
+    for group in (lm, curate, mturk, keys, release, withdraw, reviewers, review, qualify, report,
+                  simulate):
         main.add_command(group)
 
 

@@ -3,7 +3,7 @@
 One `<session_id>.jsonl` per session: the 17 keys in the release's order, the six `current*`
 control values as strings, `eventNum` 0..n-1 in the browser's sequence order. And
 `metadata.csv` with the release's columns and definitions (shared data README), plus `genre`
-as in the fixtures' metadata. Files are written to a temporary name and renamed, so an
+as in the fixtures' metadata and `simulated` (true for a session written by `study simulate`). Files are written to a temporary name and renamed, so an
 interrupted export never leaves a half-written session file.
 """
 
@@ -25,11 +25,12 @@ from study.export.surveys import export_surveys
 from study.store import make_engine, reading
 from study.store import events as event_store
 from study.store import sessions as session_store
+from study.store import simulated as simulated_store
 
 METADATA_COLUMNS = (
     "timestamp", "worker_id", "session_id", "prompt_code", "temperature", "frequency_penalty",
     "num_query", "num_selected", "perc_selected", "num_cursor", "time", "num_event",
-    "written_by_human", "genre",
+    "written_by_human", "genre", "simulated",
 )  # fmt: skip
 # The release gives submission times in US/Pacific local time, e.g. "8/26/2021 20:49:16".
 PACIFIC = ZoneInfo("US/Pacific")
@@ -61,6 +62,7 @@ def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -
     rows, total_events, skipped = [], 0, 0
     with reading(engine) as connection:
         candidates = session_store.all_sessions(connection, finished_only=not include_unfinished)
+        simulated = simulated_store.simulated_ids(connection)
     # Chat sessions have no CoAuthor log; `study export --format chat` writes them.
     candidates = [s for s in candidates if study.paradigm != "chat"]
     for session in candidates:
@@ -75,7 +77,7 @@ def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -
             b"".join(_dumps(record) + b"\n" for record in release),
         )
         total_events += len(release)
-        rows.append(_metadata_row(study, session, release))
+        rows.append(_metadata_row(study, session, release, session["session_id"] in simulated))
 
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=METADATA_COLUMNS, lineterminator="\n")
@@ -91,7 +93,7 @@ def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -
     return ExportSummary(sessions=len(rows), events=total_events, skipped=skipped)
 
 
-def _metadata_row(study: Study, session: dict, release: list[dict]) -> dict:
+def _metadata_row(study: Study, session: dict, release: list[dict], simulated: bool) -> dict:
     condition = study.condition(session["condition"])
     stats = official_metadata(release)
     submitted = session["completed_at"] or session["writing_finished_at"] or session["created_at"]
@@ -104,6 +106,7 @@ def _metadata_row(study: Study, session: dict, release: list[dict]) -> dict:
         "frequency_penalty": condition.controls()["currentFrequencyPenalty"],
         **{key: stats[key] for key in METADATA_COLUMNS[6:13]},
         "genre": study.prompt(session["prompt_code"]).genre,
+        "simulated": "true" if simulated else "false",
     }
 
 

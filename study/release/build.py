@@ -352,6 +352,7 @@ def _write_release(
         redacted_by_place=Counter(_place(r) for r in redactions),
         redacted_sessions=len({r.session_id for r in redactions}),
         withdrawn_excluded=len(excluded), study=source.study,
+        simulated=sum(1 for r in rows if r.get("simulated") == "true"),
     )  # fmt: skip
     previous_changelog = ""
     with opened(previous[1]) if previous else contextlib.nullcontext() as old:

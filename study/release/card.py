@@ -95,6 +95,12 @@ def _composition(s: ReleaseFacts) -> str:
         f"condition. This release has **{s.sessions} sessions** by **{s.writers} writers** "
         f"({s.events:,} events), written from {s.first_date} to {s.last_date}.\n",
     ]
+    if s.simulated:
+        out.append(
+            f"**{s.simulated} of these sessions were written by simulated writers** (`study "
+            "simulate`: a language model playing a participant), not by people; `metadata.csv` "
+            "marks them `simulated=true`. Leave them out of any analysis of human writing.\n"
+        )
     if s.genres:
         out.append(_table(("genre", "sessions"), sorted(s.genres.items())))
     if s.conditions:

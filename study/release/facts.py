@@ -43,6 +43,7 @@ class ReleaseFacts:
     )  # "session text", "suggestions", "survey"
     redacted_sessions: int = 0
     withdrawn_excluded: int = 0  # sessions left out of this release because their writer withdrew
+    simulated: int = 0  # sessions written by `study simulate`, not by people
     study: StudyInfo | None = None
     previous: Version | None = None
     previous_date: str = ""

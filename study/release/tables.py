@@ -41,6 +41,8 @@ _DESCRIPTIONS = {
     "num_event": "number of events (lines of the log)",
     "written_by_human": "round(100 * characters inserted by the writer / all inserted characters)",
     "genre": "creative or argumentative",
+    "simulated": "true when the session was written by a simulated writer (study simulate), not "
+    "a person; empty when the source does not say",
 }
 
 

@@ -405,3 +405,18 @@ chat_events = Table(
     Column("record", Text, nullable=False),
     Column("received_at", Float, nullable=False),
 )
+
+
+# -- Simulated writers (study.simulate) -------------------------------------------------------
+
+simulated_sessions = Table(
+    "simulated_sessions",
+    metadata,
+    # A session written by `study simulate`, not by a person: every export, report and release
+    # marks it so it is never mistaken for (or paid as) a participant's.
+    Column("session_id", String(32), primary_key=True),
+    Column("persona", Text, nullable=False),
+    Column("intent", Text, nullable=False),
+    Column("model", String(128), nullable=False),  # the model behind the simulated writer
+    Column("created_at", Float, nullable=False),
+)

@@ -1,0 +1,41 @@
+"""`study report`: one self-contained HTML file that shows how a study went.
+
+`load` (study.report.data) reads a study folder, a release or a folder of sessions into
+per-session facts (study.report.facts, built on the curation core); each section
+(study.report.sections, one file each) turns them into tables and inline SVG plots
+(study.report.plots); study.report.html writes the page. No script, no external file: the
+report can be mailed or archived as it is.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+from study.report.data import ReportData, ReportSourceError, load  # noqa: F401
+from study.report.html import page
+from study.report.sections import SECTIONS
+
+
+def render(data: ReportData) -> str:
+    sections = [s for s in (build(data) for build in SECTIONS) if s is not None]
+    banner = ""
+    if data.simulated:
+        banner = (
+            f"{data.simulated} of {len(data.sessions)} sessions were written by simulated "
+            "writers (study simulate), not by people. Their figures pilot the study; they say "
+            "nothing about human writers."
+        )
+    intro = [f"Made by `study report` on {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC."]
+    return page(f"Study report: {data.title}", intro, sections, banner)
+
+
+def write_report(source: str | Path, out: str | Path, *, processes: int | None = None,
+                 languagetool: str | None = None) -> ReportData:
+    data = load(source, processes=processes, languagetool=languagetool)
+    html = render(data)
+    out = Path(out)
+    partial = out.with_name(out.name + ".partial")
+    partial.write_text(html, encoding="utf-8")
+    partial.replace(out)
+    return data

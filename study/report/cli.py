@@ -1,0 +1,86 @@
+"""The `study report` command."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command("report")
+@click.argument("source", type=click.Path(exists=True, file_okay=False))
+@click.option("--out", type=click.Path(dir_okay=False), default="report.html", show_default=True,
+              help="The HTML file to write.")  # fmt: skip
+@click.option("--table3", is_flag=True,
+              help="Print CoAuthor's Table 3 for SOURCE beside the paper's figures, and stop.")
+@click.option("-j", "--processes", type=click.IntRange(min=1), default=None,
+              help="Cores for reading the sessions (default: all).")
+@click.option("--languagetool", default=None, metavar="URL",
+              help="A LanguageTool server (e.g. http://localhost:8081) for grammaticality "
+              "(CoAuthor §5.1.1); without it the report says why it is not computed.")
+def report(source: str, out: str, table3: bool, processes: int | None,
+           languagetool: str | None) -> None:
+    """Write an HTML report of SOURCE: a study folder, a release, or a folder of sessions.
+
+    Participation funnel and stage times (study folders only), sessions per condition and
+    prompt, suggestion latency and failures, acceptance and writer share with 95% bootstrap
+    intervals, CoAuthor's section 5 analyses, and survey results. One file, no network.
+    """
+    from study.report import ReportSourceError, write_report
+
+    if table3:
+        _print_table3(source)
+        return
+    try:
+        data = write_report(source, out, processes=processes, languagetool=languagetool)
+    except ReportSourceError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"Wrote {out}: {len(data.sessions)} sessions"
+               + (f" ({data.simulated} simulated)" if data.simulated else "")
+               + (f"; {len(data.unreadable)} unreadable file(s) left out" if data.unreadable else ""))
+
+
+def _print_table3(source: str) -> None:
+    """Table 3 from a folder of sessions with metadata.csv (the CoAuthor release's layout)."""
+    import sys
+    from pathlib import Path
+
+    from study.curation.formats import session_files
+    from study.curation.runner import stats_paths
+    from study.curation.stats import read_metadata, render_table
+    from study.report.data import metadata_path
+    from study.report.table3 import table3, with_paper
+
+    path = Path(source)
+    if (path / "study.toml").is_file():
+        # A study folder: its finished sessions, exported as `study export` writes them.
+        from study.report import load
+
+        data = load(path)
+        rows = [s.stats for s in data.sessions]
+        metadata = {s.session_id: {"genre": s.genre, "prompt_code": s.prompt_code,
+                                   "worker_id": s.writer} for s in data.sessions}  # fmt: skip
+        click.echo(render_table(with_paper(table3(rows, metadata))))
+        click.echo(f"\n{len(rows)} finished sessions of the study in {path}.")
+        return
+    found = metadata_path(path)
+    if found is None:
+        raise click.ClickException(
+            f"{path}: no metadata.csv here or one folder up. --table3 needs the release's "
+            "metadata (genre, prompt_code, worker_id) beside its sessions."
+        )
+    folder = path / "sessions" if (path / "sessions").is_dir() else path
+    files = session_files([folder])
+    if not files:
+        raise click.ClickException(f"{folder}: no session files (*.jsonl)")
+    rows, skipped = [], []
+    for row, problem in stats_paths(files, "paper"):
+        (rows.append(row) if row is not None else skipped.append(problem))
+    metadata = read_metadata(found)
+    click.echo(render_table(with_paper(table3(rows, metadata))))
+    click.echo(
+        f"\n{len(rows)} sessions from {folder}; the paper's rows are over the full release "
+        "(1,445 sessions). Definitions: study/report/table3.py and README (Study reports)."
+    )
+    for problem in skipped:
+        click.echo(f"skipped {problem}", err=True)
+    if skipped:
+        sys.exit(1)

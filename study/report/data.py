@@ -1,0 +1,276 @@
+"""What a report is made from: a study folder, a release, or a folder of exported sessions.
+
+- A **study folder** (`study.toml`): its finished sessions are exported exactly as `study
+  export` writes them (into a scratch folder) and read back like any session folder; the
+  participation funnel, the time spent at each stage, the suggestion requests and the survey
+  answers come from the study database, the survey questions from `study.toml`.
+- A **release** (`datapackage.json`, as `study release build` writes it) or a **session folder**
+  (`metadata.csv` with the sessions beside it or in `sessions/`, as `study export` writes it, or
+  the public CoAuthor release): only finished sessions are there, so there is no funnel and no
+  stage timing; survey answers come from `survey.csv` when present.
+
+Sessions marked simulated (`study simulate`) carry `simulated=true` in the metadata.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from study import config as study_config
+from study.curation.formats import SessionFileError, read_session
+from study.curation.runner import run
+from study.curation.stats import read_metadata
+from study.report.entities import EntityModel, load_model
+from study.report.facts import SessionFacts, session_facts
+from study.report.grammar import LanguageToolError, check_server
+
+STUDY, RELEASE, FOLDER = "study", "release", "folder"
+# Time spent between the timestamps the study database keeps for a session.
+STAGE_SPANS = (
+    ("consent, instructions and prompt", "created_at", "writing_started_at"),
+    ("writing", "writing_started_at", "writing_finished_at"),
+    ("self-evaluation and survey", "writing_finished_at", "completed_at"),
+)
+
+
+# Functions other parts of the toolkit append to add their per-session metrics to a report:
+# each is called as loader(data) once the sessions are read, and may set data.extras[key]
+# (study.report.sections.plugins says the shape).
+EXTRA_LOADERS: list[Callable[[ReportData], None]] = []
+
+
+class ReportSourceError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    text: str
+    kind: str  # likert7 | choice | text
+    options: tuple[str, ...] = ()
+
+
+@dataclass
+class ReportData:
+    kind: str
+    path: Path
+    title: str
+    sessions: list[SessionFacts]
+    entity_model: EntityModel
+    funnel: list[tuple[str, int | None]] | None = None
+    stage_seconds: dict[str, list[float]] | None = None
+    requests: list[dict] | None = None  # condition, latency_ms, error (study database)
+    questions: list[Question] = field(default_factory=list)
+    answers: dict[str, dict[str, object]] = field(default_factory=dict)  # session -> answers
+    unreadable: list[str] = field(default_factory=list)
+    languagetool: str | None = None  # the LanguageTool server that checked grammaticality
+    # Data other parts of the toolkit add for their own sections (chat turns, proactive
+    # suggestions, ...), keyed by section; see study.report.sections.
+    extras: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def simulated(self) -> int:
+        return sum(1 for s in self.sessions if s.simulated)
+
+    def conditions(self) -> list[str]:
+        return sorted({s.condition for s in self.sessions})
+
+
+def load(path: str | Path, *, entity_model: EntityModel | None = None,
+         processes: int | None = None, languagetool: str | None = None) -> ReportData:
+    path = Path(path)
+    if not path.is_dir():
+        raise ReportSourceError(f"{path}: not a folder. Give a study folder, a release or a "
+                                "folder of sessions with metadata.csv.")  # fmt: skip
+    global _LANGUAGETOOL
+    if languagetool:
+        try:
+            check_server(languagetool)
+        except LanguageToolError as error:
+            raise ReportSourceError(str(error)) from None
+    _LANGUAGETOOL = languagetool
+    model = entity_model or load_model()
+    if (path / study_config.CONFIG_NAME).is_file():
+        data = _from_study(path, model, processes)
+    else:
+        data = _from_sessions(path, model, processes)
+    data.languagetool = languagetool
+    for loader in EXTRA_LOADERS:
+        loader(data)
+    return data
+
+
+def _from_sessions(path: Path, model: EntityModel, processes: int | None) -> ReportData:
+    metadata = metadata_path(path)
+    if metadata is None:
+        raise ReportSourceError(
+            f"{path}: neither a study folder (no {study_config.CONFIG_NAME}) nor a folder of "
+            "sessions (no metadata.csv here or one folder up)."
+        )
+    kind = RELEASE if (metadata.parent / "datapackage.json").is_file() else FOLDER
+    data = _from_folder(path, metadata, kind, model, title=metadata.parent.resolve().name,
+                        processes=processes)
+    survey = metadata.parent / "survey.csv"
+    if survey.is_file():
+        data.questions, data.answers = _read_survey_csv(survey)
+    return data
+
+
+def metadata_path(path: Path) -> Path | None:
+    for folder in (path, path.parent):
+        if (folder / "metadata.csv").is_file():
+            return folder / "metadata.csv"
+    return None
+
+
+def _session_files(path: Path, metadata: Path) -> dict[str, Path]:
+    for folder in (path / "sessions", path, metadata.parent / "sessions", metadata.parent):
+        files = {p.stem: p for p in sorted(folder.glob("*.jsonl"))}
+        if files:
+            return files
+    return {}
+
+
+def _from_folder(path: Path, metadata_path: Path, kind: str, model: EntityModel, *, title: str,
+                 conditions: dict[str, str] | None = None, processes: int | None = None) -> ReportData:
+    try:
+        metadata = read_metadata(metadata_path)
+    except (KeyError, csv.Error, UnicodeDecodeError) as error:
+        raise ReportSourceError(f"{metadata_path}: cannot be read as session metadata ({error})") from None
+    files = _session_files(path, metadata_path)
+    data = ReportData(kind, path, title, [], model)
+    jobs = []
+    for session_id, file in files.items():
+        meta = dict(metadata.get(session_id, {}))
+        if conditions and session_id in conditions:
+            meta["condition"] = conditions[session_id]
+        jobs.append((file, meta))
+    global _ENTITY_NLP
+    _ENTITY_NLP = model.nlp
+    # All cores, as `study curate stats`; one process with a named-entity model (a pipeline
+    # is large and is not shared between processes).
+    for facts, problem in run(_facts_worker, jobs, processes=1 if model.nlp else processes):
+        if facts is None:
+            data.unreadable.append(problem)
+        else:
+            data.sessions.append(facts)
+    return data
+
+
+_ENTITY_NLP = None
+_LANGUAGETOOL: str | None = None
+
+
+def _facts_worker(job: tuple[Path, dict]) -> tuple[SessionFacts | None, str | None]:
+    file, meta = job
+    try:
+        facts = session_facts(read_session(file), meta, nlp=_ENTITY_NLP, languagetool=_LANGUAGETOOL)
+        return facts, None
+    except (SessionFileError, ValueError, KeyError, TypeError) as error:
+        return None, f"{file.name}: {error}"
+
+
+def _from_study(path: Path, model: EntityModel, processes: int | None) -> ReportData:
+    from study.export.coauthor import export_study
+    from study.store import create_tables, make_engine, reading
+    from study.store import sessions as session_store
+
+    try:
+        study = study_config.load(path)
+    except study_config.ConfigError as error:
+        raise ReportSourceError(str(error)) from None
+    engine = make_engine(study.database_url)
+    create_tables(engine)  # a study nobody has entered yet has an empty database, not none
+    with reading(engine) as connection:
+        rows = session_store.all_sessions(connection)
+        funnel = _funnel(connection, rows)
+        requests = _requests(connection)
+    engine.dispose()
+    with tempfile.TemporaryDirectory(prefix="study-report-") as scratch:
+        export_study(study, Path(scratch))
+        conditions = {r["session_id"]: r["condition"] for r in rows if r["condition"]}
+        data = _from_folder(Path(scratch), Path(scratch) / "metadata.csv", STUDY, model,
+                            title=study.title or study.name, conditions=conditions,
+                            processes=processes)  # fmt: skip
+    data.path = path
+    data.funnel = funnel
+    data.stage_seconds = {
+        label: [r[end] - r[start] for r in rows if r[start] and r[end]]
+        for label, start, end in STAGE_SPANS
+    }
+    data.requests = requests
+    data.questions = [
+        # One question for stories and essays alike, as the release's card words it.
+        Question(q.id, q.text.replace("{noun}", "story/essay"), q.type, tuple(q.options or ()))
+        for q in study.survey
+    ]
+    data.answers = {
+        r["session_id"]: json.loads(r["survey"]) for r in rows if r["survey"] and r["completed_at"]
+    }
+    return data
+
+
+def _funnel(connection, rows: list[dict]) -> list[tuple[str, int | None]]:
+    from sqlalchemy import select
+
+    from study.store.db import events, mturk_assignments
+
+    wrote = {
+        row[0]
+        for row in connection.execute(
+            select(events.c.session_id).where(events.c.event_name == "text-insert").distinct()
+        )
+    }
+    approved_rows = connection.execute(
+        select(mturk_assignments.c.session_id, mturk_assignments.c.status)
+        .where(mturk_assignments.c.session_id.is_not(None))
+    ).all()  # fmt: skip
+    approved = (
+        sum(1 for session_id, status in approved_rows if status == "Approved")
+        if approved_rows else None
+    )  # fmt: skip
+    return [
+        ("entered", len(rows)),
+        ("consented", sum(1 for r in rows if r["stage"] != "consent")),
+        ("wrote (stored a text-insert)", sum(1 for r in rows if r["session_id"] in wrote)),
+        ("finished writing", sum(1 for r in rows if r["writing_finished_at"])),
+        ("completed the survey", sum(1 for r in rows if r["completed_at"])),
+        ("approved on MTurk", approved),
+    ]
+
+
+def _requests(connection) -> list[dict]:
+    from sqlalchemy import select
+
+    from study.store.db import suggestion_requests as table
+
+    query = select(table.c.condition, table.c.latency_ms, table.c.error)
+    return [dict(row) for row in connection.execute(query).mappings()]
+
+
+def _read_survey_csv(path: Path) -> tuple[list[Question], dict[str, dict[str, object]]]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        if "session_id" not in (reader.fieldnames or ()):
+            raise ReportSourceError(f"{path}: needs a session_id column")
+        columns = [c for c in reader.fieldnames if c != "session_id"]
+        answers = {row["session_id"]: {c: row.get(c) or "" for c in columns} for row in reader}
+    return [_infer_question(c, (a[c] for a in answers.values())) for c in columns], answers
+
+
+def _infer_question(column: str, values: Iterable[str]) -> Question:
+    """A release's survey.csv has no question types: answers 1-7 only read as a 7-point scale,
+    a few distinct answers as a choice, anything else as free text."""
+    given = [v for v in values if v != ""]
+    if given and all(v.isdigit() and 1 <= int(v) <= 7 for v in given):
+        return Question(column, column, "likert7")
+    distinct = sorted(set(given))
+    if given and len(distinct) <= 8:
+        return Question(column, column, "choice", tuple(distinct))
+    return Question(column, column, "text")

@@ -1,0 +1,101 @@
+"""What the report needs from one session's log, computed once (events are then let go, so a
+report over the full release does not hold 2.7 million events in memory)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from study.curation.formats import Session
+from study.curation.metrics import distinct_n
+from study.curation.replay import replay
+from study.curation.stats import session_stats
+from study.report.entities import SessionEntities, session_entities
+from study.report.grammar import LanguageToolError, errors_per_word
+from study.report.sentences import authored_sentences
+
+
+@dataclass
+class SessionFacts:
+    session_id: str
+    condition: str
+    prompt_code: str
+    genre: str
+    writer: str
+    simulated: bool
+    stats: dict
+    sentence_distinct: list[tuple[str, float]] = field(default_factory=list)
+    suggestion_distinct: list[float] = field(default_factory=list)
+    latencies_ms: list[float] = field(default_factory=list)  # suggestion-get -> suggestion-open
+    queries: int = 0  # suggestion-get events
+    unanswered: int = 0  # gets followed by suggestion-fail or by no list at all
+    entities: SessionEntities | None = None
+    grammar: list[tuple[str, float]] | None = None  # (author class, errors per word) per sentence
+    grammar_error: str = ""  # why LanguageTool could not check this session
+
+
+def suggestion_timing(events: Sequence[Mapping]) -> tuple[int, int, list[float]]:
+    """(queries, unanswered, latencies in ms) as the writer lived them, from the log alone.
+
+    A `suggestion-get` is answered by the next `suggestion-open`; a `suggestion-fail`, another
+    get or the end of the session before it means no list was shown (shared data README: not
+    every get is answered).
+    """
+    queries = unanswered = 0
+    latencies: list[float] = []
+    pending: int | None = None
+    for event in events:
+        name = event.get("eventName")
+        if name == "suggestion-get":
+            if pending is not None:
+                unanswered += 1
+            queries += 1
+            pending = event.get("eventTimestamp")
+        elif name == "suggestion-open" and pending is not None:
+            latencies.append(float(event.get("eventTimestamp", pending)) - float(pending))
+            pending = None
+        elif name == "suggestion-fail" and pending is not None:
+            unanswered += 1
+            pending = None
+    if pending is not None:
+        unanswered += 1
+    return queries, unanswered, latencies
+
+
+def session_facts(session: Session, meta: Mapping, *, nlp=None,
+                  languagetool: str | None = None) -> SessionFacts:
+    events = session.events
+    document = replay(events)
+    queries, unanswered, latencies = suggestion_timing(events)
+    facts = SessionFacts(
+        session_id=session.session_id,
+        condition=str(meta.get("condition") or "unknown"),
+        prompt_code=str(meta.get("prompt_code") or "unknown"),
+        genre=str(meta.get("genre") or "unknown"),
+        writer=str(meta.get("worker_id") or ""),
+        simulated=str(meta.get("simulated", "")).lower() == "true",
+        stats=session_stats(session),
+        queries=queries,
+        unanswered=unanswered,
+        latencies_ms=latencies,
+    )
+    sentences = authored_sentences(document)
+    for kind, sentence in sentences:
+        value = distinct_n(sentence, 2)
+        if not math.isnan(value):
+            facts.sentence_distinct.append((kind, value))
+    for event in events:
+        if event.get("eventName") == "suggestion-open":
+            for item in event.get("currentSuggestions") or ():
+                value = distinct_n(str(item.get("original") or ""), 2)
+                if not math.isnan(value):
+                    facts.suggestion_distinct.append(value)
+    if nlp is not None:
+        facts.entities = session_entities(events, nlp)
+    if languagetool:
+        try:
+            facts.grammar = errors_per_word(sentences, languagetool)
+        except LanguageToolError as error:
+            facts.grammar_error = str(error)
+    return facts

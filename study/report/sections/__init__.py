@@ -1,0 +1,43 @@
+"""The report's sections, in the order they appear.
+
+A section is a function `build(data: ReportData) -> Section | None`: it returns None when the
+data has nothing for it (a release has no funnel, a study without a survey no survey results),
+and the report leaves it out. Adding a metric to the report is adding a module here and a line
+to SECTIONS: the chat study (CollabLLM) and proactive co-writing (MindCopilot L0-L3) put their
+per-session figures in `data.extras["chat"]` / `data.extras["proactive"]`
+through a loader in `study.report.data.EXTRA_LOADERS`, and get a section each
+(`plugins.metrics_section`: means per condition with bootstrap intervals).
+"""
+
+from __future__ import annotations
+
+from study.report.sections import (
+    allocation,
+    collaboration,
+    ideation,
+    language,
+    overview,
+    participation,
+    plugins,
+    suggestions,
+    survey,
+    table3,
+    timing,
+    variation,
+)
+
+SECTIONS = (
+    overview.build,
+    table3.build,
+    participation.build,
+    timing.build,
+    allocation.build,
+    suggestions.build,
+    collaboration.build,
+    variation.build,
+    language.build,
+    ideation.build,
+    plugins.metrics_section("chat", "Chat study (CollabLLM)"),
+    plugins.metrics_section("proactive", "Proactive co-writing (MindCopilot L0-L3)"),
+    survey.build,
+)

@@ -1,0 +1,36 @@
+"""What the report was made from, and how many sessions it covers."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from study.report.data import RELEASE, STUDY, ReportData
+from study.report.html import Section
+
+KINDS = {
+    STUDY: "a study folder (its database and its sessions exported as `study export` writes them)",
+    RELEASE: "a release: it holds finished sessions only, so there is no participation funnel "
+    "or stage timing",
+    "folder": "a folder of exported sessions: it holds finished sessions only, so there is no "
+    "participation funnel or stage timing",
+}
+
+
+def build(data: ReportData) -> Section:
+    section = Section("overview", "Overview")
+    section.paragraph(f"Source: {data.path} — {KINDS[data.kind]}.")
+    genres = Counter(s.genre for s in data.sessions)
+    writers = len({s.writer for s in data.sessions if s.writer})
+    section.table(
+        ["", "sessions"],
+        [["sessions with a log", len(data.sessions)], ["writers", writers]]
+        + [[f"genre: {genre}", n] for genre, n in sorted(genres.items())]
+        + [["simulated sessions (study simulate)", data.simulated]],
+    )
+    if data.unreadable:
+        section.paragraph(
+            f"{len(data.unreadable)} session file(s) could not be read and are left out, e.g. "
+            f"{data.unreadable[0]}. `study curate validate` names the problem.",
+            note=True,
+        )
+    return section

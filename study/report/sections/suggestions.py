@@ -1,0 +1,59 @@
+"""Suggestion latency and failures, per condition."""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+
+from study.report import plots
+from study.report.data import ReportData
+from study.report.html import Section
+
+
+def build(data: ReportData) -> Section | None:
+    section = Section("suggestions", "Suggestion latency and failures")
+    latencies: dict[str, list[float]] = defaultdict(list)
+    failures: dict[str, int] = defaultdict(int)
+    asked: dict[str, int] = defaultdict(int)
+    if data.requests is not None:
+        section.paragraph(
+            "From the server's log of suggestion requests: latency is the model endpoint's "
+            "answer time; a failure is an error or timeout the writer was told about.",
+            note=True,
+        )
+        for request in data.requests:
+            condition = request["condition"]
+            asked[condition] += 1
+            if request["error"]:
+                failures[condition] += 1
+            elif request["latency_ms"] is not None:
+                latencies[condition].append(request["latency_ms"])
+    else:
+        section.paragraph(
+            "From the logs: latency is the time from `suggestion-get` to the `suggestion-open` "
+            "that shows the list; a query without a list (a `suggestion-fail`, or none at all) "
+            "counts as unanswered. Latency here includes the network and the browser.",
+            note=True,
+        )
+        for s in data.sessions:
+            asked[s.condition] += s.queries
+            failures[s.condition] += s.unanswered
+            latencies[s.condition].extend(s.latencies_ms)
+    if not any(asked.values()):
+        section.paragraph("No suggestion was requested.", note=True)
+        return section
+    rows = []
+    for condition in sorted(asked):
+        values = latencies[condition]
+        rows.append([
+            condition, asked[condition], failures[condition],
+            100 * failures[condition] / asked[condition] if asked[condition] else None,
+            round(statistics.median(values)) if values else None,
+            round(statistics.quantiles(values, n=20)[-1]) if len(values) >= 2 else None,
+        ])  # fmt: skip
+    failed = "failed" if data.requests is not None else "unanswered"
+    section.table(["condition", "requests", failed, f"{failed} (%)", "median ms", "95th pct ms"], rows)
+    if any(latencies.values()):
+        section.figure(plots.boxes(dict(sorted(latencies.items())), ylabel="latency (ms)"),
+                       "Suggestion latency per condition (ms).")  # fmt: skip
+    return section

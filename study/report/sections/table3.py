@@ -1,0 +1,28 @@
+"""CoAuthor's Table 3 for the sessions of the report, beside the paper's (study.report.table3)."""
+
+from __future__ import annotations
+
+from study.report.data import ReportData
+from study.report.html import Section
+from study.report.table3 import COLUMNS, table3, with_paper
+
+
+def build(data: ReportData) -> Section | None:
+    if not data.sessions:
+        return None
+    metadata = {
+        s.session_id: {"genre": s.genre, "prompt_code": s.prompt_code, "worker_id": s.writer}
+        for s in data.sessions
+    }
+    rows = with_paper(table3([s.stats for s in data.sessions], metadata))
+    section = Section("table3", "CoAuthor Table 3: overall statistics")
+    section.paragraph(
+        "The paper's rows are over the full CoAuthor release (1,445 sessions, GPT-3). Readings: "
+        "time is the span of a log's events, length the words of the final text without the "
+        "prompt, queries the lists shown, acceptance the mean of per-session rates over "
+        "sessions with a query, written by writers the writer's share of the final text.",
+        note=True,
+    )
+    section.table(["genre", "source", *COLUMNS],
+                  [[r["genre"], r["source"], *(r[c] for c in COLUMNS)] for r in rows], digits=1)
+    return section

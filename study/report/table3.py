@@ -1,0 +1,63 @@
+"""CoAuthor's Table 3 ("Overall statistics of CoAuthor") from a folder of sessions, beside the
+paper's figures.
+
+The means are the curation core's (`study.curation.stats.Summary` by genre, the same readings
+as `study curate stats --summary genre`): time is the span of the log's events in minutes,
+length the words of the final text without the prompt, queries the release's `num_query`
+(suggestion-open events), acceptance the mean of per-session `perc_selected` over sessions
+with at least one query, written by writers the writer's share of the final text. Prompts,
+writers and sessions are counted from the metadata of the sessions present.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from study.curation.stats import Summary
+
+COLUMNS = ("prompts", "writers", "sessions", "time (min)", "length (words)", "queries",
+           "acceptance (%)", "written by writers (%)")  # fmt: skip
+# Table 3 of Lee, Liang & Yang (CHI 2022), over the full release of 1,445 sessions.
+PAPER = {
+    "creative": (10, 58, 830, 11.6, 446, 12.8, 75.7, 72.7),
+    "argumentative": (10, 49, 615, 10.6, 380, 10.3, 67.6, 72.5),
+    "combined": (20, 63, 1445, 11.2, 418, 11.8, 72.3, 72.6),
+}
+GENRES = ("creative", "argumentative", "combined")
+
+
+def table3(rows: Iterable[Mapping], metadata: Mapping[str, Mapping]) -> list[dict]:
+    """One dict per genre (creative, argumentative, combined) with COLUMNS, from stats rows
+    (`study.curation.stats.session_stats`) and the release's metadata (`read_metadata`)."""
+    summary = Summary("genre", metadata)
+    prompts: dict[str, set] = {g: set() for g in GENRES}
+    writers: dict[str, set] = {g: set() for g in GENRES}
+    for row in rows:
+        summary.add(row)
+        meta = metadata.get(row["session_id"], {})
+        for genre in (meta.get("genre") or "(no metadata)", "combined"):
+            prompts.setdefault(genre, set()).add(meta.get("prompt_code"))
+            writers.setdefault(genre, set()).add(meta.get("worker_id"))
+    out = []
+    for entry in summary.table():
+        genre = entry["genre"]
+        out.append({
+            "genre": genre,
+            "prompts": len(prompts[genre] - {None, ""}),
+            "writers": len(writers[genre] - {None, ""}),
+            "sessions": entry["sessions"],
+            **{heading: entry[heading] for heading in COLUMNS[3:]},
+        })  # fmt: skip
+    order = {g: i for i, g in enumerate(GENRES)}
+    return sorted(out, key=lambda r: order.get(r["genre"], -1))
+
+
+def with_paper(ours: list[dict]) -> list[dict]:
+    """Our rows and the paper's, interleaved per genre, with a `source` column."""
+    out = []
+    for row in ours:
+        out.append({"genre": row["genre"], "source": "ours", **{c: row[c] for c in COLUMNS}})
+        if row["genre"] in PAPER:
+            paper = dict(zip(COLUMNS, PAPER[row["genre"]], strict=True))
+            out.append({"genre": row["genre"], "source": "paper", **paper})
+    return out

@@ -1,0 +1,69 @@
+"""The `study simulate` command."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command("simulate")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+@click.option("--writers", default=1, show_default=True, type=click.IntRange(min=1),
+              help="How many simulated writers take part (each writes one session).")
+@click.option("--url", default=None, metavar="URL",
+              help="A server already running for DIRECTORY (e.g. http://127.0.0.1:5000); "
+              "default: start one on a free local port.")
+@click.option("--llm-url", default=None, metavar="URL",
+              help="The writers' model: an OpenAI-compatible base URL (…/v1); the key is read "
+              "from $STUDY_SIMULATOR_API_KEY. Default: a local deterministic model (canned "
+              "sentences, for trying the path).")
+@click.option("--llm-model", default="deterministic", show_default=True,
+              help="The model name sent to --llm-url.")
+@click.option("--persona", "personas", multiple=True, metavar="TEXT",
+              help="Who a writer is; repeat for several (writers take them in turn). "
+              "Default: three built-in personas.")
+@click.option("--intent", default=None, metavar="TEXT",
+              help="What the writers want to write ({noun} becomes story or essay).")
+@click.option("--suggestions-endpoint", default=None, metavar="URL",
+              help="Point the server this command starts at another suggestion model "
+              "(e.g. a local `study lm serve`) instead of study.toml's endpoint.")
+@click.option("--seed", default=0, show_default=True, type=int,
+              help="Seeds the writers' habits and prompt choices.")
+@click.option("--parallel", default=4, show_default=True, type=click.IntRange(min=1),
+              help="Writers at work at the same time.")
+def simulate(directory, writers, url, llm_url, llm_model, personas, intent,
+             suggestions_endpoint, seed, parallel) -> None:  # fmt: skip
+    """Pilot the study in DIRECTORY with LLM-simulated writers, before paying anyone.
+
+    Each writer goes through the real participant's path over HTTP (consent, instructions,
+    prompt, writing with the event and suggestion APIs, self-evaluation, survey). Their
+    sessions are marked as simulated in the database, the export's metadata, the report and
+    releases. See README (Simulated writers) for what a simulation cannot tell you.
+    """
+    from study.config import ConfigError
+    from study.simulate.personas import BUILT_IN, DEFAULT_INTENT, Persona
+    from study.simulate.run import Options, SimulationError
+    from study.simulate.run import simulate as run
+
+    options = Options(
+        writers=writers, url=url, llm_url=llm_url, llm_model=llm_model,
+        personas=tuple(Persona(p) for p in personas) or BUILT_IN,
+        intent=intent or DEFAULT_INTENT, seed=seed, suggestions_endpoint=suggestions_endpoint,
+        parallel=parallel,
+    )  # fmt: skip
+    try:
+        summary = run(directory, options, echo=click.echo)
+    except (SimulationError, ConfigError) as error:
+        raise click.ClickException(str(error)) from None
+    decided = summary.decisions
+    total = decided.by_model + decided.by_fallback
+    click.echo(
+        f"{len(summary.sessions)} simulated session(s) finished, {len(summary.errors)} stopped. "
+        f"Writers' model: {summary.model}. Decisions read from the model's answers: "
+        f"{decided.by_model} of {total}; the rest by the personas' seeded habits."
+    )
+    if decided.failures:
+        click.echo(f"The writers' model failed {len(decided.failures)} time(s), e.g. "
+                   f"{decided.failures[0]}", err=True)  # fmt: skip
+    click.echo("These sessions are marked simulated; `study report` and `study export` say so.")
+    if summary.errors:
+        raise SystemExit(1)

@@ -1,0 +1,194 @@
+"""One simulated participant on the real participant's path, over real HTTP.
+
+/task?access_code=... -> consent -> instructions -> prompt -> writing (the event API and the
+suggestion API, exactly as the editor's JavaScript calls them) -> finish -> self-evaluation ->
+survey -> completion page. Each page is read and its form filled as the page shows it; a page
+the simulator does not expect stops the run with the server's own words.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import httpx
+
+from study.simulate.editor import EditorLog, clean_suggestions
+from study.simulate.pages import Page, read_page
+from study.simulate.writer import SimulatedWriter
+
+EVENT_BATCH = 100
+MAX_TURNS = 80
+MAX_PAGES = 20
+_SESSION_PATH = re.compile(r"/s/([0-9a-f]{32})/(\w+)")
+
+
+class SimulationError(RuntimeError):
+    pass
+
+
+@dataclass
+class SessionResult:
+    session_id: str
+    prompt_code: str
+    verification_code: str
+    events: int
+    queries: int
+    accepted: int
+    failed_queries: int
+
+
+class Participant:
+    def __init__(self, http: httpx.Client, writer: SimulatedWriter, access_code: str, *,
+                 mark: Callable[[str], None], choose_prompt: Callable[[list[str]], str]) -> None:  # fmt: skip
+        self.http, self.writer, self.access_code = http, writer, access_code
+        self.mark, self.choose_prompt = mark, choose_prompt
+        self.queries = self.accepted = self.failed_queries = 0
+        self.prompt_code = ""
+
+    # -- the path --------------------------------------------------------------------------
+
+    def run(self) -> SessionResult:
+        response = self.http.get("/task", params={"access_code": self.access_code})
+        location = self._redirect(response, "the entry page /task")
+        session_id = _SESSION_PATH.search(location).group(1)
+        self.mark(session_id)
+        events = 0
+        for _ in range(MAX_PAGES):
+            stage = _SESSION_PATH.search(location).group(2)
+            response = self.http.get(location)
+            if response.status_code in (301, 302, 303):
+                location = response.headers["location"]
+                continue
+            if response.status_code != 200:
+                raise SimulationError(f"GET {location}: HTTP {response.status_code}")
+            page = read_page(response.text)
+            if stage == "complete":
+                code = page.testids.get("verification-code", "")
+                # With prompt_selection = "assign" the server picked the prompt.
+                prompt = self.prompt_code or "(assigned by the study)"
+                return SessionResult(session_id, prompt, code, events, self.queries,
+                                     self.accepted, self.failed_queries)  # fmt: skip
+            if stage == "writing":
+                location, events = self._write(page)
+            elif stage == "prompt":
+                location = self._pick_prompt(location, page)
+            else:
+                location = self._redirect(
+                    self.http.post(location, data=self._fill(page)), f"the {stage} page"
+                )
+        raise SimulationError(f"session {session_id} did not reach the completion page")
+
+    def _redirect(self, response: httpx.Response, what: str) -> str:
+        if response.status_code in (301, 302, 303):
+            return response.headers["location"]
+        message = re.sub(r"<[^>]+>", " ", response.text)
+        errors = re.findall(r'class="error"[^>]*>([^<]+)<', response.text)
+        detail = errors[0] if errors else " ".join(message.split())[:300]
+        raise SimulationError(f"{what} answered HTTP {response.status_code}: {detail}")
+
+    def _pick_prompt(self, location: str, page: Page) -> str:
+        codes = [value for name, value in page.buttons if name == "prompt"]
+        if not codes:
+            raise SimulationError(f"{location}: no prompt is offered (every prompt is taken as "
+                                  "often as the study allows)")  # fmt: skip
+        self.prompt_code = self.choose_prompt(codes)
+        return self._redirect(self.http.post(location, data={"prompt": self.prompt_code}),
+                              "the prompt page")  # fmt: skip
+
+    def _fill(self, page: Page) -> dict[str, str]:
+        """Answers to a page's form: every box ticked (consent, self-evaluation), every
+        question answered by the writer."""
+        data = {}
+        for name, entry in page.fields.items():
+            if entry.kind == "checkbox":
+                data[name] = entry.options[0]
+            elif entry.kind == "hidden":
+                data[name] = entry.value
+            elif entry.kind == "radio":
+                scale = all(o.isdigit() for o in entry.options)
+                data[name] = self.writer.answer(entry.question or name,
+                                                "scale" if scale else "choice", entry.options)  # fmt: skip
+            elif entry.kind in ("textarea", "text"):
+                data[name] = self.writer.answer(entry.question or name, "text", [])
+        return data
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def _write(self, page: Page) -> tuple[str, int]:
+        boot = page.boot()
+        log = EditorLog(boot["prompt"], boot["controls"])
+        prompt_chars = len(log.text)
+        most = int(boot["controls"].get("currentN") or 5)
+        for _ in range(MAX_TURNS):
+            added = len(log.text[prompt_chars:].split())
+            action, text = self.writer.next_step(log.text, added)
+            if action == "finish" and added >= 10:
+                break
+            if action == "ask":
+                self._ask(log, boot["suggestionsUrl"], most)
+            else:
+                self._type(log, text)
+            if len(log.unsent) >= EVENT_BATCH:
+                self._send(log, boot["eventsUrl"])
+        self._send(log, boot["eventsUrl"])
+        return self._finish(log, boot), log.next_seq
+
+    def _type(self, log: EditorLog, text: str) -> None:
+        if log.text and not log.text[-1].isspace() and not text.startswith((" ", "\n")):
+            text = " " + text
+        for character in text:
+            if character.isalpha() and self.writer.typo():
+                log.type(self.writer.rng.choice(string.ascii_lowercase))
+                log.backspace()
+            log.type(character)
+
+    def _ask(self, log: EditorLog, url: str, most: int) -> None:
+        log.ask()
+        self.queries += 1
+        response = self.http.post(url, json={"doc": log.text, "on_screen": []})
+        items = []
+        if response.status_code == 200:
+            items = clean_suggestions(response.json().get("suggestions") or [])[:most]
+        if not items:
+            # As the editor does: a query without a list is logged as suggestion-fail.
+            log.failed()
+            self.failed_queries += 1
+            if response.status_code == 429:
+                time.sleep(1)  # the server's per-minute limit: a person would wait too
+            return
+        log.shown(items)
+        position = self.writer.choose(items)
+        if position is None:
+            log.dismiss()
+            return
+        for _ in range(position):
+            log.move_down()
+        log.accept(items[position])
+        self.accepted += 1
+
+    def _send(self, log: EditorLog, url: str) -> None:
+        batch = log.take_unsent()
+        for start in range(0, len(batch), EVENT_BATCH):
+            part = batch[start : start + EVENT_BATCH]
+            response = self.http.post(url, json={"events": part})
+            if response.status_code != 200:
+                raise SimulationError(f"the event API refused a batch: HTTP {response.status_code} "
+                                      f"{response.text[:300]}")  # fmt: skip
+
+    def _finish(self, log: EditorLog, boot: dict) -> str:
+        body = {"last_seq": log.last_seq, "text": log.document, "pending": 0}
+        while True:
+            response = self.http.post(boot["finishUrl"], json=body)
+            if response.status_code == 200:
+                return response.json()["next"]
+            wait = re.search(r"for (\d+) more seconds", response.text)
+            if response.status_code == 409 and wait:
+                # The study's minimum writing time: a person keeps the page open until then.
+                time.sleep(int(wait.group(1)) + 1)
+                continue
+            raise SimulationError(f"finishing was refused: HTTP {response.status_code} "
+                                  f"{response.text[:300]}")  # fmt: skip

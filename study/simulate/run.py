@@ -1,0 +1,178 @@
+"""`study simulate`: N simulated writers through a study's real server.
+
+The server is the study's own (`create_app`, served over HTTP on a free local port) unless
+`url` points at one already running for the same study folder. The writers' model is an
+OpenAI-compatible endpoint (`llm_url`); without one, a local endpoint with the deterministic
+backend of `study lm serve` is started, which exercises the whole path but writes canned
+sentences. Each session is marked in the study database (`simulated_sessions`) as soon as it
+exists, so nothing downstream can take it for a participant's.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import secrets
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from study import config as study_config
+from study.config import GENRE_NOUNS
+from study.simulate.participant import Participant, SessionResult, SimulationError
+from study.simulate.personas import BUILT_IN, DEFAULT_INTENT, Persona
+from study.simulate.writer import Decisions, SimulatedWriter
+from study.store import create_tables, make_engine, writing
+from study.store import simulated as simulated_store
+
+API_KEY_ENV = "STUDY_SIMULATOR_API_KEY"
+
+
+@dataclass
+class Options:
+    writers: int = 1
+    url: str | None = None  # a running server for this study; None: start one
+    llm_url: str | None = None  # the writers' model endpoint; None: local deterministic
+    llm_model: str = "deterministic"
+    personas: Sequence[Persona] = BUILT_IN
+    intent: str = DEFAULT_INTENT
+    seed: int = 0
+    suggestions_endpoint: str | None = None  # override study.toml's, for a server we start
+    parallel: int = 4
+
+
+@dataclass
+class RunSummary:
+    sessions: list[SessionResult] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    decisions: Decisions = field(default_factory=Decisions)
+    model: str = ""
+
+
+def simulate(directory: str, options: Options, echo: Callable[[str], None] = print) -> RunSummary:
+    study = study_config.load(directory)
+    # The servers started here would print a line per request, drowning the writers' progress.
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    engine = make_engine(study.database_url)
+    create_tables(engine)
+    stops: list[Callable[[], None]] = []
+    try:
+        base_url = _server(study, options, stops)
+        llm_url, model = _model(options, stops)
+        summary = RunSummary(model=model)
+        client = _openai_client(llm_url)
+        run_id = secrets.token_hex(3)
+        lock = threading.Lock()
+
+        def one(number: int) -> None:
+            persona = options.personas[number % len(options.personas)]
+            rng = random.Random(f"{options.seed}-{number}")
+            genres = {p.genre for p in study.prompts}
+            writer = SimulatedWriter(
+                persona, options.intent, " or ".join(sorted(GENRE_NOUNS.get(g, "text") for g in genres)),
+                client=client, model=model, seed=rng.randrange(2**32),
+            )  # fmt: skip
+
+            def mark(session_id: str) -> None:
+                with writing(engine) as connection:
+                    simulated_store.mark(connection, session_id, persona=persona.description,
+                                         intent=writer.intent_template, model=f"{model} at {_safe(llm_url)}")  # fmt: skip
+
+            def choose_prompt(codes: list[str]) -> str:
+                code = rng.choice(codes)
+                writer.noun = GENRE_NOUNS.get(study.prompt(code).genre, "text")
+                return code
+
+            with httpx.Client(base_url=base_url, timeout=60, follow_redirects=False) as http:
+                participant = Participant(http, writer, f"sim-{run_id}-{number}", mark=mark,
+                                          choose_prompt=choose_prompt)  # fmt: skip
+                try:
+                    result = participant.run()
+                except (SimulationError, httpx.HTTPError) as error:
+                    with lock:
+                        summary.errors.append(f"writer {number}: {error}")
+                    echo(f"writer {number}: stopped: {error}")
+                    return
+            with lock:
+                summary.sessions.append(result)
+                summary.decisions.by_model += writer.decisions.by_model
+                summary.decisions.by_fallback += writer.decisions.by_fallback
+                summary.decisions.failures += writer.decisions.failures
+            echo(f"writer {number} ({persona.description[:40]}...): session {result.session_id}, "
+                 f"prompt {result.prompt_code}, {result.events} events, {result.queries} queries, "
+                 f"{result.accepted} accepted")  # fmt: skip
+
+        with ThreadPoolExecutor(max_workers=max(1, min(options.parallel, options.writers))) as pool:
+            list(pool.map(one, range(options.writers)))
+        return summary
+    finally:
+        for stop in reversed(stops):
+            stop()
+        engine.dispose()
+
+
+def _server(study, options: Options, stops: list) -> str:
+    if options.url:
+        if options.suggestions_endpoint:
+            raise SimulationError("--suggestions-endpoint applies only to a server that "
+                                  "study simulate starts; drop --url or the endpoint")  # fmt: skip
+        url = options.url.rstrip("/")
+        try:
+            health = httpx.get(f"{url}/healthz", timeout=10).json()
+        except (httpx.HTTPError, ValueError) as error:
+            raise SimulationError(f"{url}/healthz: no study server answers there ({error})") from None
+        if health.get("study") != study.name:
+            raise SimulationError(
+                f"{url} serves study '{health.get('study')}', not '{study.name}' from this folder; "
+                "the simulator marks sessions in this folder's database, so they must match."
+            )
+        return url
+    from werkzeug.serving import make_server
+
+    from study.server import create_app
+
+    if options.suggestions_endpoint:
+        study = replace(study, suggestions=replace(study.suggestions,
+                                                   endpoint=options.suggestions_endpoint))  # fmt: skip
+    server = make_server("127.0.0.1", 0, create_app(study), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
+    thread.start()
+
+    def stop() -> None:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+    stops.append(stop)
+    return f"http://127.0.0.1:{server.port}"
+
+
+def _model(options: Options, stops: list) -> tuple[str, str]:
+    if options.llm_url:
+        return options.llm_url, options.llm_model
+    from study.lm.backends import DeterministicBackend
+    from study.lm.server import serve_in_thread
+
+    base_url, stop = serve_in_thread(DeterministicBackend())
+    stops.append(stop)
+    return base_url, DeterministicBackend.model_id
+
+
+def _safe(url: str) -> str:
+    """The URL without any user:password part, for the database."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else "")))
+
+
+def _openai_client(base_url: str):
+    import openai
+
+    # The key is read from the environment only: never a command-line argument (shell history,
+    # process lists) and never printed.
+    return openai.OpenAI(base_url=base_url, api_key=os.environ.get(API_KEY_ENV) or "none",
+                         timeout=60, max_retries=1)  # fmt: skip

@@ -1,0 +1,163 @@
+"""`study report` on a study folder and on a folder of released sessions: what a researcher
+reads in the HTML file."""
+
+from __future__ import annotations
+
+import re
+import statistics
+
+from click.testing import CliRunner
+
+from study.cli import main
+from study.curation.formats import read_session
+from study.curation.stats import session_stats
+from tests.conftest import COAUTHOR
+from tests.report.conftest import METADATA, Tables, number
+
+
+def _report(source, tmp_path) -> Tables:
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["report", str(source), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    html = out.read_text(encoding="utf-8")
+    # self-contained: nothing the browser would fetch
+    assert not re.search(r"""(src|href)=["']?(https?:)?//|url\((?!#)|<link|<script|@import""", html)
+    return Tables(html)
+
+
+def test_study_folder_report_shows_the_funnel_stage_times_requests_and_survey(report_study, tmp_path):
+    tables = _report(report_study, tmp_path)
+    funnel = tables.rows("participation")
+    assert funnel["entered"][0] == "5"
+    assert funnel["consented"][0] == "4"
+    assert funnel["wrote (stored a text-insert)"][0] == "3"
+    assert funnel["finished writing"][0] == "3"
+    assert funnel["completed the survey"][0] == "2"
+    assert funnel["approved on MTurk"][0] == "–"  # a lab study: no MTurk assignment
+    stages = tables.rows("timing")
+    assert stages["writing"][0] == "3" and stages["self-evaluation and survey"][0] == "2"
+    # one request per finished session, answered by the local model, logged by the server
+    requests = tables.rows("suggestions")
+    assert sum(int(row[0]) for name, row in requests.items() if name != "condition") == 3
+    assert all(row[1] == "0" for name, row in requests.items() if name != "condition")
+    ownership = [t for t in tables.sections["survey"]][1]  # native_speaker, then ownership
+    answers = {row[0]: row[1:] for row in ownership}
+    assert sum(int(row[0]) for name, row in answers.items() if name != "condition") == 2
+    assert "I feel like the story/essay is mine." in tables.texts["survey"]
+
+
+def test_release_folder_report_says_there_is_no_funnel_and_matches_the_curation_core(tmp_path):
+    tables = _report(COAUTHOR, tmp_path)
+    assert "finished sessions only" in tables.texts["participation"]
+    assert tables.rows("overview")["sessions with a log"][0] == "31"
+    rows = [session_stats(read_session(p)) for p in sorted((COAUTHOR / "sessions").glob("*.jsonl"))]
+    acceptance = statistics.mean(r["perc_selected"] for r in rows if r["num_query"])
+    share = statistics.mean(r["writer_share_final"] for r in rows)
+    combined = tables.rows("collaboration")["all"]
+    assert combined[0] == "31"
+    assert abs(number(combined[1]) - acceptance) < 0.006
+    assert abs(number(combined[2]) - share) < 0.006
+    low, high = (float(x) for x in combined[1].split("[")[1].rstrip("]").split(","))
+    assert low < acceptance < high
+    # the conditions are the paper's randomness settings, read from temperature and FP
+    assert set(tables.rows("collaboration")) == {"condition", "high", "low", "all"}
+    highs = sum(1 for r in METADATA.values() if (r["genre"], r["temperature"]) in
+                {("creative", "0.75"), ("argumentative", "0.9")})  # fmt: skip
+    assert tables.rows("collaboration")["high"][0] == str(highs)
+    assert "LanguageTool" in tables.texts["language"]
+    assert "Not computed" in tables.texts["ideation"]
+
+
+def test_a_folder_without_sessions_or_metadata_is_refused_with_what_to_give(tmp_path):
+    result = CliRunner().invoke(main, ["report", str(tmp_path), "--out", str(tmp_path / "r.html")])
+    assert result.exit_code != 0
+    assert "neither a study folder" in result.output and "metadata.csv" in result.output
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_an_unreadable_session_is_left_out_and_named(tmp_path):
+    import shutil
+
+    source = tmp_path / "release"
+    shutil.copytree(COAUTHOR / "sessions", source / "sessions")
+    shutil.copy(COAUTHOR / "metadata.csv", source / "metadata.csv")
+    broken = sorted((source / "sessions").glob("*.jsonl"))[0]
+    broken.write_text(broken.read_text().replace('"eventName": "system-initialize"', '"eventName": 7', 1))
+    out = tmp_path / "r.html"
+    result = CliRunner().invoke(main, ["report", str(source), "--out", str(out), "-j", "2"])
+    assert result.exit_code == 0, result.output
+    assert "30 sessions; 1 unreadable file(s) left out" in result.output
+    overview = Tables(out.read_text()).texts["overview"]
+    assert f"could not be read and are left out, e.g. {broken.name}" in overview
+    assert "study curate validate" in overview
+
+
+def test_chat_and_proactive_metrics_plug_in_as_their_own_sections(tmp_path, monkeypatch):
+    from study.report import data as report_data
+
+    def chat_metrics(data):
+        ids = [s.session_id for s in data.sessions]
+        data.extras["chat"] = {
+            "note": "Turns per conversation.",
+            "sessions": {i: {"turns": n % 5 + 8, "tokens": 100 + n} for n, i in enumerate(ids)},
+        }
+
+    monkeypatch.setattr(report_data, "EXTRA_LOADERS", [chat_metrics])
+    tables = _report(COAUTHOR, tmp_path)
+    chat = tables.rows("chat")
+    assert list(chat["condition"]) == ["sessions", "tokens", "turns"]
+    assert chat["all"][0] == "31" and number(chat["all"][2]) == round(sum(n % 5 + 8 for n in range(31)) / 31, 2)
+    assert "[" in chat["all"][2]  # with its interval
+    assert "proactive" not in tables.sections  # no data, no section
+
+
+def test_equality_and_mutuality_spread_across_writers_and_prompts_without_naming_writers(tmp_path):
+    out = tmp_path / "r.html"
+    assert CliRunner().invoke(main, ["report", str(COAUTHOR), "--out", str(out)]).exit_code == 0
+    html = out.read_text()
+    spread = Tables(html).rows("variation")
+    rows = {p.stem: session_stats(read_session(p)) for p in (COAUTHOR / "sessions").glob("*.jsonl")}
+    by_writer: dict[str, list] = {}
+    for session_id, meta in METADATA.items():
+        by_writer.setdefault(meta["worker_id"], []).append(rows[session_id]["equality"])
+    means = [statistics.mean(v) for v in by_writer.values()]
+    assert spread["writer"][0] == str(len(by_writer))
+    assert number(spread["writer"][1]) == round(statistics.pstdev(means), 2)
+    assert not any(worker in html for worker in by_writer)  # writers are "writer 1", "writer 2"...
+    assert "writer 1" in html
+
+
+def test_grammaticality_with_a_languagetool_server_is_errors_per_word_by_author(tmp_path, languagetool):
+    from study.report.sentences import authored_sentences
+    from study.curation.replay import replay
+    from tests.report.conftest import flagged
+
+    url = f"http://127.0.0.1:{languagetool.port}"
+    out = tmp_path / "r.html"
+    result = CliRunner().invoke(main, ["report", str(COAUTHOR), "--out", str(out), "--languagetool", url])
+    assert result.exit_code == 0, result.output
+    rows = Tables(out.read_text()).sections["language"][1]
+    by_author = {row[0]: row[1:] for row in rows}
+    expected: dict[str, list[float]] = {"writer": [], "model": [], "both": []}
+    for path in sorted((COAUTHOR / "sessions").glob("*.jsonl")):
+        for kind, sentence in authored_sentences(replay(read_session(path).events)):
+            if sentence.split():
+                expected[kind].append(flagged(sentence) / len(sentence.split()))
+    for kind, values in expected.items():
+        assert by_author[kind][0] == str(len(values))
+        assert number(by_author[kind][1]) == round(statistics.mean(values), 3)
+    assert by_author["writer"][3] == "0.037"  # the paper's figure beside ours
+    assert len(languagetool.checked) == 31  # one request per session
+
+
+def test_an_unreachable_languagetool_stops_the_report_before_any_work(tmp_path):
+    result = CliRunner().invoke(main, ["report", str(COAUTHOR), "--out", str(tmp_path / "r.html"),
+                                       "--languagetool", "http://127.0.0.1:9"])  # fmt: skip
+    assert result.exit_code != 0 and "does not answer" in result.output
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_study_nobody_entered_yet_gets_a_report_with_an_empty_funnel(study_folder, tmp_path):
+    tables = _report(study_folder, tmp_path)
+    assert tables.rows("participation")["entered"][0] == "0"
+    assert tables.rows("overview")["sessions with a log"][0] == "0"

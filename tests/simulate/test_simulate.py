@@ -1,0 +1,178 @@
+"""`study simulate`: simulated writers take the real participant's path over HTTP, and their
+sessions go through export, validation and the report like real ones, marked simulated."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+from click.testing import CliRunner
+from sqlalchemy import select
+
+from study import config
+from study.cli import main
+from study.store import make_engine, reading
+from study.store import events as event_store
+from study.store import sessions as session_store
+from study.store.db import simulated_sessions, suggestion_requests
+from tests.simulate.conftest import SCRIPTED_TEXT
+
+
+def _database(folder):
+    engine = make_engine(config.load(folder).database_url)
+    with reading(engine) as connection:
+        sessions = session_store.all_sessions(connection)
+        marks = {r.session_id: r for r in connection.execute(select(simulated_sessions))}
+        requests = connection.execute(select(suggestion_requests)).all()
+        records = {s["session_id"]: event_store.records(connection, s["session_id"]) for s in sessions}
+    engine.dispose()
+    return sessions, marks, requests, records
+
+
+def test_simulated_writers_complete_the_path_and_the_pipeline_treats_and_marks_them(
+    pilot_folder, suggestion_model, tmp_path
+):
+    runner = CliRunner()
+    result = runner.invoke(main, ["simulate", str(pilot_folder), "--writers", "3",
+                                  "--suggestions-endpoint", suggestion_model])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "3 simulated session(s) finished, 0 stopped" in result.output
+    # the deterministic model never answers in JSON: every decision fell back, and it says so
+    assert "Decisions read from the model's answers: 0 of" in result.output
+
+    sessions, marks, requests, records = _database(pilot_folder)
+    assert len(sessions) == 3 and all(s["stage"] == "complete" for s in sessions)
+    assert all(s["verification_code"] and json.loads(s["survey"]) for s in sessions)
+    assert set(marks) == {s["session_id"] for s in sessions}
+    assert {m.persona for m in marks.values()} >= {"a careful native English speaker who "
+                                                   "prefers their own words and asks the AI "
+                                                   "mostly when stuck"}  # fmt: skip
+    # suggestions came through the real suggestions API, logged by the server
+    assert requests and {r.session_id for r in requests} <= set(marks)
+    accepted = sum(1 for rs in records.values() for r in rs if r["eventName"] == "suggestion-select")
+    assert accepted > 0
+
+    out = tmp_path / "export"
+    assert runner.invoke(main, ["export", str(pilot_folder), "--out", str(out)]).exit_code == 0
+    rows = list(csv.DictReader(open(out / "metadata.csv")))
+    assert len(rows) == 3 and {r["simulated"] for r in rows} == {"true"}
+    validated = runner.invoke(main, ["curate", "validate", str(out), "--json"])
+    assert validated.exit_code == 0, validated.output
+    checked = json.loads(validated.output)["sessions"]
+    assert len(checked) == 3 and all(c["errors"] == 0 and c["warnings"] == 0 for c in checked)
+    assert {c["format"] for c in checked} == {"coauthor-2021"}
+
+    report = tmp_path / "report.html"
+    assert runner.invoke(main, ["report", str(pilot_folder), "--out", str(report)]).exit_code == 0
+    html = report.read_text()
+    assert "3 of 3 sessions were written by simulated writers" in html
+    status = runner.invoke(main, ["status", str(pilot_folder)])
+    assert "Simulated sessions (study simulate, not people): 3" in status.output
+
+
+def test_a_model_that_answers_in_json_drives_every_decision(pilot_folder, suggestion_model, writers_model):
+    result = CliRunner().invoke(main, [
+        "simulate", str(pilot_folder), "--writers", "2", "--suggestions-endpoint", suggestion_model,
+        "--llm-url", writers_model, "--llm-model", "scripted-writer",
+        "--persona", "a retired sailor", "--intent", "write a sea {noun}",
+    ])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    sessions, marks, _, records = _database(pilot_folder)
+    assert "Decisions read from the model's answers: " in result.output
+    by_model, total = (int(x) for x in result.output.split("answers: ")[1].split(";")[0].split(" of "))
+    assert by_model == total > 0
+    assert {m.persona for m in marks.values()} == {"a retired sailor"}
+    assert {m.intent for m in marks.values()} == {"write a sea {noun}"}
+    for session in sessions:
+        log = records[session["session_id"]]
+        names = [r["eventName"] for r in log]
+        # the writer's own sentence, then Tab, then the second suggestion (one step down)
+        assert SCRIPTED_TEXT in session["final_text"]
+        first_open = names.index("suggestion-open")
+        assert names[first_open + 1 : first_open + 3] == ["suggestion-down", "suggestion-select"]
+        chosen = log[first_open]["currentSuggestions"][1]["original"]
+        assert chosen in session["final_text"]
+        assert json.loads(session["survey"])["ownership"] == 6  # the model's answer, stored
+        assert json.loads(session["survey"])["native_speaker"] == "No"
+
+
+def test_a_running_server_of_another_study_is_refused(pilot_folder, tmp_path, suggestion_model):
+    import threading
+
+    from werkzeug.serving import make_server
+
+    from study.cli import write_study_files
+    from study.server import create_app
+
+    other = tmp_path / "other"
+    write_study_files(other)
+    toml = other / "study.toml"
+    toml.write_text(toml.read_text().replace('name = "', 'name = "other-', 1))
+    server = make_server("127.0.0.1", 0, create_app(config.load(other)), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        result = CliRunner().invoke(main, ["simulate", str(pilot_folder), "--url",
+                                           f"http://127.0.0.1:{server.port}"])  # fmt: skip
+    finally:
+        server.shutdown()
+        thread.join()
+    assert result.exit_code != 0
+    assert "not '" in result.output and "must match" in result.output
+    sessions, *_ = _database(pilot_folder)
+    assert sessions == []
+
+
+def test_a_release_of_a_piloted_study_marks_the_simulated_sessions(
+    pilot_folder, suggestion_model, tmp_path
+):
+    from study.release.keys import init_keyfile
+
+    runner = CliRunner()
+    result = runner.invoke(main, ["simulate", str(pilot_folder), "--writers", "2",
+                                  "--suggestions-endpoint", suggestion_model])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    (tmp_path / "keys").mkdir()
+    key = init_keyfile(tmp_path / "keys" / "study.key")
+    out = tmp_path / "releases"
+    built = runner.invoke(main, ["release", "build", str(pilot_folder), "--version", "1.0.0",
+                                 "--out", str(out), "--key", str(key.path), "-j", "1"])  # fmt: skip
+    assert built.exit_code == 0, built.output
+    directory = out / "coauthor-1.0.0"
+    rows = list(csv.DictReader(open(directory / "metadata.csv")))
+    assert len(rows) == 2 and {r["simulated"] for r in rows} == {"true"}
+    assert "2 of these sessions were written by simulated writers" in (directory / "README.md").read_text()
+    # and the report of the release says so too
+    report = tmp_path / "release.html"
+    assert runner.invoke(main, ["report", str(directory), "--out", str(report)]).exit_code == 0
+    assert "2 of 2 sessions were written by simulated writers" in report.read_text()
+
+
+def test_writers_join_a_server_already_running_for_the_study_even_when_it_assigns_prompts(
+    pilot_folder, suggestion_model
+):
+    import threading
+    from dataclasses import replace
+
+    from werkzeug.serving import make_server
+
+    from study.server import create_app
+
+    toml = pilot_folder / "study.toml"
+    toml.write_text(toml.read_text().replace('prompt_selection = "choose"', 'prompt_selection = "assign"'))
+    study = config.load(pilot_folder)
+    study = replace(study, suggestions=replace(study.suggestions, endpoint=suggestion_model))
+    server = make_server("127.0.0.1", 0, create_app(study), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        result = CliRunner().invoke(main, ["simulate", str(pilot_folder), "--writers", "2",
+                                           "--url", f"http://127.0.0.1:{server.port}/"])  # fmt: skip
+    finally:
+        server.shutdown()
+        thread.join()
+    assert result.exit_code == 0, result.output
+    assert "prompt (assigned by the study)" in result.output
+    sessions, marks, requests, _ = _database(pilot_folder)
+    assert len(sessions) == 2 and all(s["stage"] == "complete" and s["prompt_code"] for s in sessions)
+    assert set(marks) == {s["session_id"] for s in sessions}
