@@ -52,8 +52,9 @@ class ReportSourceError(ValueError):
 class Question:
     id: str
     text: str
-    kind: str  # likert7 | choice | text
+    kind: str  # scale | choice | text
     options: tuple[str, ...] = ()
+    points: tuple[int, ...] = tuple(range(1, 8))  # the values of a scale (likert or slider)
 
 
 @dataclass
@@ -191,6 +192,8 @@ def _from_study(path: Path, model: EntityModel, processes: int | None) -> Report
         rows = session_store.all_sessions(connection)
         funnel = _funnel(connection, rows)
         requests = _requests(connection)
+        completed = [r["session_id"] for r in rows if r["completed_at"]]
+        questions, answers = _study_survey(study, connection, completed)
     engine.dispose()
     with tempfile.TemporaryDirectory(prefix="study-report-") as scratch:
         export_study(study, Path(scratch))
@@ -205,14 +208,7 @@ def _from_study(path: Path, model: EntityModel, processes: int | None) -> Report
         for label, start, end in STAGE_SPANS
     }
     data.requests = requests
-    data.questions = [
-        # One question for stories and essays alike, as the release's card words it.
-        Question(q.id, q.text.replace("{noun}", "story/essay"), q.type, tuple(q.options or ()))
-        for q in study.survey
-    ]
-    data.answers = {
-        r["session_id"]: json.loads(r["survey"]) for r in rows if r["survey"] and r["completed_at"]
-    }
+    data.questions, data.answers = questions, answers
     return data
 
 
@@ -254,6 +250,32 @@ def _requests(connection) -> list[dict]:
     return [dict(row) for row in connection.execute(query).mappings()]
 
 
+def _study_survey(study, connection, session_ids: list[str]) -> tuple[list[Question], dict[str, dict[str, object]]]:
+    """The survey engine's questions (typed by their study.toml definition) and the answers of
+    completed sessions, one column per question as `study export` writes survey.csv (an
+    in-session question once per occasion, `ID@K`)."""
+    from study.export.surveys import survey_rows
+    from study.store import surveys as survey_store
+
+    responses = survey_store.all_responses(connection)
+    columns, rows = survey_rows(study, responses, session_ids)
+    items = {item.id: item for survey in study.surveys for item in survey.items}
+    questions = []
+    for column in columns:
+        item = items[column.split("@")[0]]
+        # One question for stories and essays alike, as the release's card words it.
+        text = item.text.replace("{noun}", "story/essay")
+        if "@" in column:
+            text += f" (after exchange {column.split('@')[1]})"
+        if item.type in ("likert", "slider"):
+            questions.append(Question(column, text, "scale", points=tuple(item.scale())))
+        elif item.type == "single":
+            questions.append(Question(column, text, "choice", item.options))
+        else:  # free text, and multiple choice (its answers are joined with "; ")
+            questions.append(Question(column, text, "text"))
+    return questions, {row.pop("session_id"): row for row in rows}
+
+
 def _read_survey_csv(path: Path) -> tuple[list[Question], dict[str, dict[str, object]]]:
     with open(path, newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle)
@@ -269,7 +291,7 @@ def _infer_question(column: str, values: Iterable[str]) -> Question:
     a few distinct answers as a choice, anything else as free text."""
     given = [v for v in values if v != ""]
     if given and all(v.isdigit() and 1 <= int(v) <= 7 for v in given):
-        return Question(column, column, "likert7")
+        return Question(column, column, "scale")
     distinct = sorted(set(given))
     if given and len(distinct) <= 8:
         return Question(column, column, "choice", tuple(distinct))

@@ -34,9 +34,9 @@ def build(data: ReportData) -> Section | None:
 
 
 def _item(section: Section, question: Question, by_condition: dict[str, list]) -> None:
-    if question.kind == "likert7":
-        points = [str(p) for p in range(1, 8)]
-        numbers = {c: [int(v) for v in values if str(v).isdigit()] for c, values in by_condition.items()}
+    if question.kind == "scale":
+        points = [str(p) for p in question.points]
+        numbers = {c: [int(v) for v in values if str(v).lstrip("-").isdigit()] for c, values in by_condition.items()}
         section.table(
             ["condition", "answers", "mean [95% CI]", *points],
             [[c, len(v), bootstrap_mean(v), *(Counter(v)[int(p)] for p in points)]
@@ -45,7 +45,7 @@ def _item(section: Section, question: Question, by_condition: dict[str, list]) -
         section.figure(
             plots.grouped_bars(points, {c: [Counter(v)[int(p)] for p in points]
                                         for c, v in numbers.items()}, ylabel="answers"),
-            f"{question.id}: answers per point of the 7-point scale, by condition.",
+            f"{question.id}: answers per point of the {len(points)}-point scale, by condition.",
         )  # fmt: skip
     elif question.kind == "choice":
         options = list(question.options) or sorted({str(v) for vs in by_condition.values() for v in vs})
