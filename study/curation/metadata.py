@@ -19,11 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from study.curation.replay import is_embed
+
 CURSOR_EVENTS = frozenset({"cursor-forward", "cursor-backward", "cursor-select"})
 
 
 def inserted_characters(event: Mapping) -> int:
-    """Characters an event's `textDelta` inserts (0 for `""` or a delta without inserts)."""
+    """Characters an event's `textDelta` inserts (0 for `""` or a delta without inserts); a
+    Quill embed (a pasted image) is one, as in Quill and `study.curation.replay`."""
     delta = event.get("textDelta")
     if not delta or not (type(delta) is dict or isinstance(delta, Mapping)):
         return 0
@@ -32,6 +35,8 @@ def inserted_characters(event: Mapping) -> int:
         text = op.get("insert") if type(op) is dict or isinstance(op, Mapping) else None
         if type(text) is str:
             total += len(text)
+        elif is_embed(text):
+            total += 1
     return total
 
 

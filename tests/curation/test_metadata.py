@@ -59,7 +59,7 @@ def test_session_without_queries_or_inserts_has_zero_percentages():
     assert got["num_event"] == 1
 
 
-def test_written_by_human_counts_characters_by_source():
+def test_written_by_human_counts_characters_by_source_and_an_embed_as_one():
     events = [
         {
             "eventName": "system-initialize",
@@ -80,7 +80,8 @@ def test_written_by_human_counts_characters_by_source():
             "textDelta": {"ops": [{"retain": 3}, {"insert": "d"}, {"insert": {"image": "x"}}]},
         },
     ]
-    assert official_metadata(events)["written_by_human"] == 75
+    # user "abc" (3) against api "d" and a pasted image (1 + 1, Quill's length of an embed)
+    assert official_metadata(events)["written_by_human"] == 60
 
 
 def test_empty_session_is_refused():
