@@ -100,6 +100,13 @@ def _process(job: tuple[SourceSession, frozenset[str]]) -> _Processed:
     )  # fmt: skip
 
 
+def _failed(job: tuple[SourceSession, frozenset[str]], message: str) -> _Processed:
+    raise BuildError(
+        f"{job[0].path}: could not be redacted ({message}); nothing was released. "
+        f"`study curate validate {job[0].path}` lists its problems."
+    )
+
+
 def build_release(
     source_path: str | os.PathLike,
     *,
@@ -131,7 +138,7 @@ def build_release(
         withdrawn = withdrawn_worker_ids(key)
         included = [s for s in source.sessions if s.worker_id not in withdrawn]
         excluded = {s.session_id for s in source.sessions if s.worker_id in withdrawn}
-        _check_sessions(source, included)
+        _check_sessions(source, included, processes)
 
         table = ReidentificationTable(key)
         known_ids = frozenset(source.worker_ids | table.worker_ids() | withdrawn)
@@ -147,7 +154,12 @@ def build_release(
                 previous, known_ids, processes, progress,
             )  # fmt: skip
             report = VerifyReport(dirname)
-            verify_directory(staging, report, scanner=LeakScanner(known_ids, detector, processes))
+            verify_directory(
+                staging,
+                report,
+                scanner=LeakScanner(known_ids, detector, processes),
+                processes=processes,
+            )
             if not report.ok:
                 raise BuildError(
                     "the finished release failed verification, so nothing was released:\n"
@@ -189,8 +201,11 @@ def _previous_release(out: Path, name: str, number: Version) -> tuple[Version, P
     return latest, paths[0]
 
 
-def _check_sessions(source: Source, included: list[SourceSession]) -> None:
-    from study.curation.validate import ERROR, validate_file
+def _check_sessions(
+    source: Source, included: list[SourceSession], processes: int | None = None
+) -> None:
+    from study.curation.runner import validate_paths
+    from study.curation.validate import ERROR
 
     if not included:
         raise BuildError(
@@ -204,12 +219,13 @@ def _check_sessions(source: Source, included: list[SourceSession]) -> None:
             "without one a withdrawal could not be honoured. Fill it in or remove the session."
         )
     broken = []
-    for session in included:
-        result = validate_file(session.path)
+    paths = [Path(session.path) for session in included]
+    for result in validate_paths(paths, processes=processes, progress=False):
         for issue in result.issues:
             if issue.severity == ERROR:
+                line = f" line {issue.line}" if issue.line else ""
                 subject = f"{issue.field} " if issue.field else ""
-                broken.append(f"{session.path} line {issue.line}: {subject}{issue.message}")
+                broken.append(f"{result.file}{line}: {subject}{issue.message}")
                 break
     if broken:
         raise BuildError(
@@ -226,7 +242,7 @@ def _write_release(
     rows, stats, formats, firsts, lasts = [], [], Counter(), [], []
     by_id = {s.session_id: s for s in included}
     jobs = [(session, known_ids) for session in included]
-    for processed in run(_process, jobs, processes=processes, progress=progress):
+    for processed in run(_process, jobs, processes=processes, progress=progress, failed=_failed):
         (staging / layout.session_path(processed.session_id)).write_bytes(processed.data)
         redactions += processed.redactions
         session = by_id[processed.session_id]

@@ -155,7 +155,11 @@ def release_build(
     default=None,
     help="Also scan for every worker id in this key's re-identification table.",
 )
-def release_verify(target: str, key_path: str | None) -> None:
+@click.option(
+    "--processes", "-j", type=click.IntRange(min=1), default=None,
+    help="Worker processes (default: all cores).",
+)  # fmt: skip
+def release_verify(target: str, key_path: str | None, processes: int | None) -> None:
     """Re-check a release: checksums, schemas, leak scan. Exit status 0 only if all hold."""
     from study.release.verify import verify
 
@@ -168,7 +172,7 @@ def release_verify(target: str, key_path: str | None) -> None:
             known = ReidentificationTable(load_key(key_path)).worker_ids()
         except KeyFileError as error:
             raise click.ClickException(str(error)) from None
-    report = verify(target, known_ids=known)
+    report = verify(target, known_ids=known, processes=processes)
     click.echo(report.render())
     sys.exit(0 if report.ok else 1)
 
