@@ -18,7 +18,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from study.curation.formats import FORMAT_2021, FORMAT_INTERFACE
-from study.curation.quote import quote
+from study.curation.quote import cut, quote
 from study.curation.schema_compiler import Unsupported, compile_schema
 from study.paths import schemas_dir
 
@@ -68,7 +68,7 @@ def schema_errors(record: object, format_name: str) -> Iterator[tuple[str, str]]
         elif error.validator == "additionalProperties" and isinstance(error.instance, dict):
             known = error.schema.get("properties", {})
             for key in sorted(set(error.instance) - set(known)):
-                yield field_path(path + [key]), "is not a field of this format"
+                yield cut(field_path(path + [key])), "is not a field of this format"
         else:
             yield field_path(path), _say(error)
 

@@ -242,12 +242,13 @@ class _Checker:
                 for key, before, after in zip(CONTROL_KEYS, self.controls, controls, strict=True)
                 if before != after
             ]
+            (key, before, after), others = changed[0], changed[1:]
+            also = "".join(f", {k} {quote(b)} -> {quote(a)}" for k, b, a in others)
             self.add(
                 "controls-changed",
                 line,
-                changed[0][0],
-                "generation settings changed: "
-                + ", ".join(f"{k} {quote(before)} -> {quote(after)}" for k, before, after in changed),
+                key,
+                f"changed from {quote(before)} to {quote(after)}{also}: a new generation setting",
             )
             self.controls = controls
 
