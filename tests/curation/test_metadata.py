@@ -87,3 +87,20 @@ def test_written_by_human_counts_characters_by_source_and_an_embed_as_one():
 def test_empty_session_is_refused():
     with pytest.raises(ValueError):
         official_metadata([])
+
+
+def test_written_by_human_counts_characters_as_code_points_whatever_the_event():
+    """The documented reading where the 31 released sessions cannot decide (see the module
+    docstring of study.curation.metadata): an emoji is one character, not two UTF-16 units,
+    and an insert carried by a text-delete event (a shorter paste over a selection) counts."""
+    events = [
+        {"eventName": "system-initialize", "eventSource": "api", "eventTimestamp": 0,
+         "textDelta": ""},
+        {"eventName": "text-insert", "eventSource": "user", "eventTimestamp": 1,
+         "textDelta": {"ops": [{"insert": "ab😀"}]}},
+        {"eventName": "text-delete", "eventSource": "user", "eventTimestamp": 2,
+         "textDelta": {"ops": [{"insert": "c"}, {"delete": 3}]}},
+        {"eventName": "text-insert", "eventSource": "api", "eventTimestamp": 3,
+         "textDelta": {"ops": [{"retain": 1}, {"insert": "defghi"}]}},
+    ]  # fmt: skip
+    assert official_metadata(events)["written_by_human"] == 40  # 4 of 10, not 5 of 11
