@@ -206,7 +206,9 @@ def apply_delta(
                     owners.append(authors[position:end])
             position = end
         else:
-            raise DeltaError(f"ops[{number}]", f"has no retain, insert or delete: {quote(dict(op))}")
+            raise DeltaError(
+                f"ops[{number}]", f"has no retain, insert or delete: {quote(dict(op))}"
+            )
     if position < length:
         pieces.append(text[position:])
         if track:

@@ -95,8 +95,9 @@ def run(
     """`function(item)` for every item, in order, on `processes` cores (default: all).
 
     A job that raises, or kills its worker, yields `failed(item, message)`; without `failed`,
-    `JobFailed` is raised. `progress`: True shows a bar on stderr, None shows one when stderr
-    is a terminal.
+    `JobFailed` is raised. (In one process there is no worker to lose: a job that ends the
+    process, with os._exit or a crash, ends the run.) `progress`: True shows a bar on stderr,
+    None shows one when stderr is a terminal.
     """
     processes = processes or default_processes()
 

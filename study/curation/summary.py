@@ -4,8 +4,8 @@ first few issues of each code as examples.
 On the public release validate finds thousands of warnings (2,454 lines when each was
 printed): a curator needs to know which kinds occur, how often and in how many sessions, with
 a few instances of each to look at, and the full list only on request (`--verbose`, or
-`--format json` for machines). `ValidationSummary` takes the session reports as they stream in (memory:
-one counter per code and a few examples, whatever the corpus size).
+`--format json` for machines). `ValidationSummary` takes the session reports as they stream
+in (memory: one counter per code and a few examples, whatever the corpus size).
 """
 
 from __future__ import annotations

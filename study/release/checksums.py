@@ -38,7 +38,8 @@ def read_sums(directory: Path) -> dict[str, str]:
             or path.is_absolute() or ".." in path.parts or not name
         ):  # fmt: skip
             raise ValueError(
-                f"{SUMS} line {number}: expected '<64 hex digits>  <relative path>', got {quote(line)}"
+                f"{SUMS} line {number}: expected '<64 hex digits>  <relative path>', "
+                f"got {quote(line)}"
             )
         sums[name] = digest
     return sums
