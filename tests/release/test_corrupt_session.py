@@ -10,6 +10,8 @@ timeout, so a hang fails the test instead of hanging the suite.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -105,3 +107,39 @@ def test_release_verify_of_an_edited_session_reports_it(tmp_path):
     assert f"sessions/{CORRUPTED}.jsonl line {line}: textDelta.ops[0].retain" in done.stdout
     assert f"sessions/{CORRUPTED}.jsonl (its text): not scanned" in done.stdout
     assert done.stdout.strip().endswith("NOT verified")
+
+
+@pytest.fixture
+def deadline():
+    """Fail, rather than hang, a test that runs a pool in this process."""
+
+    def expired(signum, frame):
+        raise TimeoutError(f"no answer within {TIMEOUT} s: the runner hangs")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(TIMEOUT)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_session_that_breaks_redaction_in_a_worker_stops_the_build_by_name(
+    tmp_path, monkeypatch, deadline
+):
+    import study.release.build as build
+
+    real = build.redact_session
+
+    def dies_on_one(session_id, events, detector):
+        if session_id == CORRUPTED:
+            os._exit(9)  # the worker dies outright, as under the out-of-memory killer
+        return real(session_id, events, detector)
+
+    monkeypatch.setattr(build, "redact_session", dies_on_one)  # forked workers inherit it
+    key = init_keyfile(tmp_path / "study.key")
+    source = copy_source(tmp_path / "coauthor", SESSIONS)
+    with pytest.raises(build.BuildError, match=rf"{CORRUPTED}\.jsonl: could not be redacted"):
+        build.build_release(
+            source, version="1.0.0", out=tmp_path / "out", key_path=key.path, processes=2
+        )
+    assert not list((tmp_path / "out").iterdir())  # nothing released, no partial folder
