@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from study.curation.cli import curate
 from study.curation.formats import read_session
 from study.curation.metadata import official_metadata
+from study.curation.metrics import final_words
 from study.curation.quote import LIMIT
 from study.curation.replay import EMBED, WRITER, DeltaError, apply_delta, replay
 from study.curation.runner import stats_paths
@@ -82,13 +83,8 @@ def test_stats_include_the_session_and_count_the_image_once(original, pasted, tm
     assert problem is None
     before = official_metadata(original.events)
     assert row["num_event"] == before["num_event"] + 1
-    assert row["final_words"] == _final_words(original)  # an image is no word
-
-
-def _final_words(session):
-    from study.curation.metrics import final_words
-
-    return final_words(replay(session.events))
+    assert row["final_words"] == final_words(replay(original.events))  # an image is no word
+    assert row["written_by_human"] == official_metadata(events)["written_by_human"]
 
 
 def test_curate_validate_on_a_folder_with_it_exits_0(pasted, tmp_path):
