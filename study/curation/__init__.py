@@ -16,14 +16,18 @@ The pieces, one concept per module:
   accepted suggestions matching the shown list by text, ...). Errors and warnings are separate;
   each issue names file, line, field and the fix.
 - `replay`: apply Quill deltas from the prompt (`currentDoc` of the first event) to get the
-  text at any event, with the author of every character (prompt / writer / suggestion).
+  text at any event, with the author of every character (prompt / writer / suggestion); an
+  embed (a pasted image) is one character, as in Quill.
 - `suggestions`: which shown suggestion an inserted text is (by text, not index).
 - `blocks`: Table 2's event blocks (hover events dropped; unmatched events kept apart).
 - `metadata`: the release's official `metadata.csv` columns, exactly as defined there.
 - `metrics`: equality and mutuality (section 5.1.3; mutuality's sets are ambiguous in the paper
   and configurable), writer share of the final text (Table 3), final words, distinct-2.
 - `stats`: one row per session, Table 3-style group means, CSV/Parquet writers.
-- `runner`: a process pool over files (all cores, results streamed in order, bounded memory).
+- `runner`: a process pool over files (all cores, results streamed in order, bounded memory);
+  a job that raises or kills its worker is reported by file, never a hang.
+- `summary`: validate's corpus summary: counts per issue code, the first few of each.
+- `quote`: how a value from a file is quoted in a message (JSON, cut to 80 characters).
 - `cli`: the `study curate` click group: validate, replay, stats, blocks.
 
 Definitions chosen where the paper is ambiguous are documented where they are implemented:

@@ -21,6 +21,7 @@ from study.curation.replay import AUTHOR_NAMES, DeltaError
 from study.curation.replay import replay as replay_session
 from study.curation.runner import stats_paths, validate_paths
 from study.curation.stats import GROUPINGS, RowWriter, Summary, read_metadata, render_table
+from study.curation.summary import EXAMPLES, ValidationSummary
 from study.curation.validate import ERROR, MAX_PER_CODE, SessionReport
 
 PATHS = click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
@@ -63,70 +64,69 @@ def _files(paths) -> list[Path]:
 
 @curate.command()
 @PATHS
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document for machines.")
+@click.option(
+    "--format", "output_format", type=click.Choice(["text", "json"]), default="text",
+    show_default=True,
+    help="text: a summary table with the first few issues of each kind; json: one document "
+    "for machines (every session's report and the summary).",
+)  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, hidden=True, help="Same as --format json.")
+@click.option(
+    "--verbose", "-v", is_flag=True,
+    help="List every issue of every session, each with its fix (default: the first "
+    f"{EXAMPLES} of each kind).",
+)  # fmt: skip
 @click.option(
     "--warnings/--no-warnings", "show_warnings", default=True, show_default=True,
     help="List warnings as well as errors (the summary counts both).",
 )  # fmt: skip
 @PROCESSES
 @PROGRESS
-def validate(paths, as_json: bool, show_warnings: bool, processes, progress) -> None:
+def validate(
+    paths, output_format: str, as_json: bool, verbose: bool, show_warnings: bool, processes,
+    progress,
+) -> None:  # fmt: skip
     """Check every session against its schema and the format's invariants.
 
     Errors (the session is unusable or breaks the format) and warnings (oddities real logs
-    have: timestamps going back, unanswered queries, cursor mismatches, ...) are listed with
-    file, line, field and the fix, then summarised in a table. Exit status 0 when no session
+    have: timestamps going back, unanswered queries, cursor mismatches, pasted images, ...)
+    name file, line, field and the fix. By default a table counts each kind of issue and the
+    first few of each kind are shown; --verbose lists them all. Exit status 0 when no session
     has an error. Schemas: schemas/coauthor-*.schema.json.
     """
-    totals: Counter = Counter()
-    sessions_with: Counter = Counter()
-    checked = events = failed = warned = 0
+    as_json = as_json or output_format == "json"
+    summary = ValidationSummary()
     out = sys.stdout
     if as_json:
         out.write('{"sessions": [')
-    for report in validate_paths(_files(paths), processes=processes, progress=progress):
-        checked += 1
-        events += report.events
-        failed += not report.ok
-        warned += report.warnings > 0
-        totals.update(report.counts)
-        sessions_with.update(report.counts.keys())
+    reports = validate_paths(
+        _files(paths), keep=None if verbose else MAX_PER_CODE, processes=processes,
+        progress=progress,
+    )  # fmt: skip
+    for report in reports:
+        summary.add(report)
         if as_json:
-            separator = ",\n" if checked > 1 else "\n"
+            separator = ",\n" if summary.sessions > 1 else "\n"
             out.write(separator + json.dumps(report.to_dict(), ensure_ascii=False))
-        else:
+        elif verbose:
             _print_issues(report, show_warnings)
-    by_severity_then_count = sorted(totals.items(), key=lambda kv: (kv[0][0] != ERROR, -kv[1]))
-    issues = [
-        {"severity": severity, "code": code, "sessions": sessions_with[(severity, code)],
-         "occurrences": n}
-        for (severity, code), n in by_severity_then_count
-    ]  # fmt: skip
     if as_json:
-        summary = {
-            "sessions": checked, "events": events, "valid": checked - failed,
-            "with_errors": failed, "with_warnings": warned, "issues": issues,
-        }  # fmt: skip
-        out.write('\n], "summary": ' + json.dumps(summary) + "}\n")
+        out.write('\n], "summary": ' + json.dumps(summary.to_dict()) + "}\n")
     else:
-        out.write(
-            f"\nChecked {checked} session{'' if checked == 1 else 's'} ({events:,} events): "
-            f"{checked - failed} valid, "
-            f"{failed} with errors, {warned} with warnings.\n"
-        )
-        if issues:
-            out.write(render_table(issues) + "\n")
-    sys.exit(1 if failed else 0)
+        if not verbose and summary.occurrences:
+            out.write(summary.render_examples(show_warnings) + "\n")
+        out.write(f"\n{summary.headline()}\n")
+        if summary.occurrences:
+            out.write(render_table(summary.table()) + "\n")
+            if not verbose:
+                out.write("Every issue with its fix: --verbose; for machines: --format json.\n")
+    sys.exit(1 if summary.with_errors else 0)
 
 
 def _print_issues(report: SessionReport, show_warnings: bool) -> None:
     for issue in sorted(report.issues, key=lambda i: (i.severity != ERROR, i.line or 0)):
         if issue.severity == ERROR or show_warnings:
             sys.stdout.write(f"{issue.severity}: {issue.render()}\n")
-    for (severity, code), n in sorted(report.counts.items()):
-        if n > MAX_PER_CODE and (severity == ERROR or show_warnings):
-            more = n - MAX_PER_CODE
-            sys.stdout.write(f"{severity}: {report.file}: ... and {more} more {code} {severity}s\n")
 
 
 @curate.command()

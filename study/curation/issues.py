@@ -9,13 +9,15 @@ from dataclasses import dataclass, field
 from study.curation.formats import RELEASE_KEYS
 
 ERROR, WARNING = "error", "warning"
-MAX_PER_CODE = 10  # issues kept per code and file; all are counted
+MAX_PER_CODE = 10  # issues kept per code and file by default; all are counted
 
 RESTORE = "restore the original log: lines are lost or out of order"
 NONE = "none needed"
 # Every issue: code -> (severity, how to fix it).
 ISSUES = {
     # the file
+    "crash": (ERROR, "the checker itself failed on this file: report it with the file (every "
+              "other file was checked)"),
     "json": (ERROR, "repair or remove the line"),
     "not-object": (ERROR, "each line must be one event object"),
     "empty": (ERROR, "remove the file or restore its lines"),
@@ -37,6 +39,8 @@ ISSUES = {
     "text-without-delta": (ERROR, f"a text event must carry the delta it applied; {RESTORE}"),
     "delta-on-non-text-event": (ERROR, 'set textDelta to "" or eventName to the text event'),
     "cursor-mismatch": (WARNING, f"{NONE}: replay and metrics do not use the cursor"),
+    "embed": (WARNING, f"{NONE}: Quill and replay count it as one character; look at a pasted "
+              "image before a release (the text scan cannot see it)"),
     # suggestions
     "unanswered-query": (WARNING, f"{NONE}: writers press tab again or type on"),
     "empty-suggestions": (WARNING, f"{NONE}; check the suggestion engine"),
@@ -77,8 +81,9 @@ class SessionReport:
     session_id: str
     format: str | None = None
     events: int = 0
-    issues: list[Issue] = field(default_factory=list)  # at most MAX_PER_CODE per code
+    issues: list[Issue] = field(default_factory=list)  # at most `keep` per code
     counts: Counter = field(default_factory=Counter)  # (severity, code) -> every occurrence
+    keep: int | None = MAX_PER_CODE  # issues worded and kept per code (None: all)
 
     @property
     def errors(self) -> int:

@@ -10,20 +10,46 @@ Readings chosen where the README leaves room:
   monotonic and "(last - first eventTimestamp)" names positions in the log.
 - Rounding is Python's `round` (half to even), as the release was produced in Python.
 - `perc_selected` is 0 for a session without queries (fixture 7748d213...: 0 queries, 0).
-- `written_by_human` counts string `insert` ops of every event by its `eventSource`; Quill
-  embeds (non-string inserts) are not characters. A session where nobody inserted anything
-  gets 0, mirroring `perc_selected`.
+- `written_by_human` counts the inserted characters of every event's delta by its
+  `eventSource` (user / api), whatever the event's name, and all of each insert: typed or
+  pasted, with or without formatting `attributes`, later deleted or not. Characters are Python
+  code points (an emoji is 1, where Quill's positions count 2). A Quill embed (a pasted image)
+  is 1, its length in Quill. A session where nobody inserted anything gets 0, mirroring
+  `perc_selected`.
+
+`written_by_human` and the release, measured: run on the whole public release (1,445
+sessions, issue 11), this definition gave the released value for every session compared but
+one, which differs by 2 points.
+Which definition the release used there cannot be settled from the logs available here. What
+the 31 fixture sessions settle (each alternative gives a different released value for at
+least one of them, so the release did not use it): excluding inserts that carry formatting
+attributes (11142ca3: 22, released 29) or pastes of more than one character (1c5622c2: 10,
+released 16); counting inserts net of what the same event deleted (f4d98feb: 67, released 68);
+not counting newlines (b5f8899b: 48, released 49); counting an accepted suggestion as the list
+item at `currentSuggestionIndex` (8 sessions differ); truncating or rounding up instead of
+rounding (13 and 17 sessions differ); counting events instead of characters. What they cannot
+settle, because none of the 31 has the case: characters outside the Basic Multilingual Plane
+(UTF-16 units, as JavaScript's `length`, would count an emoji twice: a session whose inserted
+text is about 3-7% emoji moves by 2 points); inserts carried by a `text-delete` event
+(a longer selection pasted over: counting by event name would leave them out); an api insert
+that follows no suggestion-select; round half up rather than to even (at most 1 point); and
+embeds (0 or 1 character: 1 point only in a session with under ~100 inserted characters).
+The first two are the likely causes of a single 2-point difference; the toolkit keeps the
+definition that reproduces every other session, and reports its own value.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from study.curation.replay import is_embed
+
 CURSOR_EVENTS = frozenset({"cursor-forward", "cursor-backward", "cursor-select"})
 
 
 def inserted_characters(event: Mapping) -> int:
-    """Characters an event's `textDelta` inserts (0 for `""` or a delta without inserts)."""
+    """Characters an event's `textDelta` inserts (0 for `""` or a delta without inserts); a
+    Quill embed (a pasted image) is one, as in Quill and `study.curation.replay`."""
     delta = event.get("textDelta")
     if not delta or not (type(delta) is dict or isinstance(delta, Mapping)):
         return 0
@@ -32,6 +58,8 @@ def inserted_characters(event: Mapping) -> int:
         text = op.get("insert") if type(op) is dict or isinstance(op, Mapping) else None
         if type(text) is str:
             total += len(text)
+        elif is_embed(text):
+            total += 1
     return total
 
 
@@ -46,8 +74,9 @@ def official_metadata(events: Sequence[Mapping]) -> dict:
     - `num_cursor`: cursor-forward + cursor-backward + cursor-select events, any source.
     - `time`: (last - first eventTimestamp) / 60000, minutes rounded to 2 decimals.
     - `written_by_human`: round(100 * characters inserted by the user / characters inserted by
-      user and api). Not the paper's Table 3 "written by writers" (that is the share of the
-      final text; see `study.curation.metrics.writer_share_final`).
+      user and api), as read in the module docstring (which also says where it may differ
+      from the release). Not the paper's Table 3 "written by writers" (that is the share of
+      the final text; see `study.curation.metrics.writer_share_final`).
     - `first_timestamp`, `last_timestamp`: eventTimestamp of the first and last line, epoch ms.
     """
     if not events:

@@ -11,7 +11,7 @@ import math
 import re
 from collections.abc import Collection, Mapping
 
-from study.curation.replay import SUGGESTION, WRITER, Document
+from study.curation.replay import EMBED, SUGGESTION, WRITER, Document
 
 # Section 5.1.3: human- and machine-generated event blocks.
 HUMAN_BLOCKS = frozenset({"insert"})
@@ -84,8 +84,9 @@ def writer_share_final(document: Document) -> float:
 
     Table 3's "written by writers (%)": characters inserted by the writer that survive in the
     final text, over all surviving non-prompt characters (writer + accepted suggestions),
-    times 100. Not the released `written_by_human`, which counts every inserted character.
-    NaN when nothing beyond the prompt survives.
+    times 100 (a surviving embed, such as a pasted image, is one character of its inserter). Not
+    the released `written_by_human`, which counts every inserted character. NaN when nothing
+    beyond the prompt survives.
     """
     writer, suggestion = document.count(WRITER), document.count(SUGGESTION)
     if writer + suggestion == 0:
@@ -94,11 +95,12 @@ def writer_share_final(document: Document) -> float:
 
 
 def final_words(document: Document) -> int:
-    """Words of the final text without the prompt (Table 3 "length"), split on whitespace."""
-    return len(document.without_prompt().split())
+    """Words of the final text without the prompt (Table 3 "length"), split on whitespace;
+    an embed (a pasted image) separates words and is none."""
+    return len(document.without_prompt().replace(EMBED, " ").split())
 
 
-_TOKEN = re.compile(r"\w+(?:'\w+)*|[^\w\s]")
+_TOKEN = re.compile(r"\w+(?:'\w+)*|[^\w\s\ufffc]")  # an embed (EMBED) is no token
 
 
 def tokens(text: str) -> list[str]:

@@ -6,6 +6,12 @@ walked from position 0: `retain n` keeps n characters, `insert s` inserts s, `de
 n characters; formatting `attributes` (pasted text) are ignored, and a delta may start without a
 retain (an edit at position 0).
 
+An insert is text or a Quill embed: an object with one key, such as the pasted image
+`{"image": "data:image/png;base64,..."}`. Quill gives an embed length 1 (a Delta op's length is
+`insert.length` for text and 1 otherwise), so every later position counts it once; replay holds
+it as one character, `EMBED` (U+FFFC OBJECT REPLACEMENT CHARACTER, Unicode's stand-in for an
+embedded object, itself one UTF-16 unit), authored like text by the event that inserted it.
+
 Positions count UTF-16 code units, as Quill (JavaScript) does: an emoji counts twice. While
 replaying, text is held as UTF-16 units (`to_units`: a character outside the Basic Multilingual
 Plane becomes its two surrogates), so Python indexing matches Quill's; `from_units` turns the
@@ -24,11 +30,13 @@ Retained characters keep their author; replaced text takes the inserting event's
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from study.curation.quote import quote
 from study.curation.suggestions import inserted_text, match_suggestion
 
+EMBED = "\ufffc"  # one Quill embed (a pasted image, ...): one character, as Quill counts it
 PROMPT, WRITER, SUGGESTION = "P", "W", "S"
 AUTHOR_NAMES = {PROMPT: "prompt", WRITER: "writer", SUGGESTION: "suggestion"}
 _RUNS = re.compile(r"P+|W+|S+")
@@ -77,6 +85,11 @@ class DeltaError(ValueError):
         self.field = field
         self.detail = message
 
+    def __reduce__(self):
+        # Raised in worker processes: unpickling calls the class with these arguments (the
+        # default, the one formatted message, would not fit this __init__).
+        return type(self), (self.field, self.detail)
+
 
 @dataclass(frozen=True)
 class Document:
@@ -110,11 +123,23 @@ class Document:
         return self.authors.count(code)
 
 
-def apply_delta(text: str, ops: Sequence[Mapping], authors: str | None = None, code: str = WRITER):
+def is_embed(value: object) -> bool:
+    """Whether an insert's value is a Quill embed: an object with one key (`image`, ...)."""
+    return type(value) is dict and len(value) == 1
+
+
+def apply_delta(
+    text: str,
+    ops: Sequence[Mapping],
+    authors: str | None = None,
+    code: str = WRITER,
+    on_embed: Callable[[int, Mapping], None] | None = None,
+):
     """Apply one delta's ops to `text` held as UTF-16 units (`to_units`), and to `authors`.
 
-    Returns the new text, or (text, authors) when `authors` is given. Raises DeltaError when an
-    op is malformed or runs past the end of the text.
+    Returns the new text, or (text, authors) when `authors` is given. An embed insert becomes
+    one `EMBED` character, and `on_embed(op index, embed)` is called when given. Raises
+    DeltaError when an op is malformed or runs past the end of the text.
     """
     track = authors is not None
     if len(ops) == 2:  # the common keystroke: [retain n, insert s] or [retain n, delete k]
@@ -143,12 +168,21 @@ def apply_delta(text: str, ops: Sequence[Mapping], authors: str | None = None, c
     length = len(text)
     for number, op in enumerate(ops):
         if not (type(op) is dict or isinstance(op, Mapping)):
-            raise DeltaError(f"ops[{number}]", f"must be an object, got {op!r}")
+            raise DeltaError(f"ops[{number}]", f"must be an object, got {quote(op)}")
         if "insert" in op:
             value = op["insert"]
-            if not isinstance(value, str):
-                raise DeltaError(f"ops[{number}].insert", f"must be a string, got {value!r}")
-            value = to_units(value)
+            if isinstance(value, str):
+                value = to_units(value)
+            elif is_embed(value):
+                if on_embed is not None:
+                    on_embed(number, value)
+                value = EMBED
+            else:
+                raise DeltaError(
+                    f"ops[{number}].insert",
+                    f"must be text or a Quill embed (an object with one key, such as "
+                    f'{{"image": ...}}), got {quote(value)}',
+                )
             pieces.append(value)
             if track:
                 owners.append(code * len(value))
@@ -157,7 +191,7 @@ def apply_delta(text: str, ops: Sequence[Mapping], authors: str | None = None, c
             count = op[key]
             if type(count) is not int or count < 0:
                 raise DeltaError(
-                    f"ops[{number}].{key}", f"must be a non-negative integer, got {count!r}"
+                    f"ops[{number}].{key}", f"must be a non-negative integer, got {quote(count)}"
                 )
             end = position + count
             if end > length:
@@ -172,7 +206,9 @@ def apply_delta(text: str, ops: Sequence[Mapping], authors: str | None = None, c
                     owners.append(authors[position:end])
             position = end
         else:
-            raise DeltaError(f"ops[{number}]", f"has no retain, insert or delete: {dict(op)!r}")
+            raise DeltaError(
+                f"ops[{number}]", f"has no retain, insert or delete: {quote(dict(op))}"
+            )
     if position < length:
         pieces.append(text[position:])
         if track:

@@ -18,6 +18,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from study.curation.formats import FORMAT_2021, FORMAT_INTERFACE
+from study.curation.quote import cut, quote
 from study.curation.schema_compiler import Unsupported, compile_schema
 from study.paths import schemas_dir
 
@@ -67,20 +68,24 @@ def schema_errors(record: object, format_name: str) -> Iterator[tuple[str, str]]
         elif error.validator == "additionalProperties" and isinstance(error.instance, dict):
             known = error.schema.get("properties", {})
             for key in sorted(set(error.instance) - set(known)):
-                yield field_path(path + [key]), "is not a field of this format"
+                yield cut(field_path(path + [key])), "is not a field of this format"
         else:
             yield field_path(path), _say(error)
 
 
 def _say(error) -> str:
-    got = json.dumps(error.instance, ensure_ascii=False)
-    got = got if len(got) <= 60 else got[:57] + "..."
+    got = quote(error.instance)
     keyword, expected = error.validator, error.validator_value
     if keyword == "type":
         names = expected if isinstance(expected, list) else [expected]
         return f"must be {' or '.join(_TYPE_WORDS.get(n, n) for n in names)}, got {got}"
     if keyword == "minimum":
         return f"must be at least {expected}, got {got}"
+    if keyword in _COUNTED:
+        bound, unit = _COUNTED[keyword]
+        return f"must have {bound} {expected} {unit}{'' if expected == 1 else 's'}, got {got}"
+    if keyword == "const":
+        return f"must be {quote(expected)}, got {got}"
     if keyword == "enum":
         return f"must be one of {', '.join(map(str, expected))}; got {got}"
     if keyword == "required":
@@ -98,9 +103,15 @@ def _say(error) -> str:
             inner = field_path(deepest.relative_path) if deepest.relative_path else ""
             return f"{inner} {_say(deepest)}".strip()
         return f"has the wrong type: got {got}"
-    return error.message
+    # jsonschema's own wording quotes the whole value, however long: word it here instead.
+    return f"breaks the schema's {keyword} rule ({quote(expected)}), got {got}"
 
 
+_COUNTED = {
+    "minLength": ("at least", "character"), "maxLength": ("at most", "character"),
+    "minItems": ("at least", "item"), "maxItems": ("at most", "item"),
+    "minProperties": ("at least", "key"), "maxProperties": ("at most", "key"),
+}  # fmt: skip
 _TYPE_WORDS = {
     "integer": "an integer",
     "string": "a string",

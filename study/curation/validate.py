@@ -15,6 +15,7 @@ from pathlib import Path
 import orjson
 
 from study.curation.formats import (
+    CONTROL_KEYS,
     FORMAT_2021,
     FORMAT_INTERFACE,
     RELEASE_KEYS,
@@ -29,7 +30,8 @@ from study.curation.issues import (  # noqa: F401 - re-exported: validate's voca
     Issue,
     SessionReport,
 )
-from study.curation.replay import DeltaError, apply_delta, to_units
+from study.curation.quote import quote
+from study.curation.replay import WRITER, DeltaError, apply_delta, to_units
 from study.curation.schema import SCHEMA_FILES, fast_check, schema_errors, validator
 from study.curation.suggestions import LOOSE, inserted_text, match_suggestion
 
@@ -71,6 +73,8 @@ class _Checker:
         self.awaiting_select: int | None = None  # line of a select whose insert is due
         self.shown: list | None = None  # the last shown suggestion list, and its line
         self.shown_line: int | None = None
+        self.line = 0  # the line being checked (for `_embed`, called from inside replay)
+        self.on_embed = self._embed
 
     def set_format(self, format_name: str) -> None:
         self.report.format = self.format = format_name
@@ -83,7 +87,7 @@ class _Checker:
         report = self.report
         key = (severity, code)
         report.counts[key] += 1
-        if report.counts[key] <= MAX_PER_CODE:
+        if report.keep is None or report.counts[key] <= report.keep:
             issue = Issue(
                 severity, code, line, field_name, message, fix or default_fix, report.file
             )
@@ -104,7 +108,10 @@ class _Checker:
         if source not in SOURCES[name]:
             listed = " or ".join(sorted(SOURCES[name]))
             self.add(
-                "event-source", line, "eventSource", f"{name} from {source!r}: Table 1 has {listed}"
+                "event-source",
+                line,
+                "eventSource",
+                f"{name} from {quote(source)}: Table 1 has {listed}",
             )
         timestamp = r["eventTimestamp"]
         if timestamp < self.previous_timestamp:
@@ -137,8 +144,9 @@ class _Checker:
                     f"{name} carries a delta; only text-insert and text-delete change the text",
                 )
             if self.text is not None:
+                self.line = line
                 try:
-                    self.text = apply_delta(self.text, delta["ops"])
+                    self.text = apply_delta(self.text, delta["ops"], None, WRITER, self.on_embed)
                 except DeltaError as error:
                     self.add("delta", line, f"textDelta.{error.field}", error.detail)
                     self.text = None
@@ -199,6 +207,15 @@ class _Checker:
         if r["currentDoc"]:
             self.add("later-current-doc", line, "currentDoc", "is filled after the first event")
 
+    def _embed(self, number: int, embed: Mapping) -> None:
+        kind = next(iter(embed))
+        self.add(
+            "embed",
+            self.line,
+            f"textDelta.ops[{number}].insert",
+            f"is a Quill embed ({quote(kind)}), one character: {quote(embed)}",
+        )
+
     def _cursor(self, line: int, r: Mapping, length: int) -> None:
         if r["currentCursor"] > length:
             self.add(
@@ -220,11 +237,18 @@ class _Checker:
         if self.controls is None or not any(self.controls):
             self.controls = controls
         elif any(controls):  # the later interface leaves them empty on its first event
+            changed = [
+                (key, before, after)
+                for key, before, after in zip(CONTROL_KEYS, self.controls, controls, strict=True)
+                if before != after
+            ]
+            (key, before, after), others = changed[0], changed[1:]
+            also = "".join(f", {k} {quote(b)} -> {quote(a)}" for k, b, a in others)
             self.add(
                 "controls-changed",
                 line,
-                "currentTemperature",
-                f"generation settings changed from {self.controls} to {controls}",
+                key,
+                f"changed from {quote(before)} to {quote(after)}{also}: a new generation setting",
             )
             self.controls = controls
 
@@ -312,10 +336,14 @@ class _Checker:
 
 
 def validate_lines(
-    lines: Iterable[tuple[int, bytes]], file: str = "", session_id: str = ""
+    lines: Iterable[tuple[int, bytes]],
+    file: str = "",
+    session_id: str = "",
+    keep: int | None = MAX_PER_CODE,
 ) -> SessionReport:
-    """Validate one session given as (line number, raw JSON line) pairs."""
-    report = SessionReport(file=file, session_id=session_id)
+    """Validate one session given as (line number, raw JSON line) pairs; `keep` issues of each
+    code are worded and kept (None: all), and every one is counted."""
+    report = SessionReport(file=file, session_id=session_id, keep=keep)
     checker = _Checker(report)  # its format is set by the first record
     check = None
     loads = orjson.loads
@@ -365,8 +393,8 @@ def validate_lines(
 def _schema_issues(checker: _Checker, number: int, record: Mapping) -> bool:
     """Report how `record` breaks its schema; False if it does not (the fast check was
     conservative, e.g. 3.0 for an integer)."""
-    counts = checker.report.counts
-    if counts[(ERROR, "schema")] >= MAX_PER_CODE:  # count, don't word: wording is slow
+    counts, keep = checker.report.counts, checker.report.keep
+    if keep is not None and counts[(ERROR, "schema")] >= keep:  # count, don't word: it is slow
         if validator(checker.format).is_valid(record):
             return False
         counts[(ERROR, "schema")] += 1
@@ -379,10 +407,10 @@ def _schema_issues(checker: _Checker, number: int, record: Mapping) -> bool:
     return found
 
 
-def validate_file(path: str | os.PathLike) -> SessionReport:
+def validate_file(path: str | os.PathLike, keep: int | None = MAX_PER_CODE) -> SessionReport:
     """Validate one `<session_id>.jsonl` file (read whole: one session is a few MB at most)."""
     path = Path(path)
-    return validate_lines(iter_lines(path), file=str(path), session_id=path.stem)
+    return validate_lines(iter_lines(path), file=str(path), session_id=path.stem, keep=keep)
 
 
 def validate_events(events: Iterable[Mapping], session_id: str = "") -> SessionReport:

@@ -107,6 +107,10 @@ class MTurkError(RuntimeError):
         detail = f" [{turk_code}]" if turk_code else ""
         super().__init__(f"{operation} failed: {code}{detail}: {message}")
 
+    def __reduce__(self):
+        # Unpickling (a worker process's exception) calls the class with these arguments.
+        return type(self), (self.operation, self.code, self.message, self.turk_code)
+
     @property
     def certain(self) -> bool:
         return self.code == "RequestError"

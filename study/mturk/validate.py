@@ -76,6 +76,10 @@ class InvalidRequest(ValueError):
             f"MTurk would refuse this {operation} request, so it was not sent:\n{lines}"
         )
 
+    def __reduce__(self):
+        # Unpickling (a worker process's exception) calls the class with these arguments.
+        return type(self), (self.operation, self.problems)
+
 
 def check(operation: str, params: dict) -> None:
     """Raise InvalidRequest listing every broken rule, or return quietly."""

@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Iterator
 
+from study.curation.quote import quote
 from study.release.layout import ARCHIVE_SUFFIX
 
 
@@ -62,9 +63,9 @@ def check_members(tar: tarfile.TarFile, archive: Path) -> str:
     for member in tar.getmembers():
         path = PurePosixPath(member.name)
         if path.is_absolute() or ".." in path.parts or not path.parts:
-            raise ArchiveError(f"{archive}: unsafe entry {member.name!r}")
+            raise ArchiveError(f"{archive}: unsafe entry {quote(member.name)}")
         if not (member.isfile() or member.isdir()):
-            raise ArchiveError(f"{archive}: {member.name!r} is not a plain file or folder")
+            raise ArchiveError(f"{archive}: {quote(member.name)} is not a plain file or folder")
         tops.add(path.parts[0])
     if len(tops) != 1:
         raise ArchiveError(f"{archive}: expected one top folder, found {sorted(tops) or 'none'}")

@@ -109,6 +109,13 @@ def _process(job: tuple[SourceSession, frozenset[str], str]) -> _Processed:
     )  # fmt: skip
 
 
+def _failed(job: tuple[SourceSession, frozenset[str], str], message: str) -> _Processed:
+    raise BuildError(
+        f"{job[0].path}: could not be redacted ({message}); nothing was released. "
+        f"`study curate validate {job[0].path}` lists its problems."
+    )
+
+
 def build_release(
     source_path: str | os.PathLike,
     *,
@@ -148,7 +155,7 @@ def build_release(
             if s.worker_id not in withdrawn and s.session_id not in left_out
         ]  # fmt: skip
         excluded = {s.session_id for s in source.sessions if s.worker_id in withdrawn}
-        _check_sessions(source, included)
+        _check_sessions(source, included, processes)
 
         table = ReidentificationTable(key)
         known_ids = frozenset(source.worker_ids | table.worker_ids() | withdrawn)
@@ -164,7 +171,12 @@ def build_release(
                 previous, known_ids, processes, progress,
             )  # fmt: skip
             report = VerifyReport(dirname)
-            verify_directory(staging, report, scanner=LeakScanner(known_ids, detector, processes))
+            verify_directory(
+                staging,
+                report,
+                scanner=LeakScanner(known_ids, detector, processes),
+                processes=processes,
+            )
             report.checks.append(source_id_check(staging, {s.session_id for s in source.sessions}))
             if not report.ok:
                 raise BuildError(
@@ -263,8 +275,11 @@ def _previous_release(out: Path, name: str, number: Version) -> tuple[Version, P
     return latest, paths[0]
 
 
-def _check_sessions(source: Source, included: list[SourceSession]) -> None:
-    from study.curation.validate import ERROR, validate_file
+def _check_sessions(
+    source: Source, included: list[SourceSession], processes: int | None = None
+) -> None:
+    from study.curation.runner import validate_paths
+    from study.curation.validate import ERROR
 
     if not included:
         raise BuildError(
@@ -278,14 +293,16 @@ def _check_sessions(source: Source, included: list[SourceSession]) -> None:
             "without one a withdrawal could not be honoured. Fill it in or remove the session."
         )
     broken, ids = [], []
-    for session in included:
-        result = validate_file(session.path)
+    by_path = {Path(session.path): session for session in included}
+    for result in validate_paths(list(by_path), processes=processes, progress=False):
+        session = by_path[Path(result.file)]
         for issue in result.issues:
             if issue.severity == ERROR:
+                line = f" line {issue.line}" if issue.line else ""
                 subject = f"{issue.field} " if issue.field else ""
                 # A study's sessions are exported to a scratch folder: name the session.
                 where = session.path if source.kind == "folder" else f"session {session.session_id}"
-                broken.append(f"{where} line {issue.line}: {subject}{issue.message}")
+                broken.append(f"{where}{line}: {subject}{issue.message}")
                 ids.append(session.session_id)
                 break
     if broken:
@@ -306,7 +323,7 @@ def _write_release(
     by_id = {s.session_id: s for s in included}
     released = {s.session_id: table.issue_session(s.session_id, namespace) for s in included}
     jobs = [(session, known_ids, released[session.session_id]) for session in included]
-    for processed in run(_process, jobs, processes=processes, progress=progress):
+    for processed in run(_process, jobs, processes=processes, progress=progress, failed=_failed):
         (staging / layout.session_path(processed.session_id)).write_bytes(processed.data)
         redactions += processed.redactions
         session = by_id[processed.source_id]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path, PurePosixPath
 
+from study.curation.quote import quote
 from study.release.layout import SUMS, release_files
 
 
@@ -37,7 +38,8 @@ def read_sums(directory: Path) -> dict[str, str]:
             or path.is_absolute() or ".." in path.parts or not name
         ):  # fmt: skip
             raise ValueError(
-                f"{SUMS} line {number}: expected '<64 hex digits>  <relative path>', got {line!r}"
+                f"{SUMS} line {number}: expected '<64 hex digits>  <relative path>', "
+                f"got {quote(line)}"
             )
         sums[name] = digest
     return sums

@@ -175,7 +175,11 @@ def release_build(
     default=None,
     help="Also scan for every worker id in this key's re-identification table.",
 )
-def release_verify(target: str, key_path: str | None) -> None:
+@click.option(
+    "--processes", "-j", type=click.IntRange(min=1), default=None,
+    help="Worker processes (default: all cores).",
+)  # fmt: skip
+def release_verify(target: str, key_path: str | None, processes: int | None) -> None:
     """Re-check a release: checksums, schemas, leak scan. Exit status 0 only if all hold.
 
     With --key, also every worker id and study session id the key's table holds.
@@ -193,7 +197,7 @@ def release_verify(target: str, key_path: str | None) -> None:
         except KeyFileError as error:
             raise click.ClickException(str(error)) from None
         known, sessions = table.worker_ids(), table.session_ids()
-    report = verify(target, known_ids=known, session_ids=sessions)
+    report = verify(target, known_ids=known, session_ids=sessions, processes=processes)
     click.echo(report.render())
     sys.exit(0 if report.ok else 1)
 

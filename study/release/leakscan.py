@@ -69,6 +69,11 @@ def _scan_session_job(job: tuple[str, Path, tuple[str, ...]]) -> list[Leak]:
     return list(_SCANNER._scan_session(name, path))
 
 
+def _not_scanned(job: tuple[str, Path, tuple[str, ...]], message: str) -> list[Leak]:
+    """A session whose scan failed: unscanned text cannot be declared free of leaks."""
+    return [Leak(job[0], "(its text)", "not scanned", message)]
+
+
 class LeakScanner:
     def __init__(self, known_ids: Iterable[str] = (), detector: Detector | None = None,
                  processes: int | None = None) -> None:  # fmt: skip
@@ -98,7 +103,10 @@ class LeakScanner:
                 leaks.extend(self._scan_text(name, path, numeric.get(name, frozenset())))
         _SCANNER = self
         try:
-            for found in run(_scan_session_job, sessions, processes=self.processes, progress=False):
+            for found in run(
+                _scan_session_job, sessions, processes=self.processes, progress=False,
+                failed=_not_scanned,
+            ):  # fmt: skip
                 leaks.extend(found)
         finally:
             _SCANNER = None
@@ -168,7 +176,11 @@ class LeakScanner:
             session = read_session(path)
         except SessionFileError:
             return  # unreadable logs are the schema check's business; the byte scan still ran
-        result = redact_session(session.session_id, session.events, self.detector)
+        try:
+            result = redact_session(session.session_id, session.events, self.detector)
+        except ValueError as error:  # DeltaError: the log does not replay
+            yield Leak(name, "(its text)", "not scanned", f"the log does not replay: {error}")
+            return
         for redaction in result.redactions:
             yield Leak(name, redaction.where, redaction.entity, _hint(redaction.original))
 

@@ -32,7 +32,8 @@ import bisect
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from study.curation.replay import DeltaError
+from study.curation.quote import quote
+from study.curation.replay import EMBED, DeltaError, is_embed
 from study.curation.suggestions import EXACT, STRIPPED, inserted_text, match_suggestion
 from study.release.pii import Detector, Span, mask, redact_text
 
@@ -104,7 +105,9 @@ class _Provenance:
             if "insert" in op:
                 value = op["insert"]
                 if not isinstance(value, str):
-                    continue  # Quill embeds carry no text
+                    if not is_embed(value):
+                        raise DeltaError(f"ops[{number}].insert", f"is not text (event {event})")
+                    value = EMBED  # one position, as in Quill; a pasted image carries no text
                 self.text = self.text[:position] + value + self.text[position:]
                 self.origin[position:position] = self._new(event, number, value)
                 touched.append((position, position + len(value)))
@@ -115,7 +118,7 @@ class _Provenance:
                 if type(count) is not int or count < 0 or position + count > len(self.text):
                     raise DeltaError(
                         f"ops[{number}].{key}",
-                        f"cannot apply {count!r} at {position} (event {event})",
+                        f"cannot apply {quote(count)} at {position} (event {event})",
                     )
                 if key == "retain":
                     position += count
@@ -222,8 +225,9 @@ class _SessionRedactor:
     def _origins_of_insert(self, index: int) -> dict[int, int]:
         """position in the event's inserted text -> origin id, over its string inserts in order."""
         out, position = {}, 0
+        ops = self.events[index]["textDelta"]["ops"]
         for number, (event, op, value) in enumerate(self.doc.segments):
-            if event == index and op >= 0:
+            if event == index and op >= 0 and isinstance(ops[op]["insert"], str):
                 for offset in range(len(value)):
                     out[position + offset] = self.doc.starts[number] + offset
                 position += len(value)
@@ -238,6 +242,8 @@ class _SessionRedactor:
             replaced[(event, op)][offset] = mask(mark.entity, mark.length)[mark.offset]
         events = [dict(event) for event in self.events]
         for (index, op), characters in replaced.items():
+            if op >= 0 and not isinstance(events[index]["textDelta"]["ops"][op]["insert"], str):
+                continue  # an embed next to an entity: it has no text to mask
             if op < 0:
                 events[index]["currentDoc"] = "".join(characters)
             else:

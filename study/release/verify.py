@@ -74,6 +74,7 @@ def verify(path: str | Path, *, known_ids: Iterable[str] = (), scanner: LeakScan
                 report,
                 known_ids=known_ids,
                 scanner=scanner or LeakScanner(known_ids, processes=processes),
+                processes=processes,
             )
             session_ids = set(session_ids)
             if session_ids:
@@ -84,14 +85,15 @@ def verify(path: str | Path, *, known_ids: Iterable[str] = (), scanner: LeakScan
 
 
 def verify_directory(directory: Path, report: VerifyReport, *, known_ids: Iterable[str] = (),
-                     scanner: LeakScanner | None = None) -> None:  # fmt: skip
+                     scanner: LeakScanner | None = None,
+                     processes: int | None = None) -> None:  # fmt: skip
     layout = Check("layout", _layout_problems(directory))
     report.checks.append(layout)
     report.checks.append(Check("checksums", check_sums(directory)))
     schemas = Check("schemas")
     if (directory / "datapackage.json").is_file():
         schemas.problems += datapackage.validate(directory)
-    schemas.problems += _session_problems(directory)
+    schemas.problems += _session_problems(directory, processes)
     report.checks.append(schemas)
     scanner = scanner or LeakScanner(known_ids)
     report.checks.append(Check("leak scan", [leak.render() for leak in scanner.scan(directory)]))
@@ -155,15 +157,18 @@ def _layout_problems(directory: Path) -> list[str]:
     return problems
 
 
-def _session_problems(directory: Path) -> list[str]:
-    from study.curation.validate import ERROR, validate_file
+def _session_problems(directory: Path, processes: int | None = None) -> list[str]:
+    """Every error of every session log (on all cores; a check that crashes is one)."""
+    from study.curation.runner import validate_paths
+    from study.curation.validate import ERROR
 
     problems = []
-    for path in sorted((directory / SESSIONS).glob("*.jsonl")):
-        result = validate_file(path)
+    paths = sorted((directory / SESSIONS).glob("*.jsonl"))
+    for result in validate_paths(paths, processes=processes, progress=False):
         for issue in result.issues:
             if issue.severity == ERROR:
                 line = f" line {issue.line}" if issue.line else ""
                 subject = f"{issue.field} " if issue.field else ""
-                problems.append(f"{SESSIONS}/{path.name}{line}: {subject}{issue.message}")
+                name = Path(result.file).name
+                problems.append(f"{SESSIONS}/{name}{line}: {subject}{issue.message}")
     return problems

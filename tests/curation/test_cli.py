@@ -18,12 +18,36 @@ def run(*args):
     return CliRunner().invoke(curate, [str(a) for a in args], catch_exceptions=False)
 
 
-def test_validate_real_sessions_exits_0_with_a_summary_table():
+def test_validate_real_sessions_exits_0_with_a_summary_table_and_the_first_few_of_each():
     result = run("validate", DATA, "--no-progress", "-j", "2")
     assert result.exit_code == 0, result.output
     assert "Checked 32 sessions (37,515 events): 32 valid, 0 with errors" in result.output
-    assert "warning   unanswered-query" in result.output
+    # the table: one row per kind of issue, with sessions and occurrences
+    assert "warning   unanswered-query        11           47" in result.output
+    assert "warning   timestamp-order          2            2" in result.output
+    # the first three of the 47, not all of them
+    assert "warning unanswered-query: 47 in 11 sessions, the first 3" in result.output
+    assert result.output.count("suggestion-get is not answered") == 3
+    assert "line 549: eventName suggestion-get is not answered" not in result.output
+    assert "--verbose" in result.output
+
+
+def test_validate_verbose_lists_every_issue_with_its_fix():
+    result = run("validate", DATA, "--no-progress", "--verbose")
+    assert result.exit_code == 0
+    assert result.output.count("suggestion-get is not answered") == 47
     assert "line 549: eventName suggestion-get is not answered" in result.output
+    assert result.output.count("fix: none needed: writers press tab again") == 47
+    assert "warning   unanswered-query        11           47" in result.output
+
+
+def test_validate_verbose_keeps_more_than_ten_of_a_kind_per_file(tmp_path):
+    events = small_session()
+    for event in events[1:]:
+        event["eventNum"] += 100
+    write_lines(tmp_path / "s.jsonl", events)
+    assert run("validate", tmp_path).output.count("expected") == 3
+    assert run("validate", tmp_path, "-v").output.count("expected") == len(events) - 1
 
 
 def test_validate_exits_1_when_a_session_has_an_error(tmp_path):
@@ -33,23 +57,33 @@ def test_validate_exits_1_when_a_session_has_an_error(tmp_path):
     write_lines(tmp_path / "good.jsonl", small_session())
     result = run("validate", tmp_path)
     assert result.exit_code == 1
+    assert "error event-num: 1 in 1 session\n" in result.output
+    assert (
+        f"  {tmp_path / 'bad.jsonl'} line 4: eventNum is 7, expected 3 (the line order)\n"
+        "  fix: renumber eventNum" in result.output
+    )
+    assert "1 valid, 1 with errors" in result.output
+    assert "error     event-num         1            1" in result.output
+    verbose = run("validate", tmp_path, "--verbose").output
     assert (
         f"error: {tmp_path / 'bad.jsonl'} line 4: eventNum is 7, expected 3 (the line order)"
-        in result.output
+        in verbose
     )
-    assert "fix: renumber eventNum" in result.output
-    assert "1 valid, 1 with errors" in result.output
 
 
 def test_validate_json_is_one_document(tmp_path):
     events = small_session()
     events[4]["eventTimestamp"] = 0
     write_lines(tmp_path / "s.jsonl", events)
-    result = run("validate", tmp_path / "s.jsonl", "--json")
+    result = run("validate", tmp_path / "s.jsonl", "--format", "json")
     data = json.loads(result.output)
     assert result.exit_code == 0
     assert data["summary"]["sessions"] == 1 and data["summary"]["with_warnings"] == 1
+    assert data["summary"]["issues"] == [
+        {"severity": "warning", "code": "timestamp-order", "sessions": 1, "occurrences": 1}
+    ]
     assert data["sessions"][0]["issues"][0]["code"] == "timestamp-order"
+    assert json.loads(run("validate", tmp_path / "s.jsonl", "--json").output) == data
 
 
 def test_no_warnings_hides_them_from_the_listing_only(tmp_path):

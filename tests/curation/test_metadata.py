@@ -59,7 +59,7 @@ def test_session_without_queries_or_inserts_has_zero_percentages():
     assert got["num_event"] == 1
 
 
-def test_written_by_human_counts_characters_by_source():
+def test_written_by_human_counts_characters_by_source_and_an_embed_as_one():
     events = [
         {
             "eventName": "system-initialize",
@@ -80,9 +80,27 @@ def test_written_by_human_counts_characters_by_source():
             "textDelta": {"ops": [{"retain": 3}, {"insert": "d"}, {"insert": {"image": "x"}}]},
         },
     ]
-    assert official_metadata(events)["written_by_human"] == 75
+    # user "abc" (3) against api "d" and a pasted image (1 + 1, Quill's length of an embed)
+    assert official_metadata(events)["written_by_human"] == 60
 
 
 def test_empty_session_is_refused():
     with pytest.raises(ValueError):
         official_metadata([])
+
+
+def test_written_by_human_counts_characters_as_code_points_whatever_the_event():
+    """The documented reading where the 31 released sessions cannot decide (see the module
+    docstring of study.curation.metadata): an emoji is one character, not two UTF-16 units,
+    and an insert carried by a text-delete event (a shorter paste over a selection) counts."""
+    events = [
+        {"eventName": "system-initialize", "eventSource": "api", "eventTimestamp": 0,
+         "textDelta": ""},
+        {"eventName": "text-insert", "eventSource": "user", "eventTimestamp": 1,
+         "textDelta": {"ops": [{"insert": "ab😀"}]}},
+        {"eventName": "text-delete", "eventSource": "user", "eventTimestamp": 2,
+         "textDelta": {"ops": [{"insert": "c"}, {"delete": 3}]}},
+        {"eventName": "text-insert", "eventSource": "api", "eventTimestamp": 3,
+         "textDelta": {"ops": [{"retain": 1}, {"insert": "defghi"}]}},
+    ]  # fmt: skip
+    assert official_metadata(events)["written_by_human"] == 40  # 4 of 10, not 5 of 11

@@ -47,7 +47,11 @@ BREAKAGES = {
     "empty ops": lambda r: r.update(textDelta={"ops": []}),
     "op with two actions": lambda r: r.update(textDelta={"ops": [{"retain": 1, "insert": "x"}]}),
     "delete zero": lambda r: r.update(textDelta={"ops": [{"delete": 0}]}),
-    "embed insert": lambda r: r.update(textDelta={"ops": [{"insert": {"image": "x.png"}}]}),
+    "insert a number": lambda r: r.update(textDelta={"ops": [{"insert": 3}]}),
+    "embed with two keys": lambda r: r.update(
+        textDelta={"ops": [{"insert": {"image": "x.png", "alt": "x"}}]}
+    ),
+    "empty embed": lambda r: r.update(textDelta={"ops": [{"insert": {}}]}),
     "delta as list": lambda r: r.update(textDelta=[]),
     "cursor range half": lambda r: r.update(cursorRange={"index": 1}),
     "control as number": lambda r: r.update(currentTemperature=0.9),
