@@ -20,7 +20,8 @@ import pytest
 
 from study.release.build import build_release
 from study.release.checksums import write_sums
-from study.release.keys import init_keyfile
+from study.release.keys import init_keyfile, load_key
+from study.release.pseudonyms import released_session_id
 from tests.release.conftest import SMALLEST, copy_source
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,13 +100,14 @@ def test_release_verify_of_an_edited_session_reports_it(tmp_path):
         key_path=key.path,
         processes=2,
     )
-    line = corrupt(built.directory / "sessions" / f"{CORRUPTED}.jsonl")
+    released = released_session_id(load_key(key.path), CORRUPTED, "coauthor")
+    line = corrupt(built.directory / "sessions" / f"{released}.jsonl")
     write_sums(built.directory)  # edited with care: only the log itself is wrong
     done = study("release", "verify", built.directory, "-j", "2")
     assert done.returncode == 1, done.stderr
     assert "  FAIL schemas" in done.stdout and "  FAIL leak scan" in done.stdout
-    assert f"sessions/{CORRUPTED}.jsonl line {line}: textDelta.ops[0].retain" in done.stdout
-    assert f"sessions/{CORRUPTED}.jsonl (its text): not scanned" in done.stdout
+    assert f"sessions/{released}.jsonl line {line}: textDelta.ops[0].retain" in done.stdout
+    assert f"sessions/{released}.jsonl (its text): not scanned" in done.stdout
     assert done.stdout.strip().endswith("NOT verified")
 
 

@@ -7,6 +7,8 @@ import csv
 from study.curation.formats import read_session
 from study.curation.replay import EMBED, replay
 from study.release.build import build_release
+from study.release.keys import load_key
+from study.release.pseudonyms import released_session_id
 from study.release.verify import verify
 from tests.curation.pasted_image import image_embed, with_pasted_image
 from tests.release.conftest import copy_source, write_session
@@ -26,14 +28,16 @@ def test_the_release_carries_the_image_and_verifies(key, tmp_path):
         source, version="1.0.0", out=tmp_path / "out", key_path=key.path, processes=2
     )
 
-    released = read_session(built.directory / "sessions" / f"{PASTED}.jsonl").events
+    # Releases name sessions by fresh keyed ids (issue 10), never the source's.
+    pasted = released_session_id(load_key(key.path), PASTED, "coauthor")
+    released = read_session(built.directory / "sessions" / f"{pasted}.jsonl").events
     assert released[line]["textDelta"]["ops"][-1]["insert"] == embed  # byte for byte
     assert replay(released).text.count(EMBED) == 1
     with open(built.directory / "metadata.csv", newline="", encoding="utf-8") as handle:
         rows = {row["session_id"]: row for row in csv.DictReader(handle)}
-    assert int(rows[PASTED]["num_event"]) == len(events)
+    assert int(rows[pasted]["num_event"]) == len(events)
     with open(built.directory / "stats.csv", newline="", encoding="utf-8") as handle:
-        assert PASTED in {row["session_id"] for row in csv.DictReader(handle)}
+        assert pasted in {row["session_id"] for row in csv.DictReader(handle)}
 
     report = verify(built.directory, processes=2)
     assert report.ok, report.render()
