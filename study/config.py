@@ -17,6 +17,7 @@ from pathlib import Path
 import jsonschema
 
 from study.paths import schemas_dir, templates_dir
+from study.suggest.proactive.settings import ProactiveSettings
 
 CONFIG_NAME = "study.toml"
 GENRE_NOUNS = {"creative": "story", "argumentative": "essay"}
@@ -40,6 +41,9 @@ class Condition:
     top_p: float = 1.0
     presence_penalty: float = 0.0
     frequency_penalty: float = 0.0
+    # MindCopilot's interaction paradigm (Table 3): "L0" Tab on demand as CoAuthor, "L1"
+    # idle-triggered ghost text, "L2" stateful, "L3" adaptive (README, Proactive co-writing).
+    paradigm: str = "L0"
 
     def controls(self) -> dict[str, str]:
         """The six `current*` control values of the CoAuthor record, as the strings it stores."""
@@ -119,6 +123,7 @@ class Study:
     consent_template: str
     instructions_template: str
     raw: dict = field(repr=False, compare=False, default_factory=dict)
+    proactive: ProactiveSettings = field(default_factory=ProactiveSettings)
 
     def prompt(self, code: str) -> Prompt:
         for prompt in self.prompts:
@@ -190,6 +195,7 @@ def from_mapping(data: dict, directory: Path, source: Path | None = None) -> Stu
             directory, texts.get("instructions"), "instructions", source
         ),
         raw=data,
+        proactive=ProactiveSettings.from_mapping(data.get("proactive", {})),
     )
 
 

@@ -49,11 +49,12 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
 
     from study.review.web import URL_PREFIX as REVIEW_PREFIX
     from study.review.web import blueprint as review_blueprint
-    from study.server import events_api, participant, suggestions_api
+    from study.server import events_api, participant, proactive_api, suggestions_api
 
     app.register_blueprint(participant.blueprint)
     app.register_blueprint(events_api.blueprint)
     app.register_blueprint(suggestions_api.blueprint)
+    app.register_blueprint(proactive_api.blueprint)  # MindCopilot L1-L3
     # The reviewers' workspace (study.review.web); `study review DIR` serves it alone.
     app.register_blueprint(review_blueprint, url_prefix=REVIEW_PREFIX)
 
