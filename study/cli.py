@@ -166,14 +166,22 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int) -
 
 @main.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["coauthor"]), default="coauthor",
-              show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["coauthor", "proactive"]), default="coauthor",
+              show_default=True, help="coauthor: the 2021 release format; proactive: MindCopilot "
+              "L1-L3 sessions with the extension (schemas/coauthor-proactive.schema.json).")
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Output folder.")
 @click.option("--all", "include_unfinished", is_flag=True,
               help="Also export sessions whose writer has not finished writing.")
 def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None:
     """Export sessions as OUT/<session_id>.jsonl and OUT/metadata.csv."""
     from study.export.coauthor import export_study
+
+    if fmt == "proactive":
+        from study.export.proactive import export_proactive
+
+        done = export_proactive(_load(directory), Path(out), include_unfinished=include_unfinished)
+        click.echo(f"Exported {done.sessions} proactive sessions ({done.events} events) to {out}")
+        return
 
     summary = export_study(_load(directory), Path(out), include_unfinished=include_unfinished)
     click.echo(

@@ -17,6 +17,7 @@ import orjson
 from study.curation.formats import (
     FORMAT_2021,
     FORMAT_INTERFACE,
+    FORMAT_PROACTIVE,
     RELEASE_KEYS,
     detect_format,
     iter_lines,
@@ -29,6 +30,7 @@ from study.curation.issues import (  # noqa: F401 - re-exported: validate's voca
     Issue,
     SessionReport,
 )
+from study.curation.proactive.checks import PROACTIVE_SOURCES, ProactiveChecks
 from study.curation.replay import DeltaError, apply_delta, to_units
 from study.curation.schema import SCHEMA_FILES, fast_check, schema_errors, validator
 from study.curation.suggestions import LOOSE, inserted_text, match_suggestion
@@ -71,10 +73,15 @@ class _Checker:
         self.awaiting_select: int | None = None  # line of a select whose insert is due
         self.shown: list | None = None  # the last shown suggestion list, and its line
         self.shown_line: int | None = None
+        self.sources = SOURCES
+        self.proactive: ProactiveChecks | None = None  # MindCopilot L1-L3 sessions
 
     def set_format(self, format_name: str) -> None:
         self.report.format = self.format = format_name
-        self.numbered = format_name == FORMAT_2021
+        self.numbered = format_name in (FORMAT_2021, FORMAT_PROACTIVE)
+        if format_name == FORMAT_PROACTIVE:
+            self.sources = {**SOURCES, **PROACTIVE_SOURCES}
+            self.proactive = ProactiveChecks(self)
 
     def add(
         self, code: str, line: int | None, field_name: str | None, message: str, fix: str = ""
@@ -101,8 +108,8 @@ class _Checker:
         index = self.index
         self.index = index + 1
         name, source = r["eventName"], r["eventSource"]
-        if source not in SOURCES[name]:
-            listed = " or ".join(sorted(SOURCES[name]))
+        if source not in self.sources[name]:
+            listed = " or ".join(sorted(self.sources[name]))
             self.add(
                 "event-source", line, "eventSource", f"{name} from {source!r}: Table 1 has {listed}"
             )
@@ -163,9 +170,12 @@ class _Checker:
             name == "text-insert" and (source == "api" or self.awaiting_select)
         ):
             self._suggestion(line, name, source, r)
+        if self.proactive is not None:
+            self.proactive.record(line, r)
 
     def _first(self, line: int, r: Mapping) -> None:
-        if self.numbered and tuple(r) != RELEASE_KEYS:  # one writer wrote the file: check once
+        keys = RELEASE_KEYS + (("proactive",) if self.proactive is not None else ())
+        if self.numbered and tuple(r) != keys:  # one writer wrote the file: check once
             self.add("key-order", line, None, "keys are not in the 2021 release's order")
         if r["eventName"] != "system-initialize":
             self.add(
@@ -258,6 +268,8 @@ class _Checker:
         """A text-insert from the api, or the first one after a selection: it must be one of
         the shown suggestions, matched by text (index fields are unreliable)."""
         selected, self.awaiting_select = self.awaiting_select, None
+        if self.proactive is not None and self.proactive.partial_insert(line, r):
+            return
         if not self.shown:
             self.add(
                 "selection-without-list",
@@ -309,6 +321,8 @@ class _Checker:
     def finish(self) -> None:
         self._not_inserted()
         self._unanswered()
+        if self.proactive is not None:
+            self.proactive.finish()
 
 
 def validate_lines(

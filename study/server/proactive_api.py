@@ -93,7 +93,7 @@ def suggest(session_id):
         history = []  # stateless: what the browser sent is not used (Table 3)
     result = proactive_engine().suggest(condition, doc, history, outcomes, kept)
     item = {"index": 0, "original": result.suggestion, "trimmed": result.suggestion.strip(),
-            "probability": None}
+            "probability": result.probability}
     record = {
         **result.parameters, "paradigm": result.paradigm, "strategy": result.strategy,
         "stage": result.stage, "idle_ms_used": idle_used, "idle_ms_next": result.idle_ms,

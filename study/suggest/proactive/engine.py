@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 from study.config import Condition, SuggestionSettings
-from study.suggest.engine import _client, _describe, _redact
-from study.suggest.postprocess import blocked_term, first_sentence
+from study.suggest.engine import _client, _describe, _raw, _redact
+from study.suggest.postprocess import blocked_term, first_sentence, probability
 from study.suggest.proactive import context as ctx
 from study.suggest.proactive import policy
 from study.suggest.proactive.settings import ProactiveSettings
@@ -37,6 +37,7 @@ class ProactiveResult:
 
     suggestion: str
     rationale: str
+    probability: float | None  # of the model's whole output, as Tab suggestions (App. A.3)
     paradigm: str
     strategy: str  # the builder used: "L1" (local window) or "L2" (snapshot)
     stage: str | None
@@ -130,7 +131,7 @@ class ProactiveEngine:
         }
         prompt_text = system + "\x00" + context if condition.mode == "chat" else context
         result = ProactiveResult(
-            suggestion="", rationale="", paradigm=paradigm, strategy=strategy, stage=stage,
+            suggestion="", rationale="", probability=None, paradigm=paradigm, strategy=strategy, stage=stage,
             idle_ms=idle, max_tokens=max_tokens, context=context,
             prompt_hash=hashlib.sha256(prompt_text.encode()).hexdigest()[:16],
             parameters={"model": condition.model, "mode": condition.mode, "n": 1, **params},
@@ -139,8 +140,11 @@ class ProactiveEngine:
         start = time.perf_counter()
         try:
             client = _client(base_url, api_key, float(self.suggestions.timeout_seconds))
-            text = self._ask(client, condition, system, context, params)
-            result.raw = [{"text": text}]
+            raw = self._ask(client, condition, system, context, params)
+            result.raw = [raw]
+            text = raw["text"]
+            if raw["logprob_sum"] is not None:
+                result.probability = probability([raw["logprob_sum"]])
             continuation, result.rationale = parse_output(text)
             result.suggestion = clean(doc, continuation, self.settings)
             if not result.suggestion:
@@ -155,17 +159,27 @@ class ProactiveEngine:
         result.latency_ms = (time.perf_counter() - start) * 1000
         return result
 
-    def _ask(self, client, condition: Condition, system: str, context: str, params: dict) -> str:
+    def _ask(self, client, condition: Condition, system: str, context: str, params: dict) -> dict:
+        """The model's one output as {text, logprob_sum, finish_reason}."""
         if condition.mode == "chat":
             response = client.chat.completions.create(
                 model=condition.model,
                 messages=[{"role": "system", "content": system}, {"role": "user", "content": context}],
-                n=1,
-                **params,
+                n=1, logprobs=True, **params,
             )
-            return response.choices[0].message.content or ""
+            choice = response.choices[0]
+            content = getattr(getattr(choice, "logprobs", None), "content", None)
+            values = [item.logprob for item in content] if content else None
+            return _raw(choice.message.content or "", values, choice.finish_reason)
         prompt = context.rstrip(" \t")
-        response = client.completions.create(model=condition.model, prompt=prompt, n=1, **params)
-        text = response.choices[0].text or ""
+        response = client.completions.create(
+            model=condition.model, prompt=prompt, n=1, logprobs=1, **params
+        )
+        choice = response.choices[0]
+        text = choice.text or ""
         removed = context[len(prompt) :]
-        return text[len(removed) :] if removed and text.startswith(removed) else text
+        if removed and text.startswith(removed):
+            text = text[len(removed) :]
+        logprobs = getattr(choice, "logprobs", None)
+        values = getattr(logprobs, "token_logprobs", None) if logprobs else None
+        return _raw(text, values, choice.finish_reason)
