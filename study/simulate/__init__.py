@@ -1,0 +1,1 @@
+"""Simulation harnesses: model runs without people (MindCopilot §5.2)."""
