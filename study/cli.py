@@ -131,7 +131,11 @@ def status(directory: str) -> None:
               help="The local model behind the suggestions.")
 @click.option("--min-seconds", default=60, show_default=True, type=int,
               help="Minimum writing time in the demo (the paper used 600).")
-def demo(directory: str, host: str, port: int, backend: str, min_seconds: int) -> None:
+@click.option("--paradigm", default="coauthor", show_default=True,
+              type=click.Choice(["coauthor", "proactive", "L1", "L2", "L3"]),
+              help="coauthor: Tab suggestions (CoAuthor). proactive: MindCopilot's L1, L2 and L3 "
+              "in rotation (ghost text after a pause); L1/L2/L3: that paradigm only.")
+def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, paradigm: str) -> None:
     """Start a ready local study with a local model: no API key, no network."""
     from dataclasses import replace
 
@@ -157,6 +161,12 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int) -
     study = _load(directory)
     # The demo always talks to its own local model, whatever the folder's study.toml says.
     study = replace(study, suggestions=replace(study.suggestions, endpoint=base_url))
+    if paradigm != "coauthor":
+        from study.suggest.proactive.conditions import paradigm_conditions
+
+        levels = ("L1", "L2", "L3") if paradigm == "proactive" else (paradigm,)
+        study = replace(study, conditions=paradigm_conditions(study.conditions, levels))
+        click.echo(f"Paradigms: {', '.join(levels)} (README, Proactive co-writing): pause to see a suggestion, Tab accepts.")
     click.echo(f"Local model: {model.model_id} ({backend}) at {base_url}")
     if backend == "smollm2":
         click.echo("The model is loading in the background (about half a minute).")
