@@ -41,7 +41,8 @@ window.StudyEditor = window.StudyEditor || {};
       this.buildStatus();
       window.addEventListener("blur", () => this.onWindow("window-blur"));
       window.addEventListener("focus", () => this.onWindow("window-focus"));
-      this.textarea.addEventListener("mousedown", () => this.reject("click"));
+      // A click anywhere (in the text or outside it) rejects, as in CoAuthor's popup.
+      document.addEventListener("mousedown", () => this.reject("click"));
       this.schedule();
     }
 

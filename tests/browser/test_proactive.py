@@ -222,3 +222,21 @@ def test_l3_waits_longer_early_and_less_once_the_text_is_long(page, task_server,
     gets = [r["proactive"] for r in log if r["eventName"] == "suggestion-get"]
     assert [(g["stage"], g["idleMs"]) for g in gets] == [("early", 4000), ("late", 2000)]
     assert [r["proactive"]["stage"] for r in log if r["eventName"] == "stage-change"] == ["early", "late"]
+
+
+def test_moving_the_caret_or_clicking_rejects_the_ghost_text(page, task_server):
+    session_id = start_writing(page, task_server.url)
+    type_text(page, " Snow fell")
+    wait_for_ghost(page)
+    page.keyboard.press("ArrowLeft")
+    expect(page.get_by_test_id("suggestion-ghost")).to_be_hidden()
+    page.keyboard.press("End")
+    type_text(page, " softly")
+    wait_for_ghost(page)
+    page.get_by_test_id("timer").click()
+    expect(page.get_by_test_id("suggestion-ghost")).to_be_hidden()
+    page.get_by_test_id("editor").focus()
+    wait_saved(page)
+    reasons = [r["proactive"].get("closeReason") for r in logged(task_server, session_id) if r["eventName"] == "suggestion-close"]
+    assert reasons == ["cursor", "click"]
+    assert editor_text(page).endswith(" Snow fell softly")
