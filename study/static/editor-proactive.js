@@ -125,7 +125,7 @@ window.StudyEditor = window.StudyEditor || {};
         doc: this.textarea.value,
         idle_ms: idleMs,
         history: stateful ? this.history : [],
-        outcomes: this.outcomes,
+        outcomes: this.outcomes.filter((outcome) => outcome !== "shown"),
         kept_words: this.accepted.map((span) => wordsIn(this.textarea.value.slice(span.start, span.end))),
       };
       const controller = new AbortController();

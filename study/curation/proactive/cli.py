@@ -121,8 +121,10 @@ def register(curate: click.Group) -> None:
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Folder for the CSV tables.")
 @click.option("--weights", type=click.Path(exists=True, dir_okay=False), help="KED weights as JSON {category: cost}.")
 @click.option("--layers", type=click.Choice(["full", "L1+L2", "L1"]), default="full", show_default=True, help="HAR checklist layers.")
+@click.option("--modify-window-ms", default=60000, show_default=True, type=click.IntRange(min=0),
+              help="An accepted suggestion's final text is what it holds this long after acceptance (0: at the end).")
 @judge_options
-def proactive(paths, out, weights, layers, judge_endpoint, judge_model, judge_key_env, judge_cache, deterministic_judge):
+def proactive(paths, out, weights, layers, modify_window_ms, judge_endpoint, judge_model, judge_key_env, judge_cache, deterministic_judge):
     """MindCopilot metrics of proactive sessions (`study export --format proactive`): per
     suggestion, per session and per paradigm. Without a judge, HAR and KED are left empty."""
     from study.curation.proactive.records import suggestion_records
@@ -146,7 +148,7 @@ def proactive(paths, out, weights, layers, judge_endpoint, judge_model, judge_ke
             if session.format != FORMAT_PROACTIVE:
                 click.echo(f"{path}: not a proactive session (no `proactive` key); skipped", err=True)
                 continue
-            records = suggestion_records(session.events, session.session_id)
+            records = suggestion_records(session.events, session.session_id, modify_window_ms)
             switches = sum(1 for e in session.events if e["eventName"] == "window-blur")
             for r in records:
                 accepted = r.outcome in ("accepted", "accepted_modified", "partial")

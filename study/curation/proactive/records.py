@@ -41,7 +41,11 @@ class SuggestionRecord:
         return asdict(self)
 
 
-def suggestion_records(events: Sequence[Mapping], session_id: str = "") -> list[SuggestionRecord]:
+def suggestion_records(
+    events: Sequence[Mapping], session_id: str = "", window_ms: int = 60000
+) -> list[SuggestionRecord]:
+    """`window_ms`: an accepted suggestion's final text is what it holds this long after
+    acceptance (the editor's `modify_window_ms`; 0: at the end of the session)."""
     text = to_units(events[0]["currentDoc"])
     records: dict[object, SuggestionRecord] = {}
     order: list[SuggestionRecord] = []
@@ -103,7 +107,7 @@ def suggestion_records(events: Sequence[Mapping], session_id: str = "") -> list[
     final_length = max(1, len(text) - 1)
     for record in order:
         record.progress = round(len(to_units(record.context)) / final_length, 4)
-    for span in track_accepted(events):
+    for span in track_accepted(events, window_ms or 10**15):
         record = records.get(span.key)
         if record is None:
             continue

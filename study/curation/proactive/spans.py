@@ -5,7 +5,10 @@ after suggestion-select; proactive logs also name its suggestionId, and partial 
 the same span). Its span is mapped through every later delta, as editor-ghost.js does in the
 browser: an insert strictly inside, or a delete overlapping it, touches it (a modification);
 writing on right before or after it does not. Its final text is what the span holds at the
-next suggestion-get, or at the end of the session (spec A3.2 [I]).
+next suggestion-get, or at the end of the session (spec A3.2 [I], the CoAuthor protocol); or,
+with `window_ms`, what it holds when that long has passed since acceptance (the editor's
+`modify_window_ms`: proactive suggestions come every few seconds, so "the next suggestion"
+would cut a writer's edits short).
 
 Positions are UTF-16 code units, as in the log; texts are returned as Python strings.
 """
@@ -68,23 +71,25 @@ def edits(ops: Sequence[Mapping]) -> list[tuple[int, int, int]]:
     return out
 
 
-def track_accepted(events: Sequence[Mapping]) -> list[TrackedSpan]:
+def track_accepted(events: Sequence[Mapping], window_ms: int | None = None) -> list[TrackedSpan]:
     """Every accepted suggestion of a session with its final text and touching edits."""
     text = to_units(events[0]["currentDoc"])
     spans: list[TrackedSpan] = []
     by_key: dict[object, TrackedSpan] = {}
     selected_at: int | None = None
 
-    def close_all() -> None:
+    def close(before: int | None = None) -> None:
         for span in spans:
-            if span.open:
+            if span.open and (before is None or span.accepted_at + window_ms < before):
                 span.final = from_units(text[span.start : span.end])
                 span.open = False
 
     for index, event in enumerate(events[1:], start=1):
         name = event.get("eventName")
-        if name == "suggestion-get":
-            close_all()
+        if window_ms:
+            close(event["eventTimestamp"])
+        elif name == "suggestion-get":
+            close()
             continue
         if name == "suggestion-select":
             selected_at = event["eventTimestamp"]
@@ -125,5 +130,5 @@ def track_accepted(events: Sequence[Mapping]) -> list[TrackedSpan]:
                     if touched:
                         span.touches.append(event["eventTimestamp"])
         text = apply_delta(text, ops)
-    close_all()
+    close()
     return spans
