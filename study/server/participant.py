@@ -270,6 +270,7 @@ def writing_page(session_id, session):
         "finishUrl": url_for("participant.finish_writing", session_id=session_id),
     }
     if condition.paradigm != "L0":  # MindCopilot L1-L3: study/static/editor-proactive.js
+        boot["controls"]["currentN"] = "1"  # one ghost text at a time, whatever n says
         boot["proactive"] = {
             "paradigm": condition.paradigm,
             "url": url_for("proactive_api.suggest", session_id=session_id),

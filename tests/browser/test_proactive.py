@@ -113,7 +113,7 @@ def test_l1_ghost_text_appears_after_idle_and_tab_accepts_it(page, task_server):
     insert = log[-1]
     assert insert["textDelta"]["ops"][-1] == {"insert": ghost}
     assert insert["proactive"]["suggestionId"] == opened["proactive"]["suggestionId"]
-    assert all(r["proactive"]["paradigm"] == "L1" for r in log)
+    assert all(r["proactive"]["paradigm"] == "L1" and r["currentN"] == "1" for r in log)
 
 
 def test_l1_esc_typing_and_caret_moves_reject_and_an_edit_inside_an_accepted_span_is_a_modify(page, task_server, study_dir, tmp_path):
