@@ -29,11 +29,15 @@ DETERMINISTIC_NOTE = (
 
 def judge_options(function):
     options = [
-        click.option("--judge-endpoint", default="", help="Base URL of an OpenAI-compatible judge, e.g. http://127.0.0.1:8001/v1."),
+        click.option("--judge-endpoint", default="",
+                     help="Base URL of an OpenAI-compatible judge, e.g. http://127.0.0.1:8001/v1."),
         click.option("--judge-model", default="", help="The judge model's name at that endpoint."),
-        click.option("--judge-key-env", default="OPENAI_API_KEY", show_default=True, help="Variable holding the judge's API key."),
-        click.option("--judge-cache", type=click.Path(file_okay=False), default=None, help="Folder of cached judgements (default: OUT/judge-cache)."),
-        click.option("--deterministic-judge", is_flag=True, help="Serve the rule-based judge locally and use it (offline, for tests and demos)."),
+        click.option("--judge-key-env", default="OPENAI_API_KEY", show_default=True,
+                     help="Variable holding the judge's API key."),
+        click.option("--judge-cache", type=click.Path(file_okay=False), default=None,
+                     help="Folder of cached judgements (default: OUT/judge-cache)."),
+        click.option("--deterministic-judge", is_flag=True,
+                     help="Serve the rule-based judge locally and use it (offline, for tests and demos)."),
     ]
     for option in reversed(options):
         function = option(function)
@@ -67,7 +71,9 @@ def open_judge(endpoint, model, key_env, cache, deterministic, out: Path, requir
         yield OpenAIJudge(endpoint, model, key_env, cache_dir=cache_dir)
         return
     if required:
-        raise click.UsageError("this command needs a judge: --judge-endpoint URL --judge-model NAME, or --deterministic-judge")
+        raise click.UsageError(
+            "this command needs a judge: --judge-endpoint URL --judge-model NAME, or --deterministic-judge"
+        )
     yield None
 
 
@@ -118,13 +124,18 @@ def register(curate: click.Group) -> None:
 
 @click.command("proactive")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
-@click.option("--out", required=True, type=click.Path(file_okay=False), help="Folder for the CSV tables.")
-@click.option("--weights", type=click.Path(exists=True, dir_okay=False), help="KED weights as JSON {category: cost}.")
-@click.option("--layers", type=click.Choice(["full", "L1+L2", "L1"]), default="full", show_default=True, help="HAR checklist layers.")
+@click.option("--out", required=True, type=click.Path(file_okay=False),
+              help="Folder for the CSV tables.")
+@click.option("--weights", type=click.Path(exists=True, dir_okay=False),
+              help="KED weights as JSON {category: cost}.")
+@click.option("--layers", type=click.Choice(["full", "L1+L2", "L1"]), default="full",
+              show_default=True, help="HAR checklist layers.")
 @click.option("--modify-window-ms", default=60000, show_default=True, type=click.IntRange(min=0),
-              help="An accepted suggestion's final text is what it holds this long after acceptance (0: at the end).")
+              help="An accepted suggestion's final text is what it holds this long after "
+              "acceptance (0: at the end).")
 @judge_options
-def proactive(paths, out, weights, layers, modify_window_ms, judge_endpoint, judge_model, judge_key_env, judge_cache, deterministic_judge):
+def proactive(paths, out, weights, layers, modify_window_ms, judge_endpoint, judge_model,
+              judge_key_env, judge_cache, deterministic_judge):
     """MindCopilot metrics of proactive sessions (`study export --format proactive`): per
     suggestion, per session and per paradigm. Without a judge, HAR and KED are left empty."""
     from study.curation.proactive.records import suggestion_records

@@ -21,6 +21,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
+import openai
+
 from study.config import Condition, SuggestionSettings
 from study.suggest.engine import _client, _describe, _raw, _redact
 from study.suggest.postprocess import blocked_term, first_sentence, probability
@@ -152,8 +154,6 @@ class ProactiveEngine:
             elif blocked_term(result.suggestion, self.suggestions.blocklist):
                 result.error, result.suggestion = "the suggestion was blocked by the blocklist", ""
         except Exception as exc:  # noqa: BLE001 - the page must never see an exception
-            import openai
-
             result.error = _redact(_describe(exc, self.suggestions, base_url), api_key)
             result.timed_out = isinstance(exc, openai.APITimeoutError)
         result.latency_ms = (time.perf_counter() - start) * 1000
