@@ -66,6 +66,8 @@ def test_the_har_judge_over_http_applies_the_checklist_in_order(judge):
     context = "The experiment ran at room temperature for three hours and"
     repeat = har(HarItem(context, " the samples were dried.", " for three hours and the samples dried."), judge)
     assert repeat.accept is False and repeat.rule.startswith("1.")
+    restart = har(HarItem(context, " the samples were dried.", " The experiment ran at room temperature again."), judge)
+    assert restart.accept is False and restart.rule.startswith("1.")
     overlap = har(HarItem(context, " the samples were dried overnight.", " the samples were dried overnight."), judge)
     assert overlap.accept is True and overlap.rule.startswith("12.")
     off_topic = HarItem(context, " the samples were dried.", " giraffes enjoy tall acacia leaves.")

@@ -5,7 +5,7 @@ in the same wire format, so `study lm serve --backend judge` serves it over real
 OpenAI client, cache and parsers run unchanged. Its numbers are NOT the paper's metrics:
 
 HAR, rule by rule within the asked layers: 1 start repetition (the completion starts with the
-input's last 3 to 8 words), 2 language (share of non-ASCII letters differs by more than 0.5),
+input's last 3 to 8 words, or its first 5 words are words of the input), 2 language (share of non-ASCII letters differs by more than 0.5),
 4 paired punctuation and 5 markup closure (an opener left open after input + completion,
 when the input itself had it closed), 12 early overlap (the completion's start is at least 80%
 similar to the reference's start: accept), 14 topic divergence (no content word shared with
@@ -74,7 +74,10 @@ def _verdict(accept: bool, rule: str, why: str) -> str:
 def judge_har(context: str, reference: str, completion: str, last_rule: int) -> str:
     body = completion.strip()
     said, start_words = context.split(), body.split()
-    if any(len(said) >= k and start_words[:k] == said[-k:] for k in range(3, 9)):
+    opening = " ".join(start_words[:5]).lower()
+    if any(len(said) >= k and start_words[:k] == said[-k:] for k in range(3, 9)) or (
+        len(start_words) >= 5 and opening in " ".join(said).lower()
+    ):
         return _verdict(False, "1. Start repetition", "the completion repeats the input's last words")
     if abs(_non_ascii_share(context) - _non_ascii_share(completion)) > 0.5:
         return _verdict(False, "2. Language mismatch", "the scripts differ")
