@@ -8,6 +8,7 @@ threshold follows the writing stage.
 
 from __future__ import annotations
 
+import csv
 import json
 import time
 from pathlib import Path
@@ -163,6 +164,15 @@ def test_l1_esc_typing_and_caret_moves_reject_and_an_edit_inside_an_accepted_spa
     check_release_format(strict)
     assert not {"suggestion-modify", "window-blur"} & set(names(strict))
     assert validate_events(strict).ok
+
+    # And the metrics read it: one row per suggestion, outcomes as the writer acted.
+    metrics = tmp_path / "metrics"
+    result = CliRunner().invoke(study_cli, ["curate", "proactive", str(out), "--out", str(metrics), "--deterministic-judge"])
+    assert result.exit_code == 0, result.output
+    with (metrics / "suggestions.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert [r["outcome"] for r in rows] == ["rejected", "rejected", "accepted_modified"]
+    assert rows[2]["final_text"] == ghost[:-3] + "X" + ghost[-3:] and rows[2]["char_distance"] == "1"
 
 
 @pytest.mark.parametrize("proactive_toml", ["partial_accept = true\n"])
