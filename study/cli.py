@@ -168,8 +168,11 @@ def status(directory: str) -> None:
               help="The local model behind the suggestions.")
 @click.option("--min-seconds", default=60, show_default=True, type=int,
               help="Minimum writing time in the demo (the paper used 600).")
-@click.option("--paradigm", type=click.Choice(["writing", "chat"]), default="writing", show_default=True,
-              help="chat: CollabLLM's chat document-creation study against the local model.")
+@click.option("--paradigm", default="writing", show_default=True,
+              type=click.Choice(["writing", "chat", "proactive", "L1", "L2", "L3"]),
+              help="writing: Tab suggestions (CoAuthor). chat: CollabLLM's chat document-creation "
+              "study. proactive: MindCopilot's L1, L2 and L3 in rotation (ghost text after a "
+              "pause); L1/L2/L3: that paradigm only.")
 def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, paradigm: str) -> None:
     """Start a ready local study with a local model: no API key, no network."""
     from dataclasses import replace
@@ -199,6 +202,12 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
     study = _load(directory)
     # The demo always talks to its own local model, whatever the folder's study.toml says.
     study = replace(study, suggestions=replace(study.suggestions, endpoint=base_url))
+    if paradigm in ("proactive", "L1", "L2", "L3"):
+        from study.suggest.proactive.conditions import paradigm_conditions
+
+        levels = ("L1", "L2", "L3") if paradigm == "proactive" else (paradigm,)
+        study = replace(study, conditions=paradigm_conditions(study.conditions, levels))
+        click.echo(f"Paradigms: {', '.join(levels)} (README, Proactive co-writing): pause to see a suggestion, Tab accepts.")
     click.echo(f"Local model: {model.model_id} ({backend}) at {base_url}")
     if backend == "smollm2":
         click.echo("The model is loading in the background (about half a minute).")
@@ -208,8 +217,10 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
 
 @main.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["coauthor", "chat"]), default="coauthor",
-              show_default=True, help="coauthor: the 2021 release format; chat: conversations.jsonl.")
+@click.option("--format", "fmt", type=click.Choice(["coauthor", "chat", "proactive"]),
+              default="coauthor", show_default=True,
+              help="coauthor: the 2021 release format; chat: conversations.jsonl; proactive: "
+              "MindCopilot L1-L3 sessions with the extension (schemas/coauthor-proactive.schema.json).")
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Output folder.")
 @click.option("--all", "include_unfinished", is_flag=True,
               help="Also export sessions whose writer has not finished writing.")
@@ -217,6 +228,13 @@ def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None
     """Export sessions as OUT/<session_id>.jsonl and OUT/metadata.csv (--format chat: a chat
     study's OUT/conversations.jsonl), with OUT/survey.csv and OUT/surveys.json."""
     from study.export.coauthor import export_study
+
+    if fmt == "proactive":
+        from study.export.proactive import export_proactive
+
+        done = export_proactive(_load(directory), Path(out), include_unfinished=include_unfinished)
+        click.echo(f"Exported {done.sessions} proactive sessions ({done.events} events) to {out}")
+        return
 
     if fmt == "chat":
         from study.chat.export import export_chat

@@ -19,6 +19,7 @@ import jsonschema
 
 from study.paths import schemas_dir, templates_dir
 from study.survey import definition as survey_definition
+from study.suggest.proactive.settings import ProactiveSettings
 
 CONFIG_NAME = "study.toml"
 GENRE_NOUNS = {"creative": "story", "argumentative": "essay"}
@@ -44,6 +45,9 @@ class Condition:
     frequency_penalty: float = 0.0
     # Chat studies (study.chat): the assistant's system message, e.g. CollabLLM's App. C.3 prompt.
     system_prompt: str = ""
+    # MindCopilot's interaction paradigm (Table 3): "L0" Tab on demand as CoAuthor, "L1"
+    # idle-triggered ghost text, "L2" stateful, "L3" adaptive (README, Proactive co-writing).
+    paradigm: str = "L0"
 
     def controls(self) -> dict[str, str]:
         """The six `current*` control values of the CoAuthor record, as the strings it stores."""
@@ -128,6 +132,7 @@ class Study:
     def paradigm(self) -> str:
         """"chat" when the conditions are chat assistants (CollabLLM), else "writing"."""
         return "chat" if self.chat is not None else "writing"
+    proactive: ProactiveSettings = field(default_factory=ProactiveSettings)
 
     def prompt(self, code: str) -> Prompt:
         for prompt in self.prompts:
@@ -223,6 +228,7 @@ def missing_id_message(study: Study) -> str:
         f"this study's HITs from other studies'. Fix: add the line  id = \"{new_study_id()}\"  "
         "under [study] (a new id made for you; HITs this study already posted stay tracked in "
         "its database). Never copy the id of another study."
+        proactive=ProactiveSettings.from_mapping(data.get("proactive", {})),
     )
 
 

@@ -277,6 +277,16 @@ def _find_metadata(paths) -> Path | None:
     return None
 
 
+def _register_proactive() -> None:
+    # MindCopilot's metrics: study curate proactive, proactive-simulate, ked-calibrate.
+    from study.curation.proactive.cli import register
+
+    register(curate)
+
+
+_register_proactive()
+
+
 if __name__ == "__main__":  # pragma: no cover
     curate()
 

@@ -24,7 +24,9 @@ import orjson
 
 FORMAT_2021 = "coauthor-2021"
 FORMAT_INTERFACE = "coauthor-interface"
-FORMATS = (FORMAT_2021, FORMAT_INTERFACE)
+# The 2021 record plus `proactive`: MindCopilot L1-L3 sessions (schemas/coauthor-proactive...).
+FORMAT_PROACTIVE = "coauthor-proactive"
+FORMATS = (FORMAT_2021, FORMAT_INTERFACE, FORMAT_PROACTIVE)
 
 # The release's key order (shared data README, "The 2021 record"); the export keeps it.
 RELEASE_KEYS = (
@@ -59,6 +61,8 @@ def detect_format(record: Mapping) -> str | None:
     """The format a record belongs to, from its keys; None when it fits neither."""
     has_num = "eventNum" in record
     has_original = "originalSuggestions" in record
+    if has_num and not has_original and "proactive" in record:
+        return FORMAT_PROACTIVE
     if has_num and not has_original:
         return FORMAT_2021
     if has_original and not has_num:

@@ -48,6 +48,9 @@ ISSUES = {
     "suggestion-mismatch": (ERROR, f"the matching suggestion-open is missing; {RESTORE}"),
     "suggestion-loose-match": (WARNING, f"{NONE}: the editor normalised spaces or newlines"),
     "selection-not-inserted": (WARNING, f"{NONE} if cancelled; else the text-insert is missing"),
+    # Proactive sessions (MindCopilot L1-L3, study.curation.proactive.checks)
+    "proactive-unknown-suggestion": (ERROR, f"the suggestion-open with that suggestionId is missing; {RESTORE}"),
+    "proactive-span": (WARNING, f"{NONE} if the editor lost track; metrics use the replayed span"),
 }  # fmt: skip
 
 @dataclass

@@ -17,7 +17,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from study.curation.formats import FORMAT_2021, FORMAT_INTERFACE
+from study.curation.formats import FORMAT_2021, FORMAT_INTERFACE, FORMAT_PROACTIVE
 from study.curation.quote import cut, quote
 from study.curation.schema_compiler import Unsupported, compile_schema
 from study.paths import schemas_dir
@@ -26,6 +26,7 @@ BASE = "https://study.local/schemas/"
 SCHEMA_FILES = {
     FORMAT_2021: "coauthor-2021.schema.json",
     FORMAT_INTERFACE: "coauthor-interface.schema.json",
+    FORMAT_PROACTIVE: "coauthor-proactive.schema.json",
 }
 
 

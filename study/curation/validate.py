@@ -18,6 +18,7 @@ from study.curation.formats import (
     CONTROL_KEYS,
     FORMAT_2021,
     FORMAT_INTERFACE,
+    FORMAT_PROACTIVE,
     RELEASE_KEYS,
     detect_format,
     iter_lines,
@@ -30,6 +31,7 @@ from study.curation.issues import (  # noqa: F401 - re-exported: validate's voca
     Issue,
     SessionReport,
 )
+from study.curation.proactive.checks import PROACTIVE_SOURCES, ProactiveChecks
 from study.curation.quote import quote
 from study.curation.replay import WRITER, DeltaError, apply_delta, to_units
 from study.curation.schema import SCHEMA_FILES, fast_check, schema_errors, validator
@@ -75,10 +77,15 @@ class _Checker:
         self.shown_line: int | None = None
         self.line = 0  # the line being checked (for `_embed`, called from inside replay)
         self.on_embed = self._embed
+        self.sources = SOURCES
+        self.proactive: ProactiveChecks | None = None  # MindCopilot L1-L3 sessions
 
     def set_format(self, format_name: str) -> None:
         self.report.format = self.format = format_name
-        self.numbered = format_name == FORMAT_2021
+        self.numbered = format_name in (FORMAT_2021, FORMAT_PROACTIVE)
+        if format_name == FORMAT_PROACTIVE:
+            self.sources = {**SOURCES, **PROACTIVE_SOURCES}
+            self.proactive = ProactiveChecks(self)
 
     def add(
         self, code: str, line: int | None, field_name: str | None, message: str, fix: str = ""
@@ -105,8 +112,8 @@ class _Checker:
         index = self.index
         self.index = index + 1
         name, source = r["eventName"], r["eventSource"]
-        if source not in SOURCES[name]:
-            listed = " or ".join(sorted(SOURCES[name]))
+        if source not in self.sources[name]:
+            listed = " or ".join(sorted(self.sources[name]))
             self.add(
                 "event-source",
                 line,
@@ -171,9 +178,12 @@ class _Checker:
             name == "text-insert" and (source == "api" or self.awaiting_select)
         ):
             self._suggestion(line, name, source, r)
+        if self.proactive is not None:
+            self.proactive.record(line, r)
 
     def _first(self, line: int, r: Mapping) -> None:
-        if self.numbered and tuple(r) != RELEASE_KEYS:  # one writer wrote the file: check once
+        keys = RELEASE_KEYS + (("proactive",) if self.proactive is not None else ())
+        if self.numbered and tuple(r) != keys:  # one writer wrote the file: check once
             self.add("key-order", line, None, "keys are not in the 2021 release's order")
         if r["eventName"] != "system-initialize":
             self.add(
@@ -282,6 +292,8 @@ class _Checker:
         """A text-insert from the api, or the first one after a selection: it must be one of
         the shown suggestions, matched by text (index fields are unreliable)."""
         selected, self.awaiting_select = self.awaiting_select, None
+        if self.proactive is not None and self.proactive.partial_insert(line, r):
+            return
         if not self.shown:
             self.add(
                 "selection-without-list",
@@ -333,6 +345,8 @@ class _Checker:
     def finish(self) -> None:
         self._not_inserted()
         self._unanswered()
+        if self.proactive is not None:
+            self.proactive.finish()
 
 
 def validate_lines(

@@ -21,6 +21,7 @@ from zoneinfo import ZoneInfo
 from study.config import Study
 from study.curation.formats import CONTROL_KEYS, RELEASE_KEYS
 from study.curation.metadata import official_metadata
+from study.curation.proactive import EXTENSION_EVENTS
 from study.export.surveys import export_surveys
 from study.store import make_engine, reading
 from study.store import events as event_store
@@ -71,6 +72,8 @@ def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -
         if not records:
             skipped += 1
             continue
+        # Proactive sessions (MindCopilot L1-L3): the strict CoAuthor file has no extension events.
+        records = [r for r in records if r["eventName"] not in EXTENSION_EVENTS]
         release = [to_release_record(r, i) for i, r in enumerate(records)]
         _write_atomically(
             out / f"{session['session_id']}.jsonl",

@@ -49,7 +49,9 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
 
     from study.review.web import URL_PREFIX as REVIEW_PREFIX
     from study.review.web import blueprint as review_blueprint
-    from study.server import chat, chat_api, events_api, participant, suggestions_api, surveys
+    from study.server import (
+        chat, chat_api, events_api, participant, proactive_api, suggestions_api, surveys,
+    )
 
     app.register_blueprint(participant.blueprint)
     app.register_blueprint(events_api.blueprint)
@@ -57,6 +59,7 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     app.register_blueprint(surveys.blueprint)
     app.register_blueprint(chat.blueprint)
     app.register_blueprint(chat_api.blueprint)
+    app.register_blueprint(proactive_api.blueprint)  # MindCopilot L1-L3
     # The reviewers' workspace (study.review.web); `study review DIR` serves it alone.
     app.register_blueprint(review_blueprint, url_prefix=REVIEW_PREFIX)
     # STUDY_TRUSTED_PROXIES: the client's address and https behind a TLS proxy (server/proxy.py)

@@ -40,8 +40,17 @@ def _schema() -> dict:
 
 
 @cache
+def _registry() -> Registry:
+    # The proactive extension (MindCopilot L1-L3) is defined once, in coauthor-proactive.schema.json.
+    extension = json.loads((schemas_dir() / "coauthor-proactive.schema.json").read_text())
+    return Registry().with_resources(
+        (s["$id"], Resource.from_contents(s, DRAFT202012)) for s in (_schema(), extension)
+    )
+
+
+@cache
 def _validator() -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(_schema())
+    return jsonschema.Draft202012Validator(_schema(), registry=_registry())
 
 
 @cache
@@ -51,9 +60,8 @@ def _fast_check() -> Callable[[object], bool]:
     # compiler answers "valid?" in microseconds from the same schema; only a refused batch is
     # walked again by jsonschema, for the message that names the field.
     schema = _schema()
-    registry = Registry().with_resource(schema["$id"], Resource.from_contents(schema, DRAFT202012))
     try:
-        return compile_schema(schema, registry.resolver(base_uri=schema["$id"]))
+        return compile_schema(schema, _registry().resolver(base_uri=schema["$id"]))
     except Unsupported:
         return _validator().is_valid
 

@@ -284,6 +284,13 @@ def writing_page(session_id, session):
         "suggestionsUrl": url_for("suggestions_api.suggest", session_id=session_id),
         "finishUrl": url_for("participant.finish_writing", session_id=session_id),
     }
+    if condition.paradigm != "L0":  # MindCopilot L1-L3: study/static/editor-proactive.js
+        boot["controls"]["currentN"] = "1"  # one ghost text at a time, whatever n says
+        boot["proactive"] = {
+            "paradigm": condition.paradigm,
+            "url": url_for("proactive_api.suggest", session_id=session_id),
+            **study().proactive.browser(),
+        }
     return render_template(
         "writing.html", study=study(), session=session, prompt=prompt, boot=boot
     )

@@ -84,7 +84,8 @@ window.StudyEditor = window.StudyEditor || {};
   // Builds records and numbers them. The two "persisting" fields, currentSuggestionIndex and
   // currentHoverIndex, keep their last value from event to event, as in the release.
   class EventLog {
-    constructor(controls, nextSeq, indices) {
+    constructor(controls, nextSeq, indices, paradigm) {
+      this.paradigm = paradigm || null;  // MindCopilot L1-L3: every record carries `proactive`
       this.controls = {};
       for (const key of CONTROL_KEYS) this.controls[key] = String(controls[key] ?? "");
       this.nextSeq = nextSeq;
@@ -96,7 +97,8 @@ window.StudyEditor = window.StudyEditor || {};
       return this.nextSeq - 1;
     }
 
-    // `details`: textDelta, cursorRange, currentDoc, currentSuggestions; `cursor`: the caret.
+    // `details`: textDelta, cursorRange, currentDoc, currentSuggestions, proactive (the
+    // extension of schemas/proactive-event.schema.json); `cursor`: the caret.
     make(eventName, eventSource, cursor, details = {}) {
       const record = {
         eventName,
@@ -111,6 +113,7 @@ window.StudyEditor = window.StudyEditor || {};
         currentHoverIndex: this.hoverIndex,
       };
       Object.assign(record, this.controls);
+      if (this.paradigm) record.proactive = details.proactive || { paradigm: this.paradigm };
       record.seq = this.nextSeq;
       this.nextSeq += 1;
       return record;

@@ -19,6 +19,7 @@
   let log = null;        // StudyEditor.EventLog, once the starting point is known
   let outbox = null;     // StudyEditor.Outbox
   let popup = null;      // StudyEditor.Popup
+  let proactive = null;  // StudyEditor.Proactive, in the MindCopilot paradigms L1-L3
   let shadow = "";       // the value the last logged event left, to diff the next input against
   let lastRange = { index: 0, length: 0 };  // the selection the last logged event left
   let lastSuggestions = [];  // the last list shown, for Shift+Tab
@@ -74,12 +75,14 @@
   // -- text and cursor -------------------------------------------------------------------------
 
   function onInput() {
+    const before = shadow;
     const delta = StudyEditor.diff(shadow, textarea.value, textarea.selectionEnd);
     shadow = textarea.value;
     lastRange = selection();
     if (!delta) return;
     const inserts = delta.ops.some((op) => op.insert !== undefined);
     record(inserts ? "text-insert" : "text-delete", "user", { textDelta: delta });
+    if (proactive) proactive.onText(delta, before);
   }
 
   // A caret move by keys or mouse, not by typing (onInput already took the caret along).
@@ -91,6 +94,7 @@
       : range.index >= lastRange.index ? "cursor-forward" : "cursor-backward";
     lastRange = range;
     record(name, "user", { cursorRange: range });
+    if (proactive) proactive.onCursor();
   }
 
   // -- suggestions -------------------------------------------------------------------------------
@@ -183,6 +187,7 @@
   function onKeyDown(event) {
     mouseSelecting = false;
     if (event.isComposing || !log) return;
+    if (proactive && proactive.onKeyDown(event)) return;
     if (event.key === "Tab") {
       event.preventDefault();
       if (event.shiftKey) reopen();
@@ -254,7 +259,7 @@
   }
 
   function begin(nextSeq, pending, indices, restoreText) {
-    log = new StudyEditor.EventLog(boot.controls, nextSeq, indices);
+    log = new StudyEditor.EventLog(boot.controls, nextSeq, indices, boot.proactive && boot.proactive.paradigm);
     outbox = new StudyEditor.Outbox(boot.sessionId, boot.eventsUrl, pending, { onState: showSaveState });
     outbox.snapshot = snapshot;
     restoreText();
@@ -266,6 +271,28 @@
     keepCaretInView();
     say("");
     claimTab();
+    if (boot.proactive) proactive = new StudyEditor.Proactive(boot.proactive, proactivePage());
+  }
+
+  // What editor-proactive.js may do on this page: log, insert an accepted suggestion at the
+  // end (as CoAuthor, paper §4.2.3), show the spinner.
+  function proactivePage() {
+    return {
+      textarea,
+      record,
+      say,
+      busy: setSpinner,
+      finishing: () => finishing || (outbox !== null && outbox.closed),
+      insert(text, extension) {
+        const before = textarea.value;
+        textarea.value = before + text;
+        textarea.setSelectionRange(textarea.value.length, textarea.value.length);
+        shadow = textarea.value;
+        lastRange = selection();
+        record("text-insert", "api", { textDelta: StudyEditor.append(before, text), proactive: extension });
+        keepCaretInView();
+      },
+    };
   }
 
   // Two tabs on one session would number their events alike. The newest tab wins; the others
@@ -309,6 +336,7 @@
     finishButton.disabled = true;
     textarea.readOnly = true;  // a keystroke after the last saved event would be lost
     if (popup.isOpen) dismiss("user");
+    if (proactive) proactive.stop();
     for (let attempt = 1; ; attempt += 1) {
       say("Saving your text…");
       if (!(await outbox.drain())) {

@@ -50,7 +50,7 @@ def test_deterministic_backend_can_answer_late() -> None:
 
 
 def test_load_backend_names_the_choices_for_a_typo() -> None:
-    with pytest.raises(ValueError, match="auto, smollm2 or deterministic"):
+    with pytest.raises(ValueError, match="auto, smollm2, deterministic or judge"):
         load_backend("gpt2")
     assert load_backend("deterministic", delay=1.5).delay == 1.5
 

@@ -1,0 +1,3 @@
+"""LLM judges: `client.OpenAIJudge` (any OpenAI-compatible endpoint, cached on disk) and
+`deterministic` (rule-based answers in the same wire format, served by `study lm serve
+--backend judge` so tests exercise the real client over HTTP)."""

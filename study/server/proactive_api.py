@@ -1,0 +1,124 @@
+"""The editor's API for proactive suggestions (MindCopilot L1-L3; README, Proactive co-writing).
+
+POST /api/sessions/<id>/proactive
+  {"doc": text, "history": [{kind, index, length | text}, ...],
+   "outcomes": ["accepted" | "accepted_modified" | "rejected" | ..., ...],
+   "kept_words": [int, ...], "idle_ms": int}
+  -> 200 {"suggestionId", "suggestion": {index, original, trimmed, probability}, "rationale",
+          "strategy", "stage", "idleMs", "maxTokens"}
+  -> 400 (bad body) / 409 (not an L1-L3 session or not writing) / 429 / 502 / 504 {"error"}
+
+The browser sends the history only for L2 and L3; it decides when to ask (the idle timer).
+Each request is stored in suggestion_requests like a Tab query, its `parameters` holding the
+per-suggestion record of spec A2.6 (paradigm, stage, strategy, idle threshold, context sent,
+prompt hash, rationale); its row id is the suggestion id the editor logs.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from flask import Blueprint, current_app, jsonify, request
+from sqlalchemy import func, select
+
+from study.server.context import engine, session_or_404, study
+from study.store import reading, writing
+from study.store.db import suggestion_requests
+from study.suggest.proactive import PROACTIVE
+from study.suggest.proactive.context import HistoryError, parse_history
+from study.suggest.proactive.engine import ProactiveEngine
+
+blueprint = Blueprint("proactive_api", __name__, url_prefix="/api/sessions")
+
+MAX_DOC_CHARS = 50_000
+MAX_HISTORY = 2_000
+OUTCOMES = {"accepted", "accepted_modified", "rejected", "ignored", "stale"}
+
+
+def proactive_engine() -> ProactiveEngine:
+    engines = current_app.extensions
+    if "study.proactive" not in engines:
+        engines["study.proactive"] = ProactiveEngine(study().suggestions, study().proactive)
+    return engines["study.proactive"]
+
+
+def _checked(body: object) -> tuple[str, list, list, list, int | None]:
+    if not isinstance(body, dict) or not isinstance(body.get("doc"), str):
+        raise HistoryError("expected a JSON object with a string 'doc'")
+    doc = body["doc"]
+    if len(doc) > MAX_DOC_CHARS:
+        raise HistoryError(f"'doc' is longer than {MAX_DOC_CHARS} characters")
+    history = body.get("history", [])
+    if isinstance(history, list) and len(history) > MAX_HISTORY:
+        history = history[-MAX_HISTORY:]
+    items = parse_history(history, len(doc))
+    outcomes = body.get("outcomes", [])
+    if not isinstance(outcomes, list) or not all(o in OUTCOMES for o in outcomes):
+        raise HistoryError(f"'outcomes' must be a list of {', '.join(sorted(OUTCOMES))}")
+    kept = body.get("kept_words", [])
+    if not isinstance(kept, list) or not all(type(k) is int and k >= 0 for k in kept):
+        raise HistoryError("'kept_words' must be a list of non-negative integers")
+    idle = body.get("idle_ms")
+    if idle is not None and (type(idle) is not int or idle < 0):
+        raise HistoryError("'idle_ms' must be a non-negative integer")
+    return doc, items, outcomes[-MAX_HISTORY:], kept[-MAX_HISTORY:], idle
+
+
+@blueprint.post("/<session_id>/proactive")
+def suggest(session_id):
+    session = session_or_404(session_id)
+    if session["stage"] != "writing":
+        return jsonify(error=f"session is at stage '{session['stage']}', not writing"), 409
+    condition = study().condition(session["condition"])
+    if condition.paradigm not in PROACTIVE:
+        return jsonify(error=f"condition '{condition.name}' is {condition.paradigm}, not proactive"), 409
+    try:
+        doc, history, outcomes, kept, idle_used = _checked(request.get_json(silent=True))
+    except HistoryError as error:
+        return jsonify(error=str(error)), 400
+
+    limit = study().suggestions.max_requests_per_minute
+    with reading(engine()) as connection:
+        recent = connection.execute(
+            select(func.count())
+            .select_from(suggestion_requests)
+            .where(suggestion_requests.c.session_id == session_id)
+            .where(suggestion_requests.c.created_at > time.time() - 60)
+        ).scalar_one()
+    if recent >= limit:
+        return jsonify(error=f"too many requests: at most {limit} per minute; wait a moment"), 429
+
+    if condition.paradigm == "L1":
+        history = []  # stateless: what the browser sent is not used (Table 3)
+    result = proactive_engine().suggest(condition, doc, history, outcomes, kept)
+    item = {"index": 0, "original": result.suggestion, "trimmed": result.suggestion.strip(),
+            "probability": result.probability}
+    record = {
+        **result.parameters, "paradigm": result.paradigm, "strategy": result.strategy,
+        "stage": result.stage, "idle_ms_used": idle_used, "idle_ms_next": result.idle_ms,
+        "context": result.context, "prompt_hash": result.prompt_hash,
+        "rationale": result.rationale, "history_items": len(history),
+    }
+    with writing(engine()) as connection:
+        inserted = connection.execute(
+            suggestion_requests.insert().values(
+                session_id=session_id,
+                created_at=time.time(),
+                condition=condition.name,
+                model=condition.model,
+                parameters=json.dumps(record),
+                raw=json.dumps(result.raw),
+                suggestions=json.dumps([item] if not result.error else []),
+                latency_ms=result.latency_ms,
+                error=result.error,
+            )
+        )
+        suggestion_id = inserted.inserted_primary_key[0]
+    if result.error:
+        return jsonify(error=result.error), 504 if result.timed_out else 502
+    return jsonify(
+        suggestionId=suggestion_id, suggestion=item, rationale=result.rationale,
+        strategy=result.strategy, stage=result.stage, idleMs=result.idle_ms,
+        maxTokens=result.max_tokens,
+    )

@@ -1,0 +1,10 @@
+"""Proactive co-writing (MindCopilot, Fang et al. IJCAI 2026): the paradigms L0-L3 as conditions.
+
+- `settings`: the `[proactive]` table of study.toml (idle threshold, context window, L3 rule).
+- `context`: what the model sees: the L1 local window and the L2 marked-up document snapshot.
+- `policy`: the L3 adaptive rule (writing stage, strategy, idle threshold, suggestion length).
+- `engine`: one proactive query: prompt, model call, post-processing, the per-suggestion record.
+"""
+
+PARADIGMS = ("L0", "L1", "L2", "L3")
+PROACTIVE = ("L1", "L2", "L3")

@@ -1,0 +1,89 @@
+"""The `[proactive]` table of study.toml: how the proactive paradigms L1-L3 behave.
+
+Only the 2 s idle threshold comes from the paper (MindCopilot App. E); every other default is
+the spec's proposal ([I] in shared/specs/mindcopilot-collabllm.md A2.2-A2.4) and is here so a
+researcher can change it. `schemas/study.schema.json` describes each key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+STAGES = ("early", "middle", "late")
+
+
+@dataclass(frozen=True)
+class ProactiveSettings:
+    # L1 (App. E): a suggestion is asked for after more than this many ms without a text change.
+    idle_ms: int = 2000
+    # L1 sees a local window (spec A2.2 reading (a)): the last this many characters.
+    context_chars: int = 1500
+    # L2 (App. H): the snapshot carries at most this many of the latest interaction spans.
+    history_cap: int = 20
+    # A suggestion is cut after its first sentence ("sentence") or kept whole up to max_tokens.
+    unit: str = "sentence"
+    # Word-by-word accept with Ctrl+Right (spec A2.5: optional, off by default).
+    partial_accept: bool = False
+    # The assistant log panel with each suggestion's rationale (Fig. 7); off by default.
+    rationale_panel: bool = False
+    # An edit touching an accepted span counts as a modification this long after acceptance
+    # (0: for the whole session).
+    modify_window_ms: int = 60000
+    # --- L3 (adaptive), spec A2.4 ---
+    # The writing stage is words written / target_words, cut at these two fractions.
+    target_words: int = 300
+    stage_cuts: tuple[float, float] = (1 / 3, 2 / 3)
+    # The idle threshold per stage: longer early, "when acceptance rates are lower" (§5.2).
+    stage_idle_ms: dict = field(default_factory=lambda: {"early": 4000, "middle": 3000, "late": 2000})
+    # Strategy per stage (§5.2: L1 does relatively better early, L2 later).
+    stage_strategy: dict = field(default_factory=lambda: {"early": "L1", "middle": "L2", "late": "L2"})
+    # After this many rejections in a row the threshold grows by reject_multiplier per further
+    # rejection, up to max_idle_ms; an acceptance resets it.
+    reject_streak: int = 3
+    reject_multiplier: float = 1.5
+    max_idle_ms: int = 10000
+    # Length: the next suggestion is about length_factor x the median words the writer kept of
+    # the last length_window accepted suggestions, between min_tokens and the condition's
+    # max_tokens; before any acceptance, the condition's max_tokens.
+    length_window: int = 5
+    length_factor: float = 1.5
+    min_tokens: int = 8
+    system_prompt_l1: str = (
+        "You are a co-writing assistant. Continue the writer's text from exactly where it stops "
+        "with a short continuation (at most one sentence) in the same language, style and voice. "
+        "Do not repeat the text. Reply with the continuation only."
+    )
+    system_prompt_l2: str = (
+        "You are a co-writing assistant. The writer's document is given as a snapshot that "
+        "records your earlier suggestions and the writer's reactions: <accept> text the writer "
+        "accepted, <reject> suggestions the writer rejected, <del> text the writer deleted, "
+        "<add> text the writer added. Learn from these reactions and continue the text from "
+        "exactly where it stops with a short continuation (at most one sentence) in the same "
+        "language, style and voice. Reply with the continuation only."
+    )
+
+    @classmethod
+    def from_mapping(cls, data: dict) -> ProactiveSettings:
+        known = {f.name for f in fields(cls)}
+        values = {key: value for key, value in data.items() if key in known}
+        if "stage_cuts" in values:
+            values["stage_cuts"] = tuple(values["stage_cuts"])
+        for key in ("stage_idle_ms", "stage_strategy"):
+            if key in values:
+                values[key] = {**getattr(cls(), key), **values[key]}
+        return cls(**values)
+
+    def browser(self) -> dict:
+        """What the editor needs to trigger, show and track suggestions (nothing secret)."""
+        return {
+            "idleMs": self.idle_ms,
+            "partialAccept": self.partial_accept,
+            "rationalePanel": self.rationale_panel,
+            "modifyWindowMs": self.modify_window_ms,
+            "targetWords": self.target_words,
+            "stageCuts": list(self.stage_cuts),
+            "stageIdleMs": dict(self.stage_idle_ms),
+            "rejectStreak": self.reject_streak,
+            "rejectMultiplier": self.reject_multiplier,
+            "maxIdleMs": self.max_idle_ms,
+        }

@@ -1,0 +1,106 @@
+"""`study curate proactive`, `proactive-simulate` and `ked-calibrate` from the command line."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from study.cli import main as study_cli
+from study.paths import templates_dir
+from tests.curation.conftest import write_lines
+from tests.curation.proactive_session import Script
+from tests.curation.test_proactive_validate import scripted
+
+COAUTHOR = Path("/work/shared/data/coauthor/sessions")
+
+
+def _rows(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _sessions(folder: Path) -> Path:
+    folder.mkdir()
+    write_lines(folder / "a1.jsonl", scripted().events)
+    l3 = Script(paradigm="L3")
+    l3.type(" The lab")
+    l3.suggest(1, " kept the cells at 273 K.", stage="early")
+    end = l3.end
+    l3.edit(end - 5, insert="9", delete=1)  # 273 -> 293, inside the accepted span
+    l3.modify(1, end - len(" kept the cells at 273 K."), len(" kept the cells at 293 K."))
+    l3.suggest(2, " Then it rained.", "esc", stage="early")
+    l3.type(" Results followed.")
+    write_lines(folder / "b2.jsonl", l3.events)
+    return folder
+
+
+def test_metrics_per_suggestion_session_and_paradigm(tmp_path):
+    sessions = _sessions(tmp_path / "logs")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(study_cli, ["curate", "proactive", str(sessions), "--out", str(out), "--deterministic-judge"])
+    assert result.exit_code == 0, result.output
+    suggestions = _rows(out / "suggestions.csv")
+    assert [(r["session_id"], r["outcome"]) for r in suggestions] == [
+        ("a1", "accepted_modified"), ("a1", "rejected"), ("a1", "partial"), ("a1", "stale"),
+        ("b2", "accepted_modified"), ("b2", "rejected")]
+    unit = suggestions[4]
+    assert unit["final_text"] == " kept the cells at 293 K." and unit["ked"] == "4.0"  # a complex entity
+    assert unit["char_distance"] == "1" and unit["stage"] == "early"
+    paradigms = {r["paradigm"]: r for r in _rows(out / "paradigms.csv")}
+    assert float(paradigms["L1"]["acceptance_micro"]) == 200 / 3  # stale is not shown
+    assert float(paradigms["L3"]["acceptance_macro"]) == 50.0
+    assert _rows(out / "sessions.csv")[0]["window_switches"] == "1"
+    assert "deterministic judge" in result.output  # the report says its numbers are not the paper's
+
+
+def test_without_a_judge_the_offline_metrics_are_still_computed(tmp_path):
+    sessions = _sessions(tmp_path / "logs")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(study_cli, ["curate", "proactive", str(sessions), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    first = _rows(out / "suggestions.csv")[0]
+    assert first["har"] == "" and first["ked"] == "" and first["word_distance"] == "1"
+
+
+def test_the_simulation_runs_l1_and_l2_on_the_demo_queries(tmp_path):
+    queries = templates_dir() / "proactive" / "queries-demo.jsonl"
+    out = tmp_path / "sim"
+    result = CliRunner().invoke(study_cli, ["curate", "proactive-simulate", str(queries), "--out", str(out), "--deterministic-judge"])
+    assert result.exit_code == 0, result.output
+    table = {r["level"]: r for r in _rows(out / "table4.csv")}
+    assert set(table) == {"L1", "L2"}
+    assert table["L1"]["overall_n"] == "12" and table["L1"]["scientific_n"] == "6"
+    assert [r["bin"] for r in _rows(out / "figure4.csv")] == ["20", "40", "60", "80", "100"]
+    per_query = _rows(out / "queries.csv")
+    assert len(per_query) == 24 and all(r["suggestion"] for r in per_query)
+
+
+def test_the_l2_simulation_sends_the_simulated_history(tmp_path):
+    from study.curation.proactive.continuation import Query, simulated_history
+    from study.suggest.proactive.context import snapshot
+
+    first = Query("a", "D1", "scientific", "One. Two.", " Three.", 0.3)
+    second = Query("a", "D1", "scientific", "One. Two. Three. Four.", " Five.", 0.6)
+    items = simulated_history([(first, " Trees.", False)], second)
+    assert snapshot(second.context, items) == "One. Two.<reject> Trees.</reject><add> Three. Four.</add>"
+
+
+def test_a_bad_query_line_is_named(tmp_path):
+    path = tmp_path / "q.jsonl"
+    good = {"article": "a", "domain": "D1", "category": "scientific", "context": "x", "reference": "y", "progress": 0.5}
+    path.write_text(json.dumps(good) + "\n" + json.dumps({**good, "category": "poetry"}) + "\n")
+    result = CliRunner().invoke(study_cli, ["curate", "proactive-simulate", str(path), "--out", str(tmp_path / "o"), "--deterministic-judge"])
+    assert result.exit_code != 0 and "line 2: category" in result.output
+
+
+def test_ked_is_calibrated_against_coauthor_editing_durations(tmp_path):
+    out = tmp_path / "cal"
+    result = CliRunner().invoke(study_cli, ["curate", "ked-calibrate", str(COAUTHOR), "--out", str(out), "--deterministic-judge"])
+    assert result.exit_code == 0, result.output
+    assert "74 post-editing instances" in result.output
+    weights = json.loads((out / "weights.json").read_text())
+    assert all(w >= 0 for w in weights.values())
+    assert len(_rows(out / "instances.csv")) == 74

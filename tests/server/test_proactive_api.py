@@ -1,0 +1,108 @@
+"""The proactive suggestion API (L1-L3) against the real local model endpoint over HTTP."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+from sqlalchemy import select
+
+from study.lm.backends import DeterministicBackend
+from study.lm.server import serve_in_thread
+from study.server import create_app
+from study.store import reading
+from study.store.db import suggestion_requests
+from tests.server.flow import start, to_writing
+
+
+@pytest.fixture(scope="module")
+def model_url():
+    base_url, stop = serve_in_thread(DeterministicBackend())
+    yield base_url
+    stop()
+
+
+def _app(study, model_url, paradigm):
+    conditions = tuple(replace(c, paradigm=paradigm, mode="chat") for c in study.conditions)
+    study = replace(study, conditions=conditions,
+                    suggestions=replace(study.suggestions, endpoint=model_url))
+    return create_app(study)
+
+
+def _session(client):
+    session_id = start(client, access_code="lab-1")
+    to_writing(client, session_id, prompt="news")
+    return session_id
+
+
+def _stored(app):
+    with reading(app.extensions["study.engine"]) as connection:
+        return [dict(r) for r in connection.execute(select(suggestion_requests)).mappings()]
+
+
+def test_l1_answers_one_short_suggestion_and_keeps_its_record(study, model_url):
+    app = _app(study, model_url, "L1")
+    client = app.test_client()
+    session_id = _session(client)
+    doc = "In my opinion, the news matters because"
+    history = [{"kind": "reject", "index": 5, "text": " ignored in L1"}]
+    response = client.post(f"/api/sessions/{session_id}/proactive", json={"doc": doc, "history": history, "idle_ms": 2000})
+    assert response.status_code == 200, response.json
+    answer = response.json
+    text = answer["suggestion"]["original"]
+    assert text.startswith(" ") and text.strip() and text.count(". ") == 0
+    assert answer["strategy"] == "L1" and answer["stage"] is None
+    (row,) = _stored(app)
+    assert row["id"] == answer["suggestionId"]
+    record = json.loads(row["parameters"])
+    assert record["paradigm"] == "L1" and record["idle_ms_used"] == 2000
+    assert record["context"] == doc and "<reject>" not in record["context"]  # stateless
+    assert json.loads(row["suggestions"])[0]["original"] == text
+
+
+def test_l2_sends_the_marked_up_snapshot(study, model_url):
+    app = _app(study, model_url, "L2")
+    client = app.test_client()
+    session_id = _session(client)
+    doc = "The sky was grey. It rained."
+    history = [{"kind": "accept", "index": 17, "length": 11}, {"kind": "reject", "index": 28, "text": " Birds sang."}]
+    response = client.post(f"/api/sessions/{session_id}/proactive", json={"doc": doc, "history": history})
+    assert response.status_code == 200, response.json
+    (row,) = _stored(app)
+    assert json.loads(row["parameters"])["context"] == (
+        "The sky was grey.<accept> It rained.</accept><reject> Birds sang.</reject>")
+
+
+def test_l3_plans_stage_strategy_threshold_and_length(study, model_url):
+    app = _app(study, model_url, "L3")
+    client = app.test_client()
+    session_id = _session(client)
+    response = client.post(f"/api/sessions/{session_id}/proactive", json={
+        "doc": "Short start.", "outcomes": ["rejected"] * 3, "kept_words": [2]})
+    assert response.status_code == 200, response.json
+    answer = response.json
+    assert (answer["stage"], answer["strategy"], answer["idleMs"], answer["maxTokens"]) == ("early", "L1", 6000, 8)
+
+
+def test_a_tab_condition_and_bad_bodies_are_refused_with_the_reason(study, model_url):
+    client = _app(study, model_url, "L0").test_client()
+    session_id = _session(client)
+    response = client.post(f"/api/sessions/{session_id}/proactive", json={"doc": "x"})
+    assert response.status_code == 409 and "not proactive" in response.json["error"]
+
+    client = _app(study, model_url, "L2").test_client()
+    session_id = _session(client)
+    response = client.post(f"/api/sessions/{session_id}/proactive", json={"doc": "abc", "history": [{"kind": "add", "index": 1, "length": 9}]})
+    assert response.status_code == 400 and "history[0].length" in response.json["error"]
+    response = client.post(f"/api/sessions/{session_id}/proactive", json={"doc": "abc", "outcomes": ["maybe"]})
+    assert response.status_code == 400 and "'outcomes'" in response.json["error"]
+
+
+def test_a_model_that_is_down_is_a_502_with_a_sentence(study):
+    app = _app(study, "http://127.0.0.1:9/v1", "L1")
+    client = app.test_client()
+    session_id = _session(client)
+    response = client.post(f"/api/sessions/{session_id}/proactive", json={"doc": "Hello there"})
+    assert response.status_code == 502 and "cannot reach" in response.json["error"]
+    assert _stored(app)[0]["error"]
