@@ -214,6 +214,7 @@ def from_mapping(data: dict, directory: Path, source: Path | None = None) -> Stu
         ),
         raw=data,
         id=study.get("id", ""),
+        proactive=ProactiveSettings.from_mapping(data.get("proactive", {})),
     )
 
 
@@ -228,7 +229,6 @@ def missing_id_message(study: Study) -> str:
         f"this study's HITs from other studies'. Fix: add the line  id = \"{new_study_id()}\"  "
         "under [study] (a new id made for you; HITs this study already posted stay tracked in "
         "its database). Never copy the id of another study."
-        proactive=ProactiveSettings.from_mapping(data.get("proactive", {})),
     )
 
 

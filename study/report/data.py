@@ -15,7 +15,6 @@ Sessions marked simulated (`study simulate`) carry `simulated=true` in the metad
 from __future__ import annotations
 
 import csv
-import json
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field

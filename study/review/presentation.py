@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass, field
 
 from sqlalchemy import Connection
