@@ -37,3 +37,17 @@ def app(study):
 @pytest.fixture
 def client(app):
     return app.test_client()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium through Playwright, one for the whole run (the sync API allows one
+    instance per thread: tests/browser and tests/report share it)."""
+    from playwright import sync_api
+
+    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
+
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()

@@ -152,12 +152,8 @@ def task_server_process(study_dir: Path, model_url: str):
 # -- the browser ------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+# `browser`, the session's one Chromium, is in tests/conftest.py: Playwright's sync API allows
+# one instance per thread, and the report's tests use it too.
 
 
 @pytest.fixture

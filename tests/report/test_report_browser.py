@@ -6,12 +6,11 @@ import pytest
 from click.testing import CliRunner
 
 from study.cli import main
-from tests.browser.conftest import browser  # noqa: F401  (the session's Chromium)
 
 pytestmark = pytest.mark.browser
 
 
-def test_the_report_opens_in_chromium_and_its_plots_render(report_study, browser, tmp_path):  # noqa: F811
+def test_the_report_opens_in_chromium_and_its_plots_render(report_study, browser, tmp_path):
     out = tmp_path / "report.html"
     result = CliRunner().invoke(main, ["report", str(report_study), "--out", str(out)])
     assert result.exit_code == 0, result.output
