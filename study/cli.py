@@ -61,6 +61,9 @@ def serve(directory: str, host: str, port: int, threads: int) -> None:
     from study.server import create_app
 
     study = _load(directory)
+    unfinished = study_config.unfinished_consent(study)
+    if unfinished:
+        raise click.ClickException(f"{directory}: not serving participants yet: {unfinished}")
     app = create_app(study)
     _serve(app, host, port, threads, study)
 
@@ -152,7 +155,13 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int) -
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     base_url, _stop = serve_in_thread(model)
     write_study_files(
-        Path(directory), replacements={"min_seconds = 600": f"min_seconds = {min_seconds}"}
+        Path(directory),
+        replacements={
+            "min_seconds = 600": f"min_seconds = {min_seconds}",
+            # A local demonstration has no protocol director; say so instead of a placeholder.
+            study_config.CONSENT_CONTACT_PLACEHOLDER: "nobody: this is a local demonstration "
+            "of the study software, and nothing you write leaves this computer",
+        },
     )
     study = _load(directory)
     # The demo always talks to its own local model, whatever the folder's study.toml says.

@@ -14,6 +14,8 @@ from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from study.config import Study
+from study.server import limits as server_limits
+from study.server.throttle import StartThrottle
 from study.paths import static_dir, templates_dir
 from study.store import create_tables, make_engine
 
@@ -46,6 +48,11 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     app.extensions["study"] = study
     app.extensions["study.engine"] = engine
     app.extensions["study.suggestions"] = suggestion_engine
+    # Quotas, throttles and the access-code list (study.server.limits), read once at start.
+    app.extensions["study.limits"] = server_limits.from_study(study)
+    app.extensions["study.start_throttle"] = StartThrottle(
+        app.extensions["study.limits"].new_sessions_per_ip_per_hour
+    )
 
     from study.review.web import URL_PREFIX as REVIEW_PREFIX
     from study.review.web import blueprint as review_blueprint

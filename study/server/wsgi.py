@@ -79,6 +79,9 @@ def load_app():
         study = study_config.load(directory)
     except study_config.ConfigError as error:
         raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {error}") from None
+    unfinished = study_config.unfinished_consent(study)
+    if unfinished:
+        raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {unfinished}")
     if not os.environ.get(SECRET_KEY_VARIABLE):
         logger.warning(
             "%s is not set: each worker process draws its own Flask SECRET_KEY. Set it to one "

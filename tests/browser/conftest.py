@@ -21,6 +21,7 @@ import pytest
 
 from study import config
 from study.cli import write_study_files
+from tests.conftest import CONTACT
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -69,7 +70,9 @@ def model_url():
 @pytest.fixture
 def study_dir(tmp_path: Path) -> Path:
     folder = tmp_path / "study"
-    write_study_files(folder, replacements={"min_seconds = 600": f"min_seconds = {MIN_SECONDS}"})
+    write_study_files(
+        folder, replacements={"min_seconds = 600": f"min_seconds = {MIN_SECONDS}", **CONTACT}
+    )
     return folder
 
 
