@@ -122,6 +122,8 @@ def status(directory: str) -> None:
     if summary.median_latency_ms is not None:
         line += f", median latency {summary.median_latency_ms:.0f} ms"
     click.echo(line)
+    for reason, count in summary.failure_reasons:
+        click.echo(f"  failed {count}x: {reason}")
 
 
 @main.command()

@@ -171,6 +171,16 @@ def page(browser):
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.page_errors = errors
+    # Participant pages carry a Content-Security-Policy (study.server.page_security): anything
+    # of the editor it blocked (an inline script or style, a request elsewhere) shows here.
+    blocked: list[str] = []
+    page.on(
+        "console",
+        lambda message: blocked.append(message.text)
+        if "Content Security Policy" in message.text
+        else None,
+    )
     yield page
     context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
+    assert not blocked, f"the page's Content-Security-Policy blocked: {blocked}"
