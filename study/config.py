@@ -138,7 +138,7 @@ class Study:
 
 # The contact line of the consent form `study init` writes; `study serve` will not start while
 # the study's consent page still holds it (a participant must be able to reach a real person).
-CONSENT_CONTACT_PLACEHOLDER = "[REPLACE with the protocol director's name and e-mail address]"
+CONSENT_CONTACT_PLACEHOLDER = "[REPLACE with the protocol director's name and how to reach them]"
 
 
 def unfinished_consent(study: Study) -> str | None:
@@ -147,7 +147,7 @@ def unfinished_consent(study: Study) -> str | None:
         where = study.raw.get("texts", {}).get("consent") or "the built-in consent template"
         return (
             f"the consent page ({where}) still says {CONSENT_CONTACT_PLACEHOLDER!r}. "
-            f"Fix: replace it with the protocol director's name and e-mail address."
+            f"Fix: replace it with the protocol director's name and how to reach them."
         )
     return None
 

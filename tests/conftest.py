@@ -12,7 +12,7 @@ from study.cli import write_study_files
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 COAUTHOR = SHARED / "data" / "coauthor"
 # `study serve` refuses a consent page without a real contact (study.config.unfinished_consent).
-CONTACT = {config.CONSENT_CONTACT_PLACEHOLDER: "Dr. Ada Test, ada.test@example.org"}
+CONTACT = {config.CONSENT_CONTACT_PLACEHOLDER: "Dr. Ada Test, Department of Testing, Example University"}
 
 
 @pytest.fixture

@@ -227,4 +227,4 @@ def test_serve_refuses_a_consent_page_without_a_real_contact(tmp_path):
     write_study_files(tmp_path / "s")
     result = CliRunner().invoke(main, ["serve", str(tmp_path / "s")])
     assert result.exit_code != 0
-    assert "protocol director's name and e-mail" in result.output and "consent" in result.output
+    assert "protocol director's name and how to reach them" in result.output and "consent" in result.output
