@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import orjson
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, select, text
 
 from study.curation.replay import DeltaError, apply_delta, to_units
 from study.server.limits import Limits
@@ -29,6 +29,7 @@ from study.store import events as event_store
 from study.store.db import events as events_table
 
 CACHED_SESSIONS = 4096
+_COUNT_AND_LAST = text("SELECT count(*), max(seq) FROM events WHERE session_id = :session_id")
 
 
 @dataclass(frozen=True)
@@ -59,39 +60,53 @@ def _remember(session_id: str, checked: _Checked) -> None:
 def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> event_store.BatchCheck:
     """The check `event_store.ingest` runs before storing `batch` (items carry `seq`)."""
     by_seq = {item["seq"]: item for item in batch}
+    # The replay is Python work; done while the write lock is held it would also wait for the
+    # GIL behind every other thread, and every writer would wait for it. So the usual case, a
+    # batch that follows the text this process last checked, is replayed here, before the lock,
+    # and inside the lock only confirmed to follow what is stored still.
+    ahead: tuple[_Checked, str | event_store.Refused] | None = None
+    cached = _cached(session_id)
+    ordered = sorted(by_seq)
+    if cached is not None and ordered[0] > cached.last_seq:
+        try:
+            ahead = (cached, _apply(cached.text, [(seq, by_seq[seq]) for seq in ordered]))
+        except event_store.Refused as refusal:
+            ahead = (cached, refusal)
 
     def check(connection: Connection, rows: list[dict]) -> None:
-        seqs = sorted(by_seq)
-        present = set(
-            connection.execute(
-                select(events_table.c.seq).where(
-                    events_table.c.session_id == session_id, events_table.c.seq.in_(seqs)
-                )
-            ).scalars()
-        )
+        # This runs while the database's write lock is held: the common case (a batch after
+        # everything stored) costs one index-only query.
+        count, last_seq = connection.execute(_COUNT_AND_LAST, {"session_id": session_id}).one()
+        if ahead is not None and (ahead[0].count, ahead[0].last_seq) == (count, last_seq):
+            before, outcome = ahead
+            added_bytes = sum(len(row["record"]) for row in rows)
+            _within_quota(count, len(rows), before.bytes, added_bytes, limits)
+            if isinstance(outcome, event_store.Refused):
+                raise outcome
+            _remember(
+                session_id,
+                _Checked(count + len(rows), ordered[-1], before.bytes + added_bytes, outcome),
+            )
+            return
+        present: set[int] = set()
+        if last_seq is not None and min(by_seq) <= last_seq:  # a resend, or out of order
+            present = set(
+                connection.execute(
+                    select(events_table.c.seq).where(
+                        events_table.c.session_id == session_id,
+                        events_table.c.seq.in_(sorted(by_seq)),
+                    )
+                ).scalars()
+            )
         new = [row for row in rows if row["seq"] not in present]
         if not new:
             return
         new.sort(key=lambda row: row["seq"])
-        count, last_seq = connection.execute(
-            select(func.count(), func.max(events_table.c.seq)).where(
-                events_table.c.session_id == session_id
-            )
-        ).one()
         cached = _cached(session_id)
         usable = cached is not None and (cached.count, cached.last_seq) == (count, last_seq)
         stored_bytes = cached.bytes if usable else event_store.totals(connection, session_id).bytes
         added_bytes = sum(len(row["record"]) for row in new)
-        if count + len(new) > limits.max_events:
-            raise event_store.Refused(
-                f"this session has stored {count} events and may store at most "
-                f"{limits.max_events}; no more events are accepted"
-            )
-        if stored_bytes + added_bytes > limits.max_bytes:
-            raise event_store.Refused(
-                f"this session's events would take {stored_bytes + added_bytes} bytes, more than "
-                f"the {limits.max_bytes} it may store; no more events are accepted"
-            )
+        _within_quota(count, len(new), stored_bytes, added_bytes, limits)
         appended = last_seq is None or new[0]["seq"] > last_seq
         if usable and appended:
             text = _apply(cached.text, [(row["seq"], by_seq[row["seq"]]) for row in new])
@@ -117,6 +132,19 @@ def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> event_
         )
 
     return check
+
+
+def _within_quota(count: int, adding: int, stored_bytes: int, added_bytes: int, limits: Limits) -> None:
+    if count + adding > limits.max_events:
+        raise event_store.Refused(
+            f"this session has stored {count} events and may store at most "
+            f"{limits.max_events}; no more events are accepted"
+        )
+    if stored_bytes + added_bytes > limits.max_bytes:
+        raise event_store.Refused(
+            f"this session's events would take {stored_bytes + added_bytes} bytes, more than "
+            f"the {limits.max_bytes} it may store; no more events are accepted"
+        )
 
 
 def _replay(records: list[tuple[int, Mapping]]) -> str:
