@@ -27,6 +27,7 @@ from decimal import Decimal
 
 from sqlalchemy import Connection, func, select, update
 
+from study.curation.replay import WRITER, DeltaError, replay
 from study.mturk import assignments as assignment_module
 from study.mturk import ledger, money
 from study.mturk.client import MTurkError
@@ -35,7 +36,6 @@ from study.server.participant import MIN_TIME_SLACK_SECONDS
 from study.store import events as event_store
 from study.store import reading, writing
 from study.store import sessions as session_store
-from study.curation.replay import WRITER, DeltaError, replay
 from study.store.db import mturk_assignments, suggestion_requests
 
 REJECT_INTRO = "Sorry, we could not approve this HIT:"

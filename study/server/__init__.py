@@ -14,9 +14,9 @@ from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from study.config import Study
+from study.paths import static_dir, templates_dir
 from study.server import limits as server_limits
 from study.server.throttle import StartThrottle
-from study.paths import static_dir, templates_dir
 from study.store import create_tables, make_engine
 
 # Event batches are small (a few KB); anything past this is a client bug or abuse.

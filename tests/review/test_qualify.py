@@ -18,7 +18,7 @@ from study.review import decisions, submissions
 from study.review import ratings as rating_store
 from study.review.cli import qualify
 from study.store import reading, writing
-from tests.mturk.conftest import model_url, with_model  # noqa: F401
+from tests.mturk.conftest import with_model
 from tests.mturk.walk import take_hit
 from tests.review.conftest import add_reviewer, set_sections
 

@@ -8,8 +8,8 @@ import dataclasses
 import pytest
 
 from study.server import create_app
-from study.store import writing
 from study.store import sessions as session_store
+from study.store import writing
 
 from .records import Editor, event_count
 from .test_events_api import batch_of, post, session_at
