@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import threading
 
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
@@ -52,6 +53,10 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     app.extensions["study.limits"] = server_limits.from_study(study)
     app.extensions["study.start_throttle"] = StartThrottle(
         app.extensions["study.limits"].new_sessions_per_ip_per_hour
+    )
+    # Suggestion requests served at once (study.server.suggestions_api).
+    app.extensions["study.suggestion_slots"] = threading.BoundedSemaphore(
+        app.extensions["study.limits"].concurrent_suggestions
     )
 
     from study.review.web import URL_PREFIX as REVIEW_PREFIX

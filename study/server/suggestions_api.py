@@ -43,12 +43,7 @@ logger = logging.getLogger(__name__)
 
 
 def _slots() -> threading.BoundedSemaphore:
-    extensions = current_app.extensions
-    if "study.suggestion_slots" not in extensions:
-        extensions["study.suggestion_slots"] = threading.BoundedSemaphore(
-            limits().concurrent_suggestions
-        )
-    return extensions["study.suggestion_slots"]
+    return current_app.extensions["study.suggestion_slots"]
 
 
 @blueprint.post("/<session_id>/suggestions")
