@@ -465,7 +465,8 @@ def main(argv=None) -> int:
 
 def _run(options, base: Path) -> int:
     directory = base / "study"
-    replacements = {"min_seconds = 600": "min_seconds = 0", "max_per_prompt = 5": "max_per_prompt = 1000"}
+    replacements = {"min_seconds = 600": "min_seconds = 0", "max_per_prompt = 5": "max_per_prompt = 1000",
+                    study_config.CONSENT_CONTACT_PLACEHOLDER: "the benchmark (nobody)"}
     if options.database:
         replacements['database = ""'] = f'database = "{options.database}"'
     write_study_files(directory, replacements=replacements)

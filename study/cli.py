@@ -74,6 +74,9 @@ def serve(directory: str, host: str, port: int, threads: int) -> None:
     from study.server.proxy import ProxyConfigError
 
     study = _load(directory)
+    unfinished = study_config.unfinished_consent(study)
+    if unfinished:
+        raise click.ClickException(f"{directory}: not serving participants yet: {unfinished}")
     try:
         app = create_app(study)
     except ProxyConfigError as error:
@@ -150,6 +153,8 @@ def status(directory: str) -> None:
     if summary.median_latency_ms is not None:
         line += f", median latency {summary.median_latency_ms:.0f} ms"
     click.echo(line)
+    for reason, count in summary.failure_reasons:
+        click.echo(f"  failed {count}x: {reason}")
     if study.surveys:
         click.echo("Surveys (submitted, in progress): " + ", ".join(
             f"{s.name} {surveys.get(s.name, (0, 0))[0]}"
@@ -196,7 +201,13 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     base_url, _stop = serve_in_thread(model)
     write_study_files(
-        Path(directory), replacements={"min_seconds = 600": f"min_seconds = {min_seconds}"},
+        Path(directory),
+        replacements={
+            "min_seconds = 600": f"min_seconds = {min_seconds}",
+            # A local demonstration has no protocol director; say so instead of a placeholder.
+            study_config.CONSENT_CONTACT_PLACEHOLDER: "nobody: this is a local demonstration "
+            "of the study software, and nothing you write leaves this computer",
+        },
         paradigm=paradigm,
     )
     study = _load(directory)

@@ -150,6 +150,33 @@ class Study:
         return [c for c in self.conditions if c.genre == genre]
 
 
+# The contact line of the consent form `study init` writes; `study serve` will not start while
+# the study's consent page still holds it (a participant must be able to reach a real person).
+CONSENT_CONTACT_PLACEHOLDER = "[REPLACE with the protocol director's name and how to reach them]"
+
+
+def unfinished_consent(study: Study) -> str | None:
+    """Why the study's consent page is not ready for participants, or None."""
+    if CONSENT_CONTACT_PLACEHOLDER in study.consent_template:
+        where = study.raw.get("texts", {}).get("consent") or "the built-in consent template"
+        return (
+            f"the consent page ({where}) still says {CONSENT_CONTACT_PLACEHOLDER!r}. "
+            f"Fix: replace it with the protocol director's name and how to reach them."
+        )
+    return None
+
+
+def minutes_text(minutes: int) -> str:
+    """"1 minute", "15 minutes": how the consent page and the dataset card state a duration."""
+    return f"{minutes} minute" if minutes == 1 else f"{minutes} minutes"
+
+
+def study_duration(study: Study) -> str:
+    """The study's expected duration as participants and the dataset card read it: one source,
+    [study] duration_minutes."""
+    return minutes_text(study.duration_minutes)
+
+
 def load(directory: str | os.PathLike) -> Study:
     """Read `DIR/study.toml`, check it, and return the study. Raises ConfigError."""
     directory = Path(directory).resolve()

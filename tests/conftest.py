@@ -11,13 +11,15 @@ from study.cli import write_study_files
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 COAUTHOR = SHARED / "data" / "coauthor"
+# `study serve` refuses a consent page without a real contact (study.config.unfinished_consent).
+CONTACT = {config.CONSENT_CONTACT_PLACEHOLDER: "Dr. Ada Test, Department of Testing, Example University"}
 
 
 @pytest.fixture
 def study_folder(tmp_path: Path) -> Path:
     """A study made by `study init`, with a short minimum time."""
     folder = tmp_path / "study"
-    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0"})
+    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
     return folder
 
 

@@ -34,3 +34,22 @@ def test_status_counts_sessions_conditions_events_and_suggestion_failures(client
     assert "creative-low 1, creative-high 1, argumentative-low 0" in result.output
     assert "Events stored: 1" in result.output
     assert "Suggestion requests: 3, failed 1 (33%), median latency 1000 ms" in result.output
+
+
+def test_status_names_why_suggestions_failed(client, app, study_folder):
+    session_id = start(client, access_code="a")
+    to_writing(client, session_id, prompt="pig")
+    reasons = ["cannot reach the model endpoint at http://10.0.0.5:8001/v1; is it running?"] * 2 + [
+        "the model endpoint did not answer within 15 s (http://10.0.0.5:8001/v1)"
+    ]
+    with writing(app.extensions["study.engine"]) as connection:
+        for reason in reasons:
+            connection.execute(suggestion_requests.insert().values(
+                session_id=session_id, created_at=0.0, condition="creative-high", model="m",
+                parameters="{}", raw="[]", suggestions="[]", latency_ms=1.0, error=reason,
+            ))  # fmt: skip
+
+    output = CliRunner().invoke(main, ["status", str(study_folder)]).output
+
+    assert f"failed 2x: {reasons[0]}" in output
+    assert f"failed 1x: {reasons[2]}" in output

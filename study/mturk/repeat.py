@@ -10,6 +10,7 @@ from __future__ import annotations
 from sqlalchemy import Connection, select
 
 from study.config import Study
+from study.store import verified
 from study.store.db import sessions
 
 
@@ -18,11 +19,15 @@ def once_per_worker(study: Study) -> bool:
 
 
 def earlier_session(connection: Connection, worker_id: str, assignment_id: str) -> dict | None:
-    """A session this worker has for another assignment, if any."""
+    """A session this worker has for another assignment that `study mturk sync` has seen at
+    MTurk, if any. Sessions nobody has confirmed do not count: anyone can open the task with
+    someone else's worker id, and would otherwise lock that worker out (study.store.verified).
+    """
     row = (
         connection.execute(
             select(sessions)
             .where(sessions.c.worker_id == worker_id, sessions.c.assignment_id != assignment_id)
+            .where(verified.synced_assignment())
             .order_by(sessions.c.created_at)
             .limit(1)
         )

@@ -1,16 +1,20 @@
 """Reviewing submitted assignments: the rules, the proposals, approving and rejecting.
 
-The rules (a proposal is "approve" only when all four hold; each failure is a reason to reject,
+The rules (a proposal is "approve" only when all five hold; each failure is a reason to reject,
 and the worker's feedback lists them):
   1. code matches: a session is bound to the assignment, for the same worker and HIT, and the
      verification code submitted with the HIT is that session's code (study.mturk.assignments);
   2. finished: the session reached the completion page (writing, self-evaluation and survey done);
   3. minimum time: the writer wrote for at least [session] min_seconds (paper §4.3.2: ten
      minutes), with the same few seconds of slack the task server allows;
-  4. interacted with the AI: the writer asked for suggestions (a `suggestion-get` event: pressing
-     Tab) at least [mturk] min_ai_requests times (default 1). App. D: writers who did not
-     interact with the system were disqualified. Requests count rather than suggestions shown
-     (`suggestion-open`), so a writer is not rejected because our model endpoint failed.
+  4. interacted with the AI: the writer asked for suggestions (pressing Tab) at least [mturk]
+     min_ai_requests times (default 1). App. D: writers who did not interact with the system
+     were disqualified. What counts is the task server's own record of suggestion requests
+     (suggestion_requests, written before the model is called), not `suggestion-get` events,
+     which the browser sends and a script can make up; requests count rather than suggestions
+     shown, so a writer is not rejected because our model endpoint failed;
+  5. wrote: the text holds at least [mturk] min_writer_chars characters (default 100) that the
+     writer typed and kept, by the replay's authorship (study.curation.replay).
 `review` shows every proposal and applies them only after confirmation; approve and reject also
 work one assignment at a time. Approving confirms the assignment's reward in the ledger;
 rejecting cancels it.
@@ -21,8 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from sqlalchemy import update
+from sqlalchemy import Connection, func, select, update
 
+from study.curation.replay import WRITER, DeltaError, replay
 from study.mturk import assignments as assignment_module
 from study.mturk import ledger, money
 from study.mturk.client import MTurkError
@@ -31,9 +36,8 @@ from study.server.participant import MIN_TIME_SLACK_SECONDS
 from study.store import events as event_store
 from study.store import reading, writing
 from study.store import sessions as session_store
-from study.store.db import mturk_assignments
+from study.store.db import mturk_assignments, suggestion_requests
 
-AI_REQUEST_EVENT = "suggestion-get"
 REJECT_INTRO = "Sorry, we could not approve this HIT:"
 
 
@@ -55,6 +59,8 @@ def propose(
     min_seconds: int,
     min_ai_requests: int,
     approve_feedback: str,
+    writer_chars: int = 0,
+    min_writer_chars: int = 0,
 ) -> Proposal:
     """The decision for one submitted assignment (a row of mturk_assignments). Pure."""
     reasons = []
@@ -86,6 +92,11 @@ def propose(
                 f"the AI was asked for suggestions {ai_requests} times, "
                 f"fewer than the required {min_ai_requests}"
             )
+        if writer_chars < min_writer_chars:
+            reasons.append(
+                f"the text holds {writer_chars} characters written by the worker, "
+                f"fewer than the required {min_writer_chars}"
+            )
     session_id = session["session_id"] if session else None
     if reasons:
         return Proposal(
@@ -112,12 +123,10 @@ def proposals(ctx: Context) -> list[Proposal]:
     with reading(ctx.engine) as connection:
         for assignment in assignment_module.stored(ctx, status="Submitted"):
             session = session_store.by_assignment(connection, assignment["assignment_id"])
-            requests = 0
+            requests = written = 0
             if session:
-                requests = sum(
-                    r["eventName"] == AI_REQUEST_EVENT
-                    for r in event_store.records(connection, session["session_id"])
-                )
+                requests = ai_requests(connection, session["session_id"])
+                written = writer_chars(event_store.records(connection, session["session_id"]))
             found.append(
                 propose(
                     assignment,
@@ -126,9 +135,30 @@ def proposals(ctx: Context) -> list[Proposal]:
                     min_seconds=ctx.study.min_seconds,
                     min_ai_requests=ctx.settings.min_ai_requests,
                     approve_feedback=ctx.settings.approve_feedback,
+                    writer_chars=written,
+                    min_writer_chars=ctx.settings.min_writer_chars,
                 )
             )
     return found
+
+
+def ai_requests(connection: Connection, session_id: str) -> int:
+    """How often the task server asked the model for this session (rule 4)."""
+    return connection.execute(
+        select(func.count())
+        .select_from(suggestion_requests)
+        .where(suggestion_requests.c.session_id == session_id)
+    ).scalar_one()
+
+
+def writer_chars(records: list[dict]) -> int:
+    """Characters of the final text the writer typed (rule 5); 0 if the log does not replay."""
+    if not records:
+        return 0
+    try:
+        return replay(records).count(WRITER)
+    except (DeltaError, ValueError):
+        return 0
 
 
 def approval_cost(ctx: Context, assignment_ids: list[str]) -> money.Cost:

@@ -46,6 +46,9 @@ class MTurkSettings:
     qualifications: tuple[Requirement, ...] = field(default=())
     once_per_worker: bool = False
     min_ai_requests: int = 1
+    # Characters the writer typed and kept (not the prompt, not accepted suggestions) for review
+    # to propose approval; a session of Tab presses alone is not a writing session.
+    min_writer_chars: int = 100
     approve_feedback: str = "Thank you for writing with us!"
 
     @property

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from study.config import minutes_text
 from study.release import versioning
 from study.release.facts import ReleaseFacts
 from study.release.layout import (
@@ -171,7 +172,7 @@ def _collection(facts: ReleaseFacts) -> str:
     out.append(
         "**Who was involved, and how were they compensated?** Crowd workers or lab "
         f"participants; the consent page stated a payment of {study.pay or '(not stated)'} for "
-        f"about {study.duration_minutes} minutes. The minimum writing time was "
+        f"about {minutes_text(study.duration_minutes)}. The minimum writing time was "
         f"{_duration(study.min_seconds)}; a writer could take each prompt up to "
         f"{study.max_per_prompt} times.\n"
     )

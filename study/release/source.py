@@ -69,6 +69,8 @@ class Source:
     survey: dict[str, dict[str, str]] = field(default_factory=dict)  # session_id -> answers
     study: StudyInfo | None = None
     without_metadata: list[str] = field(default_factory=list)
+    # Finished sessions left out because nothing confirms a real participant (study.store.verified).
+    unconfirmed: list[str] = field(default_factory=list)
 
     @property
     def worker_ids(self) -> set[str]:
@@ -147,7 +149,9 @@ def _read_csv(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
 def _from_study(path: Path, scratch: Path) -> Source:
     from study.export.coauthor import export_study
     from study.store import make_engine, reading
+    from study.server import limits
     from study.store import sessions as session_store
+    from study.store import verified
 
     try:
         study = study_config.load(path)
@@ -157,14 +161,19 @@ def _from_study(path: Path, scratch: Path) -> Source:
     export_study(study, export_dir)
     source = _from_folder(export_dir, _slug(study.name))
     source.kind, source.path = "study", path
-    exported = {s.session_id for s in source.sessions}
 
     engine = make_engine(study.database_url)
     with reading(engine) as connection:
         stored = {
             s["session_id"]: s for s in session_store.all_sessions(connection, finished_only=True)
         }
+        counted = verified.counted_session_ids(connection, limits.from_study(study).access_codes)
+        answered = _answered_models(connection)
     engine.dispose()
+    # Only sessions of confirmed participants: a synced MTurk assignment or a listed access code.
+    source.unconfirmed = sorted(s.session_id for s in source.sessions if s.session_id not in counted)
+    source.sessions = [s for s in source.sessions if s.session_id in counted]
+    exported = {s.session_id for s in source.sessions}
     questions = [q.id for q in study.survey]
     evaluation = ("clear_ending", "collaborated")
     source.survey_columns = questions + [f"self_evaluation_{key}" for key in evaluation]
@@ -179,8 +188,23 @@ def _from_study(path: Path, scratch: Path) -> Source:
         source.survey[session_id] = out
     if not source.survey:
         source.survey_columns = []
-    source.study = _study_info(study)
+    source.study = _study_info(study, answered)
     return source
+
+
+def _answered_models(connection) -> dict[str, list[str]]:
+    """Per condition, the models the endpoint said answered (suggestion_requests.model)."""
+    from sqlalchemy import select
+
+    from study.store.db import suggestion_requests as requests
+
+    rows = connection.execute(
+        select(requests.c.condition, requests.c.model).where(requests.c.error.is_(None)).distinct()
+    )
+    answered: dict[str, list[str]] = {}
+    for condition, model in rows:
+        answered.setdefault(condition, []).append(model)
+    return {condition: sorted(models) for condition, models in answered.items()}
 
 
 def _cell(value) -> str:
@@ -193,7 +217,7 @@ def _cell(value) -> str:
     return str(value)
 
 
-def _study_info(study: study_config.Study) -> StudyInfo:
+def _study_info(study: study_config.Study, answered: dict[str, list[str]] | None = None) -> StudyInfo:
     return StudyInfo(
         title=study.title,
         pay=study.pay,
@@ -201,7 +225,9 @@ def _study_info(study: study_config.Study) -> StudyInfo:
         min_seconds=study.min_seconds,
         max_per_prompt=study.max_per_prompt,
         conditions=tuple(
-            {"name": c.name, "genre": c.genre, "model": c.model, "mode": c.mode, **c.controls()}
+            # The model that answered, as the endpoint named it; the configured one if none did.
+            {"name": c.name, "genre": c.genre, "mode": c.mode, **c.controls(),
+             "model": ", ".join((answered or {}).get(c.name, [])) or c.model}
             for c in study.conditions
         ),
         prompts=tuple(
@@ -218,7 +244,8 @@ def _render(template: str, study: study_config.Study) -> str:
     return (
         jinja2.Environment(autoescape=True)
         .from_string(template)
-        .render(study=study, minutes=study.duration_minutes, pay=study.pay, noun="story or essay")
+        .render(study=study, minutes=study.duration_minutes, pay=study.pay, noun="story or essay",
+                duration=study_config.study_duration(study))
     )
 
 

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import os
 import secrets
+import threading
 
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from study.config import Study
 from study.paths import static_dir, templates_dir
+from study.server import limits as server_limits
+from study.server.throttle import StartThrottle
 from study.store import create_tables, make_engine
 
 # Event batches are small (a few KB); anything past this is a client bug or abuse.
@@ -46,6 +49,15 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     app.extensions["study"] = study
     app.extensions["study.engine"] = engine
     app.extensions["study.suggestions"] = suggestion_engine
+    # Quotas, throttles and the access-code list (study.server.limits), read once at start.
+    app.extensions["study.limits"] = server_limits.from_study(study)
+    app.extensions["study.start_throttle"] = StartThrottle(
+        app.extensions["study.limits"].new_sessions_per_ip_per_hour
+    )
+    # Suggestion requests served at once (study.server.suggestions_api).
+    app.extensions["study.suggestion_slots"] = threading.BoundedSemaphore(
+        app.extensions["study.limits"].concurrent_suggestions
+    )
 
     from study.review.web import URL_PREFIX as REVIEW_PREFIX
     from study.review.web import blueprint as review_blueprint

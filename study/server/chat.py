@@ -185,7 +185,7 @@ def finish(session_id):
         return jsonify(error="'document' must be a string"), 400
     with reading(engine()) as connection:
         done = chat_store.exchanges(chat_store.messages(connection, session_id))
-        missing = event_store.missing_seqs(connection, session_id, body["last_seq"], chat_events)
+        missing = event_store.missing_seqs(connection, session_id, body["last_seq"], table=chat_events)
     needed = study().chat.min_exchanges
     if done < needed:
         return jsonify(error=f"please have at least {needed} exchanges first ({done} so far)"), 409

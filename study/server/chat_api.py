@@ -169,5 +169,5 @@ def post_events(session_id):
         if all(seq in stored for seq in seqs):
             return jsonify(acked=seqs, stored=0, duplicates=len(seqs))
         return jsonify(error=f"session is at stage '{session['stage']}' and takes no new events"), 409
-    result = event_store.ingest(engine(), session_id, body["events"], chat_events)
+    result = event_store.ingest(engine(), session_id, body["events"], table=chat_events)
     return jsonify(acked=result.acked, stored=result.stored, duplicates=result.duplicates)

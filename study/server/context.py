@@ -18,6 +18,10 @@ def engine() -> Engine:
     return current_app.extensions["study.engine"]
 
 
+def limits():
+    return current_app.extensions["study.limits"]
+
+
 def suggestion_engine():
     return current_app.extensions["study.suggestions"]
 

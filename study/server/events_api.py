@@ -4,8 +4,11 @@ POST /api/sessions/<id>/events  {"events": [{"seq": 0, "eventName": ..., ...}, .
   -> 200 {"acked": [0, 1, ...], "stored": 2, "duplicates": 0}
 The format is schemas/event-batch.schema.json. A batch is checked whole before anything is
 written, then stored in one transaction: it is all stored or not at all.
+Each batch must also fit the session's storage quota and replay on top of what is stored
+(study.server.arrival): 422 otherwise, with the event at fault named.
 GET /api/sessions/<id>/state -> {"doc": text, "next_seq": n}, the server's copy of the
-document (for a browser that lost its local copy).
+document (for a browser that lost its local copy). It answers only while the session is at the
+writing stage: afterwards the text is the researchers' alone (README, "Participants").
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from study.curation.replay import DeltaError, replay
 from study.curation.schema import field_path
 from study.curation.schema_compiler import Unsupported, compile_schema
 from study.paths import schemas_dir
-from study.server.context import engine, session_or_404
+from study.server import arrival
+from study.server.context import engine, limits, session_or_404
 from study.store import events as event_store
 from study.store import reading
 
@@ -98,15 +102,23 @@ def post_events(session_id):
         if all(seq in stored for seq in seqs):
             return jsonify(acked=sorted(set(seqs)), stored=0, duplicates=len(set(seqs)))
         return jsonify(error=f"session is at stage '{session['stage']}' and takes no new events"), 409
-    result = event_store.ingest(engine(), session_id, body["events"])
+    check = arrival.checker(session_id, body["events"], limits())
+    try:
+        result = event_store.ingest(engine(), session_id, body["events"], check)
+    except event_store.Refused as refusal:
+        return jsonify(error=str(refusal)), 422
     return jsonify(acked=result.acked, stored=result.stored, duplicates=result.duplicates)
 
 
 @blueprint.get("/<session_id>/state")
 def state(session_id):
     """What a browser that lost its own copy needs to carry on: the document, the next sequence
-    number, the two persisting indices of the record, and the last list shown (for Shift+Tab)."""
-    session_or_404(session_id)
+    number, the two persisting indices of the record, and the last list shown (for Shift+Tab).
+    Only the editor asks for it, and only while the writer writes: a finished session's text
+    is not served to whoever holds its id."""
+    session = session_or_404(session_id)
+    if session["stage"] not in OPEN_STAGES:
+        return jsonify(error=f"session is at stage '{session['stage']}'; its text is no longer served"), 409
     with reading(engine()) as connection:
         records = event_store.records(connection, session_id)
         seqs = event_store.stored_seqs(connection, session_id)

@@ -13,18 +13,21 @@ from __future__ import annotations
 import functools
 import json
 import time
+from urllib.parse import urlsplit
 
-from flask import Blueprint, current_app, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, g, jsonify, redirect, render_template, request, url_for
 from markupsafe import Markup
+from sqlalchemy import select
 
-from study.config import GENRE_NOUNS
+from study.config import GENRE_NOUNS, study_duration
 from study.mturk import repeat
 from study.review import rounds
-from study.server import assignment, surveys
-from study.server.context import engine, session_or_404, study
+from study.server import assignment, page_security, surveys
+from study.server.context import engine, limits, session_or_404, study
 from study.store import reading, writing
 from study.store import events as event_store
 from study.store import sessions as session_store
+from study.store.db import mturk_assignments
 from study.survey import placement
 
 blueprint = Blueprint("participant", __name__)
@@ -33,6 +36,29 @@ PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
 # Clocks and networks differ a little; the browser's timer is authoritative for the writer,
 # the server's only guards against a tampered page.
 MIN_TIME_SLACK_SECONDS = 3
+# The completion page shows the verification code, the assignment and the access code for this
+# long after the survey (time to submit the HIT, or to note the code, and to reload the page);
+# after that, or once MTurk has the submission, it says only that the session is finished.
+COMPLETE_PAGE_SECONDS = 3600
+
+
+@blueprint.after_request
+def _page_policy(response):
+    # Participant pages: scripts only from our static files, forms only to us and MTurk, framed
+    # only by MTurk (study.server.page_security).
+    response.headers["Content-Security-Policy"] = page_security.content_security_policy(
+        g.get("submit_origin")
+    )
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    return response
+
+
+def _loopback_request() -> bool:
+    """The request came over loopback to a loopback host (a test, never a worker)."""
+    return page_security.is_loopback(request.remote_addr) and page_security.is_loopback(
+        urlsplit("//" + request.host).hostname
+    )
 
 
 # Stages served by other blueprints (the chat study's steps, study.server.chat).
@@ -90,7 +116,9 @@ def _page_text(template_source: str, session: dict) -> Markup:
         template.render(
             study=study(),
             noun=_noun(session),
-            minutes=round(study().min_seconds / 60),
+            # One source of truth with the dataset card: [study] duration_minutes.
+            minutes=study().duration_minutes,
+            duration=study_duration(study()),
             pay=study().pay,
         )
     )
@@ -121,6 +149,14 @@ def task():
         hit_id = args.get("hitId", "").strip()
         if not worker_id or not hit_id:
             return _entry_error("the link is missing workerId or hitId; open the task from MTurk")
+        submit_to = args.get("turkSubmitTo", "").strip() or None
+        if submit_to is not None:
+            try:
+                submit_to = page_security.submit_origin(
+                    submit_to, loopback_allowed=_loopback_request()
+                )
+            except page_security.NotMTurk as error:
+                return _entry_error(f"{error}; open the task from MTurk")
         with writing(engine()) as connection:
             session = session_store.by_assignment(connection, assignment_id)
             if session is None:
@@ -133,12 +169,14 @@ def task():
                 refusal = rounds.entry_refusal(connection, study(), round_name, worker_id=worker_id)
                 if refusal:
                     return _refuse_round(refusal)
+                if not _start_allowed():
+                    return _too_many_starts()
                 session = session_store.create(
                     connection,
                     worker_id=worker_id,
                     assignment_id=assignment_id,
                     hit_id=hit_id,
-                    turk_submit_to=args.get("turkSubmitTo", "").strip() or None,
+                    turk_submit_to=submit_to,
                 )
                 rounds.record(connection, study(), session["session_id"], round_name)
             elif session["worker_id"] != worker_id:
@@ -149,6 +187,10 @@ def task():
     if access_code:
         if len(access_code) > 64:
             return _entry_error("the access code is too long")
+        listed = limits().access_codes
+        if listed is not None and access_code not in listed:
+            # [session] access_codes_file: only the codes the researchers handed out.
+            return _entry_error("this access code is not one of this study's; check the code you were given")
         with writing(engine()) as connection:
             session = session_store.latest_for_access_code(connection, access_code)
             another = args.get("another") == "1"
@@ -158,6 +200,8 @@ def task():
                 )
                 if refusal:
                     return _refuse_round(refusal)
+                if not _start_allowed():
+                    return _too_many_starts()
                 session = session_store.create(connection, access_code=access_code)
                 rounds.record(connection, study(), session["session_id"], round_name)
         return redirect(stage_url(session))
@@ -165,6 +209,19 @@ def task():
     return _entry_error(
         "open this page from MTurk, or add your access code: /task?access_code=YOUR-CODE"
     )
+
+
+def _start_allowed() -> bool:
+    # Loopback is not throttled: it is a reverse proxy on this machine (which would otherwise
+    # put every writer under one address), a test or a benchmark (README, "Participants").
+    if page_security.is_loopback(request.remote_addr):
+        return True
+    return current_app.extensions["study.start_throttle"].allow(request.remote_addr)
+
+
+def _too_many_starts():
+    message = "Too many sessions were started from your network in the last hour; please try again later."
+    return render_template("message.html", study=study(), title="Please wait", message=message), 429
 
 
 def _refuse_repeat():
@@ -309,13 +366,24 @@ def finish_writing(session_id):
         return jsonify(error="expected a JSON object with an integer 'last_seq'"), 400
     if not isinstance(body.get("text", ""), str):
         return jsonify(error="'text' must be a string"), 400
+    last_seq = body["last_seq"]
+    if not 0 <= last_seq < limits().max_events:
+        # The browser numbers every event it records; a session never holds more than its quota,
+        # so a larger number is not a real editor's (and would make the gap count meaningless).
+        return jsonify(error=f"'last_seq' must be between 0 and {limits().max_events - 1}"), 400
     remaining = session["writing_started_at"] + study().min_seconds - time.time()
     if remaining > MIN_TIME_SLACK_SECONDS:
         return jsonify(error=f"please keep writing for {int(remaining)} more seconds"), 409
     with reading(engine()) as connection:
-        missing = event_store.missing_seqs(connection, session_id, body["last_seq"])
-    if missing and body.get("pending") != 0:
-        return jsonify(error="some events have not reached the server yet", missing=missing[:50]), 409
+        stored = event_store.totals(connection, session_id).count
+        lost = event_store.missing_count(connection, session_id, last_seq)
+        missing = event_store.missing_seqs(connection, session_id, last_seq) if lost else []
+    if stored == 0:
+        # Nothing the writer did has reached the server: there is no writing to submit.
+        return jsonify(error="none of your writing has reached the server yet; please keep "
+                       "this page open while it is sent, then press Finish again"), 409
+    if lost and body.get("pending") != 0:
+        return jsonify(error="some events have not reached the server yet", missing=missing), 409
     # pending == 0: the browser holds nothing unsent, so missing events are gone for good (its
     # storage was cleared before they were acknowledged). Blocking would trap the writer; the
     # gap is recorded instead, for the researcher and the curation checks.
@@ -324,7 +392,7 @@ def finish_writing(session_id):
         "writing",
         writing_finished_at=time.time(),
         final_text=body.get("text", ""),
-        missing_events=len(missing),
+        missing_events=lost,
     )
     return jsonify(next=stage_url(session))
 
@@ -379,12 +447,47 @@ def survey(session_id, session):
 @blueprint.get("/s/<session_id>/complete")
 @at_stage("complete")
 def complete(session_id, session):
-    mturk = bool(session["assignment_id"] and session["turk_submit_to"])
-    return render_template(
-        "complete.html",
-        study=study(),
-        session=session,
-        mturk=mturk,
-        submit_url=(session["turk_submit_to"] or "").rstrip("/") + "/mturk/externalSubmit",
-        survey=json.loads(session["survey"] or "{}"),
+    if _completion_closed(session):
+        # Whoever holds only the session id (a link, a log) learns nothing more from it.
+        return render_template(
+            "message.html",
+            study=study(),
+            title="Thank you",
+            message="This session is finished. Its verification code was shown when it ended.",
+        )
+    submit_origin = None
+    if session["assignment_id"] and session["turk_submit_to"]:
+        try:
+            submit_origin = page_security.submit_origin(
+                session["turk_submit_to"], loopback_allowed=_loopback_request()
+            )
+        except page_security.NotMTurk:
+            submit_origin = None  # stored before turkSubmitTo was checked: never a form action
+    g.submit_origin = submit_origin
+    response = current_app.make_response(
+        render_template(
+            "complete.html",
+            study=study(),
+            session=session,
+            mturk=submit_origin is not None,
+            submit_url=(submit_origin or "") + "/mturk/externalSubmit",
+            survey=json.loads(session["survey"] or "{}"),
+        )
     )
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _completion_closed(session: dict) -> bool:
+    if time.time() - (session["completed_at"] or 0) > COMPLETE_PAGE_SECONDS:
+        return True
+    if not session["assignment_id"]:
+        return False
+    with reading(engine()) as connection:
+        submitted = connection.execute(
+            select(mturk_assignments.c.status).where(
+                mturk_assignments.c.assignment_id == session["assignment_id"],
+                mturk_assignments.c.status.in_(("Submitted", "Approved", "Rejected")),
+            )
+        ).first()
+    return submitted is not None

@@ -9,7 +9,10 @@ scripts/bench_ingest.py measures both.)
 STUDY_DIR is the study folder (the one holding study.toml). Everything the workers share lives
 in the database: sessions, events, and the suggestion rate limit (counted from the
 suggestion_requests table), so any worker can answer any request of any session. What stays
-per process is harmless: the schema validator, the suggestion engine and its HTTP client.
+per process is harmless: the schema validator, the suggestion engine and its HTTP client, the
+cache of checked texts (study.server.arrival, confirmed against the database before use), and
+two limits that then apply per worker: the new-session throttle per IP address and the number
+of suggestion requests served at once (README, "Running a study" and "Suggestions").
 
 STUDY_SECRET_KEY must be the same in every worker: without it each process draws its own
 Flask SECRET_KEY. Nothing signs cookies today (the session id travels in the URL), so a missing
@@ -79,6 +82,9 @@ def load_app():
         study = study_config.load(directory)
     except study_config.ConfigError as error:
         raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {error}") from None
+    unfinished = study_config.unfinished_consent(study)
+    if unfinished:
+        raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {unfinished}")
     if not os.environ.get(SECRET_KEY_VARIABLE):
         logger.warning(
             "%s is not set: each worker process draws its own Flask SECRET_KEY. Set it to one "

@@ -7,6 +7,7 @@ everything exported or released is keyed by the session id only.
 
 from __future__ import annotations
 
+import os
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -26,6 +27,7 @@ from sqlalchemy import (
     create_engine,
     event,
 )
+from sqlalchemy.engine import make_url
 
 metadata = MetaData()
 
@@ -91,6 +93,7 @@ def make_engine(url: str) -> Engine:
     """An engine for `url`; SQLite gets WAL, a busy timeout and explicit write locking."""
     if not url.startswith("sqlite"):
         return create_engine(url, pool_pre_ping=True, future=True)
+    _create_private(url)
 
     engine = create_engine(
         url,
@@ -119,6 +122,22 @@ def make_engine(url: str) -> Engine:
         connection.exec_driver_sql(f"BEGIN {mode}")
 
     return engine
+
+
+def _create_private(url: str) -> None:
+    """Create a new SQLite file readable by its owner only (0600): it holds worker ids and
+    everything participants wrote. SQLite gives the -wal and -shm files it makes next to it the
+    database file's permissions, so they are private too. An existing file is left as it is."""
+    path = make_url(url).database
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return
+    try:
+        descriptor = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        return
+    except OSError:
+        return  # e.g. a missing folder: SQLite's own error will name it
+    os.close(descriptor)
 
 
 def create_tables(engine: Engine) -> None:

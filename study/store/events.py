@@ -8,13 +8,14 @@ a resend stores nothing twice and an acknowledgement means the event is committe
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import orjson
-from sqlalchemy import Connection, Engine, Table, func, select
+from sqlalchemy import Connection, Engine, Table, func, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 
-from study.store.db import events, writing
+from study.store.db import events, sessions, writing
 
 
 @dataclass(frozen=True)
@@ -27,9 +28,38 @@ class BatchResult:
         return len(self.acked) - self.stored
 
 
-def ingest(engine: Engine, session_id: str, batch: list[dict], table: Table = events) -> BatchResult:
-    """Store a checked batch of `{"seq": n, **record}` events in one transaction (`table`:
-    the editor's `events`, or the chat page's `chat_events`)."""
+class Refused(ValueError):
+    """The check given to `ingest` refused the batch; nothing of it was stored."""
+
+
+@dataclass(frozen=True)
+class Totals:
+    """What a session has stored: how many events, the highest seq, and their size in bytes."""
+
+    count: int
+    last_seq: int | None
+    bytes: int
+
+
+# (connection, rows about to be inserted) -> None, or raises Refused.
+BatchCheck = Callable[[Connection, list[dict]], None]
+
+
+def ingest(
+    engine: Engine,
+    session_id: str,
+    batch: list[dict],
+    check: BatchCheck | None = None,
+    table: Table = events,
+) -> BatchResult:
+    """Store a checked batch of `{"seq": n, **record}` events in one transaction (`table`: the
+    editor's `events`, or the chat page's `chat_events`).
+
+    `check` runs inside that transaction, before anything is written, and sees the rows as
+    they will be stored; it may raise Refused. SQLite's write lock (and on PostgreSQL a lock
+    on the session's row, taken here) keeps two batches of one session from being checked
+    against the same stored state.
+    """
     now = time.time()
     rows = []
     for item in batch:
@@ -49,6 +79,14 @@ def ingest(engine: Engine, session_id: str, batch: list[dict], table: Table = ev
     # every driver (psycopg reports the last statement's only).
     statement = insert(table).on_conflict_do_nothing().returning(table.c.seq)
     with writing(engine) as connection:
+        if check is not None:
+            if connection.dialect.name == "postgresql":
+                connection.execute(
+                    select(sessions.c.session_id)
+                    .where(sessions.c.session_id == session_id)
+                    .with_for_update()
+                )
+            check(connection, rows)
         stored = len(connection.execute(statement, rows).all()) if rows else 0
     return BatchResult(acked=sorted({row["seq"] for row in rows}), stored=stored)
 
@@ -68,12 +106,63 @@ def stored_seqs(connection: Connection, session_id: str, table: Table = events) 
     return [row[0] for row in rows]
 
 
+def totals(connection: Connection, session_id: str, table: Table = events) -> Totals:
+    count, last_seq, size = connection.execute(
+        select(func.count(), func.max(table.c.seq), func.coalesce(func.sum(func.length(table.c.record)), 0))
+        .where(table.c.session_id == session_id)
+    ).one()
+    return Totals(count=count, last_seq=last_seq, bytes=int(size))
+
+
+def missing_count(connection: Connection, session_id: str, last_seq: int, table: Table = events) -> int:
+    """How many of the sequence numbers 0..last_seq the server has not stored. Counted in SQL:
+    the answer costs the same for last_seq = 10 and last_seq = 10**12."""
+    if last_seq < 0:
+        return 0
+    stored = connection.execute(
+        select(func.count())
+        .select_from(table)
+        .where(table.c.session_id == session_id, table.c.seq <= last_seq)
+    ).scalar_one()
+    return last_seq + 1 - stored
+
+
+# Each stored event followed by a gap: the first missing seq after it and the last one before
+# the next stored event (NULL after the highest stored event).
+# (`{table}` is one of our own tables' names, never input.)
+_GAPS = """
+    SELECT gap_start, gap_end FROM (
+        SELECT seq + 1 AS gap_start, LEAD(seq) OVER (ORDER BY seq) - 1 AS gap_end
+        FROM {table} WHERE session_id = :session_id AND seq <= :last_seq
+    ) AS following
+    WHERE gap_end IS NULL OR gap_end >= gap_start
+    ORDER BY gap_start
+"""
+
+
 def missing_seqs(
-    connection: Connection, session_id: str, last_seq: int, table: Table = events
+    connection: Connection, session_id: str, last_seq: int, limit: int = 50, table: Table = events
 ) -> list[int]:
-    """Sequence numbers 0..last_seq that the server has not stored."""
-    have = set(stored_seqs(connection, session_id, table))
-    return [seq for seq in range(last_seq + 1) if seq not in have]
+    """The first `limit` sequence numbers of 0..last_seq that the server has not stored. The
+    gaps are found in SQL, so a huge last_seq costs nothing more (no range is ever built)."""
+    first = connection.execute(
+        select(func.min(table.c.seq)).where(table.c.session_id == session_id)
+    ).scalar_one()
+    gaps: list[tuple[int, int]] = []
+    if first is None or first > 0:
+        gaps.append((0, last_seq if first is None else min(first - 1, last_seq)))
+    if first is not None:
+        gaps_query = text(_GAPS.format(table=table.name))
+        rows = connection.execute(gaps_query, {"session_id": session_id, "last_seq": last_seq})
+        gaps += [(start, last_seq if end is None else end) for start, end in rows]
+    missing: list[int] = []
+    for start, end in gaps:
+        if start > end:
+            continue
+        missing.extend(range(start, min(end, start + limit - len(missing) - 1) + 1))
+        if len(missing) >= limit:
+            break
+    return missing[:limit]
 
 
 def count(connection: Connection, session_id: str) -> int:

@@ -21,6 +21,9 @@ class Summary:
     suggestion_requests: int
     suggestion_failures: int
     median_latency_ms: float | None
+    # The commonest reasons suggestions failed, most frequent first: (reason, count). Participants
+    # only read a calm "not available"; the reason (with the endpoint) is shown here.
+    failure_reasons: tuple[tuple[str, int], ...] = ()
 
 
 def summarize(connection: Connection) -> Summary:
@@ -46,6 +49,13 @@ def summarize(connection: Connection) -> Summary:
         .select_from(suggestion_requests)
         .where(suggestion_requests.c.error.is_not(None))
     ).scalar_one()
+    reasons = connection.execute(
+        select(suggestion_requests.c.error, func.count().label("n"))
+        .where(suggestion_requests.c.error.is_not(None))
+        .group_by(suggestion_requests.c.error)
+        .order_by(func.count().desc(), suggestion_requests.c.error)
+        .limit(3)
+    ).all()
     return Summary(
         stages=stages,
         conditions=conditions,
@@ -54,4 +64,5 @@ def summarize(connection: Connection) -> Summary:
         suggestion_requests=len(latencies) + failures,
         suggestion_failures=failures,
         median_latency_ms=statistics.median(latencies) if latencies else None,
+        failure_reasons=tuple((reason, n) for reason, n in reasons),
     )

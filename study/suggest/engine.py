@@ -48,6 +48,9 @@ class SuggestionResult:
     parameters: dict = field(default_factory=dict)
     # True when the endpoint did not answer in time (the API answers 504 rather than 502).
     timed_out: bool = False
+    # The model the endpoint says answered (its reply's `model`), which may name a version of
+    # the configured alias (e.g. "gpt-4o" answered by "gpt-4o-2024-08-06"); None without a reply.
+    answered_model: str | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -89,9 +92,9 @@ class SuggestionEngine:
         try:
             client = _client(base_url, api_key, float(self.settings.timeout_seconds))
             if condition.mode == "chat":
-                result.raw = self._chat(client, condition, doc, params)
+                result.raw, result.answered_model = self._chat(client, condition, doc, params)
             elif condition.mode == "completion":
-                result.raw = self._completion(client, condition, doc, params)
+                result.raw, result.answered_model = self._completion(client, condition, doc, params)
             else:
                 result.error = (
                     f"condition '{condition.name}' has mode '{condition.mode}'; "
@@ -112,7 +115,7 @@ class SuggestionEngine:
 
     def _completion(
         self, client: openai.OpenAI, condition: Condition, doc: str, params: dict
-    ) -> list[dict]:
+    ) -> tuple[list[dict], str | None]:
         prompt = _TRAILING_BLANKS.sub("", doc)
         removed = doc[len(prompt) :]
         response = client.completions.create(
@@ -126,11 +129,11 @@ class SuggestionEngine:
             logprobs = getattr(choice, "logprobs", None)
             values = getattr(logprobs, "token_logprobs", None) if logprobs else None
             raw.append(_raw(text, values, getattr(choice, "finish_reason", None)))
-        return raw
+        return raw, _answered_model(response)
 
     def _chat(
         self, client: openai.OpenAI, condition: Condition, doc: str, params: dict
-    ) -> list[dict]:
+    ) -> tuple[list[dict], str | None]:
         response = client.chat.completions.create(
             model=condition.model,
             messages=[
@@ -151,7 +154,12 @@ class SuggestionEngine:
             content = getattr(getattr(choice, "logprobs", None), "content", None)
             values = [getattr(item, "logprob", None) for item in content] if content else None
             raw.append(_raw(text, values, getattr(choice, "finish_reason", None)))
-        return raw
+        return raw, _answered_model(response)
+
+
+def _answered_model(response: object) -> str | None:
+    model = getattr(response, "model", None)
+    return model[:128] if isinstance(model, str) and model else None
 
 
 class MalformedResponse(ValueError):

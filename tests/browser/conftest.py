@@ -21,6 +21,7 @@ import pytest
 
 from study import config
 from study.cli import write_study_files
+from tests.conftest import CONTACT
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -69,7 +70,9 @@ def model_url():
 @pytest.fixture
 def study_dir(tmp_path: Path) -> Path:
     folder = tmp_path / "study"
-    write_study_files(folder, replacements={"min_seconds = 600": f"min_seconds = {MIN_SECONDS}"})
+    write_study_files(
+        folder, replacements={"min_seconds = 600": f"min_seconds = {MIN_SECONDS}", **CONTACT}
+    )
     return folder
 
 
@@ -164,6 +167,16 @@ def page(browser):
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.page_errors = errors
+    # Participant pages carry a Content-Security-Policy (study.server.page_security): anything
+    # of the editor it blocked (an inline script or style, a request elsewhere) shows here.
+    blocked: list[str] = []
+    page.on(
+        "console",
+        lambda message: blocked.append(message.text)
+        if "Content Security Policy" in message.text
+        else None,
+    )
     yield page
     context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
+    assert not blocked, f"the page's Content-Security-Policy blocked: {blocked}"

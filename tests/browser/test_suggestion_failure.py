@@ -31,6 +31,10 @@ def test_an_unreachable_model_gives_a_visible_failure_and_a_suggestion_fail_even
     page.keyboard.press("Tab")
 
     expect(page.get_by_test_id("status")).to_contain_text("Could not get suggestions")
+    # A calm line: nothing about the endpoint, its address or status codes (issue 10).
+    status = page.get_by_test_id("status").inner_text()
+    assert "not available right now" in status
+    assert "127.0.0.1" not in status and "running" not in status and "HTTP" not in status
     expect(page.get_by_test_id("spinner")).to_be_hidden()
     expect(page.get_by_test_id("suggestion")).to_have_count(0)
     # The writer can keep writing; Shift+Tab has no list to show.

@@ -91,12 +91,27 @@ def ctx(make_ctx):
     return make_ctx(budget="1000.00")
 
 
+@pytest.fixture(scope="session")
+def model_url():
+    """A local model endpoint (`study lm serve`'s deterministic backend) for the writers' Tab."""
+    from study.lm.backends import DeterministicBackend
+    from study.lm.server import serve_in_thread
+
+    base_url, stop = serve_in_thread(DeterministicBackend())
+    yield base_url
+    stop()
+
+
+def with_model(study, model_url: str):
+    return replace(study, suggestions=replace(study.suggestions, endpoint=model_url))
+
+
 @pytest.fixture
-def task_app(ctx):
+def task_app(ctx, model_url):
     """The real task server on the same study and database as `ctx`."""
     from study.server import create_app
 
-    return create_app(ctx.study, suggestion_engine=object(), engine=ctx.engine)
+    return create_app(with_model(ctx.study, model_url), engine=ctx.engine)
 
 
 TASK_URL = "https://study.example.org/task?round=main&lang=en"

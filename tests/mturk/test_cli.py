@@ -221,7 +221,8 @@ def study(study_folder):
 
 
 @pytest.fixture
-def task_app_for_folder(study):
+def task_app_for_folder(study, model_url):
     from study.server import create_app
+    from tests.mturk.conftest import with_model
 
-    return create_app(study, suggestion_engine=object())
+    return create_app(with_model(study, model_url))

@@ -4,6 +4,7 @@ server-side repeat check that keep a worker from taking a once-per-worker study 
 from __future__ import annotations
 
 import inspect
+import time
 from dataclasses import replace
 
 import httpx
@@ -14,6 +15,7 @@ from study.mturk.emulator.worker import visible_hits
 from study.server import participant
 from study.store import reading, writing
 from study.store import sessions as session_store
+from study.store.db import mturk_assignments
 from tests.mturk.conftest import post_hit
 from tests.mturk.walk import take_hit
 
@@ -80,9 +82,20 @@ def test_the_exclusion_qualification_keeps_a_worker_from_a_second_hit(make_ctx, 
     assert second in [h["HITId"] for h in visible_hits(emulator.state, "A1NEWCOMER")]
 
 
+def synced(ctx, assignment_id: str, worker_id: str, status: str = "Submitted") -> None:
+    """The assignment as `study mturk sync` records it after seeing it at MTurk."""
+    with writing(ctx.engine) as connection:
+        connection.execute(mturk_assignments.insert().values(
+            environment=ctx.environment, assignment_id=assignment_id, hit_id="3H1",
+            worker_id=worker_id, status=status, synced_at=time.time(),
+        ))  # fmt: skip
+
+
 def test_the_repeat_check_finds_a_workers_earlier_session(ctx):
     with writing(ctx.engine) as connection:
         session_store.create(connection, worker_id="A1W", assignment_id="3FIRST", hit_id="3H1")
+    synced(ctx, "3FIRST", "A1W")
+    with writing(ctx.engine) as connection:
         assert (
             repeat.earlier_session(connection, "A1W", "3FIRST") is None
         )  # returning to the same one
@@ -108,7 +121,24 @@ def test_the_task_server_refuses_a_second_session_for_a_once_per_worker_study(ct
     assert (
         client.get("/task", query_string={**worker, "assignmentId": "3FIRST"}).status_code == 302
     )  # returning
+    synced(ctx, "3FIRST", "A1W")
     second = client.get("/task", query_string={**worker, "assignmentId": "3SECOND"})
     assert second.status_code == 403 and b"already taken part" in second.data
     with reading(ctx.engine) as connection:
         assert session_store.by_assignment(connection, "3SECOND") is None
+
+
+def test_sessions_nobody_confirmed_do_not_lock_a_worker_out(ctx):
+    """Anyone can open the task with a real worker's id and a made-up assignment; until MTurk
+    confirms that assignment (sync), it does not count as the worker's earlier session."""
+    from study.server import create_app
+
+    study = replace(ctx.study, raw={**ctx.study.raw, "mturk": {"once_per_worker": True}})
+    client = create_app(study, suggestion_engine=object(), engine=ctx.engine).test_client()
+    worker = {"workerId": "A1VICTIM", "hitId": "3H", "turkSubmitTo": "https://www.mturk.com"}
+    assert client.get("/task", query_string={**worker, "assignmentId": "3MADEUP"}).status_code == 302
+    real = client.get("/task", query_string={**worker, "assignmentId": "3REAL"})
+    assert real.status_code == 302
+    synced(ctx, "3MADEUP", "A1VICTIM", status="Rejected")  # MTurk knows it, but as rejected work
+    with reading(ctx.engine) as connection:
+        assert repeat.earlier_session(connection, "A1VICTIM", "3NEXT") is None

@@ -91,3 +91,48 @@ def test_a_writer_who_never_asked_the_ai_is_rejected():
     ]
     assert _decide(ai_requests=2, min_ai_requests=3).decision == "reject"
     assert _decide(ai_requests=0, min_ai_requests=0).decision == "approve"
+
+
+def test_a_writer_who_wrote_too_little_is_rejected():
+    def decide(written, required):
+        return propose(
+            _assignment(), _session(), 2, min_seconds=600, min_ai_requests=1,
+            approve_feedback="Thanks!", writer_chars=written, min_writer_chars=required,
+        )  # fmt: skip
+
+    assert decide(40, 100).reasons == [
+        "the text holds 40 characters written by the worker, fewer than the required 100"
+    ]
+    assert decide(100, 100).decision == "approve"
+    assert decide(0, 0).decision == "approve"
+
+
+def test_asking_the_ai_counts_the_servers_requests_and_writing_counts_typed_text(ctx, task_app):
+    """A script can post `suggestion-get` events and accept suggestions without typing: neither
+    the made-up events nor the AI's text count; the server's own requests and typed text do."""
+    from study.mturk import review
+    from study.store import reading, writing
+    from study.store import sessions as session_store
+    from tests.mturk.walk import event
+
+    client = task_app.test_client()
+    with writing(ctx.engine) as connection:
+        session_id = session_store.create(connection, access_code="bot")["session_id"]
+    for step in ("consent", "instructions"):
+        client.post(f"/s/{session_id}/{step}", data={"consent": "yes"})
+    client.post(f"/s/{session_id}/prompt", data={"prompt": "shapeshifter"})
+    made_up = [event(0, "system-initialize")] + [event(i, "suggestion-get") for i in range(1, 4)]
+    accepted = event(4, "text-insert")
+    accepted.update(eventSource="api", textDelta={"ops": [{"retain": 7}, {"insert": " x" * 80}]})
+    typed = event(5, "text-insert")
+    typed["textDelta"] = {"ops": [{"retain": 7}, {"insert": "Hello."}]}
+    assert client.post(f"/api/sessions/{session_id}/events", json={"events": made_up + [accepted, typed]}).status_code == 200
+
+    with reading(ctx.engine) as connection:
+        assert review.ai_requests(connection, session_id) == 0
+        records = review.event_store.records(connection, session_id)
+    assert review.writer_chars(records) == len("Hello.")
+
+    assert client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": "Prompt."}).status_code == 200
+    with reading(ctx.engine) as connection:
+        assert review.ai_requests(connection, session_id) == 1

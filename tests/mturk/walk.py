@@ -22,6 +22,13 @@ CONTROLS = {
 }
 
 
+# What every walking writer types: more than [mturk] min_writer_chars (100 by default).
+WRITTEN = (
+    "The ninety-second little pig sealed the last seam of his house and waited; the wolf "
+    "huffed, puffed, and went home to rethink his career."
+)
+
+
 @dataclass
 class Taken:
     session_id: str
@@ -79,15 +86,23 @@ def take_hit(
         task_client.post(f"/s/{session_id}/prompt", data={"prompt": "shapeshifter"}).status_code
         == 302
     )
-    events = [event(0, "system-initialize")] + [
-        event(i + 1, "suggestion-get") for i in range(ai_requests)
-    ]
+    events = [event(0, "system-initialize")]
+    for _ in range(ai_requests):
+        # Pressing Tab: the editor logs suggestion-get and the task server asks the model (the
+        # server's own record of that request is what review counts).
+        events.append(event(len(events), "suggestion-get"))
+        asked = task_client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": "Prompt."})
+        assert asked.status_code == 200, asked.json
+    typed = event(len(events), "text-insert")
+    typed["textDelta"] = {"ops": [{"retain": len("Prompt.")}, {"insert": " " + WRITTEN}]}
+    events.append(typed)
     assert (
         task_client.post(f"/api/sessions/{session_id}/events", json={"events": events}).status_code
         == 200
     )
     done = task_client.post(
-        f"/s/{session_id}/writing/finish", json={"last_seq": len(events) - 1, "text": "Prompt.\n"}
+        f"/s/{session_id}/writing/finish",
+        json={"last_seq": len(events) - 1, "text": f"Prompt. {WRITTEN}\n"},
     )
     assert done.status_code == 200, done.json
     both = {"clear_ending": "yes", "collaborated": "yes"}

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import csv
 import json
+import time
 
 from click.testing import CliRunner
 
 from study.release.cli import release
 from study.release.keys import init_keyfile
 from study.release.pseudonyms import ReidentificationTable, is_pseudonym
+from study.store import writing
+from study.store.db import mturk_assignments, suggestion_requests
 from tests.conftest import COAUTHOR
 from tests.release.conftest import EMAIL, PHONE, SMALLEST, released
 from tests.release.inject import Writer
@@ -40,8 +43,26 @@ def take_part(client, session_id: str, events: list[dict]) -> None:
     assert client.post(f"/s/{session_id}/survey", data=answers).status_code == 302
 
 
+def synced(app, assignment_id: str, worker_id: str) -> None:
+    """The assignment as `study mturk sync` records it: MTurk confirms a real worker did it."""
+    with writing(app.extensions["study.engine"]) as connection:
+        connection.execute(mturk_assignments.insert().values(
+            environment="sandbox", assignment_id=assignment_id, hit_id="3HIT1",
+            worker_id=worker_id, status="Submitted", synced_at=time.time(),
+        ))  # fmt: skip
+
+
+def answered(app, condition: str, model: str) -> None:
+    """A suggestion request the endpoint answered, naming the model that answered."""
+    with writing(app.extensions["study.engine"]) as connection:
+        connection.execute(suggestion_requests.insert().values(
+            session_id="0" * 32, created_at=time.time(), condition=condition, model=model,
+            parameters="{}", raw="[]", suggestions="[]", latency_ms=1.0,
+        ))  # fmt: skip
+
+
 def test_a_study_folder_releases_its_sessions_survey_and_description(
-    client, study_folder, tmp_path
+    client, app, study_folder, tmp_path
 ):
     events = [
         json.loads(line)
@@ -61,6 +82,15 @@ def test_a_study_folder_releases_its_sessions_survey_and_description(
     session_id = response.location.split("/")[2]
     to_writing(client, session_id, prompt="audiobook")
     take_part(client, session_id, writer.events)
+    synced(app, "3ASSIGN1", WORKER)
+    # A session opened with a made-up assignment, which MTurk never confirmed: not released.
+    made_up = client.get("/task", query_string={
+        "workerId": "A2MADEUPWORKER", "assignmentId": "3MADEUP", "hitId": "3HIT1",
+        "turkSubmitTo": "https://workersandbox.mturk.com",
+    }).location.split("/")[2]  # fmt: skip
+    to_writing(client, made_up, prompt="audiobook")
+    take_part(client, made_up, Writer(events).events)
+    answered(app, "creative-low", "davinci-002-2026-01-15")
 
     key = init_keyfile(tmp_path / "study.key")
     out = tmp_path / "releases"
@@ -116,7 +146,9 @@ def test_a_study_folder_releases_its_sessions_survey_and_description(
     assert "payment of $2.50" in card and "minimum writing time was 0 seconds" in card
     assert "> **DESCRIPTION:** You are invited to participate" not in card  # markup is gone
     assert "> DESCRIPTION: You are invited to participate in a research study" in card
-    assert "| creative-low | creative | davinci-002 |" in card
+    assert "| creative-low | creative | davinci-002-2026-01-15 |" in card  # the one that answered
+    assert "| creative-high | creative | davinci-002 |" in card  # never answered: as configured
+    assert "for about 15 minutes." in card
     assert "| ownership | I feel like the story/essay is mine. | likert7 |" in card
     package = json.loads((directory / "datapackage.json").read_text())
     assert package["licenses"] == [{"name": "cc-by-4.0"}]

@@ -18,6 +18,7 @@ from study.review import decisions, submissions
 from study.review import ratings as rating_store
 from study.review.cli import qualify
 from study.store import reading, writing
+from tests.mturk.conftest import with_model
 from tests.mturk.walk import take_hit
 from tests.review.conftest import add_reviewer, set_sections
 
@@ -39,7 +40,7 @@ def ctx(review_folder, requester):
 
 
 @pytest.fixture
-def rated(ctx, emulator):
+def rated(ctx, emulator, model_url):
     """The qualification HIT taken by every writer, and every submission rated."""
     from study.server import create_app
 
@@ -47,7 +48,8 @@ def rated(ctx, emulator):
         ctx, hits=1, assignments=len(WRITERS), reward=Decimal("2.50"), task_url=TASK_URL
     )
     hit_id = posted.hits[0]["hit_id"]
-    task = create_app(ctx.study, suggestion_engine=object(), engine=ctx.engine).test_client()
+    # The writers press Tab on the real task server, which asks a local model.
+    task = create_app(with_model(ctx.study, model_url), engine=ctx.engine).test_client()
     taken = {
         w: take_hit(emulator.url, task, hit_id, w, ai_requests=n) for w, (n, _) in WRITERS.items()
     }

@@ -166,3 +166,25 @@ def test_concurrent_resends_into_one_session_store_each_event_once(engine):
     with reading(engine) as connection:
         assert event_store.stored_seqs(connection, session_id) == list(range(editor.seq))
         assert replay(event_store.records(connection, session_id)).text == editor.doc
+
+
+def test_a_new_sqlite_database_and_its_wal_are_private_to_their_owner(tmp_path):
+    import os
+    import stat
+
+    from study.store import create_tables, make_engine, writing
+    from study.store import sessions as session_store
+
+    previous = os.umask(0o022)  # the usual umask, which would make files world-readable
+    try:
+        engine = make_engine(f"sqlite:///{tmp_path / 'study.db'}")
+        create_tables(engine)
+        with writing(engine) as connection:
+            session_store.create(connection, worker_id="A1PRIVATE")
+        files = sorted(tmp_path.glob("study.db*"))
+        modes = {f.name: stat.S_IMODE(f.stat().st_mode) for f in files}
+        engine.dispose()
+    finally:
+        os.umask(previous)
+    assert {"study.db", "study.db-wal", "study.db-shm"} <= set(modes)
+    assert set(modes.values()) == {0o600}, {name: oct(mode) for name, mode in modes.items()}

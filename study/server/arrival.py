@@ -1,0 +1,172 @@
+"""The checks a batch of events passes on arrival, against what its session has stored.
+
+1. Quota: a session stores at most `max_events` events and `max_bytes` of records
+   (study.server.limits), so one browser cannot fill the disk.
+2. Replay: the stored events and the new ones, in seq order, must replay (study.curation.replay)
+   exactly as a release will replay them. One bad delta (`retain: 1000000000`) is refused here
+   with 422 instead of being stored and then blocking every release.
+
+Both run inside the transaction that stores the batch (study.store.events.ingest), so two
+batches of one session are never checked against the same stored state. Replaying a whole
+session for every batch would cost O(events) each time; a small per-process cache keeps the
+text after the last checked batch, and is used only while the stored count and highest seq
+still match it (another worker process may have stored events meanwhile).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import orjson
+from sqlalchemy import Connection, select, text
+
+from study.curation.replay import DeltaError, apply_delta, to_units
+from study.server.limits import Limits
+from study.store import events as event_store
+from study.store.db import events as events_table
+
+CACHED_SESSIONS = 4096
+_COUNT_AND_LAST = text("SELECT count(*), max(seq) FROM events WHERE session_id = :session_id")
+
+
+@dataclass(frozen=True)
+class _Checked:
+    count: int
+    last_seq: int
+    bytes: int
+    text: str  # UTF-16 units (study.curation.replay.to_units)
+
+
+_cache: OrderedDict[str, _Checked] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _cached(session_id: str) -> _Checked | None:
+    with _cache_lock:
+        return _cache.get(session_id)
+
+
+def _remember(session_id: str, checked: _Checked) -> None:
+    with _cache_lock:
+        _cache[session_id] = checked
+        _cache.move_to_end(session_id)
+        while len(_cache) > CACHED_SESSIONS:
+            _cache.popitem(last=False)
+
+
+def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> event_store.BatchCheck:
+    """The check `event_store.ingest` runs before storing `batch` (items carry `seq`)."""
+    by_seq = {item["seq"]: item for item in batch}
+    # The replay is Python work; done while the write lock is held it would also wait for the
+    # GIL behind every other thread, and every writer would wait for it. So the usual case, a
+    # batch that follows the text this process last checked, is replayed here, before the lock,
+    # and inside the lock only confirmed to follow what is stored still.
+    ahead: tuple[_Checked, str | event_store.Refused] | None = None
+    cached = _cached(session_id)
+    ordered = sorted(by_seq)
+    if cached is not None and ordered[0] > cached.last_seq:
+        try:
+            ahead = (cached, _apply(cached.text, [(seq, by_seq[seq]) for seq in ordered]))
+        except event_store.Refused as refusal:
+            ahead = (cached, refusal)
+
+    def check(connection: Connection, rows: list[dict]) -> None:
+        # This runs while the database's write lock is held: the common case (a batch after
+        # everything stored) costs one index-only query.
+        count, last_seq = connection.execute(_COUNT_AND_LAST, {"session_id": session_id}).one()
+        if ahead is not None and (ahead[0].count, ahead[0].last_seq) == (count, last_seq):
+            before, outcome = ahead
+            added_bytes = sum(len(row["record"]) for row in rows)
+            _within_quota(count, len(rows), before.bytes, added_bytes, limits)
+            if isinstance(outcome, event_store.Refused):
+                raise outcome
+            _remember(
+                session_id,
+                _Checked(count + len(rows), ordered[-1], before.bytes + added_bytes, outcome),
+            )
+            return
+        present: set[int] = set()
+        if last_seq is not None and min(by_seq) <= last_seq:  # a resend, or out of order
+            present = set(
+                connection.execute(
+                    select(events_table.c.seq).where(
+                        events_table.c.session_id == session_id,
+                        events_table.c.seq.in_(sorted(by_seq)),
+                    )
+                ).scalars()
+            )
+        new = [row for row in rows if row["seq"] not in present]
+        if not new:
+            return
+        new.sort(key=lambda row: row["seq"])
+        cached = _cached(session_id)
+        usable = cached is not None and (cached.count, cached.last_seq) == (count, last_seq)
+        stored_bytes = cached.bytes if usable else event_store.totals(connection, session_id).bytes
+        added_bytes = sum(len(row["record"]) for row in new)
+        _within_quota(count, len(new), stored_bytes, added_bytes, limits)
+        appended = last_seq is None or new[0]["seq"] > last_seq
+        if usable and appended:
+            text = _apply(cached.text, [(row["seq"], by_seq[row["seq"]]) for row in new])
+        else:
+            # Out of order, or not cached: replay everything, as the release will.
+            stored = connection.execute(
+                select(events_table.c.seq, events_table.c.record)
+                .where(events_table.c.session_id == session_id)
+                .order_by(events_table.c.seq)
+            ).all()
+            merged = {seq: orjson.loads(record) for seq, record in stored}
+            merged.update((row["seq"], by_seq[row["seq"]]) for row in new)
+            text = _replay(sorted(merged.items()))
+        # Should the insert still fail, the count no longer matches and the entry goes unused.
+        _remember(
+            session_id,
+            _Checked(
+                count=count + len(new),
+                last_seq=max(new[-1]["seq"], last_seq if last_seq is not None else -1),
+                bytes=stored_bytes + added_bytes,
+                text=text,
+            ),
+        )
+
+    return check
+
+
+def _within_quota(count: int, adding: int, stored_bytes: int, added_bytes: int, limits: Limits) -> None:
+    if count + adding > limits.max_events:
+        raise event_store.Refused(
+            f"this session has stored {count} events and may store at most "
+            f"{limits.max_events}; no more events are accepted"
+        )
+    if stored_bytes + added_bytes > limits.max_bytes:
+        raise event_store.Refused(
+            f"this session's events would take {stored_bytes + added_bytes} bytes, more than "
+            f"the {limits.max_bytes} it may store; no more events are accepted"
+        )
+
+
+def _replay(records: list[tuple[int, Mapping]]) -> str:
+    seq, first = records[0]
+    if first.get("eventName") != "system-initialize" or not isinstance(first.get("currentDoc"), str):
+        raise event_store.Refused(
+            f"event seq {seq}: the first event of a session must be system-initialize carrying "
+            f"the prompt in currentDoc, got {first.get('eventName')!r}"
+        )
+    return _apply(to_units(first["currentDoc"]), records[1:])
+
+
+def _apply(text: str, records: Sequence[tuple[int, Mapping]]) -> str:
+    for seq, record in records:
+        delta = record.get("textDelta")
+        if not delta:
+            continue
+        try:
+            text = apply_delta(text, delta["ops"])
+        except DeltaError as error:
+            raise event_store.Refused(
+                f"event seq {seq}: {error}; the text it edits is as the events stored before it "
+                f"left it, so this event would make the session impossible to replay"
+            ) from None
+    return text

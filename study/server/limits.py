@@ -1,0 +1,79 @@
+"""What the participant server lets one session, one address and the whole study use.
+
+The keys live in study.toml ([session] and [suggestions], README "Configuration"; defined in
+schemas/study.schema.json) and are read from `Study.raw` here, so study.config stays small.
+Every default is the safe one: a study that sets nothing is protected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from study.config import ConfigError, Study
+
+# A CoAuthor session has about 1,300 events and 0.6 MB (the largest of the public release about
+# 2,200 events and 1 MB): the defaults leave ten times that room and stop a flood long before
+# it fills a disk.
+MAX_EVENTS = 20_000
+MAX_BYTES = 20_000_000
+
+
+@dataclass(frozen=True)
+class Limits:
+    # Per session: events and bytes of CoAuthor records stored.
+    max_events: int = MAX_EVENTS
+    max_bytes: int = MAX_BYTES
+    # New sessions one IP address may start per hour (0: no limit). A lab where everyone
+    # shares one address raises it.
+    new_sessions_per_ip_per_hour: int = 20
+    # Calls to the model per minute for the whole study, all sessions together.
+    model_calls_per_minute: int = 300
+    # Suggestion requests served at the same time; the rest of the server's threads stay free
+    # for events and pages. Past it a request is answered 503 at once.
+    concurrent_suggestions: int = 4
+    # Access codes a lab participant may enter with; None: any code (README, "Participants").
+    access_codes: frozenset[str] | None = None
+
+
+def from_study(study: Study) -> Limits:
+    session = study.raw.get("session", {})
+    suggestions = study.raw.get("suggestions", {})
+    defaults = Limits()
+    return Limits(
+        max_events=session.get("max_events", defaults.max_events),
+        max_bytes=session.get("max_bytes", defaults.max_bytes),
+        new_sessions_per_ip_per_hour=session.get(
+            "new_sessions_per_ip_per_hour", defaults.new_sessions_per_ip_per_hour
+        ),
+        model_calls_per_minute=suggestions.get(
+            "model_calls_per_minute", defaults.model_calls_per_minute
+        ),
+        concurrent_suggestions=suggestions.get(
+            "concurrent_requests", defaults.concurrent_suggestions
+        ),
+        access_codes=_access_codes(study, session.get("access_codes_file", "")),
+    )
+
+
+def _access_codes(study: Study, name: str) -> frozenset[str] | None:
+    if not name:
+        return None
+    path = Path(study.directory) / name
+    source = Path(study.directory) / "study.toml"
+    try:
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(
+            f"{source}: session.access_codes_file: cannot read '{path}' ({error}). "
+            f'Fix: create it with one access code per line, or set access_codes_file = "".'
+        ) from None
+    codes = frozenset(
+        line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")
+    )
+    if not codes:
+        raise ConfigError(
+            f"{source}: session.access_codes_file: '{path}' lists no access code, so nobody "
+            f"could enter. Fix: add one code per line, or set access_codes_file = \"\"."
+        )
+    return codes

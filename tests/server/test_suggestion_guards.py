@@ -1,0 +1,179 @@
+"""The suggestion API's cost and fairness guards (issue 10), against a real model endpoint over
+HTTP: requests are recorded before the model is called, so a burst cannot exceed the limits;
+the study has one cap on model calls per minute; slow model calls leave threads for events;
+and the model recorded is the one that answered."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+import waitress
+from sqlalchemy import select
+from werkzeug.serving import make_server
+
+from study import config
+from study.lm.backends import DeterministicBackend
+from study.lm.server import create_app as create_model_app
+from study.server import create_app
+from study.store import reading
+from study.store.db import suggestion_requests
+from tests.server.flow import INIT_EVENT, start, to_writing
+
+
+class CountingEndpoint:
+    """`study lm serve`'s app behind a real HTTP server, counting the calls it answers and
+    optionally naming another model in its replies (as OpenAI names a dated version)."""
+
+    def __init__(self, delay: float = 0.0, answered_as: str | None = None) -> None:
+        self.calls = 0
+        self._lock = threading.Lock()
+        self._app = create_model_app(DeterministicBackend(delay=delay))
+        self._answered_as = answered_as
+        self._server = make_server("127.0.0.1", 0, self._wsgi, threaded=True)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self._server.port}/v1"
+
+    def _wsgi(self, environ, start_response):
+        with self._lock:
+            self.calls += 1
+        answer = {}
+        body = b"".join(self._app(environ, lambda status, headers, *_: answer.update(status=status, headers=headers)))
+        if self._answered_as:
+            reply = json.loads(body)
+            reply["model"] = self._answered_as
+            body = json.dumps(reply).encode()
+        headers = [(k, v) for k, v in answer["headers"] if k.lower() != "content-length"]
+        start_response(answer["status"], [*headers, ("Content-Length", str(len(body)))])
+        return [body]
+
+    def stop(self):
+        self._server.shutdown()
+
+
+@pytest.fixture
+def endpoint_factory():
+    made = []
+
+    def make(**options) -> CountingEndpoint:
+        made.append(CountingEndpoint(**options))
+        return made[-1]
+
+    yield make
+    for endpoint in made:
+        endpoint.stop()
+
+
+def _study(study_folder, endpoint_url: str, **settings):
+    toml = study_folder / "study.toml"
+    text = toml.read_text()
+    for key, value in settings.items():
+        text, found = re.subn(rf"(?m)^{key} = .*$", f"{key} = {value}", text)
+        if not found:
+            text = text.replace('endpoint = ""', f'endpoint = ""\n{key} = {value}', 1)
+    toml.write_text(text.replace('endpoint = ""', f'endpoint = "{endpoint_url}"', 1))
+    return config.load(study_folder)
+
+
+def _writing_session(client, code="lab-1"):
+    session_id = start(client, access_code=code)
+    to_writing(client, session_id)
+    return session_id
+
+
+def _rows(app):
+    with reading(app.extensions["study.engine"]) as connection:
+        return [dict(r) for r in connection.execute(select(suggestion_requests)).mappings()]
+
+
+def test_a_burst_of_requests_makes_no_more_model_calls_than_the_limit(study_folder, endpoint_factory):
+    endpoint = endpoint_factory(delay=0.3)
+    app = create_app(_study(study_folder, endpoint.url, max_requests_per_minute=5, concurrent_requests=50))
+    session_id = _writing_session(app.test_client())
+
+    def ask(_):
+        return app.test_client().post(f"/api/sessions/{session_id}/suggestions", json={"doc": "Once"}).status_code
+
+    with ThreadPoolExecutor(20) as pool:
+        statuses = list(pool.map(ask, range(20)))
+
+    assert statuses.count(200) == 5 and statuses.count(429) == 15
+    assert endpoint.calls == 5
+    assert len(_rows(app)) == 5
+
+
+def test_the_study_has_one_cap_on_model_calls_per_minute(study_folder, endpoint_factory):
+    endpoint = endpoint_factory()
+    app = create_app(_study(study_folder, endpoint.url, model_calls_per_minute=3))
+    client = app.test_client()
+    sessions = [_writing_session(client, code=f"lab-{i}") for i in range(4)]
+
+    statuses = [
+        client.post(f"/api/sessions/{s}/suggestions", json={"doc": "Once"}).status_code for s in sessions
+    ]
+
+    assert statuses == [200, 200, 200, 429]
+    assert endpoint.calls == 3
+
+
+def test_the_model_recorded_is_the_one_that_answered(study_folder, endpoint_factory):
+    endpoint = endpoint_factory(answered_as="davinci-002-2026-01-15")
+    app = create_app(_study(study_folder, endpoint.url))
+    client = app.test_client()
+    session_id = _writing_session(client)
+
+    assert client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": "Once"}).status_code == 200
+
+    (row,) = _rows(app)
+    assert row["model"] == "davinci-002-2026-01-15"
+    assert json.loads(row["parameters"])["model"] == "davinci-002"  # what was asked for
+
+
+@pytest.fixture
+def served():
+    """The task server under waitress with 4 threads, as `study serve --threads 4` runs it."""
+    servers = []
+
+    def serve(app) -> str:
+        server = waitress.create_server(app, host="127.0.0.1", port=0, threads=4)
+        threading.Thread(target=server.run, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.effective_port}"
+
+    yield serve
+    for server in servers:
+        server.close()
+
+
+def test_slow_model_calls_leave_threads_for_events(study_folder, endpoint_factory, served):
+    endpoint = endpoint_factory(delay=2.0)
+    app = create_app(_study(study_folder, endpoint.url, concurrent_requests=2))
+    session_id = _writing_session(app.test_client())
+    base = served(app)
+
+    def ask(_):
+        began = time.monotonic()
+        status = httpx.post(
+            f"{base}/api/sessions/{session_id}/suggestions", json={"doc": "Once"}, timeout=30
+        ).status_code
+        return status, time.monotonic() - began
+
+    with ThreadPoolExecutor(8) as pool:
+        asked = [pool.submit(ask, i) for i in range(8)]
+        time.sleep(0.5)  # the model is now busy with the admitted requests
+        began = time.monotonic()
+        event = {**INIT_EVENT, "seq": 0, "currentDoc": "Prompt.\n", "currentCursor": 7}
+        posted = httpx.post(f"{base}/api/sessions/{session_id}/events", json={"events": [event]}, timeout=30)
+        event_seconds = time.monotonic() - began
+        answers = [future.result() for future in asked]
+
+    assert posted.status_code == 200 and event_seconds < 1.0, event_seconds
+    assert sorted(status for status, _ in answers).count(200) == 2
+    refused = [seconds for status, seconds in answers if status == 503]
+    assert len(refused) == 6 and max(refused) < 1.0
+    assert endpoint.calls == 2
