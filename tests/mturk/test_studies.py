@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from study import config
 from study.cli import main
-from tests.mturk.conftest import TASK_URL, new_study
+from tests.mturk.conftest import TASK_URL, new_study, with_model
 from tests.mturk.walk import take_hit
 
 
@@ -38,13 +38,13 @@ def test_a_chat_study_gets_its_own_id_too(tmp_path):
     assert re.fullmatch(r"[0-9a-f]{32}", config.load(tmp_path / "chat").id)
 
 
-def test_two_studies_from_one_template_never_see_each_others_hits(cli, tmp_path, emulator):
+def test_two_studies_from_one_template_never_see_each_others_hits(cli, tmp_path, emulator, model_url):
     first = new_study(tmp_path / "first", reward="2.50", budget="100.00")
     second = new_study(tmp_path / "second", reward="2.50", budget="100.00")
     theirs = _hit_id(cli("post", str(first), "--assignments", "2", "--task-url", TASK_URL))
     from study.server import create_app
 
-    app = create_app(config.load(first), suggestion_engine=object())
+    app = create_app(with_model(config.load(first), model_url))
     genuine = take_hit(emulator.url, app.test_client(), theirs, "A1GENUINE", ai_requests=2)
     ours = _hit_id(cli("post", str(second), "--task-url", TASK_URL))
 
