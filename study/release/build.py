@@ -73,6 +73,8 @@ class BuildResult:
     redactions: list[Redaction] = field(default_factory=list)
     without_metadata: list[str] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)  # --exclude
+    # Finished sessions of a study no synced MTurk assignment or listed access code confirms.
+    unconfirmed: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -202,7 +204,8 @@ def build_release(
         os.replace(pending, archive)
         target = out / dirname
     return BuildResult(
-        target, archive, report_file, facts, redactions, source.without_metadata, sorted(left_out)
+        target, archive, report_file, facts, redactions, source.without_metadata, sorted(left_out),
+        source.unconfirmed,
     )
 
 
@@ -282,8 +285,13 @@ def _check_sessions(
     from study.curation.validate import ERROR
 
     if not included:
+        unconfirmed = (
+            f" {len(source.unconfirmed)} finished session(s) are not confirmed yet: run "
+            "`study mturk sync` first, or list lab access codes in [session] access_codes_file."
+            if source.unconfirmed else ""
+        )  # fmt: skip
         raise BuildError(
-            f"{source.path}: no sessions to release (all withdrawn, or none finished)."
+            f"{source.path}: no sessions to release (all withdrawn, or none finished).{unconfirmed}"
         )
     nameless = [s.session_id for s in included if not s.worker_id]
     if nameless:

@@ -154,6 +154,11 @@ def release_build(
         click.echo(
             f"Left out {len(result.left_out)} session(s) you excluded: {', '.join(result.left_out)}."
         )
+    if result.unconfirmed:
+        click.echo(
+            f"Left out {len(result.unconfirmed)} finished session(s) that no synced MTurk "
+            "assignment or listed access code confirms (run `study mturk sync` first)."
+        )
     if result.without_metadata:
         click.echo(
             f"Left out {len(result.without_metadata)} session file(s) without a metadata row, "

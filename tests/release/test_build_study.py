@@ -113,6 +113,7 @@ def test_a_study_folder_releases_its_sessions_survey_and_description(
     )
     assert result.exit_code == 0, result.output
     assert "Built" in result.output and "coauthor-1.0.0" in result.output
+    assert "Left out 1 finished session(s) that no synced MTurk assignment" in result.output
     directory = out / "coauthor-1.0.0"
 
     for path in directory.rglob("*"):

@@ -15,7 +15,7 @@ from study.release.cli import release
 from study.release.keys import init_keyfile
 from study.store import create_tables, make_engine, writing
 from study.store.db import events
-from tests.review.sessions import finished_session
+from tests.review.sessions import confirm_by_sync, finished_session
 
 STORY = [("W", " She met him again."), ("W", " He smiled, and she knew."), ("W", " The end.")]
 
@@ -31,6 +31,8 @@ def poisoned_study(study_folder):
                             script=STORY)  # fmt: skip
     bad = finished_session(engine, worker_id="A1POISONED0002", prompt_code="shapeshifter",
                            script=STORY)  # fmt: skip
+    for worker_id in ("A1GOODWRITER01", "A1POISONED0002"):
+        confirm_by_sync(engine, worker_id)
     record = {
         "eventName": "text-insert", "eventSource": "user", "eventTimestamp": 1_700_000_900_000,
         "textDelta": {"ops": [{"retain": 1_000_000_000}, {"insert": "x"}]}, "cursorRange": "",

@@ -15,6 +15,7 @@ from tests.conftest import COAUTHOR
 from tests.release.conftest import EMAIL, PHONE, SMALLEST
 from tests.release.inject import Writer
 from tests.release.test_build_study import take_part
+from tests.review.sessions import confirm_by_sync
 from tests.server.flow import to_writing
 
 EXTRA = """
@@ -41,6 +42,7 @@ def test_engine_survey_free_text_is_redacted_in_the_release(study_folder, tmp_pa
          "q10_sense_of_control"], "5")  # fmt: skip
     answers.update(mindcopilot_feedback=f"Reach me at {EMAIL} or {PHONE}.")
     assert client.post(f"/s/{session_id}/survey", data=answers).location.endswith("/complete")
+    confirm_by_sync(client.application.extensions["study.engine"], "A2SURVEYWORKER9", "3ASSIGN2")
 
     key = init_keyfile(tmp_path / "study.key")
     out = tmp_path / "releases"

@@ -13,7 +13,7 @@ from study.curation.replay import to_units
 from study.store import events as event_store
 from study.store import sessions as session_store
 from study.store import writing
-from study.store.db import session_rounds
+from study.store.db import mturk_assignments, session_rounds
 
 CONTROLS = {
     "currentN": "5", "currentMaxToken": "30", "currentTemperature": "0.3", "currentTopP": "1",
@@ -127,3 +127,15 @@ def finished_session(
             )
     event_store.ingest(engine, session_id, [{"seq": i, **e} for i, e in enumerate(events)])
     return session_id
+
+
+def confirm_by_sync(engine, worker_id: str, assignment_id: str | None = None) -> None:
+    """The worker's assignment as `study mturk sync` records it: only sessions MTurk confirmed
+    count for releases and repeat checks (issue 10). `finished_session`'s assignment id unless
+    another is given."""
+    with writing(engine) as connection:
+        connection.execute(insert(mturk_assignments).values(
+            environment="sandbox", assignment_id=assignment_id or f"ASSIGN{worker_id}",
+            hit_id="HITQUALIFICATION1", worker_id=worker_id, status="Submitted",
+            synced_at=time.time(),
+        ))  # fmt: skip
