@@ -32,6 +32,7 @@ class ProactiveMetrics:
     rows: list[dict]  # one per suggestion: its SuggestionRecord with har, ked and distances
     sessions: list[tuple[str, str, str]]  # (session id, paradigm, condition)
     judged: bool  # whether HAR and KED were computed
+    judge: str = ""  # the judge model, as the section names it
     problems: list[str] = field(default_factory=list)
 
 
@@ -79,7 +80,7 @@ def measure(files: list[Path], data: ReportData) -> ProactiveMetrics:
 
     judge = data.judge
     condition_of = data.condition_of()
-    metrics = ProactiveMetrics([], [], judged=judge is not None)
+    metrics = ProactiveMetrics([], [], judged=judge is not None, judge=getattr(judge, "model", ""))
     for path in files:
         try:
             session = read_session(path)

@@ -3,6 +3,8 @@ edit distances per paradigm, HAR and KED when a judge was given (study.report.pr
 
 from __future__ import annotations
 
+from study.curation.proactive.cli import DETERMINISTIC_NOTE
+from study.lm.judge_backend import JudgeBackend
 from study.report.data import ReportData
 from study.report.html import Section
 from study.report.intervals import RESAMPLES
@@ -35,6 +37,11 @@ def build(data: ReportData) -> Section | None:
     )
     if not entry.judged:
         section.paragraph(NO_JUDGE, note=True)
+    else:
+        section.paragraph(f"HAR and KED judged by {entry.judge} (as `study curate proactive` "
+                          "judges them: the full checklist, the default KED weights).", note=True)
+        if entry.judge == JudgeBackend.model_id:
+            section.paragraph(DETERMINISTIC_NOTE, note=True)
     headings = list(summary([], entry.judged))
     if not entry.judged:
         headings = [h for h in headings if h not in ("HAR (%)", "KED")]
