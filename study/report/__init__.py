@@ -12,13 +12,12 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
+from study.report import chat, proactive
 from study.report.data import EXTRA_LOADERS, ReportData, ReportSourceError, load  # noqa: F401
 from study.report.html import page
 from study.report.sections import SECTIONS
 
 # The chat study's and proactive co-writing's metrics (their loaders do nothing for other data).
-from study.report import chat, proactive  # noqa: E402
-
 EXTRA_LOADERS.extend([chat.load, proactive.load])
 
 

@@ -47,6 +47,7 @@ def report(source: str, out: str, table3: bool, processes: int | None,
             raise click.ClickException(str(error)) from None
     click.echo(f"Wrote {out}: {len(data.sessions)} sessions"
                + (f" ({data.simulated} simulated)" if data.simulated else "")
+               + (f", {len(data.unlogged)} chat conversations" if data.unlogged else "")
                + (f"; {len(data.unreadable)} unreadable file(s) left out" if data.unreadable else ""))
 
 

@@ -74,7 +74,10 @@ def _proactive_files(folder: Path) -> list[Path]:
 def measure(files: list[Path], data: ReportData) -> ProactiveMetrics:
     from study.curation.formats import FORMAT_PROACTIVE, SessionFileError, read_session
     from study.curation.proactive.records import suggestion_records
-    from study.metrics.proactive.edit_distance import char_edit_distance, word_edit_distance
+    from study.metrics.proactive.edit_distance import (
+        char_edit_distance,
+        word_edit_distance,
+    )
     from study.metrics.proactive.har import HarItem, har
     from study.metrics.proactive.ked import ked
 

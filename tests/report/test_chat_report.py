@@ -48,9 +48,10 @@ def chat_study_folder(tmp_path: Path, model_url: str) -> Path:
     return folder
 
 
-def _report(source: Path, out: Path) -> Tables:
+def _report(source: Path, out: Path, said: str = "") -> Tables:
     result = CliRunner().invoke(main, ["report", str(source), "--out", str(out)])
     assert result.exit_code == 0, result.output
+    assert said in result.output
     tables = Tables(out.read_text(encoding="utf-8"))
     tables.html = out.read_text(encoding="utf-8")
     return tables
@@ -71,7 +72,7 @@ def _mean(rows: list[dict], column: str) -> float:
 
 
 def test_chat_study_report_shows_conversation_metrics_per_assistant(chat_study_folder, tmp_path):
-    tables = _report(chat_study_folder, tmp_path / "report.html")
+    tables = _report(chat_study_folder, tmp_path / "report.html", f"0 sessions, {COMPLETED} chat conversations")
     curated = _curated(chat_study_folder, tmp_path)
     assert len(curated) == COMPLETED
     assistants = sorted({r["assistant"] for r in curated})
@@ -123,7 +124,11 @@ def test_chat_study_report_shows_conversation_metrics_per_assistant(chat_study_f
 def test_report_on_a_chat_export_folder_measures_every_conversation_in_it(chat_study_folder, tmp_path):
     curated = _curated(chat_study_folder, tmp_path, "--all")
     assert len(curated) == COMPLETED + 1
+    conversations = tmp_path / "exportall" / "conversations.jsonl"
+    with conversations.open("a", encoding="utf-8") as handle:
+        handle.write('{"format": "study-chat-1"}\n')  # a line cut short: named, left out
     tables = _report(tmp_path / "exportall", tmp_path / "report.html")
+    assert f"line {COMPLETED + 2}" in tables.texts["chat"] and "study curate chat" in tables.texts["chat"]
     metrics = tables.sections["chat"][1]
     heading, rows = metrics[0], {row[0]: row[1:] for row in metrics[1:]}
     assert rows["all"][0] == str(COMPLETED + 1)
