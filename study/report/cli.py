@@ -32,6 +32,7 @@ def report(source: str, out: str, table3: bool, processes: int | None,
     conversations' metrics, for proactive co-writing its suggestions' (HAR and KED only with a
     judge, as in `study curate proactive`). One file, no network but the judge's.
     """
+    from study.metrics.judges.client import JudgeError
     from study.report import ReportSourceError, write_report
 
     if table3:
@@ -43,7 +44,8 @@ def report(source: str, out: str, table3: bool, processes: int | None,
         try:
             data = write_report(source, out, processes=processes, languagetool=languagetool,
                                 judge=judge)  # fmt: skip
-        except ReportSourceError as error:
+        except (ReportSourceError, JudgeError) as error:
+            # Nothing is written: the report file appears whole or not at all.
             raise click.ClickException(str(error)) from None
     click.echo(f"Wrote {out}: {len(data.sessions)} sessions"
                + (f" ({data.simulated} simulated)" if data.simulated else "")

@@ -80,7 +80,9 @@ def proactive_study(tmp_path: Path, model_url: str) -> Path:
 def _report(source: Path, out: Path, *options: str) -> Tables:
     result = CliRunner().invoke(main, ["report", str(source), "--out", str(out), *options])
     assert result.exit_code == 0, result.output
-    return Tables(out.read_text(encoding="utf-8"))
+    tables = Tables(out.read_text(encoding="utf-8"))
+    tables.html = out.read_text(encoding="utf-8")
+    return tables
 
 
 def _curated(folder: Path, tmp_path: Path, *options: str) -> tuple[Path, dict[str, dict]]:
@@ -141,6 +143,7 @@ def test_proactive_study_report_shows_acceptance_and_edits_per_paradigm(proactiv
     assert curated["L2"]["partial"] == 2 and number(tables.rows("proactive")["L2"][5]) == 2
 
     # Per session, by condition: the two L1 sessions' mean acceptance.
+    assert '<figure data-plot="proactive"><svg' in tables.html  # acceptance per condition
     per_session = tables.rows("proactive", 1)
     assert per_session["creative-low (L1)"][0] == "2"
     assert per_session["all"][0] == str(len(SESSIONS))
@@ -156,3 +159,11 @@ def test_with_a_judge_the_report_adds_har_and_ked(proactive_study, tmp_path):
     _check_paradigms(tables, curated, judged=True)
     assert any(_cell(tables.rows("proactive")[p][-1]) > 0 for p in ("L2", "L3"))  # modified: KED > 0
     assert "deterministic judge answers by rules" in tables.texts["proactive"]
+
+
+def test_a_judge_that_cannot_be_reached_is_an_error_and_no_report(proactive_study, tmp_path):
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["report", str(proactive_study), "--out", str(out),
+                                       "--judge-endpoint", "http://127.0.0.1:9/v1", "--judge-model", "m"])
+    assert result.exit_code == 1 and "cannot reach the judge endpoint at http://127.0.0.1:9/v1" in result.output
+    assert not out.exists() and not list(tmp_path.glob("*.partial"))

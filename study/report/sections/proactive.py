@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from study.curation.proactive.cli import DETERMINISTIC_NOTE
 from study.lm.judge_backend import JudgeBackend
+from study.report import plots
 from study.report.data import ReportData
 from study.report.html import Section
-from study.report.intervals import RESAMPLES
+from study.report.intervals import RESAMPLES, bootstrap_mean
 from study.report.proactive import ProactiveMetrics, summary
 from study.report.sections import plugins
 
@@ -64,6 +65,14 @@ def build(data: ReportData) -> Section | None:
     condition_of = {s: f"{c} ({p})" if p and p != c else c for s, p, c in entry.sessions}
     plugins.means_table(section, per_session, condition_of,
                         [h for h in headings if "macro" not in h])  # fmt: skip
+    groups: dict[str, list] = {}
+    for session_id, name in sorted(condition_of.items(), key=lambda item: item[1]):
+        groups.setdefault(name, []).append(per_session[session_id]["acceptance micro (%)"])
+    estimates = [(name, bootstrap_mean(values)) for name, values in groups.items()]
+    if any(e.n for _, e in estimates):
+        section.figure(plots.intervals(estimates, xlabel="acceptance (%)"),
+                       "Acceptance of shown suggestions per condition: mean of per-session "
+                       "rates and 95% CI.")  # fmt: skip
     if entry.problems:
         section.paragraph(f"{len(entry.problems)} session file(s) could not be read, e.g. "
                           f"{entry.problems[0]}.", note=True)  # fmt: skip
