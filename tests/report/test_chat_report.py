@@ -78,8 +78,10 @@ def test_chat_study_report_shows_conversation_metrics_per_assistant(chat_study_f
     assistants = sorted({r["assistant"] for r in curated})
     assert len(assistants) == 3  # balanced assignment: every assistant has a conversation
 
-    metrics = tables.sections["chat"][1]
-    heading, rows = metrics[0], {row[0]: row[1:] for row in metrics[1:]}
+    turns, times = tables.sections["chat"][1], tables.sections["chat"][2]
+    assert [row[0] for row in turns] == [row[0] for row in times]
+    heading = turns[0] + times[0][2:]
+    rows = {a[0]: a[1:] + b[2:] for a, b in zip(turns[1:], times[1:], strict=True)}
     assert set(rows) == {*assistants, "all"}
     column = {name: heading.index(name) - 1 for name in heading[1:]}
     for assistant in [*assistants, "all"]:
@@ -94,7 +96,7 @@ def test_chat_study_report_shows_conversation_metrics_per_assistant(chat_study_f
     assert "[" in rows["all"][column["exchanges"]]  # 4 conversations: with its interval
 
     # The rating trajectory: the mean rating at each rating point, per assistant, and its plot.
-    trajectory = tables.rows("chat", 2)
+    trajectory = tables.rows("chat", 3)
     assert trajectory["assistant"] == ["after exchange 3", "after exchange 6"]
     for assistant in assistants:
         at_3 = [float(p.split(":")[1]) for r in curated if r["assistant"] == assistant
@@ -129,10 +131,12 @@ def test_report_on_a_chat_export_folder_measures_every_conversation_in_it(chat_s
         handle.write('{"format": "study-chat-1"}\n')  # a line cut short: named, left out
     tables = _report(tmp_path / "exportall", tmp_path / "report.html")
     assert f"line {COMPLETED + 2}" in tables.texts["chat"] and "study curate chat" in tables.texts["chat"]
-    metrics = tables.sections["chat"][1]
-    heading, rows = metrics[0], {row[0]: row[1:] for row in metrics[1:]}
-    assert rows["all"][0] == str(COMPLETED + 1)
-    assert number(rows["all"][heading.index("exchanges") - 1]) == _mean(curated, "exchanges")
-    assert number(rows["all"][heading.index("document words") - 1]) == _mean(curated, "document_words")
+    turns, times = tables.sections["chat"][1], tables.sections["chat"][2]
+    everyone = {row[0]: row for row in turns} | {"times": times[0], "all times": times[-1]}
+    assert everyone["all"][1] == str(COMPLETED + 1)
+    assert number(everyone["all"][turns[0].index("exchanges")]) == _mean(curated, "exchanges")
+    assert number(everyone["all"][turns[0].index("document words")]) == _mean(curated, "document_words")
+    at = times[0].index("median reply (s)")
+    assert number(everyone["all times"][at]) == _mean(curated, "median_reply_seconds")
     assert "participation" in tables.sections and "Not available" in tables.texts["participation"]
     assert "survey" in tables.sections  # survey.csv beside the conversations

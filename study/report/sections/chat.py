@@ -54,7 +54,11 @@ def build(data: ReportData) -> Section | None:
         + [["all types", *(sum(cells[(t, a)] for t in types) for a in assistants), len(entry.rows)]],
     )  # fmt: skip
     condition_of = {row["session_id"]: row["assistant"] for row in entry.rows}
-    plugins.means_table(section, entry.per_session(), condition_of, [h for _, h in METRICS])
+    per_session = entry.per_session()
+    headings = [h for _, h in METRICS]
+    # Two tables, so that neither is wider than the page: turns and tokens, then time and ratings.
+    plugins.means_table(section, per_session, condition_of, headings[:6])
+    plugins.means_table(section, per_session, condition_of, headings[6:])
     _trajectory(section, entry)
     if entry.problems:
         section.paragraph(f"{len(entry.problems)} conversation line(s) could not be used, e.g. "
