@@ -100,6 +100,7 @@ def load(data: ReportData) -> None:
             return
         report = read_conversations(file)
         measured = report.conversations
+        _funnel_and_stages(data, measured)  # the stage times the export carries
         source = f"every conversation of {file.name}"
     rows = [conversation_stats(record) for record in measured]
     data.extras["chat"] = ChatMetrics(rows, source, report.problems)

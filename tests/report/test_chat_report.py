@@ -139,4 +139,7 @@ def test_report_on_a_chat_export_folder_measures_every_conversation_in_it(chat_s
     at = times[0].index("median reply (s)")
     assert number(everyone["all times"][at]) == _mean(curated, "median_reply_seconds")
     assert "participation" in tables.sections and "Not available" in tables.texts["participation"]
+    stages = tables.rows("timing")  # from the timestamps each conversation carries
+    assert stages["consent, instructions, intent and pre-writing"][0] == str(COMPLETED + 1)
+    assert stages["chat"][0] == str(COMPLETED)
     assert "survey" in tables.sections  # survey.csv beside the conversations
