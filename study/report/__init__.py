@@ -12,9 +12,13 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from study.report.data import ReportData, ReportSourceError, load  # noqa: F401
+from study.report import chat, proactive
+from study.report.data import EXTRA_LOADERS, ReportData, ReportSourceError, load  # noqa: F401
 from study.report.html import page
 from study.report.sections import SECTIONS
+
+# The chat study's and proactive co-writing's metrics (their loaders do nothing for other data).
+EXTRA_LOADERS.extend([chat.load, proactive.load])
 
 
 def render(data: ReportData) -> str:
@@ -31,8 +35,8 @@ def render(data: ReportData) -> str:
 
 
 def write_report(source: str | Path, out: str | Path, *, processes: int | None = None,
-                 languagetool: str | None = None) -> ReportData:
-    data = load(source, processes=processes, languagetool=languagetool)
+                 languagetool: str | None = None, judge: object | None = None) -> ReportData:
+    data = load(source, processes=processes, languagetool=languagetool, judge=judge)
     html = render(data)
     out = Path(out)
     partial = out.with_name(out.name + ".partial")

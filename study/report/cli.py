@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
+
+from study.curation.proactive.cli import judge_options, open_judge
 
 
 @click.command("report")
@@ -16,25 +20,36 @@ import click
 @click.option("--languagetool", default=None, metavar="URL",
               help="A LanguageTool server (e.g. http://localhost:8081) for grammaticality "
               "(CoAuthor §5.1.1); without it the report says why it is not computed.")
+@judge_options
 def report(source: str, out: str, table3: bool, processes: int | None,
-           languagetool: str | None) -> None:
+           languagetool: str | None, judge_endpoint: str, judge_model: str, judge_key_env: str,
+           judge_cache: str | None, deterministic_judge: bool) -> None:
     """Write an HTML report of SOURCE: a study folder, a release, or a folder of sessions.
 
     Participation funnel and stage times (study folders only), sessions per condition and
     prompt, suggestion latency and failures, acceptance and writer share with 95% bootstrap
-    intervals, CoAuthor's section 5 analyses, and survey results. One file, no network.
+    intervals, CoAuthor's section 5 analyses, and survey results; for a chat study its
+    conversations' metrics, for proactive co-writing its suggestions' (HAR and KED only with a
+    judge, as in `study curate proactive`). One file, no network but the judge's.
     """
+    from study.metrics.judges.client import JudgeError
     from study.report import ReportSourceError, write_report
 
     if table3:
         _print_table3(source)
         return
-    try:
-        data = write_report(source, out, processes=processes, languagetool=languagetool)
-    except ReportSourceError as error:
-        raise click.ClickException(str(error)) from None
+    judge_cache = judge_cache or str(Path(out).parent / "judge-cache")
+    with open_judge(judge_endpoint, judge_model, judge_key_env, judge_cache, deterministic_judge,
+                    Path(out).parent, False) as judge:  # fmt: skip
+        try:
+            data = write_report(source, out, processes=processes, languagetool=languagetool,
+                                judge=judge)  # fmt: skip
+        except (ReportSourceError, JudgeError) as error:
+            # Nothing is written: the report file appears whole or not at all.
+            raise click.ClickException(str(error)) from None
     click.echo(f"Wrote {out}: {len(data.sessions)} sessions"
                + (f" ({data.simulated} simulated)" if data.simulated else "")
+               + (f", {len(data.unlogged)} chat conversations" if data.unlogged else "")
                + (f"; {len(data.unreadable)} unreadable file(s) left out" if data.unreadable else ""))
 
 

@@ -29,6 +29,8 @@ from study.report.facts import SessionFacts, session_facts
 from study.report.grammar import LanguageToolError, check_server
 
 STUDY, RELEASE, FOLDER = "study", "release", "folder"
+CONVERSATIONS = "conversations.jsonl"  # study export --format chat
+PROACTIVE_SESSIONS = "sessions.csv"  # study export --format proactive
 # Time spent between the timestamps the study database keeps for a session.
 STAGE_SPANS = (
     ("consent, instructions and prompt", "created_at", "writing_started_at"),
@@ -73,17 +75,27 @@ class ReportData:
     # Data other parts of the toolkit add for their own sections (chat turns, proactive
     # suggestions, ...), keyed by section; see study.report.sections.
     extras: dict[str, object] = field(default_factory=dict)
+    # Sessions without a CoAuthor log (chat conversations): session id -> condition, so the
+    # survey and per-condition tables group them like logged sessions.
+    unlogged: dict[str, str] = field(default_factory=dict)
+    # The judge (study.metrics.judges) for proactive HAR and KED, when `--judge-endpoint` or
+    # `--deterministic-judge` gave one; without it those metrics are not computed.
+    judge: object | None = None
 
     @property
     def simulated(self) -> int:
         return sum(1 for s in self.sessions if s.simulated)
 
+    def condition_of(self) -> dict[str, str]:
+        return {**self.unlogged, **{s.session_id: s.condition for s in self.sessions}}
+
     def conditions(self) -> list[str]:
-        return sorted({s.condition for s in self.sessions})
+        return sorted(set(self.condition_of().values()))
 
 
 def load(path: str | Path, *, entity_model: EntityModel | None = None,
-         processes: int | None = None, languagetool: str | None = None) -> ReportData:
+         processes: int | None = None, languagetool: str | None = None,
+         judge: object | None = None) -> ReportData:
     path = Path(path)
     if not path.is_dir():
         raise ReportSourceError(f"{path}: not a folder. Give a study folder, a release or a "
@@ -101,6 +113,7 @@ def load(path: str | Path, *, entity_model: EntityModel | None = None,
     else:
         data = _from_sessions(path, model, processes)
     data.languagetool = languagetool
+    data.judge = judge
     for loader in EXTRA_LOADERS:
         loader(data)
     return data
@@ -108,18 +121,37 @@ def load(path: str | Path, *, entity_model: EntityModel | None = None,
 
 def _from_sessions(path: Path, model: EntityModel, processes: int | None) -> ReportData:
     metadata = metadata_path(path)
-    if metadata is None:
+    conditions = None
+    if metadata is None and (path / PROACTIVE_SESSIONS).is_file():
+        # `study export --format proactive`: sessions.csv names each session's condition.
+        metadata = path / PROACTIVE_SESSIONS
+        conditions = _proactive_conditions(metadata)
+    if metadata is None and (path / CONVERSATIONS).is_file():
+        # `study export --format chat`: conversations, no CoAuthor log (study.report.chat).
+        data = ReportData(FOLDER, path, path.resolve().name, [], model)
+    elif metadata is None:
         raise ReportSourceError(
             f"{path}: neither a study folder (no {study_config.CONFIG_NAME}) nor a folder of "
-            "sessions (no metadata.csv here or one folder up)."
+            f"sessions (no metadata.csv here or one folder up, no {PROACTIVE_SESSIONS} of "
+            f"proactive sessions, no {CONVERSATIONS} of a chat study)."
         )
-    kind = RELEASE if (metadata.parent / "datapackage.json").is_file() else FOLDER
-    data = _from_folder(path, metadata, kind, model, title=metadata.parent.resolve().name,
-                        processes=processes)
-    survey = metadata.parent / "survey.csv"
+    else:
+        kind = RELEASE if (metadata.parent / "datapackage.json").is_file() else FOLDER
+        data = _from_folder(path, metadata, kind, model, title=metadata.parent.resolve().name,
+                            conditions=conditions, processes=processes)
+    survey = (metadata.parent if metadata else path) / "survey.csv"
     if survey.is_file():
         data.questions, data.answers = _read_survey_csv(survey)
     return data
+
+
+def _proactive_conditions(path: Path) -> dict[str, str]:
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            return {row["session_id"]: row.get("condition") or row.get("paradigm") or "unknown"
+                    for row in csv.DictReader(handle)}  # fmt: skip
+    except (KeyError, csv.Error, UnicodeDecodeError) as error:
+        raise ReportSourceError(f"{path}: cannot be read as proactive sessions ({error})") from None
 
 
 def metadata_path(path: Path) -> Path | None:

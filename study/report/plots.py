@@ -102,3 +102,20 @@ def grouped_bars(categories: Sequence[str], series: dict[str, Sequence[float]], 
         if len(series) > 1:
             axes.legend(frameon=False, fontsize=8)
         return to_svg(figure)
+
+
+def lines(series: dict[str, Sequence[tuple[float, float]]], *, xlabel: str, ylabel: str) -> str:
+    """One line with markers per series, through its (x, y) points (e.g. the mean rating at
+    each rating point, per condition)."""
+    with plt.rc_context(STYLE):
+        figure, axes = plt.subplots(figsize=(6.4, 3.0))
+        for name, points in series.items():
+            points = sorted(points)
+            axes.plot([x for x, _ in points], [y for _, y in points], "o-", label=name)
+        xs = sorted({x for points in series.values() for x, _ in points})
+        axes.set_xticks(xs, [f"{x:g}" for x in xs])
+        axes.set_xlabel(xlabel)
+        axes.set_ylabel(ylabel)
+        if len(series) > 1:
+            axes.legend(frameon=False, fontsize=8)
+        return to_svg(figure)

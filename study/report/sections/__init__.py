@@ -6,19 +6,22 @@ and the report leaves it out. Adding a metric to the report is adding a module h
 to SECTIONS: the chat study (CollabLLM) and proactive co-writing (MindCopilot L0-L3) put their
 per-session figures in `data.extras["chat"]` / `data.extras["proactive"]`
 through a loader in `study.report.data.EXTRA_LOADERS`, and get a section each
-(`plugins.metrics_section`: means per condition with bootstrap intervals).
+(`plugins.metrics_section`: means per condition with bootstrap intervals); their own loaders
+(study.report.chat, study.report.proactive) fill richer sections (sections/chat.py,
+sections/proactive.py).
 """
 
 from __future__ import annotations
 
 from study.report.sections import (
     allocation,
+    chat,
     collaboration,
     ideation,
     language,
     overview,
     participation,
-    plugins,
+    proactive,
     suggestions,
     survey,
     table3,
@@ -37,7 +40,7 @@ SECTIONS = (
     variation.build,
     language.build,
     ideation.build,
-    plugins.metrics_section("chat", "Chat study (CollabLLM)"),
-    plugins.metrics_section("proactive", "Proactive co-writing (MindCopilot L0-L3)"),
+    chat.build,
+    proactive.build,
     survey.build,
 )

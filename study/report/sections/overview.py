@@ -25,7 +25,8 @@ def build(data: ReportData) -> Section:
         ["", "sessions"],
         [["sessions with a log", len(data.sessions)], ["writers", writers]]
         + [[f"genre: {genre}", n] for genre, n in sorted(genres.items())]
-        + [["simulated sessions (study simulate)", data.simulated]],
+        + [["simulated sessions (study simulate)", data.simulated]]
+        + ([["chat conversations (no CoAuthor log)", len(data.unlogged)]] if data.unlogged else []),
     )
     if data.unreadable:
         section.paragraph(

@@ -26,22 +26,27 @@ def metrics_section(key: str, title: str) -> Callable[[ReportData], Section | No
         entry = data.extras.get(key)
         if not entry or not entry.get("sessions"):
             return None
-        per_session: dict[str, dict] = entry["sessions"]
         section = Section(key, entry.get("title") or title)
         if entry.get("note"):
             section.paragraph(entry["note"], note=True)
-        condition_of = {s.session_id: s.condition for s in data.sessions}
-        metrics = sorted({name for values in per_session.values() for name in values})
-        groups: dict[str, list[str]] = {}
-        for session_id in per_session:
-            groups.setdefault(condition_of.get(session_id, "unknown"), []).append(session_id)
-        groups = dict(sorted(groups.items()))
-        groups["all"] = list(per_session)
-        section.table(
-            ["condition", "sessions", *metrics],
-            [[name, len(ids), *(bootstrap_mean([per_session[i].get(m) for i in ids]) for m in metrics)]
-             for name, ids in groups.items()],
-        )  # fmt: skip
+        means_table(section, entry["sessions"], data.condition_of())
         return section
 
     return build
+
+
+def means_table(section: Section, per_session: dict[str, dict], condition_of: dict[str, str],
+                metrics: list[str] | None = None) -> None:
+    """Each metric's mean per condition (and over all sessions) with its 95% bootstrap
+    interval; `metrics` in the order given, by default every metric sorted by name."""
+    metrics = metrics or sorted({name for values in per_session.values() for name in values})
+    groups: dict[str, list[str]] = {}
+    for session_id in per_session:
+        groups.setdefault(condition_of.get(session_id, "unknown"), []).append(session_id)
+    groups = dict(sorted(groups.items()))
+    groups["all"] = list(per_session)
+    section.table(
+        ["condition", "sessions", *metrics],
+        [[name, len(ids), *(bootstrap_mean([per_session[i].get(m) for i in ids]) for m in metrics)]
+         for name, ids in groups.items()],
+    )  # fmt: skip

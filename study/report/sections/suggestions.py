@@ -18,7 +18,8 @@ def build(data: ReportData) -> Section | None:
     if data.requests is not None:
         section.paragraph(
             "From the server's log of suggestion requests: latency is the model endpoint's "
-            "answer time; a failure is an error or timeout the writer was told about.",
+            "answer time; a failure is an error or timeout the writer was told about."
+            + (" In a chat study the requests are the assistant's replies." if data.unlogged else ""),
             note=True,
         )
         for request in data.requests:

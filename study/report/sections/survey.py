@@ -19,7 +19,7 @@ def build(data: ReportData) -> Section | None:
     if not data.questions or not data.answers:
         return None
     section = Section("survey", "Survey results")
-    condition_of = {s.session_id: s.condition for s in data.sessions}
+    condition_of = data.condition_of()  # chat conversations too
     conditions = data.conditions()
     for question in data.questions:
         section.add(f"<h3>{escape(question.text)}</h3>")

@@ -1,0 +1,92 @@
+"""The chat study (CollabLLM): per-conversation metrics per assistant, the rating trajectory
+and the final ratings (study.report.chat), and what of the writing study's analyses does not
+apply to conversations."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+
+from study.report import plots
+from study.report.chat import METRICS, ChatMetrics
+from study.report.data import ReportData
+from study.report.html import Section
+from study.report.intervals import RESAMPLES
+from study.report.sections import plugins
+
+TITLE = "Chat study (CollabLLM)"
+NOT_APPLICABLE = (
+    "A chat study writes conversations, not a CoAuthor writing log: Table 3, acceptance and "
+    "writer share, equality and mutuality, the collaboration spread and CoAuthor's §5.1 "
+    "analyses do not apply and are left out. In the funnel, \"sent a chat message\" and "
+    "\"finished the chat\" stand for wrote and finished writing; the suggestion latency "
+    "section times the assistant's replies."
+)
+
+
+def build(data: ReportData) -> Section | None:
+    entry = data.extras.get("chat")
+    if not isinstance(entry, ChatMetrics):
+        # Another producer's figures in the plug-in shape (study.report.sections.plugins).
+        return plugins.metrics_section("chat", TITLE)(data)
+    section = Section("chat", TITLE)
+    if not entry.rows:
+        section.paragraph(f"No conversation to measure ({entry.source}).", note=True)
+        return section
+    section.paragraph(
+        f"Per conversation, measured as `study curate chat` measures it, over {entry.source}. "
+        "Exchanges are assistant replies to a user message; tokens are runs of letters, digits "
+        "and underscores or single other characters (no model tokenizer); interaction time is "
+        "from the chat's start to the final survey, task time from entering; the final ratings "
+        f"are the final survey's 1-10 items. Means per assistant with 95% intervals ({RESAMPLES} "
+        "bootstrap resamples of conversations; none for fewer than 3).",
+        note=True,
+    )
+    if not data.sessions:
+        section.paragraph(NOT_APPLICABLE, note=True)
+    cells = Counter((row["document_type"], row["assistant"]) for row in entry.rows)
+    assistants = sorted({row["assistant"] for row in entry.rows})
+    labels = {row["assistant"]: row["label"] for row in entry.rows}
+    types = sorted({row["document_type"] for row in entry.rows})
+    section.table(
+        ["document type", *(f"{a} ({labels[a]})" for a in assistants), "all"],
+        [[t, *(cells[(t, a)] for a in assistants), sum(cells[(t, a)] for a in assistants)] for t in types]
+        + [["all types", *(sum(cells[(t, a)] for t in types) for a in assistants), len(entry.rows)]],
+    )  # fmt: skip
+    condition_of = {row["session_id"]: row["assistant"] for row in entry.rows}
+    per_session = entry.per_session()
+    headings = [h for _, h in METRICS]
+    # Two tables, so that neither is wider than the page: turns and tokens, then time and ratings.
+    plugins.means_table(section, per_session, condition_of, headings[:6])
+    plugins.means_table(section, per_session, condition_of, headings[6:])
+    _trajectory(section, entry)
+    if entry.problems:
+        section.paragraph(f"{len(entry.problems)} conversation line(s) could not be used, e.g. "
+                          f"{entry.problems[0]}. `study curate chat` lists them.", note=True)  # fmt: skip
+    return section
+
+
+def _trajectory(section: Section, entry: ChatMetrics) -> None:
+    section.add("<h3>Rating trajectory</h3>")
+    trajectory = entry.trajectory()
+    points = sorted({p for by_point in trajectory.values() for p in by_point})
+    if not points:
+        section.paragraph("No periodic rating was given (no in-session survey, or none answered).",
+                          note=True)  # fmt: skip
+        return
+    section.paragraph(
+        "The in-session ratings (e.g. CollabLLM's 1-10 rating of the last exchanges) by the "
+        "exchange they followed: mean rating (and number of ratings) at each rating point, per "
+        "assistant.",
+        note=True,
+    )
+    rows = []
+    for assistant in sorted(trajectory):
+        by_point = trajectory[assistant]
+        rows.append([assistant, *(f"{statistics.mean(by_point[p]):.2f} (n={len(by_point[p])})"
+                                  if by_point.get(p) else "–" for p in points)])  # fmt: skip
+    section.table(["assistant", *(f"after exchange {p}" for p in points)], rows)
+    series = {a: [(p, statistics.mean(v)) for p, v in by_point.items() if v]
+              for a, by_point in sorted(trajectory.items())}  # fmt: skip
+    section.figure(plots.lines(series, xlabel="after exchange", ylabel="mean rating"),
+                   "Mean periodic rating at each rating point, per assistant.")  # fmt: skip

@@ -1,0 +1,79 @@
+"""Proactive co-writing (MindCopilot L1-L3): acceptance, partial accepts, modify rate and
+edit distances per paradigm, HAR and KED when a judge was given (study.report.proactive)."""
+
+from __future__ import annotations
+
+from study.curation.proactive.cli import DETERMINISTIC_NOTE
+from study.lm.judge_backend import JudgeBackend
+from study.report import plots
+from study.report.data import ReportData
+from study.report.html import Section
+from study.report.intervals import RESAMPLES, bootstrap_mean
+from study.report.proactive import ProactiveMetrics, summary
+from study.report.sections import plugins
+
+TITLE = "Proactive co-writing (MindCopilot L1-L3)"
+NO_JUDGE = (
+    "HAR (human acceptance rate judged against the writer's own continuation) and KED (the "
+    "judge's weighted edit distance) are not computed: they need an LLM judge. Run `study "
+    "report ... --judge-endpoint URL --judge-model NAME`, or `--deterministic-judge` to try the "
+    "pipeline offline (its numbers are not the paper's)."
+)
+
+
+def build(data: ReportData) -> Section | None:
+    entry = data.extras.get("proactive")
+    if not isinstance(entry, ProactiveMetrics):
+        return plugins.metrics_section("proactive", TITLE)(data)
+    section = Section("proactive", TITLE)
+    section.paragraph(
+        "Per suggestion, as `study curate proactive` derives it from the extended logs (an "
+        "accepted suggestion's final text is what its span holds 60 s after acceptance). "
+        "Acceptance: accepted (wholly, partly, or then modified) of those shown, stale answers "
+        "left out; macro is the mean of per-session rates, micro the pooled rate. Partial "
+        "accepts: suggestions taken word by word and not whole. Modify rate: accepted "
+        "suggestions the writer then edited inside their span, of those accepted. Edit "
+        "distances (characters, words) between an accepted suggestion and its final text.",
+        note=True,
+    )
+    if not entry.judged:
+        section.paragraph(NO_JUDGE, note=True)
+    else:
+        section.paragraph(f"HAR and KED judged by {entry.judge} (as `study curate proactive` "
+                          "judges them: the full checklist, the default KED weights).", note=True)
+        if entry.judge == JudgeBackend.model_id:
+            section.paragraph(DETERMINISTIC_NOTE, note=True)
+    headings = list(summary([], entry.judged))
+    if not entry.judged:
+        headings = [h for h in headings if h not in ("HAR (%)", "KED")]
+    rows = []
+    for paradigm in sorted({p for _, p, _ in entry.sessions}):
+        ids = {s for s, p, _ in entry.sessions if p == paradigm}
+        figures = summary([r for r in entry.rows if r["session_id"] in ids], entry.judged)
+        rows.append([paradigm, len(ids), *(figures[h] for h in headings)])
+    figures = summary(entry.rows, entry.judged)
+    rows.append(["all", len(entry.sessions), *(figures[h] for h in headings)])
+    section.add("<h3>Per paradigm</h3>")
+    section.table(["paradigm", "sessions", *headings], rows)
+    section.add("<h3>Per session, by condition</h3>")
+    section.paragraph(f"Means of per-session figures with 95% intervals ({RESAMPLES} bootstrap "
+                      "resamples of sessions; none for fewer than 3).", note=True)  # fmt: skip
+    per_session = {}
+    for session_id, _, _ in entry.sessions:
+        figures = summary([r for r in entry.rows if r["session_id"] == session_id], entry.judged)
+        per_session[session_id] = {h: figures[h] for h in headings if "macro" not in h}
+    condition_of = {s: f"{c} ({p})" if p and p != c else c for s, p, c in entry.sessions}
+    plugins.means_table(section, per_session, condition_of,
+                        [h for h in headings if "macro" not in h])  # fmt: skip
+    groups: dict[str, list] = {}
+    for session_id, name in sorted(condition_of.items(), key=lambda item: item[1]):
+        groups.setdefault(name, []).append(per_session[session_id]["acceptance micro (%)"])
+    estimates = [(name, bootstrap_mean(values)) for name, values in groups.items()]
+    if any(e.n for _, e in estimates):
+        section.figure(plots.intervals(estimates, xlabel="acceptance (%)"),
+                       "Acceptance of shown suggestions per condition: mean of per-session "
+                       "rates and 95% CI.")  # fmt: skip
+    if entry.problems:
+        section.paragraph(f"{len(entry.problems)} session file(s) could not be read, e.g. "
+                          f"{entry.problems[0]}.", note=True)  # fmt: skip
+    return section

@@ -1,0 +1,145 @@
+"""`study report` on a chat study (CollabLLM) and on its `study export --format chat` folder:
+conversations made through the server's HTTP API with the local model answering, measured in
+the report as `study curate chat` measures them."""
+
+from __future__ import annotations
+
+import csv
+import statistics
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from study import config
+from study.cli import main, write_study_files
+from tests.chat.flow import choose_intent, prewrite, rate, say, start_chat
+from tests.chat.test_chat_path import FINAL
+from tests.report.conftest import Tables, number
+
+COMPLETED = 4  # and one that stops after 2 exchanges
+
+
+@pytest.fixture
+def chat_study_folder(tmp_path: Path, model_url: str) -> Path:
+    from study.server import create_app
+
+    folder = tmp_path / "chat-study"
+    write_study_files(folder, paradigm="chat")
+    study = config.load(folder)
+    app = create_app(replace(study, suggestions=replace(study.suggestions, endpoint=model_url)))
+    client = app.test_client()
+    for n in range(COMPLETED + 1):
+        session_id = start_chat(client, access_code=f"writer-{n}")
+        choose_intent(client, session_id)
+        prewrite(client, session_id)
+        exchanges = 8 + n % 2 if n < COMPLETED else 2
+        for k in range(1, exchanges + 1):
+            if k in (4, 7):  # the periodic rating blocks the 4th and 7th messages
+                assert rate(client, session_id, k - 1, value=(n + k) % 10 + 1).status_code == 200
+            assert say(client, session_id, "Make it shorter, please. " * (n + 1)).status_code == 200
+        if n < COMPLETED:
+            finish = {"last_seq": -1, "pending": 0, "document": "A draft of " + "words " * n}
+            assert client.post(f"/s/{session_id}/chat/finish", json=finish).status_code == 200
+            final = {**FINAL, "interaction_rating": str(5 + n), "document_rating": str(9 - n)}
+            assert client.post(f"/s/{session_id}/survey", data=final).location.endswith("/complete")
+    app.extensions["study.engine"].dispose()
+    return folder
+
+
+def _report(source: Path, out: Path, said: str = "") -> Tables:
+    result = CliRunner().invoke(main, ["report", str(source), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert said in result.output
+    tables = Tables(out.read_text(encoding="utf-8"))
+    tables.html = out.read_text(encoding="utf-8")
+    return tables
+
+
+def _curated(folder: Path, tmp_path: Path, *extra: str) -> list[dict]:
+    out = tmp_path / ("export" + "".join(extra).replace("-", ""))
+    result = CliRunner().invoke(main, ["export", str(folder), "--format", "chat", "--out", str(out), *extra])
+    assert result.exit_code == 0, result.output
+    table = out / "chat.csv"
+    result = CliRunner().invoke(main, ["curate", "chat", str(out / "conversations.jsonl"), "--out", str(table)])
+    assert result.exit_code == 0, result.output
+    return list(csv.DictReader(table.open(encoding="utf-8")))
+
+
+def _mean(rows: list[dict], column: str) -> float:
+    return round(statistics.mean(float(r[column]) for r in rows if r[column] != ""), 2)
+
+
+def test_chat_study_report_shows_conversation_metrics_per_assistant(chat_study_folder, tmp_path):
+    tables = _report(chat_study_folder, tmp_path / "report.html", f"0 sessions, {COMPLETED} chat conversations")
+    curated = _curated(chat_study_folder, tmp_path)
+    assert len(curated) == COMPLETED
+    assistants = sorted({r["assistant"] for r in curated})
+    assert len(assistants) == 3  # balanced assignment: every assistant has a conversation
+
+    turns, times = tables.sections["chat"][1], tables.sections["chat"][2]
+    assert [row[0] for row in turns] == [row[0] for row in times]
+    heading = turns[0] + times[0][2:]
+    rows = {a[0]: a[1:] + b[2:] for a, b in zip(turns[1:], times[1:], strict=True)}
+    assert set(rows) == {*assistants, "all"}
+    column = {name: heading.index(name) - 1 for name in heading[1:]}
+    for assistant in [*assistants, "all"]:
+        mine = [r for r in curated if assistant in ("all", r["assistant"])]
+        assert rows[assistant][0] == str(len(mine))
+        for name, key in (("exchanges", "exchanges"), ("user tokens", "user_tokens"),
+                          ("assistant tokens", "assistant_tokens"),
+                          ("interaction (s)", "interaction_seconds"),
+                          ("final: interaction rating", "final_interaction_rating"),
+                          ("final: document rating", "final_document_rating")):
+            assert number(rows[assistant][column[name]]) == _mean(mine, key), (assistant, name)
+    assert "[" in rows["all"][column["exchanges"]]  # 4 conversations: with its interval
+
+    # The rating trajectory: the mean rating at each rating point, per assistant, and its plot.
+    trajectory = tables.rows("chat", 3)
+    assert trajectory["assistant"] == ["after exchange 3", "after exchange 6"]
+    for assistant in assistants:
+        at_3 = [float(p.split(":")[1]) for r in curated if r["assistant"] == assistant
+                for p in r["rating_trajectory"].split() if p.startswith("3:")]
+        assert trajectory[assistant][0] == f"{statistics.mean(at_3):.2f} (n={len(at_3)})"
+    assert '<figure data-plot="chat"><svg' in tables.html
+
+    # What does not apply to conversations is said, not silently dropped or crashed on.
+    chat_text = tables.texts["chat"]
+    assert "do not apply" in chat_text and "Table 3" in chat_text
+    overview = tables.rows("overview")
+    assert overview["chat conversations (no CoAuthor log)"] == [str(COMPLETED)]
+    funnel = tables.rows("participation")
+    assert funnel["entered"][0] == str(COMPLETED + 1)
+    assert funnel["sent a chat message"][0] == str(COMPLETED + 1)
+    assert funnel["finished the chat"][0] == str(COMPLETED)
+    assert funnel["completed the survey"][0] == str(COMPLETED)
+    stages = tables.rows("timing")
+    assert stages["chat"][0] == str(COMPLETED) and stages["final survey"][0] == str(COMPLETED)
+    assert "assistant's replies" in tables.texts["suggestions"]
+    assert "table3" not in tables.sections and "collaboration" not in tables.sections
+    # The final survey per assistant, from the study database.
+    survey = tables.texts["survey"]
+    assert all(a in survey for a in assistants)
+
+
+def test_report_on_a_chat_export_folder_measures_every_conversation_in_it(chat_study_folder, tmp_path):
+    curated = _curated(chat_study_folder, tmp_path, "--all")
+    assert len(curated) == COMPLETED + 1
+    conversations = tmp_path / "exportall" / "conversations.jsonl"
+    with conversations.open("a", encoding="utf-8") as handle:
+        handle.write('{"format": "study-chat-1"}\n')  # a line cut short: named, left out
+    tables = _report(tmp_path / "exportall", tmp_path / "report.html")
+    assert f"line {COMPLETED + 2}" in tables.texts["chat"] and "study curate chat" in tables.texts["chat"]
+    turns, times = tables.sections["chat"][1], tables.sections["chat"][2]
+    everyone = {row[0]: row for row in turns} | {"times": times[0], "all times": times[-1]}
+    assert everyone["all"][1] == str(COMPLETED + 1)
+    assert number(everyone["all"][turns[0].index("exchanges")]) == _mean(curated, "exchanges")
+    assert number(everyone["all"][turns[0].index("document words")]) == _mean(curated, "document_words")
+    at = times[0].index("median reply (s)")
+    assert number(everyone["all times"][at]) == _mean(curated, "median_reply_seconds")
+    assert "participation" in tables.sections and "Not available" in tables.texts["participation"]
+    stages = tables.rows("timing")  # from the timestamps each conversation carries
+    assert stages["consent, instructions, intent and pre-writing"][0] == str(COMPLETED + 1)
+    assert stages["chat"][0] == str(COMPLETED)
+    assert "survey" in tables.sections  # survey.csv beside the conversations

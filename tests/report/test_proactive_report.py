@@ -1,0 +1,169 @@
+"""`study report` on a proactive co-writing study (MindCopilot L1-L3) and on its `study export
+--format proactive` folder: sessions whose suggestions come from the server's proactive API
+(the local model answering over HTTP) and whose logs go through its event API; the report's
+per-paradigm figures are `study curate proactive`'s on the same data."""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from study import config
+from study.cli import main, write_study_files
+from tests.curation.proactive_session import Script
+from tests.report.conftest import Tables, number
+from tests.server.flow import start, to_writing
+
+PARADIGMS = {"creative-low": "L1", "creative-high": "L2", "argumentative-low": "L3"}
+# Per session: its condition and what the writer does with each suggestion (Script.suggest's
+# outcomes, plus "modify": accepted, then a word inside it changed).
+SESSIONS = (
+    ("creative-low", ["accept", "esc", "partial", "accept"]),
+    ("creative-low", ["typed", "accept", "stale"]),
+    ("creative-high", ["modify", "accept", "esc"]),
+    ("creative-high", ["partial", "partial", "modify"]),
+    ("argumentative-low", ["accept", "accept", "cursor", "modify"]),
+)
+
+
+@pytest.fixture
+def proactive_study(tmp_path: Path, model_url: str) -> Path:
+    from study.server import create_app
+    from study.store import sessions as session_store
+    from study.store import writing
+
+    replacements = {"min_seconds = 600": "min_seconds = 0", 'mode = "completion"\n': 'mode = "chat"\n'}
+    for name, paradigm in PARADIGMS.items():
+        replacements[f'name = "{name}"\n'] = f'name = "{name}"\nparadigm = "{paradigm}"\n'
+    folder = tmp_path / "study"
+    write_study_files(folder, replacements=replacements)
+    study = config.load(folder)
+    app = create_app(replace(study, suggestions=replace(study.suggestions, endpoint=model_url)))
+    client = app.test_client()
+    for number_, (condition, outcomes) in enumerate(SESSIONS):
+        session_id = start(client, access_code=f"writer-{number_}")
+        to_writing(client, session_id, prompt="shapeshifter")
+        with writing(app.extensions["study.engine"]) as connection:
+            session_store.update_session(connection, session_id, condition=condition)
+        script = Script(paradigm=PARADIGMS[condition])
+        script.type(" The door opened")
+        for outcome in outcomes:
+            doc = script.text[:-1]
+            response = client.post(f"/api/sessions/{session_id}/proactive", json={"doc": doc, "idle_ms": 2000})
+            assert response.status_code == 200, response.json
+            sid, text = response.json["suggestionId"], response.json["suggestion"]["original"]
+            assert len(text.split()) >= 2, text  # so a partial accept takes less than all of it
+            stage = response.json["stage"]
+            if outcome == "modify":
+                script.suggest(sid, text, "accept", stage=stage)
+                start_at = script.end - len(text)
+                script.edit(script.end - 1, insert="X")  # inside the accepted span
+                script.modify(sid, start_at, len(text) + 1)
+            else:
+                script.suggest(sid, text, outcome, stage=stage)
+            script.type(" and then")
+        events = [{"seq": seq, **{k: v for k, v in e.items() if k != "eventNum"}}
+                  for seq, e in enumerate(script.events)]  # fmt: skip
+        response = client.post(f"/api/sessions/{session_id}/events", json={"events": events})
+        assert response.status_code == 200, response.json
+        finish = {"last_seq": len(events) - 1, "text": script.text}
+        assert client.post(f"/s/{session_id}/writing/finish", json=finish).status_code == 200
+    app.extensions["study.engine"].dispose()
+    return folder
+
+
+def _report(source: Path, out: Path, *options: str) -> Tables:
+    result = CliRunner().invoke(main, ["report", str(source), "--out", str(out), *options])
+    assert result.exit_code == 0, result.output
+    tables = Tables(out.read_text(encoding="utf-8"))
+    tables.html = out.read_text(encoding="utf-8")
+    return tables
+
+
+def _curated(folder: Path, tmp_path: Path, *options: str) -> tuple[Path, dict[str, dict]]:
+    exported = tmp_path / "extended"
+    result = CliRunner().invoke(main, ["export", str(folder), "--format", "proactive", "--out", str(exported)])
+    assert result.exit_code == 0, result.output
+    out = tmp_path / ("metrics" + "".join(options).replace("-", ""))
+    result = CliRunner().invoke(main, ["curate", "proactive", str(exported), "--out", str(out), *options])
+    assert result.exit_code == 0, result.output
+    with (out / "paradigms.csv").open(encoding="utf-8") as handle:
+        paradigms = {row["paradigm"]: row for row in csv.DictReader(handle)}
+    with (out / "suggestions.csv").open(encoding="utf-8") as handle:
+        suggestions = list(csv.DictReader(handle))
+    for paradigm, row in paradigms.items():
+        mine = [s for s in suggestions if s["paradigm"] == paradigm]
+        row["partial"] = sum(1 for s in mine if s["outcome"] == "partial")
+        accepted = [s for s in mine if s["outcome"] in ("accepted", "accepted_modified", "partial")]
+        row["modify"] = 100 * sum(1 for s in accepted if s["outcome"] == "accepted_modified") / len(accepted)
+    return exported, paradigms
+
+
+def _cell(value: str) -> float:
+    return math.nan if value == "–" else number(value)
+
+
+def _same(shown: str, curated: str | float) -> bool:
+    expected = float(curated) if curated not in ("", "nan") else math.nan
+    got = _cell(shown)
+    return (math.isnan(expected) and math.isnan(got)) or got == round(expected, 2)
+
+
+def _check_paradigms(tables: Tables, curated: dict[str, dict], judged: bool) -> None:
+    table = tables.sections["proactive"][0]
+    heading, rows = table[0], {row[0]: row for row in table[1:]}
+    assert set(rows) == {"L1", "L2", "L3", "all"}
+    at = heading.index
+    columns = {"acceptance macro (%)": "acceptance_macro", "acceptance micro (%)": "acceptance_micro",
+               "char edit distance": "char_distance", "word edit distance": "word_distance",
+               "partial accepts": "partial", "modify rate (%)": "modify"}  # fmt: skip
+    if judged:
+        columns |= {"HAR (%)": "har", "KED": "ked"}
+    for paradigm, row in curated.items():
+        assert rows[paradigm][at("sessions")] == row["sessions"]
+        assert rows[paradigm][at("shown")] == row["shown"]
+        for heading_, column in columns.items():
+            assert _same(rows[paradigm][at(heading_)], row[column]), (paradigm, heading_, rows[paradigm], row)
+
+
+def test_proactive_study_report_shows_acceptance_and_edits_per_paradigm(proactive_study, tmp_path):
+    tables = _report(proactive_study, tmp_path / "report.html")
+    exported, curated = _curated(proactive_study, tmp_path)
+    assert set(curated) == {"L1", "L2", "L3"}
+    _check_paradigms(tables, curated, judged=False)
+    heading = tables.sections["proactive"][0][0]
+    assert "HAR (%)" not in heading and "KED" not in heading
+    text = tables.texts["proactive"]
+    assert "HAR" in text and "not computed" in text and "--deterministic-judge" in text
+    assert curated["L2"]["partial"] == 2 and number(tables.rows("proactive")["L2"][5]) == 2
+
+    # Per session, by condition: the two L1 sessions' mean acceptance.
+    assert '<figure data-plot="proactive"><svg' in tables.html  # acceptance per condition
+    per_session = tables.rows("proactive", 1)
+    assert per_session["creative-low (L1)"][0] == "2"
+    assert per_session["all"][0] == str(len(SESSIONS))
+
+    # The export folder gives the same figures.
+    from_export = _report(exported, tmp_path / "export.html")
+    _check_paradigms(from_export, curated, judged=False)
+
+
+def test_with_a_judge_the_report_adds_har_and_ked(proactive_study, tmp_path):
+    tables = _report(proactive_study, tmp_path / "report.html", "--deterministic-judge")
+    _, curated = _curated(proactive_study, tmp_path, "--deterministic-judge")
+    _check_paradigms(tables, curated, judged=True)
+    assert any(_cell(tables.rows("proactive")[p][-1]) > 0 for p in ("L2", "L3"))  # modified: KED > 0
+    assert "deterministic judge answers by rules" in tables.texts["proactive"]
+
+
+def test_a_judge_that_cannot_be_reached_is_an_error_and_no_report(proactive_study, tmp_path):
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["report", str(proactive_study), "--out", str(out),
+                                       "--judge-endpoint", "http://127.0.0.1:9/v1", "--judge-model", "m"])
+    assert result.exit_code == 1 and "cannot reach the judge endpoint at http://127.0.0.1:9/v1" in result.output
+    assert not out.exists() and not list(tmp_path.glob("*.partial"))
