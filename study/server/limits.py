@@ -35,6 +35,15 @@ class Limits:
     # Access codes a lab participant may enter with; None: any code (README, "Participants").
     access_codes: frozenset[str] | None = None
 
+    def last_seq_error(self, last_seq: int, lowest: int = 0) -> str | None:
+        """What is wrong with a finish request's `last_seq`, or None. The browser numbers every
+        event it records and a session never stores more than `max_events`, so a larger number
+        is not a real page's; refusing it keeps the gap count meaningful and cheap. (`lowest`
+        -1: a page that may finish having numbered no event, as the chat page.)"""
+        if lowest <= last_seq < self.max_events:
+            return None
+        return f"'last_seq' must be between {lowest} and {self.max_events - 1}"
+
 
 def from_study(study: Study) -> Limits:
     session = study.raw.get("session", {})
