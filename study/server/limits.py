@@ -29,8 +29,9 @@ class Limits:
     new_sessions_per_ip_per_hour: int = 20
     # Calls to the model per minute for the whole study, all sessions together.
     model_calls_per_minute: int = 300
-    # Suggestion requests served at the same time; the rest of the server's threads stay free
-    # for events and pages. Past it a request is answered 503 at once.
+    # Model calls (suggestions, ghost text, chat replies; study.server.model_calls) served at the
+    # same time; the rest of the server's threads stay free for events and pages. Past it a
+    # request is answered 503 at once.
     concurrent_suggestions: int = 4
     # Access codes a lab participant may enter with; None: any code (README, "Participants").
     access_codes: frozenset[str] | None = None
