@@ -19,7 +19,6 @@ failure reaches the participant as a calm line while `study status` shows the re
 from __future__ import annotations
 
 import json
-import time
 from functools import cache
 
 import jsonschema
@@ -136,12 +135,12 @@ def _ask(session: dict, session_id: str, user: dict):
             result = assistant.reply(study().suggestions, condition, history, study().chat.max_tokens)
     except model_calls.Refused as refusal:
         return None, refusal.response()
-    outcome = dict(
-        answered_model=result.answered_model, parameters=result.parameters,
-        raw=[{"text": result.text, "finish_reason": result.finish_reason}],
-        suggestions=[result.text] if result.text else [], latency_ms=result.latency_ms,
-        error=result.error,
-    )  # fmt: skip
+    outcome = {
+        "answered_model": result.answered_model, "parameters": result.parameters,
+        "raw": [{"text": result.text, "finish_reason": result.finish_reason}],
+        "suggestions": [result.text] if result.text else [], "latency_ms": result.latency_ms,
+        "error": result.error,
+    }  # fmt: skip
     if result.error is not None:
         model_calls.settle(request_id, condition, **outcome)
         return None, model_calls.unavailable("chat reply", session_id, result.error, result.timed_out, UNAVAILABLE)

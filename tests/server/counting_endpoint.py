@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import threading
 
-import pytest
 from werkzeug.serving import make_server
 
 from study.lm.backends import DeterministicBackend
@@ -41,17 +40,4 @@ class CountingEndpoint:
 
     def stop(self):
         self._server.shutdown()
-
-
-@pytest.fixture
-def endpoint_factory():
-    made = []
-
-    def make(**options) -> CountingEndpoint:
-        made.append(CountingEndpoint(**options))
-        return made[-1]
-
-    yield make
-    for endpoint in made:
-        endpoint.stop()
 

@@ -22,7 +22,6 @@ from study.store import chat as chat_store
 from study.store import reading
 from study.store.db import suggestion_requests
 from tests.chat.flow import choose_intent, prewrite, say, start_chat
-from tests.server.counting_endpoint import endpoint_factory  # noqa: F401 - a fixture
 from tests.server.flow import start, to_writing
 
 CALM_PROACTIVE = "suggestions are not available right now"

@@ -20,7 +20,6 @@ from study import config
 from study.server import create_app
 from study.store import reading
 from study.store.db import suggestion_requests
-from tests.server.counting_endpoint import endpoint_factory  # noqa: F401 - a fixture
 from tests.server.flow import INIT_EVENT, start, to_writing
 
 

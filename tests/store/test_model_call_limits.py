@@ -8,7 +8,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from study.server import create_app
-from tests.server.counting_endpoint import endpoint_factory  # noqa: F401 - a fixture
 from tests.server.flow import start, to_writing
 
 
