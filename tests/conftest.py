@@ -53,3 +53,19 @@ def browser():
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture
+def endpoint_factory():
+    """Model endpoints that count the calls they answer (tests/server/counting_endpoint.py)."""
+    from tests.server.counting_endpoint import CountingEndpoint
+
+    made = []
+
+    def make(**options) -> CountingEndpoint:
+        made.append(CountingEndpoint(**options))
+        return made[-1]
+
+    yield make
+    for endpoint in made:
+        endpoint.stop()

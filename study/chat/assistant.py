@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import openai
 
 from study.config import Condition, SuggestionSettings
-from study.suggest.engine import _client, _describe, _redact
+from study.suggest.engine import _answered_model, _client, _describe, _redact
 
 
 @dataclass
@@ -27,6 +27,7 @@ class Reply:
     timed_out: bool = False
     parameters: dict = field(default_factory=dict)
     finish_reason: str | None = None
+    answered_model: str | None = None  # as the endpoint's reply names it
 
 
 def conversation(condition: Condition, history: list[dict]) -> list[dict]:
@@ -57,6 +58,7 @@ def reply(settings: SuggestionSettings, condition: Condition, history: list[dict
             frequency_penalty=condition.frequency_penalty,
         )
         choice = response.choices[0]
+        result.answered_model = _answered_model(response)
         result.text = (choice.message.content or "").strip()
         result.finish_reason = choice.finish_reason
         if not result.text:

@@ -54,7 +54,7 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     app.extensions["study.start_throttle"] = StartThrottle(
         app.extensions["study.limits"].new_sessions_per_ip_per_hour
     )
-    # Suggestion requests served at once (study.server.suggestions_api).
+    # Model calls served at once: suggestions, ghost text, chat replies (study.server.model_calls).
     app.extensions["study.suggestion_slots"] = threading.BoundedSemaphore(
         app.extensions["study.limits"].concurrent_suggestions
     )

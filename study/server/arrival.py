@@ -6,6 +6,9 @@
    exactly as a release will replay them. One bad delta (`retain: 1000000000`) is refused here
    with 422 instead of being stored and then blocking every release.
 
+The chat page's log (chat_events) is not a CoAuthor document: it gets the quota alone
+(`quota_checker`).
+
 Both run inside the transaction that stores the batch (study.store.events.ingest), so two
 batches of one session are never checked against the same stored state. Replaying a whole
 session for every batch would cost O(events) each time; a small per-process cache keeps the
@@ -21,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import orjson
-from sqlalchemy import Connection, select, text
+from sqlalchemy import Connection, Table, select, text
 
 from study.curation.replay import DeltaError, apply_delta, to_units
 from study.server.limits import Limits
@@ -130,6 +133,27 @@ def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> event_
                 text=text,
             ),
         )
+
+    return check
+
+
+def quota_checker(session_id: str, limits: Limits, table: Table) -> event_store.BatchCheck:
+    """The check `event_store.ingest` runs on a batch for `table`: the session's quota, counting
+    only the events not stored yet (a resend of stored events is always acknowledged)."""
+
+    def check(connection: Connection, rows: list[dict]) -> None:
+        present = set(
+            connection.execute(
+                select(table.c.seq).where(
+                    table.c.session_id == session_id, table.c.seq.in_([row["seq"] for row in rows])
+                )
+            ).scalars()
+        )
+        new = [row for row in rows if row["seq"] not in present]
+        if new:
+            stored = event_store.totals(connection, session_id, table)
+            added_bytes = sum(len(row["record"]) for row in new)
+            _within_quota(stored.count, len(new), stored.bytes, added_bytes, limits)
 
     return check
 

@@ -18,7 +18,7 @@ import time
 from flask import Blueprint, jsonify, redirect, render_template, request, url_for
 
 from study.chat import assign
-from study.server.context import engine, session_or_404, study
+from study.server.context import engine, limits, session_or_404, study
 from study.server.participant import _advance, at_stage, stage_url
 from study.server.surveys import render_items
 from study.store import chat as chat_store
@@ -183,19 +183,24 @@ def finish(session_id):
         return jsonify(error="expected a JSON object with an integer 'last_seq'"), 400
     if not isinstance(body.get("document", ""), str):
         return jsonify(error="'document' must be a string"), 400
+    last_seq = body["last_seq"]
+    # -1: nothing numbered yet (the exchanges, which finishing needs, are stored by the server).
+    if problem := limits().last_seq_error(last_seq, lowest=-1):
+        return jsonify(error=problem), 400
     with reading(engine()) as connection:
         done = chat_store.exchanges(chat_store.messages(connection, session_id))
-        missing = event_store.missing_seqs(connection, session_id, body["last_seq"], table=chat_events)
+        lost = event_store.missing_count(connection, session_id, last_seq, table=chat_events)
+        missing = event_store.missing_seqs(connection, session_id, last_seq, table=chat_events) if lost else []
     needed = study().chat.min_exchanges
     if done < needed:
         return jsonify(error=f"please have at least {needed} exchanges first ({done} so far)"), 409
-    if missing and body.get("pending") != 0:
-        return jsonify(error="some events have not reached the server yet", missing=missing[:50]), 409
+    if lost and body.get("pending") != 0:
+        return jsonify(error="some events have not reached the server yet", missing=missing), 409
     now = time.time()
     with writing(engine()) as connection:
         chat_store.update_chat(connection, session_id, chat_finished_at=now, document=body.get("document", ""))
     session = _advance(
         session_id, "chat", writing_finished_at=now, final_text=body.get("document", ""),
-        missing_events=len(missing),
+        missing_events=lost,
     )  # fmt: skip
     return jsonify(next=stage_url(session))

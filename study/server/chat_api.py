@@ -7,17 +7,18 @@ GET  /api/sessions/<id>/chat/state
 POST /api/sessions/<id>/chat/messages {"client_id": "...", "content": "..."}
   -> 200 {"user": {...}, "assistant": {...}, "exchanges", "owed"}
   -> 409 {"error", "owed"} while a blocking in-session survey is due
-  -> 502 / 504 {"error"} when the model fails; the user message is kept and the same request
-     (same client_id) asks again.
+  -> 429 / 502 / 503 / 504 {"error"} when the model is not asked (a limit, every slot busy) or
+     fails; the user message is kept and the same request (same client_id) asks again.
 POST /api/sessions/<id>/chat/events  schemas/chat-event-batch.schema.json -> {"acked": [...]}
-Every model call is logged in suggestion_requests (mode "chat_reply"), so `study status`
-counts its failures and latency.
+  -> 422 past the session's storage quota ([session] max_events, max_bytes), as the editor's.
+Every model call goes through study.server.model_calls: recorded in suggestion_requests (mode
+"chat_reply") before the model is asked, within the per-session and study-wide limits, and a
+failure reaches the participant as a calm line while `study status` shows the reason.
 """
 
 from __future__ import annotations
 
 import json
-import time
 from functools import cache
 
 import jsonschema
@@ -27,14 +28,20 @@ from flask import Blueprint, jsonify, request
 from study.chat import assistant
 from study.curation.schema import field_path
 from study.paths import schemas_dir
+from study.server import arrival, model_calls
 from study.server.chat import owed_surveys
-from study.server.context import engine, session_or_404, study
+from study.server.context import engine, limits, session_or_404, study
 from study.store import chat as chat_store
 from study.store import events as event_store
 from study.store import reading, writing
-from study.store.db import chat_events, suggestion_requests
+from study.store.db import chat_events
 
 blueprint = Blueprint("chat_api", __name__, url_prefix="/api/sessions")
+
+# What the participant reads when the assistant cannot answer (the page prefixes "The assistant
+# did not answer: "); never the endpoint's address or status.
+UNAVAILABLE = "it is not available right now; please try again in a moment"
+BUSY = "it is busy right now; please try again in a moment"
 
 
 @cache
@@ -122,17 +129,23 @@ def _ask(session: dict, session_id: str, user: dict):
     with reading(engine()) as connection:
         history = [m for m in chat_store.messages(connection, session_id) if m["seq"] <= user["seq"]]
     condition = study().condition(session["condition"])
-    result = assistant.reply(study().suggestions, condition, history, study().chat.max_tokens)
+    try:
+        with model_calls.slot(BUSY):
+            request_id = model_calls.admit(session_id, condition, BUSY)
+            result = assistant.reply(study().suggestions, condition, history, study().chat.max_tokens)
+    except model_calls.Refused as refusal:
+        return None, refusal.response()
+    outcome = {
+        "answered_model": result.answered_model, "parameters": result.parameters,
+        "raw": [{"text": result.text, "finish_reason": result.finish_reason}],
+        "suggestions": [result.text] if result.text else [], "latency_ms": result.latency_ms,
+        "error": result.error,
+    }  # fmt: skip
+    if result.error is not None:
+        model_calls.settle(request_id, condition, **outcome)
+        return None, model_calls.unavailable("chat reply", session_id, result.error, result.timed_out, UNAVAILABLE)
     with writing(engine()) as connection:
-        connection.execute(suggestion_requests.insert().values(
-            session_id=session_id, created_at=time.time(), condition=condition.name,
-            model=condition.model, parameters=json.dumps(result.parameters),
-            raw=json.dumps([{"text": result.text, "finish_reason": result.finish_reason}]),
-            suggestions=json.dumps([result.text] if result.text else []),
-            latency_ms=result.latency_ms, error=result.error,
-        ))  # fmt: skip
-        if result.error is not None:
-            return None, (jsonify(error=result.error), 504 if result.timed_out else 502)
+        model_calls.settle(request_id, condition, **outcome, connection=connection)
         # Two tabs asking at once: keep the first stored reply, not a second one.
         existing = next(
             (m for m in chat_store.messages(connection, session_id) if m["seq"] == user["seq"] + 1), None
@@ -140,8 +153,8 @@ def _ask(session: dict, session_id: str, user: dict):
         if existing is not None:
             return existing, None
         reply = chat_store.add_message(
-            connection, session_id, "assistant", result.text, model=condition.model,
-            latency_ms=result.latency_ms,
+            connection, session_id, "assistant", result.text,
+            model=result.answered_model or condition.model, latency_ms=result.latency_ms,
         )  # fmt: skip
     return reply, None
 
@@ -169,5 +182,9 @@ def post_events(session_id):
         if all(seq in stored for seq in seqs):
             return jsonify(acked=seqs, stored=0, duplicates=len(seqs))
         return jsonify(error=f"session is at stage '{session['stage']}' and takes no new events"), 409
-    result = event_store.ingest(engine(), session_id, body["events"], table=chat_events)
+    check = arrival.quota_checker(session_id, limits(), chat_events)
+    try:
+        result = event_store.ingest(engine(), session_id, body["events"], check, table=chat_events)
+    except event_store.Refused as refusal:
+        return jsonify(error=str(refusal)), 422
     return jsonify(acked=result.acked, stored=result.stored, duplicates=result.duplicates)

@@ -29,11 +29,21 @@ class Limits:
     new_sessions_per_ip_per_hour: int = 20
     # Calls to the model per minute for the whole study, all sessions together.
     model_calls_per_minute: int = 300
-    # Suggestion requests served at the same time; the rest of the server's threads stay free
-    # for events and pages. Past it a request is answered 503 at once.
+    # Model calls (suggestions, ghost text, chat replies; study.server.model_calls) served at the
+    # same time; the rest of the server's threads stay free for events and pages. Past it a
+    # request is answered 503 at once.
     concurrent_suggestions: int = 4
     # Access codes a lab participant may enter with; None: any code (README, "Participants").
     access_codes: frozenset[str] | None = None
+
+    def last_seq_error(self, last_seq: int, lowest: int = 0) -> str | None:
+        """What is wrong with a finish request's `last_seq`, or None. The browser numbers every
+        event it records and a session never stores more than `max_events`, so a larger number
+        is not a real page's; refusing it keeps the gap count meaningful and cheap. (`lowest`
+        -1: a page that may finish having numbered no event, as the chat page.)"""
+        if lowest <= last_seq < self.max_events:
+            return None
+        return f"'last_seq' must be between {lowest} and {self.max_events - 1}"
 
 
 def from_study(study: Study) -> Limits:

@@ -367,10 +367,8 @@ def finish_writing(session_id):
     if not isinstance(body.get("text", ""), str):
         return jsonify(error="'text' must be a string"), 400
     last_seq = body["last_seq"]
-    if not 0 <= last_seq < limits().max_events:
-        # The browser numbers every event it records; a session never holds more than its quota,
-        # so a larger number is not a real editor's (and would make the gap count meaningless).
-        return jsonify(error=f"'last_seq' must be between 0 and {limits().max_events - 1}"), 400
+    if problem := limits().last_seq_error(last_seq):
+        return jsonify(error=problem), 400
     remaining = session["writing_started_at"] + study().min_seconds - time.time()
     if remaining > MIN_TIME_SLACK_SECONDS:
         return jsonify(error=f"please keep writing for {int(remaining)} more seconds"), 409

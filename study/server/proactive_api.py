@@ -6,7 +6,10 @@ POST /api/sessions/<id>/proactive
    "kept_words": [int, ...], "idle_ms": int}
   -> 200 {"suggestionId", "suggestion": {index, original, trimmed, probability}, "rationale",
           "strategy", "stage", "idleMs", "maxTokens"}
-  -> 400 (bad body) / 409 (not an L1-L3 session or not writing) / 429 / 502 / 504 {"error"}
+  -> 400 (bad body) / 409 (not an L1-L3 session or not writing) / 429 / 502 / 503 / 504
+     {"error"}; a failed model call answers the calm line of study.server.model_calls, whose
+     guards (limits counted and the request recorded before the model is called, a bounded
+     number served at once) apply as to Tab suggestions.
 
 The browser sends the history only for L2 and L3; it decides when to ask (the idle timer).
 Each request is stored in suggestion_requests like a Tab query, its `parameters` holding the
@@ -16,15 +19,10 @@ prompt hash, rationale); its row id is the suggestion id the editor logs.
 
 from __future__ import annotations
 
-import json
-import time
-
 from flask import Blueprint, current_app, jsonify, request
-from sqlalchemy import func, select
 
-from study.server.context import engine, session_or_404, study
-from study.store import reading, writing
-from study.store.db import suggestion_requests
+from study.server import model_calls
+from study.server.context import session_or_404, study
 from study.suggest.proactive import PROACTIVE
 from study.suggest.proactive.context import HistoryError, parse_history
 from study.suggest.proactive.engine import ProactiveEngine
@@ -78,20 +76,14 @@ def suggest(session_id):
     except HistoryError as error:
         return jsonify(error=str(error)), 400
 
-    limit = study().suggestions.max_requests_per_minute
-    with reading(engine()) as connection:
-        recent = connection.execute(
-            select(func.count())
-            .select_from(suggestion_requests)
-            .where(suggestion_requests.c.session_id == session_id)
-            .where(suggestion_requests.c.created_at > time.time() - 60)
-        ).scalar_one()
-    if recent >= limit:
-        return jsonify(error=f"too many requests: at most {limit} per minute; wait a moment"), 429
-
     if condition.paradigm == "L1":
         history = []  # stateless: what the browser sent is not used (Table 3)
-    result = proactive_engine().suggest(condition, doc, history, outcomes, kept)
+    try:
+        with model_calls.slot():
+            suggestion_id = model_calls.admit(session_id, condition)
+            result = proactive_engine().suggest(condition, doc, history, outcomes, kept)
+    except model_calls.Refused as refusal:
+        return refusal.response()
     item = {"index": 0, "original": result.suggestion, "trimmed": result.suggestion.strip(),
             "probability": result.probability}
     record = {
@@ -100,23 +92,13 @@ def suggest(session_id):
         "context": result.context, "prompt_hash": result.prompt_hash,
         "rationale": result.rationale, "history_items": len(history),
     }
-    with writing(engine()) as connection:
-        inserted = connection.execute(
-            suggestion_requests.insert().values(
-                session_id=session_id,
-                created_at=time.time(),
-                condition=condition.name,
-                model=condition.model,
-                parameters=json.dumps(record),
-                raw=json.dumps(result.raw),
-                suggestions=json.dumps([item] if not result.error else []),
-                latency_ms=result.latency_ms,
-                error=result.error,
-            )
-        )
-        suggestion_id = inserted.inserted_primary_key[0]
+    model_calls.settle(
+        suggestion_id, condition, answered_model=result.answered_model, parameters=record,
+        raw=result.raw, suggestions=[item] if not result.error else [],
+        latency_ms=result.latency_ms, error=result.error,
+    )  # fmt: skip
     if result.error:
-        return jsonify(error=result.error), 504 if result.timed_out else 502
+        return model_calls.unavailable("proactive suggestion", session_id, result.error, result.timed_out)
     return jsonify(
         suggestionId=suggestion_id, suggestion=item, rationale=result.rationale,
         strategy=result.strategy, stage=result.stage, idleMs=result.idle_ms,

@@ -12,7 +12,8 @@ suggestion_requests table), so any worker can answer any request of any session.
 per process is harmless: the schema validator, the suggestion engine and its HTTP client, the
 cache of checked texts (study.server.arrival, confirmed against the database before use), and
 two limits that then apply per worker: the new-session throttle per IP address and the number
-of suggestion requests served at once (README, "Running a study" and "Suggestions").
+of model calls (suggestions, ghost text, chat replies) served at once (README, "Running a
+study" and "Suggestions").
 
 STUDY_SECRET_KEY must be the same in every worker: without it each process draws its own
 Flask SECRET_KEY. Nothing signs cookies today (the session id travels in the URL), so a missing

@@ -144,7 +144,9 @@
         busy = true;
         continue;
       }
-      const modelFailed = response.status === 502 || response.status === 504;
+      // The message is stored and waits for its reply: the model failed (502/504) or was not
+      // asked (429: a limit; a busy server's 503 is retried above). The same id asks again.
+      const modelFailed = [429, 502, 504].includes(response.status);
       if (!modelFailed) {
         // Not stored (a rating is due, or the message was refused): give the text back.
         inFlight = null;
@@ -157,7 +159,7 @@
         openOwed();
         return; // sent again by the participant after the rating
       }
-      // The model failed (502/504: the same id retries) or the request was refused: say so.
+      // The model failed or the request was refused: say so (the server's line is calm).
       log("chat-fail", "api", { detail: String(answer.error || response.status).slice(0, 500) });
       showError(`The assistant did not answer: ${answer.error || response.status}`, modelFailed);
       refresh();

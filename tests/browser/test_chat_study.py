@@ -152,7 +152,10 @@ def test_a_model_that_fails_keeps_the_message_and_try_again_gets_the_reply(page,
         start_chat(page, f"http://127.0.0.1:{server.port}")
         page.get_by_test_id("chat-input").fill("Are you there?")
         page.get_by_test_id("chat-send").click()
-        expect(page.get_by_test_id("chat-error")).to_contain_text("cannot reach the model endpoint")
+        expect(page.get_by_test_id("chat-error")).to_contain_text("not available right now")
+        # A calm line: nothing about the endpoint, its address or status codes (issue 10).
+        shown = page.get_by_test_id("chat-error").inner_text()
+        assert str(model_port) not in shown and "endpoint" not in shown and "HTTP" not in shown
         expect(page.get_by_test_id("chat-retry")).to_be_visible()
         expect(page.get_by_test_id("chat-send")).to_be_disabled()  # the kept message goes first
         _, stop_model = serve_in_thread(DeterministicBackend(), port=model_port)
@@ -201,3 +204,44 @@ def test_prewriting_questions_can_be_removed_and_added(page, chat_server):
     engine.dispose()
     assert len(notes) == 6 and notes[-1] == {"question": "Who will read it?", "answer": NOTE, "added": True}
     assert all("removed" not in note["answer"] for note in notes)
+
+
+def test_a_message_refused_by_the_rate_limit_is_kept_and_try_again_gets_the_reply(page, chat_dir, model_url):
+    """A 429 (the session's limit on model calls) leaves the message stored without a reply:
+    the page keeps it and offers "Try again", as after a failed model call."""
+    import time
+    from dataclasses import replace
+
+    from sqlalchemy import delete
+
+    from study import config
+    from study.store import writing
+    from study.store.db import suggestion_requests
+
+    study = config.load(chat_dir)
+    study = replace(study, suggestions=replace(study.suggestions, endpoint=model_url, max_requests_per_minute=1))
+    server, thread = _serve_in_thread(study)
+    engine = make_engine(study.database_url)
+    try:
+        session_id = start_chat(page, f"http://127.0.0.1:{server.port}")
+        with writing(engine) as connection:  # the session has used its one call this minute
+            connection.execute(suggestion_requests.insert().values(
+                session_id=session_id, created_at=time.time(), condition="base", model="m",
+                parameters="{}", raw="[]", suggestions="[]",
+            ))  # fmt: skip
+        page.get_by_test_id("chat-input").fill("Are you there?")
+        page.get_by_test_id("chat-send").click()
+        expect(page.get_by_test_id("chat-error")).to_contain_text("at most 1 per minute")
+        expect(page.get_by_test_id("chat-retry")).to_be_visible()
+        expect(page.get_by_test_id("chat-input")).to_have_value("")  # not given back: it is stored
+        with writing(engine) as connection:  # a minute later
+            connection.execute(delete(suggestion_requests))
+        page.get_by_test_id("chat-retry").click()
+        expect(page.get_by_test_id("exchange-count")).to_have_text("1 of 8 exchanges")
+        expect(page.get_by_test_id("chat-message")).to_have_count(2)
+        expect(page.get_by_test_id("chat-error")).to_be_hidden()
+    finally:
+        engine.dispose()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)

@@ -136,7 +136,8 @@ def test_a_failing_model_keeps_the_message_and_the_retry_answers_it(chat_study, 
         engine=_db(chat_app),
     ).test_client()
     response = say(broken, session_id, "Hello?", client_id="client-0001")
-    assert response.status_code == 502 and "cannot reach the model endpoint" in response.json["error"]
+    assert response.status_code == 502 and "not available right now" in response.json["error"]
+    assert "127.0.0.1" not in response.json["error"] and "endpoint" not in response.json["error"]
     state = chat_client.get(f"/api/sessions/{session_id}/chat/state").json
     assert state["pending_client_id"] == "client-0001" and state["exchanges"] == 0
     other = say(chat_client, session_id, "Something else")

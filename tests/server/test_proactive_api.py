@@ -104,5 +104,6 @@ def test_a_model_that_is_down_is_a_502_with_a_sentence(study):
     client = app.test_client()
     session_id = _session(client)
     response = client.post(f"/api/sessions/{session_id}/proactive", json={"doc": "Hello there"})
-    assert response.status_code == 502 and "cannot reach" in response.json["error"]
-    assert _stored(app)[0]["error"]
+    # The writer's page gets a calm line; the reason (with the address) stays with the researcher.
+    assert response.status_code == 502 and response.json["error"] == "suggestions are not available right now"
+    assert "cannot reach" in _stored(app)[0]["error"] and "127.0.0.1:9" in _stored(app)[0]["error"]

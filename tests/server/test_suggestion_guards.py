@@ -15,58 +15,12 @@ import httpx
 import pytest
 import waitress
 from sqlalchemy import select
-from werkzeug.serving import make_server
 
 from study import config
-from study.lm.backends import DeterministicBackend
-from study.lm.server import create_app as create_model_app
 from study.server import create_app
 from study.store import reading
 from study.store.db import suggestion_requests
 from tests.server.flow import INIT_EVENT, start, to_writing
-
-
-class CountingEndpoint:
-    """`study lm serve`'s app behind a real HTTP server, counting the calls it answers and
-    optionally naming another model in its replies (as OpenAI names a dated version)."""
-
-    def __init__(self, delay: float = 0.0, answered_as: str | None = None) -> None:
-        self.calls = 0
-        self._lock = threading.Lock()
-        self._app = create_model_app(DeterministicBackend(delay=delay))
-        self._answered_as = answered_as
-        self._server = make_server("127.0.0.1", 0, self._wsgi, threaded=True)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self._server.port}/v1"
-
-    def _wsgi(self, environ, start_response):
-        with self._lock:
-            self.calls += 1
-        answer = {}
-        body = b"".join(self._app(environ, lambda status, headers, *_: answer.update(status=status, headers=headers)))
-        if self._answered_as:
-            reply = json.loads(body)
-            reply["model"] = self._answered_as
-            body = json.dumps(reply).encode()
-        headers = [(k, v) for k, v in answer["headers"] if k.lower() != "content-length"]
-        start_response(answer["status"], [*headers, ("Content-Length", str(len(body)))])
-        return [body]
-
-    def stop(self):
-        self._server.shutdown()
-
-
-@pytest.fixture
-def endpoint_factory():
-    made = []
-
-    def make(**options) -> CountingEndpoint:
-        made.append(CountingEndpoint(**options))
-        return made[-1]
-
-    yield make
-    for endpoint in made:
-        endpoint.stop()
 
 
 def _study(study_folder, endpoint_url: str, **settings):

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 import openai
 
 from study.config import Condition, SuggestionSettings
-from study.suggest.engine import _client, _describe, _raw, _redact
+from study.suggest.engine import _answered_model, _client, _describe, _raw, _redact
 from study.suggest.postprocess import blocked_term, first_sentence, probability
 from study.suggest.proactive import context as ctx
 from study.suggest.proactive import policy
@@ -52,6 +52,7 @@ class ProactiveResult:
     error: str | None = None
     timed_out: bool = False
     parameters: dict = field(default_factory=dict)
+    answered_model: str | None = None  # as the endpoint's reply names it
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -142,7 +143,7 @@ class ProactiveEngine:
         start = time.perf_counter()
         try:
             client = _client(base_url, api_key, float(self.suggestions.timeout_seconds))
-            raw = self._ask(client, condition, system, context, params)
+            raw, result.answered_model = self._ask(client, condition, system, context, params)
             result.raw = [raw]
             text = raw["text"]
             if raw["logprob_sum"] is not None:
@@ -160,7 +161,8 @@ class ProactiveEngine:
         return result
 
     def _ask(self, client, condition: Condition, system: str, context: str, params: dict) -> dict:
-        """The model's one output as {text, logprob_sum, finish_reason}."""
+        """The model's one output as {text, logprob_sum, finish_reason}, and the model that
+        answered."""
         if condition.mode == "chat":
             response = client.chat.completions.create(
                 model=condition.model,
@@ -170,7 +172,7 @@ class ProactiveEngine:
             choice = response.choices[0]
             content = getattr(getattr(choice, "logprobs", None), "content", None)
             values = [item.logprob for item in content] if content else None
-            return _raw(choice.message.content or "", values, choice.finish_reason)
+            return _raw(choice.message.content or "", values, choice.finish_reason), _answered_model(response)
         prompt = context.rstrip(" \t")
         response = client.completions.create(
             model=condition.model, prompt=prompt, n=1, logprobs=1, **params
@@ -182,4 +184,4 @@ class ProactiveEngine:
             text = text[len(removed) :]
         logprobs = getattr(choice, "logprobs", None)
         values = getattr(logprobs, "token_logprobs", None) if logprobs else None
-        return _raw(text, values, choice.finish_reason)
+        return _raw(text, values, choice.finish_reason), _answered_model(response)

@@ -1,0 +1,151 @@
+"""The guards around every model call a participant's request makes (issue 10; README,
+"Suggestions"): Tab suggestions (suggestions_api), proactive ghost text (proactive_api) and the
+chat assistant's replies (chat_api) all go through here, in this order:
+
+1. `slot()`: at most `[suggestions] concurrent_requests` model calls are in flight per server
+   process; past it the request is answered 503 at once, so slow model calls cannot take every
+   thread from event ingest and pages.
+2. `admit()`: in one transaction, the per-session limit (`max_requests_per_minute`) and the
+   study-wide one (`model_calls_per_minute`) are counted and the request is recorded in
+   suggestion_requests *before* the model is called: concurrent requests see each other's rows,
+   so the limits hold under a burst.
+3. `settle()`: the row gets the outcome and the model that answered (the endpoint's reply names
+   it; the configured name stays in `parameters`).
+4. `unavailable()`: a failure reaches the participant as one calm sentence; the reason, which can
+   name the endpoint's address and HTTP status, goes to the server log and the row, which
+   `study status` summarises.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from flask import current_app, jsonify
+from sqlalchemy import func, select, text, update
+
+from study.config import Condition
+from study.server.context import engine, limits, study
+from study.store import writing
+from study.store.db import suggestion_requests
+
+# What a participant reads when the model fails: nothing about endpoints or status codes.
+UNAVAILABLE = "suggestions are not available right now"
+BUSY = "suggestions are busy right now; try again in a moment"
+# Written before the model is called, replaced by the outcome; left only if the server stopped.
+NO_OUTCOME = "no outcome recorded: the server stopped while the model was being asked"
+# PostgreSQL: one advisory lock that requests take in turn to count and record, so the
+# study-wide count cannot be read by two requests at once (SQLite's write lock does this).
+_COUNTING_LOCK = 0x5714D7_CA11
+
+logger = logging.getLogger(__name__)
+
+
+class Refused(Exception):
+    """The request does not reach the model; `response()` is what the participant gets."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.message, self.status = message, status
+
+    def response(self):
+        return jsonify(error=self.message), self.status
+
+
+def _slots() -> threading.BoundedSemaphore:
+    return current_app.extensions["study.suggestion_slots"]
+
+
+@contextmanager
+def slot(busy: str = BUSY) -> Iterator[None]:
+    """Hold one of the process's model-call slots, or raise Refused (503) at once."""
+    if not _slots().acquire(blocking=False):
+        raise Refused(busy, 503)
+    try:
+        yield
+    finally:
+        _slots().release()
+
+
+def admit(session_id: str, condition: Condition, busy: str = BUSY) -> int:
+    """Check the limits and record the request, in one transaction; its suggestion_requests
+    row id. Raises Refused (429) when a limit is reached: nothing is recorded then."""
+    per_session = study().suggestions.max_requests_per_minute
+    study_wide = limits().model_calls_per_minute
+    with writing(engine()) as connection:
+        if connection.dialect.name == "postgresql":
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _COUNTING_LOCK})
+        since = time.time() - 60
+        recent = connection.execute(
+            select(func.count())
+            .select_from(suggestion_requests)
+            .where(suggestion_requests.c.session_id == session_id)
+            .where(suggestion_requests.c.created_at > since)
+        ).scalar_one()
+        if recent >= per_session:
+            raise Refused(f"too many requests: at most {per_session} per minute; wait a moment", 429)
+        everyone = connection.execute(
+            select(func.count())
+            .select_from(suggestion_requests)
+            .where(suggestion_requests.c.created_at > since)
+        ).scalar_one()
+        if everyone >= study_wide:
+            logger.warning("model calls: the study-wide limit of %d per minute is reached", study_wide)
+            raise Refused(busy, 429)
+        return connection.execute(
+            suggestion_requests.insert().values(
+                session_id=session_id,
+                created_at=time.time(),
+                condition=condition.name,
+                model=condition.model,
+                parameters="{}",
+                raw="[]",
+                suggestions="[]",
+                error=NO_OUTCOME,
+            )
+        ).inserted_primary_key[0]
+
+
+def settle(
+    request_id: int,
+    condition: Condition,
+    *,
+    answered_model: str | None,
+    parameters: dict,
+    raw: list,
+    suggestions: list,
+    latency_ms: float,
+    error: str | None,
+    connection=None,
+) -> None:
+    """Replace the row's "no outcome" with the outcome (inside `connection`'s transaction when
+    given, so it commits together with what the caller stores from the answer)."""
+    statement = (
+        update(suggestion_requests)
+        .where(suggestion_requests.c.id == request_id)
+        .values(
+            # The model that answered, as the endpoint's reply names it; the one asked for
+            # when nothing answered (parameters keep the configured name either way).
+            model=answered_model or condition.model,
+            parameters=json.dumps(parameters),
+            raw=json.dumps(raw),
+            suggestions=json.dumps(suggestions),
+            latency_ms=latency_ms,
+            error=error,
+        )
+    )
+    if connection is not None:
+        connection.execute(statement)
+        return
+    with writing(engine()) as own:
+        own.execute(statement)
+
+
+def unavailable(what: str, session_id: str, reason: str, timed_out: bool, calm: str = UNAVAILABLE):
+    """The participant's answer to a failed model call; the reason goes to the log only."""
+    logger.warning("%s for session %s failed: %s", what, session_id, reason)
+    return jsonify(error=calm), 504 if timed_out else 502
