@@ -55,6 +55,19 @@ def browser():
         browser.close()
 
 
+@pytest.fixture(scope="session")
+def model_url():
+    """Base URL (".../v1") of our own OpenAI-compatible endpoint (`study lm serve`) with the
+    deterministic model: the suggestions, chat replies and ghost text of every test that does
+    not break the model on purpose."""
+    from study.lm.backends import DeterministicBackend
+    from study.lm.server import serve_in_thread
+
+    base_url, stop = serve_in_thread(DeterministicBackend())
+    yield base_url
+    stop()
+
+
 @pytest.fixture
 def endpoint_factory():
     """Model endpoints that count the calls they answer (tests/server/counting_endpoint.py)."""

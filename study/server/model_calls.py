@@ -49,8 +49,11 @@ class Refused(Exception):
     """The request does not reach the model; `response()` is what the participant gets."""
 
     def __init__(self, message: str, status: int) -> None:
-        super().__init__(message)
+        super().__init__(message, status)  # both in args, so it pickles whole (tests/test_exceptions)
         self.message, self.status = message, status
+
+    def __str__(self) -> str:
+        return self.message
 
     def response(self):
         return jsonify(error=self.message), self.status

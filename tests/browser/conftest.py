@@ -53,18 +53,7 @@ def wait_until_up(url: str, timeout: float = 15.0) -> None:
             time.sleep(0.05)
 
 
-# -- the study and its model ----------------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def model_url():
-    """Base URL (".../v1") of a local OpenAI-compatible endpoint with the deterministic model."""
-    from study.lm.backends import DeterministicBackend
-    from study.lm.server import serve_in_thread
-
-    base_url, stop = serve_in_thread(DeterministicBackend())
-    yield base_url
-    stop()
+# -- the study and its model (`model_url` is in tests/conftest.py) ---------------------------
 
 
 @pytest.fixture

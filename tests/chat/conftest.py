@@ -12,16 +12,6 @@ from study import config
 from study.cli import write_study_files
 
 
-@pytest.fixture(scope="session")
-def model_url():
-    from study.lm.backends import DeterministicBackend
-    from study.lm.server import serve_in_thread
-
-    base_url, stop = serve_in_thread(DeterministicBackend())
-    yield base_url
-    stop()
-
-
 @pytest.fixture
 def chat_folder(tmp_path: Path) -> Path:
     folder = tmp_path / "chat-study"

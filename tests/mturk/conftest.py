@@ -91,17 +91,6 @@ def ctx(make_ctx):
     return make_ctx(budget="1000.00")
 
 
-@pytest.fixture(scope="session")
-def model_url():
-    """A local model endpoint (`study lm serve`'s deterministic backend) for the writers' Tab."""
-    from study.lm.backends import DeterministicBackend
-    from study.lm.server import serve_in_thread
-
-    base_url, stop = serve_in_thread(DeterministicBackend())
-    yield base_url
-    stop()
-
-
 def with_model(study, model_url: str):
     return replace(study, suggestions=replace(study.suggestions, endpoint=model_url))
 

@@ -28,16 +28,6 @@ def _condition_for(study, row):
     raise AssertionError(row)
 
 
-@pytest.fixture(scope="module")
-def model_url():
-    from study.lm.backends import DeterministicBackend
-    from study.lm.server import serve_in_thread
-
-    base_url, stop = serve_in_thread(DeterministicBackend())
-    yield base_url
-    stop()
-
-
 @pytest.fixture
 def report_study(tmp_path: Path, model_url: str) -> Path:
     """The study folder: 2 sessions stopped at consent and instructions, 3 released sessions

@@ -5,22 +5,12 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-import pytest
 from sqlalchemy import select
 
-from study.lm.backends import DeterministicBackend
-from study.lm.server import serve_in_thread
 from study.server import create_app
 from study.store import reading
 from study.store.db import suggestion_requests
 from tests.server.flow import start, to_writing
-
-
-@pytest.fixture(scope="module")
-def model_url():
-    base_url, stop = serve_in_thread(DeterministicBackend())
-    yield base_url
-    stop()
 
 
 def _app(study, model_url, paradigm):

@@ -17,13 +17,6 @@ from study.store.db import suggestion_requests
 from tests.server.flow import start, to_writing
 
 
-@pytest.fixture(scope="module")
-def model_url():
-    base_url, stop = serve_in_thread(DeterministicBackend())
-    yield base_url
-    stop()
-
-
 def _app(study, **suggestion_settings):
     settings = replace(study.suggestions, **suggestion_settings)
     return create_app(replace(study, suggestions=settings))
