@@ -3,6 +3,8 @@
 - `settings`: the `[proactive]` table of study.toml (idle threshold, context window, L3 rule).
 - `context`: what the model sees: the L1 local window and the L2 marked-up document snapshot.
 - `policy`: the L3 adaptive rule (writing stage, strategy, idle threshold, suggestion length).
+- `memory`: the editor's interaction memory (history, outcomes, accepted spans) rebuilt from
+  a session's stored events, for a browser that reloads without its saved copy.
 - `engine`: one proactive query: prompt, model call, post-processing, the per-suggestion record.
 """
 
