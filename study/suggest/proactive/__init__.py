@@ -10,3 +10,9 @@
 
 PARADIGMS = ("L0", "L1", "L2", "L3")
 PROACTIVE = ("L1", "L2", "L3")
+
+
+def is_proactive_study(conditions) -> bool:
+    """A MindCopilot study: some condition is L1-L3. Its L0 sessions log window switches and
+    carry `proactive` too (Table 5 compares all four); a plain CoAuthor study's do not."""
+    return any(condition.paradigm in PROACTIVE for condition in conditions)
