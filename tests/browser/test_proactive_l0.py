@@ -13,7 +13,12 @@ from study.cli import main as study_cli
 from study.cli import write_study_files
 from study.curation.validate import validate_file
 from tests.browser.conftest import CONTACT, MIN_SECONDS
-from tests.browser.participant import export_session, start_writing, type_text, wait_saved
+from tests.browser.participant import (
+    export_session,
+    start_writing,
+    type_text,
+    wait_saved,
+)
 from tests.browser.test_proactive import logged, names
 
 pytestmark = pytest.mark.browser
