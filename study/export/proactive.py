@@ -1,4 +1,4 @@
-"""Export proactive sessions (MindCopilot L1-L3) in the extended CoAuthor format.
+"""Export proactive sessions (MindCopilot L0-L3) in the extended CoAuthor format.
 
 One `<session_id>.jsonl` per proactive session: the 17 release keys in the release's order,
 then `proactive`, with every event including the extension events
@@ -20,6 +20,7 @@ from study.export.coauthor import _write_atomically, to_release_record
 from study.store import make_engine, reading
 from study.store import events as event_store
 from study.store import sessions as session_store
+from study.suggest.proactive import is_proactive_study
 
 SESSION_COLUMNS = ("session_id", "paradigm", "condition", "prompt_code", "genre", "events")
 
@@ -30,9 +31,10 @@ class ProactiveExportSummary:
     events: int
 
 
-def to_extended_record(record: dict, event_num: int) -> dict:
+def to_extended_record(record: dict, event_num: int, paradigm: str) -> dict:
     out = to_release_record(record, event_num)
-    out["proactive"] = record.get("proactive") or {}
+    # L0 sessions stored before their records carried the extension get its one required key.
+    out["proactive"] = record.get("proactive") or {"paradigm": paradigm}
     return out
 
 
@@ -42,15 +44,17 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
     rows, total = [], 0
     with reading(engine) as connection:
         candidates = session_store.all_sessions(connection, finished_only=not include_unfinished)
+    # L0 sessions belong to a MindCopilot study (the baseline of Table 5), not to a CoAuthor one.
+    proactive_study = is_proactive_study(study.conditions)
     for session in candidates:
         condition = study.condition(session["condition"])
-        if condition.paradigm == "L0":
+        if condition.paradigm == "L0" and not proactive_study:
             continue
         with reading(engine) as connection:
             records = event_store.records(connection, session["session_id"])
         if not records:
             continue
-        extended = [to_extended_record(r, i) for i, r in enumerate(records)]
+        extended = [to_extended_record(r, i, condition.paradigm) for i, r in enumerate(records)]
         _write_atomically(
             out / f"{session['session_id']}.jsonl",
             b"".join(json.dumps(r).encode() + b"\n" for r in extended),

@@ -73,7 +73,7 @@ def _proactive_files(folder: Path) -> list[Path]:
 
 def measure(files: list[Path], data: ReportData) -> ProactiveMetrics:
     from study.curation.formats import FORMAT_PROACTIVE, SessionFileError, read_session
-    from study.curation.proactive.records import suggestion_records
+    from study.curation.proactive.records import session_paradigm, suggestion_records
     from study.metrics.proactive.edit_distance import (
         char_edit_distance,
         word_edit_distance,
@@ -93,7 +93,7 @@ def measure(files: list[Path], data: ReportData) -> ProactiveMetrics:
         if session.format != FORMAT_PROACTIVE:
             continue
         records = suggestion_records(session.events, session.session_id, MODIFY_WINDOW_MS)
-        paradigm = records[0].paradigm if records else ""
+        paradigm = session_paradigm(session.events)
         metrics.sessions.append((session.session_id, paradigm,
                                  condition_of.get(session.session_id, paradigm)))  # fmt: skip
         for r in records:

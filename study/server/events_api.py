@@ -7,7 +7,9 @@ written, then stored in one transaction: it is all stored or not at all.
 Each batch must also fit the session's storage quota and replay on top of what is stored
 (study.server.arrival): 422 otherwise, with the event at fault named.
 GET /api/sessions/<id>/state -> {"doc": text, "next_seq": n}, the server's copy of the
-document (for a browser that lost its local copy). It answers only while the session is at the
+document (for a browser that lost its local copy); in a proactive session (MindCopilot L1-L3)
+also `proactive`: the interaction memory L2 and L3 requests carry, rebuilt from the stored
+events (study.suggest.proactive.memory). It answers only while the session is at the
 writing stage: afterwards the text is the researchers' alone (README, "Participants").
 """
 
@@ -31,6 +33,8 @@ from study.server import arrival
 from study.server.context import engine, limits, session_or_404
 from study.store import events as event_store
 from study.store import reading
+from study.suggest.proactive import PROACTIVE
+from study.suggest.proactive.memory import interaction_memory
 
 blueprint = Blueprint("events_api", __name__, url_prefix="/api/sessions")
 
@@ -132,6 +136,9 @@ def state(session_id):
         (r["currentSuggestions"] for r in reversed(records) if r["eventName"] == "suggestion-open"),
         [],
     )
+    extra = {}
+    if (records[0].get("proactive") or {}).get("paradigm") in PROACTIVE:
+        extra["proactive"] = interaction_memory(records)
     return jsonify(
         doc=doc,
         next_seq=seqs[-1] + 1,
@@ -139,4 +146,5 @@ def state(session_id):
         suggestion_index=records[-1]["currentSuggestionIndex"],
         hover_index=records[-1]["currentHoverIndex"],
         last_suggestions=shown,
+        **extra,
     )

@@ -28,6 +28,7 @@ from study.store import reading, writing
 from study.store import events as event_store
 from study.store import sessions as session_store
 from study.store.db import mturk_assignments
+from study.suggest.proactive import is_proactive_study
 from study.survey import placement
 
 blueprint = Blueprint("participant", __name__)
@@ -341,6 +342,10 @@ def writing_page(session_id, session):
         "suggestionsUrl": url_for("suggestions_api.suggest", session_id=session_id),
         "finishUrl": url_for("participant.finish_writing", session_id=session_id),
     }
+    if is_proactive_study(study().conditions):
+        # MindCopilot: every paradigm's records carry `proactive` and L0 logs window switches
+        # too (Table 5); a plain CoAuthor study keeps CoAuthor 2021's vocabulary.
+        boot["paradigm"] = condition.paradigm
     if condition.paradigm != "L0":  # MindCopilot L1-L3: study/static/editor-proactive.js
         boot["controls"]["currentN"] = "1"  # one ghost text at a time, whatever n says
         boot["proactive"] = {

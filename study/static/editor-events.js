@@ -85,7 +85,7 @@ window.StudyEditor = window.StudyEditor || {};
   // currentHoverIndex, keep their last value from event to event, as in the release.
   class EventLog {
     constructor(controls, nextSeq, indices, paradigm) {
-      this.paradigm = paradigm || null;  // MindCopilot L1-L3: every record carries `proactive`
+      this.paradigm = paradigm || null;  // a MindCopilot study (L0-L3): every record carries `proactive`
       this.controls = {};
       for (const key of CONTROL_KEYS) this.controls[key] = String(controls[key] ?? "");
       this.nextSeq = nextSeq;

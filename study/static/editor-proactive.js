@@ -23,8 +23,10 @@ window.StudyEditor = window.StudyEditor || {};
 
   class Proactive {
     // `page`: {textarea, record(name, source, details), insert(text, extension), say(text),
-    // busy(on), finishing()}.
-    constructor(settings, page) {
+    // busy(on), finishing(), save()}. `memory`: what memory() returned before a reload (this
+    // browser's saved copy), or the server's rebuild from the stored events
+    // (study.suggest.proactive.memory), or nothing in a new session.
+    constructor(settings, page, memory) {
       this.settings = settings;
       this.page = page;
       this.textarea = page.textarea;
@@ -38,12 +40,30 @@ window.StudyEditor = window.StudyEditor || {};
       this.history = [];         // L2's items: {kind, index, length} or {kind, index, text}
       this.outcomes = [];        // per suggestion shown, oldest first (L3's rejection run)
       this.stage = null;
+      if (memory) this.restore(memory);
       this.buildStatus();
       window.addEventListener("blur", () => this.onWindow("window-blur"));
       window.addEventListener("focus", () => this.onWindow("window-focus"));
       // A click anywhere (in the text or outside it) rejects, as in CoAuthor's popup.
       document.addEventListener("mousedown", () => this.reject("click"));
       this.schedule();
+    }
+
+    // -- the interaction memory, kept across reloads ------------------------------------------
+
+    memory() {
+      return { history: this.history, outcomes: this.outcomes, accepted: this.accepted };
+    }
+
+    restore(memory) {
+      if (Array.isArray(memory.history)) this.history = memory.history;
+      if (Array.isArray(memory.outcomes)) this.outcomes = memory.outcomes;
+      if (Array.isArray(memory.accepted)) this.accepted = memory.accepted;
+    }
+
+    // The saved copy is written with each event; the memory changes after some of them.
+    remember() {
+      if (this.page.save) this.page.save();
     }
 
     extension(fields = {}) {
@@ -113,6 +133,7 @@ window.StudyEditor = window.StudyEditor || {};
       if (moved || document.activeElement !== this.textarea) {
         this.record("suggestion-stale", "api", { suggestionId: answer.suggestionId });
         this.outcomes.push("stale");
+        this.remember();
         this.showStatus();
         return;
       }
@@ -161,6 +182,7 @@ window.StudyEditor = window.StudyEditor || {};
       }, { currentSuggestions: item });
       this.ghost.show(this.current.rest);
       this.outcomes.push("shown");  // settled on close: "accepted", "rejected"
+      this.remember();
       if (answer.rationale) this.logRationale(answer.rationale);
       this.showStatus("active");
     }
@@ -195,6 +217,7 @@ window.StudyEditor = window.StudyEditor || {};
         this.ghost.show(current.rest);
       }
       this.requestedVersion = this.version;  // the accepted text is no reason to ask again
+      this.remember();
       this.schedule();
     }
 
@@ -219,6 +242,7 @@ window.StudyEditor = window.StudyEditor || {};
         this.settle(current, "rejected");
         this.history.push({ kind: "reject", index: current.anchor, text: current.text });
       }
+      this.remember();
       this.showStatus();
     }
 
@@ -249,10 +273,13 @@ window.StudyEditor = window.StudyEditor || {};
     onText(delta, before) {
       this.version += 1;
       if (this.current) this.reject("typed");  // e.g. a paste or a cut, with no key first
+      let text = before;  // as each edit of the delta finds it (edits apply left to right)
       for (const [position, inserted, deleted] of StudyEditor.deltaEdits(delta)) {
-        const gone = before.slice(position, position + deleted);
+        const gone = text.slice(position, position + deleted);
+        text = text.slice(0, position) + inserted + text.slice(position + deleted);
         this.trackEdit(position, inserted, deleted, gone);
       }
+      this.remember();
       this.schedule();
     }
 

@@ -69,6 +69,7 @@
       suggestionIndex: log.suggestionIndex,
       hoverIndex: log.hoverIndex,
       lastSuggestions,
+      proactive: proactive ? proactive.memory() : undefined,
     };
   }
 
@@ -229,14 +230,14 @@
     const saved = StudyEditor.readSaved(boot.sessionId);
     if (saved) {
       lastSuggestions = saved.lastSuggestions || [];
-      begin(saved.nextSeq, saved.pending, saved, () => setText(withoutFinalNewline(saved.doc), saved.cursor));
+      begin(saved.nextSeq, saved.pending, saved, () => setText(withoutFinalNewline(saved.doc), saved.cursor), saved.proactive);
       return;
     }
     const state = await serverState();
     if (state.doc !== null && state.doc !== undefined) {
       lastSuggestions = state.last_suggestions || [];
       const indices = { suggestionIndex: state.suggestion_index, hoverIndex: state.hover_index };
-      begin(state.next_seq, [], indices, () => setText(withoutFinalNewline(state.doc)));
+      begin(state.next_seq, [], indices, () => setText(withoutFinalNewline(state.doc)), state.proactive);
       return;
     }
     begin(state.next_seq || 0, [], {}, () => setText(withoutFinalNewline(boot.prompt)));
@@ -258,8 +259,10 @@
     }
   }
 
-  function begin(nextSeq, pending, indices, restoreText) {
-    log = new StudyEditor.EventLog(boot.controls, nextSeq, indices, boot.proactive && boot.proactive.paradigm);
+  // `memory`: the proactive interaction memory that goes with the restored text (L2 and L3
+  // requests carry it), from the same place as the text: the saved copy or the server.
+  function begin(nextSeq, pending, indices, restoreText, memory) {
+    log = new StudyEditor.EventLog(boot.controls, nextSeq, indices, boot.paradigm);
     outbox = new StudyEditor.Outbox(boot.sessionId, boot.eventsUrl, pending, { onState: showSaveState });
     outbox.snapshot = snapshot;
     restoreText();
@@ -271,7 +274,15 @@
     keepCaretInView();
     say("");
     claimTab();
-    if (boot.proactive) proactive = new StudyEditor.Proactive(boot.proactive, proactivePage());
+    if (boot.proactive) {
+      proactive = new StudyEditor.Proactive(boot.proactive, proactivePage(), memory);
+      outbox.save();  // the saved copy holds the memory from the start
+    } else if (boot.paradigm) {
+      // L0 of a proactive study: window switches, as editor-proactive.js logs them (Table 5).
+      for (const name of ["blur", "focus"]) {
+        window.addEventListener(name, () => { if (!finishing && !outbox.closed) record(`window-${name}`, "user", {}); });
+      }
+    }
   }
 
   // What editor-proactive.js may do on this page: log, insert an accepted suggestion at the
@@ -283,6 +294,7 @@
       say,
       busy: setSpinner,
       finishing: () => finishing || (outbox !== null && outbox.closed),
+      save: () => outbox.save(),
       insert(text, extension) {
         const before = textarea.value;
         textarea.value = before + text;

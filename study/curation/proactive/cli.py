@@ -138,7 +138,7 @@ def proactive(paths, out, weights, layers, modify_window_ms, judge_endpoint, jud
               judge_key_env, judge_cache, deterministic_judge):
     """MindCopilot metrics of proactive sessions (`study export --format proactive`): per
     suggestion, per session and per paradigm. Without a judge, HAR and KED are left empty."""
-    from study.curation.proactive.records import suggestion_records
+    from study.curation.proactive.records import session_paradigm, suggestion_records
     from study.metrics.proactive.acceptance import acceptance_rate
     from study.metrics.proactive.edit_distance import char_edit_distance, word_edit_distance
     from study.metrics.proactive.har import HarItem, har
@@ -176,7 +176,7 @@ def proactive(paths, out, weights, layers, modify_window_ms, judge_endpoint, jud
                     word_distance=word_edit_distance(r.accepted_text, r.final_text) if accepted else None,
                 )
                 rows.append(row)
-            sessions.append((session.session_id, records[0].paradigm if records else "", switches))
+            sessions.append((session.session_id, session_paradigm(session.events), switches))
     by_session = defaultdict(list)
     for row in rows:
         by_session[row["session_id"]].append(row)

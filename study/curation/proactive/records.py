@@ -41,11 +41,19 @@ class SuggestionRecord:
         return asdict(self)
 
 
+def session_paradigm(events: Sequence[Mapping]) -> str:
+    """The paradigm the session's records name ("" when none does)."""
+    return next(((e.get("proactive") or {}).get("paradigm") for e in events if e.get("proactive")), "") or ""
+
+
 def suggestion_records(
     events: Sequence[Mapping], session_id: str = "", window_ms: int = 60000
 ) -> list[SuggestionRecord]:
     """`window_ms`: an accepted suggestion's final text is what it holds this long after
-    acceptance (the editor's `modify_window_ms`; 0: at the end of the session)."""
+    acceptance (the editor's `modify_window_ms`; 0: at the end of the session). An L0 session
+    (Tab lists, as CoAuthor) has no ghost-text suggestions: none."""
+    if session_paradigm(events) == "L0":
+        return []
     text = to_units(events[0]["currentDoc"])
     records: dict[object, SuggestionRecord] = {}
     order: list[SuggestionRecord] = []

@@ -3,8 +3,16 @@
 - `settings`: the `[proactive]` table of study.toml (idle threshold, context window, L3 rule).
 - `context`: what the model sees: the L1 local window and the L2 marked-up document snapshot.
 - `policy`: the L3 adaptive rule (writing stage, strategy, idle threshold, suggestion length).
+- `memory`: the editor's interaction memory (history, outcomes, accepted spans) rebuilt from
+  a session's stored events, for a browser that reloads without its saved copy.
 - `engine`: one proactive query: prompt, model call, post-processing, the per-suggestion record.
 """
 
 PARADIGMS = ("L0", "L1", "L2", "L3")
 PROACTIVE = ("L1", "L2", "L3")
+
+
+def is_proactive_study(conditions) -> bool:
+    """A MindCopilot study: some condition is L1-L3. Its L0 sessions log window switches and
+    carry `proactive` too (Table 5 compares all four); a plain CoAuthor study's do not."""
+    return any(condition.paradigm in PROACTIVE for condition in conditions)
