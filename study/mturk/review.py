@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from sqlalchemy import Connection, func, select, update
+from sqlalchemy import update
 
 from study.curation.replay import WRITER, DeltaError, replay
 from study.mturk import assignments as assignment_module
@@ -36,7 +36,7 @@ from study.server.participant import MIN_TIME_SLACK_SECONDS
 from study.store import events as event_store
 from study.store import reading, writing
 from study.store import sessions as session_store
-from study.store.db import mturk_assignments, suggestion_requests
+from study.store.db import mturk_assignments
 
 REJECT_INTRO = "Sorry, we could not approve this HIT:"
 
@@ -125,7 +125,7 @@ def proposals(ctx: Context) -> list[Proposal]:
             session = session_store.by_assignment(connection, assignment["assignment_id"])
             requests = written = 0
             if session:
-                requests = ai_requests(connection, session["session_id"])
+                requests = session_store.ai_requests(connection, session["session_id"])
                 written = writer_chars(event_store.records(connection, session["session_id"]))
             found.append(
                 propose(
@@ -140,15 +140,6 @@ def proposals(ctx: Context) -> list[Proposal]:
                 )
             )
     return found
-
-
-def ai_requests(connection: Connection, session_id: str) -> int:
-    """How often the task server asked the model for this session (rule 4)."""
-    return connection.execute(
-        select(func.count())
-        .select_from(suggestion_requests)
-        .where(suggestion_requests.c.session_id == session_id)
-    ).scalar_one()
 
 
 def writer_chars(records: list[dict]) -> int:

@@ -6,8 +6,10 @@ were automatically disqualified". The paper had its authors rate; with several r
 submission a final score needs a rule, and ours, in order:
 
 1. A researcher's adjudication is final (it may also overturn an automatic disqualification).
-2. A session that asked the AI for suggestions fewer than `min_ai_requests` times (pressing Tab:
-   `suggestion-get`, as `study mturk review` counts) is disqualified without review.
+2. A session that asked the AI for suggestions fewer than `min_ai_requests` times is disqualified
+   without review. Asking is counted as `study mturk review` counts it: the task server's own
+   suggestion requests for the session, never the browser's `suggestion-get` events, which a
+   worker could post without ever asking the model (issue 10).
 3. Fewer ratings than `ratings_per_submission`: still awaiting ratings.
 4. Ratings on both sides of the pass mark, or further apart than `max_spread`: the reviewers
    disagree and a researcher adjudicates.
@@ -46,13 +48,14 @@ class Outcome:
 
 
 def ai_requests(events: Sequence[Mapping]) -> int:
-    """How often the writer asked the AI for suggestions."""
+    """How often the log says the writer pressed Tab (shown to reviewers; rule 2 counts the
+    server's requests instead)."""
     return sum(event.get("eventName") == AI_REQUEST_EVENT for event in events)
 
 
-def disqualification(events: Sequence[Mapping], min_ai_requests: int) -> str | None:
-    """Why a session is disqualified without review (rule 2), or None."""
-    asked = ai_requests(events)
+def disqualification(asked: int, min_ai_requests: int) -> str | None:
+    """Why a session is disqualified without review (rule 2), or None. `asked`: how many
+    suggestion requests the task server answered for the session."""
     if asked < min_ai_requests:
         return (
             f"no interaction with the AI: asked for suggestions {asked} times, "

@@ -17,7 +17,7 @@ from sqlalchemy import Connection, select
 from study.config import Study
 from study.review import audit, rounds, rules
 from study.review import settings as review_settings
-from study.store import events as event_store
+from study.store import sessions as session_store
 from study.store.db import review_submissions, sessions
 
 # Pseudonyms avoid look-alike characters (0/O, 1/I/L), as verification codes do.
@@ -44,7 +44,7 @@ def collect(connection: Connection, study: Study) -> list[str]:
         for session_id, completed_at in connection.execute(chosen).all():
             pseudonym = new_pseudonym()
             reason = rules.disqualification(
-                event_store.records(connection, session_id), settings.min_ai_requests
+                session_store.ai_requests(connection, session_id), settings.min_ai_requests
             )
             connection.execute(
                 review_submissions.insert().values(

@@ -10,7 +10,7 @@ from collections import Counter
 
 from sqlalchemy import Connection, func, select, update
 
-from study.store.db import sessions
+from study.store.db import sessions, suggestion_requests
 
 # The participant's path, in order (see study.server.participant). "presurvey" holds the
 # surveys placed before writing (study.survey); with none configured it passes straight on.
@@ -124,3 +124,13 @@ def all_sessions(connection: Connection, *, finished_only: bool = False) -> list
     if finished_only:
         query = query.where(sessions.c.writing_finished_at.is_not(None))
     return [dict(row) for row in connection.execute(query).mappings()]
+
+
+def ai_requests(connection: Connection, session_id: str) -> int:
+    """How often the task server asked the model for this session: what "asked the AI" means
+    for review and qualification rules (a browser's `suggestion-get` events can be forged)."""
+    return connection.execute(
+        select(func.count())
+        .select_from(suggestion_requests)
+        .where(suggestion_requests.c.session_id == session_id)
+    ).scalar_one()

@@ -129,10 +129,10 @@ def test_asking_the_ai_counts_the_servers_requests_and_writing_counts_typed_text
     assert client.post(f"/api/sessions/{session_id}/events", json={"events": made_up + [accepted, typed]}).status_code == 200
 
     with reading(ctx.engine) as connection:
-        assert review.ai_requests(connection, session_id) == 0
+        assert session_store.ai_requests(connection, session_id) == 0
         records = review.event_store.records(connection, session_id)
     assert review.writer_chars(records) == len("Hello.")
 
     assert client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": "Prompt."}).status_code == 200
     with reading(ctx.engine) as connection:
-        assert review.ai_requests(connection, session_id) == 1
+        assert session_store.ai_requests(connection, session_id) == 1

@@ -16,7 +16,7 @@ from study.review import accounts
 from study.store import create_tables, make_engine, writing
 
 # The local MTurk endpoint and the real boto3 client pointed at it (tests/review/test_qualify.py).
-from tests.mturk.conftest import emulator, fake_aws, model_url, requester  # noqa: F401
+from tests.mturk.conftest import emulator, fake_aws, requester  # noqa: F401
 
 HERE = Path(__file__).resolve().parent
 PASSWORD = "correct horse battery"

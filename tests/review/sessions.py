@@ -13,7 +13,7 @@ from study.curation.replay import to_units
 from study.store import events as event_store
 from study.store import sessions as session_store
 from study.store import writing
-from study.store.db import mturk_assignments, session_rounds
+from study.store.db import mturk_assignments, session_rounds, suggestion_requests
 
 CONTROLS = {
     "currentN": "5", "currentMaxToken": "30", "currentTemperature": "0.3", "currentTopP": "1",
@@ -126,6 +126,16 @@ def finished_session(
                 insert(session_rounds).values(session_id=session_id, round=round_name)
             )
     event_store.ingest(engine, session_id, [{"seq": i, **e} for i, e in enumerate(events)])
+    # Each Tab press reached the task server, which asked the model: its own record is what
+    # review and the qualification rules count, never the browser's suggestion-get events.
+    asked = [e for e in events if e["eventName"] == "suggestion-get"]
+    with writing(engine) as connection:
+        for event in asked:
+            connection.execute(insert(suggestion_requests).values(
+                session_id=session_id, created_at=event["eventTimestamp"] / 1000,
+                condition="creative-low", model="test-model", parameters="{}", raw="[]",
+                suggestions="[]", latency_ms=1.0,
+            ))  # fmt: skip
     return session_id
 
 

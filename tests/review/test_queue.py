@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import time
 
-from sqlalchemy import update
+from sqlalchemy import delete, update
 
 from study.review import decisions, queue, submissions
 from study.review import ratings as rating_store
 from study.store import reading, writing
-from study.store.db import review_assignments
+from study.store.db import review_assignments, suggestion_requests
 from tests.review.conftest import add_reviewer
 from tests.review.sessions import finished_session
 
@@ -116,3 +116,17 @@ def test_progress_counts_rated_assigned_and_available(review_study, engine):
         found = queue.progress(connection, ana, needed=2, assignment_hours=24)
     assert (found.rated, found.assigned, found.available, found.total) == (1, 1, 1, 3)
     assert len(ids) == 3
+
+
+def test_suggestion_gets_the_server_never_answered_do_not_count_as_asking_the_ai(
+    review_study, engine
+):
+    """A worker can post `suggestion-get` events without pressing Tab; the qualification rule
+    counts the task server's own suggestion requests (issue 10)."""
+    forged = finished_session(engine, worker_id="A1FORGED", round_name="qualification")
+    with writing(engine) as connection:
+        connection.execute(delete(suggestion_requests).where(suggestion_requests.c.session_id == forged))
+        submissions.collect(connection, review_study)
+    with reading(engine) as connection:
+        (listed,) = submissions.all_submissions(connection)
+    assert "asked for suggestions 0 times" in listed["disqualified"]

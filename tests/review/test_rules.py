@@ -63,14 +63,16 @@ def test_a_disqualified_session_fails_without_ratings_unless_adjudicated():
 
 
 def test_a_session_that_never_asked_the_ai_is_disqualified():
-    alone = build_events("Prompt.", [("W", " I wrote it all myself. The end.")])
-    reason = rules.disqualification(alone, min_ai_requests=1)
+    reason = rules.disqualification(0, min_ai_requests=1)
     assert reason and "asked for suggestions 0 times" in reason
 
 
 def test_asking_the_ai_counts_as_interaction_even_without_accepting():
+    assert rules.disqualification(1, min_ai_requests=1) is None
+    assert rules.disqualification(1, min_ai_requests=2) is not None
+    assert rules.disqualification(0, min_ai_requests=0) is None  # rule off
+
+
+def test_the_log_counts_tab_presses_for_reviewers_to_see():
     asked = build_events("Prompt.", [("W", " Hm."), ("Q", "")])
     assert rules.ai_requests(asked) == 1
-    assert rules.disqualification(asked, min_ai_requests=1) is None
-    assert rules.disqualification(asked, min_ai_requests=2) is not None
-    assert rules.disqualification(build_events("P.", []), min_ai_requests=0) is None  # rule off

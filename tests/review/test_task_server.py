@@ -12,11 +12,13 @@ from tests.review.conftest import add_reviewer, log_in
 
 
 @pytest.fixture
-def serve_app(review_study, engine):
-    """The app `study serve` runs (create_app), with the workspace under /review."""
+def serve_app(review_study, engine, model_url):
+    """The app `study serve` runs (create_app), with the workspace under /review, and our own
+    local model answering Tab."""
     from study.server import create_app
+    from tests.mturk.conftest import with_model
 
-    return create_app(review_study, suggestion_engine=object(), engine=engine)
+    return create_app(with_model(review_study, model_url), engine=engine)
 
 
 def test_study_serve_mounts_the_workspace_under_review(serve_app, engine):
@@ -54,6 +56,8 @@ def finish(client, session_id: str, prompt: str = "shapeshifter") -> None:
         }
     )
     client.post(f"/api/sessions/{session_id}/events", json={"events": events})
+    # The Tab press reaches the task server, whose own request record is what the rules count.
+    assert client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": "Prompt.\n"}).status_code == 200
     client.post(f"/s/{session_id}/writing/finish", json={"last_seq": 1, "text": "Prompt.\n"})
     client.post(f"/s/{session_id}/evaluation", data={"clear_ending": "yes", "collaborated": "yes"})
     client.post(
