@@ -78,6 +78,16 @@ def test_the_simulation_runs_l1_and_l2_on_the_demo_queries(tmp_path):
     assert len(per_query) == 24 and all(r["suggestion"] for r in per_query)
 
 
+def test_an_unreachable_model_endpoint_is_an_error_not_a_table_of_dashes(tmp_path):
+    """Every continuation failing is a setup problem (wrong --model-endpoint), not a result."""
+    queries = templates_dir() / "proactive" / "queries-demo.jsonl"
+    out = tmp_path / "sim"
+    result = CliRunner().invoke(study_cli, ["curate", "proactive-simulate", str(queries), "--out", str(out),
+                                            "--model-endpoint", "http://127.0.0.1:1/v1", "--deterministic-judge"])  # fmt: skip
+    assert result.exit_code == 1
+    assert "every model call failed (24 of 24)" in result.output and "--model-endpoint" in result.output
+    assert not (out / "table4.csv").exists()
+
 def test_the_l2_simulation_sends_the_simulated_history(tmp_path):
     from study.curation.proactive.continuation import Query, simulated_history
     from study.suggest.proactive.context import snapshot
