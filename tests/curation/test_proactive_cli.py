@@ -56,6 +56,21 @@ def test_metrics_per_suggestion_session_and_paradigm(tmp_path):
     assert "deterministic judge" in result.output  # the report says its numbers are not the paper's
 
 
+def test_logs_without_proactive_sessions_are_a_clear_error(tmp_path):
+    """CoAuthor logs (e.g. `study export` without --format proactive) have nothing to measure."""
+    import shutil
+
+    from tests.curation.conftest import SESSIONS
+
+    shared = SESSIONS
+    logs = tmp_path / "coauthor"
+    logs.mkdir()
+    for path in sorted(shared.glob("*.jsonl"))[:2]:
+        shutil.copy(path, logs / path.name)
+    result = CliRunner().invoke(study_cli, ["curate", "proactive", str(logs), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)  # no traceback
+    assert "no proactive session" in result.output and "--format proactive" in result.output
+
 def test_without_a_judge_the_offline_metrics_are_still_computed(tmp_path):
     sessions = _sessions(tmp_path / "logs")
     out = tmp_path / "out"

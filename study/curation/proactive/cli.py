@@ -189,6 +189,11 @@ def proactive(paths, out, weights, layers, modify_window_ms, judge_endpoint, jud
             "acceptance": rate.micro, "har": har_rate(r["har"] for r in mine if r["har"] is not None).percent,
             "ked": ked_mean(r["ked"] for r in mine), "window_switches": switches,
         })
+    if not session_rows:
+        raise click.ClickException(
+            f"no proactive session in {', '.join(paths)} (no file has the `proactive` key). Fix: "
+            "export the study with `study export DIR --format proactive --out OUT` and measure OUT."
+        )
     paradigm_rows = []
     for paradigm in sorted({s["paradigm"] for s in session_rows}):
         mine = [r for r in rows if r["paradigm"] == paradigm]
