@@ -105,8 +105,9 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
                 summary.decisions.by_fallback += writer.decisions.by_fallback
                 summary.decisions.failures += writer.decisions.failures
             echo(f"writer {number} ({persona.description[:40]}...): session {result.session_id}, "
-                 f"prompt {result.prompt_code}, {result.events} events, {result.queries} queries, "
-                 f"{result.accepted} accepted")  # fmt: skip
+                 f"prompt {result.prompt_code}, {result.events} events, {result.queries} queries"
+                 + (f" ({result.failed_queries} failed)" if result.failed_queries else "")
+                 + f", {result.accepted} accepted")  # fmt: skip
 
         with ThreadPoolExecutor(max_workers=max(1, min(options.parallel, options.writers))) as pool:
             list(pool.map(one, range(options.writers)))

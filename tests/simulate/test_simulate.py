@@ -204,3 +204,12 @@ def test_a_proactive_study_is_refused_before_any_session_is_made(tmp_path, sugge
     assert result.exit_code == 1
     assert "creative-L1" in result.output and "not simulated" in result.output
     assert not (folder / "study.db").exists()  # nothing was started, nothing stored
+
+
+def test_a_run_whose_suggestions_all_failed_says_so_and_how_to_fix_it(pilot_folder):
+    """Writers finish even when the suggestion model is unreachable (as a person would); the
+    summary must not read like a normal pilot."""
+    result = CliRunner().invoke(main, ["simulate", str(pilot_folder), "--writers", "2", "--seed", "1",
+                                       "--suggestions-endpoint", "http://127.0.0.1:1/v1"])  # fmt: skip
+    assert "queries (" in result.output and " failed)" in result.output
+    assert "Every suggestion request failed" in result.output and "--suggestions-endpoint" in result.output
