@@ -43,10 +43,13 @@ def init(directory: str, paradigm: str) -> None:
 
 
 def write_study_files(
-    target: Path, *, replacements: dict[str, str] | None = None, paradigm: str = "writing"
+    target: Path, *, replacements: dict[str, str] | None = None, paradigm: str = "writing",
+    paradigms: tuple[str, ...] | None = None,
 ) -> None:
     """The files of a new study; a chat study's study.toml and instructions come from
-    templates/chat/init/ (README, "Chat study"), the rest from templates/init/."""
+    templates/chat/init/ (README, "Chat study"), the rest from templates/init/. With
+    `paradigms` (MindCopilot's L1-L3), study.toml's conditions are one per paradigm and genre,
+    so every command run on the folder later (status, export, report, release) sees them."""
     target.mkdir(parents=True, exist_ok=True)
     sources = {p.name: p for p in (templates_dir() / "init").iterdir()}
     if paradigm == "chat":
@@ -60,7 +63,31 @@ def write_study_files(
             text = text.replace('id = ""', f'id = "{study_config.new_study_id()}"', 1)
         for old, new in (replacements or {}).items():
             text = text.replace(old, new)
+        if paradigms and source.name == study_config.CONFIG_NAME:
+            text = _with_paradigm_conditions(text, paradigms)
         destination.write_text(text, encoding="utf-8")
+
+
+def _with_paradigm_conditions(text: str, paradigms: tuple[str, ...]) -> str:
+    """study.toml's text with its [[conditions]] tables replaced by one per proactive paradigm
+    and genre (study.suggest.proactive.conditions); the rest of the file, comments included,
+    is kept."""
+    import tomllib
+
+    import tomli_w
+
+    from study.suggest.proactive.conditions import paradigm_conditions
+
+    tables = [study_config.Condition(**table) for table in tomllib.loads(text)["conditions"]]
+    lines = text.splitlines(keepends=True)
+    first = next(i for i, line in enumerate(lines) if line.strip() == "[[conditions]]")
+    last = max(i for i, line in enumerate(lines) if line.strip() == "[[conditions]]")
+    end = next((i for i in range(last + 1, len(lines))
+                if lines[i].startswith("[") or lines[i].startswith("#")), len(lines))  # fmt: skip
+    new = [{k: v for k, v in vars(c).items() if k != "system_prompt" or v}
+           for c in paradigm_conditions(tuple(tables), paradigms)]  # fmt: skip
+    note = "# study demo: one condition per MindCopilot paradigm and genre, from the genre's first one.\n"
+    return "".join(lines[:first]) + note + tomli_w.dumps({"conditions": new}) + "\n" + "".join(lines[end:])
 
 
 @main.command()
@@ -186,8 +213,11 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
     from study.lm.server import serve_in_thread
     from study.server import create_app
 
-    if paradigm == "chat" and directory == "demo-study":
-        directory = "demo-chat-study"  # the writing demo's folder keeps its own study.toml
+    levels = {"proactive": ("L1", "L2", "L3"), "L1": ("L1",), "L2": ("L2",), "L3": ("L3",)}.get(paradigm)
+    if paradigm != "writing" and directory == "demo-study":
+        # Each paradigm's demo keeps its own study.toml and database: the writing demo's
+        # sessions would otherwise sit beside conditions the other study does not have.
+        directory = f"demo-{paradigm.lower()}-study"
     if backend == "auto":
         backend = "smollm2" if smollm2.available() else "deterministic"
     if backend == "smollm2":
@@ -208,16 +238,19 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
             study_config.CONSENT_CONTACT_PLACEHOLDER: "nobody: this is a local demonstration "
             "of the study software, and nothing you write leaves this computer",
         },
-        paradigm=paradigm,
+        paradigm="chat" if paradigm == "chat" else "writing",
+        paradigms=levels,
     )
     study = _load(directory)
     # The demo always talks to its own local model, whatever the folder's study.toml says.
     study = replace(study, suggestions=replace(study.suggestions, endpoint=base_url))
-    if paradigm in ("proactive", "L1", "L2", "L3"):
-        from study.suggest.proactive.conditions import paradigm_conditions
-
-        levels = ("L1", "L2", "L3") if paradigm == "proactive" else (paradigm,)
-        study = replace(study, conditions=paradigm_conditions(study.conditions, levels))
+    if levels:
+        missing = set(levels) - {c.paradigm for c in study.conditions}
+        if missing:
+            raise click.ClickException(
+                f"{directory} holds a study without {', '.join(sorted(missing))} conditions "
+                f"(made by another `study demo --paradigm`); give this demo its own folder: --dir NEW_FOLDER"
+            )
         click.echo(f"Paradigms: {', '.join(levels)} (README, Proactive co-writing): pause to see a suggestion, Tab accepts.")
     click.echo(f"Local model: {model.model_id} ({backend}) at {base_url}")
     if backend == "smollm2":

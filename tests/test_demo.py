@@ -88,3 +88,52 @@ def test_chat_demo_answers_offline_with_the_local_model(tmp_path):
     finally:
         server.terminate()
         server.communicate(timeout=10)
+
+
+def test_proactive_demo_folder_is_a_proactive_study_for_every_later_command(tmp_path):
+    """The demo's sessions are in L1-L3 conditions; status, export and report run on the folder
+    afterwards must know them (they read study.toml, not the demo's memory)."""
+    port = _free_port()
+    folder = tmp_path / "proactive-demo"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "study", "demo", "--paradigm", "proactive", "--dir", str(folder),
+         "--port", str(port), "--backend", "deterministic", "--min-seconds", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", follow_redirects=True, timeout=10) as http:
+            for _ in range(100):
+                try:
+                    if http.get("/healthz").status_code == 200:
+                        break
+                except httpx.TransportError:
+                    time.sleep(0.1)
+            consent_url = str(http.get("/task", params={"access_code": "demo"}).url)
+            http.post(consent_url, data={"consent": "yes"})
+            http.post(consent_url.replace("consent", "instructions"))
+            writing = http.post(consent_url.replace("consent", "prompt"), data={"prompt": "obama"})
+            assert 'data-testid="editor"' in writing.text
+    finally:
+        server.terminate()
+        server.communicate(timeout=10)
+
+    def study(*args):
+        return subprocess.run([sys.executable, "-m", "study", *args], capture_output=True, text=True)
+
+    status = study("status", str(folder))
+    assert status.returncode == 0, status.stderr
+    assert "creative-L1 1" in status.stdout
+    exported = study("export", str(folder), "--format", "proactive", "--all", "--out", str(tmp_path / "out"))
+    assert exported.returncode == 0 and "Traceback" not in exported.stderr, exported.stderr
+
+
+def test_proactive_demo_refuses_a_folder_without_proactive_conditions(tmp_path):
+    folder = tmp_path / "writing-study"
+    subprocess.run([sys.executable, "-m", "study", "init", str(folder)], check=True, capture_output=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "study", "demo", "--paradigm", "L2", "--dir", str(folder),
+         "--port", str(_free_port()), "--backend", "deterministic"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 1
+    assert "without L2 conditions" in result.stderr and "--dir" in result.stderr

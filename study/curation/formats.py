@@ -70,6 +70,15 @@ def detect_format(record: Mapping) -> str | None:
     return None
 
 
+def not_a_session_hint(record: Mapping) -> str:
+    """Why a record that fits no session format was given, when it is another file of this
+    project: a chat study's conversation (`study export --format chat`)."""
+    if str(record.get("format", "")).startswith("study-chat") and "messages" in record:
+        return (" This line is a chat conversation (`study export --format chat`), not a session "
+                "log: check it with `study curate chat FILE`.")  # fmt: skip
+    return ""
+
+
 def session_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
     """The `.jsonl` files named by `paths` (files as given, folders searched recursively)."""
     found: list[Path] = []
@@ -137,7 +146,8 @@ def read_session(path: str | os.PathLike) -> Session:
     if found is None:
         raise SessionFileError(
             f"{path} line {lines[0]}: cannot tell the format: a record needs either `eventNum` "
-            "(2021 release, export) or `originalSuggestions` (later interface), not both or neither"
+            "(2021 release, export) or `originalSuggestions` (later interface), not both or neither."
+            + not_a_session_hint(events[0])
         )
     return Session(session_id=path.stem, events=events, format=found, path=str(path), lines=lines)
 

@@ -22,6 +22,7 @@ from study.curation.formats import (
     RELEASE_KEYS,
     detect_format,
     iter_lines,
+    not_a_session_hint,
 )
 from study.curation.issues import (  # noqa: F401 - re-exported: validate's vocabulary
     ERROR,
@@ -388,7 +389,8 @@ def validate_lines(
                     number,
                     None,
                     "has neither `eventNum` (2021 release, export) nor `originalSuggestions` "
-                    "(later interface), or both; checked as the 2021 format",
+                    "(later interface), or both; checked as the 2021 format."
+                    + not_a_session_hint(record),
                 )
             checker.set_format(found or FORMAT_2021)  # check as 2021, so the schema errors explain
             check = fast_check(report.format)

@@ -14,7 +14,9 @@ and the worker's feedback lists them):
      which the browser sends and a script can make up; requests count rather than suggestions
      shown, so a writer is not rejected because our model endpoint failed;
   5. wrote: the text holds at least [mturk] min_writer_chars characters (default 100) that the
-     writer typed and kept, by the replay's authorship (study.curation.replay).
+     writer typed and kept, by the replay's authorship (study.curation.replay). In a chat study
+     (CollabLLM) the worker writes by talking: their messages to the assistant count, since
+     the document pane may rightly hold the assistant's inserted replies.
 `review` shows every proposal and applies them only after confirmation; approve and reject also
 work one assignment at a time. Approving confirms the assignment's reward in the ledger;
 rejecting cancels it.
@@ -33,6 +35,7 @@ from study.mturk import ledger, money
 from study.mturk.client import MTurkError
 from study.mturk.context import Context
 from study.server.participant import MIN_TIME_SLACK_SECONDS
+from study.store import chat as chat_store
 from study.store import events as event_store
 from study.store import reading, writing
 from study.store import sessions as session_store
@@ -61,6 +64,7 @@ def propose(
     approve_feedback: str,
     writer_chars: int = 0,
     min_writer_chars: int = 0,
+    chat: bool = False,
 ) -> Proposal:
     """The decision for one submitted assignment (a row of mturk_assignments). Pure."""
     reasons = []
@@ -93,9 +97,10 @@ def propose(
                 f"fewer than the required {min_ai_requests}"
             )
         if writer_chars < min_writer_chars:
+            held = "the worker's messages hold" if chat else "the text holds"
+            written = "" if chat else " written by the worker"
             reasons.append(
-                f"the text holds {writer_chars} characters written by the worker, "
-                f"fewer than the required {min_writer_chars}"
+                f"{held} {writer_chars} characters{written}, fewer than the required {min_writer_chars}"
             )
     session_id = session["session_id"] if session else None
     if reasons:
@@ -120,13 +125,17 @@ def propose(
 def proposals(ctx: Context) -> list[Proposal]:
     """A proposal for every assignment `sync` last saw as Submitted."""
     found = []
+    chat = ctx.study.paradigm == "chat"
     with reading(ctx.engine) as connection:
         for assignment in assignment_module.stored(ctx, status="Submitted"):
             session = session_store.by_assignment(connection, assignment["assignment_id"])
             requests = written = 0
             if session:
                 requests = session_store.ai_requests(connection, session["session_id"])
-                written = writer_chars(event_store.records(connection, session["session_id"]))
+                if chat:
+                    written = message_chars(chat_store.messages(connection, session["session_id"]))
+                else:
+                    written = writer_chars(event_store.records(connection, session["session_id"]))
             found.append(
                 propose(
                     assignment,
@@ -137,6 +146,7 @@ def proposals(ctx: Context) -> list[Proposal]:
                     approve_feedback=ctx.settings.approve_feedback,
                     writer_chars=written,
                     min_writer_chars=ctx.settings.min_writer_chars,
+                    chat=chat,
                 )
             )
     return found
@@ -150,6 +160,11 @@ def writer_chars(records: list[dict]) -> int:
         return replay(records).count(WRITER)
     except (DeltaError, ValueError):
         return 0
+
+
+def message_chars(messages: list[dict]) -> int:
+    """Characters of a chat worker's own messages (rule 5 in a chat study)."""
+    return sum(len(m["content"]) for m in messages if m["role"] == "user")
 
 
 def approval_cost(ctx: Context, assignment_ids: list[str]) -> money.Cost:

@@ -157,6 +157,14 @@ def _from_study(path: Path, scratch: Path) -> Source:
         study = study_config.load(path)
     except study_config.ConfigError as error:
         raise SourceError(str(error)) from None
+    if study.paradigm == "chat":
+        # Conversations are not CoAuthor logs: the redaction, leak scan and dataset card of a
+        # release are built for writing sessions.
+        raise SourceError(
+            f"{path} is a chat study (CollabLLM): study release build publishes writing sessions "
+            "only, and chat conversations are not released yet. For the research team: "
+            f"study export {path} --format chat --out OUT."
+        )
     export_dir = scratch / "export"
     export_study(study, export_dir)
     source = _from_folder(export_dir, _slug(study.name))

@@ -31,9 +31,20 @@ def _study(directory: str) -> study_config.Study:
     try:
         study = study_config.load(directory)
         review_settings.from_study(study)  # reports [[rounds]] and [review] problems now
-        return study
     except study_config.ConfigError as error:
         raise click.ClickException(str(error)) from None
+    return study
+
+
+def _reviewed_study(directory: str) -> study_config.Study:
+    study = _study(directory)
+    if study.paradigm == "chat":
+        raise click.ClickException(
+            f"{directory} is a chat study (CollabLLM): the reviewers' workspace and study qualify "
+            "rate writing sessions (CoAuthor's qualification round), not conversations. Review "
+            "its HITs with `study mturk review`."
+        )
+    return study
 
 
 def _engine(study: study_config.Study):
@@ -138,7 +149,7 @@ def review(directory: str, host: str, port: int, threads: int) -> None:
 
     from study.server.proxy import ProxyConfigError
 
-    study = _study(directory)
+    study = _reviewed_study(directory)
     try:
         app = create_review_app(study)
     except ProxyConfigError as error:
@@ -169,7 +180,7 @@ def qualify(directory, notify, message, subject, pay, dry_run, sandbox, endpoint
     Undo a grant with `study mturk qual revoke DIR NAME WORKER`."""
     from study.review import qualify as qualify_module
 
-    _study(directory)
+    _reviewed_study(directory)
     ctx = open_account(directory, sandbox, endpoint_url)
     settings = review_settings.from_study(ctx.study)
     if dry_run:

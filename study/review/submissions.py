@@ -29,7 +29,11 @@ def new_pseudonym() -> str:
 
 
 def collect(connection: Connection, study: Study) -> list[str]:
-    """List new submissions; returns their pseudonyms."""
+    """List new submissions; returns their pseudonyms. A chat study's conversations are not
+    reviewed here: the workspace replays CoAuthor logs and counts Tab requests, which a
+    conversation has neither of (its HITs are reviewed by `study mturk review`)."""
+    if study.paradigm == "chat":
+        return []
     settings = review_settings.from_study(study)
     known = select(review_submissions.c.session_id)
     query = (

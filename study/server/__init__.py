@@ -70,6 +70,8 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     app.register_blueprint(suggestions_api.blueprint)
     app.register_blueprint(surveys.blueprint)
     app.register_blueprint(chat.blueprint)
+    # The chat path's pages (intent, pre-writing, chat) are participant pages: same policy.
+    app.after_request_funcs.setdefault(chat.blueprint.name, []).append(participant.page_policy)
     app.register_blueprint(chat_api.blueprint)
     app.register_blueprint(proactive_api.blueprint)  # MindCopilot L1-L3
     # The reviewers' workspace (study.review.web); `study review DIR` serves it alone.

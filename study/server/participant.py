@@ -44,7 +44,7 @@ COMPLETE_PAGE_SECONDS = 3600
 
 
 @blueprint.after_request
-def _page_policy(response):
+def page_policy(response):
     # Participant pages: scripts only from our static files, forms only to us and MTurk, framed
     # only by MTurk (study.server.page_security).
     response.headers["Content-Security-Policy"] = page_security.content_security_policy(

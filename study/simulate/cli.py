@@ -64,6 +64,14 @@ def simulate(directory, writers, url, llm_url, llm_model, personas, intent,
     if decided.failures:
         click.echo(f"The writers' model failed {len(decided.failures)} time(s), e.g. "
                    f"{decided.failures[0]}", err=True)  # fmt: skip
+    asked = sum(result.queries for result in summary.sessions)
+    failed = sum(result.failed_queries for result in summary.sessions)
+    if asked and failed == asked:
+        click.echo(
+            f"Every suggestion request failed ({failed} of {asked}): the study's model endpoint did "
+            "not answer (see `study status`). Fix: [suggestions] endpoint in study.toml, "
+            "OPENAI_BASE_URL, or --suggestions-endpoint URL.", err=True,
+        )  # fmt: skip
     click.echo("These sessions are marked simulated; `study report` and `study export` say so.")
     if summary.errors:
         raise SystemExit(1)

@@ -56,6 +56,7 @@ class RunSummary:
 
 def simulate(directory: str, options: Options, echo: Callable[[str], None] = print) -> RunSummary:
     study = study_config.load(directory)
+    _refuse_other_paradigms(study, directory)
     # The servers started here would print a line per request, drowning the writers' progress.
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     engine = make_engine(study.database_url)
@@ -104,8 +105,9 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
                 summary.decisions.by_fallback += writer.decisions.by_fallback
                 summary.decisions.failures += writer.decisions.failures
             echo(f"writer {number} ({persona.description[:40]}...): session {result.session_id}, "
-                 f"prompt {result.prompt_code}, {result.events} events, {result.queries} queries, "
-                 f"{result.accepted} accepted")  # fmt: skip
+                 f"prompt {result.prompt_code}, {result.events} events, {result.queries} queries"
+                 + (f" ({result.failed_queries} failed)" if result.failed_queries else "")
+                 + f", {result.accepted} accepted")  # fmt: skip
 
         with ThreadPoolExecutor(max_workers=max(1, min(options.parallel, options.writers))) as pool:
             list(pool.map(one, range(options.writers)))
@@ -176,3 +178,20 @@ def _openai_client(base_url: str):
     # process lists) and never printed.
     return openai.OpenAI(base_url=base_url, api_key=os.environ.get(API_KEY_ENV) or "none",
                          timeout=60, max_retries=1)  # fmt: skip
+
+
+def _refuse_other_paradigms(study: study_config.Study, directory: str) -> None:
+    """Simulated writers use the CoAuthor editor (Tab for a list of suggestions). Any other
+    paradigm would give sessions that are neither: refuse before a session exists."""
+    if study.paradigm == "chat":
+        raise SimulationError(
+            f"{directory} is a chat study (CollabLLM): chat studies are not simulated yet; "
+            "study simulate writes in the CoAuthor editor (README, Simulated writers)."
+        )
+    proactive = [c.name for c in study.conditions if c.paradigm != "L0"]
+    if proactive:
+        raise SimulationError(
+            f"{directory}: conditions {', '.join(proactive)} are proactive (MindCopilot L1-L3) and "
+            "are not simulated: simulated writers press Tab for suggestions and never wait for "
+            "ghost text. Pilot a copy of the study whose conditions are all L0."
+        )

@@ -63,3 +63,13 @@ def test_a_writing_study_still_needs_prompts(study_folder):
     toml.write_text(text[: text.index("[[prompts]]")], encoding="utf-8")
     with pytest.raises(config.ConfigError, match=r"the study has no \[\[prompts\]\]. Fix: add at least one"):
         config.load(study_folder)
+
+
+def test_a_new_chat_study_is_not_served_until_its_consent_names_a_contact(tmp_path):
+    """As the writing study: `study serve` refuses a consent page with no real person to reach."""
+    folder = tmp_path / "chat"
+    assert CliRunner().invoke(study_cli, ["init", str(folder), "--paradigm", "chat"]).exit_code == 0
+    assert "consent.html" in config.unfinished_consent(config.load(folder))  # what `study serve` checks
+    consent = folder / "consent.html"
+    consent.write_text(consent.read_text().replace(config.CONSENT_CONTACT_PLACEHOLDER, "Dr. Ada Lovelace, ada@example.org"))
+    assert config.unfinished_consent(config.load(folder)) is None

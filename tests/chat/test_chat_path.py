@@ -194,3 +194,21 @@ def test_an_assigned_intent_from_an_inline_bank_skips_the_choice(chat_folder, mo
     page = client.get(response.location).data.decode()
     assert re.search(r'data-testid="intent">Only (blog_post|creative_writing|personal_statement)<', page)
     assert "What is it about?" in page
+
+
+def test_every_chat_page_carries_the_participant_page_policy(chat_client):
+    """The chat path's own pages (intent, pre-writing, chat) are participant pages too: scripts
+    only from this server and framed only by MTurk, as the writing path's pages (README, Page
+    policy); without the header any site could frame the chat and run its own script in it."""
+    session_id = start_chat(chat_client)
+    pages = {"intent": chat_client.get(f"/s/{session_id}/intent")}
+    choose_intent(chat_client, session_id)
+    pages["prewriting"] = chat_client.get(f"/s/{session_id}/prewriting")
+    prewrite(chat_client, session_id)
+    pages["chat"] = chat_client.get(f"/s/{session_id}/chat")
+    consent = chat_client.get("/task", query_string={"access_code": "policy-2"}, follow_redirects=True)
+    for stage, page in pages.items():
+        assert page.status_code == 200, stage
+        assert page.headers.get("Content-Security-Policy") == consent.headers["Content-Security-Policy"], stage
+        assert "frame-ancestors" in page.headers["Content-Security-Policy"]
+        assert page.headers.get("X-Content-Type-Options") == "nosniff", stage

@@ -93,3 +93,16 @@ def test_records_written_by_the_export_are_read_and_validated_as_the_2021_format
     assert read_session(path).format == FORMAT_2021
     assert path.read_bytes() == (SESSIONS / "b5f8899be4134579aa75c7625414fa25.jsonl").read_bytes()
     assert validate_file(path).ok
+
+
+def test_a_chat_conversation_file_is_named_as_such_with_the_command_that_checks_it(tmp_path):
+    """`study export --format chat` writes conversations.jsonl beside survey files; validate,
+    stats and replay on that folder should say what the file is, not only that keys are missing."""
+    from study.curation.validate import validate_file
+
+    conversation = {"format": "study-chat-1", "session_id": "c" * 32, "messages": [], "assistant": "A"}
+    path = write_lines(tmp_path / "conversations.jsonl", [conversation])
+    with pytest.raises(SessionFileError, match="chat conversation .*study curate chat FILE"):
+        read_session(path)
+    report = validate_file(path)
+    assert any("study curate chat FILE" in issue.message for issue in report.issues)

@@ -56,6 +56,21 @@ def test_metrics_per_suggestion_session_and_paradigm(tmp_path):
     assert "deterministic judge" in result.output  # the report says its numbers are not the paper's
 
 
+def test_logs_without_proactive_sessions_are_a_clear_error(tmp_path):
+    """CoAuthor logs (e.g. `study export` without --format proactive) have nothing to measure."""
+    import shutil
+
+    from tests.curation.conftest import SESSIONS
+
+    shared = SESSIONS
+    logs = tmp_path / "coauthor"
+    logs.mkdir()
+    for path in sorted(shared.glob("*.jsonl"))[:2]:
+        shutil.copy(path, logs / path.name)
+    result = CliRunner().invoke(study_cli, ["curate", "proactive", str(logs), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)  # no traceback
+    assert "no proactive session" in result.output and "--format proactive" in result.output
+
 def test_without_a_judge_the_offline_metrics_are_still_computed(tmp_path):
     sessions = _sessions(tmp_path / "logs")
     out = tmp_path / "out"
@@ -77,6 +92,16 @@ def test_the_simulation_runs_l1_and_l2_on_the_demo_queries(tmp_path):
     per_query = _rows(out / "queries.csv")
     assert len(per_query) == 24 and all(r["suggestion"] for r in per_query)
 
+
+def test_an_unreachable_model_endpoint_is_an_error_not_a_table_of_dashes(tmp_path):
+    """Every continuation failing is a setup problem (wrong --model-endpoint), not a result."""
+    queries = templates_dir() / "proactive" / "queries-demo.jsonl"
+    out = tmp_path / "sim"
+    result = CliRunner().invoke(study_cli, ["curate", "proactive-simulate", str(queries), "--out", str(out),
+                                            "--model-endpoint", "http://127.0.0.1:1/v1", "--deterministic-judge"])  # fmt: skip
+    assert result.exit_code == 1
+    assert "every model call failed (24 of 24)" in result.output and "--model-endpoint" in result.output
+    assert not (out / "table4.csv").exists()
 
 def test_the_l2_simulation_sends_the_simulated_history(tmp_path):
     from study.curation.proactive.continuation import Query, simulated_history

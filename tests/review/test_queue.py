@@ -130,3 +130,35 @@ def test_suggestion_gets_the_server_never_answered_do_not_count_as_asking_the_ai
     with reading(engine) as connection:
         (listed,) = submissions.all_submissions(connection)
     assert "asked for suggestions 0 times" in listed["disqualified"]
+
+
+def test_a_chat_studys_conversations_are_not_queued_nor_disqualified(tmp_path):
+    """The workspace replays CoAuthor logs and counts Tab requests; a chat conversation has
+    neither, so every chat worker would be 'disqualified: no interaction with the AI'."""
+    from study import config
+    from study.cli import write_study_files
+    from study.store import create_tables, make_engine
+
+    folder = tmp_path / "chat"
+    write_study_files(folder, paradigm="chat")
+    study = config.load(folder)
+    engine = make_engine(study.database_url)
+    create_tables(engine)
+    finished_session(engine, worker_id="A1CHATTER", completed_at=1000)
+    with writing(engine) as connection:
+        assert submissions.collect(connection, study) == []
+        assert submissions.all_submissions(connection) == []
+    engine.dispose()
+
+
+def test_study_review_and_qualify_refuse_a_chat_study_with_the_reason(tmp_path):
+    from click.testing import CliRunner
+
+    from study.cli import main, write_study_files
+
+    folder = tmp_path / "chat"
+    write_study_files(folder, paradigm="chat")
+    for command in (["review", str(folder), "--port", "-1"], ["qualify", str(folder), "--dry-run"]):
+        result = CliRunner().invoke(main, command)
+        assert result.exit_code == 1, command
+        assert "chat study" in result.output and "study mturk review" in result.output, result.output

@@ -176,3 +176,40 @@ def test_writers_join_a_server_already_running_for_the_study_even_when_it_assign
     sessions, marks, requests, _ = _database(pilot_folder)
     assert len(sessions) == 2 and all(s["stage"] == "complete" and s["prompt_code"] for s in sessions)
     assert set(marks) == {s["session_id"] for s in sessions}
+
+
+def test_a_chat_study_is_refused_before_any_session_is_made(tmp_path, suggestion_model):
+    """Simulated writers type in the CoAuthor editor; a chat study has no editor, so a run
+    would stop half-way in every writer and leave stray sessions behind."""
+    from study.cli import write_study_files
+
+    folder = tmp_path / "chat"
+    write_study_files(folder, paradigm="chat")
+    result = CliRunner().invoke(main, ["simulate", str(folder), "--writers", "2",
+                                       "--suggestions-endpoint", suggestion_model])  # fmt: skip
+    assert result.exit_code == 1
+    assert "chat study" in result.output and "not simulated" in result.output
+    assert not (folder / "study.db").exists()  # nothing was started, nothing stored
+
+
+def test_a_proactive_study_is_refused_before_any_session_is_made(tmp_path, suggestion_model):
+    """Proactive (L1-L3) writers wait for ghost text; simulated writers press Tab, so their
+    sessions would be neither paradigm and fail the proactive export's validation."""
+    from study.cli import write_study_files
+
+    folder = tmp_path / "proactive"
+    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 1"}, paradigms=("L1", "L2"))
+    result = CliRunner().invoke(main, ["simulate", str(folder), "--writers", "2",
+                                       "--suggestions-endpoint", suggestion_model])  # fmt: skip
+    assert result.exit_code == 1
+    assert "creative-L1" in result.output and "not simulated" in result.output
+    assert not (folder / "study.db").exists()  # nothing was started, nothing stored
+
+
+def test_a_run_whose_suggestions_all_failed_says_so_and_how_to_fix_it(pilot_folder):
+    """Writers finish even when the suggestion model is unreachable (as a person would); the
+    summary must not read like a normal pilot."""
+    result = CliRunner().invoke(main, ["simulate", str(pilot_folder), "--writers", "2", "--seed", "1",
+                                       "--suggestions-endpoint", "http://127.0.0.1:1/v1"])  # fmt: skip
+    assert "queries (" in result.output and " failed)" in result.output
+    assert "Every suggestion request failed" in result.output and "--suggestions-endpoint" in result.output

@@ -189,6 +189,11 @@ def proactive(paths, out, weights, layers, modify_window_ms, judge_endpoint, jud
             "acceptance": rate.micro, "har": har_rate(r["har"] for r in mine if r["har"] is not None).percent,
             "ked": ked_mean(r["ked"] for r in mine), "window_switches": switches,
         })
+    if not session_rows:
+        raise click.ClickException(
+            f"no proactive session in {', '.join(paths)} (no file has the `proactive` key). Fix: "
+            "export the study with `study export DIR --format proactive --out OUT` and measure OUT."
+        )
     paradigm_rows = []
     for paradigm in sorted({s["paradigm"] for s in session_rows}):
         mine = [r for r in rows if r["paradigm"] == paradigm]
@@ -259,6 +264,12 @@ def proactive_simulate(queries, out, model_endpoint, model, mode, levels, max_to
     finally:
         if stop:
             stop()
+    failed = [o.error for o in outcomes if o.error]
+    if outcomes and len(failed) == len(outcomes):
+        raise click.ClickException(
+            f"every model call failed ({len(failed)} of {len(outcomes)}). Fix: check "
+            f"--model-endpoint ({model_endpoint}) and --model ({model}). The first error: {failed[0]}"
+        )
     per_query = [{
         "level": o.level, "article": o.query.article, "domain": o.query.domain, "category": o.query.category,
         "progress": o.query.progress, "bin": o.query.bin, "suggestion": o.suggestion, "reference": o.query.reference,
@@ -272,6 +283,9 @@ def proactive_simulate(queries, out, model_endpoint, model, mode, levels, max_to
     click.echo(_table(rows4, ["level", "overall_har", "overall_ked", "scientific_har", "scientific_ked",
                               "creative_har", "creative_ked", "invalid_or_failed"]))
     click.echo(_table(fig4, list(fig4[0])))
+    if failed:
+        click.echo(f"{len(failed)} of {len(outcomes)} model calls failed, e.g. {failed[0]} "
+                   "(queries.csv, column error); they count as invalid_or_failed.", err=True)  # fmt: skip
     if deterministic_judge:
         click.echo(DETERMINISTIC_NOTE, err=True)
 
