@@ -24,6 +24,7 @@ import httpx
 
 from study import config as study_config
 from study.config import GENRE_NOUNS
+from study.simulate import support
 from study.simulate.participant import Participant, SessionResult, SimulationError
 from study.simulate.personas import BUILT_IN, DEFAULT_INTENT, Persona
 from study.simulate.writer import Decisions, SimulatedWriter
@@ -56,6 +57,8 @@ class RunSummary:
 
 def simulate(directory: str, options: Options, echo: Callable[[str], None] = print) -> RunSummary:
     study = study_config.load(directory)
+    if problem := support.refusal(study):
+        raise SimulationError(problem)
     # The servers started here would print a line per request, drowning the writers' progress.
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     engine = make_engine(study.database_url)
