@@ -25,6 +25,8 @@ import httpx
 from study import config as study_config
 from study.config import GENRE_NOUNS
 from study.simulate import support
+from study.simulate.chat import ChatParticipant
+from study.simulate.chat_user import ChatUser
 from study.simulate.participant import Participant, SessionResult, SimulationError
 from study.simulate.personas import BUILT_IN, DEFAULT_INTENT, Persona
 from study.simulate.writer import Decisions, SimulatedWriter
@@ -76,8 +78,11 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
             persona = options.personas[number % len(options.personas)]
             rng = random.Random(f"{options.seed}-{number}")
             genres = {p.genre for p in study.prompts}
-            writer = SimulatedWriter(
-                persona, options.intent, " or ".join(sorted(GENRE_NOUNS.get(g, "text") for g in genres)),
+            chat = study.paradigm == "chat"
+            # A chat user's intent is the one chosen on the study's intent page; until then, --intent.
+            writer = (ChatUser if chat else SimulatedWriter)(
+                persona, options.intent, "document" if chat else
+                " or ".join(sorted(GENRE_NOUNS.get(g, "text") for g in genres)),
                 client=client, model=model, seed=rng.randrange(2**32),
             )  # fmt: skip
 
@@ -92,8 +97,11 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
                 return code
 
             with httpx.Client(base_url=base_url, timeout=60, follow_redirects=False) as http:
-                participant = Participant(http, writer, f"sim-{run_id}-{number}", mark=mark,
-                                          choose_prompt=choose_prompt)  # fmt: skip
+                if chat:
+                    participant = ChatParticipant(http, writer, f"sim-{run_id}-{number}", mark=mark)
+                else:
+                    participant = Participant(http, writer, f"sim-{run_id}-{number}", mark=mark,
+                                              choose_prompt=choose_prompt)  # fmt: skip
                 try:
                     result = participant.run()
                 except (SimulationError, httpx.HTTPError) as error:
@@ -106,6 +114,11 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
                 summary.decisions.by_model += writer.decisions.by_model
                 summary.decisions.by_fallback += writer.decisions.by_fallback
                 summary.decisions.failures += writer.decisions.failures
+            if chat:
+                echo(f"chat user {number} ({persona.description[:40]}...): session {result.session_id}, "
+                     f"intent {result.prompt_code}, {result.queries} exchanges, {result.accepted} "
+                     f"replies inserted, {result.events} page events")  # fmt: skip
+                return
             echo(f"writer {number} ({persona.description[:40]}...): session {result.session_id}, "
                  f"prompt {result.prompt_code}, {result.events} events, {result.queries} queries, "
                  f"{result.accepted} accepted")  # fmt: skip

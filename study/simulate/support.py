@@ -1,6 +1,7 @@
 """What `study simulate` can drive, checked before any writer starts (or anything is created).
 
-The writing path presses Tab for suggestion lists (MindCopilot's L0, CoAuthor's editor); it
+Writing studies (study.simulate.participant) and chat studies (study.simulate.chat) are
+driven. The writing path presses Tab for suggestion lists (MindCopilot's L0, CoAuthor's editor); it
 has no idle writer for the ghost texts of L1-L3, so a proactive condition's sessions would
 not show that condition at all. Those studies are refused with the alternative.
 """
@@ -10,9 +11,6 @@ from __future__ import annotations
 
 def refusal(study) -> str | None:
     """One line naming what the simulator cannot drive and what to do instead; None if it can."""
-    if study.paradigm == "chat":
-        return ("study simulate drives writing studies only, and this is a chat study (paradigm "
-                "chat); pilot it by hand with `study demo --paradigm chat`.")  # fmt: skip
     proactive = sorted({c.paradigm for c in study.conditions if c.paradigm != "L0"})
     if proactive:
         names = ", ".join(c.name for c in study.conditions if c.paradigm != "L0")
