@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 
 from click.testing import CliRunner
 from sqlalchemy import select
 
 from study import config
 from study.cli import main, write_study_files
+from study.lm.backends import Generation
+from study.lm.server import serve_in_thread
 from study.store import chat as chat_store
 from study.store import make_engine, reading
 from study.store import sessions as session_store
@@ -47,7 +50,7 @@ def test_simulated_chat_users_finish_and_the_pipeline_accepts_and_counts_them(su
     exported = runner.invoke(main, ["export", str(folder), "--format", "chat", "--out", str(out)])
     assert exported.exit_code == 0 and "Exported 3 conversations (48 messages)" in exported.output
     records = [json.loads(line) for line in (out / "conversations.jsonl").read_text().splitlines()]
-    assert all(r["finished"] and r["document"] for r in records)
+    assert all(r["finished"] and r["document"] and r["simulated"] is True for r in records)
     events = [e["eventName"] for r in records for e in r["events"]]
     assert events.count("system-initialize") == 3 and "chat-insert" in events and "survey-submit" in events
     table = tmp_path / "chat.csv"
@@ -55,3 +58,69 @@ def test_simulated_chat_users_finish_and_the_pipeline_accepts_and_counts_them(su
     assert curated.exit_code == 0 and "3 conversation(s) checked, 0 problem(s)" in curated.output
     rows = list(csv.DictReader(table.open()))
     assert [r["exchanges"] for r in rows] == ["8"] * 3 and all(r["rating_trajectory"] for r in rows)
+
+
+class ScriptedChatUserBackend:
+    """A chat user's model that answers in JSON as an instruction-following model would: its
+    first message names the intent from the system prompt, each later one quotes the start of
+    the assistant's last reply; pre-writing and survey answers fit what is asked."""
+
+    model_id = "scripted-chat-user"
+
+    def generate(self, prompt: str, **_decoding) -> list[Generation]:
+        system, asked = prompt[: prompt.rfind("User:")], prompt[prompt.rfind("User:"):]
+        options = re.search(r"one of: (.*)\.\n", asked)
+        if "Start the conversation" in asked:
+            intent = re.search(r"Your intent: ([^:]+):", system).group(1)
+            reply = {"message": f"Please help me write {intent} for {PERSONA}."}
+        elif "The assistant's last reply" in asked:
+            last = asked.split("<<<\n", 1)[1].split()[:3]
+            reply = {"message": f"You said '{' '.join(last)}'; make it shorter."}
+        elif "jot down" in asked:
+            reply = {"answer": "It should sound like me, plain and honest, with one small story."}
+        elif options:
+            reply = {"answer": options.group(1).split(", ")[-1]}  # the highest point, the last choice
+        else:
+            reply = {"answer": "It helped me get a first draft done quickly."}
+        text = json.dumps(reply)
+        return [Generation(text, [0.0] * len(text), "stop", list(text))]
+
+    def format_chat(self, messages) -> str:
+        return "\n".join(f"{m['role'].capitalize()}: {m['content']}" for m in messages)
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+
+PERSONA = "a retired sailor"
+
+
+def test_the_chat_users_messages_come_from_the_model_given_persona_intent_and_last_reply(
+    suggestion_model, tmp_path
+):
+    folder = tmp_path / "chat-pilot"
+    write_study_files(folder, paradigm="chat")
+    base_url, stop = serve_in_thread(ScriptedChatUserBackend())
+    try:
+        result = CliRunner().invoke(main, [
+            "simulate", str(folder), "--writers", "2", "--suggestions-endpoint", suggestion_model,
+            "--llm-url", base_url, "--llm-model", "scripted-chat-user", "--persona", PERSONA,
+        ])  # fmt: skip
+    finally:
+        stop()
+    assert result.exit_code == 0, result.output
+    decided = re.search(r"Decisions read from the model's answers: (\d+) of (\d+)", result.output)
+    assert decided.group(1) == decided.group(2) != "0", result.output  # no fallback was needed
+
+    out = tmp_path / "out"
+    assert CliRunner().invoke(main, ["export", str(folder), "--format", "chat", "--out", str(out)]).exit_code == 0
+    records = [json.loads(line) for line in (out / "conversations.jsonl").read_text().splitlines()]
+    assert len(records) == 2
+    for record in records:
+        messages = record["messages"]
+        assert messages[0]["content"] == f"Please help me write {record['intent']['title']} for {PERSONA}."
+        for before, message in zip(messages[1::2], messages[2::2], strict=False):
+            assert message["content"] == f"You said '{' '.join(before['content'].split()[:3])}'; make it shorter."
+        assert all(r["answers"]["periodic_rating"] == 10 for r in record["ratings"])
+        assert record["surveys"]["final"]["end_reason"] == "Other reason"  # and its follow-up answered
+        assert record["surveys"]["final"]["end_reason_other"]
