@@ -34,6 +34,8 @@ from study.store import create_tables, make_engine, writing
 from study.store import simulated as simulated_store
 
 API_KEY_ENV = "STUDY_SIMULATOR_API_KEY"
+# A chat user's intent comes from the study's own bank (the intent page), not from --intent.
+CHAT_INTENT = "one of the chat study's intents, chosen on its intent page"
 
 
 @dataclass
@@ -79,7 +81,7 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
             rng = random.Random(f"{options.seed}-{number}")
             genres = {p.genre for p in study.prompts}
             chat = study.paradigm == "chat"
-            # A chat user's intent is the one chosen on the study's intent page; until then, --intent.
+            # A chat user's intent is the one chosen on the study's intent page (study.simulate.chat).
             writer = (ChatUser if chat else SimulatedWriter)(
                 persona, options.intent, "document" if chat else
                 " or ".join(sorted(GENRE_NOUNS.get(g, "text") for g in genres)),
@@ -88,8 +90,9 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
 
             def mark(session_id: str) -> None:
                 with writing(engine) as connection:
+                    intent = CHAT_INTENT if chat else writer.intent_template
                     simulated_store.mark(connection, session_id, persona=persona.description,
-                                         intent=writer.intent_template, model=f"{model} at {_safe(llm_url)}")  # fmt: skip
+                                         intent=intent, model=f"{model} at {_safe(llm_url)}")  # fmt: skip
 
             def choose_prompt(codes: list[str]) -> str:
                 code = rng.choice(codes)

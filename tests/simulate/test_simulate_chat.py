@@ -33,11 +33,13 @@ def test_simulated_chat_users_finish_and_the_pipeline_accepts_and_counts_them(su
     engine = make_engine(config.load(folder).database_url)
     with reading(engine) as connection:
         sessions = session_store.all_sessions(connection)
-        marks = {r.session_id for r in connection.execute(select(simulated_sessions))}
+        rows = connection.execute(select(simulated_sessions)).all()
+        marks = {r.session_id for r in rows}
         chats = {s["session_id"]: chat_store.get(connection, s["session_id"]) for s in sessions}
     engine.dispose()
     assert len(sessions) == 3 and all(s["stage"] == "complete" and s["verification_code"] for s in sessions)
     assert marks == {s["session_id"] for s in sessions}
+    assert {r.intent for r in rows} == {"one of the chat study's intents, chosen on its intent page"}
     assert all(row["intent"] and len(row["prewriting"]) >= 6 and row["chat_finished_at"] for row in chats.values())
     assert all(row["document"].strip() for row in chats.values())  # the document pane was edited
 
