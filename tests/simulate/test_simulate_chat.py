@@ -61,6 +61,10 @@ def test_simulated_chat_users_finish_and_the_pipeline_accepts_and_counts_them(su
     rows = list(csv.DictReader(table.open()))
     assert [r["exchanges"] for r in rows] == ["8"] * 3 and all(r["rating_trajectory"] for r in rows)
 
+    report = tmp_path / "report.html"
+    assert runner.invoke(main, ["report", str(folder), "--out", str(report)]).exit_code == 0
+    assert "3 of 3 sessions were written by simulated writers" in report.read_text()
+
 
 class ScriptedChatUserBackend:
     """A chat user's model that answers in JSON as an instruction-following model would: its
