@@ -60,6 +60,7 @@ def test_simulated_chat_users_finish_and_the_pipeline_accepts_and_counts_them(su
     assert curated.exit_code == 0 and "3 conversation(s) checked, 0 problem(s)" in curated.output
     rows = list(csv.DictReader(table.open()))
     assert [r["exchanges"] for r in rows] == ["8"] * 3 and all(r["rating_trajectory"] for r in rows)
+    assert {r["simulated"] for r in rows} == {"True"}
 
     report = tmp_path / "report.html"
     assert runner.invoke(main, ["report", str(folder), "--out", str(report)]).exit_code == 0
