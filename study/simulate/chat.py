@@ -148,8 +148,8 @@ class ChatParticipant(Participant):
         for due in owed:
             name, occasion = due["survey"], due["occasion"]
             log.log("survey-open", "api", surveyName=name, occasion=occasion)
-            answers = self._answers([q for q in panels if q.survey == name])
-            answers = {k: int(v) if isinstance(v, str) and v.isdigit() else v for k, v in answers.items()}
+            shown = [q for q in panels if q.survey == name]
+            answers = self._answers(shown)  # strings (lists for checkboxes), as StudySurvey.collect sends
             response = self.http.post(f"{boot['surveysUrl']}{name}/{occasion}", json={"answers": answers})
             if response.status_code != 200:
                 raise SimulationError(f"the rating '{name}' after exchange {occasion} was refused: "
