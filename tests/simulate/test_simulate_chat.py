@@ -131,3 +131,18 @@ def test_the_chat_users_messages_come_from_the_model_given_persona_intent_and_la
         assert all(r["answers"]["periodic_rating"] == 10 for r in record["ratings"])
         assert record["surveys"]["final"]["end_reason"] == "Other reason"  # and its follow-up answered
         assert record["surveys"]["final"]["end_reason_other"]
+
+
+def test_a_chat_study_that_assigns_the_intent_is_simulated_too(suggestion_model, tmp_path):
+    folder = tmp_path / "assigned"
+    write_study_files(folder, paradigm="chat", replacements={'intent_selection = "choose"': 'intent_selection = "assign"'})
+    result = CliRunner().invoke(main, ["simulate", str(folder), "--writers", "1",
+                                       "--suggestions-endpoint", suggestion_model])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "intent (assigned by the study), 8 exchanges" in result.output
+    engine = make_engine(config.load(folder).database_url)
+    with reading(engine) as connection:
+        (session,) = session_store.all_sessions(connection)
+        row = chat_store.get(connection, session["session_id"])
+    engine.dispose()
+    assert session["stage"] == "complete" and row["intent"] == row["offered"][0]
