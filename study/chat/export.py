@@ -18,6 +18,7 @@ from study.store import chat as chat_store
 from study.store import events as event_store
 from study.store import make_engine, reading
 from study.store import sessions as session_store
+from study.store import simulated as simulated_store
 from study.store import surveys as survey_store
 from study.store.db import chat_events
 
@@ -45,6 +46,8 @@ def conversation(study: Study, connection, session: dict) -> dict | None:
         "format": FORMAT,
         "session_id": session_id,
         "finished": session["stage"] == "complete",
+        # Written by `study simulate` (study.store.simulated), never a person's: as metadata.csv says.
+        "simulated": session_id in simulated_store.simulated_ids(connection),
         "assistant": {"condition": condition.name, "label": label(study, condition.name),
                       "model": condition.model, "system_prompt": condition.system_prompt},
         "document_type": chat["document_type"],

@@ -30,7 +30,7 @@ from study.paths import schemas_dir
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 COLUMNS = (
-    "session_id", "finished", "assistant", "label", "document_type", "intent", "exchanges",
+    "session_id", "finished", "simulated", "assistant", "label", "document_type", "intent", "exchanges",
     "user_messages", "assistant_messages", "user_tokens", "assistant_tokens", "document_words",
     "interaction_seconds", "task_seconds", "median_reply_seconds", "rating_trajectory",
     "final_interaction_rating", "final_document_rating",
@@ -126,6 +126,7 @@ def conversation_stats(record: dict) -> dict:
     return {
         "session_id": record["session_id"],
         "finished": record["finished"],
+        "simulated": bool(record.get("simulated")),  # written by `study simulate`
         "assistant": record["assistant"]["condition"],
         "label": record["assistant"]["label"],
         "document_type": record["document_type"],

@@ -26,9 +26,9 @@ def render(data: ReportData) -> str:
     banner = ""
     if data.simulated:
         banner = (
-            f"{data.simulated} of {len(data.sessions)} sessions were written by simulated "
-            "writers (study simulate), not by people. Their figures pilot the study; they say "
-            "nothing about human writers."
+            f"{data.simulated} of {len(data.sessions) + len(data.unlogged)} sessions were written "
+            "by simulated writers (study simulate), not by people. Their figures pilot the "
+            "study; they say nothing about human writers."
         )
     intro = [f"Made by `study report` on {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC."]
     return page(f"Study report: {data.title}", intro, sections, banner)

@@ -107,6 +107,7 @@ def load(data: ReportData) -> None:
     data.unreadable += report.problems
     for row in rows:
         data.unlogged[row["session_id"]] = row["assistant"]
+    data.unlogged_simulated |= {r["session_id"] for r in measured if r.get("simulated")}
 
 
 def _funnel_and_stages(data: ReportData, records: list[dict]) -> None:

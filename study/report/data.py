@@ -78,13 +78,15 @@ class ReportData:
     # Sessions without a CoAuthor log (chat conversations): session id -> condition, so the
     # survey and per-condition tables group them like logged sessions.
     unlogged: dict[str, str] = field(default_factory=dict)
+    # Those of them that `study simulate` wrote (the chat export's "simulated": true).
+    unlogged_simulated: set[str] = field(default_factory=set)
     # The judge (study.metrics.judges) for proactive HAR and KED, when `--judge-endpoint` or
     # `--deterministic-judge` gave one; without it those metrics are not computed.
     judge: object | None = None
 
     @property
     def simulated(self) -> int:
-        return sum(1 for s in self.sessions if s.simulated)
+        return sum(1 for s in self.sessions if s.simulated) + len(self.unlogged_simulated)
 
     def condition_of(self) -> dict[str, str]:
         return {**self.unlogged, **{s.session_id: s.condition for s in self.sessions}}

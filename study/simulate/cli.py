@@ -22,7 +22,8 @@ import click
               help="Who a writer is; repeat for several (writers take them in turn). "
               "Default: three built-in personas.")
 @click.option("--intent", default=None, metavar="TEXT",
-              help="What the writers want to write ({noun} becomes story or essay).")
+              help="What the writers want to write ({noun} becomes story or essay); a chat "
+              "study's users choose from its own intents instead.")
 @click.option("--suggestions-endpoint", default=None, metavar="URL",
               help="Point the server this command starts at another suggestion model "
               "(e.g. a local `study lm serve`) instead of study.toml's endpoint.")
@@ -35,8 +36,9 @@ def simulate(directory, writers, url, llm_url, llm_model, personas, intent,
     """Pilot the study in DIRECTORY with LLM-simulated writers, before paying anyone.
 
     Each writer goes through the real participant's path over HTTP (consent, instructions,
-    prompt, writing with the event and suggestion APIs, self-evaluation, survey). Their
-    sessions are marked as simulated in the database, the export's metadata, the report and
+    prompt, writing with the event and suggestion APIs, self-evaluation, survey); in a chat
+    study (CollabLLM), the chat path (intent, pre-writing, the chat API, ratings, the document
+    pane, final survey). Studies with proactive conditions are refused. Their sessions are marked as simulated in the database, the export's metadata, the report and
     releases. See README (Simulated writers) for what a simulation cannot tell you.
     """
     from study.config import ConfigError

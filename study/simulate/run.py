@@ -24,6 +24,9 @@ import httpx
 
 from study import config as study_config
 from study.config import GENRE_NOUNS
+from study.simulate import support
+from study.simulate.chat import ChatParticipant
+from study.simulate.chat_user import ChatUser
 from study.simulate.participant import Participant, SessionResult, SimulationError
 from study.simulate.personas import BUILT_IN, DEFAULT_INTENT, Persona
 from study.simulate.writer import Decisions, SimulatedWriter
@@ -31,6 +34,8 @@ from study.store import create_tables, make_engine, writing
 from study.store import simulated as simulated_store
 
 API_KEY_ENV = "STUDY_SIMULATOR_API_KEY"
+# A chat user's intent comes from the study's own bank (the intent page), not from --intent.
+CHAT_INTENT = "one of the chat study's intents, chosen on its intent page"
 
 
 @dataclass
@@ -56,7 +61,8 @@ class RunSummary:
 
 def simulate(directory: str, options: Options, echo: Callable[[str], None] = print) -> RunSummary:
     study = study_config.load(directory)
-    _refuse_other_paradigms(study, directory)
+    if problem := support.refusal(study):
+        raise SimulationError(problem)
     # The servers started here would print a line per request, drowning the writers' progress.
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     engine = make_engine(study.database_url)
@@ -74,15 +80,19 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
             persona = options.personas[number % len(options.personas)]
             rng = random.Random(f"{options.seed}-{number}")
             genres = {p.genre for p in study.prompts}
-            writer = SimulatedWriter(
-                persona, options.intent, " or ".join(sorted(GENRE_NOUNS.get(g, "text") for g in genres)),
+            chat = study.paradigm == "chat"
+            # A chat user's intent is the one chosen on the study's intent page (study.simulate.chat).
+            writer = (ChatUser if chat else SimulatedWriter)(
+                persona, options.intent, "document" if chat else
+                " or ".join(sorted(GENRE_NOUNS.get(g, "text") for g in genres)),
                 client=client, model=model, seed=rng.randrange(2**32),
             )  # fmt: skip
 
             def mark(session_id: str) -> None:
                 with writing(engine) as connection:
+                    intent = CHAT_INTENT if chat else writer.intent_template
                     simulated_store.mark(connection, session_id, persona=persona.description,
-                                         intent=writer.intent_template, model=f"{model} at {_safe(llm_url)}")  # fmt: skip
+                                         intent=intent, model=f"{model} at {_safe(llm_url)}")  # fmt: skip
 
             def choose_prompt(codes: list[str]) -> str:
                 code = rng.choice(codes)
@@ -90,8 +100,11 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
                 return code
 
             with httpx.Client(base_url=base_url, timeout=60, follow_redirects=False) as http:
-                participant = Participant(http, writer, f"sim-{run_id}-{number}", mark=mark,
-                                          choose_prompt=choose_prompt)  # fmt: skip
+                if chat:
+                    participant = ChatParticipant(http, writer, f"sim-{run_id}-{number}", mark=mark)
+                else:
+                    participant = Participant(http, writer, f"sim-{run_id}-{number}", mark=mark,
+                                              choose_prompt=choose_prompt)  # fmt: skip
                 try:
                     result = participant.run()
                 except (SimulationError, httpx.HTTPError) as error:
@@ -104,6 +117,11 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
                 summary.decisions.by_model += writer.decisions.by_model
                 summary.decisions.by_fallback += writer.decisions.by_fallback
                 summary.decisions.failures += writer.decisions.failures
+            if chat:
+                echo(f"chat user {number} ({persona.description[:40]}...): session {result.session_id}, "
+                     f"intent {result.prompt_code}, {result.queries} exchanges, {result.accepted} "
+                     f"replies inserted, {result.events} page events")  # fmt: skip
+                return
             echo(f"writer {number} ({persona.description[:40]}...): session {result.session_id}, "
                  f"prompt {result.prompt_code}, {result.events} events, {result.queries} queries"
                  + (f" ({result.failed_queries} failed)" if result.failed_queries else "")
@@ -180,18 +198,3 @@ def _openai_client(base_url: str):
                          timeout=60, max_retries=1)  # fmt: skip
 
 
-def _refuse_other_paradigms(study: study_config.Study, directory: str) -> None:
-    """Simulated writers use the CoAuthor editor (Tab for a list of suggestions). Any other
-    paradigm would give sessions that are neither: refuse before a session exists."""
-    if study.paradigm == "chat":
-        raise SimulationError(
-            f"{directory} is a chat study (CollabLLM): chat studies are not simulated yet; "
-            "study simulate writes in the CoAuthor editor (README, Simulated writers)."
-        )
-    proactive = [c.name for c in study.conditions if c.paradigm != "L0"]
-    if proactive:
-        raise SimulationError(
-            f"{directory}: conditions {', '.join(proactive)} are proactive (MindCopilot L1-L3) and "
-            "are not simulated: simulated writers press Tab for suggestions and never wait for "
-            "ghost text. Pilot a copy of the study whose conditions are all L0."
-        )

@@ -47,7 +47,7 @@ def test_export_and_curate_a_chat_study(chat_client, chat_folder, tmp_path):
     assert "Exported 2 conversations (20 messages)" in result.output
     lines = [json.loads(line) for line in (out / "conversations.jsonl").read_text(encoding="utf-8").splitlines()]
     record = next(r for r in lines if r["session_id"] == done)
-    assert record["format"] == "study-chat-1" and record["finished"] is True
+    assert record["format"] == "study-chat-1" and record["finished"] is True and record["simulated"] is False
     assert record["assistant"]["label"] in "ABC" and len(record["prewriting"]) == 6
     assert [r["after_exchange"] for r in record["ratings"]] == [3, 6]
     assert record["surveys"]["final"]["end_reason_other"] == "I ran out of time"

@@ -178,20 +178,6 @@ def test_writers_join_a_server_already_running_for_the_study_even_when_it_assign
     assert set(marks) == {s["session_id"] for s in sessions}
 
 
-def test_a_chat_study_is_refused_before_any_session_is_made(tmp_path, suggestion_model):
-    """Simulated writers type in the CoAuthor editor; a chat study has no editor, so a run
-    would stop half-way in every writer and leave stray sessions behind."""
-    from study.cli import write_study_files
-
-    folder = tmp_path / "chat"
-    write_study_files(folder, paradigm="chat")
-    result = CliRunner().invoke(main, ["simulate", str(folder), "--writers", "2",
-                                       "--suggestions-endpoint", suggestion_model])  # fmt: skip
-    assert result.exit_code == 1
-    assert "chat study" in result.output and "not simulated" in result.output
-    assert not (folder / "study.db").exists()  # nothing was started, nothing stored
-
-
 def test_a_proactive_study_is_refused_before_any_session_is_made(tmp_path, suggestion_model):
     """Proactive (L1-L3) writers wait for ghost text; simulated writers press Tab, so their
     sessions would be neither paradigm and fail the proactive export's validation."""
@@ -202,7 +188,7 @@ def test_a_proactive_study_is_refused_before_any_session_is_made(tmp_path, sugge
     result = CliRunner().invoke(main, ["simulate", str(folder), "--writers", "2",
                                        "--suggestions-endpoint", suggestion_model])  # fmt: skip
     assert result.exit_code == 1
-    assert "creative-L1" in result.output and "not simulated" in result.output
+    assert "creative-L1" in result.output and "cannot drive" in result.output
     assert not (folder / "study.db").exists()  # nothing was started, nothing stored
 
 

@@ -1,0 +1,242 @@
+"""One simulated chat user on a chat study's path (CollabLLM §6, App. E), over real HTTP.
+
+/task?access_code=... -> consent -> instructions -> intent (one of those offered, or the
+assigned one) -> pre-writing answers (the study's minimums) -> the chat page: at least
+`min_exchanges` messages through the chat API, every blocking rating answered when it is due,
+the document pane edited through the chat page's event API as study/static/chat.js logs it
+(chat-send/chat-receive, chat-insert with its api text-insert, the user's own text-insert,
+survey-open/survey-submit) -> finish -> the final survey -> completion page.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+import time
+import uuid
+
+import httpx
+
+from study.simulate.chat_user import ChatUser, at_least_words
+from study.simulate.forms import Question, questions
+from study.simulate.pages import read_page
+from study.simulate.participant import (
+    _SESSION_PATH,
+    MAX_PAGES,
+    Participant,
+    SessionResult,
+    SimulationError,
+)
+
+EVENT_BATCH = 200  # schemas/chat-event-batch.schema.json: maxItems
+MAX_EXCHANGES = 60  # a runaway guard; the study's min_exchanges is what is aimed for
+RETRIES = 6  # a refused or failed reply is asked again under the same client id, as the page does
+_MODEL_FAILED = (429, 502, 503, 504)
+
+
+class ChatLog:
+    """The chat page's numbered events (seq from 0, as the page's outbox numbers them)."""
+
+    def __init__(self, next_seq: int, document: str) -> None:
+        self.next_seq, self.document = next_seq, document
+        self.unsent: list[dict] = []
+
+    def log(self, name: str, source: str, **extra) -> None:
+        self.unsent.append({"seq": self.next_seq, "eventName": name, "eventSource": source,
+                            "eventTimestamp": int(time.time() * 1000), "textDelta": "", **extra})  # fmt: skip
+        self.next_seq += 1
+
+    def append(self, addition: str, source: str, **extra) -> None:
+        """Text added at the end of the document pane, as StudyEditor.append's Quill delta."""
+        ops = [{"retain": len(self.document)}] if self.document else []
+        ops.append({"insert": addition})
+        self.document += addition
+        self.log("text-insert", source, textDelta={"ops": ops}, **extra)
+
+
+class ChatParticipant(Participant):
+    def __init__(self, http: httpx.Client, user: ChatUser, access_code: str, *, mark) -> None:
+        super().__init__(http, user, access_code, mark=mark, choose_prompt=lambda codes: codes[0])
+        self.user = user
+        self.intent_key = ""
+        self.exchanges = self.inserted = self.failed = 0
+        self.thoughts: list[str] = []  # the pre-writing answers: what the user types into the pane
+
+    def run(self) -> SessionResult:
+        response = self.http.get("/task", params={"access_code": self.access_code})
+        location = self._redirect(response, "the entry page /task")
+        session_id = _SESSION_PATH.search(location).group(1)
+        self.mark(session_id)
+        events = 0
+        for _ in range(MAX_PAGES):
+            stage = _SESSION_PATH.search(location).group(2)
+            response = self.http.get(location)
+            if response.status_code in (301, 302, 303):
+                location = response.headers["location"]
+                continue
+            if response.status_code != 200:
+                raise SimulationError(f"GET {location}: HTTP {response.status_code}")
+            if stage == "complete":
+                code = read_page(response.text).testids.get("verification-code", "")
+                return SessionResult(session_id, self.intent_key or "(assigned by the study)", code,
+                                     events, self.exchanges, self.inserted, self.failed)  # fmt: skip
+            if stage == "intent":
+                location = self._intent(location, response.text)
+            elif stage == "prewriting":
+                location = self._prewrite(location, response.text)
+            elif stage == "chat":
+                location, events = self._chat(response.text)
+            else:  # consent, instructions, surveys: whatever form the page shows
+                page, shown = read_page(response.text), questions(response.text)
+                asked = {q.id for q in shown}
+                # The survey's questions are answered from what they show (sliders, word
+                # minimums, follow-ups); the rest (consent boxes, hidden fields) as on the writing path.
+                page.fields = {k: f for k, f in page.fields.items() if k not in asked}
+                data = {**self._fill(page), **self._answers(shown)}
+                location = self._redirect(self.http.post(location, data=data), f"the {stage} page")
+        raise SimulationError(f"session {session_id} did not reach the completion page")
+
+    # -- steps 1 and 2 ---------------------------------------------------------------------
+
+    def _intent(self, location: str, page: str) -> str:
+        kind = re.search(r'data-testid="document-type">([^<]+)<', page)
+        self.user.noun = html_lib.unescape(kind.group(1)).lower() if kind else "document"
+        offered = re.findall(r'name="intent" value="([^"]+)"[^>]*>\s*<strong>(.*?)</strong>:\s*([^<]*)<', page)
+        if not offered:
+            raise SimulationError(f"{location}: no intent is offered")
+        titles = [html_lib.unescape(title) for _, title, _ in offered]
+        chosen = self.user.answer("Which of these intents do you choose for your document?", "choice", titles)
+        key, title, description = offered[titles.index(chosen)]
+        self.intent_key = key
+        self.user.intent_template = html_lib.unescape(f"{title}: {description}").strip()
+        return self._redirect(self.http.post(location, data={"intent": key}), "the intent page")
+
+    def _prewrite(self, location: str, page: str) -> str:
+        intent = re.search(r'data-testid="intent">(.*?)</strong>:\s*([^<]*)<', page)
+        if intent:  # an assigned intent is first seen here
+            self.user.intent_template = html_lib.unescape(f"{intent.group(1)}: {intent.group(2)}").strip()
+        data = {}
+        for question in questions(page):
+            if question.id.startswith("own"):
+                continue  # the rows for questions of one's own stay blank
+            answer = self.user.prewrite(question.text, question.min_words)
+            data[question.id] = answer
+            self.thoughts.append(answer)
+        return self._redirect(self.http.post(location, data=data), "the pre-writing page")
+
+    # -- surveys ---------------------------------------------------------------------------
+
+    def _answers(self, shown: list[Question]) -> dict:
+        """An answer to every question the form shows (and to those its answers reveal)."""
+        answers: dict = {}
+        for question in shown:
+            if not question.shown(answers):
+                continue
+            if question.type in ("likert", "single", "multiple"):
+                kind = "scale" if question.type == "likert" else "choice"
+                value = self.user.answer(question.text or question.id, kind, question.options)
+                answers[question.id] = [value] if question.type == "multiple" else value
+            elif question.type == "slider":
+                scale = [str(n) for n in range(question.low, question.high + 1)]
+                answers[question.id] = self.user.answer(question.text or question.id, "scale", scale)
+            else:
+                text = self.user.answer(question.text or question.id, "text", [])
+                answers[question.id] = at_least_words(text, question.min_words)
+        return answers
+
+    def _rate(self, boot: dict, log: ChatLog, panels: list[Question], owed: list[dict]) -> None:
+        for due in owed:
+            name, occasion = due["survey"], due["occasion"]
+            log.log("survey-open", "api", surveyName=name, occasion=occasion)
+            shown = [q for q in panels if q.survey == name]
+            answers = self._answers(shown)  # strings (lists for checkboxes), as StudySurvey.collect sends
+            response = self.http.post(f"{boot['surveysUrl']}{name}/{occasion}", json={"answers": answers})
+            if response.status_code != 200:
+                raise SimulationError(f"the rating '{name}' after exchange {occasion} was refused: "
+                                      f"HTTP {response.status_code} {response.text[:300]}")  # fmt: skip
+            log.log("survey-submit", "user", surveyName=name, occasion=occasion)
+
+    # -- step 3: the chat ------------------------------------------------------------------
+
+    def _chat(self, page: str) -> tuple[str, int]:
+        boot = read_page(page).boot()
+        intent = re.search(r"Your intent: <strong>(.*?)</strong>:\s*([^<]*)<", page)
+        if intent:
+            self.user.intent_template = html_lib.unescape(f"{intent.group(1)}: {intent.group(2)}").strip()
+        panels = questions(page)
+        state = self.http.get(boot["stateUrl"]).json()
+        log = ChatLog(state["next_seq"], state["document"])
+        if log.next_seq == 0:
+            log.log("system-initialize", "api")
+        replies = [m["content"] for m in state["messages"] if m["role"] == "assistant"]
+        last_reply = replies[-1] if replies else None
+        self.exchanges = state["exchanges"]
+        self._rate(boot, log, panels, state["owed"])
+        for _ in range(MAX_EXCHANGES):
+            if self.exchanges >= boot["minExchanges"]:
+                break
+            content = self.user.message(last_reply, self.exchanges + 1, boot["maxMessageChars"])
+            answer = self._say(boot, log, panels, content)
+            log.log("chat-send", "user", messageSeq=answer["user"]["seq"])
+            log.log("chat-receive", "api", messageSeq=answer["assistant"]["seq"])
+            last_reply = answer["assistant"]["content"]
+            self.exchanges = answer["exchanges"]
+            if last_reply and self.user.inserts():
+                self._insert(log, answer["assistant"])
+            if self.thoughts and self.user.edits():
+                # The user's own words: one of their pre-writing thoughts typed into the pane.
+                thought = self.user.rng.choice(self.thoughts)
+                log.append(("\n\n" if log.document and not log.document.endswith("\n") else "") + thought, "user")
+            self._rate(boot, log, panels, answer["owed"])
+            if len(log.unsent) >= EVENT_BATCH // 2:
+                self._send_events(boot, log)
+        if not log.document.strip() and last_reply:
+            self._insert(log, {"seq": None, "content": last_reply})  # nobody submits an empty document
+        self._send_events(boot, log)
+        return self._finish_chat(boot, log), log.next_seq
+
+    def _insert(self, log: ChatLog, message: dict) -> None:
+        """The reply's "Insert into document" button, as chat.js's insertReply."""
+        addition = ("\n\n" if log.document and not log.document.endswith("\n") else "") + message["content"]
+        log.log("chat-insert", "user", messageSeq=message["seq"])
+        log.append(addition, "api", messageSeq=message["seq"])
+        self.inserted += 1
+
+    def _say(self, boot: dict, log: ChatLog, panels: list[Question], content: str) -> dict:
+        client_id = uuid.uuid4().hex
+        for attempt in range(RETRIES):
+            response = self.http.post(boot["messagesUrl"], json={"client_id": client_id, "content": content})
+            body = response.json() if response.headers.get("content-type", "").startswith("application/json") else {}
+            if response.status_code == 200:
+                return body
+            if response.status_code == 409 and body.get("pending_client_id"):
+                client_id = body["pending_client_id"]  # an earlier message waits for its reply
+                continue
+            if response.status_code == 409 and body.get("owed"):
+                self._rate(boot, log, panels, body["owed"])  # then send the same text again
+                client_id = uuid.uuid4().hex
+                continue
+            if response.status_code in _MODEL_FAILED:
+                self.failed += 1
+                log.log("chat-fail", "api", detail=str(body.get("error") or response.status_code)[:500])
+                time.sleep(min(2**attempt, 8))  # a person reads the line and presses retry
+                continue
+            raise SimulationError(f"the chat API refused a message: HTTP {response.status_code} "
+                                  f"{response.text[:300]}")  # fmt: skip
+        raise SimulationError(f"the assistant did not answer after {RETRIES} tries: {body.get('error', '')}")
+
+    def _send_events(self, boot: dict, log: ChatLog) -> None:
+        batch, log.unsent = log.unsent, []
+        for start in range(0, len(batch), EVENT_BATCH):
+            response = self.http.post(boot["eventsUrl"], json={"events": batch[start : start + EVENT_BATCH]})
+            if response.status_code != 200:
+                raise SimulationError(f"the chat event API refused a batch: HTTP {response.status_code} "
+                                      f"{response.text[:300]}")  # fmt: skip
+
+    def _finish_chat(self, boot: dict, log: ChatLog) -> str:
+        body = {"last_seq": log.next_seq - 1, "pending": 0, "document": log.document}
+        response = self.http.post(boot["finishUrl"], json=body)
+        if response.status_code != 200:
+            raise SimulationError(f"finishing the chat was refused: HTTP {response.status_code} "
+                                  f"{response.text[:300]}")  # fmt: skip
+        return response.json()["next"]
