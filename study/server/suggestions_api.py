@@ -38,6 +38,11 @@ def suggest(session_id):
     doc = body["doc"][-MAX_DOC_CHARS:]
 
     condition = study().condition(session["condition"])
+    if condition.paradigm != "L0":
+        # A proactive condition's suggestions are ghost text from /proactive: a Tab list here
+        # would be a second, unlogged paradigm in the same session.
+        return jsonify(error=f"condition '{condition.name}' is {condition.paradigm}: its suggestions "
+                       "come from /proactive, not Tab"), 409
     try:
         with model_calls.slot():
             request_id = model_calls.admit(session_id, condition)

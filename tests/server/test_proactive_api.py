@@ -89,6 +89,15 @@ def test_a_tab_condition_and_bad_bodies_are_refused_with_the_reason(study, model
     assert response.status_code == 400 and "'outcomes'" in response.json["error"]
 
 
+def test_a_proactive_session_gets_no_tab_list_and_asks_no_model(study, model_url):
+    app = _app(study, model_url, "L2")
+    client = app.test_client()
+    session_id = _session(client)
+    response = client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": "Prompt."})
+    assert response.status_code == 409 and "/proactive" in response.json["error"]
+    assert _stored(app) == []  # refused before any model call was recorded
+
+
 def test_a_model_that_is_down_is_a_502_with_a_sentence(study):
     app = _app(study, "http://127.0.0.1:9/v1", "L1")
     client = app.test_client()
