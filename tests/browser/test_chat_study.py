@@ -14,6 +14,7 @@ from study.store import surveys as survey_store
 from study.store.db import chat_events
 from tests.browser.chat_participant import exchange, rate, start_chat, wait_saved
 from tests.browser.conftest import TaskServerProcess, _serve_in_thread
+from tests.conftest import CONTACT
 
 pytestmark = pytest.mark.browser
 
@@ -21,7 +22,8 @@ pytestmark = pytest.mark.browser
 @pytest.fixture
 def chat_dir(tmp_path):
     folder = tmp_path / "chat-study"
-    write_study_files(folder, paradigm="chat")
+    # `study serve` refuses a consent page whose contact is still the placeholder.
+    write_study_files(folder, paradigm="chat", replacements=CONTACT)
     return folder
 
 
