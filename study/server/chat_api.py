@@ -26,9 +26,8 @@ import orjson
 from flask import Blueprint, jsonify, request
 
 from study.chat import assistant
-from study.curation.schema import field_path
 from study.paths import schemas_dir
-from study.server import arrival, model_calls
+from study.server import arrival, events_api, model_calls
 from study.server.chat import owed_surveys
 from study.server.context import engine, limits, session_or_404, study
 from study.store import chat as chat_store
@@ -168,23 +167,9 @@ def post_events(session_id):
         return jsonify(error=f"body is not valid JSON: {exc}"), 400
     errors = sorted(_validator().iter_errors(body), key=lambda e: list(e.absolute_path))
     if errors:
-        problems = []
-        for error in errors[:20]:
-            while error.context:
-                error = max(error.context, key=lambda e: len(e.absolute_path))
-            path = field_path(error.absolute_path) if error.absolute_path else "body"
-            problems.append(f"{path}: {error.message}")
+        problems = [events_api.problem(error) for error in errors[:20]]
         return jsonify(error=problems[0], problems=problems), 422
     if session["stage"] != "chat":
-        with reading(engine()) as connection:
-            stored = set(event_store.stored_seqs(connection, session_id, chat_events))
-        seqs = sorted({item["seq"] for item in body["events"]})
-        if all(seq in stored for seq in seqs):
-            return jsonify(acked=seqs, stored=0, duplicates=len(seqs))
-        return jsonify(error=f"session is at stage '{session['stage']}' and takes no new events"), 409
+        return events_api.answer_closed(session, body["events"], chat_events)
     check = arrival.quota_checker(session_id, limits(), chat_events)
-    try:
-        result = event_store.ingest(engine(), session_id, body["events"], check, table=chat_events)
-    except event_store.Refused as refusal:
-        return jsonify(error=str(refusal)), 422
-    return jsonify(acked=result.acked, stored=result.stored, duplicates=result.duplicates)
+    return events_api.store(session_id, body["events"], check, chat_events)

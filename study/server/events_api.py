@@ -22,6 +22,7 @@ from functools import cache
 import jsonschema
 import orjson
 from flask import Blueprint, jsonify, request
+from sqlalchemy import Table
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
@@ -33,6 +34,7 @@ from study.server import arrival
 from study.server.context import engine, limits, session_or_404
 from study.store import events as event_store
 from study.store import reading
+from study.store.db import events
 from study.suggest.proactive import PROACTIVE
 from study.suggest.proactive.memory import interaction_memory
 
@@ -74,7 +76,7 @@ def _fast_check() -> Callable[[object], bool]:
         return _validator().is_valid
 
 
-def _problem(error: jsonschema.ValidationError) -> str:
+def problem(error: jsonschema.ValidationError) -> str:
     # For "one of" rules (textDelta is "" or a delta), report the deepest failure: it names
     # the field that is actually wrong, e.g. textDelta.ops[0].retain.
     while error.context:
@@ -93,22 +95,31 @@ def post_events(session_id):
     if not _fast_check()(body):
         errors = sorted(_validator().iter_errors(body), key=lambda e: list(e.absolute_path))
         if errors:
-            problems = [_problem(e) for e in errors[:20]]
+            problems = [problem(e) for e in errors[:20]]
             return jsonify(error=problems[0], problems=problems), 422
         # JSON Schema counts 3.0 as an integer, the compiled check does not: the only batches
         # refused by one and not the other. The release format writes whole numbers plainly.
         return jsonify(error="send whole numbers without a decimal point (3, not 3.0)"), 422
     if session["stage"] not in OPEN_STAGES:
-        # Resends of events already stored are harmless and acknowledged; new ones are refused.
-        with reading(engine()) as connection:
-            stored = set(event_store.stored_seqs(connection, session_id))
-        seqs = [item["seq"] for item in body["events"]]
-        if all(seq in stored for seq in seqs):
-            return jsonify(acked=sorted(set(seqs)), stored=0, duplicates=len(set(seqs)))
-        return jsonify(error=f"session is at stage '{session['stage']}' and takes no new events"), 409
-    check = arrival.checker(session_id, body["events"], limits())
+        return answer_closed(session, body["events"])
+    return store(session_id, body["events"], arrival.checker(session_id, body["events"], limits()))
+
+
+def answer_closed(session: dict, batch: list[dict], table: Table = events):
+    """A batch for a session past its open stage: resends of events already stored are
+    harmless and acknowledged; new ones are refused (the chat page's events too)."""
+    with reading(engine()) as connection:
+        stored = set(event_store.stored_seqs(connection, session["session_id"], table))
+    seqs = sorted({item["seq"] for item in batch})
+    if all(seq in stored for seq in seqs):
+        return jsonify(acked=seqs, stored=0, duplicates=len(seqs))
+    return jsonify(error=f"session is at stage '{session['stage']}' and takes no new events"), 409
+
+
+def store(session_id: str, batch: list[dict], check: event_store.BatchCheck, table: Table = events):
+    """Store a checked batch and answer with what was acknowledged, or 422 with the refusal."""
     try:
-        result = event_store.ingest(engine(), session_id, body["events"], check)
+        result = event_store.ingest(engine(), session_id, batch, check, table=table)
     except event_store.Refused as refusal:
         return jsonify(error=str(refusal)), 422
     return jsonify(acked=result.acked, stored=result.stored, duplicates=result.duplicates)
