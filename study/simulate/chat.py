@@ -21,8 +21,6 @@ from study.simulate.chat_user import ChatUser, at_least_words
 from study.simulate.forms import Question, questions
 from study.simulate.pages import read_page
 from study.simulate.participant import (
-    _SESSION_PATH,
-    MAX_PAGES,
     Participant,
     SessionResult,
     SimulationError,
@@ -62,39 +60,25 @@ class ChatParticipant(Participant):
         self.exchanges = self.inserted = self.failed = 0
         self.thoughts: list[str] = []  # the pre-writing answers: what the user types into the pane
 
-    def run(self) -> SessionResult:
-        response = self.http.get("/task", params={"access_code": self.access_code})
-        location = self._redirect(response, "the entry page /task")
-        session_id = _SESSION_PATH.search(location).group(1)
-        self.mark(session_id)
-        events = 0
-        for _ in range(MAX_PAGES):
-            stage = _SESSION_PATH.search(location).group(2)
-            response = self.http.get(location)
-            if response.status_code in (301, 302, 303):
-                location = response.headers["location"]
-                continue
-            if response.status_code != 200:
-                raise SimulationError(f"GET {location}: HTTP {response.status_code}")
-            if stage == "complete":
-                code = read_page(response.text).testids.get("verification-code", "")
-                return SessionResult(session_id, self.intent_key or "(assigned by the study)", code,
-                                     events, self.exchanges, self.inserted, self.failed)  # fmt: skip
-            if stage == "intent":
-                location = self._intent(location, response.text)
-            elif stage == "prewriting":
-                location = self._prewrite(location, response.text)
-            elif stage == "chat":
-                location, events = self._chat(response.text)
-            else:  # consent, instructions, surveys: whatever form the page shows
-                page, shown = read_page(response.text), questions(response.text)
-                asked = {q.id for q in shown}
-                # The survey's questions are answered from what they show (sliders, word
-                # minimums, follow-ups); the rest (consent boxes, hidden fields) as on the writing path.
-                page.fields = {k: f for k, f in page.fields.items() if k not in asked}
-                data = {**self._fill(page), **self._answers(shown)}
-                location = self._redirect(self.http.post(location, data=data), f"the {stage} page")
-        raise SimulationError(f"session {session_id} did not reach the completion page")
+    def _result(self, session_id: str, code: str, events: int) -> SessionResult:
+        return SessionResult(session_id, self.intent_key or "(assigned by the study)", code,
+                             events, self.exchanges, self.inserted, self.failed)  # fmt: skip
+
+    def _step(self, stage: str, location: str, text: str, events: int) -> tuple[str, int]:
+        if stage == "intent":
+            return self._intent(location, text), events
+        if stage == "prewriting":
+            return self._prewrite(location, text), events
+        if stage == "chat":
+            return self._chat(text)
+        # consent, instructions, surveys: whatever form the page shows
+        page, shown = read_page(text), questions(text)
+        asked = {q.id for q in shown}
+        # The survey's questions are answered from what they show (sliders, word minimums,
+        # follow-ups); the rest (consent boxes, hidden fields) as on the writing path.
+        page.fields = {k: f for k, f in page.fields.items() if k not in asked}
+        data = {**self._fill(page), **self._answers(shown)}
+        return self._redirect(self.http.post(location, data=data), f"the {stage} page"), events
 
     # -- steps 1 and 2 ---------------------------------------------------------------------
 

@@ -52,6 +52,8 @@ class Participant:
     # -- the path --------------------------------------------------------------------------
 
     def run(self) -> SessionResult:
+        """The participant's path, page by page, until the completion page. Each page's stage
+        is handled by `_step`, which a chat participant (study.simulate.chat) overrides."""
         response = self.http.get("/task", params={"access_code": self.access_code})
         location = self._redirect(response, "the entry page /task")
         session_id = _SESSION_PATH.search(location).group(1)
@@ -65,22 +67,26 @@ class Participant:
                 continue
             if response.status_code != 200:
                 raise SimulationError(f"GET {location}: HTTP {response.status_code}")
-            page = read_page(response.text)
             if stage == "complete":
-                code = page.testids.get("verification-code", "")
-                # With prompt_selection = "assign" the server picked the prompt.
-                prompt = self.prompt_code or "(assigned by the study)"
-                return SessionResult(session_id, prompt, code, events, self.queries,
-                                     self.accepted, self.failed_queries)  # fmt: skip
-            if stage == "writing":
-                location, events = self._write(page)
-            elif stage == "prompt":
-                location = self._pick_prompt(location, page)
-            else:
-                location = self._redirect(
-                    self.http.post(location, data=self._fill(page)), f"the {stage} page"
-                )
+                code = read_page(response.text).testids.get("verification-code", "")
+                return self._result(session_id, code, events)
+            location, events = self._step(stage, location, response.text, events)
         raise SimulationError(f"session {session_id} did not reach the completion page")
+
+    def _result(self, session_id: str, code: str, events: int) -> SessionResult:
+        # With prompt_selection = "assign" the server picked the prompt.
+        prompt = self.prompt_code or "(assigned by the study)"
+        return SessionResult(session_id, prompt, code, events, self.queries,
+                             self.accepted, self.failed_queries)  # fmt: skip
+
+    def _step(self, stage: str, location: str, text: str, events: int) -> tuple[str, int]:
+        """Answer one page; returns where the server sent the participant and the events sent."""
+        page = read_page(text)
+        if stage == "writing":
+            return self._write(page)
+        if stage == "prompt":
+            return self._pick_prompt(location, page), events
+        return self._redirect(self.http.post(location, data=self._fill(page)), f"the {stage} page"), events
 
     def _redirect(self, response: httpx.Response, what: str) -> str:
         if response.status_code in (301, 302, 303):
