@@ -123,6 +123,9 @@ class Study:
     # Made by `study init` and kept in study.toml: MTurk finds this study's HITs by it (two
     # studies made from the same template share a name, never an id).
     id: str = ""
+    # The study's contact as the consent page names them ([study] contact): the one e-mail
+    # address or phone number a release publishes on purpose (study.release.contact).
+    contact: str = ""
     # Every survey, `[[survey]]` first (as "post_session"), then `[[surveys]]` (study.survey).
     surveys: tuple[survey_definition.Survey, ...] = ()
     # The chat document-creation study ([chat], study.chat.config), or None for writing studies.
@@ -218,6 +221,7 @@ def from_mapping(data: dict, directory: Path, source: Path | None = None) -> Stu
         title=study.get("title", "Writing with AI"),
         database_url=database,
         pay=study.get("pay", ""),
+        contact=study.get("contact", ""),
         duration_minutes=study.get("duration_minutes", 15),
         min_seconds=session.get("min_seconds", 600),
         max_per_prompt=session.get("max_per_prompt", 5),

@@ -42,7 +42,7 @@ from study.curation.metadata import official_metadata
 from study.curation.runner import run
 from study.curation.stats import session_stats
 from study.paths import schemas_dir
-from study.release import card, changelog, datapackage, layout, tables
+from study.release import card, changelog, contact, datapackage, layout, tables
 from study.release.archive import opened, write_archive
 from study.release.checksums import write_sums
 from study.release.diff import ReleaseDiff, diff_releases
@@ -162,6 +162,14 @@ def build_release(
         table = ReidentificationTable(key)
         known_ids = frozenset(source.worker_ids | table.worker_ids() | withdrawn)
         detector = _detector(known_ids)
+        if source.study:
+            try:
+                contact.check_consent(
+                    source.study.consent_text, source.study.contact, detector,
+                    where=f"{Path(source_path) / 'study.toml'}",
+                )  # fmt: skip
+            except contact.ContactError as error:
+                raise BuildError(f"{error} Nothing was released.") from None
         dirname = layout.release_dirname(name, number)
         staging = out / f".{dirname}.partial"
         if staging.exists():

@@ -184,6 +184,13 @@ def _collection(facts: ReleaseFacts) -> str:
     out.append("**Consent.** Writers agreed to this text before taking part:\n")
     paragraphs = study.consent_text.split("\n\n")
     out.append("\n>\n".join(f"> {paragraph}" for paragraph in paragraphs) + "\n")
+    if study.contact:
+        out.append(
+            f"**The study's contact, published on purpose.** {study.contact} (declared in the "
+            "study's configuration as the contact its consent page names, which review boards "
+            "require). This is the only e-mail address or phone number the release carries on "
+            "purpose; any other, in what participants wrote or answered, was redacted.\n"
+        )
     return "\n".join(out)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from study.release import tables
+from study.release import contact, tables
 from study.release.checksums import sha256_file
 from study.release.facts import LAYOUT_VERSION, ReleaseFacts
 from study.release.layout import (
@@ -96,6 +96,8 @@ def build(directory: Path, facts: ReleaseFacts) -> dict:
         },
         "resources": resources,
     }
+    if facts.study and facts.study.contact:
+        package["contributors"] = [contact.contributor(facts.study.contact)]
     if facts.license not in ("other", "unknown", ""):
         package["licenses"] = [{"name": facts.license}]
     return package

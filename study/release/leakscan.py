@@ -16,6 +16,10 @@ Two independent looks at every file:
    leak), which is how text typed one key at a time is seen.
 
 SHA256SUMS and datapackage.json hashes are hex digests and pass the byte patterns (lower-case).
+
+The one exception is the study's own contact, which the release declares in datapackage.json
+(study.release.contact): its e-mail addresses and phone numbers pass in the card and in
+datapackage.json, and nowhere else.
 """
 
 from __future__ import annotations
@@ -24,11 +28,12 @@ import csv
 import io
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
 from study.curation.runner import run
+from study.release import contact
 from study.release.csvtable import wide_fields
 from study.release.layout import SUMS, release_files
 from study.release.pii import API_KEY_PATTERNS, MIN_KNOWN_ID_LENGTH, WORKER_ID_PATTERN, Detector
@@ -47,6 +52,8 @@ class Leak:
     where: str
     kind: str
     excerpt: str
+    # The whole finding, to compare with the published contact; never rendered or logged.
+    value: str = field(default="", repr=False, compare=False)
 
     def render(self) -> str:
         return f"{self.file} {self.where}: {self.kind} ({self.excerpt})"
@@ -93,14 +100,18 @@ class LeakScanner:
         global _SCANNER
         leaks: list[Leak] = []
         numeric = _numeric_columns(directory)
+        published = contact.published_values(contact.from_package(directory), self.detector)
         sessions = []
         for name in release_files(directory):
             path = directory / name
-            leaks.extend(self._scan_bytes(name, path.read_bytes()))
+            found = list(self._scan_bytes(name, path.read_bytes()))
             if name.endswith(".jsonl"):
                 sessions.append((name, path, tuple(self.known_ids)))
             elif name != SUMS:
-                leaks.extend(self._scan_text(name, path, numeric.get(name, frozenset())))
+                found.extend(self._scan_text(name, path, numeric.get(name, frozenset())))
+            if name in contact.PUBLISHED_IN:
+                found = [leak for leak in found if not _published(leak, published)]
+            leaks.extend(found)
         _SCANNER = self
         try:
             for found in run(
@@ -116,9 +127,8 @@ class LeakScanner:
         for kind, pattern in self._bytes:
             for match in pattern.finditer(data):
                 line = data.count(b"\n", 0, match.start()) + 1
-                yield Leak(
-                    name, f"line {line}", kind, _hint(match.group().decode("utf-8", "replace"))
-                )
+                text = match.group().decode("utf-8", "replace")
+                yield Leak(name, f"line {line}", kind, _hint(text), text)
 
     def _scan_text(self, name: str, path: Path, numeric: frozenset[str]) -> Iterator[Leak]:
         suffix = path.suffix.lower()
@@ -166,7 +176,8 @@ class LeakScanner:
         if not text:
             return
         for span in self.detector.find_in(text):
-            yield Leak(name, where, span.entity, _hint((original or text)[span.start : span.end]))
+            value = (original or text)[span.start : span.end]
+            yield Leak(name, where, span.entity, _hint(value), value)
 
     def _scan_session(self, name: str, path: Path) -> Iterator[Leak]:
         from study.curation.formats import SessionFileError, read_session
@@ -183,6 +194,15 @@ class LeakScanner:
             return
         for redaction in result.redactions:
             yield Leak(name, redaction.where, redaction.entity, _hint(redaction.original))
+
+
+# The byte patterns' names for the kinds a contact may hold (the detector's are its entities).
+_BYTE_KINDS = {"email address": "EMAIL_ADDRESS"}
+
+
+def _published(leak: Leak, published: frozenset[tuple[str, str]]) -> bool:
+    entity = _BYTE_KINDS.get(leak.kind, leak.kind)
+    return entity in contact.KINDS and contact.is_published(entity, leak.value, published)
 
 
 def _numeric_columns(directory: Path) -> dict[str, frozenset[str]]:

@@ -57,6 +57,7 @@ class StudyInfo:
     prompts: tuple[dict, ...]
     survey: tuple[dict, ...]
     consent_text: str
+    contact: str = ""  # [study] contact: published on purpose (study.release.contact)
 
 
 @dataclass
@@ -243,6 +244,7 @@ def _study_info(study: study_config.Study, answered: dict[str, list[str]] | None
         ),
         survey=tuple({"id": q.id, "text": q.text, "type": q.type_name} for q in study.survey),
         consent_text=_plain_text(_render(study.consent_template, study)),
+        contact=study.contact,
     )
 
 

@@ -8,7 +8,9 @@
    its Table Schema, every file's size and SHA-256), and every session passes the curation
    core's validation (`study.curation.validate`: its record schema in `schemas/`, replay).
 4. **leak scan**: `study.release.leakscan`; with the re-identification table (`--key`), also
-   every worker id that any release built with that key has pseudonymised.
+   every worker id that any release built with that key has pseudonymised. The study's contact,
+   declared in datapackage.json (study.release.contact), passes in the card and there only, and
+   the check's line names it.
 5. **session ids** (with `--key`, and always in `study release build`): no file holds a study
    session id that a release re-keyed (`study.release.pseudonyms.released_session_id`).
 """
@@ -20,12 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from study.release import datapackage
+from study.release import contact, datapackage
 from study.release.archive import ArchiveError, opened
 from study.release.checksums import check_sums
 from study.release.csvtable import CsvError, read_table
 from study.release.layout import (
-    METADATA_CSV, METADATA_PARQUET, REQUIRED, SESSIONS, release_files,
+    CARD, METADATA_CSV, METADATA_PARQUET, REQUIRED, SESSIONS, release_files,
 )  # fmt: skip
 from study.release.leakscan import LeakScanner
 from study.release.pseudonyms import is_pseudonym
@@ -96,7 +98,11 @@ def verify_directory(directory: Path, report: VerifyReport, *, known_ids: Iterab
     schemas.problems += _session_problems(directory, processes)
     report.checks.append(schemas)
     scanner = scanner or LeakScanner(known_ids)
-    report.checks.append(Check("leak scan", [leak.render() for leak in scanner.scan(directory)]))
+    name = "leak scan"
+    published = contact.from_package(directory)
+    if published:
+        name += f" (the study's contact, published on purpose in {CARD}: {published})"
+    report.checks.append(Check(name, [leak.render() for leak in scanner.scan(directory)]))
 
 
 MIN_SESSION_ID = 12
