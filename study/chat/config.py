@@ -64,6 +64,9 @@ class ChatSettings:
     target_words: tuple[int, int] = (200, 500)
     max_message_chars: int = 4000
     max_tokens: int = 512
+    # A rating that falls due after the exchange the participant finishes at (after exchange 9:
+    # every 3) is skipped by default (spec B3 [I]: the final survey covers it); True asks it first.
+    rating_before_finish: bool = False
     notice: str = ""
     # Read on every chat page (spec C6.1: an operator notice "that can be edited live").
     notice_file: Path | None = None
@@ -124,7 +127,8 @@ def load_chat(data: dict, directory: Path, source: Path) -> ChatSettings | None:
     keys = {
         key: table[key]
         for key in ("min_exchanges", "intents_shown", "intent_selection", "prewriting_min_answers",
-                    "prewriting_min_words", "max_message_chars", "max_tokens", "notice")
+                    "prewriting_min_words", "max_message_chars", "max_tokens", "notice",
+                    "rating_before_finish")
         if key in table
     }  # fmt: skip
     if "target_words" in table:

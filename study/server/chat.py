@@ -155,6 +155,7 @@ def chat_page(session_id, session):
     boot = {
         "sessionId": session_id,
         "minExchanges": settings.min_exchanges,
+        "ratingBeforeFinish": settings.rating_before_finish,
         "maxMessageChars": settings.max_message_chars,
         "stateUrl": url_for("chat_api.state", session_id=session_id),
         "messagesUrl": url_for("chat_api.send", session_id=session_id),
@@ -174,7 +175,9 @@ def chat_page(session_id, session):
 @blueprint.post("/s/<session_id>/chat/finish")
 def finish(session_id):
     """Accepted after `min_exchanges` exchanges once every numbered event is stored (as the
-    writing editor's finish); the document pane's text is kept as the session's final text."""
+    writing editor's finish); the document pane's text is kept as the session's final text.
+    A rating owed for an earlier exchange blocks it; one owed for the last exchange only with
+    `rating_before_finish` (otherwise it is skipped: a finished session takes no rating)."""
     session = session_or_404(session_id)
     if session["stage"] != "chat":
         return jsonify(next=stage_url(session))
@@ -191,9 +194,15 @@ def finish(session_id):
         done = chat_store.exchanges(chat_store.messages(connection, session_id))
         lost = event_store.missing_count(connection, session_id, last_seq, table=chat_events)
         missing = event_store.missing_seqs(connection, session_id, last_seq, table=chat_events) if lost else []
+        owed = owed_surveys(connection, session)
     needed = study().chat.min_exchanges
     if done < needed:
         return jsonify(error=f"please have at least {needed} exchanges first ({done} so far)"), 409
+    if not study().chat.rating_before_finish:
+        owed = [(survey, occasion) for survey, occasion in owed if occasion < done]
+    if owed:
+        due = [{"survey": survey.name, "occasion": occasion} for survey, occasion in owed]
+        return jsonify(error="please submit the rating first", owed=due), 409
     if lost and body.get("pending") != 0:
         return jsonify(error="some events have not reached the server yet", missing=missing), 409
     now = time.time()

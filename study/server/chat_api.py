@@ -3,7 +3,8 @@
 GET  /api/sessions/<id>/chat/state
   -> {"messages": [{"seq", "role", "content"}], "pending_client_id", "exchanges",
       "owed": [{"survey", "occasion"}], "document", "next_seq"}: what a reloaded page (or one
-      whose server restarted) needs.
+      whose server restarted) needs; 409 once the session has left the chat (as the editor's
+      state): a finished conversation is not served to whoever holds its id.
 POST /api/sessions/<id>/chat/messages {"client_id": "...", "content": "..."}
   -> 200 {"user": {...}, "assistant": {...}, "exchanges", "owed"}
   -> 409 {"error", "owed"} while a blocking in-session survey is due
@@ -60,6 +61,8 @@ def _public(message: dict) -> dict:
 @blueprint.get("/<session_id>/chat/state")
 def state(session_id):
     session = session_or_404(session_id)
+    if session["stage"] != "chat":
+        return jsonify(error=f"session is at stage '{session['stage']}'; its conversation is no longer served"), 409
     with reading(engine()) as connection:
         history = chat_store.messages(connection, session_id)
         owed = owed_surveys(connection, session)

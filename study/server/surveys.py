@@ -8,7 +8,8 @@ reload or a restarted server shows the next unanswered page. When nothing is lef
 POST /api/sessions/<id>/surveys/<name>/<occasion>  {"answers": {...}}
   -> 200 {"saved": true} | 422 {"error", "errors": {item: message}}
 answers an in-session survey (a chat study's periodic rating); only a survey the session owes
-at that occasion is accepted, and answering it again changes nothing.
+at that occasion is accepted, and answering it again changes nothing. A session that has left
+the chat takes no new rating (409), as the editor takes no new events once writing ended.
 """
 
 from __future__ import annotations
@@ -132,6 +133,8 @@ def answer_in_session(session_id: str, name: str, occasion: int):
     with writing(engine()) as connection:
         if survey_store.get(connection, session_id, name, occasion) is not None:
             return jsonify(saved=True, duplicate=True)
+        if session["stage"] != placement.IN_SESSION_STAGE:
+            return jsonify(error=f"session is at stage '{session['stage']}' and takes no new ratings"), 409
         if (survey, occasion) not in owed_surveys(connection, session):
             return jsonify(error=f"survey '{name}' is not due after exchange {occasion}"), 409
         answers, errors = check_page(survey, 1, body["answers"])

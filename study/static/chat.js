@@ -65,9 +65,16 @@
     ui.words.textContent = String(wordCount(ui.doc.value));
     ui.exchanges.textContent = `${exchanges} of ${boot.minExchanges} exchanges`;
     const blocked = owed.length > 0;
+    const enough = exchanges >= boot.minExchanges;
+    // A rating due after the last exchange may be skipped by finishing ([chat] rating_before_finish).
+    const skippable = blocked && enough && !boot.ratingBeforeFinish && owed.every((item) => item.occasion >= exchanges);
     ui.input.disabled = busy || blocked;
     ui.send.disabled = busy || blocked || inFlight !== null;
-    ui.finish.disabled = busy || blocked || exchanges < boot.minExchanges;
+    ui.finish.disabled = busy || (blocked && !skippable) || !enough;
+    document.querySelectorAll("[data-role=finish-instead]").forEach((button) => {
+      button.hidden = !skippable;
+      button.disabled = busy;
+    });
     ui.spinner.hidden = !busy;
   }
 
@@ -278,6 +285,9 @@
       try {
         const response = await fetch(boot.stateUrl);
         if (response.ok) return await response.json();
+        // The session left the chat (finished in another tab): the page's own address now
+        // leads to the session's current step.
+        if (response.status === 409) { window.location.reload(); return new Promise(() => {}); }
       } catch (error) {
         // the server is restarting: wait and ask again
       }
@@ -310,6 +320,7 @@
     ui.retry.addEventListener("click", () => { if (inFlight) send(inFlight); });
     ui.finish.addEventListener("click", finish);
     document.querySelectorAll(".rating-panel form").forEach((form) => form.addEventListener("submit", submitRating));
+    document.querySelectorAll("[data-role=finish-instead]").forEach((button) => button.addEventListener("click", finish));
     window.addEventListener("blur", () => log("window-blur", "user"));
     window.addEventListener("focus", () => log("window-focus", "user"));
     window.addEventListener("pagehide", () => outbox.beacon());

@@ -17,6 +17,9 @@ from sqlalchemy import Connection
 from study.store import surveys as survey_store
 from study.survey.definition import Survey
 
+# The stage whose page asks in_session surveys; a session past it takes no new answers to them.
+IN_SESSION_STAGE = "chat"
+
 STAGE_PLACEMENTS = {
     "presurvey": ("before_writing",),
     "survey": ("after_session", "end_of_study"),

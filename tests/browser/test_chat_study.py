@@ -96,6 +96,27 @@ def test_the_whole_chat_path_in_the_browser(page, chat_server):
     assert ratings[("final", 0)]["end_reason_other"] == "Out of time"
 
 
+def test_a_rating_due_after_the_last_exchange_can_be_skipped_by_finishing(page, chat_server):
+    # [chat] rating_before_finish = false (the default): after exchange 9 the rating dialog
+    # offers finishing instead; the ratings after 3 and 6 offer no way around them.
+    url, study = chat_server
+    session_id = start_chat(page, url)
+    for n in range(1, 10):
+        exchange(page, f"Here is my thought number {n} for the document.", n)
+        if n in (3, 6):
+            expect(page.locator(".rating-panel:not([hidden]) [data-testid=rating-finish]")).to_be_hidden()
+            rate(page, 7)
+    panel = page.locator(".rating-panel:not([hidden])")
+    expect(panel).to_be_visible()
+    panel.get_by_test_id("rating-finish").click()
+    page.wait_for_url("**/survey")
+    engine = make_engine(study.database_url)
+    with reading(engine) as connection:
+        occasions = sorted(r["occasion"] for r in survey_store.for_session(connection, session_id))
+    engine.dispose()
+    assert occasions == [3, 6]
+
+
 def test_a_killed_server_mid_conversation_loses_nothing(page, chat_dir, model_url):
     server = TaskServerProcess(chat_dir, model_url)
     server.start()
