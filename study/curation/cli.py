@@ -6,10 +6,12 @@ Registered in the main CLI with `main.add_command(curate)`; also runnable on its
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -88,6 +90,10 @@ def validate(
 ) -> None:  # fmt: skip
     """Check every session against its schema and the format's invariants.
 
+    A study folder (with study.toml) is checked from its database: each stored session as
+    `study export` writes it, and against what the server issued (a proactive event's
+    paradigm, suggestion ids and texts; README, "Logs no client can forge").
+
     Errors (the session is unusable or breaks the format) and warnings (oddities real logs
     have: timestamps going back, unanswered queries, cursor mismatches, pasted images, ...)
     name file, line, field and the fix. By default a table counts each kind of issue and the
@@ -99,10 +105,13 @@ def validate(
     out = sys.stdout
     if as_json:
         out.write('{"sessions": [')
-    reports = validate_paths(
-        _files(paths), keep=None if verbose else MAX_PER_CODE, processes=processes,
-        progress=progress,
-    )  # fmt: skip
+    keep = None if verbose else MAX_PER_CODE
+    studies = [Path(p) for p in paths if (Path(p) / "study.toml").is_file()]
+    files = [p for p in paths if Path(p) not in studies]
+    reports = itertools.chain(
+        _study_reports(studies, keep),
+        validate_paths(_files(files), keep=keep, processes=processes, progress=progress) if files else (),
+    )
     for report in reports:
         summary.add(report)
         if as_json:
@@ -121,6 +130,21 @@ def validate(
             if not verbose:
                 out.write("Every issue with its fix: --verbose; for machines: --format json.\n")
     sys.exit(1 if summary.with_errors else 0)
+
+
+def _study_reports(folders: list[Path], keep: int | None) -> Iterator[SessionReport]:
+    """A study folder's stored sessions, checked also against what its server issued."""
+    if not folders:
+        return
+    from study.config import ConfigError, load
+    from study.export.validate import validate_study  # the database is read by export's layer
+
+    for folder in folders:
+        try:
+            study = load(folder)
+        except ConfigError as error:
+            raise click.ClickException(f"{folder}: {error}") from None
+        yield from validate_study(study, keep=keep)
 
 
 def _print_issues(report: SessionReport, show_warnings: bool) -> None:

@@ -50,6 +50,8 @@ ISSUES = {
     "selection-not-inserted": (WARNING, f"{NONE} if cancelled; else the text-insert is missing"),
     # Proactive sessions (MindCopilot L1-L3, study.curation.proactive.checks)
     "proactive-unknown-suggestion": (ERROR, f"the suggestion-open with that suggestionId is missing; {RESTORE}"),
+    "proactive-forged": (ERROR, "this server did not issue it (study.curation.proactive.provenance): "
+                         "exclude the session, or restore the original log"),
     "proactive-span": (WARNING, f"{NONE} if the editor lost track; metrics use the replayed span"),
 }  # fmt: skip
 
@@ -87,6 +89,14 @@ class SessionReport:
     issues: list[Issue] = field(default_factory=list)  # at most `keep` per code
     counts: Counter = field(default_factory=Counter)  # (severity, code) -> every occurrence
     keep: int | None = MAX_PER_CODE  # issues worded and kept per code (None: all)
+
+    def add(self, code: str, line: int | None, field_name: str | None, message: str, fix: str = "") -> None:
+        """Count an issue of `code` (ISSUES), and word and keep it while under `keep`."""
+        severity, default_fix = ISSUES[code]
+        key = (severity, code)
+        self.counts[key] += 1
+        if self.keep is None or self.counts[key] <= self.keep:
+            self.issues.append(Issue(severity, code, line, field_name, message, fix or default_fix, self.file))
 
     @property
     def errors(self) -> int:

@@ -91,15 +91,7 @@ class _Checker:
     def add(
         self, code: str, line: int | None, field_name: str | None, message: str, fix: str = ""
     ) -> None:
-        severity, default_fix = ISSUES[code]
-        report = self.report
-        key = (severity, code)
-        report.counts[key] += 1
-        if report.keep is None or report.counts[key] <= report.keep:
-            issue = Issue(
-                severity, code, line, field_name, message, fix or default_fix, report.file
-            )
-            report.issues.append(issue)
+        self.report.add(code, line, field_name, message, fix)
 
     def broken(self, line: int, record: object) -> None:
         """A record that failed to parse or broke the schema: only its position is known."""

@@ -5,7 +5,9 @@ POST /api/sessions/<id>/events  {"events": [{"seq": 0, "eventName": ..., ...}, .
 The format is schemas/event-batch.schema.json. A batch is checked whole before anything is
 written, then stored in one transaction: it is all stored or not at all.
 Each batch must also fit the session's storage quota and replay on top of what is stored
-(study.server.arrival): 422 otherwise, with the event at fault named.
+and, in a proactive session, hold to what this server issued: the session's paradigm, its own
+suggestion ids and their texts (study.server.arrival): 422 otherwise, with the event at fault
+named.
 GET /api/sessions/<id>/state -> {"doc": text, "next_seq": n}, the server's copy of the
 document (for a browser that lost its local copy); in a proactive session (MindCopilot L1-L3)
 also `proactive`: the interaction memory L2 and L3 requests carry, rebuilt from the stored
@@ -31,7 +33,7 @@ from study.curation.schema import field_path
 from study.curation.schema_compiler import Unsupported, compile_schema
 from study.paths import schemas_dir
 from study.server import arrival
-from study.server.context import engine, limits, session_or_404
+from study.server.context import engine, limits, session_or_404, study
 from study.store import events as event_store
 from study.store import reading
 from study.store.db import events
@@ -102,7 +104,13 @@ def post_events(session_id):
         return jsonify(error="send whole numbers without a decimal point (3, not 3.0)"), 422
     if session["stage"] not in OPEN_STAGES:
         return answer_closed(session, body["events"])
-    return store(session_id, body["events"], arrival.checker(session_id, body["events"], limits()))
+    check = arrival.checker(session_id, body["events"], limits())
+    try:
+        paradigm = study().condition(session["condition"]).paradigm
+        check = arrival.with_provenance(check, session_id, paradigm, body["events"])
+    except event_store.Refused as refusal:
+        return jsonify(error=str(refusal)), 422
+    return store(session_id, body["events"], check)
 
 
 def answer_closed(session: dict, batch: list[dict], table: Table = events):
