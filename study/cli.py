@@ -94,10 +94,15 @@ def _with_paradigm_conditions(text: str, paradigms: tuple[str, ...]) -> str:
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=5000, show_default=True, type=int)
-@click.option("--threads", default=16, show_default=True, type=int, help="Worker threads.")
-def serve(directory: str, host: str, port: int, threads: int) -> None:
-    """Serve the study in DIRECTORY (storing everything in its database)."""
-    from study.server import create_app
+@click.option("--workers", default=None, type=click.IntRange(min=1),
+              help="Worker processes (default: one per core).")
+@click.option("--threads", default=16, show_default=True, type=click.IntRange(min=1),
+              help="Request threads per worker process.")
+@click.option("--writers", default=1000, show_default=True, type=click.IntRange(min=1),
+              help="Open connections (writers' browsers) each worker process holds.")
+def serve(directory: str, host: str, port: int, workers: int | None, threads: int, writers: int) -> None:
+    """Serve the study in DIRECTORY (storing everything in its database), on every core."""
+    from study.server import create_app, serving
     from study.server.proxy import ProxyConfigError
 
     study = _load(directory)
@@ -108,7 +113,11 @@ def serve(directory: str, host: str, port: int, threads: int) -> None:
         app = create_app(study)
     except ProxyConfigError as error:
         raise click.ClickException(str(error)) from None
-    _serve(app, host, port, threads, study)
+    workers = workers or serving.default_workers()
+    click.echo(f"Serving '{study.name}' on http://{host}:{port}/  (database: {_safe_url(study)})")
+    click.echo(f"{workers} worker processes x {threads} threads, up to {writers} open connections each")
+    click.echo(f"Participants start at http://{host}:{port}/task?access_code=YOUR-CODE")
+    serving.run(app, host=host, port=port, workers=workers, threads=threads, writers=writers)
 
 
 def _serve(app, host: str, port: int, threads: int, study) -> None:

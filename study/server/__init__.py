@@ -1,7 +1,8 @@
 """The task server: the participant's path (pages) and the editor's API.
 
-`create_app(study)` is the application factory; `study serve` and `study demo` run it under
-waitress, and `gunicorn 'study.server.wsgi:app'` runs it with several workers (see README).
+`create_app(study)` is the application factory; `study serve` runs it on gunicorn with a worker
+process per core (study.server.serving), `study demo` under waitress in one process, and
+`gunicorn 'study.server.wsgi:app'` as the operator configures gunicorn (see README).
 It also mounts the reviewers' workspace under /review (study.review.web).
 """
 

@@ -7,7 +7,10 @@ everything exported or released is keyed by the session id only.
 
 from __future__ import annotations
 
+import fcntl
 import os
+import threading
+import weakref
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -121,7 +124,67 @@ def make_engine(url: str) -> Engine:
         mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
         connection.exec_driver_sql(f"BEGIN {mode}")
 
+    _write_turns[engine] = WriteTurn(make_url(url).database)
     return engine
+
+
+class WriteTurn:
+    """SQLite's writers take turns here, before BEGIN IMMEDIATE, so none waits in SQLite's busy
+    handler: that handler polls, sleeping 1, 2, 5, ... up to 100 ms between tries, so a writer
+    can sleep long after the lock is free and the tail of every write grows with the number of
+    writers. Here the threads of one process queue on a lock, and one thread per process at a
+    time on an flock() of `<database>-lock`; both wake the next waiter the moment the turn ends.
+    The kernel drops a killed process's flock, so a crash leaves nothing held. Processes that do
+    not take the turn (the sqlite3 shell) still meet the busy timeout as before."""
+
+    def __init__(self, database: str | None) -> None:
+        self.path = None
+        if database and database != ":memory:" and not database.startswith("file:"):
+            self.path = database + "-lock"
+        self._pid = -1
+        self._reset()
+
+    def _reset(self) -> None:
+        # After a fork the child needs its own lock and its own open file: flock() belongs to
+        # the open file, which parent and child would otherwise share, and hold together.
+        self._pid = os.getpid()
+        self._lock = threading.Lock()
+        self._local = threading.local()
+        self._descriptor: int | None = None
+
+    def _file(self) -> int | None:
+        if self.path is None:
+            return None
+        if self._descriptor is None:
+            try:
+                self._descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            except OSError:
+                self.path = None  # a read-only folder: SQLite's own locking still holds
+                return None
+        return self._descriptor
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        if os.getpid() != self._pid:
+            self._reset()
+        depth = getattr(self._local, "depth", 0)
+        if depth:  # a write inside a write of the same thread: the turn is already ours
+            yield
+            return
+        with self._lock:
+            descriptor = self._file()
+            if descriptor is not None:
+                fcntl.flock(descriptor, fcntl.LOCK_EX)
+            self._local.depth = 1
+            try:
+                yield
+            finally:
+                self._local.depth = 0
+                if descriptor is not None:
+                    fcntl.flock(descriptor, fcntl.LOCK_UN)
+
+
+_write_turns: "weakref.WeakKeyDictionary[Engine, WriteTurn]" = weakref.WeakKeyDictionary()
 
 
 def _create_private(url: str) -> None:
@@ -146,10 +209,18 @@ def create_tables(engine: Engine) -> None:
 
 @contextmanager
 def writing(engine: Engine) -> Iterator[Connection]:
-    """A transaction that will write: it takes SQLite's write lock up front."""
-    with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as connection:
-        with connection.begin():
-            yield connection
+    """A transaction that will write: on SQLite it waits for its turn (WriteTurn), then takes
+    the write lock up front."""
+    turn = _write_turns.get(engine)
+    if turn is None:
+        with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as connection:
+            with connection.begin():
+                yield connection
+        return
+    with turn.held():
+        with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as connection:
+            with connection.begin():
+                yield connection
 
 
 @contextmanager

@@ -1,0 +1,86 @@
+"""`study serve` runs one worker process per core (or --workers), and a crash of its master
+leaves no worker behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from .browser import Browser, start_writing
+from .servers import free_port
+
+pytestmark = pytest.mark.slow
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:  # ppid
+            found.append(int(stat.parent.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return fields[0] != "Z"
+
+
+def test_two_workers_serve_one_writer_and_die_with_a_killed_master(study_folder, tmp_path):
+    port = free_port()
+    with open(tmp_path / "serve.log", "wb") as log:
+        # Not in its own process group: SIGKILL reaches the master alone, as when the OOM
+        # killer or an operator's `kill -9 <pid>` ends it.
+        master = subprocess.Popen(
+            [sys.executable, "-m", "study", "serve", str(study_folder), "--port", str(port),
+             "--workers", "2"],
+            stdout=log, stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert master.poll() is None, (tmp_path / "serve.log").read_text()
+            try:
+                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
+                time.sleep(0.1)
+        while len(children(master.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        workers = children(master.pid)
+        assert len(workers) == 2
+
+        with httpx.Client(base_url=url, timeout=10) as client:
+            browser = Browser(client, start_writing(client, "serve-1"))
+            for _ in range(10):
+                browser.type("abc ")
+                assert browser.send()
+            assert client.get(f"/api/sessions/{browser.session_id}/state").json()["doc"] == browser.doc
+
+        os.kill(master.pid, signal.SIGKILL)
+        master.wait(timeout=10)
+        deadline = time.monotonic() + 5
+        while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(alive(pid) for pid in workers), "a worker outlived its killed master"
+        with pytest.raises(httpx.TransportError):
+            httpx.get(f"{url}/healthz", timeout=2)
+    finally:
+        if master.poll() is None:
+            master.kill()
+            master.wait()

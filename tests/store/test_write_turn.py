@@ -1,0 +1,65 @@
+"""SQLite writers take turns (study.store.db.WriteTurn) instead of meeting SQLite's busy
+handler: several processes with several threads each write to one file at once, with the busy
+timeout at 0, and none is told "database is locked"."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+from sqlalchemy import text
+
+from study.store import make_engine, reading
+
+WRITER = textwrap.dedent(
+    """
+    import sys, threading
+    from sqlalchemy import event, text
+    from study.store import make_engine, writing
+
+    engine = make_engine(sys.argv[1])
+
+    @event.listens_for(engine, "connect")
+    def no_waiting(dbapi_connection, _record):
+        # After make_engine's own pragmas: a writer that found the lock taken would fail at once.
+        dbapi_connection.execute("PRAGMA busy_timeout=0")
+
+    failures = []
+
+    def write(thread):
+        for i in range(150):
+            try:
+                with writing(engine) as connection:
+                    before = connection.execute(text("SELECT count(*) FROM log")).scalar_one()
+                    connection.execute(text("INSERT INTO log VALUES (:who, :n)"),
+                                       {"who": f"{sys.argv[2]}-{thread}", "n": before})
+            except Exception as error:
+                failures.append(repr(error))
+
+    threads = [threading.Thread(target=write, args=(t,)) for t in range(4)]
+    for t in threads: t.start()
+    for t in threads: t.join()
+    print(len(failures), failures[:1])
+    sys.exit(1 if failures else 0)
+    """
+)
+
+
+def test_three_processes_of_four_threads_write_without_a_busy_wait(tmp_path):
+    url = f"sqlite:///{tmp_path / 'study.db'}"
+    engine = make_engine(url)
+    with engine.begin() as connection:
+        connection.execute(text("CREATE TABLE log (who TEXT, n INTEGER)"))
+    engine.dispose()
+
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, url, str(p)],
+                                stdout=subprocess.PIPE, text=True) for p in range(3)]
+    outputs = [(w.wait(timeout=120), w.stdout.read()) for w in writers]
+
+    assert all(code == 0 for code, _ in outputs), outputs
+    with reading(engine) as connection:
+        counts = [n for (n,) in connection.execute(text("SELECT n FROM log ORDER BY n"))]
+    # Each write counted the rows before it inside its own turn: 0, 1, 2, ... without repeats.
+    assert counts == list(range(3 * 4 * 150))
+    assert (tmp_path / "study.db-lock").stat().st_mode & 0o777 == 0o600
