@@ -1,6 +1,6 @@
 """The assistant's reply in a chat study: the conversation in, one message out.
 
-It uses the suggestion engine's OpenAI client (`study.suggest.engine`): the same endpoint
+It uses the shared model-call client (`study.model_client`): the same endpoint
 settings, key handling and error wording, so a chat study points `[suggestions] endpoint` at
 OpenAI, vLLM or `study lm serve` alike. Each condition (assistant) has its own model, decoding
 and system prompt (CollabLLM's Base, Proactive Base and CollabLLM arms differ only there).
@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import openai
 
+from study import model_client
 from study.config import Condition, SuggestionSettings
-from study.suggest.engine import _answered_model, _client, _describe, _redact
 
 
 @dataclass
@@ -47,7 +47,7 @@ def reply(settings: SuggestionSettings, condition: Condition, history: list[dict
     start = time.perf_counter()
     result = Reply(text="", latency_ms=0.0, parameters=parameters)
     try:
-        client = _client(base_url, api_key, float(settings.timeout_seconds))
+        client = model_client.client(base_url, api_key, float(settings.timeout_seconds))
         response = client.chat.completions.create(
             model=condition.model,
             messages=conversation(condition, history),
@@ -58,13 +58,13 @@ def reply(settings: SuggestionSettings, condition: Condition, history: list[dict
             frequency_penalty=condition.frequency_penalty,
         )
         choice = response.choices[0]
-        result.answered_model = _answered_model(response)
+        result.answered_model = model_client.answered_model(response)
         result.text = (choice.message.content or "").strip()
         result.finish_reason = choice.finish_reason
         if not result.text:
             result.error = f"the model endpoint sent an empty reply ({condition.model})"
     except Exception as exc:  # noqa: BLE001 - the participant's page must get an answer
-        result.error = _redact(_describe(exc, settings, base_url), api_key)
+        result.error = model_client.failure(exc, settings, base_url)
         result.timed_out = isinstance(exc, openai.APITimeoutError)
     result.latency_ms = (time.perf_counter() - start) * 1000
     return result

@@ -75,7 +75,7 @@ def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -
         # Proactive sessions (MindCopilot L1-L3): the strict CoAuthor file has no extension events.
         records = [r for r in records if r["eventName"] not in EXTENSION_EVENTS]
         release = [to_release_record(r, i) for i, r in enumerate(records)]
-        _write_atomically(
+        write_atomically(
             out / f"{session['session_id']}.jsonl",
             b"".join(_dumps(record) + b"\n" for record in release),
         )
@@ -86,13 +86,13 @@ def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -
     writer = csv.DictWriter(buffer, fieldnames=METADATA_COLUMNS, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
-    _write_atomically(out / "metadata.csv", buffer.getvalue().encode())
+    write_atomically(out / "metadata.csv", buffer.getvalue().encode())
     # The sessions' survey answers beside them (study.export.surveys).
     with reading(engine) as connection:
         files = export_surveys(study, connection, [row["session_id"] for row in rows])
     engine.dispose()
     for name, data in files.items():
-        _write_atomically(out / name, data)
+        write_atomically(out / name, data)
     return ExportSummary(sessions=len(rows), events=total_events, skipped=skipped)
 
 
@@ -118,7 +118,8 @@ def _dumps(record: dict) -> bytes:
     return json.dumps(record).encode()
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write `path` whole or not at all: a crash mid-export never leaves half a file."""
     temporary = path.with_name(path.name + ".partial")
     with open(temporary, "wb") as handle:
         handle.write(data)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from study.config import Study
-from study.export.coauthor import _write_atomically, to_release_record
+from study.export.coauthor import write_atomically, to_release_record
 from study.store import make_engine, reading
 from study.store import events as event_store
 from study.store import sessions as session_store
@@ -55,7 +55,7 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
         if not records:
             continue
         extended = [to_extended_record(r, i, condition.paradigm) for i, r in enumerate(records)]
-        _write_atomically(
+        write_atomically(
             out / f"{session['session_id']}.jsonl",
             b"".join(json.dumps(r).encode() + b"\n" for r in extended),
         )
@@ -70,5 +70,5 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
     writer = csv.DictWriter(buffer, fieldnames=SESSION_COLUMNS, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
-    _write_atomically(out / "sessions.csv", buffer.getvalue().encode())
+    write_atomically(out / "sessions.csv", buffer.getvalue().encode())
     return ProactiveExportSummary(sessions=len(rows), events=total)

@@ -18,33 +18,21 @@ import time
 from flask import Blueprint, jsonify, redirect, render_template, request, url_for
 
 from study.chat import assign
+from study.server import stages
 from study.server.context import engine, limits, session_or_404, study
-from study.server.participant import _advance, at_stage, stage_url
-from study.server.surveys import render_items
+from study.server.stages import at_stage, stage_url
+from study.server.surveys import owed_surveys, render_items
 from study.store import chat as chat_store
 from study.store import reading, writing
 from study.store import events as event_store
 from study.store import sessions as session_store
-from study.store import surveys as survey_store
 from study.store.db import chat_events
-from study.survey import placement
 from study.survey.answers import check_page, word_count
 from study.survey.definition import from_mapping
 
 blueprint = Blueprint("chat", __name__)
 
 OWN_QUESTIONS = 5  # rows for the participant's own questions (App. E: "Add New Question")
-
-
-def owed_surveys(connection, session: dict) -> list:
-    """In-session surveys this session owes now: [(survey, occasion)], oldest first."""
-    history = chat_store.messages(connection, session["session_id"])
-    answered = {
-        (row["survey"], row["occasion"])
-        for row in survey_store.for_session(connection, session["session_id"])
-        if row["placement"] == "in_session"
-    }
-    return placement.in_session_due(study().surveys, "chat", chat_store.exchanges(history), answered)
 
 
 def _assigned(session: dict) -> dict:
@@ -77,7 +65,7 @@ def intent(session_id, session):
         with writing(engine()) as connection:
             chat_store.update_chat(connection, session_id, intent=chosen.key, intent_at=time.time())
             session_store.update_session(connection, session_id, prompt_code=chosen.key)
-        return redirect(stage_url(_advance(session_id, "intent")))
+        return redirect(stage_url(stages.advance(session_id, "intent")))
     return render_template(
         "chat_intent.html", study=study(), session=session, intents=offered, error=error,
         document_type=settings.document_type(row["document_type"]),
@@ -135,7 +123,7 @@ def prewriting(session_id, session):
                 chat_store.update_chat(
                     connection, session_id, prewriting=record, prewriting_at=now, chat_started_at=now
                 )
-            return redirect(stage_url(_advance(session_id, "prewriting", writing_started_at=time.time())))
+            return redirect(stage_url(stages.advance(session_id, "prewriting", writing_started_at=time.time())))
     items = render_items(survey, 1, answers, "document")
     return render_template(
         "chat_prewriting.html", study=study(), session=session, intent=chosen, items=items,
@@ -208,7 +196,7 @@ def finish(session_id):
     now = time.time()
     with writing(engine()) as connection:
         chat_store.update_chat(connection, session_id, chat_finished_at=now, document=body.get("document", ""))
-    session = _advance(
+    session = stages.advance(
         session_id, "chat", writing_finished_at=now, final_text=body.get("document", ""),
         missing_events=lost,
     )  # fmt: skip

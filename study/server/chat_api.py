@@ -29,7 +29,7 @@ from flask import Blueprint, jsonify, request
 from study.chat import assistant
 from study.paths import schemas_dir
 from study.server import arrival, events_api, model_calls
-from study.server.chat import owed_surveys
+from study.server.surveys import owed_surveys
 from study.server.context import engine, limits, session_or_404, study
 from study.store import chat as chat_store
 from study.store import events as event_store

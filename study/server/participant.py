@@ -10,7 +10,6 @@ iframe, where browsers block third-party cookies.
 
 from __future__ import annotations
 
-import functools
 import json
 import time
 from urllib.parse import urlsplit
@@ -19,17 +18,17 @@ from flask import Blueprint, current_app, g, jsonify, redirect, render_template,
 from markupsafe import Markup
 from sqlalchemy import select
 
-from study.config import GENRE_NOUNS, study_duration
+from study.config import study_duration
 from study.mturk import repeat
 from study.review import rounds
-from study.server import assignment, page_security, surveys
+from study.server import assignment, page_security, stages, surveys
 from study.server.context import engine, limits, session_or_404, study
+from study.server.stages import at_stage, stage_url
 from study.store import reading, writing
 from study.store import events as event_store
 from study.store import sessions as session_store
 from study.store.db import mturk_assignments
 from study.suggest.proactive import is_proactive_study
-from study.survey import placement
 
 blueprint = Blueprint("participant", __name__)
 
@@ -62,61 +61,13 @@ def _loopback_request() -> bool:
     )
 
 
-# Stages served by other blueprints (the chat study's steps, study.server.chat).
-STAGE_ENDPOINTS = {"intent": "chat.intent", "prewriting": "chat.prewriting", "chat": "chat.chat_page"}
-
-
-def stage_url(session: dict) -> str:
-    endpoint = STAGE_ENDPOINTS.get(session["stage"], f"participant.{session['stage']}")
-    return url_for(endpoint, session_id=session["session_id"])
-
-
-def at_stage(stage: str):
-    """The page of one stage: the view runs only for a session at that stage (and gets it);
-    a session anywhere else is redirected to its own stage's page."""
-
-    def decorate(view):
-        @functools.wraps(view)
-        def checked(session_id: str):
-            session = session_or_404(session_id)
-            if session["stage"] != stage:
-                return redirect(stage_url(session))
-            return view(session_id, session)
-
-        return checked
-
-    return decorate
-
-
-def _advance(session_id: str, from_stage: str, **values) -> dict:
-    stages = session_store.stages_for(study().paradigm)
-    with writing(engine()) as connection:
-        session = session_store.get(connection, session_id)
-        if session["stage"] == from_stage:
-            values["stage"] = stages[stages.index(from_stage) + 1]
-            if values["stage"] == "presurvey" and not placement.stage_surveys(
-                connection, study().surveys, study().paradigm, session, "presurvey"
-            ):
-                values["stage"] = stages[stages.index("presurvey") + 1]  # nothing to ask first
-            session_store.update_session(connection, session_id, **values)
-            session = session_store.get(connection, session_id)
-    return session
-
-
-def _noun(session: dict) -> str:
-    if session.get("prompt_code"):
-        return study().prompt(session["prompt_code"]).noun
-    genres = {p.genre for p in study().prompts}
-    return " or ".join(sorted({GENRE_NOUNS.get(g, "text") for g in genres}))
-
-
 def _page_text(template_source: str, session: dict) -> Markup:
     """Render a researcher-editable page text (consent, instructions) from study.toml."""
     template = current_app.jinja_env.from_string(template_source)
     return Markup(
         template.render(
             study=study(),
-            noun=_noun(session),
+            noun=stages.noun(session),
             # One source of truth with the dataset card: [study] duration_minutes.
             minutes=study().duration_minutes,
             duration=study_duration(study()),
@@ -249,7 +200,7 @@ def consent(session_id, session):
     error = None
     if request.method == "POST":
         if request.form.get("consent") == "yes":
-            return redirect(stage_url(_advance(session_id, "consent")))
+            return redirect(stage_url(stages.advance(session_id, "consent")))
         error = "Please tick the box to agree before continuing."
     return render_template(
         "consent.html",
@@ -264,7 +215,7 @@ def consent(session_id, session):
 @at_stage("instructions")
 def instructions(session_id, session):
     if request.method == "POST":
-        return redirect(stage_url(_advance(session_id, "instructions")))
+        return redirect(stage_url(stages.advance(session_id, "instructions")))
     with reading(engine()) as connection:
         # Each round may have its own instructions (CoAuthor App. E: the qualification round's
         # first paragraph differs).
@@ -281,7 +232,7 @@ def instructions(session_id, session):
 @at_stage("presurvey")
 def presurvey(session_id, session):
     """Surveys placed before writing (study.survey); with none it passes straight on."""
-    return surveys.stage_page(session, "presurvey", lambda _: stage_url(_advance(session_id, "presurvey")))
+    return surveys.stage_page(session, "presurvey", lambda _: stage_url(stages.advance(session_id, "presurvey")))
 
 
 # -- prompt -----------------------------------------------------------------------------------
@@ -390,7 +341,7 @@ def finish_writing(session_id):
     # pending == 0: the browser holds nothing unsent, so missing events are gone for good (its
     # storage was cleared before they were acknowledged). Blocking would trap the writer; the
     # gap is recorded instead, for the researcher and the curation checks.
-    session = _advance(
+    session = stages.advance(
         session_id,
         "writing",
         writing_finished_at=time.time(),
@@ -416,12 +367,12 @@ def evaluation_items(noun: str) -> list[tuple[str, str]]:
 @blueprint.route("/s/<session_id>/evaluation", methods=["GET", "POST"])
 @at_stage("evaluation")
 def evaluation(session_id, session):
-    items = evaluation_items(_noun(session))
+    items = evaluation_items(stages.noun(session))
     error = None
     if request.method == "POST":
         answers = {key: request.form.get(key) == "yes" for key, _ in items}
         if all(answers.values()):
-            return redirect(stage_url(_advance(session_id, "evaluation", self_evaluation=answers)))
+            return redirect(stage_url(stages.advance(session_id, "evaluation", self_evaluation=answers)))
         error = "Both requirements must be met. If they are not yet, please say so to the researchers."
     return render_template(
         "evaluation.html", study=study(), session=session, items=items, error=error
@@ -435,7 +386,7 @@ def survey(session_id, session):
 
     def finish(answers: dict) -> str:
         return stage_url(
-            _advance(
+            stages.advance(
                 session_id,
                 "survey",
                 survey=answers,

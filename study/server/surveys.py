@@ -18,7 +18,9 @@ from collections.abc import Callable
 
 from flask import Blueprint, jsonify, redirect, render_template, request
 
+from study.server import stages
 from study.server.context import engine, session_or_404, study
+from study.store import chat as chat_store
 from study.store import reading, writing
 from study.store import surveys as survey_store
 from study.survey import placement
@@ -31,16 +33,23 @@ blueprint = Blueprint("surveys", __name__)
 def noun_for(session: dict) -> str:
     """What {noun} in a question becomes: story/essay, or the chat study's document type."""
     if study().chat is not None:
-        from study.store import chat as chat_store
-
         with reading(engine()) as connection:
             row = chat_store.get(connection, session["session_id"])
         if row and row["document_type"]:
             return study().chat.document_type(row["document_type"]).label.lower()
         return "document"
-    from study.server.participant import _noun
+    return stages.noun(session)
 
-    return _noun(session)
+
+def owed_surveys(connection, session: dict) -> list:
+    """In-session surveys this session owes now: [(survey, occasion)], oldest first."""
+    history = chat_store.messages(connection, session["session_id"])
+    answered = {
+        (row["survey"], row["occasion"])
+        for row in survey_store.for_session(connection, session["session_id"])
+        if row["placement"] == "in_session"
+    }
+    return placement.in_session_due(study().surveys, "chat", chat_store.exchanges(history), answered)
 
 
 def stage_page(session: dict, stage: str, finish: Callable[[dict], str]):
@@ -128,8 +137,6 @@ def answer_in_session(session_id: str, name: str, occasion: int):
     body = request.get_json(silent=True)
     if not isinstance(body, dict) or not isinstance(body.get("answers"), dict):
         return jsonify(error="expected a JSON object with an object 'answers'"), 400
-    from study.server.chat import owed_surveys
-
     with writing(engine()) as connection:
         if survey_store.get(connection, session_id, name, occasion) is not None:
             return jsonify(saved=True, duplicate=True)

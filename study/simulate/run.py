@@ -190,11 +190,11 @@ def _safe(url: str) -> str:
 
 
 def _openai_client(base_url: str):
-    import openai
-
     # The key is read from the environment only: never a command-line argument (shell history,
-    # process lists) and never printed.
-    return openai.OpenAI(base_url=base_url, api_key=os.environ.get(API_KEY_ENV) or "none",
-                         timeout=60, max_retries=1)  # fmt: skip
+    # process lists) and never printed. Imported here: `openai` is slow to import for commands
+    # that never call a model.
+    from study import model_client
+
+    return model_client.client(base_url, os.environ.get(API_KEY_ENV) or "none", 60.0, max_retries=1)
 
 

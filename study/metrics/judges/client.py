@@ -17,6 +17,8 @@ from pathlib import Path
 
 import openai
 
+from study import model_client
+
 
 class JudgeError(RuntimeError):
     """The judge endpoint failed; the message names it (never the key) and the fix."""
@@ -35,9 +37,8 @@ class OpenAIJudge:
 
     def __post_init__(self) -> None:
         key = os.environ.get(self.api_key_env) or "no-key"
-        self._client = openai.OpenAI(
-            base_url=self.base_url, api_key=key, timeout=self.timeout_seconds, max_retries=2
-        )
+        # A judge runs in a batch, where a retry costs nothing a person waits for.
+        self._client = model_client.client(self.base_url, key, self.timeout_seconds, max_retries=2)
 
     def _key(self, version: str, messages: list[dict]) -> str:
         blob = json.dumps([self.model, version, messages, self.temperature], sort_keys=True)

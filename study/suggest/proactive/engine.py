@@ -1,7 +1,7 @@
 """One proactive query (L1-L3): the prompt, the model call, post-processing, the record.
 
 The model is any OpenAI-compatible endpoint, reached with the same client as Tab suggestions
-(study.suggest.engine). In "chat" mode the system prompt is Completion_L1 or Completion_L2
+(study.model_client). In "chat" mode the system prompt is Completion_L1 or Completion_L2
 (MindCopilot App. H; our own wording, the paper's text is not available) and the user message
 is the context; a model may answer `{"rationale": ..., "continuation": ...}` (Fig. 7's
 assistant log) or plain text. In "completion" mode the context itself is the prompt (L2: the
@@ -23,8 +23,9 @@ from dataclasses import asdict, dataclass, field
 
 import openai
 
+from study import model_client
 from study.config import Condition, SuggestionSettings
-from study.suggest.engine import _answered_model, _client, _describe, _raw, _redact
+from study.model_client import answered_model, output
 from study.suggest.postprocess import blocked_term, first_sentence, probability
 from study.suggest.proactive import context as ctx
 from study.suggest.proactive import policy
@@ -142,7 +143,7 @@ class ProactiveEngine:
         base_url, api_key = self.suggestions.base_url(), self.suggestions.api_key()
         start = time.perf_counter()
         try:
-            client = _client(base_url, api_key, float(self.suggestions.timeout_seconds))
+            client = model_client.client(base_url, api_key, float(self.suggestions.timeout_seconds))
             raw, result.answered_model = self._ask(client, condition, system, context, params)
             result.raw = [raw]
             text = raw["text"]
@@ -155,7 +156,7 @@ class ProactiveEngine:
             elif blocked_term(result.suggestion, self.suggestions.blocklist):
                 result.error, result.suggestion = "the suggestion was blocked by the blocklist", ""
         except Exception as exc:  # noqa: BLE001 - the page must never see an exception
-            result.error = _redact(_describe(exc, self.suggestions, base_url), api_key)
+            result.error = model_client.failure(exc, self.suggestions, base_url)
             result.timed_out = isinstance(exc, openai.APITimeoutError)
         result.latency_ms = (time.perf_counter() - start) * 1000
         return result
@@ -172,7 +173,7 @@ class ProactiveEngine:
             choice = response.choices[0]
             content = getattr(getattr(choice, "logprobs", None), "content", None)
             values = [item.logprob for item in content] if content else None
-            return _raw(choice.message.content or "", values, choice.finish_reason), _answered_model(response)
+            return output(choice.message.content or "", values, choice.finish_reason), answered_model(response)
         prompt = context.rstrip(" \t")
         response = client.completions.create(
             model=condition.model, prompt=prompt, n=1, logprobs=1, **params
@@ -184,4 +185,4 @@ class ProactiveEngine:
             text = text[len(removed) :]
         logprobs = getattr(choice, "logprobs", None)
         values = getattr(logprobs, "token_logprobs", None) if logprobs else None
-        return _raw(text, values, choice.finish_reason), _answered_model(response)
+        return output(text, values, choice.finish_reason), answered_model(response)

@@ -1,0 +1,131 @@
+"""One way to call a model: every model call the toolkit makes goes through here.
+
+Tab suggestions (study.suggest.engine), proactive ghost text (study.suggest.proactive.engine),
+the chat assistant's replies (study.chat.assistant), LLM judges (study.metrics.judges.client)
+and simulated writers (study.simulate.run) all talk to an OpenAI-compatible endpoint (OpenAI,
+vLLM, llama.cpp or our own `study lm serve`) through the official `openai` SDK. This module is
+what they share:
+
+- `client()`: build (once per endpoint) a client with a time limit and a retry limit;
+- `describe()`: a failed call as one sentence for the researcher, naming where to look;
+- `redact()`: the API key cut out of any message, because an endpoint can echo it back;
+- `answered_model()`: the model the endpoint says answered (a reply's `model`), which may
+  name a version of the configured alias ("gpt-4o" answered by "gpt-4o-2024-08-06");
+- `output()`: one generated text as the session log keeps it (text, summed logprob, finish).
+
+The server's own limits on model calls (how many in flight, per minute) live in
+study.server.model_calls; this module knows nothing about participants or requests.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from urllib.parse import urlsplit, urlunsplit
+
+import openai
+
+from study.config import SuggestionSettings
+
+
+class MalformedResponse(ValueError):
+    """The endpoint answered, but not in the shape the OpenAI API promises."""
+
+
+@lru_cache(maxsize=8)
+def client(base_url: str | None, api_key: str, timeout: float, max_retries: int = 0) -> openai.OpenAI:
+    """The client for one endpoint, built once (so one connection pool per endpoint).
+
+    Participant-facing calls keep the SDK's retries off (the default): a writer waiting for a
+    suggestion is better served by a fast error than by a second 15 s wait. Batch callers
+    (judges, simulated writers) pass a few retries."""
+    return openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries)
+
+
+def answered_model(response: object) -> str | None:
+    model = getattr(response, "model", None)
+    return model[:128] if isinstance(model, str) and model else None
+
+
+def choices(response: object) -> list:
+    found = getattr(response, "choices", None)
+    if not isinstance(found, list):
+        raise MalformedResponse("it has no list of choices")
+    return found
+
+
+def field(obj: object, name: str, kind: type) -> object:
+    """`obj.name` if it is a `kind` (or `kind()` when absent); MalformedResponse otherwise."""
+    value = getattr(obj, name, None)
+    if value is None:
+        return kind()
+    if not isinstance(value, kind):
+        raise MalformedResponse(f"{name} is {type(value).__name__}, not {kind.__name__}")
+    return value
+
+
+def output(text: str, token_logprobs: list | None, finish_reason: str | None) -> dict:
+    """One generated text as the log keeps it: {text, logprob_sum, finish_reason}."""
+    if token_logprobs is not None and not all(
+        isinstance(v, (int, float)) and math.isfinite(v) for v in token_logprobs
+    ):
+        token_logprobs = None  # some servers send null for tokens they cannot score
+    return {
+        "text": text,
+        "logprob_sum": math.fsum(token_logprobs) if token_logprobs is not None else None,
+        "finish_reason": finish_reason,
+    }
+
+
+def describe(exc: Exception, settings: SuggestionSettings, base_url: str | None) -> str:
+    """A sentence for the researcher: what went wrong and where to look (not yet redacted)."""
+    where = safe_url(base_url) if base_url else "the OpenAI API"
+    if isinstance(exc, openai.APITimeoutError):
+        return f"the model endpoint did not answer within {settings.timeout_seconds:g} s ({where})"
+    if isinstance(exc, openai.APIConnectionError):
+        return f"cannot reach the model endpoint at {where}; is it running?"
+    if isinstance(exc, openai.AuthenticationError):
+        return (
+            f"the model endpoint at {where} refused the API key (HTTP 401); "
+            f"check the environment variable {settings.api_key_env}"
+        )
+    if isinstance(exc, openai.RateLimitError):
+        return f"the model endpoint at {where} is rate-limiting or out of quota (HTTP 429)"
+    if isinstance(exc, openai.APIStatusError):
+        return f"the model endpoint at {where} answered HTTP {exc.status_code}: {_message(exc)}"
+    if isinstance(exc, (MalformedResponse, openai.APIResponseValidationError)):
+        return f"the model endpoint at {where} sent a malformed response: {exc}"
+    return f"the suggestion request failed ({type(exc).__name__}: {str(exc)[:200]})"
+
+
+def failure(exc: Exception, settings: SuggestionSettings, base_url: str | None) -> str:
+    """`describe()` with the study's API key redacted: what goes to logs and the database."""
+    return redact(describe(exc, settings, base_url), settings.api_key())
+
+
+def _message(exc: openai.APIStatusError) -> str:
+    # The SDK puts the parsed OpenAI error body in exc.body; fall back to its own message.
+    body = exc.body
+    if isinstance(body, dict):
+        body = body.get("error", body)
+        if isinstance(body, dict) and body.get("message"):
+            return str(body["message"])[:200]
+    return str(exc.message)[:200]
+
+
+def safe_url(url: str) -> str:
+    """The URL without user:password, which some proxies take in the address."""
+    parts = urlsplit(url)
+    if parts.username or parts.password:
+        netloc = parts.hostname or ""
+        if parts.port:
+            netloc += f":{parts.port}"
+        parts = parts._replace(netloc=netloc)
+    return urlunsplit(parts)
+
+
+def redact(message: str, api_key: str) -> str:
+    # Belt and braces: an endpoint can echo the key back in its error body.
+    if api_key and api_key != "no-key" and len(api_key) >= 4:
+        message = message.replace(api_key, "[redacted]")
+    return message

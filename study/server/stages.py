@@ -1,0 +1,67 @@
+"""Where a session is on the participant's path, and how it moves on.
+
+A session is always at exactly one stage (study.store.sessions.STAGES); `at_stage` serves a
+page only to a session at that page's stage and redirects any other to its own, `advance`
+moves a session one stage on (skipping an empty pre-survey), and `stage_url` is the page of a
+session's current stage. The writing path (study.server.participant) and the chat study's
+steps (study.server.chat) both use these, so neither imports the other.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from flask import redirect, url_for
+
+from study.config import GENRE_NOUNS
+from study.server.context import engine, session_or_404, study
+from study.store import sessions as session_store
+from study.store import writing
+from study.survey import placement
+
+# Stages served by other blueprints (the chat study's steps, study.server.chat).
+STAGE_ENDPOINTS = {"intent": "chat.intent", "prewriting": "chat.prewriting", "chat": "chat.chat_page"}
+
+
+def stage_url(session: dict) -> str:
+    endpoint = STAGE_ENDPOINTS.get(session["stage"], f"participant.{session['stage']}")
+    return url_for(endpoint, session_id=session["session_id"])
+
+
+def at_stage(stage: str):
+    """The page of one stage: the view runs only for a session at that stage (and gets it);
+    a session anywhere else is redirected to its own stage's page."""
+
+    def decorate(view):
+        @functools.wraps(view)
+        def checked(session_id: str):
+            session = session_or_404(session_id)
+            if session["stage"] != stage:
+                return redirect(stage_url(session))
+            return view(session_id, session)
+
+        return checked
+
+    return decorate
+
+
+def advance(session_id: str, from_stage: str, **values) -> dict:
+    stages = session_store.stages_for(study().paradigm)
+    with writing(engine()) as connection:
+        session = session_store.get(connection, session_id)
+        if session["stage"] == from_stage:
+            values["stage"] = stages[stages.index(from_stage) + 1]
+            if values["stage"] == "presurvey" and not placement.stage_surveys(
+                connection, study().surveys, study().paradigm, session, "presurvey"
+            ):
+                values["stage"] = stages[stages.index("presurvey") + 1]  # nothing to ask first
+            session_store.update_session(connection, session_id, **values)
+            session = session_store.get(connection, session_id)
+    return session
+
+
+def noun(session: dict) -> str:
+    if session.get("prompt_code"):
+        return study().prompt(session["prompt_code"]).noun
+    genres = {p.genre for p in study().prompts}
+    return " or ".join(sorted({GENRE_NOUNS.get(g, "text") for g in genres}))
