@@ -18,11 +18,18 @@ import click
 
 from study.curation.blocks import event_blocks
 from study.curation.formats import SessionFileError, read_session, session_files
+from study.curation.metadata_files import (
+    GENRE_SHEETS,
+    MetadataError,
+    find_metadata,
+    metadata_at,
+    read_metadata_files,
+)
 from study.curation.metrics import DEFAULT_MUTUALITY, MUTUALITY_SETS, equality, mutuality
 from study.curation.replay import AUTHOR_NAMES, DeltaError
 from study.curation.replay import replay as replay_session
 from study.curation.runner import stats_paths, validate_paths
-from study.curation.stats import GROUPINGS, RowWriter, Summary, read_metadata, render_table
+from study.curation.stats import GROUPINGS, RowWriter, Summary, render_table
 from study.curation.summary import EXAMPLES, ValidationSummary
 from study.curation.validate import ERROR, MAX_PER_CODE, SessionReport
 
@@ -250,8 +257,10 @@ def blocks(file: str, as_json: bool, mutuality_sets: str) -> None:
     help="Print Table 3-style means by genre, condition (randomness), prompt or writer.",
 )  # fmt: skip
 @click.option(
-    "--metadata", type=click.Path(exists=True, dir_okay=False), default=None,
-    help="The metadata.csv to join for --summary (default: one in or above PATH).",
+    "--metadata", type=click.Path(exists=True), default=None,
+    help="The metadata to join for --summary: metadata.csv, the release's per-genre sheets "
+    f"({' and '.join(GENRE_SHEETS)}; naming one reads both), or a folder holding them "
+    "(default: found in or up to two folders above PATH).",
 )  # fmt: skip
 @MUTUALITY
 @PROCESSES
@@ -268,10 +277,18 @@ def stats(paths, out, summary, metadata, mutuality_sets, processes, progress) ->
     files = _files(paths)
     table = None
     if summary:
-        found = metadata or _find_metadata(paths)
-        if found is None:
-            raise click.ClickException("--summary needs session metadata: pass --metadata FILE")
-        table = Summary(summary, read_metadata(found))
+        try:
+            found = metadata_at(metadata) if metadata else _find_metadata(paths)
+            if found is None:
+                raise click.ClickException(
+                    "--summary needs session metadata: no metadata.csv, "
+                    f"{' or '.join(GENRE_SHEETS)} in or up to two folders above "
+                    f"{', '.join(paths)}; pass --metadata FILE_OR_FOLDER"
+                )
+            table = Summary(summary, read_metadata_files(found))
+        except MetadataError as error:
+            raise click.ClickException(str(error)) from None
+        click.echo(f"Read {found.describe()}.", err=True)
     skipped = 0
     with RowWriter(out or sys.stdout) as writer:
         jobs = stats_paths(files, mutuality_sets, processes=processes, progress=progress)
@@ -290,14 +307,13 @@ def stats(paths, out, summary, metadata, mutuality_sets, processes, progress) ->
     sys.exit(1 if skipped else 0)
 
 
-def _find_metadata(paths) -> Path | None:
-    """A metadata.csv in a PATH folder (or a file's folder), or up to two folders above."""
+def _find_metadata(paths):
+    """The metadata in a PATH folder (or a file's folder), or up to two folders above: two, so
+    that a release split per genre (`sessions/creative/`) finds its sheets."""
     for raw in paths:
-        path = Path(raw).resolve()
-        folder = path if path.is_dir() else path.parent
-        for candidate in (folder, *folder.parents[:2]):
-            if (candidate / "metadata.csv").is_file():
-                return candidate / "metadata.csv"
+        found = find_metadata(raw, levels_up=2)
+        if found is not None:
+            return found
     return None
 
 

@@ -11,8 +11,11 @@
 
 `Summary` groups rows with per-session metadata (genre, prompt_code, worker_id, temperature,
 frequency_penalty, as in the release's metadata.csv) and averages them like Table 3. Readings:
-"acceptance (%)" is the mean of the per-session `perc_selected` over sessions with at least
-one query (the release writes 0 for a session without queries, where the rate is undefined);
+"acceptance (%)" is the mean of the per-session `perc_selected` over all sessions, a session
+without queries counting as 0 as the release writes it: the paper's definition (the mean of
+the release's `perc_selected` gives Table 3's 75.7 / 67.6 / 72.3 exactly). "acceptance,
+queried sessions (%)" is the other reading, over sessions with at least one query only (where
+the rate is defined); it is higher, since the left-out sessions count 0 in the paper's.
 "written by writers (%)" is the mean of `writer_share_final` (the final text, prompt excluded);
 "length" the mean of `final_words`.
 """
@@ -70,6 +73,7 @@ SUMMARY_COLUMNS = (
     ("written by writers (%)", "writer_share_final"),
     ("equality", "equality"),
     ("mutuality", "mutuality"),
+    ("acceptance, queried sessions (%)", "perc_selected_queried"),
 )
 
 
@@ -99,15 +103,6 @@ def condition_of(temperature: object, frequency_penalty: object) -> str:
     return RANDOMNESS.get(key, f"T={key[0]:g} FP={key[1]:g}")
 
 
-def read_metadata(path: str | os.PathLike) -> dict[str, dict]:
-    """session_id -> metadata row (the release's metadata.csv, with `genre`), plus `condition`."""
-    with open(path, newline="", encoding="utf-8") as handle:
-        rows = {row["session_id"]: row for row in csv.DictReader(handle)}
-    for row in rows.values():
-        row["condition"] = condition_of(row.get("temperature"), row.get("frequency_penalty"))
-    return rows
-
-
 class Summary:
     """Running group means (memory: one accumulator per group, whatever the corpus size)."""
 
@@ -125,9 +120,12 @@ class Summary:
         for key in (group, "combined"):
             self.sessions[key] += 1
             for _, column in SUMMARY_COLUMNS:
-                if column == "perc_selected" and not row.get("num_query"):
-                    continue  # no queries: no acceptance rate (see the module docstring)
-                value = row.get(column)
+                if column == "perc_selected_queried":
+                    if not row.get("num_query"):
+                        continue  # no queries: no rate in this reading (module docstring)
+                    column, value = "perc_selected_queried", row.get("perc_selected")
+                else:
+                    value = row.get(column)
                 if value is not None and not (isinstance(value, float) and math.isnan(value)):
                     self.sums[key][column] += value
                     self.counts[key][column] += 1
@@ -153,7 +151,9 @@ def render_table(rows: list[dict], digits: int = 1) -> str:
     headings = list(rows[0])
     cells = [[_cell(row[h], digits) for h in headings] for row in rows]
     widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headings)]
-    numeric = [all(isinstance(row[h], (int, float)) for row in rows) for h in headings]
+    # A blank cell (a figure a row does not have) keeps a column of numbers right-aligned.
+    numeric = [all(isinstance(row[h], (int, float)) or row[h] == "" for row in rows)
+               for h in headings]  # fmt: skip
 
     def line(values: list[str]) -> str:
         return "  ".join(

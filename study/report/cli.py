@@ -51,17 +51,26 @@ def report(source: str, out: str, table3: bool, processes: int | None,
                + (f" ({data.simulated} simulated)" if data.simulated else "")
                + (f", {len(data.unlogged)} chat conversations" if data.unlogged else "")
                + (f"; {len(data.unreadable)} unreadable file(s) left out" if data.unreadable else ""))
+    if data.metadata:
+        click.echo(f"Read {data.metadata}.")
 
 
 def _print_table3(source: str) -> None:
-    """Table 3 from a folder of sessions with metadata.csv (the CoAuthor release's layout)."""
+    """Table 3 from a folder of sessions with the release's metadata (metadata.csv, or the
+    per-genre sheets creative.csv and argumentative.csv as the release is distributed)."""
     import sys
     from pathlib import Path
 
     from study.curation.formats import session_files
+    from study.curation.metadata_files import (
+        GENRE_SHEETS,
+        MetadataError,
+        find_metadata,
+        read_metadata_files,
+        session_logs,
+    )
     from study.curation.runner import stats_paths
-    from study.curation.stats import read_metadata, render_table
-    from study.report.data import metadata_path
+    from study.curation.stats import render_table
     from study.report.table3 import table3, with_paper
 
     path = Path(source)
@@ -76,24 +85,29 @@ def _print_table3(source: str) -> None:
         click.echo(render_table(with_paper(table3(rows, metadata))))
         click.echo(f"\n{len(rows)} finished sessions of the study in {path}.")
         return
-    found = metadata_path(path)
+    found = find_metadata(path)
     if found is None:
         raise click.ClickException(
-            f"{path}: no metadata.csv here or one folder up. --table3 needs the release's "
-            "metadata (genre, prompt_code, worker_id) beside its sessions."
+            f"{path}: no metadata.csv, {' or '.join(GENRE_SHEETS)} here or one folder up. "
+            "--table3 needs the release's metadata (genre, prompt_code, worker_id) beside its "
+            "sessions: the release's per-genre sheets exported as CSV, or one metadata.csv."
         )
-    folder = path / "sessions" if (path / "sessions").is_dir() else path
-    files = session_files([folder])
+    files = session_logs(path) or session_logs(found.folder) or session_files([path])
     if not files:
-        raise click.ClickException(f"{folder}: no session files (*.jsonl)")
+        raise click.ClickException(f"{path}: no session files (*.jsonl)")
+    try:
+        metadata = read_metadata_files(found)
+    except MetadataError as error:
+        raise click.ClickException(str(error)) from None
     rows, skipped = [], []
     for row, problem in stats_paths(files, "paper"):
         (rows.append(row) if row is not None else skipped.append(problem))
-    metadata = read_metadata(found)
     click.echo(render_table(with_paper(table3(rows, metadata))))
+    folders = sorted({str(f.parent) for f in files})
     click.echo(
-        f"\n{len(rows)} sessions from {folder}; the paper's rows are over the full release "
-        "(1,445 sessions). Definitions: study/report/table3.py and README (Study reports)."
+        f"\n{len(rows)} sessions from {', '.join(folders)}; {found.describe()}. The paper's rows "
+        "are over the full release (1,445 sessions). Definitions: study/report/table3.py and "
+        "README (Study reports)."
     )
     for problem in skipped:
         click.echo(f"skipped {problem}", err=True)

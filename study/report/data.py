@@ -6,8 +6,10 @@
   answers come from the study database, the survey questions from `study.toml`.
 - A **release** (`datapackage.json`, as `study release build` writes it) or a **session folder**
   (`metadata.csv` with the sessions beside it or in `sessions/`, as `study export` writes it, or
-  the public CoAuthor release): only finished sessions are there, so there is no funnel and no
-  stage timing; survey answers come from `survey.csv` when present.
+  the public CoAuthor release as distributed: `creative.csv` and `argumentative.csv` with the
+  sessions beside them, in one folder or split per genre; `study.curation.metadata_files`):
+  only finished sessions are there, so there is no funnel and no stage timing; survey answers
+  come from `survey.csv` when present. `ReportData.metadata` says which layout was read.
 
 Sessions marked simulated (`study simulate`) carry `simulated=true` in the metadata.
 """
@@ -22,8 +24,15 @@ from pathlib import Path
 
 from study import config as study_config
 from study.curation.formats import SessionFileError, read_session
+from study.curation.metadata_files import (
+    GENRE_SHEETS,
+    MetadataError,
+    MetadataFiles,
+    find_metadata,
+    read_metadata_files,
+    session_logs,
+)
 from study.curation.runner import run
-from study.curation.stats import read_metadata
 from study.report.entities import EntityModel, load_model
 from study.report.facts import SessionFacts, session_facts
 from study.report.grammar import LanguageToolError, check_server
@@ -83,6 +92,9 @@ class ReportData:
     # The judge (study.metrics.judges) for proactive HAR and KED, when `--judge-endpoint` or
     # `--deterministic-judge` gave one; without it those metrics are not computed.
     judge: object | None = None
+    # Which metadata was read, in words (MetadataFiles.describe): metadata.csv or the release's
+    # per-genre sheets.
+    metadata: str = ""
 
     @property
     def simulated(self) -> int:
@@ -122,26 +134,26 @@ def load(path: str | Path, *, entity_model: EntityModel | None = None,
 
 
 def _from_sessions(path: Path, model: EntityModel, processes: int | None) -> ReportData:
-    metadata = metadata_path(path)
+    metadata = find_metadata(path)
     conditions = None
     if metadata is None and (path / PROACTIVE_SESSIONS).is_file():
         # `study export --format proactive`: sessions.csv names each session's condition.
-        metadata = path / PROACTIVE_SESSIONS
-        conditions = _proactive_conditions(metadata)
+        metadata = MetadataFiles(path, (path / PROACTIVE_SESSIONS,))
+        conditions = _proactive_conditions(path / PROACTIVE_SESSIONS)
     if metadata is None and (path / CONVERSATIONS).is_file():
         # `study export --format chat`: conversations, no CoAuthor log (study.report.chat).
         data = ReportData(FOLDER, path, path.resolve().name, [], model)
     elif metadata is None:
         raise ReportSourceError(
             f"{path}: neither a study folder (no {study_config.CONFIG_NAME}) nor a folder of "
-            f"sessions (no metadata.csv here or one folder up, no {PROACTIVE_SESSIONS} of "
-            f"proactive sessions, no {CONVERSATIONS} of a chat study)."
+            f"sessions (no metadata.csv, {' or '.join(GENRE_SHEETS)} here or one folder up, no "
+            f"{PROACTIVE_SESSIONS} of proactive sessions, no {CONVERSATIONS} of a chat study)."
         )
     else:
-        kind = RELEASE if (metadata.parent / "datapackage.json").is_file() else FOLDER
-        data = _from_folder(path, metadata, kind, model, title=metadata.parent.resolve().name,
+        kind = RELEASE if (metadata.folder / "datapackage.json").is_file() else FOLDER
+        data = _from_folder(path, metadata, kind, model, title=metadata.folder.resolve().name,
                             conditions=conditions, processes=processes)
-    survey = (metadata.parent if metadata else path) / "survey.csv"
+    survey = (metadata.folder if metadata else path) / "survey.csv"
     if survey.is_file():
         data.questions, data.answers = _read_survey_csv(survey)
     return data
@@ -156,29 +168,22 @@ def _proactive_conditions(path: Path) -> dict[str, str]:
         raise ReportSourceError(f"{path}: cannot be read as proactive sessions ({error})") from None
 
 
-def metadata_path(path: Path) -> Path | None:
-    for folder in (path, path.parent):
-        if (folder / "metadata.csv").is_file():
-            return folder / "metadata.csv"
-    return None
-
-
-def _session_files(path: Path, metadata: Path) -> dict[str, Path]:
-    for folder in (path / "sessions", path, metadata.parent / "sessions", metadata.parent):
-        files = {p.stem: p for p in sorted(folder.glob("*.jsonl"))}
+def _session_files(path: Path, metadata: MetadataFiles) -> dict[str, Path]:
+    for folder in (path, metadata.folder):
+        files = {p.stem: p for p in session_logs(folder)}
         if files:
             return files
     return {}
 
 
-def _from_folder(path: Path, metadata_path: Path, kind: str, model: EntityModel, *, title: str,
+def _from_folder(path: Path, found: MetadataFiles, kind: str, model: EntityModel, *, title: str,
                  conditions: dict[str, str] | None = None, processes: int | None = None) -> ReportData:
     try:
-        metadata = read_metadata(metadata_path)
-    except (KeyError, csv.Error, UnicodeDecodeError) as error:
-        raise ReportSourceError(f"{metadata_path}: cannot be read as session metadata ({error})") from None
-    files = _session_files(path, metadata_path)
-    data = ReportData(kind, path, title, [], model)
+        metadata = read_metadata_files(found)
+    except MetadataError as error:
+        raise ReportSourceError(str(error)) from None
+    files = _session_files(path, found)
+    data = ReportData(kind, path, title, [], model, metadata=found.describe())
     jobs = []
     for session_id, file in files.items():
         meta = dict(metadata.get(session_id, {}))
@@ -231,10 +236,12 @@ def _from_study(path: Path, model: EntityModel, processes: int | None) -> Report
     with tempfile.TemporaryDirectory(prefix="study-report-") as scratch:
         export_study(study, Path(scratch))
         conditions = {r["session_id"]: r["condition"] for r in rows if r["condition"]}
-        data = _from_folder(Path(scratch), Path(scratch) / "metadata.csv", STUDY, model,
+        exported = MetadataFiles(Path(scratch), (Path(scratch) / "metadata.csv",))
+        data = _from_folder(Path(scratch), exported, STUDY, model,
                             title=study.title or study.name, conditions=conditions,
                             processes=processes)  # fmt: skip
     data.path = path
+    data.metadata = "metadata from the study database"
     data.funnel = funnel
     data.stage_seconds = {
         label: [r[end] - r[start] for r in rows if r[start] and r[end]]

@@ -9,12 +9,12 @@ import pandas as pd
 import pytest
 
 from study.curation.formats import read_session
+from study.curation.metadata_files import read_metadata
 from study.curation.stats import (
     COLUMNS,
     RowWriter,
     Summary,
     condition_of,
-    read_metadata,
     session_stats,
 )
 
@@ -120,9 +120,12 @@ def test_nan_scores_are_skipped_in_means():
     assert math.isnan(entry["equality"]) and entry["time (min)"] == 2.0
 
 
-def test_acceptance_mean_leaves_out_sessions_without_queries():
+def test_acceptance_counts_sessions_without_queries_as_zero_like_table3_and_labels_the_other_reading():
+    """The paper's Table 3 acceptance is the mean of the release's perc_selected, 0 for a
+    session without a query (issue 20); the mean over queried sessions is a separate column."""
     summary = Summary("genre", {})
     summary.add({"session_id": "a", "num_query": 4, "perc_selected": 50})
     summary.add({"session_id": "b", "num_query": 0, "perc_selected": 0})
     combined = summary.table()[-1]
-    assert combined["acceptance (%)"] == 50 and combined["queries"] == 2
+    assert combined["acceptance (%)"] == 25 and combined["queries"] == 2
+    assert combined["acceptance, queried sessions (%)"] == 50

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import csv
 
+import pytest
 from click.testing import CliRunner
 
 from study.cli import main
 from tests.conftest import COAUTHOR
+from tests.official_layout import lay_out_officially
 from tests.report.conftest import Tables
 
 
@@ -39,24 +41,91 @@ def test_table3_means_are_the_curation_cores_summary(tmp_path):
         main, ["curate", "stats", str(COAUTHOR / "sessions"), "--summary", "genre",
                "--out", str(tmp_path / "stats.csv")],
     )  # fmt: skip
-    summary = {line.split()[0]: line.split()[1:] for line in curated.output.splitlines()[1:4]}
+    genres = ("creative", "argumentative", "combined")
+    summary = {line.split()[0]: line.split()[1:] for line in curated.output.splitlines()
+               if line.split()[:1] and line.split()[0] in genres}  # fmt: skip
     ours = _rows(CliRunner().invoke(main, ["report", "--table3", str(COAUTHOR / "sessions")]).output)
-    for genre in ("creative", "argumentative", "combined"):
+    for genre in genres:
         sessions, time, length, queries, acceptance, share = summary[genre][:6]
-        assert ours[(genre, "ours")][2:] == [sessions, time, length, queries, acceptance, share]
+        queried = summary[genre][-1]  # the summary's last column: acceptance, queried sessions
+        assert ours[(genre, "ours")][2:] == [sessions, time, length, queries, acceptance, share, queried]
 
 
 def test_the_html_report_carries_table3_too(tmp_path):
     out = tmp_path / "r.html"
     assert CliRunner().invoke(main, ["report", str(COAUTHOR), "--out", str(out)]).exit_code == 0
     rows = Tables(out.read_text()).sections["table3"][0]
-    assert ["combined", "paper", "20", "63", "1445", "11.2", "418", "11.8", "72.3", "72.6"] in rows
+    # the paper gives one reading of acceptance; the last column (queried sessions only) is ours
+    assert ["combined", "paper", "20", "63", "1445", "11.2", "418", "11.8", "72.3", "72.6", "–"] in rows
 
 
 def test_table3_without_metadata_says_what_it_needs(tmp_path):
     (tmp_path / "a.jsonl").write_text("{}\n")
     result = CliRunner().invoke(main, ["report", "--table3", str(tmp_path)])
     assert result.exit_code != 0 and "needs the release's metadata" in result.output
+    assert "creative.csv or argumentative.csv" in result.output
+
+
+def _mean(values) -> str:
+    values = list(values)
+    return f"{sum(values) / len(values):.1f}"
+
+
+def test_acceptance_is_the_papers_mean_of_perc_selected_and_the_queried_reading_is_labelled():
+    """Table 3's acceptance is the mean of the release's perc_selected over every session (0 for
+    a session without a query, as the release writes it); the last column leaves those out."""
+    rows = _rows(CliRunner().invoke(main, ["report", "--table3", str(COAUTHOR)]).output)
+    metadata = list(csv.DictReader(open(COAUTHOR / "metadata.csv")))
+    assert any(r["num_query"] == "0" for r in metadata)  # the sample has such a session
+    for genre in ("creative", "argumentative", "combined"):
+        mine = [r for r in metadata if genre in ("combined", r["genre"])]
+        acceptance, _, queried = rows[(genre, "ours")][6:9]
+        assert acceptance == _mean(int(r["perc_selected"]) for r in mine)
+        assert queried == _mean(int(r["perc_selected"]) for r in mine if r["num_query"] != "0")
+    assert rows[("argumentative", "ours")][6] != rows[("argumentative", "ours")][8]
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["one-folder", "split-per-genre"])
+def test_table3_reads_the_release_as_distributed(tmp_path, split):
+    """creative.csv and argumentative.csv (no genre column) with the logs beside them give the
+    same Table 3 as the shipped metadata.csv, and the output says which layout was read."""
+    release = lay_out_officially(COAUTHOR, tmp_path / "coauthor-v1.0", split=split)
+    result = CliRunner().invoke(main, ["report", "--table3", str(release)])
+    assert result.exit_code == 0, result.output
+    assert "per-genre sheets creative.csv and argumentative.csv" in result.output
+    assert _rows(result.output) == _rows(CliRunner().invoke(main, ["report", "--table3", str(COAUTHOR)]).output)
+    # pointing at the sessions folder finds the sheets one folder up
+    inner = CliRunner().invoke(main, ["report", "--table3", str(release / "sessions")])
+    assert inner.exit_code == 0, inner.output
+    assert _rows(inner.output)[("creative", "ours")][2] == "15"
+
+
+def test_the_html_report_reads_the_release_as_distributed_and_says_so(tmp_path):
+    release = lay_out_officially(COAUTHOR, tmp_path / "release", split=True)
+    out = tmp_path / "r.html"
+    result = CliRunner().invoke(main, ["report", str(release), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "per-genre sheets" in result.output
+    tables = Tables(out.read_text())
+    assert "per-genre sheets creative.csv and argumentative.csv" in tables.texts["overview"]
+    overview = tables.rows("overview")
+    assert overview["genre: creative"] == ["15"] and overview["genre: argumentative"] == ["16"]
+    assert overview["sessions with a log"] == ["31"]
+
+
+def test_curate_stats_summary_reads_the_per_genre_sheets(tmp_path):
+    release = lay_out_officially(COAUTHOR, tmp_path / "release", split=True)
+    for extra in ([], ["--metadata", str(release / "creative.csv")]):  # found, or named
+        result = CliRunner().invoke(
+            main, ["curate", "stats", str(release / "sessions" / "creative"),
+                   str(release / "sessions" / "argumentative"), "--summary", "genre",
+                   "--out", str(tmp_path / "stats.csv"), *extra],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert "per-genre sheets creative.csv and argumentative.csv" in result.stderr
+        sessions = {line.split()[0]: line.split()[1] for line in result.output.splitlines()
+                    if line.split()[:1] and line.split()[0] in ("creative", "argumentative")}
+        assert sessions == {"creative": "15", "argumentative": "16"}
 
 
 def test_table3_of_a_study_folder_counts_its_finished_sessions(report_study):

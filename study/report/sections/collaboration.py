@@ -1,8 +1,8 @@
 """Acceptance, writer share, equality and mutuality per condition, with 95% intervals.
 
 Acceptance is the per-session `perc_selected` (suggestion-select / suggestion-open, the
-release's definition) over sessions with at least one query, as `study curate stats` averages
-it for Table 3; writer share is Table 3's "written by writers (%)" (the writer's share of the
+release's definition; 0 for a session without a query), averaged over all sessions as Table 3
+does (`study curate stats`); writer share is Table 3's "written by writers (%)" (the writer's share of the
 final text, prompt excluded); equality and mutuality are section 5.1.3's scores over event
 blocks (`study.curation.metrics`, the paper's printed sets). Intervals: `study.report.intervals`.
 """
@@ -23,8 +23,6 @@ MEASURES = (
 
 
 def _values(sessions, column: str) -> list:
-    if column == "perc_selected":
-        return [s.stats[column] for s in sessions if s.stats.get("num_query")]
     return [s.stats.get(column) for s in sessions]
 
 
@@ -35,7 +33,8 @@ def build(data: ReportData) -> Section | None:
     section.paragraph(
         "Means per condition with 95% confidence intervals in brackets: the percentile "
         f"bootstrap over sessions ({RESAMPLES} resamples, fixed seed). No interval is given for "
-        "fewer than 3 sessions. Acceptance counts only sessions with at least one query.",
+        "fewer than 3 sessions. Acceptance counts a session without a query as 0, as the "
+        "paper's Table 3 does.",
         note=True,
     )
     groups = {c: [s for s in data.sessions if s.condition == c] for c in data.conditions()}

@@ -19,6 +19,8 @@ KINDS = {
 def build(data: ReportData) -> Section:
     section = Section("overview", "Overview")
     section.paragraph(f"Source: {data.path} — {KINDS[data.kind]}.")
+    if data.metadata:
+        section.paragraph(f"Read {data.metadata}.")
     genres = Counter(s.genre for s in data.sessions)
     writers = len({s.writer for s in data.sessions if s.writer})
     section.table(

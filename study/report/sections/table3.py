@@ -19,10 +19,16 @@ def build(data: ReportData) -> Section | None:
     section.paragraph(
         "The paper's rows are over the full CoAuthor release (1,445 sessions, GPT-3). Readings: "
         "time is the span of a log's events, length the words of the final text without the "
-        "prompt, queries the lists shown, acceptance the mean of per-session rates over "
-        "sessions with a query, written by writers the writer's share of the final text.",
+        "prompt, queries the lists shown, acceptance the mean of per-session rates with a "
+        "session without a query counting 0 (the paper's definition: the release's "
+        "perc_selected), written by writers the writer's share of the final text. The last "
+        "column is not the paper's: acceptance over sessions with at least one query. The "
+        "paper's writers (58 / 49) and length (446 / 380 / 418, its caption says 366) are not "
+        "what the release's metadata and texts give (57 / 47 worker ids; about 367 words): see "
+        "the README.",
         note=True,
     )
     section.table(["genre", "source", *COLUMNS],
-                  [[r["genre"], r["source"], *(r[c] for c in COLUMNS)] for r in rows], digits=1)
+                  [[r["genre"], r["source"], *(r[c] if r[c] != "" else None for c in COLUMNS)]
+                   for r in rows], digits=1)  # fmt: skip
     return section
