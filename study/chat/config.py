@@ -51,6 +51,32 @@ class Intent:
 
 
 @dataclass(frozen=True)
+class SimulatorSettings:
+    """`[chat.simulator]`: how `study simulate`'s chat users behave (CollabLLM's user simulator,
+    spec B4.2). They see the whole conversation, hold a goal document and may end the chat."""
+
+    # The turn limit. CollabLLM's simulated evaluation stops at 8 (max_new_turns); a live
+    # study needs min_exchanges first, so a pilot's users get room beyond it [I].
+    max_exchanges: int = 16
+    # App. C.1's completion signal; a message containing it ends the conversation.
+    termination_marker: str = "[[TERMINATE CHAT]]"
+    # A folder next to study.toml with one goal document per intent, TYPE-INDEX.txt (e.g.
+    # creative_writing-39.txt); an intent without one gets a goal drafted by the users' model.
+    goal_documents: Path | None = None
+    # How much of the conversation (characters, from its end) the prompt carries; CollabLLM's
+    # simulator reads all of it, a small model's context may not hold that much.
+    history_chars: int = 24000
+    # B4.2: the simulator samples at temperature 1.0.
+    temperature: float = 1.0
+
+    def goal_file(self, intent_key: str) -> Path | None:
+        if self.goal_documents is None:
+            return None
+        path = self.goal_documents / (intent_key.replace("/", "-") + ".txt")
+        return path if path.is_file() else None
+
+
+@dataclass(frozen=True)
 class ChatSettings:
     document_types: tuple[DocumentType, ...]
     intents: tuple[Intent, ...]
@@ -70,6 +96,7 @@ class ChatSettings:
     notice: str = ""
     # Read on every chat page (spec C6.1: an operator notice "that can be edited live").
     notice_file: Path | None = None
+    simulator: SimulatorSettings = SimulatorSettings()
 
     def current_notice(self) -> str:
         """The notice file's text when there is one (read now), else `notice`."""
@@ -135,7 +162,27 @@ def load_chat(data: dict, directory: Path, source: Path) -> ChatSettings | None:
         keys["target_words"] = tuple(table["target_words"])
     if table.get("notice_file"):
         keys["notice_file"] = directory / table["notice_file"]
+    if "simulator" in table:
+        keys["simulator"] = _simulator(table["simulator"], directory, source, keys.get("min_exchanges", 8))
     return ChatSettings(document_types=types, intents=intents, **keys)
+
+
+def _simulator(table: dict, directory: Path, source: Path, min_exchanges: int) -> SimulatorSettings:
+    values = {k: table[k] for k in ("max_exchanges", "termination_marker", "history_chars", "temperature") if k in table}
+    if table.get("goal_documents"):
+        values["goal_documents"] = directory / table["goal_documents"]
+        if not values["goal_documents"].is_dir():
+            raise ChatConfigError(
+                f"{source}: chat.simulator.goal_documents: '{values['goal_documents']}' is not a folder. "
+                "Fix: create it with one TYPE-INDEX.txt per intent (e.g. creative_writing-39.txt), or set \"\"."
+            )
+    settings = SimulatorSettings(**values)
+    if settings.max_exchanges < min_exchanges:
+        raise ChatConfigError(
+            f"{source}: chat.simulator.max_exchanges: {settings.max_exchanges} is below chat.min_exchanges "
+            f"({min_exchanges}), so no simulated user could finish. Fix: set it to at least {min_exchanges}."
+        )
+    return settings
 
 
 def _check(types, intents, conditions, origin: str, source: Path) -> list[str]:

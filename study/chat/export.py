@@ -23,6 +23,7 @@ from study.store import surveys as survey_store
 from study.store.db import chat_events
 
 FORMAT = "study-chat-1"
+SIMULATION = ("end_reason", "goal_source", "goal_document", "first_wish_to_end", "last_thought")
 TIMES = ("assigned_at", "intent_at", "prewriting_at", "chat_started_at", "chat_finished_at")
 
 
@@ -42,12 +43,16 @@ def conversation(study: Study, connection, session: dict) -> dict | None:
     intent = study.chat.intent(chat["intent"]) if chat["intent"] else None
     responses = survey_store.for_session(connection, session_id)
     messages = chat_store.messages(connection, session_id)
+    simulated = session_id in simulated_store.simulated_ids(connection)
+    run = simulated_store.conversations(connection).get(session_id) if simulated else None
+    extra = {"simulation": {key: run[key] for key in SIMULATION}} if run else {}
     return {
         "format": FORMAT,
         "session_id": session_id,
         "finished": session["stage"] == "complete",
         # Written by `study simulate` (study.store.simulated), never a person's: as metadata.csv says.
-        "simulated": session_id in simulated_store.simulated_ids(connection),
+        "simulated": simulated,
+        **extra,
         "assistant": {"condition": condition.name, "label": label(study, condition.name),
                       "model": condition.model, "system_prompt": condition.system_prompt},
         "document_type": chat["document_type"],

@@ -33,7 +33,7 @@ COLUMNS = (
     "session_id", "finished", "simulated", "assistant", "label", "document_type", "intent", "exchanges",
     "user_messages", "assistant_messages", "user_tokens", "assistant_tokens", "document_words",
     "interaction_seconds", "task_seconds", "median_reply_seconds", "rating_trajectory",
-    "final_interaction_rating", "final_document_rating",
+    "final_interaction_rating", "final_document_rating", "simulated_end_reason",
 )  # fmt: skip
 
 
@@ -143,6 +143,8 @@ def conversation_stats(record: dict) -> dict:
         "rating_trajectory": " ".join(f"{k}:{v:g}" for k, v in trajectory),
         "final_interaction_rating": final.get("interaction_rating"),
         "final_document_rating": final.get("document_rating"),
+        # Why a simulated conversation ended (study simulate); "" for a person's.
+        "simulated_end_reason": (record.get("simulation") or {}).get("end_reason", ""),
     }
 
 

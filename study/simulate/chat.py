@@ -1,8 +1,10 @@
 """One simulated chat user on a chat study's path (CollabLLM §6, App. E), over real HTTP.
 
 /task?access_code=... -> consent -> instructions -> intent (one of those offered, or the
-assigned one) -> pre-writing answers (the study's minimums) -> the chat page: at least
-`min_exchanges` messages through the chat API, every blocking rating answered when it is due,
+assigned one) -> pre-writing answers (the study's minimums) -> the chat page: messages through
+the chat API until the user ends the chat (the termination marker, after at least
+`min_exchanges`), or the turn limit ([chat.simulator] max_exchanges), every blocking rating
+answered when it is due,
 the document pane edited through the chat page's event API as study/static/chat.js logs it
 (chat-send/chat-receive, chat-insert with its api text-insert, the user's own text-insert,
 survey-open/survey-submit) -> finish -> the final survey -> completion page.
@@ -27,7 +29,6 @@ from study.simulate.participant import (
 )
 
 EVENT_BATCH = 200  # schemas/chat-event-batch.schema.json: maxItems
-MAX_EXCHANGES = 60  # a runaway guard; the study's min_exchanges is what is aimed for
 RETRIES = 6  # a refused or failed reply is asked again under the same client id, as the page does
 _MODEL_FAILED = (429, 502, 503, 504)
 
@@ -52,12 +53,31 @@ class ChatLog:
         self.log("text-insert", source, textDelta={"ops": ops}, **extra)
 
 
+# What the simulated user remembers of the ending when it answers the final survey.
+ENDINGS = {
+    "termination_marker": "You ended the chat yourself after {exchanges} exchanges (your last thought: {thought}).",
+    "turn_limit": "The chat stopped at the study's turn limit after {exchanges} exchanges, before you were done "
+                  "(your last thought: {thought}).",
+    "fallback": "You ended the chat after {exchanges} exchanges, as soon as the study allowed.",
+}
+
+
 class ChatParticipant(Participant):
-    def __init__(self, http: httpx.Client, user: ChatUser, access_code: str, *, mark) -> None:
-        super().__init__(http, user, access_code, mark=mark, choose_prompt=lambda codes: codes[0])
-        self.user = user
+    def __init__(self, http: httpx.Client, user: ChatUser, access_code: str, *, mark, settings,
+                 record) -> None:  # fmt: skip
+        """`settings`: the study's [chat] (its simulator table, goal documents and minimums);
+        `record(session_id, **values)` stores how the conversation went
+        (study.store.simulated.record_conversation)."""
+        def remember(session_id: str) -> None:
+            self.session_id = session_id
+            mark(session_id)
+
+        super().__init__(http, user, access_code, mark=remember, choose_prompt=lambda codes: codes[0])
+        self.user, self.settings, self.record = user, settings, record
+        self.session_id = ""
         self.intent_key = ""
         self.exchanges = self.inserted = self.failed = 0
+        self.end_reason = ""
         self.thoughts: list[str] = []  # the pre-writing answers: what the user types into the pane
 
     def _result(self, session_id: str, code: str, events: int) -> SessionResult:
@@ -152,18 +172,40 @@ class ChatParticipant(Participant):
         log = ChatLog(state["next_seq"], state["document"])
         if log.next_seq == 0:
             log.log("system-initialize", "api")
-        replies = [m["content"] for m in state["messages"] if m["role"] == "assistant"]
-        last_reply = replies[-1] if replies else None
+        # The user's memory: the whole conversation, as the server holds it.
+        conversation = [{"role": m["role"], "content": m["content"]} for m in state["messages"]]
+        last_reply = next((m["content"] for m in reversed(conversation) if m["role"] == "assistant"), None)
         self.exchanges = state["exchanges"]
         self._rate(boot, log, panels, state["owed"])
-        for _ in range(MAX_EXCHANGES):
-            if self.exchanges >= boot["minExchanges"]:
+        simulator, needed = self.settings.simulator, boot["minExchanges"]
+        intent = self.intent_key or None
+        if not self.user.goal:
+            goal_file = simulator.goal_file(intent) if intent else None
+            self.user.hold_goal(goal_file.read_text(encoding="utf-8") if goal_file else None,
+                                self.thoughts, self.settings.target_words)  # fmt: skip
+        first_wish, thought = None, ""
+        while True:
+            if self.exchanges >= simulator.max_exchanges:
+                self.end_reason = "turn_limit"
                 break
-            content = self.user.message(last_reply, self.exchanges + 1, boot["maxMessageChars"])
-            answer = self._say(boot, log, panels, content)
+            turn = self.user.turn(conversation, self.exchanges + 1, needed=needed,
+                                  marker=simulator.termination_marker,
+                                  history_chars=simulator.history_chars, limit=boot["maxMessageChars"])  # fmt: skip
+            thought = turn.thought or thought
+            if turn.ends:
+                self.end_reason = "termination_marker"
+                break
+            if turn.wished_to_end and first_wish is None:
+                first_wish = self.exchanges
+            if not turn.by_model and self.exchanges >= needed:
+                self.end_reason = "fallback"  # no usable answer: the persona's habit ends here
+                break
+            answer = self._say(boot, log, panels, turn.message)
             log.log("chat-send", "user", messageSeq=answer["user"]["seq"])
             log.log("chat-receive", "api", messageSeq=answer["assistant"]["seq"])
             last_reply = answer["assistant"]["content"]
+            conversation += [{"role": "user", "content": answer["user"]["content"]},
+                             {"role": "assistant", "content": last_reply}]  # fmt: skip
             self.exchanges = answer["exchanges"]
             if last_reply and self.user.inserts():
                 self._insert(log, answer["assistant"])
@@ -177,6 +219,12 @@ class ChatParticipant(Participant):
         if not log.document.strip() and last_reply:
             self._insert(log, {"seq": None, "content": last_reply})  # nobody submits an empty document
         self._send_events(boot, log)
+        first_wish = first_wish if first_wish is not None else (
+            self.exchanges if self.end_reason == "termination_marker" else None)  # fmt: skip
+        self.user.ending = ENDINGS[self.end_reason].format(exchanges=self.exchanges, thought=thought or "-")
+        self.record(self.session_id, goal_source=self.user.goal_source, goal_document=self.user.goal,
+                    end_reason=self.end_reason, exchanges=self.exchanges, first_wish_to_end=first_wish,
+                    last_thought=thought)  # fmt: skip
         return self._finish_chat(boot, log), log.next_seq
 
     def _insert(self, log: ChatLog, message: dict) -> None:

@@ -86,6 +86,7 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
                 persona, options.intent, "document" if chat else
                 " or ".join(sorted(GENRE_NOUNS.get(g, "text") for g in genres)),
                 client=client, model=model, seed=rng.randrange(2**32),
+                **({"temperature": study.chat.simulator.temperature} if chat else {}),
             )  # fmt: skip
 
             def mark(session_id: str) -> None:
@@ -94,6 +95,10 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
                     simulated_store.mark(connection, session_id, persona=persona.description,
                                          intent=intent, model=f"{model} at {_safe(llm_url)}")  # fmt: skip
 
+            def record(session_id: str, **values) -> None:
+                with writing(engine) as connection:
+                    simulated_store.record_conversation(connection, session_id, **values)
+
             def choose_prompt(codes: list[str]) -> str:
                 code = rng.choice(codes)
                 writer.noun = GENRE_NOUNS.get(study.prompt(code).genre, "text")
@@ -101,7 +106,8 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
 
             with httpx.Client(base_url=base_url, timeout=60, follow_redirects=False) as http:
                 if chat:
-                    participant = ChatParticipant(http, writer, f"sim-{run_id}-{number}", mark=mark)
+                    participant = ChatParticipant(http, writer, f"sim-{run_id}-{number}", mark=mark,
+                                                  settings=study.chat, record=record)  # fmt: skip
                 else:
                     participant = Participant(http, writer, f"sim-{run_id}-{number}", mark=mark,
                                               choose_prompt=choose_prompt)  # fmt: skip
@@ -119,8 +125,9 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
                 summary.decisions.failures += writer.decisions.failures
             if chat:
                 echo(f"chat user {number} ({persona.description[:40]}...): session {result.session_id}, "
-                     f"intent {result.prompt_code}, {result.queries} exchanges, {result.accepted} "
-                     f"replies inserted, {result.events} page events")  # fmt: skip
+                     f"intent {result.prompt_code}, {result.queries} exchanges (ended: "
+                     f"{participant.end_reason.replace('_', ' ')}; goal: {writer.goal_source}), "
+                     f"{result.accepted} replies inserted, {result.events} page events")  # fmt: skip
                 return
             echo(f"writer {number} ({persona.description[:40]}...): session {result.session_id}, "
                  f"prompt {result.prompt_code}, {result.events} events, {result.queries} queries"

@@ -8,7 +8,7 @@ import statistics
 from collections import Counter
 
 from study.report import plots
-from study.report.chat import METRICS, ChatMetrics
+from study.report.chat import METRICS, ChatMetrics, number
 from study.report.data import ReportData
 from study.report.html import Section
 from study.report.intervals import RESAMPLES
@@ -60,6 +60,7 @@ def build(data: ReportData) -> Section | None:
     plugins.means_table(section, per_session, condition_of, headings[:6])
     plugins.means_table(section, per_session, condition_of, headings[6:])
     _trajectory(section, entry)
+    _simulated_and_human(section, entry)
     if entry.problems:
         section.paragraph(f"{len(entry.problems)} conversation line(s) could not be used, e.g. "
                           f"{entry.problems[0]}. `study curate chat` lists them.", note=True)  # fmt: skip
@@ -90,3 +91,51 @@ def _trajectory(section: Section, entry: ChatMetrics) -> None:
               for a, by_point in sorted(trajectory.items())}  # fmt: skip
     section.figure(plots.lines(series, xlabel="after exchange", ylabel="mean rating"),
                    "Mean periodic rating at each rating point, per assistant.")  # fmt: skip
+
+
+# What the comparison of simulated with human conversations shows, per assistant.
+COMPARED = (
+    ("exchanges", "exchanges"),
+    ("user_tokens", "user tokens"),
+    ("assistant_tokens", "assistant tokens"),
+    ("document_words", "document words"),
+    ("final_interaction_rating", "interaction rating"),
+    ("final_document_rating", "document rating"),
+)
+END_REASONS = (
+    ("termination_marker", "ended by the user (marker)"),
+    ("turn_limit", "turn limit"),
+    ("fallback", "fallback habit"),
+)
+
+
+def _simulated_and_human(section: Section, entry: ChatMetrics) -> None:
+    """Simulated conversations (study simulate) beside the people's, per assistant: do the
+    simulated users talk as long, as much, and rate as people do; and why each simulated
+    conversation ended (CollabLLM's simulator ends with its termination marker or the limit)."""
+    if not any(row["simulated"] for row in entry.rows):
+        return
+    section.add("<h3>Simulated and human conversations</h3>")
+    section.paragraph(
+        "Means per assistant of people's and simulated users' conversations (n conversations). "
+        "A simulated conversation ends when its user sends the termination marker (after the "
+        "study's minimum of exchanges), at [chat.simulator] max_exchanges, or, when the users' "
+        "model gave no usable answer, as soon as the study allows (fallback habit).",
+        note=True,
+    )
+    rows = []
+    for assistant in sorted({row["assistant"] for row in entry.rows}):
+        for simulated, who in ((False, "people"), (True, "simulated")):
+            group = [r for r in entry.rows if r["assistant"] == assistant and r["simulated"] == simulated]
+            if not group:
+                rows.append([assistant, who, 0, *("–" for _ in COMPARED), "–"])
+                continue
+            cells = []
+            for column, _ in COMPARED:
+                values = [v for v in (number(r[column]) for r in group) if v is not None]
+                cells.append(f"{statistics.mean(values):.1f}" if values else "–")
+            ends = Counter(r["simulated_end_reason"] for r in group)
+            ending = ", ".join(f"{label}: {ends[key]}" for key, label in END_REASONS if ends[key]) if simulated else "–"
+            rows.append([assistant, who, len(group), *cells, ending or "–"])
+    section.table(["assistant", "who", "n", *(h for _, h in COMPARED), "why simulated chats ended"], rows)
+
