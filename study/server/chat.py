@@ -154,7 +154,6 @@ def chat_page(session_id, session):
     return render_template(
         "chat.html", study=study(), session=session, boot=boot, settings=settings,
         intent=settings.intent(row["intent"]), prewriting=row["prewriting"] or [],
-        label=assign.label(study(), session["condition"]),
         document_type=settings.document_type(row["document_type"]),
         periodic=[(s, render_items(s, 1, {}, "document")) for s in periodic],
     )  # fmt: skip

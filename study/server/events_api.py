@@ -33,6 +33,7 @@ from study.curation.schema import field_path
 from study.curation.schema_compiler import Unsupported, compile_schema
 from study.paths import schemas_dir
 from study.server import arrival
+from study.server.blinding import fill_proactive
 from study.server.context import engine, limits, session_or_404, study
 from study.store import events as event_store
 from study.store import reading
@@ -94,6 +95,8 @@ def post_events(session_id):
         body = orjson.loads(request.get_data(cache=False))
     except orjson.JSONDecodeError as exc:
         return jsonify(error=f"body is not valid JSON: {exc}"), 400
+    if session["condition"]:
+        fill_proactive(engine(), session_id, study().condition(session["condition"]), body)
     if not _fast_check()(body):
         errors = sorted(_validator().iter_errors(body), key=lambda e: list(e.absolute_path))
         if errors:

@@ -296,11 +296,16 @@ def writing_page(session_id, session):
     if is_proactive_study(study().conditions):
         # MindCopilot: every paradigm's records carry `proactive` and L0 logs window switches
         # too (Table 5); a plain CoAuthor study keeps CoAuthor 2021's vocabulary.
-        boot["paradigm"] = condition.paradigm
+        # The records' paradigm is filled in by the event API (study.server.blinding): the
+        # page never names the writer's condition.
+        boot["extension"] = True
     if condition.paradigm != "L0":  # MindCopilot L1-L3: study/static/editor-proactive.js
         boot["controls"]["currentN"] = "1"  # one ghost text at a time, whatever n says
         boot["proactive"] = {
-            "paradigm": condition.paradigm,
+            # Behaviour, not names (Table 3): L2 and L3 send the interaction history, L3 adapts
+            # its idle threshold to the writing stage.
+            "stateful": condition.paradigm != "L1",
+            "staged": condition.paradigm == "L3",
             "url": url_for("proactive_api.suggest", session_id=session_id),
             **study().proactive.browser(),
         }

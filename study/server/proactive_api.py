@@ -5,7 +5,7 @@ POST /api/sessions/<id>/proactive
    "outcomes": ["accepted" | "accepted_modified" | "rejected" | ..., ...],
    "kept_words": [int, ...], "idle_ms": int}
   -> 200 {"suggestionId", "suggestion": {index, original, trimmed, probability}, "rationale",
-          "strategy", "stage", "idleMs", "maxTokens"}
+          "stage", "idleMs", "maxTokens"} (no paradigm or strategy name: study.server.blinding)
   -> 400 (bad body) / 409 (not an L1-L3 session or not writing) / 429 / 502 / 503 / 504
      {"error"}; a failed model call answers the calm line of study.server.model_calls, whose
      guards (limits counted and the request recorded before the model is called, a bounded
@@ -70,7 +70,8 @@ def suggest(session_id):
         return jsonify(error=f"session is at stage '{session['stage']}', not writing"), 409
     condition = study().condition(session["condition"])
     if condition.paradigm not in PROACTIVE:
-        return jsonify(error=f"condition '{condition.name}' is {condition.paradigm}, not proactive"), 409
+        # Not the condition's name: the participant's browser may read this answer.
+        return jsonify(error="this session's suggestions do not come from ghost text"), 409
     try:
         doc, history, outcomes, kept, idle_used = _checked(request.get_json(silent=True))
     except HistoryError as error:
@@ -100,7 +101,9 @@ def suggest(session_id):
     if result.error:
         return model_calls.unavailable("proactive suggestion", session_id, result.error, result.timed_out)
     return jsonify(
+        # No strategy ("L1"/"L2" would name a paradigm): the event API fills it into the
+        # suggestion-open record from this request's row (study.server.blinding).
         suggestionId=suggestion_id, suggestion=item, rationale=result.rationale,
-        strategy=result.strategy, stage=result.stage, idleMs=result.idle_ms,
+        stage=result.stage, idleMs=result.idle_ms,
         maxTokens=result.max_tokens,
     )

@@ -41,8 +41,8 @@ def suggest(session_id):
     if condition.paradigm != "L0":
         # A proactive condition's suggestions are ghost text from /proactive: a Tab list here
         # would be a second, unlogged paradigm in the same session.
-        return jsonify(error=f"condition '{condition.name}' is {condition.paradigm}: its suggestions "
-                       "come from /proactive, not Tab"), 409
+        # Not the condition's name: the participant's browser may read this answer.
+        return jsonify(error="this session's suggestions come from ghost text, not Tab"), 409
     try:
         with model_calls.slot():
             request_id = model_calls.admit(session_id, condition)

@@ -84,8 +84,10 @@ window.StudyEditor = window.StudyEditor || {};
   // Builds records and numbers them. The two "persisting" fields, currentSuggestionIndex and
   // currentHoverIndex, keep their last value from event to event, as in the release.
   class EventLog {
-    constructor(controls, nextSeq, indices, paradigm) {
-      this.paradigm = paradigm || null;  // a MindCopilot study (L0-L3): every record carries `proactive`
+    constructor(controls, nextSeq, indices, extended) {
+      // A MindCopilot study (L0-L3): every record carries `proactive`, whose paradigm the
+      // server fills in (the page is not told the writer's condition).
+      this.extended = Boolean(extended);
       this.controls = {};
       for (const key of CONTROL_KEYS) this.controls[key] = String(controls[key] ?? "");
       this.nextSeq = nextSeq;
@@ -113,7 +115,7 @@ window.StudyEditor = window.StudyEditor || {};
         currentHoverIndex: this.hoverIndex,
       };
       Object.assign(record, this.controls);
-      if (this.paradigm) record.proactive = details.proactive || { paradigm: this.paradigm };
+      if (this.extended) record.proactive = details.proactive || {};
       record.seq = this.nextSeq;
       this.nextSeq += 1;
       return record;

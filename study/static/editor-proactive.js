@@ -2,7 +2,8 @@
 // accept / reject, modification of accepted text, and the history L2 and L3 send.
 //
 // Event vocabulary (schemas/proactive-event.schema.json, README "Proactive co-writing"): every
-// record carries `proactive` {paradigm, ...}; a suggestion is
+// record carries `proactive` {...} (the server adds the paradigm: the page does not know it); a
+// suggestion is
 //   suggestion-get (api, trigger "idle") -> suggestion-open (api, one item, suggestionId)
 //   accept:  suggestion-select (user) -> suggestion-close (api, closeReason "accept")
 //            -> text-insert (api, the text, span)
@@ -67,7 +68,7 @@ window.StudyEditor = window.StudyEditor || {};
     }
 
     extension(fields = {}) {
-      return { paradigm: this.settings.paradigm, ...fields };
+      return { ...fields };
     }
 
     record(name, source, fields, details = {}) {
@@ -78,7 +79,7 @@ window.StudyEditor = window.StudyEditor || {};
 
     threshold() {
       const s = this.settings;
-      if (s.paradigm !== "L3") return { idleMs: s.idleMs, stage: null };
+      if (!s.staged) return { idleMs: s.idleMs, stage: null };
       const progress = wordsIn(this.textarea.value) / Math.max(1, s.targetWords);
       const stage = progress < s.stageCuts[0] ? "early" : progress < s.stageCuts[1] ? "middle" : "late";
       let run = 0;
@@ -141,7 +142,7 @@ window.StudyEditor = window.StudyEditor || {};
     }
 
     async fetch(idleMs) {
-      const stateful = this.settings.paradigm !== "L1";
+      const stateful = this.settings.stateful;
       const body = {
         doc: this.textarea.value,
         idle_ms: idleMs,
@@ -177,7 +178,7 @@ window.StudyEditor = window.StudyEditor || {};
         anchor: this.textarea.value.length, partial: false, outcome: this.outcomes.length,
       };
       this.record("suggestion-open", "api", {
-        suggestionId: this.current.id, strategy: answer.strategy, stage: answer.stage,
+        suggestionId: this.current.id, stage: answer.stage,
         maxTokens: answer.maxTokens,
       }, { currentSuggestions: item });
       this.ghost.show(this.current.rest);
@@ -361,7 +362,9 @@ window.StudyEditor = window.StudyEditor || {};
     showStatus(state) {
       const shown = state || (this.inFlight ? "waiting" : this.current ? "active" : "idle");
       const words = wordsIn(this.textarea.value);
-      this.status.textContent = `Mode: ${this.settings.paradigm} | Suggestion: ${shown} | ${words} words`;
+      // Fig. 7's bar also shows "Mode: L2"; here it does not, so the writer cannot tell their
+      // condition (issue 25).
+      this.status.textContent = `Suggestion: ${shown} | ${words} words`;
       this.status.dataset.state = shown;
     }
 

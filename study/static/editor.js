@@ -262,7 +262,7 @@
   // `memory`: the proactive interaction memory that goes with the restored text (L2 and L3
   // requests carry it), from the same place as the text: the saved copy or the server.
   function begin(nextSeq, pending, indices, restoreText, memory) {
-    log = new StudyEditor.EventLog(boot.controls, nextSeq, indices, boot.paradigm);
+    log = new StudyEditor.EventLog(boot.controls, nextSeq, indices, boot.extension);
     outbox = new StudyEditor.Outbox(boot.sessionId, boot.eventsUrl, pending, { onState: showSaveState });
     outbox.snapshot = snapshot;
     restoreText();
@@ -277,7 +277,7 @@
     if (boot.proactive) {
       proactive = new StudyEditor.Proactive(boot.proactive, proactivePage(), memory);
       outbox.save();  // the saved copy holds the memory from the start
-    } else if (boot.paradigm) {
+    } else if (boot.extension) {
       // L0 of a proactive study: window switches, as editor-proactive.js logs them (Table 5).
       for (const name of ["blur", "focus"]) {
         window.addEventListener(name, () => { if (!finishing && !outbox.closed) record(`window-${name}`, "user", {}); });

@@ -88,7 +88,8 @@ def wait_for_ghost(page) -> str:
 
 def test_l1_ghost_text_appears_after_idle_and_tab_accepts_it(page, task_server):
     session_id = start_writing(page, task_server.url)
-    expect(page.get_by_test_id("status-bar")).to_contain_text("Mode: L1")
+    expect(page.get_by_test_id("status-bar")).to_contain_text("Suggestion: idle")
+    expect(page.get_by_test_id("status-bar")).not_to_contain_text("L1")  # the writer stays blind
     type_text(page, " The door opened")
     before = editor_text(page)
     page.wait_for_timeout(1500)
@@ -217,7 +218,7 @@ def test_l2_sends_what_the_writer_accepted_and_rejected(page, task_server, parad
 @pytest.mark.parametrize("proactive_toml", ["target_words = 200\nstage_cuts = [0.5, 0.8]\n"])
 def test_l3_waits_longer_early_and_less_once_the_text_is_long(page, task_server, paradigm, proactive_toml):
     session_id = start_writing(page, task_server.url)
-    expect(page.get_by_test_id("status-bar")).to_contain_text("Mode: L3")
+    expect(page.get_by_test_id("status-bar")).not_to_contain_text("L3")  # the writer stays blind
     type_text(page, " Early on")
     page.wait_for_timeout(3000)
     expect(page.get_by_test_id("suggestion-ghost")).to_be_hidden()  # early: 4 s
@@ -232,6 +233,8 @@ def test_l3_waits_longer_early_and_less_once_the_text_is_long(page, task_server,
     gets = [r["proactive"] for r in log if r["eventName"] == "suggestion-get"]
     assert [(g["stage"], g["idleMs"]) for g in gets] == [("early", 4000), ("late", 2000)]
     assert [r["proactive"]["stage"] for r in log if r["eventName"] == "stage-change"] == ["early", "late"]
+    # The page is not told the strategy; the event API fills it in from the server's record.
+    assert [r["proactive"]["strategy"] for r in log if r["eventName"] == "suggestion-open"] == ["L1", "L2"]
 
 
 def test_moving_the_caret_or_clicking_rejects_the_ghost_text(page, task_server):

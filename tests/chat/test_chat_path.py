@@ -72,7 +72,8 @@ def test_a_whole_conversation_with_ratings_every_three_exchanges(chat_client, ch
     choose_intent(chat_client, session_id)
     prewrite(chat_client, session_id)
     page = chat_client.get(f"/s/{session_id}/chat").data.decode()
-    assert re.search(r"Assistant [ABC]<", page) and "Submit Periodic Evaluation" in page
+    assert "Submit Periodic Evaluation" in page
+    assert not re.search(r"Assistant [ABC]\b", page)  # no arm letter: the writer stays blind
     for exchange in range(1, 10):
         response = say(chat_client, session_id, f"Message number {exchange}, about my document.")
         if exchange in (4, 7):  # a rating is due after exchanges 3 and 6: nothing goes through

@@ -42,11 +42,11 @@ def test_l1_answers_one_short_suggestion_and_keeps_its_record(study, model_url):
     answer = response.json
     text = answer["suggestion"]["original"]
     assert text.startswith(" ") and text.strip() and text.count(". ") == 0
-    assert answer["strategy"] == "L1" and answer["stage"] is None
+    assert answer["stage"] is None and "strategy" not in answer  # the browser is not told "L1"
     (row,) = _stored(app)
     assert row["id"] == answer["suggestionId"]
     record = json.loads(row["parameters"])
-    assert record["paradigm"] == "L1" and record["idle_ms_used"] == 2000
+    assert record["paradigm"] == "L1" and record["strategy"] == "L1" and record["idle_ms_used"] == 2000
     assert record["context"] == doc and "<reject>" not in record["context"]  # stateless
     assert json.loads(row["suggestions"])[0]["original"] == text
 
@@ -72,14 +72,17 @@ def test_l3_plans_stage_strategy_threshold_and_length(study, model_url):
         "doc": "Short start.", "outcomes": ["rejected"] * 3, "kept_words": [2]})
     assert response.status_code == 200, response.json
     answer = response.json
-    assert (answer["stage"], answer["strategy"], answer["idleMs"], answer["maxTokens"]) == ("early", "L1", 6000, 8)
+    assert (answer["stage"], answer["idleMs"], answer["maxTokens"]) == ("early", 6000, 8)
+    (row,) = _stored(app)
+    assert json.loads(row["parameters"])["strategy"] == "L1"  # kept for the log, not sent
 
 
 def test_a_tab_condition_and_bad_bodies_are_refused_with_the_reason(study, model_url):
     client = _app(study, model_url, "L0").test_client()
     session_id = _session(client)
     response = client.post(f"/api/sessions/{session_id}/proactive", json={"doc": "x"})
-    assert response.status_code == 409 and "not proactive" in response.json["error"]
+    assert response.status_code == 409 and "do not come from ghost text" in response.json["error"]
+    assert "L0" not in response.json["error"]
 
     client = _app(study, model_url, "L2").test_client()
     session_id = _session(client)
@@ -94,7 +97,7 @@ def test_a_proactive_session_gets_no_tab_list_and_asks_no_model(study, model_url
     client = app.test_client()
     session_id = _session(client)
     response = client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": "Prompt."})
-    assert response.status_code == 409 and "/proactive" in response.json["error"]
+    assert response.status_code == 409 and "ghost text, not Tab" in response.json["error"]
     assert _stored(app) == []  # refused before any model call was recorded
 
 

@@ -8,6 +8,9 @@ import time
 
 import httpx
 
+from study import config
+from study.store import make_engine, reading
+from study.store import sessions as session_store
 from tests.test_demo import _free_port
 
 
@@ -35,16 +38,22 @@ def test_the_proactive_demo_rotates_writers_through_l1_l2_l3_offline(tmp_path):
                         break
                 except httpx.TransportError:
                     time.sleep(0.1)
-            paradigms = []
+            sessions = []
             for prompt in ("obama", "mana", "pig"):
                 session_id, page = _to_writing(http, prompt)
                 assert "editor-proactive.js" in page
-                paradigms.append(page.split('"paradigm": "')[1][:2])
+                assert '"paradigm"' not in page  # the writer is not told their condition
+                sessions.append(session_id)
                 answer = http.post(f"/api/sessions/{session_id}/proactive", json={"doc": "It was a quiet morning"})
                 assert answer.status_code == 200, answer.text
                 assert answer.json()["suggestion"]["original"].strip()
-            assert sorted(paradigms) == ["L1", "L2", "L3"]
     finally:
         server.terminate()
         output = server.communicate(timeout=10)[0]
+    demo = config.load(tmp_path / "demo")
+    engine = make_engine(demo.database_url)
+    with reading(engine) as connection:
+        paradigms = [demo.condition(session_store.get(connection, s)["condition"]).paradigm for s in sessions]
+    engine.dispose()
+    assert sorted(paradigms) == ["L1", "L2", "L3"]
     assert "Paradigms: L1, L2, L3" in output
