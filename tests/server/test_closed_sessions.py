@@ -51,11 +51,13 @@ def assert_closed(client, session_id: str, stage: str) -> list[str]:
     return walked
 
 
-def _writing_session(client) -> str:
+def _writing_session(client, paradigm: str) -> str:
     session_id = start(client, access_code="closed-1")
     to_writing(client, session_id)
     doc = f"Prompt. {SECRET}\n"
     event = {**INIT_EVENT, "seq": 0, "currentDoc": doc, "currentCursor": len(doc) - 1}
+    if paradigm != "L0":
+        event["proactive"] = {"paradigm": paradigm}  # every event of a proactive session carries it
     assert client.post(f"/api/sessions/{session_id}/events", json={"events": [event]}).status_code == 200
     assert SECRET in client.get(f"/api/sessions/{session_id}/state").json["doc"]  # served while writing
     response = client.post(f"/s/{session_id}/writing/finish", json={"last_seq": 0, "text": doc})
@@ -69,7 +71,7 @@ def test_a_finished_writing_session_serves_nothing_at_any_session_route(study, m
                        for c in study.conditions)  # fmt: skip
     app = create_app(replace(study, conditions=conditions, suggestions=replace(study.suggestions, endpoint=model_url)))
     client = app.test_client()
-    session_id = _writing_session(client)
+    session_id = _writing_session(client, paradigm)
     walked = assert_closed(client, session_id, "evaluation")
     assert "/api/sessions/<session_id>/state" in walked and "/s/<session_id>/writing" in walked
     both = {"clear_ending": "yes", "collaborated": "yes"}
