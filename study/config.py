@@ -174,6 +174,12 @@ def minutes_text(minutes: int) -> str:
     return f"{minutes} minute" if minutes == 1 else f"{minutes} minutes"
 
 
+# Clocks and networks differ a little; the browser's timer is authoritative for the writer, the
+# server's check of the minimum writing time (and MTurk review's) only guards against a
+# tampered page.
+MIN_TIME_SLACK_SECONDS = 3
+
+
 def study_duration(study: Study) -> str:
     """The study's expected duration as participants and the dataset card read it: one source,
     [study] duration_minutes."""

@@ -7,7 +7,8 @@
   token log-probabilities. For tests, demos, and machines without the extra.
 
 A backend turns a prompt into `n` continuations (`generate`) and knows how to write a chat
-conversation as a prompt (`format_chat`). The HTTP wire format is `study.lm.server`'s job.
+conversation as a prompt (`format_chat`). The HTTP wire format is `study.lm.server`'s job;
+which backend a name means (`study lm serve --backend`) is `study.lm.choose`.
 """
 
 from __future__ import annotations
@@ -185,25 +186,6 @@ class DeterministicBackend:
         return len(_TOKEN.findall(text))
 
 
-# --- SmolLM2 ---------------------------------------------------------------------------------
-
-def load_backend(name: str = "auto", delay: float = 0.0) -> Backend:
-    """`auto` picks SmolLM2 when the extra is installed, else the deterministic backend."""
-    from study.lm import smollm2  # imports torch only when SmolLM2 is asked for
-
-    if name == "auto":
-        name = "smollm2" if smollm2.available() else "deterministic"
-    if name == "deterministic":
-        return DeterministicBackend(delay=delay)
-    if name == "smollm2":
-        return _Delayed(smollm2.SmolLM2Backend(), delay) if delay else smollm2.SmolLM2Backend()
-    if name == "judge":  # the deterministic HAR/KED judge (study.lm.judge_backend), for tests
-        from study.lm.judge_backend import JudgeBackend
-
-        return JudgeBackend()
-    raise ValueError(f"unknown backend '{name}'; use auto, smollm2, deterministic or judge")
-
-
 class BackendLoading(RuntimeError):
     """The model is not ready yet; the endpoint answers 503 so clients can retry."""
 
@@ -247,20 +229,3 @@ class BackgroundLoaded:
 
     def count_tokens(self, text: str) -> int:
         return self._ready().count_tokens(text)
-
-
-class _Delayed:
-    """Any backend, answering `delay` seconds late."""
-
-    def __init__(self, inner: Backend, delay: float) -> None:
-        self.inner, self.delay, self.model_id = inner, delay, inner.model_id
-
-    def generate(self, prompt: str, **kwargs) -> list[Generation]:
-        time.sleep(self.delay)
-        return self.inner.generate(prompt, **kwargs)
-
-    def format_chat(self, messages: Sequence[dict]) -> str:
-        return self.inner.format_chat(messages)
-
-    def count_tokens(self, text: str) -> int:
-        return self.inner.count_tokens(text)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from study.lm import smollm2
-from study.lm.backends import BackendUnavailable, load_backend
+from study.lm.backends import BackendUnavailable
+from study.lm.choose import load_backend
 
 
 @click.group("lm")

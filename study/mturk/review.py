@@ -29,12 +29,12 @@ from decimal import Decimal
 
 from sqlalchemy import update
 
+from study.config import MIN_TIME_SLACK_SECONDS
 from study.curation.replay import WRITER, DeltaError, replay
 from study.mturk import assignments as assignment_module
 from study.mturk import ledger, money
 from study.mturk.client import MTurkError
 from study.mturk.context import Context
-from study.server.participant import MIN_TIME_SLACK_SECONDS
 from study.store import chat as chat_store
 from study.store import events as event_store
 from study.store import reading, writing

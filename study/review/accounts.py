@@ -16,7 +16,7 @@ from sqlalchemy import Connection, select, update
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from study.review import audit
-from study.store.db import reviewers
+from study.store.db import review_logins, reviewers
 
 ROLES = ("reviewer", "researcher")
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
@@ -116,9 +116,13 @@ def all_accounts(connection: Connection) -> list[dict]:
 
 
 def _end_logins(connection: Connection, reviewer_id: int) -> None:
-    from study.review.logins import end_all  # logins imports this module
-
-    end_all(connection, reviewer_id)
+    """End every live login of an account (its password changed, or it was disabled). Here
+    rather than in study.review.logins, which reads accounts to check a login."""
+    connection.execute(
+        update(review_logins)
+        .where(review_logins.c.reviewer_id == reviewer_id, review_logins.c.ended_at.is_(None))
+        .values(ended_at=time.time())
+    )
 
 
 def _existing(connection: Connection, name: str) -> dict:

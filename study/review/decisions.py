@@ -10,10 +10,10 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, select, update
+from sqlalchemy import Connection, and_, select, update
 
 from study.config import Study
-from study.review import audit, rounds, rules
+from study.review import audit, rules
 from study.review import ratings as rating_store
 from study.review import settings as review_settings
 from study.review.rules import Outcome
@@ -104,6 +104,15 @@ def judge(connection: Connection, study: Study, submissions: list[dict]) -> list
     return judged
 
 
+def writer_condition(*, worker_id: str | None = None, access_code: str | None = None):
+    """A SQL condition: sessions of this writer (an MTurk worker or a lab access code)."""
+    if worker_id:
+        return sessions.c.worker_id == worker_id
+    if access_code:
+        return and_(sessions.c.access_code == access_code, sessions.c.worker_id.is_(None))
+    return None
+
+
 def writer_passed(
     connection: Connection,
     study: Study,
@@ -113,7 +122,7 @@ def writer_passed(
     access_code: str | None = None,
 ) -> bool:
     """Whether any of this writer's submissions to `round_name` passed."""
-    writer = rounds.writer_condition(worker_id=worker_id, access_code=access_code)
+    writer = writer_condition(worker_id=worker_id, access_code=access_code)
     if writer is None:
         return False
     rows = connection.execute(

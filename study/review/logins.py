@@ -121,12 +121,3 @@ def wait_seconds(connection: Connection, address: str | None) -> float:
         return 0.0
     backoff = min(BACKOFF_SECONDS * 2 ** (len(recent) - FREE_FAILURES), MAX_BACKOFF_SECONDS)
     return max(0.0, max(recent) + backoff - now)
-
-
-def end_all(connection: Connection, reviewer_id: int) -> None:
-    """End every live login of an account (its password changed, or it was disabled)."""
-    connection.execute(
-        update(review_logins)
-        .where(review_logins.c.reviewer_id == reviewer_id, review_logins.c.ended_at.is_(None))
-        .values(ended_at=time.time())
-    )

@@ -25,9 +25,9 @@ from study.curation.replay import DeltaError
 from study.release.redaction import redact_session
 from study.review import playback, rules
 from study.review.identifiers import IdentifierDetector
-from study.server.participant import evaluation_items
 from study.store import events as event_store
 from study.store import sessions as session_store
+from study.survey.evaluation import evaluation_items
 
 @dataclass
 class Shown:

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import html
 
-from sqlalchemy import Connection, and_, or_, select
+from sqlalchemy import Connection, or_, select
 
 from study.config import Study
+from study.review import decisions
 from study.review import settings as review_settings
 from study.review.settings import Round
 from study.store.db import session_rounds, sessions
@@ -74,15 +75,6 @@ def sessions_in(study: Study, round_name: str):
     return condition
 
 
-def writer_condition(*, worker_id: str | None = None, access_code: str | None = None):
-    """A SQL condition: sessions of this writer (an MTurk worker or a lab access code)."""
-    if worker_id:
-        return sessions.c.worker_id == worker_id
-    if access_code:
-        return and_(sessions.c.access_code == access_code, sessions.c.worker_id.is_(None))
-    return None
-
-
 def entry_refusal(
     connection: Connection,
     study: Study,
@@ -98,7 +90,7 @@ def entry_refusal(
         return f"This study has no round named '{round_name}'. Please check the link."
     if chosen is None:
         return None
-    writer = writer_condition(worker_id=worker_id, access_code=access_code)
+    writer = decisions.writer_condition(worker_id=worker_id, access_code=access_code)
     if chosen.once_per_worker and writer is not None:
         earlier = connection.execute(
             select(sessions.c.session_id).where(writer, sessions_in(study, chosen.name)).limit(1)
@@ -106,8 +98,6 @@ def entry_refusal(
         if earlier is not None:
             return ONCE_REFUSAL
     if chosen.requires:
-        from study.review import decisions  # decisions reads rounds too
-
         if writer is None or not decisions.writer_passed(
             connection, study, chosen.requires, worker_id=worker_id, access_code=access_code
         ):

@@ -18,7 +18,7 @@ from flask import Blueprint, current_app, g, jsonify, redirect, render_template,
 from markupsafe import Markup
 from sqlalchemy import select
 
-from study.config import study_duration
+from study.config import MIN_TIME_SLACK_SECONDS, study_duration
 from study.mturk import repeat
 from study.review import rounds
 from study.server import assignment, page_security, stages, surveys
@@ -29,13 +29,11 @@ from study.store import events as event_store
 from study.store import sessions as session_store
 from study.store.db import mturk_assignments
 from study.suggest.proactive import is_proactive_study
+from study.survey.evaluation import evaluation_items
 
 blueprint = Blueprint("participant", __name__)
 
 PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
-# Clocks and networks differ a little; the browser's timer is authoritative for the writer,
-# the server's only guards against a tampered page.
-MIN_TIME_SLACK_SECONDS = 3
 # The completion page shows the verification code, the assignment and the access code for this
 # long after the survey (time to submit the HIT, or to note the code, and to reload the page);
 # after that, or once MTurk has the submission, it says only that the session is finished.
@@ -357,16 +355,6 @@ def finish_writing(session_id):
 
 
 # -- self-evaluation, survey, completion ------------------------------------------------------
-
-
-def evaluation_items(noun: str) -> list[tuple[str, str]]:
-    """The paper's two requirements (§4.3.2, App. E), as required checkboxes."""
-    ending = (
-        "My essay has a clear stance and conclusion."
-        if noun == "essay"
-        else f"My {noun} has a clear ending."
-    )
-    return [("clear_ending", ending), ("collaborated", f"I collaboratively wrote my {noun} with AI.")]
 
 
 @blueprint.route("/s/<session_id>/evaluation", methods=["GET", "POST"])

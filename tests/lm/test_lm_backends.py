@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from study.lm.backends import DeterministicBackend, finish, load_backend
+from study.lm.backends import DeterministicBackend, finish
+from study.lm.choose import load_backend
 
 
 def test_finish_cuts_before_the_earliest_stop_and_keeps_tokens_aligned() -> None:

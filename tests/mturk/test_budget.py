@@ -10,7 +10,7 @@ from decimal import Decimal
 import httpx
 import pytest
 
-from study.mturk import assignments, hits, ledger
+from study.mturk import assignments, hit_actions, hits, ledger
 from study.mturk.client import MTurkError
 from study.mturk.emulator import accept_and_submit
 from study.mturk.review import approve
@@ -47,10 +47,10 @@ def test_re_opening_an_expired_hit_is_refused_past_the_cap(cli, tmp_path, emulat
 def test_re_opening_within_the_cap_reserves_the_slots_again(ctx, emulator):
     hit_id = post_hit(ctx, assignments=2, reward="2.50")
     done = accept_and_submit(emulator.state, hit_id, "A1FIRST", {"verificationCode": "X"})
-    hits.expire(ctx, hit_id)
+    hit_actions.expire(ctx, hit_id)
     with reading(ctx.engine) as connection:
         assert ledger.totals(connection, ctx.environment).reserved.total == Decimal("3.00")
-    hits.extend(ctx, hit_id, hours=1)
+    hit_actions.extend(ctx, hit_id, hours=1)
     with reading(ctx.engine) as connection:
         reserved = ledger.totals(connection, ctx.environment).reserved.total
     assert reserved == Decimal("6.00")  # the submission's reward and the slot open again
@@ -98,14 +98,14 @@ def test_extend_run_again_after_a_crash_adds_the_assignments_once(ctx, emulator,
     hit_id = post_hit(ctx, assignments=3, reward="2.50")
     restore = _lose_the_answer_to(ctx, "CreateAdditionalAssignmentsForHIT", monkeypatch)
     with pytest.raises(SystemExit):
-        hits.extend(ctx, hit_id, more=2)
+        hit_actions.extend(ctx, hit_id, more=2)
     restore()
     assert emulator.state.data["hits"][hit_id]["MaxAssignments"] == 5
-    again = hits.extend(ctx, hit_id, more=2)
+    again = hit_actions.extend(ctx, hit_id, more=2)
     assert "3 -> 5" in again[0] and "nothing more was added" in again[0]
     assert emulator.state.data["hits"][hit_id]["MaxAssignments"] == 5
     emulator.state.advance(25 * 3600)  # MTurk forgot the token; the ledger did not
-    hits.extend(ctx, hit_id, more=2, hours=1)
+    hit_actions.extend(ctx, hit_id, more=2, hours=1)
     assert emulator.state.data["hits"][hit_id]["MaxAssignments"] == 7  # asked anew: added
     with reading(ctx.engine) as connection:
         assert ledger.totals(connection, ctx.environment).reserved.total == Decimal("21.00")
@@ -122,9 +122,9 @@ def test_an_extend_that_never_reached_mturk_is_sent_by_the_next_run(ctx, emulato
 
     monkeypatch.setattr(ctx.requester, "call", unreachable)
     with pytest.raises(hits.HitError, match="Run the same extend again"):
-        hits.extend(ctx, hit_id, more=2)
+        hit_actions.extend(ctx, hit_id, more=2)
     monkeypatch.setattr(ctx.requester, "call", real)
-    hits.extend(ctx, hit_id, more=2)
+    hit_actions.extend(ctx, hit_id, more=2)
     assert emulator.state.data["hits"][hit_id]["MaxAssignments"] == 5
 
 

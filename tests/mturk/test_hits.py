@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 from sqlalchemy import select
 
-from study.mturk import hits, ledger, posting, qualifications
+from study.mturk import hit_actions, hits, ledger, posting, qualifications
 from study.mturk.emulator import accept_and_submit
 from study.mturk.hits import EXTERNAL_QUESTION_NS
 from study.mturk.review import approve, reject
@@ -171,11 +171,11 @@ def test_a_post_interrupted_for_more_than_a_day_finds_its_hit_by_annotation(
 def test_extend_adds_assignments_but_not_across_ten(ctx, emulator):
     hit_id = _post(ctx, assignments=9).hits[0]["hit_id"]
     with pytest.raises(hits.HitError, match="fewer than 10 assignments to 10 or more"):
-        hits.extend(ctx, hit_id, more=1)
+        hit_actions.extend(ctx, hit_id, more=1)
     assert emulator.state.data["hits"][hit_id]["MaxAssignments"] == 9
     small = _post(ctx, assignments=2).hits[0]["hit_id"]
-    assert hits.extend(ctx, small, more=3, hours=48)[0].startswith("3 more assignments (2 -> 5)")
-    hits.extend(ctx, small, more=3)  # a different target size: a new request
+    assert hit_actions.extend(ctx, small, more=3, hours=48)[0].startswith("3 more assignments (2 -> 5)")
+    hit_actions.extend(ctx, small, more=3)  # a different target size: a new request
     assert emulator.state.data["hits"][small]["MaxAssignments"] == 8
     with reading(ctx.engine) as connection:
         open_slots = [
@@ -186,26 +186,26 @@ def test_extend_adds_assignments_but_not_across_ten(ctx, emulator):
 
 def test_expire_checks_the_state_first_so_running_it_twice_is_fine(ctx, emulator):
     hit_id = _post(ctx).hits[0]["hit_id"]
-    assert hits.expire(ctx, hit_id) == "expired"
-    assert hits.expire(ctx, hit_id) == "already expired"
+    assert hit_actions.expire(ctx, hit_id) == "expired"
+    assert hit_actions.expire(ctx, hit_id) == "already expired"
     assert ctx.requester.calls.count("UpdateExpirationForHIT") == 1
 
 
 def test_delete_only_a_reviewable_hit_without_submitted_assignments(ctx, emulator):
     hit_id = _post(ctx, assignments=2).hits[0]["hit_id"]
     with pytest.raises(hits.HitError, match="Assignable.*expire"):
-        hits.delete(ctx, hit_id)
+        hit_actions.delete(ctx, hit_id)
     working = accept(emulator.url, hit_id, "A1WORKING")
     done = accept_and_submit(emulator.state, hit_id, "A1DONE", {"verificationCode": "X"})
-    hits.expire(ctx, hit_id)
+    hit_actions.expire(ctx, hit_id)
     with pytest.raises(hits.HitError, match="1 workers are still working"):
-        hits.delete(ctx, hit_id)
+        hit_actions.delete(ctx, hit_id)
     emulator.state.data["assignments"][working["AssignmentId"]]["AssignmentStatus"] = "Returned"
     with pytest.raises(hits.HitError, match="1 submitted assignments nobody approved or rejected"):
-        hits.delete(ctx, hit_id)
+        hit_actions.delete(ctx, hit_id)
     approve(ctx, done["AssignmentId"])
-    assert hits.delete(ctx, hit_id) == "deleted"
-    assert hits.delete(ctx, hit_id) == "already deleted"
+    assert hit_actions.delete(ctx, hit_id) == "deleted"
+    assert hit_actions.delete(ctx, hit_id) == "already deleted"
     assert "DeleteHIT" in ctx.requester.calls and ctx.requester.calls.count("DeleteHIT") == 1
     with reading(ctx.engine) as connection:
         status = connection.execute(

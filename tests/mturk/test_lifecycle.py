@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import httpx
 
-from study.mturk import assignments, bonuses, hits, ledger, review, workers
+from study.mturk import assignments, bonuses, hit_actions, hits, ledger, review, workers
 from study.mturk.emulator import accept_and_submit
 from study.store import reading
 from tests.mturk.conftest import TASK_URL, post_hit
@@ -93,9 +93,9 @@ def test_a_study_from_posting_to_payment(ctx, emulator, task_app):
     workers.block(ctx, "A1NOSESSION", "submitted another worker's code")
     assert [b["WorkerId"] for b in workers.blocked(ctx)] == ["A1NOSESSION"]
 
-    assert hits.expire(ctx, hit_id) == "expired"
+    assert hit_actions.expire(ctx, hit_id) == "expired"
     assignments.sync(ctx)
-    assert hits.delete(ctx, hit_id) == "deleted"
+    assert hit_actions.delete(ctx, hit_id) == "deleted"
 
     with reading(ctx.engine) as connection:
         totals = ledger.totals(connection, ctx.environment)
@@ -111,7 +111,7 @@ def test_sync_confirms_auto_approved_rewards_and_releases_untaken_ones(
     hit_id = post_hit(ctx, assignments=3, reward="2.00")
     taken = take_hit(emulator.url, task_app.test_client(), hit_id, "A1WRITER")
     emulator.state.advance(2 * 3600)  # past the auto-approval delay
-    hits.expire(ctx, hit_id)
+    hit_actions.expire(ctx, hit_id)
     assignments.sync(ctx)
     with reading(ctx.engine) as connection:
         rewards = ledger.entries(connection, ctx.environment, kind="reward")

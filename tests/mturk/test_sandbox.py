@@ -12,7 +12,7 @@ import boto3
 import pytest
 
 from study import config
-from study.mturk import client, hits, posting, settings, validate
+from study.mturk import client, hit_actions, hits, posting, settings, validate
 from study.mturk.context import open_context
 
 pytestmark = pytest.mark.skipif(
@@ -85,9 +85,9 @@ def test_post_expire_and_delete_a_hit(sandbox_ctx):
         assert caught.value.turk_code == "AWS.MechanicalTurk.HitAlreadyExists"
         assert caught.value.entity_id() == hit_id
     finally:
-        assert hits.expire(sandbox_ctx, hit_id) in ("expired", "already expired")
-        assert hits.expire(sandbox_ctx, hit_id) == "already expired"
-        assert hits.delete(sandbox_ctx, hit_id) == "deleted"
+        assert hit_actions.expire(sandbox_ctx, hit_id) in ("expired", "already expired")
+        assert hit_actions.expire(sandbox_ctx, hit_id) == "already expired"
+        assert hit_actions.delete(sandbox_ctx, hit_id) == "deleted"
 
 
 def test_the_same_expiry_twice_is_refused_by_the_sandbox(sandbox_ctx):
@@ -105,4 +105,4 @@ def test_the_same_expiry_twice_is_refused_by_the_sandbox(sandbox_ctx):
             sandbox_ctx.requester.call("UpdateExpirationForHIT", HITId=hit_id, ExpireAt=past)
         assert caught.value.token_already_processed
     finally:
-        hits.delete(sandbox_ctx, hit_id)
+        hit_actions.delete(sandbox_ctx, hit_id)

@@ -6,6 +6,7 @@ import datetime as dt
 
 import click
 
+from study.mturk import hit_actions
 from study.mturk import hits as hit_module
 from study.mturk import ledger, money, posting, settings
 from study.mturk.cli.common import (
@@ -180,7 +181,7 @@ def extend(directory, hit_id, more, hours, sandbox, endpoint_url) -> None:
     if not more and not hours:
         raise click.ClickException("Say what to extend: --assignments N and/or --hours H.")
     ctx = open_account(directory, sandbox, endpoint_url)
-    done = hit_module.extend(
+    done = hit_actions.extend(
         ctx,
         hit_id,
         more=more,
@@ -202,7 +203,7 @@ def expire(directory, hit_ids, every, sandbox, endpoint_url) -> None:
     refused = 0
     for hit_id in _chosen(ctx, hit_ids, every):
         try:
-            click.echo(f"{hit_id}: {hit_module.expire(ctx, hit_id)}")
+            click.echo(f"{hit_id}: {hit_actions.expire(ctx, hit_id)}")
         except hit_module.HitError as error:
             refused += 1
             click.echo(f"{hit_id}: not expired. {error}", err=True)
@@ -222,7 +223,7 @@ def delete(directory, hit_ids, every, sandbox, endpoint_url) -> None:
     refused = 0
     for hit_id in _chosen(ctx, hit_ids, every):
         try:
-            click.echo(f"{hit_id}: {hit_module.delete(ctx, hit_id)}")
+            click.echo(f"{hit_id}: {hit_actions.delete(ctx, hit_id)}")
         except hit_module.HitError as error:
             refused += 1
             click.echo(f"{hit_id}: not deleted. {error}", err=True)

@@ -1,8 +1,9 @@
 """The reviewers' workspace: a Flask blueprint under /review.
 
 `study serve` mounts it next to the participant's path (study.server.create_app registers
-`blueprint` at /review); `study review DIR` serves it alone (`create_review_app`). Views are
-split by who uses them:
+`blueprint` at /review); `study review DIR` serves it alone (`create_review_app`). The blueprint
+itself is `base` (which the views import, so none imports this package); views are split by
+who uses them:
   - `auth`: logging in and out, the login cookie, the CSRF check on every POST, security headers;
   - `rating`: a reviewer's queue, a submission with its replay, rating it;
   - `researcher`: outcomes, agreement, adjudication and the audit log (researchers only).
@@ -11,26 +12,16 @@ Templates are templates/review/*.html, the page scripts study/static/review*.js.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
-from flask import Blueprint, Flask, redirect
+from flask import Flask, redirect
 
 from study.config import Study
 from study.paths import static_dir, templates_dir
+from study.review.web import auth, rating, researcher  # noqa: F401  (they add the views)
+from study.review.web.base import URL_PREFIX, blueprint
 from study.server.proxy import behind_proxies
 from study.store import create_tables, make_engine
 
-URL_PREFIX = "/review"
-
-blueprint = Blueprint("review", __name__)
-
-
-@blueprint.app_template_filter("review_time")
-def review_time(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, tz=UTC).strftime("%Y-%m-%d %H:%M:%S")
-
-
-from study.review.web import auth, rating, researcher  # noqa: F401  (they add the views)
+__all__ = ["URL_PREFIX", "blueprint", "create_review_app"]
 
 
 def create_review_app(study: Study, *, engine=None) -> Flask:

@@ -18,7 +18,7 @@ import secrets
 from flask import abort, g, jsonify, make_response, redirect, render_template, request, url_for
 
 from study.review import accounts, audit, logins
-from study.review.web import blueprint
+from study.review.web.base import blueprint
 from study.server import proxy
 from study.server.context import engine, study
 from study.store import reading, writing

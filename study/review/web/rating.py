@@ -14,7 +14,7 @@ from flask import abort, g, jsonify, redirect, render_template, request, url_for
 from study.review import decisions, presentation, queue, submissions
 from study.review import ratings as rating_store
 from study.review import settings as review_settings
-from study.review.web import blueprint
+from study.review.web.base import blueprint
 from study.review.web.auth import login_required, refuse, wants_json
 from study.server.context import engine, study
 from study.store import reading, writing

@@ -12,7 +12,7 @@ from flask import abort, g, redirect, render_template, request, url_for
 
 from study.review import audit, decisions, presentation, report, rules, submissions
 from study.review import ratings as rating_store
-from study.review.web import blueprint
+from study.review.web.base import blueprint
 from study.review.web.auth import refuse, researcher_required
 from study.review.web.rating import settings
 from study.server.context import engine, study
