@@ -46,6 +46,8 @@ ISSUES = {
     "empty-suggestions": (WARNING, f"{NONE}; check the suggestion engine"),
     "selection-without-list": (ERROR, f"the suggestion-open showing it is missing; {RESTORE}"),
     "suggestion-mismatch": (ERROR, f"the matching suggestion-open is missing; {RESTORE}"),
+    "suggestion-partial": (WARNING, f"{NONE}: MindCopilot's partial accept, which CoAuthor's "
+                           "vocabulary has no event for (the extended export marks it `partial`)"),
     "suggestion-loose-match": (WARNING, f"{NONE}: the editor normalised spaces or newlines"),
     "selection-not-inserted": (WARNING, f"{NONE} if cancelled; else the text-insert is missing"),
     # Proactive sessions (MindCopilot L1-L3, study.curation.proactive.checks)

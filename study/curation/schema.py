@@ -104,6 +104,16 @@ def _say(error) -> str:
             inner = field_path(deepest.relative_path) if deepest.relative_path else ""
             return f"{inner} {_say(deepest)}".strip()
         return f"has the wrong type: got {got}"
+    if keyword == "anyOf":
+        # Branches that each constrain one field (coauthor-proactive: L0, or at most one
+        # suggestion): the rule broken is the one on something other than a type or constant.
+        meant = [e for e in error.context if e.validator not in ("type", "const")]
+        if meant:
+            deepest = max(meant, key=lambda e: len(e.absolute_path))
+            inner = field_path(deepest.relative_path) if deepest.relative_path else ""
+            branch = expected[deepest.schema_path[0]] if deepest.schema_path else {}
+            why = f" ({branch['description']})" if isinstance(branch, dict) and "description" in branch else ""
+            return f"{inner} {_say(deepest)}{why}".strip()
     # jsonschema's own wording quotes the whole value, however long: word it here instead.
     return f"breaks the schema's {keyword} rule ({quote(expected)}), got {got}"
 

@@ -36,7 +36,7 @@ from study.curation.proactive.checks import PROACTIVE_SOURCES, ProactiveChecks
 from study.curation.quote import quote
 from study.curation.replay import WRITER, DeltaError, apply_delta, to_units
 from study.curation.schema import SCHEMA_FILES, fast_check, schema_errors, validator
-from study.curation.suggestions import LOOSE, inserted_text, match_suggestion
+from study.curation.suggestions import LOOSE, inserted_text, match_suggestion, shown_texts
 
 TEXT_EVENTS = frozenset({"text-insert", "text-delete"})
 SUGGESTION_EVENTS = frozenset({"suggestion-get", "suggestion-open", "suggestion-select"})
@@ -76,6 +76,7 @@ class _Checker:
         self.awaiting_select: int | None = None  # line of a select whose insert is due
         self.shown: list | None = None  # the last shown suggestion list, and its line
         self.shown_line: int | None = None
+        self.taken = ""  # what partial accepts inserted of the shown suggestion so far
         self.line = 0  # the line being checked (for `_embed`, called from inside replay)
         self.on_embed = self._embed
         self.sources = SOURCES
@@ -263,6 +264,7 @@ class _Checker:
         elif name == "suggestion-open":
             self.pending_get = None
             self.shown, self.shown_line = r["currentSuggestions"], line
+            self.taken = ""
             if not self.shown:
                 self.add(
                     "empty-suggestions", line, "currentSuggestions", "suggestion-open shows none"
@@ -299,6 +301,15 @@ class _Checker:
         if found is None and source == "user" and self.format != FORMAT_INTERFACE:
             self.awaiting_select = selected  # the writer typed first; the api insert may follow
             return
+        if found is None and self._partly(inserted_text(r)):
+            self.add(
+                "suggestion-partial",
+                line,
+                "textDelta",
+                f"inserts the next words of a suggestion shown at line {self.shown_line}, not "
+                "all of it (a partial accept)",
+            )
+            return
         if found is None:
             count = len(self.shown)
             self.add(
@@ -315,6 +326,15 @@ class _Checker:
                 "textDelta",
                 f"matches a suggestion shown at line {self.shown_line} only up to whitespace",
             )
+
+    def _partly(self, piece: str) -> bool:
+        # MindCopilot's partial accept (Ctrl+Right) inserts a suggestion a word at a time; the
+        # strict CoAuthor export keeps those inserts, each the next part of what was shown.
+        taken = self.taken + piece
+        if piece and any(text.startswith(taken) for text in shown_texts(self.shown)):
+            self.taken = taken
+            return True
+        return False
 
     def _not_inserted(self) -> None:
         if self.awaiting_select is not None:

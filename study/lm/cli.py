@@ -35,7 +35,12 @@ def lm() -> None:
     metavar="SECONDS",
     help="Answer every request this much later, to try out suggestion timeouts.",
 )
-def serve(backend: str, host: str, port: int, delay: float) -> None:
+@click.option(
+    "--no-logprobs", "no_logprobs", is_flag=True,
+    help="Answer without log-probabilities, as most hosted chat endpoints do (suggestions then "
+    "have no probability: exports write null).",
+)  # fmt: skip
+def serve(backend: str, host: str, port: int, delay: float, no_logprobs: bool) -> None:
     """Serve /v1/completions, /v1/chat/completions and /v1/models.
 
     Point a study at it with `endpoint = "http://HOST:PORT/v1"` under [suggestions] in
@@ -60,4 +65,4 @@ def serve(backend: str, host: str, port: int, delay: float) -> None:
     click.echo(f"serving model '{model.model_id}' at http://{host}:{port}/v1 (Ctrl-C to stop)")
     # waitress rather than Flask's development server: it is a real multi-threaded server,
     # and the backends make requests take turns where they must.
-    waitress.serve(create_app(model), host=host, port=port, threads=4, _quiet=True)
+    waitress.serve(create_app(model, logprobs=not no_logprobs), host=host, port=port, threads=4, _quiet=True)

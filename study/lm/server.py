@@ -41,7 +41,10 @@ class BadParameter(ValueError):
         self.param = param
 
 
-def create_app(backend: Backend) -> Flask:
+def create_app(backend: Backend, *, logprobs: bool = True) -> Flask:
+    """The endpoint's app. `logprobs=False` answers `"logprobs": null` whatever is asked, as
+    most hosted chat endpoints do: a study's suggestions then have no probability (README,
+    "Exporting data", unknown values)."""
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = 8 * 1024 * 1024  # a document is far smaller; refuse floods
     app.extensions["study.lm.backend"] = backend
@@ -60,7 +63,7 @@ def create_app(backend: Backend) -> Flask:
         body = _body()
         prompts = _prompts(body.get("prompt", "<|endoftext|>"))
         decoding = _decoding(body, default_max_tokens=16)
-        logprobs = _int(body, "logprobs", 0, 5, None)
+        asked = _int(body, "logprobs", 0, 5, None)
         for name in ("echo", "stream"):
             if body.get(name):
                 raise BadParameter(f"{name} is not supported by this server", name)
@@ -81,7 +84,7 @@ def create_app(backend: Backend) -> Flask:
                     "index": len(choices),
                     "text": generation.text,
                     "logprobs": _completion_logprobs(generation, len(prompt))
-                    if logprobs is not None else None,
+                    if asked is not None and logprobs else None,
                     "finish_reason": generation.finish_reason,
                 })
                 completion_tokens += len(generation.token_logprobs)
@@ -97,7 +100,7 @@ def create_app(backend: Backend) -> Flask:
         messages = _messages(body.get("messages"))
         max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
         decoding = _decoding({**body, "max_tokens": max_tokens}, default_max_tokens=256)
-        want_logprobs = _bool(body, "logprobs")
+        want_logprobs = _bool(body, "logprobs") and logprobs
         top = _int(body, "top_logprobs", 0, 20, 0)
         if body.get("stream"):
             raise BadParameter("stream is not supported by this server", "stream")
@@ -308,13 +311,13 @@ def _lstrip(generation: Generation) -> Generation:
 
 
 def serve_in_thread(
-    backend: Backend, host: str = "127.0.0.1", port: int = 0
+    backend: Backend, host: str = "127.0.0.1", port: int = 0, *, logprobs: bool = True
 ) -> tuple[str, Callable[[], None]]:
     """Start the endpoint in a daemon thread; returns its base URL (".../v1") and a stop function.
 
     For tests and `study demo`; `study lm serve` uses waitress instead.
     """
-    server = make_server(host, port, create_app(backend), threaded=True)
+    server = make_server(host, port, create_app(backend, logprobs=logprobs), threaded=True)
     # A short poll interval so that stop() returns at once rather than after 0.5 s.
     thread = threading.Thread(
         target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="study-lm", daemon=True

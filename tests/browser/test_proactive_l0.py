@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from playwright.sync_api import expect
 
 from study.cli import main as study_cli
 from study.cli import write_study_files
@@ -55,9 +56,17 @@ def test_l0_in_a_proactive_study_logs_window_switches_and_curation_counts_them(p
     switch_windows(page)
     type_text(page, " woke up.")
     switch_windows(page)
+    # Tab's list, as CoAuthor: the extended export below validates with all of it (issue 21).
+    page.keyboard.press("Tab")
+    suggestions = page.get_by_test_id("suggestion")
+    expect(suggestions.first).to_be_visible()
+    shown = suggestions.count()
+    page.keyboard.press("Enter")
+    expect(suggestions).to_have_count(0)
     wait_saved(page)
     log = logged(task_server, session_id)
     assert names(log).count("window-blur") == 2 and names(log).count("window-focus") == 2
+    assert shown > 1 and [len(r["currentSuggestions"]) for r in log if r["eventName"] == "suggestion-open"] == [shown]
     assert {r["proactive"]["paradigm"] for r in log} == {"L0"}
     assert page.get_by_test_id("status-bar").count() == 0  # no ghost text: Tab, as CoAuthor
 

@@ -67,3 +67,19 @@ def test_the_cli_checks_proactive_files_against_their_schema(tmp_path):
     result = CliRunner().invoke(study_cli, ["curate", "validate", str(path)])
     assert result.exit_code != 0
     assert "line 4" in result.output and "proactive" in result.output and "coauthor-proactive.schema.json" in result.output
+
+
+def _shown_twice(paradigm: str) -> list[dict]:
+    s = Script(paradigm=paradigm).type(" It")
+    s.suggest(1, " snowed.", "esc")
+    item = s.events[3]["currentSuggestions"][0]
+    s.events[3]["currentSuggestions"] = [item, {**item, "index": 1, "original": " rained."}]
+    return s.events
+
+
+def test_l0_shows_a_list_and_l1_to_l3_one_suggestion():
+    assert validate_events(_shown_twice("L0")).ok  # Tab's list, in a MindCopilot study
+    report = validate_events(_shown_twice("L2"))
+    (issue,) = [i for i in report.issues if i.code == "schema"]
+    assert issue.line == 4 and "currentSuggestions must have at most 1 item" in issue.message
+    assert "one ghost text at a time" in issue.message

@@ -137,6 +137,12 @@ def _keys_reversed(events):
     events[0] = dict(reversed(list(events[0].items())))
 
 
+def _partly_accepted(events):
+    # " Bees are busy" of " Bees are busy.", and the writer's delete one character earlier
+    events[9]["textDelta"] = ops({"retain": 20}, {"insert": " Bees are busy"})
+    events[10]["textDelta"] = ops({"retain": 33}, {"delete": 1})
+
+
 # Each hand-made warning: its code -> (how to break the small session, line).
 WARNINGS = {
     "timestamp-order": (setting(4, "eventTimestamp", 5), 5),
@@ -144,6 +150,7 @@ WARNINGS = {
     "cursor-mismatch": (setting(14, "currentCursor", 500), 15),
     "selection-not-inserted": (keeping((0, 9), (11, 15)), 8),
     "suggestion-loose-match": (setting(9, "textDelta", LOOSE), 10),
+    "suggestion-partial": (_partly_accepted, 10),
     "empty-suggestions": (setting(12, "currentSuggestions", []), 13),
     "event-source": (setting(14, "eventSource", "api"), 15),
     "key-order": (_keys_reversed, 1),
