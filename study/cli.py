@@ -103,6 +103,7 @@ def _with_paradigm_conditions(text: str, paradigms: tuple[str, ...]) -> str:
 def serve(directory: str, host: str, port: int, workers: int | None, threads: int, writers: int) -> None:
     """Serve the study in DIRECTORY (storing everything in its database), on every core."""
     from study.server import create_app, serving
+    from study.server.limit_store import LimitStoreUnavailable
     from study.server.proxy import ProxyConfigError
 
     study = _load(directory)
@@ -111,7 +112,7 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
         raise click.ClickException(f"{directory}: not serving participants yet: {unfinished}")
     try:
         app = create_app(study)
-    except ProxyConfigError as error:
+    except (ProxyConfigError, LimitStoreUnavailable) as error:
         raise click.ClickException(str(error)) from None
     workers = workers or serving.default_workers()
     click.echo(f"Serving '{study.name}' on http://{host}:{port}/  (database: {_safe_url(study)})")

@@ -17,6 +17,7 @@ from werkzeug.exceptions import HTTPException
 
 from study.config import Study
 from study.paths import static_dir, templates_dir
+from study.server import limit_store as limit_stores
 from study.server import limits as server_limits
 from study.server.throttle import StartThrottle
 from study.store import create_tables, make_engine
@@ -52,8 +53,12 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     app.extensions["study.suggestions"] = suggestion_engine
     # Quotas, throttles and the access-code list (study.server.limits), read once at start.
     app.extensions["study.limits"] = server_limits.from_study(study)
+    # Counted where every worker process and host sees the same count (study.server.limit_store).
+    limit_store = limit_stores.from_environment(engine, study.id or study.name)
+    limit_store.check()  # an unreachable Redis stops the server before it takes anyone in
+    app.extensions["study.limit_store"] = limit_store
     app.extensions["study.start_throttle"] = StartThrottle(
-        app.extensions["study.limits"].new_sessions_per_ip_per_hour
+        app.extensions["study.limits"].new_sessions_per_ip_per_hour, limit_store, study.id or study.name
     )
     # Model calls served at once: suggestions, ghost text, chat replies (study.server.model_calls).
     app.extensions["study.suggestion_slots"] = threading.BoundedSemaphore(
@@ -85,6 +90,16 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     @app.get("/healthz")
     def healthz():
         return {"ok": True, "study": study.name}
+
+    @app.errorhandler(limit_stores.LimitStoreUnavailable)
+    def limits_unavailable(error: limit_stores.LimitStoreUnavailable):
+        # The limits cannot be counted, so they cannot be kept: refuse (503) rather than let
+        # everyone through, and tell the operator what to fix.
+        app.logger.error("limits cannot be counted: %s", error)
+        message = "the study server cannot take this request right now; please try again in a few minutes"
+        if request.path.startswith("/api/"):
+            return jsonify(error=message), 503
+        return message[0].upper() + message[1:] + ".", 503
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException):

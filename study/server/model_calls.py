@@ -2,13 +2,15 @@
 "Suggestions"): Tab suggestions (suggestions_api), proactive ghost text (proactive_api) and the
 chat assistant's replies (chat_api) all go through here, in this order:
 
-1. `slot()`: at most `[suggestions] concurrent_requests` model calls are in flight per server
-   process; past it the request is answered 503 at once, so slow model calls cannot take every
-   thread from event ingest and pages.
-2. `admit()`: in one transaction, the per-session limit (`max_requests_per_minute`) and the
-   study-wide one (`model_calls_per_minute`) are counted and the request is recorded in
-   suggestion_requests *before* the model is called: concurrent requests see each other's rows,
-   so the limits hold under a burst.
+1. `slot()`: at most `[suggestions] concurrent_requests` model calls are in flight in this
+   server process; past it the request is answered 503 at once, without touching the database,
+   so slow model calls cannot take every thread from event ingest and pages.
+2. `admit()`: in one transaction, the per-session limit (`max_requests_per_minute`), the
+   study-wide one (`model_calls_per_minute`) and the study-wide slots (`concurrent_requests`
+   calls without an outcome yet) are counted and the request is recorded in suggestion_requests
+   *before* the model is called: concurrent requests see each other's rows, so the limits hold
+   under a burst, and they are counted where every worker process and host sees them, so each
+   is one limit for the whole study (study.server.limit_store).
 3. `settle()`: the row gets the outcome and the model that answered (the endpoint's reply names
    it; the configured name stays in `parameters`).
 4. `unavailable()`: a failure reaches the participant as one calm sentence; the reason, which can
@@ -74,15 +76,22 @@ def slot(busy: str = BUSY) -> Iterator[None]:
         _slots().release()
 
 
+def _in_flight_seconds() -> float:
+    # The longest a model call can take (its timeout, and a chat reply's retry) with room to spare.
+    return 2 * study().suggestions.timeout_seconds + 10
+
+
 def admit(session_id: str, condition: Condition, busy: str = BUSY) -> int:
     """Check the limits and record the request, in one transaction; its suggestion_requests
-    row id. Raises Refused (429) when a limit is reached: nothing is recorded then."""
+    row id. Raises Refused when a limit is reached (429) or every slot is taken (503): nothing
+    is recorded then."""
     per_session = study().suggestions.max_requests_per_minute
     study_wide = limits().model_calls_per_minute
     with writing(engine()) as connection:
         if connection.dialect.name == "postgresql":
             connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _COUNTING_LOCK})
-        since = time.time() - 60
+        now = time.time()
+        since = now - 60
         recent = connection.execute(
             select(func.count())
             .select_from(suggestion_requests)
@@ -99,10 +108,20 @@ def admit(session_id: str, condition: Condition, busy: str = BUSY) -> int:
         if everyone >= study_wide:
             logger.warning("model calls: the study-wide limit of %d per minute is reached", study_wide)
             raise Refused(busy, 429)
+        # A row without an outcome is a call in flight, on this process or another; one left by
+        # a server that stopped mid-call stops counting once no call could still be running.
+        in_flight = connection.execute(
+            select(func.count())
+            .select_from(suggestion_requests)
+            .where(suggestion_requests.c.created_at > now - _in_flight_seconds())
+            .where(suggestion_requests.c.error == NO_OUTCOME)
+        ).scalar_one()
+        if in_flight >= limits().concurrent_suggestions:
+            raise Refused(busy, 503)
         return connection.execute(
             suggestion_requests.insert().values(
                 session_id=session_id,
-                created_at=time.time(),
+                created_at=now,
                 condition=condition.name,
                 model=condition.model,
                 parameters="{}",

@@ -119,7 +119,7 @@ def task():
                 refusal = rounds.entry_refusal(connection, study(), round_name, worker_id=worker_id)
                 if refusal:
                     return _refuse_round(refusal)
-                if not _start_allowed():
+                if not _start_allowed(connection):
                     return _too_many_starts()
                 session = session_store.create(
                     connection,
@@ -150,7 +150,7 @@ def task():
                 )
                 if refusal:
                     return _refuse_round(refusal)
-                if not _start_allowed():
+                if not _start_allowed(connection):
                     return _too_many_starts()
                 session = session_store.create(connection, access_code=access_code)
                 rounds.record(connection, study(), session["session_id"], round_name)
@@ -161,12 +161,14 @@ def task():
     )
 
 
-def _start_allowed() -> bool:
+def _start_allowed(connection) -> bool:
+    """Whether this address may start another session; counted inside the caller's transaction
+    (`connection`) when the count is kept in the study database."""
     # Loopback is not throttled: it is a reverse proxy on this machine (which would otherwise
     # put every writer under one address), a test or a benchmark (README, "Participants").
     if page_security.is_loopback(request.remote_addr):
         return True
-    return current_app.extensions["study.start_throttle"].allow(request.remote_addr)
+    return current_app.extensions["study.start_throttle"].allow(request.remote_addr, connection)
 
 
 def _too_many_starts():

@@ -1,39 +1,32 @@
 """How many new sessions one IP address may start per hour.
 
 A bot that opens /task with made-up worker ids or access codes creates a session per request;
-this bounds it without keeping any address: the counts live in this process's memory for an
-hour and are gone on restart. Under gunicorn each worker process counts on its own, so the
-effective limit is the setting times the number of workers (README, "Participants").
+this bounds it. The starts are counted in the limit store (study.server.limit_store: the study
+database, or Redis when STUDY_REDIS_URL is set) under a hash of the address and forgotten after
+the hour, so the limit is one limit for every worker process and host serving the study
+(README, "Participants").
 """
 
 from __future__ import annotations
 
-import threading
-import time
-from collections import defaultdict, deque
+from sqlalchemy import Connection
+
+from study.server.limit_store import DatabaseStore, RedisStore, address_key
 
 WINDOW_SECONDS = 3600
 
 
 class StartThrottle:
-    def __init__(self, per_hour: int) -> None:
+    def __init__(self, per_hour: int, store: DatabaseStore | RedisStore, namespace: str) -> None:
         self.per_hour = per_hour
-        self._starts: defaultdict[str, deque[float]] = defaultdict(deque)
-        self._lock = threading.Lock()
+        self.store = store
+        self.namespace = namespace
 
-    def allow(self, address: str | None, now: float | None = None) -> bool:
-        """Count one new session for `address`; False when it has used up its hour."""
+    def allow(self, address: str | None, connection: Connection | None = None) -> bool:
+        """Count one new session for `address`; False when it has used up its hour. Raises
+        LimitStoreUnavailable when the store does not answer. In the study database the count
+        joins `connection`'s transaction when given (the one creating the session)."""
         if self.per_hour <= 0:
             return True
-        now = time.monotonic() if now is None else now
-        with self._lock:
-            starts = self._starts[address or "?"]
-            while starts and starts[0] <= now - WINDOW_SECONDS:
-                starts.popleft()
-            if len(starts) >= self.per_hour:
-                return False
-            starts.append(now)
-            if len(self._starts) > 100_000:  # forget idle addresses rather than grow forever
-                for key in [k for k, v in self._starts.items() if not v]:
-                    del self._starts[key]
-            return True
+        key = address_key(self.namespace, address or "?")
+        return self.store.hit(f"starts:{key}", self.per_hour, WINDOW_SECONDS, connection)

@@ -7,13 +7,13 @@ open between batches and goes on serving while a request waits for the database 
 scripts/bench_ingest.py measures both.)
 
 STUDY_DIR is the study folder (the one holding study.toml). Everything the workers share lives
-in the database: sessions, events, and the suggestion rate limit (counted from the
-suggestion_requests table), so any worker can answer any request of any session. What stays
-per process is harmless: the schema validator, the suggestion engine and its HTTP client, the
-cache of checked texts (study.server.arrival, confirmed against the database before use), and
-two limits that then apply per worker: the new-session throttle per IP address and the number
-of model calls (suggestions, ghost text, chat replies) served at once (README, "Running a
-study" and "Suggestions").
+in the database: sessions, events, the model-call limits and slots (counted from the
+suggestion_requests table) and the new-session throttle per address (or in Redis with
+STUDY_REDIS_URL; study.server.limit_store), so any worker can answer any request of any session
+and every limit is one limit. What stays per process is harmless: the schema validator, the
+suggestion engine and its HTTP client, and the cache of checked texts (study.server.arrival,
+confirmed against the database before use). `study serve` runs this same app on gunicorn
+(study.server.serving).
 
 STUDY_SECRET_KEY must be the same in every worker: without it each process draws its own
 Flask SECRET_KEY. Nothing signs cookies today (the session id travels in the URL), so a missing
@@ -34,6 +34,7 @@ from pathlib import Path
 
 from study import config as study_config
 from study.server import create_app
+from study.server.limit_store import LimitStoreUnavailable
 
 STUDY_DIR_VARIABLE = "STUDY_DIR"
 SECRET_KEY_VARIABLE = "STUDY_SECRET_KEY"
@@ -95,7 +96,10 @@ def load_app():
             SECRET_KEY_VARIABLE,
         )
     with _one_worker_at_a_time(directory):
-        application = create_app(study)
+        try:
+            application = create_app(study)
+        except LimitStoreUnavailable as error:
+            raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {error}") from None
     # Under `gunicorn --preload` this module is imported in the master, which then forks the
     # workers: a pooled connection (an SQLite handle or a PostgreSQL socket) must not be
     # inherited by several processes. Emptying the pool here makes each worker open its own.

@@ -89,6 +89,20 @@ suggestion_requests = Table(
     Column("latency_ms", Float),
     Column("error", Text),
     Index("suggestion_requests_by_session", "session_id", "created_at"),
+    # The study-wide model-call counts (study.server.model_calls) read the last minute's rows.
+    Index("suggestion_requests_by_time", "created_at"),
+)
+
+# New sessions started per address (study.server.limit_store.DatabaseStore): one row per start,
+# deleted when its hour has passed, under a hash of the address rather than the address.
+start_throttle = Table(
+    "start_throttle",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("key", String(64), nullable=False),
+    Column("at", Float, nullable=False),
+    Index("start_throttle_by_key", "key", "at"),
+    Index("start_throttle_by_time", "at"),
 )
 
 
@@ -205,6 +219,11 @@ def _create_private(url: str) -> None:
 
 def create_tables(engine: Engine) -> None:
     metadata.create_all(engine)
+    # create_all adds indexes only with a new table: an index added to an existing table later
+    # (suggestion_requests_by_time) is created here for databases made before it.
+    for table in metadata.sorted_tables:
+        for index in table.indexes:
+            index.create(engine, checkfirst=True)
 
 
 @contextmanager

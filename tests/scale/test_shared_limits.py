@@ -1,0 +1,124 @@
+"""Two `study serve` processes on one study database (and one Redis) keep one limit: the
+new-session throttle per address, the study-wide model-call slots and the model calls per
+minute count every process's requests (study.server.limit_store), and a limit store that does
+not answer is named with the fix."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+
+from .browser import start_writing
+from .servers import ServerProcess, free_port
+
+pytestmark = pytest.mark.slow
+
+ADDRESS = {"X-Forwarded-For": "198.51.100.7"}  # one participant's address, via a trusted proxy
+
+
+def configure(folder, endpoint_url: str = "", **keys) -> None:
+    toml = folder / "study.toml"
+    text = toml.read_text().replace('endpoint = ""', f'endpoint = "{endpoint_url}"', 1)
+    for section_key, value in keys.items():
+        section, key = section_key.split("__")
+        text, found = re.subn(rf"(?m)^{key} = .*$", f"{key} = {value}", text)
+        if not found:
+            text = text.replace(f"[{section}]\n", f"[{section}]\n{key} = {value}\n", 1)
+    toml.write_text(text)
+
+
+def two_servers(folder, tmp_path, env: dict) -> list[ServerProcess]:
+    servers = []
+    for name in ("a", "b"):
+        port = free_port()
+        server = ServerProcess(
+            [sys.executable, "-m", "study", "serve", str(folder), "--port", str(port), "--workers", "1"],
+            port, tmp_path / f"server-{name}.log", env={"STUDY_TRUSTED_PROXIES": "1", **env},
+        )
+        server.start()
+        servers.append(server)
+    return servers
+
+
+@pytest.fixture
+def stop_all():
+    started = []
+    yield started
+    for servers in started:
+        for server in servers:
+            server.stop()
+
+
+@pytest.mark.parametrize("store", ["database", "redis"])
+def test_one_address_has_one_start_limit_across_two_servers(study_folder, tmp_path, request, stop_all, store):
+    configure(study_folder, session__new_sessions_per_ip_per_hour=3)
+    env = {"STUDY_REDIS_URL": request.getfixturevalue("redis_url")} if store == "redis" else {}
+    servers = two_servers(study_folder, tmp_path, env)
+    stop_all.append(servers)
+
+    statuses = [
+        httpx.get(f"{servers[i % 2].url}/task?access_code=bot-{i}", headers=ADDRESS).status_code
+        for i in range(5)
+    ]
+    # Each server alone would have let 3 through: 6 in all.
+    assert statuses == [302, 302, 302, 429, 429]
+    other = httpx.get(f"{servers[1].url}/task?access_code=bot-9", headers={"X-Forwarded-For": "198.51.100.8"})
+    assert other.status_code == 302
+
+
+def test_model_call_slots_and_the_minute_cap_are_one_across_two_servers(study_folder, tmp_path, endpoint_factory, stop_all):
+    endpoint = endpoint_factory(delay=1.5)
+    configure(study_folder, endpoint.url, suggestions__concurrent_requests=1,
+              suggestions__model_calls_per_minute=3, suggestions__max_requests_per_minute=10)
+    servers = two_servers(study_folder, tmp_path, {})
+    stop_all.append(servers)
+    sessions = []
+    for i, server in enumerate(servers):
+        with httpx.Client(base_url=server.url, timeout=10) as client:
+            sessions.append(start_writing(client, f"writer-{i}"))
+
+    def ask(i: int) -> int:
+        url = f"{servers[i % 2].url}/api/sessions/{sessions[i % 2]}/suggestions"
+        return httpx.post(url, json={"doc": "Once upon a time"}, timeout=30).status_code
+
+    with ThreadPoolExecutor(2) as pool:
+        at_once = sorted(pool.map(ask, range(2)))
+    # One slot for the study: the second server's request is refused while the first is asked.
+    assert at_once == [200, 503]
+    assert endpoint.calls == 1
+    later = [ask(i) for i in range(3)]
+    assert later == [200, 200, 429]  # three calls a minute for the study, whichever server
+    assert endpoint.calls == 3
+
+
+def test_an_unreachable_redis_stops_study_serve_with_the_fix(study_folder):
+    url = f"redis://127.0.0.1:{free_port()}/0"
+    result = subprocess.run(
+        [sys.executable, "-m", "study", "serve", str(study_folder), "--port", str(free_port())],
+        env={**os.environ, "STUDY_REDIS_URL": url}, capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode != 0
+    assert f"STUDY_REDIS_URL={url}: Redis does not answer" in result.stderr
+    assert "unset STUDY_REDIS_URL" in result.stderr
+
+
+def test_a_redis_that_stops_refuses_new_sessions_and_says_why_in_the_log(study_folder, tmp_path, redis_url, stop_all):
+    import redis
+
+    servers = two_servers(study_folder, tmp_path, {"STUDY_REDIS_URL": redis_url})
+    stop_all.append(servers)
+    assert httpx.get(f"{servers[0].url}/task?access_code=a-1", headers=ADDRESS).status_code == 302
+    try:
+        redis.Redis.from_url(redis_url).shutdown(nosave=True)
+    except redis.ConnectionError:
+        pass  # the server closes the connection as it stops
+    refused = httpx.get(f"{servers[0].url}/task?access_code=a-2", headers=ADDRESS)
+    assert refused.status_code == 503
+    assert "try again in a few minutes" in refused.text
+    assert "STUDY_REDIS_URL" in servers[0].log_text() and "Redis does not answer" in servers[0].log_text()
