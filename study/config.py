@@ -128,6 +128,8 @@ class Study:
     contact: str = ""
     # Every survey, `[[survey]]` first (as "post_session"), then `[[surveys]]` (study.survey).
     surveys: tuple[survey_definition.Survey, ...] = ()
+    # [texts] instructions_confirmations: required checkboxes on the instructions page.
+    instructions_confirmations: tuple[str, ...] = ()
     # The chat document-creation study ([chat], study.chat.config), or None for writing studies.
     chat: object = None
 
@@ -249,6 +251,7 @@ def from_mapping(data: dict, directory: Path, source: Path | None = None) -> Stu
         instructions_template=_read_text(
             directory, texts.get("instructions"), "instructions", source
         ),
+        instructions_confirmations=tuple(texts.get("instructions_confirmations", ())),
         raw=data,
         id=study.get("id", ""),
         proactive=ProactiveSettings.from_mapping(data.get("proactive", {})),

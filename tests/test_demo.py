@@ -73,7 +73,7 @@ def test_chat_demo_answers_offline_with_the_local_model(tmp_path):
                     time.sleep(0.1)
             consent_url = str(http.get("/task", params={"access_code": "demo"}).url)
             http.post(consent_url, data={"consent": "yes"})
-            intent = http.post(consent_url.replace("consent", "instructions"))
+            intent = http.post(consent_url.replace("consent", "instructions"), data={"confirm1": "yes", "confirm2": "yes"})
             key = intent.text.split('name="intent" value="')[1].split('"')[0]
             http.post(str(intent.url), data={"intent": key})
             note = "I want a warm and honest tone with short paragraphs and one vivid example."

@@ -68,6 +68,9 @@ def _page_text(template_source: str, session: dict) -> Markup:
             noun=stages.noun(session),
             # One source of truth with the dataset card: [study] duration_minutes.
             minutes=study().duration_minutes,
+            # A chat study's operator notice ([chat] notice or notice_file, read now): CollabLLM
+            # showed it on the landing page ("10x speed up").
+            notice=study().chat.current_notice() if study().chat is not None else "",
             duration=study_duration(study()),
             pay=study().pay,
         )
@@ -214,8 +217,14 @@ def consent(session_id, session):
 @blueprint.route("/s/<session_id>/instructions", methods=["GET", "POST"])
 @at_stage("instructions")
 def instructions(session_id, session):
+    """The instructions, with the boxes of [texts] instructions_confirmations, each required
+    (CollabLLM's landing page: public sharing of the text, "I have read these notes")."""
+    confirmations = study().instructions_confirmations
+    error = None
     if request.method == "POST":
-        return redirect(stage_url(stages.advance(session_id, "instructions")))
+        if all(request.form.get(f"confirm{n}") == "yes" for n in range(1, len(confirmations) + 1)):
+            return redirect(stage_url(stages.advance(session_id, "instructions")))
+        error = "Please tick every box to continue."
     with reading(engine()) as connection:
         # Each round may have its own instructions (CoAuthor App. E: the qualification round's
         # first paragraph differs).
@@ -225,6 +234,8 @@ def instructions(session_id, session):
         study=study(),
         session=session,
         text=_page_text(template_source, session),
+        confirmations=confirmations,
+        error=error,
     )
 
 

@@ -13,6 +13,8 @@ def start_chat(page: Page, base_url: str, access_code: str = "chat-1") -> str:
     page.get_by_test_id("consent").check()
     page.get_by_test_id("next").click()
     page.wait_for_url("**/instructions")
+    page.get_by_test_id("confirm1").check()
+    page.get_by_test_id("confirm2").check()
     page.get_by_test_id("next").click()
     page.wait_for_url("**/intent")
     page.get_by_test_id("intent-option").first.check()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import uuid
 
+# The landing page's two required boxes ([texts] instructions_confirmations).
+CONFIRMED = {"confirm1": "yes", "confirm2": "yes"}
 ANSWER = "I want a warm and honest tone with short paragraphs and one vivid example."  # 14 words
 
 
@@ -12,7 +14,7 @@ def start_chat(client, access_code: str = "chat-1") -> str:
     response = client.get("/task", query_string={"access_code": access_code})
     session_id = response.location.split("/")[2]
     assert client.post(f"/s/{session_id}/consent", data={"consent": "yes"}).status_code == 302
-    response = client.post(f"/s/{session_id}/instructions")
+    response = client.post(f"/s/{session_id}/instructions", data=CONFIRMED)
     assert response.location == f"/s/{session_id}/intent", response.location
     return session_id
 

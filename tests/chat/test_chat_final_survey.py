@@ -10,7 +10,7 @@ from study import config
 from study.server import create_app
 from study.store import reading
 from study.store import surveys as survey_store
-from tests.chat.flow import choose_intent, prewrite, rate, say
+from tests.chat.flow import CONFIRMED, choose_intent, prewrite, rate, say
 from tests.chat.test_chat_path import FINAL
 
 ONCE = """
@@ -30,7 +30,7 @@ def _conversation(client, params: dict) -> str:
     response = client.get("/task", query_string=params)
     session_id = response.location.split("/")[2]
     assert client.post(f"/s/{session_id}/consent", data={"consent": "yes"}).status_code == 302
-    client.post(f"/s/{session_id}/instructions")
+    client.post(f"/s/{session_id}/instructions", data=CONFIRMED)
     choose_intent(client, session_id)
     prewrite(client, session_id)
     for n in range(1, 9):

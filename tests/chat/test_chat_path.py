@@ -15,7 +15,7 @@ from study.store import reading
 from study.store import sessions as session_store
 from study.store import surveys as survey_store
 from study.store.db import suggestion_requests
-from tests.chat.flow import ANSWER, choose_intent, prewrite, rate, say, start_chat
+from tests.chat.flow import ANSWER, CONFIRMED, choose_intent, prewrite, rate, say, start_chat
 
 FINAL = {
     "strengths": "It asked good questions about my tone.",
@@ -213,3 +213,21 @@ def test_every_chat_page_carries_the_participant_page_policy(chat_client):
         assert page.headers.get("Content-Security-Policy") == consent.headers["Content-Security-Policy"], stage
         assert "frame-ancestors" in page.headers["Content-Security-Policy"]
         assert page.headers.get("X-Content-Type-Options") == "nosniff", stage
+
+
+def test_the_landing_page_needs_both_boxes_and_shows_the_operator_notice(chat_folder, chat_study):
+    # CollabLLM App. E: "I agree that my annotations will be ... shared publicly" and "I have read
+    # these notes carefully" are both required; the operator notice is read on every request.
+    (chat_folder / "notice.txt").write_text("(Jan 20 18:00) Replies are 10x faster now.")
+    study = replace(chat_study, chat=replace(chat_study.chat, notice_file=chat_folder / "notice.txt"))
+    client = create_app(study).test_client()
+    session_id = client.get("/task", query_string={"access_code": "landing"}).location.split("/")[2]
+    client.post(f"/s/{session_id}/consent", data={"consent": "yes"})
+    page = client.get(f"/s/{session_id}/instructions").data.decode()
+    assert "shared publicly as research data" in page and "I have read these notes carefully." in page
+    assert 'data-testid="operator-notice">(Jan 20 18:00) Replies are 10x faster now.' in page
+    (chat_folder / "notice.txt").write_text("Slow replies mean heavy traffic; please be patient.")
+    assert "heavy traffic" in client.get(f"/s/{session_id}/instructions").data.decode()
+    refused = client.post(f"/s/{session_id}/instructions", data={"confirm1": "yes"})
+    assert refused.status_code == 200 and "Please tick every box to continue." in refused.data.decode()
+    assert client.post(f"/s/{session_id}/instructions", data=CONFIRMED).location == f"/s/{session_id}/intent"

@@ -12,7 +12,7 @@ import pytest
 
 from study.cli import write_study_files
 from study.mturk import assignments, review
-from tests.chat.flow import choose_intent, prewrite, rate, say
+from tests.chat.flow import CONFIRMED, choose_intent, prewrite, rate, say
 from tests.mturk.conftest import post_hit
 from tests.mturk.walk import accept, completion_form
 
@@ -34,7 +34,7 @@ def study_folder(tmp_path) -> Path:
 
 def _converse(task, session_id: str, messages: list[str]) -> None:
     assert task.post(f"/s/{session_id}/consent", data={"consent": "yes"}).status_code == 302
-    task.post(f"/s/{session_id}/instructions")
+    task.post(f"/s/{session_id}/instructions", data=CONFIRMED)
     choose_intent(task, session_id)
     prewrite(task, session_id)
     for number, text in enumerate(messages, start=1):
