@@ -65,21 +65,24 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
         app.extensions["study.limits"].concurrent_suggestions
     )
 
+    from study import paradigms
     from study.review.web import URL_PREFIX as REVIEW_PREFIX
     from study.review.web import blueprint as review_blueprint
-    from study.server import (
-        chat, chat_api, events_api, participant, proactive_api, suggestions_api, surveys,
-    )
+    from study.server import events_api, participant, surveys
 
     app.register_blueprint(participant.blueprint)
     app.register_blueprint(events_api.blueprint)
-    app.register_blueprint(suggestions_api.blueprint)
     app.register_blueprint(surveys.blueprint)
-    app.register_blueprint(chat.blueprint)
-    # The chat path's pages (intent, pre-writing, chat) are participant pages: same policy.
-    app.after_request_funcs.setdefault(chat.blueprint.name, []).append(participant.page_policy)
-    app.register_blueprint(chat_api.blueprint)
-    app.register_blueprint(proactive_api.blueprint)  # MindCopilot L1-L3
+    # Each paradigm's pages and API (study.paradigms); its pages are participant pages, under
+    # the same security policy as the core path's. Which stages they serve, study.server.stages
+    # reads from here.
+    for paradigm in paradigms.registered():
+        for blueprint in paradigm.page_blueprints():
+            app.register_blueprint(blueprint)
+            app.after_request_funcs.setdefault(blueprint.name, []).append(participant.page_policy)
+        for blueprint in paradigm.api_blueprints():
+            app.register_blueprint(blueprint)
+    app.extensions["study.stage_endpoints"] = paradigms.stage_endpoints()
     # The reviewers' workspace (study.review.web); `study review DIR` serves it alone.
     app.register_blueprint(review_blueprint, url_prefix=REVIEW_PREFIX)
     # STUDY_TRUSTED_PROXIES: the client's address and https behind a TLS proxy (server/proxy.py)

@@ -3,15 +3,15 @@
 A session is always at exactly one stage (study.store.sessions.STAGES); `at_stage` serves a
 page only to a session at that page's stage and redirects any other to its own, `advance`
 moves a session one stage on (skipping an empty pre-survey), and `stage_url` is the page of a
-session's current stage. The writing path (study.server.participant) and the chat study's
-steps (study.server.chat) both use these, so neither imports the other.
+session's current stage, whichever paradigm serves it. The writing path
+(study.server.participant) and every paradigm's pages use these, so none imports another.
 """
 
 from __future__ import annotations
 
 import functools
 
-from flask import redirect, url_for
+from flask import current_app, redirect, url_for
 
 from study.config import GENRE_NOUNS
 from study.server.context import engine, session_or_404, study
@@ -19,12 +19,12 @@ from study.store import sessions as session_store
 from study.store import writing
 from study.survey import placement
 
-# Stages served by other blueprints (the chat study's steps, study.server.chat).
-STAGE_ENDPOINTS = {"intent": "chat.intent", "prewriting": "chat.prewriting", "chat": "chat.chat_page"}
-
-
 def stage_url(session: dict) -> str:
-    endpoint = STAGE_ENDPOINTS.get(session["stage"], f"participant.{session['stage']}")
+    # A stage a paradigm serves (study.paradigms, collected by create_app) has its page there;
+    # every other stage is the core path's (study.server.participant).
+    endpoint = current_app.extensions["study.stage_endpoints"].get(
+        session["stage"], f"participant.{session['stage']}"
+    )
     return url_for(endpoint, session_id=session["session_id"])
 
 

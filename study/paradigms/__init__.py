@@ -1,0 +1,49 @@
+"""The interaction paradigms and their registry: the one place the core learns which exist.
+
+- `tab/`: CoAuthor's suggestions (Lee et al. CHI 2022), asked for with Tab (MindCopilot's L0);
+- `proactive/`: MindCopilot's ghost text (L1-L3), offered when the writer pauses;
+- `chat/`: CollabLLM's chat assistant beside a document the participant writes.
+
+Each folder's `__init__.py` declares its `Paradigm` (study.paradigms.base), listed here; a
+paradigm defined elsewhere (a test's, a lab's own) is added with `register()` before the server
+starts, and is then served like the built-in ones.
+"""
+
+from __future__ import annotations
+
+from study.paradigms import chat, proactive, tab
+from study.paradigms.base import Paradigm
+
+_REGISTERED: dict[str, Paradigm] = {p.name: p for p in (tab.PARADIGM, proactive.PARADIGM, chat.PARADIGM)}
+
+
+def register(paradigm: Paradigm) -> Paradigm:
+    """Add a paradigm (or replace one of the same name); returns it, for use at module level."""
+    _REGISTERED[paradigm.name] = paradigm
+    return paradigm
+
+
+def unregister(name: str) -> None:
+    _REGISTERED.pop(name, None)
+
+
+def registered() -> list[Paradigm]:
+    """Every paradigm, the built-in ones first, in the order registered."""
+    return list(_REGISTERED.values())
+
+
+def named(name: str) -> Paradigm:
+    try:
+        return _REGISTERED[name]
+    except KeyError:
+        known = ", ".join(_REGISTERED) or "none"
+        raise KeyError(f"no paradigm named {name!r} (registered: {known})") from None
+
+
+def stage_endpoints() -> dict[str, str]:
+    """Every paradigm's own stages, stage -> Flask endpoint (study.server.stages)."""
+    found: dict[str, str] = {}
+    for paradigm in registered():
+        found.update(paradigm.stage_endpoints)
+    return found
+

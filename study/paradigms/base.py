@@ -1,0 +1,39 @@
+"""The `Paradigm` interface: one way a participant writes with the AI.
+
+A paradigm is a folder under study/paradigms/ (tab: CoAuthor's suggestions on Tab; proactive:
+MindCopilot's ghost text, L1-L3; chat: CollabLLM's assistant) whose `__init__.py` declares one
+`Paradigm` and registers it (study.paradigms). The core (the participant's path, consent,
+surveys, completion, storage, MTurk, review, release) asks the registry what a study's
+paradigms serve instead of naming them; everything specific to a paradigm (its pages and API,
+its engine, its export and checks, its simulated participant) lives in its folder.
+
+Modelled on Mephisto's Blueprint, without its indirection: a declaration is plain data naming
+modules, so a reader goes from a paradigm to the file that serves a URL in one step.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Paradigm:
+    # The paradigm's name in code, the registry and the docs: "tab", "proactive", "chat".
+    name: str
+    # One line for people: what a participant does in it.
+    summary: str
+    # Modules (dotted names) each holding a Flask `blueprint` of participant pages. `study
+    # serve` mounts them with the participant pages' security policy.
+    pages: tuple[str, ...] = ()
+    # Modules each holding a Flask `blueprint` of the editor's JSON API (/api/...).
+    apis: tuple[str, ...] = ()
+    # The path stages whose page this paradigm serves, as stage -> Flask endpoint; any other
+    # stage is the core path's own page (study.server.participant).
+    stage_endpoints: dict[str, str] = field(default_factory=dict)
+
+    def page_blueprints(self) -> list:
+        return [importlib.import_module(name).blueprint for name in self.pages]
+
+    def api_blueprints(self) -> list:
+        return [importlib.import_module(name).blueprint for name in self.apis]
