@@ -17,6 +17,7 @@ from pathlib import Path
 
 import jsonschema
 
+from study import control_arm
 from study.paths import schemas_dir, templates_dir
 from study.survey import definition as survey_definition
 from study.suggest.proactive.settings import ProactiveSettings
@@ -34,8 +35,8 @@ class Condition:
     """One study condition: which model answers, and how it decodes (CoAuthor App. A.2)."""
 
     name: str
-    genre: str
-    model: str
+    genre: str = ""
+    model: str = ""  # empty only in a control arm (paradigm "none", study.control_arm)
     mode: str = "completion"
     n: int = 5
     max_tokens: int = 30
@@ -47,11 +48,13 @@ class Condition:
     system_prompt: str = ""
     # MindCopilot's interaction paradigm (Table 3): "L0" Tab on demand as CoAuthor, "L1"
     # idle-triggered ghost text, "L2" stateful, "L3" adaptive (README, Proactive co-writing).
+    # "none": the control arm, no assistant (study.control_arm).
     paradigm: str = "L0"
 
     def controls(self) -> dict[str, str]:
-        """The six `current*` control values of the CoAuthor record, as the strings it stores."""
-        return {
+        """The six `current*` control values of the CoAuthor record, as the strings it stores;
+        empty in a control arm, which has no generation settings (the schema allows "")."""
+        values = {
             "currentN": _number_text(self.n),
             "currentMaxToken": _number_text(self.max_tokens),
             "currentTemperature": _number_text(self.temperature),
@@ -59,6 +62,7 @@ class Condition:
             "currentPresencePenalty": _number_text(self.presence_penalty),
             "currentFrequencyPenalty": _number_text(self.frequency_penalty),
         }
+        return {key: "" for key in values} if control_arm.is_control(self) else values
 
 
 @dataclass(frozen=True)
@@ -321,6 +325,7 @@ def _check_references(data: dict, source: Path) -> None:
                     f"Fix: give every entry of [[{section}]] its own {key}."
                 )
             seen.add(item[key])
+    problems += control_arm.config_problems(data["conditions"], source, chat="chat" in data)
     if "chat" in data:
         return _raise(problems)  # a chat study has document types, not prompts (study.chat.config)
     if not data.get("prompts"):

@@ -106,7 +106,8 @@ def read_metadata(path: str | os.PathLike) -> dict[str, dict]:
 
 
 def read_metadata_files(found: MetadataFiles) -> dict[str, dict]:
-    """session_id -> metadata row, each with `genre` and `condition` (high/low randomness)."""
+    """session_id -> metadata row, each with `genre` and `condition` (the study's, as `study
+    export` names it, else high/low randomness)."""
     rows: dict[str, dict] = {}
     where: dict[str, str] = {}
     for file in found.files:
@@ -123,7 +124,10 @@ def read_metadata_files(found: MetadataFiles) -> dict[str, dict]:
             row["session_id"] = session_id
             row["genre"] = (row.get("genre") or sheet_genre
                             or PROMPT_GENRES.get(row.get("prompt_code") or "", ""))  # fmt: skip
-            row["condition"] = condition_of(row.get("temperature"), row.get("frequency_penalty"))
+            # A study's export names each session's condition; CoAuthor's release has only the
+            # decoding settings, from which Figure 2's randomness condition follows.
+            if not row.get("condition"):
+                row["condition"] = condition_of(row.get("temperature"), row.get("frequency_penalty"))
             rows[session_id] = row
             where[session_id] = f"{file.name} line {line}"
     return rows

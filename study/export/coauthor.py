@@ -3,8 +3,10 @@
 One `<session_id>.jsonl` per session: the 17 keys in the release's order, the six `current*`
 control values as strings, `eventNum` 0..n-1 in the browser's sequence order. And
 `metadata.csv` with the release's columns and definitions (shared data README), plus `genre`
-as in the fixtures' metadata and `simulated` (true for a session written by `study simulate`). Files are written to a temporary name and renamed, so an
-interrupted export never leaves a half-written session file.
+as in the fixtures' metadata, `simulated` (true for a session written by `study simulate`),
+and the session's `condition` and its `paradigm` ("none" for a control arm, whose suggestion
+counts are left empty: not applicable). Files are written to a temporary name and renamed, so
+an interrupted export never leaves a half-written session file.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from study import control_arm
 from study.config import Study
 from study.curation.formats import CONTROL_KEYS, RELEASE_KEYS
 from study.curation.metadata import official_metadata
@@ -31,7 +34,7 @@ from study.store import simulated as simulated_store
 METADATA_COLUMNS = (
     "timestamp", "worker_id", "session_id", "prompt_code", "temperature", "frequency_penalty",
     "num_query", "num_selected", "perc_selected", "num_cursor", "time", "num_event",
-    "written_by_human", "genre", "simulated",
+    "written_by_human", "genre", "simulated", "condition", "paradigm",
 )  # fmt: skip
 # The release gives submission times in US/Pacific local time, e.g. "8/26/2021 20:49:16".
 PACIFIC = ZoneInfo("US/Pacific")
@@ -100,7 +103,7 @@ def _metadata_row(study: Study, session: dict, release: list[dict], simulated: b
     condition = study.condition(session["condition"])
     stats = official_metadata(release)
     submitted = session["completed_at"] or session["writing_finished_at"] or session["created_at"]
-    return {
+    row = {
         "timestamp": release_timestamp(submitted),
         "worker_id": session["worker_id"] or session["access_code"] or "",
         "session_id": session["session_id"],
@@ -110,7 +113,11 @@ def _metadata_row(study: Study, session: dict, release: list[dict], simulated: b
         **{key: stats[key] for key in METADATA_COLUMNS[6:13]},
         "genre": study.prompt(session["prompt_code"]).genre,
         "simulated": "true" if simulated else "false",
+        "condition": condition.name,
+        "paradigm": condition.paradigm,
     }
+    # A control session could not ask for suggestions: its counts are "not applicable", not 0.
+    return control_arm.blank_suggestion_figures(row) if control_arm.is_control(condition) else row
 
 
 def _dumps(record: dict) -> bytes:

@@ -48,7 +48,7 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
     proactive_study = is_proactive_study(study.conditions)
     for session in candidates:
         condition = study.condition(session["condition"])
-        if condition.paradigm == "L0" and not proactive_study:
+        if not proactive_study:  # L0 and control sessions of a CoAuthor-style study
             continue
         with reading(engine) as connection:
             records = event_store.records(connection, session["session_id"])

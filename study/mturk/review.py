@@ -29,6 +29,7 @@ from decimal import Decimal
 
 from sqlalchemy import update
 
+from study import control_arm
 from study.config import MIN_TIME_SLACK_SECONDS
 from study.curation.replay import WRITER, DeltaError, replay
 from study.mturk import assignments as assignment_module
@@ -65,8 +66,10 @@ def propose(
     writer_chars: int = 0,
     min_writer_chars: int = 0,
     chat: bool = False,
+    assistant: bool = True,
 ) -> Proposal:
-    """The decision for one submitted assignment (a row of mturk_assignments). Pure."""
+    """The decision for one submitted assignment (a row of mturk_assignments). Pure.
+    `assistant`: False for a control arm's session, whose writer had no AI to ask."""
     reasons = []
     mturk_view = {
         "WorkerId": assignment["worker_id"],
@@ -91,7 +94,7 @@ def propose(
             reasons.append(
                 f"the writing took {int(finished - started)} seconds, less than the required {min_seconds}"
             )
-        if ai_requests < min_ai_requests:
+        if assistant and ai_requests < min_ai_requests:
             reasons.append(
                 f"the AI was asked for suggestions {ai_requests} times, "
                 f"fewer than the required {min_ai_requests}"
@@ -126,6 +129,7 @@ def proposals(ctx: Context) -> list[Proposal]:
     """A proposal for every assignment `sync` last saw as Submitted."""
     found = []
     chat = ctx.study.paradigm == "chat"
+    no_assistant = control_arm.control_names(ctx.study.conditions)
     with reading(ctx.engine) as connection:
         for assignment in assignment_module.stored(ctx, status="Submitted"):
             session = session_store.by_assignment(connection, assignment["assignment_id"])
@@ -143,6 +147,7 @@ def proposals(ctx: Context) -> list[Proposal]:
                     requests,
                     min_seconds=ctx.study.min_seconds,
                     min_ai_requests=ctx.settings.min_ai_requests,
+                    assistant=not (session and session["condition"] in no_assistant),
                     approve_feedback=ctx.settings.approve_feedback,
                     writer_chars=written,
                     min_writer_chars=ctx.settings.min_writer_chars,

@@ -3,7 +3,8 @@
 `metadata.csv` keeps CoAuthor's columns (shared data README, "Metadata columns") with two
 changes: `worker_id` holds the writer's pseudonym (`study.release.pseudonyms`), and the
 columns computed from the log (num_query ... written_by_human) are recomputed from the released
-log with `study.curation.metadata.official_metadata`, so they always agree with it. Source
+log with `study.curation.metadata.official_metadata`, so they always agree with it (but for a
+control arm's suggestion counts, empty: not applicable). Source
 columns outside this list are not released. Rows are sorted by session_id.
 """
 
@@ -15,6 +16,7 @@ import math
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+from study import control_arm
 from study.curation.stats import COLUMNS as STATS_COLUMNS
 from study.curation.stats import SUMMARY_COLUMNS, Summary, condition_of
 from study.export.coauthor import METADATA_COLUMNS
@@ -43,6 +45,11 @@ _DESCRIPTIONS = {
     "genre": "creative or argumentative",
     "simulated": "true when the session was written by a simulated writer (study simulate), not "
     "a person; empty when the source does not say",
+    "condition": "the study condition (arm) the session was assigned to; empty when the source "
+    "does not say",
+    "paradigm": "the condition's interaction paradigm: none (a control arm, no assistant: its "
+    "suggestion counts are empty, not applicable), L0 (Tab suggestions, as CoAuthor), L1-L3 "
+    "(proactive ghost text); empty when the source does not say",
 }
 
 
@@ -52,7 +59,7 @@ def metadata_row(source_row: Mapping, pseudonym: str, official: Mapping, session
     row["session_id"] = session_id
     for column in COMPUTED:
         row[column] = official[column]
-    return row
+    return control_arm.blank_suggestion_figures(row) if control_arm.is_control_row(row) else row
 
 
 def metadata_schema() -> dict:

@@ -79,9 +79,10 @@ def _print_table3(source: str) -> None:
         from study.report import load
 
         data = load(path)
-        rows = [s.stats for s in data.sessions]
+        sessions = [s for s in data.sessions if s.assistant]  # a control arm is not in Table 3
+        rows = [s.stats for s in sessions]
         metadata = {s.session_id: {"genre": s.genre, "prompt_code": s.prompt_code,
-                                   "worker_id": s.writer} for s in data.sessions}  # fmt: skip
+                                   "worker_id": s.writer} for s in sessions}  # fmt: skip
         click.echo(render_table(with_paper(table3(rows, metadata))))
         click.echo(f"\n{len(rows)} finished sessions of the study in {path}.")
         return

@@ -106,6 +106,10 @@ class ReportData:
     def conditions(self) -> list[str]:
         return sorted(set(self.condition_of().values()))
 
+    def control_conditions(self) -> set[str]:
+        """The conditions whose sessions had no assistant (study.control_arm)."""
+        return {s.condition for s in self.sessions if not s.assistant}
+
 
 def load(path: str | Path, *, entity_model: EntityModel | None = None,
          processes: int | None = None, languagetool: str | None = None,

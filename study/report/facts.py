@@ -7,6 +7,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from study import control_arm
 from study.curation.formats import Session
 from study.curation.metrics import distinct_n
 from study.curation.replay import replay
@@ -25,6 +26,9 @@ class SessionFacts:
     writer: str
     simulated: bool
     stats: dict
+    # False in a control arm (metadata paradigm "none", study.control_arm): no suggestion
+    # figure applies to the session.
+    assistant: bool = True
     sentence_distinct: list[tuple[str, float]] = field(default_factory=list)
     suggestion_distinct: list[float] = field(default_factory=list)
     latencies_ms: list[float] = field(default_factory=list)  # suggestion-get -> suggestion-open
@@ -75,6 +79,7 @@ def session_facts(session: Session, meta: Mapping, *, nlp=None,
         genre=str(meta.get("genre") or "unknown"),
         writer=str(meta.get("worker_id") or ""),
         simulated=str(meta.get("simulated", "")).lower() == "true",
+        assistant=not control_arm.is_control_row(meta),
         stats=session_stats(session),
         queries=queries,
         unanswered=unanswered,

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from study import config as study_config
 from study.report.data import STUDY, ReportData
+from study.suggest.proactive import is_proactive_study
 
 MODIFY_WINDOW_MS = 60000  # `study curate proactive --modify-window-ms`'s default
 
@@ -40,7 +41,7 @@ def load(data: ReportData) -> None:
     """The report's loader (study.report.data.EXTRA_LOADERS)."""
     if data.kind == STUDY:
         study = study_config.load(data.path)
-        if study.chat is not None or all(c.paradigm == "L0" for c in study.conditions):
+        if study.chat is not None or not is_proactive_study(study.conditions):
             return
         from study.export.proactive import export_proactive
 

@@ -14,6 +14,7 @@ import time
 
 from sqlalchemy import Connection, select
 
+from study import control_arm
 from study.config import Study
 from study.review import audit, rounds, rules
 from study.review import settings as review_settings
@@ -37,19 +38,20 @@ def collect(connection: Connection, study: Study) -> list[str]:
     settings = review_settings.from_study(study)
     known = select(review_submissions.c.session_id)
     query = (
-        select(sessions.c.session_id, sessions.c.completed_at)
+        select(sessions.c.session_id, sessions.c.completed_at, sessions.c.condition)
         .where(sessions.c.stage == "complete", sessions.c.session_id.not_in(known))
         .order_by(sessions.c.completed_at, sessions.c.session_id)
     )
     reviewed = settings.reviewed_rounds
+    no_assistant = control_arm.control_names(study.conditions)
     added = []
     for name in reviewed or (None,):
         chosen = query if name is None else query.where(rounds.sessions_in(study, name))
-        for session_id, completed_at in connection.execute(chosen).all():
+        for session_id, completed_at, condition in connection.execute(chosen).all():
             pseudonym = new_pseudonym()
-            reason = rules.disqualification(
-                session_store.ai_requests(connection, session_id), settings.min_ai_requests
-            )
+            # A control arm's writer had no AI to ask (study.control_arm): rule 2 does not apply.
+            needed = 0 if condition in no_assistant else settings.min_ai_requests
+            reason = rules.disqualification(session_store.ai_requests(connection, session_id), needed)
             connection.execute(
                 review_submissions.insert().values(
                     submission_id=pseudonym,

@@ -18,6 +18,7 @@ from flask import Blueprint, current_app, g, jsonify, redirect, render_template,
 from markupsafe import Markup
 from sqlalchemy import select
 
+from study import control_arm
 from study.config import MIN_TIME_SLACK_SECONDS, study_duration
 from study.mturk import repeat
 from study.review import rounds
@@ -28,7 +29,7 @@ from study.store import reading, writing
 from study.store import events as event_store
 from study.store import sessions as session_store
 from study.store.db import mturk_assignments
-from study.suggest.proactive import is_proactive_study
+from study.suggest.proactive import PROACTIVE, is_proactive_study
 from study.survey.evaluation import evaluation_items
 
 blueprint = Blueprint("participant", __name__)
@@ -301,16 +302,18 @@ def writing_page(session_id, session):
         "elapsedSeconds": elapsed,
         "eventsUrl": url_for("events_api.post_events", session_id=session_id),
         "stateUrl": url_for("events_api.state", session_id=session_id),
-        "suggestionsUrl": url_for("suggestions_api.suggest", session_id=session_id),
         "finishUrl": url_for("participant.finish_writing", session_id=session_id),
     }
+    assistant = not control_arm.is_control(condition)
+    if assistant:  # a control arm's page has no suggestion control at all (study.control_arm)
+        boot["suggestionsUrl"] = url_for("suggestions_api.suggest", session_id=session_id)
     if is_proactive_study(study().conditions):
         # MindCopilot: every paradigm's records carry `proactive` and L0 logs window switches
         # too (Table 5); a plain CoAuthor study keeps CoAuthor 2021's vocabulary.
         # The records' paradigm is filled in by the event API (study.server.blinding): the
         # page never names the writer's condition.
         boot["extension"] = True
-    if condition.paradigm != "L0":  # MindCopilot L1-L3: study/static/editor-proactive.js
+    if condition.paradigm in PROACTIVE:  # MindCopilot L1-L3: study/static/editor-proactive.js
         boot["controls"]["currentN"] = "1"  # one ghost text at a time, whatever n says
         boot["proactive"] = {
             # Behaviour, not names (Table 3): L2 and L3 send the interaction history, L3 adapts
@@ -321,7 +324,8 @@ def writing_page(session_id, session):
             **study().proactive.browser(),
         }
     return render_template(
-        "writing.html", study=study(), session=session, prompt=prompt, boot=boot
+        "writing.html", study=study(), session=session, prompt=prompt, boot=boot,
+        assistant=assistant,
     )
 
 
@@ -373,13 +377,15 @@ def finish_writing(session_id):
 @blueprint.route("/s/<session_id>/evaluation", methods=["GET", "POST"])
 @at_stage("evaluation")
 def evaluation(session_id, session):
-    items = evaluation_items(stages.noun(session))
+    condition = study().condition(session["condition"])
+    items = evaluation_items(stages.noun(session), assistant=not control_arm.is_control(condition))
     error = None
     if request.method == "POST":
         answers = {key: request.form.get(key) == "yes" for key, _ in items}
         if all(answers.values()):
             return redirect(stage_url(stages.advance(session_id, "evaluation", self_evaluation=answers)))
-        error = "Both requirements must be met. If they are not yet, please say so to the researchers."
+        error = ("Both requirements must be met." if len(items) > 1 else "The requirement must be met.")
+        error += " If they are not yet, please say so to the researchers."
     return render_template(
         "evaluation.html", study=study(), session=session, items=items, error=error
     )

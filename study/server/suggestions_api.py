@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 
+from study import control_arm
 from study.server import model_calls
 from study.server.context import session_or_404, study, suggestion_engine
 
@@ -38,6 +39,10 @@ def suggest(session_id):
     doc = body["doc"][-MAX_DOC_CHARS:]
 
     condition = study().condition(session["condition"])
+    if control_arm.is_control(condition):
+        # The control arm has no assistant: refused before any model call or request count
+        # (and without the condition's name, which the participant's browser may read).
+        return jsonify(error="this session has no assistant: it gets no suggestions"), 409
     if condition.paradigm != "L0":
         # A proactive condition's suggestions are ghost text from /proactive: a Tab list here
         # would be a second, unlogged paradigm in the same session.

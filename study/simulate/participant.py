@@ -135,7 +135,9 @@ class Participant:
             if action == "finish" and added >= 10:
                 break
             if action == "ask":
-                self._ask(log, boot["suggestionsUrl"], most)
+                # A control arm's page has no suggestions URL (study.control_arm): nothing to ask.
+                if "suggestionsUrl" in boot:
+                    self._ask(log, boot["suggestionsUrl"], most)
             else:
                 self._type(log, text)
             if len(log.unsent) >= EVENT_BATCH:

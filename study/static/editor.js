@@ -18,7 +18,7 @@
 
   let log = null;        // StudyEditor.EventLog, once the starting point is known
   let outbox = null;     // StudyEditor.Outbox
-  let popup = null;      // StudyEditor.Popup
+  let popup = null;      // StudyEditor.Popup; stays null in a control arm (no assistant)
   let proactive = null;  // StudyEditor.Proactive, in the MindCopilot paradigms L1-L3
   let shadow = "";       // the value the last logged event left, to diff the next input against
   let lastRange = { index: 0, length: 0 };  // the selection the last logged event left
@@ -190,12 +190,14 @@
     if (event.isComposing || !log) return;
     if (proactive && proactive.onKeyDown(event)) return;
     if (event.key === "Tab") {
+      // Claimed in every arm, so a writer without an assistant does not leave the text by it.
       event.preventDefault();
+      if (!popup) return;
       if (event.shiftKey) reopen();
       else askForSuggestions();
       return;
     }
-    if (!popup.isOpen) return;
+    if (!popup || !popup.isOpen) return;
     if (event.key === "ArrowDown" || event.key === "ArrowUp") {
       event.preventDefault();
       move(event.key === "ArrowUp" ? -1 : 1);
@@ -268,7 +270,8 @@
     restoreText();
     outbox.save();
     outbox.schedule(0);
-    popup = new StudyEditor.Popup(document.getElementById("suggestions"), textarea, { hover, choose: accept });
+    // A control arm's page has no suggestion list and no suggestions URL (study/control_arm.py).
+    if (boot.suggestionsUrl) popup = new StudyEditor.Popup(document.getElementById("suggestions"), textarea, { hover, choose: accept });
     textarea.readOnly = false;
     textarea.focus();
     keepCaretInView();
@@ -316,7 +319,7 @@
     window.addEventListener("storage", (event) => {
       if (event.key !== tabKey || event.newValue === tabId || finishing) return;
       outbox.closed = true;
-      popup.hide();
+      if (popup) popup.hide();
       textarea.readOnly = true;
       finishButton.disabled = true;
       say("This session is open in another tab or window; please continue writing there.", "error");
@@ -347,7 +350,7 @@
     finishing = true;
     finishButton.disabled = true;
     textarea.readOnly = true;  // a keystroke after the last saved event would be lost
-    if (popup.isOpen) dismiss("user");
+    if (popup && popup.isOpen) dismiss("user");
     if (proactive) proactive.stop();
     for (let attempt = 1; ; attempt += 1) {
       say("Saving your text…");

@@ -5,11 +5,16 @@ beside a submission in the review workspace (study.review.presentation)."""
 from __future__ import annotations
 
 
-def evaluation_items(noun: str) -> list[tuple[str, str]]:
-    """The paper's two requirements (§4.3.2, App. E), as required checkboxes."""
+def evaluation_items(noun: str, assistant: bool = True) -> list[tuple[str, str]]:
+    """The paper's two requirements (§4.3.2, App. E), as required checkboxes; a control arm's
+    writer (`assistant` False, study.control_arm) had no AI to collaborate with and is asked
+    only the first."""
     ending = (
         "My essay has a clear stance and conclusion."
         if noun == "essay"
         else f"My {noun} has a clear ending."
     )
-    return [("clear_ending", ending), ("collaborated", f"I collaboratively wrote my {noun} with AI.")]
+    items = [("clear_ending", ending)]
+    if assistant:
+        items.append(("collaborated", f"I collaboratively wrote my {noun} with AI."))
+    return items

@@ -92,13 +92,14 @@ def test_export_reproduces_released_sessions_byte_for_byte(client, app, study, s
     assert list(rows[0]) == [
         "timestamp", "worker_id", "session_id", "prompt_code", "temperature", "frequency_penalty",
         "num_query", "num_selected", "perc_selected", "num_cursor", "time", "num_event",
-        "written_by_human", "genre", "simulated",
+        "written_by_human", "genre", "simulated", "condition", "paradigm",
     ]  # fmt: skip
     for row in rows:
         released = METADATA[exported[row["session_id"]][0]]
-        for column in list(row)[3:-1]:
+        for column in list(row)[3:-3]:
             assert row[column] == released[column], (column, released["session_id"])
         assert row["simulated"] == "false"  # written by people, through the API
+        assert row["paradigm"] == "L0" and row["condition"]  # the session's arm, by name
 
 
 def test_export_skips_unfinished_sessions_unless_asked(client, study_folder, tmp_path):

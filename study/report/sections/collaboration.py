@@ -9,6 +9,7 @@ blocks (`study.curation.metrics`, the paper's printed sets). Intervals: `study.r
 
 from __future__ import annotations
 
+from study.control_arm import NOT_APPLICABLE
 from study.report import plots
 from study.report.data import ReportData
 from study.report.html import Section
@@ -34,7 +35,7 @@ def build(data: ReportData) -> Section | None:
         "Means per condition with 95% confidence intervals in brackets: the percentile "
         f"bootstrap over sessions ({RESAMPLES} resamples, fixed seed). No interval is given for "
         "fewer than 3 sessions. Acceptance counts a session without a query as 0, as the "
-        "paper's Table 3 does.",
+        "paper's Table 3 does, and is not applicable to a control arm (no assistant).",
         note=True,
     )
     groups = {c: [s for s in data.sessions if s.condition == c] for c in data.conditions()}
@@ -43,13 +44,17 @@ def build(data: ReportData) -> Section | None:
         (name, column): bootstrap_mean(_values(members, column))
         for name, members in groups.items() for _, column, _ in MEASURES
     }  # fmt: skip
+    for name in data.control_conditions():
+        # No assistant, so no list to accept from: "not applicable", where 0 would read as refusal.
+        estimates[(name, "perc_selected")] = NOT_APPLICABLE
     section.table(
         ["condition", "sessions", *(heading for heading, _, _ in MEASURES)],
         [[name, len(members), *(estimates[(name, column)] for _, column, _ in MEASURES)]
          for name, members in groups.items()],
     )  # fmt: skip
     for heading, column, caption in MEASURES:
-        rows = [(name, estimates[(name, column)]) for name in groups]
+        rows = [(name, estimates[(name, column)]) for name in groups
+                if estimates[(name, column)] != NOT_APPLICABLE]
         if any(e.n for _, e in rows):
             section.figure(plots.intervals(rows, xlabel=heading), caption + " Mean and 95% CI.")
     return section

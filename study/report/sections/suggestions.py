@@ -5,6 +5,7 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 
+from study.control_arm import NOT_APPLICABLE
 from study.report import plots
 from study.report.data import ReportData
 from study.report.html import Section
@@ -40,11 +41,16 @@ def build(data: ReportData) -> Section | None:
             asked[s.condition] += s.queries
             failures[s.condition] += s.unanswered
             latencies[s.condition].extend(s.latencies_ms)
+    controls = sorted(data.control_conditions())
     if not any(asked.values()):
         section.paragraph("No suggestion was requested.", note=True)
-        return section
+        if not controls:
+            return section
     rows = []
-    for condition in sorted(asked):
+    for condition in controls:
+        # A control arm had no assistant: its figures do not exist, which 0 would misstate.
+        rows.append([condition, *[NOT_APPLICABLE] * 5])
+    for condition in sorted(c for c in asked if c not in controls):
         values = latencies[condition]
         rows.append([
             condition, asked[condition], failures[condition],

@@ -8,13 +8,16 @@ from study.report.table3 import COLUMNS, table3, with_paper
 
 
 def build(data: ReportData) -> Section | None:
-    if not data.sessions:
+    # The paper's table is over sessions with an assistant; a control arm's would add
+    # sessions without queries to its query and acceptance averages.
+    sessions = [s for s in data.sessions if s.assistant]
+    if not sessions:
         return None
     metadata = {
         s.session_id: {"genre": s.genre, "prompt_code": s.prompt_code, "worker_id": s.writer}
-        for s in data.sessions
+        for s in sessions
     }
-    rows = with_paper(table3([s.stats for s in data.sessions], metadata))
+    rows = with_paper(table3([s.stats for s in sessions], metadata))
     section = Section("table3", "CoAuthor Table 3: overall statistics")
     section.paragraph(
         "The paper's rows are over the full CoAuthor release (1,445 sessions, GPT-3). Readings: "
@@ -28,6 +31,9 @@ def build(data: ReportData) -> Section | None:
         "the README.",
         note=True,
     )
+    if len(sessions) < len(data.sessions):
+        section.paragraph(f"{len(data.sessions) - len(sessions)} session(s) of a control arm (no "
+                          "assistant) are not in this table.", note=True)  # fmt: skip
     section.table(["genre", "source", *COLUMNS],
                   [[r["genre"], r["source"], *(r[c] if r[c] != "" else None for c in COLUMNS)]
                    for r in rows], digits=1)  # fmt: skip
