@@ -86,9 +86,11 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     # The reviewers' workspace (study.review.web); `study review DIR` serves it alone.
     app.register_blueprint(review_blueprint, url_prefix=REVIEW_PREFIX)
     # STUDY_TRUSTED_PROXIES: the client's address and https behind a TLS proxy (server/proxy.py)
+    from study.server.favicon import add_favicon
     from study.server.proxy import behind_proxies
 
     behind_proxies(app)
+    add_favicon(app)
 
     @app.get("/healthz")
     def healthz():

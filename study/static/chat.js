@@ -230,6 +230,12 @@
     const survey = form.dataset.survey;
     const occasion = Number(form.dataset.occasion);
     const error = form.querySelector("[data-role=panel-error]");
+    const unmoved = window.StudySurvey.unmoved(form);
+    if (unmoved) {
+      error.textContent = unmoved;
+      error.hidden = false;
+      return;
+    }
     let response;
     let answer = null;
     try {

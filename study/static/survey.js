@@ -63,6 +63,18 @@ window.StudySurvey = window.StudySurvey || {};
     refresh(form);
   };
 
+  // The sentence the server would answer for a required slider left unmoved
+  // (study.survey.answers), said without a request: a refused request is an error in the
+  // browser's console, and a participant's slip is not one.
+  StudySurvey.unmoved = function (form) {
+    for (const fieldset of form.querySelectorAll("fieldset[data-question][data-required]")) {
+      if (fieldset.hidden || fieldset.dataset.type !== "slider") continue;
+      const slider = fieldset.querySelector("input[type=range]");
+      if (slider && !slider.name) return "Move the slider to give a rating.";
+    }
+    return null;
+  };
+
   // What a form holds, as the in-session API takes it: id -> value (a list for checkboxes).
   StudySurvey.collect = function (form) {
     const answers = {};

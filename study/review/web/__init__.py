@@ -18,6 +18,7 @@ from study.config import Study
 from study.paths import static_dir, templates_dir
 from study.review.web import auth, rating, researcher  # noqa: F401  (they add the views)
 from study.review.web.base import URL_PREFIX, blueprint
+from study.server.favicon import add_favicon
 from study.server.proxy import behind_proxies
 from study.store import create_tables, make_engine
 
@@ -42,6 +43,7 @@ def create_review_app(study: Study, *, engine=None) -> Flask:
     app.extensions["study.engine"] = engine
     app.register_blueprint(blueprint, url_prefix=URL_PREFIX)
     behind_proxies(app)  # STUDY_TRUSTED_PROXIES: the client's address and https behind a proxy
+    add_favicon(app)
 
     @app.get("/")
     def root():
