@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import orjson
-from sqlalchemy import Connection, Table, select, text
+from sqlalchemy import Connection, Table, select
 
 from study.curation.proactive.provenance import Provenance, issued_texts
 from study.curation.replay import DeltaError, apply_delta, to_units
@@ -39,7 +39,6 @@ from study.store.db import events as events_table
 from study.store.db import suggestion_requests
 
 CACHED_SESSIONS = 4096
-_COUNT_AND_LAST = text("SELECT count(*), max(seq) FROM events WHERE session_id = :session_id")
 
 
 @dataclass(frozen=True)
@@ -86,7 +85,7 @@ def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> event_
     def check(connection: Connection, rows: list[dict]) -> None:
         # This runs while the database's write lock is held: the common case (a batch after
         # everything stored) costs one index-only query.
-        count, last_seq = connection.execute(_COUNT_AND_LAST, {"session_id": session_id}).one()
+        count, last_seq = event_store.count_and_last(connection, session_id)
         if ahead is not None and (ahead[0].count, ahead[0].last_seq) == (count, last_seq):
             before, outcome = ahead
             added_bytes = sum(len(row["record"]) for row in rows)

@@ -34,3 +34,14 @@ def session_or_404(session_id: str) -> dict:
     if session is None:
         abort(404, f"unknown session '{session_id}'")
     return session
+
+
+def session_brief_or_404(session_id: str) -> dict:
+    """`session_or_404` for the event API: only session_id, stage and condition, read cheaply
+    (it is asked for every batch of every writer)."""
+    if len(session_id) != 32 or not session_id.isalnum():
+        abort(404, f"unknown session '{session_id}'")
+    session = session_store.brief(engine(), session_id)
+    if session is None:
+        abort(404, f"unknown session '{session_id}'")
+    return session

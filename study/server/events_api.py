@@ -34,7 +34,7 @@ from study.curation.schema_compiler import Unsupported, compile_schema
 from study.paths import schemas_dir
 from study.server import arrival
 from study.server.blinding import fill_proactive
-from study.server.context import engine, limits, session_or_404, study
+from study.server.context import engine, limits, session_brief_or_404, session_or_404, study
 from study.store import events as event_store
 from study.store import reading
 from study.store.db import events
@@ -90,7 +90,7 @@ def problem(error: jsonschema.ValidationError) -> str:
 
 @blueprint.post("/<session_id>/events")
 def post_events(session_id):
-    session = session_or_404(session_id)
+    session = session_brief_or_404(session_id)
     try:
         body = orjson.loads(request.get_data(cache=False))
     except orjson.JSONDecodeError as exc:

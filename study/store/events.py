@@ -13,9 +13,8 @@ from dataclasses import dataclass
 
 import orjson
 from sqlalchemy import Connection, Engine, Table, func, select, text
-from sqlalchemy.dialects import postgresql, sqlite
 
-from study.store.db import events, sessions, writing
+from study.store.db import driver_fetch, events, sessions, writing
 
 
 @dataclass(frozen=True)
@@ -74,10 +73,16 @@ def ingest(
                 "received_at": now,
             }
         )
-    insert = (postgresql if engine.dialect.name == "postgresql" else sqlite).insert
-    # RETURNING names the rows actually inserted: executemany's rowcount is not summed by
-    # every driver (psycopg reports the last statement's only).
-    statement = insert(table).on_conflict_do_nothing().returning(table.c.seq)
+    # One multi-row INSERT whose RETURNING names the rows actually inserted (executemany's
+    # rowcount is not summed by every driver: psycopg reports the last statement's only), sent
+    # to the driver directly (store.db.driver_fetch: the event API's CPU budget).
+    columns = ("session_id", "seq", "event_name", "event_timestamp", "record", "received_at")
+    statement = (
+        f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES "
+        + ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(rows))
+        + " ON CONFLICT DO NOTHING RETURNING seq"
+    )
+    parameters = [row[column] for row in rows for column in columns]
     with writing(engine) as connection:
         if check is not None:
             if connection.dialect.name == "postgresql":
@@ -87,8 +92,17 @@ def ingest(
                     .with_for_update()
                 )
             check(connection, rows)
-        stored = len(connection.execute(statement, rows).all()) if rows else 0
+        stored = len(driver_fetch(connection, statement, parameters)) if rows else 0
     return BatchResult(acked=sorted({row["seq"] for row in rows}), stored=stored)
+
+
+def count_and_last(connection: Connection, session_id: str, table: Table = events) -> tuple[int, int | None]:
+    """(events stored, highest seq or None) for a session: one index-only query on the driver,
+    asked inside the write transaction of every batch (study.server.arrival)."""
+    (row,) = driver_fetch(
+        connection, f"SELECT count(*), max(seq) FROM {table.name} WHERE session_id = ?", (session_id,)
+    )
+    return row[0], row[1]
 
 
 def records(connection: Connection, session_id: str, table: Table = events) -> list[dict]:
