@@ -41,7 +41,9 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def wait_until_up(url: str, timeout: float = 15.0) -> None:
+def wait_until_up(url: str, timeout: float = 60.0) -> None:
+    # Generous: `study serve` imports the whole server in every worker, which on a loaded
+    # 2-core machine (CI, or tests in parallel) has taken more than 15 s.
     deadline = time.monotonic() + timeout
     while True:
         try:
