@@ -291,7 +291,7 @@ def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None
         return
 
     if fmt == "chat":
-        from study.chat.export import export_chat
+        from study.paradigms.chat.export import export_chat
 
         try:
             result = export_chat(_load(directory), Path(out), include_unfinished=include_unfinished)

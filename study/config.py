@@ -44,7 +44,7 @@ class Condition:
     top_p: float = 1.0
     presence_penalty: float = 0.0
     frequency_penalty: float = 0.0
-    # Chat studies (study.chat): the assistant's system message, e.g. CollabLLM's App. C.3 prompt.
+    # Chat studies (study.paradigms.chat): the assistant's system message, e.g. CollabLLM's App. C.3 prompt.
     system_prompt: str = ""
     # MindCopilot's interaction paradigm (Table 3): "L0" Tab on demand as CoAuthor, "L1"
     # idle-triggered ghost text, "L2" stateful, "L3" adaptive (README, Proactive co-writing).
@@ -134,7 +134,7 @@ class Study:
     surveys: tuple[survey_definition.Survey, ...] = ()
     # [texts] instructions_confirmations: required checkboxes on the instructions page.
     instructions_confirmations: tuple[str, ...] = ()
-    # The chat document-creation study ([chat], study.chat.config), or None for writing studies.
+    # The chat document-creation study ([chat], study.paradigms.chat.config), or None for writing studies.
     chat: object = None
 
     @property
@@ -220,7 +220,7 @@ def from_mapping(data: dict, directory: Path, source: Path | None = None) -> Stu
         surveys = survey_definition.load_surveys(data, directory, source)
     except survey_definition.SurveyError as error:
         raise ConfigError(str(error)) from None
-    from study.chat.config import ChatConfigError, load_chat
+    from study.paradigms.chat.config import ChatConfigError, load_chat
 
     try:
         chat = load_chat(data, directory, source)
@@ -327,7 +327,7 @@ def _check_references(data: dict, source: Path) -> None:
             seen.add(item[key])
     problems += control_arm.config_problems(data["conditions"], source, chat="chat" in data)
     if "chat" in data:
-        return _raise(problems)  # a chat study has document types, not prompts (study.chat.config)
+        return _raise(problems)  # a chat study has document types, not prompts (study.paradigms.chat.config)
     if not data.get("prompts"):
         problems.append(
             f"{source}: the study has no [[prompts]]. Fix: add at least one [[prompts]] table, "

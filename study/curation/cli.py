@@ -337,10 +337,10 @@ if __name__ == "__main__":  # pragma: no cover
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per conversation.")
 def chat_conversations(file: str, out: str | None, as_json: bool) -> None:
     """Check a chat study's conversations.jsonl and measure each conversation: turns, tokens,
-    time and rating trajectory (study.curation.chat). Exits 1 if any line is invalid."""
+    time and rating trajectory (study.paradigms.chat.curation). Exits 1 if any line is invalid."""
     import csv
 
-    from study.curation.chat import COLUMNS, conversation_stats, read_conversations
+    from study.paradigms.chat.curation import COLUMNS, conversation_stats, read_conversations
 
     report = read_conversations(Path(file))
     rows = [conversation_stats(record) for record in report.conversations]

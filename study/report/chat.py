@@ -1,6 +1,6 @@
 """The chat study's (CollabLLM) figures for the report, from its conversations.
 
-Each conversation is measured by `study curate chat`'s own functions (study.curation.chat:
+Each conversation is measured by `study curate chat`'s own functions (study.paradigms.chat.curation:
 `read_conversations` checks it, `conversation_stats` measures it), so the report and the
 curation table agree figure for figure. Sources:
 
@@ -78,13 +78,13 @@ def number(value) -> float | None:
 def load(data: ReportData) -> None:
     """The report's loader (study.report.data.EXTRA_LOADERS): chat metrics when the source is
     a chat study or a chat export; otherwise nothing."""
-    from study.curation.chat import conversation_stats, read_conversations
+    from study.paradigms.chat.curation import conversation_stats, read_conversations
 
     if data.kind == STUDY:
         study = study_config.load(data.path)
         if study.chat is None:
             return
-        from study.chat.export import export_chat
+        from study.paradigms.chat.export import export_chat
 
         with tempfile.TemporaryDirectory(prefix="study-report-chat-") as scratch:
             export_chat(study, Path(scratch), include_unfinished=True)

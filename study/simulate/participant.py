@@ -53,7 +53,7 @@ class Participant:
 
     def run(self) -> SessionResult:
         """The participant's path, page by page, until the completion page. Each page's stage
-        is handled by `_step`, which a chat participant (study.simulate.chat) overrides."""
+        is handled by `_step`, which a chat participant (study.paradigms.chat.simulate) overrides."""
         response = self.http.get("/task", params={"access_code": self.access_code})
         location = self._redirect(response, "the entry page /task")
         session_id = _SESSION_PATH.search(location).group(1)

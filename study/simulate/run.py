@@ -25,8 +25,8 @@ import httpx
 from study import config as study_config
 from study.config import GENRE_NOUNS
 from study.simulate import support
-from study.simulate.chat import ChatParticipant
-from study.simulate.chat_user import ChatUser
+from study.paradigms.chat.simulate import ChatParticipant
+from study.paradigms.chat.simulated_user import ChatUser
 from study.simulate.participant import Participant, SessionResult, SimulationError
 from study.simulate.personas import BUILT_IN, DEFAULT_INTENT, Persona
 from study.simulate.writer import Decisions, SimulatedWriter
@@ -81,7 +81,7 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
             rng = random.Random(f"{options.seed}-{number}")
             genres = {p.genre for p in study.prompts}
             chat = study.paradigm == "chat"
-            # A chat user's intent is the one chosen on the study's intent page (study.simulate.chat).
+            # A chat user's intent is the one chosen on the study's intent page (study.paradigms.chat.simulate).
             writer = (ChatUser if chat else SimulatedWriter)(
                 persona, options.intent, "document" if chat else
                 " or ".join(sorted(GENRE_NOUNS.get(g, "text") for g in genres)),

@@ -1,6 +1,6 @@
 """What `study simulate` can drive, checked before any writer starts (or anything is created).
 
-Writing studies (study.simulate.participant) and chat studies (study.simulate.chat) are
+Writing studies (study.simulate.participant) and chat studies (study.paradigms.chat.simulate) are
 driven. The writing path presses Tab for suggestion lists (MindCopilot's L0, CoAuthor's editor); it
 has no idle writer for the ghost texts of L1-L3, so a proactive condition's sessions would
 not show that condition at all. Those studies are refused with the alternative.

@@ -1,5 +1,5 @@
 """The chat study's state: assignment, intent, pre-writing answers, the conversation and the
-document pane (study.chat, study.server.chat).
+document pane (study.paradigms.chat).
 
 Messages are numbered 0, 1, 2, ... per session. A user message carries the browser's
 `client_id`, so a resend after a lost answer (a dropped connection, a killed server) finds the

@@ -503,7 +503,7 @@ survey_responses = Table(
 )
 
 
-# -- The chat document-creation study (study.chat) --------------------------------------------
+# -- The chat document-creation study (study.paradigms.chat) ---------------------------------
 
 chat_sessions = Table(
     "chat_sessions",

@@ -17,7 +17,7 @@ from study.store.db import driver_read, sessions, suggestion_requests
 STAGES = (
     "consent", "instructions", "presurvey", "prompt", "writing", "evaluation", "survey", "complete"
 )
-# The chat document-creation study's path (study.server.chat; CollabLLM App. E steps 1-3).
+# The chat document-creation study's path (study.paradigms.chat.pages; CollabLLM App. E steps 1-3).
 CHAT_STAGES = (
     "consent", "instructions", "presurvey", "intent", "prewriting", "chat", "survey", "complete"
 )

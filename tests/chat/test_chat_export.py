@@ -9,7 +9,7 @@ import json
 from click.testing import CliRunner
 
 from study.cli import main as study_cli
-from study.curation.chat import count_tokens, read_conversations
+from study.paradigms.chat.curation import count_tokens, read_conversations
 from tests.chat.flow import choose_intent, prewrite, rate, say, start_chat
 from tests.chat.test_chat_path import FINAL
 
@@ -95,7 +95,7 @@ def test_the_documented_tokenizer():
 
 
 def test_a_rating_after_an_exchange_that_never_happened_is_reported():
-    from study.curation.chat import consistency
+    from study.paradigms.chat.curation import consistency
 
     record = {"messages": [{"seq": 0, "role": "user"}, {"seq": 1, "role": "assistant"}],
               "ratings": [{"after_exchange": 3}]}  # fmt: skip

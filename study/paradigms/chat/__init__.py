@@ -1,8 +1,12 @@
-"""A chat assistant beside the document (CollabLLM, Wu et al. ICML 2025, App. E): the
-participant picks an intent, notes their thoughts, then writes the document while chatting.
+"""The chat document-creation study (CollabLLM §6, App. E): the participant picks an intent,
+notes their thoughts, then writes the document while chatting with an assistant.
 
-Its own stages (intent, prewriting, chat) are pages of study.server.chat; the chat API is
-study.server.chat_api; the assistant, config, assignment and export are study.chat.
+- `config`: the `[chat]` table of study.toml and the intent bank;
+- `assign`: which document type and assistant (condition) a session gets;
+- `assistant`: the assistant's reply (study.model_client);
+- `pages`: the path's own stages (intent, prewriting, chat); `api`: what the chat page calls;
+- `export`: the chat session export; `curation`: `study curate chat`'s measures;
+- `simulate`, `simulated_user`: `study simulate`'s chat participant and CollabLLM's user simulator.
 """
 
 from study.paradigms.base import Paradigm
@@ -10,7 +14,7 @@ from study.paradigms.base import Paradigm
 PARADIGM = Paradigm(
     name="chat",
     summary="the participant writes a document while chatting with an assistant (CollabLLM)",
-    pages=("study.server.chat",),
-    apis=("study.server.chat_api",),
+    pages=("study.paradigms.chat.pages",),
+    apis=("study.paradigms.chat.api",),
     stage_endpoints={"intent": "chat.intent", "prewriting": "chat.prewriting", "chat": "chat.chat_page"},
 )

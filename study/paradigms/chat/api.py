@@ -26,7 +26,7 @@ import jsonschema
 import orjson
 from flask import Blueprint, jsonify, request
 
-from study.chat import assistant
+from study.paradigms.chat import assistant
 from study.paths import schemas_dir
 from study.server import arrival, events_api, model_calls
 from study.server.surveys import owed_surveys

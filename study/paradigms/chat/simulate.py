@@ -19,7 +19,7 @@ import uuid
 
 import httpx
 
-from study.simulate.chat_user import ChatUser, at_least_words
+from study.paradigms.chat.simulated_user import ChatUser, at_least_words
 from study.simulate.forms import Question, questions
 from study.simulate.pages import read_page
 from study.simulate.participant import (

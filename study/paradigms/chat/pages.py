@@ -8,7 +8,7 @@
                       periodic rating (an in_session survey) and the finish button, which
                       works after `min_exchanges` exchanges.
 Then the participant path's "survey" stage (the final survey) and the completion code.
-The API the chat page talks to is study.server.chat_api.
+The API the chat page talks to is study.paradigms.chat.api.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import time
 
 from flask import Blueprint, jsonify, redirect, render_template, request, url_for
 
-from study.chat import assign
+from study.paradigms.chat import assign
 from study.server import stages
 from study.server.context import engine, limits, session_or_404, study
 from study.server.stages import at_stage, stage_url

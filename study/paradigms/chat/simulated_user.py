@@ -6,7 +6,7 @@ conversation so far (up to `history_chars` from its end), the intent and the **g
 (the document this user would be satisfied with: a researcher's file for the intent, or one the
 model drafted from the intent and the user's pre-writing notes), and answers
 {"current_answer", "thought", "response"}. A response holding the termination marker ends the
-chat (`turn` says so); the participant (study.simulate.chat) stops at the turn limit otherwise.
+chat (`turn` says so); the participant (study.paradigms.chat.simulate) stops at the turn limit otherwise.
 A reply that is not such JSON still becomes the message when it has text; an empty one falls
 back to a seeded follow-up request, and a user on that fallback ends as soon as the study
 allows (its habit, recorded as such). Whether a reply goes into the document pane and whether

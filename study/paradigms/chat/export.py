@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from study.chat.assign import label
+from study.paradigms.chat.assign import label
 from study.config import Study
 from study.export.surveys import export_surveys
 from study.store import chat as chat_store
