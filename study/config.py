@@ -17,7 +17,7 @@ from pathlib import Path
 
 import jsonschema
 
-from study import control_arm
+from study.paradigms.none import arm as control_arm
 from study.paths import schemas_dir, templates_dir
 from study.survey import definition as survey_definition
 from study.suggest.proactive.settings import ProactiveSettings
@@ -36,7 +36,7 @@ class Condition:
 
     name: str
     genre: str = ""
-    model: str = ""  # empty only in a control arm (paradigm "none", study.control_arm)
+    model: str = ""  # empty only in a control arm (paradigm "none", study.paradigms.none.arm)
     mode: str = "completion"
     n: int = 5
     max_tokens: int = 30
@@ -48,7 +48,7 @@ class Condition:
     system_prompt: str = ""
     # MindCopilot's interaction paradigm (Table 3): "L0" Tab on demand as CoAuthor, "L1"
     # idle-triggered ghost text, "L2" stateful, "L3" adaptive (README, Proactive co-writing).
-    # "none": the control arm, no assistant (study.control_arm).
+    # "none": the control arm, no assistant (study.paradigms.none.arm).
     paradigm: str = "L0"
 
     def controls(self) -> dict[str, str]:

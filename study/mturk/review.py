@@ -29,7 +29,7 @@ from decimal import Decimal
 
 from sqlalchemy import update
 
-from study import control_arm
+from study.paradigms.none import arm as control_arm
 from study.config import MIN_TIME_SLACK_SECONDS
 from study.curation.replay import WRITER, DeltaError, replay
 from study.mturk import assignments as assignment_module

@@ -1,5 +1,6 @@
 """The interaction paradigms and their registry: the one place the core learns which exist.
 
+- `none/`: no assistant, a study's control arm (Jakesch et al. CHI 2023; Dhillon et al. CHI 2024);
 - `tab/`: CoAuthor's suggestions (Lee et al. CHI 2022), asked for with Tab (MindCopilot's L0);
 - `proactive/`: MindCopilot's ghost text (L1-L3), offered when the writer pauses;
 - `chat/`: CollabLLM's chat assistant beside a document the participant writes.
@@ -11,10 +12,12 @@ starts, and is then served like the built-in ones.
 
 from __future__ import annotations
 
-from study.paradigms import chat, proactive, tab
+from study.paradigms import chat, none, proactive, tab
 from study.paradigms.base import Paradigm
 
-_REGISTERED: dict[str, Paradigm] = {p.name: p for p in (tab.PARADIGM, proactive.PARADIGM, chat.PARADIGM)}
+_REGISTERED: dict[str, Paradigm] = {
+    p.name: p for p in (none.PARADIGM, tab.PARADIGM, proactive.PARADIGM, chat.PARADIGM)
+}
 
 
 def register(paradigm: Paradigm) -> Paradigm:

@@ -18,7 +18,7 @@ from flask import Blueprint, current_app, g, jsonify, redirect, render_template,
 from markupsafe import Markup
 from sqlalchemy import select
 
-from study import control_arm
+from study.paradigms.none import arm as control_arm
 from study.config import MIN_TIME_SLACK_SECONDS, study_duration
 from study.mturk import repeat
 from study.review import rounds
@@ -305,7 +305,7 @@ def writing_page(session_id, session):
         "finishUrl": url_for("participant.finish_writing", session_id=session_id),
     }
     assistant = not control_arm.is_control(condition)
-    if assistant:  # a control arm's page has no suggestion control at all (study.control_arm)
+    if assistant:  # a control arm's page has no suggestion control at all (study.paradigms.none.arm)
         boot["suggestionsUrl"] = url_for("suggestions_api.suggest", session_id=session_id)
     if is_proactive_study(study().conditions):
         # MindCopilot: every paradigm's records carry `proactive` and L0 logs window switches

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 
-from study import control_arm
+from study.paradigms.none import arm as control_arm
 from study.server import model_calls
 from study.server.context import session_or_404, study, suggestion_engine
 

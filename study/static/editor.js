@@ -270,7 +270,7 @@
     restoreText();
     outbox.save();
     outbox.schedule(0);
-    // A control arm's page has no suggestion list and no suggestions URL (study/control_arm.py).
+    // A control arm's page has no suggestion list and no suggestions URL (study/paradigms/none/arm.py).
     if (boot.suggestionsUrl) popup = new StudyEditor.Popup(document.getElementById("suggestions"), textarea, { hover, choose: accept });
     textarea.readOnly = false;
     textarea.focus();
