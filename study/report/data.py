@@ -17,6 +17,7 @@ Sessions marked simulated (`study simulate`) carry `simulated=true` in the metad
 from __future__ import annotations
 
 import csv
+import os
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -52,6 +53,7 @@ STAGE_SPANS = (
 # each is called as loader(data) once the sessions are read, and may set data.extras[key]
 # (study.report.sections.plugins says the shape).
 EXTRA_LOADERS: list[Callable[[ReportData], None]] = []
+NO_LOGS = EntityModel(None, "", "there are no session logs to read")
 
 
 class ReportSourceError(ValueError):
@@ -125,7 +127,8 @@ def load(path: str | Path, *, entity_model: EntityModel | None = None,
         except LanguageToolError as error:
             raise ReportSourceError(str(error)) from None
     _LANGUAGETOOL = languagetool
-    model = entity_model or load_model()
+    # The entity model is loaded only where there are session logs to read (_from_folder).
+    model = entity_model
     if (path / study_config.CONFIG_NAME).is_file():
         data = _from_study(path, model, processes)
     else:
@@ -137,7 +140,7 @@ def load(path: str | Path, *, entity_model: EntityModel | None = None,
     return data
 
 
-def _from_sessions(path: Path, model: EntityModel, processes: int | None) -> ReportData:
+def _from_sessions(path: Path, model: EntityModel | None, processes: int | None) -> ReportData:
     metadata = find_metadata(path)
     conditions = None
     if metadata is None and (path / PROACTIVE_SESSIONS).is_file():
@@ -146,7 +149,7 @@ def _from_sessions(path: Path, model: EntityModel, processes: int | None) -> Rep
         conditions = _proactive_conditions(path / PROACTIVE_SESSIONS)
     if metadata is None and (path / CONVERSATIONS).is_file():
         # `study export --format chat`: conversations, no CoAuthor log (study.report.chat).
-        data = ReportData(FOLDER, path, path.resolve().name, [], model)
+        data = ReportData(FOLDER, path, path.resolve().name, [], model or NO_LOGS)
     elif metadata is None:
         raise ReportSourceError(
             f"{path}: neither a study folder (no {study_config.CONFIG_NAME}) nor a folder of "
@@ -180,13 +183,15 @@ def _session_files(path: Path, metadata: MetadataFiles) -> dict[str, Path]:
     return {}
 
 
-def _from_folder(path: Path, found: MetadataFiles, kind: str, model: EntityModel, *, title: str,
+def _from_folder(path: Path, found: MetadataFiles, kind: str, model: EntityModel | None, *, title: str,
                  conditions: dict[str, str] | None = None, processes: int | None = None) -> ReportData:
     try:
         metadata = read_metadata_files(found)
     except MetadataError as error:
         raise ReportSourceError(str(error)) from None
     files = _session_files(path, found)
+    if model is None:
+        model = load_model() if files else NO_LOGS
     data = ReportData(kind, path, title, [], model, metadata=found.describe())
     jobs = []
     for session_id, file in files.items():
@@ -196,9 +201,12 @@ def _from_folder(path: Path, found: MetadataFiles, kind: str, model: EntityModel
         jobs.append((file, meta))
     global _ENTITY_NLP
     _ENTITY_NLP = model.nlp
-    # All cores, as `study curate stats`; one process with a named-entity model (a pipeline
-    # is large and is not shared between processes).
-    for facts, problem in run(_facts_worker, jobs, processes=1 if model.nlp else processes):
+    # All cores, as `study curate stats`, with or without a named-entity model: the pool's
+    # workers are forked after the model is loaded, so each uses the parent's copy (no reload,
+    # pages shared). Where processes cannot fork (spawn starts them empty), one process.
+    if model.nlp is not None and not hasattr(os, "fork"):
+        processes = 1
+    for facts, problem in run(_facts_worker, jobs, processes=processes):
         if facts is None:
             data.unreadable.append(problem)
         else:
@@ -219,7 +227,7 @@ def _facts_worker(job: tuple[Path, dict]) -> tuple[SessionFacts | None, str | No
         return None, f"{file.name}: {error}"
 
 
-def _from_study(path: Path, model: EntityModel, processes: int | None) -> ReportData:
+def _from_study(path: Path, model: EntityModel | None, processes: int | None) -> ReportData:
     from study.export.coauthor import export_study
     from study.store import create_tables, make_engine, reading
     from study.store import sessions as session_store

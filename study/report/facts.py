@@ -11,7 +11,7 @@ from study.paradigms.none import arm as control_arm
 from study.curation.formats import Session
 from study.curation.metrics import distinct_n
 from study.curation.replay import replay
-from study.curation.stats import session_stats
+from study.curation.stats import condition_of, session_stats
 from study.report.entities import SessionEntities, session_entities
 from study.report.grammar import LanguageToolError, errors_per_word
 from study.report.sentences import authored_sentences
@@ -23,6 +23,9 @@ class SessionFacts:
     condition: str
     prompt_code: str
     genre: str
+    # high / low (the paper's two decoding settings of the genre), or T=<t> FP=<fp>, or unknown:
+    # from the metadata's temperature and frequency penalty, else the log's (constant in it).
+    randomness: str
     writer: str
     simulated: bool
     stats: dict
@@ -67,6 +70,15 @@ def suggestion_timing(events: Sequence[Mapping]) -> tuple[int, int, list[float]]
     return queries, unanswered, latencies
 
 
+def _randomness(meta: Mapping, events: Sequence[Mapping]) -> str:
+    if meta.get("temperature") not in (None, ""):
+        return condition_of(meta.get("temperature"), meta.get("frequency_penalty"))
+    for event in events[:50]:  # the later interface may leave the first event's values empty
+        if event.get("currentTemperature") not in (None, ""):
+            return condition_of(event["currentTemperature"], event.get("currentFrequencyPenalty"))
+    return "unknown"
+
+
 def session_facts(session: Session, meta: Mapping, *, nlp=None,
                   languagetool: str | None = None) -> SessionFacts:
     events = session.events
@@ -77,6 +89,7 @@ def session_facts(session: Session, meta: Mapping, *, nlp=None,
         condition=str(meta.get("condition") or "unknown"),
         prompt_code=str(meta.get("prompt_code") or "unknown"),
         genre=str(meta.get("genre") or "unknown"),
+        randomness=_randomness(meta, events),
         writer=str(meta.get("worker_id") or ""),
         simulated=str(meta.get("simulated", "")).lower() == "true",
         assistant=not control_arm.is_control_row(meta),

