@@ -60,11 +60,18 @@ def test_release_folder_report_says_there_is_no_funnel_and_matches_the_curation_
     assert abs(number(combined[2]) - share) < 0.006
     low, high = (float(x) for x in combined[1].split("[")[1].rstrip("]").split(","))
     assert low < acceptance < high
-    # the conditions are the paper's randomness settings, read from temperature and FP
-    assert set(tables.rows("collaboration")) == {"condition", "high", "low", "all"}
-    highs = sum(1 for r in METADATA.values() if (r["genre"], r["temperature"]) in
-                {("creative", "0.75"), ("argumentative", "0.9")})  # fmt: skip
-    assert tables.rows("collaboration")["high"][0] == str(highs)
+    # the conditions are the paper's four, genre x temperature, with its equality beside ours
+    collaboration = tables.rows("collaboration")
+    assert list(collaboration) == ["condition", "creative, high (T .75)", "creative, low (T .3)",
+                                   "argumentative, high (T .9)", "argumentative, low (T .2)", "all"]
+    for name, genre, temperature, paper in (("creative, high (T .75)", "creative", "0.75", "0.30"),
+                                            ("argumentative, low (T .2)", "argumentative", "0.2", "0.22")):
+        sessions = [s for s, r in METADATA.items() if (r["genre"], r["temperature"]) == (genre, temperature)]
+        assert collaboration[name][0] == str(len(sessions))
+        assert collaboration[name][-1] == paper
+        equality = statistics.mean(r["equality"] for r in rows if r["session_id"] in sessions)
+        assert abs(number(collaboration[name][3]) - equality) < 0.006
+    assert collaboration["all"][-1] == "–"
     assert "LanguageTool" in tables.texts["language"]
     ideation = tables.texts["ideation"]
     if load_model().nlp is None:

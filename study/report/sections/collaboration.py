@@ -1,5 +1,8 @@
 """Acceptance, writer share, equality and mutuality per condition, with 95% intervals.
 
+Conditions are the paper's four (genre x temperature, `study.report.conditions`) when every
+session is in one of them, with the paper's equality beside each; a study's own otherwise.
+
 Acceptance is the per-session `perc_selected` (suggestion-select / suggestion-open, the
 release's definition; 0 for a session without a query), averaged over all sessions as Table 3
 does (`study curate stats`); writer share is Table 3's "written by writers (%)" (the writer's share of the
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 from study.paradigms.none.arm import NOT_APPLICABLE
 from study.report import plots
+from study.report.conditions import by_paper_condition, label
 from study.report.data import ReportData
 from study.report.html import Section
 from study.report.intervals import RESAMPLES, bootstrap_mean
@@ -21,6 +25,13 @@ MEASURES = (
     ("equality", "equality", "Equality (section 5.1.3): how evenly turns were shared, 0-1."),
     ("mutuality", "mutuality", "Mutuality (section 5.1.3): how much the writer interacted, 0-1."),
 )
+
+# §5.1.3 equality of the paper's four conditions (shared data README: computed over event blocks
+# of the full release, hover events dropped).
+PAPER_EQUALITY = {
+    label("creative", "high"): 0.30, label("creative", "low"): 0.29,
+    label("argumentative", "high"): 0.29, label("argumentative", "low"): 0.22,
+}  # fmt: skip
 
 
 def _values(sessions, column: str) -> list:
@@ -38,7 +49,16 @@ def build(data: ReportData) -> Section | None:
         "paper's Table 3 does, and is not applicable to a control arm (no assistant).",
         note=True,
     )
-    groups = {c: [s for s in data.sessions if s.condition == c] for c in data.conditions()}
+    # The paper's four conditions (genre x temperature) when every session is in one of them;
+    # otherwise the data's own (a study's condition names).
+    groups = by_paper_condition(data.sessions)
+    paper = groups is not None
+    if groups is None:
+        groups = {c: [s for s in data.sessions if s.condition == c] for c in data.conditions()}
+    else:
+        section.paragraph("Conditions are the paper's: genre x GPT-3's randomness, creative "
+                          "temperature .75 / .3, argumentative .9 / .2; the last column is the "
+                          "paper's equality for the condition.", note=True)  # fmt: skip
     groups["all"] = data.sessions
     estimates = {
         (name, column): bootstrap_mean(_values(members, column))
@@ -48,8 +68,10 @@ def build(data: ReportData) -> Section | None:
         # No assistant, so no list to accept from: "not applicable", where 0 would read as refusal.
         estimates[(name, "perc_selected")] = NOT_APPLICABLE
     section.table(
-        ["condition", "sessions", *(heading for heading, _, _ in MEASURES)],
-        [[name, len(members), *(estimates[(name, column)] for _, column, _ in MEASURES)]
+        ["condition", "sessions", *(heading for heading, _, _ in MEASURES),
+         *(["paper equality"] if paper else [])],
+        [[name, len(members), *(estimates[(name, column)] for _, column, _ in MEASURES),
+          *([PAPER_EQUALITY.get(name)] if paper else [])]
          for name, members in groups.items()],
     )  # fmt: skip
     for heading, column, caption in MEASURES:
