@@ -186,6 +186,22 @@ def minutes_text(minutes: int) -> str:
 MIN_TIME_SLACK_SECONDS = 3
 
 
+def seconds_text(seconds: int) -> str:
+    """"1 minute", "10 minutes", "45 seconds", "1 minute 30 seconds": how the instructions
+    state the minimum writing time."""
+    minutes, rest = divmod(int(seconds), 60)
+    parts = [minutes_text(minutes)] if minutes else []
+    if rest or not minutes:
+        parts.append(f"{rest} second" if rest == 1 else f"{rest} seconds")
+    return " ".join(parts)
+
+
+def min_writing_text(study: Study) -> str:
+    """The minimum writing time as the instructions state it ({{ min_writing }}): the timer's
+    [session] min_seconds, not the whole study's duration_minutes."""
+    return seconds_text(study.min_seconds)
+
+
 def study_duration(study: Study) -> str:
     """The study's expected duration as participants and the dataset card read it: one source,
     [study] duration_minutes."""

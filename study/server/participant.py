@@ -19,7 +19,7 @@ from markupsafe import Markup
 from sqlalchemy import select
 
 from study.paradigms.none import arm as control_arm
-from study.config import MIN_TIME_SLACK_SECONDS, study_duration
+from study.config import MIN_TIME_SLACK_SECONDS, min_writing_text, study_duration
 from study.mturk import repeat
 from study.review import rounds
 from study.server import assignment, page_security, stages, surveys
@@ -73,6 +73,8 @@ def _page_text(template_source: str, session: dict) -> Markup:
             # showed it on the landing page ("10x speed up").
             notice=study().chat.current_notice() if study().chat is not None else "",
             duration=study_duration(study()),
+            # The timer's minimum ([session] min_seconds), which the instructions promise.
+            min_writing=min_writing_text(study()),
             pay=study().pay,
         )
     )

@@ -221,6 +221,7 @@
     });
     form.dataset.occasion = String(occasion);
     panel.hidden = false;
+    panel.scrollIntoView({ block: "nearest" });
     log("survey-open", "api", { surveyName: survey, occasion });
   }
 
