@@ -1,0 +1,64 @@
+"""A model endpoint for scripts/bench_ingest.py: OpenAI's completions and chat completions wire
+format, answered after a fixed delay and nothing else.
+
+    python scripts/bench_endpoint.py PORT DELAY_SECONDS
+
+asyncio, one process: on a 2-core machine it takes almost no CPU from the server being measured
+(`study lm serve` generates text, and its threads would), so every call takes DELAY and the
+server's own overhead is what remains of a writer's wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+
+WORDS = [" the", " night", " was", " quiet", " and", " she", " walked", " home", "."]
+
+
+def answer(path: str, request: dict) -> dict:
+    n = int(request.get("n") or 1)
+    if path.endswith("/chat/completions"):
+        content = [{"token": w, "logprob": -0.5, "bytes": None, "top_logprobs": []} for w in WORDS]
+        choices = [{"index": i, "message": {"role": "assistant", "content": "".join(WORDS).strip()},
+                    "logprobs": {"content": content}, "finish_reason": "stop"} for i in range(n)]
+        kind = "chat.completion"
+    else:
+        logprobs = {"tokens": WORDS, "token_logprobs": [-0.5] * len(WORDS), "top_logprobs": None,
+                    "text_offset": []}
+        choices = [{"index": i, "text": "".join(WORDS), "finish_reason": "stop", "logprobs": logprobs}
+                   for i in range(n)]
+        kind = "text_completion"
+    return {"id": "bench", "object": kind, "created": 0, "model": request.get("model", "bench"),
+            "choices": choices, "usage": {"prompt_tokens": 1, "completion_tokens": 9, "total_tokens": 10}}
+
+
+async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, delay: float) -> None:
+    try:
+        while True:
+            head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+            method, path = head[0].split(" ")[:2]
+            length = next((int(line.split(":", 1)[1]) for line in head
+                           if line.lower().startswith("content-length:")), 0)
+            body = json.loads(await reader.readexactly(length)) if length else {}
+            if method == "GET":
+                reply = {"object": "list", "data": [{"id": "bench", "object": "model"}]}
+            else:
+                await asyncio.sleep(delay)
+                reply = answer(path, body)
+            data = json.dumps(reply).encode()
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                         + str(len(data)).encode() + b"\r\n\r\n" + data)
+            await writer.drain()
+    except (asyncio.IncompleteReadError, ConnectionError):
+        writer.close()
+
+
+async def main(port: int, delay: float) -> None:
+    server = await asyncio.start_server(lambda r, w: serve(r, w, delay), "127.0.0.1", port, backlog=4096)
+    await server.serve_forever()
+
+
+if __name__ == "__main__":
+    asyncio.run(main(int(sys.argv[1]), float(sys.argv[2])))

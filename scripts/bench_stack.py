@@ -1,0 +1,163 @@
+"""What scripts/bench_ingest.py runs its writers against: the task server (`study serve`, or
+gunicorn on study.server.wsgi), a throwaway PostgreSQL cluster, and a model endpoint that
+answers after a fixed delay, each in its own process, on 127.0.0.1 only."""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+POSTGRES_USER = "study_bench"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait_for(url: str, process: subprocess.Popen, log: Path, what: str) -> None:
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"{what} exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            if httpx.get(url, timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            time.sleep(0.1)
+    stop(process)
+    raise SystemExit(f"{what} did not answer within 90 s:\n{log.read_text()[-3000:]}")
+
+
+def start_server(kind: str, directory: Path, port: int, log: Path, *, workers: int | None,
+                 threads: int, connections: int) -> subprocess.Popen:
+    """`study serve` (kind "serve") or gunicorn on study.server.wsgi (kind "gunicorn"), in its
+    own process group so that its CPU is counted whole and it is stopped whole."""
+    env = dict(os.environ)
+    if kind == "serve":
+        command = [sys.executable, "-m", "study", "serve", str(directory), "--port", str(port),
+                   "--threads", str(threads), "--writers", str(connections)]
+        if workers:
+            command += ["--workers", str(workers)]
+    else:
+        command = [sys.executable, "-m", "gunicorn", "-w", str(workers or 2), "-b", f"127.0.0.1:{port}",
+                   "-k", "gthread", "--threads", str(threads), "--keep-alive", "75",
+                   "--worker-connections", str(connections), "study.server.wsgi:app"]
+        env.update(STUDY_DIR=str(directory), STUDY_SECRET_KEY=os.urandom(16).hex())
+    with open(log, "ab") as handle:
+        process = subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT, env=env,
+                                   start_new_session=True)
+    _wait_for(f"http://127.0.0.1:{port}/healthz", process, log, "the task server")
+    return process
+
+
+def stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def cpu_seconds(group: int) -> float:
+    """User + system CPU seconds of every process in a process group (the server and its workers)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == group:  # pgrp
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / ticks
+
+
+@contextmanager
+def model_endpoint(delay: float, log: Path):
+    """An OpenAI-compatible endpoint answering every request after `delay` seconds; its /v1 URL."""
+    port = free_port()
+    with open(log, "ab") as handle:
+        process = subprocess.Popen([sys.executable, str(Path(__file__).with_name("bench_endpoint.py")),
+                                    str(port), str(delay)],
+                                   stdout=handle, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        _wait_for(f"http://127.0.0.1:{port}/v1/models", process, log, "the model endpoint")
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        stop(process)
+
+
+def _postgres_tool(name: str) -> str | None:
+    found = shutil.which(name)
+    if found:
+        return found
+    candidates = sorted(Path("/usr/lib/postgresql").glob(f"*/bin/{name}"), reverse=True)
+    return str(candidates[0]) if candidates else None
+
+
+@contextmanager
+def temporary_postgres():
+    """A throwaway PostgreSQL cluster in a temporary folder (durable commits: the benchmark
+    measures what a real study would get); its database's SQLAlchemy URL."""
+    tools = {name: _postgres_tool(name) for name in ("initdb", "pg_ctl")}
+    if None in tools.values():
+        raise SystemExit("--database postgres needs PostgreSQL's initdb and pg_ctl (apt-get install postgresql)")
+    owner = None
+    if os.geteuid() == 0:  # PostgreSQL refuses to run as root
+        owner = next((n for n in ("postgres", "nobody") if _user_exists(n)), None)
+        if owner is None:
+            raise SystemExit("running as root with no 'postgres' or 'nobody' user to run PostgreSQL")
+    base = Path(tempfile.mkdtemp(prefix="bench-pg-"))
+    data, sockets = base / "data", base / "sockets"
+    sockets.mkdir()
+    if owner:
+        entry = pwd.getpwnam(owner)
+        for path in (base, sockets):
+            os.chown(path, entry.pw_uid, entry.pw_gid)
+    port = free_port()
+    env = {**os.environ, "LC_ALL": "C", "LANG": "C"}
+    options = (f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c max_connections=300 "
+               "-c shared_buffers=128MB")
+
+    def run(command, check=True):
+        if owner:
+            command = ["runuser", "-u", owner, "--", *command]
+        return subprocess.run(command, check=check, capture_output=True, text=True, env=env, cwd=base)
+
+    try:
+        run([tools["initdb"], "-D", str(data), "-U", POSTGRES_USER, "--auth=trust", "--encoding=UTF8",
+             "--no-locale"])
+        run([tools["pg_ctl"], "-D", str(data), "-l", str(base / "server.log"), "-w", "-t", "60",
+             "-o", options, "start"])
+        import psycopg
+
+        with psycopg.connect(host="127.0.0.1", port=port, user=POSTGRES_USER, dbname="postgres",
+                             autocommit=True) as admin:
+            admin.execute('CREATE DATABASE "bench"')
+        yield f"postgresql+psycopg://{POSTGRES_USER}@127.0.0.1:{port}/bench"
+    finally:
+        run([tools["pg_ctl"], "-D", str(data), "-m", "fast", "-w", "stop"], check=False)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _user_exists(name: str) -> bool:
+    try:
+        pwd.getpwnam(name)
+        return True
+    except KeyError:
+        return False

@@ -1,0 +1,269 @@
+"""One simulated writer for scripts/bench_ingest.py: the CoAuthor records its editor produces, its
+keep-alive connection, and its outbox (as study/static/editor-outbox.js sends), plus the Tab
+suggestion requests it makes now and then."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import time
+from dataclasses import dataclass, field
+
+import orjson
+
+SEND_DELAY = 1.0  # editor-outbox.js SEND_DELAY_MS
+SEND_AT_COUNT = 20  # editor-outbox.js SEND_AT_COUNT
+MAX_BATCH = 50  # editor-outbox.js MAX_BATCH
+RETRY = (0.5, 1.0, 2.0, 4.0, 5.0)  # editor-outbox.js RETRY_MS
+REQUEST_TIMEOUT = 10.0
+# Typing comes in phases that last PHASE_SECONDS on average: bursts at --burst times --rate for
+# BURST_SHARE of the time, pauses, and steady typing at --rate, with the pauses' share chosen
+# so that a writer's long-run average is --rate.
+PHASE_SECONDS = 3.0
+BURST_SHARE = 0.2
+CONTROLS = {
+    "currentN": "5", "currentMaxToken": "30", "currentTemperature": "0.3",
+    "currentTopP": "1", "currentPresencePenalty": "0", "currentFrequencyPenalty": "0",
+}
+WORDS = ("the", "night", "was", "quiet", "and", "she", "walked", "towards", "old", "harbour",
+         "where", "ships", "waited", "for", "morning", "light", "because", "nobody", "knew")
+
+
+# -- one writer -------------------------------------------------------------------------------
+
+
+class Editor:
+    """The document and the CoAuthor records a writer's editor produces."""
+
+    def __init__(self, prompt_text: str, rng: random.Random) -> None:
+        self.rng = rng
+        self.doc = prompt_text.rstrip("\n") + "\n"  # Quill ends a document with a newline
+        self.cursor = len(self.doc) - 1
+        self.seq = 0
+        self.words = iter(())
+
+    def record(self, name: str, *, delta="", cursor_range="", doc="") -> dict:
+        record = {
+            "seq": self.seq, "eventName": name,
+            "eventSource": "api" if name == "system-initialize" else "user",
+            "eventTimestamp": int(time.time() * 1000), "textDelta": delta,
+            "cursorRange": cursor_range, "currentDoc": doc, "currentCursor": self.cursor,
+            "currentSuggestions": [], "currentSuggestionIndex": 0, "currentHoverIndex": "",
+            **CONTROLS,
+        }
+        self.seq += 1
+        return record
+
+    def initialize(self) -> dict:
+        return self.record("system-initialize", doc=self.doc)
+
+    def next_event(self) -> dict:
+        roll = self.rng.random()
+        if roll < 0.07 and self.cursor > 0:  # backspace
+            self.cursor -= 1
+            self.doc = self.doc[: self.cursor] + self.doc[self.cursor + 1 :]
+            ops = ([{"retain": self.cursor}] if self.cursor else []) + [{"delete": 1}]
+            return self.record("text-delete", delta={"ops": ops})
+        if roll < 0.12:  # arrow keys
+            step = self.rng.choice((-1, 1))
+            self.cursor = max(0, min(len(self.doc) - 1, self.cursor + step))
+            name = "cursor-forward" if step > 0 else "cursor-backward"
+            return self.record(name, cursor_range={"index": self.cursor, "length": 0})
+        character = next(self.words, None)
+        if character is None:
+            self.words = iter(" " + self.rng.choice(WORDS))
+            character = next(self.words)
+        ops = ([{"retain": self.cursor}] if self.cursor else []) + [{"insert": character}]
+        self.doc = self.doc[: self.cursor] + character + self.doc[self.cursor :]
+        self.cursor += 1
+        return self.record("text-insert", delta={"ops": ops})
+
+
+class Connection:
+    """One writer's keep-alive HTTP/1.1 connection, as its browser holds one.
+
+    Deliberately minimal (POST with a JSON body, a response with Content-Length): a full client
+    such as httpx spends about a millisecond of CPU per request, and on a 2-core machine that
+    shares its cores with the server, the client's own delays would end up in the latencies.
+    """
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    async def post(self, path: str, body: bytes) -> tuple[int, bytes]:
+        """(status, body); raises OSError, EOFError or TimeoutError when the exchange fails."""
+        reused = self.streams is not None
+        try:
+            return await self._exchange(path, body)
+        except (ConnectionResetError, BrokenPipeError, asyncio.IncompleteReadError) as error:
+            # The server closed an idle keep-alive connection just as the request went out
+            # (gunicorn does after 2 s): like browsers, try once more on a new connection.
+            if not reused or (isinstance(error, asyncio.IncompleteReadError) and error.partial):
+                raise
+            return await self._exchange(path, body)
+
+    async def _exchange(self, path: str, body: bytes) -> tuple[int, bytes]:
+        try:
+            if self.streams is None:
+                self.streams = await asyncio.wait_for(
+                    asyncio.open_connection(self.host, self.port), REQUEST_TIMEOUT
+                )
+            reader, writer = self.streams
+            writer.write(
+                f"POST {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+                + body
+            )
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), REQUEST_TIMEOUT)
+            headers = head.decode("latin-1").lower()
+            length = re.search(r"\r\ncontent-length: *(\d+)", headers)
+            if length is None:
+                raise ValueError(f"a response without Content-Length: {head[:200]!r}")
+            length = int(length.group(1))
+            content = await asyncio.wait_for(reader.readexactly(length), REQUEST_TIMEOUT)
+            if "\r\nconnection: close" in headers:
+                self.close()
+            return int(head[9:12]), content
+        except (OSError, EOFError, asyncio.TimeoutError, ValueError):
+            self.close()  # a broken connection is not reused; the next post opens a new one
+            raise
+
+    def close(self) -> None:
+        if self.streams is not None:
+            self.streams[1].close()
+            self.streams = None
+
+
+@dataclass
+class WriterResult:
+    session_id: str
+    acked: set[int] = field(default_factory=set)
+    made: int = 0
+    latencies: list[float] = field(default_factory=list)
+    requests: int = 0
+    errors: list[str] = field(default_factory=list)
+    timeouts: int = 0
+    # (seconds the writer waited, HTTP status) of each suggestion request, in order
+    suggestions: list[tuple[float, int]] = field(default_factory=list)
+
+
+class Writer:
+    """One writer: a typist adding events and an outbox sending them, sharing `pending`."""
+
+    def __init__(self, client, session_id, prompt_text, rate, burst, seed, suggest_client=None) -> None:
+        self.client = client
+        self.suggest_client = suggest_client
+        self.rng = random.Random(seed)
+        self.editor = Editor(prompt_text, self.rng)
+        self.result = WriterResult(session_id)
+        self.url = f"/api/sessions/{session_id}/events"
+        self.rate = rate
+        pause = BURST_SHARE * (burst - 1)
+        self.phases = ((pause, 0.0), (1 - pause - BURST_SHARE, 1.0), (BURST_SHARE, burst))
+        self.pending: list[dict] = []
+        self.first_pending_at: float | None = None
+        self.changed = asyncio.Event()
+        self.typing = True
+        self.send_now = False  # the outbox sends at once after an answer if events are waiting
+
+    def add(self, record: dict) -> None:
+        if not self.pending:
+            self.first_pending_at = time.monotonic()
+        self.pending.append(record)
+        self.result.made += 1
+        self.changed.set()
+
+    async def type(self, until: float) -> None:
+        # Writers start at different moments of the first second, as real ones would.
+        await asyncio.sleep(self.rng.random())
+        self.add(self.editor.initialize())
+        while time.monotonic() < until:
+            phase_end = min(until, time.monotonic() + self.rng.expovariate(1 / PHASE_SECONDS))
+            share = self.rng.random()
+            multiple = next(m for s, m in _cumulative(self.phases) if share < s)
+            while time.monotonic() < phase_end:
+                if multiple == 0:
+                    await asyncio.sleep(phase_end - time.monotonic())
+                    break
+                await asyncio.sleep(self.rng.expovariate(self.rate * multiple))
+                self.add(self.editor.next_event())
+        self.typing = False
+        self.changed.set()
+
+    async def send_loop(self, flush_deadline: float) -> None:
+        failures = 0
+        while self.typing or self.pending:
+            if not self.pending:
+                self.changed.clear()
+                await self.changed.wait()
+                continue
+            if self.typing and len(self.pending) < SEND_AT_COUNT and not (failures or self.send_now):
+                wait = self.first_pending_at + SEND_DELAY - time.monotonic()
+                if wait > 0:
+                    self.changed.clear()
+                    try:
+                        await asyncio.wait_for(self.changed.wait(), wait)
+                    except asyncio.TimeoutError:
+                        pass
+                    if len(self.pending) < SEND_AT_COUNT and time.monotonic() < self.first_pending_at + SEND_DELAY:
+                        continue
+            if not self.typing and time.monotonic() > flush_deadline:
+                self.result.errors.append(f"gave up with {len(self.pending)} unacknowledged events")
+                return
+            if await self.post(self.pending[:MAX_BATCH]):
+                failures = 0
+                self.send_now = bool(self.pending)
+            else:
+                failures += 1
+                await asyncio.sleep(RETRY[min(failures, len(RETRY)) - 1])
+
+    async def suggest_loop(self, begin: float, until: float, every: float) -> None:
+        """Ask for Tab suggestions now and then from `begin` on, one request at a time, on the
+        writer's second connection (a browser opens another while the first is busy)."""
+        if every <= 0 or self.suggest_client is None:
+            return
+        url = self.url.replace("/events", "/suggestions")
+        await asyncio.sleep(max(0.0, begin - time.monotonic()))
+        while True:
+            await asyncio.sleep(min(self.rng.expovariate(1 / every), max(0.0, until - time.monotonic())))
+            if time.monotonic() >= until:
+                return
+            body = orjson.dumps({"doc": self.editor.doc})
+            started = time.perf_counter()
+            try:
+                status, _ = await self.suggest_client.post(url, body)
+            except (OSError, EOFError, asyncio.TimeoutError, ValueError) as error:
+                self.result.errors.append(f"suggestion: {type(error).__name__}: {error}")
+                self.result.timeouts += isinstance(error, asyncio.TimeoutError)
+                continue
+            self.result.suggestions.append((time.perf_counter() - started, status))
+
+    async def post(self, batch: list[dict]) -> bool:
+        body = orjson.dumps({"events": batch})
+        started = time.perf_counter()
+        self.result.requests += 1
+        try:
+            status, content = await self.client.post(self.url, body)
+        except (OSError, EOFError, asyncio.TimeoutError, ValueError) as error:
+            self.result.errors.append(f"{type(error).__name__}: {error}")
+            self.result.timeouts += isinstance(error, asyncio.TimeoutError)
+            return False
+        latency = time.perf_counter() - started
+        if status != 200:
+            self.result.errors.append(f"HTTP {status}: {content[:200]!r}")
+            return False
+        self.result.latencies.append(latency)
+        acked = set(orjson.loads(content)["acked"])
+        self.result.acked |= acked
+        self.pending = [record for record in self.pending if record["seq"] not in acked]
+        return True
+
+
+def _cumulative(phases):
+    total = 0.0
+    for share, multiple in phases:
+        total += share
+        yield total, multiple
+    yield float("inf"), phases[-1][1]
