@@ -12,6 +12,7 @@ keyword outside `_HANDLED` raises `Unsupported`, and the caller falls back to js
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 
 
@@ -132,6 +133,9 @@ class _Compiler:
         for keyword, broken in (("minLength", "<"), ("maxLength", ">")):
             if keyword in schema:
                 out.append(f"if {text}len({x}) {broken} {int(schema[keyword])}: return False")
+        if "pattern" in schema:  # JSON Schema's pattern is a search, not a full match
+            pattern = self.constant(re.compile(schema["pattern"]))
+            out.append(f"if {text}{pattern}.search({x}) is None: return False")
         out += self._guarded("dict", known == "object", x, self._object(schema, x, resolver))
         out += self._guarded("list", known == "array", x, self._array(schema, x, resolver))
         for keyword in ("oneOf", "anyOf"):
@@ -218,7 +222,7 @@ class _Compiler:
 
 
 _HANDLED = {
-    "$ref", "type", "const", "enum", "minimum", "maximum", "minLength", "maxLength", "required",
+    "$ref", "type", "const", "enum", "minimum", "maximum", "minLength", "maxLength", "pattern", "required",
     "minProperties", "maxProperties", "properties", "additionalProperties", "minItems",
     "maxItems", "items", "oneOf", "anyOf", "allOf",
 }  # fmt: skip

@@ -91,6 +91,10 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
 
     behind_proxies(app)
     add_favicon(app)
+    # Every request's declared contract, checked before any view (study.server.contract).
+    from study.server import contract
+
+    contract.install(app)
 
     @app.get("/healthz")
     def healthz():

@@ -17,22 +17,11 @@ writing stage: afterwards the text is the researchers' alone (README, "Participa
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
-from functools import cache
-
-import jsonschema
-import orjson
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, jsonify
 from sqlalchemy import Table
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
 
 from study.curation.replay import DeltaError, replay
-from study.curation.schema import field_path
-from study.curation.schema_compiler import Unsupported, compile_schema
-from study.paths import schemas_dir
-from study.server import arrival
+from study.server import arrival, contract
 from study.server.blinding import fill_proactive
 from study.server.context import engine, limits, session_brief_or_404, session_or_404, study
 from study.store import events as event_store
@@ -47,73 +36,30 @@ blueprint = Blueprint("events_api", __name__, url_prefix="/api/sessions")
 OPEN_STAGES = {"writing"}
 
 
-@cache
-def _schema() -> dict:
-    return json.loads((schemas_dir() / "event-batch.schema.json").read_text())
-
-
-@cache
-def _registry() -> Registry:
-    # The proactive extension (MindCopilot L1-L3) is defined once, in coauthor-proactive.schema.json.
-    extension = json.loads((schemas_dir() / "coauthor-proactive.schema.json").read_text())
-    return Registry().with_resources(
-        (s["$id"], Resource.from_contents(s, DRAFT202012)) for s in (_schema(), extension)
-    )
-
-
-@cache
-def _validator() -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(_schema(), registry=_registry())
-
-
-@cache
-def _fast_check() -> Callable[[object], bool]:
-    # jsonschema needs about 2.5 ms of CPU to walk a 6-event batch: most of what an event
-    # request costs, enough to saturate a core at 200 writers. The curation core's schema
-    # compiler answers "valid?" in microseconds from the same schema; only a refused batch is
-    # walked again by jsonschema, for the message that names the field.
-    schema = _schema()
-    try:
-        return compile_schema(schema, _registry().resolver(base_uri=schema["$id"]))
-    except Unsupported:
-        return _validator().is_valid
-
-
-def problem(error: jsonschema.ValidationError) -> str:
-    # For "one of" rules (textDelta is "" or a delta), report the deepest failure: it names
-    # the field that is actually wrong, e.g. textDelta.ops[0].retain.
-    while error.context:
-        error = max(error.context, key=lambda e: len(e.absolute_path))
-    path = field_path(error.absolute_path) if error.absolute_path else "body"
-    return f"{path}: {error.message}"
-
-
 @blueprint.post("/<session_id>/events")
+@contract.declare(
+    "Store a batch of editor events", body="event-batch.schema.json", refusal=422,
+    responses={200: "api/responses.schema.json#/$defs/acked", 409: contract.ERROR, 422: contract.ERROR},
+)  # fmt: skip
 def post_events(session_id):
+    # The batch was checked against schemas/event-batch.schema.json at the door (a compiled
+    # predicate: the hot path of a study, study.server.contract).
     session = session_brief_or_404(session_id)
-    try:
-        body = orjson.loads(request.get_data(cache=False))
-    except orjson.JSONDecodeError as exc:
-        return jsonify(error=f"body is not valid JSON: {exc}"), 400
+    body = contract.body()
     if session["condition"]:
+        # The browser is not told its paradigm (issue 25): the records get it here, before the
+        # provenance check compares them with the session (study.server.blinding).
         fill_proactive(engine(), session_id, study().condition(session["condition"]), body)
-    if not _fast_check()(body):
-        errors = sorted(_validator().iter_errors(body), key=lambda e: list(e.absolute_path))
-        if errors:
-            problems = [problem(e) for e in errors[:20]]
-            return jsonify(error=problems[0], problems=problems), 422
-        # JSON Schema counts 3.0 as an integer, the compiled check does not: the only batches
-        # refused by one and not the other. The release format writes whole numbers plainly.
-        return jsonify(error="send whole numbers without a decimal point (3, not 3.0)"), 422
+    batch = body["events"]
     if session["stage"] not in OPEN_STAGES:
-        return answer_closed(session, body["events"])
-    check = arrival.checker(session_id, body["events"], limits())
+        return answer_closed(session, batch)
+    check = arrival.checker(session_id, batch, limits())
     try:
         paradigm = study().condition(session["condition"]).paradigm
-        check = arrival.with_provenance(check, session_id, paradigm, body["events"])
+        check = arrival.with_provenance(check, session_id, paradigm, batch)
     except event_store.Refused as refusal:
         return jsonify(error=str(refusal)), 422
-    return store(session_id, body["events"], check)
+    return store(session_id, batch, check)
 
 
 def answer_closed(session: dict, batch: list[dict], table: Table = events):
@@ -137,6 +83,10 @@ def store(session_id: str, batch: list[dict], check: event_store.BatchCheck, tab
 
 
 @blueprint.get("/<session_id>/state")
+@contract.declare(
+    "The server's copy of an editor session's document",
+    responses={200: "api/responses.schema.json#/$defs/editorState", 409: contract.ERROR},
+)  # fmt: skip
 def state(session_id):
     """What a browser that lost its own copy needs to carry on: the document, the next sequence
     number, the two persisting indices of the record, and the last list shown (for Shift+Tab).

@@ -22,7 +22,7 @@ from study.paradigms.none import arm as control_arm
 from study.config import MIN_TIME_SLACK_SECONDS, min_writing_text, study_duration
 from study.mturk import repeat
 from study.review import rounds
-from study.server import assignment, page_security, stages, surveys
+from study.server import assignment, contract, page_security, stages, surveys
 from study.server.context import engine, limits, session_or_404, study
 from study.server.stages import at_stage, stage_url
 from study.store import reading, writing
@@ -332,6 +332,10 @@ def writing_page(session_id, session):
 
 
 @blueprint.post("/s/<session_id>/writing/finish")
+@contract.declare(
+    "Finish writing (the editor's finish button)", body="api/finish-writing.schema.json",
+    responses={200: "api/responses.schema.json#/$defs/next", 409: contract.ERROR},
+)  # fmt: skip
 def finish_writing(session_id):
     """The finish button: accepted once the minimum time has passed and every event the
     browser numbered (0..last_seq) is stored; otherwise 409 and the browser sends what it
@@ -339,11 +343,7 @@ def finish_writing(session_id):
     session = session_or_404(session_id)
     if session["stage"] != "writing":
         return jsonify(next=stage_url(session))
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict) or not isinstance(body.get("last_seq"), int):
-        return jsonify(error="expected a JSON object with an integer 'last_seq'"), 400
-    if not isinstance(body.get("text", ""), str):
-        return jsonify(error="'text' must be a string"), 400
+    body = contract.body()
     last_seq = body["last_seq"]
     if problem := limits().last_seq_error(last_seq):
         return jsonify(error=problem), 400

@@ -19,9 +19,9 @@ prompt hash, rationale); its row id is the suggestion id the editor logs.
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import Blueprint, current_app, jsonify
 
-from study.server import model_calls
+from study.server import contract, model_calls
 from study.server.context import session_or_404, study
 from study.suggest.proactive import PROACTIVE
 from study.suggest.proactive.context import HistoryError, parse_history
@@ -29,9 +29,7 @@ from study.suggest.proactive.engine import ProactiveEngine
 
 blueprint = Blueprint("proactive_api", __name__, url_prefix="/api/sessions")
 
-MAX_DOC_CHARS = 50_000
 MAX_HISTORY = 2_000
-OUTCOMES = {"accepted", "accepted_modified", "rejected", "ignored", "stale"}
 
 
 def proactive_engine() -> ProactiveEngine:
@@ -41,29 +39,23 @@ def proactive_engine() -> ProactiveEngine:
     return engines["study.proactive"]
 
 
-def _checked(body: object) -> tuple[str, list, list, list, int | None]:
-    if not isinstance(body, dict) or not isinstance(body.get("doc"), str):
-        raise HistoryError("expected a JSON object with a string 'doc'")
+def _checked(body: dict) -> tuple[str, list, list, list, int | None]:
+    """The request's parts; the door (schemas/api/proactive-request.schema.json) checked their
+    types and sizes, this checks the history's positions against the document."""
     doc = body["doc"]
-    if len(doc) > MAX_DOC_CHARS:
-        raise HistoryError(f"'doc' is longer than {MAX_DOC_CHARS} characters")
-    history = body.get("history", [])
-    if isinstance(history, list) and len(history) > MAX_HISTORY:
-        history = history[-MAX_HISTORY:]
+    history = body.get("history", [])[-MAX_HISTORY:]
     items = parse_history(history, len(doc))
     outcomes = body.get("outcomes", [])
-    if not isinstance(outcomes, list) or not all(o in OUTCOMES for o in outcomes):
-        raise HistoryError(f"'outcomes' must be a list of {', '.join(sorted(OUTCOMES))}")
     kept = body.get("kept_words", [])
-    if not isinstance(kept, list) or not all(type(k) is int and k >= 0 for k in kept):
-        raise HistoryError("'kept_words' must be a list of non-negative integers")
-    idle = body.get("idle_ms")
-    if idle is not None and (type(idle) is not int or idle < 0):
-        raise HistoryError("'idle_ms' must be a non-negative integer")
-    return doc, items, outcomes[-MAX_HISTORY:], kept[-MAX_HISTORY:], idle
+    return doc, items, outcomes[-MAX_HISTORY:], kept[-MAX_HISTORY:], body.get("idle_ms")
 
 
 @blueprint.post("/<session_id>/proactive")
+@contract.declare(
+    "Ask for a proactive ghost-text suggestion (MindCopilot L1-L3)", body="api/proactive-request.schema.json",
+    responses={200: "api/responses.schema.json#/$defs/proactive", 409: contract.ERROR, 429: contract.ERROR,
+               502: contract.ERROR, 503: contract.ERROR, 504: contract.ERROR},
+)  # fmt: skip
 def suggest(session_id):
     session = session_or_404(session_id)
     if session["stage"] != "writing":
@@ -73,7 +65,7 @@ def suggest(session_id):
         # Not the condition's name: the participant's browser may read this answer.
         return jsonify(error="this session's suggestions do not come from ghost text"), 409
     try:
-        doc, history, outcomes, kept, idle_used = _checked(request.get_json(silent=True))
+        doc, history, outcomes, kept, idle_used = _checked(contract.body())
     except HistoryError as error:
         return jsonify(error=str(error)), 400
 

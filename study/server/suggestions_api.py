@@ -14,10 +14,10 @@ writer when the model fails while the reason goes to the log and the suggestion_
 
 from __future__ import annotations
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, jsonify
 
 from study.paradigms.none import arm as control_arm
-from study.server import model_calls
+from study.server import contract, model_calls
 from study.server.context import session_or_404, study, suggestion_engine
 
 blueprint = Blueprint("suggestions_api", __name__, url_prefix="/api/sessions")
@@ -26,16 +26,17 @@ MAX_DOC_CHARS = 50_000
 
 
 @blueprint.post("/<session_id>/suggestions")
+@contract.declare(
+    "Ask for Tab suggestions (CoAuthor)", body="api/suggestions-request.schema.json",
+    responses={200: "api/responses.schema.json#/$defs/suggestions", 409: contract.ERROR, 429: contract.ERROR,
+               502: contract.ERROR, 503: contract.ERROR, 504: contract.ERROR},
+)  # fmt: skip
 def suggest(session_id):
     session = session_or_404(session_id)
     if session["stage"] != "writing":
         return jsonify(error=f"session is at stage '{session['stage']}', not writing"), 409
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict) or not isinstance(body.get("doc"), str):
-        return jsonify(error="expected a JSON object with a string 'doc'"), 400
+    body = contract.body()
     on_screen = body.get("on_screen", [])
-    if not isinstance(on_screen, list) or not all(isinstance(s, str) for s in on_screen):
-        return jsonify(error="'on_screen' must be a list of strings"), 400
     doc = body["doc"][-MAX_DOC_CHARS:]
 
     condition = study().condition(session["condition"])

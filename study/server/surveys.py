@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from flask import Blueprint, jsonify, redirect, render_template, request
 
-from study.server import stages
+from study.server import contract, stages
 from study.server.context import engine, session_or_404, study
 from study.store import chat as chat_store
 from study.store import reading, writing
@@ -129,14 +129,16 @@ def _session_answers(connection, session_id: str) -> dict:
 
 
 @blueprint.post("/api/sessions/<session_id>/surveys/<name>/<int:occasion>")
+@contract.declare(
+    "Answer an in-session survey (the chat study's periodic rating)", body="api/survey-answers.schema.json",
+    responses={200: "api/responses.schema.json#/$defs/saved", 409: contract.ERROR, 422: contract.ERROR},
+)  # fmt: skip
 def answer_in_session(session_id: str, name: str, occasion: int):
     session = session_or_404(session_id)
     survey = next((s for s in study().surveys if s.name == name and s.placement == "in_session"), None)
     if survey is None:
         return jsonify(error=f"no in-session survey named '{name}'"), 404
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict) or not isinstance(body.get("answers"), dict):
-        return jsonify(error="expected a JSON object with an object 'answers'"), 400
+    body = contract.body()
     with writing(engine()) as connection:
         if survey_store.get(connection, session_id, name, occasion) is not None:
             return jsonify(saved=True, duplicate=True)
@@ -150,7 +152,8 @@ def answer_in_session(session_id: str, name: str, occasion: int):
             answers.update(more)
             errors.update(more_errors)
         if errors:
-            return jsonify(error=next(iter(errors.values())), errors=errors), 422
+            first = next(iter(errors))
+            return jsonify(error=f"answers.{first}: {errors[first]}", errors=errors), 422
         survey_store.save_page(
             connection, session_id, name, occasion, "in_session", answers, survey.pages + 1, last=True
         )

@@ -89,7 +89,7 @@ def test_a_tab_condition_and_bad_bodies_are_refused_with_the_reason(study, model
     response = client.post(f"/api/sessions/{session_id}/proactive", json={"doc": "abc", "history": [{"kind": "add", "index": 1, "length": 9}]})
     assert response.status_code == 400 and "history[0].length" in response.json["error"]
     response = client.post(f"/api/sessions/{session_id}/proactive", json={"doc": "abc", "outcomes": ["maybe"]})
-    assert response.status_code == 400 and "'outcomes'" in response.json["error"]
+    assert response.status_code == 400 and "outcomes[0]" in response.json["error"]
 
 
 def test_a_proactive_session_gets_no_tab_list_and_asks_no_model(study, model_url):

@@ -106,7 +106,7 @@ def test_a_slow_endpoint_times_out_instead_of_hanging(study):
 
 @pytest.mark.parametrize(
     ("body", "message"),
-    [({"text": "x"}, "string 'doc'"), ({"doc": "x", "on_screen": "y"}, "'on_screen' must be a list")],
+    [({"text": "x"}, "string 'doc'"), ({"doc": "x", "on_screen": "y"}, "on_screen: must be a list")],
 )
 def test_bad_requests_name_the_field(study, model_url, body, message):
     client = _app(study, endpoint=model_url).test_client()

@@ -19,16 +19,10 @@ failure reaches the participant as a calm line while `study status` shows the re
 
 from __future__ import annotations
 
-import json
-from functools import cache
-
-import jsonschema
-import orjson
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, jsonify
 
 from study.paradigms.chat import assistant
-from study.paths import schemas_dir
-from study.server import arrival, events_api, model_calls
+from study.server import arrival, contract, events_api, model_calls
 from study.server.surveys import owed_surveys
 from study.server.context import engine, limits, session_or_404, study
 from study.store import chat as chat_store
@@ -44,12 +38,6 @@ UNAVAILABLE = "it is not available right now; please try again in a moment"
 BUSY = "it is busy right now; please try again in a moment"
 
 
-@cache
-def _validator() -> jsonschema.Draft202012Validator:
-    schema = json.loads((schemas_dir() / "chat-event-batch.schema.json").read_text())
-    return jsonschema.Draft202012Validator(schema)
-
-
 def _owed_json(owed) -> list[dict]:
     return [{"survey": survey.name, "occasion": occasion} for survey, occasion in owed]
 
@@ -59,6 +47,9 @@ def _public(message: dict) -> dict:
 
 
 @blueprint.get("/<session_id>/chat/state")
+@contract.declare(
+    "What a reloaded chat page needs", responses={200: "api/responses.schema.json#/$defs/chatState"}
+)
 def state(session_id):
     session = session_or_404(session_id)
     if session["stage"] != "chat":
@@ -83,16 +74,17 @@ def state(session_id):
 
 
 @blueprint.post("/<session_id>/chat/messages")
+@contract.declare(
+    "Send a chat message and get the assistant's reply", body="api/chat-message.schema.json",
+    responses={200: "api/responses.schema.json#/$defs/chatSent", 409: contract.ERROR, 429: contract.ERROR,
+               502: contract.ERROR, 503: contract.ERROR, 504: contract.ERROR},
+)  # fmt: skip
 def send(session_id):
     session = session_or_404(session_id)
     if session["stage"] != "chat":
         return jsonify(error=f"session is at stage '{session['stage']}', not chat"), 409
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict) or not isinstance(body.get("content"), str):
-        return jsonify(error="expected a JSON object with a string 'content'"), 400
-    client_id = body.get("client_id")
-    if not isinstance(client_id, str) or not 8 <= len(client_id) <= 64:
-        return jsonify(error="'client_id' must be a string of 8 to 64 characters"), 400
+    body = contract.body()
+    client_id = body["client_id"]
     content = body["content"].strip()
     limit = study().chat.max_message_chars
     if not content or len(content) > limit:
@@ -162,17 +154,14 @@ def _ask(session: dict, session_id: str, user: dict):
 
 
 @blueprint.post("/<session_id>/chat/events")
+@contract.declare(
+    "Store a batch of chat page events", body="chat-event-batch.schema.json", refusal=422,
+    responses={200: "api/responses.schema.json#/$defs/acked", 409: contract.ERROR, 422: contract.ERROR},
+)  # fmt: skip
 def post_events(session_id):
     session = session_or_404(session_id)
-    try:
-        body = orjson.loads(request.get_data(cache=False))
-    except orjson.JSONDecodeError as exc:
-        return jsonify(error=f"body is not valid JSON: {exc}"), 400
-    errors = sorted(_validator().iter_errors(body), key=lambda e: list(e.absolute_path))
-    if errors:
-        problems = [events_api.problem(error) for error in errors[:20]]
-        return jsonify(error=problems[0], problems=problems), 422
+    batch = contract.body()["events"]
     if session["stage"] != "chat":
-        return events_api.answer_closed(session, body["events"], chat_events)
+        return events_api.answer_closed(session, batch, chat_events)
     check = arrival.quota_checker(session_id, limits(), chat_events)
-    return events_api.store(session_id, body["events"], check, chat_events)
+    return events_api.store(session_id, batch, check, chat_events)

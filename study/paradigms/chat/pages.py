@@ -18,7 +18,7 @@ import time
 from flask import Blueprint, jsonify, redirect, render_template, request, url_for
 
 from study.paradigms.chat import assign
-from study.server import stages
+from study.server import contract, stages
 from study.server.context import engine, limits, session_or_404, study
 from study.server.stages import at_stage, stage_url
 from study.server.surveys import owed_surveys, render_items
@@ -160,6 +160,10 @@ def chat_page(session_id, session):
 
 
 @blueprint.post("/s/<session_id>/chat/finish")
+@contract.declare(
+    "Finish the chat (the chat page's finish button)", body="api/chat-finish.schema.json",
+    responses={200: "api/responses.schema.json#/$defs/next", 409: contract.ERROR},
+)  # fmt: skip
 def finish(session_id):
     """Accepted after `min_exchanges` exchanges once every numbered event is stored (as the
     writing editor's finish); the document pane's text is kept as the session's final text.
@@ -168,11 +172,7 @@ def finish(session_id):
     session = session_or_404(session_id)
     if session["stage"] != "chat":
         return jsonify(next=stage_url(session))
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict) or not isinstance(body.get("last_seq"), int):
-        return jsonify(error="expected a JSON object with an integer 'last_seq'"), 400
-    if not isinstance(body.get("document", ""), str):
-        return jsonify(error="'document' must be a string"), 400
+    body = contract.body()
     last_seq = body["last_seq"]
     # -1: nothing numbered yet (the exchanges, which finishing needs, are stored by the server).
     if problem := limits().last_seq_error(last_seq, lowest=-1):

@@ -19,6 +19,7 @@ from study.paths import static_dir, templates_dir
 from study.review.web import auth, rating, researcher  # noqa: F401  (they add the views)
 from study.review.web.base import URL_PREFIX, blueprint
 from study.server.favicon import add_favicon
+from study.server import contract
 from study.server.proxy import behind_proxies
 from study.store import create_tables, make_engine
 
@@ -44,6 +45,7 @@ def create_review_app(study: Study, *, engine=None) -> Flask:
     app.register_blueprint(blueprint, url_prefix=URL_PREFIX)
     behind_proxies(app)  # STUDY_TRUSTED_PROXIES: the client's address and https behind a proxy
     add_favicon(app)
+    contract.install(app)  # every request's declared contract (study.server.contract)
 
     @app.get("/")
     def root():

@@ -76,8 +76,11 @@ def local_window(doc: str, chars: int) -> str:
     return window[space + 1 :] if 0 <= space < 40 else window
 
 
-def snapshot(doc: str, history: Sequence[HistoryItem], cap: int | None = None) -> str:
-    """The L2 document snapshot: `doc` with the last `cap` history items marked up.
+def snapshot(
+    doc: str, history: Sequence[HistoryItem], cap: int | None = None, text_chars: int | None = None
+) -> str:
+    """The L2 document snapshot: `doc` with the last `cap` history items marked up, each text
+    not in the document (a rejected suggestion, deleted text) cut to its first `text_chars`.
 
     Spans that overlap an earlier-placed span are clipped so the tags always nest properly.
     """
@@ -98,7 +101,8 @@ def snapshot(doc: str, history: Sequence[HistoryItem], cap: int | None = None) -
             out.append(f"</{closing}>")
             close_at = None
         for item in anchored.get(position, ()):
-            out.append(f"<{item.kind}>{item.text}</{item.kind}>")
+            text = item.text if text_chars is None else item.text[:text_chars]
+            out.append(f"<{item.kind}>{text}</{item.kind}>")
         if position == len(doc):
             break
         span = opens.get(position)

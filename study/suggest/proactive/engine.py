@@ -63,7 +63,7 @@ def build_context(
     doc: str, history: Sequence[ctx.HistoryItem], strategy: str, settings: ProactiveSettings
 ) -> str:
     if strategy == "L2":
-        return ctx.snapshot(doc, history, settings.history_cap)
+        return ctx.snapshot(doc, history, settings.history_cap, settings.history_text_chars)
     return ctx.local_window(doc, settings.context_chars)
 
 

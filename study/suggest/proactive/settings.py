@@ -20,6 +20,9 @@ class ProactiveSettings:
     context_chars: int = 1500
     # L2 (App. H): the snapshot carries at most this many of the latest interaction spans.
     history_cap: int = 20
+    # ... and each text it carries (a rejected suggestion, a deleted passage) cut to this many
+    # characters, so the model is sent at most the document and history_cap x this (issue 24).
+    history_text_chars: int = 1000
     # A suggestion is cut after its first sentence ("sentence") or kept whole up to max_tokens.
     unit: str = "sentence"
     # Word-by-word accept with Ctrl+Right (spec A2.5: optional, off by default).
