@@ -14,7 +14,7 @@ TREE = {
     "type": "object",
     "required": ["name"],
     "properties": {
-        "name": {"type": "string", "minLength": 1, "maxLength": 5},
+        "name": {"type": "string", "minLength": 1, "maxLength": 5, "pattern": "^[a-z]"},
         "weight": {"type": ["number", "null"], "minimum": 0, "maximum": 10},
         "kind": {"enum": ["leaf", "node"]},
         "tag": {"anyOf": [{"const": "x"}, {"type": "integer"}]},
@@ -30,7 +30,7 @@ INSTANCES = [
     {"name": "a", "tag": 3}, {"name": "a", "tag": "y"}, {"name": "a", "extra": 1},
     {"name": "a", "children": [{"name": "b"}, {"name": "c", "children": []}]},
     {"name": "a", "children": [{"name": "b", "children": [{"name": 5}]}]},
-    {"name": "a", "children": [{"name": "b"}] * 3},
+    {"name": "a", "children": [{"name": "b"}] * 3}, {"name": "A"}, {"name": "ab1"}, {"name": "1a"},
 ]  # fmt: skip
 
 
@@ -49,4 +49,4 @@ def test_compiled_predicate_matches_jsonschema_including_recursive_refs(instance
 
 def test_unhandled_keywords_are_refused_so_callers_fall_back():
     with pytest.raises(Unsupported):
-        compiled({"$id": "https://study.local/test/p.json", "type": "string", "pattern": "^a"})
+        compiled({"$id": "https://study.local/test/p.json", "type": "string", "format": "email"})
