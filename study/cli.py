@@ -70,13 +70,13 @@ def write_study_files(
 
 def _with_paradigm_conditions(text: str, paradigms: tuple[str, ...]) -> str:
     """study.toml's text with its [[conditions]] tables replaced by one per proactive paradigm
-    and genre (study.suggest.proactive.conditions); the rest of the file, comments included,
+    and genre (study.paradigms.proactive.conditions); the rest of the file, comments included,
     is kept."""
     import tomllib
 
     import tomli_w
 
-    from study.suggest.proactive.conditions import paradigm_conditions
+    from study.paradigms.proactive.conditions import paradigm_conditions
 
     tables = [study_config.Condition(**table) for table in tomllib.loads(text)["conditions"]]
     lines = text.splitlines(keepends=True)
@@ -284,7 +284,7 @@ def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None
     from study.export.coauthor import export_study
 
     if fmt == "proactive":
-        from study.export.proactive import export_proactive
+        from study.paradigms.proactive.export import export_proactive
 
         done = export_proactive(_load(directory), Path(out), include_unfinished=include_unfinished)
         click.echo(f"Exported {done.sessions} proactive sessions ({done.events} events) to {out}")

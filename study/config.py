@@ -20,7 +20,7 @@ import jsonschema
 from study.paradigms.none import arm as control_arm
 from study.paths import schemas_dir, templates_dir
 from study.survey import definition as survey_definition
-from study.suggest.proactive.settings import ProactiveSettings
+from study.paradigms.proactive.settings import ProactiveSettings
 
 CONFIG_NAME = "study.toml"
 GENRE_NOUNS = {"creative": "story", "argumentative": "essay"}

@@ -319,7 +319,7 @@ def _find_metadata(paths):
 
 def _register_proactive() -> None:
     # MindCopilot's metrics: study curate proactive, proactive-simulate, ked-calibrate.
-    from study.curation.proactive.cli import register
+    from study.paradigms.proactive.curation.cli import register
 
     register(curate)
 

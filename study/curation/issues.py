@@ -50,9 +50,9 @@ ISSUES = {
                            "vocabulary has no event for (the extended export marks it `partial`)"),
     "suggestion-loose-match": (WARNING, f"{NONE}: the editor normalised spaces or newlines"),
     "selection-not-inserted": (WARNING, f"{NONE} if cancelled; else the text-insert is missing"),
-    # Proactive sessions (MindCopilot L1-L3, study.curation.proactive.checks)
+    # Proactive sessions (MindCopilot L1-L3, study.paradigms.proactive.curation.checks)
     "proactive-unknown-suggestion": (ERROR, f"the suggestion-open with that suggestionId is missing; {RESTORE}"),
-    "proactive-forged": (ERROR, "this server did not issue it (study.curation.proactive.provenance): "
+    "proactive-forged": (ERROR, "this server did not issue it (study.paradigms.proactive.curation.provenance): "
                          "exclude the session, or restore the original log"),
     "proactive-span": (WARNING, f"{NONE} if the editor lost track; metrics use the replayed span"),
 }  # fmt: skip

@@ -32,7 +32,7 @@ from study.curation.issues import (  # noqa: F401 - re-exported: validate's voca
     Issue,
     SessionReport,
 )
-from study.curation.proactive.checks import PROACTIVE_SOURCES, ProactiveChecks
+from study.paradigms.proactive.curation.checks import PROACTIVE_SOURCES, ProactiveChecks
 from study.curation.quote import quote
 from study.curation.replay import WRITER, DeltaError, apply_delta, to_units
 from study.curation.schema import SCHEMA_FILES, fast_check, schema_errors, validator

@@ -24,7 +24,7 @@ from study.paradigms.none import arm as control_arm
 from study.config import Study
 from study.curation.formats import CONTROL_KEYS, RELEASE_KEYS
 from study.curation.metadata import official_metadata
-from study.curation.proactive import EXTENSION_EVENTS
+from study.paradigms.proactive.curation import EXTENSION_EVENTS
 from study.export.surveys import export_surveys
 from study.store import make_engine, reading
 from study.store import events as event_store

@@ -6,7 +6,7 @@ is checked twice:
 1. as `study export` writes it (the extended format of schemas/coauthor-proactive.schema.json
    in a MindCopilot study, the 2021 format otherwise), by study.curation.validate;
 2. against the session's condition and its `suggestion_requests` rows, by the rules the event
-   API applies on arrival (study.curation.proactive.provenance): sessions stored before those
+   API applies on arrival (study.paradigms.proactive.curation.provenance): sessions stored before those
    rules, or written into the database by other means, are caught here ("proactive-forged").
 Line numbers are positions in the session's exported file. Chat studies have no CoAuthor log
 (`study export --format chat`).
@@ -21,16 +21,16 @@ from sqlalchemy import select
 
 from study.config import Study
 from study.curation.issues import MAX_PER_CODE, SessionReport
-from study.curation.proactive import EXTENSION_EVENTS
-from study.curation.proactive.provenance import Provenance, issued_texts
+from study.paradigms.proactive.curation import EXTENSION_EVENTS
+from study.paradigms.proactive.curation.provenance import Provenance, issued_texts
 from study.curation.validate import validate_lines
 from study.export.coauthor import to_release_record
-from study.export.proactive import to_extended_record
+from study.paradigms.proactive.export import to_extended_record
 from study.store import make_engine, reading
 from study.store import events as event_store
 from study.store import sessions as session_store
 from study.store.db import suggestion_requests
-from study.suggest.proactive import is_proactive_study
+from study.paradigms.proactive import is_proactive_study
 
 
 def validate_study(study: Study, keep: int | None = MAX_PER_CODE) -> Iterator[SessionReport]:

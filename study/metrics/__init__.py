@@ -1,7 +1,8 @@
 """Metrics as pure functions over parsed records, one per file (crowd-kit's habit).
 
-- `proactive`: MindCopilot's acceptance, Hierarchical Acceptance Rate (HAR), Knowledge-aware
-  Editing Distance (KED), edit distances, correlation with editing duration.
+- MindCopilot's acceptance, Hierarchical Acceptance Rate (HAR), Knowledge-aware Editing
+  Distance (KED), edit distances and correlation with editing duration are the proactive
+  paradigm's own: study.paradigms.proactive.metrics.
 - `judges`: the LLM judges HAR and KED need: any OpenAI-compatible endpoint through the
   openai SDK with judgements cached on disk, and a deterministic judge for tests and demos.
 """

@@ -12,7 +12,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from study.report import chat, proactive
+from study.report import chat
+from study.paradigms.proactive import report as proactive
 from study.report.data import EXTRA_LOADERS, ReportData, ReportSourceError, load  # noqa: F401
 from study.report.html import page
 from study.report.sections import SECTIONS

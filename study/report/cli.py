@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from study.curation.proactive.cli import judge_options, open_judge
+from study.paradigms.proactive.curation.cli import judge_options, open_judge
 
 
 @click.command("report")

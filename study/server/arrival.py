@@ -8,7 +8,7 @@
 
 3. Provenance (`with_provenance`): a proactive event's paradigm is the session's, its
    `suggestionId` one this server returned to this session, and the text it shows or inserts
-   what that request returned (study.curation.proactive.provenance), so no client can forge
+   what that request returned (study.paradigms.proactive.curation.provenance), so no client can forge
    the rows Table 5 counts.
 
 The chat page's log (chat_events) is not a CoAuthor document: it gets the quota alone
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import orjson
 from sqlalchemy import Connection, Table, select
 
-from study.curation.proactive.provenance import Provenance, issued_texts
+from study.paradigms.proactive.curation.provenance import Provenance, issued_texts
 from study.curation.replay import DeltaError, apply_delta, to_units
 from study.server.limits import Limits
 from study.store import events as event_store

@@ -44,7 +44,7 @@ def fill_proactive(engine, session_id: str, condition: Condition, body: object) 
 
 def _strategies(engine, session_id: str, suggestion_ids: list[int]) -> dict[int, str]:
     """The strategy each of this session's suggestions was made with, as the ghost-text API
-    recorded it (study.server.proactive_api)."""
+    recorded it (study.paradigms.proactive.api)."""
     with reading(engine) as connection:
         rows = connection.execute(
             select(suggestion_requests.c.id, suggestion_requests.c.parameters)

@@ -11,7 +11,7 @@ named.
 GET /api/sessions/<id>/state -> {"doc": text, "next_seq": n}, the server's copy of the
 document (for a browser that lost its local copy); in a proactive session (MindCopilot L1-L3)
 also `proactive`: the interaction memory L2 and L3 requests carry, rebuilt from the stored
-events (study.suggest.proactive.memory). It answers only while the session is at the
+events (study.paradigms.proactive.memory). It answers only while the session is at the
 writing stage: afterwards the text is the researchers' alone (README, "Participants").
 """
 
@@ -27,8 +27,8 @@ from study.server.context import engine, limits, session_brief_or_404, session_o
 from study.store import events as event_store
 from study.store import reading
 from study.store.db import events
-from study.suggest.proactive import PROACTIVE
-from study.suggest.proactive.memory import interaction_memory
+from study.paradigms.proactive import PROACTIVE
+from study.paradigms.proactive.memory import interaction_memory
 
 blueprint = Blueprint("events_api", __name__, url_prefix="/api/sessions")
 

@@ -29,7 +29,7 @@ from study.store import reading, writing
 from study.store import events as event_store
 from study.store import sessions as session_store
 from study.store.db import mturk_assignments
-from study.suggest.proactive import PROACTIVE, is_proactive_study
+from study.paradigms.proactive import PROACTIVE, is_proactive_study
 from study.survey.evaluation import evaluation_items
 
 blueprint = Blueprint("participant", __name__)

@@ -26,7 +26,7 @@ window.StudyEditor = window.StudyEditor || {};
     // `page`: {textarea, record(name, source, details), insert(text, extension), say(text),
     // busy(on), finishing(), save()}. `memory`: what memory() returned before a reload (this
     // browser's saved copy), or the server's rebuild from the stored events
-    // (study.suggest.proactive.memory), or nothing in a new session.
+    // (study.paradigms.proactive.memory), or nothing in a new session.
     constructor(settings, page, memory) {
       this.settings = settings;
       this.page = page;
@@ -75,7 +75,7 @@ window.StudyEditor = window.StudyEditor || {};
       this.page.record(name, source, { ...details, proactive: this.extension(fields) });
     }
 
-    // -- L3: the idle threshold (study.suggest.proactive.policy, rule 3) ----------------------
+    // -- L3: the idle threshold (study.paradigms.proactive.policy, rule 3) ----------------------
 
     threshold() {
       const s = this.settings;

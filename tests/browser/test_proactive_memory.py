@@ -2,7 +2,7 @@
 
 The history an L2 request carries (accepted, rejected, deleted and added spans) lives in the
 page. A reload restores it from this browser's saved copy; a browser without it (localStorage
-cleared) gets the server's rebuild from the stored events (study.suggest.proactive.memory).
+cleared) gets the server's rebuild from the stored events (study.paradigms.proactive.memory).
 Either way the first request after the reload carries what the last one before it carried.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from study.suggest.proactive.memory import interaction_memory
+from study.paradigms.proactive.memory import interaction_memory
 from tests.browser.participant import start_writing, type_text, wait_saved
 from tests.browser.test_proactive import (  # noqa: F401
     logged,

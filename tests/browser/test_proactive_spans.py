@@ -1,5 +1,5 @@
 """The editor and curation follow accepted spans by one rule (editor-ghost.js `mapSpan` and
-study.curation.proactive.spans.map_span): a modification seen live is one curation sees."""
+study.paradigms.proactive.curation.spans.map_span): a modification seen live is one curation sees."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from study.curation.proactive.spans import map_span
+from study.paradigms.proactive.curation.spans import map_span
 from study.paths import static_dir
 
 pytestmark = pytest.mark.browser

@@ -104,8 +104,8 @@ def test_an_unreachable_model_endpoint_is_an_error_not_a_table_of_dashes(tmp_pat
     assert not (out / "table4.csv").exists()
 
 def test_the_l2_simulation_sends_the_simulated_history(tmp_path):
-    from study.curation.proactive.continuation import Query, simulated_history
-    from study.suggest.proactive.context import snapshot
+    from study.paradigms.proactive.curation.continuation import Query, simulated_history
+    from study.paradigms.proactive.context import snapshot
 
     first = Query("a", "D1", "scientific", "One. Two.", " Three.", 0.3)
     second = Query("a", "D1", "scientific", "One. Two. Three. Four.", " Five.", 0.6)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from study.curation.formats import sessions_from
-from study.curation.proactive.coauthor_instances import post_edit_instances
-from study.curation.proactive.records import suggestion_records
+from study.paradigms.proactive.curation.coauthor_instances import post_edit_instances
+from study.paradigms.proactive.curation.records import suggestion_records
 from tests.curation.proactive_session import Script
 from tests.curation.test_proactive_validate import scripted
 

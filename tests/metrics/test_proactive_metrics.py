@@ -11,13 +11,13 @@ from study.lm.judge_backend import JudgeBackend
 from study.lm.server import serve_in_thread
 from study.metrics.judges.client import OpenAIJudge
 from study.metrics.judges.deterministic import DeterministicJudge
-from study.metrics.proactive.acceptance import acceptance_rate
-from study.metrics.proactive.correlate import correlate
-from study.metrics.proactive.edit_distance import char_edit_distance, word_edit_distance
-from study.metrics.proactive.har import HarItem, har
-from study.metrics.proactive.har_rate import Rate, har_rate, pooled
-from study.metrics.proactive.ked import WEIGHTS, ked, ked_mean
-from study.metrics.proactive.ked_calibrate import Instance, ked_calibrate
+from study.paradigms.proactive.metrics.acceptance import acceptance_rate
+from study.paradigms.proactive.metrics.correlate import correlate
+from study.paradigms.proactive.metrics.edit_distance import char_edit_distance, word_edit_distance
+from study.paradigms.proactive.metrics.har import HarItem, har
+from study.paradigms.proactive.metrics.har_rate import Rate, har_rate, pooled
+from study.paradigms.proactive.metrics.ked import WEIGHTS, ked, ked_mean
+from study.paradigms.proactive.metrics.ked_calibrate import Instance, ked_calibrate
 
 
 @pytest.fixture(scope="module")

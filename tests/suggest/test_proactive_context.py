@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from study.suggest.proactive.context import HistoryError, HistoryItem, local_window, parse_history, snapshot
-from study.suggest.proactive.engine import clean, parse_output, strip_repetition
-from study.suggest.proactive.settings import ProactiveSettings
+from study.paradigms.proactive.context import HistoryError, HistoryItem, local_window, parse_history, snapshot
+from study.paradigms.proactive.engine import clean, parse_output, strip_repetition
+from study.paradigms.proactive.settings import ProactiveSettings
 
 
 def test_snapshot_marks_accepted_rejected_deleted_and_added_text():

@@ -1,4 +1,4 @@
-"""The editor's interaction memory rebuilt from stored events (study.suggest.proactive.memory).
+"""The editor's interaction memory rebuilt from stored events (study.paradigms.proactive.memory).
 
 `data/l2-session.json` is a real L2 session recorded by the editor in Chromium
 (tests/browser/test_proactive_memory.py with STUDY_CAPTURE_L2_SESSION set): its stored events
@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from study.suggest.proactive.context import parse_history, snapshot
-from study.suggest.proactive.memory import interaction_memory
-from study.suggest.proactive.policy import word_count
+from study.paradigms.proactive.context import parse_history, snapshot
+from study.paradigms.proactive.memory import interaction_memory
+from study.paradigms.proactive.policy import word_count
 from tests.curation.conftest import record
 from tests.curation.proactive_session import Script
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from study.suggest.proactive import policy
-from study.suggest.proactive.settings import ProactiveSettings
+from study.paradigms.proactive import policy
+from study.paradigms.proactive.settings import ProactiveSettings
 
 SETTINGS = ProactiveSettings(target_words=90)
 

@@ -1,6 +1,6 @@
 """A deterministic judge: rule-based answers to the HAR and KED prompts, for tests and demos.
 
-It reads the same prompts the LLM judges get (study.metrics.proactive.har / .ked) and answers
+It reads the same prompts the LLM judges get (study.paradigms.proactive.metrics.har / .ked) and answers
 in the same wire format, so `study lm serve --backend judge` serves it over real HTTP and the
 OpenAI client, cache and parsers run unchanged. Its numbers are NOT the paper's metrics:
 

@@ -1,15 +1,31 @@
-"""Proactive ghost text (MindCopilot, Fang et al. IJCAI 2026, L1-L3): when the writer pauses,
-the model's continuation appears in grey; Tab accepts it, a word at a time or whole, typing on
-rejects it.
+"""Proactive co-writing (MindCopilot, Fang et al. IJCAI 2026): the paradigms L0-L3 as conditions.
+When the writer pauses, the model's continuation appears in grey (L1-L3); Tab accepts it.
 
-Served by study.server.proactive_api (POST /api/sessions/<id>/proactive); the engine is
-study.suggest.proactive, the export study.export.proactive.
+- `settings`: the `[proactive]` table of study.toml (idle threshold, context window, L3 rule).
+- `context`: what the model sees: the L1 local window and the L2 marked-up document snapshot.
+- `policy`: the L3 adaptive rule (writing stage, strategy, idle threshold, suggestion length).
+- `memory`: the editor's interaction memory (history, outcomes, accepted spans) rebuilt from
+  a session's stored events, for a browser that reloads without its saved copy.
+- `engine`: one proactive query: prompt, model call, post-processing, the per-suggestion record.
+- `api`: POST /api/sessions/<id>/proactive; `export`: the per-suggestion records and sessions;
+- `curation/`: `study curate proactive` (checks, provenance, records, continuation);
+- `metrics/`: MindCopilot's metrics, one per file; `report`: its part of `study report`.
 """
 
 from study.paradigms.base import Paradigm
 
+PARADIGMS = ("L0", "L1", "L2", "L3")
+PROACTIVE = ("L1", "L2", "L3")
+
+
+def is_proactive_study(conditions) -> bool:
+    """A MindCopilot study: some condition is L1-L3. Its L0 sessions log window switches and
+    carry `proactive` too (Table 5 compares all four); a plain CoAuthor study's do not."""
+    return any(condition.paradigm in PROACTIVE for condition in conditions)
+
+
 PARADIGM = Paradigm(
     name="proactive",
     summary="ghost text appears when the writer pauses; Tab accepts it (MindCopilot L1-L3)",
-    apis=("study.server.proactive_api",),
+    apis=("study.paradigms.proactive.api",),
 )

@@ -7,7 +7,7 @@ to SECTIONS: the chat study (CollabLLM) and proactive co-writing (MindCopilot L0
 per-session figures in `data.extras["chat"]` / `data.extras["proactive"]`
 through a loader in `study.report.data.EXTRA_LOADERS`, and get a section each
 (`plugins.metrics_section`: means per condition with bootstrap intervals); their own loaders
-(study.report.chat, study.report.proactive) fill richer sections (sections/chat.py,
+(study.report.chat, study.paradigms.proactive.report) fill richer sections (sections/chat.py,
 sections/proactive.py).
 """
 

@@ -1,15 +1,15 @@
 """Proactive co-writing (MindCopilot L1-L3): acceptance, partial accepts, modify rate and
-edit distances per paradigm, HAR and KED when a judge was given (study.report.proactive)."""
+edit distances per paradigm, HAR and KED when a judge was given (study.paradigms.proactive.report)."""
 
 from __future__ import annotations
 
-from study.curation.proactive.cli import DETERMINISTIC_NOTE
+from study.paradigms.proactive.curation.cli import DETERMINISTIC_NOTE
 from study.lm.judge_backend import JudgeBackend
 from study.report import plots
 from study.report.data import ReportData
 from study.report.html import Section
 from study.report.intervals import RESAMPLES, bootstrap_mean
-from study.report.proactive import ProactiveMetrics, summary
+from study.paradigms.proactive.report import ProactiveMetrics, summary
 from study.report.sections import plugins
 
 TITLE = "Proactive co-writing (MindCopilot L1-L3)"

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import nnls
 
-from study.metrics.proactive.correlate import Correlation, correlate
-from study.metrics.proactive.ked import CATEGORIES, WEIGHTS
+from study.paradigms.proactive.metrics.correlate import Correlation, correlate
+from study.paradigms.proactive.metrics.ked import CATEGORIES, WEIGHTS
 
 
 @dataclass(frozen=True)

@@ -27,9 +27,9 @@ from study import model_client
 from study.config import Condition, SuggestionSettings
 from study.model_client import answered_model, output
 from study.suggest.postprocess import blocked_term, first_sentence, probability
-from study.suggest.proactive import context as ctx
-from study.suggest.proactive import policy
-from study.suggest.proactive.settings import ProactiveSettings
+from study.paradigms.proactive import context as ctx
+from study.paradigms.proactive import policy
+from study.paradigms.proactive.settings import ProactiveSettings
 
 _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 

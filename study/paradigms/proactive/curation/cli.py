@@ -102,7 +102,7 @@ def _table(rows: list[dict], columns: list[str]) -> str:
 
 
 def _weights(path: str | None) -> dict:
-    from study.metrics.proactive.ked import WEIGHTS
+    from study.paradigms.proactive.metrics.ked import WEIGHTS
 
     if not path:
         return dict(WEIGHTS)
@@ -138,12 +138,12 @@ def proactive(paths, out, weights, layers, modify_window_ms, judge_endpoint, jud
               judge_key_env, judge_cache, deterministic_judge):
     """MindCopilot metrics of proactive sessions (`study export --format proactive`): per
     suggestion, per session and per paradigm. Without a judge, HAR and KED are left empty."""
-    from study.curation.proactive.records import session_paradigm, suggestion_records
-    from study.metrics.proactive.acceptance import acceptance_rate
-    from study.metrics.proactive.edit_distance import char_edit_distance, word_edit_distance
-    from study.metrics.proactive.har import HarItem, har
-    from study.metrics.proactive.har_rate import har_rate
-    from study.metrics.proactive.ked import ked, ked_mean
+    from study.paradigms.proactive.curation.records import session_paradigm, suggestion_records
+    from study.paradigms.proactive.metrics.acceptance import acceptance_rate
+    from study.paradigms.proactive.metrics.edit_distance import char_edit_distance, word_edit_distance
+    from study.paradigms.proactive.metrics.har import HarItem, har
+    from study.paradigms.proactive.metrics.har_rate import har_rate
+    from study.paradigms.proactive.metrics.ked import ked, ked_mean
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -235,9 +235,9 @@ def proactive_simulate(queries, out, model_endpoint, model, mode, levels, max_to
     """Replay continuation QUERIES (schemas/proactive-queries.schema.json) through a model in L1
     and L2 and judge them: Table 4 (HAR % / KED) and Fig. 4 (HAR by progress, L2 - L1)."""
     from study.config import Condition, SuggestionSettings
-    from study.curation.proactive.continuation import QueryFileError, figure4, read_queries, run, table4
-    from study.suggest.proactive.engine import ProactiveEngine
-    from study.suggest.proactive.settings import ProactiveSettings
+    from study.paradigms.proactive.curation.continuation import QueryFileError, figure4, read_queries, run, table4
+    from study.paradigms.proactive.engine import ProactiveEngine
+    from study.paradigms.proactive.settings import ProactiveSettings
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -297,12 +297,12 @@ def proactive_simulate(queries, out, model_endpoint, model, mode, levels, max_to
 @judge_options
 def ked_calibrate(paths, out, held_out, judge_endpoint, judge_model, judge_key_env, judge_cache, deterministic_judge):
     """Fit KED's weights to editing duration on CoAuthor sessions (MindCopilot §4.2, Table 2)."""
-    from study.curation.proactive.coauthor_instances import post_edit_instances
-    from study.metrics.proactive.correlate import correlate
-    from study.metrics.proactive.edit_distance import char_edit_distance, word_edit_distance
-    from study.metrics.proactive.ked import ked
-    from study.metrics.proactive.ked_calibrate import Instance
-    from study.metrics.proactive.ked_calibrate import ked_calibrate as fit
+    from study.paradigms.proactive.curation.coauthor_instances import post_edit_instances
+    from study.paradigms.proactive.metrics.correlate import correlate
+    from study.paradigms.proactive.metrics.edit_distance import char_edit_distance, word_edit_distance
+    from study.paradigms.proactive.metrics.ked import ked
+    from study.paradigms.proactive.metrics.ked_calibrate import Instance
+    from study.paradigms.proactive.metrics.ked_calibrate import ked_calibrate as fit
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -2,7 +2,7 @@
 
 editor-proactive.js keeps three lists that L2 and L3 requests carry (README, Proactive
 co-writing): `history` (the accepted, rejected, deleted and added spans of
-study.suggest.proactive.context), `outcomes` (one per suggestion shown or stale, oldest first:
+study.paradigms.proactive.context), `outcomes` (one per suggestion shown or stale, oldest first:
 L3's rejection run) and `accepted` (the spans of accepted suggestions: L3's kept-words window
 and the modify tracking). A browser that reloads without its saved copy (study/static/
 editor-outbox.js) would start them empty; the state endpoint (study.server.events_api) serves
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from study.curation.proactive.spans import edits, map_span
+from study.paradigms.proactive.curation.spans import edits, map_span
 from study.curation.replay import apply_delta, from_units, to_units
 
 

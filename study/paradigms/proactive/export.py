@@ -20,7 +20,7 @@ from study.export.coauthor import write_atomically, to_release_record
 from study.store import make_engine, reading
 from study.store import events as event_store
 from study.store import sessions as session_store
-from study.suggest.proactive import is_proactive_study
+from study.paradigms.proactive import is_proactive_study
 
 SESSION_COLUMNS = ("session_id", "paradigm", "condition", "prompt_code", "genre", "events")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
-from study.curation.proactive.spans import map_span, track_accepted, edits
+from study.paradigms.proactive.curation.spans import map_span, track_accepted, edits
 from study.curation.replay import apply_delta, from_units, to_units
 
 

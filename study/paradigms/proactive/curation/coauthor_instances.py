@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from study.curation.proactive.spans import track_accepted
+from study.paradigms.proactive.curation.spans import track_accepted
 
 
 @dataclass(frozen=True)

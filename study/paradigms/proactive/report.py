@@ -1,7 +1,7 @@
 """Proactive co-writing's (MindCopilot L1-L3) figures for the report, per suggestion.
 
 Each session's suggestions are derived by `study curate proactive`'s own functions
-(study.curation.proactive.records.suggestion_records) and measured by study.metrics.proactive
+(study.paradigms.proactive.curation.records.suggestion_records) and measured by study.paradigms.proactive.metrics
 (acceptance_rate, char/word edit distance, HAR and KED), with the same defaults (a 60 s modify
 window, the full HAR checklist, the default KED weights), so the report's per-paradigm table
 agrees with `study curate proactive`'s paradigms.csv. HAR and KED need a judge
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from study import config as study_config
 from study.report.data import STUDY, ReportData
-from study.suggest.proactive import is_proactive_study
+from study.paradigms.proactive import is_proactive_study
 
 MODIFY_WINDOW_MS = 60000  # `study curate proactive --modify-window-ms`'s default
 
@@ -43,7 +43,7 @@ def load(data: ReportData) -> None:
         study = study_config.load(data.path)
         if study.chat is not None or not is_proactive_study(study.conditions):
             return
-        from study.export.proactive import export_proactive
+        from study.paradigms.proactive.export import export_proactive
 
         with tempfile.TemporaryDirectory(prefix="study-report-proactive-") as scratch:
             export_proactive(study, Path(scratch))
@@ -74,13 +74,13 @@ def _proactive_files(folder: Path) -> list[Path]:
 
 def measure(files: list[Path], data: ReportData) -> ProactiveMetrics:
     from study.curation.formats import FORMAT_PROACTIVE, SessionFileError, read_session
-    from study.curation.proactive.records import session_paradigm, suggestion_records
-    from study.metrics.proactive.edit_distance import (
+    from study.paradigms.proactive.curation.records import session_paradigm, suggestion_records
+    from study.paradigms.proactive.metrics.edit_distance import (
         char_edit_distance,
         word_edit_distance,
     )
-    from study.metrics.proactive.har import HarItem, har
-    from study.metrics.proactive.ked import ked
+    from study.paradigms.proactive.metrics.har import HarItem, har
+    from study.paradigms.proactive.metrics.ked import ked
 
     judge = data.judge
     condition_of = data.condition_of()
@@ -114,12 +114,12 @@ def measure(files: list[Path], data: ReportData) -> ProactiveMetrics:
 
 def summary(rows: list[dict], judged: bool) -> dict[str, float | int | None]:
     """The figures of a group of suggestions (a session, a paradigm): acceptance as
-    study.metrics.proactive.acceptance defines it (macro: mean of per-session rates; micro:
+    study.paradigms.proactive.metrics.acceptance defines it (macro: mean of per-session rates; micro:
     pooled), partial accepts, modify rate (accepted suggestions the writer then edited inside
     their span, of those accepted), edit distances of accepted suggestions, HAR and KED."""
-    from study.metrics.proactive.acceptance import ACCEPTED, acceptance_rate
-    from study.metrics.proactive.har_rate import har_rate
-    from study.metrics.proactive.ked import ked_mean
+    from study.paradigms.proactive.metrics.acceptance import ACCEPTED, acceptance_rate
+    from study.paradigms.proactive.metrics.har_rate import har_rate
+    from study.paradigms.proactive.metrics.ked import ked_mean
 
     rate = acceptance_rate((r["session_id"], r["outcome"]) for r in rows)
     accepted = [r for r in rows if r["outcome"] in ACCEPTED]

@@ -27,11 +27,11 @@ from pathlib import Path
 import jsonschema
 
 from study.config import Condition
-from study.metrics.proactive.har import HarItem, har
-from study.metrics.proactive.har_rate import har_rate
-from study.metrics.proactive.ked import ked, ked_mean
+from study.paradigms.proactive.metrics.har import HarItem, har
+from study.paradigms.proactive.metrics.har_rate import har_rate
+from study.paradigms.proactive.metrics.ked import ked, ked_mean
 from study.paths import schemas_dir
-from study.suggest.proactive.context import HistoryItem
+from study.paradigms.proactive.context import HistoryItem
 
 QUERY_KEYS = ("article", "domain", "category", "context", "reference", "progress")
 BINS = (20, 40, 60, 80, 100)

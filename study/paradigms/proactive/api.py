@@ -23,9 +23,9 @@ from flask import Blueprint, current_app, jsonify
 
 from study.server import contract, model_calls
 from study.server.context import session_or_404, study
-from study.suggest.proactive import PROACTIVE
-from study.suggest.proactive.context import HistoryError, parse_history
-from study.suggest.proactive.engine import ProactiveEngine
+from study.paradigms.proactive import PROACTIVE
+from study.paradigms.proactive.context import HistoryError, parse_history
+from study.paradigms.proactive.engine import ProactiveEngine
 
 blueprint = Blueprint("proactive_api", __name__, url_prefix="/api/sessions")
 

@@ -27,7 +27,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from study.suggest.proactive.settings import ProactiveSettings
+from study.paradigms.proactive.settings import ProactiveSettings
 
 _WORD = re.compile(r"\S+")
 

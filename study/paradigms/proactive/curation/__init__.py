@@ -2,7 +2,7 @@
 
 - `checks`: what `study curate validate` checks beyond the CoAuthor invariants.
 - `suggestions`: the per-suggestion records (spec A2.6) derived from a session's log.
-The metrics themselves are in `study.metrics.proactive`, one per file.
+The metrics themselves are in `study.paradigms.proactive.metrics`, one per file.
 """
 
 EXTENSION_EVENTS = frozenset(
