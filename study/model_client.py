@@ -1,6 +1,6 @@
 """One way to call a model: every model call the toolkit makes goes through here.
 
-Tab suggestions (study.suggest.engine), proactive ghost text (study.paradigms.proactive.engine),
+Tab suggestions (study.paradigms.tab.engine), proactive ghost text (study.paradigms.proactive.engine),
 the chat assistant's replies (study.paradigms.chat.assistant), LLM judges (study.metrics.judges.client)
 and simulated writers (study.simulate.run) all talk to an OpenAI-compatible endpoint (OpenAI,
 vLLM, llama.cpp or our own `study lm serve`) through the official `openai` SDK. This module is

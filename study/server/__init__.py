@@ -45,7 +45,7 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     engine = engine or make_engine(study.database_url)
     create_tables(engine)
     if suggestion_engine is None:
-        from study.suggest.engine import SuggestionEngine
+        from study.paradigms.tab.engine import SuggestionEngine
 
         suggestion_engine = SuggestionEngine(study.suggestions)
     app.extensions["study"] = study

@@ -3,7 +3,7 @@
 CoAuthor queried GPT-3 five times, kept only the first sentence of each output "for
 readability", and dropped outputs that were empty, duplicates, or contained swear words, so a
 writer often saw fewer than five suggestions. This module does the same, as pure functions:
-the engine (`study.suggest.engine`) does the I/O and calls `postprocess`.
+the engine (`study.paradigms.tab.engine`) does the I/O and calls `postprocess`.
 
 A suggestion is the dict the CoAuthor dataset stores:
 `{"index": i, "original": str, "trimmed": str, "probability": float | None}`.

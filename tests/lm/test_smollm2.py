@@ -14,7 +14,7 @@ import pytest
 from study.config import Condition, SuggestionSettings
 from study.lm.smollm2 import SmolLM2Backend, available
 from study.lm.server import serve_in_thread
-from study.suggest.engine import SuggestionEngine
+from study.paradigms.tab.engine import SuggestionEngine
 
 pytestmark = [
     pytest.mark.slow,

@@ -15,7 +15,7 @@ from werkzeug.serving import make_server
 from study.config import Condition, SuggestionSettings
 from study.lm.backends import DeterministicBackend, Generation
 from study.lm.server import serve_in_thread
-from study.suggest.engine import SuggestionEngine
+from study.paradigms.tab.engine import SuggestionEngine
 
 KEY_ENV = "STUDY_TEST_SUGGEST_KEY"
 SECRET = "sk-test-0123456789abcdefSECRET"
