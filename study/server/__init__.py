@@ -13,6 +13,7 @@ import secrets
 import threading
 
 from flask import Flask, jsonify, request
+from flask.sessions import SecureCookieSessionInterface
 from werkzeug.exceptions import HTTPException
 
 from study.config import Study
@@ -24,6 +25,17 @@ from study.store import create_tables, make_engine
 
 # Event batches are small (a few KB); anything past this is a client bug or abuse.
 MAX_REQUEST_BYTES = 1_000_000
+
+
+class NoCookieSession(SecureCookieSessionInterface):
+    """Flask's signed-cookie session is never opened. Nothing keeps state in it (a session id
+    travels in the URL, because MTurk shows the task in an iframe where browsers block
+    third-party cookies; the reviewers' login is its own cookie), and verifying its signature on
+    every event batch would cost a tenth of the event API's CPU budget. Anything that writes to
+    `flask.session` fails loudly on Flask's null session instead of silently losing the value."""
+
+    def open_session(self, app, request):
+        return None
 
 
 def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
@@ -39,6 +51,7 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
         JSON_SORT_KEYS=False,
     )
     app.json.sort_keys = False
+    app.session_interface = NoCookieSession()
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
 

@@ -1,37 +1,49 @@
-"""`study serve`: the task server on every core, as gunicorn worker processes with threads.
+"""`study serve`: the task server on every core, as granian worker processes with threads.
 
-One Python process runs Python on one core at a time (the GIL), and waitress is one process: past
-about 250 event requests a second it saturates a core and a 1,000-writer launch queues. So `study
-serve` starts gunicorn's master with one worker process per core (`--workers`), each a threaded
-("gthread") worker: a thread pool serves requests while the open connections wait in a poller, so
-every writer's browser keeps its connection open between batches (`--writers` of them per worker,
-no lower limit) without holding a thread.
+One Python process runs Python on one core at a time (the GIL), so `study serve` starts one worker
+process per core (`--workers`). Each worker is granian's: its HTTP side (connections, keep-alive,
+parsing requests and writing answers) runs in Rust outside the GIL, and the Flask app runs on a
+pool of `--threads` Python threads. At a 1,000-writer launch the event API's budget is about 1 ms
+of CPU per request (issue 17); a pure-Python server spends half of that on HTTP alone (gunicorn's
+threaded worker measured about 0.4 ms more per request than granian under the same load,
+README "Benchmarks"), so the HTTP side is left to code that does not hold the GIL. Every writer's
+browser keeps its connection open between batches; `--writers` sets how many requests a worker
+takes at once (the rest wait in the kernel's queue), never fewer than the threads.
 
 The workers share everything that matters through the database (sessions, events, model calls,
 limits; study.server.limit_store) and, with SQLite, take the write lock in turn without sleeping
 (study.store.db). The app is built once in the master (so a bad study.toml fails before any
-fork, and the tables are created once) and the workers inherit it with an empty connection pool.
+fork, and the tables are created once) and the forked workers inherit it with an empty
+connection pool.
 
 A worker dies with its master (Linux's parent-death signal): a master killed with SIGKILL leaves
 no worker behind still holding the port or answering requests, which is what a crash is.
+
+`gunicorn 'study.server.wsgi:app'` stays the way to run the same app under a server the
+operator configures (the several-hosts recipe, README "Scale").
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import logging
+import multiprocessing
 import os
 import signal
 import sys
 
-from gunicorn.app.base import BaseApplication
+from flask import Flask
+from granian import Granian
+from granian.constants import HTTPModes, Interfaces
+from granian.http import HTTP1Settings
+from granian.log import LogLevels
 
-# A browser sends a batch at most every second or so while its writer types and is idle for
-# minutes while they think; 75 s (nginx's default) keeps those connections open, where gunicorn's
-# default of 2 s would make most batches open a new connection.
-KEEPALIVE_SECONDS = 75
 DEFAULT_WRITERS = 1000
 _PR_SET_PDEATHSIG = 1
+
+# The app the master built, for the workers it forks (see `_app_in_worker`).
+_app: Flask | None = None
 
 
 def default_workers() -> int:
@@ -42,9 +54,9 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _die_with_master(_server, _worker) -> None:
-    # Called in each worker right after the fork. Without it, a worker outlives a master killed
-    # with SIGKILL for up to a second, still accepting requests on the inherited socket.
+def die_with_master() -> None:
+    """In a worker, right after the fork: end this process when its parent ends. Without it, a
+    worker outlives a master killed with SIGKILL, still accepting requests on the shared socket."""
     if not sys.platform.startswith("linux"):
         return
     libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
@@ -53,47 +65,51 @@ def _die_with_master(_server, _worker) -> None:
         os._exit(1)
 
 
-class _Gunicorn(BaseApplication):
-    def __init__(self, app, options: dict) -> None:
-        self.application = app
-        self.options = options
-        super().__init__()
-
-    def load_config(self) -> None:
-        for key, value in self.options.items():
-            self.cfg.set(key, value)
-
-    def load(self):
-        return self.application
+def _app_in_worker() -> Flask:
+    # granian calls this in each worker to get the app; the fork carried the master's over.
+    die_with_master()
+    assert _app is not None, "serving.run sets the app before the workers start"
+    return _app
 
 
-def gunicorn_options(host: str, port: int, workers: int, threads: int, writers: int) -> dict:
+def granian_options(host: str, port: int, workers: int, threads: int, writers: int) -> dict:
     return {
-        "bind": [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"],
+        "address": host,
+        "port": port,
+        "interface": Interfaces.WSGI,
         "workers": workers,
-        "worker_class": "gthread",
-        "threads": threads,
-        # Open connections per worker: each writer holds one, and the kernel may hand them all to
-        # one worker, so every worker takes as many as the study is configured for.
-        "worker_connections": writers,
-        # The kernel's queue of connections not yet accepted: a launch's writers arrive together.
+        "blocking_threads": threads,
+        # Requests a worker holds at once (running or waiting for a thread); a launch's writers
+        # arrive together, and the kernel's queue holds the rest.
+        "backpressure": max(writers, threads),
         "backlog": max(2048, writers),
-        "keepalive": KEEPALIVE_SECONDS,
-        "post_fork": _die_with_master,
-        "proc_name": "study serve",
-        "accesslog": None,
-        "errorlog": "-",
-        "loglevel": "warning",
-        # A model call holds a thread for up to the model's timeout; the heartbeat comes from
-        # the worker's main loop, not from those threads, so this only catches a hung worker.
-        "timeout": 120,
-        "graceful_timeout": 10,
+        "http": HTTPModes.http1,
+        "websockets": False,
+        # Keep-alive: a browser posts a batch about once a second while its writer types.
+        "http1_settings": HTTP1Settings(keep_alive=True),
+        "log_level": LogLevels.warning,
+        # A worker that dies (a crash in a C extension, the OOM killer) is started again.
+        "respawn_failed_workers": True,
     }
 
 
-def run(app, *, host: str, port: int, workers: int, threads: int, writers: int) -> None:
-    """Serve `app` (built by create_app) until SIGINT/SIGTERM; gunicorn exits the process on error."""
-    # The master forks the workers from here: pooled database connections (an SQLite handle, a
-    # PostgreSQL socket) must not be shared by several processes, so each worker opens its own.
+class _ThreadsAreForWaiting(logging.Filter):
+    # granian warns when a worker has more threads than about two per core. Ours mostly wait on
+    # the model endpoint (a suggestion holds its thread for the model's whole answer), not on
+    # the CPU, so the warning would only alarm the operator.
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Configuration allows spawning up to")
+
+
+def run(app: Flask, *, host: str, port: int, workers: int, threads: int, writers: int) -> None:
+    """Serve `app` (built by create_app) until SIGINT/SIGTERM."""
+    global _app
+    # The master forks the workers: pooled database connections (an SQLite handle, a PostgreSQL
+    # socket) must not be shared by several processes, so each worker opens its own.
     app.extensions["study.engine"].dispose()
-    _Gunicorn(app, gunicorn_options(host, port, workers, threads, writers)).run()
+    _app = app
+    if multiprocessing.get_start_method(allow_none=True) not in (None, "fork"):
+        raise RuntimeError("study serve forks its workers; multiprocessing's start method must be 'fork'")
+    logging.getLogger("_granian").addFilter(_ThreadsAreForWaiting())
+    server = Granian("study.server.wsgi:app", **granian_options(host, port, workers, threads, writers))
+    server.serve(target_loader=_app_in_worker, wrap_loader=False)

@@ -136,7 +136,9 @@ def make_engine(url: str) -> Engine:
     @event.listens_for(engine, "begin")
     def _begin(connection):
         mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
-        connection.exec_driver_sql(f"BEGIN {mode}")
+        # Straight to the driver: every event batch begins a transaction, and SQLAlchemy's
+        # statement machinery costs several times the BEGIN itself (README, "Benchmarks").
+        connection.connection.driver_connection.execute(f"BEGIN {mode}")
 
     _write_turns[engine] = WriteTurn(make_url(url).database)
     return engine
