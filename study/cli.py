@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from study import config as study_config
+from study import paradigms as registry
 from study.paths import templates_dir
 
 
@@ -27,11 +28,13 @@ def main() -> None:
 
 @main.command()
 @click.argument("directory", type=click.Path(file_okay=False))
-@click.option("--paradigm", type=click.Choice(["writing", "chat"]), default="writing", show_default=True,
-              help="writing: CoAuthor's editor; chat: CollabLLM's chat document-creation study.")
+@click.option("--paradigm", type=click.Choice(list(registry.study_templates())), default="writing",
+              show_default=True, help="; ".join(f"{choice}: {template.help}" for choice, template
+                                                in registry.study_templates().items()) + ".")
 def init(directory: str, paradigm: str) -> None:
     """Create DIRECTORY/study.toml: a ready CoAuthor study (20 prompts, 4 conditions), or with
-    --paradigm chat a CollabLLM chat study (3 document types, 3 anonymous assistants)."""
+    --paradigm chat a CollabLLM chat study (3 document types, 3 anonymous assistants), or with
+    --paradigm proactive (L1, L2, L3) a MindCopilot study, one condition per paradigm and genre."""
     target = Path(directory)
     if (target / study_config.CONFIG_NAME).exists():
         raise click.ClickException(
@@ -46,14 +49,18 @@ def write_study_files(
     target: Path, *, replacements: dict[str, str] | None = None, paradigm: str = "writing",
     paradigms: tuple[str, ...] | None = None,
 ) -> None:
-    """The files of a new study; a chat study's study.toml and instructions come from
-    templates/chat/init/ (README, "Chat study"), the rest from templates/init/. With
-    `paradigms` (MindCopilot's L1-L3), study.toml's conditions are one per paradigm and genre,
-    so every command run on the folder later (status, export, report, release) sees them."""
+    """The files of a new study: templates/init/, with the files of the `paradigm` choice's
+    template (study.paradigms.base.StudyTemplate) in place of theirs, e.g. a chat study's
+    study.toml and instructions (README, "Chat study"). With condition paradigms (the
+    template's `levels`, or `paradigms`: MindCopilot's L1-L3), study.toml's conditions are one
+    per paradigm and genre, so every command run on the folder later (status, export, report,
+    release) sees them."""
+    template = registry.study_templates()[paradigm]
+    levels = paradigms or template.levels
     target.mkdir(parents=True, exist_ok=True)
     sources = {p.name: p for p in (templates_dir() / "init").iterdir()}
-    if paradigm == "chat":
-        sources.update({p.name: p for p in (templates_dir() / "chat" / "init").iterdir()})
+    if template.overlay:
+        sources.update({p.name: p for p in (templates_dir() / template.overlay).iterdir()})
     for source in sorted(sources.values(), key=lambda p: p.name):
         destination = target / source.name
         if destination.exists():
@@ -63,8 +70,8 @@ def write_study_files(
             text = text.replace('id = ""', f'id = "{study_config.new_study_id()}"', 1)
         for old, new in (replacements or {}).items():
             text = text.replace(old, new)
-        if paradigms and source.name == study_config.CONFIG_NAME:
-            text = _with_paradigm_conditions(text, paradigms)
+        if levels and source.name == study_config.CONFIG_NAME:
+            text = _with_paradigm_conditions(text, levels)
         destination.write_text(text, encoding="utf-8")
 
 
@@ -86,7 +93,7 @@ def _with_paradigm_conditions(text: str, paradigms: tuple[str, ...]) -> str:
                 if lines[i].startswith("[") or lines[i].startswith("#")), len(lines))  # fmt: skip
     new = [{k: v for k, v in vars(c).items() if k != "system_prompt" or v}
            for c in paradigm_conditions(tuple(tables), paradigms)]  # fmt: skip
-    note = "# study demo: one condition per MindCopilot paradigm and genre, from the genre's first one.\n"
+    note = "# study init/demo --paradigm: one condition per MindCopilot paradigm and genre, from the genre's first one.\n"
     return "".join(lines[:first]) + note + tomli_w.dumps({"conditions": new}) + "\n" + "".join(lines[end:])
 
 
@@ -211,7 +218,7 @@ def status(directory: str) -> None:
 @click.option("--min-seconds", default=60, show_default=True, type=int,
               help="Minimum writing time in the demo (the paper used 600).")
 @click.option("--paradigm", default="writing", show_default=True,
-              type=click.Choice(["writing", "chat", "proactive", "L1", "L2", "L3"]),
+              type=click.Choice(list(registry.study_templates())),
               help="writing: Tab suggestions (CoAuthor). chat: CollabLLM's chat document-creation "
               "study. proactive: MindCopilot's L1, L2 and L3 in rotation (ghost text after a "
               "pause); L1/L2/L3: that paradigm only.")
@@ -223,7 +230,7 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
     from study.lm.server import serve_in_thread
     from study.server import create_app
 
-    levels = {"proactive": ("L1", "L2", "L3"), "L1": ("L1",), "L2": ("L2",), "L3": ("L3",)}.get(paradigm)
+    levels = registry.study_templates()[paradigm].levels
     if paradigm != "writing" and directory == "demo-study":
         # Each paradigm's demo keeps its own study.toml and database: the writing demo's
         # sessions would otherwise sit beside conditions the other study does not have.
@@ -248,8 +255,7 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
             study_config.CONSENT_CONTACT_PLACEHOLDER: "nobody: this is a local demonstration "
             "of the study software, and nothing you write leaves this computer",
         },
-        paradigm="chat" if paradigm == "chat" else "writing",
-        paradigms=levels,
+        paradigm=paradigm,
     )
     study = _load(directory)
     # The demo always talks to its own local model, whatever the folder's study.toml says.

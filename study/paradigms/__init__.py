@@ -13,7 +13,7 @@ starts, and is then served like the built-in ones.
 from __future__ import annotations
 
 from study.paradigms import chat, none, proactive, tab
-from study.paradigms.base import Paradigm
+from study.paradigms.base import Paradigm, StudyTemplate
 
 _REGISTERED: dict[str, Paradigm] = {
     p.name: p for p in (none.PARADIGM, tab.PARADIGM, proactive.PARADIGM, chat.PARADIGM)
@@ -50,3 +50,20 @@ def stage_endpoints() -> dict[str, str]:
         found.update(paradigm.stage_endpoints)
     return found
 
+
+
+def study_templates() -> dict[str, StudyTemplate]:
+    """`study init --paradigm` choices, choice -> what it writes, from every paradigm."""
+    found: dict[str, StudyTemplate] = {}
+    for paradigm in registered():
+        found.update(paradigm.templates)
+    return found
+
+
+def serving(study) -> list[Paradigm]:
+    """The paradigms a study's sessions use: the one its path is named after (a chat study's),
+    else those serving its conditions' `paradigm` values."""
+    if study.paradigm in _REGISTERED:
+        return [_REGISTERED[study.paradigm]]
+    used = {condition.paradigm for condition in study.conditions}
+    return [paradigm for paradigm in registered() if used & set(paradigm.conditions)]

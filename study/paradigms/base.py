@@ -18,6 +18,20 @@ from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
+class StudyTemplate:
+    """What `study init --paradigm CHOICE` (and `study demo --paradigm CHOICE`) writes."""
+
+    # One line for `--help`.
+    help: str
+    # A folder under templates/ whose files replace templates/init/'s of the same name (the chat
+    # study's study.toml and instructions); empty: templates/init/ as it is.
+    overlay: str = ""
+    # Condition paradigms ("L1".."L3"): study.toml's conditions become one per paradigm and
+    # genre, from each genre's first (study.paradigms.proactive.conditions).
+    levels: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Paradigm:
     # The paradigm's name in code, the registry and the docs: "tab", "proactive", "chat".
     name: str
@@ -31,9 +45,21 @@ class Paradigm:
     # The path stages whose page this paradigm serves, as stage -> Flask endpoint; any other
     # stage is the core path's own page (study.server.participant).
     stage_endpoints: dict[str, str] = field(default_factory=dict)
+    # The values of a condition's `paradigm` (study.toml) whose sessions this paradigm serves.
+    conditions: tuple[str, ...] = ()
+    # `study init --paradigm` choices this paradigm answers: choice -> what it writes.
+    templates: dict[str, StudyTemplate] = field(default_factory=dict)
+    # A module holding `participant(http, writer, access_code, *, study, mark, choose_prompt,
+    # record)`: `study simulate`'s participant for a session whose condition this paradigm
+    # serves, or "" for the writing path's (study.simulate.participant).
+    simulate: str = ""
 
     def page_blueprints(self) -> list:
         return [importlib.import_module(name).blueprint for name in self.pages]
 
     def api_blueprints(self) -> list:
         return [importlib.import_module(name).blueprint for name in self.apis]
+
+    def simulated_participant(self):
+        """The `participant` factory of `simulate`, or None for the writing path's."""
+        return importlib.import_module(self.simulate).participant if self.simulate else None

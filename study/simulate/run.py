@@ -24,10 +24,11 @@ import httpx
 
 from study import config as study_config
 from study.config import GENRE_NOUNS
-from study.simulate import support
+from study import paradigms
 from study.paradigms.chat.simulate import ChatParticipant
 from study.paradigms.chat.simulated_user import ChatUser
-from study.simulate.participant import Participant, SessionResult, SimulationError
+from study.simulate.participant import SessionResult, SimulationError
+from study.simulate.participant import participant as writing_participant
 from study.simulate.personas import BUILT_IN, DEFAULT_INTENT, Persona
 from study.simulate.writer import Decisions, SimulatedWriter
 from study.store import create_tables, make_engine, writing
@@ -61,8 +62,9 @@ class RunSummary:
 
 def simulate(directory: str, options: Options, echo: Callable[[str], None] = print) -> RunSummary:
     study = study_config.load(directory)
-    if problem := support.refusal(study):
-        raise SimulationError(problem)
+    # A paradigm whose sessions need their own participant (proactive ghost text) declares one;
+    # the others (Tab suggestions, no assistant) take the writing path's.
+    hooks = [p.simulated_participant() for p in paradigms.serving(study) if p.simulate]
     # The servers started here would print a line per request, drowning the writers' progress.
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     engine = make_engine(study.database_url)
@@ -109,8 +111,9 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
                     participant = ChatParticipant(http, writer, f"sim-{run_id}-{number}", mark=mark,
                                                   settings=study.chat, record=record)  # fmt: skip
                 else:
-                    participant = Participant(http, writer, f"sim-{run_id}-{number}", mark=mark,
-                                              choose_prompt=choose_prompt)  # fmt: skip
+                    participant = (hooks[0] if hooks else writing_participant)(
+                        http, writer, f"sim-{run_id}-{number}", study=study, mark=mark,
+                        choose_prompt=choose_prompt, record=record)  # fmt: skip
                 try:
                     result = participant.run()
                 except (SimulationError, httpx.HTTPError) as error:

@@ -9,7 +9,7 @@ notes their thoughts, then writes the document while chatting with an assistant.
 - `simulate`, `simulated_user`: `study simulate`'s chat participant and CollabLLM's user simulator.
 """
 
-from study.paradigms.base import Paradigm
+from study.paradigms.base import Paradigm, StudyTemplate
 
 PARADIGM = Paradigm(
     name="chat",
@@ -17,4 +17,6 @@ PARADIGM = Paradigm(
     pages=("study.paradigms.chat.pages",),
     apis=("study.paradigms.chat.api",),
     stage_endpoints={"intent": "chat.intent", "prewriting": "chat.prewriting", "chat": "chat.chat_page"},
+    templates={"chat": StudyTemplate("CollabLLM's chat document-creation study: 3 document types, "
+                                     "3 anonymous assistants", overlay="chat/init")},
 )
