@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import socket
+import subprocess
+import sys
 import threading
+import time
+
+import httpx
 
 from click.testing import CliRunner
 
@@ -16,7 +22,9 @@ from study.lm.backends import Generation
 from study.lm.server import serve_in_thread
 from study.store import make_engine, reading
 from study.store import events as event_store
+from study.simulate.pages import read_page
 from study.store import sessions as session_store
+from tests.conftest import CONTACT
 from tests.simulate.conftest import ScriptedWriterBackend
 
 REACTIONS = ("accept", "partial", "modify", "reject")
@@ -91,3 +99,41 @@ def test_simulated_writers_answer_ghost_text_and_their_sessions_validate(tmp_pat
     problems = [i["message"] for s in found["sessions"] for i in s["issues"] if i["severity"] == "error"]
     assert validated.exit_code == 0 and problems == [], problems
     assert CliRunner().invoke(main, ["curate", "validate", str(folder)]).exit_code == 0
+
+
+def test_study_serve_serves_an_initialised_l2_study_at_once(tmp_path, suggestion_model):
+    """Nothing but the consent contact (as for every study) and the model endpoint to fill in:
+    the writer gets the ghost-text editor, and a pause gets a suggestion."""
+    folder = _init(tmp_path, "L2")
+    for path in (folder / "study.toml", folder / "consent.html"):
+        text = path.read_text()
+        for old, new in {**CONTACT, 'endpoint = ""': f'endpoint = "{suggestion_model}"'}.items():
+            text = text.replace(old, new, 1)
+        path.write_text(text)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "study", "serve", str(folder), "--port", str(port),
+                               "--workers", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", follow_redirects=True, timeout=30) as http:
+            deadline = time.monotonic() + 60  # a loaded 2-core machine imports the server slowly
+            while True:
+                try:
+                    if http.get("/healthz").status_code == 200:
+                        break
+                except httpx.TransportError:
+                    assert time.monotonic() < deadline and server.poll() is None, "study serve did not come up"
+                    time.sleep(0.2)
+            consent = http.get("/task", params={"access_code": "pilot-1"})
+            http.post(str(consent.url), data={"consent": "yes"})
+            http.post(str(consent.url).replace("consent", "instructions"))
+            writing = http.post(str(consent.url).replace("consent", "prompt"), data={"prompt": "shapeshifter"})
+            boot = read_page(writing.text).boot()
+            assert boot["proactive"]["stateful"] and not boot["proactive"]["staged"]  # L2's behaviour
+            answer = http.post(boot["proactive"]["url"], json={"doc": "The door opened and", "history": []})
+            assert answer.status_code == 200, answer.text
+            assert answer.json()["suggestion"]["original"].strip()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
