@@ -20,6 +20,23 @@ def _load(directory: str) -> study_config.Study:
         raise click.ClickException(str(error)) from None
 
 
+class Registered(click.Choice):
+    """A choice among what the registered paradigms declare (study.paradigms), read when the
+    command runs: a paradigm registered after this module was imported is offered too."""
+
+    def __init__(self, fixed: tuple[str, ...], declared) -> None:
+        self.fixed, self.declared = fixed, declared
+        super().__init__(fixed)
+
+    @property
+    def choices(self) -> list[str]:
+        return [*self.fixed, *(c for c in self.declared() if c not in self.fixed)]
+
+    @choices.setter
+    def choices(self, _value) -> None:
+        pass  # click.Choice sets them once; here they are read from the registry each time
+
+
 @click.group()
 @click.version_option(package_name="study")
 def main() -> None:
@@ -28,7 +45,7 @@ def main() -> None:
 
 @main.command()
 @click.argument("directory", type=click.Path(file_okay=False))
-@click.option("--paradigm", type=click.Choice(list(registry.study_templates())), default="writing",
+@click.option("--paradigm", type=Registered((), registry.study_templates), default="writing",
               show_default=True, help="; ".join(f"{choice}: {template.help}" for choice, template
                                                 in registry.study_templates().items()) + ".")
 def init(directory: str, paradigm: str) -> None:
@@ -218,7 +235,7 @@ def status(directory: str) -> None:
 @click.option("--min-seconds", default=60, show_default=True, type=int,
               help="Minimum writing time in the demo (the paper used 600).")
 @click.option("--paradigm", default="writing", show_default=True,
-              type=click.Choice(list(registry.study_templates())),
+              type=Registered((), registry.study_templates),
               help="writing: Tab suggestions (CoAuthor). chat: CollabLLM's chat document-creation "
               "study. proactive: MindCopilot's L1, L2 and L3 in rotation (ghost text after a "
               "pause); L1/L2/L3: that paradigm only.")
@@ -277,7 +294,7 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
 
 @main.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["coauthor", "chat", "proactive"]),
+@click.option("--format", "fmt", type=Registered(("coauthor",), registry.export_formats),
               default="coauthor", show_default=True,
               help="coauthor: the 2021 release format; chat: conversations.jsonl; proactive: "
               "MindCopilot L1-L3 sessions with the extension (schemas/coauthor-proactive.schema.json).")
@@ -289,26 +306,19 @@ def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None
     study's OUT/conversations.jsonl), with OUT/survey.csv and OUT/surveys.json."""
     from study.export.coauthor import export_study
 
-    if fmt == "proactive":
-        from study.paradigms.proactive.export import export_proactive
-
-        done = export_proactive(_load(directory), Path(out), include_unfinished=include_unfinished)
-        click.echo(f"Exported {done.sessions} proactive sessions ({done.events} events) to {out}")
-        return
-
-    if fmt == "chat":
-        from study.paradigms.chat.export import export_chat
-
+    if fmt != "coauthor":  # a paradigm's own format (study.paradigms.base.Paradigm.exports)
+        exporter = registry.export_formats()[fmt].exporter(fmt)
         try:
-            result = export_chat(_load(directory), Path(out), include_unfinished=include_unfinished)
+            click.echo(exporter(_load(directory), Path(out), include_unfinished=include_unfinished))
         except ValueError as error:
             raise click.ClickException(str(error)) from None
-        click.echo(f"Exported {result.conversations} conversations ({result.messages} messages) to {out}")
         return
 
     study = _load(directory)
-    if study.paradigm == "chat":
-        raise click.ClickException(f"{directory} is a chat study; export it with --format chat")
+    path = registry.of_session(study, None)
+    if path is not None and path.exports:
+        # A study whose own path keeps no CoAuthor log (a chat study's conversations).
+        raise click.ClickException(f"{directory} is a {path.name} study; export it with --format {next(iter(path.exports))}")
     summary = export_study(study, Path(out), include_unfinished=include_unfinished)
     click.echo(
         f"Exported {summary.sessions} sessions ({summary.events} events) to {out}"

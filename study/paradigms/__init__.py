@@ -43,12 +43,30 @@ def named(name: str) -> Paradigm:
         raise KeyError(f"no paradigm named {name!r} (registered: {known})") from None
 
 
-def stage_endpoints() -> dict[str, str]:
-    """Every paradigm's own stages, stage -> Flask endpoint (study.server.stages)."""
-    found: dict[str, str] = {}
-    for paradigm in registered():
-        found.update(paradigm.stage_endpoints)
-    return found
+def stage_endpoints() -> dict[str, dict[str, str]]:
+    """Each paradigm's own stages, paradigm name -> stage -> Flask endpoint (study.server.stages)."""
+    return {paradigm.name: dict(paradigm.stage_endpoints) for paradigm in registered()}
+
+
+def condition_paradigms() -> tuple[str, ...]:
+    """The values a condition's `paradigm` may take in study.toml: every paradigm's."""
+    return tuple(value for paradigm in registered() for value in paradigm.conditions)
+
+
+def export_formats() -> dict[str, Paradigm]:
+    """`study export --format` formats the paradigms write, format -> its paradigm."""
+    return {fmt: paradigm for paradigm in registered() for fmt in paradigm.exports}
+
+
+def of_session(study, condition_name: str | None) -> Paradigm | None:
+    """The paradigm serving a session: its study's (a chat study's path), else its condition's;
+    None before the session has a condition."""
+    if study.paradigm in _REGISTERED:
+        return _REGISTERED[study.paradigm]
+    if not condition_name:
+        return None
+    value = next((c.paradigm for c in study.conditions if c.name == condition_name), None)
+    return next((paradigm for paradigm in registered() if value in paradigm.conditions), None)
 
 
 

@@ -49,6 +49,14 @@ class Paradigm:
     conditions: tuple[str, ...] = ()
     # `study init --paradigm` choices this paradigm answers: choice -> what it writes.
     templates: dict[str, StudyTemplate] = field(default_factory=dict)
+    # `study export --format FORMAT` formats this paradigm writes: format -> a module holding
+    # `export(study, out, *, include_unfinished) -> str` (the line `study export` prints; a
+    # ValueError is a refusal for people, e.g. the wrong kind of study).
+    exports: dict[str, str] = field(default_factory=dict)
+    # A module holding `load(data)`, which puts this paradigm's per-session figures in
+    # `data.extras` (study.report.sections.plugins), and `build(data) -> Section | None`, its
+    # section of `study report`; "" for none.
+    report: str = ""
     # A module holding `participant(http, writer, access_code, *, study, mark, choose_prompt,
     # record)`: `study simulate`'s participant for a session whose condition this paradigm
     # serves, or "" for the writing path's (study.simulate.participant).
@@ -59,6 +67,12 @@ class Paradigm:
 
     def api_blueprints(self) -> list:
         return [importlib.import_module(name).blueprint for name in self.apis]
+
+    def exporter(self, fmt: str):
+        return importlib.import_module(self.exports[fmt]).export
+
+    def report_module(self):
+        return importlib.import_module(self.report) if self.report else None
 
     def simulated_participant(self):
         """The `participant` factory of `simulate`, or None for the writing path's."""

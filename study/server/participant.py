@@ -282,7 +282,8 @@ def prompt(session_id, session):
                 writing_started_at=time.time(),
             )
     if chosen is not None:
-        return redirect(url_for("participant.writing", session_id=session_id))
+        with reading(engine()) as connection:
+            return redirect(stage_url(session_store.get(connection, session_id)))
     return render_template("prompt.html", study=study(), session=session, prompts=available)
 
 

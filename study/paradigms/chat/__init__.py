@@ -19,4 +19,5 @@ PARADIGM = Paradigm(
     stage_endpoints={"intent": "chat.intent", "prewriting": "chat.prewriting", "chat": "chat.chat_page"},
     templates={"chat": StudyTemplate("CollabLLM's chat document-creation study: 3 document types, "
                                      "3 anonymous assistants", overlay="chat/init")},
+    exports={"chat": "study.paradigms.chat.export"},
 )

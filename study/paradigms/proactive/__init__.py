@@ -34,5 +34,6 @@ PARADIGM = Paradigm(
                                    levels=PROACTIVE),
         **{level: StudyTemplate(f"MindCopilot's {level} only", levels=(level,)) for level in PROACTIVE},
     },
+    exports={"proactive": "study.paradigms.proactive.export"},
     simulate="study.paradigms.proactive.simulate",
 )
