@@ -26,8 +26,9 @@ class StudyTemplate:
     # A folder under templates/ whose files replace templates/init/'s of the same name (the chat
     # study's study.toml and instructions); empty: templates/init/ as it is.
     overlay: str = ""
-    # Condition paradigms ("L1".."L3"): study.toml's conditions become one per paradigm and
-    # genre, from each genre's first (study.paradigms.proactive.conditions).
+    # Condition paradigms (a condition's `paradigm`, e.g. "L1".."L3"): study.toml's conditions
+    # become one per paradigm and genre, from each genre's first
+    # (study.paradigms.proactive.conditions).
     levels: tuple[str, ...] = ()
 
 
@@ -47,6 +48,9 @@ class Paradigm:
     stage_endpoints: dict[str, str] = field(default_factory=dict)
     # The values of a condition's `paradigm` (study.toml) whose sessions this paradigm serves.
     conditions: tuple[str, ...] = ()
+    # A folder of JSON Schemas the paradigm's API declares (study.server.contract), each with an
+    # `$id` under https://study.local/schemas/; "" when they are in schemas/ (the built-in ones').
+    schemas: str = ""
     # `study init --paradigm` choices this paradigm answers: choice -> what it writes.
     templates: dict[str, StudyTemplate] = field(default_factory=dict)
     # `study export --format FORMAT` formats this paradigm writes: format -> a module holding
