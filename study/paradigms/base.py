@@ -43,6 +43,10 @@ class Paradigm:
     pages: tuple[str, ...] = ()
     # Modules each holding a Flask `blueprint` of the editor's JSON API (/api/...).
     apis: tuple[str, ...] = ()
+    # A module holding `boot(study, condition, session_id) -> dict`: what the core's editor page
+    # (study.server.writing_stage, study/static/editor*.js) needs from this paradigm for a
+    # session of `condition` ({} when nothing); "" for none.
+    editor: str = ""
     # The path stages whose page this paradigm serves, as stage -> Flask endpoint; any other
     # stage is the core path's own page (study.server.participant).
     stage_endpoints: dict[str, str] = field(default_factory=dict)
@@ -71,6 +75,9 @@ class Paradigm:
 
     def api_blueprints(self) -> list:
         return [importlib.import_module(name).blueprint for name in self.apis]
+
+    def editor_boot(self):
+        return importlib.import_module(self.editor).boot
 
     def exporter(self, fmt: str):
         return importlib.import_module(self.exports[fmt]).export

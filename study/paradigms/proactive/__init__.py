@@ -28,6 +28,7 @@ PARADIGM = Paradigm(
     name="proactive",
     summary="ghost text appears when the writer pauses; Tab accepts it (MindCopilot L1-L3)",
     apis=("study.paradigms.proactive.api",),
+    editor="study.paradigms.proactive.editor",
     conditions=PROACTIVE,
     templates={
         "proactive": StudyTemplate("MindCopilot's L1, L2 and L3 in rotation (ghost text after a pause)",

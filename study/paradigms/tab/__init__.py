@@ -13,6 +13,7 @@ PARADIGM = Paradigm(
     name="tab",
     summary="the writer presses Tab for suggestions and picks one or dismisses them (CoAuthor; L0)",
     apis=("study.paradigms.tab.api",),
+    editor="study.paradigms.tab.editor",
     conditions=("L0",),
     templates={"writing": StudyTemplate("CoAuthor's editor: 20 prompts, 4 conditions, Tab suggestions")},
 )
