@@ -8,6 +8,20 @@
 Each folder's `__init__.py` declares its `Paradigm` (study.paradigms.base), listed here; a
 paradigm defined elsewhere (a test's, a lab's own) is added with `register()` before the server
 starts, and is then served like the built-in ones.
+
+The seam: what the core asks here, and the declaration field that answers it.
+
+- which values a condition's `paradigm` may take in study.toml (`conditions`; study.config);
+- which paradigm serves a session (`of_session`), and which pages its stages have
+  (`stage_endpoints`; study.server.stages); the pages and APIs to mount (`pages`, `apis`) and
+  the request schemas they declare (`schemas`; study.server.contract);
+- what the core's editor page needs from it (`editor`; study.server.writing_stage);
+- what `study init --paradigm` and `study demo --paradigm` write (`templates`; study.cli);
+- what `study export --format` writes (`exports`), its `study report` section (`report`;
+  study.report) and `study simulate`'s participant (`simulate`; study.simulate.run).
+
+tests/paradigm_helpme/ is a paradigm added this way, by its folder alone
+(tests/test_paradigm_by_addition.py).
 """
 
 from __future__ import annotations
