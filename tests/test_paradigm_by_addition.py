@@ -113,3 +113,55 @@ def test_it_is_simulated_logged_exported_and_reported(helpme_folder, tmp_path):
     assert reported.exit_code == 0, reported.output
     html = report.read_text()
     assert "Help me" in html and "help asked" in html
+
+
+def test_a_writer_uses_its_page_in_a_browser(helpme_folder, model_url, browser):
+    """Its page and script work as served: typing, Help me, Use it and Finish are logged through
+    the core's event API, and the writer goes on to the core's next stage."""
+    import threading
+
+    from playwright.sync_api import expect
+    from werkzeug.serving import make_server
+
+    study = config.load(helpme_folder)
+    study = replace(study, suggestions=replace(study.suggestions, endpoint=model_url))
+    app = create_app(study)
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    context = browser.new_context()
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        page.goto(f"http://127.0.0.1:{server.port}/task?access_code=browser-1")
+        page.get_by_role("checkbox").first.check()
+        page.get_by_role("button").last.click()
+        page.get_by_role("button").last.click()  # the instructions
+        page.locator('button[name="prompt"][value="shapeshifter"]').click()
+        text = page.get_by_test_id("helpme-text")
+        text.click()
+        text.press("End")
+        text.press_sequentially(" He waited")
+        page.get_by_test_id("helpme-button").click()
+        expect(page.get_by_test_id("helpme-offer")).to_be_visible()
+        page.get_by_test_id("helpme-use").click()
+        page.wait_for_timeout(1100)  # the minimum writing time of 1 s
+        page.get_by_test_id("finish").click()
+        page.wait_for_url("**/evaluation")
+    finally:
+        context.close()
+        server.shutdown()
+        thread.join(timeout=5)
+    assert errors == []
+    engine = app.extensions["study.engine"]
+    with reading(engine) as connection:
+        (session,) = session_store.all_sessions(connection)
+        names = [r["eventName"] for r in event_store.records(connection, session["session_id"])]
+    engine.dispose()
+    assert names[0] == "system-initialize" and names.count("text-insert") >= len(" He waited") + 1
+    assert ["suggestion-get", "suggestion-open", "suggestion-select", "suggestion-close", "text-insert"] == [
+        n for n in names if n.startswith("suggestion") or n == "text-insert"][-5:]
+    # what the writer typed, then the help they used, is the text they submitted
+    final = session["final_text"].rstrip("\n")
+    assert " He waited" in final and not final.endswith(" He waited")
