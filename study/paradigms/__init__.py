@@ -20,8 +20,7 @@ The seam: what the core asks here, and the declaration field that answers it.
 - what `study export --format` writes (`exports`), its `study report` section (`report`;
   study.report) and `study simulate`'s participant (`simulate`; study.simulate.run).
 
-tests/paradigm_helpme/ is a paradigm added this way, by its folder alone
-(tests/test_paradigm_by_addition.py).
+tests/test_paradigm_by_addition.py adds one this way, by a folder of the tests alone.
 """
 
 from __future__ import annotations

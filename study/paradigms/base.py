@@ -65,9 +65,13 @@ class Paradigm:
     # `data.extras` (study.report.sections.plugins), and `build(data) -> Section | None`, its
     # section of `study report`; "" for none.
     report: str = ""
-    # A module holding `participant(http, writer, access_code, *, study, mark, choose_prompt,
-    # record)`: `study simulate`'s participant for a session whose condition this paradigm
-    # serves, or "" for the writing path's (study.simulate.participant).
+    # `study simulate`'s participant in a study this paradigm serves: a module holding
+    # `participant(http, writer, access_code, *, study, mark, choose_prompt, record)` and, where
+    # the writing path's (study.simulate.participant, study.simulate.writer) do not fit,
+    # `writer(persona, intent, noun, *, client, model, seed, study)`, `NOUN` (what is written
+    # when no prompt says), `INTENT` (the intent recorded when the path chooses it) and
+    # `describe(number, persona, result, participant, writer) -> str` (the run's line); "" for
+    # the writing path's.
     simulate: str = ""
 
     def page_blueprints(self) -> list:
@@ -85,6 +89,6 @@ class Paradigm:
     def report_module(self):
         return importlib.import_module(self.report) if self.report else None
 
-    def simulated_participant(self):
-        """The `participant` factory of `simulate`, or None for the writing path's."""
-        return importlib.import_module(self.simulate).participant if self.simulate else None
+    def simulation(self):
+        """The `simulate` module, or None for the writing path's."""
+        return importlib.import_module(self.simulate) if self.simulate else None

@@ -41,10 +41,16 @@ class SessionResult:
     failed_queries: int
 
 
+# The writing path's participant and writer, in the shape of a paradigm's `simulate` hooks
+# (study.paradigms.base.Paradigm), which `study simulate` takes when no paradigm declares its own.
+
+
 def participant(http, writer, access_code, *, study, mark, choose_prompt, record) -> Participant:
-    """The writing path's participant, in the shape of a paradigm's `simulate` hook
-    (study.paradigms.base.Paradigm)."""
     return Participant(http, writer, access_code, mark=mark, choose_prompt=choose_prompt)
+
+
+def writer(persona, intent, noun, *, client, model, seed, study) -> SimulatedWriter:
+    return SimulatedWriter(persona, intent, noun, client=client, model=model, seed=seed)
 
 
 class Participant:

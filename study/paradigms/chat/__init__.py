@@ -20,4 +20,5 @@ PARADIGM = Paradigm(
     templates={"chat": StudyTemplate("CollabLLM's chat document-creation study: 3 document types, "
                                      "3 anonymous assistants", overlay="chat/init")},
     exports={"chat": "study.paradigms.chat.export"},
+    simulate="study.paradigms.chat.simulate",
 )
