@@ -172,7 +172,7 @@ def _safe_url(study) -> str:
 def status(directory: str) -> None:
     """How the study in DIRECTORY is going: sessions, conditions, events, suggestions."""
     from study.store import create_tables, make_engine, reading
-    from study.store.sessions import stages_for
+    from study.store.sessions import STAGES
     from study.store.summary import summarize
 
     study = _load(directory)
@@ -190,7 +190,7 @@ def status(directory: str) -> None:
     engine.dispose()
     total = sum(summary.stages.values())
     click.echo(f"Study '{study.name}' ({_safe_url(study)})")
-    stages = stages_for(study.paradigm)
+    stages = registry.path(study) or STAGES
     by_stage = ", ".join(f"{stage} {summary.stages[stage]}" for stage in stages if summary.stages[stage])
     click.echo(f"Sessions: {total}" + (f" ({by_stage})" if by_stage else ""))
     click.echo("Conditions: " + ", ".join(f"{c.name} {summary.conditions[c.name]}" for c in study.conditions))

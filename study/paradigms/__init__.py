@@ -61,6 +61,13 @@ def stage_endpoints() -> dict[str, dict[str, str]]:
     return {paradigm.name: dict(paradigm.stage_endpoints) for paradigm in registered()}
 
 
+def path(study) -> tuple[str, ...] | None:
+    """The participant's path of a study whose paradigm has one of its own (a chat study), in
+    order; None for the core's (study.store.sessions.STAGES)."""
+    paradigm = of_session(study, None)
+    return paradigm.path if paradigm is not None and paradigm.path else None
+
+
 def condition_paradigms() -> tuple[str, ...]:
     """The values a condition's `paradigm` may take in study.toml: every paradigm's."""
     return tuple(value for paradigm in registered() for value in paradigm.conditions)

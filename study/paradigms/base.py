@@ -47,6 +47,9 @@ class Paradigm:
     # (study.server.writing_stage, study/static/editor*.js) needs from this paradigm for a
     # session of `condition` ({} when nothing); "" for none.
     editor: str = ""
+    # A study-wide path of its own (a chat study's: intent and prewriting before the chat), its
+    # stages in order; () for the core's (study.store.sessions.STAGES).
+    path: tuple[str, ...] = ()
     # The path stages whose page this paradigm serves, as stage -> Flask endpoint; any other
     # stage is the core path's own page (study.server.participant).
     stage_endpoints: dict[str, str] = field(default_factory=dict)

@@ -54,7 +54,7 @@ def at_stage(stage: str):
 
 
 def advance(session_id: str, from_stage: str, **values) -> dict:
-    stages = session_store.stages_for(study().paradigm)
+    stages = paradigms.path(study()) or session_store.STAGES
     with writing(engine()) as connection:
         session = session_store.get(connection, session_id)
         if session["stage"] == from_stage:

@@ -14,18 +14,11 @@ from study.store.db import sessions, suggestion_requests
 from study.store.engine import driver_read
 
 # The participant's path, in order (see study.server.participant). "presurvey" holds the
-# surveys placed before writing (study.survey); with none configured it passes straight on.
+# surveys placed before writing (study.survey); with none configured it passes straight on. A
+# paradigm may have a path of its own (the chat study's: study.paradigms.path).
 STAGES = (
     "consent", "instructions", "presurvey", "prompt", "writing", "evaluation", "survey", "complete"
 )
-# The chat document-creation study's path (study.paradigms.chat.pages; CollabLLM App. E steps 1-3).
-CHAT_STAGES = (
-    "consent", "instructions", "presurvey", "intent", "prewriting", "chat", "survey", "complete"
-)
-
-
-def stages_for(paradigm: str) -> tuple[str, ...]:
-    return CHAT_STAGES if paradigm == "chat" else STAGES
 
 # Verification codes avoid look-alike characters (0/O, 1/I/L) because workers type them.
 _CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"

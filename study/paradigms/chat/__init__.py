@@ -16,6 +16,8 @@ PARADIGM = Paradigm(
     summary="the participant writes a document while chatting with an assistant (CollabLLM)",
     pages=("study.paradigms.chat.pages",),
     apis=("study.paradigms.chat.api",),
+    # CollabLLM App. E steps 1-3: the intent, the notes, then the chat.
+    path=("consent", "instructions", "presurvey", "intent", "prewriting", "chat", "survey", "complete"),
     stage_endpoints={"intent": "chat.intent", "prewriting": "chat.prewriting", "chat": "chat.chat_page"},
     templates={"chat": StudyTemplate("CollabLLM's chat document-creation study: 3 document types, "
                                      "3 anonymous assistants", overlay="chat/init")},
