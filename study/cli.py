@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from study import config as study_config
+from study import paradigms as registry
 from study.paths import templates_dir
 
 
@@ -19,6 +20,23 @@ def _load(directory: str) -> study_config.Study:
         raise click.ClickException(str(error)) from None
 
 
+class Registered(click.Choice):
+    """A choice among what the registered paradigms declare (study.paradigms), read when the
+    command runs: a paradigm registered after this module was imported is offered too."""
+
+    def __init__(self, fixed: tuple[str, ...], declared) -> None:
+        self.fixed, self.declared = fixed, declared
+        super().__init__(fixed)
+
+    @property
+    def choices(self) -> list[str]:
+        return [*self.fixed, *(c for c in self.declared() if c not in self.fixed)]
+
+    @choices.setter
+    def choices(self, _value) -> None:
+        pass  # click.Choice sets them once; here they are read from the registry each time
+
+
 @click.group()
 @click.version_option(package_name="study")
 def main() -> None:
@@ -27,11 +45,13 @@ def main() -> None:
 
 @main.command()
 @click.argument("directory", type=click.Path(file_okay=False))
-@click.option("--paradigm", type=click.Choice(["writing", "chat"]), default="writing", show_default=True,
-              help="writing: CoAuthor's editor; chat: CollabLLM's chat document-creation study.")
+@click.option("--paradigm", type=Registered((), registry.study_templates), default="writing",
+              show_default=True, help="; ".join(f"{choice}: {template.help}" for choice, template
+                                                in registry.study_templates().items()) + ".")
 def init(directory: str, paradigm: str) -> None:
     """Create DIRECTORY/study.toml: a ready CoAuthor study (20 prompts, 4 conditions), or with
-    --paradigm chat a CollabLLM chat study (3 document types, 3 anonymous assistants)."""
+    --paradigm chat a CollabLLM chat study (3 document types, 3 anonymous assistants), or with
+    --paradigm proactive (L1, L2, L3) a MindCopilot study, one condition per paradigm and genre."""
     target = Path(directory)
     if (target / study_config.CONFIG_NAME).exists():
         raise click.ClickException(
@@ -46,14 +66,18 @@ def write_study_files(
     target: Path, *, replacements: dict[str, str] | None = None, paradigm: str = "writing",
     paradigms: tuple[str, ...] | None = None,
 ) -> None:
-    """The files of a new study; a chat study's study.toml and instructions come from
-    templates/chat/init/ (README, "Chat study"), the rest from templates/init/. With
-    `paradigms` (MindCopilot's L1-L3), study.toml's conditions are one per paradigm and genre,
-    so every command run on the folder later (status, export, report, release) sees them."""
+    """The files of a new study: templates/init/, with the files of the `paradigm` choice's
+    template (study.paradigms.base.StudyTemplate) in place of theirs, e.g. a chat study's
+    study.toml and instructions (README, "Chat study"). With condition paradigms (the
+    template's `levels`, or `paradigms`: MindCopilot's L1-L3), study.toml's conditions are one
+    per paradigm and genre, so every command run on the folder later (status, export, report,
+    release) sees them."""
+    template = registry.study_templates()[paradigm]
+    levels = paradigms or template.levels
     target.mkdir(parents=True, exist_ok=True)
     sources = {p.name: p for p in (templates_dir() / "init").iterdir()}
-    if paradigm == "chat":
-        sources.update({p.name: p for p in (templates_dir() / "chat" / "init").iterdir()})
+    if template.overlay:
+        sources.update({p.name: p for p in (templates_dir() / template.overlay).iterdir()})
     for source in sorted(sources.values(), key=lambda p: p.name):
         destination = target / source.name
         if destination.exists():
@@ -63,8 +87,8 @@ def write_study_files(
             text = text.replace('id = ""', f'id = "{study_config.new_study_id()}"', 1)
         for old, new in (replacements or {}).items():
             text = text.replace(old, new)
-        if paradigms and source.name == study_config.CONFIG_NAME:
-            text = _with_paradigm_conditions(text, paradigms)
+        if levels and source.name == study_config.CONFIG_NAME:
+            text = _with_paradigm_conditions(text, levels)
         destination.write_text(text, encoding="utf-8")
 
 
@@ -86,7 +110,7 @@ def _with_paradigm_conditions(text: str, paradigms: tuple[str, ...]) -> str:
                 if lines[i].startswith("[") or lines[i].startswith("#")), len(lines))  # fmt: skip
     new = [{k: v for k, v in vars(c).items() if k != "system_prompt" or v}
            for c in paradigm_conditions(tuple(tables), paradigms)]  # fmt: skip
-    note = "# study demo: one condition per MindCopilot paradigm and genre, from the genre's first one.\n"
+    note = "# study init/demo --paradigm: one condition per MindCopilot paradigm and genre, from the genre's first one.\n"
     return "".join(lines[:first]) + note + tomli_w.dumps({"conditions": new}) + "\n" + "".join(lines[end:])
 
 
@@ -148,7 +172,7 @@ def _safe_url(study) -> str:
 def status(directory: str) -> None:
     """How the study in DIRECTORY is going: sessions, conditions, events, suggestions."""
     from study.store import create_tables, make_engine, reading
-    from study.store.sessions import stages_for
+    from study.store.sessions import STAGES
     from study.store.summary import summarize
 
     study = _load(directory)
@@ -166,7 +190,7 @@ def status(directory: str) -> None:
     engine.dispose()
     total = sum(summary.stages.values())
     click.echo(f"Study '{study.name}' ({_safe_url(study)})")
-    stages = stages_for(study.paradigm)
+    stages = registry.path(study) or STAGES
     by_stage = ", ".join(f"{stage} {summary.stages[stage]}" for stage in stages if summary.stages[stage])
     click.echo(f"Sessions: {total}" + (f" ({by_stage})" if by_stage else ""))
     click.echo("Conditions: " + ", ".join(f"{c.name} {summary.conditions[c.name]}" for c in study.conditions))
@@ -211,7 +235,7 @@ def status(directory: str) -> None:
 @click.option("--min-seconds", default=60, show_default=True, type=int,
               help="Minimum writing time in the demo (the paper used 600).")
 @click.option("--paradigm", default="writing", show_default=True,
-              type=click.Choice(["writing", "chat", "proactive", "L1", "L2", "L3"]),
+              type=Registered((), registry.study_templates),
               help="writing: Tab suggestions (CoAuthor). chat: CollabLLM's chat document-creation "
               "study. proactive: MindCopilot's L1, L2 and L3 in rotation (ghost text after a "
               "pause); L1/L2/L3: that paradigm only.")
@@ -223,7 +247,7 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
     from study.lm.server import serve_in_thread
     from study.server import create_app
 
-    levels = {"proactive": ("L1", "L2", "L3"), "L1": ("L1",), "L2": ("L2",), "L3": ("L3",)}.get(paradigm)
+    levels = registry.study_templates()[paradigm].levels
     if paradigm != "writing" and directory == "demo-study":
         # Each paradigm's demo keeps its own study.toml and database: the writing demo's
         # sessions would otherwise sit beside conditions the other study does not have.
@@ -248,8 +272,7 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
             study_config.CONSENT_CONTACT_PLACEHOLDER: "nobody: this is a local demonstration "
             "of the study software, and nothing you write leaves this computer",
         },
-        paradigm="chat" if paradigm == "chat" else "writing",
-        paradigms=levels,
+        paradigm=paradigm,
     )
     study = _load(directory)
     # The demo always talks to its own local model, whatever the folder's study.toml says.
@@ -271,7 +294,7 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
 
 @main.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["coauthor", "chat", "proactive"]),
+@click.option("--format", "fmt", type=Registered(("coauthor",), registry.export_formats),
               default="coauthor", show_default=True,
               help="coauthor: the 2021 release format; chat: conversations.jsonl; proactive: "
               "MindCopilot L1-L3 sessions with the extension (schemas/coauthor-proactive.schema.json).")
@@ -283,26 +306,19 @@ def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None
     study's OUT/conversations.jsonl), with OUT/survey.csv and OUT/surveys.json."""
     from study.export.coauthor import export_study
 
-    if fmt == "proactive":
-        from study.paradigms.proactive.export import export_proactive
-
-        done = export_proactive(_load(directory), Path(out), include_unfinished=include_unfinished)
-        click.echo(f"Exported {done.sessions} proactive sessions ({done.events} events) to {out}")
-        return
-
-    if fmt == "chat":
-        from study.paradigms.chat.export import export_chat
-
+    if fmt != "coauthor":  # a paradigm's own format (study.paradigms.base.Paradigm.exports)
+        exporter = registry.export_formats()[fmt].exporter(fmt)
         try:
-            result = export_chat(_load(directory), Path(out), include_unfinished=include_unfinished)
+            click.echo(exporter(_load(directory), Path(out), include_unfinished=include_unfinished))
         except ValueError as error:
             raise click.ClickException(str(error)) from None
-        click.echo(f"Exported {result.conversations} conversations ({result.messages} messages) to {out}")
         return
 
     study = _load(directory)
-    if study.paradigm == "chat":
-        raise click.ClickException(f"{directory} is a chat study; export it with --format chat")
+    path = registry.of_session(study, None)
+    if path is not None and path.exports:
+        # A study whose own path keeps no CoAuthor log (a chat study's conversations).
+        raise click.ClickException(f"{directory} is a {path.name} study; export it with --format {next(iter(path.exports))}")
     summary = export_study(study, Path(out), include_unfinished=include_unfinished)
     click.echo(
         f"Exported {summary.sessions} sessions ({summary.events} events) to {out}"

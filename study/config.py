@@ -17,6 +17,7 @@ from pathlib import Path
 
 import jsonschema
 
+from study import paradigms
 from study.paradigms.none import arm as control_arm
 from study.paths import schemas_dir, templates_dir
 from study.survey import definition as survey_definition
@@ -293,13 +294,18 @@ def missing_id_message(study: Study) -> str:
 
 
 @cache
-def _validator() -> jsonschema.Draft202012Validator:
+def _validator(condition_paradigms: tuple[str, ...]) -> jsonschema.Draft202012Validator:
     schema = json.loads((schemas_dir() / "study.schema.json").read_text())
+    # A condition's `paradigm` is any registered paradigm's (study.paradigms), so a paradigm
+    # added in its own folder needs no edit here; the schema's enum names the built-in ones.
+    paradigm = schema["properties"]["conditions"]["items"]["properties"]["paradigm"]
+    paradigm["enum"] = [*paradigm["enum"], *(p for p in condition_paradigms if p not in paradigm["enum"])]
     return jsonschema.Draft202012Validator(schema)
 
 
 def _check_schema(data: dict, source: Path) -> None:
-    errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
+    validator = _validator(paradigms.condition_paradigms())
+    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
         raise ConfigError("\n".join(_describe(error, source) for error in errors))
 

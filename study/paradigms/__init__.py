@@ -8,12 +8,25 @@
 Each folder's `__init__.py` declares its `Paradigm` (study.paradigms.base), listed here; a
 paradigm defined elsewhere (a test's, a lab's own) is added with `register()` before the server
 starts, and is then served like the built-in ones.
+
+The seam: what the core asks here, and the declaration field that answers it.
+
+- which values a condition's `paradigm` may take in study.toml (`conditions`; study.config);
+- which paradigm serves a session (`of_session`), and which pages its stages have
+  (`stage_endpoints`; study.server.stages); the pages and APIs to mount (`pages`, `apis`) and
+  the request schemas they declare (`schemas`; study.server.contract);
+- what the core's editor page needs from it (`editor`; study.server.writing_stage);
+- what `study init --paradigm` and `study demo --paradigm` write (`templates`; study.cli);
+- what `study export --format` writes (`exports`), its `study report` section (`report`;
+  study.report) and `study simulate`'s participant (`simulate`; study.simulate.run).
+
+tests/test_paradigm_by_addition.py adds one this way, by a folder of the tests alone.
 """
 
 from __future__ import annotations
 
 from study.paradigms import chat, none, proactive, tab
-from study.paradigms.base import Paradigm
+from study.paradigms.base import Paradigm, StudyTemplate
 
 _REGISTERED: dict[str, Paradigm] = {
     p.name: p for p in (none.PARADIGM, tab.PARADIGM, proactive.PARADIGM, chat.PARADIGM)
@@ -43,10 +56,52 @@ def named(name: str) -> Paradigm:
         raise KeyError(f"no paradigm named {name!r} (registered: {known})") from None
 
 
-def stage_endpoints() -> dict[str, str]:
-    """Every paradigm's own stages, stage -> Flask endpoint (study.server.stages)."""
-    found: dict[str, str] = {}
+def stage_endpoints() -> dict[str, dict[str, str]]:
+    """Each paradigm's own stages, paradigm name -> stage -> Flask endpoint (study.server.stages)."""
+    return {paradigm.name: dict(paradigm.stage_endpoints) for paradigm in registered()}
+
+
+def path(study) -> tuple[str, ...] | None:
+    """The participant's path of a study whose paradigm has one of its own (a chat study), in
+    order; None for the core's (study.store.sessions.STAGES)."""
+    paradigm = of_session(study, None)
+    return paradigm.path if paradigm is not None and paradigm.path else None
+
+
+def condition_paradigms() -> tuple[str, ...]:
+    """The values a condition's `paradigm` may take in study.toml: every paradigm's."""
+    return tuple(value for paradigm in registered() for value in paradigm.conditions)
+
+
+def export_formats() -> dict[str, Paradigm]:
+    """`study export --format` formats the paradigms write, format -> its paradigm."""
+    return {fmt: paradigm for paradigm in registered() for fmt in paradigm.exports}
+
+
+def of_session(study, condition_name: str | None) -> Paradigm | None:
+    """The paradigm serving a session: its study's (a chat study's path), else its condition's;
+    None before the session has a condition."""
+    if study.paradigm in _REGISTERED:
+        return _REGISTERED[study.paradigm]
+    if not condition_name:
+        return None
+    value = next((c.paradigm for c in study.conditions if c.name == condition_name), None)
+    return next((paradigm for paradigm in registered() if value in paradigm.conditions), None)
+
+
+
+def study_templates() -> dict[str, StudyTemplate]:
+    """`study init --paradigm` choices, choice -> what it writes, from every paradigm."""
+    found: dict[str, StudyTemplate] = {}
     for paradigm in registered():
-        found.update(paradigm.stage_endpoints)
+        found.update(paradigm.templates)
     return found
 
+
+def serving(study) -> list[Paradigm]:
+    """The paradigms a study's sessions use: the one its path is named after (a chat study's),
+    else those serving its conditions' `paradigm` values."""
+    if study.paradigm in _REGISTERED:
+        return [_REGISTERED[study.paradigm]]
+    used = {condition.paradigm for condition in study.conditions}
+    return [paradigm for paradigm in registered() if used & set(paradigm.conditions)]

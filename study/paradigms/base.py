@@ -18,6 +18,21 @@ from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
+class StudyTemplate:
+    """What `study init --paradigm CHOICE` (and `study demo --paradigm CHOICE`) writes."""
+
+    # One line for `--help`.
+    help: str
+    # A folder under templates/ whose files replace templates/init/'s of the same name (the chat
+    # study's study.toml and instructions); empty: templates/init/ as it is.
+    overlay: str = ""
+    # Condition paradigms (a condition's `paradigm`, e.g. "L1".."L3"): study.toml's conditions
+    # become one per paradigm and genre, from each genre's first
+    # (study.paradigms.proactive.conditions).
+    levels: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Paradigm:
     # The paradigm's name in code, the registry and the docs: "tab", "proactive", "chat".
     name: str
@@ -28,12 +43,55 @@ class Paradigm:
     pages: tuple[str, ...] = ()
     # Modules each holding a Flask `blueprint` of the editor's JSON API (/api/...).
     apis: tuple[str, ...] = ()
+    # A module holding `boot(study, condition, session_id) -> dict`: what the core's editor page
+    # (study.server.writing_stage, study/static/editor*.js) needs from this paradigm for a
+    # session of `condition` ({} when nothing); "" for none.
+    editor: str = ""
+    # A study-wide path of its own (a chat study's: intent and prewriting before the chat), its
+    # stages in order; () for the core's (study.store.sessions.STAGES).
+    path: tuple[str, ...] = ()
     # The path stages whose page this paradigm serves, as stage -> Flask endpoint; any other
     # stage is the core path's own page (study.server.participant).
     stage_endpoints: dict[str, str] = field(default_factory=dict)
+    # The values of a condition's `paradigm` (study.toml) whose sessions this paradigm serves.
+    conditions: tuple[str, ...] = ()
+    # A folder of JSON Schemas the paradigm's API declares (study.server.contract), each with an
+    # `$id` under https://study.local/schemas/; "" when they are in schemas/ (the built-in ones').
+    schemas: str = ""
+    # `study init --paradigm` choices this paradigm answers: choice -> what it writes.
+    templates: dict[str, StudyTemplate] = field(default_factory=dict)
+    # `study export --format FORMAT` formats this paradigm writes: format -> a module holding
+    # `export(study, out, *, include_unfinished) -> str` (the line `study export` prints; a
+    # ValueError is a refusal for people, e.g. the wrong kind of study).
+    exports: dict[str, str] = field(default_factory=dict)
+    # A module holding `load(data)`, which puts this paradigm's per-session figures in
+    # `data.extras` (study.report.sections.plugins), and `build(data) -> Section | None`, its
+    # section of `study report`; "" for none.
+    report: str = ""
+    # `study simulate`'s participant in a study this paradigm serves: a module holding
+    # `participant(http, writer, access_code, *, study, mark, choose_prompt, record)` and, where
+    # the writing path's (study.simulate.participant, study.simulate.writer) do not fit,
+    # `writer(persona, intent, noun, *, client, model, seed, study)`, `NOUN` (what is written
+    # when no prompt says), `INTENT` (the intent recorded when the path chooses it) and
+    # `describe(number, persona, result, participant, writer) -> str` (the run's line); "" for
+    # the writing path's.
+    simulate: str = ""
 
     def page_blueprints(self) -> list:
         return [importlib.import_module(name).blueprint for name in self.pages]
 
     def api_blueprints(self) -> list:
         return [importlib.import_module(name).blueprint for name in self.apis]
+
+    def editor_boot(self):
+        return importlib.import_module(self.editor).boot
+
+    def exporter(self, fmt: str):
+        return importlib.import_module(self.exports[fmt]).export
+
+    def report_module(self):
+        return importlib.import_module(self.report) if self.report else None
+
+    def simulation(self):
+        """The `simulate` module, or None for the writing path's."""
+        return importlib.import_module(self.simulate) if self.simulate else None

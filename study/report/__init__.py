@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
+from study import paradigms
 from study.report import chat
 from study.paradigms.proactive import report as proactive
 from study.report.data import EXTRA_LOADERS, ReportData, ReportSourceError, load  # noqa: F401
@@ -23,7 +24,9 @@ EXTRA_LOADERS.extend([chat.load, proactive.load])
 
 
 def render(data: ReportData) -> str:
-    sections = [s for s in (build(data) for build in SECTIONS) if s is not None]
+    # After the report's own sections, each registered paradigm's (study.paradigms.base.Paradigm).
+    builds = [*SECTIONS, *(p.report_module().build for p in paradigms.registered() if p.report)]
+    sections = [s for s in (build(data) for build in builds) if s is not None]
     banner = ""
     if data.simulated:
         banner = (

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from study import config as study_config
+from study import paradigms
 from study.curation.formats import SessionFileError, read_session
 from study.curation.metadata_files import (
     GENRE_SHEETS,
@@ -135,7 +136,9 @@ def load(path: str | Path, *, entity_model: EntityModel | None = None,
         data = _from_sessions(path, model, processes)
     data.languagetool = languagetool
     data.judge = judge
-    for loader in EXTRA_LOADERS:
+    # ...and each registered paradigm's with a report of its own (study.paradigms.base.Paradigm).
+    reporting = [paradigm.report_module() for paradigm in paradigms.registered() if paradigm.report]
+    for loader in [*EXTRA_LOADERS, *(module.load for module in reporting)]:
         loader(data)
     return data
 

@@ -81,7 +81,8 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     from study import paradigms
     from study.review.web import URL_PREFIX as REVIEW_PREFIX
     from study.review.web import blueprint as review_blueprint
-    from study.server import events_api, participant, surveys
+    # writing_stage adds the editor page's routes to the participant blueprint.
+    from study.server import events_api, participant, surveys, writing_stage  # noqa: F401
 
     app.register_blueprint(participant.blueprint)
     app.register_blueprint(events_api.blueprint)

@@ -37,6 +37,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 
 import jsonschema
 import orjson
@@ -44,6 +45,7 @@ from flask import Flask, current_app, g, jsonify, render_template_string, reques
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from study import paradigms
 from study.curation.schema import field_path
 from study.curation.schema_compiler import Unsupported, compile_schema
 from study.paths import schemas_dir
@@ -102,13 +104,20 @@ def _no_network(uri: str) -> Resource:
     raise LookupError(f"schema {uri} is not in schemas/; the server never fetches schemas")
 
 
-@cache
 def registry() -> Registry:
-    """Every schema under schemas/ (and schemas/api/), under its `$id`."""
+    """Every schema under schemas/ (and schemas/api/), and every registered paradigm's own
+    (study.paradigms.base.Paradigm.schemas), under its `$id`."""
+    folders = [schemas_dir(), *(p.schemas for p in paradigms.registered() if p.schemas)]
+    return _registry(tuple(str(folder) for folder in folders))
+
+
+@cache
+def _registry(folders: tuple[str, ...]) -> Registry:
     resources = []
-    for path in sorted(schemas_dir().glob("**/*.schema.json")):
-        contents = json.loads(path.read_text(encoding="utf-8"))
-        resources.append((contents["$id"], Resource.from_contents(contents, DRAFT202012)))
+    for folder in folders:
+        for path in sorted(Path(folder).glob("**/*.schema.json")):
+            contents = json.loads(path.read_text(encoding="utf-8"))
+            resources.append((contents["$id"], Resource.from_contents(contents, DRAFT202012)))
     return Registry(retrieve=_no_network).with_resources(resources)
 
 

@@ -1,5 +1,5 @@
-"""The participant's path: entry, consent, instructions, prompt, writing, self-evaluation,
-survey and completion.
+"""The participant's path: entry, consent, instructions, prompt, (writing: the editor page,
+study.server.writing_stage), self-evaluation, survey and completion.
 
 Every page lives under /s/<session_id>/<stage>. A session is always at exactly one stage
 (study.store.sessions.STAGES); asking for any other stage's page redirects to the current one,
@@ -14,22 +14,20 @@ import json
 import time
 from urllib.parse import urlsplit
 
-from flask import Blueprint, current_app, g, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, g, redirect, render_template, request
 from markupsafe import Markup
 from sqlalchemy import select
 
 from study.paradigms.none import arm as control_arm
-from study.config import MIN_TIME_SLACK_SECONDS, min_writing_text, study_duration
+from study.config import min_writing_text, study_duration
 from study.mturk import repeat
 from study.review import rounds
-from study.server import assignment, contract, page_security, stages, surveys
-from study.server.context import engine, limits, session_or_404, study
+from study.server import assignment, page_security, stages, surveys
+from study.server.context import engine, limits, study
 from study.server.stages import at_stage, stage_url
 from study.store import reading, writing
-from study.store import events as event_store
 from study.store import sessions as session_store
 from study.store.db import mturk_assignments
-from study.paradigms.proactive import PROACTIVE, is_proactive_study
 from study.survey.evaluation import evaluation_items
 
 blueprint = Blueprint("participant", __name__)
@@ -282,95 +280,9 @@ def prompt(session_id, session):
                 writing_started_at=time.time(),
             )
     if chosen is not None:
-        return redirect(url_for("participant.writing", session_id=session_id))
+        with reading(engine()) as connection:
+            return redirect(stage_url(session_store.get(connection, session_id)))
     return render_template("prompt.html", study=study(), session=session, prompts=available)
-
-
-# -- writing ----------------------------------------------------------------------------------
-
-
-@blueprint.get("/s/<session_id>/writing", endpoint="writing")
-@at_stage("writing")
-def writing_page(session_id, session):
-    prompt = study().prompt(session["prompt_code"])
-    condition = study().condition(session["condition"])
-    elapsed = time.time() - session["writing_started_at"]
-    boot = {
-        "sessionId": session_id,
-        # Quill, which CoAuthor used, always ends a document with a newline; currentDoc keeps it.
-        "prompt": prompt.text.rstrip("\n") + "\n",
-        "controls": condition.controls(),
-        "minSeconds": study().min_seconds,
-        "elapsedSeconds": elapsed,
-        "eventsUrl": url_for("events_api.post_events", session_id=session_id),
-        "stateUrl": url_for("events_api.state", session_id=session_id),
-        "finishUrl": url_for("participant.finish_writing", session_id=session_id),
-    }
-    assistant = not control_arm.is_control(condition)
-    if assistant:  # a control arm's page has no suggestion control at all (study.paradigms.none.arm)
-        boot["suggestionsUrl"] = url_for("suggestions_api.suggest", session_id=session_id)
-    if is_proactive_study(study().conditions):
-        # MindCopilot: every paradigm's records carry `proactive` and L0 logs window switches
-        # too (Table 5); a plain CoAuthor study keeps CoAuthor 2021's vocabulary.
-        # The records' paradigm is filled in by the event API (study.server.blinding): the
-        # page never names the writer's condition.
-        boot["extension"] = True
-    if condition.paradigm in PROACTIVE:  # MindCopilot L1-L3: study/static/editor-proactive.js
-        boot["controls"]["currentN"] = "1"  # one ghost text at a time, whatever n says
-        boot["proactive"] = {
-            # Behaviour, not names (Table 3): L2 and L3 send the interaction history, L3 adapts
-            # its idle threshold to the writing stage.
-            "stateful": condition.paradigm != "L1",
-            "staged": condition.paradigm == "L3",
-            "url": url_for("proactive_api.suggest", session_id=session_id),
-            **study().proactive.browser(),
-        }
-    return render_template(
-        "writing.html", study=study(), session=session, prompt=prompt, boot=boot,
-        assistant=assistant,
-    )
-
-
-@blueprint.post("/s/<session_id>/writing/finish")
-@contract.declare(
-    "Finish writing (the editor's finish button)", body="api/finish-writing.schema.json",
-    responses={200: "api/responses.schema.json#/$defs/next", 409: contract.ERROR},
-)  # fmt: skip
-def finish_writing(session_id):
-    """The finish button: accepted once the minimum time has passed and every event the
-    browser numbered (0..last_seq) is stored; otherwise 409 and the browser sends what it
-    still holds and retries."""
-    session = session_or_404(session_id)
-    if session["stage"] != "writing":
-        return jsonify(next=stage_url(session))
-    body = contract.body()
-    last_seq = body["last_seq"]
-    if problem := limits().last_seq_error(last_seq):
-        return jsonify(error=problem), 400
-    remaining = session["writing_started_at"] + study().min_seconds - time.time()
-    if remaining > MIN_TIME_SLACK_SECONDS:
-        return jsonify(error=f"please keep writing for {int(remaining)} more seconds"), 409
-    with reading(engine()) as connection:
-        stored = event_store.totals(connection, session_id).count
-        lost = event_store.missing_count(connection, session_id, last_seq)
-        missing = event_store.missing_seqs(connection, session_id, last_seq) if lost else []
-    if stored == 0:
-        # Nothing the writer did has reached the server: there is no writing to submit.
-        return jsonify(error="none of your writing has reached the server yet; please keep "
-                       "this page open while it is sent, then press Finish again"), 409
-    if lost and body.get("pending") != 0:
-        return jsonify(error="some events have not reached the server yet", missing=missing), 409
-    # pending == 0: the browser holds nothing unsent, so missing events are gone for good (its
-    # storage was cleared before they were acknowledged). Blocking would trap the writer; the
-    # gap is recorded instead, for the researcher and the curation checks.
-    session = stages.advance(
-        session_id,
-        "writing",
-        writing_finished_at=time.time(),
-        final_text=body.get("text", ""),
-        missing_events=lost,
-    )
-    return jsonify(next=stage_url(session))
 
 
 # -- self-evaluation, survey, completion ------------------------------------------------------

@@ -11,21 +11,27 @@ from __future__ import annotations
 
 import functools
 
-from flask import current_app, redirect, url_for
+from flask import current_app, redirect, request, url_for
 
+from study import paradigms
 from study.config import GENRE_NOUNS
 from study.server.context import engine, session_or_404, study
 from study.store import sessions as session_store
 from study.store import writing
 from study.survey import placement
 
+
 def stage_url(session: dict) -> str:
-    # A stage a paradigm serves (study.paradigms, collected by create_app) has its page there;
-    # every other stage is the core path's (study.server.participant).
-    endpoint = current_app.extensions["study.stage_endpoints"].get(
-        session["stage"], f"participant.{session['stage']}"
-    )
-    return url_for(endpoint, session_id=session["session_id"])
+    return url_for(stage_endpoint(session), session_id=session["session_id"])
+
+
+def stage_endpoint(session: dict) -> str:
+    """The Flask endpoint of the session's current stage's page: the one the session's paradigm
+    serves (study.paradigms.of_session; its pages mounted by create_app), else the core path's
+    (study.server.participant)."""
+    paradigm = paradigms.of_session(study(), session.get("condition"))
+    served = current_app.extensions["study.stage_endpoints"].get(paradigm.name, {}) if paradigm else {}
+    return served.get(session["stage"], f"participant.{session['stage']}")
 
 
 def at_stage(stage: str):
@@ -36,7 +42,9 @@ def at_stage(stage: str):
         @functools.wraps(view)
         def checked(session_id: str):
             session = session_or_404(session_id)
-            if session["stage"] != stage:
+            # The right stage on another paradigm's page (a session whose paradigm serves its
+            # own writing page, at the core's) goes to its own page too.
+            if session["stage"] != stage or request.endpoint != stage_endpoint(session):
                 return redirect(stage_url(session))
             return view(session_id, session)
 
@@ -46,7 +54,7 @@ def at_stage(stage: str):
 
 
 def advance(session_id: str, from_stage: str, **values) -> dict:
-    stages = session_store.stages_for(study().paradigm)
+    stages = paradigms.path(study()) or session_store.STAGES
     with writing(engine()) as connection:
         session = session_store.get(connection, session_id)
         if session["stage"] == from_stage:

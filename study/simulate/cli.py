@@ -38,7 +38,9 @@ def simulate(directory, writers, url, llm_url, llm_model, personas, intent,
     Each writer goes through the real participant's path over HTTP (consent, instructions,
     prompt, writing with the event and suggestion APIs, self-evaluation, survey); in a chat
     study (CollabLLM), the chat path (intent, pre-writing, the chat API, ratings, the document
-    pane, final survey). Studies with proactive conditions are refused. Their sessions are marked as simulated in the database, the export's metadata, the report and
+    pane, final survey); in a MindCopilot study (L1-L3), the writer pauses instead of pressing
+    Tab and accepts, partially accepts, modifies or rejects the ghost text per persona. Their
+    sessions are marked as simulated in the database, the export's metadata, the report and
     releases. See README (Simulated writers) for what a simulation cannot tell you.
     """
     from study.config import ConfigError

@@ -41,6 +41,18 @@ class SessionResult:
     failed_queries: int
 
 
+# The writing path's participant and writer, in the shape of a paradigm's `simulate` hooks
+# (study.paradigms.base.Paradigm), which `study simulate` takes when no paradigm declares its own.
+
+
+def participant(http, writer, access_code, *, study, mark, choose_prompt, record) -> Participant:
+    return Participant(http, writer, access_code, mark=mark, choose_prompt=choose_prompt)
+
+
+def writer(persona, intent, noun, *, client, model, seed, study) -> SimulatedWriter:
+    return SimulatedWriter(persona, intent, noun, client=client, model=model, seed=seed)
+
+
 class Participant:
     def __init__(self, http: httpx.Client, writer: SimulatedWriter, access_code: str, *,
                  mark: Callable[[str], None], choose_prompt: Callable[[list[str]], str]) -> None:  # fmt: skip
@@ -126,7 +138,7 @@ class Participant:
 
     def _write(self, page: Page) -> tuple[str, int]:
         boot = page.boot()
-        log = EditorLog(boot["prompt"], boot["controls"])
+        log = self.editor_log(boot)
         prompt_chars = len(log.text)
         most = int(boot["controls"].get("currentN") or 5)
         for _ in range(MAX_TURNS):
@@ -144,6 +156,10 @@ class Participant:
                 self._send(log, boot["eventsUrl"])
         self._send(log, boot["eventsUrl"])
         return self._finish(log, boot), log.next_seq
+
+    def editor_log(self, boot: dict) -> EditorLog:
+        """The page's log; a paradigm's participant may keep records of its own kind."""
+        return EditorLog(boot["prompt"], boot["controls"])
 
     def _type(self, log: EditorLog, text: str) -> None:
         if log.text and not log.text[-1].isspace() and not text.startswith((" ", "\n")):

@@ -24,18 +24,15 @@ import httpx
 
 from study import config as study_config
 from study.config import GENRE_NOUNS
-from study.simulate import support
-from study.paradigms.chat.simulate import ChatParticipant
-from study.paradigms.chat.simulated_user import ChatUser
-from study.simulate.participant import Participant, SessionResult, SimulationError
+from study import paradigms
+from study.simulate import participant as writing_path
+from study.simulate.participant import SessionResult, SimulationError
 from study.simulate.personas import BUILT_IN, DEFAULT_INTENT, Persona
-from study.simulate.writer import Decisions, SimulatedWriter
+from study.simulate.writer import Decisions
 from study.store import create_tables, make_engine, writing
 from study.store import simulated as simulated_store
 
 API_KEY_ENV = "STUDY_SIMULATOR_API_KEY"
-# A chat user's intent comes from the study's own bank (the intent page), not from --intent.
-CHAT_INTENT = "one of the chat study's intents, chosen on its intent page"
 
 
 @dataclass
@@ -61,8 +58,11 @@ class RunSummary:
 
 def simulate(directory: str, options: Options, echo: Callable[[str], None] = print) -> RunSummary:
     study = study_config.load(directory)
-    if problem := support.refusal(study):
-        raise SimulationError(problem)
+    # A paradigm whose sessions need their own participant (proactive ghost text, the chat
+    # path) declares one; the others (Tab suggestions, no assistant) take the writing path's.
+    driver = next((p.simulation() for p in paradigms.serving(study) if p.simulate), writing_path)
+    make_writer = getattr(driver, "writer", writing_path.writer)
+    describe = getattr(driver, "describe", _describe)
     # The servers started here would print a line per request, drowning the writers' progress.
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     engine = make_engine(study.database_url)
@@ -80,18 +80,13 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
             persona = options.personas[number % len(options.personas)]
             rng = random.Random(f"{options.seed}-{number}")
             genres = {p.genre for p in study.prompts}
-            chat = study.paradigm == "chat"
-            # A chat user's intent is the one chosen on the study's intent page (study.paradigms.chat.simulate).
-            writer = (ChatUser if chat else SimulatedWriter)(
-                persona, options.intent, "document" if chat else
-                " or ".join(sorted(GENRE_NOUNS.get(g, "text") for g in genres)),
-                client=client, model=model, seed=rng.randrange(2**32),
-                **({"temperature": study.chat.simulator.temperature} if chat else {}),
-            )  # fmt: skip
+            noun = getattr(driver, "NOUN", None) or " or ".join(sorted(GENRE_NOUNS.get(g, "text") for g in genres))
+            writer = make_writer(persona, options.intent, noun, client=client, model=model,
+                                 seed=rng.randrange(2**32), study=study)  # fmt: skip
 
             def mark(session_id: str) -> None:
                 with writing(engine) as connection:
-                    intent = CHAT_INTENT if chat else writer.intent_template
+                    intent = getattr(driver, "INTENT", None) or writer.intent_template
                     simulated_store.mark(connection, session_id, persona=persona.description,
                                          intent=intent, model=f"{model} at {_safe(llm_url)}")  # fmt: skip
 
@@ -105,12 +100,8 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
                 return code
 
             with httpx.Client(base_url=base_url, timeout=60, follow_redirects=False) as http:
-                if chat:
-                    participant = ChatParticipant(http, writer, f"sim-{run_id}-{number}", mark=mark,
-                                                  settings=study.chat, record=record)  # fmt: skip
-                else:
-                    participant = Participant(http, writer, f"sim-{run_id}-{number}", mark=mark,
-                                              choose_prompt=choose_prompt)  # fmt: skip
+                participant = driver.participant(http, writer, f"sim-{run_id}-{number}", study=study, mark=mark,
+                                                 choose_prompt=choose_prompt, record=record)  # fmt: skip
                 try:
                     result = participant.run()
                 except (SimulationError, httpx.HTTPError) as error:
@@ -123,16 +114,7 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
                 summary.decisions.by_model += writer.decisions.by_model
                 summary.decisions.by_fallback += writer.decisions.by_fallback
                 summary.decisions.failures += writer.decisions.failures
-            if chat:
-                echo(f"chat user {number} ({persona.description[:40]}...): session {result.session_id}, "
-                     f"intent {result.prompt_code}, {result.queries} exchanges (ended: "
-                     f"{participant.end_reason.replace('_', ' ')}; goal: {writer.goal_source}), "
-                     f"{result.accepted} replies inserted, {result.events} page events")  # fmt: skip
-                return
-            echo(f"writer {number} ({persona.description[:40]}...): session {result.session_id}, "
-                 f"prompt {result.prompt_code}, {result.events} events, {result.queries} queries"
-                 + (f" ({result.failed_queries} failed)" if result.failed_queries else "")
-                 + f", {result.accepted} accepted")  # fmt: skip
+            echo(describe(number, persona, result, participant, writer))
 
         with ThreadPoolExecutor(max_workers=max(1, min(options.parallel, options.writers))) as pool:
             list(pool.map(one, range(options.writers)))
@@ -141,6 +123,14 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
         for stop in reversed(stops):
             stop()
         engine.dispose()
+
+
+def _describe(number: int, persona: Persona, result: SessionResult, participant, writer) -> str:
+    """The run's line for a writer on the writing path."""
+    return (f"writer {number} ({persona.description[:40]}...): session {result.session_id}, "
+            f"prompt {result.prompt_code}, {result.events} events, {result.queries} queries"
+            + (f" ({result.failed_queries} failed)" if result.failed_queries else "")
+            + f", {result.accepted} accepted")  # fmt: skip
 
 
 def _server(study, options: Options, stops: list) -> str:

@@ -91,7 +91,7 @@ class SimulatedWriter:
 
     # -- the model -------------------------------------------------------------------------
 
-    def _ask_model(self, message: str, max_tokens: int = 160) -> str:
+    def ask_model(self, message: str, max_tokens: int = 160) -> str:
         try:
             response = self.client.chat.completions.create(
                 model=self.model,
@@ -104,7 +104,7 @@ class SimulatedWriter:
             self.decisions.failures.append(f"{type(error).__name__}: {error}"[:200])
             return ""
 
-    def _decided(self, by_model: bool) -> None:
+    def decided(self, by_model: bool) -> None:
         if by_model:
             self.decisions.by_model += 1
         else:
@@ -115,16 +115,16 @@ class SimulatedWriter:
     def next_step(self, text: str, own_words: int) -> tuple[str, str]:
         """("write", text to type) | ("ask", "") | ("finish", "")."""
         target = self.persona.target_words
-        reply = self._ask_model(TURN.format(noun=self.noun, text=text[-3000:], words=own_words,
+        reply = self.ask_model(TURN.format(noun=self.noun, text=text[-3000:], words=own_words,
                                             target=target))  # fmt: skip
         answer = parse_json(reply)
         if answer and answer.get("action") in ("write", "ask", "finish"):
             action = answer["action"]
             typed = as_typed_text(str(answer.get("text", ""))) if action == "write" else ""
             if action != "write" or typed:
-                self._decided(True)
+                self.decided(True)
                 return action, typed
-        self._decided(False)
+        self.decided(False)
         if own_words >= target:
             return "finish", ""
         if self.rng.random() < self.persona.query_rate:
@@ -135,12 +135,12 @@ class SimulatedWriter:
     def choose(self, items: Sequence[dict]) -> int | None:
         """The position of the accepted suggestion, or None to dismiss the list."""
         listing = "\n".join(f"{i}. {item['trimmed']}" for i, item in enumerate(items, start=1))
-        answer = parse_json(self._ask_model(CHOOSE.format(items=listing), max_tokens=20))
+        answer = parse_json(self.ask_model(CHOOSE.format(items=listing), max_tokens=20))
         if answer is not None and isinstance(answer.get("choice"), int) and \
                 0 <= answer["choice"] <= len(items):  # fmt: skip
-            self._decided(True)
+            self.decided(True)
             return answer["choice"] - 1 if answer["choice"] else None
-        self._decided(False)
+        self.decided(False)
         if self.rng.random() < self.persona.accept_rate:
             return self.rng.randrange(len(items))
         return None
@@ -156,16 +156,16 @@ class SimulatedWriter:
             how = f"Answer with exactly one of: {', '.join(options)}."
         else:
             how = "Answer in one or two sentences."
-        reply = self._ask_model(SURVEY.format(noun=self.noun, question=question, how=how))
+        reply = self.ask_model(SURVEY.format(noun=self.noun, question=question, how=how))
         answer = parse_json(reply)
         given = str(answer.get("answer", "")).strip() if answer else ""
         if kind in ("scale", "choice") and given in options:
-            self._decided(True)
+            self.decided(True)
             return given
         if kind == "text" and given:
-            self._decided(True)
+            self.decided(True)
             return given[:1000]
-        self._decided(False)
+        self.decided(False)
         if kind == "scale":
             # A persona's habits do not tell its opinions: answers lean to the scale's upper half.
             return self.rng.choice(options[len(options) // 2 :])

@@ -1,4 +1,4 @@
-"""The study database: tables and the engine.
+"""The study database's tables (the engine and its transactions: study.store.engine).
 
 One SQLAlchemy URL serves SQLite (the default, `DIR/study.db`) and PostgreSQL. Participant
 identity (worker, assignment, access code) sits in `sessions` next to a random `session_id`;
@@ -7,17 +7,9 @@ everything exported or released is keyed by the session id only.
 
 from __future__ import annotations
 
-import fcntl
-import os
-import threading
-import weakref
-from contextlib import contextmanager
-from typing import Iterator
-
 from sqlalchemy import (
     BigInteger,
     Column,
-    Connection,
     Engine,
     Float,
     Index,
@@ -27,10 +19,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
-    create_engine,
-    event,
 )
-from sqlalchemy.engine import make_url
 
 metadata = MetaData()
 
@@ -104,186 +93,6 @@ start_throttle = Table(
     Index("start_throttle_by_key", "key", "at"),
     Index("start_throttle_by_time", "at"),
 )
-
-
-def make_engine(url: str) -> Engine:
-    """An engine for `url`; SQLite gets WAL, a busy timeout and explicit write locking."""
-    if not url.startswith("sqlite"):
-        return create_engine(url, pool_pre_ping=True, future=True)
-    _create_private(url)
-
-    engine = create_engine(
-        url,
-        # The driver's own transaction handling is turned off so that we can say BEGIN IMMEDIATE
-        # for writes (see _begin); a deferred transaction that reads and then writes can fail at
-        # once with "database is locked" instead of waiting its turn.
-        connect_args={"isolation_level": None, "check_same_thread": False, "timeout": 30},
-        pool_size=8,
-        max_overflow=16,
-    )
-
-    @event.listens_for(engine, "connect")
-    def _pragmas(dbapi_connection, _record):
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        # NORMAL is durable against a killed server process (the WAL is in the OS cache);
-        # only a power cut can lose the last transactions.
-        cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute("PRAGMA busy_timeout=30000")
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.close()
-
-    @event.listens_for(engine, "begin")
-    def _begin(connection):
-        mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
-        # Straight to the driver: every event batch begins a transaction, and SQLAlchemy's
-        # statement machinery costs several times the BEGIN itself (README, "Benchmarks").
-        connection.connection.driver_connection.execute(f"BEGIN {mode}")
-
-    _write_turns[engine] = WriteTurn(make_url(url).database)
-    return engine
-
-
-class WriteTurn:
-    """SQLite's writers take turns here, before BEGIN IMMEDIATE, so none waits in SQLite's busy
-    handler: that handler polls, sleeping 1, 2, 5, ... up to 100 ms between tries, so a writer
-    can sleep long after the lock is free and the tail of every write grows with the number of
-    writers. Here the threads of one process queue on a lock, and one thread per process at a
-    time on an flock() of `<database>-lock`; both wake the next waiter the moment the turn ends.
-    The kernel drops a killed process's flock, so a crash leaves nothing held. Processes that do
-    not take the turn (the sqlite3 shell) still meet the busy timeout as before."""
-
-    def __init__(self, database: str | None) -> None:
-        self.path = None
-        if database and database != ":memory:" and not database.startswith("file:"):
-            self.path = database + "-lock"
-        self._pid = -1
-        self._reset()
-
-    def _reset(self) -> None:
-        # After a fork the child needs its own lock and its own open file: flock() belongs to
-        # the open file, which parent and child would otherwise share, and hold together.
-        self._pid = os.getpid()
-        self._lock = threading.Lock()
-        self._local = threading.local()
-        self._descriptor: int | None = None
-
-    def _file(self) -> int | None:
-        if self.path is None:
-            return None
-        if self._descriptor is None:
-            try:
-                self._descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-            except OSError:
-                self.path = None  # a read-only folder: SQLite's own locking still holds
-                return None
-        return self._descriptor
-
-    @contextmanager
-    def held(self) -> Iterator[None]:
-        if os.getpid() != self._pid:
-            self._reset()
-        depth = getattr(self._local, "depth", 0)
-        if depth:  # a write inside a write of the same thread: the turn is already ours
-            yield
-            return
-        with self._lock:
-            descriptor = self._file()
-            if descriptor is not None:
-                fcntl.flock(descriptor, fcntl.LOCK_EX)
-            self._local.depth = 1
-            try:
-                yield
-            finally:
-                self._local.depth = 0
-                if descriptor is not None:
-                    fcntl.flock(descriptor, fcntl.LOCK_UN)
-
-
-_write_turns: "weakref.WeakKeyDictionary[Engine, WriteTurn]" = weakref.WeakKeyDictionary()
-
-
-def _create_private(url: str) -> None:
-    """Create a new SQLite file readable by its owner only (0600): it holds worker ids and
-    everything participants wrote. SQLite gives the -wal and -shm files it makes next to it the
-    database file's permissions, so they are private too. An existing file is left as it is."""
-    path = make_url(url).database
-    if not path or path == ":memory:" or path.startswith("file:"):
-        return
-    try:
-        descriptor = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-    except FileExistsError:
-        return
-    except OSError:
-        return  # e.g. a missing folder: SQLite's own error will name it
-    os.close(descriptor)
-
-
-def create_tables(engine: Engine) -> None:
-    metadata.create_all(engine)
-    # create_all adds indexes only with a new table: an index added to an existing table later
-    # (suggestion_requests_by_time) is created here for databases made before it.
-    for table in metadata.sorted_tables:
-        for index in table.indexes:
-            index.create(engine, checkfirst=True)
-
-
-@contextmanager
-def writing(engine: Engine) -> Iterator[Connection]:
-    """A transaction that will write: on SQLite it waits for its turn (WriteTurn), then takes
-    the write lock up front."""
-    turn = _write_turns.get(engine)
-    if turn is None:
-        with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as connection:
-            with connection.begin():
-                yield connection
-        return
-    with turn.held():
-        with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as connection:
-            with connection.begin():
-                yield connection
-
-
-def driver_sql(engine_or_connection: Engine | Connection, sql: str) -> str:
-    """`sql` written with `?` placeholders, in the driver's own style (psycopg: `%s`)."""
-    if engine_or_connection.dialect.paramstyle in ("format", "pyformat"):
-        return sql.replace("?", "%s")
-    return sql
-
-
-def driver_fetch(connection: Connection, sql: str, parameters: tuple | list) -> list[tuple]:
-    """Run one statement on `connection`'s own driver connection, inside its transaction.
-
-    For the event API's few statements per batch only: SQLAlchemy's statement machinery costs
-    about 80 us of CPU per statement against the driver's 10, and at 1,000 writers posting a
-    batch a second that difference is most of a core (README, "Benchmarks"). `sql` uses `?`."""
-    cursor = connection.connection.cursor()
-    try:
-        cursor.execute(driver_sql(connection, sql), parameters)
-        return cursor.fetchall() if cursor.description else []
-    finally:
-        cursor.close()
-
-
-def driver_read(engine: Engine, sql: str, parameters: tuple | list) -> list[tuple]:
-    """One read outside any transaction of ours, on a pooled driver connection (see driver_fetch)."""
-    raw = engine.raw_connection()
-    try:
-        cursor = raw.cursor()
-        try:
-            cursor.execute(driver_sql(engine, sql), parameters)
-            return cursor.fetchall()
-        finally:
-            cursor.close()
-    finally:
-        raw.close()  # back to the pool, which ends PostgreSQL's implicit transaction
-
-
-@contextmanager
-def reading(engine: Engine) -> Iterator[Connection]:
-    with engine.connect() as connection:
-        with connection.begin():
-            yield connection
 
 
 # -- MTurk (study.mturk) ----------------------------------------------------------------------
@@ -584,3 +393,12 @@ simulated_conversations = Table(
     Column("last_thought", Text, nullable=False),  # the user's reasoning at its last message
     Column("created_at", Float, nullable=False),
 )
+
+
+def create_tables(engine: Engine) -> None:
+    metadata.create_all(engine)
+    # create_all adds indexes only with a new table: an index added to an existing table later
+    # (suggestion_requests_by_time) is created here for databases made before it.
+    for table in metadata.sorted_tables:
+        for index in table.indexes:
+            index.create(engine, checkfirst=True)

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import orjson
 from sqlalchemy import Connection, Engine, Table, func, select, text
 
-from study.store.db import driver_fetch, events, sessions, writing
+from study.store.db import events, sessions
+from study.store.engine import driver_fetch, writing
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ def ingest(
         )
     # One multi-row INSERT whose RETURNING names the rows actually inserted (executemany's
     # rowcount is not summed by every driver: psycopg reports the last statement's only), sent
-    # to the driver directly (store.db.driver_fetch: the event API's CPU budget).
+    # to the driver directly (store.engine.driver_fetch: the event API's CPU budget).
     columns = ("session_id", "seq", "event_name", "event_timestamp", "record", "received_at")
     statement = (
         f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES "

@@ -10,21 +10,15 @@ from collections import Counter
 
 from sqlalchemy import Connection, Engine, func, select, update
 
-from study.store.db import driver_read, sessions, suggestion_requests
+from study.store.db import sessions, suggestion_requests
+from study.store.engine import driver_read
 
 # The participant's path, in order (see study.server.participant). "presurvey" holds the
-# surveys placed before writing (study.survey); with none configured it passes straight on.
+# surveys placed before writing (study.survey); with none configured it passes straight on. A
+# paradigm may have a path of its own (the chat study's: study.paradigms.path).
 STAGES = (
     "consent", "instructions", "presurvey", "prompt", "writing", "evaluation", "survey", "complete"
 )
-# The chat document-creation study's path (study.paradigms.chat.pages; CollabLLM App. E steps 1-3).
-CHAT_STAGES = (
-    "consent", "instructions", "presurvey", "intent", "prewriting", "chat", "survey", "complete"
-)
-
-
-def stages_for(paradigm: str) -> tuple[str, ...]:
-    return CHAT_STAGES if paradigm == "chat" else STAGES
 
 # Verification codes avoid look-alike characters (0/O, 1/I/L) because workers type them.
 _CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -71,7 +65,7 @@ def get(connection: Connection, session_id: str) -> dict | None:
 
 
 def brief(engine: Engine, session_id: str) -> dict | None:
-    """A session's id, stage and condition, read on the driver (store.db.driver_read): what the
+    """A session's id, stage and condition, read on the driver (store.engine.driver_read): what the
     event API needs for every batch, at a fraction of `get`'s CPU."""
     rows = driver_read(
         engine, "SELECT stage, condition FROM sessions WHERE session_id = ?", (session_id,)

@@ -178,20 +178,6 @@ def test_writers_join_a_server_already_running_for_the_study_even_when_it_assign
     assert set(marks) == {s["session_id"] for s in sessions}
 
 
-def test_a_proactive_study_is_refused_before_any_session_is_made(tmp_path, suggestion_model):
-    """Proactive (L1-L3) writers wait for ghost text; simulated writers press Tab, so their
-    sessions would be neither paradigm and fail the proactive export's validation."""
-    from study.cli import write_study_files
-
-    folder = tmp_path / "proactive"
-    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 1"}, paradigms=("L1", "L2"))
-    result = CliRunner().invoke(main, ["simulate", str(folder), "--writers", "2",
-                                       "--suggestions-endpoint", suggestion_model])  # fmt: skip
-    assert result.exit_code == 1
-    assert "creative-L1" in result.output and "cannot drive" in result.output
-    assert not (folder / "study.db").exists()  # nothing was started, nothing stored
-
-
 def test_a_run_whose_suggestions_all_failed_says_so_and_how_to_fix_it(pilot_folder):
     """Writers finish even when the suggestion model is unreachable (as a person would); the
     summary must not read like a normal pilot."""

@@ -1,4 +1,4 @@
-"""SQLite writers take turns (study.store.db.WriteTurn) instead of meeting SQLite's busy
+"""SQLite writers take turns (study.store.engine.WriteTurn) instead of meeting SQLite's busy
 handler: several processes with several threads each write to one file at once, with the busy
 timeout at 0, and none is told "database is locked"."""
 

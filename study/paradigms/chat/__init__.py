@@ -9,12 +9,18 @@ notes their thoughts, then writes the document while chatting with an assistant.
 - `simulate`, `simulated_user`: `study simulate`'s chat participant and CollabLLM's user simulator.
 """
 
-from study.paradigms.base import Paradigm
+from study.paradigms.base import Paradigm, StudyTemplate
 
 PARADIGM = Paradigm(
     name="chat",
     summary="the participant writes a document while chatting with an assistant (CollabLLM)",
     pages=("study.paradigms.chat.pages",),
     apis=("study.paradigms.chat.api",),
+    # CollabLLM App. E steps 1-3: the intent, the notes, then the chat.
+    path=("consent", "instructions", "presurvey", "intent", "prewriting", "chat", "survey", "complete"),
     stage_endpoints={"intent": "chat.intent", "prewriting": "chat.prewriting", "chat": "chat.chat_page"},
+    templates={"chat": StudyTemplate("CollabLLM's chat document-creation study: 3 document types, "
+                                     "3 anonymous assistants", overlay="chat/init")},
+    exports={"chat": "study.paradigms.chat.export"},
+    simulate="study.paradigms.chat.simulate",
 )

@@ -101,3 +101,9 @@ def export_chat(study: Study, out: Path, *, include_unfinished: bool = False) ->
         temporary.write_bytes(data)
         os.replace(temporary, out / name)
     return ChatExportSummary(conversations=len(lines), messages=messages)
+
+
+def export(study: Study, out: Path, *, include_unfinished: bool = False) -> str:
+    """`study export --format chat` (study.paradigms.base.Paradigm.exports): the line it prints."""
+    result = export_chat(study, out, include_unfinished=include_unfinished)
+    return f"Exported {result.conversations} conversations ({result.messages} messages) to {out}"

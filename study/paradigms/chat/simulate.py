@@ -33,6 +33,28 @@ RETRIES = 6  # a refused or failed reply is asked again under the same client id
 _MODEL_FAILED = (429, 502, 503, 504)
 
 
+# `study simulate`'s hooks (study.paradigms.base.Paradigm.simulate).
+NOUN = "document"
+# A chat user's intent comes from the study's own bank (the intent page), not from --intent.
+INTENT = "one of the chat study's intents, chosen on its intent page"
+
+
+def writer(persona, intent, noun, *, client, model, seed, study) -> ChatUser:
+    return ChatUser(persona, intent, noun, client=client, model=model, seed=seed,
+                    temperature=study.chat.simulator.temperature)  # fmt: skip
+
+
+def participant(http, writer, access_code, *, study, mark, choose_prompt, record) -> ChatParticipant:
+    return ChatParticipant(http, writer, access_code, mark=mark, settings=study.chat, record=record)
+
+
+def describe(number, persona, result, participant, writer) -> str:
+    return (f"chat user {number} ({persona.description[:40]}...): session {result.session_id}, "
+            f"intent {result.prompt_code}, {result.queries} exchanges (ended: "
+            f"{participant.end_reason.replace('_', ' ')}; goal: {writer.goal_source}), "
+            f"{result.accepted} replies inserted, {result.events} page events")  # fmt: skip
+
+
 class ChatLog:
     """The chat page's numbered events (seq from 0, as the page's outbox numbers them)."""
 

@@ -109,7 +109,7 @@ class ChatUser(SimulatedWriter):
         if document:
             self.goal, self.goal_source = document.strip(), "file"
             return
-        reply = self._ask_model(GOAL.format(noun=self.noun, notes="\n".join(f"- {n}" for n in notes),
+        reply = self.ask_model(GOAL.format(noun=self.noun, notes="\n".join(f"- {n}" for n in notes),
                                             low=target[0], high=target[1]), max_tokens=1200)  # fmt: skip
         answer = parse_json(reply)
         drafted = str(answer.get("document", "")).strip() if answer else ""
@@ -129,13 +129,13 @@ class ChatUser(SimulatedWriter):
         )  # fmt: skip
         prompt = TURN.format(noun=self.noun, history=transcript(messages, history_chars) or "(empty)",
                              goal=self.goal, where=where, marker=marker)  # fmt: skip
-        turn = self._read(self._ask_model(prompt, max_tokens=MAX_MESSAGE_TOKENS), marker)
+        turn = self._read(self.ask_model(prompt, max_tokens=MAX_MESSAGE_TOKENS), marker)
         if turn.ends and number <= needed:
-            again = self._read(self._ask_model(prompt + KEEP_GOING.format(needed=needed, number=number),
+            again = self._read(self.ask_model(prompt + KEEP_GOING.format(needed=needed, number=number),
                                                max_tokens=MAX_MESSAGE_TOKENS), marker)  # fmt: skip
             turn = Turn(again.message if not again.ends else "", False, turn.thought,
                         again.by_model and not again.ends, wished_to_end=True)  # fmt: skip
-        self._decided(turn.by_model)
+        self.decided(turn.by_model)
         if turn.ends:
             return turn
         text = turn.message
@@ -160,10 +160,10 @@ class ChatUser(SimulatedWriter):
         return Turn(as_typed_text(reply) if answer is None else "", False, "", False)
 
     def prewrite(self, question: str, words: int) -> str:
-        reply = self._ask_model(PREWRITE.format(question=question, words=words))
+        reply = self.ask_model(PREWRITE.format(question=question, words=words))
         answer = parse_json(reply)
         given = " ".join(str(answer.get("answer", "")).split()) if answer else ""
-        self._decided(bool(given))
+        self.decided(bool(given))
         return at_least_words(given or as_typed_text(reply), words)[:1000]
 
     def inserts(self) -> bool:

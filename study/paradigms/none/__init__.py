@@ -12,4 +12,5 @@ from study.paradigms.base import Paradigm
 PARADIGM = Paradigm(
     name="none",
     summary="the writer writes on their own, with no assistant (a control arm)",
+    conditions=("none",),
 )

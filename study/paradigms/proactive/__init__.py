@@ -12,7 +12,7 @@ When the writer pauses, the model's continuation appears in grey (L1-L3); Tab ac
 - `metrics/`: MindCopilot's metrics, one per file; `report`: its part of `study report`.
 """
 
-from study.paradigms.base import Paradigm
+from study.paradigms.base import Paradigm, StudyTemplate
 
 PARADIGMS = ("L0", "L1", "L2", "L3")
 PROACTIVE = ("L1", "L2", "L3")
@@ -28,4 +28,13 @@ PARADIGM = Paradigm(
     name="proactive",
     summary="ghost text appears when the writer pauses; Tab accepts it (MindCopilot L1-L3)",
     apis=("study.paradigms.proactive.api",),
+    editor="study.paradigms.proactive.editor",
+    conditions=PROACTIVE,
+    templates={
+        "proactive": StudyTemplate("MindCopilot's L1, L2 and L3 in rotation (ghost text after a pause)",
+                                   levels=PROACTIVE),
+        **{level: StudyTemplate(f"MindCopilot's {level} only", levels=(level,)) for level in PROACTIVE},
+    },
+    exports={"proactive": "study.paradigms.proactive.export"},
+    simulate="study.paradigms.proactive.simulate",
 )

@@ -72,3 +72,9 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
     writer.writerows(rows)
     write_atomically(out / "sessions.csv", buffer.getvalue().encode())
     return ProactiveExportSummary(sessions=len(rows), events=total)
+
+
+def export(study: Study, out: Path, *, include_unfinished: bool = False) -> str:
+    """`study export --format proactive` (study.paradigms.base.Paradigm.exports): the line it prints."""
+    done = export_proactive(study, out, include_unfinished=include_unfinished)
+    return f"Exported {done.sessions} proactive sessions ({done.events} events) to {out}"

@@ -7,10 +7,13 @@ model offers up to n continuations, the writer picks one or dismisses them.
 Its sessions are exported in the CoAuthor format (study.export.coauthor), the writing core's.
 """
 
-from study.paradigms.base import Paradigm
+from study.paradigms.base import Paradigm, StudyTemplate
 
 PARADIGM = Paradigm(
     name="tab",
     summary="the writer presses Tab for suggestions and picks one or dismisses them (CoAuthor; L0)",
     apis=("study.paradigms.tab.api",),
+    editor="study.paradigms.tab.editor",
+    conditions=("L0",),
+    templates={"writing": StudyTemplate("CoAuthor's editor: 20 prompts, 4 conditions, Tab suggestions")},
 )

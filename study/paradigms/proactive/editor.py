@@ -1,0 +1,30 @@
+"""What the core's editor page needs for ghost text (study.paradigms.base.Paradigm.editor):
+study/static/editor-proactive.js reads it."""
+
+from __future__ import annotations
+
+from flask import url_for
+
+from study.paradigms.proactive import PROACTIVE, is_proactive_study
+
+
+def boot(study, condition, session_id: str) -> dict:
+    found: dict = {}
+    if is_proactive_study(study.conditions):
+        # MindCopilot: every paradigm's records carry `proactive` and L0 logs window switches
+        # too (Table 5); a plain CoAuthor study keeps CoAuthor 2021's vocabulary.
+        # The records' paradigm is filled in by the event API (study.server.blinding): the
+        # page never names the writer's condition.
+        found["extension"] = True
+    if condition.paradigm in PROACTIVE:
+        # One ghost text at a time, whatever n says.
+        found["controls"] = {**condition.controls(), "currentN": "1"}
+        found["proactive"] = {
+            # Behaviour, not names (Table 3): L2 and L3 send the interaction history, L3 adapts
+            # its idle threshold to the writing stage.
+            "stateful": condition.paradigm != "L1",
+            "staged": condition.paradigm == "L3",
+            "url": url_for("proactive_api.suggest", session_id=session_id),
+            **study.proactive.browser(),
+        }
+    return found

@@ -1,0 +1,96 @@
+"""The writing stage of the participant's path: the editor page (study/static/editor*.js) and
+its finish button. Its routes belong to the participant's blueprint (study.server.participant),
+so their endpoints are `participant.writing` and `participant.finish_writing`; create_app
+imports this module with that one.
+"""
+
+from __future__ import annotations
+
+import time
+
+from flask import jsonify, render_template, url_for
+
+from study import paradigms
+from study.config import MIN_TIME_SLACK_SECONDS
+from study.paradigms.none import arm as control_arm
+from study.server import contract, stages
+from study.server.context import engine, limits, session_or_404, study
+from study.server.participant import blueprint
+from study.server.stages import at_stage, stage_url
+from study.store import events as event_store
+from study.store import reading
+
+
+# -- writing ----------------------------------------------------------------------------------
+
+
+@blueprint.get("/s/<session_id>/writing", endpoint="writing")
+@at_stage("writing")
+def writing_page(session_id, session):
+    prompt = study().prompt(session["prompt_code"])
+    condition = study().condition(session["condition"])
+    elapsed = time.time() - session["writing_started_at"]
+    boot = {
+        "sessionId": session_id,
+        # Quill, which CoAuthor used, always ends a document with a newline; currentDoc keeps it.
+        "prompt": prompt.text.rstrip("\n") + "\n",
+        "controls": condition.controls(),
+        "minSeconds": study().min_seconds,
+        "elapsedSeconds": elapsed,
+        "eventsUrl": url_for("events_api.post_events", session_id=session_id),
+        "stateUrl": url_for("events_api.state", session_id=session_id),
+        "finishUrl": url_for("participant.finish_writing", session_id=session_id),
+    }
+    # What each paradigm's part of the editor needs (its suggestion URL, its settings), from
+    # its declaration (study.paradigms.base.Paradigm.editor).
+    for paradigm in paradigms.registered():
+        if paradigm.editor:
+            boot.update(paradigm.editor_boot()(study(), condition, session_id))
+    # A control arm's page has no suggestion control at all (study.paradigms.none.arm).
+    assistant = not control_arm.is_control(condition)
+    return render_template(
+        "writing.html", study=study(), session=session, prompt=prompt, boot=boot,
+        assistant=assistant,
+    )
+
+
+@blueprint.post("/s/<session_id>/writing/finish")
+@contract.declare(
+    "Finish writing (the editor's finish button)", body="api/finish-writing.schema.json",
+    responses={200: "api/responses.schema.json#/$defs/next", 409: contract.ERROR},
+)  # fmt: skip
+def finish_writing(session_id):
+    """The finish button: accepted once the minimum time has passed and every event the
+    browser numbered (0..last_seq) is stored; otherwise 409 and the browser sends what it
+    still holds and retries."""
+    session = session_or_404(session_id)
+    if session["stage"] != "writing":
+        return jsonify(next=stage_url(session))
+    body = contract.body()
+    last_seq = body["last_seq"]
+    if problem := limits().last_seq_error(last_seq):
+        return jsonify(error=problem), 400
+    remaining = session["writing_started_at"] + study().min_seconds - time.time()
+    if remaining > MIN_TIME_SLACK_SECONDS:
+        return jsonify(error=f"please keep writing for {int(remaining)} more seconds"), 409
+    with reading(engine()) as connection:
+        stored = event_store.totals(connection, session_id).count
+        lost = event_store.missing_count(connection, session_id, last_seq)
+        missing = event_store.missing_seqs(connection, session_id, last_seq) if lost else []
+    if stored == 0:
+        # Nothing the writer did has reached the server: there is no writing to submit.
+        return jsonify(error="none of your writing has reached the server yet; please keep "
+                       "this page open while it is sent, then press Finish again"), 409
+    if lost and body.get("pending") != 0:
+        return jsonify(error="some events have not reached the server yet", missing=missing), 409
+    # pending == 0: the browser holds nothing unsent, so missing events are gone for good (its
+    # storage was cleared before they were acknowledged). Blocking would trap the writer; the
+    # gap is recorded instead, for the researcher and the curation checks.
+    session = stages.advance(
+        session_id,
+        "writing",
+        writing_finished_at=time.time(),
+        final_text=body.get("text", ""),
+        missing_events=lost,
+    )
+    return jsonify(next=stage_url(session))

@@ -1,0 +1,139 @@
+"""`study init --paradigm proactive` writes a MindCopilot study that is served at once, and
+`study simulate` pilots it: its writers pause, see ghost text, and accept, partially accept,
+modify or reject it, logged so that the event API takes it and the proactive export validates."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import httpx
+
+from click.testing import CliRunner
+
+from study import config
+from study.cli import main
+from study.lm.backends import Generation
+from study.lm.server import serve_in_thread
+from study.store import make_engine, reading
+from study.store import events as event_store
+from study.simulate.pages import read_page
+from study.store import sessions as session_store
+from tests.conftest import CONTACT
+from tests.simulate.conftest import ScriptedWriterBackend
+
+REACTIONS = ("accept", "partial", "modify", "reject")
+
+
+class GhostTextWriterBackend(ScriptedWriterBackend):
+    """The scripted writer, answering the ghost texts it sees with each reaction in turn."""
+
+    def __init__(self) -> None:
+        self.turns = itertools.cycle(REACTIONS)
+        self.lock = threading.Lock()
+
+    def generate(self, prompt: str, **decoding) -> list[Generation]:
+        if "in grey after your text" not in prompt[prompt.rfind("User:"):]:
+            return super().generate(prompt, **decoding)
+        with self.lock:
+            text = json.dumps({"react": next(self.turns)})
+        return [Generation(text, [0.0] * len(text), "stop", list(text))]
+
+
+def _init(tmp_path, choice: str):
+    folder = tmp_path / choice
+    result = CliRunner().invoke(main, ["init", str(folder), "--paradigm", choice])
+    assert result.exit_code == 0, result.output
+    toml = folder / "study.toml"
+    toml.write_text(toml.read_text().replace("min_seconds = 600", "min_seconds = 1"))
+    return folder
+
+
+def test_init_writes_one_condition_per_mindcopilot_paradigm_and_genre(tmp_path):
+    study = config.load(_init(tmp_path, "proactive"))
+    assert sorted(c.name for c in study.conditions) == [
+        f"{genre}-{level}" for genre in ("argumentative", "creative") for level in ("L1", "L2", "L3")
+    ]
+    assert {c.n for c in study.conditions} == {1}  # one ghost text at a time
+    assert {c.paradigm for c in config.load(_init(tmp_path, "L3")).conditions} == {"L3"}
+
+
+def test_simulated_writers_answer_ghost_text_and_their_sessions_validate(tmp_path, suggestion_model):
+    folder = _init(tmp_path, "proactive")
+    writers_url, stop = serve_in_thread(GhostTextWriterBackend())
+    try:
+        result = CliRunner().invoke(main, ["simulate", str(folder), "--writers", "3", "--llm-url", writers_url,
+                                           "--llm-model", "ghost", "--suggestions-endpoint", suggestion_model])  # fmt: skip
+    finally:
+        stop()
+    assert result.exit_code == 0, result.output
+    assert "3 simulated session(s) finished, 0 stopped" in result.output
+
+    study = config.load(folder)
+    engine = make_engine(study.database_url)
+    with reading(engine) as connection:
+        sessions = session_store.all_sessions(connection)
+        logs = [event_store.records(connection, s["session_id"]) for s in sessions]
+    engine.dispose()
+    assert all(s["stage"] == "complete" for s in sessions)
+    assert {study.condition(s["condition"]).paradigm for s in sessions} <= {"L1", "L2", "L3"}
+    records = [r for log in logs for r in log]
+    assert all("proactive" in r for r in records)
+    closes = {r["proactive"].get("closeReason") for r in records if r["eventName"] == "suggestion-close"}
+    assert {"accept", "typed", "esc"} <= closes  # accepted, partially accepted, rejected
+    assert any(r["proactive"].get("partial") for r in records if r["eventName"] == "text-insert")
+    assert any(r["eventName"] == "suggestion-modify" for r in records)
+    assert not any(r["eventName"] == "suggestion-fail" for r in records)
+
+    out = tmp_path / "export"
+    exported = CliRunner().invoke(main, ["export", str(folder), "--format", "proactive", "--out", str(out)])
+    assert exported.exit_code == 0, exported.output
+    validated = CliRunner().invoke(main, ["curate", "validate", str(out), "--format", "json"])
+    found = json.loads(validated.output)
+    assert found["summary"]["sessions"] == 3
+    problems = [i["message"] for s in found["sessions"] for i in s["issues"] if i["severity"] == "error"]
+    assert validated.exit_code == 0 and problems == [], problems
+    assert CliRunner().invoke(main, ["curate", "validate", str(folder)]).exit_code == 0
+
+
+def test_study_serve_serves_an_initialised_l2_study_at_once(tmp_path, suggestion_model):
+    """Nothing but the consent contact (as for every study) and the model endpoint to fill in:
+    the writer gets the ghost-text editor, and a pause gets a suggestion."""
+    folder = _init(tmp_path, "L2")
+    for path in (folder / "study.toml", folder / "consent.html"):
+        text = path.read_text()
+        for old, new in {**CONTACT, 'endpoint = ""': f'endpoint = "{suggestion_model}"'}.items():
+            text = text.replace(old, new, 1)
+        path.write_text(text)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "study", "serve", str(folder), "--port", str(port),
+                               "--workers", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", follow_redirects=True, timeout=30) as http:
+            deadline = time.monotonic() + 60  # a loaded 2-core machine imports the server slowly
+            while True:
+                try:
+                    if http.get("/healthz").status_code == 200:
+                        break
+                except httpx.TransportError:
+                    assert time.monotonic() < deadline and server.poll() is None, "study serve did not come up"
+                    time.sleep(0.2)
+            consent = http.get("/task", params={"access_code": "pilot-1"})
+            http.post(str(consent.url), data={"consent": "yes"})
+            http.post(str(consent.url).replace("consent", "instructions"))
+            writing = http.post(str(consent.url).replace("consent", "prompt"), data={"prompt": "shapeshifter"})
+            boot = read_page(writing.text).boot()
+            assert boot["proactive"]["stateful"] and not boot["proactive"]["staged"]  # L2's behaviour
+            answer = http.post(boot["proactive"]["url"], json={"doc": "The door opened and", "history": []})
+            assert answer.status_code == 200, answer.text
+            assert answer.json()["suggestion"]["original"].strip()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
