@@ -97,6 +97,7 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     contract.install(app)
 
     @app.get("/healthz")
+    @contract.declare("Whether the server is up", responses={200: "api/responses.schema.json#/$defs/health"})
     def healthz():
         return {"ok": True, "study": study.name}
 
