@@ -101,6 +101,11 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     def healthz():
         return {"ok": True, "study": study.name}
 
+    # What every route above accepts, from the same declarations (study.server.openapi).
+    from study.server import openapi
+
+    openapi.serve(app, f"{study.name}: the task server")
+
     @app.errorhandler(limit_stores.LimitStoreUnavailable)
     def limits_unavailable(error: limit_stores.LimitStoreUnavailable):
         # The limits cannot be counted, so they cannot be kept: refuse (503) rather than let
