@@ -126,8 +126,11 @@ def _serve(app, host: str, port: int, threads: int, study) -> None:
 
     click.echo(f"Serving '{study.name}' on http://{host}:{port}/  (database: {_safe_url(study)})")
     click.echo(f"Participants start at http://{host}:{port}/task?access_code=YOUR-CODE")
+    from study.server.proxy import waitress_options
+
     waitress.serve(
         app, host=host, port=port, threads=threads, ident="study", _quiet=True,
+        **waitress_options(app.config["STUDY_TRUSTED_PROXIES"]),
         # Each writer's browser keeps a connection open while writing. Past waitress's default
         # limit of 100, further connections wait until an open one closes, so the 101st
         # writer's events would stall however idle the server is.

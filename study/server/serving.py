@@ -26,6 +26,8 @@ import sys
 
 from gunicorn.app.base import BaseApplication
 
+from study.server import proxy
+
 # A browser sends a batch at most every second or so while its writer types and is idle for
 # minutes while they think; 75 s (nginx's default) keeps those connections open, where gunicorn's
 # default of 2 s would make most batches open a new connection.
@@ -67,8 +69,10 @@ class _Gunicorn(BaseApplication):
         return self.application
 
 
-def gunicorn_options(host: str, port: int, workers: int, threads: int, writers: int) -> dict:
+def gunicorn_options(host: str, port: int, workers: int, threads: int, writers: int, proxies: int = 0) -> dict:
     return {
+        # STUDY_TRUSTED_PROXIES (study.server.proxy): which peers may set the scheme.
+        **proxy.gunicorn_options(proxies),
         "bind": [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"],
         "workers": workers,
         "worker_class": "gthread",
@@ -96,4 +100,5 @@ def run(app, *, host: str, port: int, workers: int, threads: int, writers: int) 
     # The master forks the workers from here: pooled database connections (an SQLite handle, a
     # PostgreSQL socket) must not be shared by several processes, so each worker opens its own.
     app.extensions["study.engine"].dispose()
-    _Gunicorn(app, gunicorn_options(host, port, workers, threads, writers)).run()
+    proxies = app.config.get("STUDY_TRUSTED_PROXIES", 0)
+    _Gunicorn(app, gunicorn_options(host, port, workers, threads, writers, proxies)).run()
