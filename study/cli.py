@@ -50,7 +50,10 @@ def write_study_files(
     templates/chat/init/ (README, "Chat study"), the rest from templates/init/. With
     `paradigms` (MindCopilot's L1-L3), study.toml's conditions are one per paradigm and genre,
     so every command run on the folder later (status, export, report, release) sees them."""
-    target.mkdir(parents=True, exist_ok=True)
+    from study.store.permissions import private_folder
+
+    # 0700: the folder receives the database (worker ids, every keystroke) and the exports.
+    private_folder(target)
     sources = {p.name: p for p in (templates_dir() / "init").iterdir()}
     if paradigm == "chat":
         sources.update({p.name: p for p in (templates_dir() / "chat" / "init").iterdir()})
