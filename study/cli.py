@@ -74,7 +74,10 @@ def write_study_files(
     release) sees them."""
     template = registry.study_templates()[paradigm]
     levels = paradigms or template.levels
-    target.mkdir(parents=True, exist_ok=True)
+    from study.store.permissions import private_folder
+
+    # 0700: the folder receives the database (worker ids, every keystroke) and the exports.
+    private_folder(target)
     sources = {p.name: p for p in (templates_dir() / "init").iterdir()}
     if template.overlay:
         sources.update({p.name: p for p in (templates_dir() / template.overlay).iterdir()})
@@ -150,8 +153,11 @@ def _serve(app, host: str, port: int, threads: int, study) -> None:
 
     click.echo(f"Serving '{study.name}' on http://{host}:{port}/  (database: {_safe_url(study)})")
     click.echo(f"Participants start at http://{host}:{port}/task?access_code=YOUR-CODE")
+    from study.server.proxy import waitress_options
+
     waitress.serve(
         app, host=host, port=port, threads=threads, ident="study", _quiet=True,
+        **waitress_options(app.config["STUDY_TRUSTED_PROXIES"]),
         # Each writer's browser keeps a connection open while writing. Past waitress's default
         # limit of 100, further connections wait until an open one closes, so the 101st
         # writer's events would stall however idle the server is.

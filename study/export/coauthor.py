@@ -14,7 +14,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -30,6 +29,7 @@ from study.store import make_engine, reading
 from study.store import events as event_store
 from study.store import sessions as session_store
 from study.store import simulated as simulated_store
+from study.store.permissions import private_folder, write_private
 
 METADATA_COLUMNS = (
     "timestamp", "worker_id", "session_id", "prompt_code", "temperature", "frequency_penalty",
@@ -61,7 +61,7 @@ def release_timestamp(epoch_seconds: float) -> str:
 
 
 def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -> ExportSummary:
-    out.mkdir(parents=True, exist_ok=True)
+    private_folder(out)
     engine = make_engine(study.database_url)
     rows, total_events, skipped = [], 0, 0
     with reading(engine) as connection:
@@ -126,10 +126,6 @@ def _dumps(record: dict) -> bytes:
 
 
 def write_atomically(path: Path, data: bytes) -> None:
-    """Write `path` whole or not at all: a crash mid-export never leaves half a file."""
-    temporary = path.with_name(path.name + ".partial")
-    with open(temporary, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+    """Write `path` whole or not at all (a crash mid-export never leaves half a file), readable
+    by its owner only: an export holds worker ids and every keystroke (study.store.permissions)."""
+    write_private(path, data)

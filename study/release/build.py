@@ -47,7 +47,8 @@ from study.release.archive import opened, write_archive
 from study.release.checksums import write_sums
 from study.release.diff import ReleaseDiff, diff_releases
 from study.release.facts import ReleaseFacts, utc_date
-from study.release.keys import ReleaseKey, load_key, write_private
+from study.release.keys import ReleaseKey, load_key
+from study.store.permissions import make_public, private_folder, write_private
 from study.release.leakscan import LeakScanner
 from study.release.pii import Detector, redact_text
 from study.release.pseudonyms import ReidentificationTable, released_session_id
@@ -208,6 +209,7 @@ def build_release(
         archive = out / (dirname + layout.ARCHIVE_SUFFIX)
         pending = _pending_archive(archive)
         write_archive(staging, pending, facts.mtime, top=dirname)
+        make_public(pending)
         _publish(staging, out / dirname)
         os.replace(pending, archive)
         target = out / dirname
@@ -239,7 +241,10 @@ def _pending_archive(archive: Path) -> Path:
 
 
 def _publish(staging: Path, target: Path) -> None:
-    """Rename the verified folder into place: from here on the version exists."""
+    """Rename the verified folder into place: from here on the version exists. A release is
+    for publication, so it is made readable by everyone on purpose, whatever the umask (the
+    one thing this toolkit writes so: study.store.permissions)."""
+    make_public(staging)
     os.rename(staging, target)
 
 
@@ -481,7 +486,7 @@ def _place(redaction: Redaction) -> str:
 def _write_report(path: Path, redactions: list[Redaction], released: dict[str, str]) -> None:
     """The curator's review list. It holds the original text (and the study's session ids), so
     it is private (mode 600)."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_folder(path.parent)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(REPORT_COLUMNS)

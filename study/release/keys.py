@@ -32,6 +32,8 @@ from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken
 
+from study.store.permissions import private_folder, write_private
+
 KEY_KIND = "study-release-key"
 KEY_VERSION = 1
 
@@ -90,22 +92,15 @@ def init_keyfile(path: str | os.PathLike) -> ReleaseKey:
 
 
 def _make_private_folders(folder: Path) -> None:
-    missing = []
-    while not folder.exists():
-        missing.append(folder)
-        if folder.parent == folder:
-            break
-        folder = folder.parent
-    if not folder.is_dir():
-        raise KeyFileError(f"{folder} is not a folder; choose a key path inside a folder.")
-    for created in reversed(missing):
-        try:
-            os.mkdir(created, 0o700)
-            os.chmod(created, 0o700)  # whatever the umask
-        except OSError as error:
-            raise KeyFileError(
-                f"cannot create the folder {created} for the key ({error.strerror})."
-            ) from None
+    probe = folder
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise KeyFileError(f"{probe} is not a folder; choose a key path inside a folder.")
+    try:
+        private_folder(folder)
+    except OSError as error:
+        raise KeyFileError(f"cannot create the folder {error.filename} for the key ({error.strerror}).") from None
 
 
 def load_key(path: str | os.PathLike) -> ReleaseKey:
@@ -134,30 +129,6 @@ def load_key(path: str | os.PathLike) -> ReleaseKey:
     if len(pseudonym_key) < 32:
         raise KeyFileError(f"{path}: pseudonym_key must be at least 32 bytes.")
     return ReleaseKey(path=path, pseudonym_key=pseudonym_key, fernet_key=fernet_key)
-
-
-def write_private(path: Path, data: bytes, *, exclusive: bool = False) -> None:
-    """Write a file only its owner can read (mode 600 whatever the umask).
-
-    `exclusive`: fail with FileExistsError instead of replacing. Otherwise the file is written
-    under a temporary name and renamed, so a crash never leaves half a vault.
-    """
-    target = path if exclusive else path.with_name(f".{path.name}.partial")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
-    if not exclusive and target.exists():
-        target.unlink()
-    descriptor = os.open(target, flags, 0o600)
-    try:
-        os.fchmod(descriptor, 0o600)
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-    except BaseException:
-        target.unlink(missing_ok=True)
-        raise
-    if not exclusive:
-        os.replace(target, path)
 
 
 def read_vault(key: ReleaseKey, path: Path, default: object) -> object:

@@ -147,7 +147,7 @@ def review(directory: str, host: str, port: int, threads: int) -> None:
 
     from study.review.web import create_review_app
 
-    from study.server.proxy import ProxyConfigError
+    from study.server.proxy import ProxyConfigError, waitress_options
 
     study = _reviewed_study(directory)
     try:
@@ -155,7 +155,10 @@ def review(directory: str, host: str, port: int, threads: int) -> None:
     except ProxyConfigError as error:
         raise click.ClickException(str(error)) from None
     click.echo(f"Reviewers' workspace for '{study.name}' on http://{host}:{port}/review/")
-    waitress.serve(app, host=host, port=port, threads=threads, ident="study-review", _quiet=True)
+    waitress.serve(
+        app, host=host, port=port, threads=threads, ident="study-review", _quiet=True,
+        **waitress_options(app.config["STUDY_TRUSTED_PROXIES"]),
+    )  # fmt: skip
 
 
 # -- into MTurk -------------------------------------------------------------------------------

@@ -23,8 +23,10 @@ from study.server import limits as server_limits
 from study.server.throttle import StartThrottle
 from study.store import create_tables, make_engine
 
-# Event batches are small (a few KB); anything past this is a client bug or abuse.
-MAX_REQUEST_BYTES = 1_000_000
+
+
+# The default of [session] max_request_bytes (study.server.limits).
+MAX_REQUEST_BYTES = server_limits.Limits.max_request_bytes
 
 
 class NoCookieSession(SecureCookieSessionInterface):
@@ -45,8 +47,12 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
         static_folder=str(static_dir()),
         static_url_path="/static",
     )
+    # Event batches are small (a few KB); past [session] max_request_bytes is a client bug or
+    # abuse, refused (413) before the body is read.
+    request_bytes = server_limits.from_study(study).max_request_bytes
     app.config.update(
-        MAX_CONTENT_LENGTH=MAX_REQUEST_BYTES,
+        MAX_CONTENT_LENGTH=request_bytes,
+        MAX_FORM_MEMORY_SIZE=request_bytes,
         SECRET_KEY=os.environ.get("STUDY_SECRET_KEY") or secrets.token_hex(32),
         JSON_SORT_KEYS=False,
     )
@@ -111,8 +117,14 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     contract.install(app)
 
     @app.get("/healthz")
+    @contract.declare("Whether the server is up", responses={200: "api/responses.schema.json#/$defs/health"})
     def healthz():
         return {"ok": True, "study": study.name}
+
+    # What every route above accepts, from the same declarations (study.server.openapi).
+    from study.server import openapi
+
+    openapi.serve(app, f"{study.name}: the task server")
 
     @app.errorhandler(limit_stores.LimitStoreUnavailable)
     def limits_unavailable(error: limit_stores.LimitStoreUnavailable):
@@ -130,7 +142,7 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
         if request.path.startswith("/api/"):
             message = error.description
             if error.code == 413:
-                message = f"request body is larger than {MAX_REQUEST_BYTES} bytes; send smaller batches"
+                message = f"request body is larger than {request_bytes} bytes; send smaller batches"
             return jsonify(error=message), error.code
         return error
 

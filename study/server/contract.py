@@ -11,7 +11,8 @@ A view declares what it accepts with `@declare(...)`, under its route decorator:
 `#/$defs/...` pointer): the single source of truth for the request's format, read here for
 validation, by study.server.openapi for the description served at /api/openapi.json, and by
 the property-based tests (tests/contract). Path parameters are declared once for every route,
-by name, in schemas/api/path-parameters.schema.json.
+by name, in schemas/api/path-parameters.schema.json. A view that declares no `query` takes no
+query parameters; a form is checked on POST only (GET shows the page).
 
 `install(app)` runs the check before every request, ahead of the view and any database call:
 path parameters (404 when they cannot name anything), then the query, the form and the JSON
@@ -284,6 +285,10 @@ def check_request():
         found = problems(contract.query, _fields(request.args), "query")
         if found:
             return _refuse(400, found)
+    elif request.args:
+        # A view that declares no query takes none: a stray parameter is a client's mistake
+        # (or a probe), said now rather than ignored.
+        return _refuse(400, [f"query: unknown parameter {', '.join(repr(k) for k in list(request.args)[:5])}"])
     if contract.form is not None and request.method == "POST":
         found = problems(contract.form, _fields(request.form), "form")
         if found:

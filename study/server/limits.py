@@ -33,6 +33,11 @@ class Limits:
     # same time; the rest of the server's threads stay free for events and pages. Past it a
     # request is answered 503 at once.
     concurrent_suggestions: int = 4
+    # The largest request body read at all ([session] max_request_bytes): the per-request total
+    # of every text a request carries (issue 24); the declared schemas cap each field.
+    max_request_bytes: int = 1_000_000
+    # The end of the document a Tab request sends the model ([suggestions] prompt_chars).
+    prompt_chars: int = 50_000
     # Access codes a lab participant may enter with; None: any code (README, "Participants").
     access_codes: frozenset[str] | None = None
 
@@ -62,6 +67,8 @@ def from_study(study: Study) -> Limits:
         concurrent_suggestions=suggestions.get(
             "concurrent_requests", defaults.concurrent_suggestions
         ),
+        max_request_bytes=session.get("max_request_bytes", defaults.max_request_bytes),
+        prompt_chars=suggestions.get("prompt_chars", defaults.prompt_chars),
         access_codes=_access_codes(study, session.get("access_codes_file", "")),
     )
 

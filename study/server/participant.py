@@ -82,11 +82,16 @@ def _page_text(template_source: str, session: dict) -> Markup:
 
 
 @blueprint.get("/")
+@contract.declare("The study's front page (a lab participant types an access code)", responses={200: None})
 def index():
     return render_template("index.html", study=study())
 
 
 @blueprint.get("/task")
+@contract.declare(
+    "Enter the study: from MTurk (assignmentId, hitId, workerId, turkSubmitTo) or with an access code",
+    query="api/pages.schema.json#/$defs/taskQuery", responses={200: None, 302: None, 400: None, 403: None, 429: None},
+)  # fmt: skip
 def task():
     """The entry point. Cases, in order: MTurk preview, MTurk worker (new, returning, or new
     but already taken part in a once-per-worker study), lab participant with an access code
@@ -199,6 +204,7 @@ def _entry_error(message: str):
 
 
 @blueprint.route("/s/<session_id>/consent", methods=["GET", "POST"])
+@contract.declare("The consent page", form="api/pages.schema.json#/$defs/consentForm", responses={200: None, 302: None})
 @at_stage("consent")
 def consent(session_id, session):
     error = None
@@ -216,6 +222,7 @@ def consent(session_id, session):
 
 
 @blueprint.route("/s/<session_id>/instructions", methods=["GET", "POST"])
+@contract.declare("The instructions", form="api/pages.schema.json#/$defs/instructionsForm", responses={200: None, 302: None})
 @at_stage("instructions")
 def instructions(session_id, session):
     """The instructions, with the boxes of [texts] instructions_confirmations, each required
@@ -241,6 +248,7 @@ def instructions(session_id, session):
 
 
 @blueprint.route("/s/<session_id>/presurvey", methods=["GET", "POST"])
+@contract.declare("A page of a survey before writing", form="api/pages.schema.json#/$defs/surveyForm", responses={200: None, 302: None})
 @at_stage("presurvey")
 def presurvey(session_id, session):
     """Surveys placed before writing (study.survey); with none it passes straight on."""
@@ -251,6 +259,7 @@ def presurvey(session_id, session):
 
 
 @blueprint.route("/s/<session_id>/prompt", methods=["GET", "POST"])
+@contract.declare("Choose a prompt", form="api/pages.schema.json#/$defs/promptForm", responses={200: None, 302: None})
 @at_stage("prompt")
 def prompt(session_id, session):
 
@@ -289,6 +298,7 @@ def prompt(session_id, session):
 
 
 @blueprint.route("/s/<session_id>/evaluation", methods=["GET", "POST"])
+@contract.declare("The self-evaluation", form="api/pages.schema.json#/$defs/evaluationForm", responses={200: None, 302: None})
 @at_stage("evaluation")
 def evaluation(session_id, session):
     condition = study().condition(session["condition"])
@@ -306,6 +316,7 @@ def evaluation(session_id, session):
 
 
 @blueprint.route("/s/<session_id>/survey", methods=["GET", "POST"])
+@contract.declare("A page of a survey after writing", form="api/pages.schema.json#/$defs/surveyForm", responses={200: None, 302: None})
 @at_stage("survey")
 def survey(session_id, session):
     """The after-session and end-of-study surveys (study.server.surveys), then the code."""
@@ -325,6 +336,7 @@ def survey(session_id, session):
 
 
 @blueprint.get("/s/<session_id>/complete")
+@contract.declare("The completion page (the verification code, MTurk's submit button)", responses={200: None, 302: None})
 @at_stage("complete")
 def complete(session_id, session):
     if _completion_closed(session):

@@ -13,6 +13,15 @@ deployment, not the study, so they are not in study.toml):
   0 or unset trusts none.
 - `STUDY_SECURE_COOKIES=1`: always mark cookies Secure (for a proxy that serves https but does
   not send X-Forwarded-Proto). Without it, cookies are Secure when the request came over https.
+
+ProxyFix reads the headers only if the HTTP server hands them on, and servers have their own
+say: waitress (`study demo`, `study review`) deletes every X-Forwarded-* header of a peer it was
+not told to trust, and gunicorn (`study.server.wsgi` by hand) takes the scheme from
+X-Forwarded-Proto only for the peers in its `forwarded_allow_ips` (loopback by default).
+`waitress_options` and `gunicorn_options` tell each one the same thing STUDY_TRUSTED_PROXIES
+tells the app; granian (`study serve`) hands every header on untouched. So ProxyFix alone
+decides, with the configured number of hops, and a direct client's forged headers count nowhere
+when no proxy is configured.
 """
 
 from __future__ import annotations
@@ -42,6 +51,27 @@ def trusted_proxies() -> int:
 
 def secure_cookies_forced() -> bool:
     return os.environ.get(SECURE_COOKIES, "").strip().lower() in ("1", "true", "yes")
+
+
+# The headers ProxyFix reads (x_for, x_proto, x_host, x_port).
+FORWARDED_HEADERS = frozenset({"x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "x-forwarded-port"})
+
+
+def waitress_options(hops: int) -> dict:
+    """waitress.serve's proxy settings for `hops` trusted proxies."""
+    if not hops:
+        return {"clear_untrusted_proxy_headers": True}
+    # The peer is the nearest proxy, whatever its address (a container's, a load balancer's):
+    # trusting "*" for the configured number of hops is what ProxyFix does with them too.
+    return {
+        "trusted_proxy": "*", "trusted_proxy_count": hops,
+        "trusted_proxy_headers": set(FORWARDED_HEADERS), "clear_untrusted_proxy_headers": True,
+    }  # fmt: skip
+
+
+def gunicorn_options(hops: int) -> dict:
+    """gunicorn's proxy settings for `hops` trusted proxies."""
+    return {"forwarded_allow_ips": "*" if hops else ""}
 
 
 def behind_proxies(app: Flask) -> Flask:

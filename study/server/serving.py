@@ -84,6 +84,9 @@ def granian_options(host: str, port: int, workers: int, threads: int, writers: i
         "backpressure": max(writers, threads),
         "backlog": max(2048, writers),
         "http": HTTPModes.http1,
+        # Behind a proxy (STUDY_TRUSTED_PROXIES), granian hands every X-Forwarded-* header on
+        # and sets the scheme from the connection alone, so the app's ProxyFix decides with the
+        # configured number of hops (study.server.proxy).
         "websockets": False,
         # Keep-alive: a browser posts a batch about once a second while its writer types.
         "http1_settings": HTTP1Settings(keep_alive=True),

@@ -25,6 +25,7 @@ from study.store import reading
 
 
 @blueprint.get("/s/<session_id>/writing", endpoint="writing")
+@contract.declare("The writing editor", responses={200: None, 302: None})
 @at_stage("writing")
 def writing_page(session_id, session):
     prompt = study().prompt(session["prompt_code"])

@@ -3,6 +3,7 @@ server, so the task server's real OpenAI client talks to it (tests of the model-
 
 from __future__ import annotations
 
+import io
 import json
 import threading
 
@@ -18,6 +19,8 @@ class CountingEndpoint:
 
     def __init__(self, delay: float = 0.0, answered_as: str | None = None) -> None:
         self.calls = 0
+        # The characters of every request body received, in order: what the model was sent.
+        self.received: list[int] = []
         self._lock = threading.Lock()
         self._app = create_model_app(DeterministicBackend(delay=delay))
         self._answered_as = answered_as
@@ -26,8 +29,11 @@ class CountingEndpoint:
         self.url = f"http://127.0.0.1:{self._server.port}/v1"
 
     def _wsgi(self, environ, start_response):
+        request = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+        environ["wsgi.input"] = io.BytesIO(request)
         with self._lock:
             self.calls += 1
+            self.received.append(len(request.decode("utf-8", "replace")))
         answer = {}
         body = b"".join(self._app(environ, lambda status, headers, *_: answer.update(status=status, headers=headers)))
         if self._answered_as:

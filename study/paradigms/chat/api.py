@@ -126,7 +126,9 @@ def _ask(session: dict, session_id: str, user: dict):
     try:
         with model_calls.slot(BUSY):
             request_id = model_calls.admit(session_id, condition, BUSY)
-            result = assistant.reply(study().suggestions, condition, history, study().chat.max_tokens)
+            result = assistant.reply(
+                study().suggestions, condition, history, study().chat.max_tokens, study().chat.history_chars
+            )
     except model_calls.Refused as refusal:
         return None, refusal.response()
     outcome = {

@@ -30,13 +30,28 @@ class Reply:
     answered_model: str | None = None  # as the endpoint's reply names it
 
 
-def conversation(condition: Condition, history: list[dict]) -> list[dict]:
-    """The messages sent: the condition's system prompt, then the turns in order."""
+def conversation(condition: Condition, history: list[dict], history_chars: int | None = None) -> list[dict]:
+    """The messages sent: the condition's system prompt, then the turns in order; with
+    `history_chars` ([chat] history_chars), only the latest turns that fit in that many
+    characters, the newest always whole, so a long conversation never sends the model an
+    unbounded text (issue 24)."""
     messages = [{"role": "system", "content": condition.system_prompt}] if condition.system_prompt else []
-    return messages + [{"role": m["role"], "content": m["content"]} for m in history]
+    turns = [{"role": m["role"], "content": m["content"]} for m in history]
+    if history_chars is not None:
+        kept, used = [], 0
+        for turn in reversed(turns):
+            used += len(turn["content"])
+            if kept and used > history_chars:
+                break
+            kept.append(turn)
+        turns = kept[::-1]
+    return messages + turns
 
 
-def reply(settings: SuggestionSettings, condition: Condition, history: list[dict], max_tokens: int) -> Reply:
+def reply(
+    settings: SuggestionSettings, condition: Condition, history: list[dict], max_tokens: int,
+    history_chars: int | None = None,
+) -> Reply:
     parameters = {
         "model": condition.model, "mode": "chat_reply", "max_tokens": max_tokens,
         "temperature": condition.temperature, "top_p": condition.top_p,
@@ -50,7 +65,7 @@ def reply(settings: SuggestionSettings, condition: Condition, history: list[dict
         client = model_client.client(base_url, api_key, float(settings.timeout_seconds))
         response = client.chat.completions.create(
             model=condition.model,
-            messages=conversation(condition, history),
+            messages=conversation(condition, history, history_chars),
             max_tokens=max_tokens,
             temperature=condition.temperature,
             top_p=condition.top_p,

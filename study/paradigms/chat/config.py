@@ -89,6 +89,8 @@ class ChatSettings:
     prewriting_min_words: int = 9
     target_words: tuple[int, int] = (200, 500)
     max_message_chars: int = 4000
+    # The conversation sent for a reply: its latest messages within this many characters.
+    history_chars: int = 60_000
     max_tokens: int = 512
     # A rating that falls due after the exchange the participant finishes at (after exchange 9:
     # every 3) is skipped by default (spec B3 [I]: the final survey covers it); True asks it first.
@@ -154,7 +156,7 @@ def load_chat(data: dict, directory: Path, source: Path) -> ChatSettings | None:
     keys = {
         key: table[key]
         for key in ("min_exchanges", "intents_shown", "intent_selection", "prewriting_min_answers",
-                    "prewriting_min_words", "max_message_chars", "max_tokens", "notice",
+                    "prewriting_min_words", "max_message_chars", "history_chars", "max_tokens", "notice",
                     "rating_before_finish")
         if key in table
     }  # fmt: skip

@@ -7,7 +7,6 @@ Written to a temporary name and renamed, so an interrupted export leaves no half
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from study.store import sessions as session_store
 from study.store import simulated as simulated_store
 from study.store import surveys as survey_store
 from study.store.db import chat_events
+from study.store.permissions import private_folder, write_private
 
 FORMAT = "study-chat-1"
 SIMULATION = ("end_reason", "goal_source", "goal_document", "first_wish_to_end", "last_thought")
@@ -80,7 +80,7 @@ def conversation(study: Study, connection, session: dict) -> dict | None:
 def export_chat(study: Study, out: Path, *, include_unfinished: bool = False) -> ChatExportSummary:
     if study.chat is None:
         raise ValueError(f"{study.directory}: not a chat study (no [chat] table); use --format coauthor")
-    out.mkdir(parents=True, exist_ok=True)
+    private_folder(out)  # worker ids and every message: study.store.permissions
     engine = make_engine(study.database_url)
     lines, ids, messages = [], [], 0
     with reading(engine) as connection:
@@ -97,9 +97,7 @@ def export_chat(study: Study, out: Path, *, include_unfinished: bool = False) ->
     engine.dispose()
     files["conversations.jsonl"] = "".join(line + "\n" for line in lines).encode("utf-8")
     for name, data in files.items():
-        temporary = out / (name + ".partial")
-        temporary.write_bytes(data)
-        os.replace(temporary, out / name)
+        write_private(out / name, data)
     return ChatExportSummary(conversations=len(lines), messages=messages)
 
 

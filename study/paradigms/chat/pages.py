@@ -50,6 +50,7 @@ def _assigned(session: dict) -> dict:
 
 
 @blueprint.route("/s/<session_id>/intent", methods=["GET", "POST"])
+@contract.declare("Choose an intent (CollabLLM step 1)", form="api/pages.schema.json#/$defs/intentForm", responses={200: None, 302: None})
 @at_stage("intent")
 def intent(session_id, session):
     row = _assigned(session)
@@ -90,6 +91,10 @@ def prewriting_survey(intent, own: int = OWN_QUESTIONS):
 
 
 @blueprint.route("/s/<session_id>/prewriting", methods=["GET", "POST"])
+@contract.declare(
+    "The pre-writing questions (CollabLLM step 2)", form="api/pages.schema.json#/$defs/prewritingForm",
+    responses={200: None, 302: None},
+)  # fmt: skip
 @at_stage("prewriting")
 def prewriting(session_id, session):
     row = _assigned(session)
@@ -132,6 +137,7 @@ def prewriting(session_id, session):
 
 
 @blueprint.get("/s/<session_id>/chat")
+@contract.declare("The chat page (CollabLLM step 3)", responses={200: None, 302: None})
 @at_stage("chat")
 def chat_page(session_id, session):
     row = _assigned(session)

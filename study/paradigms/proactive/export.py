@@ -20,6 +20,7 @@ from study.export.coauthor import write_atomically, to_release_record
 from study.store import make_engine, reading
 from study.store import events as event_store
 from study.store import sessions as session_store
+from study.store.permissions import private_folder
 from study.paradigms.proactive import is_proactive_study
 
 SESSION_COLUMNS = ("session_id", "paradigm", "condition", "prompt_code", "genre", "events")
@@ -39,7 +40,7 @@ def to_extended_record(record: dict, event_num: int, paradigm: str) -> dict:
 
 
 def export_proactive(study: Study, out: Path, *, include_unfinished: bool = False) -> ProactiveExportSummary:
-    out.mkdir(parents=True, exist_ok=True)
+    private_folder(out)  # worker ids and keystrokes: study.store.permissions
     engine = make_engine(study.database_url)
     rows, total = [], 0
     with reading(engine) as connection:

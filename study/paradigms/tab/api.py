@@ -18,11 +18,9 @@ from flask import Blueprint, jsonify
 
 from study.paradigms.none import arm as control_arm
 from study.server import contract, model_calls
-from study.server.context import session_or_404, study, suggestion_engine
+from study.server.context import limits, session_or_404, study, suggestion_engine
 
 blueprint = Blueprint("suggestions_api", __name__, url_prefix="/api/sessions")
-
-MAX_DOC_CHARS = 50_000
 
 
 @blueprint.post("/<session_id>/suggestions")
@@ -37,7 +35,7 @@ def suggest(session_id):
         return jsonify(error=f"session is at stage '{session['stage']}', not writing"), 409
     body = contract.body()
     on_screen = body.get("on_screen", [])
-    doc = body["doc"][-MAX_DOC_CHARS:]
+    doc = body["doc"][-limits().prompt_chars:]  # [suggestions] prompt_chars
 
     condition = study().condition(session["condition"])
     if control_arm.is_control(condition):

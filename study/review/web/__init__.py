@@ -48,10 +48,12 @@ def create_review_app(study: Study, *, engine=None) -> Flask:
     contract.install(app)  # every request's declared contract (study.server.contract)
 
     @app.get("/")
+    @contract.declare("The workspace's front door (to /review/)", responses={302: None})
     def root():
         return redirect(f"{URL_PREFIX}/")
 
     @app.get("/healthz")
+    @contract.declare("Whether the workspace is up", responses={200: "api/responses.schema.json#/$defs/health"})
     def healthz():
         return {"ok": True, "study": study.name, "workspace": True}
 

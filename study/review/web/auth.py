@@ -19,7 +19,7 @@ from flask import abort, g, jsonify, make_response, redirect, render_template, r
 
 from study.review import accounts, audit, logins
 from study.review.web.base import blueprint
-from study.server import proxy
+from study.server import contract, proxy
 from study.server.context import engine, study
 from study.store import reading, writing
 
@@ -121,6 +121,10 @@ def _safe_next(target: str | None) -> str:
 
 
 @blueprint.route("/login", methods=["GET", "POST"])
+@contract.declare(
+    "Log in to the reviewers' workspace", query="api/review.schema.json#/$defs/loginQuery", form="api/review.schema.json#/$defs/loginForm",
+    responses={200: None, 302: None, 401: None, 403: None, 429: None},
+)  # fmt: skip
 def login():
     error = None
     status = 200
@@ -177,6 +181,7 @@ def login():
 
 
 @blueprint.post("/logout")
+@contract.declare("Log out", form="api/review.schema.json#/$defs/tokenForm", responses={302: None, 403: None})
 def logout():
     with writing(engine()) as connection:
         logins.end(connection, request.cookies.get(COOKIE, ""))

@@ -16,6 +16,7 @@ from study.review import ratings as rating_store
 from study.review import settings as review_settings
 from study.review.web.base import blueprint
 from study.review.web.auth import login_required, refuse, wants_json
+from study.server import contract
 from study.server.context import engine, study
 from study.store import reading, writing
 
@@ -34,6 +35,7 @@ def _progress(connection) -> queue.Progress:
 
 
 @blueprint.get("/")
+@contract.declare("A reviewer's home: progress and own ratings", query="api/review.schema.json#/$defs/homeQuery", responses={200: None, 302: None})
 @login_required
 def home():
     with writing(engine()) as connection:
@@ -54,6 +56,10 @@ def home():
 
 
 @blueprint.post("/next")
+@contract.declare(
+    "The reviewer's next submission", form="api/review.schema.json#/$defs/tokenForm",
+    responses={200: "api/responses.schema.json#/$defs/nextSubmission", 302: None, 403: None},
+)  # fmt: skip
 @login_required
 def next_submission():
     """Assign (or find) the reviewer's next submission; a JSON caller gets its address."""
@@ -83,6 +89,7 @@ def _submission_or_404(connection, submission_id: str) -> dict:
 
 
 @blueprint.get("/s/<submission_id>")
+@contract.declare("A submission to rate, with its replay", responses={200: None, 302: None, 403: None})
 @login_required
 def submission(submission_id):
     reviewer_id = g.login.reviewer["reviewer_id"]
@@ -117,6 +124,10 @@ def submission(submission_id):
 
 
 @blueprint.post("/s/<submission_id>/rating")
+@contract.declare(
+    "Rate a submission", form="api/review.schema.json#/$defs/ratingForm",
+    responses={200: "api/responses.schema.json#/$defs/rated", 302: None, 400: None, 403: None, 409: None},
+)  # fmt: skip
 @login_required
 def rate(submission_id):
     reviewer = g.login.reviewer

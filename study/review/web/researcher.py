@@ -15,6 +15,7 @@ from study.review import ratings as rating_store
 from study.review.web.base import blueprint
 from study.review.web.auth import refuse, researcher_required
 from study.review.web.rating import settings
+from study.server import contract
 from study.server.context import engine, study
 from study.store import reading, writing
 
@@ -22,6 +23,7 @@ AUDIT_PAGE = 500
 
 
 @blueprint.get("/results")
+@contract.declare("Outcomes and agreement (researchers)", query="api/review.schema.json#/$defs/resultsQuery", responses={200: None, 302: None, 403: None})
 @researcher_required
 def results():
     wanted = request.args.get("status", "")
@@ -55,6 +57,7 @@ def results():
 
 
 @blueprint.get("/s/<submission_id>/adjudicate")
+@contract.declare("A submission's ratings, to decide it (researchers)", responses={200: None, 302: None, 403: None})
 @researcher_required
 def adjudication(submission_id):
     with reading(engine()) as connection:
@@ -82,6 +85,10 @@ def adjudication(submission_id):
 
 
 @blueprint.post("/s/<submission_id>/decision")
+@contract.declare(
+    "Decide a submission (researchers)", form="api/review.schema.json#/$defs/decisionForm",
+    responses={302: None, 400: None, 403: None},
+)  # fmt: skip
 @researcher_required
 def decide(submission_id):
     raw = request.form.get("score", "")
@@ -103,6 +110,7 @@ def decide(submission_id):
 
 
 @blueprint.get("/audit")
+@contract.declare("The audit log (researchers)", query="api/review.schema.json#/$defs/auditQuery", responses={200: None, 302: None, 403: None})
 @researcher_required
 def audit_log():
     submission_id = request.args.get("submission") or None
