@@ -29,6 +29,7 @@ from sqlalchemy import (
     UniqueConstraint,
     create_engine,
     event,
+    text,
 )
 from sqlalchemy.engine import make_url
 
@@ -217,13 +218,29 @@ def _create_private(url: str) -> None:
     os.close(descriptor)
 
 
+# PostgreSQL: the advisory lock servers take in turn to create the tables (create_tables).
+_SCHEMA_LOCK = 0x5714D7_5C4E
+
+
 def create_tables(engine: Engine) -> None:
-    metadata.create_all(engine)
+    if engine.dialect.name == "postgresql":
+        # Several hosts started together on a new database each create the missing tables; two
+        # concurrent CREATE TABLEs make one fail (a unique violation in pg_type) and that host
+        # does not boot. An advisory lock makes them take turns: the second finds the tables.
+        with engine.begin() as connection:
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
+            _create_missing(connection)
+        return
+    _create_missing(engine)
+
+
+def _create_missing(bind: Engine | Connection) -> None:
+    metadata.create_all(bind)
     # create_all adds indexes only with a new table: an index added to an existing table later
     # (suggestion_requests_by_time) is created here for databases made before it.
     for table in metadata.sorted_tables:
         for index in table.indexes:
-            index.create(engine, checkfirst=True)
+            index.create(bind, checkfirst=True)
 
 
 @contextmanager
