@@ -13,6 +13,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
+from sqlalchemy import func, select
+
+from study.store import make_engine, reading
+from study.store.db import sessions, start_throttle
 
 from .browser import start_writing
 from .servers import ServerProcess, free_port
@@ -122,3 +126,32 @@ def test_a_redis_that_stops_refuses_new_sessions_and_says_why_in_the_log(study_f
     assert refused.status_code == 503
     assert "try again in a few minutes" in refused.text
     assert "STUDY_REDIS_URL" in servers[0].log_text() and "Redis does not answer" in servers[0].log_text()
+
+
+@pytest.mark.postgres
+def test_a_burst_of_starts_from_one_address_on_two_hosts_with_postgresql_gets_exactly_the_limit(
+    study_folder, tmp_path, new_postgres_database, stop_all
+):
+    # PostgreSQL does not queue writers as SQLite does: two hosts counting the same address at
+    # the same moment must still not both take the last place.
+    configure(study_folder, session__new_sessions_per_ip_per_hour=4,
+              study__database=f'"{new_postgres_database}"')  # fmt: skip
+    servers = two_servers(study_folder, tmp_path, {})
+    stop_all.append(servers)
+
+    def start(i: int) -> int:
+        url = f"{servers[i % 2].url}/task?access_code=burst-{i}"
+        return httpx.get(url, headers=ADDRESS, timeout=30).status_code
+
+    for _ in range(3):  # three bursts: the first fills the hour, the others find it full
+        with ThreadPoolExecutor(16) as pool:
+            statuses = list(pool.map(start, range(16)))
+        assert statuses.count(302) + statuses.count(429) == 16
+        if statuses.count(302):
+            assert statuses.count(302) == 4, statuses
+    engine = make_engine(new_postgres_database)
+    with reading(engine) as connection:
+        counted = connection.execute(select(func.count()).select_from(start_throttle)).scalar_one()
+        started = connection.execute(select(func.count()).select_from(sessions)).scalar_one()
+    engine.dispose()
+    assert counted == started == 4
