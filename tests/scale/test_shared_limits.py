@@ -76,10 +76,22 @@ def test_one_address_has_one_start_limit_across_two_servers(study_folder, tmp_pa
     assert other.status_code == 302
 
 
-def test_model_call_slots_and_the_minute_cap_are_one_across_two_servers(study_folder, tmp_path, endpoint_factory, stop_all):
+DATABASES = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+
+
+def database_keys(database: str, request) -> dict:
+    """study.toml keys for `configure`: nothing for SQLite (study.db), else a new PostgreSQL database."""
+    if database == "sqlite":
+        return {}
+    return {"study__database": f'"{request.getfixturevalue("new_postgres_database")}"'}
+
+
+@pytest.mark.parametrize("database", DATABASES)
+def test_model_call_slots_and_the_minute_cap_are_one_across_two_servers(study_folder, tmp_path, endpoint_factory, stop_all, database, request):
     endpoint = endpoint_factory(delay=1.5)
     configure(study_folder, endpoint.url, suggestions__concurrent_requests=1,
-              suggestions__model_calls_per_minute=3, suggestions__max_requests_per_minute=10)
+              suggestions__model_calls_per_minute=3, suggestions__max_requests_per_minute=10,
+              **database_keys(database, request))  # fmt: skip
     servers = two_servers(study_folder, tmp_path, {})
     stop_all.append(servers)
     sessions = []
@@ -99,6 +111,25 @@ def test_model_call_slots_and_the_minute_cap_are_one_across_two_servers(study_fo
     later = [ask(i) for i in range(3)]
     assert later == [200, 200, 429]  # three calls a minute for the study, whichever server
     assert endpoint.calls == 3
+
+
+@pytest.mark.parametrize("database", DATABASES)
+def test_one_sessions_requests_per_minute_are_one_limit_across_two_servers(study_folder, tmp_path, endpoint_factory, stop_all, database, request):
+    endpoint = endpoint_factory()
+    configure(study_folder, endpoint.url, suggestions__max_requests_per_minute=2,
+              **database_keys(database, request))  # fmt: skip
+    servers = two_servers(study_folder, tmp_path, {})
+    stop_all.append(servers)
+    with httpx.Client(base_url=servers[0].url, timeout=10) as client:
+        session_id = start_writing(client, "writer-1")
+
+    def ask(server) -> int:
+        url = f"{server.url}/api/sessions/{session_id}/suggestions"
+        return httpx.post(url, json={"doc": "Once upon a time"}, timeout=30).status_code
+
+    # Each server alone would allow two a minute: the session gets two in all, then 429 on either.
+    assert [ask(servers[i % 2]) for i in range(4)] == [200, 200, 429, 429]
+    assert endpoint.calls == 2
 
 
 def test_an_unreachable_redis_stops_study_serve_with_the_fix(study_folder):
