@@ -599,3 +599,23 @@ simulated_conversations = Table(
     Column("last_thought", Text, nullable=False),  # the user's reasoning at its last message
     Column("created_at", Float, nullable=False),
 )
+
+server_activity = Table(
+    "server_activity",
+    metadata,
+    # What each server process answered, one row per process and interval of a few seconds
+    # (study.server.activity), for `study status`'s last minute; rows older than an hour are
+    # deleted as new ones are written. Counts only: no session, address or path.
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("process", String(128), nullable=False),  # host name and process id
+    Column("started_at", Float, nullable=False),
+    Column("ended_at", Float, nullable=False),
+    Column("requests", Integer, nullable=False),
+    Column("event_requests", Integer, nullable=False),
+    Column("suggestion_requests", Integer, nullable=False),  # Tab, ghost text and chat replies
+    Column("busy_refusals", Integer, nullable=False),  # model-call requests refused 503 or 429
+    # JSON {bucket: count}: the time each event request spent in the server, on the buckets of
+    # study.store.activity (what the writer's acknowledgement waited for, network aside).
+    Column("event_ms_histogram", Text, nullable=False),
+    Index("server_activity_by_time", "ended_at"),
+)
