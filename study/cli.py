@@ -160,7 +160,10 @@ def _last_minute(recent, slots: int) -> str:
             p50, p99 = percentile(recent.event_ms, 0.5), percentile(recent.event_ms, 0.99)
             lines.append(f"  event acknowledgements: p50 {p50:.1f} ms, p99 {p99:.1f} ms in the server")
     else:
-        lines = [f"Last minute: no requests recorded (no server running, or idle); {recent.events:,} events stored"]
+        lines = [
+            f"Last minute: no requests recorded (no server running, or idle); "
+            f"{recent.events:,} events stored"
+        ]
     # No request waits for a slot: past them it is refused at once (503), and counted here.
     lines.append(
         f"  model calls: {recent.in_flight} in flight of {slots} slots, 0 waiting, "

@@ -310,7 +310,10 @@ def stats(paths, out, summary, metadata, check, mutuality_sets, processes, progr
         if checked is None:
             jobs = stats_paths(files, mutuality_sets, processes=processes, progress=progress)
         else:
-            jobs = _checked(check_and_measure_paths(files, mutuality_sets, processes=processes, progress=progress), checked)
+            jobs = _checked(
+                check_and_measure_paths(files, mutuality_sets, processes=processes, progress=progress),
+                checked,
+            )
         for row, problem in jobs:
             if row is None:
                 skipped += 1

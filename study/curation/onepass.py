@@ -22,11 +22,15 @@ from study.curation.validate import validate_lines
 Measured = tuple[dict | None, str | None]  # (row, None) or (None, why the session was skipped)
 
 
-def check_and_measure(path: str | Path, sets: str, keep: int | None = MAX_PER_CODE) -> tuple[SessionReport, Measured]:
+def check_and_measure(
+    path: str | Path, sets: str, keep: int | None = MAX_PER_CODE
+) -> tuple[SessionReport, Measured]:
     """The validation report of one session file and its statistics row, from one parse."""
     path = Path(path)
     parsed: list[tuple[int, dict]] = []
-    report = validate_lines(iter_lines(path), file=str(path), session_id=path.stem, keep=keep, parsed=parsed)
+    report = validate_lines(
+        iter_lines(path), file=str(path), session_id=path.stem, keep=keep, parsed=parsed
+    )
     # `stats` reads a file strictly (study.curation.formats.read_session): every non-blank line
     # an object and a known format. The validator counts every non-blank line as an event, so a
     # line it could not parse leaves `parsed` shorter.
@@ -57,6 +61,8 @@ def check_and_measure_paths(
     yield from run(
         onepass_worker,
         [(path, sets, keep) for path in files],
-        failed=lambda job, message: (failed_session_report(job[0], message), (None, f"{job[0]}: {message}")),
+        failed=lambda job, message: (
+            failed_session_report(job[0], message), (None, f"{job[0]}: {message}")
+        ),
         **options,
     )

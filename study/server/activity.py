@@ -68,7 +68,9 @@ class Recorder:
             self.current = activity_store.Interval(f"{socket.gethostname()}:{self.pid}", started_at=now)
         return self.current
 
-    def count(self, event_ms: float | None, model_call: bool, refused: bool) -> activity_store.Interval | None:
+    def count(
+        self, event_ms: float | None, model_call: bool, refused: bool
+    ) -> activity_store.Interval | None:
         """Count one answered request; the finished interval to store, when one is due."""
         now = time.time()
         with self.lock:
@@ -110,7 +112,9 @@ def install(app: Flask, engine: Engine) -> None:
         event_ms = None
         if started_at is not None and request.method == "POST" and _is_event_request():
             event_ms = (time.perf_counter() - started_at) * 1000
-        due = recorder.count(event_ms, g.get("study_model_call", False), g.get("study_model_call_busy", False))
+        due = recorder.count(
+            event_ms, g.get("study_model_call", False), g.get("study_model_call_busy", False)
+        )
         if due is not None:
             response.call_on_close(lambda: recorder.store(due))
         return response

@@ -70,7 +70,9 @@ class DatabaseStore:
             # same key at once would both see a free place and both take it (one start past the
             # limit under a burst). A lock per key, held to the end of the transaction, makes
             # them count in turn.
-            connection.execute(text("SELECT pg_advisory_xact_lock(:lock)"), {"lock": _lock_number(key)})
+            connection.execute(
+                text("SELECT pg_advisory_xact_lock(:lock)"), {"lock": _lock_number(key)}
+            )
         now = time.time()
         table = start_throttle
         connection.execute(delete(table).where(table.c.at <= now - window))

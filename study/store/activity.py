@@ -60,7 +60,9 @@ class Interval:
 
 def record(connection: Connection, interval: Interval) -> None:
     """Store one interval, and forget those past the hour."""
-    connection.execute(delete(server_activity).where(server_activity.c.ended_at < interval.ended_at - KEEP_SECONDS))
+    connection.execute(
+        delete(server_activity).where(server_activity.c.ended_at < interval.ended_at - KEEP_SECONDS)
+    )
     connection.execute(insert(server_activity).values(
         process=interval.process, started_at=interval.started_at, ended_at=interval.ended_at,
         requests=interval.requests, event_requests=interval.event_requests,
