@@ -21,11 +21,11 @@ import time
 import uuid
 from urllib.parse import urlsplit, urlunsplit
 
-from sqlalchemy import Connection, Engine, delete, func, insert, select, text
+from sqlalchemy import Connection, Engine, delete, func, insert, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from study.store import writing
-from study.store.db import start_throttle
+from study.store.db import start_throttle, take_turn
 
 REDIS_URL_VARIABLE = "STUDY_REDIS_URL"
 
@@ -65,14 +65,9 @@ class DatabaseStore:
 
     @staticmethod
     def _hit(connection: Connection, key: str, limit: int, window: float) -> bool:
-        if connection.dialect.name == "postgresql":
-            # SQLite lets one writer in at a time; PostgreSQL does not, so two hosts counting the
-            # same key at once would both see a free place and both take it (one start past the
-            # limit under a burst). A lock per key, held to the end of the transaction, makes
-            # them count in turn.
-            connection.execute(
-                text("SELECT pg_advisory_xact_lock(:lock)"), {"lock": _lock_number(key)}
-            )
+        # Two hosts counting the same key at once would both see a free place and both take
+        # it (a start past the limit under a burst, on PostgreSQL): they count in turn.
+        take_turn(connection, f"limit:{key}")
         now = time.time()
         table = start_throttle
         connection.execute(delete(table).where(table.c.at <= now - window))
@@ -86,11 +81,6 @@ class DatabaseStore:
 
     def check(self) -> None:
         """Nothing to check: the server cannot start without its database."""
-
-
-def _lock_number(key: str) -> int:
-    # pg_advisory_xact_lock takes a signed 64-bit number: the key's hash, read as one.
-    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big", signed=True)
 
 
 # KEYS[1]: the counter; ARGV: now, window, limit, a unique member. Atomic in Redis, so two hosts

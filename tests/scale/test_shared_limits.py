@@ -15,7 +15,7 @@ import httpx
 import pytest
 from sqlalchemy import func, select
 
-from study.store import make_engine, reading
+from study.store import make_engine, reading, writing
 from study.store.db import sessions, start_throttle
 
 from .browser import start_writing
@@ -186,3 +186,32 @@ def test_a_burst_of_starts_from_one_address_on_two_hosts_with_postgresql_gets_ex
         started = connection.execute(select(func.count()).select_from(sessions)).scalar_one()
     engine.dispose()
     assert counted == started == 4
+
+
+@pytest.mark.parametrize("database", DATABASES)
+def test_a_burst_of_wrong_passwords_across_two_servers_gets_the_free_failures_only(study_folder, tmp_path, stop_all, database, request):
+    from study import config
+    from study.review import accounts, logins
+    from study.review.web.auth import LOGIN_COOKIE
+
+    configure(study_folder, **database_keys(database, request))
+    servers = two_servers(study_folder, tmp_path, {})
+    stop_all.append(servers)
+    engine = make_engine(config.load(study_folder).database_url)
+    with writing(engine) as connection:
+        accounts.add(connection, "ada", "a long enough password", role="researcher")
+    engine.dispose()
+
+    def guess(i: int) -> int:
+        # The login form's token travels as a cookie and a field, which must match.
+        response = httpx.post(
+            f"{servers[i % 2].url}/review/login", data={"name": "ada", "password": f"guess {i}", "csrf_token": "t"},
+            cookies={LOGIN_COOKIE: "t"}, headers=ADDRESS, timeout=60,
+        )  # fmt: skip
+        return response.status_code
+
+    with ThreadPoolExecutor(12) as pool:
+        statuses = list(pool.map(guess, range(12)))
+    # Only the free failures are checked; the rest wait for the backoff, whichever server.
+    assert statuses.count(401) == logins.FREE_FAILURES, statuses
+    assert statuses.count(429) == 12 - logins.FREE_FAILURES
