@@ -130,6 +130,7 @@ def _with_paradigm_conditions(text: str, paradigms: tuple[str, ...]) -> str:
 def serve(directory: str, host: str, port: int, workers: int | None, threads: int, writers: int) -> None:
     """Serve the study in DIRECTORY (storing everything in its database), on every core."""
     from study.server import create_app, serving
+    from study.server.activity import ActivityConfigError
     from study.server.limit_store import LimitStoreUnavailable
     from study.server.proxy import ProxyConfigError
 
@@ -139,7 +140,7 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
         raise click.ClickException(f"{directory}: not serving participants yet: {unfinished}")
     try:
         app = create_app(study)
-    except (ProxyConfigError, LimitStoreUnavailable) as error:
+    except (ProxyConfigError, LimitStoreUnavailable, ActivityConfigError) as error:
         raise click.ClickException(str(error)) from None
     workers = workers or serving.default_workers()
     click.echo(f"Serving '{study.name}' on http://{host}:{port}/  (database: {_safe_url(study)})")
@@ -173,6 +174,34 @@ def _safe_url(study) -> str:
     return make_url(study.database_url).render_as_string(hide_password=True)
 
 
+def _last_minute(recent, slots: int) -> str:
+    """`study status`'s lines for an operator during a launch: every server process's last
+    minute (study.server.activity) and the model calls in flight."""
+    from study.store.activity import percentile
+
+    if recent.processes:
+        plural = "es" if recent.processes > 1 else ""
+        lines = [
+            f"Last minute, {recent.processes} server process{plural}: {recent.requests:,} requests "
+            f"({recent.event_requests:,} event batches, {recent.suggestion_requests:,} asking the "
+            f"model), {recent.events:,} events stored"
+        ]
+        if recent.event_requests:
+            p50, p99 = percentile(recent.event_ms, 0.5), percentile(recent.event_ms, 0.99)
+            lines.append(f"  event acknowledgements: p50 {p50:.1f} ms, p99 {p99:.1f} ms in the server")
+    else:
+        lines = [
+            f"Last minute: no requests recorded (no server running, or idle); "
+            f"{recent.events:,} events stored"
+        ]
+    # No request waits for a slot: past them it is refused at once (503), and counted here.
+    lines.append(
+        f"  model calls: {recent.in_flight} in flight of {slots} slots, 0 waiting, "
+        f"{recent.busy_refusals:,} refused busy in the last minute"
+    )
+    return "\n".join(lines)
+
+
 @main.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
 def status(directory: str) -> None:
@@ -188,8 +217,14 @@ def status(directory: str) -> None:
     from study.store.chat import totals as chat_totals
     from study.store.simulated import simulated_ids
 
+    from study.server import model_calls
+    from study.server.limits import from_study as limits_of
+    from study.store.activity import recent as recent_activity
+
+    limits = limits_of(study)
     with reading(engine) as connection:
         summary = summarize(connection)
+        recent = recent_activity(connection, model_calls.NO_OUTCOME, model_calls.in_flight_seconds(study))
         surveys = survey_counts(connection)
         chat = chat_totals(connection) if study.paradigm == "chat" else None
         simulated = len(simulated_ids(connection))
@@ -222,6 +257,7 @@ def status(directory: str) -> None:
     click.echo(line)
     for reason, count in summary.failure_reasons:
         click.echo(f"  failed {count}x: {reason}")
+    click.echo(_last_minute(recent, limits.concurrent_suggestions))
     if study.surveys:
         click.echo("Surveys (submitted, in progress): " + ", ".join(
             f"{s.name} {surveys.get(s.name, (0, 0))[0]}"

@@ -26,6 +26,7 @@ from study.curation.metadata_files import (
     read_metadata_files,
 )
 from study.curation.metrics import DEFAULT_MUTUALITY, MUTUALITY_SETS, equality, mutuality
+from study.curation.onepass import check_and_measure_paths
 from study.curation.replay import AUTHOR_NAMES, DeltaError
 from study.curation.replay import replay as replay_session
 from study.curation.runner import stats_paths, validate_paths
@@ -129,14 +130,19 @@ def validate(
     if as_json:
         out.write('\n], "summary": ' + json.dumps(summary.to_dict()) + "}\n")
     else:
-        if not verbose and summary.occurrences:
-            out.write(summary.render_examples(show_warnings) + "\n")
-        out.write(f"\n{summary.headline()}\n")
-        if summary.occurrences:
-            out.write(render_table(summary.table()) + "\n")
-            if not verbose:
-                out.write("Every issue with its fix: --verbose; for machines: --format json.\n")
+        _write_summary(summary, verbose, show_warnings, out)
     sys.exit(1 if summary.with_errors else 0)
+
+
+def _write_summary(summary: ValidationSummary, verbose: bool, show_warnings: bool, out) -> None:
+    """validate's text output after the sessions: examples of each issue, headline, table."""
+    if not verbose and summary.occurrences:
+        out.write(summary.render_examples(show_warnings) + "\n")
+    out.write(f"\n{summary.headline()}\n")
+    if summary.occurrences:
+        out.write(render_table(summary.table()) + "\n")
+        if not verbose:
+            out.write("Every issue with its fix: --verbose; for machines: --format json.\n")
 
 
 def _study_reports(folders: list[Path], keep: int | None) -> Iterator[SessionReport]:
@@ -262,10 +268,15 @@ def blocks(file: str, as_json: bool, mutuality_sets: str) -> None:
     f"({' and '.join(GENRE_SHEETS)}; naming one reads both), or a folder holding them "
     "(default: found in or up to two folders above PATH).",
 )  # fmt: skip
+@click.option(
+    "--validate", "check", is_flag=True,
+    help="Also validate every session in the same pass (each file parsed once): the rows as "
+    "without it, and on stderr what `study curate validate` prints.",
+)  # fmt: skip
 @MUTUALITY
 @PROCESSES
 @PROGRESS
-def stats(paths, out, summary, metadata, mutuality_sets, processes, progress) -> None:
+def stats(paths, out, summary, metadata, check, mutuality_sets, processes, progress) -> None:
     """Write one row of statistics per session (official metadata, Table 3, section 5.1.3).
 
     Columns: session_id, format, num_event, num_query, num_selected, perc_selected,
@@ -273,6 +284,10 @@ def stats(paths, out, summary, metadata, mutuality_sets, processes, progress) ->
     first/last_timestamp, final_words, writer_share_final, equality, mutuality, distinct_2 and
     blocks_<name> counts. Sessions that cannot be read are skipped with a message, and the
     exit status is then 1.
+
+    With --validate, every file is also checked as `study curate validate` checks it, from
+    the same parse (study.curation.onepass): its summary of issues goes to stderr after the
+    rows, and the exit status is 1 also when a session has an error.
     """
     files = _files(paths)
     table = None
@@ -290,8 +305,15 @@ def stats(paths, out, summary, metadata, mutuality_sets, processes, progress) ->
             raise click.ClickException(str(error)) from None
         click.echo(f"Read {found.describe()}.", err=True)
     skipped = 0
+    checked = ValidationSummary() if check else None
     with RowWriter(out or sys.stdout) as writer:
-        jobs = stats_paths(files, mutuality_sets, processes=processes, progress=progress)
+        if checked is None:
+            jobs = stats_paths(files, mutuality_sets, processes=processes, progress=progress)
+        else:
+            jobs = _checked(
+                check_and_measure_paths(files, mutuality_sets, processes=processes, progress=progress),
+                checked,
+            )
         for row, problem in jobs:
             if row is None:
                 skipped += 1
@@ -304,7 +326,16 @@ def stats(paths, out, summary, metadata, mutuality_sets, processes, progress) ->
         click.echo(render_table(table.table()), err=out is None)
     if out:
         click.echo(f"Wrote {len(files) - skipped} rows to {out}.", err=True)
-    sys.exit(1 if skipped else 0)
+    if checked is not None:
+        _write_summary(checked, False, True, sys.stderr)
+    sys.exit(1 if skipped or (checked is not None and checked.with_errors) else 0)
+
+
+def _checked(jobs, summary: ValidationSummary) -> Iterator[tuple[dict | None, str | None]]:
+    """The (row, problem) of each one-pass job, its validation report added to `summary`."""
+    for report, measured in jobs:
+        summary.add(report)
+        yield measured
 
 
 def _find_metadata(paths):

@@ -367,9 +367,12 @@ def validate_lines(
     file: str = "",
     session_id: str = "",
     keep: int | None = MAX_PER_CODE,
+    parsed: list[tuple[int, dict]] | None = None,
 ) -> SessionReport:
     """Validate one session given as (line number, raw JSON line) pairs; `keep` issues of each
-    code are worded and kept (None: all), and every one is counted."""
+    code are worded and kept (None: all), and every one is counted. With `parsed`, every line
+    that is a JSON object is appended to it as (line number, record), so a caller that also
+    measures the session parses each line once (study.curation.onepass)."""
     report = SessionReport(file=file, session_id=session_id, keep=keep)
     checker = _Checker(report)  # its format is set by the first record
     check = None
@@ -393,6 +396,8 @@ def validate_lines(
             )
             checker.broken(number, record)
             continue
+        if parsed is not None:
+            parsed.append((number, record))
         if check is None:
             found = detect_format(record)
             if found is None:

@@ -28,6 +28,7 @@ from sqlalchemy import Connection, select, update
 
 from study.review import accounts, audit
 from study.store.db import review_logins
+from study.store.engine import take_turn
 
 LOGIN_HOURS = 12
 FREE_FAILURES = 5
@@ -108,7 +109,11 @@ def record_failure(connection: Connection, name: str, address: str | None) -> No
 
 
 def wait_seconds(connection: Connection, address: str | None) -> float:
-    """How long `address` must wait before its next login attempt is checked (0: go ahead)."""
+    """How long `address` must wait before its next login attempt is checked (0: go ahead).
+    Call it in the transaction that records the attempt's failure: attempts from one address
+    are then checked one at a time on every server and host, so a burst of guesses sent at
+    once cannot all pass before the first failure is counted."""
+    take_turn(connection, f"login:{address or ''}")
     now = time.time()
     recent = [
         entry["at"]

@@ -111,6 +111,11 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
 
     behind_proxies(app)
     add_favicon(app)
+    # What this process answered, for `study status` (study.server.activity); before the
+    # contract's check, so an event request's time includes it.
+    from study.server import activity
+
+    activity.install(app, engine)
     # Every request's declared contract, checked before any view (study.server.contract).
     from study.server import contract
 

@@ -26,6 +26,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from study.store import writing
 from study.store.db import start_throttle
+from study.store.engine import take_turn
 
 REDIS_URL_VARIABLE = "STUDY_REDIS_URL"
 
@@ -65,6 +66,9 @@ class DatabaseStore:
 
     @staticmethod
     def _hit(connection: Connection, key: str, limit: int, window: float) -> bool:
+        # Two hosts counting the same key at once would both see a free place and both take
+        # it (a start past the limit under a burst, on PostgreSQL): they count in turn.
+        take_turn(connection, f"limit:{key}")
         now = time.time()
         table = start_throttle
         connection.execute(delete(table).where(table.c.at <= now - window))

@@ -27,7 +27,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from flask import current_app, jsonify
+from flask import current_app, g, jsonify
 from sqlalchemy import func, select, text, update
 
 from study.config import Condition
@@ -68,7 +68,9 @@ def _slots() -> threading.BoundedSemaphore:
 @contextmanager
 def slot(busy: str = BUSY) -> Iterator[None]:
     """Hold one of the process's model-call slots, or raise Refused (503) at once."""
+    g.study_model_call = True  # counted for `study status` (study.server.activity)
     if not _slots().acquire(blocking=False):
+        g.study_model_call_busy = True
         raise Refused(busy, 503)
     try:
         yield
@@ -76,9 +78,14 @@ def slot(busy: str = BUSY) -> Iterator[None]:
         _slots().release()
 
 
+def in_flight_seconds(study_config) -> float:
+    """How long a model call's row without an outcome counts as in flight: the longest a model
+    call can take (its timeout, and a chat reply's retry) with room to spare."""
+    return 2 * study_config.suggestions.timeout_seconds + 10
+
+
 def _in_flight_seconds() -> float:
-    # The longest a model call can take (its timeout, and a chat reply's retry) with room to spare.
-    return 2 * study().suggestions.timeout_seconds + 10
+    return in_flight_seconds(study())
 
 
 def admit(session_id: str, condition: Condition, busy: str = BUSY) -> int:
@@ -107,6 +114,7 @@ def admit(session_id: str, condition: Condition, busy: str = BUSY) -> int:
         ).scalar_one()
         if everyone >= study_wide:
             logger.warning("model calls: the study-wide limit of %d per minute is reached", study_wide)
+            g.study_model_call_busy = True
             raise Refused(busy, 429)
         # A row without an outcome is a call in flight, on this process or another; one left by
         # a server that stopped mid-call stops counting once no call could still be running.
@@ -117,6 +125,7 @@ def admit(session_id: str, condition: Condition, busy: str = BUSY) -> int:
             .where(suggestion_requests.c.error == NO_OUTCOME)
         ).scalar_one()
         if in_flight >= limits().concurrent_suggestions:
+            g.study_model_call_busy = True
             raise Refused(busy, 503)
         return connection.execute(
             suggestion_requests.insert().values(

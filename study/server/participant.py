@@ -22,7 +22,7 @@ from study.paradigms.none import arm as control_arm
 from study.config import min_writing_text, study_duration
 from study.mturk import repeat
 from study.review import rounds
-from study.server import assignment, page_security, stages, surveys
+from study.server import assignment, contract, page_security, stages, surveys
 from study.server.context import engine, limits, study
 from study.server.stages import at_stage, stage_url
 from study.store import reading, writing

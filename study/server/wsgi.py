@@ -34,6 +34,7 @@ from pathlib import Path
 
 from study import config as study_config
 from study.server import create_app
+from study.server.activity import ActivityConfigError
 from study.server.limit_store import LimitStoreUnavailable
 
 STUDY_DIR_VARIABLE = "STUDY_DIR"
@@ -98,7 +99,7 @@ def load_app():
     with _one_worker_at_a_time(directory):
         try:
             application = create_app(study)
-        except LimitStoreUnavailable as error:
+        except (LimitStoreUnavailable, ActivityConfigError) as error:
             raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {error}") from None
     # Under `gunicorn --preload` this module is imported in the master, which then forks the
     # workers: a pooled connection (an SQLite handle or a PostgreSQL socket) must not be

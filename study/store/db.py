@@ -10,6 +10,7 @@ from __future__ import annotations
 from sqlalchemy import (
     BigInteger,
     Column,
+    Connection,
     Engine,
     Float,
     Index,
@@ -19,6 +20,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 
 metadata = MetaData()
@@ -395,10 +397,47 @@ simulated_conversations = Table(
 )
 
 
+server_activity = Table(
+    "server_activity",
+    metadata,
+    # What each server process answered, one row per process and interval of a few seconds
+    # (study.server.activity), for `study status`'s last minute; rows older than an hour are
+    # deleted as new ones are written. Counts only: no session, address or path.
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("process", String(128), nullable=False),  # host name and process id
+    Column("started_at", Float, nullable=False),
+    Column("ended_at", Float, nullable=False),
+    Column("requests", Integer, nullable=False),
+    Column("event_requests", Integer, nullable=False),
+    Column("suggestion_requests", Integer, nullable=False),  # Tab, ghost text and chat replies
+    Column("busy_refusals", Integer, nullable=False),  # model-call requests refused 503 or 429
+    # JSON {bucket: count}: the time each event request spent in the server, on the buckets of
+    # study.store.activity (what the writer's acknowledgement waited for, network aside).
+    Column("event_ms_histogram", Text, nullable=False),
+    Index("server_activity_by_time", "ended_at"),
+)
+
+
+# PostgreSQL: the advisory lock servers take in turn to create the tables (create_tables).
+_SCHEMA_LOCK = 0x5714D7_5C4E
+
+
 def create_tables(engine: Engine) -> None:
-    metadata.create_all(engine)
+    if engine.dialect.name == "postgresql":
+        # Several hosts started together on a new database each create the missing tables; two
+        # concurrent CREATE TABLEs make one fail (a unique violation in pg_type) and that host
+        # does not boot. An advisory lock makes them take turns: the second finds the tables.
+        with engine.begin() as connection:
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
+            _create_missing(connection)
+        return
+    _create_missing(engine)
+
+
+def _create_missing(bind: Engine | Connection) -> None:
+    metadata.create_all(bind)
     # create_all adds indexes only with a new table: an index added to an existing table later
     # (suggestion_requests_by_time) is created here for databases made before it.
     for table in metadata.sorted_tables:
         for index in table.indexes:
-            index.create(engine, checkfirst=True)
+            index.create(bind, checkfirst=True)

@@ -7,13 +7,14 @@ toolkit opens a transaction; the event API's hot path reads and writes on the dr
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import threading
 import weakref
 from contextlib import contextmanager
 from typing import Iterator
 
-from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 
 
@@ -144,6 +145,17 @@ def writing(engine: Engine) -> Iterator[Connection]:
         with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as connection:
             with connection.begin():
                 yield connection
+
+
+def take_turn(connection: Connection, name: str) -> None:
+    """Inside a write transaction: wait until no other transaction anywhere holds the turn for
+    `name`, and hold it until this one ends. Counts that are read, then written (a throttle's)
+    need it on PostgreSQL, which lets writers run side by side; on SQLite the write lock that
+    every `writing` transaction takes up front already makes them take turns."""
+    if connection.dialect.name != "postgresql":
+        return
+    number = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+    connection.execute(text("SELECT pg_advisory_xact_lock(:number)"), {"number": number})
 
 
 def driver_sql(engine_or_connection: Engine | Connection, sql: str) -> str:

@@ -13,6 +13,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
+from sqlalchemy import func, select
+
+from study.store import make_engine, reading, writing
+from study.store.db import sessions, start_throttle
 
 from .browser import start_writing
 from .servers import ServerProcess, free_port
@@ -72,10 +76,22 @@ def test_one_address_has_one_start_limit_across_two_servers(study_folder, tmp_pa
     assert other.status_code == 302
 
 
-def test_model_call_slots_and_the_minute_cap_are_one_across_two_servers(study_folder, tmp_path, endpoint_factory, stop_all):
+DATABASES = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+
+
+def database_keys(database: str, request) -> dict:
+    """study.toml keys for `configure`: nothing for SQLite (study.db), else a new PostgreSQL database."""
+    if database == "sqlite":
+        return {}
+    return {"study__database": f'"{request.getfixturevalue("new_postgres_database")}"'}
+
+
+@pytest.mark.parametrize("database", DATABASES)
+def test_model_call_slots_and_the_minute_cap_are_one_across_two_servers(study_folder, tmp_path, endpoint_factory, stop_all, database, request):
     endpoint = endpoint_factory(delay=1.5)
     configure(study_folder, endpoint.url, suggestions__concurrent_requests=1,
-              suggestions__model_calls_per_minute=3, suggestions__max_requests_per_minute=10)
+              suggestions__model_calls_per_minute=3, suggestions__max_requests_per_minute=10,
+              **database_keys(database, request))  # fmt: skip
     servers = two_servers(study_folder, tmp_path, {})
     stop_all.append(servers)
     sessions = []
@@ -95,6 +111,25 @@ def test_model_call_slots_and_the_minute_cap_are_one_across_two_servers(study_fo
     later = [ask(i) for i in range(3)]
     assert later == [200, 200, 429]  # three calls a minute for the study, whichever server
     assert endpoint.calls == 3
+
+
+@pytest.mark.parametrize("database", DATABASES)
+def test_one_sessions_requests_per_minute_are_one_limit_across_two_servers(study_folder, tmp_path, endpoint_factory, stop_all, database, request):
+    endpoint = endpoint_factory()
+    configure(study_folder, endpoint.url, suggestions__max_requests_per_minute=2,
+              **database_keys(database, request))  # fmt: skip
+    servers = two_servers(study_folder, tmp_path, {})
+    stop_all.append(servers)
+    with httpx.Client(base_url=servers[0].url, timeout=10) as client:
+        session_id = start_writing(client, "writer-1")
+
+    def ask(server) -> int:
+        url = f"{server.url}/api/sessions/{session_id}/suggestions"
+        return httpx.post(url, json={"doc": "Once upon a time"}, timeout=30).status_code
+
+    # Each server alone would allow two a minute: the session gets two in all, then 429 on either.
+    assert [ask(servers[i % 2]) for i in range(4)] == [200, 200, 429, 429]
+    assert endpoint.calls == 2
 
 
 def test_an_unreachable_redis_stops_study_serve_with_the_fix(study_folder):
@@ -122,3 +157,61 @@ def test_a_redis_that_stops_refuses_new_sessions_and_says_why_in_the_log(study_f
     assert refused.status_code == 503
     assert "try again in a few minutes" in refused.text
     assert "STUDY_REDIS_URL" in servers[0].log_text() and "Redis does not answer" in servers[0].log_text()
+
+
+@pytest.mark.postgres
+def test_a_burst_of_starts_from_one_address_on_two_hosts_with_postgresql_gets_exactly_the_limit(
+    study_folder, tmp_path, new_postgres_database, stop_all
+):
+    # PostgreSQL does not queue writers as SQLite does: two hosts counting the same address at
+    # the same moment must still not both take the last place.
+    configure(study_folder, session__new_sessions_per_ip_per_hour=4,
+              study__database=f'"{new_postgres_database}"')  # fmt: skip
+    servers = two_servers(study_folder, tmp_path, {})
+    stop_all.append(servers)
+
+    def start(i: int) -> int:
+        url = f"{servers[i % 2].url}/task?access_code=burst-{i}"
+        return httpx.get(url, headers=ADDRESS, timeout=30).status_code
+
+    for _ in range(3):  # three bursts: the first fills the hour, the others find it full
+        with ThreadPoolExecutor(16) as pool:
+            statuses = list(pool.map(start, range(16)))
+        assert statuses.count(302) + statuses.count(429) == 16
+        if statuses.count(302):
+            assert statuses.count(302) == 4, statuses
+    engine = make_engine(new_postgres_database)
+    with reading(engine) as connection:
+        counted = connection.execute(select(func.count()).select_from(start_throttle)).scalar_one()
+        started = connection.execute(select(func.count()).select_from(sessions)).scalar_one()
+    engine.dispose()
+    assert counted == started == 4
+
+
+@pytest.mark.parametrize("database", DATABASES)
+def test_a_burst_of_wrong_passwords_across_two_servers_gets_the_free_failures_only(study_folder, tmp_path, stop_all, database, request):
+    from study import config
+    from study.review import accounts, logins
+    from study.review.web.auth import LOGIN_COOKIE
+
+    configure(study_folder, **database_keys(database, request))
+    servers = two_servers(study_folder, tmp_path, {})
+    stop_all.append(servers)
+    engine = make_engine(config.load(study_folder).database_url)
+    with writing(engine) as connection:
+        accounts.add(connection, "ada", "a long enough password", role="researcher")
+    engine.dispose()
+
+    def guess(i: int) -> int:
+        # The login form's token travels as a cookie and a field, which must match.
+        response = httpx.post(
+            f"{servers[i % 2].url}/review/login", data={"name": "ada", "password": f"guess {i}", "csrf_token": "t"},
+            cookies={LOGIN_COOKIE: "t"}, headers=ADDRESS, timeout=60,
+        )  # fmt: skip
+        return response.status_code
+
+    with ThreadPoolExecutor(12) as pool:
+        statuses = list(pool.map(guess, range(12)))
+    # Only the free failures are checked; the rest wait for the backoff, whichever server.
+    assert statuses.count(401) == logins.FREE_FAILURES, statuses
+    assert statuses.count(429) == 12 - logins.FREE_FAILURES

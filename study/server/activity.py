@@ -1,0 +1,126 @@
+"""What this server process answered, counted for `study status` (study.store.activity).
+
+An operator watching a launch of a thousand writers wants to see, for the whole study, how many
+requests and events came in over the last minute, how long the event requests took in the
+server, and how many model calls are in flight or refused as busy. Each process counts in
+memory (a lock and a few integers per request) and writes one row per interval of
+`STUDY_ACTIVITY_SECONDS` (default 10) to the study database, so the counts of every worker
+process and host add up. The row is written after a response has been sent (its
+`call_on_close`), so no writer's acknowledgement waits for it, and an idle server writes nothing.
+Counting can never fail a request: a row that cannot be written is logged and dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+
+from flask import Flask, g, request
+from sqlalchemy import Engine
+from sqlalchemy.exc import SQLAlchemyError
+
+from study.store import activity as activity_store
+from study.store import writing
+
+INTERVAL_VARIABLE = "STUDY_ACTIVITY_SECONDS"
+DEFAULT_INTERVAL_SECONDS = 10.0
+
+logger = logging.getLogger(__name__)
+
+
+class ActivityConfigError(ValueError):
+    """STUDY_ACTIVITY_SECONDS is not a number of seconds; str() says what to give."""
+
+
+def interval_seconds() -> float:
+    value = os.environ.get(INTERVAL_VARIABLE, "").strip()
+    if not value:
+        return DEFAULT_INTERVAL_SECONDS
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if not 0.1 <= seconds <= 3600:
+        raise ActivityConfigError(
+            f"{INTERVAL_VARIABLE}={value!r}: give the seconds between two activity rows of a "
+            f"server process, 0.1 to 3600 (default {DEFAULT_INTERVAL_SECONDS:g}), or leave it unset."
+        )
+    return seconds
+
+
+class Recorder:
+    """This process's counts since its last row."""
+
+    def __init__(self, engine: Engine, seconds: float) -> None:
+        self.engine = engine
+        self.seconds = seconds
+        self.lock = threading.Lock()
+        self.pid: int | None = None
+        self.current: activity_store.Interval | None = None
+
+    def _interval(self, now: float) -> activity_store.Interval:
+        # A process forked after the app was built (gunicorn) starts counting afresh, as itself.
+        if self.current is None or self.pid != os.getpid():
+            self.pid = os.getpid()
+            self.current = activity_store.Interval(f"{socket.gethostname()}:{self.pid}", started_at=now)
+        return self.current
+
+    def count(
+        self, event_ms: float | None, model_call: bool, refused: bool
+    ) -> activity_store.Interval | None:
+        """Count one answered request; the finished interval to store, when one is due."""
+        now = time.time()
+        with self.lock:
+            interval = self._interval(now)
+            interval.requests += 1
+            interval.ended_at = now  # the last request counted: an idle spell is not in it
+            if event_ms is not None:
+                interval.event_requests += 1
+                interval.event_ms[activity_store.bucket(event_ms)] += 1
+            interval.suggestion_requests += model_call
+            interval.busy_refusals += refused
+            if now - interval.started_at < self.seconds:
+                return None
+            self.current = activity_store.Interval(interval.process, started_at=now)
+            return interval
+
+    def store(self, interval: activity_store.Interval) -> None:
+        try:
+            with writing(self.engine) as connection:
+                activity_store.record(connection, interval)
+        except SQLAlchemyError as error:
+            # Only counts for the operator's status line are lost; nothing of the study's data.
+            logger.warning("could not record this server's activity for `study status`: %s", error)
+
+
+def install(app: Flask, engine: Engine) -> None:
+    """Count every request of `app` (registered before the other hooks, so its time includes
+    theirs)."""
+    recorder = Recorder(engine, interval_seconds())
+    app.extensions["study.activity"] = recorder
+
+    @app.before_request
+    def started() -> None:
+        g.study_started = time.perf_counter()
+
+    @app.after_request
+    def answered(response):
+        started_at = g.get("study_started")
+        event_ms = None
+        if started_at is not None and request.method == "POST" and _is_event_request():
+            event_ms = (time.perf_counter() - started_at) * 1000
+        due = recorder.count(
+            event_ms, g.get("study_model_call", False), g.get("study_model_call_busy", False)
+        )
+        if due is not None:
+            response.call_on_close(lambda: recorder.store(due))
+        return response
+
+
+def _is_event_request() -> bool:
+    # The editor's and the chat page's event batches (events_api, chat's page events).
+    rule = request.url_rule
+    return rule is not None and rule.rule.endswith("/events")

@@ -1,0 +1,66 @@
+"""`study curate stats --validate`: one pass that prints what `stats` and `validate` print."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from study.curation.cli import curate
+from study.curation.onepass import check_and_measure
+from study.curation.validate import validate_file
+
+from .conftest import SESSIONS, small_session, write_lines
+
+
+def run(*args):
+    return CliRunner().invoke(curate, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_one_pass_on_the_real_sessions_prints_the_rows_of_stats_and_the_report_of_validate():
+    stats = run("stats", SESSIONS, "--no-progress")
+    validate = run("validate", SESSIONS, "--no-progress")
+    both = run("stats", SESSIONS, "--validate", "--no-progress")
+
+    assert both.exit_code == 0 == stats.exit_code == validate.exit_code
+    assert both.stdout == stats.stdout
+    assert len(both.stdout.splitlines()) == 1 + len(list(SESSIONS.glob("*.jsonl")))
+    assert both.stderr == validate.stdout
+    assert "Checked 31 sessions (35,346 events): 31 valid" in both.stderr
+    assert "warning unanswered-query: 47 in 11 sessions, the first 3" in both.stderr
+
+
+def test_a_broken_file_is_named_with_its_line_skipped_by_stats_and_fails_the_run(tmp_path):
+    write_lines(tmp_path / "good.jsonl", small_session())
+    broken = small_session()
+    broken[2] = "{not json"
+    write_lines(tmp_path / "broken.jsonl", broken)
+    # Parses, but breaks the schema: validate errs, stats still measures it.
+    odd = small_session()
+    odd[3]["eventTimestamp"] = "soon"
+    write_lines(tmp_path / "odd.jsonl", odd)
+
+    stats = run("stats", tmp_path, "--no-progress", "-j", "1")
+    validate = run("validate", tmp_path, "--no-progress", "-j", "1")
+    both = run("stats", tmp_path, "--validate", "--no-progress", "-j", "1")
+
+    assert both.exit_code == 1
+    assert both.stdout == stats.stdout
+    rows = both.stdout.splitlines()[1:]
+    assert [row.split(",")[0] for row in rows] == ["good", "odd"]
+    # stats's message for the file it skips, then validate's whole report.
+    assert both.stderr == stats.stderr + validate.stdout
+    assert f"skipped {tmp_path / 'broken.jsonl'}" in both.stderr
+    assert f"{tmp_path / 'broken.jsonl'} line 3: not valid JSON" in both.stderr
+    assert f"{tmp_path / 'broken.jsonl'} line 3: is not valid JSON" in both.stderr
+    assert f"{tmp_path / 'odd.jsonl'} line 4: eventTimestamp" in both.stderr
+    assert "Checked 3 sessions" in both.stderr and "2 with errors" in both.stderr
+
+
+def test_the_report_of_one_pass_is_validates_report_with_every_issue_kept(tmp_path):
+    session = small_session()
+    session[5]["eventTimestamp"] = 0  # goes back in time: a warning
+    path = write_lines(tmp_path / "s.jsonl", session)
+    report, (row, problem) = check_and_measure(path, "paper", keep=None)
+    assert json.dumps(report.to_dict()) == json.dumps(validate_file(path, keep=None).to_dict())
+    assert problem is None and row["num_event"] == len(session)
