@@ -17,6 +17,7 @@ Sessions marked simulated (`study simulate`) carry `simulated=true` in the metad
 from __future__ import annotations
 
 import csv
+import json
 import os
 import tempfile
 from collections.abc import Callable, Iterable
@@ -78,7 +79,7 @@ class ReportData:
     entity_model: EntityModel
     funnel: list[tuple[str, int | None]] | None = None
     stage_seconds: dict[str, list[float]] | None = None
-    requests: list[dict] | None = None  # condition, latency_ms, error (study database)
+    requests: list[dict] | None = None  # condition, latency_ms, error, model, configured (study database)
     questions: list[Question] = field(default_factory=list)
     answers: dict[str, dict[str, object]] = field(default_factory=dict)  # session -> answers
     unreadable: list[str] = field(default_factory=list)
@@ -298,8 +299,15 @@ def _requests(connection) -> list[dict]:
 
     from study.store.db import suggestion_requests as table
 
-    query = select(table.c.condition, table.c.latency_ms, table.c.error)
-    return [dict(row) for row in connection.execute(query).mappings()]
+    query = select(table.c.condition, table.c.latency_ms, table.c.error, table.c.model, table.c.parameters)
+    requests = []
+    for row in connection.execute(query).mappings():
+        request = dict(row)
+        # parameters.model is the name the study asked for; model, the one the endpoint answered with.
+        parameters = json.loads(request.pop("parameters") or "{}")
+        request["configured"] = parameters.get("model") if isinstance(parameters, dict) else None
+        requests.append(request)
+    return requests
 
 
 def _study_survey(study, connection, session_ids: list[str]) -> tuple[list[Question], dict[str, dict[str, object]]]:

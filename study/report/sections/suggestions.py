@@ -63,4 +63,29 @@ def build(data: ReportData) -> Section | None:
     if any(latencies.values()):
         section.figure(plots.boxes(dict(sorted(latencies.items())), ylabel="latency (ms)"),
                        "Suggestion latency per condition (ms).")  # fmt: skip
+    if data.requests:
+        _models(section, data.requests)
     return section
+
+
+def _models(section: Section, requests: list[dict]) -> None:
+    """Provenance (issue 20): the model each condition asked for beside the one(s) the endpoint
+    said answered, so a stand-in (a local model serving a configured name) cannot go unnoticed."""
+    configured: dict[str, set[str]] = defaultdict(set)
+    answered: dict[str, set[str]] = defaultdict(set)
+    for request in requests:
+        if request.get("configured"):
+            configured[request["condition"]].add(request["configured"])
+        if not request["error"] and request.get("model"):
+            answered[request["condition"]].add(request["model"])
+    rows = [
+        [condition, "; ".join(sorted(configured[condition])) or None,
+         "; ".join(sorted(answered[condition])) or "none answered"]
+        for condition in sorted(set(configured) | set(answered))
+    ]  # fmt: skip
+    section.paragraph(
+        "Models: the name each condition asked the endpoint for, and the model(s) the endpoint's "
+        "replies named as having answered (a version of the alias, or another model standing in).",
+        note=True,
+    )
+    section.table(["condition", "configured model", "answered by"], rows)
