@@ -93,6 +93,10 @@ class ChatSettings:
     # A rating that falls due after the exchange the participant finishes at (after exchange 9:
     # every 3) is skipped by default (spec B3 [I]: the final survey covers it); True asks it first.
     rating_before_finish: bool = False
+    # "merged": the page merges the assistant's replies into a running document the participant
+    # sees read-only (CollabLLM App. E, "do not take text merging into account"); "edited": the
+    # pane is the participant's own, with a button to insert a reply (study/static/chat.js).
+    document_pane: str = "merged"
     notice: str = ""
     # Read on every chat page (spec C6.1: an operator notice "that can be edited live").
     notice_file: Path | None = None
@@ -146,7 +150,7 @@ def load_chat(data: dict, directory: Path, source: Path) -> ChatSettings | None:
         key: table[key]
         for key in ("min_exchanges", "intents_shown", "intent_selection", "prewriting_min_answers",
                     "prewriting_min_words", "max_message_chars", "max_tokens", "notice",
-                    "rating_before_finish")
+                    "rating_before_finish", "document_pane")
         if key in table
     }  # fmt: skip
     if "target_words" in table:
