@@ -207,13 +207,9 @@
     refresh();
   }
 
-  // The running document ([chat] document_pane = "merged", the default). CollabLLM's page merged
-  // the assistant's text into a document the participant saw, and told them not to take "text
-  // merging" into account when rating (App. E); how it merged is not published. The rule here,
-  // simple enough to state in a paper: a reply's draft is its paragraphs that are not talk to the
-  // participant (one ending in "?", or a lead-in ending in ":"); a reply without a draft leaves
-  // the document as it is; a draft at least half as long as the document (in words) is a new
-  // version and replaces it; a shorter one is added as a new paragraph.
+  // The running document ([chat] document_pane = "merged", the default): CollabLLM's page merged
+  // the assistant's text into a document the participant saw (App. E). The rule is stated, and
+  // applied by `study simulate`, in study/paradigms/chat/merge.py: keep both the same.
   function draftOf(reply) {
     return reply.split(/\n\s*\n/).map((part) => part.trim())
       .filter((part) => part && !/[?:]["'”’)]*$/.test(part)).join("\n\n");

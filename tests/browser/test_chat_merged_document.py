@@ -22,24 +22,10 @@ from study.store import make_engine, reading
 from study.store.db import chat_events
 from tests.browser.chat_participant import exchange, rate, start_chat, wait_saved
 from tests.browser.conftest import TaskServerProcess
+from tests.chat.merge_script import ADDED, FIRST, REPLIES, REWRITE
 from tests.conftest import CONTACT
 
 pytestmark = pytest.mark.browser
-
-FIRST = "The lighthouse keeper counted the ships every night."
-ADDED = "One more line."
-REWRITE = (
-    "The keeper counted the ships every night, and one night a ship did not come. "
-    "He waited until dawn, then rowed out alone."
-)
-# What the assistant says, in turn: a draft wrapped in talk, a short addition, only a question,
-# a new version; then questions until the conversation ends.
-REPLIES = [
-    f"Here is a first draft:\n\n{FIRST}\n\nShould it be sadder?",
-    f"{ADDED}\n\nWhat should happen next?",
-    "Would you like a title?",
-    f"Here is a new version:\n\n{REWRITE}",
-]
 
 
 class ScriptedAssistant(DeterministicBackend):
