@@ -98,6 +98,9 @@ class ReportData:
     # Which metadata was read, in words (MetadataFiles.describe): metadata.csv or the release's
     # per-genre sheets.
     metadata: str = ""
+    # An export folder's provenance (models.csv, or a proactive export's sessions.csv): per
+    # session its condition, the configured model and the model(s) that answered.
+    models: list[dict] = field(default_factory=list)
 
     @property
     def simulated(self) -> int:
@@ -164,7 +167,22 @@ def _from_sessions(path: Path, model: EntityModel | None, processes: int | None)
     survey = (metadata.folder if metadata else path) / "survey.csv"
     if survey.is_file():
         data.questions, data.answers = _read_survey_csv(survey)
+    for name in ("models.csv", PROACTIVE_SESSIONS):  # what `study export` wrote beside the logs
+        models = (metadata.folder if metadata else path) / name
+        if models.is_file():
+            data.models = _read_models(models)
+            break
     return data
+
+
+def _read_models(path: Path) -> list[dict]:
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+    except (csv.Error, UnicodeDecodeError) as error:
+        raise ReportSourceError(f"{path}: cannot be read as a table of models ({error})") from None
+    # A proactive export from before provenance has no model columns: nothing to show.
+    return [r for r in rows if r.get("condition") and "answered_model" in r]
 
 
 def _proactive_conditions(path: Path) -> dict[str, str]:

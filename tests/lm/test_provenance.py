@@ -120,12 +120,14 @@ def test_tab_and_ghost_text_sessions_export_and_report_the_answering_model(tmp_p
         s: (c.model, "deterministic") for s, c in arms.items()
     }
 
-    report = tmp_path / "report.html"
-    result = CliRunner().invoke(main, ["report", str(folder), "--out", str(report)])
-    assert result.exit_code == 0, result.output
-    html = report.read_text()
-    for condition in arms.values():
-        assert f"<tr><td>{condition.name}</td><td>{condition.model}</td><td>deterministic</td></tr>" in html
+    for source in (folder, tmp_path / "coauthor", tmp_path / "proactive"):  # the study, and its exports
+        report = tmp_path / f"report-{source.name}.html"
+        result = CliRunner().invoke(main, ["report", str(source), "--out", str(report)])
+        assert result.exit_code == 0, result.output
+        html = report.read_text()
+        for condition in arms.values():
+            row = f"<tr><td>{condition.name}</td><td>{condition.model}</td><td>deterministic</td></tr>"
+            assert row in html, source
 
 
 def _condition_of(app, session_id: str) -> str:
