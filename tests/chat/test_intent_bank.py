@@ -91,6 +91,9 @@ def test_a_broken_file_in_a_bank_folder_is_named(chat_folder):
 
 
 def test_draft_intents_writes_an_editable_bank_with_a_model(chat_folder, lm_serve):
+    toml = chat_folder / "study.toml"
+    # Named before the bank is complete: drafting still works (the study loads once it is).
+    toml.write_text(toml.read_text(encoding="utf-8").replace('intent_bank = ""', 'intent_bank = "intents"'))
     for type_name, count in (("blog_post", 50), ("creative_writing", 12), ("personal_statement", 12)):
         result = CliRunner().invoke(main, [
             "chat", "draft-intents", str(chat_folder), "--type", type_name, "--n", str(count),
@@ -107,8 +110,6 @@ def test_draft_intents_writes_an_editable_bank_with_a_model(chat_folder, lm_serv
     assert len({i["title"].lower() for i in drafted}) == 50
     assert all(len(i["questions"]) == 10 and i["description"] for i in drafted)
 
-    toml = chat_folder / "study.toml"
-    toml.write_text(toml.read_text(encoding="utf-8").replace('intent_bank = ""', 'intent_bank = "intents"'))
     study = config.load(chat_folder)
     assert [len(study.chat.intents_of(t)) for t in ("blog_post", "creative_writing", "personal_statement")] == [50, 12, 12]
 

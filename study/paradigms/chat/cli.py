@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import tomllib
 from pathlib import Path
 
 import click
 
 from study import config as study_config
 from study.paradigms.chat import intent_drafts
-from study.paradigms.chat.config import ChatConfigError, read_bank
+from study.paradigms.chat.config import DEFAULT_TYPES, ChatConfigError, DocumentType, read_bank
 
 
 @click.group("chat")
@@ -37,21 +38,14 @@ def draft_intents(directory: str, type_name: str, count: int, endpoint: str, mod
     file is a draft: read it, fix or replace what the model got wrong, draft the other types
     into the same folder, then set [chat] intent_bank = "intents" in study.toml.
     """
-    try:
-        study = study_config.load(directory)
-    except study_config.ConfigError as error:
-        raise click.ClickException(str(error)) from None
-    if study.chat is None:
-        raise click.ClickException(f"{directory}/study.toml has no [chat] table: draft-intents is for chat studies "
-                                   "(study init --paradigm chat).")  # fmt: skip
-    names = [t.name for t in study.chat.document_types]
-    if type_name not in names:
+    types = _document_types(Path(directory))
+    if type_name not in types:
         raise click.ClickException(f"--type: '{type_name}' is not a document type of this study. "
-                                   f"Fix: use one of {names}.")  # fmt: skip
+                                   f"Fix: use one of {list(types)}.")  # fmt: skip
     path = Path(out) if out else Path(directory) / "intents" / f"{type_name}.toml"
     if path.exists() and not force:
         raise click.ClickException(f"{path} exists and may hold your edits. Fix: pass --out NEW.toml, or --force to replace it.")
-    document_type = study.chat.document_type(type_name)
+    document_type = types[type_name]
     click.echo(f"Drafting {count} {document_type.label} intents with '{model}' at {endpoint}...")
     try:
         drafted = intent_drafts.draft(document_type, count, endpoint=endpoint, model=model,
@@ -65,6 +59,22 @@ def draft_intents(directory: str, type_name: str, count: int, endpoint: str, mod
         raise click.ClickException(f"the draft does not pass the bank's checks (kept for you to fix): {error}") from None
     click.echo(f"Wrote {len(drafted.intents)} intents to {path} (answered by {drafted.answered_model}). "
                "Edit them; then set [chat] intent_bank to their folder in study.toml.")  # fmt: skip
+
+
+def _document_types(directory: Path) -> dict[str, DocumentType]:
+    """The study's document types, read from study.toml alone: the bank being drafted may be the
+    one that is still incomplete, and a full load would refuse it."""
+    path = directory / study_config.CONFIG_NAME
+    try:
+        with path.open("rb") as handle:
+            table = tomllib.load(handle).get("chat")
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise click.ClickException(f"cannot read {path}: {error}") from None
+    if table is None:
+        raise click.ClickException(f"{path} has no [chat] table: draft-intents is for chat studies "
+                                   "(study init --paradigm chat).")  # fmt: skip
+    listed = [(t.get("name"), t.get("label")) for t in table.get("document_types", []) if isinstance(t, dict)]
+    return {name: DocumentType(name, label or name) for name, label in (listed or DEFAULT_TYPES) if name}
 
 
 @chat.command("copy-intents")
