@@ -372,13 +372,14 @@ def _register_groups() -> None:
     from study.curation.cli import curate
     from study.lm.cli import lm
     from study.mturk.cli import mturk
+    from study.paradigms.chat.cli import chat
     from study.report.cli import report
     from study.simulate.cli import simulate
     from study.release.cli import keys, release, withdraw
     from study.review.cli import qualify, review, reviewers
 
     for group in (lm, curate, mturk, keys, release, withdraw, reviewers, review, qualify, report,
-                  simulate):
+                  simulate, chat):
         main.add_command(group)
 
 

@@ -5,7 +5,8 @@ control values as strings, `eventNum` 0..n-1 in the browser's sequence order. An
 `metadata.csv` with the release's columns and definitions (shared data README), plus `genre`
 as in the fixtures' metadata, `simulated` (true for a session written by `study simulate`),
 and the session's `condition` and its `paradigm` ("none" for a control arm, whose suggestion
-counts are left empty: not applicable). Files are written to a temporary name and renamed, so
+counts are left empty: not applicable). And `models.csv`: each session's configured model beside
+the model(s) the endpoint said answered. Files are written to a temporary name and renamed, so
 an interrupted export never leaves a half-written session file.
 """
 
@@ -25,7 +26,7 @@ from study.curation.formats import CONTROL_KEYS, RELEASE_KEYS
 from study.curation.metadata import official_metadata
 from study.paradigms.proactive.curation import EXTENSION_EVENTS
 from study.export.surveys import export_surveys
-from study.store import make_engine, reading
+from study.store import make_engine, provenance, reading
 from study.store import events as event_store
 from study.store import sessions as session_store
 from study.store import simulated as simulated_store
@@ -36,6 +37,9 @@ METADATA_COLUMNS = (
     "num_query", "num_selected", "perc_selected", "num_cursor", "time", "num_event",
     "written_by_human", "genre", "simulated", "condition", "paradigm",
 )  # fmt: skip
+# models.csv, beside metadata.csv (whose columns stay the release's): per session the model the
+# study configured and the model(s) the endpoint said answered (study.store.provenance).
+MODEL_COLUMNS = ("session_id", "condition", "model", "answered_model")
 # The release gives submission times in US/Pacific local time, e.g. "8/26/2021 20:49:16".
 PACIFIC = ZoneInfo("US/Pacific")
 
@@ -93,6 +97,8 @@ def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -
     # The sessions' survey answers beside them (study.export.surveys).
     with reading(engine) as connection:
         files = export_surveys(study, connection, [row["session_id"] for row in rows])
+        answered = provenance.answered_models(connection)
+    files["models.csv"] = _models_csv(study, rows, answered)
     engine.dispose()
     for name, data in files.items():
         write_atomically(out / name, data)
@@ -118,6 +124,21 @@ def _metadata_row(study: Study, session: dict, release: list[dict], simulated: b
     }
     # A control session could not ask for suggestions: its counts are "not applicable", not 0.
     return control_arm.blank_suggestion_figures(row) if control_arm.is_control(condition) else row
+
+
+def _models_csv(study: Study, rows: list[dict], answered: dict[str, list[str]]) -> bytes:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=MODEL_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        condition = study.condition(row["condition"])
+        writer.writerow({
+            "session_id": row["session_id"], "condition": condition.name,
+            # A control arm has no model: both cells stay empty rather than name one it never used.
+            "model": "" if control_arm.is_control(condition) else condition.model,
+            "answered_model": provenance.cell(answered.get(row["session_id"])),
+        })  # fmt: skip
+    return buffer.getvalue().encode()
 
 
 def _dumps(record: dict) -> bytes:

@@ -8,6 +8,10 @@ without other changes:
   POST /v1/chat/completions   the conversation is formatted by the backend's chat template
   GET  /v1/models             the one model this server runs
 
+Every answer's `model` names the model that answered (`smollm2-135m-instruct`, `deterministic`),
+whatever name the request asked for, as OpenAI answers "gpt-4o" with "gpt-4o-2024-08-06": a study
+configured for another model then records what really wrote its texts (study.store.provenance).
+
 Errors use OpenAI's shape, `{"error": {"message", "type", "param", "code"}}`, with 400 for bad
 parameters and 404 for unknown routes, so clients report them as they would OpenAI's.
 """
@@ -90,7 +94,7 @@ def create_app(backend: Backend, *, logprobs: bool = True) -> Flask:
                 completion_tokens += len(generation.token_logprobs)
         return jsonify(
             id=f"cmpl-{uuid.uuid4().hex}", object="text_completion", created=int(time.time()),
-            model=body["model"], choices=choices, system_fingerprint=None,
+            model=backend.model_id, choices=choices, system_fingerprint=None,
             usage=_usage(prompt_tokens, completion_tokens),
         )
 
@@ -119,7 +123,7 @@ def create_app(backend: Backend, *, logprobs: bool = True) -> Flask:
             completion_tokens += len(generation.token_logprobs)
         return jsonify(
             id=f"chatcmpl-{uuid.uuid4().hex}", object="chat.completion", created=int(time.time()),
-            model=body["model"], choices=choices, system_fingerprint=None,
+            model=backend.model_id, choices=choices, system_fingerprint=None,
             usage=_usage(backend.count_tokens(prompt), completion_tokens),
         )
 

@@ -17,6 +17,7 @@ Sessions marked simulated (`study simulate`) carry `simulated=true` in the metad
 from __future__ import annotations
 
 import csv
+import json
 import os
 import tempfile
 from collections.abc import Callable, Iterable
@@ -79,7 +80,7 @@ class ReportData:
     entity_model: EntityModel
     funnel: list[tuple[str, int | None]] | None = None
     stage_seconds: dict[str, list[float]] | None = None
-    requests: list[dict] | None = None  # condition, latency_ms, error (study database)
+    requests: list[dict] | None = None  # condition, latency_ms, error, model, configured (study database)
     questions: list[Question] = field(default_factory=list)
     answers: dict[str, dict[str, object]] = field(default_factory=dict)  # session -> answers
     unreadable: list[str] = field(default_factory=list)
@@ -98,6 +99,9 @@ class ReportData:
     # Which metadata was read, in words (MetadataFiles.describe): metadata.csv or the release's
     # per-genre sheets.
     metadata: str = ""
+    # An export folder's provenance (models.csv, or a proactive export's sessions.csv): per
+    # session its condition, the configured model and the model(s) that answered.
+    models: list[dict] = field(default_factory=list)
 
     @property
     def simulated(self) -> int:
@@ -166,7 +170,22 @@ def _from_sessions(path: Path, model: EntityModel | None, processes: int | None)
     survey = (metadata.folder if metadata else path) / "survey.csv"
     if survey.is_file():
         data.questions, data.answers = _read_survey_csv(survey)
+    for name in ("models.csv", PROACTIVE_SESSIONS):  # what `study export` wrote beside the logs
+        models = (metadata.folder if metadata else path) / name
+        if models.is_file():
+            data.models = _read_models(models)
+            break
     return data
+
+
+def _read_models(path: Path) -> list[dict]:
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+    except (csv.Error, UnicodeDecodeError) as error:
+        raise ReportSourceError(f"{path}: cannot be read as a table of models ({error})") from None
+    # A proactive export from before provenance has no model columns: nothing to show.
+    return [r for r in rows if r.get("condition") and "answered_model" in r]
 
 
 def _proactive_conditions(path: Path) -> dict[str, str]:
@@ -301,8 +320,15 @@ def _requests(connection) -> list[dict]:
 
     from study.store.db import suggestion_requests as table
 
-    query = select(table.c.condition, table.c.latency_ms, table.c.error)
-    return [dict(row) for row in connection.execute(query).mappings()]
+    query = select(table.c.condition, table.c.latency_ms, table.c.error, table.c.model, table.c.parameters)
+    requests = []
+    for row in connection.execute(query).mappings():
+        request = dict(row)
+        # parameters.model is the name the study asked for; model, the one the endpoint answered with.
+        parameters = json.loads(request.pop("parameters") or "{}")
+        request["configured"] = parameters.get("model") if isinstance(parameters, dict) else None
+        requests.append(request)
+    return requests
 
 
 def _study_survey(study, connection, session_ids: list[str]) -> tuple[list[Question], dict[str, dict[str, object]]]:

@@ -32,6 +32,8 @@
   let owed = [];
   let inFlight = null; // {clientId, content}: a message sent and not yet answered
   let busy = false;
+  let lastMergedSeq = -1; // the last reply merged into the running document ([chat] document_pane)
+  const merged = boot.documentPane !== "edited";
 
   function newClientId() {
     const bytes = new Uint8Array(16);
@@ -49,7 +51,7 @@
   }
 
   function snapshot() {
-    return { doc: ui.doc.value, nextSeq, inFlight };
+    return { doc: ui.doc.value, nextSeq, inFlight, lastMergedSeq };
   }
 
   function showSaveState(state, message) {
@@ -87,7 +89,7 @@
     item.dataset.seq = String(message.seq);
     item.setAttribute("data-testid", "chat-message");
     item.textContent = message.content;
-    if (message.role === "assistant") {
+    if (message.role === "assistant" && !merged) {
       const button = document.createElement("button");
       button.type = "button";
       button.textContent = "Insert into document";
@@ -137,6 +139,7 @@
         log("chat-send", "user", { messageSeq: answer.user.seq });
         addMessage(answer.assistant);
         log("chat-receive", "api", { messageSeq: answer.assistant.seq });
+        if (merged) mergeReply(answer.assistant);
         exchanges = answer.exchanges;
         owed = answer.owed;
         showError("", false);
@@ -202,6 +205,37 @@
     log("chat-insert", "user", { messageSeq: message.seq });
     log("text-insert", "api", { textDelta: delta, messageSeq: message.seq });
     refresh();
+  }
+
+  // The running document ([chat] document_pane = "merged", the default): CollabLLM's page merged
+  // the assistant's text into a document the participant saw (App. E). The rule is stated, and
+  // applied by `study simulate`, in study/paradigms/chat/merge.py: keep both the same.
+  function draftOf(reply) {
+    return reply.split(/\n\s*\n/).map((part) => part.trim())
+      .filter((part) => part && !/[?:]["'”’)]*$/.test(part)).join("\n\n");
+  }
+
+  function merge(doc, reply) {
+    const draft = draftOf(reply);
+    if (!draft) return doc;
+    if (!doc.trim() || wordCount(draft) * 2 >= wordCount(doc)) return draft;
+    return `${doc.replace(/\s+$/, "")}\n\n${draft}`;
+  }
+
+  function mergeReply(message) {
+    if (message.seq <= lastMergedSeq) return; // a resent message's stored reply, merged already
+    lastMergedSeq = message.seq;
+    const now = merge(ui.doc.value, message.content);
+    // Logged like an inserted reply, so the document replays from the log as the pane showed it.
+    log("chat-merge", "api", { messageSeq: message.seq });
+    const delta = window.StudyEditor.diff(ui.doc.value, now, now.length);
+    if (delta) {
+      const name = delta.ops.some((op) => "insert" in op) ? "text-insert" : "text-delete";
+      log(name, "api", { textDelta: delta, messageSeq: message.seq });
+    }
+    ui.doc.value = now;
+    lastDoc = now;
+    outbox.save();
   }
 
   // -- the blocking in-session survey (CollabLLM's periodic rating) --------------------------
@@ -315,14 +349,17 @@
       ...pending.map((record) => record.seq + 1));
     ui.doc.value = doc;
     lastDoc = doc;
-    ui.doc.readOnly = false;
+    if (saved && Number.isInteger(saved.lastMergedSeq)) lastMergedSeq = saved.lastMergedSeq;
+    else if (merged) lastMergedSeq = Math.max(-1, ...state.messages.map((m) => m.seq));
+    ui.doc.readOnly = merged;
+    ui.doc.dataset.ready = "true";
     state.messages.forEach(addMessage);
     exchanges = state.exchanges;
     owed = state.owed;
     if (nextSeq === 0) log("system-initialize", "api");
     else outbox.save();
     outbox.schedule(0);
-    ui.doc.addEventListener("input", onDocInput);
+    if (!merged) ui.doc.addEventListener("input", onDocInput);
     ui.form.addEventListener("submit", submitMessage);
     ui.retry.addEventListener("click", () => { if (inFlight) send(inFlight); });
     ui.finish.addEventListener("click", finish);

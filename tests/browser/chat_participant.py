@@ -24,7 +24,12 @@ def start_chat(page: Page, base_url: str, access_code: str = "chat-1") -> str:
         box.fill(NOTE)
     page.get_by_test_id("next").click()
     page.wait_for_url("**/chat")
-    expect(page.get_by_test_id("document")).to_be_editable()
+    document = page.get_by_test_id("document")
+    if page.get_by_test_id("merge-note").count():  # [chat] document_pane = "merged": read-only
+        expect(document).to_have_attribute("data-ready", "true")
+        expect(document).not_to_be_editable()
+    else:
+        expect(document).to_be_editable()
     return page.url.rstrip("/").split("/")[-2]
 
 

@@ -17,13 +17,15 @@ from tests.browser.conftest import TaskServerProcess, _serve_in_thread
 from tests.conftest import CONTACT
 
 pytestmark = pytest.mark.browser
+EDITED_PANE = {'document_pane = "merged"': 'document_pane = "edited"'}
 
 
 @pytest.fixture
 def chat_dir(tmp_path):
     folder = tmp_path / "chat-study"
     # `study serve` refuses a consent page whose contact is still the placeholder.
-    write_study_files(folder, paradigm="chat", replacements=CONTACT)
+    # These tests write in the document pane: the participant-edited one ([chat] document_pane).
+    write_study_files(folder, paradigm="chat", replacements={**CONTACT, **EDITED_PANE})
     return folder
 
 
@@ -201,6 +203,9 @@ def test_prewriting_questions_can_be_removed_and_added(page, chat_server):
     page.goto(f"{url}/task?access_code=notes")
     page.get_by_test_id("consent").check()
     page.get_by_test_id("next").click()
+    # The landing page's two required boxes (issue 22 item 4, [texts] instructions_confirmations).
+    page.get_by_test_id("confirm1").check()
+    page.get_by_test_id("confirm2").check()
     page.get_by_test_id("next").click()
     page.get_by_test_id("intent-option").first.check()
     page.get_by_test_id("next").click()

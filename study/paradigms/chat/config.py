@@ -95,6 +95,10 @@ class ChatSettings:
     # A rating that falls due after the exchange the participant finishes at (after exchange 9:
     # every 3) is skipped by default (spec B3 [I]: the final survey covers it); True asks it first.
     rating_before_finish: bool = False
+    # "merged": the page merges the assistant's replies into a running document the participant
+    # sees read-only (CollabLLM App. E, "do not take text merging into account"); "edited": the
+    # pane is the participant's own, with a button to insert a reply (study/static/chat.js).
+    document_pane: str = "merged"
     notice: str = ""
     # Read on every chat page (spec C6.1: an operator notice "that can be edited live").
     notice_file: Path | None = None
@@ -130,19 +134,10 @@ def load_chat(data: dict, directory: Path, source: Path) -> ChatSettings | None:
     intents_data, origin = table.get("intents"), str(source)
     if intents_data is None:
         name = table.get("intent_bank") or ""
-        path = directory / name if name else templates_dir() / "chat" / "intents.toml"
-        try:
-            with path.open("rb") as handle:
-                bank = tomllib.load(handle)
-        except (OSError, tomllib.TOMLDecodeError) as exc:
-            raise ChatConfigError(
-                f"{source}: chat.intent_bank: cannot read '{path}' ({exc}). "
-                "Fix: create the file with [[intents]] tables, or set intent_bank = \"\"."
-            ) from None
-        intents_data, origin = bank.get("intents", []), str(path)
-        problems = [describe_error(e, origin, "intents") for e in _errors({"intents": intents_data})]
-        if problems:
-            raise ChatConfigError("\n".join(problems))
+        path = directory / name if name else templates_dir() / "chat" / "intents"
+        intents_data, where, origin = read_bank(path, source)
+    else:
+        where = [f"{origin}: intents[{i}]" for i in range(len(intents_data))]
     types = tuple(
         DocumentType(t["name"], t["label"]) for t in table.get("document_types", [])
     ) or tuple(DocumentType(*pair) for pair in DEFAULT_TYPES)
@@ -150,14 +145,14 @@ def load_chat(data: dict, directory: Path, source: Path) -> ChatSettings | None:
         Intent(i["type"], i["index"], i["title"], i["description"], tuple(i["questions"]))
         for i in intents_data
     )
-    problems = _check(types, intents, data.get("conditions", []), origin, source)
+    problems = _check(types, intents, data.get("conditions", []), where, origin, source)
     if problems:
         raise ChatConfigError("\n".join(problems))
     keys = {
         key: table[key]
         for key in ("min_exchanges", "intents_shown", "intent_selection", "prewriting_min_answers",
                     "prewriting_min_words", "max_message_chars", "history_chars", "max_tokens", "notice",
-                    "rating_before_finish")
+                    "rating_before_finish", "document_pane")
         if key in table
     }  # fmt: skip
     if "target_words" in table:
@@ -167,6 +162,35 @@ def load_chat(data: dict, directory: Path, source: Path) -> ChatSettings | None:
     if "simulator" in table:
         keys["simulator"] = _simulator(table["simulator"], directory, source, keys.get("min_exchanges", 8))
     return ChatSettings(document_types=types, intents=intents, **keys)
+
+
+def read_bank(path: Path, source: Path) -> tuple[list[dict], list[str], str]:
+    """The [[intents]] of a bank file, or of every *.toml in a bank folder (one file per type,
+    as the shipped bank and `study chat draft-intents` write them), each file checked alone so
+    an error names the file it is in."""
+    files = sorted(path.glob("*.toml")) if path.is_dir() else [path]
+    if not files:
+        raise ChatConfigError(
+            f"{source}: chat.intent_bank: the folder '{path}' holds no .toml file. "
+            "Fix: add one file of [[intents]] per document type (study chat draft-intents writes one)."
+        )
+    intents, where = [], []
+    for file in files:
+        try:
+            with file.open("rb") as handle:
+                bank = tomllib.load(handle)
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ChatConfigError(
+                f"{source}: chat.intent_bank: cannot read '{file}' ({exc}). "
+                "Fix: create the file with [[intents]] tables, or set intent_bank = \"\"."
+            ) from None
+        found = bank.get("intents", [])
+        problems = [describe_error(e, str(file), "intents") for e in _errors({"intents": found})]
+        if problems:
+            raise ChatConfigError("\n".join(problems))
+        intents.extend(found)
+        where.extend(f"{file}: intents[{i}]" for i in range(len(found)))
+    return intents, where, str(path)
 
 
 def _simulator(table: dict, directory: Path, source: Path, min_exchanges: int) -> SimulatorSettings:
@@ -187,7 +211,7 @@ def _simulator(table: dict, directory: Path, source: Path, min_exchanges: int) -
     return settings
 
 
-def _check(types, intents, conditions, origin: str, source: Path) -> list[str]:
+def _check(types, intents, conditions, where: list[str], origin: str, source: Path) -> list[str]:
     problems = []
     names = [t.name for t in types]
     if len(set(names)) != len(names):
@@ -196,12 +220,12 @@ def _check(types, intents, conditions, origin: str, source: Path) -> list[str]:
     for position, intent in enumerate(intents):
         if intent.type not in names:
             problems.append(
-                f"{origin}: intents[{position}].type: '{intent.type}' is not a document type. "
+                f"{where[position]}.type: '{intent.type}' is not a document type. "
                 f"Fix: use one of {names} or add it to [[chat.document_types]]."
             )
         if intent.key in seen:
             problems.append(
-                f"{origin}: intents[{position}].index: {intent.index} is used twice for '{intent.type}'. "
+                f"{where[position]}.index: {intent.index} is used twice for '{intent.type}'. "
                 "Fix: number each type's intents uniquely."
             )
         seen.add(intent.key)

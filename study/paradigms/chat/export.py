@@ -54,7 +54,9 @@ def conversation(study: Study, connection, session: dict) -> dict | None:
         "simulated": simulated,
         **extra,
         "assistant": {"condition": condition.name, "label": label(study, condition.name),
-                      "model": condition.model, "system_prompt": condition.system_prompt},
+                      "model": condition.model, "system_prompt": condition.system_prompt,
+                      # The configured name above; here what the endpoint said answered (issue 20).
+                      "answered_models": sorted({m["model"] for m in messages if m["role"] == "assistant" and m["model"]})},
         "document_type": chat["document_type"],
         "offered_intents": chat["offered"],
         "intent": {"key": intent.key, "title": intent.title, "description": intent.description} if intent else None,

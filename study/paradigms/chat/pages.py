@@ -150,6 +150,7 @@ def chat_page(session_id, session):
         "sessionId": session_id,
         "minExchanges": settings.min_exchanges,
         "ratingBeforeFinish": settings.rating_before_finish,
+        "documentPane": settings.document_pane,
         "maxMessageChars": settings.max_message_chars,
         "stateUrl": url_for("chat_api.state", session_id=session_id),
         "messagesUrl": url_for("chat_api.send", session_id=session_id),

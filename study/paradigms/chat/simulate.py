@@ -5,9 +5,11 @@ assigned one) -> pre-writing answers (the study's minimums) -> the chat page: me
 the chat API until the user ends the chat (the termination marker, after at least
 `min_exchanges`), or the turn limit ([chat.simulator] max_exchanges), every blocking rating
 answered when it is due,
-the document pane edited through the chat page's event API as study/static/chat.js logs it
-(chat-send/chat-receive, chat-insert with its api text-insert, the user's own text-insert,
-survey-open/survey-submit) -> finish -> the final survey -> completion page.
+the document logged through the chat page's event API as study/static/chat.js logs it
+(chat-send/chat-receive; with [chat] document_pane = "merged" each reply's chat-merge and the
+text event it made (study.paradigms.chat.merge), with "edited" chat-insert with its api
+text-insert and the user's own text-insert; survey-open/survey-submit) -> finish -> the final
+survey -> completion page.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import uuid
 
 import httpx
 
+from study.paradigms.chat import merge
 from study.paradigms.chat.simulated_user import ChatUser, at_least_words
 from study.simulate.forms import Question, questions
 from study.simulate.pages import read_page
@@ -229,16 +232,18 @@ class ChatParticipant(Participant):
             conversation += [{"role": "user", "content": answer["user"]["content"]},
                              {"role": "assistant", "content": last_reply}]  # fmt: skip
             self.exchanges = answer["exchanges"]
-            if last_reply and self.user.inserts():
+            if self.settings.document_pane == "merged":
+                self._merge(log, answer["assistant"])  # the page does it; the user cannot edit
+            elif last_reply and self.user.inserts():
                 self._insert(log, answer["assistant"])
-            if self.thoughts and self.user.edits():
+            if self.thoughts and self.user.edits() and self.settings.document_pane != "merged":
                 # The user's own words: one of their pre-writing thoughts typed into the pane.
                 thought = self.user.rng.choice(self.thoughts)
                 log.append(("\n\n" if log.document and not log.document.endswith("\n") else "") + thought, "user")
             self._rate(boot, log, panels, answer["owed"])
             if len(log.unsent) >= EVENT_BATCH // 2:
                 self._send_events(boot, log)
-        if not log.document.strip() and last_reply:
+        if not log.document.strip() and last_reply and self.settings.document_pane != "merged":
             self._insert(log, {"seq": None, "content": last_reply})  # nobody submits an empty document
         self._send_events(boot, log)
         first_wish = first_wish if first_wish is not None else (
@@ -255,6 +260,16 @@ class ChatParticipant(Participant):
         log.log("chat-insert", "user", messageSeq=message["seq"])
         log.append(addition, "api", messageSeq=message["seq"])
         self.inserted += 1
+
+    def _merge(self, log: ChatLog, message: dict) -> None:
+        """The running document after a reply, logged as chat.js's mergeReply logs it."""
+        now = merge.merge(log.document, message["content"])
+        log.log("chat-merge", "api", messageSeq=message["seq"])
+        change = merge.delta(log.document, now)
+        if change is not None:
+            name = "text-insert" if any("insert" in op for op in change["ops"]) else "text-delete"
+            log.document = now
+            log.log(name, "api", textDelta=change, messageSeq=message["seq"])
 
     def _say(self, boot: dict, log: ChatLog, panels: list[Question], content: str) -> dict:
         client_id = uuid.uuid4().hex

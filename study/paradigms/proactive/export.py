@@ -3,7 +3,7 @@
 One `<session_id>.jsonl` per proactive session: the 17 release keys in the release's order,
 then `proactive`, with every event including the extension events
 (schemas/coauthor-proactive.schema.json), and `sessions.csv` naming each session's paradigm,
-condition and prompt. `study export` (format coauthor) writes the strict CoAuthor files of the
+condition, prompt, configured model and the model(s) the endpoint said answered. `study export` (format coauthor) writes the strict CoAuthor files of the
 same sessions instead: extension events and the `proactive` key dropped.
 """
 
@@ -17,13 +17,16 @@ from pathlib import Path
 
 from study.config import Study
 from study.export.coauthor import write_atomically, to_release_record
-from study.store import make_engine, reading
+from study.store import make_engine, provenance, reading
 from study.store import events as event_store
 from study.store import sessions as session_store
 from study.store.permissions import private_folder
 from study.paradigms.proactive import is_proactive_study
 
-SESSION_COLUMNS = ("session_id", "paradigm", "condition", "prompt_code", "genre", "events")
+# model: as the study configured it; answered_model: as the endpoint named it (study.store.provenance).
+SESSION_COLUMNS = (
+    "session_id", "paradigm", "condition", "prompt_code", "genre", "events", "model", "answered_model",
+)
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,7 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
     rows, total = [], 0
     with reading(engine) as connection:
         candidates = session_store.all_sessions(connection, finished_only=not include_unfinished)
+        answered = provenance.answered_models(connection)
     # L0 sessions belong to a MindCopilot study (the baseline of Table 5), not to a CoAuthor one.
     proactive_study = is_proactive_study(study.conditions)
     for session in candidates:
@@ -65,6 +69,7 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
             "session_id": session["session_id"], "paradigm": condition.paradigm,
             "condition": condition.name, "prompt_code": session["prompt_code"],
             "genre": study.prompt(session["prompt_code"]).genre, "events": len(extended),
+            "model": condition.model, "answered_model": provenance.cell(answered.get(session["session_id"])),
         })
     engine.dispose()
     buffer = io.StringIO()

@@ -9,6 +9,7 @@ from study.paradigms.none.arm import NOT_APPLICABLE
 from study.report import plots
 from study.report.data import ReportData
 from study.report.html import Section
+from study.store.provenance import SEPARATOR
 
 
 def build(data: ReportData) -> Section | None:
@@ -45,7 +46,7 @@ def build(data: ReportData) -> Section | None:
     if not any(asked.values()):
         section.paragraph("No suggestion was requested.", note=True)
         if not controls:
-            return section
+            return _with_models(section, data)
     rows = []
     for condition in controls:
         # A control arm had no assistant: its figures do not exist, which 0 would misstate.
@@ -63,4 +64,38 @@ def build(data: ReportData) -> Section | None:
     if any(latencies.values()):
         section.figure(plots.boxes(dict(sorted(latencies.items())), ylabel="latency (ms)"),
                        "Suggestion latency per condition (ms).")  # fmt: skip
+    return _with_models(section, data)
+
+
+def _with_models(section: Section, data: ReportData) -> Section:
+    if data.requests:
+        _models(section, [(r["condition"], r.get("configured"), None if r["error"] else r.get("model"))
+                          for r in data.requests])  # fmt: skip
+    elif data.models:  # an export folder: its models.csv
+        _models(section, [(r["condition"], r.get("model"), a) for r in data.models
+                          for a in (r.get("answered_model") or "").split(SEPARATOR) or [None]])  # fmt: skip
     return section
+
+
+def _models(section: Section, calls: list[tuple[str, str | None, str | None]]) -> None:
+    """Provenance (issue 20): the model each condition asked for beside the one(s) the endpoint
+    said answered, so a stand-in (a local model serving a configured name) cannot go unnoticed.
+    `calls`: (condition, configured model, answering model or None)."""
+    configured: dict[str, set[str]] = defaultdict(set)
+    answered: dict[str, set[str]] = defaultdict(set)
+    for condition, asked, answering in calls:
+        if asked:
+            configured[condition].add(asked)
+        if answering:
+            answered[condition].add(answering)
+    rows = [
+        [condition, "; ".join(sorted(configured[condition])) or None,
+         "; ".join(sorted(answered[condition])) or "none answered"]
+        for condition in sorted(set(configured) | set(answered))
+    ]  # fmt: skip
+    section.paragraph(
+        "Models: the name each condition asked the endpoint for, and the model(s) the endpoint's "
+        "replies named as having answered (a version of the alias, or another model standing in).",
+        note=True,
+    )
+    section.table(["condition", "configured model", "answered by"], rows)

@@ -1,0 +1,52 @@
+"""The running document of a chat study (`[chat] document_pane = "merged"`, CollabLLM App. E).
+
+The paper's page merged the assistant's text into a document the participant saw and asked them
+"not to take text merging into account"; how it merged is not published. The rule, which the
+chat page applies in the browser (study/static/chat.js, `merge`) and `study simulate`'s chat
+users apply here, so a simulated conversation's document grows as a person's would:
+
+- a reply's draft is its paragraphs (split at blank lines) that are not talk to the
+  participant: a paragraph ending in "?" (a question) or ":" (a lead-in such as "Here is a
+  draft:"), closing quotes and brackets aside;
+- a reply without a draft leaves the document as it is;
+- a draft at least half as long as the document (in words) is a new version: it replaces it;
+- a shorter one is added at the end as a new paragraph.
+"""
+
+from __future__ import annotations
+
+import re
+
+_TALK = re.compile(r"[?:][\"'”’)]*$")
+
+
+def draft_of(reply: str) -> str:
+    parts = [part.strip() for part in re.split(r"\n\s*\n", reply)]
+    return "\n\n".join(part for part in parts if part and not _TALK.search(part))
+
+
+def merge(document: str, reply: str) -> str:
+    draft = draft_of(reply)
+    if not draft:
+        return document
+    if not document.strip() or 2 * len(draft.split()) >= len(document.split()):
+        return draft
+    return f"{document.rstrip()}\n\n{draft}"
+
+
+def delta(before: str, after: str) -> dict | None:
+    """The Quill delta from `before` to `after` (one changed span), or None when equal."""
+    if before == after:
+        return None
+    start = 0
+    while start < min(len(before), len(after)) and before[start] == after[start]:
+        start += 1
+    end = 0  # common suffix, not overlapping the prefix
+    while end < min(len(before), len(after)) - start and before[-1 - end] == after[-1 - end]:
+        end += 1
+    ops: list[dict] = [{"retain": start}] if start else []
+    if len(before) - start - end:
+        ops.append({"delete": len(before) - start - end})
+    if len(after) - start - end:
+        ops.append({"insert": after[start : len(after) - end]})
+    return {"ops": ops}

@@ -1,0 +1,35 @@
+"""Which model answered: the configured name beside the one the endpoint named (issue 20).
+
+Every model call is a `suggestion_requests` row (Tab suggestions, ghost text and chat replies
+alike): `parameters.model` is the name the study asked for, `model` the name the endpoint's
+reply gave (study.server.model_calls.settle). An alias served by another model ("gpt-4o"
+answered by "gpt-4o-2024-08-06", or a chat study's "Llama-3.1-8B-Instruct" served by a local
+SmolLM2) is then visible in every export and report, not hidden behind the configured name.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, select
+
+from study.store.db import suggestion_requests
+
+# How several answering models of one session or condition are written in one CSV cell.
+SEPARATOR = "; "
+
+
+def answered_models(connection: Connection, by: str = "session_id") -> dict[str, list[str]]:
+    """Per session (or per condition with `by="condition"`), the models the endpoint said
+    answered, sorted; calls that failed answered nothing and are left out."""
+    column = suggestion_requests.c[by]
+    rows = connection.execute(
+        select(column, suggestion_requests.c.model).where(suggestion_requests.c.error.is_(None)).distinct()
+    )
+    found: dict[str, set[str]] = {}
+    for key, model in rows:
+        found.setdefault(key, set()).add(model)
+    return {key: sorted(models) for key, models in found.items()}
+
+
+def cell(models: list[str] | None) -> str:
+    """The answering models as one CSV cell; empty when no call was answered."""
+    return SEPARATOR.join(models or [])
