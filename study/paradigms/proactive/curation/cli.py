@@ -144,6 +144,7 @@ def proactive(paths, out, weights, layers, modify_window_ms, judge_endpoint, jud
     from study.paradigms.proactive.metrics.har import HarItem, har
     from study.paradigms.proactive.metrics.har_rate import har_rate
     from study.paradigms.proactive.metrics.ked import ked, ked_mean
+    from study.paradigms.proactive.metrics.table5 import session_figures, table5
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -160,7 +161,6 @@ def proactive(paths, out, weights, layers, modify_window_ms, judge_endpoint, jud
                 click.echo(f"{path}: not a proactive session (no `proactive` key); skipped", err=True)
                 continue
             records = suggestion_records(session.events, session.session_id, modify_window_ms)
-            switches = sum(1 for e in session.events if e["eventName"] == "window-blur")
             for r in records:
                 accepted = r.outcome in ("accepted", "accepted_modified", "partial")
                 verdict = distance = None
@@ -176,18 +176,21 @@ def proactive(paths, out, weights, layers, modify_window_ms, judge_endpoint, jud
                     word_distance=word_edit_distance(r.accepted_text, r.final_text) if accepted else None,
                 )
                 rows.append(row)
-            sessions.append((session.session_id, session_paradigm(session.events), switches))
+            sessions.append(session_figures(session.events, session.session_id, session_paradigm(session.events)))
     by_session = defaultdict(list)
     for row in rows:
         by_session[row["session_id"]].append(row)
     session_rows = []
-    for session_id, paradigm, switches in sessions:
-        mine = by_session[session_id]
-        rate = acceptance_rate((session_id, r["outcome"]) for r in mine)
+    for figures in sessions:
+        mine = by_session[figures.session_id]
+        rate = acceptance_rate((figures.session_id, r["outcome"]) for r in mine)
         session_rows.append({
-            "session_id": session_id, "paradigm": paradigm, "shown": rate.shown, "accepted": rate.accepted,
-            "acceptance": rate.micro, "har": har_rate(r["har"] for r in mine if r["har"] is not None).percent,
-            "ked": ked_mean(r["ked"] for r in mine), "window_switches": switches,
+            "session_id": figures.session_id, "paradigm": figures.paradigm, "shown": rate.shown,
+            "accepted": rate.accepted, "acceptance": rate.micro,
+            "har": har_rate(r["har"] for r in mine if r["har"] is not None).percent,
+            "ked": ked_mean(r["ked"] for r in mine), "window_switches": figures.window_switches,
+            "panel_switches": figures.panel_switches, "chat_requests": figures.chat_requests,
+            "editing_minutes": figures.editing_minutes, "active_minutes": figures.active_minutes,
         })
     if not session_rows:
         raise click.ClickException(
@@ -195,20 +198,17 @@ def proactive(paths, out, weights, layers, modify_window_ms, judge_endpoint, jud
             "export the study with `study export DIR --format proactive --out OUT` and measure OUT."
         )
     paradigm_rows = []
-    for paradigm in sorted({s["paradigm"] for s in session_rows}):
-        mine = [r for r in rows if r["paradigm"] == paradigm]
-        rate = acceptance_rate((r["session_id"], r["outcome"]) for r in mine)
+    # Table 5's figures (sessions, editing time, switches, shown, acceptance, modify rate) by
+    # study.paradigms.proactive.metrics.table5, as `study report` shows them.
+    for row in table5(sessions, ((r["session_id"], r["outcome"]) for r in rows))[:-1]:
+        mine = [r for r in rows if r["paradigm"] == row["paradigm"]]
         chars = [r["char_distance"] for r in mine if r["char_distance"] is not None]
         words = [r["word_distance"] for r in mine if r["word_distance"] is not None]
-        switches = [s["window_switches"] for s in session_rows if s["paradigm"] == paradigm]
         paradigm_rows.append({
-            "paradigm": paradigm, "sessions": rate.sessions, "shown": rate.shown,
-            "acceptance_macro": rate.macro, "acceptance_micro": rate.micro,
-            "har": har_rate(r["har"] for r in mine if r["har"] is not None).percent,
+            **row, "har": har_rate(r["har"] for r in mine if r["har"] is not None).percent,
             "ked": ked_mean(r["ked"] for r in mine),
             "char_distance": sum(chars) / len(chars) if chars else math.nan,
             "word_distance": sum(words) / len(words) if words else math.nan,
-            "window_switches": sum(switches) / len(switches) if switches else math.nan,
         })
     _write_csv(out / "suggestions.csv", rows)
     _write_csv(out / "sessions.csv", session_rows)
