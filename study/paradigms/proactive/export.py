@@ -2,8 +2,9 @@
 
 One `<session_id>.jsonl` per proactive session: the 17 release keys in the release's order,
 then `proactive`, with every event including the extension events
-(schemas/coauthor-proactive.schema.json), and `sessions.csv` naming each session's paradigm,
-condition and prompt. `study export` (format coauthor) writes the strict CoAuthor files of the
+(schemas/coauthor-proactive.schema.json), `sessions.csv` naming each session's paradigm,
+condition and prompt, and `suggestion_requests.json` (schemas/proactive-requests.schema.json):
+per L1-L3 suggestion, the context the model saw (study.paradigms.proactive.curation.requests). `study export` (format coauthor) writes the strict CoAuthor files of the
 same sessions instead: extension events and the `proactive` key dropped.
 """
 
@@ -20,7 +21,9 @@ from study.export.coauthor import write_atomically, to_release_record
 from study.store import make_engine, reading
 from study.store import events as event_store
 from study.store import sessions as session_store
-from study.paradigms.proactive import is_proactive_study
+from study.store.db import suggestion_requests
+from study.paradigms.proactive import PROACTIVE, is_proactive_study
+from study.paradigms.proactive.curation.requests import FILE_NAME, request_entry, requests_document
 
 SESSION_COLUMNS = ("session_id", "paradigm", "condition", "prompt_code", "genre", "events")
 
@@ -41,7 +44,7 @@ def to_extended_record(record: dict, event_num: int, paradigm: str) -> dict:
 def export_proactive(study: Study, out: Path, *, include_unfinished: bool = False) -> ProactiveExportSummary:
     out.mkdir(parents=True, exist_ok=True)
     engine = make_engine(study.database_url)
-    rows, total = [], 0
+    rows, total, requests = [], 0, []
     with reading(engine) as connection:
         candidates = session_store.all_sessions(connection, finished_only=not include_unfinished)
     # L0 sessions belong to a MindCopilot study (the baseline of Table 5), not to a CoAuthor one.
@@ -60,6 +63,8 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
             b"".join(json.dumps(r).encode() + b"\n" for r in extended),
         )
         total += len(extended)
+        if condition.paradigm in PROACTIVE:
+            requests.extend(_requests(engine, session["session_id"]))
         rows.append({
             "session_id": session["session_id"], "paradigm": condition.paradigm,
             "condition": condition.name, "prompt_code": session["prompt_code"],
@@ -71,4 +76,15 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
     writer.writeheader()
     writer.writerows(rows)
     write_atomically(out / "sessions.csv", buffer.getvalue().encode())
+    write_atomically(out / FILE_NAME, requests_document(requests))
     return ProactiveExportSummary(sessions=len(rows), events=total)
+
+
+def _requests(engine, session_id: str) -> list[dict]:
+    with reading(engine) as connection:
+        rows = connection.execute(
+            suggestion_requests.select()
+            .where(suggestion_requests.c.session_id == session_id)
+            .order_by(suggestion_requests.c.id)
+        ).mappings().all()
+    return [request_entry(dict(row)) for row in rows]

@@ -116,6 +116,24 @@ def _weights(path: str | None) -> dict:
     return {**WEIGHTS, **{k: float(v) for k, v in given.items()}}
 
 
+def _requests(paths) -> dict:
+    """(session id, suggestion id) -> what the model saw, from every requests file found."""
+    from study.paradigms.proactive.curation.requests import RequestsFileError, find_requests, read_requests
+
+    found: dict = {}
+    files = find_requests(paths)
+    for path in files:
+        try:
+            found.update(read_requests(path))
+        except RequestsFileError as error:
+            raise click.ClickException(str(error)) from None
+    if not files:
+        click.echo("No suggestion_requests.json beside the sessions: suggestions.csv's `state` (the "
+                   "context the model saw) is empty. Fix: measure the folder `study export STUDY "
+                   "--format proactive` writes.", err=True)  # fmt: skip
+    return found
+
+
 def register(curate: click.Group) -> None:
     curate.add_command(proactive)
     curate.add_command(proactive_simulate)
@@ -137,7 +155,12 @@ def register(curate: click.Group) -> None:
 def proactive(paths, out, weights, layers, modify_window_ms, judge_endpoint, judge_model,
               judge_key_env, judge_cache, deterministic_judge):
     """MindCopilot metrics of proactive sessions (`study export --format proactive`): per
-    suggestion, per session and per paradigm. Without a judge, HAR and KED are left empty."""
+    suggestion, per session and per paradigm. Without a judge, HAR and KED are left empty.
+
+    suggestions.csv is the per-suggestion record (§3, Eq. 2): `state` (s_t, the context the model
+    saw, from the export's suggestion_requests.json), `suggestion` (a_t), `outcome` and
+    `accepted_text` (u_t), `next_state` (s_t+1), with `reference` (the writer's own text after
+    the suggestion, HAR's live reference) and `final_text` (KED's)."""
     from study.paradigms.proactive.curation.records import session_paradigm, suggestion_records
     from study.paradigms.proactive.metrics.acceptance import acceptance_rate
     from study.paradigms.proactive.metrics.edit_distance import char_edit_distance, word_edit_distance
@@ -150,6 +173,7 @@ def proactive(paths, out, weights, layers, modify_window_ms, judge_endpoint, jud
     out.mkdir(parents=True, exist_ok=True)
     files = session_files(paths)
     costs = _weights(weights)
+    requests = _requests(paths)
     rows, sessions = [], []
     with open_judge(judge_endpoint, judge_model, judge_key_env, judge_cache, deterministic_judge, out, False) as judge:
         for path in files:
@@ -170,6 +194,9 @@ def proactive(paths, out, weights, layers, modify_window_ms, judge_endpoint, jud
                     distance = ked(r.accepted_text, r.final_text, judge, context=r.context, weights=costs).value
                 row = r.to_dict()
                 row.pop("context")
+                # s_t, the context the model saw, from the export's requests file.
+                request = requests.get((session.session_id, r.suggestion_id), {})
+                row["state"], row["strategy"] = request.get("context"), request.get("strategy")
                 row.update(
                     har=verdict, ked=distance,
                     char_distance=char_edit_distance(r.accepted_text, r.final_text) if accepted else None,

@@ -40,6 +40,9 @@ class SuggestionRecord:
     context: str
     reference: str
     progress: float  # anchor / final document length (Fig. 4's x axis)
+    # s_t+1 (MindCopilot Eq. 2): the document when the next suggestion is asked for, or at the
+    # end of the session: the state the writer's response left for the next step.
+    next_state: str | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -69,6 +72,9 @@ def suggestion_records(
         sid = ext.get("suggestionId")
         if name == "suggestion-get":
             pending = {**ext, "at": event["eventTimestamp"]}
+            for record in order:
+                if record.next_state is None:
+                    record.next_state = from_units(text[:-1] if text.endswith("\n") else text)
             for key, span in continuation.items():
                 if len(span) == 2:
                     records[key].reference = from_units(text[span[0] : span[1]])
@@ -123,6 +129,9 @@ def suggestion_records(
         if len(span) == 2:
             records[key].reference = from_units(text[span[0] : span[1]])
     final_length = max(1, len(text) - 1)
+    for record in order:
+        if record.next_state is None:
+            record.next_state = from_units(text[:-1] if text.endswith("\n") else text)
     for record in order:
         record.progress = round(len(to_units(record.context)) / final_length, 4)
     for span in track_accepted(events, window_ms or 10**15):
