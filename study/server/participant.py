@@ -307,7 +307,14 @@ def writing_page(session_id, session):
         "finishUrl": url_for("participant.finish_writing", session_id=session_id),
     }
     assistant = not control_arm.is_control(condition)
-    if assistant:  # a control arm's page has no suggestion control at all (study.paradigms.none.arm)
+    panel = study().proactive.assistant_panel(condition.paradigm)
+    if panel:  # MindCopilot's L0: the assistant panel, no Tab list (study/static/editor-assistant.js)
+        boot["assistantPanel"] = {
+            "url": url_for("proactive_api.ask_assistant", session_id=session_id),
+            "insertButton": study().proactive.insert_button,
+        }
+        boot["extension"] = True
+    elif assistant:  # a control arm's page has no suggestion control at all (study.paradigms.none.arm)
         boot["suggestionsUrl"] = url_for("suggestions_api.suggest", session_id=session_id)
     if is_proactive_study(study().conditions):
         # MindCopilot: every paradigm's records carry `proactive` and L0 logs window switches
@@ -327,7 +334,7 @@ def writing_page(session_id, session):
         }
     return render_template(
         "writing.html", study=study(), session=session, prompt=prompt, boot=boot,
-        assistant=assistant,
+        assistant=assistant and not panel, assistant_panel=panel,
     )
 
 

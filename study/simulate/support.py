@@ -11,10 +11,12 @@ from __future__ import annotations
 
 def refusal(study) -> str | None:
     """One line naming what the simulator cannot drive and what to do instead; None if it can."""
-    proactive = sorted({c.paradigm for c in study.conditions if c.paradigm != "L0"})
+    # tab, or L0 run as the Tab list; L0's assistant panel has no simulated writer either.
+    others = [c for c in study.conditions if not study.proactive.tab_list(c.paradigm)]
+    proactive = sorted({c.paradigm for c in others})
     if proactive:
-        names = ", ".join(c.name for c in study.conditions if c.paradigm != "L0")
-        return (f"study simulate presses Tab for suggestion lists (paradigm L0) and cannot drive "
+        names = ", ".join(c.name for c in others)
+        return (f"study simulate presses Tab for suggestion lists (paradigm tab or L0) and cannot drive "
                 f"the proactive paradigm {'/'.join(proactive)} of condition(s) {names}; pilot "
                 "them by hand with `study demo --paradigm proactive`.")  # fmt: skip
     return None

@@ -20,6 +20,7 @@
   let outbox = null;     // StudyEditor.Outbox
   let popup = null;      // StudyEditor.Popup; stays null in a control arm (no assistant)
   let proactive = null;  // StudyEditor.Proactive, in the MindCopilot paradigms L1-L3
+  let assistant = null;  // StudyEditor.AssistantPanel, in MindCopilot's L0 (editor-assistant.js)
   let shadow = "";       // the value the last logged event left, to diff the next input against
   let lastRange = { index: 0, length: 0 };  // the selection the last logged event left
   let lastSuggestions = [];  // the last list shown, for Shift+Tab
@@ -82,7 +83,8 @@
     lastRange = selection();
     if (!delta) return;
     const inserts = delta.ops.some((op) => op.insert !== undefined);
-    record(inserts ? "text-insert" : "text-delete", "user", { textDelta: delta });
+    const pasted = assistant ? assistant.takePaste() : null;
+    record(inserts ? "text-insert" : "text-delete", "user", pasted ? { textDelta: delta, proactive: pasted } : { textDelta: delta });
     if (proactive) proactive.onText(delta, before);
   }
 
@@ -277,6 +279,7 @@
     keepCaretInView();
     say("");
     claimTab();
+    if (boot.assistantPanel) assistant = new StudyEditor.AssistantPanel(boot.assistantPanel, assistantPage());
     if (boot.proactive) {
       proactive = new StudyEditor.Proactive(boot.proactive, proactivePage(), memory);
       outbox.save();  // the saved copy holds the memory from the start
@@ -306,6 +309,29 @@
         lastRange = selection();
         record("text-insert", "api", { textDelta: StudyEditor.append(before, text), proactive: extension });
         keepCaretInView();
+      },
+    };
+  }
+
+  // What editor-assistant.js may do: log, show the spinner, and (with the study's "Insert at
+  // cursor" button) put a response at the caret as the writer's own insert.
+  function assistantPage() {
+    return {
+      textarea,
+      record,
+      say,
+      busy: setSpinner,
+      finishing: () => finishing || (outbox !== null && outbox.closed),
+      insertAtCursor(text, extension) {
+        if (finishing || outbox.closed) return;
+        const range = selection();
+        const before = textarea.value;
+        textarea.setRangeText(text, range.index, range.index + range.length, "end");
+        const delta = StudyEditor.diff(before, textarea.value, textarea.selectionEnd);
+        shadow = textarea.value;
+        lastRange = selection();
+        if (delta) record("text-insert", "user", { textDelta: delta, proactive: extension });
+        textarea.focus();
       },
     };
   }
@@ -352,6 +378,7 @@
     textarea.readOnly = true;  // a keystroke after the last saved event would be lost
     if (popup && popup.isOpen) dismiss("user");
     if (proactive) proactive.stop();
+    if (assistant) assistant.stop();
     for (let attempt = 1; ; attempt += 1) {
       say("Saving your text…");
       if (!(await outbox.drain())) {
