@@ -316,7 +316,7 @@ def writing_page(session_id, session):
         boot["extension"] = True
     elif assistant:  # a control arm's page has no suggestion control at all (study.paradigms.none.arm)
         boot["suggestionsUrl"] = url_for("suggestions_api.suggest", session_id=session_id)
-    if is_proactive_study(study().conditions):
+    if is_proactive_study(study().conditions, study().proactive):
         # MindCopilot: every paradigm's records carry `proactive` and L0 logs window switches
         # too (Table 5); a plain CoAuthor study keeps CoAuthor 2021's vocabulary.
         # The records' paradigm is filled in by the event API (study.server.blinding): the

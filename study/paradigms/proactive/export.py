@@ -48,7 +48,7 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
     with reading(engine) as connection:
         candidates = session_store.all_sessions(connection, finished_only=not include_unfinished)
     # L0 sessions belong to a MindCopilot study (the baseline of Table 5), not to a CoAuthor one.
-    proactive_study = is_proactive_study(study.conditions)
+    proactive_study = is_proactive_study(study.conditions, study.proactive)
     for session in candidates:
         condition = study.condition(session["condition"])
         if not proactive_study:  # L0 and control sessions of a CoAuthor-style study

@@ -42,7 +42,7 @@ def load(data: ReportData) -> None:
     """The report's loader (study.report.data.EXTRA_LOADERS)."""
     if data.kind == STUDY:
         study = study_config.load(data.path)
-        if study.chat is not None or not is_proactive_study(study.conditions):
+        if study.chat is not None or not is_proactive_study(study.conditions, study.proactive):
             return
         from study.paradigms.proactive.export import export_proactive
 
