@@ -19,13 +19,14 @@ from tests.curation.proactive_session import Script
 from tests.report.conftest import Tables, number
 from tests.server.flow import start, to_writing
 
-PARADIGMS = {"creative-low": "L1", "creative-high": "L2"}
+PARADIGMS = {"creative-low": "L1", "creative-high": "L2", "argumentative-low": "L0"}
 # Per session: its condition, what the writer does with each suggestion ("words": two words
 # taken with Ctrl+Right, then typing on), and how many times the page loses focus.
 SESSIONS = (
     ("creative-low", ["words", "esc"], 2),
     ("creative-low", ["accept", "typed", "esc"], 0),
     ("creative-high", ["words", "accept"], 1),
+    ("argumentative-low", ["ask"], 3),  # L0's assistant panel: one request, its answer pasted
 )
 
 
@@ -50,7 +51,8 @@ def study_folder(tmp_path: Path, model_url: str) -> Path:
     from study.store import sessions as session_store
     from study.store import writing
 
-    replacements = {"min_seconds = 600": "min_seconds = 0", 'mode = "completion"\n': 'mode = "chat"\n'}
+    replacements = {"min_seconds = 600": "min_seconds = 0", 'mode = "completion"\n': 'mode = "chat"\n',
+                    "\n[texts]\n": '\n[proactive]\nl0 = "assistant"\n\n[texts]\n'}
     for name, paradigm in PARADIGMS.items():
         replacements[f'name = "{name}"\n'] = f'name = "{name}"\nparadigm = "{paradigm}"\n'
     folder = tmp_path / "study"
@@ -70,6 +72,15 @@ def study_folder(tmp_path: Path, model_url: str) -> Path:
             script.wait(30)
             script.add(record("window-focus", "user"))
         for outcome in outcomes:
+            if outcome == "ask":
+                answer = client.post(f"/api/sessions/{session_id}/assistant",
+                                     json={"request": "Write on.", "doc": script.text[:-1]}).json  # fmt: skip
+                script.add(record("panel-focus"), panel="assistant")
+                script.add(record("chat-send"), text="Write on.")
+                script.add(record("chat-receive", "api"), chatId=answer["chatId"], text=answer["response"])
+                script.add(record("panel-focus"), panel="editor")
+                script.type(" " + answer["response"].strip())
+                continue
             response = client.post(f"/api/sessions/{session_id}/proactive", json={"doc": script.text[:-1], "idle_ms": 2000})
             assert response.status_code == 200, response.json
             sid, text = response.json["suggestionId"], response.json["suggestion"]["original"]
@@ -137,5 +148,13 @@ def test_every_section_reads_one_acceptance_and_table5_has_time_and_switches(stu
             assert number(shown) == round(float(curated[paradigm][column]), 2), (paradigm, heading_)
     assert float(curated["L1"]["window_switches"]) == 1.0 and float(curated["L2"]["window_switches"]) == 1.0
     assert float(curated["L1"]["shown"]) == 5 and float(curated["L2"]["shown"]) == 2
+
+    # L0's assistant panel: its switches and no acceptance, here and in the other sections.
+    assert number(table5["L0"][heading5.index("window switches") - 1]) == 3.0
+    assert number(table5["L0"][heading5.index("panel switches") - 1]) == 2.0
+    assert table5["L0"][macro5] == "–" and curated["L0"]["acceptance_macro"] == "nan"
+    # The scripted logs carry one decoding, so the paper's grouping puts the L0 session with
+    # L1's: in the group, and left out of its acceptance (41.67 above), not counted as 0.
+    assert collaboration["creative, low (T .3)"][0] == "3"
     # The blurred 30 s are editing time, not active time.
     assert float(curated["L2"]["editing_minutes"]) - float(curated["L2"]["active_minutes"]) == pytest.approx(0.5, abs=0.02)
