@@ -12,8 +12,8 @@
 //     with the button text-insert (user, chatId, insert: true): the writer's own act either way
 //   panel-focus (user, panel: "assistant" | "editor"): the writer moved between editor and
 //     panel (Table 5's switches, reading (b)); window-blur / window-focus are logged by editor.js.
-// editor.js builds it with `page`: {textarea, record(name, source, details), say(text),
-// busy(on), finishing(), insertAtCursor(text, extension)}.
+// editor.js builds it with `page`: {textarea, record(name, source, details), busy(on),
+// finishing()}, and logs each text-insert with the extension takePaste() gives it.
 "use strict";
 
 window.StudyEditor = window.StudyEditor || {};
@@ -123,7 +123,7 @@ window.StudyEditor = window.StudyEditor || {};
           button.className = "assistant-insert";
           button.dataset.testid = "assistant-insert";
           button.textContent = "Insert at cursor";
-          button.addEventListener("click", () => this.page.insertAtCursor(text, { chatId, insert: true }));
+          button.addEventListener("click", () => this.insertAtCursor(text, chatId));
           item.append(button);
         }
       }
@@ -152,7 +152,18 @@ window.StudyEditor = window.StudyEditor || {};
       this.pasted = fields;
     }
 
-    // The extension of the text-insert editor.js is about to log, if a paste made it.
+    // The writer's button press puts the response at the caret (replacing a selection) as an
+    // input of the textarea, which editor.js logs like typing, with this extension.
+    insertAtCursor(text, chatId) {
+      const textarea = this.page.textarea;
+      if (this.page.finishing() || textarea.readOnly) return;
+      textarea.focus();
+      this.pasted = { chatId, insert: true };
+      textarea.setRangeText(text, textarea.selectionStart, textarea.selectionEnd, "end");
+      textarea.dispatchEvent(new Event("input"));
+    }
+
+    // The extension of the text-insert editor.js is about to log, if a paste or the button made it.
     takePaste() {
       const fields = this.pasted;
       this.pasted = null;

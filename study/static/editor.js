@@ -83,7 +83,7 @@
     lastRange = selection();
     if (!delta) return;
     const inserts = delta.ops.some((op) => op.insert !== undefined);
-    const pasted = assistant ? assistant.takePaste() : null;
+    const pasted = assistant ? assistant.takePaste() : null;  // a paste or Insert at cursor
     record(inserts ? "text-insert" : "text-delete", "user", pasted ? { textDelta: delta, proactive: pasted } : { textDelta: delta });
     if (proactive) proactive.onText(delta, before);
   }
@@ -279,7 +279,10 @@
     keepCaretInView();
     say("");
     claimTab();
-    if (boot.assistantPanel) assistant = new StudyEditor.AssistantPanel(boot.assistantPanel, assistantPage());
+    if (boot.assistantPanel) {
+      const closed = () => finishing || (outbox !== null && outbox.closed);
+      assistant = new StudyEditor.AssistantPanel(boot.assistantPanel, { textarea, record, busy: setSpinner, finishing: closed });
+    }
     if (boot.proactive) {
       proactive = new StudyEditor.Proactive(boot.proactive, proactivePage(), memory);
       outbox.save();  // the saved copy holds the memory from the start
@@ -309,29 +312,6 @@
         lastRange = selection();
         record("text-insert", "api", { textDelta: StudyEditor.append(before, text), proactive: extension });
         keepCaretInView();
-      },
-    };
-  }
-
-  // What editor-assistant.js may do: log, show the spinner, and (with the study's "Insert at
-  // cursor" button) put a response at the caret as the writer's own insert.
-  function assistantPage() {
-    return {
-      textarea,
-      record,
-      say,
-      busy: setSpinner,
-      finishing: () => finishing || (outbox !== null && outbox.closed),
-      insertAtCursor(text, extension) {
-        if (finishing || outbox.closed) return;
-        const range = selection();
-        const before = textarea.value;
-        textarea.setRangeText(text, range.index, range.index + range.length, "end");
-        const delta = StudyEditor.diff(before, textarea.value, textarea.selectionEnd);
-        shadow = textarea.value;
-        lastRange = selection();
-        if (delta) record("text-insert", "user", { textDelta: delta, proactive: extension });
-        textarea.focus();
       },
     };
   }
