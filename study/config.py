@@ -47,8 +47,9 @@ class Condition:
     frequency_penalty: float = 0.0
     # Chat studies (study.paradigms.chat): the assistant's system message, e.g. CollabLLM's App. C.3 prompt.
     system_prompt: str = ""
-    # MindCopilot's interaction paradigm (Table 3): "L0" Tab on demand as CoAuthor, "L1"
-    # idle-triggered ghost text, "L2" stateful, "L3" adaptive (README, Proactive co-writing).
+    # "tab": CoAuthor's list on Tab. MindCopilot's interaction paradigm (Table 3): "L0"
+    # user-initiated (the Tab list, or the assistant panel with [proactive] l0 = "assistant"),
+    # "L1" idle-triggered ghost text, "L2" stateful, "L3" adaptive (README, Proactive co-writing).
     # "none": the control arm, no assistant (study.paradigms.none.arm).
     paradigm: str = "L0"
 

@@ -38,7 +38,7 @@ def validate_study(study: Study, keep: int | None = MAX_PER_CODE) -> Iterator[Se
     if study.paradigm == "chat":
         return
     engine = make_engine(study.database_url)
-    extended = is_proactive_study(study.conditions)
+    extended = is_proactive_study(study.conditions, study.proactive)
     try:
         with reading(engine) as connection:
             sessions = session_store.all_sessions(connection, finished_only=False)

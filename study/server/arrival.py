@@ -156,7 +156,8 @@ def with_provenance(
         problem = next(iter(claims.check({**item, "proactive": _without_id(item)})), None)
         if problem is not None:
             raise event_store.Refused(_refusal(item["seq"], problem))
-        cited = cited or (item.get("proactive") or {}).get("suggestionId") is not None
+        extension = item.get("proactive") or {}
+        cited = cited or extension.get("suggestionId") is not None or extension.get("chatId") is not None
     if not cited:
         return check
 
@@ -166,7 +167,7 @@ def with_provenance(
             connection.execute(
                 select(events_table.c.seq, events_table.c.record)
                 .where(events_table.c.session_id == session_id)
-                .where(events_table.c.record.like('%"suggestionId"%'))
+                .where(events_table.c.record.like('%"suggestionId"%') | events_table.c.record.like('%"chatId"%'))
             ).all()
         )
         issued = issued_texts(
@@ -199,7 +200,7 @@ def _without_id(item: Mapping) -> Mapping | None:
     extension = item.get("proactive")
     if extension is None:
         return None
-    return {key: value for key, value in extension.items() if key != "suggestionId"}
+    return {key: value for key, value in extension.items() if key not in ("suggestionId", "chatId")}
 
 
 def _refusal(seq: int, problem) -> str:

@@ -47,11 +47,13 @@ def writing_page(session_id, session):
     for paradigm in paradigms.registered():
         if paradigm.editor:
             boot.update(paradigm.editor_boot()(study(), condition, session_id))
-    # A control arm's page has no suggestion control at all (study.paradigms.none.arm).
-    assistant = not control_arm.is_control(condition)
+    # A control arm's page has no suggestion control at all (study.paradigms.none.arm), and a
+    # page with an assistant panel (MindCopilot's L0) has the panel instead.
+    panel = boot.get("assistantPanel")
+    assistant = not control_arm.is_control(condition) and not panel
     return render_template(
         "writing.html", study=study(), session=session, prompt=prompt, boot=boot,
-        assistant=assistant,
+        assistant=assistant, assistant_panel=panel,
     )
 
 

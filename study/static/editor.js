@@ -20,6 +20,7 @@
   let outbox = null;     // StudyEditor.Outbox
   let popup = null;      // StudyEditor.Popup; stays null in a control arm (no assistant)
   let proactive = null;  // StudyEditor.Proactive, in the MindCopilot paradigms L1-L3
+  let assistant = null;  // StudyEditor.AssistantPanel, in MindCopilot's L0 (editor-assistant.js)
   let shadow = "";       // the value the last logged event left, to diff the next input against
   let lastRange = { index: 0, length: 0 };  // the selection the last logged event left
   let lastSuggestions = [];  // the last list shown, for Shift+Tab
@@ -82,7 +83,8 @@
     lastRange = selection();
     if (!delta) return;
     const inserts = delta.ops.some((op) => op.insert !== undefined);
-    record(inserts ? "text-insert" : "text-delete", "user", { textDelta: delta });
+    const pasted = assistant ? assistant.takePaste() : null;  // a paste or Insert at cursor
+    record(inserts ? "text-insert" : "text-delete", "user", pasted ? { textDelta: delta, proactive: pasted } : { textDelta: delta });
     if (proactive) proactive.onText(delta, before);
   }
 
@@ -277,6 +279,10 @@
     keepCaretInView();
     say("");
     claimTab();
+    if (boot.assistantPanel) {
+      const closed = () => finishing || (outbox !== null && outbox.closed);
+      assistant = new StudyEditor.AssistantPanel(boot.assistantPanel, { textarea, record, busy: setSpinner, finishing: closed });
+    }
     if (boot.proactive) {
       proactive = new StudyEditor.Proactive(boot.proactive, proactivePage(), memory);
       outbox.save();  // the saved copy holds the memory from the start
@@ -352,6 +358,7 @@
     textarea.readOnly = true;  // a keystroke after the last saved event would be lost
     if (popup && popup.isOpen) dismiss("user");
     if (proactive) proactive.stop();
+    if (assistant) assistant.stop();
     for (let attempt = 1; ; attempt += 1) {
       say("Saving your text…");
       if (!(await outbox.drain())) {

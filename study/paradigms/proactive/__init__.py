@@ -1,5 +1,6 @@
 """Proactive co-writing (MindCopilot, Fang et al. IJCAI 2026): the paradigms L0-L3 as conditions.
-When the writer pauses, the model's continuation appears in grey (L1-L3); Tab accepts it.
+When the writer pauses, the model's continuation appears in grey (L1-L3); Tab accepts it. L0,
+user-initiated, is an assistant panel the writer asks ([proactive] l0 = "assistant").
 
 - `settings`: the `[proactive]` table of study.toml (idle threshold, context window, L3 rule).
 - `context`: what the model sees: the L1 local window and the L2 marked-up document snapshot.
@@ -7,7 +8,8 @@ When the writer pauses, the model's continuation appears in grey (L1-L3); Tab ac
 - `memory`: the editor's interaction memory (history, outcomes, accepted spans) rebuilt from
   a session's stored events, for a browser that reloads without its saved copy.
 - `engine`: one proactive query: prompt, model call, post-processing, the per-suggestion record.
-- `api`: POST /api/sessions/<id>/proactive; `export`: the per-suggestion records and sessions;
+- `assistant`: L0's assistant panel, one request answered against the document.
+- `api`: POST /api/sessions/<id>/proactive and /assistant; `export`: the sessions and requests;
 - `curation/`: `study curate proactive` (checks, provenance, records, continuation);
 - `metrics/`: MindCopilot's metrics, one per file; `report`: its part of `study report`.
 """
@@ -18,9 +20,12 @@ PARADIGMS = ("L0", "L1", "L2", "L3")
 PROACTIVE = ("L1", "L2", "L3")
 
 
-def is_proactive_study(conditions) -> bool:
-    """A MindCopilot study: some condition is L1-L3. Its L0 sessions log window switches and
+def is_proactive_study(conditions, settings=None) -> bool:
+    """A MindCopilot study: some condition is L1-L3, or L0 run as the assistant panel
+    (`settings`: the study's ProactiveSettings). Its other sessions log window switches and
     carry `proactive` too (Table 5 compares all four); a plain CoAuthor study's do not."""
+    if settings is not None and any(settings.assistant_panel(c.paradigm) for c in conditions):
+        return True
     return any(condition.paradigm in PROACTIVE for condition in conditions)
 
 

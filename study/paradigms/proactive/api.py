@@ -11,6 +11,12 @@ POST /api/sessions/<id>/proactive
      guards (limits counted and the request recorded before the model is called, a bounded
      number served at once) apply as to Tab suggestions.
 
+POST /api/sessions/<id>/assistant  {"request": text, "doc": text}
+  -> 200 {"chatId", "response"}: L0's assistant panel (study.paradigms.proactive.assistant), for
+     a condition of paradigm "L0" when [proactive] l0 = "assistant"; stored in
+     suggestion_requests like a suggestion (its row id is the chatId the editor logs), under the
+     same guards; 409 for any other session.
+
 The browser sends the history only for L2 and L3; it decides when to ask (the idle timer).
 Each request is stored in suggestion_requests like a Tab query, its `parameters` holding the
 per-suggestion record of spec A2.6 (paradigm, stage, strategy, idle threshold, context sent,
@@ -24,6 +30,7 @@ from flask import Blueprint, current_app, jsonify
 from study.server import contract, model_calls
 from study.server.context import session_or_404, study
 from study.paradigms.proactive import PROACTIVE
+from study.paradigms.proactive import assistant
 from study.paradigms.proactive.context import HistoryError, parse_history
 from study.paradigms.proactive.engine import ProactiveEngine
 
@@ -99,3 +106,35 @@ def suggest(session_id):
         stage=result.stage, idleMs=result.idle_ms,
         maxTokens=result.max_tokens,
     )
+
+
+@blueprint.post("/<session_id>/assistant")
+@contract.declare(
+    "Ask L0's assistant panel (MindCopilot's user-initiated paradigm)", body="api/assistant-request.schema.json",
+    responses={200: "api/assistant-response.schema.json", 409: contract.ERROR, 429: contract.ERROR,
+               502: contract.ERROR, 503: contract.ERROR, 504: contract.ERROR},
+)  # fmt: skip
+def ask_assistant(session_id):
+    session = session_or_404(session_id)
+    if session["stage"] != "writing":
+        return jsonify(error=f"session is at stage '{session['stage']}', not writing"), 409
+    condition = study().condition(session["condition"])
+    if not study().proactive.assistant_panel(condition.paradigm):
+        return jsonify(error="this session has no assistant panel"), 409
+    body = contract.body()
+    try:
+        with model_calls.slot():
+            chat_id = model_calls.admit(session_id, condition)
+            result = assistant.answer(study().suggestions, study().proactive, condition, body["doc"], body["request"])
+    except model_calls.Refused as refusal:
+        return refusal.response()
+    item = {"index": 0, "original": result.text, "trimmed": result.text.strip(), "probability": None}
+    model_calls.settle(
+        chat_id, condition, answered_model=result.answered_model,
+        parameters={**result.parameters, "paradigm": condition.paradigm, "request": body["request"]},
+        raw=[{"text": result.text, "finish_reason": result.finish_reason}],
+        suggestions=[item] if not result.error else [], latency_ms=result.latency_ms, error=result.error,
+    )  # fmt: skip
+    if result.error:
+        return model_calls.unavailable("assistant panel", session_id, result.error, result.timed_out)
+    return jsonify(chatId=chat_id, response=result.text)

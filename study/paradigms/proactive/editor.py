@@ -10,7 +10,14 @@ from study.paradigms.proactive import PROACTIVE, is_proactive_study
 
 def boot(study, condition, session_id: str) -> dict:
     found: dict = {}
-    if is_proactive_study(study.conditions):
+    if study.proactive.assistant_panel(condition.paradigm):
+        # MindCopilot's L0: the assistant panel, no Tab list (study/static/editor-assistant.js).
+        found["assistantPanel"] = {
+            "url": url_for("proactive_api.ask_assistant", session_id=session_id),
+            "insertButton": study.proactive.insert_button,
+        }
+        found["extension"] = True
+    if is_proactive_study(study.conditions, study.proactive):
         # MindCopilot: every paradigm's records carry `proactive` and L0 logs window switches
         # too (Table 5); a plain CoAuthor study keeps CoAuthor 2021's vocabulary.
         # The records' paradigm is filled in by the event API (study.server.blinding): the

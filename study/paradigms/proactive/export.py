@@ -2,8 +2,11 @@
 
 One `<session_id>.jsonl` per proactive session: the 17 release keys in the release's order,
 then `proactive`, with every event including the extension events
-(schemas/coauthor-proactive.schema.json), and `sessions.csv` naming each session's paradigm,
-condition, prompt, configured model and the model(s) the endpoint said answered. `study export` (format coauthor) writes the strict CoAuthor files of the
+(schemas/coauthor-proactive.schema.json), `sessions.csv` naming each session's paradigm,
+condition, prompt, configured model and the model(s) the endpoint said answered, and
+`suggestion_requests.json` (schemas/proactive-requests.schema.json): per L1-L3 suggestion, the
+context the model saw (study.paradigms.proactive.curation.requests). `study export` (format
+coauthor) writes the strict CoAuthor files of the
 same sessions instead: extension events and the `proactive` key dropped.
 """
 
@@ -20,8 +23,10 @@ from study.export.coauthor import write_atomically, to_release_record
 from study.store import make_engine, provenance, reading
 from study.store import events as event_store
 from study.store import sessions as session_store
+from study.store.db import suggestion_requests
 from study.store.permissions import private_folder
-from study.paradigms.proactive import is_proactive_study
+from study.paradigms.proactive import PROACTIVE, is_proactive_study
+from study.paradigms.proactive.curation.requests import FILE_NAME, request_entry, requests_document
 
 # model: as the study configured it; answered_model: as the endpoint named it (study.store.provenance).
 SESSION_COLUMNS = (
@@ -45,12 +50,12 @@ def to_extended_record(record: dict, event_num: int, paradigm: str) -> dict:
 def export_proactive(study: Study, out: Path, *, include_unfinished: bool = False) -> ProactiveExportSummary:
     private_folder(out)  # worker ids and keystrokes: study.store.permissions
     engine = make_engine(study.database_url)
-    rows, total = [], 0
+    rows, total, requests = [], 0, []
     with reading(engine) as connection:
         candidates = session_store.all_sessions(connection, finished_only=not include_unfinished)
         answered = provenance.answered_models(connection)
     # L0 sessions belong to a MindCopilot study (the baseline of Table 5), not to a CoAuthor one.
-    proactive_study = is_proactive_study(study.conditions)
+    proactive_study = is_proactive_study(study.conditions, study.proactive)
     for session in candidates:
         condition = study.condition(session["condition"])
         if not proactive_study:  # L0 and control sessions of a CoAuthor-style study
@@ -65,6 +70,8 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
             b"".join(json.dumps(r).encode() + b"\n" for r in extended),
         )
         total += len(extended)
+        if condition.paradigm in PROACTIVE:
+            requests.extend(_requests(engine, session["session_id"]))
         rows.append({
             "session_id": session["session_id"], "paradigm": condition.paradigm,
             "condition": condition.name, "prompt_code": session["prompt_code"],
@@ -77,6 +84,7 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
     writer.writeheader()
     writer.writerows(rows)
     write_atomically(out / "sessions.csv", buffer.getvalue().encode())
+    write_atomically(out / FILE_NAME, requests_document(requests))
     return ProactiveExportSummary(sessions=len(rows), events=total)
 
 
@@ -84,3 +92,13 @@ def export(study: Study, out: Path, *, include_unfinished: bool = False) -> str:
     """`study export --format proactive` (study.paradigms.base.Paradigm.exports): the line it prints."""
     done = export_proactive(study, out, include_unfinished=include_unfinished)
     return f"Exported {done.sessions} proactive sessions ({done.events} events) to {out}"
+
+
+def _requests(engine, session_id: str) -> list[dict]:
+    with reading(engine) as connection:
+        rows = connection.execute(
+            suggestion_requests.select()
+            .where(suggestion_requests.c.session_id == session_id)
+            .order_by(suggestion_requests.c.id)
+        ).mappings().all()
+    return [request_entry(dict(row)) for row in rows]

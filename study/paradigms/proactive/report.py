@@ -23,7 +23,7 @@ from pathlib import Path
 
 from study import config as study_config
 from study.report.data import STUDY, ReportData
-from study.paradigms.proactive import is_proactive_study
+from study.paradigms.proactive import PROACTIVE, is_proactive_study
 
 MODIFY_WINDOW_MS = 60000  # `study curate proactive --modify-window-ms`'s default
 
@@ -35,13 +35,14 @@ class ProactiveMetrics:
     judged: bool  # whether HAR and KED were computed
     judge: str = ""  # the judge model, as the section names it
     problems: list[str] = field(default_factory=list)
+    figures: list = field(default_factory=list)  # a SessionFigures per session (Table 5)
 
 
 def load(data: ReportData) -> None:
     """The report's loader (study.report.data.EXTRA_LOADERS)."""
     if data.kind == STUDY:
         study = study_config.load(data.path)
-        if study.chat is not None or not is_proactive_study(study.conditions):
+        if study.chat is not None or not is_proactive_study(study.conditions, study.proactive):
             return
         from study.paradigms.proactive.export import export_proactive
 
@@ -55,6 +56,28 @@ def load(data: ReportData) -> None:
         metrics = measure(files, data)
     if metrics.sessions:
         data.extras["proactive"] = metrics
+        one_acceptance(data, metrics)
+
+
+def one_acceptance(data: ReportData, metrics: ProactiveMetrics) -> None:
+    """Every section reads a proactive session's acceptance as `metrics.acceptance.DEFINITION`
+    says: the per-session `perc_selected` the collaboration and Table 3 sections average
+    (suggestion-select per suggestion-open, which counts a partial accept once per Ctrl+Right
+    word) becomes the session's accepted suggestions of those shown, and is left empty (not
+    applicable) for a session shown none, as Table 5's "-" for L0."""
+    from study.paradigms.proactive.metrics.acceptance import acceptance_rate
+
+    paradigm_of = {session_id: paradigm for session_id, paradigm, _ in metrics.sessions}
+    for facts in data.sessions:
+        paradigm = paradigm_of.get(facts.session_id)
+        if paradigm == "L0" and not facts.stats.get("num_query"):
+            facts.stats["perc_selected"] = None  # the assistant panel offers no suggestion
+            continue
+        if paradigm not in PROACTIVE:
+            continue  # Tab lists: a list chosen from counts once already
+        rate = acceptance_rate((r["session_id"], r["outcome"]) for r in metrics.rows
+                               if r["session_id"] == facts.session_id)  # fmt: skip
+        facts.stats["perc_selected"] = None if math.isnan(rate.micro) else rate.micro
 
 
 def _proactive_files(folder: Path) -> list[Path]:
@@ -81,6 +104,7 @@ def measure(files: list[Path], data: ReportData) -> ProactiveMetrics:
     )
     from study.paradigms.proactive.metrics.har import HarItem, har
     from study.paradigms.proactive.metrics.ked import ked
+    from study.paradigms.proactive.metrics.table5 import session_figures
 
     judge = data.judge
     condition_of = data.condition_of()
@@ -97,6 +121,7 @@ def measure(files: list[Path], data: ReportData) -> ProactiveMetrics:
         paradigm = session_paradigm(session.events)
         metrics.sessions.append((session.session_id, paradigm,
                                  condition_of.get(session.session_id, paradigm)))  # fmt: skip
+        metrics.figures.append(session_figures(session.events, session.session_id, paradigm))
         for r in records:
             accepted = r.outcome in ("accepted", "accepted_modified", "partial")
             row = r.to_dict()

@@ -12,8 +12,28 @@ from dataclasses import dataclass, field, fields
 STAGES = ("early", "middle", "late")
 
 
+L0_MODES = ("tab", "assistant")
+
+
 @dataclass(frozen=True)
 class ProactiveSettings:
+    # --- L0 (user-initiated, Table 3; Fig. 1 left) ---
+    # How a condition with paradigm "L0" runs: "assistant" is the paper's L0, an assistant
+    # panel beside the editor (the writer asks, gets a complete response, and moves text into
+    # the document themselves); "tab" is CoAuthor's Tab list, which is how L0 ran before this
+    # setting existed, so a study.toml written then reads as it did. paradigm "tab" is always
+    # the Tab list.
+    l0: str = "tab"
+    # The panel's "insert at cursor" button (spec A2.1: optional, off by default): without it
+    # text reaches the document only by the writer's own copy and paste or typing.
+    insert_button: bool = False
+    # The longest response the panel asks for ("complete responses", Fig. 1), in tokens.
+    assistant_max_tokens: int = 400
+    system_prompt_l0: str = (
+        "You are a writing assistant. The writer is working on the document given below and "
+        "asks you for help. Answer their request completely; when they ask for text, write it "
+        "so that it can be put into the document as it is."
+    )
     # L1 (App. E): a suggestion is asked for after more than this many ms without a text change.
     idle_ms: int = 2000
     # L1 sees a local window (spec A2.2 reading (a)): the last this many characters.
@@ -75,6 +95,14 @@ class ProactiveSettings:
             if key in values:
                 values[key] = {**getattr(cls(), key), **values[key]}
         return cls(**values)
+
+    def assistant_panel(self, paradigm: str) -> bool:
+        """Whether a condition of `paradigm` writes with the assistant panel (the paper's L0)."""
+        return paradigm == "L0" and self.l0 == "assistant"
+
+    def tab_list(self, paradigm: str) -> bool:
+        """Whether a condition of `paradigm` asks for CoAuthor's suggestion list with Tab."""
+        return paradigm == "tab" or (paradigm == "L0" and self.l0 == "tab")
 
     def browser(self) -> dict:
         """What the editor needs to trigger, show and track suggestions (nothing secret)."""

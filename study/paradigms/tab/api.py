@@ -42,9 +42,10 @@ def suggest(session_id):
         # The control arm has no assistant: refused before any model call or request count
         # (and without the condition's name, which the participant's browser may read).
         return jsonify(error="this session has no assistant: it gets no suggestions"), 409
-    if condition.paradigm != "L0":
-        # A proactive condition's suggestions are ghost text from /proactive: a Tab list here
-        # would be a second, unlogged paradigm in the same session.
+    if not study().proactive.tab_list(condition.paradigm):
+        # A proactive condition's suggestions are ghost text from /proactive, L0's assistant
+        # panel answers at /assistant: a Tab list here would be a second, unlogged paradigm in
+        # the same session.
         # Not the condition's name: the participant's browser may read this answer.
         return jsonify(error="this session's suggestions come from ghost text, not Tab"), 409
     try:

@@ -9,15 +9,33 @@ from study.report import plots
 from study.report.data import ReportData
 from study.report.html import Section
 from study.report.intervals import RESAMPLES, bootstrap_mean
+from study.paradigms.proactive.metrics.acceptance import DEFINITION
+from study.paradigms.proactive.metrics.table5 import table5
 from study.paradigms.proactive.report import ProactiveMetrics, summary
 from study.report.sections import plugins
 
 TITLE = "Proactive co-writing (MindCopilot L1-L3)"
 NO_JUDGE = (
-    "HAR (human acceptance rate judged against the writer's own continuation) and KED (the "
+    "HAR (hierarchical acceptance rate: the judge's 17-rule checklist against the writer's own "
+    "continuation after the suggestion) and KED (the "
     "judge's weighted edit distance) are not computed: they need an LLM judge. Run `study "
     "report ... --judge-endpoint URL --judge-model NAME`, or `--deterministic-judge` to try the "
     "pipeline offline (its numbers are not the paper's)."
+)
+
+TABLE5_COLUMNS = (
+    ("paradigm", "paradigm"), ("sessions", "sessions"), ("editing time (min)", "editing_minutes"),
+    ("active time (min)", "active_minutes"), ("window switches", "window_switches"),
+    ("panel switches", "panel_switches"), ("suggestions shown", "shown"),
+    ("acceptance macro (%)", "acceptance_macro"), ("acceptance micro (%)", "acceptance_micro"),
+    ("modify rate (%)", "modify_rate"),
+)
+TABLE5_NOTE = (
+    "Means per session of the paradigm. Editing time: the writing page's first event to its "
+    "last; active time leaves out the time the page was blurred. Window switches: times the "
+    "page lost focus to another window or tab; panel switches: moves between the editor and "
+    "L0's assistant panel. Acceptance as defined above (none for L0, whose assistant makes no "
+    "suggestion: Table 5's \"-\")."
 )
 
 
@@ -29,8 +47,8 @@ def build(data: ReportData) -> Section | None:
     section.paragraph(
         "Per suggestion, as `study curate proactive` derives it from the extended logs (an "
         "accepted suggestion's final text is what its span holds 60 s after acceptance). "
-        "Acceptance: accepted (wholly, partly, or then modified) of those shown, stale answers "
-        "left out; macro is the mean of per-session rates, micro the pooled rate. Partial "
+        f"{DEFINITION} The Acceptance column of every other section of this report reads a "
+        "proactive session's acceptance the same way. Partial "
         "accepts: suggestions taken word by word and not whole. Modify rate: accepted "
         "suggestions the writer then edited inside their span, of those accepted. Edit "
         "distances (characters, words) between an accepted suggestion and its final text.",
@@ -73,6 +91,11 @@ def build(data: ReportData) -> Section | None:
         section.figure(plots.intervals(estimates, xlabel="acceptance (%)"),
                        "Acceptance of shown suggestions per condition: mean of per-session "
                        "rates and 95% CI.")  # fmt: skip
+    section.add("<h3>Table 5: per paradigm, as MindCopilot's user study reports it</h3>")
+    section.paragraph(TABLE5_NOTE, note=True)
+    rows5 = table5(entry.figures, ((r["session_id"], r["outcome"]) for r in entry.rows))
+    section.table([heading for heading, _ in TABLE5_COLUMNS],
+                  [[row[key] for _, key in TABLE5_COLUMNS] for row in rows5])  # fmt: skip
     if entry.problems:
         section.paragraph(f"{len(entry.problems)} session file(s) could not be read, e.g. "
                           f"{entry.problems[0]}.", note=True)  # fmt: skip

@@ -22,6 +22,10 @@ PROACTIVE_SOURCES = {
     "window-blur": {"user"},
     "window-focus": {"user"},
     "stage-change": {"api"},
+    "chat-send": {"user"},
+    "chat-receive": {"api"},
+    "chat-copy": {"user"},
+    "panel-focus": {"user"},
 }
 
 

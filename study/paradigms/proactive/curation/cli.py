@@ -116,6 +116,24 @@ def _weights(path: str | None) -> dict:
     return {**WEIGHTS, **{k: float(v) for k, v in given.items()}}
 
 
+def _requests(paths) -> dict:
+    """(session id, suggestion id) -> what the model saw, from every requests file found."""
+    from study.paradigms.proactive.curation.requests import RequestsFileError, find_requests, read_requests
+
+    found: dict = {}
+    files = find_requests(paths)
+    for path in files:
+        try:
+            found.update(read_requests(path))
+        except RequestsFileError as error:
+            raise click.ClickException(str(error)) from None
+    if not files:
+        click.echo("No suggestion_requests.json beside the sessions: suggestions.csv's `state` (the "
+                   "context the model saw) is empty. Fix: measure the folder `study export STUDY "
+                   "--format proactive` writes.", err=True)  # fmt: skip
+    return found
+
+
 def register(curate: click.Group) -> None:
     curate.add_command(proactive)
     curate.add_command(proactive_simulate)
@@ -137,18 +155,25 @@ def register(curate: click.Group) -> None:
 def proactive(paths, out, weights, layers, modify_window_ms, judge_endpoint, judge_model,
               judge_key_env, judge_cache, deterministic_judge):
     """MindCopilot metrics of proactive sessions (`study export --format proactive`): per
-    suggestion, per session and per paradigm. Without a judge, HAR and KED are left empty."""
+    suggestion, per session and per paradigm. Without a judge, HAR and KED are left empty.
+
+    suggestions.csv is the per-suggestion record (§3, Eq. 2): `state` (s_t, the context the model
+    saw, from the export's suggestion_requests.json), `suggestion` (a_t), `outcome` and
+    `accepted_text` (u_t), `next_state` (s_t+1), with `reference` (the writer's own text after
+    the suggestion, HAR's live reference) and `final_text` (KED's)."""
     from study.paradigms.proactive.curation.records import session_paradigm, suggestion_records
     from study.paradigms.proactive.metrics.acceptance import acceptance_rate
     from study.paradigms.proactive.metrics.edit_distance import char_edit_distance, word_edit_distance
     from study.paradigms.proactive.metrics.har import HarItem, har
     from study.paradigms.proactive.metrics.har_rate import har_rate
     from study.paradigms.proactive.metrics.ked import ked, ked_mean
+    from study.paradigms.proactive.metrics.table5 import session_figures, table5
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     files = session_files(paths)
     costs = _weights(weights)
+    requests = _requests(paths)
     rows, sessions = [], []
     with open_judge(judge_endpoint, judge_model, judge_key_env, judge_cache, deterministic_judge, out, False) as judge:
         for path in files:
@@ -160,7 +185,6 @@ def proactive(paths, out, weights, layers, modify_window_ms, judge_endpoint, jud
                 click.echo(f"{path}: not a proactive session (no `proactive` key); skipped", err=True)
                 continue
             records = suggestion_records(session.events, session.session_id, modify_window_ms)
-            switches = sum(1 for e in session.events if e["eventName"] == "window-blur")
             for r in records:
                 accepted = r.outcome in ("accepted", "accepted_modified", "partial")
                 verdict = distance = None
@@ -170,24 +194,30 @@ def proactive(paths, out, weights, layers, modify_window_ms, judge_endpoint, jud
                     distance = ked(r.accepted_text, r.final_text, judge, context=r.context, weights=costs).value
                 row = r.to_dict()
                 row.pop("context")
+                # s_t, the context the model saw, from the export's requests file.
+                request = requests.get((session.session_id, r.suggestion_id), {})
+                row["state"], row["strategy"] = request.get("context"), request.get("strategy")
                 row.update(
                     har=verdict, ked=distance,
                     char_distance=char_edit_distance(r.accepted_text, r.final_text) if accepted else None,
                     word_distance=word_edit_distance(r.accepted_text, r.final_text) if accepted else None,
                 )
                 rows.append(row)
-            sessions.append((session.session_id, session_paradigm(session.events), switches))
+            sessions.append(session_figures(session.events, session.session_id, session_paradigm(session.events)))
     by_session = defaultdict(list)
     for row in rows:
         by_session[row["session_id"]].append(row)
     session_rows = []
-    for session_id, paradigm, switches in sessions:
-        mine = by_session[session_id]
-        rate = acceptance_rate((session_id, r["outcome"]) for r in mine)
+    for figures in sessions:
+        mine = by_session[figures.session_id]
+        rate = acceptance_rate((figures.session_id, r["outcome"]) for r in mine)
         session_rows.append({
-            "session_id": session_id, "paradigm": paradigm, "shown": rate.shown, "accepted": rate.accepted,
-            "acceptance": rate.micro, "har": har_rate(r["har"] for r in mine if r["har"] is not None).percent,
-            "ked": ked_mean(r["ked"] for r in mine), "window_switches": switches,
+            "session_id": figures.session_id, "paradigm": figures.paradigm, "shown": rate.shown,
+            "accepted": rate.accepted, "acceptance": rate.micro,
+            "har": har_rate(r["har"] for r in mine if r["har"] is not None).percent,
+            "ked": ked_mean(r["ked"] for r in mine), "window_switches": figures.window_switches,
+            "panel_switches": figures.panel_switches, "chat_requests": figures.chat_requests,
+            "editing_minutes": figures.editing_minutes, "active_minutes": figures.active_minutes,
         })
     if not session_rows:
         raise click.ClickException(
@@ -195,20 +225,17 @@ def proactive(paths, out, weights, layers, modify_window_ms, judge_endpoint, jud
             "export the study with `study export DIR --format proactive --out OUT` and measure OUT."
         )
     paradigm_rows = []
-    for paradigm in sorted({s["paradigm"] for s in session_rows}):
-        mine = [r for r in rows if r["paradigm"] == paradigm]
-        rate = acceptance_rate((r["session_id"], r["outcome"]) for r in mine)
+    # Table 5's figures (sessions, editing time, switches, shown, acceptance, modify rate) by
+    # study.paradigms.proactive.metrics.table5, as `study report` shows them.
+    for row in table5(sessions, ((r["session_id"], r["outcome"]) for r in rows))[:-1]:
+        mine = [r for r in rows if r["paradigm"] == row["paradigm"]]
         chars = [r["char_distance"] for r in mine if r["char_distance"] is not None]
         words = [r["word_distance"] for r in mine if r["word_distance"] is not None]
-        switches = [s["window_switches"] for s in session_rows if s["paradigm"] == paradigm]
         paradigm_rows.append({
-            "paradigm": paradigm, "sessions": rate.sessions, "shown": rate.shown,
-            "acceptance_macro": rate.macro, "acceptance_micro": rate.micro,
-            "har": har_rate(r["har"] for r in mine if r["har"] is not None).percent,
+            **row, "har": har_rate(r["har"] for r in mine if r["har"] is not None).percent,
             "ked": ked_mean(r["ked"] for r in mine),
             "char_distance": sum(chars) / len(chars) if chars else math.nan,
             "word_distance": sum(words) / len(words) if words else math.nan,
-            "window_switches": sum(switches) / len(switches) if switches else math.nan,
         })
     _write_csv(out / "suggestions.csv", rows)
     _write_csv(out / "sessions.csv", session_rows)

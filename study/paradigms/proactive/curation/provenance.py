@@ -13,6 +13,8 @@ text it sent). `Provenance` holds a log to that, one record at a time:
 3. shown: a suggestion-open shows exactly the text that request returned, once.
 4. inserted: an accepted text-insert (api) inserts the next part of that text (the whole of
    it, or with partial accept the next words in order), after its suggestion-open.
+5. L0's assistant panel: a `chatId` is an exchange this server answered to this session, and a
+   chat-receive shows exactly the response it sent (a paste or copy only names its chatId).
 
 It is pure (records and the issued texts in, problems out). The event API runs it on arrival
 and refuses the batch with 422 (study.server.arrival); `study curate validate` on a study
@@ -61,6 +63,8 @@ class Provenance:
         if claimed != self.paradigm:
             return [Problem("proactive.paradigm",
                             f"is {claimed!r}, but this session's condition is {self.paradigm}")]  # fmt: skip
+        if extension.get("chatId") is not None:
+            return self._chat(extension["chatId"], record)
         sid = extension.get("suggestionId")
         if sid is None:
             return []
@@ -74,6 +78,15 @@ class Provenance:
             return self._insert(sid, record)
         if name in ("suggestion-select", "suggestion-modify") and sid not in self.opened:
             return [Problem("proactive.suggestionId", f"{name} of suggestion {sid} before its suggestion-open")]
+        return []
+
+    def _chat(self, chat_id: int, record: Mapping) -> list[Problem]:
+        if chat_id not in self.issued:
+            return [Problem("proactive.chatId", f"{chat_id} is not an answer this server sent to this session")]
+        text = (record.get("proactive") or {}).get("text")
+        if record.get("eventName") == "chat-receive" and text != self.issued[chat_id]:
+            return [Problem("proactive.text",
+                            f"shows {_short(text or '')}; answer {chat_id} was {_short(self.issued[chat_id])}")]  # fmt: skip
         return []
 
     def _open(self, sid: int, record: Mapping) -> list[Problem]:

@@ -3,7 +3,11 @@
 Fields: session, paradigm, suggestion id, stage and idle threshold (L3), when it was asked and
 shown, the suggestion, the outcome, what was accepted, its final text, the modifications, the
 editing durations, the context before it, and the writer's own continuation (the live
-`<REFERENCE>` for HAR, spec A3.1). Outcomes (spec A2.5): accepted, accepted_modified, partial
+`<REFERENCE>` for HAR, spec A3.1): what the writer typed from the suggestion's anchor until the
+next suggestion was asked for, after the part of it they accepted, if any. So an accepted
+suggestion is judged against what the writer went on to write themselves, as a rejected one is
+against what they wrote instead; the paper's simulation (§5.2) judges against the article's
+held-out continuation, which never contains the suggestion either. Outcomes (spec A2.5): accepted, accepted_modified, partial
 (some words taken), rejected, ignored (still on screen at the end), stale (never shown).
 """
 
@@ -36,6 +40,9 @@ class SuggestionRecord:
     context: str
     reference: str
     progress: float  # anchor / final document length (Fig. 4's x axis)
+    # s_t+1 (MindCopilot Eq. 2): the document when the next suggestion is asked for, or at the
+    # end of the session: the state the writer's response left for the next step.
+    next_state: str | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -65,6 +72,9 @@ def suggestion_records(
         sid = ext.get("suggestionId")
         if name == "suggestion-get":
             pending = {**ext, "at": event["eventTimestamp"]}
+            for record in order:
+                if record.next_state is None:
+                    record.next_state = from_units(text[:-1] if text.endswith("\n") else text)
             for key, span in continuation.items():
                 if len(span) == 2:
                     records[key].reference = from_units(text[span[0] : span[1]])
@@ -100,11 +110,17 @@ def suggestion_records(
             records[sid].modifications += 1
         delta = event.get("textDelta")
         if delta:
+            accepting = continuation.get(sid) if event.get("eventSource") == "api" else None
             for position, inserted, deleted in edits(delta["ops"]):
                 for span in continuation.values():
                     if len(span) != 2:
                         continue
-                    if inserted and span[0] <= position <= span[1]:
+                    if span is accepting and inserted:
+                        # The live reference starts after what the writer accepted (issue 21,
+                        # item 6): a reference that began with the suggestion would pass it
+                        # trivially (HAR rule 12, early overlap).
+                        span[0] = span[1] = position + inserted
+                    elif inserted and span[0] <= position <= span[1]:
                         span[1] += inserted  # typed at or inside the continuation: it grows
                     else:
                         span[0], span[1], _ = map_span(span[0], span[1], position, inserted, deleted)
@@ -113,6 +129,9 @@ def suggestion_records(
         if len(span) == 2:
             records[key].reference = from_units(text[span[0] : span[1]])
     final_length = max(1, len(text) - 1)
+    for record in order:
+        if record.next_state is None:
+            record.next_state = from_units(text[:-1] if text.endswith("\n") else text)
     for record in order:
         record.progress = round(len(to_units(record.context)) / final_length, 4)
     for span in track_accepted(events, window_ms or 10**15):

@@ -14,6 +14,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 ACCEPTED = ("accepted", "accepted_modified", "partial")
+# The one definition every report section and `study curate proactive` states and uses
+# (issue 21: a partial accept logs one suggestion-select per Ctrl+Right word, which counted
+# per event gave one condition two different rates).
+DEFINITION = (
+    "Acceptance: suggestions the writer accepted, of the suggestions shown. A suggestion counts "
+    "once, as accepted, when the writer took any of it: whole with Tab, partly word by word with "
+    "Ctrl+Right (however many words), or accepted and then edited; answers that came too late "
+    "to be shown (stale) are not counted. Per writer it is accepted / shown; macro is the mean "
+    "of the writers' rates (Table 5's \"averaged across all users\"), micro the pooled rate."
+)
 SHOWN = ACCEPTED + ("rejected", "ignored")
 
 
