@@ -90,6 +90,9 @@ class ChatSettings:
     target_words: tuple[int, int] = (200, 500)
     max_message_chars: int = 4000
     max_tokens: int = 512
+    # The most characters of the conversation a reply reads (study.paradigms.chat.assistant.window):
+    # the system prompt, the document pane and the latest turns that fit; 0 reads it all.
+    context_chars: int = 24000
     # A rating that falls due after the exchange the participant finishes at (after exchange 9:
     # every 3) is skipped by default (spec B3 [I]: the final survey covers it); True asks it first.
     rating_before_finish: bool = False
@@ -154,7 +157,7 @@ def load_chat(data: dict, directory: Path, source: Path) -> ChatSettings | None:
     keys = {
         key: table[key]
         for key in ("min_exchanges", "intents_shown", "intent_selection", "prewriting_min_answers",
-                    "prewriting_min_words", "max_message_chars", "max_tokens", "notice",
+                    "prewriting_min_words", "max_message_chars", "max_tokens", "context_chars", "notice",
                     "rating_before_finish")
         if key in table
     }  # fmt: skip
