@@ -135,7 +135,9 @@ def create_app(backend: Backend, *, logprobs: bool = True) -> Flask:
 
     @app.errorhandler(BackendLoading)
     def loading(exc: BackendLoading):
-        return _error(str(exc), "server_error", 503, code="model_loading")
+        response, status = _error(str(exc), "server_error", 503, code="model_loading")
+        response.headers["Retry-After"] = "5"  # clients ask again then (study.model_client.retry_after)
+        return response, status
 
     @app.errorhandler(BackendUnavailable)
     def unavailable(exc: BackendUnavailable):
