@@ -25,12 +25,13 @@ import httpx
 from study import config as study_config
 from study.config import GENRE_NOUNS
 from study.simulate import support
+from study.simulate.coverage import PromptDraws, default_writers, left_out
 from study.paradigms.chat.simulate import ChatParticipant
 from study.paradigms.chat.simulated_user import ChatUser
 from study.simulate.participant import Participant, SessionResult, SimulationError
 from study.simulate.personas import BUILT_IN, DEFAULT_INTENT, Persona
 from study.simulate.writer import Decisions, SimulatedWriter
-from study.store import create_tables, make_engine, writing
+from study.store import create_tables, make_engine, reading, writing
 from study.store import simulated as simulated_store
 
 API_KEY_ENV = "STUDY_SIMULATOR_API_KEY"
@@ -40,7 +41,7 @@ CHAT_INTENT = "one of the chat study's intents, chosen on its intent page"
 
 @dataclass
 class Options:
-    writers: int = 1
+    writers: int | None = None  # None: study.simulate.coverage.default_writers
     url: str | None = None  # a running server for this study; None: start one
     llm_url: str | None = None  # the writers' model endpoint; None: local deterministic
     llm_model: str = "deterministic"
@@ -57,6 +58,9 @@ class RunSummary:
     errors: list[str] = field(default_factory=list)
     decisions: Decisions = field(default_factory=Decisions)
     model: str = ""
+    # What the study's database still has no session of after the run (study.toml order).
+    prompts_left_out: list[str] = field(default_factory=list)
+    conditions_left_out: list[str] = field(default_factory=list)
 
 
 def simulate(directory: str, options: Options, echo: Callable[[str], None] = print) -> RunSummary:
@@ -75,6 +79,8 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
         client = _openai_client(llm_url)
         run_id = secrets.token_hex(3)
         lock = threading.Lock()
+        draws = PromptDraws(study)
+        writers = options.writers or default_writers(study)
 
         def one(number: int) -> None:
             persona = options.personas[number % len(options.personas)]
@@ -100,7 +106,7 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
                     simulated_store.record_conversation(connection, session_id, **values)
 
             def choose_prompt(codes: list[str]) -> str:
-                code = rng.choice(codes)
+                code = draws.pick(codes, rng)
                 writer.noun = GENRE_NOUNS.get(study.prompt(code).genre, "text")
                 return code
 
@@ -134,8 +140,10 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
                  + (f" ({result.failed_queries} failed)" if result.failed_queries else "")
                  + f", {result.accepted} accepted")  # fmt: skip
 
-        with ThreadPoolExecutor(max_workers=max(1, min(options.parallel, options.writers))) as pool:
-            list(pool.map(one, range(options.writers)))
+        with ThreadPoolExecutor(max_workers=max(1, min(options.parallel, writers))) as pool:
+            list(pool.map(one, range(writers)))
+        with reading(engine) as connection:
+            summary.prompts_left_out, summary.conditions_left_out = left_out(study, connection)
         return summary
     finally:
         for stop in reversed(stops):
