@@ -131,8 +131,10 @@ class ReplyStream:
     """One reply, streamed: iterate for its pieces; once iteration ends, `result` holds the
     whole reply (the text, as the endpoint finished it) or the reason it failed.
 
-    The whole reply must come within `[suggestions] timeout_seconds`; past it the stream is
-    closed, which tells the endpoint to stop generating (study.lm.streaming)."""
+    A silence longer than `[suggestions] timeout_seconds` ends it, and so does a whole reply
+    taking twice that: the participant sees the reply grow meanwhile, so a slow but steady
+    model is let finish where a silent one is not. Ending closes the stream, which tells the
+    endpoint to stop generating (study.lm.streaming)."""
 
     def __init__(
         self, settings: SuggestionSettings, condition: Condition, messages: list[dict],
@@ -163,7 +165,7 @@ class ReplyStream:
                         yield piece
                     if choice is not None and choice.finish_reason:
                         result.finish_reason = choice.finish_reason
-                    if time.perf_counter() - start > timeout:
+                    if time.perf_counter() - start > 2 * timeout:
                         raise openai.APITimeoutError(request=stream.response.request)
             if result.finish_reason is None:
                 raise ConnectionError("the stream ended before the reply was finished")
