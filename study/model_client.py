@@ -11,7 +11,9 @@ what they share:
 - `redact()`: the API key cut out of any message, because an endpoint can echo it back;
 - `answered_model()`: the model the endpoint says answered (a reply's `model`), which may
   name a version of the configured alias ("gpt-4o" answered by "gpt-4o-2024-08-06");
-- `output()`: one generated text as the session log keeps it (text, summed logprob, finish).
+- `output()`: one generated text as the session log keeps it (text, summed logprob, finish);
+- `retry_after()`: whether a failure will pass (the endpoint is loading its model, or busy),
+  and in how many seconds to ask again.
 
 The server's own limits on model calls (how many in flight, per minute) live in
 study.server.model_calls; this module knows nothing about participants or requests.
@@ -75,6 +77,23 @@ def output(text: str, token_logprobs: list | None, finish_reason: str | None) ->
         "logprob_sum": math.fsum(token_logprobs) if token_logprobs is not None else None,
         "finish_reason": finish_reason,
     }
+
+
+# When a 503 names no Retry-After: `study lm serve` loading SmolLM2 takes tens of seconds.
+DEFAULT_RETRY_SECONDS = 5.0
+
+
+def retry_after(exc: Exception) -> float | None:
+    """Seconds to wait before asking again when `exc` is a failure that passes by itself (HTTP
+    503: the endpoint is starting or its model still loading; 429: a rate limit), from the
+    answer's Retry-After header; None for a failure that asking again will not mend."""
+    if not isinstance(exc, openai.APIStatusError) or exc.status_code not in (429, 503):
+        return None
+    try:
+        seconds = float(exc.response.headers.get("retry-after", ""))
+    except ValueError:
+        return DEFAULT_RETRY_SECONDS
+    return min(max(seconds, 0.5), 60.0)
 
 
 def describe(exc: Exception, settings: SuggestionSettings, base_url: str | None) -> str:

@@ -27,6 +27,18 @@ class BackendUnavailable(RuntimeError):
     """The chosen backend cannot run on this machine; the message says how to fix it."""
 
 
+class Cancelled(RuntimeError):
+    """The client gave up (it disconnected or its time ran out): generation stopped."""
+
+
+# `generate`'s two optional hooks. `on_token(index, piece)` gets each choice's text as it
+# grows (the pieces join to the choice's text before stop sequences are cut); `cancelled()` is
+# asked before and during generation, and a True stops it with Cancelled, so a model that
+# serves requests in turn does not keep the next one waiting for a reply nobody reads.
+OnToken = Callable[[int, str], None]
+IsCancelled = Callable[[], bool]
+
+
 @dataclass
 class Generation:
     """One choice: the text, its tokens (joined they give `text`) and their log-probabilities."""
@@ -52,6 +64,8 @@ class Backend(Protocol):
         seed: int | None = None,
         presence_penalty: float = 0.0,
         frequency_penalty: float = 0.0,
+        on_token: OnToken | None = None,
+        cancelled: IsCancelled | None = None,
     ) -> list[Generation]: ...
 
     def format_chat(self, messages: Sequence[dict]) -> str: ...
@@ -143,7 +157,8 @@ class DeterministicBackend:
 
     At temperature 0 every choice is the same, as with greedy decoding of a real model;
     top_p and the penalties are accepted and ignored.
-    `delay` (seconds) is slept before answering, to test what happens when a model is slow.
+    `delay` (seconds) is slept before answering, to test what happens when a model is slow;
+    a client that gives up meanwhile ends the wait (Cancelled), as with a real model.
     """
 
     model_id = "deterministic"
@@ -155,13 +170,22 @@ class DeterministicBackend:
         self, prompt: str, *, n: int = 1, max_tokens: int = 16, temperature: float = 1.0,
         top_p: float = 1.0, stop: Sequence[str] = (), seed: int | None = None,
         presence_penalty: float = 0.0, frequency_penalty: float = 0.0,
+        on_token: OnToken | None = None, cancelled: IsCancelled | None = None,
     ) -> list[Generation]:
-        if self.delay:
-            time.sleep(self.delay)
-        return [
+        deadline = time.monotonic() + self.delay
+        while time.monotonic() < deadline:
+            if cancelled is not None and cancelled():
+                raise Cancelled("the client gave up")
+            time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
+        generations = [
             self._one(prompt, i if temperature > 0 else 0, max_tokens, temperature, stop, seed)
             for i in range(n)
         ]
+        if on_token is not None:
+            for index, generation in enumerate(generations):
+                for token in generation.tokens:
+                    on_token(index, token)
+        return generations
 
     def _one(self, prompt: str, index: int, max_tokens: int, temperature: float,
              stop: Sequence[str], seed: int | None) -> Generation:

@@ -65,4 +65,9 @@ def serve(backend: str, host: str, port: int, delay: float, no_logprobs: bool) -
     click.echo(f"serving model '{model.model_id}' at http://{host}:{port}/v1 (Ctrl-C to stop)")
     # waitress rather than Flask's development server: it is a real multi-threaded server,
     # and the backends make requests take turns where they must.
-    waitress.serve(create_app(model, logprobs=not no_logprobs), host=host, port=port, threads=4, _quiet=True)
+    # channel_request_lookahead lets waitress notice a client that disconnected mid-request,
+    # which the endpoint asks so it stops generating for it (study.lm.streaming).
+    waitress.serve(
+        create_app(model, logprobs=not no_logprobs), host=host, port=port, threads=4,
+        channel_request_lookahead=1, _quiet=True,
+    )

@@ -5,7 +5,9 @@ wire format, so a study can point `suggestions.endpoint` at it, or at OpenAI, or
 without other changes:
 
   POST /v1/completions        the prompt is continued, as with GPT-3 davinci in CoAuthor
-  POST /v1/chat/completions   the conversation is formatted by the backend's chat template
+  POST /v1/chat/completions   the conversation is formatted by the backend's chat template;
+                              with "stream": true the reply comes as OpenAI streams it
+                              (server-sent events, study.lm.streaming)
   GET  /v1/models             the one model this server runs
 
 Every answer's `model` names the model that answered (`smollm2-135m-instruct`, `deterministic`),
@@ -14,6 +16,8 @@ configured for another model then records what really wrote its texts (study.sto
 
 Errors use OpenAI's shape, `{"error": {"message", "type", "param", "code"}}`, with 400 for bad
 parameters and 404 for unknown routes, so clients report them as they would OpenAI's.
+A request whose client has gone (it disconnected, or its read timeout has passed) stops
+generating at once, so the next request does not wait behind it (study.lm.streaming).
 """
 
 from __future__ import annotations
@@ -23,11 +27,12 @@ import time
 import uuid
 from collections.abc import Callable
 
-from flask import Flask, jsonify, request
+from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.serving import make_server
 
-from study.lm.backends import Backend, BackendLoading, BackendUnavailable, Generation
+from study.lm.backends import Backend, BackendLoading, BackendUnavailable, Cancelled, Generation
+from study.lm.streaming import chat_stream, client_gone
 
 MAX_N = 16
 MAX_TOKENS = 4096
@@ -81,9 +86,10 @@ def create_app(backend: Backend, *, logprobs: bool = True) -> Flask:
                 "n",
             )
         choices, completion_tokens, prompt_tokens = [], 0, 0
+        gone = client_gone(request.environ, request.headers)
         for prompt in prompts:
             prompt_tokens += backend.count_tokens(prompt)
-            for generation in backend.generate(prompt, **decoding):
+            for generation in backend.generate(prompt, **decoding, cancelled=gone):
                 choices.append({
                     "index": len(choices),
                     "text": generation.text,
@@ -106,11 +112,15 @@ def create_app(backend: Backend, *, logprobs: bool = True) -> Flask:
         decoding = _decoding({**body, "max_tokens": max_tokens}, default_max_tokens=256)
         want_logprobs = _bool(body, "logprobs") and logprobs
         top = _int(body, "top_logprobs", 0, 20, 0)
-        if body.get("stream"):
-            raise BadParameter("stream is not supported by this server", "stream")
-        prompt = backend.format_chat(messages)
+        prompt = backend.format_chat(messages)  # raises BackendLoading (503) before any byte
+        gone = client_gone(request.environ, request.headers)
+        if _bool(body, "stream"):
+            if decoding["n"] != 1:
+                raise BadParameter("a streamed reply has one choice here: send n=1", "n")
+            lines = chat_stream(backend, prompt, decoding, body["model"], gone, _lstrip)
+            return Response(lines, mimetype="text/event-stream", headers={"Cache-Control": "no-cache"})
         choices, completion_tokens = [], 0
-        for index, generation in enumerate(backend.generate(prompt, **decoding)):
+        for index, generation in enumerate(backend.generate(prompt, **decoding, cancelled=gone)):
             # A chat reply is a new message: it does not start with the space a plain
             # continuation of "Assistant:" would.
             generation = _lstrip(generation)
@@ -129,11 +139,18 @@ def create_app(backend: Backend, *, logprobs: bool = True) -> Flask:
 
     @app.errorhandler(BackendLoading)
     def loading(exc: BackendLoading):
-        return _error(str(exc), "server_error", 503, code="model_loading")
+        response, status = _error(str(exc), "server_error", 503, code="model_loading")
+        response.headers["Retry-After"] = "5"  # clients ask again then (study.model_client.retry_after)
+        return response, status
 
     @app.errorhandler(BackendUnavailable)
     def unavailable(exc: BackendUnavailable):
         return _error(str(exc), "server_error", 503, code="model_unavailable")
+
+    @app.errorhandler(Cancelled)
+    def cancelled(exc: Cancelled):
+        # Nobody reads this answer; 499 is the status proxies log for a client that left.
+        return _error(str(exc), "server_error", 499, code="client_gone")
 
     @app.errorhandler(BadParameter)
     def bad_parameter(exc: BadParameter):

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from study.lm.backends import BackendUnavailable, Generation, finish
+from study.lm.backends import BackendUnavailable, Cancelled, Generation, IsCancelled, OnToken, finish
 
 if TYPE_CHECKING:  # torch is an optional extra, imported when SmolLM2 loads
     import torch
@@ -39,11 +39,17 @@ class SmolLM2Backend:
     what they mean at OpenAI: top-p nucleus sampling, temperature 0 = greedy, and the
     additive presence/frequency penalties that CoAuthor varied (App. A.2).
     `threads` sets torch's thread count for the whole process (see below why 1).
+
+    The repetition guard: a choice never repeats a run of `no_repeat_ngram` tokens it has
+    already written (0 turns it off). A 135M model at a low temperature falls into loops,
+    the same sentence again and again until max_tokens; a run this long is never a list's
+    repeated "**Option" or a common phrase, so the guard leaves ordinary text alone.
     """
 
     model_id = "smollm2-135m-instruct"
 
-    def __init__(self, threads: int = 1) -> None:
+    def __init__(self, threads: int = 1, no_repeat_ngram: int = 8) -> None:
+        self.no_repeat_ngram = no_repeat_ngram
         if not available():
             raise BackendUnavailable(f"the smollm2 backend needs torch and transformers: {LM_EXTRA_HINT}")
         # Weights come from the installed package only; never try to reach a model hub.
@@ -82,6 +88,7 @@ class SmolLM2Backend:
         self, prompt: str, *, n: int = 1, max_tokens: int = 16, temperature: float = 1.0,
         top_p: float = 1.0, stop: Sequence[str] = (), seed: int | None = None,
         presence_penalty: float = 0.0, frequency_penalty: float = 0.0,
+        on_token: OnToken | None = None, cancelled: IsCancelled | None = None,
     ) -> list[Generation]:
         torch = self._torch
         ids = self._tokenizer(prompt, add_special_tokens=False).input_ids
@@ -92,9 +99,12 @@ class SmolLM2Backend:
             seed if seed is not None else random.SystemRandom().randrange(2**63)
         )
         with self._lock, torch.inference_mode():
+            # Asked again once it is this request's turn: its client may have left while waiting.
+            if cancelled is not None and cancelled():
+                raise Cancelled("the client gave up before its turn")
             sampled, logprobs, ended = self._sample(
                 torch.tensor([ids]), n, max_tokens, temperature, top_p, stop,
-                presence_penalty, frequency_penalty, generator,
+                presence_penalty, frequency_penalty, generator, on_token, cancelled,
             )
         return [
             finish(self._token_texts(sampled[i]), logprobs[i], stop, ended[i]) for i in range(n)
@@ -103,9 +113,12 @@ class SmolLM2Backend:
     def _sample(
         self, input_ids: torch.Tensor, n: int, max_tokens: int, temperature: float, top_p: float,
         stop: Sequence[str], presence_penalty: float, frequency_penalty: float,
-        generator: torch.Generator,
+        generator: torch.Generator, on_token: OnToken | None = None,
+        cancelled: IsCancelled | None = None,
     ) -> tuple[list[list[int]], list[list[float]], list[bool]]:
         torch = self._torch
+        guard = _RepetitionGuard(n, self.no_repeat_ngram)
+        streamed = [""] * n  # what on_token has been given, per choice
         sampled: list[list[int]] = [[] for _ in range(n)]
         logprobs: list[list[float]] = [[] for _ in range(n)]
         ended = [False] * n
@@ -119,6 +132,8 @@ class SmolLM2Backend:
         logits = out.logits[:, -1, :].float().expand(n, -1)
         counts = torch.zeros(n, logits.shape[-1])
         for step in range(max_tokens):
+            if cancelled is not None and cancelled():
+                raise Cancelled(f"the client gave up after {step} tokens")
             if step:
                 out = self._model(
                     input_ids=next_ids.unsqueeze(-1), past_key_values=past, use_cache=True
@@ -129,6 +144,7 @@ class SmolLM2Backend:
             # measure of how likely the model finds the text; sampling uses the adjusted ones.
             model_logprobs = torch.log_softmax(logits, dim=-1)
             adjusted = logits - frequency_penalty * counts - presence_penalty * (counts > 0)
+            guard.forbid(adjusted, sampled)
             next_ids = self._pick(adjusted, temperature, top_p, generator)
             for i in range(n):
                 if done[i]:
@@ -140,6 +156,9 @@ class SmolLM2Backend:
                 sampled[i].append(token)
                 logprobs[i].append(float(model_logprobs[i, token]))
                 counts[i, token] += 1
+                guard.add(i, sampled[i])
+                if on_token is not None:
+                    streamed[i] = self._stream(i, sampled[i], streamed[i], on_token)
                 if stop and any(s in self._tokenizer.decode(sampled[i][-40:]) for s in stop):
                     done[i] = ended[i] = True
             if all(done):
@@ -161,6 +180,14 @@ class SmolLM2Backend:
             probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
         return torch.multinomial(probs, 1, generator=generator).squeeze(-1)
 
+    def _stream(self, index: int, ids: list[int], streamed: str, on_token: OnToken) -> str:
+        """Give on_token what the choice's text has grown by; wait while a character is split."""
+        text = self._tokenizer.decode(ids)
+        if text.endswith("\ufffd") or not text.startswith(streamed) or len(text) == len(streamed):
+            return streamed
+        on_token(index, text[len(streamed) :])
+        return text
+
     def _token_texts(self, ids: list[int]) -> list[str]:
         """Each token's text, such that they join to the decoded text.
 
@@ -181,6 +208,29 @@ class SmolLM2Backend:
             full = self._tokenizer.decode(ids)
             texts[-1] += full[len(emitted) :] if full.startswith(emitted) else ""
         return texts
+
+
+class _RepetitionGuard:
+    """No choice writes the same run of `size` tokens twice (see SmolLM2Backend)."""
+
+    def __init__(self, n: int, size: int) -> None:
+        self.size = size
+        # per choice: the tokens seen after each run of size - 1 tokens
+        self.followers: list[dict[tuple[int, ...], set[int]]] = [{} for _ in range(n)]
+
+    def add(self, index: int, ids: list[int]) -> None:
+        if self.size and len(ids) >= self.size:
+            key = tuple(ids[-self.size : -1])
+            self.followers[index].setdefault(key, set()).add(ids[-1])
+
+    def forbid(self, logits: torch.Tensor, sampled: list[list[int]]) -> None:
+        if not self.size:
+            return
+        for index, ids in enumerate(sampled):
+            if len(ids) >= self.size - 1:
+                banned = self.followers[index].get(tuple(ids[len(ids) - self.size + 1 :]))
+                if banned:
+                    logits[index, list(banned)] = float("-inf")
 
 
 def _gguf_location() -> tuple[str, str]:

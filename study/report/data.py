@@ -102,6 +102,10 @@ class ReportData:
     # An export folder's provenance (models.csv, or a proactive export's sessions.csv): per
     # session its condition, the configured model and the model(s) that answered.
     models: list[dict] = field(default_factory=list)
+    # A study folder's configured prompts and conditions (study.toml order), so tables list
+    # those nobody has written yet; empty for a release or an export, which only know sessions.
+    planned_prompts: list[str] = field(default_factory=list)
+    planned_conditions: list[str] = field(default_factory=list)
 
     @property
     def simulated(self) -> int:
@@ -283,6 +287,8 @@ def _from_study(path: Path, model: EntityModel | None, processes: int | None) ->
     }
     data.requests = requests
     data.questions, data.answers = questions, answers
+    data.planned_prompts = [p.code for p in study.prompts]
+    data.planned_conditions = [c.name for c in study.conditions]
     return data
 
 

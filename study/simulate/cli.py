@@ -7,8 +7,10 @@ import click
 
 @click.command("simulate")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
-@click.option("--writers", default=1, show_default=True, type=click.IntRange(min=1),
-              help="How many simulated writers take part (each writes one session).")
+@click.option("--writers", default=None, type=click.IntRange(min=1),
+              help="How many simulated writers take part (each writes one session). Default: one "
+              "per prompt (a chat study: one per assistant), so the pilot writes every prompt "
+              "and condition.")
 @click.option("--url", default=None, metavar="URL",
               help="A server already running for DIRECTORY (e.g. http://127.0.0.1:5000); "
               "default: start one on a free local port.")
@@ -76,6 +78,12 @@ def simulate(directory, writers, url, llm_url, llm_model, personas, intent,
             "not answer (see `study status`). Fix: [suggestions] endpoint in study.toml, "
             "OPENAI_BASE_URL, or --suggestions-endpoint URL.", err=True,
         )  # fmt: skip
+    for what, missing in (("prompt", summary.prompts_left_out), ("condition", summary.conditions_left_out)):
+        if missing:
+            click.echo(f"No session yet for {len(missing)} {what}(s): {', '.join(missing)}. "
+                       "Run more writers (--writers) to pilot them.")  # fmt: skip
+    if not summary.prompts_left_out and not summary.conditions_left_out:
+        click.echo("Every prompt and condition has a session.")
     click.echo("These sessions are marked simulated; `study report` and `study export` say so.")
     if summary.errors:
         raise SystemExit(1)

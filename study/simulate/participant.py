@@ -144,7 +144,11 @@ class Participant:
         for _ in range(MAX_TURNS):
             added = len(log.text[prompt_chars:].split())
             action, text = self.writer.next_step(log.text, added)
-            if action == "finish" and added >= 10:
+            if action == "finish" and added >= 10 and self.queries == 0 and "suggestionsUrl" in boot:
+                # A pilot writer who never asked pilots nothing of the suggestion interface:
+                # even the careful persona (asks "mostly when stuck") asks once before finishing.
+                action = "ask"
+            elif action == "finish" and added >= 10:
                 break
             if action == "ask":
                 # A control arm's page has no suggestions URL (study.paradigms.none.arm): nothing to ask.

@@ -26,10 +26,11 @@ from study import config as study_config
 from study.config import GENRE_NOUNS
 from study import paradigms
 from study.simulate import participant as writing_path
+from study.simulate.coverage import PromptDraws, default_writers, left_out
 from study.simulate.participant import SessionResult, SimulationError
 from study.simulate.personas import BUILT_IN, DEFAULT_INTENT, Persona
 from study.simulate.writer import Decisions
-from study.store import create_tables, make_engine, writing
+from study.store import create_tables, make_engine, reading, writing
 from study.store import simulated as simulated_store
 
 API_KEY_ENV = "STUDY_SIMULATOR_API_KEY"
@@ -37,7 +38,7 @@ API_KEY_ENV = "STUDY_SIMULATOR_API_KEY"
 
 @dataclass
 class Options:
-    writers: int = 1
+    writers: int | None = None  # None: study.simulate.coverage.default_writers
     url: str | None = None  # a running server for this study; None: start one
     llm_url: str | None = None  # the writers' model endpoint; None: local deterministic
     llm_model: str = "deterministic"
@@ -54,6 +55,9 @@ class RunSummary:
     errors: list[str] = field(default_factory=list)
     decisions: Decisions = field(default_factory=Decisions)
     model: str = ""
+    # What the study's database still has no session of after the run (study.toml order).
+    prompts_left_out: list[str] = field(default_factory=list)
+    conditions_left_out: list[str] = field(default_factory=list)
 
 
 def simulate(directory: str, options: Options, echo: Callable[[str], None] = print) -> RunSummary:
@@ -75,6 +79,8 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
         client = _openai_client(llm_url)
         run_id = secrets.token_hex(3)
         lock = threading.Lock()
+        draws = PromptDraws(study)
+        writers = options.writers or default_writers(study)
 
         def one(number: int) -> None:
             persona = options.personas[number % len(options.personas)]
@@ -95,7 +101,7 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
                     simulated_store.record_conversation(connection, session_id, **values)
 
             def choose_prompt(codes: list[str]) -> str:
-                code = rng.choice(codes)
+                code = draws.pick(codes, rng)
                 writer.noun = GENRE_NOUNS.get(study.prompt(code).genre, "text")
                 return code
 
@@ -116,8 +122,10 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
                 summary.decisions.failures += writer.decisions.failures
             echo(describe(number, persona, result, participant, writer))
 
-        with ThreadPoolExecutor(max_workers=max(1, min(options.parallel, options.writers))) as pool:
-            list(pool.map(one, range(options.writers)))
+        with ThreadPoolExecutor(max_workers=max(1, min(options.parallel, writers))) as pool:
+            list(pool.map(one, range(writers)))
+        with reading(engine) as connection:
+            summary.prompts_left_out, summary.conditions_left_out = left_out(study, connection)
         return summary
     finally:
         for stop in reversed(stops):

@@ -1,12 +1,14 @@
 // The chat study's page (templates/chat.html; CollabLLM App. E step 3).
 //
-// The conversation lives on the server (study/server/chat_api.py): a message is sent with a
+// The conversation lives on the server (study/paradigms/chat/api.py): a message is sent with a
 // browser-made client id, so when an answer is lost (network, a restarted server) the same
 // request is simply sent again and the server returns the stored reply instead of storing the
 // message twice. The document pane's edits are logged as the writing editor logs them
 // (text-insert / text-delete with Quill deltas, StudyEditor.diff) and go through the editor's
 // outbox (editor-outbox.js): kept in localStorage until the server acknowledges them, so a
 // reload or a killed server loses nothing. Event names: schemas/chat-event-batch.schema.json.
+// Replies are streamed: the page shows the reply as the model writes it, and the stored reply
+// (the whole one) replaces it when the server says it is done.
 "use strict";
 
 (function () {
@@ -107,6 +109,61 @@
     ui.retry.hidden = !canRetry;
   }
 
+  // The reply as the model writes it: the message sent and a growing reply, shown until the
+  // stored pair replaces them (so "chat-message" is only ever a stored message).
+  function showWriting(content) {
+    clearWriting();
+    const user = document.createElement("li");
+    user.dataset.role = "user";
+    user.setAttribute("data-testid", "chat-pending");
+    user.textContent = content;
+    const reply = document.createElement("li");
+    reply.dataset.role = "assistant";
+    reply.setAttribute("data-testid", "chat-writing");
+    reply.setAttribute("aria-busy", "true");
+    ui.messages.append(user, reply);
+    return reply;
+  }
+
+  function clearWriting() {
+    ui.messages.querySelectorAll("[data-testid=chat-pending], [data-testid=chat-writing]").forEach((item) => item.remove());
+  }
+
+  // One request for the reply; {status, answer} as a plain JSON answer would give them, or null
+  // when the server could not be reached or the stream broke (the same client id asks again).
+  async function ask(message) {
+    const response = await fetch(boot.messagesUrl, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ client_id: message.clientId, content: message.content, stream: true }),
+    });
+    if (!(response.headers.get("Content-Type") || "").startsWith("application/x-ndjson")) {
+      return { status: response.status, answer: await response.json().catch(() => null) };
+    }
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    let writing = null;
+    for (;;) {
+      const { value, done } = await reader.read();
+      buffer += decoder.decode(value || new Uint8Array(), { stream: !done });
+      const lines = buffer.split("\n");
+      buffer = lines.pop();
+      for (const line of lines.filter(Boolean)) {
+        const part = JSON.parse(line);
+        if ("delta" in part) {
+          writing.textContent += part.delta;
+          ui.messages.scrollTop = ui.messages.scrollHeight;
+        } else if (part.user && !part.assistant) {
+          writing = showWriting(part.user.content);
+        } else {
+          return { status: part.error ? part.status : 200, answer: part };
+        }
+      }
+      if (done) return null;
+    }
+  }
+
   async function send(message) {
     inFlight = message;
     outbox.save();
@@ -117,15 +174,15 @@
       let response = null;
       let answer = null;
       try {
-        response = await fetch(boot.messagesUrl, {
-          method: "POST",
-          headers: { "Content-Type": "application/json" },
-          body: JSON.stringify({ client_id: message.clientId, content: message.content }),
-        });
-        answer = await response.json().catch(() => null);
+        const asked = await ask(message);
+        if (asked) {
+          response = { status: asked.status, ok: asked.status === 200 };
+          answer = asked.answer;
+        }
       } catch (error) {
         response = null;
       }
+      clearWriting();
       if (response === null || response.status >= 500 && response.status !== 502 && response.status !== 504 || !answer) {
         // The server is restarting or unreachable: the message is kept; ask again.
         showError("Reconnecting… your message is kept and will be sent.", false);
@@ -170,8 +227,10 @@
         return; // sent again by the participant after the rating
       }
       // The model failed or the request was refused: say so (the server's line is calm).
-      log("chat-fail", "api", { detail: String(answer.error || response.status).slice(0, 500) });
-      showError(`The assistant did not answer: ${answer.error || response.status}`, modelFailed);
+      const cutOff = answer.cut_off === true; // the reply stopped mid-way; none was stored
+      const detail = `${cutOff ? "cut off: " : ""}${answer.error || response.status}`;
+      log("chat-fail", "api", { detail: detail.slice(0, 500) });
+      showError(cutOff ? `The assistant's reply was cut off: ${answer.error}` : `The assistant did not answer: ${answer.error || response.status}`, modelFailed);
       refresh();
       return;
     }

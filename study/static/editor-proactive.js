@@ -18,6 +18,7 @@ window.StudyEditor = window.StudyEditor || {};
 
 (function (StudyEditor) {
   const REQUEST_TIMEOUT_MS = 20000;
+  const RETRY_CAP_MS = 30000; // the longest wait between two asks while the model gets ready
   const CURSOR_KEYS = new Set(["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "PageUp", "PageDown"]);
   const MODIFIER_KEYS = new Set(["Shift", "Control", "Alt", "Meta", "AltGraph", "CapsLock", "Fn"]);
   const wordsIn = (text) => (text.match(/\S+/g) || []).length;
@@ -36,6 +37,7 @@ window.StudyEditor = window.StudyEditor || {};
       this.inFlight = false;
       this.version = 0;          // bumped by every text change
       this.requestedVersion = -1;
+      this.retries = 0;          // asks again in a row after a failure that passes (backoff)
       this.timer = null;
       this.accepted = [];        // {id, start, end, at, modified}
       this.history = [];         // L2's items: {kind, index, length} or {kind, index, text}
@@ -124,6 +126,19 @@ window.StudyEditor = window.StudyEditor || {};
       this.inFlight = false;
       this.page.busy(false);
       if (this.page.finishing()) return;
+      if (answer.error && answer.retryAfter) {
+        // A failure that passes (the model is still loading, or busy): ask again for the same
+        // text, waiting longer each time; typing meanwhile resets the idle timer instead.
+        const waitMs = Math.min(RETRY_CAP_MS, answer.retryAfter * 1000 * 2 ** this.retries);
+        this.retries += 1;
+        this.record("suggestion-fail", "api", { reason: `${answer.error}; asking again in ${Math.round(waitMs / 1000)} s`.slice(0, 300) });
+        this.requestedVersion = null;
+        clearTimeout(this.timer);
+        this.timer = setTimeout(() => this.maybeAsk(), waitMs);
+        this.showStatus("retrying", `${answer.error}, trying again in ${Math.round(waitMs / 1000)} s`);
+        return;
+      }
+      this.retries = 0;
       if (answer.error) {
         this.record("suggestion-fail", "api", { reason: answer.error.slice(0, 300) });
         this.showStatus();
@@ -159,7 +174,10 @@ window.StudyEditor = window.StudyEditor || {};
         });
         const answer = await response.json().catch(() => null);
         if (!response.ok || !answer || !answer.suggestion) {
-          return { error: (answer && answer.error) || `the server answered HTTP ${response.status}` };
+          const error = (answer && answer.error) || `the server answered HTTP ${response.status}`;
+          // 503 and 429 with Retry-After: the server says the failure will pass, and when.
+          const retryAfter = [429, 503].includes(response.status) ? Number(response.headers.get("Retry-After")) : 0;
+          return { error, retryAfter: retryAfter > 0 ? retryAfter : 0 };
         }
         return answer;
       } catch (error) {
@@ -359,12 +377,12 @@ window.StudyEditor = window.StudyEditor || {};
       document.querySelector(".editor-wrap").after(this.log);
     }
 
-    showStatus(state) {
+    showStatus(state, detail) {
       const shown = state || (this.inFlight ? "waiting" : this.current ? "active" : "idle");
       const words = wordsIn(this.textarea.value);
       // Fig. 7's bar also shows "Mode: L2"; here it does not, so the writer cannot tell their
       // condition (issue 25).
-      this.status.textContent = `Suggestion: ${shown} | ${words} words`;
+      this.status.textContent = `Suggestion: ${detail || shown} | ${words} words`;
       this.status.dataset.state = shown;
     }
 

@@ -15,7 +15,7 @@ from sqlalchemy import Connection, func, select, update
 
 from study.curation.replay import DeltaError, apply_delta, from_units
 from study.store import events as event_store
-from study.store.db import chat_events, chat_messages, chat_sessions
+from study.store.db import chat_events, chat_messages, chat_sessions, suggestion_requests
 
 
 def get(connection: Connection, session_id: str) -> dict | None:
@@ -87,6 +87,23 @@ def add_message(connection: Connection, session_id: str, role: str, content: str
            "created_at": time.time(), **values}  # fmt: skip
     connection.execute(chat_messages.insert().values(**row))
     return row
+
+
+def reply_windows(connection: Connection, session_id: str) -> dict[int, dict]:
+    """What the model read for each stored reply, by the reply's seq: the `window` its model
+    call recorded (study.paradigms.chat.assistant.Window). Replies made before windows were
+    recorded are absent."""
+    rows = connection.execute(
+        select(suggestion_requests.c.parameters).where(
+            suggestion_requests.c.session_id == session_id, suggestion_requests.c.error.is_(None)
+        )
+    ).scalars()
+    windows = {}
+    for text in rows:
+        parameters = json.loads(text or "{}")
+        if parameters.get("mode") == "chat_reply" and "window" in parameters and "reply_to" in parameters:
+            windows[parameters["reply_to"] + 1] = parameters["window"]
+    return windows
 
 
 def exchanges(history: list[dict]) -> int:

@@ -10,6 +10,11 @@ POST /api/sessions/<id>/chat/messages {"client_id": "...", "content": "..."}
   -> 409 {"error", "owed"} while a blocking in-session survey is due
   -> 429 / 502 / 503 / 504 {"error"} when the model is not asked (a limit, every slot busy) or
      fails; the user message is kept and the same request (same client_id) asks again.
+  With "stream": true and a reply to write, 200 application/x-ndjson, one JSON object a line:
+  {"user"} at once, {"delta": "..."} as the model writes, then the 200 answer above or
+  {"error", "status", "cut_off"} with the status the JSON answer would have had. Only the
+  whole reply is stored; a participant who leaves mid-stream finds it stored on their return,
+  and a stream the endpoint cut off stores no reply (the model call's row says "cut off").
 POST /api/sessions/<id>/chat/events  schemas/chat-event-batch.schema.json -> {"acked": [...]}
   -> 422 past the session's storage quota ([session] max_events, max_bytes), as the editor's.
 Every model call goes through study.server.model_calls: recorded in suggestion_requests (mode
@@ -19,7 +24,10 @@ failure reaches the participant as a calm line while `study status` shows the re
 
 from __future__ import annotations
 
-from flask import Blueprint, jsonify
+import json
+import logging
+
+from flask import Blueprint, Response, jsonify, stream_with_context
 
 from study.paradigms.chat import assistant
 from study.server import arrival, contract, events_api, model_calls
@@ -31,6 +39,7 @@ from study.store import reading, writing
 from study.store.db import chat_events
 
 blueprint = Blueprint("chat_api", __name__, url_prefix="/api/sessions")
+logger = logging.getLogger(__name__)
 
 # What the participant reads when the assistant cannot answer (the page prefixes "The assistant
 # did not answer: "); never the endpoint's address or status.
@@ -105,41 +114,101 @@ def send(session_id):
             user = chat_store.add_message(connection, session_id, "user", content, client_id=client_id)
             history.append(user)
         answered = next((m for m in history if m["seq"] == user["seq"] + 1), None)
+    if answered is None and body.get("stream"):
+        relay = _relay(session, session_id, user)
+        return Response(stream_with_context(relay), mimetype="application/x-ndjson",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})  # fmt: skip
     if answered is None:
         answered, error = _ask(session, session_id, user)
         if error is not None:
             return error
+    return jsonify(_sent(session, session_id, user, answered))
+
+
+def _sent(session: dict, session_id: str, user: dict, answered: dict) -> dict:
     with reading(engine()) as connection:
         history = chat_store.messages(connection, session_id)
         owed = owed_surveys(connection, session)
-    return jsonify(
-        user=_public(user), assistant=_public(answered),
-        exchanges=chat_store.exchanges(history), owed=_owed_json(owed),
-    )  # fmt: skip
+    return {"user": _public(user), "assistant": _public(answered),
+            "exchanges": chat_store.exchanges(history), "owed": _owed_json(owed)}  # fmt: skip
+
+
+def _read(session_id: str, user: dict, condition) -> tuple[list[dict], assistant.Window]:
+    """What the model reads for the reply to `user` ([chat] context_chars)."""
+    with reading(engine()) as connection:
+        history = [m for m in chat_store.messages(connection, session_id) if m["seq"] <= user["seq"]]
+        document, _ = chat_store.document_from_events(connection, session_id)
+    # The tighter of the two bounds: the window the model reads ([chat] context_chars, 0: none)
+    # and the cap on any text sent to the model ([chat] history_chars, issue 24).
+    bound = min(b for b in (study().chat.context_chars, study().chat.history_chars, 10**9) if b)
+    return assistant.window(condition, history, document, bound)
 
 
 def _ask(session: dict, session_id: str, user: dict):
     """The model's reply to the conversation up to `user`, stored; or an error response."""
-    with reading(engine()) as connection:
-        history = [m for m in chat_store.messages(connection, session_id) if m["seq"] <= user["seq"]]
     condition = study().condition(session["condition"])
+    messages, read = _read(session_id, user, condition)
     try:
         with model_calls.slot(BUSY):
             request_id = model_calls.admit(session_id, condition, BUSY)
             result = assistant.reply(
-                study().suggestions, condition, history, study().chat.max_tokens, study().chat.history_chars
+                study().suggestions, condition, [], study().chat.max_tokens, messages, read
             )
     except model_calls.Refused as refusal:
         return None, refusal.response()
+    reply = _store(session_id, user, condition, request_id, result)
+    if reply is None:
+        return None, model_calls.unavailable("chat reply", session_id, result.error, result.timed_out, UNAVAILABLE)
+    return reply, None
+
+
+def _relay(session: dict, session_id: str, user: dict):
+    """The streamed answer's lines (see the module's docstring)."""
+    yield _line({"user": _public(user)})
+    condition = study().condition(session["condition"])
+    messages, read = _read(session_id, user, condition)
+    try:
+        with model_calls.slot(BUSY):
+            request_id = model_calls.admit(session_id, condition, BUSY)
+            stream = assistant.ReplyStream(study().suggestions, condition, messages, study().chat.max_tokens, read)
+            pieces = iter(stream)
+            try:
+                for piece in pieces:
+                    yield _line({"delta": piece})
+            except GeneratorExit:
+                # The participant left mid-reply: finish it, so their return finds it stored whole.
+                for _ in pieces:
+                    pass
+                _store(session_id, user, condition, request_id, stream.result)
+                raise
+            reply = _store(session_id, user, condition, request_id, stream.result)
+    except model_calls.Refused as refusal:
+        yield _line({"error": refusal.message, "status": refusal.status, "cut_off": False})
+        return
+    result = stream.result
+    if reply is None:
+        logger.warning("chat reply for session %s failed: %s", session_id, result.error)
+        yield _line({"error": UNAVAILABLE, "status": 504 if result.timed_out else 502, "cut_off": result.cut_off})
+        return
+    yield _line(_sent(session, session_id, user, reply))
+
+
+def _line(value: dict) -> str:
+    return json.dumps(value, ensure_ascii=False) + "\n"
+
+
+def _store(session_id: str, user: dict, condition, request_id: int, result: assistant.Reply) -> dict | None:
+    """Settle the model call and store the reply; None when there is no reply to store."""
+    result.parameters["reply_to"] = user["seq"]  # the export finds each reply's window by it
     outcome = {
         "answered_model": result.answered_model, "parameters": result.parameters,
-        "raw": [{"text": result.text, "finish_reason": result.finish_reason}],
-        "suggestions": [result.text] if result.text else [], "latency_ms": result.latency_ms,
-        "error": result.error,
+        "raw": [{"text": result.text, "finish_reason": "cut_off" if result.cut_off else result.finish_reason}],
+        "suggestions": [result.text] if result.text and result.error is None else [],
+        "latency_ms": result.latency_ms, "error": result.error,
     }  # fmt: skip
     if result.error is not None:
         model_calls.settle(request_id, condition, **outcome)
-        return None, model_calls.unavailable("chat reply", session_id, result.error, result.timed_out, UNAVAILABLE)
+        return None
     with writing(engine()) as connection:
         model_calls.settle(request_id, condition, **outcome, connection=connection)
         # Two tabs asking at once: keep the first stored reply, not a second one.
@@ -147,12 +216,11 @@ def _ask(session: dict, session_id: str, user: dict):
             (m for m in chat_store.messages(connection, session_id) if m["seq"] == user["seq"] + 1), None
         )
         if existing is not None:
-            return existing, None
-        reply = chat_store.add_message(
+            return existing
+        return chat_store.add_message(
             connection, session_id, "assistant", result.text,
             model=result.answered_model or condition.model, latency_ms=result.latency_ms,
         )  # fmt: skip
-    return reply, None
 
 
 @blueprint.post("/<session_id>/chat/events")

@@ -92,6 +92,9 @@ class ChatSettings:
     # The conversation sent for a reply: its latest messages within this many characters.
     history_chars: int = 60_000
     max_tokens: int = 512
+    # The most characters of the conversation a reply reads (study.paradigms.chat.assistant.window):
+    # the system prompt, the document pane and the latest turns that fit; 0 reads it all.
+    context_chars: int = 24000
     # A rating that falls due after the exchange the participant finishes at (after exchange 9:
     # every 3) is skipped by default (spec B3 [I]: the final survey covers it); True asks it first.
     rating_before_finish: bool = False
@@ -151,7 +154,7 @@ def load_chat(data: dict, directory: Path, source: Path) -> ChatSettings | None:
     keys = {
         key: table[key]
         for key in ("min_exchanges", "intents_shown", "intent_selection", "prewriting_min_answers",
-                    "prewriting_min_words", "max_message_chars", "history_chars", "max_tokens", "notice",
+                    "prewriting_min_words", "max_message_chars", "history_chars", "max_tokens", "context_chars", "notice",
                     "rating_before_finish", "document_pane")
         if key in table
     }  # fmt: skip

@@ -43,6 +43,7 @@ def conversation(study: Study, connection, session: dict) -> dict | None:
     intent = study.chat.intent(chat["intent"]) if chat["intent"] else None
     responses = survey_store.for_session(connection, session_id)
     messages = chat_store.messages(connection, session_id)
+    windows = chat_store.reply_windows(connection, session_id)
     simulated = session_id in simulated_store.simulated_ids(connection)
     run = simulated_store.conversations(connection).get(session_id) if simulated else None
     extra = {"simulation": {key: run[key] for key in SIMULATION}} if run else {}
@@ -56,14 +57,16 @@ def conversation(study: Study, connection, session: dict) -> dict | None:
         "assistant": {"condition": condition.name, "label": label(study, condition.name),
                       "model": condition.model, "system_prompt": condition.system_prompt,
                       # The configured name above; here what the endpoint said answered (issue 20).
-                      "answered_models": sorted({m["model"] for m in messages if m["role"] == "assistant" and m["model"]})},
+                      "answered_models": sorted({m["model"] for m in messages if m["role"] == "assistant" and m["model"]}),
+                      "context_chars": study.chat.context_chars},
         "document_type": chat["document_type"],
         "offered_intents": chat["offered"],
         "intent": {"key": intent.key, "title": intent.title, "description": intent.description} if intent else None,
         "prewriting": chat["prewriting"] or [],
         "messages": [
             {"seq": m["seq"], "role": m["role"], "content": m["content"], "timestamp": m["created_at"],
-             "model": m["model"], "latency_ms": m["latency_ms"]}
+             "model": m["model"], "latency_ms": m["latency_ms"],
+             **({"context": windows[m["seq"]]} if m["seq"] in windows else {})}
             for m in messages
         ],
         "ratings": [

@@ -7,7 +7,9 @@ POST /api/sessions/<id>/proactive
   -> 200 {"suggestionId", "suggestion": {index, original, trimmed, probability}, "rationale",
           "stage", "idleMs", "maxTokens"} (no paradigm or strategy name: study.server.blinding)
   -> 400 (bad body) / 409 (not an L1-L3 session or not writing) / 429 / 502 / 503 / 504
-     {"error"}; a failed model call answers the calm line of study.server.model_calls, whose
+     {"error"}; 503 with Retry-After and {"error", "retry_after"} while the model endpoint is
+     getting ready (it answered 503: loading its model), which the editor asks again after,
+     saying so; a failed model call answers the calm line of study.server.model_calls, whose
      guards (limits counted and the request recorded before the model is called, a bounded
      number served at once) apply as to Tab suggestions.
 
@@ -37,6 +39,8 @@ from study.paradigms.proactive.engine import ProactiveEngine
 blueprint = Blueprint("proactive_api", __name__, url_prefix="/api/sessions")
 
 MAX_HISTORY = 2_000
+# The participant's line while the model endpoint loads its model (the editor adds when it asks again).
+GETTING_READY = "the assistant is getting ready"
 
 
 def proactive_engine() -> ProactiveEngine:
@@ -97,6 +101,11 @@ def suggest(session_id):
         raw=result.raw, suggestions=[item] if not result.error else [],
         latency_ms=result.latency_ms, error=result.error,
     )  # fmt: skip
+    if result.error and result.retry_after is not None:
+        wait = max(1, round(result.retry_after))
+        response = jsonify(error=GETTING_READY, retry_after=wait)
+        response.headers["Retry-After"] = str(wait)
+        return response, 503
     if result.error:
         return model_calls.unavailable("proactive suggestion", session_id, result.error, result.timed_out)
     return jsonify(

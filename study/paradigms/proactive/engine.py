@@ -52,6 +52,7 @@ class ProactiveResult:
     latency_ms: float = 0.0
     error: str | None = None
     timed_out: bool = False
+    retry_after: float | None = None  # a failure that passes (the model still loading): ask again then
     parameters: dict = field(default_factory=dict)
     answered_model: str | None = None  # as the endpoint's reply names it
 
@@ -158,6 +159,7 @@ class ProactiveEngine:
         except Exception as exc:  # noqa: BLE001 - the page must never see an exception
             result.error = model_client.failure(exc, self.suggestions, base_url)
             result.timed_out = isinstance(exc, openai.APITimeoutError)
+            result.retry_after = model_client.retry_after(exc)
         result.latency_ms = (time.perf_counter() - start) * 1000
         return result
 

@@ -1,4 +1,7 @@
-"""Sessions per condition and prompt: whether the assignment kept the design balanced."""
+"""Sessions per condition and prompt: whether the assignment kept the design balanced.
+
+From a study folder every configured prompt and condition is a row or column, those with no
+session too (what a pilot is run to find), and a sentence names them."""
 
 from __future__ import annotations
 
@@ -13,9 +16,15 @@ def build(data: ReportData) -> Section | None:
     if not data.sessions:
         return None
     section = Section("allocation", "Sessions per condition and prompt")
-    conditions = data.conditions()
+    seen_conditions = data.conditions()
+    conditions = data.planned_conditions + [c for c in seen_conditions if c not in data.planned_conditions]
     cells = Counter((s.prompt_code, s.condition) for s in data.sessions)
-    prompts = sorted({s.prompt_code for s in data.sessions})
+    seen_prompts = sorted({s.prompt_code for s in data.sessions})
+    prompts = data.planned_prompts + [p for p in seen_prompts if p not in data.planned_prompts]
+    for what, planned, seen in (("condition", conditions, seen_conditions), ("prompt", prompts, seen_prompts)):
+        empty = [name for name in planned if name not in seen]
+        if empty:
+            section.paragraph(f"No session yet for {len(empty)} {what}(s): {', '.join(empty)}.")
     rows = [[p, *(cells[(p, c)] for c in conditions), sum(cells[(p, c)] for c in conditions)]
             for p in prompts]  # fmt: skip
     totals = Counter(s.condition for s in data.sessions)

@@ -57,19 +57,30 @@ def build(data: ReportData) -> Section | None:
         [["writer", len(writer_rows), _spread(writer_rows, 2), _spread(writer_rows, 3)],
          ["prompt", len(prompt_rows), _spread(prompt_rows, 2), _spread(prompt_rows, 3)]],
     )  # fmt: skip
-    for title, rows in (("prompt", prompt_rows), ("writer", writer_rows[:MOST_WRITERS])):
-        shown = [r for r in rows if r[2] is not None and r[3] is not None]
+    for title, rows in (("prompt", prompt_rows), ("writer", writer_rows)):
+        measured = [r for r in rows if r[2] is not None and r[3] is not None]
+        shown = measured[:MOST_WRITERS] if title == "writer" else measured
         if not shown:
             continue
         section.figure(
             plots.grouped_bars([r[0] for r in shown],
                                {"equality": [r[2] for r in shown], "mutuality": [r[3] for r in shown]},
                                ylabel="mean score"),
-            f"Equality and mutuality per {title}"
-            + (f" (the {MOST_WRITERS} writers with most sessions)." if title == "writer" and
-               len(rows) > MOST_WRITERS else "."),
+            f"Equality and mutuality per {title}." + _left_out(title, len(rows), len(measured), len(shown)),
         )  # fmt: skip
-    section.add("<details><summary>Per prompt</summary>")
-    section.table(["prompt", "sessions", "equality", "mutuality"], prompt_rows)
-    section.add("</details>")
+    for title, rows in (("prompt", prompt_rows), ("writer", writer_rows)):
+        section.add(f"<details><summary>Per {title} (all {len(rows)})</summary>")
+        section.table([title, "sessions", "equality", "mutuality"], rows)
+        section.add("</details>")
     return section
+
+
+def _left_out(title: str, groups: int, measured: int, shown: int) -> str:
+    """What the plot does not show, in words: a plot never drops groups silently."""
+    parts = []
+    if shown < measured:
+        parts.append(f"it shows the {shown} {title}s with most sessions of {groups}; "
+                     f"the other {measured - shown} are in the per-{title} table below")  # fmt: skip
+    if measured < groups:
+        parts.append(f"{groups - measured} {title}(s) without both measures are left out")
+    return (" Not all shown: " + "; ".join(parts) + ".") if parts else f" All {groups} {title}s."

@@ -1,0 +1,56 @@
+"""What a pilot covers: which prompt each simulated writer takes, and what the pilot left out.
+
+A pilot pilots the study only if every prompt (and so every condition, which the server
+assigns per prompt's genre, balanced) is written at least once. Drawing prompts at random
+leaves whole genres out of a small pilot, so writers take the genre, then the prompt, drawn
+least so far in the run; ties are broken by the writer's seeded generator.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections import Counter
+from collections.abc import Sequence
+
+from sqlalchemy import Connection, select
+
+from study.config import Study
+from study.store.db import sessions
+
+
+class PromptDraws:
+    """The prompt each writer of one run takes (shared by the run's writers, thread-safe)."""
+
+    def __init__(self, study: Study) -> None:
+        self.genre_of = {p.code: p.genre for p in study.prompts}
+        self.genres: Counter[str] = Counter()
+        self.codes: Counter[str] = Counter()
+        self.lock = threading.Lock()
+
+    def pick(self, offered: Sequence[str], rng: random.Random) -> str:
+        with self.lock:
+            least = min(offered, key=lambda c: (self.genres[self.genre_of.get(c)], self.codes[c]))
+            key = (self.genres[self.genre_of.get(least)], self.codes[least])
+            ties = [c for c in offered if (self.genres[self.genre_of.get(c)], self.codes[c]) == key]
+            code = rng.choice(ties)
+            self.genres[self.genre_of.get(code)] += 1
+            self.codes[code] += 1
+            return code
+
+
+def default_writers(study: Study) -> int:
+    """A pilot's default size: one writer per prompt (every condition then gets sessions too);
+    a chat study's users are assigned their assistant, one per condition."""
+    if study.paradigm == "chat":
+        return max(1, len(study.conditions))
+    return max(1, len(study.prompts), len(study.conditions))
+
+
+def left_out(study: Study, connection: Connection) -> tuple[list[str], list[str]]:
+    """The prompts and conditions with no session in the study's database, in study.toml order."""
+    rows = connection.execute(select(sessions.c.prompt_code, sessions.c.condition)).all()
+    prompts = {row.prompt_code for row in rows}
+    conditions = {row.condition for row in rows}
+    unwritten = [p.code for p in study.prompts if p.code not in prompts] if study.paradigm != "chat" else []
+    return unwritten, [c.name for c in study.conditions if c.name not in conditions]

@@ -1,0 +1,90 @@
+"""`study lm serve` streams chat replies as OpenAI does and stops generating for a client that
+has gone (study.lm.streaming); driven with the official `openai` client."""
+
+from __future__ import annotations
+
+import queue
+
+import openai
+import pytest
+
+from study.lm.backends import Cancelled, DeterministicBackend
+from study.lm.server import serve_in_thread
+
+MESSAGES = [{"role": "user", "content": "Help me open a story about a lighthouse."}]
+
+
+class Watched(DeterministicBackend):
+    """The deterministic model, slow, telling the test how each generation ended."""
+
+    def __init__(self, delay: float) -> None:
+        super().__init__(delay=delay)
+        self.ended: queue.Queue[str] = queue.Queue()
+
+    def generate(self, prompt: str, **kwargs):
+        try:
+            generations = super().generate(prompt, **kwargs)
+        except Cancelled:
+            self.ended.put("cancelled")
+            raise
+        self.ended.put("finished")
+        return generations
+
+
+@pytest.fixture(scope="module")
+def client():
+    url, stop = serve_in_thread(DeterministicBackend())
+    yield openai.OpenAI(base_url=url, api_key="unused", max_retries=0, timeout=10)
+    stop()
+
+
+def test_a_streamed_reply_is_the_reply_in_pieces(client) -> None:
+    whole = client.chat.completions.create(model="m", messages=MESSAGES, seed=3)
+    chunks = list(client.chat.completions.create(model="m", messages=MESSAGES, seed=3, stream=True))
+    assert chunks[0].choices[0].delta.role == "assistant"
+    assert all(c.object == "chat.completion.chunk" and c.model == "m" for c in chunks)
+    pieces = [c.choices[0].delta.content for c in chunks if c.choices[0].delta.content]
+    assert len(pieces) > 3  # written as it comes, not in one block
+    assert "".join(pieces) == whole.choices[0].message.content
+    assert [c.choices[0].finish_reason for c in chunks][-1] == whole.choices[0].finish_reason
+    assert all(c.choices[0].finish_reason is None for c in chunks[:-1])
+
+
+def test_a_stream_never_sends_text_past_a_stop_sequence(client) -> None:
+    whole = client.chat.completions.create(model="m", messages=MESSAGES, seed=3, stop=["."])
+    chunks = client.chat.completions.create(model="m", messages=MESSAGES, seed=3, stop=["."], stream=True)
+    text = "".join(c.choices[0].delta.content or "" for c in chunks)
+    assert text == whole.choices[0].message.content and "." not in text
+
+
+def test_a_stream_with_several_choices_is_refused_with_the_fix(client) -> None:
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.chat.completions.create(model="m", messages=MESSAGES, n=2, stream=True)
+    assert refused.value.body["param"] == "n" and "n=1" in refused.value.body["message"]
+
+
+def test_a_client_that_times_out_stops_the_generation() -> None:
+    backend = Watched(delay=60)
+    url, stop = serve_in_thread(backend)
+    try:
+        impatient = openai.OpenAI(base_url=url, api_key="unused", max_retries=0, timeout=1)
+        with pytest.raises(openai.APITimeoutError):
+            impatient.chat.completions.create(model="m", messages=MESSAGES)
+        # Without the check the model would go on for its full minute.
+        assert backend.ended.get(timeout=20) == "cancelled"
+    finally:
+        stop()
+
+
+def test_a_client_that_leaves_a_stream_stops_the_generation() -> None:
+    backend = Watched(delay=60)
+    url, stop = serve_in_thread(backend)
+    try:
+        patient = openai.OpenAI(base_url=url, api_key="unused", max_retries=0, timeout=120)
+        stream = patient.chat.completions.create(model="m", messages=MESSAGES, stream=True)
+        first = next(iter(stream))
+        assert first.choices[0].delta.role == "assistant"
+        stream.close()  # the reader leaves while the model is still writing
+        assert backend.ended.get(timeout=20) == "cancelled"
+    finally:
+        stop()
