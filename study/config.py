@@ -136,6 +136,9 @@ class Study:
     instructions_confirmations: tuple[str, ...] = ()
     # The chat document-creation study ([chat], study.paradigms.chat.config), or None for writing studies.
     chat: object = None
+    # [session] outside_paste: "allow", "flag" or "refuse" text pasted from outside the editor
+    # (study.curation.origin says what counts as outside).
+    outside_paste: str = "allow"
 
     @property
     def paradigm(self) -> str:
@@ -254,6 +257,7 @@ def from_mapping(data: dict, directory: Path, source: Path | None = None) -> Stu
         min_seconds=session.get("min_seconds", 600),
         max_per_prompt=session.get("max_per_prompt", 5),
         prompt_selection=session.get("prompt_selection", "choose"),
+        outside_paste=session.get("outside_paste", "allow"),
         suggestions=SuggestionSettings(
             endpoint=sugg.get("endpoint", ""),
             api_key_env=sugg.get("api_key_env", "OPENAI_API_KEY"),

@@ -19,6 +19,7 @@ from markupsafe import Markup
 from sqlalchemy import select
 
 from study.paradigms.none import arm as control_arm
+from study.curation import origin
 from study.config import MIN_TIME_SLACK_SECONDS, min_writing_text, study_duration
 from study.mturk import repeat
 from study.review import rounds
@@ -315,6 +316,8 @@ def writing_page(session_id, session):
         # The records' paradigm is filled in by the event API (study.server.blinding): the
         # page never names the writer's condition.
         boot["extension"] = True
+    if study().outside_paste != "allow":  # study/static/editor-paste.js
+        boot["outsidePaste"] = {"mode": study().outside_paste, "minChars": origin.MIN_CHARS}
     if condition.paradigm in PROACTIVE:  # MindCopilot L1-L3: study/static/editor-proactive.js
         boot["controls"]["currentN"] = "1"  # one ghost text at a time, whatever n says
         boot["proactive"] = {
