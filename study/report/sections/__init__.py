@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from study.report.sections import (
     allocation,
+    arms,
     chat,
     collaboration,
     ideation,
@@ -45,4 +46,5 @@ SECTIONS = (
     chat.build,
     proactive.build,
     survey.build,
+    arms.build,
 )
