@@ -12,7 +12,8 @@ did exactly that, and spotted them from keystroke logs. This module reads the sa
   (the writer duplicated, moved or undid the deletion of text of the session: it keeps the
   author of the text it copied; in the 2021 release an undo restores a deleted sentence so);
 - **assistant**: what `study.curation.replay` attributes to suggestions (an `api` insert, or a
-  `user` insert matching the list just chosen from);
+  `user` insert matching the list just chosen from), and, in a chat arm, a long insert of text
+  one of the assistant's replies holds (`assistant_texts`: the writer pasted it from the panel);
 - **outside**: a `user` insert of `min_chars` characters or more, in one event (so with no
   keystroke for each character), of text the document did not hold. When it comes within
   `switch_ms` of the window regaining focus (`window-focus`, logged where the study watches
@@ -93,7 +94,8 @@ class Origin:
 
 
 def origin(
-    events: Sequence[Mapping], *, min_chars: int = MIN_CHARS, switch_ms: int = SWITCH_MS
+    events: Sequence[Mapping], *, min_chars: int = MIN_CHARS, switch_ms: int = SWITCH_MS,
+    assistant_texts: Sequence[str] = (),
 ) -> Origin:
     """Where each character of the session's final text came from (module docstring).
 
@@ -140,7 +142,10 @@ def origin(
             raise DeltaError(error.field, f"{error.detail} (event {index})") from None
         if code != _PENDING:
             continue
-        source = _held(to_units(inserted), [(before_text, before_authors), *reversed(removed)])
+        units = to_units(inserted)
+        source = _held(units, [(before_text, before_authors), *reversed(removed)])
+        if source is None and any(inserted in reply for reply in assistant_texts):
+            source = ASSISTANT * len(units)
         if source is None:
             source = OUTSIDE * len(to_units(inserted))
             at = _timestamp(event)

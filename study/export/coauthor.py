@@ -5,7 +5,8 @@ control values as strings, `eventNum` 0..n-1 in the browser's sequence order. An
 `metadata.csv` with the release's columns and definitions (shared data README), plus `genre`
 as in the fixtures' metadata, `simulated` (true for a session written by `study simulate`),
 and the session's `condition` and its `paradigm` ("none" for a control arm, whose suggestion
-counts are left empty: not applicable). Files are written to a temporary name and renamed, so
+counts are left empty: not applicable; "chat" for a chat arm, whose conversations are in
+`chat-arm-conversations.jsonl`, study.paradigms.chat.arm_export). Files are written to a temporary name and renamed, so
 an interrupted export never leaves a half-written session file.
 """
 
@@ -20,6 +21,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from study.paradigms.chat import arm as chat_arm
+from study.paradigms.chat import arm_export
 from study.paradigms.none import arm as control_arm
 from study.config import Study
 from study.curation.formats import CONTROL_KEYS, RELEASE_KEYS
@@ -93,6 +96,10 @@ def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -
     # The sessions' survey answers beside them (study.export.surveys).
     with reading(engine) as connection:
         files = export_surveys(study, connection, [row["session_id"] for row in rows])
+        exported = {row["session_id"] for row in rows}
+        chats = arm_export.conversations(study, connection, [s for s in candidates if s["session_id"] in exported])
+    if chats is not None:  # a chat arm's conversations beside its editor logs
+        files[arm_export.FILE] = chats
     engine.dispose()
     for name, data in files.items():
         write_atomically(out / name, data)
@@ -117,7 +124,9 @@ def _metadata_row(study: Study, session: dict, release: list[dict], simulated: b
         "paradigm": condition.paradigm,
     }
     # A control session could not ask for suggestions: its counts are "not applicable", not 0.
-    return control_arm.blank_suggestion_figures(row) if control_arm.is_control(condition) else row
+    # Nor could a chat arm's writer (no Tab list; the conversation is in its own file).
+    no_tab = control_arm.is_control(condition) or chat_arm.is_chat_arm(condition)
+    return control_arm.blank_suggestion_figures(row) if no_tab else row
 
 
 def _dumps(record: dict) -> bytes:

@@ -149,7 +149,10 @@ def proposals(ctx: Context) -> list[Proposal]:
                     records = event_store.records(connection, session["session_id"])
                     written = writer_chars(records)
                     if ctx.study.outside_paste != "allow":
-                        flags = outside_text_flags(records)
+                        # A chat arm's replies pasted into the text are the assistant's.
+                        replies = [m["content"] for m in chat_store.messages(connection, session["session_id"])
+                                   if m["role"] == "assistant"]  # fmt: skip
+                        flags = outside_text_flags(records, replies)
             proposal = propose(
                     assignment,
                     session,
@@ -167,11 +170,11 @@ def proposals(ctx: Context) -> list[Proposal]:
     return found
 
 
-def outside_text_flags(records: list[dict]) -> list[str]:
+def outside_text_flags(records: list[dict], assistant_texts: list[str] = ()) -> list[str]:
     """One line per insert of text from outside the study (study.curation.origin), with the
     share of the final text it left; none when the log does not replay."""
     try:
-        found = origin(records)
+        found = origin(records, assistant_texts=assistant_texts)
     except (DeltaError, ValueError):
         return []
     if not found.flagged:

@@ -18,12 +18,13 @@ from flask import Blueprint, current_app, g, jsonify, redirect, render_template,
 from markupsafe import Markup
 from sqlalchemy import select
 
+from study.paradigms.chat import arm as chat_arm
 from study.paradigms.none import arm as control_arm
 from study.curation import origin
 from study.config import MIN_TIME_SLACK_SECONDS, min_writing_text, study_duration
 from study.mturk import repeat
 from study.review import rounds
-from study.server import assignment, contract, page_security, stages, surveys
+from study.server import assignment, contract, page_security, stages, surveys, within
 from study.server.context import engine, limits, session_or_404, study
 from study.server.stages import at_stage, stage_url
 from study.store import reading, writing
@@ -272,8 +273,14 @@ def prompt(session_id, session):
         elif request.method == "POST":
             code = request.form.get("prompt", "")
             chosen = next((p for p in available if p.code == code), None)
-        if chosen is not None:
+        if chosen is not None and study().assignment == "within":
+            condition = within.next_condition(connection, study(), chosen, session)
+            if condition is None:
+                return render_template("message.html", study=study(), title="Thank you",
+                                       message="You have written in every part of this study.")  # fmt: skip
+        elif chosen is not None:
             condition = assignment.choose_condition(connection, study(), chosen)
+        if chosen is not None:
             session_store.update_session(
                 connection,
                 session_id,
@@ -307,9 +314,13 @@ def writing_page(session_id, session):
         "stateUrl": url_for("events_api.state", session_id=session_id),
         "finishUrl": url_for("participant.finish_writing", session_id=session_id),
     }
-    assistant = not control_arm.is_control(condition)
+    chat = chat_arm.is_chat_arm(condition)  # a chat panel instead of Tab (study.paradigms.chat.arm)
+    assistant = not control_arm.is_control(condition) and not chat
     if assistant:  # a control arm's page has no suggestion control at all (study.paradigms.none.arm)
         boot["suggestionsUrl"] = url_for("suggestions_api.suggest", session_id=session_id)
+    if chat:
+        boot["chat"] = {"url": url_for("chat_arm_api.send", session_id=session_id),
+                        "maxMessageChars": chat_arm.MAX_MESSAGE_CHARS}
     if is_proactive_study(study().conditions):
         # MindCopilot: every paradigm's records carry `proactive` and L0 logs window switches
         # too (Table 5); a plain CoAuthor study keeps CoAuthor 2021's vocabulary.
@@ -330,7 +341,7 @@ def writing_page(session_id, session):
         }
     return render_template(
         "writing.html", study=study(), session=session, prompt=prompt, boot=boot,
-        assistant=assistant,
+        assistant=assistant, chat=chat,
     )
 
 
@@ -435,6 +446,10 @@ def complete(session_id, session):
         except page_security.NotMTurk:
             submit_origin = None  # stored before turkSubmitTo was checked: never a form action
     g.submit_origin = submit_origin
+    parts_left = 0
+    if study().assignment == "within":  # the next arm's session (study.server.within)
+        with reading(engine()) as connection:
+            parts_left = within.remaining(connection, study(), session)
     response = current_app.make_response(
         render_template(
             "complete.html",
@@ -443,6 +458,7 @@ def complete(session_id, session):
             mturk=submit_origin is not None,
             submit_url=(submit_origin or "") + "/mturk/externalSubmit",
             survey=json.loads(session["survey"] or "{}"),
+            parts_left=parts_left,
         )
     )
     response.headers["Cache-Control"] = "no-store"

@@ -273,6 +273,7 @@
     // A control arm's page has no suggestion list and no suggestions URL (study/paradigms/none/arm.py).
     if (boot.suggestionsUrl) popup = new StudyEditor.Popup(document.getElementById("suggestions"), textarea, { hover, choose: accept });
     if (boot.outsidePaste) StudyEditor.guardPastes(textarea, boot.outsidePaste, say);
+    if (boot.chat) StudyEditor.startChat(boot.chat, say);
     textarea.readOnly = false;
     textarea.focus();
     keepCaretInView();

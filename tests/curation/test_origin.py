@@ -123,3 +123,15 @@ def test_no_outside_text_in_the_real_coauthor_sessions(session_paths):
         assert found.typed + found.assistant + found.outside == document.count("W") + document.count("S")
         total = found.share("typed") + found.share("assistant") + found.share("outside")
         assert total == pytest.approx(100)
+
+
+def test_a_chat_arms_reply_pasted_into_the_text_is_the_assistants():
+    p = len(PROMPT)
+    reply = "Here is an idea: " + PASTED
+    events = _numbered([
+        record("system-initialize", "api", currentDoc=PROMPT),
+        record("text-insert", delta=ops({"retain": p}, {"insert": PASTED})),
+    ])
+    found = origin(events, assistant_texts=[reply])
+    assert (found.assistant, found.outside, found.flagged) == (len(PASTED), 0, False)
+    assert origin(events).flagged  # without the conversation it reads as outside

@@ -15,6 +15,7 @@ PARADIGM = Paradigm(
     name="chat",
     summary="the participant writes a document while chatting with an assistant (CollabLLM)",
     pages=("study.paradigms.chat.pages",),
-    apis=("study.paradigms.chat.api",),
+    # arm_api: the panel of a chat arm beside a writing study's editor (study.paradigms.chat.arm).
+    apis=("study.paradigms.chat.api", "study.paradigms.chat.arm_api"),
     stage_endpoints={"intent": "chat.intent", "prewriting": "chat.prewriting", "chat": "chat.chat_page"},
 )
