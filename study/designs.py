@@ -84,6 +84,7 @@ DESIGNS = {
 
 def design_toml(text: str, design: Design) -> str:
     """The `study init` template's study.toml `text` made into `design`'s."""
+    text = text.replace('name = "coauthor"', f'name = "{design.name}"', 1)
     data = tomllib.loads(text)
     genres = {c["genre"] for c in design.conditions}
     prompts = design.prompts or tuple(p for p in data["prompts"] if p["genre"] in genres)
