@@ -48,23 +48,31 @@ def main() -> None:
 @click.option("--paradigm", type=Registered((), registry.study_templates), default="writing",
               show_default=True, help="; ".join(f"{choice}: {template.help}" for choice, template
                                                 in registry.study_templates().items()) + ".")
-def init(directory: str, paradigm: str) -> None:
+@click.option("--design", type=click.Choice(["jakesch", "dhillon", "realhumaneval"]), default=None,
+              help="A writing study with these arms (study.designs): jakesch: control vs two "
+              "opinionated assistants; dhillon: within subjects, no AI / next sentence / next "
+              "paragraph; realhumaneval: autocomplete vs chat vs no model.")
+def init(directory: str, paradigm: str, design: str | None) -> None:
     """Create DIRECTORY/study.toml: a ready CoAuthor study (20 prompts, 4 conditions), or with
     --paradigm chat a CollabLLM chat study (3 document types, 3 anonymous assistants), or with
-    --paradigm proactive (L1, L2, L3) a MindCopilot study, one condition per paradigm and genre."""
+    --paradigm proactive (L1, L2, L3) a MindCopilot study, one condition per paradigm and genre,
+    or with --design one of three published designs' arms (try it at once: study demo --dir
+    DIRECTORY)."""
     target = Path(directory)
     if (target / study_config.CONFIG_NAME).exists():
         raise click.ClickException(
             f"{target / study_config.CONFIG_NAME} already exists; choose another folder "
             "or delete it first."
         )
-    write_study_files(target, paradigm=paradigm)
+    if design and paradigm == "chat":
+        raise click.ClickException("--design makes a writing study (its arms may include chat); leave out --paradigm chat.")
+    write_study_files(target, paradigm=paradigm, design=design)
     click.echo(f"Created {target / study_config.CONFIG_NAME}. Serve it with: study serve {target}")
 
 
 def write_study_files(
     target: Path, *, replacements: dict[str, str] | None = None, paradigm: str = "writing",
-    paradigms: tuple[str, ...] | None = None,
+    paradigms: tuple[str, ...] | None = None, design: str | None = None,
 ) -> None:
     """The files of a new study: templates/init/, with the files of the `paradigm` choice's
     template (study.paradigms.base.StudyTemplate) in place of theirs, e.g. a chat study's
@@ -92,6 +100,10 @@ def write_study_files(
             text = text.replace(old, new)
         if levels and source.name == study_config.CONFIG_NAME:
             text = _with_paradigm_conditions(text, levels)
+        if design and source.name == study_config.CONFIG_NAME:
+            from study.designs import DESIGNS, design_toml
+
+            text = design_toml(text, DESIGNS[design])
         destination.write_text(text, encoding="utf-8")
 
 

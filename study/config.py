@@ -18,6 +18,7 @@ from pathlib import Path
 import jsonschema
 
 from study import paradigms
+from study.paradigms.chat import arm as chat_arm
 from study.paradigms.none import arm as control_arm
 from study.paths import schemas_dir, templates_dir
 from study.survey import definition as survey_definition
@@ -138,6 +139,12 @@ class Study:
     instructions_confirmations: tuple[str, ...] = ()
     # The chat document-creation study ([chat], study.paradigms.chat.config), or None for writing studies.
     chat: object = None
+    # [session] outside_paste: "allow", "flag" or "refuse" text pasted from outside the editor
+    # (study.curation.origin says what counts as outside).
+    outside_paste: str = "allow"
+    # [design] assignment: "between" (balanced, study.server.assignment) or "within" subjects
+    # (study.server.within: one session per arm, Latin-square order).
+    assignment: str = "between"
 
     @property
     def paradigm(self) -> str:
@@ -256,6 +263,8 @@ def from_mapping(data: dict, directory: Path, source: Path | None = None) -> Stu
         min_seconds=session.get("min_seconds", 600),
         max_per_prompt=session.get("max_per_prompt", 5),
         prompt_selection=session.get("prompt_selection", "choose"),
+        outside_paste=session.get("outside_paste", "allow"),
+        assignment=data.get("design", {}).get("assignment", "between"),
         suggestions=SuggestionSettings(
             endpoint=sugg.get("endpoint", ""),
             api_key_env=sugg.get("api_key_env", "OPENAI_API_KEY"),
@@ -349,6 +358,7 @@ def _check_references(data: dict, source: Path) -> None:
                 )
             seen.add(item[key])
     problems += control_arm.config_problems(data["conditions"], source, chat="chat" in data)
+    problems += chat_arm.config_problems(data["conditions"], source, chat_study="chat" in data)
     if "chat" in data:
         return _raise(problems)  # a chat study has document types, not prompts (study.paradigms.chat.config)
     if not data.get("prompts"):

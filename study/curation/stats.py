@@ -7,7 +7,9 @@
 - `final_words`, `writer_share_final`, `distinct_2` (`study.curation.metrics`, from the replayed
   final text without the prompt);
 - `equality`, `mutuality` (section 5.1.3 over event blocks; mutuality with the chosen sets);
-- `blocks_<name>` for every Table 2 block and `blocks_unmatched` (`study.curation.blocks`).
+- `blocks_<name>` for every Table 2 block and `blocks_unmatched` (`study.curation.blocks`);
+- `typed_share`, `assistant_share`, `outside_share` (% of the final text, prompt excluded) and
+  `outside_inserts` (inserts of text from outside the study): `study.curation.origin`.
 
 `Summary` groups rows with per-session metadata (genre, prompt_code, worker_id, temperature,
 frequency_penalty, as in the release's metadata.csv) and averages them like Table 3. Readings:
@@ -41,6 +43,8 @@ from study.curation.metrics import (
     mutuality,
     writer_share_final,
 )
+from study.curation.origin import COLUMNS as ORIGIN_COLUMNS
+from study.curation.origin import origin
 from study.curation.replay import replay
 
 METADATA_COLUMNS = (
@@ -51,6 +55,7 @@ BLOCK_COLUMNS = tuple(f"blocks_{name}" for name in BLOCK_NAMES + (UNMATCHED,))
 COLUMNS = (
     ("session_id", "format") + METADATA_COLUMNS
     + ("final_words", "writer_share_final", "equality", "mutuality", "distinct_2") + BLOCK_COLUMNS
+    + ORIGIN_COLUMNS
 )  # fmt: skip
 
 # Figure 2 of the paper: the two decoding settings per genre, keyed by (temperature, FP).
@@ -91,6 +96,8 @@ def session_stats(session: Session, mutuality_sets: str = DEFAULT_MUTUALITY) -> 
     row["distinct_2"] = distinct_n(document.without_prompt(), 2)
     for name, count in counts.items():
         row[f"blocks_{name}"] = count
+    # Where the text came from (typed, assistant, outside), beside the paper's writer share.
+    row.update(origin(events).row())
     return row
 
 
@@ -243,7 +250,7 @@ class RowWriter:
 def _arrow_schema():
     import pyarrow as pa
 
-    floats = {"time", "writer_share_final", "equality", "mutuality", "distinct_2"}
+    floats = {"time", "writer_share_final", "equality", "mutuality", "distinct_2", *ORIGIN_COLUMNS[:3]}
     fields = []
     for column in COLUMNS:
         if column in ("session_id", "format"):

@@ -5,8 +5,10 @@ control values as strings, `eventNum` 0..n-1 in the browser's sequence order. An
 `metadata.csv` with the release's columns and definitions (shared data README), plus `genre`
 as in the fixtures' metadata, `simulated` (true for a session written by `study simulate`),
 and the session's `condition` and its `paradigm` ("none" for a control arm, whose suggestion
-counts are left empty: not applicable). And `models.csv`: each session's configured model beside
-the model(s) the endpoint said answered. Files are written to a temporary name and renamed, so
+counts are left empty: not applicable; "chat" for a chat arm, whose conversations are in
+`chat-arm-conversations.jsonl`, study.paradigms.chat.arm_export). And `models.csv`: each
+session's configured model beside the model(s) the endpoint said answered. Files are written to
+a temporary name and renamed, so
 an interrupted export never leaves a half-written session file.
 """
 
@@ -20,6 +22,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from study.paradigms.chat import arm as chat_arm
+from study.paradigms.chat import arm_export
 from study.paradigms.none import arm as control_arm
 from study.config import Study
 from study.curation.formats import CONTROL_KEYS, RELEASE_KEYS
@@ -98,7 +102,11 @@ def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -
     with reading(engine) as connection:
         files = export_surveys(study, connection, [row["session_id"] for row in rows])
         answered = provenance.answered_models(connection)
+        exported = {row["session_id"] for row in rows}
+        chats = arm_export.conversations(study, connection, [s for s in candidates if s["session_id"] in exported])
     files["models.csv"] = _models_csv(study, rows, answered)
+    if chats is not None:  # a chat arm's conversations beside its editor logs
+        files[arm_export.FILE] = chats
     engine.dispose()
     for name, data in files.items():
         write_atomically(out / name, data)
@@ -123,7 +131,9 @@ def _metadata_row(study: Study, session: dict, release: list[dict], simulated: b
         "paradigm": condition.paradigm,
     }
     # A control session could not ask for suggestions: its counts are "not applicable", not 0.
-    return control_arm.blank_suggestion_figures(row) if control_arm.is_control(condition) else row
+    # Nor could a chat arm's writer (no Tab list; the conversation is in its own file).
+    no_tab = control_arm.is_control(condition) or chat_arm.is_chat_arm(condition)
+    return control_arm.blank_suggestion_figures(row) if no_tab else row
 
 
 def _models_csv(study: Study, rows: list[dict], answered: dict[str, list[str]]) -> bytes:

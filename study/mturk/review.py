@@ -17,6 +17,9 @@ and the worker's feedback lists them):
      writer typed and kept, by the replay's authorship (study.curation.replay). In a chat study
      (CollabLLM) the worker writes by talking: their messages to the assistant count, since
      the document pane may rightly hold the assistant's inserted replies.
+Beside the rules, a proposal carries flags that decide nothing by themselves: with [session]
+outside_paste = "flag" or "refuse", every insert of text from outside the study
+(study.curation.origin), so the researcher can keep or drop the session knowingly.
 `review` shows every proposal and applies them only after confirmation; approve and reject also
 work one assignment at a time. Approving confirms the assignment's reward in the ledger;
 rejecting cancels it.
@@ -31,6 +34,7 @@ from sqlalchemy import update
 
 from study.paradigms.none import arm as control_arm
 from study.config import MIN_TIME_SLACK_SECONDS
+from study.curation.origin import origin
 from study.curation.replay import WRITER, DeltaError, replay
 from study.mturk import assignments as assignment_module
 from study.mturk import ledger, money
@@ -53,6 +57,8 @@ class Proposal:
     decision: str  # approve | reject
     reasons: list[str] = field(default_factory=list)
     feedback: str = ""
+    # For the researcher, never the worker: what the log says about where the text came from.
+    flags: list[str] = field(default_factory=list)
 
 
 def propose(
@@ -134,14 +140,20 @@ def proposals(ctx: Context) -> list[Proposal]:
         for assignment in assignment_module.stored(ctx, status="Submitted"):
             session = session_store.by_assignment(connection, assignment["assignment_id"])
             requests = written = 0
+            flags = []
             if session:
                 requests = session_store.ai_requests(connection, session["session_id"])
                 if chat:
                     written = message_chars(chat_store.messages(connection, session["session_id"]))
                 else:
-                    written = writer_chars(event_store.records(connection, session["session_id"]))
-            found.append(
-                propose(
+                    records = event_store.records(connection, session["session_id"])
+                    written = writer_chars(records)
+                    if ctx.study.outside_paste != "allow":
+                        # A chat arm's replies pasted into the text are the assistant's.
+                        replies = [m["content"] for m in chat_store.messages(connection, session["session_id"])
+                                   if m["role"] == "assistant"]  # fmt: skip
+                        flags = outside_text_flags(records, replies)
+            proposal = propose(
                     assignment,
                     session,
                     requests,
@@ -153,8 +165,24 @@ def proposals(ctx: Context) -> list[Proposal]:
                     min_writer_chars=ctx.settings.min_writer_chars,
                     chat=chat,
                 )
-            )
+            proposal.flags = flags
+            found.append(proposal)
     return found
+
+
+def outside_text_flags(records: list[dict], assistant_texts: list[str] = ()) -> list[str]:
+    """One line per insert of text from outside the study (study.curation.origin), with the
+    share of the final text it left; none when the log does not replay."""
+    try:
+        found = origin(records, assistant_texts=assistant_texts)
+    except (DeltaError, ValueError):
+        return []
+    if not found.flagged:
+        return []
+    share = found.share("outside")
+    left = "none" if share != share else f"{share:.0f}%"  # NaN: nothing beyond the prompt
+    return [f"text from outside, {insert.describe()}; outside share of the final text: {left}"
+            for insert in found.inserts]  # fmt: skip
 
 
 def writer_chars(records: list[dict]) -> int:

@@ -133,7 +133,10 @@ def _composition(s: ReleaseFacts) -> str:
         "columns (defined in `datapackage.json`); `worker_id` is a pseudonym.",
         f"- `{STATS_CSV}`: statistics per session from the toolkit's curation core (final length, "
         "the writer's share of the final text, equality and mutuality over event blocks, "
-        f"distinct-2, event block counts); `{SUMMARY_CSV}`: their means by genre and by "
+        "distinct-2, event block counts, and where the text came from: `typed_share`, "
+        "`assistant_share` and `outside_share` of the final text, and `outside_inserts`, the "
+        "inserts of text from outside the study, so a reader can drop or keep those sessions); "
+        f"`{SUMMARY_CSV}`: their means by genre and by "
         "condition (the paper's Table 3).",
     ]
     if s.survey_sessions:

@@ -132,7 +132,8 @@ def stats_schema() -> dict:
     for column in STATS_COLUMNS:
         if column in ("session_id", "format"):
             kind = "string"
-        elif column in ("time", "writer_share_final", "equality", "mutuality", "distinct_2"):
+        elif column in ("time", "writer_share_final", "equality", "mutuality", "distinct_2",
+                        "typed_share", "assistant_share", "outside_share"):
             kind = "number"
         else:
             kind = "integer"

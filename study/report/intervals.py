@@ -59,3 +59,25 @@ def bootstrap_mean(values: Sequence[float | int | None], *, seed: int = SEED) ->
     tail = (1 - LEVEL) / 2 * 100
     low, high = np.percentile(means, [tail, 100 - tail])
     return Estimate(int(data.size), mean, float(low), float(high))
+
+
+def bootstrap_difference(
+    treated: Sequence[float | int | None], control: Sequence[float | int | None], *, seed: int = SEED
+) -> Estimate:
+    """mean(treated) - mean(control) for two independent groups of sessions (arms assigned
+    between subjects), with its 95% percentile-bootstrap interval: each group is resampled on
+    its own. `n` is the smaller group's size; no interval when either has fewer than
+    MIN_SESSIONS. For arms a writer took in turn (within subjects), take `bootstrap_mean` of
+    each writer's difference instead: the writers are then the unit."""
+    a, b = np.asarray(finite(treated), dtype=float), np.asarray(finite(control), dtype=float)
+    if a.size == 0 or b.size == 0:
+        return Estimate(min(a.size, b.size), math.nan, math.nan, math.nan)
+    difference = float(a.mean() - b.mean())
+    if min(a.size, b.size) < MIN_SESSIONS:
+        return Estimate(int(min(a.size, b.size)), difference, math.nan, math.nan)
+    rng = np.random.default_rng(seed)
+    draws = (a[rng.integers(0, a.size, size=(RESAMPLES, a.size))].mean(axis=1)
+             - b[rng.integers(0, b.size, size=(RESAMPLES, b.size))].mean(axis=1))  # fmt: skip
+    tail = (1 - LEVEL) / 2 * 100
+    low, high = np.percentile(draws, [tail, 100 - tail])
+    return Estimate(int(min(a.size, b.size)), difference, float(low), float(high))

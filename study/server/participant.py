@@ -22,7 +22,7 @@ from study.paradigms.none import arm as control_arm
 from study.config import min_writing_text, study_duration
 from study.mturk import repeat
 from study.review import rounds
-from study.server import assignment, contract, page_security, stages, surveys
+from study.server import assignment, contract, page_security, stages, surveys, within
 from study.server.context import engine, limits, study
 from study.server.stages import at_stage, stage_url
 from study.store import reading, writing
@@ -278,8 +278,14 @@ def prompt(session_id, session):
         elif request.method == "POST":
             code = request.form.get("prompt", "")
             chosen = next((p for p in available if p.code == code), None)
-        if chosen is not None:
+        if chosen is not None and study().assignment == "within":
+            condition = within.next_condition(connection, study(), chosen, session)
+            if condition is None:
+                return render_template("message.html", study=study(), title="Thank you",
+                                       message="You have written in every part of this study.")  # fmt: skip
+        elif chosen is not None:
             condition = assignment.choose_condition(connection, study(), chosen)
+        if chosen is not None:
             session_store.update_session(
                 connection,
                 session_id,
@@ -356,6 +362,10 @@ def complete(session_id, session):
         except page_security.NotMTurk:
             submit_origin = None  # stored before turkSubmitTo was checked: never a form action
     g.submit_origin = submit_origin
+    parts_left = 0
+    if study().assignment == "within":  # the next arm's session (study.server.within)
+        with reading(engine()) as connection:
+            parts_left = within.remaining(connection, study(), session)
     response = current_app.make_response(
         render_template(
             "complete.html",
@@ -364,6 +374,7 @@ def complete(session_id, session):
             mturk=submit_origin is not None,
             submit_url=(submit_origin or "") + "/mturk/externalSubmit",
             survey=json.loads(session["survey"] or "{}"),
+            parts_left=parts_left,
         )
     )
     response.headers["Cache-Control"] = "no-store"

@@ -274,6 +274,8 @@
     outbox.schedule(0);
     // A control arm's page has no suggestion list and no suggestions URL (study/paradigms/none/arm.py).
     if (boot.suggestionsUrl) popup = new StudyEditor.Popup(document.getElementById("suggestions"), textarea, { hover, choose: accept });
+    if (boot.outsidePaste) StudyEditor.guardPastes(textarea, boot.outsidePaste, say);
+    if (boot.chat) StudyEditor.startChat(boot.chat, say);
     textarea.readOnly = false;
     textarea.focus();
     keepCaretInView();
@@ -286,8 +288,9 @@
     if (boot.proactive) {
       proactive = new StudyEditor.Proactive(boot.proactive, proactivePage(), memory);
       outbox.save();  // the saved copy holds the memory from the start
-    } else if (boot.extension) {
-      // L0 of a proactive study: window switches, as editor-proactive.js logs them (Table 5).
+    } else if (boot.extension || boot.outsidePaste) {
+      // L0 of a proactive study: window switches, as editor-proactive.js logs them (Table 5);
+      // a study watching pastes from outside logs them too (a paste right after one).
       for (const name of ["blur", "focus"]) {
         window.addEventListener(name, () => { if (!finishing && !outbox.closed) record(`window-${name}`, "user", {}); });
       }

@@ -66,6 +66,8 @@ def review(directory, yes, no_sync, sandbox, endpoint_url) -> None:
         )
         for reason in proposal.reasons:
             click.echo(f"         - {reason}")
+        for flag in proposal.flags:
+            click.echo(f"         ! {flag}")
     approvals = [p.assignment_id for p in proposals if p.decision == "approve"]
     cost = review_module.approval_cost(ctx, approvals)
     what = f"{len(approvals)} approvals and {len(proposals) - len(approvals)} rejections"

@@ -15,9 +15,14 @@ PARADIGM = Paradigm(
     name="chat",
     summary="the participant writes a document while chatting with an assistant (CollabLLM)",
     pages=("study.paradigms.chat.pages",),
-    apis=("study.paradigms.chat.api",),
+    # arm_api: the panel of a chat arm beside a writing study's editor (study.paradigms.chat.arm).
+    apis=("study.paradigms.chat.api", "study.paradigms.chat.arm_api"),
     # CollabLLM App. E steps 1-3: the intent, the notes, then the chat.
     path=("consent", "instructions", "presurvey", "intent", "prewriting", "chat", "survey", "complete"),
+    editor="study.paradigms.chat.editor",
+    # A chat arm beside a writing study's editor (study.paradigms.chat.arm); a chat study's
+    # own conditions are served through its path (study.paradigms.of_session).
+    conditions=("chat",),
     stage_endpoints={"intent": "chat.intent", "prewriting": "chat.prewriting", "chat": "chat.chat_page"},
     templates={"chat": StudyTemplate("CollabLLM's chat document-creation study: 3 document types, "
                                      "3 anonymous assistants", overlay="chat/init")},

@@ -14,6 +14,6 @@ PARADIGM = Paradigm(
     summary="the writer presses Tab for suggestions and picks one or dismisses them (CoAuthor; L0)",
     apis=("study.paradigms.tab.api",),
     editor="study.paradigms.tab.editor",
-    conditions=("L0",),
+    conditions=("tab", "L0"),
     templates={"writing": StudyTemplate("CoAuthor's editor: 20 prompts, 4 conditions, Tab suggestions")},
 )

@@ -12,6 +12,9 @@ def boot(study, condition, session_id: str) -> dict:
     # a control arm's page has no suggestion control at all (study.paradigms.none.arm).
     if control_arm.is_control(condition):
         return {}
+    if condition.paradigm == "chat":
+        # A chat arm of a writing study: its panel instead of the Tab list (study.paradigms.chat.editor).
+        return {}
     if study.proactive.assistant_panel(condition.paradigm):
         # MindCopilot's L0 as the paper ran it: the assistant panel instead of the Tab list
         # (study.paradigms.proactive.editor).

@@ -128,7 +128,8 @@ class SuggestionEngine:
         response = client.chat.completions.create(
             model=condition.model,
             messages=[
-                {"role": "system", "content": self.settings.system_prompt},
+                # A condition's own system prompt (an opinionated arm, Jakesch et al.) over the study's.
+                {"role": "system", "content": condition.system_prompt or self.settings.system_prompt},
                 {"role": "user", "content": doc},
             ],
             logprobs=True,

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from study.report.sections import (
     allocation,
+    arms,
     chat,
     collaboration,
     ideation,
     language,
+    origin,
     overview,
     participation,
     proactive,
@@ -37,10 +39,12 @@ SECTIONS = (
     allocation.build,
     suggestions.build,
     collaboration.build,
+    origin.build,
     variation.build,
     language.build,
     ideation.build,
     chat.build,
     proactive.build,
     survey.build,
+    arms.build,
 )

@@ -1,0 +1,214 @@
+"""Where a session's text came from: typed by the writer, from the study's assistant, or from
+outside the study (issue 27, item 6).
+
+CoAuthor's writer share (Table 3, `study.curation.metrics.writer_share_final`) counts every
+character a `user` event inserted as the writer's, which is right for the paper's interface,
+but a paste of another model's text is also a `user` insert: a session written entirely by an
+outside model would read 100% human. Veselovsky et al. (2023) found 33-46% of MTurk writers
+did exactly that, and spotted them from keystroke logs. This module reads the same log:
+
+- **typed**: a `user` insert shorter than `min_chars` (a keystroke, an autocorrection, a word
+  the spell checker swapped in), or a longer one whose text the document holds or held before
+  (the writer duplicated, moved or undid the deletion of text of the session: it keeps the
+  author of the text it copied; in the 2021 release an undo restores a deleted sentence so);
+- **assistant**: what `study.curation.replay` attributes to suggestions (an `api` insert, or a
+  `user` insert matching the list just chosen from), and, in a chat arm, a long insert of text
+  one of the assistant's replies holds (`assistant_texts`: the writer pasted it from the panel);
+- **outside**: a `user` insert of `min_chars` characters or more, in one event (so with no
+  keystroke for each character), of text the document did not hold. When it comes within
+  `switch_ms` of the window regaining focus (`window-focus`, logged where the study watches
+  pastes) it is marked `after_window_switch`: the writer was elsewhere just before.
+
+The shares are over the final text with the prompt removed, like the writer share, so the two
+read side by side; the CoAuthor writer share keeps the paper's definition (outside text counts
+as the writer's there) so Table 3 still reproduces. Pure: a parsed session's events in, an
+`Origin` out.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from study.curation.replay import DeltaError, apply_delta, from_units, to_units
+from study.curation.suggestions import inserted_text, match_suggestion
+
+TYPED, ASSISTANT, OUTSIDE, PROMPT = "T", "A", "O", "P"
+SOURCES = {TYPED: "typed", ASSISTANT: "assistant", OUTSIDE: "outside"}
+# A placeholder author while a long insert's source is decided (never left in the result).
+_PENDING = "?"
+# Defaults of [session] outside_min_chars and of the window-switch mark.
+MIN_CHARS = 20
+SWITCH_MS = 10_000
+# The columns `study curate stats` (and a release's statistics table) add per session.
+COLUMNS = ("typed_share", "assistant_share", "outside_share", "outside_inserts")
+
+
+@dataclass(frozen=True)
+class OutsideInsert:
+    """One insert of text from outside: where in the log, how long, and its context."""
+
+    event_index: int
+    chars: int
+    timestamp: int | None
+    after_window_switch: bool
+    preview: str  # its first 60 characters, for a reviewer
+
+    def describe(self) -> str:
+        when = " right after the window regained focus" if self.after_window_switch else ""
+        return f"event {self.event_index}: {self.chars} characters inserted at once{when} ({self.preview!r})"
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Surviving characters of the final text (prompt excluded) by source, and every insert
+    from outside (surviving or not)."""
+
+    typed: int
+    assistant: int
+    outside: int
+    inserts: tuple[OutsideInsert, ...] = ()
+
+    def share(self, source: str) -> float:
+        """Percentage of the final text (prompt excluded) from `source` ("typed",
+        "assistant", "outside"); NaN when nothing beyond the prompt survives."""
+        total = self.typed + self.assistant + self.outside
+        if total == 0:
+            return math.nan
+        return 100 * getattr(self, source) / total
+
+    @property
+    def flagged(self) -> bool:
+        """Whether any text arrived from outside (even if later deleted)."""
+        return bool(self.inserts)
+
+    def row(self) -> dict:
+        """The statistics columns (COLUMNS) of this session."""
+        return {
+            "typed_share": self.share("typed"),
+            "assistant_share": self.share("assistant"),
+            "outside_share": self.share("outside"),
+            "outside_inserts": len(self.inserts),
+        }
+
+
+def origin(
+    events: Sequence[Mapping], *, min_chars: int = MIN_CHARS, switch_ms: int = SWITCH_MS,
+    assistant_texts: Sequence[str] = (),
+) -> Origin:
+    """Where each character of the session's final text came from (module docstring).
+
+    Raises ValueError when the log does not start with system-initialize, DeltaError when a
+    delta cannot apply (as `study.curation.replay.replay`)."""
+    if not events or events[0].get("eventName") != "system-initialize":
+        raise ValueError("the first event must be system-initialize carrying the prompt in currentDoc")
+    text = to_units(events[0].get("currentDoc") or "")
+    authors = PROMPT * len(text)
+    shown: Sequence[Mapping] = ()
+    awaiting_choice = False
+    focused_at: int | None = None
+    inserts: list[OutsideInsert] = []
+    removed: list[tuple[str, str]] = []  # text deletions took away, with its authors
+    for index in range(1, len(events)):
+        event = events[index]
+        name = event.get("eventName")
+        if name == "suggestion-open":
+            shown = event.get("currentSuggestions") or shown
+            continue
+        if name == "suggestion-select":
+            awaiting_choice = True
+            continue
+        if name == "window-focus":
+            focused_at = _timestamp(event)
+            continue
+        delta = event.get("textDelta")
+        if not delta:
+            continue
+        inserted = inserted_text(event)
+        code = TYPED
+        if event.get("eventSource") == "api" or (
+            awaiting_choice and name == "text-insert" and match_suggestion(inserted, shown)
+        ):
+            code = ASSISTANT
+        elif len(to_units(inserted)) >= min_chars:
+            code = _PENDING
+        awaiting_choice = False
+        before_text, before_authors = text, authors
+        removed += _removed(text, authors, delta["ops"])
+        try:
+            text, authors = apply_delta(text, delta["ops"], authors, code)
+        except DeltaError as error:
+            raise DeltaError(error.field, f"{error.detail} (event {index})") from None
+        if code != _PENDING:
+            continue
+        units = to_units(inserted)
+        source = _held(units, [(before_text, before_authors), *reversed(removed)])
+        if source is None and any(inserted in reply for reply in assistant_texts):
+            source = ASSISTANT * len(units)
+        if source is None:
+            source = OUTSIDE * len(to_units(inserted))
+            at = _timestamp(event)
+            inserts.append(
+                OutsideInsert(
+                    event_index=index,
+                    chars=len(inserted),
+                    timestamp=at,
+                    after_window_switch=(
+                        focused_at is not None and at is not None and 0 <= at - focused_at <= switch_ms
+                    ),
+                    preview=inserted[:60],
+                )
+            )
+        authors = _fill(authors, source)
+    _, authors = from_units(text, authors)
+    return Origin(
+        typed=authors.count(TYPED),
+        assistant=authors.count(ASSISTANT),
+        outside=authors.count(OUTSIDE),
+        inserts=tuple(inserts),
+    )
+
+
+def _held(text: str, places: Sequence[tuple[str, str]]) -> str | None:
+    """The authors of `text` where the session held it (the document, or text deleted from
+    it), the prompt's read as typed (the writer chose to copy it); None when it never did."""
+    for held, authors in places:
+        at = held.find(text)
+        if at >= 0:
+            return authors[at : at + len(text)].replace(PROMPT, TYPED)
+    return None
+
+
+def _removed(text: str, authors: str, ops: Sequence) -> list[tuple[str, str]]:
+    """What a delta's delete ops take away from `text` (malformed ops are left to
+    apply_delta to report)."""
+    found, position = [], 0
+    for op in ops:
+        if not isinstance(op, Mapping):
+            return found
+        count = op.get("retain", op.get("delete"))
+        if "insert" in op or type(count) is not int:
+            continue
+        if "delete" in op and op.get("delete") is count:
+            found.append((text[position : position + count], authors[position : position + count]))
+        position += count
+    return found
+
+
+def _fill(authors: str, source: str) -> str:
+    """The placeholder authors of one long insert replaced, in order, by `source`'s (an insert
+    with several string ops is read as one text, as `inserted_text` joins them)."""
+    out, taken = [], 0
+    for code in authors:
+        if code == _PENDING:
+            out.append(source[taken] if taken < len(source) else TYPED)
+            taken += 1
+        else:
+            out.append(code)
+    return "".join(out)
+
+
+def _timestamp(event: Mapping) -> int | None:
+    value = event.get("eventTimestamp")
+    return value if type(value) is int else None

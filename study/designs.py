@@ -1,0 +1,106 @@
+"""`study init --design NAME`: study.toml for three designs the field runs (issue 27 item 2).
+
+- **jakesch** (Jakesch et al., "Co-Writing with Opinionated Language Models Affects Users'
+  Views", CHI 2023): between subjects, a control arm with no assistant against two arms whose
+  Tab suggestions are prompted to argue one side of the essay's question, and the attitude
+  question after writing;
+- **dhillon** (Dhillon et al., "Shaping Human-AI Collaboration: Varied Scaffolding Levels in
+  Co-writing", CHI 2024): within subjects, each writer writes three times, with no AI, with
+  next-sentence and with next-paragraph suggestions, in a Latin-square order;
+- **realhumaneval** (Mozannar et al., 2024, on writing rather than code): between subjects,
+  autocomplete (ghost text, L1) against a chat assistant against no model.
+
+Each is the `study init` template with its [[conditions]] (and, for jakesch, its prompt)
+replaced, a `[design]` table and the design's survey questions added; the rest of the file,
+comments included, is kept, so every setting stays where the README documents it. Each runs
+at once on the local model: `study demo --dir FOLDER`.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+
+import tomli_w
+
+OPINION = (
+    "You help a writer with an essay on whether social media is good for society. Continue the "
+    "writer's text with the next sentence, arguing that social media is {side} for society. "
+    "Reply with the continuation only."
+)  # Jakesch et al. prompted GPT-3 to argue one side; the wording here is ours.
+
+
+@dataclass(frozen=True)
+class Design:
+    name: str
+    summary: str
+    assignment: str  # between | within
+    conditions: tuple[dict, ...]
+    prompts: tuple[dict, ...] | None = None  # None: the template's prompts of the arms' genre
+    survey: tuple[dict, ...] = ()  # [[survey]] questions added after the template's
+
+
+def _tab(name: str, genre: str, **settings) -> dict:
+    return {"name": name, "genre": genre, "paradigm": "L0", "mode": "completion", "model": "davinci-002",
+            "n": 5, "max_tokens": 30, "temperature": 0.75, "top_p": 1, "presence_penalty": 0,
+            "frequency_penalty": 0, **settings}  # fmt: skip
+
+
+DESIGNS = {
+    "jakesch": Design(
+        "jakesch", "control vs two opinionated assistants, attitude survey (Jakesch et al. CHI 2023)",
+        "between",
+        (
+            {"name": "control", "genre": "argumentative", "paradigm": "none"},
+            _tab("good-for-society", "argumentative", mode="chat", n=3, system_prompt=OPINION.format(side="good")),
+            _tab("bad-for-society", "argumentative", mode="chat", n=3, system_prompt=OPINION.format(side="bad")),
+        ),
+        prompts=({"code": "social-media", "genre": "argumentative", "title": "Is social media good for society?",
+                  "text": "\nIs social media good for society? Explain your view in a short essay.\n\nIn my opinion,"},),
+        survey=({"id": "attitude", "type": "likert7",
+                 "text": "Overall, social media is good for society."},),
+    ),  # fmt: skip
+    "dhillon": Design(
+        "dhillon", "within subjects, Latin square: no AI, next-sentence, next-paragraph (Dhillon et al. CHI 2024)",
+        "within",
+        (
+            {"name": "no-ai", "genre": "creative", "paradigm": "none"},
+            _tab("next-sentence", "creative", max_tokens=30),
+            _tab("next-paragraph", "creative", max_tokens=120),
+        ),
+    ),  # fmt: skip
+    "realhumaneval": Design(
+        "realhumaneval", "autocomplete vs chat vs no model (RealHumanEval, Mozannar et al. 2024)",
+        "between",
+        (
+            {"name": "no-model", "genre": "creative", "paradigm": "none"},
+            {**_tab("autocomplete", "creative", n=1), "paradigm": "L1"},
+            {"name": "chat", "genre": "creative", "paradigm": "chat", "mode": "chat", "model": "davinci-002",
+             "system_prompt": "You are a helpful writing assistant."},
+        ),
+    ),  # fmt: skip
+}
+
+
+def design_toml(text: str, design: Design) -> str:
+    """The `study init` template's study.toml `text` made into `design`'s."""
+    text = text.replace('name = "coauthor"', f'name = "{design.name}"', 1)
+    data = tomllib.loads(text)
+    genres = {c["genre"] for c in design.conditions}
+    prompts = design.prompts or tuple(p for p in data["prompts"] if p["genre"] in genres)
+    lines = text.splitlines(keepends=True)
+    text = _replace_tables(lines, "[[conditions]]", {"conditions": list(design.conditions)},
+                           f"# study init --design {design.name}: {design.summary}.\n")  # fmt: skip
+    text = _replace_tables(text.splitlines(keepends=True), "[[prompts]]", {"prompts": list(prompts)}, "")
+    extra = "".join("\n[[survey]]\n" + tomli_w.dumps(item) for item in design.survey)
+    return (text.rstrip("\n") + "\n\n# How the arms are assigned (README, Paradigms as arms).\n"
+            + tomli_w.dumps({"design": {"assignment": design.assignment}}) + extra)
+
+
+def _replace_tables(lines: list[str], header: str, tables: dict, note: str) -> str:
+    """`lines` with the run of `header` tables (from the first to the end of the last) replaced."""
+    first = next(i for i, line in enumerate(lines) if line.strip() == header)
+    last = max(i for i, line in enumerate(lines) if line.strip() == header)
+    end = next((i for i in range(last + 1, len(lines))
+                if lines[i].startswith("[") or lines[i].startswith("#")), len(lines))  # fmt: skip
+    return "".join(lines[:first]) + note + tomli_w.dumps(tables) + "\n" + "".join(lines[end:])

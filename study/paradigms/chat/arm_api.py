@@ -1,0 +1,112 @@
+"""The chat arm's API: the panel beside a writing session's editor (study/static/editor-chat.js).
+
+GET  /api/sessions/<id>/assistant/messages -> {"messages", "pending_client_id"} (a reloaded page)
+POST /api/sessions/<id>/assistant/messages {"client_id", "content"} -> 200 {"user", "assistant",
+     "exchanges", "owed"}; 409 unless the session is writing in a chat arm; 429 / 502 / 503 /
+     504 when the model is not asked or fails (the message is kept; the same client_id asks again).
+The conversation is stored as a chat study's (study.store.chat) and every model call goes
+through study.server.model_calls, as the chat study's replies do (study.paradigms.chat.api).
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, jsonify
+
+from study.paradigms.chat import arm, assistant
+from study.server import contract, model_calls
+from study.server.context import engine, session_or_404, study
+from study.store import chat as chat_store
+from study.store import reading, writing
+
+blueprint = Blueprint("chat_arm_api", __name__, url_prefix="/api/sessions")
+
+UNAVAILABLE = "it is not available right now; please try again in a moment"
+BUSY = "it is busy right now; please try again in a moment"
+
+
+def _public(message: dict) -> dict:
+    return {"seq": message["seq"], "role": message["role"], "content": message["content"]}
+
+
+def _refusal(session: dict):
+    """Why this session may not use the panel, as a response, or None."""
+    if session["stage"] != "writing":
+        return jsonify(error=f"session is at stage '{session['stage']}', not writing"), 409
+    if not arm.is_chat_arm(study().condition(session["condition"])):
+        return jsonify(error="this session's condition has no chat assistant"), 409
+    return None
+
+
+@blueprint.get("/<session_id>/assistant/messages")
+@contract.declare(
+    "The chat arm's conversation so far", responses={200: "api/chat-arm.schema.json#/$defs/history", 409: contract.ERROR}
+)
+def history(session_id):
+    session = session_or_404(session_id)
+    if refused := _refusal(session):
+        return refused
+    with reading(engine()) as connection:
+        messages = chat_store.messages(connection, session_id)
+    unanswered = messages[-1] if messages and messages[-1]["role"] == "user" else None
+    return jsonify(messages=[_public(m) for m in messages],
+                   pending_client_id=unanswered["client_id"] if unanswered else None)  # fmt: skip
+
+
+@blueprint.post("/<session_id>/assistant/messages")
+@contract.declare(
+    "Ask the chat arm's assistant", body="api/chat-message.schema.json",
+    responses={200: "api/responses.schema.json#/$defs/chatSent", 409: contract.ERROR, 429: contract.ERROR,
+               502: contract.ERROR, 503: contract.ERROR, 504: contract.ERROR},
+)  # fmt: skip
+def send(session_id):
+    session = session_or_404(session_id)
+    if refused := _refusal(session):
+        return refused
+    body = contract.body()
+    content = body["content"].strip()
+    if not content or len(content) > arm.MAX_MESSAGE_CHARS:
+        return jsonify(error=f"a message needs 1 to {arm.MAX_MESSAGE_CHARS} characters"), 400
+    with writing(engine()) as connection:
+        user = chat_store.by_client_id(connection, session_id, body["client_id"])
+        history_now = chat_store.messages(connection, session_id)
+        if user is None:
+            if history_now and history_now[-1]["role"] == "user":
+                return jsonify(error="your previous message has no reply yet; send it again first",
+                               pending_client_id=history_now[-1]["client_id"]), 409  # fmt: skip
+            user = chat_store.add_message(connection, session_id, "user", content, client_id=body["client_id"])
+            history_now.append(user)
+        answered = next((m for m in history_now if m["seq"] == user["seq"] + 1), None)
+    if answered is None:
+        answered, error = _ask(session, session_id, [m for m in history_now if m["seq"] <= user["seq"]])
+        if error is not None:
+            return error
+    with reading(engine()) as connection:
+        exchanges = chat_store.exchanges(chat_store.messages(connection, session_id))
+    return jsonify(user=_public(user), assistant=_public(answered), exchanges=exchanges, owed=[])
+
+
+def _ask(session: dict, session_id: str, history: list[dict]):
+    condition = study().condition(session["condition"])
+    try:
+        with model_calls.slot(BUSY):
+            request_id = model_calls.admit(session_id, condition, BUSY)
+            result = assistant.reply(study().suggestions, condition, history, arm.MAX_TOKENS)
+    except model_calls.Refused as refusal:
+        return None, refusal.response()
+    outcome = {
+        "answered_model": result.answered_model, "parameters": result.parameters,
+        "raw": [{"text": result.text, "finish_reason": result.finish_reason}],
+        "suggestions": [result.text] if result.text else [], "latency_ms": result.latency_ms,
+        "error": result.error,
+    }  # fmt: skip
+    if result.error is not None:
+        model_calls.settle(request_id, condition, **outcome)
+        return None, model_calls.unavailable("chat reply", session_id, result.error, result.timed_out, UNAVAILABLE)
+    with writing(engine()) as connection:
+        model_calls.settle(request_id, condition, **outcome, connection=connection)
+        existing = next((m for m in chat_store.messages(connection, session_id) if m["seq"] == history[-1]["seq"] + 1), None)
+        if existing is not None:
+            return existing, None
+        reply = chat_store.add_message(connection, session_id, "assistant", result.text,
+                                       model=result.answered_model or condition.model, latency_ms=result.latency_ms)  # fmt: skip
+    return reply, None

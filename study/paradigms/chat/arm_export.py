@@ -1,0 +1,36 @@
+"""A chat arm's conversations in `study export` (issue 27 item 2): the editor's log of a chat
+arm's session is exported as every writing session's (CoAuthor 2021 format, metadata.csv
+naming its condition and `paradigm` = "chat"), and its conversation beside it, one JSON line
+per session in `chat-arm-conversations.jsonl`:
+
+    {"session_id": ..., "condition": ..., "paradigm": "chat",
+     "messages": [{"seq", "role", "content", "created_at", "model"}]}
+
+so each arm keeps its own format and every file names its arm.
+"""
+
+from __future__ import annotations
+
+import json
+
+from study.paradigms.chat import arm
+from study.store import chat as chat_store
+
+FILE = "chat-arm-conversations.jsonl"
+
+
+def conversations(study, connection, sessions: list[dict]) -> bytes | None:
+    """The file's bytes for the chat-arm sessions among `sessions`, or None when there are none."""
+    lines = []
+    for session in sessions:
+        condition = study.condition(session["condition"])
+        if not arm.is_chat_arm(condition):
+            continue
+        messages = [
+            {"seq": m["seq"], "role": m["role"], "content": m["content"],
+             "created_at": m["created_at"], "model": m["model"]}
+            for m in chat_store.messages(connection, session["session_id"])
+        ]  # fmt: skip
+        lines.append(json.dumps({"session_id": session["session_id"], "condition": condition.name,
+                                 "paradigm": arm.CHAT_ARM, "messages": messages}))  # fmt: skip
+    return "".join(line + "\n" for line in lines).encode("utf-8") if lines else None

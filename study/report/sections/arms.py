@@ -1,0 +1,112 @@
+"""The arms of a study compared (issue 27 item 2): each outcome per arm with its 95% bootstrap
+interval, and each arm's difference from the control arm with its interval.
+
+Outcomes: writing time and final length (Table 3's), the writer share (Table 3's, CoAuthor's
+definition), the typed and outside shares (`study.curation.origin`), and every scale question
+of the surveys. An arm is a condition. The control is the arm without an assistant
+(`paradigm = "none"`, study.paradigms.none.arm); with several, the first by name.
+
+Between subjects (no writer in two arms) the difference is of two independent groups of
+sessions, each resampled on its own (`intervals.bootstrap_difference`). Within subjects (the
+two arms share writers: `[design] assignment = "within"`) it is the mean of each shared
+writer's difference, writers resampled (`intervals.bootstrap_mean`), so that a writer's own
+level cancels out, as in Dhillon et al.'s Latin square.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from study.report.data import ReportData
+from study.report.html import Section
+from study.report.intervals import RESAMPLES, Estimate, bootstrap_difference, bootstrap_mean
+
+LOGGED = (
+    ("time (min)", "time"), ("length (words)", "final_words"),
+    ("written by writers (%)", "writer_share_final"), ("typed (%)", "typed_share"),
+    ("outside (%)", "outside_share"),
+)  # fmt: skip
+
+
+def outcomes(data: ReportData) -> list[tuple[str, dict[str, float | None]]]:
+    """(heading, session id -> value) for every outcome the data has."""
+    found = []
+    for heading, column in LOGGED:
+        values = {s.session_id: s.stats.get(column) for s in data.sessions if column in s.stats}
+        if values:
+            found.append((heading, values))
+    for question in data.questions:
+        if question.kind != "scale":
+            continue
+        values = {}
+        for session_id, answers in data.answers.items():
+            value = str(answers.get(question.id, "")).strip()
+            if value.lstrip("-").isdigit():
+                values[session_id] = int(value)
+        if values:
+            found.append((f"{question.id} (survey)", values))
+    return found
+
+
+def difference(
+    values: dict[str, float | None], arm: list[str], control: list[str], writer_of: Callable[[str], str]
+) -> tuple[Estimate, str]:
+    """The arm's difference from the control and how it was taken ("paired" by writer, or
+    "independent")."""
+    arm_writers = {writer_of(s): s for s in arm if s in values}
+    control_writers = {writer_of(s): s for s in control if s in values}
+    shared = sorted(set(arm_writers) & set(control_writers) - {""})
+    if shared:
+        per_writer = []
+        for writer in shared:
+            a, b = values[arm_writers[writer]], values[control_writers[writer]]
+            if a is not None and b is not None:
+                per_writer.append(float(a) - float(b))
+        return bootstrap_mean(per_writer), "paired"
+    return bootstrap_difference([values.get(s) for s in arm], [values.get(s) for s in control]), "independent"
+
+
+def build(data: ReportData) -> Section | None:
+    condition_of = data.condition_of()
+    arms = data.conditions()
+    if len(arms) < 2:
+        return None
+    members = {arm: [s for s, c in condition_of.items() if c == arm] for arm in arms}
+    measured = outcomes(data)
+    if not measured:
+        return None
+    writers = {s.session_id: s.writer for s in data.sessions}
+    section = Section("arms", "Arms compared")
+    controls = sorted(data.control_conditions())
+    section.paragraph(
+        "Each outcome's mean per arm with its 95% percentile-bootstrap interval "
+        f"({RESAMPLES} resamples, fixed seed; none for fewer than 3 sessions)"
+        + (f", and each arm's difference from the control arm, {controls[0]}: between "
+           "subjects the two groups of sessions are resampled independently; where the arms "
+           "share writers (within subjects) the difference is each writer's own, writers "
+           "resampled." if controls else "; the study has no control arm (paradigm \"none\"), "
+           "so no difference from a control is given."),
+        note=True,
+    )  # fmt: skip
+    section.table(
+        ["arm", "sessions", *(heading for heading, _ in measured)],
+        [[arm, len(members[arm]),
+          *(bootstrap_mean([values.get(s) for s in members[arm]]) for _, values in measured)]
+         for arm in arms],
+    )  # fmt: skip
+    if not controls:
+        return section
+    control = members[controls[0]]
+    rows = []
+    for arm in arms:
+        if arm == controls[0]:
+            continue
+        cells, kinds = [], set()
+        for _, values in measured:
+            estimate, kind = difference(values, members[arm], control, lambda s: writers.get(s, ""))
+            cells.append(estimate)
+            kinds.add(kind)
+        rows.append([f"{arm} - {controls[0]}", " / ".join(sorted(kinds)), *cells])
+    section.add("<h3>Difference from the control arm</h3>")
+    section.table(["arms", "comparison", *(heading for heading, _ in measured)], rows)
+    return section

@@ -1,0 +1,49 @@
+"""A participant's sessions, for designs in which one participant writes several times
+(`[design] assignment = "within"`, study.server.within). A participant is a worker id, else a
+lab access code (the two never mix: an MTurk session has no access code)."""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, func, select
+
+from study.store.db import sessions
+
+
+def participant_key(session: dict) -> tuple[str, str] | None:
+    if session.get("worker_id"):
+        return ("worker_id", session["worker_id"])
+    if session.get("access_code"):
+        return ("access_code", session["access_code"])
+    return None
+
+
+def assigned_conditions(connection: Connection, key: tuple[str, str], *, excluding: str) -> list[str]:
+    """The conditions this participant's other sessions were given, oldest first."""
+    column = sessions.c[key[0]]
+    rows = connection.execute(
+        select(sessions.c.condition).where(column == key[1], sessions.c.condition.is_not(None),
+                                           sessions.c.session_id != excluding)
+        .order_by(sessions.c.created_at)
+    )  # fmt: skip
+    return [row[0] for row in rows]
+
+
+def arrival_rank(connection: Connection, key: tuple[str, str]) -> int:
+    """How many participants began before this one (their first session is older): the
+    participant's row of the Latin square."""
+    firsts = []
+    for name in ("worker_id", "access_code"):
+        column = sessions.c[name]
+        firsts.append(
+            select(column.label("who"), func.min(sessions.c.created_at).label("first"))
+            .where(column.is_not(None)).group_by(column).subquery()
+        )  # fmt: skip
+    own = connection.execute(
+        select(func.min(sessions.c.created_at)).where(sessions.c[key[0]] == key[1])
+    ).scalar_one()
+    if own is None:
+        return 0
+    return sum(
+        connection.execute(select(func.count()).select_from(first).where(first.c.first < own)).scalar_one()
+        for first in firsts
+    )

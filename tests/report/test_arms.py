@@ -1,0 +1,75 @@
+"""The report's comparison of arms (issue 27 item 2): each outcome per arm with its interval,
+and each arm's difference from the control arm, independent between subjects and paired by
+writer within subjects."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+from study.report.data import Question, ReportData
+from study.report.facts import SessionFacts
+from study.report.intervals import bootstrap_difference
+from study.report.sections import arms
+from study.report.entities import EntityModel
+
+
+def _facts(session_id, condition, writer, words, *, assistant=True):
+    return SessionFacts(session_id=session_id, condition=condition, prompt_code="p", genre="creative",
+                        randomness="unknown", writer=writer, simulated=False, assistant=assistant,
+                        stats={"final_words": words, "time": 10.0})  # fmt: skip
+
+
+def _data(sessions, answers=None):
+    data = ReportData("folder", Path("."), "t", sessions, EntityModel(None, "", "none"))
+    data.questions = [Question("ownership", "I feel I own it", "scale")]
+    data.answers = answers or {}
+    return data
+
+
+def _rows(html: str, heading: str) -> dict[str, list[str]]:
+    part = html.split(heading)[1] if heading else html
+    body = part.split("<tbody>")[1].split("</tbody>")[0]
+    rows = {}
+    for row in body.split("<tr>")[1:]:
+        cells = [c.split("</td>")[0] for c in row.split("<td>")[1:]]
+        rows[cells[0]] = cells
+    return rows
+
+
+def test_between_subjects_each_arm_and_its_difference_from_the_control():
+    control = [_facts(f"c{i}", "control", f"w{i}", w, assistant=False) for i, w in enumerate([100, 110, 120, 130])]
+    assisted = [_facts(f"a{i}", "assisted", f"v{i}", w) for i, w in enumerate([150, 160, 170, 180])]
+    answers = {**{f"c{i}": {"ownership": "6"} for i in range(4)}, **{f"a{i}": {"ownership": "4"} for i in range(4)}}
+    section = arms.build(_data(control + assisted, answers))
+    html = "".join(section.parts)
+    per_arm = _rows(html, "")
+    assert per_arm["control"][1] == "4" and per_arm["control"][3].startswith("115.00 [")
+    assert per_arm["assisted"][3].startswith("165.00 [")
+    [row] = _rows(html, "Difference from the control arm").values()
+    assert row[0] == "assisted - control" and row[1] == "independent"
+    expected = bootstrap_difference([150, 160, 170, 180], [100, 110, 120, 130])
+    assert row[3] == f"50.00 [{expected.low:.2f}, {expected.high:.2f}]"
+    assert row[-1].startswith("-2.00")  # the survey's scale question, per arm too
+
+
+def test_within_subjects_the_difference_is_each_writers_own():
+    # Four writers, each in both arms; writers differ a lot, the arm adds exactly 10 words.
+    sessions = []
+    for i, base in enumerate([50, 200, 400, 800]):
+        sessions.append(_facts(f"c{i}", "control", f"w{i}", base, assistant=False))
+        sessions.append(_facts(f"a{i}", "assisted", f"w{i}", base + 10))
+    html = "".join(arms.build(_data(sessions)).parts)
+    [row] = _rows(html, "Difference from the control arm").values()
+    assert row[1] == "paired"
+    assert row[3] == "10.00 [10.00, 10.00]"  # writers' own levels cancel out
+
+
+def test_one_arm_has_nothing_to_compare():
+    assert arms.build(_data([_facts("c0", "control", "w0", 100, assistant=False)])) is None
+
+
+def test_without_a_control_arm_there_are_means_and_no_differences():
+    sessions = [_facts(f"a{i}", "tab", f"w{i}", 100) for i in range(3)] + [_facts(f"b{i}", "chat", f"v{i}", 90) for i in range(3)]
+    html = "".join(arms.build(_data(sessions)).parts)
+    assert "no control arm" in html and "Difference from the control arm" not in html

@@ -1,0 +1,106 @@
+"""Paradigms as arms of one study (issue 27 item 2), through the Flask test client: a chat
+arm's panel API serves only a chat arm's writing session and asks the model once per message;
+`[design] assignment = "within"` walks each participant through every arm in a Latin-square
+order; a study.toml mixing them wrongly is refused with the fix."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+
+from study import config
+from study.cli import write_study_files
+from study.server import create_app
+from study.server.within import latin_square
+from tests.conftest import CONTACT
+from tests.server.flow import finish, start, to_writing
+
+
+def _design(tmp_path, name, endpoint=""):
+    folder = tmp_path / name
+    write_study_files(folder, design=name, replacements={"min_seconds = 600": "min_seconds = 0",
+                                                         'endpoint = ""': f'endpoint = "{endpoint}"', **CONTACT})  # fmt: skip
+    return config.load(folder)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 6])
+def test_the_latin_square_puts_every_arm_once_in_every_row_and_every_position(k):
+    square = latin_square(k)
+    assert all(sorted(row) == list(range(k)) for row in square)
+    assert all(sorted(column) == list(range(k)) for column in zip(*square))
+    if k % 2 == 0:  # Williams: every arm directly follows every other arm exactly once
+        pairs = [(row[i], row[i + 1]) for row in square for i in range(k - 1)]
+        assert sorted(pairs) == sorted(itertools.permutations(range(k), 2))
+
+
+def test_the_chat_arm_answers_its_own_writing_session_only(tmp_path, endpoint_factory):
+    endpoint = endpoint_factory()
+    study = _design(tmp_path, "realhumaneval", endpoint.url)
+    client = create_app(study).test_client()
+    sessions = {}
+    for code in ("a", "b", "c"):  # the three arms, in study.toml order
+        session_id = start(client, access_code=code)
+        to_writing(client, session_id)
+        sessions[code] = session_id
+    control, chat = sessions["a"], sessions["c"]
+    page = client.get(f"/s/{chat}/writing").get_data(as_text=True)
+    boot = json.loads(page.split('<script id="boot" type="application/json">')[1].split("</script>")[0])
+    assert "suggestionsUrl" not in boot and boot["chat"]["url"].endswith(f"/api/sessions/{chat}/assistant/messages")
+
+    refused = client.post(f"/api/sessions/{control}/assistant/messages", json={"client_id": "m-0000001", "content": "Hi"})
+    assert refused.status_code == 409 and "no chat assistant" in refused.json["error"]
+    assert endpoint.calls == 0
+    sent = client.post(f"/api/sessions/{chat}/assistant/messages", json={"client_id": "m-0000001", "content": "Hi"})
+    assert sent.status_code == 200, sent.json
+    again = client.post(f"/api/sessions/{chat}/assistant/messages", json={"client_id": "m-0000001", "content": "Hi"})
+    assert again.json["assistant"] == sent.json["assistant"] and endpoint.calls == 1  # a resend is not re-asked
+    history = client.get(f"/api/sessions/{chat}/assistant/messages").json
+    assert [m["role"] for m in history["messages"]] == ["user", "assistant"]
+    # The Tab API refuses the chat arm too: its writer has no suggestion list.
+    assert client.post(f"/api/sessions/{chat}/suggestions", json={"doc": "Prompt."}).status_code == 409
+
+
+def test_within_subjects_each_participant_takes_every_arm_once_then_is_told_they_are_done(tmp_path):
+    study = _design(tmp_path, "dhillon")
+    client = create_app(study, suggestion_engine=object()).test_client()
+    taken = {}
+    for code in ("p1", "p2", "p3", "p4"):
+        taken[code] = []
+        for part in range(3):
+            session_id = start(client, access_code=code, **({"another": "1"} if part else {}))
+            to_writing(client, session_id)
+            taken[code].append(session_id)
+            finish(client, session_id)
+        last = client.get(f"/task?access_code={code}&another=1").location.split("/")[2]
+        client.post(f"/s/{last}/consent", data={"consent": "yes"})
+        client.post(f"/s/{last}/instructions")
+        done = client.post(f"/s/{last}/prompt", data={"prompt": "shapeshifter"})
+        assert "You have written in every part of this study." in done.get_data(as_text=True)
+    from study.store import make_engine, reading
+    from study.store import sessions as session_store
+
+    engine = make_engine(study.database_url)
+    with reading(engine) as connection:
+        condition = {s["session_id"]: s["condition"] for s in session_store.all_sessions(connection)}
+    engine.dispose()
+    orders = [[condition[s] for s in taken[code]] for code in ("p1", "p2", "p3", "p4")]
+    assert orders == [
+        ["no-ai", "next-sentence", "next-paragraph"],
+        ["next-sentence", "next-paragraph", "no-ai"],
+        ["next-paragraph", "no-ai", "next-sentence"],
+        ["no-ai", "next-sentence", "next-paragraph"],  # the fourth starts the square again
+    ]
+
+
+def test_a_chat_arm_in_a_chat_study_is_refused_with_the_fix(tmp_path):
+    folder = tmp_path / "chat"
+    write_study_files(folder, paradigm="chat", replacements=CONTACT)
+    toml = folder / "study.toml"
+    text = toml.read_text()
+    toml.write_text(text.replace("[[conditions]]\n", '[[conditions]]\nparadigm = "chat"\n', 1))
+    with pytest.raises(config.ConfigError) as error:
+        config.load(folder)
+    assert 'paradigm = "chat" makes a chat arm of a writing study' in str(error.value)
+    assert "Fix: remove the paradigm key" in str(error.value)
