@@ -313,6 +313,7 @@ def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None
 def _register_groups() -> None:
     from study.curation.cli import curate
     from study.judging.cli import judging
+    from study.plan.cli import preregister
     from study.lm.cli import lm
     from study.mturk.cli import mturk
     from study.report.cli import report
@@ -321,7 +322,7 @@ def _register_groups() -> None:
     from study.review.cli import qualify, review, reviewers
 
     for group in (lm, curate, mturk, keys, release, withdraw, reviewers, review, qualify, report,
-                  simulate, judging):
+                  simulate, judging, preregister):
         main.add_command(group)
 
 
