@@ -18,9 +18,11 @@ from study.report.sections import (
     chat,
     collaboration,
     ideation,
+    judging,
     language,
     overview,
     participation,
+    plan,
     proactive,
     suggestions,
     survey,
@@ -30,6 +32,7 @@ from study.report.sections import (
 )
 
 SECTIONS = (
+    plan.build,  # planned comparisons first, then what was explored (issue 27)
     overview.build,
     table3.build,
     participation.build,
@@ -42,5 +45,6 @@ SECTIONS = (
     ideation.build,
     chat.build,
     proactive.build,
+    judging.build,
     survey.build,
 )
