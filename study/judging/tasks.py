@@ -20,7 +20,11 @@ CANDIDATES = 200  # free tasks read per query while looking for one without a se
 
 
 class TaskError(ValueError):
-    pass
+    """A request the task cannot take as sent (400)."""
+
+
+class TaskNotReady(TaskError):
+    """A request the task cannot take in its state: submitted, or not fully rated (409)."""
 
 
 def get(connection: Connection, task_id: str) -> dict | None:
@@ -112,7 +116,7 @@ def items_of(connection: Connection, task_id: str) -> list[dict]:
 def rate(connection: Connection, task: dict, ratings: list[dict], scores: tuple[int, ...]) -> int:
     """Store (or change) ratings of the task's items; returns how many items are rated."""
     if task["submitted_at"] is not None:
-        raise TaskError("this task was already submitted; its ratings can no longer change")
+        raise TaskNotReady("this task was already submitted; its ratings can no longer change")
     mine = set(connection.execute(
         select(judging_task_items.c.item_id).where(judging_task_items.c.task_id == task["task_id"])
     ).scalars())  # fmt: skip
@@ -127,9 +131,9 @@ def rate(connection: Connection, task: dict, ratings: list[dict], scores: tuple[
         if connection.execute(update(judging_ratings).where(where).values(score=rating["score"], rated_at=now)).rowcount == 0:
             connection.execute(judging_ratings.insert().values(
                 task_id=task["task_id"], item_id=rating["item"], score=rating["score"], rated_at=now))
-    return connection.execute(
+    return len(connection.execute(
         select(judging_ratings.c.item_id).where(judging_ratings.c.task_id == task["task_id"])
-    ).all().__len__()
+    ).all())
 
 
 def submit(connection: Connection, task: dict) -> dict:
@@ -141,7 +145,7 @@ def submit(connection: Connection, task: dict) -> dict:
         select(judging_ratings.c.item_id).where(judging_ratings.c.task_id == task["task_id"])
     ).all()  # fmt: skip
     if len(rated) < total:
-        raise TaskError(f"{total - len(rated)} of {total} texts are not rated yet; rate every text first")
+        raise TaskNotReady(f"{total - len(rated)} of {total} texts are not rated yet; rate every text first")
     connection.execute(
         update(judging_tasks).where(judging_tasks.c.task_id == task["task_id"])
         .values(submitted_at=time.time(), verification_code=session_store.new_verification_code())

@@ -132,8 +132,10 @@ def rate(task_id):
             if body.get("submit"):
                 tasks.submit(connection, task)
                 done = True
+        except tasks.TaskNotReady as error:
+            return jsonify(error=str(error)), 409
         except tasks.TaskError as error:
-            return jsonify(error=str(error)), 409 if "submitted" in str(error) or "not rated" in str(error) else 400
+            return jsonify(error=str(error)), 400
     return jsonify(rated=rated, total=total, next=url_for("judging.complete", task_id=task_id) if done else None)
 
 

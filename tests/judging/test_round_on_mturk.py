@@ -138,6 +138,12 @@ def test_a_judging_round_from_posting_to_the_joined_ratings(study_folder, make_c
         assert row["paradigm"] == config.load(study_folder).condition(row["condition"]).paradigm
         assert not row["judge"].startswith("JUDGE")  # numbered, no worker ids
     assert {row["kept"] for row in rows if row["judge_flagged"] == "true"} == {"false"}
+    # `study export` writes the same ratings beside the sessions' logs.
+    both = tmp_path / "both"
+    exported = CliRunner().invoke(main, ["export", str(ctx.study.directory), "--out", str(both)])
+    assert exported.exit_code == 0, exported.output
+    assert (both / "metadata.csv").is_file()
+    assert list(csv.DictReader((both / "judging_ratings.csv").open())) == rows
     sessions = list(csv.DictReader((out / "judging_sessions.csv").open()))
     assert {row["session_id"] for row in sessions} == set(written)
     assert {row["mean_score"] for row in sessions} == {"4.0000"}
