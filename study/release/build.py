@@ -367,8 +367,11 @@ def _write_release(
     tables.write_csv(
         staging / layout.SUMMARY_CSV, tables.SUMMARY_HEADER, tables.summary_rows(stats, metadata)
     )
+    design_files = []
     if source.kind == "study":  # arms, judging ratings, preregistration (study.release.design)
-        design.write(staging, source.path, released, lambda worker: table.issue(worker, namespace))
+        design_files = design.write(
+            staging, source.path, released, lambda worker: table.issue(worker, namespace)
+        )
     (staging / layout.SCHEMAS).mkdir()
     for schema in sorted(schemas_dir().glob("coauthor-*.schema.json")):
         shutil.copyfile(schema, staging / layout.SCHEMAS / schema.name)
@@ -388,7 +391,7 @@ def _write_release(
         redacted_by_place=Counter(_place(r) for r in redactions),
         redacted_sessions=len({r.session_id for r in redactions}),
         withdrawn_excluded=len(excluded), study=source.study,
-        simulated=sum(1 for r in rows if r.get("simulated") == "true"),
+        simulated=sum(1 for r in rows if r.get("simulated") == "true"), design_files=design_files,
     )  # fmt: skip
     previous_changelog = ""
     with opened(previous[1]) if previous else contextlib.nullcontext() as old:

@@ -83,6 +83,7 @@ def test_a_study_release_carries_arms_judging_ratings_and_the_preregistration(tm
     # The director's contact is published on purpose; what the writer typed is still caught.
     card = (directory / "README.md").read_text()
     assert f"**The study's contact, published on purpose.** {CONSENT_LINE}" in card
+    assert "- `arms.json`:" in card and "- `judging/`:" in card and "- `preregistration.json`:" in card
     for path in directory.rglob("*"):
         if path.is_file() and path.name not in ("README.md", "datapackage.json", "SHA256SUMS", "preregistration.json"):
             data = path.read_bytes()
