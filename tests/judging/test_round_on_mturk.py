@@ -109,7 +109,8 @@ def test_a_judging_round_from_posting_to_the_joined_ratings(study_folder, make_c
     # Writers' review leaves the judges' assignments alone; judging review pays them all.
     from study.mturk import assignments
 
-    assignments.sync(ctx)
+    synced = assignments.sync(ctx)
+    assert all(not a.problems for a in synced.assignments)  # judges are not writers without sessions
     assert {p.worker_id for p in writer_review.proposals(ctx)} == {"WRITER0", "WRITER1", "WRITER2"}
     proposals = recruit.proposals(ctx, found)
     assert sorted(p.worker_id for p in proposals) == ["JUDGE0", "JUDGE1", "JUDGE2", "JUDGE3"]

@@ -91,3 +91,17 @@ def test_a_study_release_carries_arms_judging_ratings_and_the_preregistration(tm
                 assert secret.encode() not in data, (path.name, secret)
     verified = CliRunner().invoke(main, ["release", "verify", str(directory)])
     assert verified.exit_code == 0, verified.output
+
+    # A reader's `study report` of the release puts the planned comparison and the ratings first.
+    from study.report import write_report
+    from tests.report.conftest import Tables
+
+    write_report(directory, tmp_path / "report.html", processes=1)
+    tables = Tables((tmp_path / "report.html").read_text())
+    assert list(tables.sections)[0] == "plan"
+    (comparison,) = tables.sections["plan"][0][1:]
+    assert comparison[1] == "quality (judging)"
+    assert comparison[5] == ("1 / 0" if session["condition"] == "creative-high" else
+                             "0 / 1" if session["condition"] == "creative-low" else "0 / 0")
+    assert "listed only from the study folder" in tables.texts["plan"]
+    assert tables.rows("judging", 0)[session["condition"]][1] == "4.50"  # the judges' 4 and 5
