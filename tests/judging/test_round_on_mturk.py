@@ -82,7 +82,7 @@ def test_a_judging_round_from_posting_to_the_joined_ratings(study_folder, make_c
         return 5
 
     judged = [
-        judge_hit(emulator.url, task_client, judging_hit, f"JUDGE{n}", careless if n == 3 else careful)
+        judge_hit(emulator.url, task_client, judging_hit, f"AJUDGE{n}", careless if n == 3 else careful)
         for n in range(4)
     ]
     # Judges are blind to the arm: no session id, condition or worker id on their page.
@@ -101,7 +101,7 @@ def test_a_judging_round_from_posting_to_the_joined_ratings(study_folder, make_c
 
     with reading(ctx.engine) as connection:
         found = results.collect(connection, ctx.study, settings)
-    assert found.flagged == ["JUDGE3"]
+    assert found.flagged == ["AJUDGE3"]
     # The careless judge's ratings are left out: only 4s remain.
     assert {r["score"] for r in found.kept} == {4}
     assert len(found.ratings) == 14 and len(found.kept) == 14 - (len(judged[3].texts) - 1)
@@ -113,7 +113,7 @@ def test_a_judging_round_from_posting_to_the_joined_ratings(study_folder, make_c
     assert all(not a.problems for a in synced.assignments)  # judges are not writers without sessions
     assert {p.worker_id for p in writer_review.proposals(ctx)} == {"WRITER0", "WRITER1", "WRITER2"}
     proposals = recruit.proposals(ctx, found)
-    assert sorted(p.worker_id for p in proposals) == ["JUDGE0", "JUDGE1", "JUDGE2", "JUDGE3"]
+    assert sorted(p.worker_id for p in proposals) == ["AJUDGE0", "AJUDGE1", "AJUDGE2", "AJUDGE3"]
     assert {p.decision for p in proposals} == {"approve"}
     outcomes = recruit.apply(ctx, proposals)
     assert set(outcomes.values()) == {"approved"}
@@ -121,6 +121,14 @@ def test_a_judging_round_from_posting_to_the_joined_ratings(study_folder, make_c
     with reading(ctx.engine) as connection:
         paid = [e for e in ledger.entries(connection, ctx.environment, kind="reward") if e["status"] == "confirmed"]
     assert len(paid) == 4 and all(Decimal(e["amount"]) == Decimal("0.80") for e in paid)
+    # A bonus for a careful judge goes through the same ledger, once however often it is sent.
+    from study.mturk import bonuses
+
+    for _ in range(2):
+        bonuses.pay(ctx, judged[0].assignment_id, Decimal("0.20"), "Careful ratings, thank you!")
+    with reading(ctx.engine) as connection:
+        (bonus,) = ledger.entries(connection, ctx.environment, kind="bonus")
+    assert bonus["status"] == "confirmed" and bonus["worker_id"] == "AJUDGE0"
 
     # The export joins every rating to its session and arm.
     out = tmp_path / "export"
@@ -137,7 +145,7 @@ def test_a_judging_round_from_posting_to_the_joined_ratings(study_folder, make_c
         assert row["text"] in written[row["session_id"]]
         assert row["condition"] == conditions[row["session_id"]]
         assert row["paradigm"] == config.load(study_folder).condition(row["condition"]).paradigm
-        assert not row["judge"].startswith("JUDGE")  # numbered, no worker ids
+        assert not row["judge"].startswith("AJUDGE")  # numbered, no worker ids
     assert {row["kept"] for row in rows if row["judge_flagged"] == "true"} == {"false"}
     # `study export` writes the same ratings beside the sessions' logs.
     both = tmp_path / "both"
