@@ -10,8 +10,8 @@ study.toml declares that contact. The build then
    as a Frictionless contributor with the role "contact" (`contributor`), so that
    `study release verify` knows it without study.toml (`from_package`);
 3. lets the leak scan pass exactly those values, and only in the card, datapackage.json and
-   the preregistration record, which quotes study.toml (`PUBLISHED_IN`). The same address typed by a participant, or found in a survey answer, is
-   redacted and caught like any other.
+   the preregistration record, which quotes study.toml (`PUBLISHED_IN`). The same address
+   typed by a participant, or found in a survey answer, is redacted and caught like any other.
 """
 
 from __future__ import annotations
