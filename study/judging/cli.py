@@ -105,10 +105,13 @@ def status(directory: str) -> None:
     found = collect(study, settings)
     click.echo(f"Judging round: {found.items} {settings.unit} item(s), {found.tasks} task(s), "
                f"{found.tasks_submitted} submitted")  # fmt: skip
-    click.echo(f"Ratings kept: {len(found.kept)} of {len(found.ratings)}; judges {len(found.checks) or len({r['judge'] for r in found.ratings})}, "
+    judges = {r["judge"] for r in found.ratings} | set(found.checks)
+    click.echo(f"Ratings kept: {len(found.kept)} of {len(found.ratings)}; judges {len(judges)}, "
                f"flagged by gold {len(found.flagged)}")  # fmt: skip
     a = found.agreement
-    if a is not None and not math.isnan(a.alpha):
+    if a is None or math.isnan(a.alpha):
+        click.echo("Krippendorff's alpha: not yet computable (too few items with two kept ratings, or one score only)")
+    else:
         interval = "" if math.isnan(a.low) else f" (95% CI {a.low:.2f} to {a.high:.2f})"
         click.echo(f"Krippendorff's alpha ({settings.agreement_level}): {a.alpha:.2f}{interval} over {a.items} items")
 

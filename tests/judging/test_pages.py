@@ -124,3 +124,17 @@ def test_a_missing_gold_file_is_named_with_the_fix(judged_study):
     result = CliRunner().invoke(main, ["judging", "build", str(judged_study)])
     assert result.exit_code != 0
     assert "judging.gold: cannot read" in result.output and "Fix: create that file" in result.output
+
+
+def test_status_counts_tasks_ratings_and_agreement(client, judged_study):
+    location = enter(client, access_code="lab-1").location
+    task_id = location.rsplit("/", 1)[-1]
+    shown = items(client, location)
+    client.post(f"/api/judging/{task_id}/ratings",
+                json={"ratings": [{"item": i, "score": 2} for i in shown], "submit": True})  # fmt: skip
+    result = CliRunner().invoke(main, ["judging", "status", str(judged_study)])
+    assert result.exit_code == 0, result.output
+    assert "Judging round: 2 document item(s), 1 task(s), 1 submitted" in result.output
+    assert "Ratings kept: 2 of 2; judges 1, flagged by gold 0" in result.output
+    # One judge per item (k = 1): no item is rated twice, so there is no alpha to give.
+    assert "Krippendorff's alpha: not yet computable" in result.output
