@@ -107,8 +107,7 @@ def build(connection: Connection, study: Study, settings: JudgingSettings) -> Bu
         raise BuildError(
             "no finished session has text to judge yet. Fix: build the round once writers have finished."
         )
-    if rows or gold_rows:
-        connection.execute(judging_items.insert(), rows + gold_rows)
+    connection.execute(judging_items.insert(), rows + gold_rows)
     tasks = design_module.design(
         [r["item_id"] for r in rows], k=settings.k, items_per_task=settings.items_per_task,
         gold_ids=[g["item_id"] for g in gold_rows], gold_per_task=settings.gold_per_task,
