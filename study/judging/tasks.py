@@ -40,9 +40,13 @@ def by_assignment(connection: Connection, assignment_id: str) -> dict | None:
 
 
 def _seen_items(connection: Connection, judge: str) -> set[str]:
+    """The study items in this judge's tasks. Gold items do not count: they recur across tasks
+    by design, and counting them would keep a judge from a second task."""
     mine = select(judging_tasks.c.task_id).where(judging_tasks.c.judge == judge)
     return set(connection.execute(
-        select(judging_task_items.c.item_id).where(judging_task_items.c.task_id.in_(mine))
+        select(judging_task_items.c.item_id)
+        .join(judging_items, judging_items.c.item_id == judging_task_items.c.item_id)
+        .where(judging_task_items.c.task_id.in_(mine), judging_items.c.gold_score.is_(None))
     ).scalars())  # fmt: skip
 
 

@@ -138,3 +138,30 @@ def test_status_counts_tasks_ratings_and_agreement(client, judged_study):
     assert "Ratings kept: 2 of 2; judges 1, flagged by gold 0" in result.output
     # One judge per item (k = 1): no item is rated twice, so there is no alpha to give.
     assert "Krippendorff's alpha: not yet computable" in result.output
+
+
+def test_a_judge_takes_a_second_task_though_it_repeats_a_gold_item(tmp_path):
+    folder = tmp_path / "study"
+    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
+    (folder / "gold.jsonl").write_text('{"text": "spam spam spam spam", "score": 1}\n')
+    set_section(folder, "judging", {"unit": "document", "k": 1, "items_per_task": 1, "gold": "gold.jsonl",
+                                    "gold_per_task": 1})  # fmt: skip
+    study = config.load(folder)
+    engine = make_engine(study.database_url)
+    create_tables(engine)
+    finish_sessions(engine, study, TEXTS)
+    engine.dispose()
+    assert CliRunner().invoke(main, ["judging", "build", str(folder)]).exit_code == 0
+    app = create_app(config.load(folder), suggestion_engine=object())
+    client = app.test_client()
+    seen = []
+    for _ in range(2):
+        location = enter(client, access_code="lab-1").location
+        task_id = location.rsplit("/", 1)[-1]
+        shown = items(client, location)
+        assert len(shown) == 2  # one text and the gold item
+        seen.append(set(shown))
+        client.post(f"/api/judging/{task_id}/ratings",
+                    json={"ratings": [{"item": i, "score": 1} for i in shown], "submit": True})  # fmt: skip
+    assert len(seen[0] & seen[1]) == 1  # the gold item, and two different texts
+    app.extensions["study.engine"].dispose()
