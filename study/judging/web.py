@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import Blueprint, abort, g, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, g, jsonify, redirect, render_template, request, url_for
 
 from study.judging import settings as judging_settings
 from study.judging import tasks
@@ -37,7 +37,11 @@ def page_policy(response):
 
 
 def settings() -> judging_settings.JudgingSettings:
-    return judging_settings.from_study(study())
+    # Read once per app: the study a server runs does not change under it.
+    found = current_app.extensions.get("study.judging")
+    if found is None:
+        found = current_app.extensions["study.judging"] = judging_settings.from_study(study())
+    return found
 
 
 def hold_seconds() -> float:
