@@ -385,10 +385,20 @@ def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None
         f"Exported {summary.sessions} sessions ({summary.events} events) to {out}"
         + (f"; skipped {summary.skipped} without events" if summary.skipped else "")
     )
+    if "judging" in study.raw:  # a judging round's ratings, joined to these sessions
+        from study.judging.cli import collect
+        from study.judging.export import RATINGS_CSV, write
+        from study.judging.settings import from_study
+
+        found = collect(study, from_study(study))
+        if found.ratings:
+            click.echo(f"Exported {write(found, Path(out))} judging ratings to {Path(out) / RATINGS_CSV}")
 
 
 def _register_groups() -> None:
     from study.curation.cli import curate
+    from study.judging.cli import judging
+    from study.plan.cli import preregister
     from study.lm.cli import lm
     from study.mturk.cli import mturk
     from study.paradigms.chat.cli import chat
@@ -398,7 +408,7 @@ def _register_groups() -> None:
     from study.review.cli import qualify, review, reviewers
 
     for group in (lm, curate, mturk, keys, release, withdraw, reviewers, review, qualify, report,
-                  simulate, chat):
+                  simulate, chat, judging, preregister):
         main.add_command(group)
 
 

@@ -134,6 +134,10 @@ def sync(ctx: Context) -> SyncReport:
             hit_module.fit_reservations(ctx, row["hit_id"], None)
             continue
         for found in record_hit(ctx, hit):
+            if hit_module.is_judging(row):
+                # A judge's assignment has no writing session to match; `study judging review`
+                # checks it against its judging task instead.
+                found.problems = []
             submitted_ids.add(found.assignment_id)
             report.assignments.append(found)
         with reading(ctx.engine) as connection:

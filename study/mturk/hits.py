@@ -44,8 +44,14 @@ def external_question(task_url: str, frame_height: int = 0) -> str:
     )
 
 
-def check_task_url(url: str, *, allow_http: bool = False) -> str:
-    """The task server's /task page: MTurk only frames https pages (http only for dry runs)."""
+# The judging round's entry page (study.judging.web): HITs whose URL ends with it are judges'
+# work, which writers' review leaves alone (study.judging.recruit reviews them).
+JUDGING_PAGE = "/judge"
+
+
+def check_task_url(url: str, *, allow_http: bool = False, page: str = "/task") -> str:
+    """The task server's /task page (or `page`, /judge for a judging round): MTurk only frames
+    https pages (http only for dry runs)."""
     parts = urlparse(url or "")
     schemes = ("https", "http") if allow_http else ("https",)
     if parts.scheme not in schemes or not parts.netloc:
@@ -54,12 +60,17 @@ def check_task_url(url: str, *, allow_http: bool = False) -> str:
             "[mturk]) to the https address of the task server's /task page, e.g. "
             "https://study.example.org/task."
         )
-    if not parts.path.rstrip("/").endswith("/task"):
+    if not parts.path.rstrip("/").endswith(page):
         raise HitError(
-            f"The task URL {url!r} does not end with /task, the page where workers enter the "
-            "study. Fix: e.g. https://study.example.org/task."
+            f"The task URL {url!r} does not end with {page}, the page where workers enter the "
+            f"study. Fix: e.g. https://study.example.org{page}."
         )
     return url
+
+
+def is_judging(row: dict) -> bool:
+    """Whether a HIT (a row of mturk_hits) is a judging round's rather than writers'."""
+    return urlparse(row.get("task_url") or "").path.rstrip("/").endswith(JUDGING_PAGE)
 
 
 def requirements(ctx: Context) -> list[dict]:

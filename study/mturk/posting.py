@@ -46,15 +46,16 @@ def post(
     reward: Decimal,
     task_url: str,
     confirm: Callable[[money.Cost], bool] | None = None,
+    page: str = "/task",
 ) -> Posted | None:
     """Create the HIT type and `hits` HITs of `assignments` assignments. Returns None if
-    `confirm` declined."""
+    `confirm` declined. `page`: the page the URL must name (/judge for a judging round)."""
     interrupted = hit_module.rows(ctx, status="planned")
     if interrupted:
         return Posted(_finish(ctx, interrupted), _cost(interrupted), resumed=True)
     if hits < 1 or assignments < 1:
         raise hit_module.HitError("Post at least one HIT with at least one assignment.")
-    url = hit_module.check_task_url(task_url, allow_http=_dry_run(ctx))
+    url = hit_module.check_task_url(task_url, allow_http=_dry_run(ctx), page=page)
     cost = money.hit_cost(reward, assignments, hits)
     with reading(ctx.engine) as connection:
         ledger.check_budget(connection, ctx.environment, ctx.budget, cost, f"posting {hits} HITs")

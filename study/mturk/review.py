@@ -37,6 +37,7 @@ from study.config import MIN_TIME_SLACK_SECONDS
 from study.curation.origin import origin
 from study.curation.replay import WRITER, DeltaError, replay
 from study.mturk import assignments as assignment_module
+from study.mturk import hits as hit_module
 from study.mturk import ledger, money
 from study.mturk.client import MTurkError
 from study.mturk.context import Context
@@ -136,8 +137,12 @@ def proposals(ctx: Context) -> list[Proposal]:
     found = []
     chat = ctx.study.paradigm == "chat"
     no_assistant = control_arm.control_names(ctx.study.conditions)
+    # Judges' assignments have no writing session; `study judging review` decides them.
+    judging = {r["hit_id"] for r in hit_module.rows(ctx) if hit_module.is_judging(r)}
     with reading(ctx.engine) as connection:
         for assignment in assignment_module.stored(ctx, status="Submitted"):
+            if assignment["hit_id"] in judging:
+                continue
             session = session_store.by_assignment(connection, assignment["assignment_id"])
             requests = written = 0
             flags = []

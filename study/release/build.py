@@ -42,7 +42,7 @@ from study.curation.metadata import official_metadata
 from study.curation.runner import run
 from study.curation.stats import session_stats
 from study.paths import schemas_dir
-from study.release import card, changelog, contact, datapackage, layout, tables
+from study.release import card, changelog, contact, datapackage, design, layout, tables
 from study.release.archive import opened, write_archive
 from study.release.checksums import write_sums
 from study.release.diff import ReleaseDiff, diff_releases
@@ -161,7 +161,8 @@ def build_release(
         _check_sessions(source, included, processes)
 
         table = ReidentificationTable(key)
-        known_ids = frozenset(source.worker_ids | table.worker_ids() | withdrawn)
+        judges = design.judge_ids(source.path) if source.kind == "study" else set()
+        known_ids = frozenset(source.worker_ids | table.worker_ids() | withdrawn | judges)
         detector = _detector(known_ids)
         if source.study:
             try:
@@ -371,6 +372,11 @@ def _write_release(
     tables.write_csv(
         staging / layout.SUMMARY_CSV, tables.SUMMARY_HEADER, tables.summary_rows(stats, metadata)
     )
+    design_files = []
+    if source.kind == "study":  # arms, judging ratings, preregistration (study.release.design)
+        design_files = design.write(
+            staging, source.path, released, lambda worker: table.issue(worker, namespace)
+        )
     (staging / layout.SCHEMAS).mkdir()
     for schema in sorted(schemas_dir().glob("coauthor-*.schema.json")):
         shutil.copyfile(schema, staging / layout.SCHEMAS / schema.name)
@@ -390,7 +396,7 @@ def _write_release(
         redacted_by_place=Counter(_place(r) for r in redactions),
         redacted_sessions=len({r.session_id for r in redactions}),
         withdrawn_excluded=len(excluded), study=source.study,
-        simulated=sum(1 for r in rows if r.get("simulated") == "true"),
+        simulated=sum(1 for r in rows if r.get("simulated") == "true"), design_files=design_files,
     )  # fmt: skip
     previous_changelog = ""
     with opened(previous[1]) if previous else contextlib.nullcontext() as old:

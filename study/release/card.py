@@ -60,6 +60,23 @@ def yaml_header(facts: ReleaseFacts) -> str:
     return "\n".join(lines) + "\n"
 
 
+# The study's design, carried from a study folder (study.release.design).
+DESIGN_FILES = {
+    "arms.json": "- `arms.json`: every arm (condition) of the study with its paradigm (\"none\": no "
+    "assistant, the control arm), genre, model and decoding settings; `metadata.csv` names each "
+    "session's `condition` and `paradigm`.",
+    "judging": "- `judging/`: the judging round. `judging_ratings.csv` holds one rating per row, "
+    "joined to its session and arm (a sentence by its `position` in the session's final text, "
+    "split with pysbd; judges are pseudonyms, blind to the arm; `kept` is false for judges who "
+    "failed the gold items); `judging_sessions.csv` each session's mean kept score; "
+    "`judging_judges.csv` the gold check; `judging_rubric.json` the question, rubric, rules and "
+    "Krippendorff's alpha with its 95% bootstrap interval.",
+    "preregistration.json": "- `preregistration.json`: the study's plan, recorded before launch "
+    "and signed (Ed25519; `study preregister verify` checks it): configuration, arms, outcome "
+    "measures and planned comparisons.",
+}
+
+
 def render(facts: ReleaseFacts) -> str:
     intro = (
         f"Keystroke-level logs of people writing with AI suggestions, in the CoAuthor format "
@@ -144,6 +161,7 @@ def _composition(s: ReleaseFacts) -> str:
             f"- `{SURVEY_CSV}`: the post-session survey answers of {s.survey_sessions} sessions "
             f"(columns: {', '.join(s.survey_columns)})."
         )
+    files += [DESIGN_FILES[name] for name in s.design_files if name in DESIGN_FILES]
     out.append("**What data does each instance consist of?**\n\n" + "\n".join(files) + "\n")
     out.append("**Is there a label or target?** No. **Are there recommended splits?** No.\n")
     out.append(

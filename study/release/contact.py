@@ -9,9 +9,9 @@ study.toml declares that contact. The build then
 2. states the contact on the card as published on purpose, and records it in datapackage.json
    as a Frictionless contributor with the role "contact" (`contributor`), so that
    `study release verify` knows it without study.toml (`from_package`);
-3. lets the leak scan pass exactly those values, and only in the card and datapackage.json
-   (`PUBLISHED_IN`). The same address typed by a participant, or found in a survey answer, is
-   redacted and caught like any other.
+3. lets the leak scan pass exactly those values, and only in the card, datapackage.json and
+   the preregistration record, which quotes study.toml (`PUBLISHED_IN`). The same address
+   typed by a participant, or found in a survey answer, is redacted and caught like any other.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from typing import Iterable
 from study.release.layout import CARD, DATAPACKAGE
 from study.release.pii import Detector
 
-PUBLISHED_IN = frozenset({CARD, DATAPACKAGE})
+# preregistration.json quotes study.toml, [study] contact included (study.release.design).
+PUBLISHED_IN = frozenset({CARD, DATAPACKAGE, "preregistration.json"})
 ROLE = "contact"
 # What the declared contact may hold: e-mail addresses and phone numbers, which review boards
 # require; anything else the detector finds in it (a worker id, a key) is never published.

@@ -44,6 +44,8 @@ class ReleaseFacts:
     redacted_sessions: int = 0
     withdrawn_excluded: int = 0  # sessions left out of this release because their writer withdrew
     simulated: int = 0  # sessions written by `study simulate`, not by people
+    # The study's design files the release carries (study.release.design): arms.json, judging, ...
+    design_files: list[str] = field(default_factory=list)
     study: StudyInfo | None = None
     previous: Version | None = None
     previous_date: str = ""

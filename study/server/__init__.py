@@ -103,6 +103,10 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
         for blueprint in paradigm.api_blueprints():
             app.register_blueprint(blueprint)
     app.extensions["study.stage_endpoints"] = paradigms.stage_endpoints()
+    # The judges' pages of a judging round (study.judging.web).
+    from study.judging.web import blueprint as judging_blueprint
+
+    app.register_blueprint(judging_blueprint)
     # The reviewers' workspace (study.review.web); `study review DIR` serves it alone.
     app.register_blueprint(review_blueprint, url_prefix=REVIEW_PREFIX)
     # STUDY_TRUSTED_PROXIES: the client's address and https behind a TLS proxy (server/proxy.py)

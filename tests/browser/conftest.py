@@ -101,6 +101,24 @@ def task_server(study_dir: Path, endpoint: str):
     thread.join(timeout=5)
 
 
+@pytest.fixture
+def task_server_factory(endpoint: str):
+    """The task server in a thread for a study the test has configured first."""
+    running = []
+
+    def serve(study: config.Study) -> TaskServer:
+        study = replace(study, suggestions=replace(study.suggestions, endpoint=endpoint))
+        server, thread = _serve_in_thread(study)
+        running.append((server, thread))
+        return TaskServer(url=f"http://127.0.0.1:{server.port}", study=study)
+
+    yield serve
+    for server, thread in running:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
 class TaskServerProcess:
     """`study serve DIR --port P` in a subprocess, so a test can kill -9 it and start it again."""
 

@@ -72,6 +72,7 @@ def take_hit(
     ai_requests: int = 1,
     finish: bool = True,
     submit: bool = True,
+    written: str = WRITTEN,
 ) -> Taken:
     accepted = accept(emulator_url, hit_id, worker_id)
     url = urlsplit(accepted["TaskURL"])
@@ -94,7 +95,7 @@ def take_hit(
         asked = task_client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": "Prompt."})
         assert asked.status_code == 200, asked.json
     typed = event(len(events), "text-insert")
-    typed["textDelta"] = {"ops": [{"retain": len("Prompt.")}, {"insert": " " + WRITTEN}]}
+    typed["textDelta"] = {"ops": [{"retain": len("Prompt.")}, {"insert": " " + written}]}
     events.append(typed)
     assert (
         task_client.post(f"/api/sessions/{session_id}/events", json={"events": events}).status_code
@@ -102,7 +103,7 @@ def take_hit(
     )
     done = task_client.post(
         f"/s/{session_id}/writing/finish",
-        json={"last_seq": len(events) - 1, "text": f"Prompt. {WRITTEN}\n"},
+        json={"last_seq": len(events) - 1, "text": f"Prompt. {written}\n"},
     )
     assert done.status_code == 200, done.json
     both = {"clear_ending": "yes", "collaborated": "yes"}

@@ -17,6 +17,7 @@ from study.mturk.cli.common import (
     open_account,
     reports_errors,
 )
+from study.plan import record as plan_record
 from study.store import reading
 
 WORKER_SITES = {"sandbox": "https://workersandbox.mturk.com", "live": "https://worker.mturk.com"}
@@ -110,6 +111,14 @@ def post(directory, count, assignments, reward, task_url, force, sandbox, endpoi
         raise click.ClickException(mismatch + " Fix: make them agree, or pass --force.")
     if mismatch:
         click.echo(f"Warning: {mismatch}", err=True)
+    if not (study.directory / plan_record.RECORD_NAME).is_file():
+        # Issue 27: a report cannot tell planned comparisons from explorations without a record.
+        click.echo(
+            f"Warning: {directory} has no preregistration record, so `study report` cannot tell "
+            f"planned comparisons from explorations. Fix: study preregister {directory} (before "
+            "anyone starts).",
+            err=True,
+        )
     ctx = open_account(directory, sandbox, endpoint_url, study)
     posted = posting.post(
         ctx,

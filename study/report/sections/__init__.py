@@ -19,10 +19,12 @@ from study.report.sections import (
     chat,
     collaboration,
     ideation,
+    judging,
     language,
     origin,
     overview,
     participation,
+    plan,
     proactive,
     suggestions,
     survey,
@@ -32,6 +34,7 @@ from study.report.sections import (
 )
 
 SECTIONS = (
+    plan.build,  # planned comparisons first, then what was explored (issue 27)
     overview.build,
     table3.build,
     participation.build,
@@ -45,6 +48,7 @@ SECTIONS = (
     ideation.build,
     chat.build,
     proactive.build,
+    judging.build,
     survey.build,
     arms.build,
 )

@@ -1,0 +1,109 @@
+"""Judges recruited and paid through the study's own MTurk code and payments ledger.
+
+`post` is `study mturk post` (study.mturk.posting: crash-safe tokens, the budget cap, every
+reward reserved in the ledger) with the judging HIT's title, description and pay, and an
+ExternalQuestion pointing at /judge. Each assignment is one task, and MTurk lets a worker take
+one assignment of a HIT, so a HIT of n assignments reaches n different judges.
+
+`proposals` decides each submitted judging assignment; `study judging review` shows them and
+applies them through study.mturk.review.approve/reject, which confirm or cancel the reward in
+the ledger (idempotent: a re-run finds the entry). The rules, in order:
+  1. the code matches: a task was claimed with this assignment, by this worker, was submitted,
+     and the verification code sent to MTurk is the task's;
+  2. gold: with [judging] reject_failed_gold, a judge flagged by the gold check is rejected;
+     otherwise they are paid and their ratings left out (study.judging.results).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from decimal import Decimal
+
+from sqlalchemy import select
+
+from study.judging.results import Results
+from study.judging.settings import JudgingSettings
+from study.mturk import assignments as assignment_module
+from study.mturk import hits as hit_module
+from study.mturk import posting
+from study.mturk import review as mturk_review
+from study.mturk.context import Context
+from study.store import reading
+from study.store.judging import judging_tasks
+
+APPROVE_FEEDBACK = "Thank you for rating these texts!"
+REJECT_INTRO = "Sorry, we could not approve this HIT:"
+
+
+@dataclass
+class Proposal:
+    assignment_id: str
+    worker_id: str
+    task_id: str | None
+    decision: str  # approve | reject
+    reasons: list[str]
+    feedback: str
+
+
+def judging_context(ctx: Context, settings: JudgingSettings) -> Context:
+    """The study's MTurk context with the judging HIT's title and description."""
+    return replace(ctx, settings=replace(ctx.settings, title=settings.title, description=settings.description,
+                                         keywords="rating, reading, text"))  # fmt: skip
+
+
+def judging_url(task_url: str) -> str:
+    """/judge beside the writers' /task, when only [mturk] task_url is known."""
+    base = task_url.rstrip("/")
+    return base[: -len("/task")] + hit_module.JUDGING_PAGE if base.endswith("/task") else task_url
+
+
+def post(ctx: Context, settings: JudgingSettings, *, hits: int, assignments: int, reward: Decimal,
+         task_url: str, confirm=None) -> posting.Posted | None:  # fmt: skip
+    return posting.post(
+        judging_context(ctx, settings), hits=hits, assignments=assignments, reward=reward,
+        task_url=task_url, confirm=confirm, page=hit_module.JUDGING_PAGE,
+    )  # fmt: skip
+
+
+def propose(assignment: dict, task: dict | None, *, flagged: bool, reject_flagged: bool) -> Proposal:
+    """The decision for one submitted judging assignment (a row of mturk_assignments). Pure."""
+    reasons = []
+    code = assignment_module.parse_answer(assignment.get("answer")).get(assignment_module.CODE_FIELD)
+    if task is None:
+        reasons.append("no judging task was opened with this assignment")
+    elif task["judge"] != assignment["worker_id"]:
+        reasons.append("the task belongs to another worker")
+    elif task["submitted_at"] is None:
+        reasons.append("the texts were not all rated and submitted")
+    elif code != task["verification_code"]:
+        reasons.append(f"verification code {code!r} does not match our records")
+    if not reasons and flagged and reject_flagged:
+        reasons.append("too many texts with known answers were rated far from those answers")
+    if reasons:
+        return Proposal(assignment["assignment_id"], assignment["worker_id"], task and task["task_id"],
+                        "reject", reasons, f"{REJECT_INTRO} " + "; ".join(reasons) + ".")  # fmt: skip
+    return Proposal(assignment["assignment_id"], assignment["worker_id"], task["task_id"], "approve", [],
+                    APPROVE_FEEDBACK)  # fmt: skip
+
+
+def proposals(ctx: Context, results: Results) -> list[Proposal]:
+    """A proposal for every judging assignment `sync` last saw as Submitted."""
+    judging = {r["hit_id"] for r in hit_module.rows(ctx) if hit_module.is_judging(r)}
+    flagged = set(results.flagged)
+    found = []
+    with reading(ctx.engine) as connection:
+        for assignment in assignment_module.stored(ctx, status="Submitted"):
+            if assignment["hit_id"] not in judging:
+                continue
+            row = connection.execute(
+                select(judging_tasks).where(judging_tasks.c.assignment_id == assignment["assignment_id"])
+            ).mappings().first()  # fmt: skip
+            found.append(propose(assignment, dict(row) if row else None,
+                                 flagged=assignment["worker_id"] in flagged,
+                                 reject_flagged=results.settings.reject_failed_gold))  # fmt: skip
+    return found
+
+
+def apply(ctx: Context, chosen: list[Proposal]) -> dict[str, str]:
+    """Approve or reject through the writers' code, so every reward moves through the ledger."""
+    return mturk_review.apply(ctx, chosen)  # Proposal has the fields apply reads

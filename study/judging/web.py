@@ -1,0 +1,163 @@
+"""The judges' pages, served by `study serve` beside the writers' (mounted in study.server).
+
+GET /judge is the judging HIT's ExternalQuestion address. Its cases, in order: an MTurk
+preview (the rubric, no texts); an MTurk judge (worker, assignment and HIT from the URL; a
+reload finds the same task); a lab judge with an access code (the study's access-code list
+applies, as for writers); anything else is told how to enter. A judge is sent to their task's
+page, /judge/<task_id>; the task id is random, and the page shows texts and the rubric only.
+study/static/judging.js stores each choice at once (POST /api/judging/<task_id>/ratings), so a
+reload loses nothing, and submits when every text is rated; the completion page then posts
+the verification code to MTurk, as the writers' does.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from flask import Blueprint, abort, current_app, g, jsonify, redirect, render_template, request, url_for
+
+from study.judging import settings as judging_settings
+from study.judging import tasks
+from study.mturk import settings as mturk_settings
+from study.server import contract, page_security
+from study.server.context import engine, limits, study
+from study.store import reading, writing
+
+blueprint = Blueprint("judging", __name__)
+PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
+
+
+@blueprint.after_request
+def page_policy(response):
+    # The writers' policy (study.server.page_security): our scripts only, forms to us and MTurk.
+    response.headers["Content-Security-Policy"] = page_security.content_security_policy(g.get("submit_origin"))
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    return response
+
+
+def settings() -> judging_settings.JudgingSettings:
+    # Read once per app: the study a server runs does not change under it.
+    found = current_app.extensions.get("study.judging")
+    if found is None:
+        found = current_app.extensions["study.judging"] = judging_settings.from_study(study())
+    return found
+
+
+def hold_seconds() -> float:
+    # A task is held as long as MTurk lets the judge keep the assignment.
+    return mturk_settings.from_study(study()).assignment_seconds
+
+
+def loopback_request() -> bool:
+    return page_security.is_loopback(request.remote_addr) and page_security.is_loopback(
+        urlsplit("//" + request.host).hostname
+    )
+
+
+def message(text: str, status: int = 200):
+    return render_template("judging/message.html", study=study(), message=text), status
+
+
+@blueprint.get("/judge")
+def entry():
+    args = request.args
+    assignment_id = args.get("assignmentId", "").strip()
+    if assignment_id == PREVIEW_ASSIGNMENT:
+        return render_template("judging/preview.html", study=study(), settings=settings())
+    claim = {}
+    if assignment_id:
+        worker_id, hit_id = args.get("workerId", "").strip(), args.get("hitId", "").strip()
+        if not worker_id or not hit_id:
+            return message("The link is missing workerId or hitId; open the task from MTurk.", 400)
+        submit_to = args.get("turkSubmitTo", "").strip() or None
+        if submit_to is not None:
+            try:
+                submit_to = page_security.submit_origin(submit_to, loopback_allowed=loopback_request())
+            except page_security.NotMTurk as error:
+                return message(f"{error}; open the task from MTurk.", 400)
+        claim = {"judge": worker_id, "assignment_id": assignment_id, "hit_id": hit_id, "turk_submit_to": submit_to}
+    elif args.get("access_code", "").strip():
+        code = args["access_code"].strip()
+        listed = limits().access_codes
+        if len(code) > 64 or (listed is not None and code not in listed):
+            return message("This access code is not one of this study's; check the code you were given.", 400)
+        claim = {"judge": code}
+    else:
+        return message("Open this page from MTurk, or add your access code: /judge?access_code=YOUR-CODE", 400)
+    with writing(engine()) as connection:
+        try:
+            task = tasks.claim(connection, hold_seconds=hold_seconds(), **claim)
+        except tasks.TaskError as error:
+            return message(f"{error}.", 409)
+    if task is None:
+        return message("Every text has all the ratings it needs, so there is nothing left to rate. "
+                       "Please return this HIT; thank you for your interest.")  # fmt: skip
+    return redirect(url_for("judging.task_page", task_id=task["task_id"]))
+
+
+def task_or_404(connection, task_id: str) -> dict:
+    task = tasks.get(connection, task_id)
+    if task is None or task["claimed_at"] is None:
+        abort(404, "unknown task")
+    return task
+
+
+@blueprint.get("/judge/<task_id>")
+def task_page(task_id):
+    with reading(engine()) as connection:
+        task = task_or_404(connection, task_id)
+        if task["submitted_at"] is not None:
+            return redirect(url_for("judging.complete", task_id=task_id))
+        items = tasks.items_of(connection, task_id)
+    return render_template(
+        "judging/task.html", study=study(), settings=settings(), items=items,
+        rate_url=url_for("judging.rate", task_id=task_id),
+    )  # fmt: skip
+
+
+@blueprint.post("/api/judging/<task_id>/ratings")
+@contract.declare(
+    "Rate texts of a judging task, and submit it once every text is rated",
+    body="api/judging-ratings.schema.json",
+    responses={200: "api/judging-ratings.schema.json#/$defs/answer", 400: contract.ERROR,
+               404: contract.ERROR, 409: contract.ERROR},
+)  # fmt: skip
+def rate(task_id):
+    body = contract.body()
+    with writing(engine()) as connection:
+        task = tasks.get(connection, task_id)
+        if task is None or task["claimed_at"] is None:
+            return jsonify(error="unknown task"), 404
+        try:
+            rated = tasks.rate(connection, task, body.get("ratings", []), settings().scores)
+            total = len(tasks.items_of(connection, task_id))
+            done = False
+            if body.get("submit"):
+                tasks.submit(connection, task)
+                done = True
+        except tasks.TaskNotReady as error:
+            return jsonify(error=str(error)), 409
+        except tasks.TaskError as error:
+            return jsonify(error=str(error)), 400
+    return jsonify(rated=rated, total=total, next=url_for("judging.complete", task_id=task_id) if done else None)
+
+
+@blueprint.get("/judge/<task_id>/complete")
+def complete(task_id):
+    with reading(engine()) as connection:
+        task = task_or_404(connection, task_id)
+    if task["submitted_at"] is None:
+        return redirect(url_for("judging.task_page", task_id=task_id))
+    submit_origin = None
+    if task["assignment_id"] and task["turk_submit_to"]:
+        try:
+            submit_origin = page_security.submit_origin(task["turk_submit_to"], loopback_allowed=loopback_request())
+        except page_security.NotMTurk:
+            submit_origin = None
+    g.submit_origin = submit_origin
+    response = render_template(
+        "judging/complete.html", study=study(), task=task, mturk=submit_origin is not None,
+        submit_url=(submit_origin or "") + "/mturk/externalSubmit",
+    )  # fmt: skip
+    return response, 200, {"Cache-Control": "no-store"}

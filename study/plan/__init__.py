@@ -1,0 +1,9 @@
+"""A plan fixed before launch (README, "Preregistration").
+
+`study preregister DIR` writes DIR/preregistration.json: the study's configuration, its arms
+(conditions and their paradigms), the outcome measures and planned comparisons of [plan], and
+when, signed with an Ed25519 key kept beside it (`record`). It is refused once participants have
+started. `study report` shows the planned comparisons first and every deviation from the record
+next to them (`deviations`); `study preregister verify DIR` checks the signature and lists the
+deviations.
+"""

@@ -1,0 +1,86 @@
+"""`study preregister DIR` and `study preregister verify DIR`."""
+
+from __future__ import annotations
+
+import click
+
+from study import config as study_config
+from study.plan import deviations as deviation_module
+from study.plan import record as record_module
+from study.store import create_tables, make_engine, reading
+
+
+class RecordByDefault(click.Group):
+    """`study preregister DIR` records; `study preregister verify DIR` checks."""
+
+    def resolve_command(self, ctx, args):
+        if args and args[0] not in self.commands:
+            args = ["record", *args]
+        return super().resolve_command(ctx, args)
+
+
+def _load(directory: str) -> study_config.Study:
+    try:
+        return study_config.load(directory)
+    except study_config.ConfigError as error:
+        raise click.ClickException(str(error)) from None
+
+
+@click.group(cls=RecordByDefault)
+def preregister() -> None:
+    """Fix the plan before launch: a signed, timestamped record of the configuration, arms,
+    outcome measures and planned comparisons ([plan] in study.toml)."""
+
+
+@preregister.command("record")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+def record_command(directory: str) -> None:
+    """Write DIR/preregistration.json, signed; refused once participants have started."""
+    study = _load(directory)
+    engine = make_engine(study.database_url)
+    create_tables(engine)
+    with reading(engine) as connection:
+        started = deviation_module.started(connection)
+    engine.dispose()
+    if started:
+        raise click.ClickException(
+            f"{started} participant session(s) have already started, so a record written now would "
+            "not be a plan made before launch. Nothing was written. `study report` lists deviations "
+            "from an existing record instead."
+        )
+    try:
+        signed = record_module.sign(record_module.build(study), record_module.key(study.directory))
+    except record_module.PlanError as error:
+        raise click.ClickException(str(error)) from None
+    path = record_module.write(study.directory, signed)
+    plan = signed["plan"]
+    click.echo(f"Wrote {path}: {len(signed['arms'])} arm(s), {len(plan['outcomes'])} outcome(s), "
+               f"{len(plan['comparisons'])} planned comparison(s), recorded {signed['recorded_at']}.")  # fmt: skip
+    click.echo(f"Signed with {study.directory / record_module.KEY_NAME} (keep it private, out of releases).")
+    click.echo(f"SHA-256 {record_module.digest(signed)}: deposit it with a third party (OSF, AsPredicted) "
+               "to prove when the plan was fixed.")  # fmt: skip
+
+
+@preregister.command("verify")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+def verify_command(directory: str) -> None:
+    """Check the record's signature and list every deviation from it."""
+    study = _load(directory)
+    try:
+        signed = record_module.load(study.directory / record_module.RECORD_NAME)
+        key_path = study.directory / record_module.KEY_NAME
+        expected = record_module.public_text(record_module.key(study.directory)) if key_path.exists() else None
+        record_module.verify(signed, expected_key=expected)
+    except record_module.PlanError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"Signature OK: recorded {signed['recorded_at']}, SHA-256 {record_module.digest(signed)}.")
+    engine = make_engine(study.database_url)
+    create_tables(engine)
+    with reading(engine) as connection:
+        excluded = deviation_module.exclusions(connection, signed)
+    engine.dispose()
+    found = deviation_module.compare(signed, study, excluded)
+    if not found:
+        click.echo("No deviation from the record.")
+    for deviation in found:
+        click.echo(f"DEVIATION ({deviation.kind}) {deviation.what}: {deviation.detail}")

@@ -1,0 +1,94 @@
+"""Every deviation from the preregistration record, as a methods reviewer would list them.
+
+Three kinds, in this order:
+  - arm: an arm added, removed or changed since the record (its paradigm, model, decoding);
+  - setting: any other key of study.toml whose value differs from the record's, [plan] included
+    (a changed outcome or comparison is a deviation too), by its dotted path;
+  - excluded: sessions the analysis leaves out, counted from the study database: sessions begun
+    before the record (it should have come first), sessions that did not finish, sessions whose
+    MTurk assignment was rejected at review, and judges a judging round's gold check flagged.
+A pure comparison (`compare`) of the record with the current configuration and those counts.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, func, select
+
+from study.config import Study
+from study.plan import record as record_module
+from study.store.db import mturk_assignments, sessions
+from study.store.simulated import simulated_ids
+
+SKIPPED = ("conditions",)  # compared as arms
+
+
+@dataclass(frozen=True)
+class Deviation:
+    kind: str  # arm | setting | excluded
+    what: str
+    detail: str
+
+
+def flatten(value, prefix: str = "") -> dict[str, object]:
+    if isinstance(value, dict):
+        out = {}
+        for key, inner in value.items():
+            out.update(flatten(inner, f"{prefix}.{key}" if prefix else key))
+        return out
+    return {prefix: value}
+
+
+def shown(value) -> str:
+    return "(absent)" if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def compare(signed: dict, study: Study, excluded: dict[str, int]) -> list[Deviation]:
+    found = []
+    before = {arm["name"]: arm for arm in signed["arms"]}
+    now = {arm["name"]: arm for arm in record_module.arms(study)}
+    for name in now.keys() - before.keys():
+        found.append(Deviation("arm", name, f"arm added after the record (paradigm {now[name]['paradigm']})"))
+    for name in before.keys() - now.keys():
+        found.append(Deviation("arm", name, "arm removed after the record"))
+    for name in sorted(now.keys() & before.keys()):
+        for field in record_module.ARM_FIELDS:
+            if before[name].get(field) != now[name].get(field):
+                found.append(Deviation("arm", f"{name}.{field}",
+                                       f"{shown(before[name].get(field))} -> {shown(now[name].get(field))}"))  # fmt: skip
+    old = {k: v for k, v in flatten(signed["configuration"]).items() if k.split(".")[0] not in SKIPPED}
+    new = {k: v for k, v in flatten(record_module.configuration(study)).items() if k.split(".")[0] not in SKIPPED}
+    for key in sorted(old.keys() | new.keys()):
+        if old.get(key) != new.get(key):
+            found.append(Deviation("setting", key, f"{shown(old.get(key))} -> {shown(new.get(key))}"))
+    for what, count in excluded.items():
+        if count:
+            found.append(Deviation("excluded", what, f"{count} session(s)" if "judge" not in what else f"{count} judge(s)"))
+    return sorted(found, key=lambda d: ("arm", "setting", "excluded").index(d.kind))
+
+
+def exclusions(connection: Connection, signed: dict, flagged_judges: int = 0) -> dict[str, int]:
+    recorded = dt.datetime.strptime(signed["recorded_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
+    simulated = simulated_ids(connection)
+    rows = [r for r in connection.execute(
+        select(sessions.c.session_id, sessions.c.created_at, sessions.c.writing_finished_at)
+    ).all() if r[0] not in simulated]  # fmt: skip
+    rejected = connection.execute(
+        select(func.count()).select_from(mturk_assignments).where(
+            mturk_assignments.c.status == "Rejected", mturk_assignments.c.session_id.is_not(None))
+    ).scalar()  # fmt: skip
+    return {
+        "begun before the record": sum(r[1] < recorded.timestamp() for r in rows),
+        "did not finish writing": sum(r[2] is None for r in rows),
+        "rejected at MTurk review": rejected or 0,
+        "judges flagged by gold (their ratings left out)": flagged_judges,
+    }
+
+
+def started(connection: Connection) -> int:
+    """Participants who have started: sessions of people (not `study simulate`)."""
+    simulated = simulated_ids(connection)
+    return sum(1 for (session_id,) in connection.execute(select(sessions.c.session_id)) if session_id not in simulated)

@@ -1,0 +1,162 @@
+"""The preregistration record: what it holds, how it is signed, how it is checked.
+
+The record is canonical JSON (sorted keys, no spaces) signed with Ed25519; the public key and
+the signature are in the record, in lower-case hex (which a release's leak scan reads as the
+digests it is), the private key in DIR/preregistration.key (mode 600, never in a release). A
+signature proves the record was not changed since it was signed by whoever holds the key; it
+cannot prove *when* by itself, so `study preregister` prints the record's SHA-256 for a
+third-party timestamp (OSF, AsPredicted, an e-mail to the review board), as preregistration
+services expect.
+
+What is recorded: study.toml as parsed (without [study] database, which may hold a password),
+its SHA-256, the arms, [plan] (hypotheses, exclusions, outcomes, comparisons), and the SHA-256
+of the consent and instructions texts participants will read.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from study.config import CONFIG_NAME, Study
+
+RECORD_NAME = "preregistration.json"
+KEY_NAME = "preregistration.key"
+FORMAT = "study-preregistration/1"
+ARM_FIELDS = ("name", "paradigm", "genre", "model", "mode", "n", "max_tokens", "temperature", "top_p",
+              "presence_penalty", "frequency_penalty", "system_prompt")  # fmt: skip
+
+
+class PlanError(ValueError):
+    """A plan that cannot be recorded or a record that cannot be trusted, worded for the researcher."""
+
+
+def canonical(value: dict) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def configuration(study: Study) -> dict:
+    raw = json.loads(json.dumps(study.raw, default=str))
+    raw.get("study", {}).pop("database", None)
+    return raw
+
+
+def arms(study: Study) -> list[dict]:
+    return [{field: getattr(c, field) for field in ARM_FIELDS} for c in study.conditions]
+
+
+def check_plan(study: Study) -> dict:
+    """[plan] as recorded; a comparison naming an unknown outcome or arm is an error."""
+    plan = study.raw.get("plan", {})
+    source = study.directory / CONFIG_NAME
+    outcomes = {o["name"] for o in plan.get("outcomes", [])}
+    names = {c.name for c in study.conditions}
+    problems = []
+    for i, comparison in enumerate(plan.get("comparisons", [])):
+        if comparison["outcome"] not in outcomes:
+            problems.append(f"{source}: plan.comparisons[{i}].outcome: no [[plan.outcomes]] is named "
+                            f"{comparison['outcome']!r}. Fix: one of {sorted(outcomes)} or add that outcome.")  # fmt: skip
+        for side in ("treatment", "control"):
+            if comparison[side] not in names:
+                problems.append(f"{source}: plan.comparisons[{i}].{side}: no condition is named "
+                                f"{comparison[side]!r}. Fix: one of {sorted(names)}.")  # fmt: skip
+    if not plan.get("comparisons"):
+        problems.append(f"{source}: plan: no [[plan.comparisons]]. Fix: declare the comparisons the study "
+                        "is run for (outcome, treatment, control); see README, Preregistration.")  # fmt: skip
+    if problems:
+        raise PlanError("\n".join(problems))
+    return plan
+
+
+def build(study: Study, now: dt.datetime | None = None) -> dict:
+    plan = check_plan(study)
+    now = now or dt.datetime.now(dt.timezone.utc)
+    texts = {"consent": study.consent_template, "instructions": study.instructions_template}
+    return {
+        "format": FORMAT,
+        "study": {"id": study.id, "name": study.name, "title": study.title},
+        "recorded_at": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "config_sha256": hashlib.sha256((study.directory / CONFIG_NAME).read_bytes()).hexdigest(),
+        "configuration": configuration(study),
+        "arms": arms(study),
+        "plan": {"hypotheses": plan.get("hypotheses", ""), "exclusions": plan.get("exclusions", ""),
+                 "outcomes": plan.get("outcomes", []), "comparisons": plan.get("comparisons", [])},
+        "texts_sha256": {name: hashlib.sha256(text.encode("utf-8")).hexdigest() for name, text in texts.items()},
+    }  # fmt: skip
+
+
+def key(directory: Path) -> Ed25519PrivateKey:
+    """The study's signing key, made on first use (mode 600)."""
+    path = directory / KEY_NAME
+    if path.exists():
+        try:
+            loaded = serialization.load_pem_private_key(path.read_bytes(), password=None)
+        except ValueError as error:
+            raise PlanError(f"{path}: not an Ed25519 key ({error}). Fix: restore it from your backup.") from None
+        if not isinstance(loaded, Ed25519PrivateKey):
+            raise PlanError(f"{path}: not an Ed25519 key. Fix: restore it from your backup.")
+        return loaded
+    made = Ed25519PrivateKey.generate()
+    pem = made.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption())  # fmt: skip
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "wb") as handle:
+        handle.write(pem)
+    return made
+
+
+def public_text(private: Ed25519PrivateKey) -> str:
+    raw = private.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return raw.hex()
+
+
+def sign(record: dict, private: Ed25519PrivateKey) -> dict:
+    signature = private.sign(canonical(record))
+    return {**record, "signature": {"algorithm": "Ed25519", "public_key": public_text(private),
+                                    "value": signature.hex()}}  # fmt: skip
+
+
+def digest(signed: dict) -> str:
+    return hashlib.sha256(canonical(signed)).hexdigest()
+
+
+def write(directory: Path, signed: dict) -> Path:
+    """Written whole or not at all: a temporary file renamed into place."""
+    path = directory / RECORD_NAME
+    partial = path.with_suffix(".json.partial")
+    partial.write_text(json.dumps(signed, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(partial, path)
+    return path
+
+
+def load(path: Path) -> dict:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PlanError(f"{path}: no preregistration record. Fix: study preregister {path.parent}") from None
+    except json.JSONDecodeError as error:
+        raise PlanError(f"{path} line {error.lineno}: not JSON ({error.msg}); the record was changed by hand.") from None
+    if not isinstance(value, dict) or value.get("format") != FORMAT or "signature" not in value:
+        raise PlanError(f"{path}: not a {FORMAT} record.")
+    return value
+
+
+def verify(signed: dict, *, expected_key: str | None = None) -> None:
+    """Raise PlanError unless the signature holds (and is by `expected_key`, when given)."""
+    signature = signed["signature"]
+    record = {k: v for k, v in signed.items() if k != "signature"}
+    try:
+        public = Ed25519PublicKey.from_public_bytes(bytes.fromhex(signature["public_key"]))
+        public.verify(bytes.fromhex(signature["value"]), canonical(record))
+    except (InvalidSignature, ValueError, KeyError, TypeError):
+        raise PlanError("the preregistration record's signature does not match its content: "
+                        "it was changed after it was signed.") from None  # fmt: skip
+    if expected_key is not None and expected_key != signature["public_key"]:
+        raise PlanError(f"the record is signed with another key than {KEY_NAME} holds.")

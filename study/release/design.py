@@ -1,0 +1,71 @@
+"""What a study folder's release carries beside its sessions: the study's design.
+
+- arms.json: every arm (condition) with its paradigm ("none" for the control arm), genre, model
+  and decoding settings; metadata.csv names each session's condition and paradigm;
+- judging/: a judging round's ratings joined to the released sessions (study.judging.export),
+  with its rubric and agreement. Judges get the release's keyed pseudonyms, as writers do
+  (study.release.pseudonyms), and the rated texts are left out: they are what participants
+  wrote, and the released, redacted session logs hold them (a sentence by its position, split
+  with pysbd). Ratings of sessions the release leaves out (withdrawn, excluded) are left out too;
+- preregistration.json: the signed record of `study preregister`, as it is (its signature still
+  verifies); it quotes study.toml, so the study's declared contact passes the leak scan in it
+  (study.release.contact). The signing key never leaves the study folder.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from study import config as study_config
+from study.judging import export as judging_export
+from study.judging import results as judging_results
+from study.judging import settings as judging_settings
+from study.plan import record as plan_record
+from study.store import create_tables, make_engine, reading
+
+ARMS = "arms.json"
+JUDGING = "judging"
+PREREGISTRATION = plan_record.RECORD_NAME
+
+
+def _results(study: study_config.Study) -> judging_results.Results | None:
+    if "judging" not in study.raw:
+        return None
+    engine = make_engine(study.database_url)
+    create_tables(engine)
+    try:
+        with reading(engine) as connection:
+            found = judging_results.collect(connection, study, judging_settings.from_study(study))
+    finally:
+        engine.dispose()
+    return found if found.ratings else None
+
+
+def judge_ids(study_path: Path) -> set[str]:
+    """The judges' worker ids (or access codes), which no released file may hold."""
+    found = _results(study_config.load(study_path))
+    return {r["judge"] for r in found.ratings} | set(found.checks) if found else set()
+
+
+def write(staging: Path, study_path: Path, released: dict[str, str], pseudonym) -> list[str]:
+    """Write the design files; returns their names. `released`: source -> released session id;
+    `pseudonym(worker_id)`: the release's pseudonym of a worker."""
+    study = study_config.load(study_path)
+    written = [ARMS]
+    from study.plan.record import arms
+
+    (staging / ARMS).write_text(json.dumps({"arms": arms(study)}, indent=2, ensure_ascii=False) + "\n",
+                                encoding="utf-8")  # fmt: skip
+    found = _results(study)
+    if found is not None:
+        found.ratings = [r for r in found.ratings if r["session_id"] in released]
+        judging_export.write(found, staging / JUDGING, judge_name=pseudonym,
+                             session_name=released.__getitem__, with_text=False)  # fmt: skip
+        written.append(JUDGING)
+    record = study.directory / PREREGISTRATION
+    if record.is_file():
+        shutil.copyfile(record, staging / PREREGISTRATION)
+        written.append(PREREGISTRATION)
+    return written

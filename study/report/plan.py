@@ -1,0 +1,69 @@
+"""The report's plan loader (study.report.data.EXTRA_LOADERS): the preregistration record, each
+planned comparison's estimate, and (for a study folder) every deviation from the record.
+
+Runs after the judging loader, since an outcome measured by "judging" reads its per-session
+means."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from study import config as study_config
+from study.plan import comparisons as comparison_module
+from study.plan import deviations as deviation_module
+from study.plan import record as record_module
+from study.report.data import STUDY, ReportData
+
+
+@dataclass
+class PlanFacts:
+    signed: dict | None  # the record; None: none was made
+    problem: str = ""  # why the record cannot be trusted (a failed signature), or ""
+    estimates: list[tuple[dict, dict, comparison_module.Difference]] = field(default_factory=list)
+    deviations: list[deviation_module.Deviation] | None = None  # None: not known (a release)
+
+
+def measure_values(data: ReportData, measure: str) -> dict[str, float]:
+    """Per-session values of an outcome's measure: a stats column, or the judging mean."""
+    if measure == "judging":
+        judging = data.extras.get("judging")
+        return dict(judging.per_session) if judging else {}
+    return {s.session_id: s.stats.get(measure) for s in data.sessions if s.stats.get(measure) is not None}
+
+
+def load(data: ReportData) -> None:
+    path = data.path / record_module.RECORD_NAME
+    study = study_config.load(data.path) if data.kind == STUDY else None
+    if not path.is_file():
+        if study is not None:
+            data.extras["plan"] = PlanFacts(None)
+        return
+    facts = PlanFacts(None)
+    try:
+        facts.signed = record_module.load(path)
+        record_module.verify(facts.signed)
+    except record_module.PlanError as error:
+        facts.problem = str(error)
+    if facts.signed is None:
+        data.extras["plan"] = facts
+        return
+    plan = facts.signed["plan"]
+    outcomes = {o["name"]: o for o in plan["outcomes"]}
+    condition = data.condition_of()
+    for comparison in plan["comparisons"]:
+        outcome = outcomes.get(comparison["outcome"], {"name": comparison["outcome"], "measure": ""})
+        values = measure_values(data, outcome["measure"])
+        arm = {side: [v for s, v in values.items() if condition.get(s) == comparison[side]]
+               for side in ("treatment", "control")}  # fmt: skip
+        facts.estimates.append((comparison, outcome, comparison_module.difference(arm["treatment"], arm["control"])))
+    if study is not None:
+        from study.store import create_tables, make_engine, reading
+
+        engine = make_engine(study.database_url)
+        create_tables(engine)
+        judging = data.extras.get("judging")
+        with reading(engine) as connection:
+            excluded = deviation_module.exclusions(connection, facts.signed, judging.flagged if judging else 0)
+        engine.dispose()
+        facts.deviations = deviation_module.compare(facts.signed, study, excluded)
+    data.extras["plan"] = facts

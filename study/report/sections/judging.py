@@ -1,0 +1,33 @@
+"""The judging round: agreement with its interval, and the judges' mean score per arm."""
+
+from __future__ import annotations
+
+import math
+
+from study.report.data import ReportData
+from study.report.html import Section
+from study.report.intervals import bootstrap_mean
+
+
+def build(data: ReportData) -> Section | None:
+    figures = data.extras.get("judging")
+    if figures is None:
+        return None
+    section = Section("judging", "Judging round")
+    section.paragraph(f"Judges answered \"{figures.question}\" on the rubric "
+                      + ", ".join(f"{level['score']} {level['label']}" for level in figures.rubric)
+                      + f". {figures.ratings_kept} ratings kept from {figures.judges} judges; "
+                      f"{figures.flagged} judge(s) failed the gold items and their ratings are left out.")  # fmt: skip
+    if math.isnan(figures.alpha):
+        section.paragraph("Krippendorff's alpha: not computable (too few items rated twice, or one score only).")
+    else:
+        interval = "" if math.isnan(figures.low) else f", 95% interval [{figures.low:.2f}, {figures.high:.2f}]"
+        section.paragraph(f"Krippendorff's alpha ({figures.level}): {figures.alpha:.2f}{interval}, "
+                          f"over {figures.items} items rated at least twice (bootstrap over items).")  # fmt: skip
+    condition = data.condition_of()
+    by_arm: dict[str, list[float]] = {}
+    for session_id, mean in figures.per_session.items():
+        by_arm.setdefault(condition.get(session_id, "unknown"), []).append(mean)
+    section.table(["condition", "sessions", "mean score [95% interval]"],
+                  [[arm, len(values), bootstrap_mean(values)] for arm, values in sorted(by_arm.items())])  # fmt: skip
+    return section

@@ -1,0 +1,57 @@
+"""The plan, first: the planned comparisons of the preregistration record with their
+estimates, and every deviation from the record next to them (study.report.plan)."""
+
+from __future__ import annotations
+
+import math
+
+from study.report.data import ReportData
+from study.report.html import Section
+
+
+def _number(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+def build(data: ReportData) -> Section | None:
+    facts = data.extras.get("plan")
+    if facts is None:
+        return None
+    section = Section("plan", "Planned comparisons")
+    if facts.signed is None and not facts.problem:
+        section.paragraph("No preregistration record (study preregister): every comparison in this "
+                          "report is exploratory.")  # fmt: skip
+        return section
+    if facts.problem:
+        section.paragraph(f"The preregistration record cannot be trusted: {facts.problem}")
+        if facts.signed is None:
+            return section
+    signed = facts.signed
+    section.paragraph(f"Preregistered {signed['recorded_at']} (preregistration.json, Ed25519-signed). "
+                      "These comparisons were fixed before launch; every other figure of this report is "
+                      "exploratory.", note=True)  # fmt: skip
+    if signed["plan"].get("hypotheses"):
+        section.paragraph(f"Hypotheses: {signed['plan']['hypotheses']}")
+    rows = []
+    for comparison, outcome, estimate in facts.estimates:
+        interval = None
+        if not math.isnan(estimate.low):
+            interval = f"[{estimate.low:.2f}, {estimate.high:.2f}]"
+        rows.append([
+            comparison.get("name", ""), f"{outcome['name']} ({outcome.get('measure', '')})",
+            f"{comparison['treatment']} vs {comparison['control']}", comparison.get("direction", "two-sided"),
+            comparison.get("hypothesis", ""), f"{estimate.n_treatment} / {estimate.n_control}",
+            _number(estimate.treatment), _number(estimate.control), _number(estimate.difference), interval,
+        ])  # fmt: skip
+    section.table(["comparison", "outcome", "arms", "predicted", "hypothesis", "sessions (T / C)",
+                   "treatment mean", "control mean", "difference", "95% interval"], rows)  # fmt: skip
+    section.paragraph("Difference: treatment mean minus control mean; 95% percentile bootstrap over "
+                      "each arm's sessions (none with fewer than 3 sessions in an arm).", note=True)  # fmt: skip
+    if facts.deviations is None:
+        section.paragraph("Deviations from the record can be listed only from the study folder.", note=True)
+    elif not facts.deviations:
+        section.paragraph("No deviation from the record.")
+    else:
+        section.add("<h3>Deviations from the record</h3>")
+        section.table(["kind", "what", "detail"], [[d.kind, d.what, d.detail] for d in facts.deviations])
+    return section

@@ -1,0 +1,57 @@
+// A judge's task page (templates/judging/task.html): each choice is stored as it is made, so a
+// reload loses nothing; Submit finishes the task once every text is rated
+// (POST /api/judging/<task_id>/ratings, schemas/api/judging-ratings.schema.json).
+(function () {
+  "use strict";
+  var form = document.getElementById("judging");
+  if (!form) return;
+  var url = form.getAttribute("data-rate-url");
+  var status = form.querySelector("[data-testid=judging-status]");
+  var button = form.querySelector("[data-testid=judging-submit]");
+
+  function send(body) {
+    return fetch(url, {
+      method: "POST",
+      headers: {"Content-Type": "application/json"},
+      body: JSON.stringify(body),
+      credentials: "same-origin",
+    }).then(function (response) {
+      return response.json().then(function (answer) {
+        if (!response.ok) throw new Error(answer.error || ("the server answered " + response.status));
+        return answer;
+      });
+    });
+  }
+
+  function show(answer) {
+    status.textContent = answer.rated + " of " + answer.total + " texts rated";
+  }
+
+  form.addEventListener("change", function (event) {
+    var input = event.target;
+    if (input.type !== "radio") return;
+    var item = input.closest("fieldset").getAttribute("data-item");
+    send({ratings: [{item: item, score: parseInt(input.value, 10)}]}).then(show, function (error) {
+      status.textContent = "Your choice was not saved: " + error.message + ". Please choose again.";
+    });
+  });
+
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    var unrated = Array.prototype.filter.call(form.querySelectorAll("fieldset[data-item]"), function (set) {
+      return !set.querySelector("input:checked");
+    });
+    if (unrated.length) {
+      status.textContent = "Please rate every text first (" + unrated.length + " left).";
+      unrated[0].scrollIntoView({block: "center"});
+      return;
+    }
+    button.disabled = true;
+    send({submit: true}).then(function (answer) {
+      window.location.assign(answer.next);
+    }, function (error) {
+      button.disabled = false;
+      status.textContent = "Not submitted: " + error.message;
+    });
+  });
+})();

@@ -1,0 +1,40 @@
+"""`study judging post` and `review` as a researcher types them, against the emulator."""
+
+from __future__ import annotations
+
+import boto3
+from click.testing import CliRunner
+
+from study import config
+from study.cli import main
+from study.mturk import client
+from study.store import create_tables, make_engine
+from tests.judging.finished import finish_sessions, set_section
+from tests.mturk.conftest import _botocore_session
+
+TEXTS = ["One.", "A longer second text for the judges.", "A third one, also long enough."]
+
+
+def test_post_reaches_one_judge_per_task_and_review_waits_for_submissions(study_folder, emulator, monkeypatch):
+    monkeypatch.setattr(client, "new_session", lambda: boto3.Session(botocore_session=_botocore_session()))
+    set_section(study_folder, "judging", {"unit": "document", "k": 2, "items_per_task": 2, "reward": "$0.60"})
+    set_section(study_folder, "mturk", {"budget": "50.00", "task_url": "https://study.example.org/task"})
+    study = config.load(study_folder)
+    engine = make_engine(study.database_url)
+    create_tables(engine)
+    finish_sessions(engine, study, TEXTS)
+    engine.dispose()
+    runner = CliRunner()
+
+    before = runner.invoke(main, ["judging", "post", str(study_folder), "--endpoint-url", emulator.url])
+    assert before.exit_code != 0 and f"Fix: study judging build {study_folder}" in before.output
+    assert runner.invoke(main, ["judging", "build", str(study_folder)]).exit_code == 0
+    posted = runner.invoke(main, ["judging", "post", str(study_folder), "--endpoint-url", emulator.url])
+    assert posted.exit_code == 0, posted.output
+    # 3 texts, 2 per task, k = 2: 4 tasks, so one HIT of 4 assignments at the [judging] reward;
+    # the URL is /judge beside [mturk] task_url.
+    assert "  4 x $0.60" in posted.output and "Posted 1 judging HITs" in posted.output
+    hits = client.connect(live=False, endpoint_url=emulator.url).call("ListHITs")["HITs"]
+    assert len(hits) == 1 and "https://study.example.org/judge" in hits[0]["Question"]
+    waiting = runner.invoke(main, ["judging", "review", str(study_folder), "--yes", "--endpoint-url", emulator.url])
+    assert waiting.exit_code == 0 and "Nothing to review" in waiting.output

@@ -1,0 +1,167 @@
+"""The judges' pages and API case by case: preview, entry, a reload, another worker's
+assignment, the access-code list, bad ratings, submitting too early or twice, a task left
+unfinished past the assignment time, and a round with nothing left."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import update
+
+from study import config
+from study.cli import main, write_study_files
+from study.server import create_app
+from study.store import create_tables, make_engine, writing
+from study.store.judging import judging_tasks
+from tests.conftest import CONTACT
+from tests.judging.finished import finish_sessions, set_section
+
+TEXTS = ["The river forgot its name one spring.", "Cities should plant more trees on every street."]
+
+
+@pytest.fixture
+def judged_study(tmp_path):
+    folder = tmp_path / "study"
+    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
+    set_section(folder, "judging", {"unit": "document", "k": 1, "items_per_task": 2})
+    study = config.load(folder)
+    engine = make_engine(study.database_url)
+    create_tables(engine)
+    finish_sessions(engine, study, TEXTS)
+    engine.dispose()
+    built = CliRunner().invoke(main, ["judging", "build", str(folder)])
+    assert built.exit_code == 0, built.output
+    assert "Built a judging round of 2 document item(s) from 2 session(s), 0 gold item(s): 1 task(s)" in built.output
+    return folder
+
+
+@pytest.fixture
+def client(judged_study):
+    app = create_app(config.load(judged_study), suggestion_engine=object())
+    yield app.test_client()
+    app.extensions["study.engine"].dispose()
+
+
+MTURK = {"assignmentId": "3JA1", "workerId": "A1JUDGE", "hitId": "3JH1"}
+
+
+def enter(client, **query):
+    return client.get("/judge", query_string=query)
+
+
+def items(client, location):
+    return re.findall(r'data-item="([0-9a-f]+)"', client.get(location).get_data(as_text=True))
+
+
+def test_a_preview_shows_the_rubric_and_no_text(client):
+    page = enter(client, assignmentId="ASSIGNMENT_ID_NOT_AVAILABLE").get_data(as_text=True)
+    assert "Accept the HIT to begin" in page and "Spam" in page
+    assert not any(text in page for text in TEXTS)
+
+
+def test_a_reload_finds_the_same_task_and_another_worker_is_refused(client):
+    first = enter(client, **MTURK)
+    assert first.status_code == 302
+    assert enter(client, **MTURK).location == first.location
+    other = enter(client, **{**MTURK, "workerId": "A2OTHER"})
+    assert other.status_code == 409 and "belongs to another worker" in other.get_data(as_text=True)
+    missing = enter(client, assignmentId="3JA9")
+    assert missing.status_code == 400 and "missing workerId or hitId" in missing.get_data(as_text=True)
+
+
+def test_bad_ratings_are_refused_naming_the_field_and_nothing_is_stored(client):
+    location = enter(client, access_code="lab-1").location
+    task_id = location.rsplit("/", 1)[-1]
+    shown = items(client, location)
+    url = f"/api/judging/{task_id}/ratings"
+    wrong = client.post(url, json={"ratings": [{"item": shown[0], "score": 4}, {"item": "0123456789ab", "score": 4}]})
+    assert wrong.status_code == 400 and "ratings[1].item" in wrong.json["error"]
+    off_scale = client.post(url, json={"ratings": [{"item": shown[0], "score": 7}]})
+    assert off_scale.status_code == 400 and "ratings[0].score: must be one of [1, 2, 3, 4, 5]" in off_scale.json["error"]
+    early = client.post(url, json={"submit": True})
+    assert early.status_code == 409 and "2 of 2 texts are not rated yet" in early.json["error"]
+    assert client.post(url, json={"ratings": [{"item": i, "score": 3} for i in shown]}).json["rated"] == 2
+    assert client.post(url, json={"submit": True}).status_code == 200
+    late = client.post(url, json={"ratings": [{"item": shown[0], "score": 5}]})
+    assert late.status_code == 409 and "already submitted" in late.json["error"]
+    # Only one task (k = 1): nothing is left for the next judge.
+    assert "nothing left to rate" in enter(client, access_code="lab-2").get_data(as_text=True)
+
+
+def test_a_task_left_unfinished_past_the_assignment_time_goes_to_the_next_judge(client, judged_study):
+    walked_away = enter(client, access_code="lab-1").location
+    assert "nothing left to rate" in enter(client, access_code="lab-2").get_data(as_text=True)
+    engine = make_engine(config.load(judged_study).database_url)
+    with writing(engine) as connection:  # the assignment time (60 minutes) has passed
+        connection.execute(update(judging_tasks).values(claimed_at=time.time() - 61 * 60))
+    engine.dispose()
+    assert enter(client, access_code="lab-2").location == walked_away
+
+
+def test_the_access_code_list_applies_to_judges(judged_study):
+    (judged_study / "codes.txt").write_text("judge-ok\n")
+    text = (judged_study / "study.toml").read_text()
+    (judged_study / "study.toml").write_text(text.replace("[session]\n", '[session]\naccess_codes_file = "codes.txt"\n', 1))
+    app = create_app(config.load(judged_study), suggestion_engine=object())
+    client = app.test_client()
+    refused = enter(client, access_code="guess")
+    assert refused.status_code == 400 and "not one of this study&#39;s" in refused.get_data(as_text=True)
+    assert enter(client, access_code="judge-ok").status_code == 302
+    app.extensions["study.engine"].dispose()
+
+
+def test_building_again_is_refused_once_a_judge_has_a_task(client, judged_study):
+    enter(client, access_code="lab-1")
+    again = CliRunner().invoke(main, ["judging", "build", str(judged_study)])
+    assert again.exit_code != 0 and "1 judging task(s) are already taken" in again.output
+
+
+def test_a_missing_gold_file_is_named_with_the_fix(judged_study):
+    set_section(judged_study, "judging", {"gold": "gold.jsonl"})
+    result = CliRunner().invoke(main, ["judging", "build", str(judged_study)])
+    assert result.exit_code != 0
+    assert "judging.gold: cannot read" in result.output and "Fix: create that file" in result.output
+
+
+def test_status_counts_tasks_ratings_and_agreement(client, judged_study):
+    location = enter(client, access_code="lab-1").location
+    task_id = location.rsplit("/", 1)[-1]
+    shown = items(client, location)
+    client.post(f"/api/judging/{task_id}/ratings",
+                json={"ratings": [{"item": i, "score": 2} for i in shown], "submit": True})  # fmt: skip
+    result = CliRunner().invoke(main, ["judging", "status", str(judged_study)])
+    assert result.exit_code == 0, result.output
+    assert "Judging round: 2 document item(s), 1 task(s), 1 submitted" in result.output
+    assert "Ratings kept: 2 of 2; judges 1, flagged by gold 0" in result.output
+    # One judge per item (k = 1): no item is rated twice, so there is no alpha to give.
+    assert "Krippendorff's alpha: not yet computable" in result.output
+
+
+def test_a_judge_takes_a_second_task_though_it_repeats_a_gold_item(tmp_path):
+    folder = tmp_path / "study"
+    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
+    (folder / "gold.jsonl").write_text('{"text": "spam spam spam spam", "score": 1}\n')
+    set_section(folder, "judging", {"unit": "document", "k": 1, "items_per_task": 1, "gold": "gold.jsonl",
+                                    "gold_per_task": 1})  # fmt: skip
+    study = config.load(folder)
+    engine = make_engine(study.database_url)
+    create_tables(engine)
+    finish_sessions(engine, study, TEXTS)
+    engine.dispose()
+    assert CliRunner().invoke(main, ["judging", "build", str(folder)]).exit_code == 0
+    app = create_app(config.load(folder), suggestion_engine=object())
+    client = app.test_client()
+    seen = []
+    for _ in range(2):
+        location = enter(client, access_code="lab-1").location
+        task_id = location.rsplit("/", 1)[-1]
+        shown = items(client, location)
+        assert len(shown) == 2  # one text and the gold item
+        seen.append(set(shown))
+        client.post(f"/api/judging/{task_id}/ratings",
+                    json={"ratings": [{"item": i, "score": 1} for i in shown], "submit": True})  # fmt: skip
+    assert len(seen[0] & seen[1]) == 1  # the gold item, and two different texts
+    app.extensions["study.engine"].dispose()

@@ -1,0 +1,108 @@
+"""`study preregister`: a signed, timestamped record before launch, refused after it; verify
+finds a changed record and lists every deviation; `study mturk post` warns without a record."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+from click.testing import CliRunner
+
+from study import config
+from study.cli import main
+from study.store import create_tables, make_engine
+from tests.judging.finished import finish_sessions
+from tests.plan.conftest import edit
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_the_record_holds_the_plan_signed_and_verify_accepts_it(planned):
+    result = run("preregister", planned)
+    assert result.exit_code == 0, result.output
+    assert "1 planned comparison(s)" in result.output and "SHA-256" in result.output
+    record = json.loads((planned / "preregistration.json").read_text())
+    assert [arm["name"] for arm in record["arms"]] == [c.name for c in config.load(planned).conditions]
+    assert record["plan"]["comparisons"][0]["treatment"] == "creative-high"
+    assert record["configuration"]["session"]["min_seconds"] == 0
+    assert record["recorded_at"].endswith("Z") and record["signature"]["algorithm"] == "Ed25519"
+    assert stat.S_IMODE(os.stat(planned / "preregistration.key").st_mode) == 0o600
+    verified = run("preregister", "verify", planned)
+    assert verified.exit_code == 0, verified.output
+    assert "Signature OK" in verified.output and "No deviation from the record." in verified.output
+
+
+def test_a_record_changed_after_signing_fails_verification(planned):
+    run("preregister", planned)
+    path = planned / "preregistration.json"
+    record = json.loads(path.read_text())
+    record["plan"]["comparisons"][0]["direction"] = "greater"  # rewriting the prediction afterwards
+    path.write_text(json.dumps(record))
+    result = run("preregister", "verify", planned)
+    assert result.exit_code != 0
+    assert "signature does not match its content" in result.output
+
+
+def test_preregistering_is_refused_once_participants_have_started(planned):
+    study = config.load(planned)
+    engine = make_engine(study.database_url)
+    create_tables(engine)
+    finish_sessions(engine, study, ["An early writer's story."])
+    engine.dispose()
+    result = run("preregister", planned)
+    assert result.exit_code != 0
+    assert "1 participant session(s) have already started" in result.output
+    assert not (planned / "preregistration.json").exists()
+
+
+def test_a_comparison_of_an_unknown_arm_is_named_with_the_fix(planned):
+    edit(planned, lambda data: data["plan"]["comparisons"][0].update(control="no-ai"))
+    result = run("preregister", planned)
+    assert result.exit_code != 0
+    assert "plan.comparisons[0].control: no condition is named 'no-ai'" in result.output
+    assert not (planned / "preregistration.json").exists()
+
+
+def test_verify_lists_a_changed_setting_an_added_arm_and_excluded_sessions(planned):
+    run("preregister", planned)
+
+    def deviate(data):
+        data["session"]["min_seconds"] = 120
+        data["conditions"].append({"name": "no-ai", "genre": "creative", "paradigm": "none"})
+
+    edit(planned, deviate)
+    study = config.load(planned)
+    engine = make_engine(study.database_url)
+    create_tables(engine)
+    finish_sessions(engine, study, ["A finished story."])
+    from study.store import sessions as session_store
+    from study.store import writing
+
+    with writing(engine) as connection:
+        session_store.create(connection, access_code="gave-up")  # never finished writing
+    engine.dispose()
+    result = run("preregister", "verify", planned)
+    assert result.exit_code == 0, result.output
+    assert "DEVIATION (arm) no-ai: arm added after the record (paradigm none)" in result.output
+    assert "DEVIATION (setting) session.min_seconds: 0 -> 120" in result.output
+    assert "DEVIATION (excluded) did not finish writing: 1 session(s)" in result.output
+
+
+def test_posting_work_warns_when_no_record_exists(planned, emulator, monkeypatch):
+    import boto3
+
+    from study.mturk import client
+    from tests.mturk.conftest import TASK_URL, _botocore_session
+
+    monkeypatch.setattr(client, "new_session", lambda: boto3.Session(botocore_session=_botocore_session()))
+    edit(planned, lambda data: data.update(mturk={"budget": "100.00"}))
+    args = ["mturk", "post", planned, "--task-url", TASK_URL, "--endpoint-url", emulator.url, "--reward", "2.50"]
+    first = run(*args)
+    assert first.exit_code == 0, first.output
+    assert "has no preregistration record" in first.stderr
+    run("preregister", planned)
+    second = run(*args)
+    assert second.exit_code == 0 and "preregistration" not in second.stderr

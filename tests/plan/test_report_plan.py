@@ -1,0 +1,81 @@
+"""`study report` on a preregistered study with a judging round: the planned comparisons come
+first, with their estimates and every deviation from the record beside them, and the judging
+round's agreement and per-arm scores have their own section."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from study import config
+from study.judging import settings as judging_settings
+from study.judging.items import build as build_round
+from study.plan import record as record_module
+from study.report import write_report
+from study.server import create_app
+from study.store import make_engine, writing
+from tests.plan.conftest import PLAN, edit
+from tests.report.conftest import Tables, report_study  # noqa: F401
+
+
+def judge_everything(study, judges: int) -> None:
+    client = create_app(study, suggestion_engine=object()).test_client()
+    for judge in range(judges):
+        entered = client.get(f"/judge?access_code=judge-{judge}")
+        assert entered.status_code == 302, entered.get_data(as_text=True)
+        task_id = entered.location.rsplit("/", 1)[-1]
+        page = client.get(entered.location).get_data(as_text=True)
+        items = re.findall(r'data-item="([0-9a-f]+)"', page)
+        ratings = [{"item": item, "score": 4} for item in items]
+        assert client.post(f"/api/judging/{task_id}/ratings", json={"ratings": ratings}).status_code == 200
+        assert client.post(f"/api/judging/{task_id}/ratings", json={"submit": True}).status_code == 200
+    client.application.extensions["study.engine"].dispose()
+
+
+def test_the_report_shows_the_planned_comparisons_first_with_every_deviation(report_study, tmp_path):
+    plan = {**PLAN, "comparisons": PLAN["comparisons"] + [
+        {"name": "H2", "outcome": "quality", "treatment": "creative-high", "control": "creative-low"}]}
+    edit(report_study, lambda data: data.update(plan=plan, judging={"unit": "document", "k": 2, "items_per_task": 5}))
+    study = config.load(report_study)
+    # The record as `study preregister` wrote it the day before the first writer came.
+    yesterday = dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=1)
+    signed = record_module.sign(record_module.build(study, now=yesterday), record_module.key(study.directory))
+    record_module.write(study.directory, signed)
+    # Then, after launch: a changed setting and an added arm.
+
+    def deviate(data):
+        data["session"]["min_seconds"] = 30
+        data["conditions"].append({"name": "no-ai", "genre": "creative", "paradigm": "none"})
+
+    edit(report_study, deviate)
+    study = config.load(report_study)
+    engine = make_engine(study.database_url)
+    with writing(engine) as connection:
+        built = build_round(connection, study, judging_settings.from_study(study))
+    engine.dispose()
+    assert built.items == 3
+    judge_everything(study, judges=2)
+
+    out = tmp_path / "report.html"
+    write_report(report_study, out, processes=1)
+    html = out.read_text()
+    tables = Tables(html)
+    assert list(tables.sections)[0] == "plan"  # before everything explored
+    comparisons = tables.rows("plan", 0)
+    assert comparisons["H1"][0] == "own words (writer_share_final)"
+    assert comparisons["H1"][1] == "creative-high vs creative-low" and comparisons["H1"][2] == "less"
+    assert comparisons["H2"][0] == "quality (judging)"
+    assert comparisons["H2"][5:8] == ["4.00", "4.00", "0.00"]  # every judge gave 4
+    deviations = {(row[0], row[1]): row[2] for row in tables.sections["plan"][1][1:]}
+    assert deviations[("arm", "no-ai")] == "arm added after the record (paradigm none)"
+    assert deviations[("setting", "session.min_seconds")] == "0 -> 30"
+    assert deviations[("excluded", "did not finish writing")] == "2 session(s)"
+    assert "Krippendorff's alpha" in tables.texts["judging"]
+    judged = tables.rows("judging", 0)
+    assert {arm for arm in judged if arm != "condition"} <= {"creative-low", "creative-high"}
+
+
+def test_a_study_without_a_record_says_its_comparisons_are_exploratory(report_study, tmp_path):
+    out = tmp_path / "report.html"
+    write_report(report_study, out, processes=1)
+    assert "No preregistration record (study preregister): every comparison in this report is exploratory." in out.read_text()

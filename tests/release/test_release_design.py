@@ -1,0 +1,107 @@
+"""A real study's release carries its design: the arms (each session's condition and paradigm),
+a judging round's ratings with their rubric, and the preregistration record; the consent page
+names the director's e-mail and phone (published on purpose) while an e-mail a participant
+wrote is still caught."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+
+from click.testing import CliRunner
+
+from study import config
+from study.cli import main
+from study.judging import settings as judging_settings
+from study.judging.items import build as build_round
+from study.plan import record as plan_record
+from study.server import create_app
+from study.store import make_engine, reading, writing
+from study.store import sessions as session_store
+from tests.plan.conftest import PLAN, edit
+from tests.release.test_contact import CONSENT_LINE, DIRECTOR_EMAIL, a_study, build, one_session
+
+JUDGES = ("A2JUDGEWORKERONE", "A3JUDGEWORKERTWO")
+
+
+def judge(study, worker_id: str, score: int) -> None:
+    client = create_app(study, suggestion_engine=object()).test_client()
+    entry = {"assignmentId": f"3JASSIGN{worker_id[-3:]}", "workerId": worker_id, "hitId": "3JHIT1"}
+    entered = client.get("/judge", query_string=entry)
+    assert entered.status_code == 302, entered.get_data(as_text=True)
+    task_id = entered.location.rsplit("/", 1)[-1]
+    items = re.findall(r'data-item="([0-9a-f]+)"', client.get(entered.location).get_data(as_text=True))
+    assert client.post(f"/api/judging/{task_id}/ratings",
+                       json={"ratings": [{"item": i, "score": score} for i in items], "submit": True}).status_code == 200
+    client.application.extensions["study.engine"].dispose()
+
+
+def test_a_study_release_carries_arms_judging_ratings_and_the_preregistration(tmp_path):
+    folder = a_study(tmp_path, declared=True)
+    plan = {**PLAN, "comparisons": [{"outcome": "quality", "treatment": "creative-high", "control": "creative-low"}]}
+    edit(folder, lambda data: data.update(plan=plan, judging={"unit": "document", "k": 2, "items_per_task": 5}))
+    assert CliRunner().invoke(main, ["preregister", str(folder)]).exit_code == 0
+    # The writer types the director's address and a phone number of their own.
+    one_session(folder, f" Ask {DIRECTOR_EMAIL} or ring me at (415) 555-2671.")
+    study = config.load(folder)
+    engine = make_engine(study.database_url)
+    with writing(engine) as connection:
+        assert build_round(connection, study, judging_settings.from_study(study)).items == 1
+    for worker_id, score in zip(JUDGES, (4, 5)):
+        judge(study, worker_id, score)
+    with reading(engine) as connection:
+        (session,) = session_store.all_sessions(connection, finished_only=True)
+    engine.dispose()
+
+    result, directory, key = build(folder, tmp_path)
+    assert result.exit_code == 0, result.output
+
+    # The arms: every condition with its paradigm; the session's own in metadata.csv.
+    arms = json.loads((directory / "arms.json").read_text())["arms"]
+    assert [(a["name"], a["paradigm"]) for a in arms] == [(c.name, c.paradigm) for c in study.conditions]
+    (row,) = csv.DictReader((directory / "metadata.csv").open())
+    assert row["condition"] == session["condition"]
+    assert row["paradigm"] == study.condition(session["condition"]).paradigm
+
+    # The judging round: both ratings, joined to the released session id, judges pseudonymised.
+    ratings = list(csv.DictReader((directory / "judging" / "judging_ratings.csv").open()))
+    assert sorted(r["score"] for r in ratings) == ["4", "5"]
+    assert {r["session_id"] for r in ratings} == {row["session_id"]}
+    assert {r["condition"] for r in ratings} == {session["condition"]}
+    assert all(r["text"] == "" and r["kept"] == "true" for r in ratings)
+    assert len({r["judge"] for r in ratings}) == 2 and not {r["judge"] for r in ratings} & set(JUDGES)
+    rubric = json.loads((directory / "judging" / "judging_rubric.json").read_text())
+    assert [level["score"] for level in rubric["rubric"]] == [5, 4, 3, 2, 1]
+    assert rubric["judges_per_item"] == 2 and rubric["agreement"] == "Krippendorff's alpha, ordinal"
+
+    # The preregistration record, byte for byte, and its signature still holds.
+    assert (directory / "preregistration.json").read_bytes() == (folder / "preregistration.json").read_bytes()
+    plan_record.verify(plan_record.load(directory / "preregistration.json"))
+    assert not (directory / "preregistration.key").exists()
+
+    # The director's contact is published on purpose; what the writer typed is still caught.
+    card = (directory / "README.md").read_text()
+    assert f"**The study's contact, published on purpose.** {CONSENT_LINE}" in card
+    assert "- `arms.json`:" in card and "- `judging/`:" in card and "- `preregistration.json`:" in card
+    for path in directory.rglob("*"):
+        if path.is_file() and path.name not in ("README.md", "datapackage.json", "SHA256SUMS", "preregistration.json"):
+            data = path.read_bytes()
+            for secret in (DIRECTOR_EMAIL, "723-2300", "555-2671", *JUDGES, session["session_id"]):
+                assert secret.encode() not in data, (path.name, secret)
+    verified = CliRunner().invoke(main, ["release", "verify", str(directory)])
+    assert verified.exit_code == 0, verified.output
+
+    # A reader's `study report` of the release puts the planned comparison and the ratings first.
+    from study.report import write_report
+    from tests.report.conftest import Tables
+
+    write_report(directory, tmp_path / "report.html", processes=1)
+    tables = Tables((tmp_path / "report.html").read_text())
+    assert list(tables.sections)[0] == "plan"
+    (comparison,) = tables.sections["plan"][0][1:]
+    assert comparison[1] == "quality (judging)"
+    assert comparison[5] == ("1 / 0" if session["condition"] == "creative-high" else
+                             "0 / 1" if session["condition"] == "creative-low" else "0 / 0")
+    assert "listed only from the study folder" in tables.texts["plan"]
+    assert tables.rows("judging", 0)[session["condition"]][1] == "4.50"  # the judges' 4 and 5
