@@ -60,6 +60,10 @@ def message(text: str, status: int = 200):
 
 
 @blueprint.get("/judge")
+@contract.declare(
+    "Enter a judging round: from MTurk (assignmentId, hitId, workerId, turkSubmitTo) or with an access code",
+    query="api/pages.schema.json#/$defs/judgeQuery", responses={200: None, 302: None, 400: None, 409: None},
+)  # fmt: skip
 def entry():
     args = request.args
     assignment_id = args.get("assignmentId", "").strip()
@@ -104,6 +108,7 @@ def task_or_404(connection, task_id: str) -> dict:
 
 
 @blueprint.get("/judge/<task_id>")
+@contract.declare("A judging task's texts to rate", responses={200: None, 302: None, 404: None})
 def task_page(task_id):
     with reading(engine()) as connection:
         task = task_or_404(connection, task_id)
@@ -144,6 +149,7 @@ def rate(task_id):
 
 
 @blueprint.get("/judge/<task_id>/complete")
+@contract.declare("A judging task's completion page (MTurk's submit button)", responses={200: None, 302: None, 404: None})
 def complete(task_id):
     with reading(engine()) as connection:
         task = task_or_404(connection, task_id)

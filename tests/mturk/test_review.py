@@ -118,8 +118,8 @@ def test_asking_the_ai_counts_the_servers_requests_and_writing_counts_typed_text
     client = task_app.test_client()
     with writing(ctx.engine) as connection:
         session_id = session_store.create(connection, access_code="bot")["session_id"]
-    for step in ("consent", "instructions"):
-        client.post(f"/s/{session_id}/{step}", data={"consent": "yes"})
+    client.post(f"/s/{session_id}/consent", data={"consent": "yes"})
+    client.post(f"/s/{session_id}/instructions")
     client.post(f"/s/{session_id}/prompt", data={"prompt": "shapeshifter"})
     made_up = [event(0, "system-initialize")] + [event(i, "suggestion-get") for i in range(1, 4)]
     accepted = event(4, "text-insert")
