@@ -45,7 +45,9 @@ class Paradigm:
     apis: tuple[str, ...] = ()
     # A module holding `boot(study, condition, session_id) -> dict`: what the core's editor page
     # (study.server.writing_stage, study/static/editor*.js) needs from this paradigm for a
-    # session of `condition` ({} when nothing); "" for none.
+    # session of `condition`, and `state(records) -> dict`: what an editor that lost its own
+    # copy gets back of this paradigm's memory from the stored records (study.server.events_api
+    # /state); each {} when nothing. "" for none.
     editor: str = ""
     # A study-wide path of its own (a chat study's: intent and prewriting before the chat), its
     # stages in order; () for the core's (study.store.sessions.STAGES).
@@ -85,6 +87,9 @@ class Paradigm:
 
     def editor_boot(self):
         return importlib.import_module(self.editor).boot
+
+    def editor_state(self):
+        return importlib.import_module(self.editor).state
 
     def exporter(self, fmt: str):
         return importlib.import_module(self.exports[fmt]).export

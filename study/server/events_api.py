@@ -20,6 +20,7 @@ from __future__ import annotations
 from flask import Blueprint, jsonify
 from sqlalchemy import Table
 
+from study import paradigms
 from study.curation.replay import DeltaError, replay
 from study.server import arrival, contract
 from study.server.blinding import fill_proactive
@@ -27,8 +28,6 @@ from study.server.context import engine, limits, session_brief_or_404, session_o
 from study.store import events as event_store
 from study.store import reading
 from study.store.db import events
-from study.paradigms.proactive import PROACTIVE
-from study.paradigms.proactive.memory import interaction_memory
 
 blueprint = Blueprint("events_api", __name__, url_prefix="/api/sessions")
 
@@ -109,8 +108,9 @@ def state(session_id):
         [],
     )
     extra = {}
-    if (records[0].get("proactive") or {}).get("paradigm") in PROACTIVE:
-        extra["proactive"] = interaction_memory(records)
+    for paradigm in paradigms.registered():  # e.g. ghost text's interaction memory
+        if paradigm.editor:
+            extra.update(paradigm.editor_state()(records))
     return jsonify(
         doc=doc,
         next_seq=seqs[-1] + 1,
