@@ -66,6 +66,9 @@ class Paradigm:
     # `export(study, out, *, include_unfinished) -> str` (the line `study export` prints; a
     # ValueError is a refusal for people, e.g. the wrong kind of study).
     exports: dict[str, str] = field(default_factory=dict)
+    # A module holding `register(curate)`, which adds this paradigm's `study curate` commands
+    # to the group; "" for none.
+    curate: str = ""
     # A module holding `load(data)`, which puts this paradigm's per-session figures in
     # `data.extras` (study.report.sections.plugins), and `build(data) -> Section | None`, its
     # section of `study report`; "" for none.
@@ -93,6 +96,9 @@ class Paradigm:
 
     def exporter(self, fmt: str):
         return importlib.import_module(self.exports[fmt]).export
+
+    def curation_commands(self):
+        return importlib.import_module(self.curate)
 
     def report_module(self):
         return importlib.import_module(self.report) if self.report else None
