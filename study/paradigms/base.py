@@ -45,9 +45,9 @@ class Paradigm:
     apis: tuple[str, ...] = ()
     # A module holding `boot(study, condition, session_id) -> dict`: what the core's editor page
     # (study.server.writing_stage, study/static/editor*.js) needs from this paradigm for a
-    # session of `condition`, and `state(records) -> dict`: what an editor that lost its own
-    # copy gets back of this paradigm's memory from the stored records (study.server.events_api
-    # /state); each {} when nothing. "" for none.
+    # session of `condition` ({} when nothing), and optionally `state(records) -> dict`: what an
+    # editor that lost its own copy gets back of this paradigm's memory from the stored records
+    # (study.server.events_api /state). "" for none.
     editor: str = ""
     # A study-wide path of its own (a chat study's: intent and prewriting before the chat), its
     # stages in order; () for the core's (study.store.sessions.STAGES).
@@ -92,7 +92,8 @@ class Paradigm:
         return importlib.import_module(self.editor).boot
 
     def editor_state(self):
-        return importlib.import_module(self.editor).state
+        """The editor module's `state`, or None for a paradigm that keeps no memory of its own."""
+        return getattr(importlib.import_module(self.editor), "state", None) if self.editor else None
 
     def exporter(self, fmt: str):
         return importlib.import_module(self.exports[fmt]).export

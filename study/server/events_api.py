@@ -109,8 +109,8 @@ def state(session_id):
     )
     extra = {}
     for paradigm in paradigms.registered():  # e.g. ghost text's interaction memory
-        if paradigm.editor:
-            extra.update(paradigm.editor_state()(records))
+        if state := paradigm.editor_state():
+            extra.update(state(records))
     return jsonify(
         doc=doc,
         next_seq=seqs[-1] + 1,

@@ -13,8 +13,3 @@ def boot(study, condition, session_id: str) -> dict:
     if control_arm.is_control(condition):
         return {}
     return {"suggestionsUrl": url_for("suggestions_api.suggest", session_id=session_id)}
-
-
-def state(records: list[dict]) -> dict:
-    # The last list shown (for Shift+Tab) is the core's: every editor page has it.
-    return {}
