@@ -17,8 +17,8 @@ from study.cli import main
 from study.lm.backends import DeterministicBackend
 from study.lm.server import serve_in_thread
 from study.server import create_app
-from study.store import make_engine, reading
 from study.store import events as event_store
+from study.store import make_engine, reading
 from study.store import sessions as session_store
 from tests.paradigm_helpme import NAME, PARADIGM
 from tests.server.flow import start
@@ -104,7 +104,8 @@ def test_it_is_simulated_logged_exported_and_reported(helpme_folder, tmp_path):
     out = tmp_path / "export"
     exported = runner.invoke(main, ["export", str(helpme_folder), "--format", NAME, "--out", str(out)])
     assert exported.exit_code == 0, exported.output
-    rows = list(csv.DictReader(open(out / "help.csv")))
+    with open(out / "help.csv", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
     assert {r["session_id"] for r in rows} == set(logs) and sum(int(r["asked"]) for r in rows) == asked
     assert runner.invoke(main, ["curate", "validate", str(out)]).exit_code == 0
 

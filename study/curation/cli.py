@@ -16,6 +16,7 @@ from pathlib import Path
 
 import click
 
+from study import paradigms
 from study.curation.blocks import event_blocks
 from study.curation.formats import SessionFileError, read_session, session_files
 from study.curation.metadata_files import (
@@ -348,52 +349,12 @@ def _find_metadata(paths):
     return None
 
 
-def _register_proactive() -> None:
-    # MindCopilot's metrics: study curate proactive, proactive-simulate, ked-calibrate.
-    from study.paradigms.proactive.curation.cli import register
-
-    register(curate)
-
-
-_register_proactive()
+# Each paradigm's own commands (study.paradigms.base.Paradigm.curate): MindCopilot's metrics
+# (study curate proactive, proactive-simulate, ked-calibrate), the chat study's conversations.
+for _paradigm in paradigms.registered():
+    if _paradigm.curate:
+        _paradigm.curation_commands().register(curate)
 
 
 if __name__ == "__main__":  # pragma: no cover
     curate()
-
-
-@curate.command("chat")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.option("--out", type=click.Path(dir_okay=False), help="Write the per-conversation table as CSV here.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per conversation.")
-def chat_conversations(file: str, out: str | None, as_json: bool) -> None:
-    """Check a chat study's conversations.jsonl and measure each conversation: turns, tokens,
-    time and rating trajectory (study.paradigms.chat.curation). Exits 1 if any line is invalid."""
-    import csv
-
-    from study.paradigms.chat.curation import COLUMNS, conversation_stats, read_conversations
-
-    report = read_conversations(Path(file))
-    rows = [conversation_stats(record) for record in report.conversations]
-    for problem in report.problems:
-        click.echo(problem, err=True)
-    if out:
-        with open(out, "w", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=COLUMNS, lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(rows)
-    if as_json:
-        for row in rows:
-            click.echo(json.dumps(row))
-    elif not out:
-        shown = ("session_id", "assistant", "document_type", "exchanges", "user_tokens",
-                 "assistant_tokens", "interaction_seconds", "rating_trajectory")  # fmt: skip
-        table = [{k: ("" if row[k] is None else row[k]) for k in shown} for row in rows]
-        for line in table:
-            line["session_id"] = line["session_id"][:8]
-        click.echo(render_table(table) if table else "(no conversations)")
-    click.echo(
-        f"{len(rows)} conversation(s) checked, {len(report.problems)} problem(s)", err=True
-    )
-    if report.problems:
-        sys.exit(1)

@@ -15,7 +15,10 @@ The seam: what the core asks here, and the declaration field that answers it.
 - which paradigm serves a session (`of_session`), and which pages its stages have
   (`stage_endpoints`; study.server.stages); the pages and APIs to mount (`pages`, `apis`) and
   the request schemas they declare (`schemas`; study.server.contract);
-- what the core's editor page needs from it (`editor`; study.server.writing_stage);
+- what the core's editor page needs from it, and what a reloading editor gets back of its
+  memory (`editor`; study.server.writing_stage, study.server.events_api);
+- its own participant's path, if any (`path`; study.server.stages, `study status`);
+- its `study curate` commands (`curate`; study.curation.cli);
 - what `study init --paradigm` and `study demo --paradigm` write (`templates`; study.cli);
 - what `study export --format` writes (`exports`), its `study report` section (`report`;
   study.report) and `study simulate`'s participant (`simulate`; study.simulate.run).

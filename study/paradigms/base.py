@@ -45,7 +45,9 @@ class Paradigm:
     apis: tuple[str, ...] = ()
     # A module holding `boot(study, condition, session_id) -> dict`: what the core's editor page
     # (study.server.writing_stage, study/static/editor*.js) needs from this paradigm for a
-    # session of `condition` ({} when nothing); "" for none.
+    # session of `condition` ({} when nothing), and optionally `state(records) -> dict`: what an
+    # editor that lost its own copy gets back of this paradigm's memory from the stored records
+    # (study.server.events_api /state). "" for none.
     editor: str = ""
     # A study-wide path of its own (a chat study's: intent and prewriting before the chat), its
     # stages in order; () for the core's (study.store.sessions.STAGES).
@@ -64,6 +66,9 @@ class Paradigm:
     # `export(study, out, *, include_unfinished) -> str` (the line `study export` prints; a
     # ValueError is a refusal for people, e.g. the wrong kind of study).
     exports: dict[str, str] = field(default_factory=dict)
+    # A module holding `register(curate)`, which adds this paradigm's `study curate` commands
+    # to the group; "" for none.
+    curate: str = ""
     # A module holding `load(data)`, which puts this paradigm's per-session figures in
     # `data.extras` (study.report.sections.plugins), and `build(data) -> Section | None`, its
     # section of `study report`; "" for none.
@@ -86,8 +91,15 @@ class Paradigm:
     def editor_boot(self):
         return importlib.import_module(self.editor).boot
 
+    def editor_state(self):
+        """The editor module's `state`, or None for a paradigm that keeps no memory of its own."""
+        return getattr(importlib.import_module(self.editor), "state", None) if self.editor else None
+
     def exporter(self, fmt: str):
         return importlib.import_module(self.exports[fmt]).export
+
+    def curation_commands(self):
+        return importlib.import_module(self.curate)
 
     def report_module(self):
         return importlib.import_module(self.report) if self.report else None

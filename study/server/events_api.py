@@ -21,6 +21,7 @@ import orjson
 from flask import Blueprint, current_app, jsonify
 from sqlalchemy import Table
 
+from study import paradigms
 from study.curation.replay import DeltaError, replay
 from study.server import arrival, contract
 from study.server.blinding import fill_proactive
@@ -28,8 +29,6 @@ from study.server.context import engine, limits, session_brief_or_404, session_o
 from study.store import events as event_store
 from study.store import reading
 from study.store.db import events
-from study.paradigms.proactive import PROACTIVE
-from study.paradigms.proactive.memory import interaction_memory
 
 blueprint = Blueprint("events_api", __name__, url_prefix="/api/sessions")
 
@@ -112,8 +111,9 @@ def state(session_id):
         [],
     )
     extra = {}
-    if (records[0].get("proactive") or {}).get("paradigm") in PROACTIVE:
-        extra["proactive"] = interaction_memory(records)
+    for paradigm in paradigms.registered():  # e.g. ghost text's interaction memory
+        if state := paradigm.editor_state():
+            extra.update(state(records))
     return jsonify(
         doc=doc,
         next_seq=seqs[-1] + 1,

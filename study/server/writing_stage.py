@@ -21,7 +21,6 @@ from study.server.stages import at_stage, stage_url
 from study.store import events as event_store
 from study.store import reading
 
-
 # -- writing ----------------------------------------------------------------------------------
 
 

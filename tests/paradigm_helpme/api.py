@@ -14,7 +14,6 @@ from flask import Blueprint, jsonify
 from study import model_client
 from study.server import contract, model_calls
 from study.server.context import session_or_404, study
-
 from tests.paradigm_helpme import NAME
 
 blueprint = Blueprint("helpme_api", __name__, url_prefix="/api/sessions")

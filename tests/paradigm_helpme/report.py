@@ -5,7 +5,6 @@ from __future__ import annotations
 from study import config as study_config
 from study.report.data import STUDY, ReportData
 from study.report.sections.plugins import metrics_section
-
 from tests.paradigm_helpme import NAME
 
 TITLE = "Help me"

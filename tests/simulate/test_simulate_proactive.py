@@ -13,16 +13,15 @@ import threading
 import time
 
 import httpx
-
 from click.testing import CliRunner
 
 from study import config
 from study.cli import main
 from study.lm.backends import Generation
 from study.lm.server import serve_in_thread
-from study.store import make_engine, reading
-from study.store import events as event_store
 from study.simulate.pages import read_page
+from study.store import events as event_store
+from study.store import make_engine, reading
 from study.store import sessions as session_store
 from tests.conftest import CONTACT
 from tests.simulate.conftest import ScriptedWriterBackend

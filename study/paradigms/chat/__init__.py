@@ -27,5 +27,6 @@ PARADIGM = Paradigm(
     templates={"chat": StudyTemplate("CollabLLM's chat document-creation study: 3 document types, "
                                      "3 anonymous assistants", overlay="chat/init")},
     exports={"chat": "study.paradigms.chat.export"},
+    curate="study.paradigms.chat.curation_cli",
     simulate="study.paradigms.chat.simulate",
 )

@@ -41,5 +41,6 @@ PARADIGM = Paradigm(
         **{level: StudyTemplate(f"MindCopilot's {level} only", levels=(level,)) for level in PROACTIVE},
     },
     exports={"proactive": "study.paradigms.proactive.export"},
+    curate="study.paradigms.proactive.curation.cli",
     simulate="study.paradigms.proactive.simulate",
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from flask import url_for
 
 from study.paradigms.proactive import PROACTIVE, is_proactive_study
+from study.paradigms.proactive.memory import interaction_memory
 
 
 def boot(study, condition, session_id: str) -> dict:
@@ -35,3 +36,11 @@ def boot(study, condition, session_id: str) -> dict:
             **study.proactive.browser(),
         }
     return found
+
+
+def state(records: list[dict]) -> dict:
+    """The interaction memory L2 and L3 requests carry (history, outcomes, accepted spans),
+    rebuilt from an L1-L3 session's stored records for a browser that lost its saved copy."""
+    if (records[0].get("proactive") or {}).get("paradigm") in PROACTIVE:
+        return {"proactive": interaction_memory(records)}
+    return {}
