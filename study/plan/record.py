@@ -26,6 +26,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from study.config import CONFIG_NAME, Study
+from study.curation.stats import COLUMNS as STATS_COLUMNS
 
 RECORD_NAME = "preregistration.json"
 KEY_NAME = "preregistration.key"
@@ -59,6 +60,11 @@ def check_plan(study: Study) -> dict:
     outcomes = {o["name"] for o in plan.get("outcomes", [])}
     names = {c.name for c in study.conditions}
     problems = []
+    measures = sorted(set(STATS_COLUMNS) - {"session_id", "format"}) + ["judging"]
+    for i, outcome in enumerate(plan.get("outcomes", [])):
+        if outcome["measure"] not in measures:
+            problems.append(f"{source}: plan.outcomes[{i}].measure: {outcome['measure']!r} is not a per-session "
+                            f"figure the report computes. Fix: one of {', '.join(measures)}.")  # fmt: skip
     for i, comparison in enumerate(plan.get("comparisons", [])):
         if comparison["outcome"] not in outcomes:
             problems.append(f"{source}: plan.comparisons[{i}].outcome: no [[plan.outcomes]] is named "

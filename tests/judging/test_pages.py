@@ -165,3 +165,33 @@ def test_a_judge_takes_a_second_task_though_it_repeats_a_gold_item(tmp_path):
                     json={"ratings": [{"item": i, "score": 1} for i in shown], "submit": True})  # fmt: skip
     assert len(seen[0] & seen[1]) == 1  # the gold item, and two different texts
     app.extensions["study.engine"].dispose()
+
+
+@pytest.mark.parametrize("exclude", [True, False])
+def test_a_judge_failing_gold_is_flagged_and_left_out_unless_configured(tmp_path, exclude):
+    from study.judging import results
+    from study.judging import settings as judging_settings
+    from study.store import reading
+
+    folder = tmp_path / "study"
+    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
+    (folder / "gold.jsonl").write_text('{"text": "spam spam spam spam", "score": 1}\n')
+    set_section(folder, "judging", {"unit": "document", "k": 1, "items_per_task": 2, "gold": "gold.jsonl",
+                                    "gold_per_task": 1, "exclude_failed_gold": exclude})  # fmt: skip
+    study = config.load(folder)
+    engine = make_engine(study.database_url)
+    create_tables(engine)
+    finish_sessions(engine, study, TEXTS)
+    assert CliRunner().invoke(main, ["judging", "build", str(folder)]).exit_code == 0
+    app = create_app(study, suggestion_engine=object())
+    client = app.test_client()
+    location = enter(client, access_code="careless").location
+    shown = items(client, location)
+    client.post(f"/api/judging/{location.rsplit('/', 1)[-1]}/ratings",
+                json={"ratings": [{"item": i, "score": 5} for i in shown], "submit": True})  # fmt: skip
+    with reading(engine) as connection:
+        found = results.collect(connection, study, judging_settings.from_study(study))
+    assert found.flagged == ["careless"] and len(found.ratings) == 2
+    assert len(found.kept) == (0 if exclude else 2)
+    app.extensions["study.engine"].dispose()
+    engine.dispose()

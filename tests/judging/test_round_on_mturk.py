@@ -23,7 +23,6 @@ from study.mturk import ledger, posting
 from study.mturk import review as writer_review
 from study.store import reading, writing
 from tests.judging.walk import judge_hit
-from tests.mturk.conftest import TASK_URL
 from tests.mturk.walk import take_hit
 
 STORIES = [
@@ -35,6 +34,7 @@ GOLD = [
     {"text": "asdf asdf asdf qwer qwer", "score": 1},
     {"text": "zzz zzz zzz zzz zzz zzz zz", "score": 1},
 ]
+WRITER_URL = "https://study.example.org/task"
 JUDGE_URL = "https://study.example.org/judge"
 
 
@@ -55,7 +55,7 @@ def test_a_judging_round_from_posting_to_the_joined_ratings(study_folder, make_c
     from tests.mturk.conftest import with_model
 
     task_client = create_app(with_model(ctx.study, model_url), engine=ctx.engine).test_client()
-    writers = posting.post(ctx, hits=1, assignments=3, reward=Decimal("2.50"), task_url=TASK_URL)
+    writers = posting.post(ctx, hits=1, assignments=3, reward=Decimal("2.50"), task_url=WRITER_URL)
     writer_hit = writers.hits[0]["hit_id"]
     written = {}
     for number, story in enumerate(STORIES):

@@ -66,6 +66,14 @@ def test_a_comparison_of_an_unknown_arm_is_named_with_the_fix(planned):
     assert not (planned / "preregistration.json").exists()
 
 
+def test_an_outcome_the_report_cannot_measure_is_named_with_the_fix(planned):
+    edit(planned, lambda data: data["plan"]["outcomes"][0].update(measure="happiness"))
+    result = run("preregister", planned)
+    assert result.exit_code != 0
+    assert "plan.outcomes[0].measure: 'happiness' is not a per-session figure" in result.output
+    assert "writer_share_final" in result.output and "judging" in result.output
+
+
 def test_verify_lists_a_changed_setting_an_added_arm_and_excluded_sessions(planned):
     run("preregister", planned)
 
