@@ -156,5 +156,11 @@ def test_every_section_reads_one_acceptance_and_table5_has_time_and_switches(stu
     # The scripted logs carry one decoding, so the paper's grouping puts the L0 session with
     # L1's: in the group, and left out of its acceptance (41.67 above), not counted as 0.
     assert collaboration["creative, low (T .3)"][0] == "3"
+
+    # With a judge too, the report spells HAR out.
+    judged = tmp_path / "judged.html"
+    result = CliRunner().invoke(main, ["report", str(study_folder), "--out", str(judged), "--deterministic-judge"])
+    assert result.exit_code == 0, result.output
+    assert "hierarchical acceptance rate" in Tables(judged.read_text(encoding="utf-8")).texts["proactive"]
     # The blurred 30 s are editing time, not active time.
     assert float(curated["L2"]["editing_minutes"]) - float(curated["L2"]["active_minutes"]) == pytest.approx(0.5, abs=0.02)

@@ -57,8 +57,10 @@ def build(data: ReportData) -> Section | None:
     if not entry.judged:
         section.paragraph(NO_JUDGE, note=True)
     else:
-        section.paragraph(f"HAR and KED judged by {entry.judge} (as `study curate proactive` "
-                          "judges them: the full checklist, the default KED weights).", note=True)
+        section.paragraph(f"HAR (hierarchical acceptance rate: the 17-rule checklist against the "
+                          "writer's own text after the suggestion) and KED (knowledge-aware editing "
+                          f"distance) judged by {entry.judge} (as `study curate proactive` judges "
+                          "them: the full checklist, the default KED weights).", note=True)  # fmt: skip
         if entry.judge == JudgeBackend.model_id:
             section.paragraph(DETERMINISTIC_NOTE, note=True)
     headings = list(summary([], entry.judged))
