@@ -65,7 +65,8 @@ def create_app(backend: Backend, *, logprobs: bool = True) -> Flask:
 
     @app.get("/v1/models/<path:model>")
     def model(model: str):
-        return jsonify(_model_card(model, created))
+        # Whatever name is asked for, the one model that would answer it.
+        return jsonify(_model_card(backend.model_id, created))
 
     @app.post("/v1/completions")
     def completions():

@@ -38,6 +38,9 @@ def test_the_endpoint_names_the_model_that_answered_not_the_one_asked_for(lm_ser
     ):
         answer = httpx.post(f"{lm_serve}/{route}", json=body, timeout=10).json()
         assert answer["model"] == "deterministic", route
+    # Asking about a model by name describes the one that would answer it.
+    assert httpx.get(f"{lm_serve}/models/{CONFIGURED}", timeout=10).json()["id"] == "deterministic"
+    assert [m["id"] for m in httpx.get(f"{lm_serve}/models", timeout=10).json()["data"]] == ["deterministic"]
 
 
 def test_a_chat_study_records_the_answering_model_beside_the_configured_one(tmp_path, lm_serve):

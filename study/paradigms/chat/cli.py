@@ -9,7 +9,6 @@ from pathlib import Path
 import click
 
 from study import config as study_config
-from study.paradigms.chat import intent_drafts
 from study.paradigms.chat.config import DEFAULT_TYPES, ChatConfigError, DocumentType, read_bank
 
 
@@ -45,6 +44,9 @@ def draft_intents(directory: str, type_name: str, count: int, endpoint: str, mod
     path = Path(out) if out else Path(directory) / "intents" / f"{type_name}.toml"
     if path.exists() and not force:
         raise click.ClickException(f"{path} exists and may hold your edits. Fix: pass --out NEW.toml, or --force to replace it.")
+    # Here, not at the top: it brings the openai SDK, which every `study` command would then load.
+    from study.paradigms.chat import intent_drafts
+
     document_type = types[type_name]
     click.echo(f"Drafting {count} {document_type.label} intents with '{model}' at {endpoint}...")
     try:
