@@ -13,13 +13,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from study.report import chat
+from study.paradigms.chat import arm_report
 from study.paradigms.proactive import report as proactive
 from study.report.data import EXTRA_LOADERS, ReportData, ReportSourceError, load  # noqa: F401
 from study.report.html import page
 from study.report.sections import SECTIONS
 
-# The chat study's and proactive co-writing's metrics (their loaders do nothing for other data).
-EXTRA_LOADERS.extend([chat.load, proactive.load])
+# The chat study's and proactive co-writing's metrics, and a chat arm's pasted replies read as
+# the assistant's (their loaders do nothing for other data).
+EXTRA_LOADERS.extend([chat.load, proactive.load, arm_report.load])
 
 
 def render(data: ReportData) -> str:

@@ -115,6 +115,12 @@ class TestRealHumanEval:
         reply_text = reply.inner_text()
         assert reply_text.strip()
         page.get_by_test_id("editor").click()
+        page.keyboard.press("End")
+        # The writer copies the reply into the text: the assistant's text, not the writer's
+        # own and not text from outside.
+        page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+        page.evaluate("text => navigator.clipboard.writeText(text)", " " + reply_text)
+        page.keyboard.press("Control+V")
         type_text(page, " Inspired, I wrote on.")
         wait_saved(page)
         finish_writing(page)
@@ -133,6 +139,13 @@ class TestRealHumanEval:
         assert conversation["messages"][1]["content"] == reply_text
         arms = _report(study_dir, tmp_path)
         assert all(f"<td>{arm}</td><td>1</td>" in arms for arm in ("autocomplete", "chat", "no-model"))
+        html = (tmp_path / "report.html").read_text(encoding="utf-8")
+        origin = html.split('<section id="origin">')[1].split("</section>")[0]
+        chat_row = origin.split("<td>chat</td>")[1].split("</tr>")[0]
+        cells = [c.split("</td>")[0] for c in chat_row.split("<td>")[1:]]
+        assert float(cells[2].split()[0]) > 50, cells  # the assistant's share of the final text
+        assert cells[3] == "0.00" and cells[4] == "0", cells  # nothing from outside, nothing flagged
+        assert "Sessions with text from outside" not in origin
 
 
 class TestDhillon:
