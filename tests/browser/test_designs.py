@@ -17,7 +17,13 @@ from study.cli import write_study_files
 from study.store import make_engine, reading
 from study.store import sessions as session_store
 from tests.browser.conftest import CONTACT, MIN_SECONDS
-from tests.browser.participant import evaluate_and_survey, finish_writing, start_writing, type_text, wait_saved
+from tests.browser.participant import (
+    evaluate_and_survey,
+    finish_writing,
+    start_writing,
+    type_text,
+    wait_saved,
+)
 
 pytestmark = pytest.mark.browser
 
