@@ -226,7 +226,10 @@ def status(directory: str) -> None:
               help="writing: Tab suggestions (CoAuthor). chat: CollabLLM's chat document-creation "
               "study. proactive: MindCopilot's L1, L2 and L3 in rotation (ghost text after a "
               "pause); L1/L2/L3: that paradigm only.")
-def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, paradigm: str) -> None:
+@click.option("--design", type=click.Choice(["jakesch", "dhillon", "realhumaneval"]), default=None,
+              help="A published design's arms instead (study init --design; README, Paradigms as arms).")
+def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, paradigm: str,
+         design: str | None) -> None:
     """Start a ready local study with a local model: no API key, no network."""
     from dataclasses import replace
 
@@ -235,6 +238,8 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
     from study.server import create_app
 
     levels = {"proactive": ("L1", "L2", "L3"), "L1": ("L1",), "L2": ("L2",), "L3": ("L3",)}.get(paradigm)
+    if design and directory == "demo-study":
+        directory = f"demo-{design}-study"  # its own study.toml and database, as each paradigm's
     if paradigm != "writing" and directory == "demo-study":
         # Each paradigm's demo keeps its own study.toml and database: the writing demo's
         # sessions would otherwise sit beside conditions the other study does not have.
@@ -261,6 +266,7 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
         },
         paradigm="chat" if paradigm == "chat" else "writing",
         paradigms=levels,
+        design=design,
     )
     study = _load(directory)
     # The demo always talks to its own local model, whatever the folder's study.toml says.
