@@ -325,6 +325,15 @@ def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None
         f"Exported {summary.sessions} sessions ({summary.events} events) to {out}"
         + (f"; skipped {summary.skipped} without events" if summary.skipped else "")
     )
+    mixed = {c.paradigm for c in study.conditions} & {"none", "chat"}
+    from study.paradigms.proactive import is_proactive_study
+
+    if mixed and is_proactive_study(study.conditions):
+        # Arms of several paradigms: the ghost-text arms keep their own (extended) format too.
+        from study.paradigms.proactive.export import export_proactive
+
+        done = export_proactive(study, Path(out) / "proactive", include_unfinished=include_unfinished)
+        click.echo(f"Exported {done.sessions} ghost-text sessions with the extension to {Path(out) / 'proactive'}")
 
 
 def _register_groups() -> None:

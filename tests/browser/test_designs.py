@@ -139,6 +139,11 @@ class TestRealHumanEval:
         metadata = (out / "metadata.csv").read_text()
         for arm, paradigm in (("no-model", "none"), ("autocomplete", "L1"), ("chat", "chat")):
             assert f",{arm},{paradigm}" in metadata
+        # The ghost-text arm also keeps MindCopilot's extended format, and only it is there.
+        proactive = (out / "proactive" / "sessions.csv").read_text().splitlines()
+        assert len(proactive) == 2 and ",L1,autocomplete," in proactive[1]
+        validated = CliRunner().invoke(study_cli, ["curate", "validate", str(out / "proactive")])
+        assert validated.exit_code == 0, validated.output
         [conversation] = [json.loads(line) for line in (out / "chat-arm-conversations.jsonl").read_text().splitlines()]
         assert conversation["session_id"] == chat_session and conversation["condition"] == "chat"
         assert [m["role"] for m in conversation["messages"]] == ["user", "assistant"]
