@@ -299,7 +299,10 @@ CHAT_DEMO = {"max_tokens = 512": "max_tokens = 64", "context_chars = 24000": "co
               help="writing: Tab suggestions (CoAuthor). chat: CollabLLM's chat document-creation "
               "study. proactive: MindCopilot's L1, L2 and L3 in rotation (ghost text after a "
               "pause); L1/L2/L3: that paradigm only.")
-def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, paradigm: str) -> None:
+@click.option("--design", type=click.Choice(["jakesch", "dhillon", "realhumaneval"]), default=None,
+              help="A published design's arms instead (study init --design; README, Paradigms as arms).")
+def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, paradigm: str,
+         design: str | None) -> None:
     """Start a ready local study with a local model: no API key, no network."""
     from dataclasses import replace
 
@@ -308,6 +311,8 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
     from study.server import create_app
 
     levels = registry.study_templates()[paradigm].levels
+    if design and directory == "demo-study":
+        directory = f"demo-{design}-study"  # its own study.toml and database, as each paradigm's
     if paradigm != "writing" and directory == "demo-study":
         # Each paradigm's demo keeps its own study.toml and database: the writing demo's
         # sessions would otherwise sit beside conditions the other study does not have.
@@ -334,6 +339,7 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
             **(CHAT_DEMO if paradigm == "chat" else {}),
         },
         paradigm=paradigm,
+        design=design,
     )
     study = _load(directory)
     # The demo always talks to its own local model, whatever the folder's study.toml says.
@@ -393,6 +399,16 @@ def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None
         found = collect(study, from_study(study))
         if found.ratings:
             click.echo(f"Exported {write(found, Path(out))} judging ratings to {Path(out) / RATINGS_CSV}")
+
+    mixed = {c.paradigm for c in study.conditions} & {"none", "chat"}
+    from study.paradigms.proactive import is_proactive_study
+
+    if mixed and is_proactive_study(study.conditions):
+        # Arms of several paradigms: the ghost-text arms keep their own (extended) format too.
+        from study.paradigms.proactive.export import export_proactive
+
+        done = export_proactive(study, Path(out) / "proactive", include_unfinished=include_unfinished)
+        click.echo(f"Exported {done.sessions} ghost-text sessions with the extension to {Path(out) / 'proactive'}")
 
 
 def _register_groups() -> None:

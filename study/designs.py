@@ -59,7 +59,7 @@ DESIGNS = {
                   "text": "\nIs social media good for society? Explain your view in a short essay.\n\nIn my opinion,"},),
         survey=({"id": "attitude", "type": "likert7",
                  "text": "Overall, social media is good for society."},),
-    ),  # fmt: skip
+    ),
     "dhillon": Design(
         "dhillon", "within subjects, Latin square: no AI, next-sentence, next-paragraph (Dhillon et al. CHI 2024)",
         "within",
@@ -68,7 +68,7 @@ DESIGNS = {
             _tab("next-sentence", "creative", max_tokens=30),
             _tab("next-paragraph", "creative", max_tokens=120),
         ),
-    ),  # fmt: skip
+    ),
     "realhumaneval": Design(
         "realhumaneval", "autocomplete vs chat vs no model (RealHumanEval, Mozannar et al. 2024)",
         "between",
@@ -78,7 +78,7 @@ DESIGNS = {
             {"name": "chat", "genre": "creative", "paradigm": "chat", "mode": "chat", "model": "davinci-002",
              "system_prompt": "You are a helpful writing assistant."},
         ),
-    ),  # fmt: skip
+    ),
 }
 
 

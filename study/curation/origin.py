@@ -144,7 +144,8 @@ def origin(
             continue
         units = to_units(inserted)
         source = _held(units, [(before_text, before_authors), *reversed(removed)])
-        if source is None and any(inserted in reply for reply in assistant_texts):
+        # A reply copied with a space or line break around it (the writer's own) is still it.
+        if source is None and any(inserted.strip() in reply for reply in assistant_texts):
             source = ASSISTANT * len(units)
         if source is None:
             source = OUTSIDE * len(to_units(inserted))

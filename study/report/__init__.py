@@ -16,14 +16,16 @@ from study import paradigms
 from study.report import chat
 from study.report import judging as judging_report
 from study.report import plan as plan_report
+from study.paradigms.chat import arm_report
 from study.paradigms.proactive import report as proactive
 from study.report.data import EXTRA_LOADERS, ReportData, ReportSourceError, load  # noqa: F401
 from study.report.html import page
 from study.report.sections import SECTIONS
 
-# The chat study's and proactive co-writing's metrics (their loaders do nothing for other data);
-# a judging round's results, then the preregistered plan (which may read them).
-EXTRA_LOADERS.extend([chat.load, proactive.load, judging_report.load, plan_report.load])
+# The chat study's and proactive co-writing's metrics, and a chat arm's pasted replies read as
+# the assistant's (their loaders do nothing for other data); a judging round's results, then
+# the preregistered plan (which may read them).
+EXTRA_LOADERS.extend([chat.load, proactive.load, arm_report.load, judging_report.load, plan_report.load])
 
 
 def render(data: ReportData) -> str:

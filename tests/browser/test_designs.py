@@ -17,7 +17,13 @@ from study.cli import write_study_files
 from study.store import make_engine, reading
 from study.store import sessions as session_store
 from tests.browser.conftest import CONTACT, MIN_SECONDS
-from tests.browser.participant import evaluate_and_survey, finish_writing, start_writing, type_text, wait_saved
+from tests.browser.participant import (
+    evaluate_and_survey,
+    finish_writing,
+    start_writing,
+    type_text,
+    wait_saved,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -115,6 +121,12 @@ class TestRealHumanEval:
         reply_text = reply.inner_text()
         assert reply_text.strip()
         page.get_by_test_id("editor").click()
+        page.keyboard.press("End")
+        # The writer copies the reply into the text: the assistant's text, not the writer's
+        # own and not text from outside.
+        page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+        page.evaluate("text => navigator.clipboard.writeText(text)", " " + reply_text)
+        page.keyboard.press("Control+V")
         type_text(page, " Inspired, I wrote on.")
         wait_saved(page)
         finish_writing(page)
@@ -127,12 +139,24 @@ class TestRealHumanEval:
         metadata = (out / "metadata.csv").read_text()
         for arm, paradigm in (("no-model", "none"), ("autocomplete", "L1"), ("chat", "chat")):
             assert f",{arm},{paradigm}" in metadata
+        # The ghost-text arm also keeps MindCopilot's extended format, and only it is there.
+        proactive = (out / "proactive" / "sessions.csv").read_text().splitlines()
+        assert len(proactive) == 2 and ",L1,autocomplete," in proactive[1]
+        validated = CliRunner().invoke(study_cli, ["curate", "validate", str(out / "proactive")])
+        assert validated.exit_code == 0, validated.output
         [conversation] = [json.loads(line) for line in (out / "chat-arm-conversations.jsonl").read_text().splitlines()]
         assert conversation["session_id"] == chat_session and conversation["condition"] == "chat"
         assert [m["role"] for m in conversation["messages"]] == ["user", "assistant"]
         assert conversation["messages"][1]["content"] == reply_text
         arms = _report(study_dir, tmp_path)
         assert all(f"<td>{arm}</td><td>1</td>" in arms for arm in ("autocomplete", "chat", "no-model"))
+        html = (tmp_path / "report.html").read_text(encoding="utf-8")
+        origin = html.split('<section id="origin">')[1].split("</section>")[0]
+        chat_row = origin.split("<td>chat</td>")[1].split("</tr>")[0]
+        cells = [c.split("</td>")[0] for c in chat_row.split("<td>")[1:]]
+        assert float(cells[2].split()[0]) > 50, cells  # the assistant's share of the final text
+        assert cells[3] == "0.00" and cells[4] == "0", cells  # nothing from outside, nothing flagged
+        assert "Sessions with text from outside" not in origin
 
 
 class TestDhillon:

@@ -18,10 +18,17 @@ from study.cli import main as study_cli
 from study.cli import write_study_files
 from study.curation.origin import origin
 from study.mturk.review import outside_text_flags
-from study.store import make_engine, reading
 from study.store import events as event_store
+from study.store import make_engine, reading
 from tests.browser.conftest import CONTACT, MIN_SECONDS
-from tests.browser.participant import editor_text, evaluate_and_survey, finish_writing, start_writing, type_text, wait_saved
+from tests.browser.participant import (
+    editor_text,
+    evaluate_and_survey,
+    finish_writing,
+    start_writing,
+    type_text,
+    wait_saved,
+)
 
 pytestmark = pytest.mark.browser
 

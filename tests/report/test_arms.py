@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 from study.report.data import Question, ReportData
+from study.report.entities import EntityModel
 from study.report.facts import SessionFacts
 from study.report.intervals import bootstrap_difference
 from study.report.sections import arms
-from study.report.entities import EntityModel
 
 
 def _facts(session_id, condition, writer, words, *, assistant=True):

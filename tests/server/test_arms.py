@@ -104,3 +104,21 @@ def test_a_chat_arm_in_a_chat_study_is_refused_with_the_fix(tmp_path):
         config.load(folder)
     assert 'paradigm = "chat" makes a chat arm of a writing study' in str(error.value)
     assert "Fix: remove the paradigm key" in str(error.value)
+
+
+def test_jakesch_arms_differ_only_by_the_side_their_assistant_argues(tmp_path, model_url):
+    study = _design(tmp_path, "jakesch", model_url)
+    good, bad = study.condition("good-for-society"), study.condition("bad-for-society")
+    assert {k: v for k, v in vars(good).items() if k not in ("name", "system_prompt")} == \
+        {k: v for k, v in vars(bad).items() if k not in ("name", "system_prompt")}
+    client = create_app(study).test_client()
+    asked = {}
+    for code in ("control", "good", "bad"):  # the arms in study.toml order
+        session_id = start(client, access_code=code)
+        to_writing(client, session_id, prompt="social-media")
+        if code != "control":
+            answer = client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": "In my opinion,"})
+            assert answer.status_code == 200, answer.json
+            asked[code] = answer.json["suggestions"]
+    # The same text, the same decoding: only each arm's own system prompt can tell them apart.
+    assert asked["good"] != asked["bad"]

@@ -7,6 +7,9 @@ notes their thoughts, then writes the document while chatting with an assistant.
 - `pages`: the path's own stages (intent, prewriting, chat); `api`: what the chat page calls;
 - `export`: the chat session export; `curation`: `study curate chat`'s measures;
 - `simulate`, `simulated_user`: `study simulate`'s chat participant and CollabLLM's user simulator.
+- `arm`, `arm_api`, `arm_export`, `arm_report`: chat as an arm of a writing study (`paradigm =
+  "chat"` in a condition): the panel beside the editor, its API, its conversations in `study
+  export`, and its pasted replies read as the assistant's in `study report`.
 """
 
 from study.paradigms.base import Paradigm, StudyTemplate

@@ -60,6 +60,9 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
         condition = study.condition(session["condition"])
         if not proactive_study:  # L0 and control sessions of a CoAuthor-style study
             continue
+        if condition.paradigm not in ("L0", "L1", "L2", "L3"):
+            continue  # a control or chat arm beside them: not MindCopilot's, in `study export`
+
         with reading(engine) as connection:
             records = event_store.records(connection, session["session_id"])
         if not records:

@@ -19,7 +19,12 @@ from collections.abc import Callable
 
 from study.report.data import ReportData
 from study.report.html import Section
-from study.report.intervals import RESAMPLES, Estimate, bootstrap_difference, bootstrap_mean
+from study.report.intervals import (
+    RESAMPLES,
+    Estimate,
+    bootstrap_difference,
+    bootstrap_mean,
+)
 
 LOGGED = (
     ("time (min)", "time"), ("length (words)", "final_words"),
