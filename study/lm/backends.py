@@ -184,6 +184,8 @@ class DeterministicBackend:
         if on_token is not None:
             for index, generation in enumerate(generations):
                 for token in generation.tokens:
+                    if cancelled is not None and cancelled():  # between tokens, as a real model
+                        raise Cancelled("the client gave up")
                     on_token(index, token)
         return generations
 

@@ -114,8 +114,9 @@ def create_app(backend: Backend, *, logprobs: bool = True) -> Flask:
         want_logprobs = _bool(body, "logprobs") and logprobs
         top = _int(body, "top_logprobs", 0, 20, 0)
         prompt = backend.format_chat(messages)  # raises BackendLoading (503) before any byte
-        gone = client_gone(request.environ, request.headers)
-        if _bool(body, "stream"):
+        streamed = _bool(body, "stream")
+        gone = client_gone(request.environ, request.headers, streamed=streamed)
+        if streamed:
             if decoding["n"] != 1:
                 raise BadParameter("a streamed reply has one choice here: send n=1", "n")
             lines = chat_stream(backend, prompt, decoding, body["model"], gone, _lstrip)

@@ -6,9 +6,10 @@ first with the role, then one per piece of content, the last with the finish_rea
 sent as one `data: {"error": {...}}` line, as OpenAI does, and the stream ends without [DONE].
 
 Generation stops as soon as nobody will read it (`client_gone`): the client closed the
-connection, or the time it said it would wait (the openai SDK sends its read timeout as
-`X-Stainless-Read-Timeout`) has passed. The backends serve one request at a time, so without
-this a reply abandoned by a timed-out client would make the next request wait for it.
+connection, or the time it said it would wait for an answer that is not streamed (the openai
+SDK sends its read timeout as `X-Stainless-Read-Timeout`) has passed. The backends serve one
+request at a time, so without this a reply abandoned by a timed-out client would make the next
+request wait for it.
 """
 
 from __future__ import annotations
@@ -27,11 +28,14 @@ from study.lm.backends import Backend, Cancelled, Generation
 TIMEOUT_HEADER = "X-Stainless-Read-Timeout"
 
 
-def client_gone(environ: dict, headers) -> Callable[[], bool]:
-    """A check that is True once the request's client cannot read the answer any more."""
+def client_gone(environ: dict, headers, *, streamed: bool = False) -> Callable[[], bool]:
+    """A check that is True once the request's client cannot read the answer any more.
+
+    The read timeout bounds a whole answer only when nothing is read before it ends; a client
+    reading a stream waits that long between pieces, so a stream ends on a disconnect only."""
     deadline = None
     try:
-        waited = float(headers.get(TIMEOUT_HEADER, ""))
+        waited = float(headers.get(TIMEOUT_HEADER, "")) if not streamed else 0.0
         if waited > 0:
             deadline = time.monotonic() + waited
     except ValueError:

@@ -4,6 +4,7 @@ has gone (study.lm.streaming); driven with the official `openai` client."""
 from __future__ import annotations
 
 import queue
+import time
 
 import openai
 import pytest
@@ -29,6 +30,17 @@ class Watched(DeterministicBackend):
             raise
         self.ended.put("finished")
         return generations
+
+
+class Trickling(DeterministicBackend):
+    """The deterministic model writing a token every 0.2 s, as a slow CPU model does."""
+
+    def generate(self, prompt: str, on_token=None, **kwargs):
+        def slowly(index: int, piece: str) -> None:
+            time.sleep(0.2)
+            on_token(index, piece)
+
+        return super().generate(prompt, on_token=slowly if on_token else None, **kwargs)
 
 
 @pytest.fixture(scope="module")
@@ -88,3 +100,15 @@ def test_a_client_that_leaves_a_stream_stops_the_generation() -> None:
         assert backend.ended.get(timeout=20) == "cancelled"
     finally:
         stop()
+
+
+def test_a_stream_longer_than_the_read_timeout_is_finished_while_pieces_keep_coming() -> None:
+    url, stop = serve_in_thread(Trickling())
+    try:
+        reader = openai.OpenAI(base_url=url, api_key="unused", max_retries=0, timeout=2)
+        chunks = list(reader.chat.completions.create(model="m", messages=MESSAGES, seed=3, stream=True))
+        whole = reader.with_options(timeout=60).chat.completions.create(model="m", messages=MESSAGES, seed=3)
+    finally:
+        stop()
+    assert chunks[-1].choices[0].finish_reason == "stop"  # not cut at the 2 s read timeout
+    assert "".join(c.choices[0].delta.content or "" for c in chunks) == whole.choices[0].message.content
