@@ -23,8 +23,6 @@ from study.server import limits as server_limits
 from study.server.throttle import StartThrottle
 from study.store import create_tables, make_engine
 
-
-
 # The default of [session] max_request_bytes (study.server.limits).
 MAX_REQUEST_BYTES = server_limits.Limits.max_request_bytes
 
@@ -49,7 +47,9 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     )
     # Event batches are small (a few KB); past [session] max_request_bytes is a client bug or
     # abuse, refused (413) before the body is read.
-    request_bytes = server_limits.from_study(study).max_request_bytes
+    # Quotas, throttles, text caps and the access-code list (study.server.limits), read once.
+    limits = server_limits.from_study(study)
+    request_bytes = limits.max_request_bytes
     app.config.update(
         MAX_CONTENT_LENGTH=request_bytes,
         MAX_FORM_MEMORY_SIZE=request_bytes,
@@ -70,8 +70,7 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     app.extensions["study"] = study
     app.extensions["study.engine"] = engine
     app.extensions["study.suggestions"] = suggestion_engine
-    # Quotas, throttles and the access-code list (study.server.limits), read once at start.
-    app.extensions["study.limits"] = server_limits.from_study(study)
+    app.extensions["study.limits"] = limits
     # Counted where every worker process and host sees the same count (study.server.limit_store).
     limit_store = limit_stores.from_environment(engine, study.id or study.name)
     limit_store.check()  # an unreachable Redis stops the server before it takes anyone in

@@ -4,13 +4,13 @@ each with sessions walked over real HTTP to the stages the API's operations need
 from __future__ import annotations
 
 import re
+import sqlite3
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
 import pytest
-from sqlalchemy import create_engine, func, select
 
 from study.cli import write_study_files
 from study.store.db import metadata, sessions
@@ -32,7 +32,15 @@ class LiveStudy:
     paths: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        self.engine = create_engine(f"sqlite:///{self.database}")
+        # One statement for the whole snapshot: it runs twice per generated request.
+        # server_activity is the servers' own counts for `study status`, written every few seconds
+        # whatever was asked (study.server.activity), not what a request stored.
+        counts = ", ".join(f'(SELECT count(*) FROM "{table.name}")' for table in metadata.sorted_tables
+                           if table.name != "server_activity")
+        stages = (f"(SELECT group_concat(pair, ',') FROM (SELECT session_id || ':' || stage AS pair "
+                  f"FROM {sessions.name} ORDER BY session_id))")
+        self.snapshot = f"SELECT {counts}, {stages}"
+        self.connection = sqlite3.connect(f"file:{self.database}?mode=ro", uri=True, isolation_level=None)
 
     @property
     def url(self) -> str:
@@ -40,16 +48,7 @@ class LiveStudy:
 
     def stored(self) -> tuple:
         """Every table's row count and every session's stage: what a refused request must not change."""
-        with self.engine.connect() as connection:
-            counts = tuple(
-                connection.execute(select(func.count()).select_from(table)).scalar_one()
-                # server_activity is the servers' own counts for `study status`, written every
-                # few seconds whatever was asked (study.server.activity), not what a request stored.
-                for table in metadata.sorted_tables if table.name != "server_activity"
-            )
-            order = sessions.c.session_id
-            stages = tuple(connection.execute(select(sessions.c.session_id, sessions.c.stage).order_by(order)))
-        return counts, stages
+        return self.connection.execute(self.snapshot).fetchone()
 
 
 def _enter(client: httpx.Client, code: str) -> str:
@@ -127,6 +126,6 @@ def live_study(request, tmp_path_factory, model_url):
             made = _chat_sessions(client) if kind == "chat" else _writing_sessions(client, kind == "proactive")
         live = LiveStudy(kind, server, folder / "study.db", made, PATHS[kind])
         yield live
-        live.engine.dispose()
+        live.connection.close()
     finally:
         server.stop()

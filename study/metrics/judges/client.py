@@ -18,6 +18,7 @@ from pathlib import Path
 import openai
 
 from study import model_client
+from study.store.permissions import private_folder, write_private
 
 
 class JudgeError(RuntimeError):
@@ -62,9 +63,8 @@ class OpenAIJudge:
         self.calls += 1
         answer = response.choices[0].message.content or ""
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            # The cache holds the writers' texts as the judge read them: private, as an export is.
+            private_folder(path.parent)
             record = {"model": self.model, "version": version, "messages": messages, "answer": answer}
-            temporary = path.with_suffix(".partial")
-            temporary.write_text(json.dumps(record), encoding="utf-8")
-            os.replace(temporary, path)
+            write_private(path, json.dumps(record).encode("utf-8"))
         return answer
