@@ -85,3 +85,43 @@ def test_openai_chat_client_gets_a_reply(base_url: str) -> None:
     content = response.choices[0].message.content
     assert content and "<|im_end|>" not in content
     assert "".join(t.token for t in response.choices[0].logprobs.content) == content
+
+
+def test_a_streamed_reply_is_the_reply_the_model_writes(base_url: str) -> None:
+    client = openai.OpenAI(base_url=base_url, api_key="unused", max_retries=0, timeout=120)
+    messages = [{"role": "user", "content": "Suggest a title for a blog post about gardens."}]
+    whole = client.chat.completions.create(model="smollm2", messages=messages, max_tokens=20, temperature=0)
+    stream = client.chat.completions.create(model="smollm2", messages=messages, max_tokens=20,
+                                            temperature=0, stream=True)  # fmt: skip
+    pieces = [c.choices[0].delta.content for c in stream if c.choices[0].delta.content]
+    assert len(pieces) > 1 and "".join(pieces) == whole.choices[0].message.content
+
+
+def test_a_request_abandoned_by_its_client_does_not_hold_up_the_next(base_url: str) -> None:
+    # The model answers one request at a time: a 4000-token reply would keep the next request
+    # waiting for minutes, unless the model stops once the first client has given up.
+    impatient = openai.OpenAI(base_url=base_url, api_key="unused", max_retries=0, timeout=3)
+    with pytest.raises(openai.APITimeoutError):
+        impatient.completions.create(model="smollm2", prompt=STORY, max_tokens=4000, temperature=0)
+    patient = openai.OpenAI(base_url=base_url, api_key="unused", max_retries=0, timeout=90)
+    answer = patient.completions.create(model="smollm2", prompt=STORY, max_tokens=5, temperature=0)
+    assert answer.choices[0].text
+
+
+def test_the_repetition_guard_breaks_a_loop(backend: SmolLM2Backend) -> None:
+    # Greedy decoding continues a refrain by repeating it until max_tokens; the guard lets no
+    # run of 8 tokens come twice in what the model writes.
+    chant = "The end. " * 6
+
+    def repeats(tokens: list[str]) -> int:
+        runs = [tuple(tokens[i : i + 8]) for i in range(len(tokens) - 7)]
+        return len(runs) - len(set(runs))
+
+    backend.no_repeat_ngram = 0
+    try:
+        loop = backend.generate(chant, max_tokens=40, temperature=0)[0]
+    finally:
+        backend.no_repeat_ngram = 8
+    guarded = backend.generate(chant, max_tokens=40, temperature=0)[0]
+    assert repeats(loop.tokens) > 0  # without the guard the model loops
+    assert repeats(guarded.tokens) == 0
