@@ -53,13 +53,15 @@ class Endpoint:
 def served(chat_folder):
     made = []
 
-    def serve(endpoint: Endpoint, **chat):
+    def serve(endpoint: Endpoint, system_prompt: str | None = None, **chat):
         made.append(endpoint)
         study = config.load(chat_folder)
         study = replace(
             study, suggestions=replace(study.suggestions, endpoint=endpoint.url),
             chat=replace(study.chat, **chat),
         )  # fmt: skip
+        if system_prompt is not None:  # every assistant's, so the window does not hang on which one is drawn
+            study = replace(study, conditions=[replace(c, system_prompt=system_prompt) for c in study.conditions])
         return study, create_app(study).test_client()
 
     yield serve
@@ -121,7 +123,7 @@ def test_a_stream_cut_off_stores_no_reply_and_is_logged_as_cut_off(served) -> No
 
 def test_the_model_reads_the_document_and_the_latest_turns_within_the_window(served, tmp_path) -> None:
     endpoint = Endpoint()
-    study, client = served(endpoint, context_chars=1200)
+    study, client = served(endpoint, system_prompt="You help the user write. " * 10, context_chars=1200)
     session_id = _chatting(client)
     draft = "My grandmother kept bees behind the shed. " * 3
     events = [{"seq": 0, "eventName": "system-initialize", "eventSource": "api", "eventTimestamp": 1,
