@@ -4,8 +4,8 @@ One Python process runs Python on one core at a time (the GIL), so `study serve`
 process per core (`--workers`). Each worker is granian's: its HTTP side (connections, keep-alive,
 parsing requests and writing answers) runs in Rust outside the GIL, and the Flask app runs on a
 pool of `--threads` Python threads. At a 1,000-writer launch the event API's budget is about 1 ms
-of CPU per request (issue 17); a pure-Python server spends half of that on HTTP alone (gunicorn's
-threaded worker measured about 0.4 ms more per request than granian under the same load,
+of CPU per request (issue 17); a pure-Python server spends much of that on HTTP alone (at 1,000
+writers gunicorn's threaded worker took 1.93 ms per event request where granian took 1.15 ms,
 README "Benchmarks"), so the HTTP side is left to code that does not hold the GIL. Every writer's
 browser keeps its connection open between batches; `--writers` sets how many requests a worker
 takes at once (the rest wait in the kernel's queue), never fewer than the threads.
