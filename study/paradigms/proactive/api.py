@@ -30,7 +30,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify
 
 from study.server import contract, model_calls
-from study.server.context import session_or_404, study
+from study.server.context import study, writing_session_or_409
 from study.paradigms.proactive import PROACTIVE
 from study.paradigms.proactive import assistant
 from study.paradigms.proactive.context import HistoryError, parse_history
@@ -68,9 +68,7 @@ def _checked(body: dict) -> tuple[str, list, list, list, int | None]:
                502: contract.ERROR, 503: contract.ERROR, 504: contract.ERROR},
 )  # fmt: skip
 def suggest(session_id):
-    session = session_or_404(session_id)
-    if session["stage"] != "writing":
-        return jsonify(error=f"session is at stage '{session['stage']}', not writing"), 409
+    session = writing_session_or_409(session_id)
     condition = study().condition(session["condition"])
     if condition.paradigm not in PROACTIVE:
         # Not the condition's name: the participant's browser may read this answer.
@@ -124,9 +122,7 @@ def suggest(session_id):
                502: contract.ERROR, 503: contract.ERROR, 504: contract.ERROR},
 )  # fmt: skip
 def ask_assistant(session_id):
-    session = session_or_404(session_id)
-    if session["stage"] != "writing":
-        return jsonify(error=f"session is at stage '{session['stage']}', not writing"), 409
+    session = writing_session_or_409(session_id)
     condition = study().condition(session["condition"])
     if not study().proactive.assistant_panel(condition.paradigm):
         return jsonify(error="this session has no assistant panel"), 409

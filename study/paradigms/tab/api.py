@@ -18,7 +18,7 @@ from flask import Blueprint, jsonify
 
 from study.paradigms.none import arm as control_arm
 from study.server import contract, model_calls
-from study.server.context import limits, session_or_404, study, suggestion_engine
+from study.server.context import limits, study, suggestion_engine, writing_session_or_409
 
 blueprint = Blueprint("suggestions_api", __name__, url_prefix="/api/sessions")
 
@@ -30,9 +30,7 @@ blueprint = Blueprint("suggestions_api", __name__, url_prefix="/api/sessions")
                502: contract.ERROR, 503: contract.ERROR, 504: contract.ERROR},
 )  # fmt: skip
 def suggest(session_id):
-    session = session_or_404(session_id)
-    if session["stage"] != "writing":
-        return jsonify(error=f"session is at stage '{session['stage']}', not writing"), 409
+    session = writing_session_or_409(session_id)
     body = contract.body()
     on_screen = body.get("on_screen", [])
     doc = body["doc"][-limits().prompt_chars:]  # [suggestions] prompt_chars
