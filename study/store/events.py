@@ -15,7 +15,8 @@ import orjson
 from sqlalchemy import Connection, Engine, Table, func, select, text
 
 from study.store.db import events, sessions
-from study.store.engine import driver_fetch, writing
+from study.store import group_commit
+from study.store.engine import driver_fetch
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,9 @@ def ingest(
     `check` runs inside that transaction, before anything is written, and sees the rows as
     they will be stored; it may raise Refused. SQLite's write lock (and on PostgreSQL a lock
     on the session's row, taken here) keeps two batches of one session from being checked
-    against the same stored state.
+    against the same stored state. The transaction is shared with the other batches that
+    arrived meanwhile (study.store.group_commit); the caller must not be inside a `writing`
+    transaction.
     """
     now = time.time()
     rows = []
@@ -84,7 +87,8 @@ def ingest(
         + " ON CONFLICT DO NOTHING RETURNING seq"
     )
     parameters = [row[column] for row in rows for column in columns]
-    with writing(engine) as connection:
+
+    def work(connection: Connection) -> int | Refused:
         if check is not None:
             if connection.dialect.name == "postgresql":
                 connection.execute(
@@ -92,8 +96,17 @@ def ingest(
                     .where(sessions.c.session_id == session_id)
                     .with_for_update()
                 )
-            check(connection, rows)
-        stored = len(driver_fetch(connection, statement, parameters)) if rows else 0
+            try:
+                check(connection, rows)
+            except Refused as refusal:  # refused alone: the group's other batches go on
+                return refusal
+        return len(driver_fetch(connection, statement, parameters)) if rows else 0
+
+    # Stored in this process's next group commit (study.store.group_commit): answered only
+    # once that transaction is committed.
+    stored = group_commit.run(engine, work)
+    if isinstance(stored, Refused):
+        raise stored
     return BatchResult(acked=sorted({row["seq"] for row in rows}), stored=stored)
 
 

@@ -1,0 +1,135 @@
+"""study.store.group_commit: batches that arrive together share one transaction, and each is
+still answered for itself: stored and acknowledged, refused alone, or (when the transaction
+fails) not stored and told so. On SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from sqlalchemy import text
+
+from study.store import events as event_store
+from study.store import group_commit
+
+from .records import event_count
+from .test_events import new_session, typed_batches
+
+
+def _hold_the_writer(engine):
+    """A group in progress that ends when the returned event is set, so that what is submitted
+    meanwhile waits and goes in together as the next group."""
+    entered, release = threading.Event(), threading.Event()
+
+    def slow(connection):
+        entered.set()
+        release.wait(10)
+        return "slow"
+
+    holder = threading.Thread(target=group_commit.run, args=(engine, slow))
+    holder.start()
+    assert entered.wait(10)
+    return holder, release
+
+
+def _submit(target, *args) -> tuple[threading.Thread, dict]:
+    outcome: dict = {}
+
+    def call():
+        try:
+            outcome["result"] = target(*args)
+        except Exception as error:  # the test looks at what each caller was told
+            outcome["error"] = error
+
+    thread = threading.Thread(target=call)
+    thread.start()
+    return thread, outcome
+
+
+def _wait_until_queued(engine, count: int) -> None:
+    deadline = time.monotonic() + 10
+    while len(group_commit._queue(engine).waiting) < count:
+        assert time.monotonic() < deadline, "the batches never reached the queue"
+        time.sleep(0.01)
+
+
+def test_many_writers_at_once_have_every_batch_stored_once_and_acknowledged(engine):
+    sessions = [new_session(engine) for _ in range(12)]
+    answers: dict[str, list[int]] = {session_id: [] for session_id in sessions}
+
+    def writer(session_id):
+        _, batches = typed_batches("Words arrive together from many writers.", size=4)
+        for batch in batches:
+            answers[session_id] += event_store.ingest(engine, session_id, batch).acked
+
+    threads = [threading.Thread(target=writer, args=(session_id,)) for session_id in sessions]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    for session_id in sessions:
+        assert event_count(engine, session_id) == len(answers[session_id]) > 0
+        assert answers[session_id] == list(range(len(answers[session_id])))
+
+
+def test_a_refused_batch_is_refused_alone_and_its_group_is_stored(engine):
+    good, bad = new_session(engine), new_session(engine)
+    _, (good_batch, *_) = typed_batches("Kept", size=10)
+    _, (bad_batch, *_) = typed_batches("Refused", size=10)
+
+    def refuse(connection, rows):
+        raise event_store.Refused("events[0]: not this one")
+
+    holder, release = _hold_the_writer(engine)
+    refused, refused_outcome = _submit(event_store.ingest, engine, bad, bad_batch, refuse)
+    kept, kept_outcome = _submit(event_store.ingest, engine, good, good_batch, lambda connection, rows: None)
+    _wait_until_queued(engine, 2)
+    release.set()
+    for thread in (holder, refused, kept):
+        thread.join(10)
+
+    assert isinstance(refused_outcome["error"], event_store.Refused)
+    assert event_count(engine, bad) == 0
+    assert kept_outcome["result"].stored == len(good_batch)
+    assert event_count(engine, good) == len(good_batch)
+
+
+def test_a_failed_transaction_stores_nothing_of_its_group_and_tells_every_writer(engine):
+    session_id = new_session(engine)
+    _, (batch, *_) = typed_batches("Lost together", size=20)
+
+    def broken(connection):
+        connection.execute(text("INSERT INTO no_such_table VALUES (1)"))
+
+    holder, release = _hold_the_writer(engine)
+    writer, outcome = _submit(event_store.ingest, engine, session_id, batch)
+    failing, failing_outcome = _submit(group_commit.run, engine, broken)
+    _wait_until_queued(engine, 2)
+    release.set()
+    for thread in (holder, writer, failing):
+        thread.join(10)
+
+    assert "error" in failing_outcome
+    assert "error" in outcome, "a batch must not be acknowledged when its transaction failed"
+    assert event_count(engine, session_id) == 0
+    # The browser's resend is stored as usual.
+    assert event_store.ingest(engine, session_id, batch).stored == len(batch)
+
+
+@pytest.mark.parametrize("size", [group_commit.MAX_GROUP + 5])
+def test_a_queue_longer_than_one_group_is_written_in_several(engine, size):
+    sessions = [new_session(engine) for _ in range(size)]
+    _, (batch, *_) = typed_batches("One", size=10)
+
+    holder, release = _hold_the_writer(engine)
+    submitted = [_submit(event_store.ingest, engine, session_id, batch) for session_id in sessions]
+    _wait_until_queued(engine, size)
+    release.set()
+    holder.join(10)
+    for thread, _ in submitted:
+        thread.join(20)
+
+    assert all(outcome["result"].stored == len(batch) for _, outcome in submitted)
+    assert all(event_count(engine, session_id) == len(batch) for session_id in sessions)
