@@ -32,7 +32,7 @@ from sqlalchemy import func, select, text, update
 
 from study.config import Condition
 from study.server.context import engine, limits, study
-from study.store import writing
+from study.store import group_commit
 from study.store.db import suggestion_requests
 
 # What a participant reads when the model fails: nothing about endpoints or status codes.
@@ -50,9 +50,11 @@ logger = logging.getLogger(__name__)
 class Refused(Exception):
     """The request does not reach the model; `response()` is what the participant gets."""
 
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message, status)  # both in args, so it pickles whole (tests/test_exceptions)
-        self.message, self.status = message, status
+    def __init__(self, message: str, status: int, busy: bool = False) -> None:
+        # All in args, so it pickles whole (tests/test_exceptions). `busy`: refused for the
+        # study's capacity rather than this participant's own pace (counted by `study status`).
+        super().__init__(message, status, busy)
+        self.message, self.status, self.busy = message, status, busy
 
     def __str__(self) -> str:
         return self.message
@@ -91,10 +93,15 @@ def _in_flight_seconds() -> float:
 def admit(session_id: str, condition: Condition, busy: str = BUSY) -> int:
     """Check the limits and record the request, in one transaction; its suggestion_requests
     row id. Raises Refused when a limit is reached (429) or every slot is taken (503): nothing
-    is recorded then."""
+    is recorded then. The transaction is the next group commit's (study.store.group_commit):
+    a request does not wait for the write turn on its own behind a launch's event batches."""
     per_session = study().suggestions.max_requests_per_minute
     study_wide = limits().model_calls_per_minute
-    with writing(engine()) as connection:
+    concurrent = limits().concurrent_suggestions
+    in_flight_seconds = _in_flight_seconds()
+
+    def count_and_record(connection) -> int | Refused:
+        # Runs on whichever request thread leads the group: no Flask globals in here.
         if connection.dialect.name == "postgresql":
             connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _COUNTING_LOCK})
         now = time.time()
@@ -106,7 +113,7 @@ def admit(session_id: str, condition: Condition, busy: str = BUSY) -> int:
             .where(suggestion_requests.c.created_at > since)
         ).scalar_one()
         if recent >= per_session:
-            raise Refused(f"too many requests: at most {per_session} per minute; wait a moment", 429)
+            return Refused(f"too many requests: at most {per_session} per minute; wait a moment", 429)
         everyone = connection.execute(
             select(func.count())
             .select_from(suggestion_requests)
@@ -114,19 +121,17 @@ def admit(session_id: str, condition: Condition, busy: str = BUSY) -> int:
         ).scalar_one()
         if everyone >= study_wide:
             logger.warning("model calls: the study-wide limit of %d per minute is reached", study_wide)
-            g.study_model_call_busy = True
-            raise Refused(busy, 429)
+            return Refused(busy, 429, busy=True)
         # A row without an outcome is a call in flight, on this process or another; one left by
         # a server that stopped mid-call stops counting once no call could still be running.
         in_flight = connection.execute(
             select(func.count())
             .select_from(suggestion_requests)
-            .where(suggestion_requests.c.created_at > now - _in_flight_seconds())
+            .where(suggestion_requests.c.created_at > now - in_flight_seconds)
             .where(suggestion_requests.c.error == NO_OUTCOME)
         ).scalar_one()
-        if in_flight >= limits().concurrent_suggestions:
-            g.study_model_call_busy = True
-            raise Refused(busy, 503)
+        if in_flight >= concurrent:
+            return Refused(busy, 503, busy=True)
         return connection.execute(
             suggestion_requests.insert().values(
                 session_id=session_id,
@@ -139,6 +144,13 @@ def admit(session_id: str, condition: Condition, busy: str = BUSY) -> int:
                 error=NO_OUTCOME,
             )
         ).inserted_primary_key[0]
+
+    outcome = group_commit.run(engine(), count_and_record)
+    if isinstance(outcome, Refused):
+        if outcome.busy:
+            g.study_model_call_busy = True
+        raise outcome
+    return outcome
 
 
 def settle(
@@ -172,8 +184,7 @@ def settle(
     if connection is not None:
         connection.execute(statement)
         return
-    with writing(engine()) as own:
-        own.execute(statement)
+    group_commit.run(engine(), lambda own: own.execute(statement))
 
 
 def unavailable(what: str, session_id: str, reason: str, timed_out: bool, calm: str = UNAVAILABLE):
