@@ -37,6 +37,10 @@ def make_engine(url: str) -> Engine:
         connect_args={"isolation_level": None, "check_same_thread": False, "timeout": 30},
         pool_size=8,
         max_overflow=16,
+        # The connection used last is handed out next: in WAL mode a connection's page cache
+        # is emptied whenever another one has written, so the fewer connections take turns,
+        # the more of each transaction's pages are still cached (a third of an event batch's CPU).
+        pool_use_lifo=True,
     )
 
     @event.listens_for(engine, "connect")
