@@ -18,11 +18,6 @@ from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 
 
-# How much of an SQLite file is read through the memory map (address space, not memory: the
-# kernel's page cache holds the pages, shared by every connection and worker process).
-MMAP_BYTES = 1 << 30
-
-
 def make_engine(url: str) -> Engine:
     """An engine for `url`; SQLite gets WAL, a busy timeout and explicit write locking."""
     if not url.startswith("sqlite"):
@@ -52,11 +47,6 @@ def make_engine(url: str) -> Engine:
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA busy_timeout=30000")
         cursor.execute("PRAGMA foreign_keys=ON")
-        # Pages are read through a memory map of the file rather than a read() per page: in WAL
-        # mode a connection's page cache is emptied whenever another connection has written, so
-        # with a pool of connections (and other worker processes) every transaction would read
-        # its pages again, about 90 system calls for one event batch (issue 17's CPU budget).
-        cursor.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
         cursor.close()
 
     @event.listens_for(engine, "begin")
