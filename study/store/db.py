@@ -82,6 +82,10 @@ suggestion_requests = Table(
     Index("suggestion_requests_by_session", "session_id", "created_at"),
     # The study-wide model-call counts (study.server.model_calls) read the last minute's rows.
     Index("suggestion_requests_by_time", "created_at"),
+    # The calls in flight (rows whose outcome is still the placeholder) are counted on every
+    # model call, inside the write transaction: without this index that count read each row of
+    # the last minute (7.6 ms at 3,000 rows, the write lock held meanwhile; 12 us with it).
+    Index("suggestion_requests_by_outcome", "error", "created_at"),
 )
 
 # New sessions started per address (study.server.limit_store.DatabaseStore): one row per start,
