@@ -154,4 +154,9 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
             return jsonify(error=message), error.code
         return error
 
+    # Last, so it is in front of every wrapper: well-formed event batches skip Flask's
+    # request machinery (study.server.event_lane); everything else reaches Flask as before.
+    from study.server import event_lane
+
+    event_lane.install(app, request_bytes)
     return app

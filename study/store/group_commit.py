@@ -35,7 +35,7 @@ MAX_GROUP = 128
 
 
 class _Item:
-    __slots__ = ("work", "done", "result", "error")
+    __slots__ = ("done", "error", "result", "work")
 
     def __init__(self, work: Callable[[Connection], Any]) -> None:
         self.work = work
@@ -55,7 +55,7 @@ class _Queue:
 
 # Per engine (weakly: a test suite makes and drops many), the queue of this process: a forked
 # worker makes its own.
-_queues: "weakref.WeakKeyDictionary[Engine, tuple[int, _Queue]]" = weakref.WeakKeyDictionary()
+_queues: weakref.WeakKeyDictionary[Engine, tuple[int, _Queue]] = weakref.WeakKeyDictionary()
 _queues_lock = threading.Lock()
 
 
@@ -105,6 +105,6 @@ def _write(engine: Engine, group: list[_Item]) -> None:
         with writing(engine) as connection:
             for item in group:
                 item.result = item.work(connection)
-    except BaseException as error:  # nothing of the group is stored, and every item says so
+    except BaseException as error:  # noqa: BLE001 - nothing of the group is stored; every item says so
         for item in group:
             item.error = error

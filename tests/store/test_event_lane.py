@@ -1,0 +1,114 @@
+"""study.server.event_lane: the event API answers a browser the same whether a batch takes the
+fast lane or goes through Flask, good batches and bad requests alike, and the lane's requests
+are counted for `study status` as Flask's are."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+from werkzeug.test import Client
+
+from study.server import create_app
+from study.server.event_lane import EventLane
+
+from .records import event_count
+from .test_events_api import events_url, session_at, typed
+
+
+@pytest.fixture
+def app(backend_study, engine):
+    return create_app(backend_study, engine=engine, suggestion_engine=object())
+
+
+@pytest.fixture
+def paths(app):
+    """(the app as served: the lane in front, Flask alone: what the lane hands on to)."""
+    assert isinstance(app.wsgi_app, EventLane)
+    return app.test_client(), Client(app.wsgi_app.flask_wsgi)
+
+
+def answers(paths, engine, study, stage, request):
+    """The (status, JSON body) each path gives for `request(client, session_id)`, each on a
+    session of its own at `stage`."""
+    found = []
+    for client in paths:
+        response = request(client, session_at(engine, study, stage))
+        found.append((response.status_code, orjson.loads(response.get_data())))
+    return found
+
+
+def post_json(body, path=events_url, query=""):
+    def request(client, session_id):
+        return client.post(path(session_id) + query, data=orjson.dumps(body), content_type="application/json")
+
+    return request
+
+
+GOOD = {"events": typed("Same answer")}
+
+
+@pytest.mark.parametrize(
+    "stage, request_",
+    [
+        ("writing", post_json(GOOD)),
+        ("writing", post_json({"events": typed("x")[:1] + [{"seq": 1, "eventName": "text-insert"}]})),
+        ("writing", post_json({"events": []})),
+        ("writing", post_json(GOOD, query="?debug=1")),
+        ("writing", post_json(GOOD, path=lambda session_id: events_url("0" * 32))),
+        ("writing", post_json(GOOD, path=lambda session_id: events_url("not-a-session"))),
+        ("finished", post_json(GOOD)),
+        (
+            "writing",
+            lambda client, session_id: client.post(
+                events_url(session_id), data=b'{"events": [', content_type="application/json"
+            ),
+        ),
+        (
+            "writing",
+            lambda client, session_id: client.post(
+                events_url(session_id), data=b"x" * 10_000_000, content_type="application/json"
+            ),
+        ),
+    ],
+    ids=["good", "schema", "empty", "query", "unknown", "malformed-id", "closed", "not-json", "too-big"],
+)
+def test_both_paths_give_a_browser_the_same_answer(paths, engine, backend_study, stage, request_):
+    lane, flask_alone = answers(paths, engine, backend_study, stage, request_)
+    assert lane == flask_alone
+
+
+def test_a_resent_batch_is_acknowledged_as_duplicates_on_the_lane(app, engine, backend_study):
+    client = app.test_client()
+    session_id = session_at(engine, backend_study, "writing")
+    body = orjson.dumps(GOOD)
+    first = client.post(events_url(session_id), data=body, content_type="application/json")
+    again = client.post(events_url(session_id), data=body, content_type="application/json")
+
+    assert first.status_code == again.status_code == 200
+    assert again.get_json() == {"acked": first.get_json()["acked"], "stored": 0, "duplicates": len(GOOD["events"])}
+    assert event_count(engine, session_id) == len(GOOD["events"])
+
+
+def test_the_lanes_requests_count_as_event_requests_for_study_status(app, engine, backend_study):
+    client = app.test_client()
+    session_id = session_at(engine, backend_study, "writing")
+    recorder = app.extensions["study.activity"]
+
+    response = client.post(events_url(session_id), data=orjson.dumps(GOOD), content_type="application/json")
+
+    assert response.status_code == 200
+    assert recorder.current.event_requests == 1
+    assert recorder.current.requests == 1
+
+
+def test_only_a_well_formed_batch_takes_the_lane(app, engine, backend_study):
+    through_flask = []
+    # First among the hooks: the door's check stops the later ones when it refuses.
+    app.before_request_funcs.setdefault(None, []).insert(0, lambda: through_flask.append(1))
+    client = app.test_client()
+    session_id = session_at(engine, backend_study, "writing")
+
+    client.post(events_url(session_id), data=orjson.dumps(GOOD), content_type="application/json")
+    assert through_flask == []
+    client.post(events_url(session_id) + "?x=1", data=orjson.dumps(GOOD), content_type="application/json")
+    assert through_flask == [1]
