@@ -38,8 +38,10 @@ def test_a_reward_below_the_minimum_hourly_rate_is_refused(researcher):
 
 def test_publish_pause_start_stop(researcher):
     study = researcher.study()
-    move = lambda action: researcher.post(f"studies/{study['id']}/transition/",  # noqa: E731
-                                          json={"action": action})
+
+    def move(action):
+        return researcher.post(f"studies/{study['id']}/transition/", json={"action": action})
+
     refused = move("PAUSE")
     assert refused.status_code == 400
     assert "UNPUBLISHED" in refused.json()["error"]["detail"]["action"][0]
@@ -85,7 +87,7 @@ def test_a_full_study_awaits_review_then_completes_and_a_rejection_reopens_it(
     for pid in ("a" * 24, "b" * 24):
         take_part_and_finish(emulator, study["id"], pid)
     assert researcher.get(f"studies/{study['id']}/").json()["status"] == "AWAITING REVIEW"
-    first, second = researcher.submissions(study["id"])
+    first, _second = researcher.submissions(study["id"])
     rejected = researcher.post(f"submissions/{first['id']}/transition/", json={
         "action": "REJECT", "rejection_category": "LOW_EFFORT", "message": "x" * 100})
     assert rejected.status_code == 200
