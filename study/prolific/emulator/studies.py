@@ -12,7 +12,7 @@ from __future__ import annotations
 from study.prolific.emulator import fees
 from study.prolific.emulator.call import Call, paginate
 from study.prolific.emulator.errors import ApiError, invalid
-from study.prolific.emulator.state import PUBLISHED, State, iso, new_id
+from study.prolific.emulator.state import State, iso, new_id
 
 ID_OPTIONS = ("url_parameters", "question", "not_required")
 DEVICES = ("desktop", "tablet", "mobile")
@@ -175,7 +175,10 @@ def update(state: State, call: Call, study_id: str) -> tuple[int, dict]:
                           "published.")
     proposed = {**study, **changes}
     check(state, proposed, set(changes))
-    if study["status"] in PUBLISHED and "total_available_places" in changes:
+    if study["status"] != "UNPUBLISHED" and "total_available_places" in changes:
+        if study.get("_stopped"):
+            raise invalid("total_available_places",
+                          "A stopped study cannot take more participants.")
         added = proposed["total_available_places"] - study["total_available_places"]
         if added < 0:
             raise invalid("total_available_places",

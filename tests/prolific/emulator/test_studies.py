@@ -107,3 +107,15 @@ def test_the_study_list_is_paginated(researcher):
     rest = researcher.session.get(page["_links"]["next"]["href"]).json()
     assert rest["_links"]["next"]["href"] is None
     assert [s["id"] for s in page["results"] + rest["results"]] == made
+
+
+def test_more_places_reopen_a_full_study_but_not_a_stopped_one(researcher, emulator):
+    study = researcher.published(total_available_places=1)
+    take_part_and_finish(emulator, study["id"], "a" * 24)
+    assert researcher.get(f"studies/{study['id']}/").json()["status"] == "AWAITING REVIEW"
+    grown = researcher.patch(f"studies/{study['id']}/", json={"total_available_places": 2})
+    assert grown.json()["status"] == "ACTIVE"
+    researcher.post(f"studies/{study['id']}/transition/", json={"action": "STOP"})
+    assert researcher.get(f"studies/{study['id']}/").json()["status"] == "AWAITING REVIEW"
+    refused = researcher.patch(f"studies/{study['id']}/", json={"total_available_places": 3})
+    assert refused.status_code == 400

@@ -88,3 +88,16 @@ def test_bulk_approval_by_participants_of_a_study_or_by_submissions(researcher, 
     assert {s["status"] for s in researcher.submissions(study["id"])} == {"APPROVED"}
     unknown = researcher.post("submissions/bulk-approve/", json={"submission_ids": ["f" * 24]})
     assert unknown.status_code == 400
+
+
+def test_a_study_submissions_can_also_be_read_by_limit_and_offset(researcher, emulator):
+    study, _ = _reviewable(researcher, emulator, count=5)
+    first = researcher.get(f"studies/{study['id']}/submissions/",
+                           params={"limit": 2, "offset": 0}).json()
+    seen = [s["participant_id"] for s in first["results"]]
+    url = first["_links"]["next"]["href"]
+    while url:
+        page = researcher.session.get(url).json()
+        seen += [s["participant_id"] for s in page["results"]]
+        url = page["_links"]["next"]["href"]
+    assert seen == [f"{n:024x}" for n in range(5)]
