@@ -417,6 +417,7 @@ def _register_groups() -> None:
     from study.plan.cli import preregister
     from study.lm.cli import lm
     from study.mturk.cli import mturk
+    from study.prolific.cli import prolific
     from study.paradigms.chat.cli import chat
     from study.report.cli import report
     from study.simulate.cli import simulate
@@ -424,7 +425,7 @@ def _register_groups() -> None:
     from study.review.cli import qualify, review, reviewers
 
     for group in (lm, curate, mturk, keys, release, withdraw, reviewers, review, qualify, report,
-                  simulate, chat, judging, preregister):
+                  simulate, chat, judging, preregister, prolific):
         main.add_command(group)
 
 

@@ -22,7 +22,7 @@ from study.paradigms.none import arm as control_arm
 from study.config import min_writing_text, study_duration
 from study.mturk import repeat
 from study.review import rounds
-from study.server import assignment, contract, page_security, stages, surveys, within
+from study.server import assignment, contract, page_security, prolific_entry, stages, surveys, within
 from study.server.context import engine, limits, study
 from study.server.stages import at_stage, stage_url
 from study.store import reading, writing
@@ -89,7 +89,7 @@ def index():
 
 @blueprint.get("/task")
 @contract.declare(
-    "Enter the study: from MTurk (assignmentId, hitId, workerId, turkSubmitTo) or with an access code",
+    "Enter the study: from MTurk (assignmentId, hitId, workerId, turkSubmitTo), from Prolific (PROLIFIC_PID, STUDY_ID, SESSION_ID) or with an access code",
     query="api/pages.schema.json#/$defs/taskQuery", responses={200: None, 302: None, 400: None, 403: None, 429: None},
 )  # fmt: skip
 def task():
@@ -102,6 +102,8 @@ def task():
     assignment_id = args.get("assignmentId", "").strip()
     if assignment_id == PREVIEW_ASSIGNMENT:
         return render_template("preview.html", study=study())
+    if prolific_entry.from_prolific(args):  # PROLIFIC_PID, STUDY_ID, SESSION_ID
+        return prolific_entry.enter(args, round_name)
 
     if assignment_id:
         worker_id = args.get("workerId", "").strip()
@@ -353,6 +355,8 @@ def complete(session_id, session):
             title="Thank you",
             message="This session is finished. Its verification code was shown when it ended.",
         )
+    if (prolific := prolific_entry.completion_url(session)) is not None:
+        return redirect(prolific)  # Prolific's completion URL with the study's code
     submit_origin = None
     if session["assignment_id"] and session["turk_submit_to"]:
         try:

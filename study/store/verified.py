@@ -6,6 +6,8 @@ the repeat check (study.mturk.repeat) and releases (study.release.source) count 
 
 - an MTurk session whose assignment `study mturk sync` has seen at MTurk, for the same worker,
   submitted or approved (a rejected one is not a participant's accepted work);
+- a Prolific session whose submission `study prolific sync` has seen at Prolific, for the same
+  participant, awaiting review or approved (study.store.prolific);
 - a lab session whose access code is on [session] access_codes_file, or any lab session when
   the study keeps no list (then every code was valid at entry).
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 from sqlalchemy import Connection, and_, exists, or_, select
 
 from study.store.db import mturk_assignments, sessions
+from study.store.prolific import synced_submission
 
 ACCEPTED_WORK = ("Submitted", "Approved")
 
@@ -33,7 +36,8 @@ def counted(access_codes: frozenset[str] | None):
     lab = and_(sessions.c.assignment_id.is_(None), sessions.c.access_code.is_not(None))
     if access_codes is not None:
         lab = and_(lab, sessions.c.access_code.in_(sorted(access_codes)))
-    return or_(and_(sessions.c.assignment_id.is_not(None), synced_assignment()), lab)
+    provider = or_(synced_assignment(), synced_submission())
+    return or_(and_(sessions.c.assignment_id.is_not(None), provider), lab)
 
 
 def counted_session_ids(connection: Connection, access_codes: frozenset[str] | None) -> set[str]:
