@@ -20,20 +20,29 @@ participant-group allow and block lists (others are stored, not evaluated), SCHE
 Taskflow, AI Task Builder, rate limits, several workspaces or tokens. The `error_code` numbers and
 the exact wording of messages are the emulator's own.
 
-The provider's traps (/work/shared/notes/prolific-facts.md, checked against docs.prolific.com):
+The provider's traps, as the facts note on Prolific's API (prolific-facts.md, the provider's
+notes) states them, checked against docs.prolific.com (where they differ, the docs win):
 - Money is in minor units (`reward: 150` is 1.50), except `csv_bonuses` amounts, which are major
-  units ("1.50"; "30" pays 30.00): both are kept exactly so.
-- The minimum reward rate (8.00 USD / 6.00 GBP per hour of `estimated_completion_time`) is refused
-  at creation and again at PUBLISH.
-- Publishing checks the balance and holds reward + fee for every place; the API cannot top up.
+  units ("1.50"; the docs warn "30" pays 30.00): both are kept exactly so.
+- The minimum reward rate, 8.00 USD / 6.00 GBP per hour of `estimated_completion_time` (note and
+  Prolific's pricing page), is refused at creation (and PATCH) and again at PUBLISH.
+- Publishing checks the balance and holds reward + fee for every place (docs: "Checking if your
+  account has sufficient balance ... Locking the amount required"); the API cannot top up.
+- The cost calculator answers `total_cost` with Prolific's fee and VAT: the fee rate is a
+  setting of the emulated account, so a client that hard-codes a fee is caught.
 - The study URL must carry `{{%PROLIFIC_PID%}}` (and may carry `{{%STUDY_ID%}}`,
-  `{{%SESSION_ID%}}`), filled per participant; SESSION_ID is the submission id.
-- Returned, rejected and timed-out places are re-offered.
-- The bonus pay endpoint is not idempotent: each call pays again, asynchronously, and the emulator
-  does exactly that, so a client that sends pay twice for one id is caught paying twice. Injected
-  faults (`after`: done, answer lost) let a test check that the client reconciles (reads
-  `bonus_payments` of the submissions, or the balance) before ever sending pay again.
+  `{{%SESSION_ID%}}`), filled per participant; SESSION_ID is the submission id (docs).
+- The note says returned and timed-out places are re-offered; the docs add rejected ones, and
+  so does the emulator.
+- The note names a submission's `participant_id` and `study_code`; the docs' submission object
+  says `participant` and `entered_code`. The emulator answers all four.
+- The bonus pay endpoint is not idempotent (note and docs): each call pays again,
+  asynchronously, and the emulator does exactly that, so a client that sends pay twice for one id
+  is caught paying twice. Injected faults (`after`: done, answer lost) let a test check that the
+  client reconciles (reads the submissions' `bonus_payments`, or the balance) before it would
+  ever send pay again.
 - Participant groups gate studies through allow/block-list filters, read at each join.
+- Submission transitions are idempotent (docs): the same action twice is ignored, not an error.
 
 Files: state.py (the workspace, the clock, money held and paid), fees.py, errors.py, call.py
 (request view, pagination), account.py, studies.py, submissions.py, bonuses.py, groups.py,

@@ -121,6 +121,8 @@ def view(state: State, study: dict) -> dict:
     return {
         "id": study["id"],
         **shown,
+        "completion_code": study["completion_codes"][0]["code"],
+        "completion_option": "url",
         "status": study["status"],
         "places_taken": state.places_taken(study),
         "number_of_submissions": len(submissions),
@@ -146,6 +148,12 @@ def create(state: State, call: Call) -> tuple[int, dict]:
     study["peripheral_requirements"] = study["peripheral_requirements"] or []
     study["filters"] = study["filters"] or []
     study["project"] = study["project"] or state.data["project"]["id"]
+    legacy = call.body.get("completion_code")
+    if not study["completion_codes"] and isinstance(legacy, str) and legacy:
+        # The older single-code form (completion_code, completion_option): one COMPLETED code
+        # whose submissions are reviewed by hand.
+        study["completion_codes"] = [{"code": legacy, "code_type": "COMPLETED",
+                                      "actions": [{"action": "MANUALLY_REVIEW"}]}]
     check(state, study, set(FIELDS))
     if study["maximum_allowed_time"] is None:
         # Prolific derives it from the estimate and keeps it under 24 hours (submission docs).

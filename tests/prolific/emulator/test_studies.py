@@ -16,7 +16,8 @@ def test_a_draft_is_unpublished_and_keeps_what_was_sent(researcher):
 
 def test_a_draft_missing_a_field_or_the_participant_placeholder_is_refused(researcher):
     body = researcher.study()
-    del body["id"]
+    for shown_only in ("id", "completion_code", "completion_option"):
+        del body[shown_only]
     for field in ("name", "completion_codes"):
         answer = researcher.post("studies/", json={**body, field: None})
         assert answer.status_code == 400
@@ -119,3 +120,13 @@ def test_more_places_reopen_a_full_study_but_not_a_stopped_one(researcher, emula
     assert researcher.get(f"studies/{study['id']}/").json()["status"] == "AWAITING REVIEW"
     refused = researcher.patch(f"studies/{study['id']}/", json={"total_available_places": 3})
     assert refused.status_code == 400
+
+
+def test_the_older_single_completion_code_form_is_taken(researcher, emulator):
+    study = researcher.study(completion_codes=None, completion_code="OLDCODE1",
+                             completion_option="url")
+    assert [c["code"] for c in study["completion_codes"]] == ["OLDCODE1"]
+    assert study["completion_code"] == "OLDCODE1"
+    researcher.post(f"studies/{study['id']}/transition/", json={"action": "PUBLISH"})
+    take_part_and_finish(emulator, study["id"], "a" * 24, code="OLDCODE1")
+    assert researcher.submissions(study["id"])[0]["status"] == "AWAITING REVIEW"
