@@ -77,14 +77,14 @@ def pay(
     if entry["bulk_payment_id"] is None:
         entry = set_up(ctx, entry, record["study_id"], participant)
     cost = money.Cost(amount, entry["fee"], ctx.currency)
-    with writing(ctx.engine) as connection:
-        try:
+    try:
+        with writing(ctx.engine) as connection:
             ledger.check_budget(connection, ctx.environment, ctx.budget, cost,
                                 f"a bonus of {money.show(amount, ctx.currency)}",
                                 counted=cost.total)  # fmt: skip
-        except ledger.BudgetExceeded:
-            ledger.settle(connection, entry["id"], "cancelled", "refused by the budget cap")
-            raise
+    except ledger.BudgetExceeded:
+        _settle(ctx, entry, "cancelled", "refused by the budget cap")  # nothing was sent
+        raise
     if confirm is not None and not confirm(cost):
         _settle(ctx, entry, "cancelled", "declined before sending")
         return BonusOutcome("declined", entry, cost)

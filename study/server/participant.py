@@ -22,7 +22,7 @@ from study.paradigms.none import arm as control_arm
 from study.config import min_writing_text, study_duration
 from study.mturk import repeat
 from study.review import rounds
-from study.server import assignment, contract, page_security, prolific_entry, stages, surveys, within
+from study.server import assignment, contract, page_security, prolific_completion, prolific_entry, stages, surveys, within
 from study.server.context import engine, limits, study
 from study.server.stages import at_stage, stage_url
 from study.store import reading, writing
@@ -355,7 +355,7 @@ def complete(session_id, session):
             title="Thank you",
             message="This session is finished. Its verification code was shown when it ended.",
         )
-    if (prolific := prolific_entry.completion_url(session)) is not None:
+    if (prolific := prolific_completion.completion_url(session)) is not None:
         return redirect(prolific)  # Prolific's completion URL with the study's code
     submit_origin = None
     if session["assignment_id"] and session["turk_submit_to"]:

@@ -16,8 +16,6 @@ Cases on entry, in order (as MTurk's in study.server.participant.task):
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
 from flask import current_app, redirect, render_template, request
 
 from study.prolific import settings as prolific_settings
@@ -25,7 +23,7 @@ from study.review import rounds
 from study.server import page_security
 from study.server.context import engine, study
 from study.server.stages import stage_url
-from study.store import reading, writing
+from study.store import writing
 from study.store import prolific as prolific_store
 from study.store import sessions as session_store
 
@@ -92,16 +90,3 @@ def _start_allowed(connection) -> bool:
     if page_security.is_loopback(request.remote_addr):
         return True
     return current_app.extensions["study.start_throttle"].allow(request.remote_addr, connection)
-
-
-def completion_url(session: dict) -> str | None:
-    """Prolific's completion URL with this session's study's code; None if not from Prolific."""
-    if not session.get("hit_id") or not session.get("worker_id"):
-        return None
-    with reading(engine()) as connection:
-        known = prolific_store.study_row(connection, session["hit_id"])
-    if known is None:
-        return None
-    base = prolific_settings.from_study(study()).completion_url
-    joiner = "&" if "?" in base else "?"
-    return f"{base}{joiner}{urlencode({'cc': known['completion_code']})}"

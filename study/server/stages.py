@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import functools
 
-from flask import current_app, redirect, request, url_for
+from flask import current_app, g, redirect, request, url_for
 
 from study import paradigms
 from study.config import GENRE_NOUNS
+from study.server import prolific_completion
 from study.server.context import engine, session_or_404, study
 from study.store import sessions as session_store
 from study.store import writing
@@ -46,6 +47,8 @@ def at_stage(stage: str):
             # own writing page, at the core's) goes to its own page too.
             if session["stage"] != stage or request.endpoint != stage_endpoint(session):
                 return redirect(stage_url(session))
+            # A Prolific session's last form is answered by a redirect to Prolific.
+            g.submit_origin = prolific_completion.origin(session)
             return view(session_id, session)
 
         return checked
