@@ -56,6 +56,19 @@ def test_bad_input_names_the_field_and_the_fix(run, study_folder, monkeypatch):
     assert "No Prolific API token: set PROLIFIC_TOKEN" in run("list", str(study_folder), code=1)
     out = run("list", str(study_folder), "--api-url", "http://api.example.org/api/v1/", code=1)
     assert "plain http to another machine" in out
+    monkeypatch.setenv("PROLIFIC_TOKEN", "a-real-looking-token")
+    out = run("list", str(study_folder), "--api-url", "https://api.example.org/api/v1/", code=1)
+    assert "is Prolific itself" in out and "Fix: pass --live" in out
+
+
+def test_participants_of_a_study_get_messages_and_others_are_refused(run, study_folder, prolific, ctx, task_client):
+    out = run("draft", str(study_folder), "--places", "1", "--publish")
+    study_id = re.search(r"Draft (\w+):", out).group(1)
+    take_part(prolific, task_client, study_id, "7" * 24)
+    out = run("notify", str(study_folder), study_id, "7" * 24, "8" * 24, "--message", "Thank you!")
+    assert f"{'7' * 24}: sent" in out and f"{'8' * 24}: failed" in out
+    assert "not one of this study's" in run("notify", str(study_folder), "f" * 24, "7" * 24,
+                                            "--message", "Hi", code=1)  # fmt: skip
 
 
 def test_both_providers_stand_behind_one_interface():

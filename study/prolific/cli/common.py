@@ -27,6 +27,13 @@ EXPECTED = (
 
 
 def api_option(command):
+    """--api-url and --live, on every command that talks to Prolific."""
+    command = click.option(
+        "--live",
+        is_flag=True,
+        help="Talk to Prolific itself (real money). Prolific has no sandbox: without --live only a "
+        "local address (`study prolific emulate`) is used.",
+    )(command)
     return click.option(
         "--api-url",
         default=None,
@@ -51,11 +58,17 @@ def reports_errors(command):
     return wrapper
 
 
-def open_account(directory: str, api_url: str | None) -> Context:
+def open_account(directory: str, api_url: str | None, live: bool = False) -> Context:
     study = study_config.load(directory)
     if not study.id:
         raise study_config.ConfigError(study_config.missing_id_message(study))
-    ctx = open_context(study, settings.from_study(study), client.connect(api_url))
+    connection = client.connect(api_url)
+    if not connection.emulated and not live:
+        raise client.NoToken(
+            f"{connection.base_url} is Prolific itself: every call may spend real money. Fix: "
+            "pass --live, or point --api-url (or PROLIFIC_API_URL) at `study prolific emulate`."
+        )
+    ctx = open_context(study, settings.from_study(study), connection)
     where = "LIVE (real money)" if ctx.live else "a local emulator"
     click.echo(f"Prolific, {where} at {ctx.client.base_url}; study '{study.name}'.", err=True)
     return ctx

@@ -28,10 +28,10 @@ from study.store import reading
               "call never paid: give it up and pay through a new bulk payment.")
 @api_option
 @reports_errors
-def bonus(directory, submission_id, amount, reason, again, abandon_unsettled, api_url) -> None:
+def bonus(directory, submission_id, amount, reason, again, abandon_unsettled, api_url, live: bool) -> None:
     """Pay a bonus to the participant of a submission, exactly once: re-running the same command
     (after a crash, a lost answer, or by mistake) never sends Prolific's pay call twice."""
-    ctx = open_account(directory, api_url)
+    ctx = open_account(directory, api_url, live)
     value = money.parse(amount, what="--amount")
     outcome = payments.pay(
         ctx, submission_id, value, reason, repeat=again, abandon=abandon_unsettled,
@@ -57,9 +57,9 @@ def bonus(directory, submission_id, amount, reason, again, abandon_unsettled, ap
 @directory_argument
 @api_option
 @reports_errors
-def ledger_command(directory, api_url) -> None:
+def ledger_command(directory, api_url, live: bool) -> None:
     """Every payment this study intended, made or cancelled on Prolific."""
-    ctx = open_account(directory, api_url)
+    ctx = open_account(directory, api_url, live)
     with reading(ctx.engine) as connection:
         rows = ledger.entries(connection, ctx.environment)
         totals = ledger.totals(connection, ctx.environment, ctx.currency)

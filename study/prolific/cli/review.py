@@ -21,10 +21,10 @@ from study.store import reading
 @directory_argument
 @api_option
 @reports_errors
-def sync(directory: str, api_url: str | None) -> None:
+def sync(directory: str, api_url: str | None, live: bool) -> None:
     """Pull every submission of this study's Prolific studies and reconcile it with the local
     sessions (participant, study, completion code) and the ledger."""
-    _print_sync(submissions.sync(open_account(directory, api_url)))
+    _print_sync(submissions.sync(open_account(directory, api_url, live)))
 
 
 def _print_sync(report: submissions.SyncReport) -> None:
@@ -57,10 +57,10 @@ def _approval_cost(ctx, submission_ids: list[str]) -> money.Cost:
 @click.option("--no-sync", is_flag=True, help="Use the submissions as last synced.")
 @api_option
 @reports_errors
-def review(directory, yes, no_sync, api_url) -> None:
+def review(directory, yes, no_sync, api_url, live: bool) -> None:
     """Propose approve/reject for each submission awaiting review, by the same rules as MTurk's
     (code, finished, minimum time, asked the AI, wrote enough), and apply them after confirmation."""
-    ctx = open_account(directory, api_url)
+    ctx = open_account(directory, api_url, live)
     if not no_sync:
         _print_sync(submissions.sync(ctx))
     proposals = review_module.proposals(ctx)
@@ -92,9 +92,9 @@ def review(directory, yes, no_sync, api_url) -> None:
 @click.argument("submission_ids", nargs=-1, required=True)
 @api_option
 @reports_errors
-def approve(directory, submission_ids, api_url) -> None:
+def approve(directory, submission_ids, api_url, live: bool) -> None:
     """Approve submissions and pay their rewards."""
-    ctx = open_account(directory, api_url)
+    ctx = open_account(directory, api_url, live)
     cost = _approval_cost(ctx, list(submission_ids))
     if ctx.live and not confirm_spend(ctx, f"approving {len(submission_ids)} submissions", cost):
         raise click.ClickException("Nothing approved.")
@@ -110,9 +110,9 @@ def approve(directory, submission_ids, api_url) -> None:
               type=click.Choice(review_module.CATEGORIES), help="Prolific's rejection category.")
 @api_option
 @reports_errors
-def reject(directory, submission_ids, message, rejection_category, api_url) -> None:
+def reject(directory, submission_ids, message, rejection_category, api_url, live: bool) -> None:
     """Reject submissions (no reward; Prolific offers the place again)."""
-    ctx = open_account(directory, api_url)
+    ctx = open_account(directory, api_url, live)
     for submission_id in submission_ids:
         outcome = review_module.reject(ctx, submission_id, message, rejection_category)
         click.echo(f"{submission_id}: {outcome}")

@@ -19,9 +19,9 @@ from study.store import reading
 @directory_argument
 @api_option
 @reports_errors
-def balance(directory: str, api_url: str | None) -> None:
+def balance(directory: str, api_url: str | None, live: bool) -> None:
     """The workspace's balance and this study's budget: charged, reserved, released, committed."""
-    ctx = open_account(directory, api_url)
+    ctx = open_account(directory, api_url, live)
     if ctx.workspace_id:
         answer = ctx.client.get(f"workspaces/{ctx.workspace_id}/balance/")
         click.echo(f"Workspace balance: {money.show(int(answer['total_balance']), ctx.currency)}, "
@@ -46,10 +46,10 @@ def balance(directory: str, api_url: str | None) -> None:
 @click.option("--publish", "then_publish", is_flag=True, help="Publish at once (asks on live, showing the cost).")
 @api_option
 @reports_errors
-def draft(directory, places, reward, minutes, task_url, round_name, then_publish, api_url) -> None:
+def draft(directory, places, reward, minutes, task_url, round_name, then_publish, api_url, live: bool) -> None:
     """Create a draft Prolific study from study.toml (unpublished: nothing is paid or reserved).
     Its URL carries Prolific's URL parameters; it gets its own completion code."""
-    ctx = open_account(directory, api_url)
+    ctx = open_account(directory, api_url, live)
     settings = ctx.settings
     pay = money.parse(reward, what="--reward") if reward else settings.reward
     if pay is None:
@@ -76,10 +76,10 @@ def draft(directory, places, reward, minutes, task_url, round_name, then_publish
 @click.argument("study_id")
 @api_option
 @reports_errors
-def publish(directory: str, study_id: str, api_url: str | None) -> None:
+def publish(directory: str, study_id: str, api_url: str | None, live: bool) -> None:
     """Publish a draft: its cost (Prolific's calculator, fees included) is reserved under the
     budget cap first; live asks for confirmation showing it."""
-    _publish(open_account(directory, api_url), study_id)
+    _publish(open_account(directory, api_url, live), study_id)
 
 
 def _publish(ctx, study_id: str) -> None:
@@ -97,8 +97,8 @@ def _transition(action: str, help_text: str):
     @click.argument("study_id")
     @api_option
     @reports_errors
-    def command(directory: str, study_id: str, api_url: str | None) -> None:
-        ctx = open_account(directory, api_url)
+    def command(directory: str, study_id: str, api_url: str | None, live: bool) -> None:
+        ctx = open_account(directory, api_url, live)
         click.echo(f"{study_id}: {studies.transition(ctx, study_id, action)}.")
         if action == "STOP":
             released = studies.release_places(
@@ -124,10 +124,10 @@ stop = _transition("STOP", "Stop recruiting for good; untaken places are release
 @click.option("--places", "count", type=int, required=True, help="How many places to add.")
 @api_option
 @reports_errors
-def places(directory: str, study_id: str, count: int, api_url: str | None) -> None:
+def places(directory: str, study_id: str, count: int, api_url: str | None, live: bool) -> None:
     """Add places to one of this study's Prolific studies (reserved under the cap first when
     it is published; re-running a crashed call finishes it rather than adding twice)."""
-    ctx = open_account(directory, api_url)
+    ctx = open_account(directory, api_url, live)
     record = studies.row(ctx, study_id)
     cost = studies.quote(ctx, record["reward"], count)
     if not confirm_spend(ctx, f"{count} more places of {study_id}", cost):
@@ -139,9 +139,9 @@ def places(directory: str, study_id: str, count: int, api_url: str | None) -> No
 @directory_argument
 @api_option
 @reports_errors
-def list_studies(directory: str, api_url: str | None) -> None:
+def list_studies(directory: str, api_url: str | None, live: bool) -> None:
     """This study's Prolific studies (only those it created), as Prolific reports them now."""
-    ctx = open_account(directory, api_url)
+    ctx = open_account(directory, api_url, live)
     studies.recover(ctx)
     for record in studies.rows(ctx):
         if not record["study_id"]:
