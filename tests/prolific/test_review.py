@@ -74,3 +74,27 @@ def test_only_synced_prolific_sessions_count_as_participants_for_releases(ctx, p
     submissions.sync(ctx)
     with reading(ctx.engine) as connection:
         assert took.session_id in verified.counted_session_ids(connection, None)
+
+
+def test_a_submission_on_a_place_added_outside_the_tool_is_reserved_under_the_cap_before_approval(make_ctx, prolific, model_url):
+    from dataclasses import replace
+
+    from study.server import create_app
+
+    ctx = make_ctx(budget="6.00")
+    client = create_app(replace(ctx.study, suggestions=replace(ctx.study.suggestions, endpoint=model_url)),
+                        engine=ctx.engine).test_client()  # fmt: skip
+    made = studies.create_draft(ctx, studies.Draft("Write with AI", 250, 1, 10, TASK_URL))
+    studies.publish(ctx, made["study_id"])  # 2.50 + 0.83 fee reserved
+    ctx.client.patch(f"studies/{made['study_id']}/", {"total_available_places": 2})  # on the website
+    first = take_part(prolific, client, made["study_id"], "f1" * 12)
+    second = take_part(prolific, client, made["study_id"], "f2" * 12)
+    submissions.sync(ctx)
+    with reading(ctx.engine) as connection:
+        entry = ledger.reward_entry(connection, ctx.environment, second.submission_id)
+        assert entry["status"] == "unreserved"  # counted as committed: Prolific may pay it
+        assert ledger.totals(connection, ctx.environment, ctx.currency).committed.total == 666
+    assert review.approve(ctx, first.submission_id) == "approved"
+    with pytest.raises(ledger.BudgetExceeded, match="which no reservation covered"):
+        review.approve(ctx, second.submission_id)
+    assert ctx.client.get(f"submissions/{second.submission_id}/")["status"] == "AWAITING REVIEW"
