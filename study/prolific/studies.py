@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urlencode, urlparse
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 
 from study.prolific import groups, ledger, money
 from study.prolific.client import ProlificError, is_loopback
@@ -157,8 +157,8 @@ def create_draft(ctx: Context, draft: Draft) -> dict:
     try:
         created = ctx.client.post("studies/", body)
     except ProlificError as error:
-        if error.certain:
-            _set(ctx, token, status="failed")
+        if error.certain:  # Prolific made nothing: neither does this study keep anything
+            _forget(ctx, token)
             raise StudyError(f"Prolific refused the draft: {error.message}") from None
         raise StudyError(
             f"{error.message}\nRun the same command again: it first looks for this draft on "
@@ -174,7 +174,7 @@ def internal_name(ctx: Context, token: str) -> str:
 
 def recover(ctx: Context) -> list[str]:
     """Drafts an earlier run recorded but never heard back about: adopted when Prolific has
-    them (found by the token in their internal_name), marked failed otherwise."""
+    them (found by the token in their internal_name), forgotten otherwise."""
     planned = rows(ctx, status="planned")
     if not planned:
         return []
@@ -186,7 +186,7 @@ def recover(ctx: Context) -> list[str]:
             _set(ctx, item["request_token"], study_id=found["id"], status=found["status"])
             adopted.append(found["id"])
         else:
-            _set(ctx, item["request_token"], status="failed")
+            _forget(ctx, item["request_token"])
     return adopted
 
 
@@ -337,3 +337,11 @@ def _set(ctx: Context, token: str, *, connection=None, **values) -> None:
         return
     with writing(ctx.engine) as connection:
         connection.execute(statement)
+
+
+def _forget(ctx: Context, token: str) -> None:
+    with writing(ctx.engine) as connection:
+        connection.execute(
+            delete(prolific_studies).where(prolific_studies.c.environment == ctx.environment,
+                                           prolific_studies.c.request_token == token)
+        )  # fmt: skip

@@ -43,7 +43,7 @@ prolific_studies = Table(
     # and cleared once Prolific has answered: a re-run after a lost answer finishes the add
     # instead of adding the places twice (study.prolific.studies.add_places).
     Column("places_pending", Integer),
-    # planned | failed | a Prolific status (UNPUBLISHED, ACTIVE, PAUSED, AWAITING REVIEW, ...)
+    # planned (asked, no answer yet) | a Prolific status (UNPUBLISHED, ACTIVE, PAUSED, AWAITING REVIEW, ...)
     Column("status", String(24), nullable=False),
     Column("created_at", Float, nullable=False),
     Column("updated_at", Float),

@@ -87,6 +87,13 @@ def test_a_study_never_touches_a_prolific_study_it_did_not_create(ctx):
     assert on_prolific(ctx, foreign["id"])["status"] == "UNPUBLISHED"
 
 
+def test_a_draft_prolific_refuses_leaves_nothing_behind(ctx, prolific):
+    fault(prolific, "POST", "/api/v1/studies/", when="before", status=400)
+    with pytest.raises(studies.StudyError, match="Prolific refused the draft"):
+        draft(ctx)
+    assert studies.rows(ctx) == [] and list(ctx.client.pages("studies/")) == []
+
+
 def test_a_draft_whose_answer_was_lost_is_found_again_not_made_twice(ctx, prolific):
     fault(prolific, "POST", "/api/v1/studies/")
     with pytest.raises(studies.StudyError, match="Run the same command again"):
