@@ -108,3 +108,18 @@ def test_a_bonus_for_a_submission_of_another_study_is_refused(ctx, prolific, sub
     with pytest.raises(Exception, match="404|not one of this study's"):
         payments.pay(ctx, "ffffffffffffffffffffffff", 100, "nobody")
     assert pay_calls(prolific) == []
+
+
+def test_a_run_killed_after_setting_the_bonus_up_pays_it_once_on_the_next_run(ctx, prolific, submission):
+    def killed(cost):  # the process dies while asking the researcher, before anything is paid
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        payments.pay(ctx, submission, 120, "a vivid scene", confirm=killed)
+    with reading(ctx.engine) as connection:
+        (entry,) = ledger.entries(connection, ctx.environment, kind="bonus")
+    assert entry["status"] == "intended" and entry["bulk_payment_id"] and entry["pay_sent_at"] is None
+    assert payments.pay(ctx, submission, 120, "a vivid scene").status == "paid"
+    assert pay_calls(prolific) == [1]  # the same bulk payment, paid once
+    settle(prolific)
+    assert bonuses_on_prolific(ctx, submission) == [120]
