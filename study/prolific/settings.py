@@ -36,7 +36,6 @@ class ProlificSettings:
     once_per_participant: bool = False
     min_ai_requests: int = 1
     min_writer_chars: int = 100
-    approve_feedback: str = "Thank you for writing with us!"
 
 
 def from_study(study: Study) -> ProlificSettings:

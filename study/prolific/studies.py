@@ -107,8 +107,7 @@ def filters(ctx: Context, round_name: str | None) -> list[dict]:
             )
         found.append({"filter_id": "participant_group_allowlist", "selected_values": [allowed]})
     blocked = [groups.ensure(ctx, "done")] if ctx.settings.once_per_participant else []
-    if groups.find(ctx, "blocked"):
-        blocked.append(groups.find(ctx, "blocked"))
+    blocked += [found for found in [groups.find(ctx, "blocked")] if found]
     if blocked:
         found.append({"filter_id": "participant_group_blocklist", "selected_values": blocked})
     return found

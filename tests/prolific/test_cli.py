@@ -78,3 +78,18 @@ def test_both_providers_stand_behind_one_interface():
         assert isinstance(provider, Provider) and provider.name == name
     with pytest.raises(UnknownProvider, match="Fix: use one of mturk, prolific"):
         provider_for("crowdflower")
+
+
+def test_a_blocked_participant_cannot_join_the_studys_next_prolific_study(run, study_folder, prolific):
+    import httpx
+
+    assert "Blocked 1 participants." in run("block", str(study_folder), "6" * 24)
+    out = run("draft", str(study_folder), "--places", "1", "--publish")
+    study_id = re.search(r"Draft (\w+):", out).group(1)
+    refused = httpx.post(prolific.url + "/_emulator/take-part",
+                         json={"study_id": study_id, "participant_id": "6" * 24})  # fmt: skip
+    assert refused.status_code == 409
+    welcome = httpx.post(prolific.url + "/_emulator/take-part",
+                         json={"study_id": study_id, "participant_id": "5" * 24})  # fmt: skip
+    assert welcome.status_code == 201
+    assert "blocked    " in run("groups", str(study_folder)) and "1 members" in run("groups", str(study_folder))
