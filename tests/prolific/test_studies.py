@@ -125,3 +125,16 @@ def test_stopping_a_study_releases_the_places_nobody_took(ctx):
     with reading(ctx.engine) as connection:
         totals = ledger.totals(connection, ctx.environment, ctx.currency)
     assert totals.committed.total == 0 and totals.released.pay == 750
+
+
+def test_a_publish_prolific_refuses_releases_its_reservation(ctx, prolific):
+    made = draft(ctx, places=2)
+    fault(prolific, "POST", "/api/v1/studies/*/transition/", when="before", status=400)
+    with pytest.raises(studies.StudyError, match=f"Prolific did not publish study {made['study_id']}"):
+        studies.publish(ctx, made["study_id"])
+    with reading(ctx.engine) as connection:
+        totals = ledger.totals(connection, ctx.environment, ctx.currency)
+    assert totals.committed.total == 0 and totals.released.pay == 500
+    assert studies.publish(ctx, made["study_id"]) == "published"  # reserved afresh, once
+    with reading(ctx.engine) as connection:
+        assert ledger.totals(connection, ctx.environment, ctx.currency).reserved.pay == 500
