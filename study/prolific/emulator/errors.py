@@ -22,9 +22,13 @@ class ApiError(Exception):
     """An error answer from the API: raised by an operation, turned into JSON by the wire."""
 
     def __init__(self, status: int, detail: str | dict) -> None:
-        super().__init__(detail if isinstance(detail, str) else repr(detail))
+        # Both in args, so the error pickles whole (tests/test_exceptions.py).
+        super().__init__(status, detail)
         self.status = status
         self.detail = detail
+
+    def __str__(self) -> str:
+        return self.detail if isinstance(self.detail, str) else repr(self.detail)
 
     def body(self) -> dict:
         return error_body(self.status, self.detail)
