@@ -38,8 +38,9 @@ notes) states them, checked against docs.prolific.com (where they differ, the do
   says `participant` and `entered_code`. The emulator answers all four.
 - The bonus pay endpoint is not idempotent (note and docs): each call pays again,
   asynchronously, and the emulator does exactly that, so a client that sends pay twice for one id
-  is caught paying twice. Injected faults (`after`: done, answer lost) let a test check that the
-  client reconciles (reads the submissions' `bonus_payments`, or the balance) before it would
+  is caught paying twice. Injected faults (`after`: done, answer lost; with `hold`, the answer
+  kept back until released, so a test can kill a real process while it waits) let a test check
+  that the client reconciles (reads the submissions' `bonus_payments`, or the balance) before it would
   ever send pay again.
 - Participant groups gate studies through allow/block-list filters, read at each join.
 - Submission transitions are idempotent (docs): the same action twice is ignored, not an error.

@@ -7,6 +7,11 @@ through or not?). The answer is lost by closing the connection without a respons
 None), or replaced by an error status with Prolific's error body. Faults are set by the admin
 endpoint /_emulator/faults or per request with the header `X-Emulator-Fault: after[; status=503]`;
 they live in memory only, since they are part of the test, not of Prolific's state.
+
+A fault with `hold` keeps the caller waiting instead of answering at once: the request stays
+open (its work done, with `after`) until the test releases held answers (`DELETE
+/_emulator/faults`), and only then is the answer lost. That is the moment a test kills a real
+process in: it has sent the call and waits for an answer that has not come.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ class Fault:
     when: str  # "before" | "after"
     times: int = 1
     status: int | None = None  # None: close the connection without an answer
+    hold: bool = False  # wait until released before failing
 
     def matches(self, method: str, path: str) -> bool:
         return (self.method in ("*", method.upper())
@@ -46,7 +52,10 @@ def parse(spec: dict) -> Fault:
         raise ValueError('"times" must be a positive integer')
     if status is not None and (not isinstance(status, int) or not 400 <= status <= 599):
         raise ValueError('"status" must be null (drop the connection) or an HTTP error status')
-    return Fault(str(spec.get("method", "*")).upper(), path, when, times, status)
+    hold = spec.get("hold", False)
+    if not isinstance(hold, bool):
+        raise ValueError('"hold" must be true or false')
+    return Fault(str(spec.get("method", "*")).upper(), path, when, times, status, hold)
 
 
 def from_header(value: str) -> Fault | None:
@@ -68,14 +77,32 @@ class Faults:
     def __init__(self) -> None:
         self._pending: list[Fault] = []
         self._lock = threading.Lock()
+        self._released = threading.Event()
+        self._held = 0
 
     def add(self, fault: Fault) -> None:
         with self._lock:
             self._pending.append(fault)
 
     def clear(self) -> None:
+        """Forget pending faults and let every held answer go (lost, as the fault says)."""
         with self._lock:
             self._pending.clear()
+            released, self._released = self._released, threading.Event()
+        released.set()
+
+    def hold(self) -> None:
+        """Keep this request waiting until `clear`."""
+        with self._lock:
+            self._held += 1
+            released = self._released
+        released.wait()
+        with self._lock:
+            self._held -= 1
+
+    def held(self) -> int:
+        with self._lock:
+            return self._held
 
     def listed(self) -> list[dict]:
         with self._lock:

@@ -77,6 +77,7 @@ ROUTES = Map(
         Rule("/_emulator/return", methods=["POST"], endpoint="return_"),
         Rule("/_emulator/faults", methods=["GET", "POST", "DELETE"], endpoint="fault_control"),
         Rule("/_emulator/settle", methods=["POST"], endpoint="settle"),
+        Rule("/_emulator/held", methods=["GET"], endpoint="held_answers"),
         Rule("/_emulator/clock", methods=["POST"], endpoint="clock"),
         Rule("/_emulator/state", methods=["GET"], endpoint="dump"),
         Rule("/_emulator/bonus-payments", methods=["GET"], endpoint="bonus_records"),
@@ -249,6 +250,9 @@ class Emulator:
                 return _json({"error": str(error)}, 400)
         return _json({"faults": self.faults.listed()}, 200)
 
+    def held_answers(self, request: Request) -> Response:
+        return _json({"held": self.faults.held()}, 200)
+
     def settle(self, request: Request) -> Response:
         with self.state.lock:
             settled = self.state.settle_payments(due_only=False)
@@ -272,6 +276,8 @@ class Emulator:
     # -- failures ---------------------------------------------------------------------------
 
     def _fail(self, fault: Fault, environ, start_response):
+        if fault.hold:
+            self.faults.hold()
         if fault.status is not None:
             response = _json(error_body(fault.status, "Injected failure (emulator fault)."),
                              fault.status)
