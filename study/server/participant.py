@@ -20,9 +20,9 @@ from sqlalchemy import select
 
 from study.paradigms.none import arm as control_arm
 from study.config import min_writing_text, study_duration
-from study.mturk import repeat
+from study import providers
 from study.review import rounds
-from study.server import assignment, contract, page_security, prolific_completion, prolific_entry, stages, surveys, within
+from study.server import assignment, contract, page_security, stages, surveys, within
 from study.server.context import engine, limits, study
 from study.server.stages import at_stage, stage_url
 from study.store import reading, writing
@@ -102,8 +102,9 @@ def task():
     assignment_id = args.get("assignmentId", "").strip()
     if assignment_id == PREVIEW_ASSIGNMENT:
         return render_template("preview.html", study=study())
-    if prolific_entry.from_prolific(args):  # PROLIFIC_PID, STUDY_ID, SESSION_ID
-        return prolific_entry.enter(args, round_name)
+    for path in providers.participant_paths():  # e.g. Prolific's PROLIFIC_PID, STUDY_ID, SESSION_ID
+        if path.arrives(args):
+            return path.enter(args, round_name)
 
     if assignment_id:
         worker_id = args.get("workerId", "").strip()
@@ -123,9 +124,8 @@ def task():
             if session is None:
                 # [mturk] once_per_worker: the exclusion qualification can reach a worker too
                 # late to stop a second accept, so the worker id is checked here too.
-                if repeat.once_per_worker(study()) and repeat.earlier_session(
-                    connection, worker_id, assignment_id
-                ):
+                mturk = providers.provider_for("mturk")  # this path is MTurk's HIT (see the docstring)
+                if mturk.repeat_session(connection, study(), worker_id, assignment_id) is not None:
                     return _refuse_repeat()
                 refusal = rounds.entry_refusal(connection, study(), round_name, worker_id=worker_id)
                 if refusal:
@@ -189,7 +189,7 @@ def _too_many_starts():
 
 def _refuse_repeat():
     return (
-        render_template("message.html", study=study(), title="Already taken part", message=repeat.REFUSAL),
+        render_template("message.html", study=study(), title="Already taken part", message=providers.provider_for("mturk").repeat_refusal),
         403,
     )
 
@@ -355,8 +355,8 @@ def complete(session_id, session):
             title="Thank you",
             message="This session is finished. Its verification code was shown when it ended.",
         )
-    if (prolific := prolific_completion.completion_url(session)) is not None:
-        return redirect(prolific)  # Prolific's completion URL with the study's code
+    if (elsewhere := stages.completion_url(session)) is not None:
+        return redirect(elsewhere)  # e.g. Prolific's completion URL with the study's code
     submit_origin = None
     if session["assignment_id"] and session["turk_submit_to"]:
         try:

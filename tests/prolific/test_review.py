@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from study import providers
 from study.prolific import ledger, review, studies, submissions
-from study.store import reading, verified
+from study.store import reading
 from tests.prolific.conftest import TASK_URL
 from tests.prolific.walk import take_part
 
@@ -70,10 +71,10 @@ def test_a_rejection_needs_prolifics_category_and_a_message_of_100_characters(ct
 def test_only_synced_prolific_sessions_count_as_participants_for_releases(ctx, prolific, task_client, study_id):
     took = take_part(prolific, task_client, study_id, "e" * 24)
     with reading(ctx.engine) as connection:
-        assert took.session_id not in verified.counted_session_ids(connection, None)
+        assert took.session_id not in providers.counted_session_ids(connection, None)
     submissions.sync(ctx)
     with reading(ctx.engine) as connection:
-        assert took.session_id in verified.counted_session_ids(connection, None)
+        assert took.session_id in providers.counted_session_ids(connection, None)
 
 
 def test_a_submission_on_a_place_added_outside_the_tool_is_reserved_under_the_cap_before_approval(make_ctx, prolific, model_url):

@@ -1,5 +1,7 @@
-"""The participant's path from Prolific: `/task?PROLIFIC_PID=&STUDY_ID=&SESSION_ID=` in, and the
-completion page out to Prolific's completion URL with the study's completion code.
+"""Prolific's participant path through the task server (study.providers.ParticipantPath):
+`/task?PROLIFIC_PID=&STUDY_ID=&SESSION_ID=` in, and the completion page out to Prolific's
+completion URL with the study's completion code. The task server finds it through the registry
+(study.providers.participant_paths), so it names no provider.
 
 Cases on entry, in order (as MTurk's in study.server.participant.task):
   1. preview: no PID, or Prolific's placeholder unfilled (a researcher's preview) -> the preview;
@@ -12,9 +14,18 @@ Cases on entry, in order (as MTurk's in study.server.participant.task):
      or when the round refuses them (study.review.rounds); else a new session, with the PID as
      its worker id, SESSION_ID (Prolific's submission id) as its assignment and STUDY_ID as
      its HIT, so review, releases and the repeat guard treat PIDs exactly as worker ids.
+
+At the end, the completion page redirects to [prolific] completion_url with the code of the
+Prolific study the session came from. Browsers apply a page's `form-action` policy to the whole
+redirect chain of a form's POST, and the last form of the path (the survey) is answered by that
+redirect, so every page of a Prolific session allows posting towards the completion URL's
+origin (study.server.stages.at_stage asks `completion_url` of every path).
 """
 
+
 from __future__ import annotations
+
+from urllib.parse import urlencode
 
 from flask import current_app, redirect, render_template, request
 
@@ -23,7 +34,7 @@ from study.review import rounds
 from study.server import page_security
 from study.server.context import engine, study
 from study.server.stages import stage_url
-from study.store import writing
+from study.store import reading, writing
 from study.store import prolific as prolific_store
 from study.store import sessions as session_store
 
@@ -34,7 +45,7 @@ REPEAT_REFUSAL = (
 )
 
 
-def from_prolific(args) -> bool:
+def arrives(args) -> bool:
     return any(name in args for name in PARAMETERS)
 
 
@@ -63,10 +74,7 @@ def enter(args, round_name: str | None):
                             "open the study from Prolific", 400)  # fmt: skip
         session = prolific_store.session_for(connection, pid, study_id)
         if session is None:
-            settings = prolific_settings.from_study(study())
-            if settings.once_per_participant and prolific_store.earlier_session(
-                connection, pid, study_id
-            ):
+            if repeat_session(connection, study(), pid, study_id) is not None:
                 return _message("Already taken part", REPEAT_REFUSAL, 403)
             if session_store.by_assignment(connection, submission_id) is not None:
                 return _message("Cannot start", "this submission belongs to another participant",
@@ -90,3 +98,24 @@ def _start_allowed(connection) -> bool:
     if page_security.is_loopback(request.remote_addr):
         return True
     return current_app.extensions["study.start_throttle"].allow(request.remote_addr, connection)
+
+
+def repeat_session(connection, study_config, pid: str, study_id: str) -> dict | None:
+    """With [prolific] once_per_participant, the participant's earlier synced session for
+    another of the study's Prolific studies; else None."""
+    if not prolific_settings.from_study(study_config).once_per_participant:
+        return None
+    return prolific_store.earlier_session(connection, pid, study_id)
+
+
+def completion_url(session: dict) -> str | None:
+    """Prolific's completion URL with this session's study's code; None if not from Prolific."""
+    if not session.get("hit_id") or not session.get("worker_id"):
+        return None
+    with reading(engine()) as connection:
+        known = prolific_store.study_row(connection, session["hit_id"])
+    if known is None:
+        return None
+    base = prolific_settings.from_study(study()).completion_url
+    joiner = "&" if "?" in base else "?"
+    return f"{base}{joiner}{urlencode({'cc': known['completion_code']})}"
