@@ -93,8 +93,10 @@ def index():
     query="api/pages.schema.json#/$defs/taskQuery", responses={200: None, 302: None, 400: None, 403: None, 429: None},
 )  # fmt: skip
 def task():
-    """The entry point. Cases, in order: MTurk preview, MTurk worker (new, returning, or new
-    but already taken part in a once-per-worker study), lab participant with an access code
+    """The entry point. Cases, in order: MTurk preview, a provider with a participant path of
+    its own (Prolific's parameters: study.providers.participant_paths), MTurk worker (new,
+    returning, or new but already taken part in a once-per-worker study; this path was built
+    for MTurk's HIT, so it asks MTurk's adapter by name), lab participant with an access code
     (new, returning, or starting another session). A new session joins the round the link
     names with `?round=NAME` (study.review.rounds), if that round admits the writer."""
     args = request.args
@@ -124,7 +126,7 @@ def task():
             if session is None:
                 # [mturk] once_per_worker: the exclusion qualification can reach a worker too
                 # late to stop a second accept, so the worker id is checked here too.
-                mturk = providers.provider_for("mturk")  # this path is MTurk's HIT (see the docstring)
+                mturk = providers.provider_for("mturk")  # this branch is MTurk's HIT
                 if mturk.repeat_session(connection, study(), worker_id, assignment_id) is not None:
                     return _refuse_repeat()
                 refusal = rounds.entry_refusal(connection, study(), round_name, worker_id=worker_id)
@@ -188,10 +190,8 @@ def _too_many_starts():
 
 
 def _refuse_repeat():
-    return (
-        render_template("message.html", study=study(), title="Already taken part", message=providers.provider_for("mturk").repeat_refusal),
-        403,
-    )
+    message = providers.provider_for("mturk").repeat_refusal
+    return render_template("message.html", study=study(), title="Already taken part", message=message), 403
 
 
 def _refuse_round(message: str):
