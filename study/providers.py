@@ -165,6 +165,14 @@ def counted_session_ids(connection: Connection, access_codes: frozenset[str] | N
     return verified.counted_session_ids(connection, access_codes, [p.synced() for p in registered()])
 
 
+def synced_by(connection: Connection) -> dict[str, str]:
+    """Session id -> the name of the provider that synced its submission."""
+    return {
+        session_id: p.name for p in registered()
+        for session_id in connection.execute(select(sessions.c.session_id).where(p.synced())).scalars()
+    }  # fmt: skip
+
+
 def providers_with_submissions(connection: Connection) -> list[str]:
     """The providers that have synced a submission of one of this study's sessions."""
     return [

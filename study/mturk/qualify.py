@@ -81,7 +81,11 @@ def qualify(
             report.skipped.append(
                 (candidate.submission_id, "not an MTurk worker (lab access code)")
             )
-    mturk = [c for c in chosen if c.worker_id is not None]
+        elif candidate.provider not in (None, "mturk"):
+            report.skipped.append((candidate.submission_id, f"not an MTurk worker (synced from "
+                                   f"{candidate.provider}: study qualify --provider {candidate.provider})"))  # fmt: skip
+    # A submission no provider has synced yet may be MTurk's, as before the seam.
+    mturk = [c for c in chosen if c.worker_id is not None and c.provider in (None, "mturk")]
     if pay:
         _pay(ctx, to_pay(ctx, mturk), report, confirm)
     type_id = qualifications.create(

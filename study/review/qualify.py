@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from study import providers
 from study.review import decisions, submissions
 from study.review.decisions import Judged
 from study.store import writing
@@ -19,6 +20,7 @@ class Candidate:
     judged: Judged
     worker_id: str | None
     assignment_id: str | None
+    provider: str | None = None  # the provider that synced the submission (study.providers)
 
     @property
     def submission_id(self) -> str:
@@ -30,15 +32,18 @@ class Candidate:
 
 
 def candidates(ctx) -> list[Candidate]:
-    """Every submission with a final outcome, with its worker and the provider's submission
-    (None for a lab access code). `ctx`: any provider's context (its `study` and `engine`)."""
+    """Every submission with a final outcome, with its worker, the provider's submission (None
+    for a lab access code) and the provider that synced it (None: none has yet). `ctx`: any
+    provider's context (its `study` and `engine`)."""
     with writing(ctx.engine) as connection:
         submissions.collect(connection, ctx.study)
         judged = decisions.judge(connection, ctx.study, submissions.all_submissions(connection))
+        synced_by = providers.synced_by(connection)
         found = []
         for item in judged:
             if not item.outcome.final:
                 continue
             session = session_store.get(connection, item.submission["session_id"])
-            found.append(Candidate(item, session["worker_id"], session["assignment_id"]))
+            found.append(Candidate(item, session["worker_id"], session["assignment_id"],
+                                   synced_by.get(session["session_id"])))  # fmt: skip
     return found

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from study.cli import main
 from study.prolific import groups, qualify, studies, submissions
+from study.review import qualify as shared
 from study.review import ratings as rating_store
 from study.review import submissions as review_submissions
 from study.store import sessions as session_store
@@ -111,6 +112,7 @@ def test_study_qualify_runs_prolifics_qualify_for_a_round_run_on_prolific(ctx, p
         connection.execute(mturk_assignments.insert().values(
             environment="sandbox:000000000000", assignment_id="ASSIGN1", hit_id="HIT1",
             worker_id="A1WORKER", status="Submitted", session_id=session["session_id"], synced_at=0.0))  # fmt: skip
+    assert {c.worker_id: c.provider for c in shared.candidates(ctx)} == {GOOD: "prolific", SPAM: "prolific"}
     both = CliRunner().invoke(main, ["qualify", str(study_folder)])
     assert both.exit_code == 1
     assert "submissions from mturk and prolific" in both.output and "--provider" in both.output

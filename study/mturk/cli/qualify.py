@@ -39,10 +39,11 @@ def qualify(directory, notify, message, subject, pay, dry_run, sandbox, endpoint
     settings = review_settings.from_study(ctx.study)
     if dry_run:
         chosen = candidates(ctx)
-        due = {c.submission_id for c in mturk_qualify.to_pay(ctx, chosen)} if pay else set()
+        ours = [c for c in chosen if c.provider in (None, "mturk")]  # not another provider's
+        due = {c.submission_id for c in mturk_qualify.to_pay(ctx, ours)} if pay else set()
         for candidate in chosen:
             outcome = candidate.judged.outcome
-            action = "grant" if outcome.passed and candidate.worker_id else "-"
+            action = "grant" if outcome.passed and candidate.worker_id and candidate in ours else "-"
             paying = "pay" if candidate.submission_id in due else "-"
             click.echo(
                 f"{candidate.submission_id}  {candidate.worker_id or '(lab)'}  {outcome.status}"
