@@ -138,6 +138,10 @@ class UnknownProvider(KeyError):
     pass
 
 
+class WhichProvider(ValueError):
+    """The study's database holds several providers' submissions: the researcher must say."""
+
+
 def names() -> tuple[str, ...]:
     return tuple(ADAPTERS)
 
@@ -187,7 +191,7 @@ def qualification_provider(connection: Connection) -> str:
     Prolific); with several, the researcher must say which."""
     found = providers_with_submissions(connection)
     if len(found) > 1:
-        raise UnknownProvider(
+        raise WhichProvider(
             f"This study has submissions from {' and '.join(found)}. Fix: say which provider "
             f"the qualification round ran on with --provider ({' or '.join(found)})."
         )

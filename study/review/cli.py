@@ -186,8 +186,8 @@ def qualify(context: click.Context, directory: str, provider: str | None) -> Non
     try:
         with reading(engine) as connection:
             name = provider or providers.qualification_provider(connection)
-    except providers.UnknownProvider as error:
-        raise click.ClickException(error.args[0]) from None
+    except providers.WhichProvider as error:
+        raise click.ClickException(str(error)) from None
     finally:
         engine.dispose()
     command = providers.provider_for(name).qualify_command()
