@@ -1,7 +1,8 @@
 """Into Prolific: the qualification round's submissions paid and its passed writers put in the
 study's "qualified" participant group, which a main round's Prolific study allows alone
-(study.prolific.studies.filters). The same outcomes as `study qualify` for MTurk
-(study.review.qualify.candidates, study.review.rules): a submission scored at least
+(study.prolific.studies.filters): `study qualify` (through study.providers) and `study prolific
+qualify` for a round run on Prolific. The same outcomes as MTurk's (study.mturk.qualify), from
+the same candidates (study.review.qualify.candidates, study.review.rules): a submission scored at least
 `[review] pay_min_score` is approved (paid) once; a writer who passed joins the group with the
 score remembered; one a later adjudication failed is taken out again.
 """
