@@ -9,8 +9,9 @@ Five parts (README, Layout):
 - the paradigms (study.paradigms): one folder per way of writing with the AI (none, tab,
   proactive, chat), each declaring a `Paradigm` (study.paradigms.base); a new one is a folder
   and a `register()` call;
-- the providers: the local model endpoint (study.lm) and recruitment (study.mturk, with the
-  qualification rounds of study.review);
+- the providers: the local model endpoint (study.lm) and recruitment: MTurk (study.mturk) and
+  Prolific (study.prolific), each a folder behind one interface (study.providers), which the
+  core asks and never names (the qualification rounds of study.review are shared);
 - curation (study.curation, study.export, study.metrics): formats, validation, replay, blocks,
   statistics;
 - release (study.release): anonymized, versioned datasets.

@@ -229,6 +229,7 @@ def status(directory: str) -> None:
     from study.store.chat import totals as chat_totals
     from study.store.simulated import simulated_ids
 
+    from study import providers
     from study.server import model_calls
     from study.server.limits import from_study as limits_of
     from study.store.activity import recent as recent_activity
@@ -240,6 +241,9 @@ def status(directory: str) -> None:
         surveys = survey_counts(connection)
         chat = chat_totals(connection) if study.paradigm == "chat" else None
         simulated = len(simulated_ids(connection))
+        # Every recruitment provider's submissions and money, from the database alone.
+        recruitment = [line for provider in providers.registered()
+                       for line in provider.summaries(connection, study)]  # fmt: skip
     engine.dispose()
     total = sum(summary.stages.values())
     click.echo(f"Study '{study.name}' ({_safe_url(study)})")
@@ -270,6 +274,11 @@ def status(directory: str) -> None:
     for reason, count in summary.failure_reasons:
         click.echo(f"  failed {count}x: {reason}")
     click.echo(_last_minute(recent, limits.concurrent_suggestions))
+    for line in recruitment:
+        cap = f" of a {line.cap} cap" if line.cap is not None else " (no cap)"
+        click.echo(f"{providers.provider_for(line.provider).title} ({line.environment}): "
+                   f"{line.submissions} submissions synced; committed {line.committed}{cap}, "
+                   f"paid {line.paid}")  # fmt: skip
     if study.surveys:
         click.echo("Surveys (submitted, in progress): " + ", ".join(
             f"{s.name} {surveys.get(s.name, (0, 0))[0]}"
@@ -416,7 +425,9 @@ def _register_groups() -> None:
     from study.judging.cli import judging
     from study.plan.cli import preregister
     from study.lm.cli import lm
+    from study.mturk.cli import judging as mturk_judging
     from study.mturk.cli import mturk
+    from study.prolific.cli import prolific
     from study.paradigms.chat.cli import chat
     from study.report.cli import report
     from study.simulate.cli import simulate
@@ -424,8 +435,11 @@ def _register_groups() -> None:
     from study.review.cli import qualify, review, reviewers
 
     for group in (lm, curate, mturk, keys, release, withdraw, reviewers, review, qualify, report,
-                  simulate, chat, judging, preregister):
+                  simulate, chat, judging, preregister, prolific):
         main.add_command(group)
+    # A judging round's judges are recruited on MTurk: its post and review join `study judging`.
+    judging.add_command(mturk_judging.post)
+    judging.add_command(mturk_judging.review)
 
 
 _register_groups()

@@ -1,4 +1,6 @@
-"""`study judging`: build a judging round, recruit and pay its judges, read its results."""
+"""`study judging`: build a judging round, read its results. Recruiting and paying its judges
+(`study judging post`, `study judging review`) is MTurk's (study.mturk.cli.judging), added to
+this group where the command line registers its groups (study.cli)."""
 
 from __future__ import annotations
 
@@ -10,13 +12,13 @@ import click
 from study import config as study_config
 from study.judging import export as export_module
 from study.judging import items as item_module
-from study.judging import recruit, results
+from study.judging import results
 from study.judging import settings as judging_settings
-from study.mturk import assignments, money
-from study.mturk.cli.common import (
-    account_options, confirm_spend, directory_argument, load_study, open_account, reports_errors,
-)  # fmt: skip
 from study.store import create_tables, make_engine, reading, writing
+
+
+def directory_argument(command):
+    return click.argument("directory", type=click.Path(exists=True, file_okay=False))(command)
 
 
 def _study(directory: str):
@@ -65,40 +67,6 @@ def build(directory: str) -> None:
 
 @judging.command()
 @directory_argument
-@click.option("--hits", "count", default=1, show_default=True, type=click.IntRange(min=1))
-@click.option("--assignments", default=None, type=click.IntRange(min=1),
-              help="Judges per HIT (default: every open task, spread over --hits).")
-@click.option("--reward", default=None, metavar="USD", help="Pay per task (default: [judging] reward).")
-@click.option("--task-url", default=None, metavar="URL",
-              help="The https address of /judge (default: /judge beside [mturk] task_url).")
-@account_options
-@reports_errors
-def post(directory, count, assignments, reward, task_url, sandbox, endpoint_url) -> None:
-    """Post HITs whose ExternalQuestion opens /judge, paid through the study's ledger."""
-    study = load_study(directory)
-    settings = judging_settings.from_study(study)
-    amount = money.parse_usd(reward, what="--reward") if reward else settings.reward
-    if amount is None:
-        raise click.ClickException("No reward: pass --reward 1.00 or set reward in [judging] of study.toml.")
-    found = collect(study, settings)
-    if not found.tasks:
-        raise click.ClickException(f"No judging round yet. Fix: study judging build {directory}")
-    ctx = open_account(directory, sandbox, endpoint_url, study)
-    url = task_url or recruit.judging_url(ctx.settings.task_url)
-    per_hit = assignments or max(1, math.ceil((found.tasks - found.tasks_submitted) / count))
-    posted = recruit.post(
-        ctx, settings, hits=count, assignments=per_hit, reward=amount, task_url=url,
-        confirm=lambda cost: confirm_spend(ctx, f"posting {count} judging HITs x {per_hit} assignments", cost),
-    )  # fmt: skip
-    if posted is None:
-        raise click.ClickException("Nothing posted.")
-    for row in posted.hits:
-        click.echo(f"{row['HIT']['HITId']}  {row['HIT']['MaxAssignments']} x ${row['HIT']['Reward']}")
-    click.echo(f"Posted {len(posted.hits)} judging HITs; at most {posted.cost.describe()}.")
-
-
-@judging.command()
-@directory_argument
 def status(directory: str) -> None:
     """How the round is going: tasks, ratings, flagged judges, agreement."""
     study, settings = _study(directory)
@@ -114,34 +82,6 @@ def status(directory: str) -> None:
     else:
         interval = "" if math.isnan(a.low) else f" (95% CI {a.low:.2f} to {a.high:.2f})"
         click.echo(f"Krippendorff's alpha ({settings.agreement_level}): {a.alpha:.2f}{interval} over {a.items} items")
-
-
-@judging.command()
-@directory_argument
-@click.option("--yes", is_flag=True, help="Apply without asking (sandbox only: live always asks).")
-@account_options
-@reports_errors
-def review(directory, yes, sandbox, endpoint_url) -> None:
-    """Sync the judging HITs, propose approve/reject per submitted task, and pay through the ledger."""
-    ctx = open_account(directory, sandbox, endpoint_url)
-    settings = judging_settings.from_study(ctx.study)
-    assignments.sync(ctx)
-    proposals = recruit.proposals(ctx, collect(ctx.study, settings))
-    if not proposals:
-        click.echo("Nothing to review: no submitted judging assignments are waiting.")
-        return
-    for proposal in proposals:
-        click.echo(f"{proposal.decision.upper():<8} {proposal.assignment_id}  worker {proposal.worker_id}")
-        for reason in proposal.reasons:
-            click.echo(f"         - {reason}")
-    what = f"{sum(p.decision == 'approve' for p in proposals)} approvals and {sum(p.decision == 'reject' for p in proposals)} rejections"
-    if ctx.live:
-        if not click.confirm(f"LIVE: apply {what}?", default=False):
-            raise click.ClickException("Nothing applied.")
-    elif not yes and not click.confirm(f"Apply {what} (sandbox)?", default=False):
-        raise click.ClickException("Nothing applied.")
-    for assignment_id, outcome in recruit.apply(ctx, proposals).items():
-        click.echo(f"{assignment_id}: {outcome}")
 
 
 @judging.command("export")

@@ -17,7 +17,13 @@ One file per concept, named after the MTurk data model:
   review.py          the approve/reject rules, and approving and rejecting
   bonuses.py         bonuses paid exactly once
   workers.py         notifying and blocking workers
-  repeat.py          the server-side repeat check (one session per worker)
+  repeat.py          the server-side repeat check (one session per worker), and which sessions
+                     MTurk has synced (releases count only those)
+  qualify.py         `study qualify` for a round run on MTurk: pay its HITs, grant the
+                     study's qualification
+  judging.py         a judging round's judges recruited and paid on MTurk
+  provider.py        all of it behind study.providers' interface, which the core asks
   emulator/          a local MTurk endpoint for tests and dry runs
-  cli/               the click group `mturk`
+  cli/               the click group `mturk`, MTurk's `study qualify` and `study judging post`
+                     and `review`
 """

@@ -45,7 +45,7 @@ def external_question(task_url: str, frame_height: int = 0) -> str:
 
 
 # The judging round's entry page (study.judging.web): HITs whose URL ends with it are judges'
-# work, which writers' review leaves alone (study.judging.recruit reviews them).
+# work, which writers' review leaves alone (study.mturk.judging reviews them).
 JUDGING_PAGE = "/judge"
 
 

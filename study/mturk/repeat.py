@@ -7,15 +7,26 @@ checks the worker id itself when a new assignment arrives (study.server.particip
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, exists, select
 
 from study.config import Study
-from study.store import verified
-from study.store.db import sessions
+from study.store.db import mturk_assignments, sessions
+
+ACCEPTED_WORK = ("Submitted", "Approved")
 
 
 def once_per_worker(study: Study) -> bool:
     return bool(study.raw.get("mturk", {}).get("once_per_worker", False))
+
+
+def synced_assignment():
+    """The condition "this session's assignment was synced from MTurk for its worker, submitted
+    or approved" (a rejected one is not a participant's accepted work; study.store.verified)."""
+    return exists().where(
+        mturk_assignments.c.assignment_id == sessions.c.assignment_id,
+        mturk_assignments.c.worker_id == sessions.c.worker_id,
+        mturk_assignments.c.status.in_(ACCEPTED_WORK),
+    )
 
 
 def earlier_session(connection: Connection, worker_id: str, assignment_id: str) -> dict | None:
@@ -27,7 +38,7 @@ def earlier_session(connection: Connection, worker_id: str, assignment_id: str) 
         connection.execute(
             select(sessions)
             .where(sessions.c.worker_id == worker_id, sessions.c.assignment_id != assignment_id)
-            .where(verified.synced_assignment())
+            .where(synced_assignment())
             .order_by(sessions.c.created_at)
             .limit(1)
         )

@@ -89,29 +89,16 @@ def propose(
             "the verification code does not match our records (" + "; ".join(problems) + ")"
         )
     if session is not None:
-        if session["stage"] != "complete":
-            reasons.append(
-                f"the session was not finished (it stopped at the {session['stage']} step)"
-            )
-        started, finished = session["writing_started_at"], session["writing_finished_at"]
-        if started is None or finished is None:
-            if session["stage"] == "complete":
-                reasons.append("no writing time was recorded")
-        elif finished - started + MIN_TIME_SLACK_SECONDS < min_seconds:
-            reasons.append(
-                f"the writing took {int(finished - started)} seconds, less than the required {min_seconds}"
-            )
-        if assistant and ai_requests < min_ai_requests:
-            reasons.append(
-                f"the AI was asked for suggestions {ai_requests} times, "
-                f"fewer than the required {min_ai_requests}"
-            )
-        if writer_chars < min_writer_chars:
-            held = "the worker's messages hold" if chat else "the text holds"
-            written = "" if chat else " written by the worker"
-            reasons.append(
-                f"{held} {writer_chars} characters{written}, fewer than the required {min_writer_chars}"
-            )
+        reasons += session_reasons(
+            session,
+            ai_requests,
+            min_seconds=min_seconds,
+            min_ai_requests=min_ai_requests,
+            writer_chars=writer_chars,
+            min_writer_chars=min_writer_chars,
+            chat=chat,
+            assistant=assistant,
+        )
     session_id = session["session_id"] if session else None
     if reasons:
         return Proposal(
@@ -130,6 +117,46 @@ def propose(
         [],
         approve_feedback,
     )
+
+
+def session_reasons(
+    session: dict,
+    ai_requests: int,
+    *,
+    min_seconds: int,
+    min_ai_requests: int,
+    writer_chars: int = 0,
+    min_writer_chars: int = 0,
+    chat: bool = False,
+    assistant: bool = True,
+) -> list[str]:
+    """Rules 2-5 for one session, whichever provider brought the writer (study.prolific.review
+    applies them to Prolific's submissions). Pure."""
+    found = []
+    if session["stage"] != "complete":
+        found.append(
+            f"the session was not finished (it stopped at the {session['stage']} step)"
+        )
+    started, finished = session["writing_started_at"], session["writing_finished_at"]
+    if started is None or finished is None:
+        if session["stage"] == "complete":
+            found.append("no writing time was recorded")
+    elif finished - started + MIN_TIME_SLACK_SECONDS < min_seconds:
+        found.append(
+            f"the writing took {int(finished - started)} seconds, less than the required {min_seconds}"
+        )
+    if assistant and ai_requests < min_ai_requests:
+        found.append(
+            f"the AI was asked for suggestions {ai_requests} times, "
+            f"fewer than the required {min_ai_requests}"
+        )
+    if writer_chars < min_writer_chars:
+        held = "the worker's messages hold" if chat else "the text holds"
+        written = "" if chat else " written by the worker"
+        found.append(
+            f"{held} {writer_chars} characters{written}, fewer than the required {min_writer_chars}"
+        )
+    return found
 
 
 def proposals(ctx: Context) -> list[Proposal]:

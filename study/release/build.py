@@ -301,7 +301,8 @@ def _check_sessions(
     if not included:
         unconfirmed = (
             f" {len(source.unconfirmed)} finished session(s) are not confirmed yet: run "
-            "`study mturk sync` first, or list lab access codes in [session] access_codes_file."
+            "`study mturk sync` (or `study prolific sync`) first, or list lab access codes in "
+            "[session] access_codes_file."
             if source.unconfirmed else ""
         )  # fmt: skip
         raise BuildError(

@@ -157,7 +157,8 @@ def release_build(
     if result.unconfirmed:
         click.echo(
             f"Left out {len(result.unconfirmed)} finished session(s) that no synced MTurk "
-            "assignment or listed access code confirms (run `study mturk sync` first)."
+            "assignment, Prolific submission or listed access code confirms (run `study mturk "
+            "sync` or `study prolific sync` first)."
         )
     if result.without_metadata:
         click.echo(

@@ -152,7 +152,7 @@ def _from_study(path: Path, scratch: Path) -> Source:
     from study.store import make_engine, reading
     from study.server import limits
     from study.store import sessions as session_store
-    from study.store import verified
+    from study import providers
 
     try:
         study = study_config.load(path)
@@ -176,10 +176,10 @@ def _from_study(path: Path, scratch: Path) -> Source:
         stored = {
             s["session_id"]: s for s in session_store.all_sessions(connection, finished_only=True)
         }
-        counted = verified.counted_session_ids(connection, limits.from_study(study).access_codes)
+        counted = providers.counted_session_ids(connection, limits.from_study(study).access_codes)
         answered = _answered_models(connection)
     engine.dispose()
-    # Only sessions of confirmed participants: a synced MTurk assignment or a listed access code.
+    # Only sessions of confirmed participants: a submission a provider synced, or a listed access code.
     source.unconfirmed = sorted(s.session_id for s in source.sessions if s.session_id not in counted)
     source.sessions = [s for s in source.sessions if s.session_id in counted]
     exported = {s.session_id for s in source.sessions}

@@ -4,8 +4,10 @@
   twice, or read from standard input with --password-stdin); `list`, `password`, `disable`.
 - `study review DIR`: the reviewers' workspace alone at http://HOST:PORT/review/ (`study serve`
   also serves it under /review).
-- `study qualify DIR`: pay the qualification HITs and grant the study's MTurk qualification to
-  writers who passed (study.review.qualify); --dry-run shows what it would do.
+- `study qualify DIR [--provider mturk|prolific]`: pay the qualification round's submissions
+  and gate the main round on the writers who passed, on the provider the round ran on
+  (study.providers): MTurk grants the study's qualification (study.mturk.qualify), Prolific
+  fills the study's "qualified" participant group (study.prolific.qualify).
 """
 
 from __future__ import annotations
@@ -15,13 +17,7 @@ import sys
 import click
 
 from study import config as study_config
-from study.mturk.cli.common import (
-    account_options,
-    confirm_spend,
-    directory_argument,
-    open_account,
-    reports_errors,
-)
+from study import providers
 from study.review import accounts
 from study.review import settings as review_settings
 from study.store import create_tables, make_engine, reading, writing
@@ -45,6 +41,10 @@ def _reviewed_study(directory: str) -> study_config.Study:
             "its HITs with `study mturk review`."
         )
     return study
+
+
+def directory_argument(command):
+    return click.argument("directory", type=click.Path(exists=True, file_okay=False))(command)
 
 
 def _engine(study: study_config.Study):
@@ -161,72 +161,36 @@ def review(directory: str, host: str, port: int, threads: int) -> None:
     )  # fmt: skip
 
 
-# -- into MTurk -------------------------------------------------------------------------------
+# -- into the provider ------------------------------------------------------------------------
 
 
-@click.command()
+@click.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @directory_argument
-@click.option("--notify", is_flag=True, help="Let MTurk email each newly qualified worker.")
-@click.option("--message", default="", help="Also email the newly qualified workers this text.")
-@click.option("--subject", default="", help="The subject of --message (default: the study title).")
-@click.option(
-    "--pay/--no-pay", default=True, show_default=True, help="Pay (approve) the qualification HITs."
-)
-@click.option(
-    "--dry-run", is_flag=True, help="Show the outcomes and what would be done; change nothing."
-)
-@account_options
-@reports_errors
-def qualify(directory, notify, message, subject, pay, dry_run, sandbox, endpoint_url) -> None:
-    """Grant the study's MTurk qualification (value: the score) to writers who passed, and pay
-    the qualification HITs through the ledger. Safe to re-run: nobody is paid or emailed twice.
-    Undo a grant with `study mturk qual revoke DIR NAME WORKER`."""
-    from study.review import qualify as qualify_module
+@click.option("--provider", type=click.Choice(providers.names()), default=None,
+              help="The provider the qualification round ran on (default: the one whose "
+              "submissions the study's database holds).")
+@click.pass_context
+def qualify(context: click.Context, directory: str, provider: str | None) -> None:
+    """Pay the qualification round's submissions through the ledger and let the writers who
+    passed into the main round, on the provider the round ran on. Safe to re-run: nobody is
+    paid or told twice. The options after DIRECTORY are the provider's:
 
-    _reviewed_study(directory)
-    ctx = open_account(directory, sandbox, endpoint_url)
-    settings = review_settings.from_study(ctx.study)
-    if dry_run:
-        chosen = qualify_module.candidates(ctx)
-        due = {c.submission_id for c in qualify_module.to_pay(ctx, chosen)} if pay else set()
-        for candidate in chosen:
-            outcome = candidate.judged.outcome
-            action = "grant" if outcome.passed and candidate.worker_id else "-"
-            paying = "pay" if candidate.submission_id in due else "-"
-            click.echo(
-                f"{candidate.submission_id}  {candidate.worker_id or '(lab)'}  {outcome.status}"
-                f"  score {outcome.score if outcome.score is not None else '-'}  {action}  {paying}"
-            )
-        return
-    report = qualify_module.qualify(
-        ctx,
-        pay=pay,
-        notify=notify,
-        subject=subject,
-        message=message,
-        confirm=lambda cost: confirm_spend(ctx, "Paying the qualification HITs", cost),
-    )
-    for submission_id, outcome in report.paid:
-        click.echo(f"{submission_id}: HIT {outcome}")
-    for submission_id, worker_id, value in report.granted:
-        click.echo(
-            f"{submission_id}: granted '{settings.qualification}' to {worker_id} with value {value}"
-        )
-    for submission_id, worker_id in report.revoked:
-        click.echo(
-            f"{submission_id}: revoked '{settings.qualification}' from {worker_id} (no longer passes)"
-        )
-    for submission_id, why in report.skipped:
-        click.echo(f"{submission_id}: skipped, {why}")
-    for worker_id, why in report.notify_failures.items():
-        click.echo(f"{worker_id}: not emailed, {why}", err=True)
-    click.echo(
-        f"{len(report.granted)} granted, {len(report.unchanged)} already held, "
-        f"{len(report.paid)} HITs paid or confirmed, {len(report.failures)} failures."
-    )
-    for submission_id, why in report.failures:
-        click.echo(f"{submission_id}: {why}", err=True)
-    if report.failures:
-        raise click.ClickException(
-            "Some steps failed (above); run the same command again to retry them."
-        )
+    \b
+    MTurk: grants the study's qualification (value: the score); --notify, --message TEXT,
+      --subject TEXT, --pay/--no-pay, --dry-run, --sandbox/--live, --endpoint-url URL.
+      Undo a grant with `study mturk qual revoke DIR NAME WORKER`.
+    Prolific: fills the study's "qualified" participant group, as `study prolific qualify`;
+      --no-pay, --api-url URL, --live."""
+    study = _reviewed_study(directory)
+    engine = _engine(study)
+    try:
+        with reading(engine) as connection:
+            name = provider or providers.qualification_provider(connection)
+    except providers.WhichProvider as error:
+        raise click.ClickException(str(error)) from None
+    finally:
+        engine.dispose()
+    command = providers.provider_for(name).qualify_command()
+    with command.make_context(f"study qualify --provider {name}", [directory, *context.args],
+                              parent=context) as chosen:  # fmt: skip
+        command.invoke(chosen)

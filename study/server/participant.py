@@ -20,7 +20,7 @@ from sqlalchemy import select
 
 from study.paradigms.none import arm as control_arm
 from study.config import min_writing_text, study_duration
-from study.mturk import repeat
+from study import providers
 from study.review import rounds
 from study.server import assignment, contract, page_security, stages, surveys, within
 from study.server.context import engine, limits, study
@@ -89,12 +89,14 @@ def index():
 
 @blueprint.get("/task")
 @contract.declare(
-    "Enter the study: from MTurk (assignmentId, hitId, workerId, turkSubmitTo) or with an access code",
+    "Enter the study: from MTurk (assignmentId, hitId, workerId, turkSubmitTo), from Prolific (PROLIFIC_PID, STUDY_ID, SESSION_ID) or with an access code",
     query="api/pages.schema.json#/$defs/taskQuery", responses={200: None, 302: None, 400: None, 403: None, 429: None},
 )  # fmt: skip
 def task():
-    """The entry point. Cases, in order: MTurk preview, MTurk worker (new, returning, or new
-    but already taken part in a once-per-worker study), lab participant with an access code
+    """The entry point. Cases, in order: MTurk preview, a provider with a participant path of
+    its own (Prolific's parameters: study.providers.participant_paths), MTurk worker (new,
+    returning, or new but already taken part in a once-per-worker study; this path was built
+    for MTurk's HIT, so it asks MTurk's adapter by name), lab participant with an access code
     (new, returning, or starting another session). A new session joins the round the link
     names with `?round=NAME` (study.review.rounds), if that round admits the writer."""
     args = request.args
@@ -102,6 +104,9 @@ def task():
     assignment_id = args.get("assignmentId", "").strip()
     if assignment_id == PREVIEW_ASSIGNMENT:
         return render_template("preview.html", study=study())
+    for path in providers.participant_paths():  # e.g. Prolific's PROLIFIC_PID, STUDY_ID, SESSION_ID
+        if path.arrives(args):
+            return path.enter(args, round_name)
 
     if assignment_id:
         worker_id = args.get("workerId", "").strip()
@@ -121,9 +126,8 @@ def task():
             if session is None:
                 # [mturk] once_per_worker: the exclusion qualification can reach a worker too
                 # late to stop a second accept, so the worker id is checked here too.
-                if repeat.once_per_worker(study()) and repeat.earlier_session(
-                    connection, worker_id, assignment_id
-                ):
+                mturk = providers.provider_for("mturk")  # this branch is MTurk's HIT
+                if mturk.repeat_session(connection, study(), worker_id, assignment_id) is not None:
                     return _refuse_repeat()
                 refusal = rounds.entry_refusal(connection, study(), round_name, worker_id=worker_id)
                 if refusal:
@@ -186,10 +190,8 @@ def _too_many_starts():
 
 
 def _refuse_repeat():
-    return (
-        render_template("message.html", study=study(), title="Already taken part", message=repeat.REFUSAL),
-        403,
-    )
+    message = providers.provider_for("mturk").repeat_refusal
+    return render_template("message.html", study=study(), title="Already taken part", message=message), 403
 
 
 def _refuse_round(message: str):
@@ -353,6 +355,8 @@ def complete(session_id, session):
             title="Thank you",
             message="This session is finished. Its verification code was shown when it ended.",
         )
+    if (elsewhere := stages.completion_url(session)) is not None:
+        return redirect(elsewhere)  # e.g. Prolific's completion URL with the study's code
     submit_origin = None
     if session["assignment_id"] and session["turk_submit_to"]:
         try:

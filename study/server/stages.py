@@ -10,10 +10,11 @@ session's current stage, whichever paradigm serves it. The writing path
 from __future__ import annotations
 
 import functools
+from urllib.parse import urlsplit
 
-from flask import current_app, redirect, request, url_for
+from flask import current_app, g, redirect, request, url_for
 
-from study import paradigms
+from study import paradigms, providers
 from study.config import GENRE_NOUNS
 from study.server.context import engine, session_or_404, study
 from study.store import sessions as session_store
@@ -46,11 +47,31 @@ def at_stage(stage: str):
             # own writing page, at the core's) goes to its own page too.
             if session["stage"] != stage or request.endpoint != stage_endpoint(session):
                 return redirect(stage_url(session))
+            # A session of a provider with its own completion URL (Prolific) ends with a
+            # redirect there, which answers its last form: its pages may post towards it.
+            g.submit_origin = completion_origin(session)
             return view(session_id, session)
 
         return checked
 
     return decorate
+
+
+def completion_url(session: dict) -> str | None:
+    """Where a provider with a participant path of its own sends this session at the end
+    (study.providers.ParticipantPath); None for MTurk's HITs and lab sessions."""
+    for path in providers.participant_paths():
+        if (url := path.completion_url(session)) is not None:
+            return url
+    return None
+
+
+def completion_origin(session: dict) -> str | None:
+    url = completion_url(session)
+    if url is None:
+        return None
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def advance(session_id: str, from_stage: str, **values) -> dict:

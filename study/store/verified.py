@@ -2,40 +2,34 @@
 
 Anyone can open /task with a made-up workerId and assignmentId, or (without a list) any access
 code, and so create a session. Such a session must not decide anything about real people, so
-the repeat check (study.mturk.repeat) and releases (study.release.source) count only:
+the repeat guards and releases (study.release.source, through study.providers) count only:
 
-- an MTurk session whose assignment `study mturk sync` has seen at MTurk, for the same worker,
-  submitted or approved (a rejected one is not a participant's accepted work);
+- a session whose submission a recruitment provider has synced, for the same worker, as
+  accepted work: each provider says what that is (`synced` of study.providers.Provider; MTurk:
+  an assignment submitted or approved, Prolific: a submission awaiting review or approved);
 - a lab session whose access code is on [session] access_codes_file, or any lab session when
   the study keeps no list (then every code was valid at entry).
 """
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, and_, exists, or_, select
+from sqlalchemy import Connection, and_, false, or_, select
 
-from study.store.db import mturk_assignments, sessions
-
-ACCEPTED_WORK = ("Submitted", "Approved")
+from study.store.db import sessions
 
 
-def synced_assignment():
-    """The condition "this session's assignment was synced from MTurk for its worker"."""
-    return exists().where(
-        mturk_assignments.c.assignment_id == sessions.c.assignment_id,
-        mturk_assignments.c.worker_id == sessions.c.worker_id,
-        mturk_assignments.c.status.in_(ACCEPTED_WORK),
-    )
-
-
-def counted(access_codes: frozenset[str] | None):
-    """The condition a counted session meets (see the module's description)."""
+def counted(access_codes: frozenset[str] | None, synced: list):
+    """The condition a counted session meets (see the module's description); `synced`: each
+    provider's condition "synced for its worker"."""
     lab = and_(sessions.c.assignment_id.is_(None), sessions.c.access_code.is_not(None))
     if access_codes is not None:
         lab = and_(lab, sessions.c.access_code.in_(sorted(access_codes)))
-    return or_(and_(sessions.c.assignment_id.is_not(None), synced_assignment()), lab)
+    provider = or_(false(), *synced)
+    return or_(and_(sessions.c.assignment_id.is_not(None), provider), lab)
 
 
-def counted_session_ids(connection: Connection, access_codes: frozenset[str] | None) -> set[str]:
-    rows = connection.execute(select(sessions.c.session_id).where(counted(access_codes)))
+def counted_session_ids(
+    connection: Connection, access_codes: frozenset[str] | None, synced: list
+) -> set[str]:
+    rows = connection.execute(select(sessions.c.session_id).where(counted(access_codes, synced)))
     return {row[0] for row in rows}

@@ -16,9 +16,10 @@ from click.testing import CliRunner
 
 from study import config
 from study.cli import main
-from study.judging import recruit, results
+from study.judging import results
 from study.judging import settings as judging_settings
 from study.judging.items import build
+from study.mturk import judging as recruit
 from study.mturk import ledger, posting
 from study.mturk import review as writer_review
 from study.store import reading, writing

@@ -186,3 +186,17 @@ def test_the_readmes_worked_example_holds(cli, tmp_path, emulator):
     bonus = cli("bonus", str(folder), done["AssignmentId"], "--amount", "1.00", "--reason", "Thanks")
     assert bonus.exit_code == 1 and "Refusing a bonus of $1.00" in bonus.output
     assert emulator.state.data["bonuses"] == []
+
+
+def test_study_status_shows_mturks_committed_money_against_the_cap(cli, tmp_path, emulator):
+    from click.testing import CliRunner
+
+    from study.cli import main
+
+    folder = new_study(tmp_path / "study", pay="$0.40", budget="1.00")
+    _hit_id(cli("post", str(folder), "--assignments", "2", "--reward", "0.40", "--task-url", TASK_URL))
+    status = CliRunner().invoke(main, ["status", str(folder)])
+    assert status.exit_code == 0, status.output
+    (line,) = [line for line in status.output.splitlines() if line.startswith("MTurk (")]
+    # Two slots of $0.40 with MTurk's 20% fee reserved; nothing submitted or paid yet.
+    assert line.endswith(": 0 submissions synced; committed $0.96 of a $1.00 cap, paid $0.00")

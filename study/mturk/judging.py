@@ -1,4 +1,6 @@
-"""Judges recruited and paid through the study's own MTurk code and payments ledger.
+"""Judges recruited and paid through the study's own MTurk code and payments ledger (the judging
+round, study.judging, is provider-free; `study judging post` and `review` are MTurk's:
+study.mturk.cli.judging).
 
 `post` is `study mturk post` (study.mturk.posting: crash-safe tokens, the budget cap, every
 reward reserved in the ledger) with the judging HIT's title, description and pay, and an

@@ -1,0 +1,112 @@
+"""MTurk behind the recruitment-provider interface (study.providers): each operation is the
+existing `study mturk` code, unchanged, over a study.mturk.context.Context; what the core asks
+of the study database reads MTurk's tables (study.store.db: mturk_assignments, mturk_payments).
+
+MTurk has no participant path of its own here: the task server's /task and completion page
+were built for its HIT's ExternalQuestion (study.server.participant), which asks this
+adapter's `repeat_session` for [mturk] once_per_worker."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import Connection, func, select
+
+from study.config import Study
+from study.mturk import assignments, bonuses, hits, ledger, money, posting, repeat, review, workers
+from study.mturk import qualify as mturk_qualify
+from study.mturk import settings as mturk_settings
+from study.mturk.context import Context
+from study.providers import Summary
+from study.store import reading
+from study.store.db import mturk_assignments, mturk_payments
+
+
+class MTurk:
+    name = "mturk"
+    title = "MTurk"
+    participant = None
+    repeat_refusal = repeat.REFUSAL
+
+    def synced(self):
+        return repeat.synced_assignment()
+
+    def summaries(self, connection: Connection, study: Study) -> list[Summary]:
+        try:
+            cap = mturk_settings.from_study(study).budget
+        except (mturk_settings.SettingsError, money.MoneyError):
+            cap = None  # `study mturk` commands say what is wrong with [mturk]
+        found = []
+        for environment in _environments(connection):
+            submitted = connection.execute(
+                select(func.count()).select_from(mturk_assignments).where(
+                    mturk_assignments.c.environment == environment,
+                    mturk_assignments.c.status.in_(repeat.ACCEPTED_WORK),
+                )
+            ).scalar_one()  # fmt: skip
+            totals = ledger.totals(connection, environment)
+            found.append(Summary(
+                self.name, environment, submitted, money.show(totals.committed.total),
+                money.show(totals.paid.total), money.show(cap) if cap is not None else None,
+            ))  # fmt: skip
+        return found
+
+    def repeat_session(self, connection: Connection, study: Study, worker_id: str,
+                       arriving_with: str) -> dict | None:  # fmt: skip
+        if not repeat.once_per_worker(study):
+            return None
+        return repeat.earlier_session(connection, worker_id, arriving_with)
+
+    def qualify_command(self):
+        from study.mturk.cli.qualify import qualify  # the command line only when it runs
+
+        return qualify
+
+    def post(self, ctx: Context, **what: Any) -> list[str]:
+        posted = posting.post(ctx, hits=what.get("hits", 1), assignments=what["assignments"],
+                              reward=Decimal(what["reward"]), task_url=what["task_url"])  # fmt: skip
+        return [row["hit_id"] for row in posted.hits] if posted else []
+
+    def list(self, ctx: Context) -> list[dict]:
+        return hits.study_hits(ctx, refresh=True)
+
+    def sync(self, ctx: Context) -> assignments.SyncReport:
+        return assignments.sync(ctx)
+
+    def review(self, ctx: Context) -> list[review.Proposal]:
+        return review.proposals(ctx)
+
+    def approve(self, ctx: Context, submission_id: str) -> str:
+        return review.approve(ctx, submission_id, ctx.settings.approve_feedback)
+
+    def reject(self, ctx: Context, submission_id: str, message: str) -> str:
+        return review.reject(ctx, submission_id, message)
+
+    def bonus(self, ctx: Context, submission_id: str, amount: Any, reason: str) -> str:
+        return bonuses.pay(ctx, submission_id, Decimal(amount), reason).status
+
+    def qualify(self, ctx: Context) -> mturk_qualify.Report:
+        return mturk_qualify.qualify(ctx)
+
+    def block(self, ctx: Context, worker_id: str) -> None:
+        workers.block(ctx, worker_id, "Blocked by the researchers of this study.")
+
+    def notify(self, ctx: Context, worker_ids: list[str], message: str) -> dict[str, str]:
+        return workers.notify(ctx, worker_ids, ctx.study.title, message)
+
+    def balance(self, ctx: Context) -> dict:
+        available = ctx.requester.call("GetAccountBalance")["AvailableBalance"]
+        with reading(ctx.engine) as connection:
+            committed = ledger.totals(connection, ctx.environment).committed.total
+        return {"available": Decimal(available), "committed": committed, "cap": ctx.settings.budget}
+
+
+PROVIDER = MTurk()
+
+
+def _environments(connection: Connection) -> list[str]:
+    """The accounts with rows in this database (sandbox and live never mix)."""
+    found = set(connection.execute(select(mturk_assignments.c.environment).distinct()).scalars())
+    found |= set(connection.execute(select(mturk_payments.c.environment).distinct()).scalars())
+    return sorted(found)

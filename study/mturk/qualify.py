@@ -1,0 +1,198 @@
+"""Into MTurk: the study's qualification for writers who passed, and the qualification HIT paid
+(`study qualify` for a qualification round run on MTurk: study.mturk.provider).
+
+For every submission with a final outcome (study.review.rules, study.review.qualify.candidates),
+`qualify`:
+  1. pays the qualification HIT (approves the assignment, which confirms its reward in the
+     ledger: study.mturk.review.approve) when the final score is at least `pay_min_score`
+     (default 2: all but spam); an entry the ledger already shows as paid is not touched, so
+     re-running pays nobody twice. Disqualified sessions are left to `study mturk review`,
+     whose rules reject them;
+  2. grants the study's qualification (`[review] qualification`, created on first use) to
+     writers who passed, with the final score as its integer value, so a main round can
+     require e.g. "GreaterThanOrEqualTo 4" or "EqualTo 5"; with `notify`, MTurk emails them.
+     A grant is remembered (review_grants) and not repeated, so re-running sends no second
+     email; a changed score is granted again with the new value, and a writer who no longer
+     passes (a later adjudication) has it revoked.
+Undo a grant with `study mturk qual revoke DIR NAME WORKER`. Payments are first; MTurk emails
+only workers this requester has paid or rejected.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from sqlalchemy import delete, select
+
+from study.mturk import ledger, qualifications, review, workers
+from study.mturk import settings as mturk_settings
+from study.mturk.client import MTurkError
+from study.mturk.context import Context
+from study.review import audit
+from study.review import settings as review_settings
+from study.review.qualify import Candidate, candidates
+from study.store import reading, writing
+from study.store.db import review_grants
+
+ACTOR = "study qualify"
+
+
+@dataclass
+class Report:
+    granted: list[tuple[str, str, int]] = field(default_factory=list)  # submission, worker, value
+    unchanged: list[str] = field(default_factory=list)
+    revoked: list[tuple[str, str]] = field(default_factory=list)
+    paid: list[tuple[str, str]] = field(default_factory=list)  # submission, outcome
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # submission, why
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    notify_failures: dict[str, str] = field(default_factory=dict)
+
+
+def to_pay(ctx: Context, chosen: list[Candidate]) -> list[Candidate]:
+    """The candidates whose qualification HIT is due and not yet paid according to the ledger."""
+    minimum = review_settings.from_study(ctx.study).pay_min_score
+    due = []
+    for candidate in chosen:
+        if candidate.assignment_id is None or candidate.score is None or candidate.score < minimum:
+            continue
+        with reading(ctx.engine) as connection:
+            entry = ledger.reward_entry(connection, ctx.environment, candidate.assignment_id)
+        if entry is None or entry["status"] != "confirmed":
+            due.append(candidate)
+    return due
+
+
+def qualify(
+    ctx: Context,
+    *,
+    pay: bool = True,
+    notify: bool = False,
+    subject: str = "",
+    message: str = "",
+    confirm=None,
+) -> Report:
+    """Pay, then grant (see the module docstring). `confirm(cost)` may refuse the payments."""
+    settings = review_settings.from_study(ctx.study)
+    report = Report()
+    chosen = candidates(ctx)
+    for candidate in chosen:
+        if candidate.worker_id is None:
+            report.skipped.append(
+                (candidate.submission_id, "not an MTurk worker (lab access code)")
+            )
+        elif candidate.provider not in (None, "mturk"):
+            report.skipped.append((candidate.submission_id, f"not an MTurk worker (synced from "
+                                   f"{candidate.provider}: study qualify --provider {candidate.provider})"))  # fmt: skip
+    # A submission no provider has synced yet may be MTurk's, as before the seam.
+    mturk = [c for c in chosen if c.worker_id is not None and c.provider in (None, "mturk")]
+    if pay:
+        _pay(ctx, to_pay(ctx, mturk), report, confirm)
+    type_id = qualifications.create(
+        ctx.requester, ctx.engine, settings.qualification, settings.qualification_description
+    )
+    for candidate in mturk:
+        try:
+            _grant(ctx, type_id, candidate, notify, report)
+        except MTurkError as error:
+            report.failures.append((candidate.submission_id, f"qualification: {error}"))
+    if message and report.granted:
+        report.notify_failures = workers.notify(
+            ctx, [worker for _, worker, _ in report.granted], subject or ctx.study.title, message
+        )
+    return report
+
+
+def _pay(ctx: Context, due: list[Candidate], report: Report, confirm) -> None:
+    if not due:
+        return
+    if confirm is not None and not confirm(
+        review.approval_cost(ctx, [c.assignment_id for c in due])
+    ):
+        report.skipped.extend((c.submission_id, "payment declined") for c in due)
+        return
+    # The worker sees the study's approval message, as with `study mturk review`.
+    feedback = mturk_settings.from_study(ctx.study).approve_feedback
+    for candidate in due:
+        try:
+            outcome = review.approve(ctx, candidate.assignment_id, feedback)
+        except (MTurkError, ledger.BudgetExceeded, ValueError) as error:
+            report.failures.append((candidate.submission_id, f"payment: {error}"))
+            continue
+        report.paid.append((candidate.submission_id, outcome))
+        with writing(ctx.engine) as connection:
+            audit.record(
+                connection, ACTOR, audit.QUALIFY_PAY, candidate.submission_id,
+                outcome=outcome, environment=ctx.environment,
+            )  # fmt: skip
+
+
+def _grant(ctx: Context, type_id: str, candidate: Candidate, notify: bool, report: Report) -> None:
+    with reading(ctx.engine) as connection:
+        held = (
+            connection.execute(
+                select(review_grants).where(
+                    review_grants.c.environment == ctx.environment,
+                    review_grants.c.submission_id == candidate.submission_id,
+                )
+            )
+            .mappings()
+            .first()
+        )
+    passed = candidate.judged.outcome.passed
+    if not passed:
+        if held is not None:
+            qualifications.revoke(
+                ctx.requester, held["qualification_type_id"], [held["worker_id"]],
+                reason="A later review of your qualification submission did not pass it.",
+            )  # fmt: skip
+            with writing(ctx.engine) as connection:
+                connection.execute(
+                    delete(review_grants).where(
+                        review_grants.c.environment == ctx.environment,
+                        review_grants.c.submission_id == candidate.submission_id,
+                    )
+                )
+                audit.record(
+                    connection, ACTOR, audit.QUALIFY_REVOKE, candidate.submission_id,
+                    environment=ctx.environment,
+                )  # fmt: skip
+            report.revoked.append((candidate.submission_id, held["worker_id"]))
+        return
+    if (
+        held is not None
+        and held["value"] == candidate.score
+        and held["qualification_type_id"] == type_id
+    ):
+        report.unchanged.append(candidate.submission_id)
+        return
+    qualifications.grant(
+        ctx.requester, type_id, [candidate.worker_id], value=candidate.score, notify=notify
+    )
+    with writing(ctx.engine) as connection:
+        values = {
+            "worker_id": candidate.worker_id,
+            "qualification_type_id": type_id,
+            "value": candidate.score,
+            "granted_at": time.time(),
+        }
+        if held is None:
+            connection.execute(
+                review_grants.insert().values(
+                    environment=ctx.environment, submission_id=candidate.submission_id, **values
+                )
+            )
+        else:
+            connection.execute(
+                review_grants.update()
+                .where(
+                    review_grants.c.environment == ctx.environment,
+                    review_grants.c.submission_id == candidate.submission_id,
+                )
+                .values(**values)
+            )
+        audit.record(
+            connection, ACTOR, audit.QUALIFY_GRANT, candidate.submission_id,
+            value=candidate.score, environment=ctx.environment, notified=notify,
+        )  # fmt: skip
+    report.granted.append((candidate.submission_id, candidate.worker_id, candidate.score))

@@ -1,0 +1,84 @@
+"""What every `study prolific` command shares: the connection, errors, confirmations."""
+
+from __future__ import annotations
+
+import functools
+
+import click
+
+from study import config as study_config
+from study.prolific import client, groups, ledger, messages, money, payments, settings, studies
+from study.prolific.context import Context, open_context
+
+# Errors a researcher can act on: one clear message, never a traceback.
+EXPECTED = (
+    client.ProlificError,
+    client.NoToken,
+    ledger.BudgetExceeded,
+    studies.StudyError,
+    payments.BonusError,
+    groups.GroupError,
+    messages.MessageError,
+    settings.SettingsError,
+    money.MoneyError,
+    study_config.ConfigError,
+    ValueError,
+)
+
+
+def api_option(command):
+    """--api-url and --live, on every command that talks to Prolific."""
+    command = click.option(
+        "--live",
+        is_flag=True,
+        help="Talk to Prolific itself (real money). Prolific has no sandbox: without --live only a "
+        "local address (`study prolific emulate`) is used.",
+    )(command)
+    return click.option(
+        "--api-url",
+        default=None,
+        metavar="URL",
+        help="Prolific's API address (default: PROLIFIC_API_URL, else https://api.prolific.com/"
+        "api/v1/), e.g. a local `study prolific emulate`. The token comes from PROLIFIC_TOKEN.",
+    )(command)
+
+
+def directory_argument(command):
+    return click.argument("directory", type=click.Path(exists=True, file_okay=False))(command)
+
+
+def reports_errors(command):
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except EXPECTED as error:
+            raise click.ClickException(str(error)) from None
+
+    return wrapper
+
+
+def open_account(directory: str, api_url: str | None, live: bool = False) -> Context:
+    study = study_config.load(directory)
+    if not study.id:
+        raise study_config.ConfigError(study_config.missing_id_message(study))
+    connection = client.connect(api_url)
+    if not connection.emulated and not live:
+        raise client.NoToken(
+            f"{connection.base_url} is Prolific itself: every call may spend real money. Fix: "
+            "pass --live, or point --api-url (or PROLIFIC_API_URL) at `study prolific emulate`."
+        )
+    ctx = open_context(study, settings.from_study(study), connection)
+    where = "LIVE (real money)" if ctx.live else "a local emulator"
+    click.echo(f"Prolific, {where} at {ctx.client.base_url}; study '{study.name}'.", err=True)
+    return ctx
+
+
+def confirm_spend(ctx: Context, what: str, cost: money.Cost) -> bool:
+    """Live always asks, showing the cost (no flag skips it); the emulator just says it."""
+    if not ctx.live:
+        click.echo(f"{what}: up to {cost.describe()} (emulator money).")
+        return True
+    return click.confirm(
+        f"LIVE: {what} will cost up to {cost.describe()} of real money. Continue?", default=False
+    )

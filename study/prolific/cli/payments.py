@@ -1,0 +1,74 @@
+"""bonus, ledger."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import click
+
+from study.prolific import ledger, money, payments
+from study.prolific.cli.common import (
+    api_option,
+    confirm_spend,
+    directory_argument,
+    open_account,
+    reports_errors,
+)
+from study.store import reading
+
+
+@click.command()
+@directory_argument
+@click.argument("submission_id")
+@click.option("--amount", required=True, help='The bonus in the workspace currency, e.g. "1.00".')
+@click.option("--reason", required=True, help="Why (kept in the ledger; it keys the bonus).")
+@click.option("--again", is_flag=True, help="Pay an identical bonus once more on purpose.")
+@click.option("--abandon-unsettled", is_flag=True,
+              help="Only after checking on Prolific's website that an earlier, unanswered pay "
+              "call never paid: give it up and pay through a new bulk payment.")
+@api_option
+@reports_errors
+def bonus(directory, submission_id, amount, reason, again, abandon_unsettled, api_url, live: bool) -> None:
+    """Pay a bonus to the participant of a submission, exactly once: re-running the same command
+    (after a crash, a lost answer, or by mistake) never sends Prolific's pay call twice."""
+    ctx = open_account(directory, api_url, live)
+    value = money.parse(amount, what="--amount")
+    outcome = payments.pay(
+        ctx, submission_id, value, reason, repeat=again, abandon=abandon_unsettled,
+        confirm=lambda cost: confirm_spend(ctx, f"a bonus for {submission_id}", cost),
+    )  # fmt: skip
+    shown = money.show(value, ctx.currency)
+    messages = {
+        "paid": f"Paid {shown} (+{money.show(outcome.cost.fees, ctx.currency)} fees) for "
+        f"{submission_id}; Prolific settles it within minutes.",
+        "already paid": f"Already paid: this bonus for {submission_id} is confirmed in the ledger. "
+        "Use --again to pay an identical bonus once more.",
+        "found paid": f"Prolific had already paid this bonus for {submission_id} (an earlier run did "
+        "not hear back); the ledger is now up to date. Nothing was paid twice.",
+        "pending": f"An earlier run sent the pay call for this bonus and heard no answer; Prolific "
+        "does not show it paid yet (bonuses settle within minutes). Nothing was sent again: run "
+        "this command later. If Prolific's website shows it was never paid, use --abandon-unsettled.",
+        "declined": "Nothing paid.",
+    }
+    click.echo(messages[outcome.status])
+
+
+@click.command("ledger")
+@directory_argument
+@api_option
+@reports_errors
+def ledger_command(directory, api_url, live: bool) -> None:
+    """Every payment this study intended, made or cancelled on Prolific."""
+    ctx = open_account(directory, api_url, live)
+    with reading(ctx.engine) as connection:
+        rows = ledger.entries(connection, ctx.environment)
+        totals = ledger.totals(connection, ctx.environment, ctx.currency)
+    for row in rows:
+        when = dt.datetime.fromtimestamp(row["created_at"], dt.timezone.utc)
+        click.echo(
+            f"{when:%Y-%m-%d %H:%M}  {row['kind']:<6} {row['status']:<10} "
+            f"{money.show(row['amount'], ctx.currency):>8} +{money.show(row['fee'], ctx.currency):>7} fees  "
+            f"study {row['study_id'] or '-'}  submission {row['submission_id'] or '-'}"
+            + (f"  ({row['note']})" if row["note"] else "")
+        )
+    click.echo(f"Committed {totals.committed.describe()}; paid {totals.charged.describe()}.")

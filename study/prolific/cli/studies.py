@@ -1,0 +1,153 @@
+"""balance, draft, publish, pause, start, stop, places, list."""
+
+from __future__ import annotations
+
+import click
+
+from study.prolific import ledger, money, studies
+from study.prolific.cli.common import (
+    api_option,
+    confirm_spend,
+    directory_argument,
+    open_account,
+    reports_errors,
+)
+from study.store import reading
+
+
+@click.command()
+@directory_argument
+@api_option
+@reports_errors
+def balance(directory: str, api_url: str | None, live: bool) -> None:
+    """The workspace's balance and this study's budget: charged, reserved, released, committed."""
+    ctx = open_account(directory, api_url, live)
+    if ctx.workspace_id:
+        answer = ctx.client.get(f"workspaces/{ctx.workspace_id}/balance/")
+        click.echo(f"Workspace balance: {money.show(int(answer['total_balance']), ctx.currency)}, "
+                   f"available {money.show(int(answer['available_balance']), ctx.currency)}.")  # fmt: skip
+    with reading(ctx.engine) as connection:
+        totals = ledger.totals(connection, ctx.environment, ctx.currency)
+    cap = money.show(ctx.settings.budget, ctx.currency) if ctx.settings.budget else "none"
+    click.echo(f"Budget cap: {cap}.")
+    for label, cost in (("charged", totals.charged), ("reserved", totals.reserved),
+                        ("unreserved", totals.unreserved), ("released", totals.released),
+                        ("committed", totals.committed)):  # fmt: skip
+        click.echo(f"  {label:<10} {cost.describe()}")
+
+
+@click.command()
+@directory_argument
+@click.option("--places", type=int, default=None, help="Participants to recruit ([prolific] places).")
+@click.option("--reward", default=None, help='Pay per place, e.g. "2.50" ([prolific] reward, else [study] pay).')
+@click.option("--minutes", type=int, default=None, help="Estimated completion time ([prolific] estimated_minutes).")
+@click.option("--task-url", default=None, help="The task server's /task page ([prolific] task_url).")
+@click.option("--round", "round_name", default=None, help="The review round the study's URL enters.")
+@click.option("--publish", "then_publish", is_flag=True, help="Publish at once (asks on live, showing the cost).")
+@api_option
+@reports_errors
+def draft(directory, places, reward, minutes, task_url, round_name, then_publish, api_url, live: bool) -> None:
+    """Create a draft Prolific study from study.toml (unpublished: nothing is paid or reserved).
+    Its URL carries Prolific's URL parameters; it gets its own completion code."""
+    ctx = open_account(directory, api_url, live)
+    settings = ctx.settings
+    pay = money.parse(reward, what="--reward") if reward else settings.reward
+    if pay is None:
+        raise click.ClickException(
+            'No reward: pass --reward "2.50" or set reward in [prolific] (or pay in [study]).'
+        )
+    made = studies.create_draft(ctx, studies.Draft(
+        name=settings.name,
+        reward=pay,
+        places=places if places is not None else settings.places,
+        estimated_minutes=minutes or settings.estimated_minutes,
+        task_url=task_url or settings.task_url,
+        round=round_name,
+    ))  # fmt: skip
+    click.echo(f"Draft {made['study_id']}: {made['places']} places at "
+               f"{money.show(made['reward'], ctx.currency)}; completion code {made['completion_code']}.")  # fmt: skip
+    click.echo(f"  URL: {made['task_url']}")
+    if then_publish:
+        _publish(ctx, made["study_id"])
+
+
+@click.command()
+@directory_argument
+@click.argument("study_id")
+@api_option
+@reports_errors
+def publish(directory: str, study_id: str, api_url: str | None, live: bool) -> None:
+    """Publish a draft: its cost (Prolific's calculator, fees included) is reserved under the
+    budget cap first; live asks for confirmation showing it."""
+    _publish(open_account(directory, api_url, live), study_id)
+
+
+def _publish(ctx, study_id: str) -> None:
+    record = studies.row(ctx, study_id)
+    current = ctx.client.get(f"studies/{study_id}/")
+    cost = studies.quote(ctx, record["reward"], current["total_available_places"])
+    if current["status"] == "UNPUBLISHED" and not confirm_spend(ctx, f"publishing {study_id}", cost):
+        raise click.ClickException("Nothing published.")
+    click.echo(f"{study_id}: {studies.publish(ctx, study_id)}.")
+
+
+def _transition(action: str, help_text: str):
+    @click.command(action.lower(), help=help_text)
+    @directory_argument
+    @click.argument("study_id")
+    @api_option
+    @reports_errors
+    def command(directory: str, study_id: str, api_url: str | None, live: bool) -> None:
+        ctx = open_account(directory, api_url, live)
+        click.echo(f"{study_id}: {studies.transition(ctx, study_id, action)}.")
+        if action == "STOP":
+            released = studies.release_places(
+                ctx, study_id, keep=_working(ctx, study_id), note="the study was stopped"
+            )
+            click.echo(f"Released the reservation of {released} untaken places.")
+
+    return command
+
+
+def _working(ctx, study_id: str) -> int:
+    return sum(s["status"] == "ACTIVE" for s in ctx.client.pages(f"studies/{study_id}/submissions/"))
+
+
+pause = _transition("PAUSE", "Pause recruiting (participants already in can finish).")
+start = _transition("START", "Resume recruiting a paused study.")
+stop = _transition("STOP", "Stop recruiting for good; untaken places are released from the budget.")
+
+
+@click.command()
+@directory_argument
+@click.argument("study_id")
+@click.option("--places", "count", type=int, required=True, help="How many places to add.")
+@api_option
+@reports_errors
+def places(directory: str, study_id: str, count: int, api_url: str | None, live: bool) -> None:
+    """Add places to one of this study's Prolific studies (reserved under the cap first when
+    it is published; re-running a crashed call finishes it rather than adding twice)."""
+    ctx = open_account(directory, api_url, live)
+    record = studies.row(ctx, study_id)
+    cost = studies.quote(ctx, record["reward"], count)
+    if not confirm_spend(ctx, f"{count} more places of {study_id}", cost):
+        raise click.ClickException("Nothing added.")
+    click.echo(f"{study_id}: {studies.add_places(ctx, study_id, count)} places.")
+
+
+@click.command("list")
+@directory_argument
+@api_option
+@reports_errors
+def list_studies(directory: str, api_url: str | None, live: bool) -> None:
+    """This study's Prolific studies (only those it created), as Prolific reports them now."""
+    ctx = open_account(directory, api_url, live)
+    studies.recover(ctx)
+    for record in studies.rows(ctx):
+        if not record["study_id"]:
+            continue
+        current = ctx.client.get(f"studies/{record['study_id']}/")
+        studies.refresh(ctx, record["study_id"], current)
+        click.echo(f"{record['study_id']}  {current['status']:<16} "
+                   f"{current.get('places_taken', 0)}/{current['total_available_places']} places  "
+                   f"{money.show(record['reward'], ctx.currency)}  round {record['round'] or '-'}")  # fmt: skip

@@ -1,0 +1,121 @@
+"""Prolific's participant path through the task server (study.providers.ParticipantPath):
+`/task?PROLIFIC_PID=&STUDY_ID=&SESSION_ID=` in, and the completion page out to Prolific's
+completion URL with the study's completion code. The task server finds it through the registry
+(study.providers.participant_paths), so it names no provider.
+
+Cases on entry, in order (as MTurk's in study.server.participant.task):
+  1. preview: no PID, or Prolific's placeholder unfilled (a researcher's preview) -> the preview;
+  2. a link without STUDY_ID or SESSION_ID, or for a Prolific study this study did not create
+     -> refused with the fix;
+  3. returning participant: their session for this Prolific study resumes (one session per
+     participant and study, whatever SESSION_ID a second visit brings);
+  4. new participant: refused when [prolific] once_per_participant and `sync` has seen them
+     submit to another of the study's Prolific studies (a block group can reach them too late),
+     or when the round refuses them (study.review.rounds); else a new session, with the PID as
+     its worker id, SESSION_ID (Prolific's submission id) as its assignment and STUDY_ID as
+     its HIT, so review, releases and the repeat guard treat PIDs exactly as worker ids.
+
+At the end, the completion page redirects to [prolific] completion_url with the code of the
+Prolific study the session came from. Browsers apply a page's `form-action` policy to the whole
+redirect chain of a form's POST, and the last form of the path (the survey) is answered by that
+redirect, so every page of a Prolific session allows posting towards the completion URL's
+origin (study.server.stages.at_stage asks `completion_url` of every path).
+"""
+
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from flask import current_app, redirect, render_template, request
+
+from study.prolific import settings as prolific_settings
+from study.review import rounds
+from study.server import page_security
+from study.server.context import engine, study
+from study.server.stages import stage_url
+from study.store import reading, writing
+from study.store import prolific as prolific_store
+from study.store import sessions as session_store
+
+PARAMETERS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
+REPEAT_REFUSAL = (
+    "You have already taken part in this study, and each participant may take part only once. "
+    "Please return your submission on Prolific; thank you for your interest."
+)
+
+
+def arrives(args) -> bool:
+    return any(name in args for name in PARAMETERS)
+
+
+def _filled(value: str) -> bool:
+    # Prolific's preview leaves its placeholders ({{%PROLIFIC_PID%}}) in the URL.
+    return bool(value) and value.isalnum()
+
+
+def _message(title: str, message: str, status: int):
+    return render_template("message.html", study=study(), title=title, message=message), status
+
+
+def enter(args, round_name: str | None):
+    pid = args.get("PROLIFIC_PID", "").strip()
+    study_id = args.get("STUDY_ID", "").strip()
+    submission_id = args.get("SESSION_ID", "").strip()
+    if not _filled(pid):
+        return render_template("preview.html", study=study(), prolific=True)
+    if not _filled(study_id) or not _filled(submission_id):
+        return _message("Cannot start", "the link is missing STUDY_ID or SESSION_ID; open the "
+                        "study from Prolific", 400)  # fmt: skip
+    with writing(engine()) as connection:
+        known = prolific_store.study_row(connection, study_id)
+        if known is None:
+            return _message("Cannot start", "this Prolific study is not one of this study's; "
+                            "open the study from Prolific", 400)  # fmt: skip
+        session = prolific_store.session_for(connection, pid, study_id)
+        if session is None:
+            if repeat_session(connection, study(), pid, study_id) is not None:
+                return _message("Already taken part", REPEAT_REFUSAL, 403)
+            if session_store.by_assignment(connection, submission_id) is not None:
+                return _message("Cannot start", "this submission belongs to another participant",
+                                400)  # fmt: skip
+            refusal = rounds.entry_refusal(connection, study(), round_name or known["round"],
+                                           worker_id=pid)  # fmt: skip
+            if refusal:
+                return _message("Not this round", refusal.replace("HIT", "submission"), 403)
+            if not _start_allowed(connection):
+                return _message("Please wait", "Too many sessions were started from your network "
+                                "in the last hour; please try again later.", 429)  # fmt: skip
+            session = session_store.create(
+                connection, worker_id=pid, assignment_id=submission_id, hit_id=study_id
+            )
+            rounds.record(connection, study(), session["session_id"], round_name or known["round"])
+    return redirect(stage_url(session))
+
+
+def _start_allowed(connection) -> bool:
+    # As study.server.participant: loopback (a reverse proxy, a test) is not throttled.
+    if page_security.is_loopback(request.remote_addr):
+        return True
+    return current_app.extensions["study.start_throttle"].allow(request.remote_addr, connection)
+
+
+def repeat_session(connection, study_config, pid: str, study_id: str) -> dict | None:
+    """With [prolific] once_per_participant, the participant's earlier synced session for
+    another of the study's Prolific studies; else None."""
+    if not prolific_settings.from_study(study_config).once_per_participant:
+        return None
+    return prolific_store.earlier_session(connection, pid, study_id)
+
+
+def completion_url(session: dict) -> str | None:
+    """Prolific's completion URL with this session's study's code; None if not from Prolific."""
+    if not session.get("hit_id") or not session.get("worker_id"):
+        return None
+    with reading(engine()) as connection:
+        known = prolific_store.study_row(connection, session["hit_id"])
+    if known is None:
+        return None
+    base = prolific_settings.from_study(study()).completion_url
+    joiner = "&" if "?" in base else "?"
+    return f"{base}{joiner}{urlencode({'cc': known['completion_code']})}"

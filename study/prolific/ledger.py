@@ -1,0 +1,306 @@
+"""The Prolific payments ledger (table prolific_payments) and the budget cap.
+
+The same books as MTurk's (study.mturk.ledger), in Prolific's minor units: every payment is
+written down before Prolific is asked to make it ("intended") and marked once it has been made
+("confirmed") or never will be ("cancelled"). Two kinds:
+  - reward: one entry per place of a published study, reserved before PUBLISH or before places
+    are added (with Prolific's fee from its cost calculator), bound to a submission when `sync`
+    sees one, confirmed on approval, and freed again on rejection, return or time-out (Prolific
+    re-offers the place). A stopped study's untaken places are cancelled;
+  - bonus: one entry per bonus, keyed by what is paid, carrying the bulk payment Prolific set
+    up for it and when the pay call was sent (study.prolific.payments).
+committed = charged + reserved (+ unreserved: seen on Prolific without a reservation), and
+nothing is reserved past the cap; checks run in the transaction that writes the new entries,
+before any money moves.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, select, update
+
+from study.prolific import money
+from study.prolific.context import Budget
+from study.store.prolific import prolific_payments as payments
+
+
+class BudgetExceeded(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class Totals:
+    reserved: money.Cost
+    charged: money.Cost
+    unreserved: money.Cost
+    released: money.Cost
+
+    @property
+    def committed(self) -> money.Cost:
+        return self.charged + self.reserved + self.unreserved
+
+
+def totals(connection: Connection, environment: str, currency: str = "GBP") -> Totals:
+    sums = {s: money.Cost(0, 0, currency) for s in ("intended", "confirmed", "unreserved", "cancelled")}
+    rows = connection.execute(
+        select(payments.c.amount, payments.c.fee, payments.c.status).where(
+            payments.c.environment == environment
+        )
+    )
+    for amount, fee, status in rows:
+        sums[status] += money.Cost(amount, fee, currency)
+    return Totals(sums["intended"], sums["confirmed"], sums["unreserved"], sums["cancelled"])
+
+
+def check_budget(
+    connection: Connection,
+    environment: str,
+    budget: Budget | None,
+    adding: money.Cost,
+    what: str,
+    *,
+    counted: int = 0,
+) -> None:
+    """Refuse a spend that would take this environment's commitments past the cap."""
+    if budget is None:
+        return
+    currency = adding.currency
+    if budget.cap is None:
+        if budget.live:
+            raise BudgetExceeded(
+                f"Refusing {what}: Prolific spends real money and this study has no budget cap. "
+                'Fix: set budget = "..." in the [prolific] section of study.toml.'
+            )
+        return
+    committed = totals(connection, environment, currency).committed.total - counted
+    if committed + adding.total > budget.cap:
+        left = max(budget.cap - committed, 0)
+        raise BudgetExceeded(
+            f"Refusing {what}: it needs {adding.describe()}, {money.show(committed, currency)} is "
+            f"already committed in {environment}, and the budget cap is "
+            f"{money.show(budget.cap, currency)} ({money.show(left, currency)} left). Fix: raise "
+            "budget in [prolific] of study.toml, or spend less."
+        )
+
+
+def split(total: int, count: int) -> list[int]:
+    """`total` minor units over `count` entries, the remainder on the first ones."""
+    base, extra = divmod(total, count)
+    return [base + (1 if index < extra else 0) for index in range(count)]
+
+
+# -- reward places ----------------------------------------------------------------------------
+
+
+def plan_places(
+    connection: Connection,
+    environment: str,
+    *,
+    study_id: str,
+    reward: int,
+    fees: int,
+    count: int,
+    status: str = "intended",
+) -> None:
+    """`count` unbound reward entries for a study's places; `fees`: Prolific's fee on them all."""
+    first = len(places(connection, environment, study_id))
+    now = time.time()
+    for offset, fee in enumerate(split(fees, count)):
+        connection.execute(
+            payments.insert().values(
+                environment=environment,
+                entry_key=f"reward:{study_id}:{first + offset}",
+                kind="reward",
+                study_id=study_id,
+                amount=reward,
+                fee=fee,
+                status=status,
+                created_at=now,
+            )
+        )
+
+
+def places(connection: Connection, environment: str, study_id: str) -> list[dict]:
+    rows = connection.execute(
+        select(payments)
+        .where(
+            payments.c.environment == environment,
+            payments.c.kind == "reward",
+            payments.c.study_id == study_id,
+        )
+        .order_by(payments.c.id)
+    ).mappings()
+    return [dict(row) for row in rows]
+
+
+def open_places(connection: Connection, environment: str, study_id: str) -> list[dict]:
+    return [
+        p
+        for p in places(connection, environment, study_id)
+        if p["submission_id"] is None and p["status"] == "intended"
+    ]
+
+
+def reward_entry(connection: Connection, environment: str, submission_id: str) -> dict | None:
+    row = (
+        connection.execute(
+            select(payments).where(
+                payments.c.environment == environment,
+                payments.c.kind == "reward",
+                payments.c.submission_id == submission_id,
+            )
+        )
+        .mappings()
+        .first()
+    )
+    return dict(row) if row else None
+
+
+def bind_reward(
+    connection: Connection,
+    environment: str,
+    *,
+    study_id: str,
+    submission_id: str,
+    participant_id: str,
+    reward: int,
+    fee: int,
+) -> dict:
+    """The reward entry of a submission: its own, else an open place of its study, else a new
+    "unreserved" one (places added on Prolific's website), which approving reserves first."""
+    own = reward_entry(connection, environment, submission_id)
+    if own:
+        return own
+    free = next(iter(open_places(connection, environment, study_id)), None)
+    if free is None:
+        connection.execute(
+            payments.insert().values(
+                environment=environment,
+                entry_key=f"reward:{study_id}:submission:{submission_id}"[:64],
+                kind="reward",
+                study_id=study_id,
+                amount=reward,
+                fee=fee,
+                status="unreserved",
+                created_at=time.time(),
+            )
+        )
+        free = places(connection, environment, study_id)[-1]
+    connection.execute(
+        update(payments)
+        .where(payments.c.id == free["id"])
+        .values(submission_id=submission_id, participant_id=participant_id)
+    )
+    return {**free, "submission_id": submission_id, "participant_id": participant_id}
+
+
+def free_place(connection: Connection, entry: dict, note: str) -> None:
+    """A rejected, returned or timed-out submission: Prolific re-offers its place, so the
+    reservation stays and waits for the next participant."""
+    # An unreserved entry was never under the cap: nothing to keep for the next participant.
+    status = "cancelled" if entry["status"] == "unreserved" else "intended"
+    connection.execute(
+        update(payments)
+        .where(payments.c.id == entry["id"])
+        .values(submission_id=None, participant_id=None, status=status, note=note)
+    )
+
+
+def reserve(connection: Connection, environment: str, entry: dict, budget: Budget, what: str,
+            currency: str) -> None:  # fmt: skip
+    """Bring an unreserved entry under the cap before paying it, or refuse."""
+    if entry["status"] != "unreserved":
+        return
+    cost = money.Cost(entry["amount"], entry["fee"], currency)
+    check_budget(connection, environment, budget, cost, what, counted=cost.total)
+    settle(connection, entry["id"], "intended", "reserved under the cap before paying")
+
+
+# -- bonuses ----------------------------------------------------------------------------------
+
+
+def bonus_key(submission_id: str, amount: int, reason: str, occurrence: int) -> str:
+    digest = hashlib.sha256(f"{submission_id}\n{amount}\n{reason}\n{occurrence}".encode())
+    return f"bonus:{digest.hexdigest()[:40]}"
+
+
+def same_bonus(
+    connection: Connection, environment: str, submission_id: str, amount: int, reason: str | None
+) -> list[dict]:
+    query = select(payments).where(
+        payments.c.environment == environment,
+        payments.c.kind == "bonus",
+        payments.c.submission_id == submission_id,
+        payments.c.amount == amount,
+    )
+    if reason is not None:
+        query = query.where(payments.c.reason == reason)
+    return [dict(row) for row in connection.execute(query.order_by(payments.c.id)).mappings()]
+
+
+def intend_bonus(
+    connection: Connection,
+    environment: str,
+    *,
+    study_id: str,
+    submission_id: str,
+    participant_id: str,
+    amount: int,
+    reason: str,
+    repeat: bool,
+) -> tuple[dict, bool]:
+    """The ledger entry for this bonus and whether it is new. An unfinished one (an earlier run
+    crashed or lost Prolific's answer) comes first, even with `repeat`: it is reconciled with
+    Prolific's records before anything new is intended."""
+    existing = same_bonus(connection, environment, submission_id, amount, reason)
+    unfinished = [e for e in existing if e["status"] == "intended"]
+    if unfinished:
+        return unfinished[0], False
+    paid = [e for e in existing if e["status"] == "confirmed"]
+    if paid and not repeat:
+        return paid[-1], False
+    connection.execute(
+        payments.insert().values(
+            environment=environment,
+            entry_key=bonus_key(submission_id, amount, reason, len(existing)),
+            kind="bonus",
+            study_id=study_id,
+            submission_id=submission_id,
+            participant_id=participant_id,
+            amount=amount,
+            fee=0,  # Prolific says the fee when it sets the payment up
+            reason=reason,
+            status="intended",
+            created_at=time.time(),
+        )
+    )
+    return same_bonus(connection, environment, submission_id, amount, reason)[-1], True
+
+
+def record(connection: Connection, entry_id: int, **values) -> None:
+    connection.execute(update(payments).where(payments.c.id == entry_id).values(**values))
+
+
+def entry(connection: Connection, entry_id: int) -> dict:
+    return dict(connection.execute(select(payments).where(payments.c.id == entry_id)).mappings().one())
+
+
+# -- settling ---------------------------------------------------------------------------------
+
+
+def settle(connection: Connection, entry_id: int, status: str, note: str | None = None) -> None:
+    assert status in ("confirmed", "cancelled", "intended")
+    values = {"status": status, "settled_at": time.time() if status != "intended" else None}
+    if note:
+        values["note"] = note
+    record(connection, entry_id, **values)
+
+
+def entries(connection: Connection, environment: str, *, kind: str | None = None) -> list[dict]:
+    query = select(payments).where(payments.c.environment == environment).order_by(payments.c.id)
+    if kind:
+        query = query.where(payments.c.kind == kind)
+    return [dict(row) for row in connection.execute(query).mappings()]

@@ -1,0 +1,75 @@
+"""Money on Prolific: integers in the currency's minor unit (pence or cents), as the API sends
+them (`reward: 150` is 1.50). Never a float.
+
+Prolific refuses to publish a study paying less than its minimum hourly rate for the study's
+estimated completion time (£6.00 or $8.00 an hour); the fee is not hard-coded anywhere: it is
+what Prolific's study cost calculator and bonus set-up answer (study.prolific.ledger).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+SYMBOLS = {"GBP": "£", "USD": "$"}
+# Minor units per hour of estimated completion time.
+MINIMUM_HOURLY = {"GBP": 600, "USD": 800}
+
+
+class MoneyError(ValueError):
+    pass
+
+
+def parse(text: str | int, *, what: str = "amount") -> int:
+    """'2.50', '£2.5' or '3' -> 250 (minor units); refuses fractions of a penny and amounts < 0.01."""
+    if isinstance(text, float):
+        raise MoneyError(f'{what}: give money as text such as "2.50", not the float {text!r}')
+    raw = str(text).strip().lstrip("£$").strip()
+    try:
+        value = Decimal(raw)
+    except InvalidOperation:
+        raise MoneyError(f'{what}: {text!r} is not an amount of money; write it like "2.50"') from None
+    if not value.is_finite() or value != value.quantize(Decimal("0.01")):
+        raise MoneyError(f'{what}: {text!r} has fractions of a penny; write it like "2.50"')
+    if value < Decimal("0.01"):
+        raise MoneyError(f'{what}: {text!r} must be at least 0.01')
+    return int(value * 100)
+
+
+def major(minor: int) -> str:
+    """250 -> '2.50' (the unit of Prolific's bonus CSV)."""
+    sign = "-" if minor < 0 else ""
+    return f"{sign}{abs(minor) // 100}.{abs(minor) % 100:02d}"
+
+
+def show(minor: int, currency: str = "GBP") -> str:
+    return f"{SYMBOLS.get(currency, currency + ' ')}{major(minor)}"
+
+
+def minimum_reward(minutes: int, currency: str) -> int:
+    """The least reward Prolific accepts for `minutes` of estimated completion time."""
+    hourly = MINIMUM_HOURLY.get(currency, MINIMUM_HOURLY["USD"])
+    return -(-hourly * minutes // 60)  # rounded up
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What something takes from the workspace's balance: participants' pay and Prolific's fees
+    (with VAT where due), as Prolific's calculator answers them."""
+
+    pay: int
+    fees: int
+    currency: str = "GBP"
+
+    @property
+    def total(self) -> int:
+        return self.pay + self.fees
+
+    def __add__(self, other: "Cost") -> "Cost":
+        return Cost(self.pay + other.pay, self.fees + other.fees, self.currency)
+
+    def describe(self) -> str:
+        return (
+            f"{show(self.total, self.currency)} ({show(self.pay, self.currency)} to participants "
+            f"+ {show(self.fees, self.currency)} Prolific fees)"
+        )

@@ -1,0 +1,136 @@
+"""Bonuses on Prolific, paid once however often the command runs, crashes or loses an answer.
+
+Prolific pays a bonus in two calls: `POST submissions/bonus-payments/` sets up a bulk payment
+(nothing is paid; it answers the fee), then `POST bulk-bonus-payments/<id>/pay/` pays it,
+asynchronously. The pay call is not idempotent and takes no request token: sent twice, it pays
+twice. So, per bonus (one ledger entry):
+  1. the entry is written ("intended") before anything is sent;
+  2. the bulk payment is set up and its id and fee recorded; the cap is checked with that fee;
+  3. `pay_sent_at` is written and committed, and only then is the pay call sent;
+  4. Prolific's 202 confirms the entry.
+A re-run finds the entry. Paid already: nothing is sent. `pay_sent_at` set but no answer heard
+(the process was killed, the connection dropped): the pay call is NEVER sent again for that
+bulk payment; Prolific's own record (the submission's `bonus_payments`) decides: a payment
+more than the ledger has confirmed means this one went through ("found paid"); otherwise it is
+"pending" (Prolific settles bonuses within minutes: run again later). Only a researcher who
+has checked on Prolific's website that it was never paid may `abandon` it, which cancels the
+entry and pays through a new bulk payment.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from study.prolific import ledger, money, submissions
+from study.prolific.client import ProlificError
+from study.prolific.context import Context
+from study.store import writing
+
+
+class BonusError(RuntimeError):
+    pass
+
+
+@dataclass
+class BonusOutcome:
+    status: str  # paid | already paid | found paid | pending | declined
+    entry: dict
+    cost: money.Cost
+
+
+def pay(
+    ctx: Context,
+    submission_id: str,
+    amount: int,
+    reason: str,
+    *,
+    repeat: bool = False,
+    abandon: bool = False,
+    confirm: Callable[[money.Cost], bool] | None = None,
+) -> BonusOutcome:
+    """Pay `amount` (minor units) to the participant of `submission_id`."""
+    if not reason.strip():
+        raise BonusError("--reason is empty: the ledger keys a bonus by its reason. Fix: say why.")
+    if amount < 1:
+        raise BonusError("--amount must be at least 0.01.")
+    submission, record = submissions.fetch(ctx, submission_id)
+    participant = submission["participant_id"]
+    with writing(ctx.engine) as connection:
+        entry, created = ledger.intend_bonus(
+            connection, ctx.environment, study_id=record["study_id"], submission_id=submission_id,
+            participant_id=participant, amount=amount, reason=reason, repeat=repeat,
+        )  # fmt: skip
+    cost = money.Cost(amount, entry["fee"], ctx.currency)
+    if entry["status"] == "confirmed":
+        return BonusOutcome("already paid", entry, cost)
+    if entry["pay_sent_at"] is not None:
+        if paid_on_prolific(ctx, submission_id, amount):
+            _settle(ctx, entry, "confirmed", "found in Prolific's bonus payments by a later run")
+            return BonusOutcome("found paid", entry, cost)
+        if not abandon:
+            return BonusOutcome("pending", entry, cost)
+        _settle(ctx, entry, "cancelled",
+                "abandoned: the researcher found on Prolific that it was never paid")  # fmt: skip
+        return pay(ctx, submission_id, amount, reason, repeat=True, confirm=confirm)
+    if entry["bulk_payment_id"] is None:
+        entry = set_up(ctx, entry, record["study_id"], participant)
+    cost = money.Cost(amount, entry["fee"], ctx.currency)
+    try:
+        with writing(ctx.engine) as connection:
+            ledger.check_budget(connection, ctx.environment, ctx.budget, cost,
+                                f"a bonus of {money.show(amount, ctx.currency)}",
+                                counted=cost.total)  # fmt: skip
+    except ledger.BudgetExceeded:
+        _settle(ctx, entry, "cancelled", "refused by the budget cap")  # nothing was sent
+        raise
+    if confirm is not None and not confirm(cost):
+        _settle(ctx, entry, "cancelled", "declined before sending")
+        return BonusOutcome("declined", entry, cost)
+    with writing(ctx.engine) as connection:  # durable before the call that cannot be repeated
+        ledger.record(connection, entry["id"], pay_sent_at=time.time())
+    try:
+        ctx.client.post(f"bulk-bonus-payments/{entry['bulk_payment_id']}/pay/")
+    except ProlificError as error:
+        if error.certain:
+            _settle(ctx, entry, "cancelled", f"refused by Prolific: {error.message}")
+            raise BonusError(f"Prolific refused the bonus: {error.message}") from None
+        raise BonusError(
+            f"{error.message}\nThe bonus may or may not have been paid. Run the same command "
+            "again: it checks Prolific's records and never sends this payment's pay call twice."
+        ) from None
+    _settle(ctx, entry, "confirmed", "accepted by Prolific (bonuses settle within minutes)")
+    return BonusOutcome("paid", entry, cost)
+
+
+def set_up(ctx: Context, entry: dict, study_id: str, participant: str) -> dict:
+    """Prolific's bulk payment for this one bonus, recorded with its fee. Setting up pays
+    nothing, so a set-up whose answer was lost is simply made again."""
+    try:
+        answer = ctx.client.post(
+            "submissions/bonus-payments/",
+            {"study_id": study_id, "csv_bonuses": f"{participant},{money.major(entry['amount'])}\n"},
+        )
+    except ProlificError as error:
+        _settle(ctx, entry, "cancelled", f"set-up refused: {error.message}")
+        raise BonusError(f"Prolific did not set up the bonus: {error.message}") from None
+    fee = int(answer.get("fees", 0)) + int(answer.get("vat", 0))
+    with writing(ctx.engine) as connection:
+        ledger.record(connection, entry["id"], bulk_payment_id=answer["id"], fee=fee)
+        return ledger.entry(connection, entry["id"])
+
+
+def paid_on_prolific(ctx: Context, submission_id: str, amount: int) -> bool:
+    """True if Prolific's submission shows more bonuses of `amount` than the ledger has
+    confirmed for it: the unconfirmed one went through."""
+    shown = ctx.client.get(f"submissions/{submission_id}/").get("bonus_payments") or []
+    on_prolific = sum(int(paid) == amount for paid in shown)
+    with writing(ctx.engine) as connection:
+        same = ledger.same_bonus(connection, ctx.environment, submission_id, amount, None)
+    return on_prolific > sum(e["status"] == "confirmed" for e in same)
+
+
+def _settle(ctx: Context, entry: dict, status: str, note: str) -> None:
+    with writing(ctx.engine) as connection:
+        ledger.settle(connection, entry["id"], status, note)

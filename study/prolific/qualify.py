@@ -1,0 +1,74 @@
+"""Into Prolific: the qualification round's submissions paid and its passed writers put in the
+study's "qualified" participant group, which a main round's Prolific study allows alone
+(study.prolific.studies.filters): `study qualify` (through study.providers) and `study prolific
+qualify` for a round run on Prolific. The same outcomes as MTurk's (study.mturk.qualify), from
+the same candidates (study.review.qualify.candidates, study.review.rules): a submission scored at least
+`[review] pay_min_score` is approved (paid) once; a writer who passed joins the group with the
+score remembered; one a later adjudication failed is taken out again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlalchemy import select
+
+from study.prolific import groups, ledger, review
+from study.prolific.client import ProlificError
+from study.prolific.context import Context
+from study.review import audit
+from study.review import qualify as shared
+from study.review import settings as review_settings
+from study.store import reading, writing
+from study.store.prolific import prolific_submissions
+
+ACTOR = "study prolific qualify"
+
+
+@dataclass
+class Report:
+    added: list[tuple[str, int]] = field(default_factory=list)  # participant, score
+    removed: list[str] = field(default_factory=list)
+    paid: list[tuple[str, str]] = field(default_factory=list)  # submission (review pseudonym), outcome
+    failures: list[tuple[str, str]] = field(default_factory=list)
+
+
+def qualify(ctx: Context, *, pay: bool = True) -> Report:
+    settings = review_settings.from_study(ctx.study)
+    report = Report()
+    with reading(ctx.engine) as connection:
+        ours = set(connection.execute(
+            select(prolific_submissions.c.submission_id)
+            .where(prolific_submissions.c.environment == ctx.environment)
+        ).scalars())  # fmt: skip
+    chosen = [c for c in shared.candidates(ctx) if c.assignment_id in ours]
+    for candidate in chosen:
+        if not pay or candidate.score is None or candidate.score < settings.pay_min_score:
+            continue
+        with reading(ctx.engine) as connection:
+            entry = ledger.reward_entry(connection, ctx.environment, candidate.assignment_id)
+        if entry is not None and entry["status"] == "confirmed":
+            continue
+        try:
+            outcome = review.approve(ctx, candidate.assignment_id)
+        except (ProlificError, ledger.BudgetExceeded, ValueError) as error:
+            report.failures.append((candidate.submission_id, f"payment: {error}"))
+            continue
+        report.paid.append((candidate.submission_id, outcome))
+        with writing(ctx.engine) as connection:
+            audit.record(connection, ACTOR, audit.QUALIFY_PAY, candidate.submission_id,
+                         outcome=outcome, environment=ctx.environment)  # fmt: skip
+    passed = {c.worker_id: c.score for c in chosen if c.judged.outcome.passed}
+    failed = [c.worker_id for c in chosen if not c.judged.outcome.passed]
+    for participant in groups.add(ctx, "qualified", passed):
+        report.added.append((participant, passed[participant]))
+    report.removed = groups.remove(ctx, "qualified", failed)
+    with writing(ctx.engine) as connection:
+        for candidate in chosen:
+            if candidate.worker_id in dict(report.added):
+                audit.record(connection, ACTOR, audit.QUALIFY_GRANT, candidate.submission_id,
+                             value=candidate.score, environment=ctx.environment)  # fmt: skip
+            elif candidate.worker_id in report.removed:
+                audit.record(connection, ACTOR, audit.QUALIFY_REVOKE, candidate.submission_id,
+                             environment=ctx.environment)  # fmt: skip
+    return report

@@ -1,0 +1,80 @@
+"""The [prolific] section of study.toml, as typed settings (README, "Prolific").
+
+schemas/study.schema.json defines the keys; this module reads them from `Study.raw`, so
+study.config stays independent of Prolific. Command-line options override them. Money is in
+the workspace's currency, written as text ("2.50"), and kept in minor units.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from study.config import Study
+from study.prolific import money
+
+COMPLETION_URL = "https://app.prolific.com/submissions/complete"
+DEVICES = ("desktop", "tablet", "mobile")
+
+
+class SettingsError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class ProlificSettings:
+    name: str
+    description: str
+    reward: int | None = None  # minor units per place
+    places: int = 1
+    estimated_minutes: int = 20
+    maximum_minutes: int | None = None  # Prolific's default: 3 x estimated + 2
+    task_url: str = ""
+    budget: int | None = None  # minor units, fees included
+    # Where a finished participant is sent, with ?cc=<the study's completion code>.
+    completion_url: str = COMPLETION_URL
+    devices: tuple[str, ...] = ("desktop",)  # writing with Tab needs a keyboard
+    once_per_participant: bool = False
+    min_ai_requests: int = 1
+    min_writer_chars: int = 100
+
+
+def from_study(study: Study) -> ProlificSettings:
+    section = dict(study.raw.get("prolific", {}))
+    where = f"{study.directory / 'study.toml'}: [prolific]"
+    mturk = study.raw.get("mturk", {})
+    try:
+        reward = section.pop("reward", "") or study.pay
+        budget = section.pop("budget", "")
+        devices = tuple(section.pop("devices", ("desktop",)))
+        unknown = [d for d in devices if d not in DEVICES]
+        if unknown or not devices:
+            raise SettingsError(
+                f"{where}.devices: {unknown or 'empty'} is not a list of {', '.join(DEVICES)}. "
+                'Fix: e.g. devices = ["desktop"].'
+            )
+        settings = ProlificSettings(
+            name=section.pop("name", study.title),
+            description=section.pop(
+                "description",
+                f"Write with an AI assistant for at least {max(round(study.min_seconds / 60), 1)} "
+                "minutes, then answer a short survey.",
+            ),
+            reward=money.parse(reward, what=f"{where}.reward") if reward else None,
+            budget=money.parse(budget, what=f"{where}.budget") if budget else None,
+            estimated_minutes=section.pop("estimated_minutes", study.duration_minutes or 20),
+            devices=devices,
+            # The review rules are the study's, whichever provider: [mturk]'s when [prolific]
+            # does not set them.
+            min_ai_requests=section.pop("min_ai_requests", mturk.get("min_ai_requests", 1)),
+            min_writer_chars=section.pop("min_writer_chars", mturk.get("min_writer_chars", 100)),
+            **section,
+        )
+    except money.MoneyError as error:
+        raise SettingsError(f"{error}. Fix: write it as text, e.g. \"2.50\".") from None
+    except TypeError as error:
+        raise SettingsError(f"{where}: {error}. Fix: see README, Prolific.") from None
+    if settings.places < 1:
+        raise SettingsError(f"{where}.places must be at least 1, got {settings.places}.")
+    if settings.estimated_minutes < 1:
+        raise SettingsError(f"{where}.estimated_minutes must be at least 1 minute.")
+    return settings

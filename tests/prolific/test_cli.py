@@ -1,0 +1,95 @@
+"""`study prolific ...` as a researcher types it, against the emulator."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from study.cli import main
+from study.providers import Provider, UnknownProvider, names, provider_for
+from tests.prolific.conftest import TASK_URL, with_prolific
+from tests.prolific.walk import take_part
+
+
+@pytest.fixture
+def run(prolific, study_folder):
+    with_prolific(study_folder, reward="2.50", estimated_minutes=10, task_url=TASK_URL,
+                  budget="50.00", completion_url=prolific.url + "/submissions/complete")  # fmt: skip
+
+    def invoke(*args, input=None, code=0):
+        result = CliRunner().invoke(main, ["prolific", *args], input=input, catch_exceptions=False)
+        assert result.exit_code == code, result.output
+        return result.output
+
+    return invoke
+
+
+def test_draft_publish_review_bonus_and_ledger_from_the_command_line(run, study_folder, prolific, ctx, task_client):
+    out = run("draft", str(study_folder), "--places", "2", "--publish")
+    study_id = re.search(r"Draft (\w+):", out).group(1)
+    assert "completion code" in out and "?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID=" in out
+    assert "publishing" in out and "Prolific fees" in out and f"{study_id}: published." in out
+    took = take_part(prolific, task_client, study_id, "9" * 24)
+    out = run("review", str(study_folder), "--yes")
+    assert "Submissions: 1 AWAITING REVIEW." in out and f"{took.submission_id}: approved" in out
+    out = run("bonus", str(study_folder), took.submission_id, "--amount", "1.00", "--reason", "thanks")
+    assert "Paid $1.00 (+$0.33 fees)" in out
+    again = run("bonus", str(study_folder), took.submission_id, "--amount", "1.00", "--reason", "thanks")
+    assert "Already paid" in again
+    ledger = run("ledger", str(study_folder))
+    assert "reward confirmed" in ledger and "bonus  confirmed" in ledger
+    assert "places" in run("list", str(study_folder))
+
+
+def test_bad_input_names_the_field_and_the_fix(run, study_folder, monkeypatch):
+    out = run("draft", str(study_folder), "--reward", "0.10", code=1)
+    assert "below Prolific's minimum hourly rate" in out and "Fix: raise --reward" in out
+    out = run("reject", str(study_folder), "ffffffffffffffffffffffff", "--message", "short",
+              "--category", "LOW_EFFORT", code=1)  # fmt: skip
+    assert "--message has 5 characters; Prolific needs at least 100" in out
+    monkeypatch.setenv("PROLIFIC_TOKEN", "wrong")
+    out = run("list", str(study_folder), code=1)
+    assert "401" in out and "Fix: set PROLIFIC_TOKEN" in out and "wrong" not in out
+    monkeypatch.delenv("PROLIFIC_TOKEN")
+    assert "No Prolific API token: set PROLIFIC_TOKEN" in run("list", str(study_folder), code=1)
+    out = run("list", str(study_folder), "--api-url", "http://api.example.org/api/v1/", code=1)
+    assert "plain http to another machine" in out
+    monkeypatch.setenv("PROLIFIC_TOKEN", "a-real-looking-token")
+    out = run("list", str(study_folder), "--api-url", "https://api.example.org/api/v1/", code=1)
+    assert "is Prolific itself" in out and "Fix: pass --live" in out
+
+
+def test_participants_of_a_study_get_messages_and_others_are_refused(run, study_folder, prolific, ctx, task_client):
+    out = run("draft", str(study_folder), "--places", "1", "--publish")
+    study_id = re.search(r"Draft (\w+):", out).group(1)
+    take_part(prolific, task_client, study_id, "7" * 24)
+    out = run("notify", str(study_folder), study_id, "7" * 24, "8" * 24, "--message", "Thank you!")
+    assert f"{'7' * 24}: sent" in out and f"{'8' * 24}: failed" in out
+    assert "not one of this study's" in run("notify", str(study_folder), "f" * 24, "7" * 24,
+                                            "--message", "Hi", code=1)  # fmt: skip
+
+
+def test_both_providers_stand_behind_one_interface():
+    assert names() == ("mturk", "prolific")
+    for name in names():
+        provider = provider_for(name)
+        assert isinstance(provider, Provider) and provider.name == name
+    with pytest.raises(UnknownProvider, match="Fix: use one of mturk, prolific"):
+        provider_for("crowdflower")
+
+
+def test_a_blocked_participant_cannot_join_the_studys_next_prolific_study(run, study_folder, prolific):
+    import httpx
+
+    assert "Blocked 1 participants." in run("block", str(study_folder), "6" * 24)
+    out = run("draft", str(study_folder), "--places", "1", "--publish")
+    study_id = re.search(r"Draft (\w+):", out).group(1)
+    refused = httpx.post(prolific.url + "/_emulator/take-part",
+                         json={"study_id": study_id, "participant_id": "6" * 24})  # fmt: skip
+    assert refused.status_code == 409
+    welcome = httpx.post(prolific.url + "/_emulator/take-part",
+                         json={"study_id": study_id, "participant_id": "5" * 24})  # fmt: skip
+    assert welcome.status_code == 201
+    assert "blocked    " in run("groups", str(study_folder)) and "1 members" in run("groups", str(study_folder))

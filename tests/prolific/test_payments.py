@@ -1,0 +1,125 @@
+"""Bonuses on Prolific through the ledger: paid once, whatever happens between sending the
+non-idempotent pay call and hearing back, with Prolific's fees counted against the cap."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from study.prolific import ledger, payments, studies, submissions
+from study.store import reading
+from tests.prolific.conftest import TASK_URL
+from tests.prolific.walk import take_part
+
+
+@pytest.fixture
+def submission(ctx, prolific, task_client) -> str:
+    """A finished participant's submission, synced."""
+    made = studies.create_draft(ctx, studies.Draft("Write with AI", 250, 2, 10, TASK_URL))
+    studies.publish(ctx, made["study_id"])
+    took = take_part(prolific, task_client, made["study_id"], "0123456789abcdef01234567")
+    submissions.sync(ctx)
+    return took.submission_id
+
+
+def pay_calls(prolific) -> list[int]:
+    """How often the pay call reached Prolific, per bulk payment."""
+    records = httpx.get(prolific.url + "/_emulator/bonus-payments").json()
+    records = records.get("results", records) if isinstance(records, dict) else records
+    return [len(r["pay_calls"]) if isinstance(r["pay_calls"], list) else r["pay_calls"] for r in records]
+
+
+def settle(prolific) -> None:
+    assert httpx.post(prolific.url + "/_emulator/settle").status_code == 200
+
+
+def lose_next_pay(prolific, when: str) -> None:
+    answer = httpx.post(prolific.url + "/_emulator/faults", json={
+        "method": "POST", "path": "/api/v1/bulk-bonus-payments/*/pay/", "when": when, "times": 1,
+        "status": None})  # fmt: skip
+    assert answer.status_code in (200, 201), answer.text
+
+
+def bonuses_on_prolific(ctx, submission_id: str) -> list[int]:
+    return ctx.client.get(f"submissions/{submission_id}/")["bonus_payments"]
+
+
+def test_a_bonus_is_paid_once_and_asking_again_pays_nothing(ctx, prolific, submission):
+    first = payments.pay(ctx, submission, 100, "a clear ending")
+    assert first.status == "paid" and first.cost.fees > 0
+    assert payments.pay(ctx, submission, 100, "a clear ending").status == "already paid"
+    settle(prolific)
+    assert bonuses_on_prolific(ctx, submission) == [100]
+    assert pay_calls(prolific) == [1]
+    again = payments.pay(ctx, submission, 100, "a clear ending", repeat=True)
+    assert again.status == "paid"
+    settle(prolific)
+    assert bonuses_on_prolific(ctx, submission) == [100, 100]
+
+
+def test_a_lost_answer_is_reconciled_from_prolifics_records_and_pay_is_never_sent_twice(ctx, prolific, submission):
+    lose_next_pay(prolific, "after")  # Prolific queues the payment; the answer never arrives
+    with pytest.raises(payments.BonusError, match="may or may not have been paid"):
+        payments.pay(ctx, submission, 150, "extra effort")
+    # Prolific pays asynchronously: not shown yet, so the re-run waits rather than pays.
+    assert payments.pay(ctx, submission, 150, "extra effort").status == "pending"
+    assert pay_calls(prolific) == [1]
+    settle(prolific)
+    assert payments.pay(ctx, submission, 150, "extra effort").status == "found paid"
+    assert payments.pay(ctx, submission, 150, "extra effort").status == "already paid"
+    assert pay_calls(prolific) == [1]
+    assert bonuses_on_prolific(ctx, submission) == [150]
+    with reading(ctx.engine) as connection:
+        (entry,) = ledger.entries(connection, ctx.environment, kind="bonus")
+    assert entry["status"] == "confirmed" and entry["pay_sent_at"] is not None
+
+
+def test_a_pay_call_that_never_arrived_is_only_replaced_when_the_researcher_abandons_it(ctx, prolific, submission):
+    lose_next_pay(prolific, "before")  # the connection drops before Prolific does anything
+    with pytest.raises(payments.BonusError):
+        payments.pay(ctx, submission, 150, "extra effort")
+    settle(prolific)
+    assert payments.pay(ctx, submission, 150, "extra effort").status == "pending"
+    assert pay_calls(prolific) == [0]
+    outcome = payments.pay(ctx, submission, 150, "extra effort", abandon=True)
+    assert outcome.status == "paid"
+    assert sorted(pay_calls(prolific)) == [0, 1]  # a new bulk payment; the old one never paid
+    settle(prolific)
+    assert bonuses_on_prolific(ctx, submission) == [150]
+
+
+def test_the_cap_counts_prolifics_bonus_fee_before_paying(make_ctx, prolific, task_client):
+    ctx = make_ctx(budget="10.50")
+    made = studies.create_draft(ctx, studies.Draft("Write with AI", 250, 3, 10, TASK_URL))
+    studies.publish(ctx, made["study_id"])  # 3 x (2.50 + fee) = 10.00 reserved
+    # The task server of this fixture shares `ctx`'s database only; this participant comes
+    # through the emulator alone, since the cap is what is tested.
+    joined = httpx.post(prolific.url + "/_emulator/take-part",
+                        json={"study_id": made["study_id"], "participant_id": "ab" * 12}).json()  # fmt: skip
+    httpx.get(f"{prolific.url}/submissions/complete?cc={made['completion_code']}&participant_id={'ab' * 12}")
+    submissions.sync(ctx)
+    with pytest.raises(ledger.BudgetExceeded, match="Prolific fees"):
+        payments.pay(ctx, joined["submission_id"], 40, "a kind note")  # 0.40 + 0.13 fee > 0.50 left
+    assert pay_calls(prolific) == [0]
+    assert payments.pay(ctx, joined["submission_id"], 30, "a kind note").status == "paid"
+
+
+def test_a_bonus_for_a_submission_of_another_study_is_refused(ctx, prolific, submission):
+    with pytest.raises(Exception, match="404|not one of this study's"):
+        payments.pay(ctx, "ffffffffffffffffffffffff", 100, "nobody")
+    assert pay_calls(prolific) == []
+
+
+def test_a_run_killed_after_setting_the_bonus_up_pays_it_once_on_the_next_run(ctx, prolific, submission):
+    def killed(cost):  # the process dies while asking the researcher, before anything is paid
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        payments.pay(ctx, submission, 120, "a vivid scene", confirm=killed)
+    with reading(ctx.engine) as connection:
+        (entry,) = ledger.entries(connection, ctx.environment, kind="bonus")
+    assert entry["status"] == "intended" and entry["bulk_payment_id"] and entry["pay_sent_at"] is None
+    assert payments.pay(ctx, submission, 120, "a vivid scene").status == "paid"
+    assert pay_calls(prolific) == [1]  # the same bulk payment, paid once
+    settle(prolific)
+    assert bonuses_on_prolific(ctx, submission) == [120]

@@ -1,0 +1,122 @@
+"""A qualification round on Prolific gates the main round on Prolific: writers take the
+qualification study, reviewers rate, `study prolific qualify` (or the top-level `study qualify`,
+which finds the provider the round ran on) pays and fills the qualified group, and the main
+round's study admits only that group (on Prolific and on the server)."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from click.testing import CliRunner
+
+from study.cli import main
+from study.prolific import groups, qualify, studies, submissions
+from study.review import qualify as shared
+from study.review import ratings as rating_store
+from study.review import submissions as review_submissions
+from study.store import sessions as session_store
+from study.store import writing
+from study.store.db import mturk_assignments
+from tests.prolific.conftest import TASK_URL, with_prolific
+from tests.prolific.walk import take_part
+from tests.review.conftest import ROUNDS, add_reviewer, set_sections
+
+GOOD, SPAM = "a1" * 12, "b2" * 12
+
+
+@pytest.fixture
+def study_folder(study_folder):
+    set_sections(study_folder, rounds=ROUNDS, review={"ratings_per_submission": 2})
+    return study_folder
+
+
+def draft(ctx, round_name):
+    made = studies.create_draft(ctx, studies.Draft("Write with AI", 250, 2, 10, TASK_URL, round_name))
+    studies.publish(ctx, made["study_id"])
+    return made
+
+
+def test_the_qualification_round_gates_the_main_round_through_the_qualified_group(ctx, prolific, task_client):
+    first = draft(ctx, "qualification")
+    assert "round=qualification&PROLIFIC_PID=" in first["task_url"]
+    taken = {pid: take_part(prolific, task_client, first["study_id"], pid) for pid in (GOOD, SPAM)}
+    submissions.sync(ctx)
+    with pytest.raises(studies.StudyError, match="nobody has qualified yet.*study prolific qualify"):
+        draft(ctx, "main")
+
+    ana, ben = add_reviewer(ctx.engine, "ana"), add_reviewer(ctx.engine, "ben")
+    with writing(ctx.engine) as connection:
+        review_submissions.collect(connection, ctx.study)
+        by_session = {s["session_id"]: s["submission_id"] for s in review_submissions.all_submissions(connection)}
+        for pid, score in ((GOOD, 5), (SPAM, 1)):
+            for reviewer in (ana, ben):
+                rating_store.rate(connection, by_session[taken[pid].session_id], reviewer, score, "",
+                                  scores=(1, 2, 3, 4, 5))  # fmt: skip
+
+    report = qualify.qualify(ctx)
+    assert report.added == [(GOOD, 5)] and len(report.paid) == 1  # the spam scored below pay_min_score
+    statuses = {s["participant_id"]: s["status"] for s in ctx.client.pages(f"studies/{first['study_id']}/submissions/")}
+    assert statuses == {GOOD: "APPROVED", SPAM: "AWAITING REVIEW"}
+    again = qualify.qualify(ctx)
+    assert again.added == [] and again.paid == []  # nobody paid or added twice
+
+    main = draft(ctx, "main")
+    (allow,) = ctx.client.get(f"studies/{main['study_id']}/")["filters"]
+    assert allow == {"filter_id": "participant_group_allowlist",
+                     "selected_values": [groups.find(ctx, "qualified")]}  # fmt: skip
+    refused = httpx.post(prolific.url + "/_emulator/take-part",
+                         json={"study_id": main["study_id"], "participant_id": SPAM})  # fmt: skip
+    assert refused.status_code == 409
+    # The server refuses them too, should they come by another way.
+    door = task_client.get(f"/task?round=main&PROLIFIC_PID={SPAM}&STUDY_ID={main['study_id']}"
+                           "&SESSION_ID=cccccccccccccccccccccccc")  # fmt: skip
+    assert door.status_code == 403
+    assert take_part(prolific, task_client, main["study_id"], GOOD, finish=False).session_id
+
+
+def rate(ctx, taken: dict, scores: dict) -> None:
+    ana, ben = add_reviewer(ctx.engine, "ana"), add_reviewer(ctx.engine, "ben")
+    with writing(ctx.engine) as connection:
+        review_submissions.collect(connection, ctx.study)
+        by_session = {s["session_id"]: s["submission_id"] for s in review_submissions.all_submissions(connection)}
+        for pid, score in scores.items():
+            for reviewer in (ana, ben):
+                rating_store.rate(connection, by_session[taken[pid].session_id], reviewer, score, "",
+                                  scores=(1, 2, 3, 4, 5))  # fmt: skip
+
+
+def test_study_qualify_runs_prolifics_qualify_for_a_round_run_on_prolific(ctx, prolific, task_client, study_folder):
+    with_prolific(study_folder, task_url=TASK_URL, budget="1000.00")
+    first = draft(ctx, "qualification")
+    taken = {pid: take_part(prolific, task_client, first["study_id"], pid) for pid in (GOOD, SPAM)}
+    submissions.sync(ctx)
+    rate(ctx, taken, {GOOD: 5, SPAM: 1})
+
+    done = CliRunner().invoke(main, ["qualify", str(study_folder)])  # only Prolific's submissions
+    assert done.exit_code == 0, done.output
+    assert "Qualified group: 1 added, 0 removed." in done.output
+    assert set(groups.members(ctx, "qualified")) == {GOOD}
+    statuses = {s["participant_id"]: s["status"] for s in ctx.client.pages(f"studies/{first['study_id']}/submissions/")}
+    assert statuses == {GOOD: "APPROVED", SPAM: "AWAITING REVIEW"}
+
+    # `study status` shows Prolific's synced submissions and money against [prolific] budget.
+    status = CliRunner().invoke(main, ["status", str(study_folder)])
+    assert status.exit_code == 0, status.output
+    (line,) = [line for line in status.output.splitlines() if line.startswith("Prolific (prolific:")]
+    # Two places of 2.50 reserved with Prolific's fee (0.83 each), the approved one paid.
+    assert line.endswith(": 2 submissions synced; committed 6.66 of a 1000.00 cap, paid 3.33")
+
+    # With MTurk's submissions in the same database, the researcher says which round is meant.
+    with writing(ctx.engine) as connection:
+        session = session_store.create(connection, worker_id="A1WORKER", assignment_id="ASSIGN1", hit_id="HIT1")
+        connection.execute(mturk_assignments.insert().values(
+            environment="sandbox:000000000000", assignment_id="ASSIGN1", hit_id="HIT1",
+            worker_id="A1WORKER", status="Submitted", session_id=session["session_id"], synced_at=0.0))  # fmt: skip
+    assert {c.worker_id: c.provider for c in shared.candidates(ctx)} == {GOOD: "prolific", SPAM: "prolific"}
+    both = CliRunner().invoke(main, ["qualify", str(study_folder)])
+    assert both.exit_code == 1
+    assert "submissions from mturk and prolific" in both.output and "--provider" in both.output
+    again = CliRunner().invoke(main, ["qualify", str(study_folder), "--provider", "prolific"])
+    assert again.exit_code == 0, again.output
+    assert "Qualified group: 0 added, 0 removed." in again.output  # nobody added or paid twice
+    assert not any(line.startswith("paid ") for line in again.output.splitlines())
