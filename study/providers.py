@@ -60,6 +60,14 @@ class Summary:
     cap: str | None  # the budget cap of the provider's section, None: no cap
 
 
+@dataclass(frozen=True)
+class Decisions:
+    """Submissions bound to a session of this study, by the provider's review decision."""
+
+    approved: int
+    rejected: int
+
+
 @runtime_checkable
 class ParticipantPath(Protocol):
     """A provider's own way into and out of the task server (Prolific: URL parameters in,
@@ -90,6 +98,10 @@ class Provider(Protocol):
 
     def summaries(self, connection: Connection, study: Study) -> list[Summary]:
         """Per account with rows in this database: synced submissions, committed and paid."""
+
+    def decisions(self, connection: Connection) -> Decisions | None:
+        """How the review went for the submissions bound to sessions (the report's funnel, the
+        preregistration's exclusions); None when the provider has none in this database."""
 
     def repeat_session(
         self, connection: Connection, study: Study, worker_id: str, arriving_with: str
@@ -183,6 +195,11 @@ def providers_with_submissions(connection: Connection) -> list[str]:
         p.name for p in registered()
         if connection.execute(select(sessions.c.session_id).where(p.synced()).limit(1)).first()
     ]  # fmt: skip
+
+
+def decisions(connection: Connection) -> list[tuple[Provider, Decisions]]:
+    """Each provider with submissions bound to sessions, and how their review went."""
+    return [(p, found) for p in registered() if (found := p.decisions(connection)) is not None]
 
 
 def qualification_provider(connection: Connection) -> str:

@@ -18,7 +18,7 @@ from study.mturk import assignments, bonuses, hits, ledger, money, posting, repe
 from study.mturk import qualify as mturk_qualify
 from study.mturk import settings as mturk_settings
 from study.mturk.context import Context
-from study.providers import Summary
+from study.providers import Decisions, Summary
 from study.store import reading
 from study.store.db import mturk_assignments, mturk_payments
 
@@ -31,6 +31,14 @@ class MTurk:
 
     def synced(self):
         return repeat.synced_assignment()
+
+    def decisions(self, connection: Connection) -> Decisions | None:
+        statuses = connection.execute(
+            select(mturk_assignments.c.status).where(mturk_assignments.c.session_id.is_not(None))
+        ).scalars().all()  # fmt: skip
+        if not statuses:
+            return None
+        return Decisions(approved=statuses.count("Approved"), rejected=statuses.count("Rejected"))
 
     def summaries(self, connection: Connection, study: Study) -> list[Summary]:
         try:

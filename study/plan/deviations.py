@@ -16,11 +16,12 @@ import datetime as dt
 import json
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, select
 
+from study import providers
 from study.config import Study
 from study.plan import record as record_module
-from study.store.db import mturk_assignments, sessions
+from study.store.db import sessions
 from study.store.simulated import simulated_ids
 
 SKIPPED = ("conditions",)  # compared as arms
@@ -76,16 +77,16 @@ def exclusions(connection: Connection, signed: dict, flagged_judges: int = 0) ->
     rows = [r for r in connection.execute(
         select(sessions.c.session_id, sessions.c.created_at, sessions.c.writing_finished_at)
     ).all() if r[0] not in simulated]  # fmt: skip
-    rejected = connection.execute(
-        select(func.count()).select_from(mturk_assignments).where(
-            mturk_assignments.c.status == "Rejected", mturk_assignments.c.session_id.is_not(None))
-    ).scalar()  # fmt: skip
-    return {
+    found = {
         "begun before the record": sum(r[1] < recorded.timestamp() for r in rows),
         "did not finish writing": sum(r[2] is None for r in rows),
-        "rejected at MTurk review": rejected or 0,
-        "judges flagged by gold (their ratings left out)": flagged_judges,
+        "rejected at MTurk review": 0,
     }
+    # Each recruitment provider's rejections (study.providers); only counts above 0 are shown.
+    for provider, decided in providers.decisions(connection):
+        found[f"rejected at {provider.title} review"] = decided.rejected
+    found["judges flagged by gold (their ratings left out)"] = flagged_judges
+    return found
 
 
 def started(connection: Connection) -> int:

@@ -13,7 +13,7 @@ from study.config import Study
 from study.prolific import entry, groups, ledger, messages, money, payments, qualify, review, studies, submissions
 from study.prolific import settings as prolific_settings
 from study.prolific.context import Context
-from study.providers import Summary
+from study.providers import Decisions, Summary
 from study.store import reading
 from study.store import prolific as prolific_store
 
@@ -26,6 +26,15 @@ class Prolific:
 
     def synced(self):
         return prolific_store.synced_submission()
+
+    def decisions(self, connection: Connection) -> Decisions | None:
+        table = prolific_store.prolific_submissions
+        statuses = connection.execute(
+            select(table.c.status).where(table.c.session_id.is_not(None))
+        ).scalars().all()  # fmt: skip
+        if not statuses:
+            return None
+        return Decisions(approved=statuses.count("APPROVED"), rejected=statuses.count("REJECTED"))
 
     def summaries(self, connection: Connection, study: Study) -> list[Summary]:
         try:

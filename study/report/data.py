@@ -295,7 +295,8 @@ def _from_study(path: Path, model: EntityModel | None, processes: int | None) ->
 def _funnel(connection, rows: list[dict]) -> list[tuple[str, int | None]]:
     from sqlalchemy import select
 
-    from study.store.db import events, mturk_assignments
+    from study import providers
+    from study.store.db import events
 
     wrote = {
         row[0]
@@ -303,21 +304,17 @@ def _funnel(connection, rows: list[dict]) -> list[tuple[str, int | None]]:
             select(events.c.session_id).where(events.c.event_name == "text-insert").distinct()
         )
     }
-    approved_rows = connection.execute(
-        select(mturk_assignments.c.session_id, mturk_assignments.c.status)
-        .where(mturk_assignments.c.session_id.is_not(None))
-    ).all()  # fmt: skip
-    approved = (
-        sum(1 for session_id, status in approved_rows if status == "Approved")
-        if approved_rows else None
-    )  # fmt: skip
+    decided = providers.decisions(connection)
     return [
         ("entered", len(rows)),
         ("consented", sum(1 for r in rows if r["stage"] != "consent")),
         ("wrote (stored a text-insert)", sum(1 for r in rows if r["session_id"] in wrote)),
         ("finished writing", sum(1 for r in rows if r["writing_finished_at"])),
         ("completed the survey", sum(1 for r in rows if r["completed_at"])),
-        ("approved on MTurk", approved),
+        # Each recruitment provider's approvals (study.providers); none synced: MTurk's line
+        # without a count (the section says why).
+        *((f"approved on {provider.title}", found.approved) for provider, found in decided),
+        *([] if decided else [("approved on MTurk", None)]),
     ]
 
 

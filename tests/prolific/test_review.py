@@ -99,3 +99,25 @@ def test_a_submission_on_a_place_added_outside_the_tool_is_reserved_under_the_ca
     with pytest.raises(ledger.BudgetExceeded, match="which no reservation covered"):
         review.approve(ctx, second.submission_id)
     assert ctx.client.get(f"submissions/{second.submission_id}/")["status"] == "AWAITING REVIEW"
+
+
+def test_prolific_decisions_reach_the_report_funnel_and_the_preregistrations_exclusions(
+    ctx, prolific, task_client, study_id, study_folder
+):
+    from study.plan import deviations
+    from study.report import data as report_data
+
+    good = take_part(prolific, task_client, study_id, "d" * 24)
+    idle = take_part(prolific, task_client, study_id, "e" * 24, ai_requests=0)
+    submissions.sync(ctx)
+    review.apply(ctx, review.proposals(ctx))
+
+    with reading(ctx.engine) as connection:
+        excluded = deviations.exclusions(connection, {"recorded_at": "2026-01-01T00:00:00Z"})
+    assert excluded["rejected at Prolific review"] == 1
+    assert excluded["rejected at MTurk review"] == 0
+    funnel = dict(report_data.load(study_folder).funnel)
+    assert funnel["approved on Prolific"] == 1
+    assert "approved on MTurk" not in funnel
+    assert {good.submission_id, idle.submission_id} <= {
+        s["id"] for s in ctx.client.pages(f"studies/{study_id}/submissions/")}
