@@ -268,7 +268,10 @@ def _allow_model_calls(toml: Path, options) -> None:
     calls may be in flight for the asked rate at --model-delay (the benchmark measures the
     server's overhead, not its refusals)."""
     per_second = options.writers / options.suggest_every if options.suggest_every > 0 else 1
-    in_flight = max(4, min(options.threads - 4, int(per_second * options.model_delay * 3) + 4))
+    # The in-flight limit is study-wide: every worker process may hold calls, each leaving 4 of
+    # its threads to the event API.
+    workers = options.workers or (2 if options.server == "gunicorn" else stack_default_workers())
+    in_flight = max(4, min(workers * (options.threads - 4), int(per_second * options.model_delay * 3) + 4))
     text = toml.read_text()
     for key, value in (("concurrent_requests", in_flight), ("model_calls_per_minute", int(per_second * 600) + 100),
                        ("max_requests_per_minute", 600)):
