@@ -15,10 +15,7 @@ from study.judging import items as item_module
 from study.judging import results
 from study.judging import settings as judging_settings
 from study.store import create_tables, make_engine, reading, writing
-
-
-def directory_argument(command):
-    return click.argument("directory", type=click.Path(exists=True, file_okay=False))(command)
+from study.cli_options import directory_argument
 
 
 def _study(directory: str):

@@ -21,6 +21,7 @@ from study import providers
 from study.review import accounts
 from study.review import settings as review_settings
 from study.store import create_tables, make_engine, reading, writing
+from study.cli_options import directory_argument
 
 
 def _study(directory: str) -> study_config.Study:
@@ -41,10 +42,6 @@ def _reviewed_study(directory: str) -> study_config.Study:
             "its HITs with `study mturk review`."
         )
     return study
-
-
-def directory_argument(command):
-    return click.argument("directory", type=click.Path(exists=True, file_okay=False))(command)
 
 
 def _engine(study: study_config.Study):

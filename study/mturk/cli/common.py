@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 
 import click
 
@@ -18,6 +17,7 @@ from study.mturk import (
     validate,
 )
 from study.mturk.context import Context, open_context
+from study.cli_options import directory_argument, reports  # noqa: F401 - directory_argument: for the commands
 
 # Errors a researcher can act on: shown as one clear message, never as a traceback.
 EXPECTED = (
@@ -53,19 +53,7 @@ def account_options(command):
     return command
 
 
-def directory_argument(command):
-    return click.argument("directory", type=click.Path(exists=True, file_okay=False))(command)
-
-
-def reports_errors(command):
-    @functools.wraps(command)
-    def wrapper(*args, **kwargs):
-        try:
-            return command(*args, **kwargs)
-        except EXPECTED as error:
-            raise click.ClickException(str(error)) from None
-
-    return wrapper
+reports_errors = reports(EXPECTED)
 
 
 def open_account(

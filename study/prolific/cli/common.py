@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import functools
 
 import click
 
 from study import config as study_config
 from study.prolific import client, groups, ledger, messages, money, payments, settings, studies
 from study.prolific.context import Context, open_context
+from study.cli_options import directory_argument, reports  # noqa: F401 - directory_argument: for the commands
 
 # Errors a researcher can act on: one clear message, never a traceback.
 EXPECTED = (
@@ -43,19 +43,7 @@ def api_option(command):
     )(command)
 
 
-def directory_argument(command):
-    return click.argument("directory", type=click.Path(exists=True, file_okay=False))(command)
-
-
-def reports_errors(command):
-    @functools.wraps(command)
-    def wrapper(*args, **kwargs):
-        try:
-            return command(*args, **kwargs)
-        except EXPECTED as error:
-            raise click.ClickException(str(error)) from None
-
-    return wrapper
+reports_errors = reports(EXPECTED)
 
 
 def open_account(directory: str, api_url: str | None, live: bool = False) -> Context:
