@@ -28,11 +28,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from flask import current_app, g, jsonify
-from sqlalchemy import func, select, text, update
+from sqlalchemy import text, update
 
 from study.config import Condition
 from study.server.context import engine, limits, study
 from study.store import group_commit
+from study.store.engine import driver_fetch
 from study.store.db import suggestion_requests
 
 # What a participant reads when the model fails: nothing about endpoints or status codes.
@@ -45,6 +46,19 @@ NO_OUTCOME = "no outcome recorded: the server stopped while the model was being 
 _COUNTING_LOCK = 0x5714D7_CA11
 
 logger = logging.getLogger(__name__)
+
+# The per-session, study-wide and in-flight counts (`admit`), and the row a call starts as.
+_COUNTS = """
+    SELECT
+      (SELECT count(*) FROM suggestion_requests WHERE session_id = ? AND created_at > ?),
+      (SELECT count(*) FROM suggestion_requests WHERE created_at > ?),
+      (SELECT count(*) FROM suggestion_requests WHERE error = ? AND created_at > ?)
+"""
+_RECORD = """
+    INSERT INTO suggestion_requests
+      (session_id, created_at, condition, model, parameters, raw, suggestions, error)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+"""
 
 
 class Refused(Exception):
@@ -101,49 +115,27 @@ def admit(session_id: str, condition: Condition, busy: str = BUSY) -> int:
     in_flight_seconds = _in_flight_seconds()
 
     def count_and_record(connection) -> int | Refused:
-        # Runs on whichever request thread leads the group: no Flask globals in here.
+        # Runs on whichever request thread leads the group: no Flask globals in here. Three
+        # index range counts in one statement, on the driver (study.store.engine.driver_fetch):
+        # every model call of a launch asks them while the write turn is held.
         if connection.dialect.name == "postgresql":
             connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _COUNTING_LOCK})
         now = time.time()
         since = now - 60
-        recent = connection.execute(
-            select(func.count())
-            .select_from(suggestion_requests)
-            .where(suggestion_requests.c.session_id == session_id)
-            .where(suggestion_requests.c.created_at > since)
-        ).scalar_one()
+        ((recent, everyone, in_flight),) = driver_fetch(connection, _COUNTS, (
+            session_id, since, since, NO_OUTCOME, now - in_flight_seconds))  # fmt: skip
         if recent >= per_session:
             return Refused(f"too many requests: at most {per_session} per minute; wait a moment", 429)
-        everyone = connection.execute(
-            select(func.count())
-            .select_from(suggestion_requests)
-            .where(suggestion_requests.c.created_at > since)
-        ).scalar_one()
         if everyone >= study_wide:
             logger.warning("model calls: the study-wide limit of %d per minute is reached", study_wide)
             return Refused(busy, 429, busy=True)
         # A row without an outcome is a call in flight, on this process or another; one left by
         # a server that stopped mid-call stops counting once no call could still be running.
-        in_flight = connection.execute(
-            select(func.count())
-            .select_from(suggestion_requests)
-            .where(suggestion_requests.c.created_at > now - in_flight_seconds)
-            .where(suggestion_requests.c.error == NO_OUTCOME)
-        ).scalar_one()
         if in_flight >= concurrent:
             return Refused(busy, 503, busy=True)
-        return connection.execute(
-            suggestion_requests.insert().values(
-                session_id=session_id,
-                created_at=now,
-                condition=condition.name,
-                model=condition.model,
-                parameters="{}",
-                raw="[]",
-                suggestions="[]",
-                error=NO_OUTCOME,
-            )
-        ).inserted_primary_key[0]
+        ((request_id,),) = driver_fetch(connection, _RECORD, (
+            session_id, now, condition.name, condition.model, "{}", "[]", "[]", NO_OUTCOME))  # fmt: skip
+        return request_id
 
     outcome = group_commit.run(engine(), count_and_record)
     if isinstance(outcome, Refused):
