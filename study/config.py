@@ -17,12 +17,9 @@ from pathlib import Path
 
 import jsonschema
 
-from study import paradigms
-from study.paradigms.chat import arm as chat_arm
-from study.paradigms.none import arm as control_arm
+from study import control_arm, paradigms
 from study.paths import schemas_dir, templates_dir
 from study.survey import definition as survey_definition
-from study.paradigms.proactive.settings import ProactiveSettings
 
 CONFIG_NAME = "study.toml"
 GENRE_NOUNS = {"creative": "story", "argumentative": "essay"}
@@ -38,7 +35,7 @@ class Condition:
 
     name: str
     genre: str = ""
-    model: str = ""  # empty only in a control arm (paradigm "none", study.paradigms.none.arm)
+    model: str = ""  # empty only in a control arm (paradigm "none", study.control_arm)
     mode: str = "completion"
     n: int = 5
     max_tokens: int = 30
@@ -51,7 +48,7 @@ class Condition:
     # "tab": CoAuthor's list on Tab. MindCopilot's interaction paradigm (Table 3): "L0"
     # user-initiated (the Tab list, or the assistant panel with [proactive] l0 = "assistant"),
     # "L1" idle-triggered ghost text, "L2" stateful, "L3" adaptive (README, Proactive co-writing).
-    # "none": the control arm, no assistant (study.paradigms.none.arm).
+    # "none": the control arm, no assistant (study.control_arm).
     paradigm: str = "L0"
 
     def controls(self) -> dict[str, str]:
@@ -137,20 +134,30 @@ class Study:
     surveys: tuple[survey_definition.Survey, ...] = ()
     # [texts] instructions_confirmations: required checkboxes on the instructions page.
     instructions_confirmations: tuple[str, ...] = ()
-    # The chat document-creation study ([chat], study.paradigms.chat.config), or None for writing studies.
+    # The built-in paradigms' own tables, as every paradigm's is in `sections` (their `config`
+    # hook reads them): [chat] (study.paradigms.chat.config; None for a writing study) and
+    # [proactive] (study.paradigms.proactive.settings). Fields, so a test may replace one.
     chat: object = None
+    proactive: object = None
     # [session] outside_paste: "allow", "flag" or "refuse" text pasted from outside the editor
     # (study.curation.origin says what counts as outside).
     outside_paste: str = "allow"
     # [design] assignment: "between" (balanced, study.server.assignment) or "within" subjects
     # (study.server.within: one session per arm, Latin-square order).
     assignment: str = "between"
+    # Every paradigm's own table of study.toml, by the table's name (study.paradigms.base:
+    # `config`); `study.<name>` reads the same for any paradigm's.
+    sections: dict = field(default_factory=dict, repr=False, compare=False)
+    # The paradigm whose own path the study takes ("chat": its conditions are chat assistants,
+    # CollabLLM), else "writing" (study.paradigms.path).
+    paradigm: str = "writing"
 
-    @property
-    def paradigm(self) -> str:
-        """"chat" when the conditions are chat assistants (CollabLLM), else "writing"."""
-        return "chat" if self.chat is not None else "writing"
-    proactive: ProactiveSettings = field(default_factory=ProactiveSettings)
+    def __getattr__(self, name: str):
+        # Only for names that are not fields: a paradigm's table added in its own folder.
+        sections = self.__dict__.get("sections") or {}
+        if name in sections:
+            return sections[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def prompt(self, code: str) -> Prompt:
         for prompt in self.prompts:
@@ -245,12 +252,8 @@ def from_mapping(data: dict, directory: Path, source: Path | None = None) -> Stu
         surveys = survey_definition.load_surveys(data, directory, source)
     except survey_definition.SurveyError as error:
         raise ConfigError(str(error)) from None
-    from study.paradigms.chat.config import ChatConfigError, load_chat
-
-    try:
-        chat = load_chat(data, directory, source)
-    except ChatConfigError as error:
-        raise ConfigError(str(error)) from None
+    sections = _read_sections(data, directory, source)
+    own_path = _own_path(data)
 
     return Study(
         directory=directory,
@@ -277,7 +280,10 @@ def from_mapping(data: dict, directory: Path, source: Path | None = None) -> Stu
         prompts=tuple(Prompt(**p) for p in data.get("prompts", [])),
         survey=tuple(i for s in surveys if s.placement != "in_session" for i in s.items),
         surveys=surveys,
-        chat=chat,
+        chat=sections.get("chat"),
+        proactive=sections.get("proactive"),
+        sections=sections,
+        paradigm=own_path.name if own_path else "writing",
         consent_template=_read_text(directory, texts.get("consent"), "consent", source),
         instructions_template=_read_text(
             directory, texts.get("instructions"), "instructions", source
@@ -285,8 +291,31 @@ def from_mapping(data: dict, directory: Path, source: Path | None = None) -> Stu
         instructions_confirmations=tuple(texts.get("instructions_confirmations", ())),
         raw=data,
         id=study.get("id", ""),
-        proactive=ProactiveSettings.from_mapping(data.get("proactive", {})),
     )
+
+
+def _read_sections(data: dict, directory: Path, source: Path) -> dict:
+    """Each paradigm's own table of study.toml, as its `config` hook reads it."""
+    sections = {}
+    for paradigm in paradigms.registered():
+        settings = paradigm.settings()
+        if settings is None:
+            continue
+        try:
+            sections[settings.SECTION] = settings.load(data, directory, source)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
+    return sections
+
+
+def _own_path(data: dict):
+    """The paradigm whose own path a study takes: one with a path whose table the file has
+    (a chat study's [chat]); None for the core's writing path."""
+    for paradigm in paradigms.registered():
+        settings = paradigm.settings()
+        if paradigm.path and settings is not None and settings.SECTION in data:
+            return paradigm
+    return None
 
 
 def new_study_id() -> str:
@@ -357,10 +386,13 @@ def _check_references(data: dict, source: Path) -> None:
                     f"Fix: give every entry of [[{section}]] its own {key}."
                 )
             seen.add(item[key])
-    problems += control_arm.config_problems(data["conditions"], source, chat="chat" in data)
-    problems += chat_arm.config_problems(data["conditions"], source, chat_study="chat" in data)
-    if "chat" in data:
-        return _raise(problems)  # a chat study has document types, not prompts (study.paradigms.chat.config)
+    problems += control_arm.config_problems(data["conditions"], source)
+    for paradigm in paradigms.registered():
+        settings = paradigm.settings()
+        if settings is not None and hasattr(settings, "problems"):
+            problems += settings.problems(data, source)
+    if _own_path(data):
+        return _raise(problems)  # e.g. a chat study has document types, not prompts
     if not data.get("prompts"):
         problems.append(
             f"{source}: the study has no [[prompts]]. Fix: add at least one [[prompts]] table, "

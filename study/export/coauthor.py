@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo
 
 from study.paradigms.chat import arm as chat_arm
 from study.paradigms.chat import arm_export
-from study.paradigms.none import arm as control_arm
+from study import control_arm
 from study.config import Study
 from study.curation.formats import CONTROL_KEYS, RELEASE_KEYS
 from study.curation.metadata import official_metadata

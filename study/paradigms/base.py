@@ -38,6 +38,12 @@ class Paradigm:
     name: str
     # One line for people: what a participant does in it.
     summary: str
+    # A module holding the paradigm's own table of study.toml: `SECTION` (the table's name, read
+    # as `study.<SECTION>`), `load(data, directory, source)` (what that reads, its defaults when
+    # the file has no such table; a ValueError is a problem for the researcher, worded as such)
+    # and optionally `problems(data, source) -> list[str]` (what else it checks of the file, e.g.
+    # its conditions); "" for none (study.config).
+    config: str = ""
     # Modules (dotted names) each holding a Flask `blueprint` of participant pages. `study
     # serve` mounts them with the participant pages' security policy.
     pages: tuple[str, ...] = ()
@@ -81,6 +87,10 @@ class Paradigm:
     # `describe(number, persona, result, participant, writer) -> str` (the run's line); "" for
     # the writing path's.
     simulate: str = ""
+
+    def settings(self):
+        """The `config` module, or None for a paradigm with no table of its own."""
+        return importlib.import_module(self.config) if self.config else None
 
     def page_blueprints(self) -> list:
         return [importlib.import_module(name).blueprint for name in self.pages]

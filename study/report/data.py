@@ -118,7 +118,7 @@ class ReportData:
         return sorted(set(self.condition_of().values()))
 
     def control_conditions(self) -> set[str]:
-        """The conditions whose sessions had no assistant (study.paradigms.none.arm)."""
+        """The conditions whose sessions had no assistant (study.control_arm)."""
         return {s.condition for s in self.sessions if not s.assistant}
 
 

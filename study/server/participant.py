@@ -18,7 +18,7 @@ from flask import Blueprint, current_app, g, redirect, render_template, request
 from markupsafe import Markup
 from sqlalchemy import select
 
-from study.paradigms.none import arm as control_arm
+from study import control_arm
 from study.config import min_writing_text, study_duration
 from study.mturk import repeat
 from study.review import rounds

@@ -272,7 +272,7 @@
     restoreText();
     outbox.save();
     outbox.schedule(0);
-    // A control arm's page has no suggestion list and no suggestions URL (study/paradigms/none/arm.py).
+    // A control arm's page has no suggestion list and no suggestions URL (study/control_arm.py).
     if (boot.suggestionsUrl) popup = new StudyEditor.Popup(document.getElementById("suggestions"), textarea, { hover, choose: accept });
     if (boot.outsidePaste) StudyEditor.guardPastes(textarea, boot.outsidePaste, say);
     if (boot.chat) StudyEditor.startChat(boot.chat, say);

@@ -32,4 +32,5 @@ PARADIGM = Paradigm(
     exports={"chat": "study.paradigms.chat.export"},
     curate="study.paradigms.chat.curation_cli",
     simulate="study.paradigms.chat.simulate",
+    config="study.paradigms.chat.config",
 )

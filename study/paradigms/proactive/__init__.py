@@ -43,4 +43,5 @@ PARADIGM = Paradigm(
     exports={"proactive": "study.paradigms.proactive.export"},
     curate="study.paradigms.proactive.curation.cli",
     simulate="study.paradigms.proactive.simulate",
+    config="study.paradigms.proactive.settings",
 )

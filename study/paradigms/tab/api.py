@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify
 
-from study.paradigms.none import arm as control_arm
+from study import control_arm
 from study.server import contract, model_calls
 from study.server.context import limits, study, suggestion_engine, writing_session_or_409
 
