@@ -52,7 +52,8 @@ STAGE_SPANS = (
 
 
 # Functions other parts of the toolkit append to add their per-session metrics to a report:
-# each is called as loader(data) once the sessions are read, and may set data.extras[key]
+# each is called as loader(data) once the sessions are read and each paradigm has added its
+# own (study.paradigms.base: `report`), and may set data.extras[key]
 # (study.report.sections.plugins says the shape).
 EXTRA_LOADERS: list[Callable[[ReportData], None]] = []
 NO_LOGS = EntityModel(None, "", "there are no session logs to read")
@@ -144,9 +145,10 @@ def load(path: str | Path, *, entity_model: EntityModel | None = None,
         data = _from_sessions(path, model, processes)
     data.languagetool = languagetool
     data.judge = judge
-    # ...and each registered paradigm's with a report of its own (study.paradigms.base.Paradigm).
+    # Each registered paradigm's figures (study.paradigms.base.Paradigm: `report`), then the
+    # loaders that may read them (a judging round's, the preregistered plan's).
     reporting = [paradigm.report_module() for paradigm in paradigms.registered() if paradigm.report]
-    for loader in [*EXTRA_LOADERS, *(module.load for module in reporting)]:
+    for loader in [*(module.load for module in reporting), *EXTRA_LOADERS]:
         loader(data)
     return data
 

@@ -6,6 +6,7 @@ notes their thoughts, then writes the document while chatting with an assistant.
 - `assistant`: the assistant's reply (study.model_client);
 - `pages`: the path's own stages (intent, prewriting, chat); `api`: what the chat page calls;
 - `export`: the chat session export; `curation`: `study curate chat`'s measures;
+- `report`, `report_data`: its section of `study report` and the figures it draws;
 - `simulate`, `simulated_user`: `study simulate`'s chat participant and CollabLLM's user simulator.
 - `arm`, `arm_api`, `arm_export`, `arm_report`: chat as an arm of a writing study (`paradigm =
   "chat"` in a condition): the panel beside the editor, its API, its conversations in `study
@@ -32,5 +33,6 @@ PARADIGM = Paradigm(
     exports={"chat": "study.paradigms.chat.export"},
     curate="study.paradigms.chat.curation_cli",
     simulate="study.paradigms.chat.simulate",
+    report="study.paradigms.chat.report",
     config="study.paradigms.chat.config",
 )

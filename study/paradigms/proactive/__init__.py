@@ -11,7 +11,8 @@ user-initiated, is an assistant panel the writer asks ([proactive] l0 = "assista
 - `assistant`: L0's assistant panel, one request answered against the document.
 - `api`: POST /api/sessions/<id>/proactive and /assistant; `export`: the sessions and requests;
 - `curation/`: `study curate proactive` (checks, provenance, records, continuation);
-- `metrics/`: MindCopilot's metrics, one per file; `report`: its part of `study report`.
+- `metrics/`: MindCopilot's metrics, one per file; `report` (and `report_data`, the figures
+  it draws): its part of `study report`.
 """
 
 from study.paradigms.base import Paradigm, StudyTemplate
@@ -43,5 +44,6 @@ PARADIGM = Paradigm(
     exports={"proactive": "study.paradigms.proactive.export"},
     curate="study.paradigms.proactive.curation.cli",
     simulate="study.paradigms.proactive.simulate",
+    report="study.paradigms.proactive.report",
     config="study.paradigms.proactive.settings",
 )

@@ -10,7 +10,7 @@ curation table agree figure for figure. Sources:
 - a folder written by `study export --format chat` (`conversations.jsonl`): every conversation
   in the file, as `study curate chat` measures them.
 
-The result goes to `data.extras["chat"]` (study.report.sections.chat draws it).
+The result goes to `data.extras["chat"]` (study.paradigms.chat.report draws it).
 """
 
 from __future__ import annotations
