@@ -55,6 +55,14 @@ class Paradigm:
     # editor that lost its own copy gets back of this paradigm's memory from the stored records
     # (study.server.events_api /state). "" for none.
     editor: str = ""
+    # A module holding the rules for the records this paradigm adds to the editor's event log
+    # (its extension of the CoAuthor record), which the event API (study.server.events_api)
+    # applies to every session's batches, so no session may claim this paradigm's records:
+    # `fill(engine, session_id, condition, body)`, what the server writes into a batch before
+    # it is checked (what the page is never told), and `with_rules(check, session_id,
+    # paradigm, batch) -> BatchCheck`, the batch check with its rules added (a
+    # study.store.events.Refused is the 422's sentence); "" for none.
+    events: str = ""
     # A study-wide path of its own (a chat study's: intent and prewriting before the chat), its
     # stages in order; () for the core's (study.store.sessions.STAGES).
     path: tuple[str, ...] = ()
@@ -97,6 +105,10 @@ class Paradigm:
 
     def api_blueprints(self) -> list:
         return [importlib.import_module(name).blueprint for name in self.apis]
+
+    def event_rules(self):
+        """The `events` module, or None for a paradigm that adds nothing to the event log."""
+        return importlib.import_module(self.events) if self.events else None
 
     def editor_boot(self):
         return importlib.import_module(self.editor).boot

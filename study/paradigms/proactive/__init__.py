@@ -10,6 +10,7 @@ user-initiated, is an assistant panel the writer asks ([proactive] l0 = "assista
 - `engine`: one proactive query: prompt, model call, post-processing, the per-suggestion record.
 - `assistant`: L0's assistant panel, one request answered against the document.
 - `api`: POST /api/sessions/<id>/proactive and /assistant; `export`: the sessions and requests;
+- `arrival`: what the event API writes into (blinding) and checks of (provenance) its records;
 - `curation/`: `study curate proactive` (checks, provenance, records, continuation);
 - `metrics/`: MindCopilot's metrics, one per file; `report` (and `report_data`, the figures
   it draws): its part of `study report`.
@@ -35,6 +36,7 @@ PARADIGM = Paradigm(
     summary="ghost text appears when the writer pauses; Tab accepts it (MindCopilot L1-L3)",
     apis=("study.paradigms.proactive.api",),
     editor="study.paradigms.proactive.editor",
+    events="study.paradigms.proactive.arrival",
     conditions=PROACTIVE,
     templates={
         "proactive": StudyTemplate("MindCopilot's L1, L2 and L3 in rotation (ghost text after a pause)",
