@@ -400,15 +400,12 @@ def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None
         if found.ratings:
             click.echo(f"Exported {write(found, Path(out))} judging ratings to {Path(out) / RATINGS_CSV}")
 
-    mixed = {c.paradigm for c in study.conditions} & {"none", "chat"}
-    from study.paradigms.proactive import is_proactive_study
-
-    if mixed and is_proactive_study(study.conditions):
-        # Arms of several paradigms: the ghost-text arms keep their own (extended) format too.
-        from study.paradigms.proactive.export import export_proactive
-
-        done = export_proactive(study, Path(out) / "proactive", include_unfinished=include_unfinished)
-        click.echo(f"Exported {done.sessions} ghost-text sessions with the extension to {Path(out) / 'proactive'}")
+    # Arms of several paradigms: a paradigm's arms may keep their own format too (e.g. ghost
+    # text's extended logs, study.paradigms.proactive.coauthor_log).
+    for module in registry.log_hooks():
+        line = module.export_beside(study, Path(out), include_unfinished=include_unfinished) if hasattr(module, "export_beside") else None
+        if line:
+            click.echo(line)
 
 
 def _register_groups() -> None:

@@ -20,6 +20,9 @@ The seam: what the core asks here, and the declaration field that answers it.
 - its own participant's path, if any (`path`; study.server.stages, `study status`);
 - its `study curate` commands (`curate`; study.curation.cli);
 - what `study init --paradigm` and `study demo --paradigm` write (`templates`; study.cli);
+- what each adds to a writing study's CoAuthor log and its export (`coauthor_log`;
+  study.export.coauthor, study.export.validate, `study export`), and the rules the event API
+  applies to the records it adds (`events`; study.server.events_api);
 - what `study export --format` writes (`exports`), its `study report` section (`report`;
   study.report) and `study simulate`'s participant (`simulate`; study.simulate.run).
 
@@ -108,3 +111,19 @@ def serving(study) -> list[Paradigm]:
         return [_REGISTERED[study.paradigm]]
     used = {condition.paradigm for condition in study.conditions}
     return [paradigm for paradigm in registered() if used & set(paradigm.conditions)]
+
+
+def log_hooks() -> list:
+    """Every paradigm's `coauthor_log` module (study.paradigms.base), in the registry's order."""
+    return [module for module in (paradigm.log_hooks() for paradigm in registered()) if module]
+
+
+def extension_events() -> frozenset[str]:
+    """The event names the paradigms add to the editor's log: the strict CoAuthor file has none."""
+    return frozenset().union(*(getattr(module, "EVENTS", ()) for module in log_hooks()))
+
+
+def counts_suggestions(condition) -> bool:
+    """Whether a session of `condition` could ask for suggestions on Tab, as far as the
+    paradigms say (a chat arm's could not); the control arm is the core's (study.control_arm)."""
+    return all(module.counts_suggestions(condition) for module in log_hooks() if hasattr(module, "counts_suggestions"))

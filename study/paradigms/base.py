@@ -61,8 +61,19 @@ class Paradigm:
     # `fill(engine, session_id, condition, body)`, what the server writes into a batch before
     # it is checked (what the page is never told), and `with_rules(check, session_id,
     # paradigm, batch) -> BatchCheck`, the batch check with its rules added (a
-    # study.store.events.Refused is the 422's sentence); "" for none.
+    # study.store.events.Refused is the 422's sentence), and optionally `stored_problems(
+    # connection, session, paradigm, records)`, the same rules on a stored session (study
+    # curate validate STUDY_FOLDER): (index, code, field, message, fix) each; "" for none.
     events: str = ""
+    # A module holding what this paradigm adds to a writing study's CoAuthor log and its export
+    # (study.export.coauthor, study.export.validate), each optional: `EVENTS`, the event names
+    # it adds (the strict CoAuthor file leaves them out); `counts_suggestions(condition)`, False
+    # where its writers had no Tab list (the metadata's counts are then not applicable);
+    # `files_beside(study, connection, sessions) -> {name: bytes}`, files written beside the
+    # logs; `extends(study)` and `to_record(record, event_num, paradigm)`, an extended format
+    # its studies' logs are checked in; `export_beside(study, out, *, include_unfinished)`, a
+    # second export of its sessions beside the others (the line to print, or None). "" for none.
+    coauthor_log: str = ""
     # A study-wide path of its own (a chat study's: intent and prewriting before the chat), its
     # stages in order; () for the core's (study.store.sessions.STAGES).
     path: tuple[str, ...] = ()
@@ -109,6 +120,10 @@ class Paradigm:
     def event_rules(self):
         """The `events` module, or None for a paradigm that adds nothing to the event log."""
         return importlib.import_module(self.events) if self.events else None
+
+    def log_hooks(self):
+        """The `coauthor_log` module, or None."""
+        return importlib.import_module(self.coauthor_log) if self.coauthor_log else None
 
     def editor_boot(self):
         return importlib.import_module(self.editor).boot

@@ -34,5 +34,6 @@ PARADIGM = Paradigm(
     curate="study.paradigms.chat.curation_cli",
     simulate="study.paradigms.chat.simulate",
     report="study.paradigms.chat.report",
+    coauthor_log="study.paradigms.chat.arm_export",
     config="study.paradigms.chat.config",
 )

@@ -11,6 +11,7 @@ user-initiated, is an assistant panel the writer asks ([proactive] l0 = "assista
 - `assistant`: L0's assistant panel, one request answered against the document.
 - `api`: POST /api/sessions/<id>/proactive and /assistant; `export`: the sessions and requests;
 - `arrival`: what the event API writes into (blinding) and checks of (provenance) its records;
+- `coauthor_log`: its events in the CoAuthor log, the extended format, its export beside others;
 - `curation/`: `study curate proactive` (checks, provenance, records, continuation);
 - `metrics/`: MindCopilot's metrics, one per file; `report` (and `report_data`, the figures
   it draws): its part of `study report`.
@@ -47,5 +48,6 @@ PARADIGM = Paradigm(
     curate="study.paradigms.proactive.curation.cli",
     simulate="study.paradigms.proactive.simulate",
     report="study.paradigms.proactive.report",
+    coauthor_log="study.paradigms.proactive.coauthor_log",
     config="study.paradigms.proactive.settings",
 )

@@ -13,7 +13,9 @@ Provenance (`with_rules`): a proactive event's paradigm is the session's, its `s
 this server returned to this session, and the text it shows or inserts what that request
 returned (study.paradigms.proactive.curation.provenance), so no client can forge the rows
 Table 5 counts. It runs on every session's batches: a Tab or control session's records may not
-claim ghost text either.
+claim ghost text either. `stored_problems` applies the same rules to a stored session (`study
+curate validate STUDY_FOLDER`, study.export.validate): sessions stored before those rules, or
+written into the database by other means, are caught there ("proactive-forged").
 """
 
 from __future__ import annotations
@@ -133,3 +135,24 @@ def _without_id(item: Mapping) -> Mapping | None:
 
 def _refusal(seq: int, problem) -> str:
     return f"event seq {seq}: {problem.field} {problem.message}"
+
+
+def stored_problems(connection, session: dict, paradigm: str | None, records: list[dict]):
+    """What of a stored session's `records` (as exported) breaks the rules above, as (index in
+    `records` or None, code, field, message, fix or ""); `paradigm` None: the session's
+    condition is no longer in study.toml."""
+    if paradigm is None:
+        yield (None, "proactive-forged", "condition",
+               f"{session['condition']!r} is not a condition of study.toml, so its events "
+               "cannot be checked against it", "put the condition back in study.toml")  # fmt: skip
+        return
+    issued = issued_texts(
+        connection.execute(
+            select(suggestion_requests.c.id, suggestion_requests.c.suggestions, suggestion_requests.c.error)
+            .where(suggestion_requests.c.session_id == session["session_id"])
+        ).all()
+    )
+    provenance = Provenance(paradigm, issued)
+    for index, record in enumerate(records):
+        for problem in provenance.check(record):
+            yield (index, "proactive-forged", problem.field, problem.message, "")
