@@ -127,3 +127,9 @@ def counts_suggestions(condition) -> bool:
     """Whether a session of `condition` could ask for suggestions on Tab, as far as the
     paradigms say (a chat arm's could not); the control arm is the core's (study.control_arm)."""
     return all(module.counts_suggestions(condition) for module in log_hooks() if hasattr(module, "counts_suggestions"))
+
+
+def log_format(name: str):
+    """The `coauthor_log` module of the paradigm whose extended format is `name` (e.g.
+    "coauthor-proactive"), or None for the core's formats."""
+    return next((module for module in log_hooks() if getattr(module, "FORMAT", None) == name), None)

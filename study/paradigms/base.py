@@ -66,13 +66,18 @@ class Paradigm:
     # curate validate STUDY_FOLDER): (index, code, field, message, fix) each; "" for none.
     events: str = ""
     # A module holding what this paradigm adds to a writing study's CoAuthor log and its export
-    # (study.export.coauthor, study.export.validate), each optional: `EVENTS`, the event names
-    # it adds (the strict CoAuthor file leaves them out); `counts_suggestions(condition)`, False
-    # where its writers had no Tab list (the metadata's counts are then not applicable);
-    # `files_beside(study, connection, sessions) -> {name: bytes}`, files written beside the
-    # logs; `extends(study)` and `to_record(record, event_num, paradigm)`, an extended format
-    # its studies' logs are checked in; `export_beside(study, out, *, include_unfinished)`, a
-    # second export of its sessions beside the others (the line to print, or None). "" for none.
+    # (study.export, study.curation.checker), each optional:
+    # - `EVENTS`: the event names it adds (the strict CoAuthor file leaves them out);
+    # - `counts_suggestions(condition)`: False where its writers had no Tab list (the metadata's
+    #   suggestion counts are then not applicable);
+    # - `files_beside(study, connection, sessions) -> {name: bytes}`: files beside the logs;
+    # - `FORMAT`, `KEY`, `SOURCES`, `checks(checker)`: its extended format's name, the key its
+    #   records add, its events' sources and the checks fed each record;
+    # - `extends(study)`, `to_record(record, event_num, paradigm)`: whether a study's logs are
+    #   in that format (`study curate validate STUDY_FOLDER`), and a record in it;
+    # - `export_beside(study, out, *, include_unfinished)`: a second export of its sessions
+    #   beside the others' (the line `study export` prints, or None).
+    # "" for none.
     coauthor_log: str = ""
     # A study-wide path of its own (a chat study's: intent and prewriting before the chat), its
     # stages in order; () for the core's (study.store.sessions.STAGES).

@@ -2,7 +2,8 @@
 
 Its sessions log events CoAuthor's editor never had (a stale or modified suggestion, window
 and stage changes, L0's assistant panel): the strict CoAuthor file of `study export` leaves them
-out. A MindCopilot study's logs are checked in the extended format of
+out. Its extended format's own checks (study.curation.validate) are
+study.paradigms.proactive.curation.checks. A MindCopilot study's logs are checked in the extended format of
 schemas/coauthor-proactive.schema.json instead (`study curate validate STUDY_FOLDER`), and in a
 study whose arms are of several paradigms its sessions are also exported in that format beside
 the others (study.paradigms.proactive.export).
@@ -12,11 +13,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from study.curation.formats import FORMAT_PROACTIVE
 from study.paradigms.proactive import is_proactive_study
 from study.paradigms.proactive.curation import EXTENSION_EVENTS
+from study.paradigms.proactive.curation.checks import PROACTIVE_SOURCES, ProactiveChecks
 from study.paradigms.proactive.export import export_proactive, to_extended_record
 
 EVENTS = EXTENSION_EVENTS
+# The extended format (study.curation.validate): its name, the key its records add, the
+# sources its events may have (beyond Table 1's), and the checks fed each of its records.
+FORMAT = FORMAT_PROACTIVE
+KEY = "proactive"
+SOURCES = PROACTIVE_SOURCES
+
+
+def checks(checker) -> ProactiveChecks:
+    return ProactiveChecks(checker)
 
 
 def extends(study) -> bool:
