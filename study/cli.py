@@ -99,34 +99,14 @@ def write_study_files(
         for old, new in (replacements or {}).items():
             text = text.replace(old, new)
         if levels and source.name == study_config.CONFIG_NAME:
-            text = _with_paradigm_conditions(text, levels)
+            from study.designs import paradigm_toml
+
+            text = paradigm_toml(text, levels)
         if design and source.name == study_config.CONFIG_NAME:
             from study.designs import DESIGNS, design_toml
 
             text = design_toml(text, DESIGNS[design])
         destination.write_text(text, encoding="utf-8")
-
-
-def _with_paradigm_conditions(text: str, paradigms: tuple[str, ...]) -> str:
-    """study.toml's text with its [[conditions]] tables replaced by one per proactive paradigm
-    and genre (study.paradigms.proactive.conditions); the rest of the file, comments included,
-    is kept."""
-    import tomllib
-
-    import tomli_w
-
-    from study.paradigms.proactive.conditions import paradigm_conditions
-
-    tables = [study_config.Condition(**table) for table in tomllib.loads(text)["conditions"]]
-    lines = text.splitlines(keepends=True)
-    first = next(i for i, line in enumerate(lines) if line.strip() == "[[conditions]]")
-    last = max(i for i, line in enumerate(lines) if line.strip() == "[[conditions]]")
-    end = next((i for i in range(last + 1, len(lines))
-                if lines[i].startswith("[") or lines[i].startswith("#")), len(lines))  # fmt: skip
-    new = [{k: v for k, v in vars(c).items() if k != "system_prompt" or v}
-           for c in paradigm_conditions(tuple(tables), paradigms)]  # fmt: skip
-    note = "# study init/demo --paradigm: one condition per MindCopilot paradigm and genre, from the genre's first one.\n"
-    return "".join(lines[:first]) + note + tomli_w.dumps({"conditions": new}) + "\n" + "".join(lines[end:])
 
 
 @main.command()
@@ -414,15 +394,17 @@ def _register_groups() -> None:
     from study.plan.cli import preregister
     from study.lm.cli import lm
     from study.mturk.cli import mturk
-    from study.paradigms.chat.cli import chat
     from study.report.cli import report
     from study.simulate.cli import simulate
     from study.release.cli import keys, release, withdraw
     from study.review.cli import qualify, review, reviewers
 
     for group in (lm, curate, mturk, keys, release, withdraw, reviewers, review, qualify, report,
-                  simulate, chat, judging, preregister):
+                  simulate, judging, preregister):
         main.add_command(group)
+    for paradigm in registry.registered():  # a paradigm's own commands (e.g. `study chat`)
+        if paradigm.commands:
+            paradigm.command_module().register(main)
 
 
 _register_groups()

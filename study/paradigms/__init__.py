@@ -18,7 +18,8 @@ The seam: what the core asks here, and the declaration field that answers it.
 - what the core's editor page needs from it, and what a reloading editor gets back of its
   memory (`editor`; study.server.writing_stage, study.server.events_api);
 - its own participant's path, if any (`path`; study.server.stages, `study status`);
-- its `study curate` commands (`curate`; study.curation.cli);
+- its `study curate` commands (`curate`; study.curation.cli) and its own `study` commands
+  (`commands`; study.cli);
 - what `study init --paradigm` and `study demo --paradigm` write (`templates`; study.cli);
 - what each adds to a writing study's CoAuthor log and its export (`coauthor_log`;
   study.export.coauthor, study.export.validate, `study export`), and the rules the event API
@@ -77,6 +78,12 @@ def path(study) -> tuple[str, ...] | None:
 def condition_paradigms() -> tuple[str, ...]:
     """The values a condition's `paradigm` may take in study.toml: every paradigm's."""
     return tuple(value for paradigm in registered() for value in paradigm.conditions)
+
+
+def condition_defaults(value: str) -> dict:
+    """The settings the paradigm serving condition value `value` gives a condition it makes
+    (study.designs.paradigm_toml); {} when it gives none."""
+    return next((dict(p.condition_defaults[value]) for p in registered() if value in p.condition_defaults), {})
 
 
 def export_formats() -> dict[str, Paradigm]:

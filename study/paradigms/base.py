@@ -27,8 +27,7 @@ class StudyTemplate:
     # study's study.toml and instructions); empty: templates/init/ as it is.
     overlay: str = ""
     # Condition paradigms (a condition's `paradigm`, e.g. "L1".."L3"): study.toml's conditions
-    # become one per paradigm and genre, from each genre's first
-    # (study.paradigms.proactive.conditions).
+    # become one per paradigm and genre, from each genre's first (study.designs.paradigm_toml).
     levels: tuple[str, ...] = ()
 
 
@@ -87,6 +86,10 @@ class Paradigm:
     stage_endpoints: dict[str, str] = field(default_factory=dict)
     # The values of a condition's `paradigm` (study.toml) whose sessions this paradigm serves.
     conditions: tuple[str, ...] = ()
+    # Settings a condition of each of its values gets when `study init --paradigm` makes one
+    # from a genre's first (study.designs.paradigm_toml): value -> Condition fields, e.g. ghost
+    # text's one suggestion at a time, {"L1": {"n": 1}, ...}.
+    condition_defaults: dict[str, dict] = field(default_factory=dict)
     # A folder of JSON Schemas the paradigm's API declares (study.server.contract), each with an
     # `$id` under https://study.local/schemas/; "" when they are in schemas/ (the built-in ones').
     schemas: str = ""
@@ -99,6 +102,9 @@ class Paradigm:
     # A module holding `register(curate)`, which adds this paradigm's `study curate` commands
     # to the group; "" for none.
     curate: str = ""
+    # A module holding `register(main)`, which adds this paradigm's own commands to `study`
+    # (study.cli; e.g. `study chat`); "" for none.
+    commands: str = ""
     # A module holding `load(data)`, which puts this paradigm's per-session figures in
     # `data.extras` (study.report.sections.plugins), and `build(data) -> Section | None`, its
     # section of `study report`; "" for none.
@@ -142,6 +148,9 @@ class Paradigm:
 
     def curation_commands(self):
         return importlib.import_module(self.curate)
+
+    def command_module(self):
+        return importlib.import_module(self.commands) if self.commands else None
 
     def report_module(self):
         return importlib.import_module(self.report) if self.report else None

@@ -32,6 +32,7 @@ PARADIGM = Paradigm(
                                      "3 anonymous assistants", overlay="chat/init")},
     exports={"chat": "study.paradigms.chat.export"},
     curate="study.paradigms.chat.curation_cli",
+    commands="study.paradigms.chat.cli",
     simulate="study.paradigms.chat.simulate",
     report="study.paradigms.chat.report",
     coauthor_log="study.paradigms.chat.arm_export",

@@ -39,6 +39,8 @@ PARADIGM = Paradigm(
     editor="study.paradigms.proactive.editor",
     events="study.paradigms.proactive.arrival",
     conditions=PROACTIVE,
+    # One suggestion at a time (currentN = 1): a ghost text, not a list.
+    condition_defaults={level: {"n": 1} for level in PROACTIVE},
     templates={
         "proactive": StudyTemplate("MindCopilot's L1, L2 and L3 in rotation (ghost text after a pause)",
                                    levels=PROACTIVE),
