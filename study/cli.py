@@ -206,7 +206,6 @@ def status(directory: str) -> None:
     engine = make_engine(study.database_url)
     create_tables(engine)
     from study.export.surveys import counts as survey_counts
-    from study.store.chat import totals as chat_totals
     from study.store.simulated import simulated_ids
 
     from study.server import model_calls
@@ -218,7 +217,8 @@ def status(directory: str) -> None:
         summary = summarize(connection)
         recent = recent_activity(connection, model_calls.NO_OUTCOME, model_calls.in_flight_seconds(study))
         surveys = survey_counts(connection)
-        chat = chat_totals(connection) if study.paradigm == "chat" else None
+        hooks = registry.path_hooks(study)  # e.g. a chat study's conversations
+        path_lines = hooks.status(connection, study) if hooks is not None else []
         simulated = len(simulated_ids(connection))
     engine.dispose()
     total = sum(summary.stages.values())
@@ -230,11 +230,8 @@ def status(directory: str) -> None:
     if simulated:
         click.echo(f"Simulated sessions (study simulate, not people): {simulated}")
     click.echo(f"Events stored: {summary.events}")
-    if chat is not None:
-        click.echo(
-            f"Chat: {chat['sessions']} conversations, {chat['exchanges']} exchanges, "
-            f"{chat['events']} page events stored"
-        )
+    for line in path_lines:
+        click.echo(line)
     if summary.sessions_with_lost_events:
         click.echo(
             f"Sessions whose browser lost events before they were stored: "

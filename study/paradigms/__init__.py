@@ -17,7 +17,8 @@ The seam: what the core asks here, and the declaration field that answers it.
   the request schemas they declare (`schemas`; study.server.contract);
 - what the core's editor page needs from it, and what a reloading editor gets back of its
   memory (`editor`; study.server.writing_stage, study.server.events_api);
-- its own participant's path, if any (`path`; study.server.stages, `study status`);
+- its own participant's path, if any, and what the core asks of a session on it (`path`,
+  `path_hooks`; study.server.stages, study.server.surveys, study.server.participant, `study status`);
 - its `study curate` commands (`curate`; study.curation.cli) and its own `study` commands
   (`commands`; study.cli);
 - what `study init --paradigm` and `study demo --paradigm` write (`templates`; study.cli);
@@ -31,6 +32,8 @@ tests/test_paradigm_by_addition.py adds one this way, by a folder of the tests a
 """
 
 from __future__ import annotations
+
+import importlib
 
 from study.paradigms import chat, none, proactive, tab
 from study.paradigms.base import Paradigm, StudyTemplate
@@ -73,6 +76,13 @@ def path(study) -> tuple[str, ...] | None:
     order; None for the core's (study.store.sessions.STAGES)."""
     paradigm = of_session(study, None)
     return paradigm.path if paradigm is not None and paradigm.path else None
+
+
+def path_hooks(study):
+    """The `path_hooks` module of the paradigm whose own path the study takes (a chat study's),
+    or None for the core's path."""
+    paradigm = _REGISTERED.get(study.paradigm)
+    return importlib.import_module(paradigm.path_hooks) if paradigm is not None and paradigm.path_hooks else None
 
 
 def condition_paradigms() -> tuple[str, ...]:

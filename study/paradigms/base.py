@@ -81,6 +81,12 @@ class Paradigm:
     # A study-wide path of its own (a chat study's: intent and prewriting before the chat), its
     # stages in order; () for the core's (study.store.sessions.STAGES).
     path: tuple[str, ...] = ()
+    # A module holding what the core asks about a session on that path: `noun(connection,
+    # study, session)` (what a survey question's {noun} becomes), `exchanges(connection,
+    # session_id)` (what in-session surveys are placed by), `notice(study)` (the operator's
+    # notice on the path's pages) and `status(connection, study) -> list[str]` (`study
+    # status`'s lines); "" for none.
+    path_hooks: str = ""
     # The path stages whose page this paradigm serves, as stage -> Flask endpoint; any other
     # stage is the core path's own page (study.server.participant).
     stage_endpoints: dict[str, str] = field(default_factory=dict)

@@ -5,6 +5,7 @@ notes their thoughts, then writes the document while chatting with an assistant.
 - `assign`: which document type and assistant (condition) a session gets;
 - `assistant`: the assistant's reply (study.model_client);
 - `pages`: the path's own stages (intent, prewriting, chat); `api`: what the chat page calls;
+- `path_hooks`: what the core asks of a session on that path (survey noun, exchanges, notice, status);
 - `export`: the chat session export; `curation`: `study curate chat`'s measures;
 - `report`, `report_data`: its section of `study report` and the figures it draws;
 - `simulate`, `simulated_user`: `study simulate`'s chat participant and CollabLLM's user simulator.
@@ -23,6 +24,7 @@ PARADIGM = Paradigm(
     apis=("study.paradigms.chat.api", "study.paradigms.chat.arm_api"),
     # CollabLLM App. E steps 1-3: the intent, the notes, then the chat.
     path=("consent", "instructions", "presurvey", "intent", "prewriting", "chat", "survey", "complete"),
+    path_hooks="study.paradigms.chat.path_hooks",
     editor="study.paradigms.chat.editor",
     # A chat arm beside a writing study's editor (study.paradigms.chat.arm); a chat study's
     # own conditions are served through its path (study.paradigms.of_session).
