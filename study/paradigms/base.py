@@ -113,7 +113,10 @@ class Paradigm:
     commands: str = ""
     # A module holding `load(data)`, which puts this paradigm's per-session figures in
     # `data.extras` (study.report.sections.plugins), and `build(data) -> Section | None`, its
-    # section of `study report`; "" for none.
+    # section of `study report`; optionally `EXPORT_FILE` and `EXPORT_WHAT`, the file by which
+    # a folder its `study export --format` wrote is recognised (and words for it), with
+    # `export_conditions(file) -> {session_id: condition}` when that file is a table beside
+    # CoAuthor-style logs (study.report.data); "" for none.
     report: str = ""
     # `study simulate`'s participant in a study this paradigm serves: a module holding
     # `participant(http, writer, access_code, *, study, mark, choose_prompt, record)` and, where

@@ -13,13 +13,16 @@ from collections import Counter
 
 from study.report import plots
 from study.paradigms.chat import arm_report, report_data
-from study.paradigms.chat.report_data import METRICS, ChatMetrics, number
+from study.paradigms.chat.report_data import CONVERSATIONS, METRICS, ChatMetrics, number
 from study.report.data import ReportData
 from study.report.html import Section
 from study.report.intervals import RESAMPLES
 from study.report.sections import plugins
 
 TITLE = "Chat study (CollabLLM)"
+# A folder `study export --format chat` wrote: conversations, no CoAuthor log (`load` reads them).
+EXPORT_FILE = CONVERSATIONS
+EXPORT_WHAT = "a chat study"
 NOT_APPLICABLE = (
     "A chat study writes conversations, not a CoAuthor writing log: Table 3, acceptance and "
     "writer share, equality and mutuality, the collaboration spread and CoAuthor's §5.1 "

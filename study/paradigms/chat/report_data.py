@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from study import config as study_config
-from study.report.data import CONVERSATIONS, STUDY, ReportData
+from study.report.data import STUDY, ReportData
+
+CONVERSATIONS = "conversations.jsonl"  # what `study export --format chat` writes
 
 # conversation_stats' numeric columns, in the order the report shows them, with their headings.
 METRICS = (

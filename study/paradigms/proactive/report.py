@@ -5,10 +5,13 @@ when a judge was given."""
 
 from __future__ import annotations
 
+import csv
+from pathlib import Path
+
 from study.lm.judge_backend import JudgeBackend
 from study.metrics.judges.options import DETERMINISTIC_NOTE
 from study.report import plots
-from study.report.data import ReportData
+from study.report.data import ReportData, ReportSourceError
 from study.report.html import Section
 from study.report.intervals import RESAMPLES, bootstrap_mean
 from study.paradigms.proactive.metrics.acceptance import DEFINITION
@@ -18,6 +21,10 @@ from study.paradigms.proactive.report_data import ProactiveMetrics, summary
 from study.report.sections import plugins
 
 TITLE = "Proactive co-writing (MindCopilot L1-L3)"
+# A folder `study export --format proactive` wrote: its sessions.csv names each session's
+# condition beside the extended logs (study.report.data reads it as the folder's metadata).
+EXPORT_FILE = "sessions.csv"
+EXPORT_WHAT = "proactive sessions"
 NO_JUDGE = (
     "HAR (hierarchical acceptance rate: the judge's 17-rule checklist against the writer's own "
     "continuation after the suggestion) and KED (the "
@@ -40,6 +47,15 @@ TABLE5_NOTE = (
     "L0's assistant panel. Acceptance as defined above (none for L0, whose assistant makes no "
     "suggestion: Table 5's \"-\")."
 )
+
+
+def export_conditions(path: Path) -> dict[str, str]:
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            return {row["session_id"]: row.get("condition") or row.get("paradigm") or "unknown"
+                    for row in csv.DictReader(handle)}  # fmt: skip
+    except (KeyError, csv.Error, UnicodeDecodeError) as error:
+        raise ReportSourceError(f"{path}: cannot be read as proactive sessions ({error})") from None
 
 
 def load(data: ReportData) -> None:
