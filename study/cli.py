@@ -64,8 +64,8 @@ def init(directory: str, paradigm: str, design: str | None) -> None:
             f"{target / study_config.CONFIG_NAME} already exists; choose another folder "
             "or delete it first."
         )
-    if design and paradigm == "chat":
-        raise click.ClickException("--design makes a writing study (its arms may include chat); leave out --paradigm chat.")
+    if design and not registry.study_templates()[paradigm].designs:
+        raise click.ClickException(f"--design makes a writing study (its arms may include chat); leave out --paradigm {paradigm}.")
     write_study_files(target, paradigm=paradigm, design=design)
     click.echo(f"Created {target / study_config.CONFIG_NAME}. Serve it with: study serve {target}")
 
@@ -258,9 +258,6 @@ def status(directory: str) -> None:
 # The chat demo on the embedded SmolLM2-135M, on a small CPU: a reply of at most 64 tokens that
 # reads at most 2,000 characters (the system prompt, the document and the latest turns) takes
 # about as long at the 8th exchange as at the 1st (scripts/bench_chat_demo.py prints the times).
-CHAT_DEMO = {"max_tokens = 512": "max_tokens = 64", "context_chars = 24000": "context_chars = 2000"}
-
-
 @main.command()
 @click.option("--dir", "directory", default="demo-study", show_default=True,
               type=click.Path(file_okay=False), help="Where the demo study lives.")
@@ -313,7 +310,7 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
             # A local demonstration has no protocol director; say so instead of a placeholder.
             study_config.CONSENT_CONTACT_PLACEHOLDER: "nobody: this is a local demonstration "
             "of the study software, and nothing you write leaves this computer",
-            **(CHAT_DEMO if paradigm == "chat" else {}),
+            **registry.study_templates()[paradigm].demo,
         },
         paradigm=paradigm,
         design=design,

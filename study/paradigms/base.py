@@ -29,6 +29,11 @@ class StudyTemplate:
     # Condition paradigms (a condition's `paradigm`, e.g. "L1".."L3"): study.toml's conditions
     # become one per paradigm and genre, from each genre's first (study.designs.paradigm_toml).
     levels: tuple[str, ...] = ()
+    # Whether `study init --design` may make its study a published design's arms: False for a
+    # study on a paradigm's own path (a chat study), whose conditions are not writing arms.
+    designs: bool = True
+    # What `study demo` changes in its study.toml for the small local model (old -> new text).
+    demo: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

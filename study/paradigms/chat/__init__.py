@@ -16,6 +16,9 @@ notes their thoughts, then writes the document while chatting with an assistant.
 
 from study.paradigms.base import Paradigm, StudyTemplate
 
+# `study demo --paradigm chat`'s small local model: short replies, a short context.
+CHAT_DEMO = {"max_tokens = 512": "max_tokens = 64", "context_chars = 24000": "context_chars = 2000"}
+
 PARADIGM = Paradigm(
     name="chat",
     summary="the participant writes a document while chatting with an assistant (CollabLLM)",
@@ -31,7 +34,8 @@ PARADIGM = Paradigm(
     conditions=("chat",),
     stage_endpoints={"intent": "chat.intent", "prewriting": "chat.prewriting", "chat": "chat.chat_page"},
     templates={"chat": StudyTemplate("CollabLLM's chat document-creation study: 3 document types, "
-                                     "3 anonymous assistants", overlay="chat/init")},
+                                     "3 anonymous assistants", overlay="chat/init", designs=False,
+                                     demo=CHAT_DEMO)},
     exports={"chat": "study.paradigms.chat.export"},
     curate="study.paradigms.chat.curation_cli",
     commands="study.paradigms.chat.cli",
