@@ -30,10 +30,11 @@ def new_pseudonym() -> str:
 
 
 def collect(connection: Connection, study: Study) -> list[str]:
-    """List new submissions; returns their pseudonyms. A chat study's conversations are not
-    reviewed here: the workspace replays CoAuthor logs and counts Tab requests, which a
-    conversation has neither of (its HITs are reviewed by `study mturk review`)."""
-    if study.paradigm == "chat":
+    """List new submissions; returns their pseudonyms. A study on a paradigm's own path (a chat
+    study's conversations) is not reviewed here: the workspace replays CoAuthor logs and counts
+    Tab requests, which its sessions have neither of (its HITs are reviewed by `study mturk
+    review`)."""
+    if study.paradigm != "writing":
         return []
     settings = review_settings.from_study(study)
     known = select(review_submissions.c.session_id)
