@@ -55,17 +55,29 @@ def own_path(data: dict):
 
 
 @cache
-def validator(condition_paradigms: tuple[str, ...]) -> jsonschema.Draft202012Validator:
+def validator(
+    condition_paradigms: tuple[str, ...], tables: tuple[tuple[str, str], ...] = ()
+) -> jsonschema.Draft202012Validator:
+    """schemas/study.schema.json with every registered paradigm's condition values and its own
+    table's schema (`tables`: (name, the schema as JSON) of each paradigm whose `config`
+    module declares SCHEMA), so a paradigm added in its own folder needs no edit here."""
     schema = json.loads((schemas_dir() / "study.schema.json").read_text())
-    # A condition's `paradigm` is any registered paradigm's (study.paradigms), so a paradigm
-    # added in its own folder needs no edit here; the schema's enum names the built-in ones.
+    # The schema's enum names the built-in paradigms' values.
     paradigm = schema["properties"]["conditions"]["items"]["properties"]["paradigm"]
     paradigm["enum"] = [*paradigm["enum"], *(p for p in condition_paradigms if p not in paradigm["enum"])]
+    for name, text in tables:
+        schema["properties"].setdefault(name, json.loads(text))
     return jsonschema.Draft202012Validator(schema)
 
 
 def _check_schema(data: dict, source: Path) -> None:
-    errors = sorted(validator(paradigms.condition_paradigms()).iter_errors(data), key=lambda e: list(e.absolute_path))
+    tables = tuple(
+        (settings.SECTION, json.dumps(settings.SCHEMA, sort_keys=True))
+        for settings in (paradigm.settings() for paradigm in paradigms.registered())
+        if settings is not None and hasattr(settings, "SCHEMA")
+    )
+    found = validator(paradigms.condition_paradigms(), tables).iter_errors(data)
+    errors = sorted(found, key=lambda e: list(e.absolute_path))
     if errors:
         raise ConfigError("\n".join(_describe(error, source) for error in errors))
 

@@ -44,9 +44,10 @@ class Paradigm:
     summary: str
     # A module holding the paradigm's own table of study.toml: `SECTION` (the table's name, read
     # as `study.<SECTION>`), `load(data, directory, source)` (what that reads, its defaults when
-    # the file has no such table; a ValueError is a problem for the researcher, worded as such)
-    # and optionally `problems(data, source) -> list[str]` (what else it checks of the file, e.g.
-    # its conditions); "" for none (study.config).
+    # the file has no such table; a ValueError is a problem for the researcher, worded as such),
+    # optionally `SCHEMA` (the table's JSON Schema, where schemas/study.schema.json has none: a
+    # paradigm added in its own folder) and `problems(data, source) -> list[str]` (what else it
+    # checks of the file, e.g. its conditions); "" for none (study.config, study.config_checks).
     config: str = ""
     # Modules (dotted names) each holding a Flask `blueprint` of participant pages. `study
     # serve` mounts them with the participant pages' security policy.
