@@ -64,8 +64,8 @@ def init(directory: str, paradigm: str, design: str | None) -> None:
             f"{target / study_config.CONFIG_NAME} already exists; choose another folder "
             "or delete it first."
         )
-    if design and paradigm == "chat":
-        raise click.ClickException("--design makes a writing study (its arms may include chat); leave out --paradigm chat.")
+    if design and not registry.study_templates()[paradigm].designs:
+        raise click.ClickException(f"--design makes a writing study (its arms may include chat); leave out --paradigm {paradigm}.")
     write_study_files(target, paradigm=paradigm, design=design)
     click.echo(f"Created {target / study_config.CONFIG_NAME}. Serve it with: study serve {target}")
 
@@ -99,34 +99,14 @@ def write_study_files(
         for old, new in (replacements or {}).items():
             text = text.replace(old, new)
         if levels and source.name == study_config.CONFIG_NAME:
-            text = _with_paradigm_conditions(text, levels)
+            from study.designs import paradigm_toml
+
+            text = paradigm_toml(text, levels)
         if design and source.name == study_config.CONFIG_NAME:
             from study.designs import DESIGNS, design_toml
 
             text = design_toml(text, DESIGNS[design])
         destination.write_text(text, encoding="utf-8")
-
-
-def _with_paradigm_conditions(text: str, paradigms: tuple[str, ...]) -> str:
-    """study.toml's text with its [[conditions]] tables replaced by one per proactive paradigm
-    and genre (study.paradigms.proactive.conditions); the rest of the file, comments included,
-    is kept."""
-    import tomllib
-
-    import tomli_w
-
-    from study.paradigms.proactive.conditions import paradigm_conditions
-
-    tables = [study_config.Condition(**table) for table in tomllib.loads(text)["conditions"]]
-    lines = text.splitlines(keepends=True)
-    first = next(i for i, line in enumerate(lines) if line.strip() == "[[conditions]]")
-    last = max(i for i, line in enumerate(lines) if line.strip() == "[[conditions]]")
-    end = next((i for i in range(last + 1, len(lines))
-                if lines[i].startswith("[") or lines[i].startswith("#")), len(lines))  # fmt: skip
-    new = [{k: v for k, v in vars(c).items() if k != "system_prompt" or v}
-           for c in paradigm_conditions(tuple(tables), paradigms)]  # fmt: skip
-    note = "# study init/demo --paradigm: one condition per MindCopilot paradigm and genre, from the genre's first one.\n"
-    return "".join(lines[:first]) + note + tomli_w.dumps({"conditions": new}) + "\n" + "".join(lines[end:])
 
 
 @main.command()
@@ -226,7 +206,6 @@ def status(directory: str) -> None:
     engine = make_engine(study.database_url)
     create_tables(engine)
     from study.export.surveys import counts as survey_counts
-    from study.store.chat import totals as chat_totals
     from study.store.simulated import simulated_ids
 
     from study import providers
@@ -239,7 +218,8 @@ def status(directory: str) -> None:
         summary = summarize(connection)
         recent = recent_activity(connection, model_calls.NO_OUTCOME, model_calls.in_flight_seconds(study))
         surveys = survey_counts(connection)
-        chat = chat_totals(connection) if study.paradigm == "chat" else None
+        hooks = registry.path_hooks(study)  # e.g. a chat study's conversations
+        path_lines = hooks.status(connection, study) if hooks is not None else []
         simulated = len(simulated_ids(connection))
         # Every recruitment provider's submissions and money, from the database alone.
         recruitment = [line for provider in providers.registered()
@@ -254,11 +234,8 @@ def status(directory: str) -> None:
     if simulated:
         click.echo(f"Simulated sessions (study simulate, not people): {simulated}")
     click.echo(f"Events stored: {summary.events}")
-    if chat is not None:
-        click.echo(
-            f"Chat: {chat['sessions']} conversations, {chat['exchanges']} exchanges, "
-            f"{chat['events']} page events stored"
-        )
+    for line in path_lines:
+        click.echo(line)
     if summary.sessions_with_lost_events:
         click.echo(
             f"Sessions whose browser lost events before they were stored: "
@@ -290,9 +267,6 @@ def status(directory: str) -> None:
 # The chat demo on the embedded SmolLM2-135M, on a small CPU: a reply of at most 64 tokens that
 # reads at most 2,000 characters (the system prompt, the document and the latest turns) takes
 # about as long at the 8th exchange as at the 1st (scripts/bench_chat_demo.py prints the times).
-CHAT_DEMO = {"max_tokens = 512": "max_tokens = 64", "context_chars = 24000": "context_chars = 2000"}
-
-
 @main.command()
 @click.option("--dir", "directory", default="demo-study", show_default=True,
               type=click.Path(file_okay=False), help="Where the demo study lives.")
@@ -345,7 +319,7 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
             # A local demonstration has no protocol director; say so instead of a placeholder.
             study_config.CONSENT_CONTACT_PLACEHOLDER: "nobody: this is a local demonstration "
             "of the study software, and nothing you write leaves this computer",
-            **(CHAT_DEMO if paradigm == "chat" else {}),
+            **registry.study_templates()[paradigm].demo,
         },
         paradigm=paradigm,
         design=design,
@@ -409,15 +383,12 @@ def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None
         if found.ratings:
             click.echo(f"Exported {write(found, Path(out))} judging ratings to {Path(out) / RATINGS_CSV}")
 
-    mixed = {c.paradigm for c in study.conditions} & {"none", "chat"}
-    from study.paradigms.proactive import is_proactive_study
-
-    if mixed and is_proactive_study(study.conditions):
-        # Arms of several paradigms: the ghost-text arms keep their own (extended) format too.
-        from study.paradigms.proactive.export import export_proactive
-
-        done = export_proactive(study, Path(out) / "proactive", include_unfinished=include_unfinished)
-        click.echo(f"Exported {done.sessions} ghost-text sessions with the extension to {Path(out) / 'proactive'}")
+    # Arms of several paradigms: a paradigm's arms may keep their own format too (e.g. ghost
+    # text's extended logs, study.paradigms.proactive.coauthor_log).
+    for module in registry.log_hooks():
+        line = module.export_beside(study, Path(out), include_unfinished=include_unfinished) if hasattr(module, "export_beside") else None
+        if line:
+            click.echo(line)
 
 
 def _register_groups() -> None:
@@ -428,18 +399,20 @@ def _register_groups() -> None:
     from study.mturk.cli import judging as mturk_judging
     from study.mturk.cli import mturk
     from study.prolific.cli import prolific
-    from study.paradigms.chat.cli import chat
     from study.report.cli import report
     from study.simulate.cli import simulate
     from study.release.cli import keys, release, withdraw
     from study.review.cli import qualify, review, reviewers
 
     for group in (lm, curate, mturk, keys, release, withdraw, reviewers, review, qualify, report,
-                  simulate, chat, judging, preregister, prolific):
+                  simulate, judging, preregister, prolific):
         main.add_command(group)
     # A judging round's judges are recruited on MTurk: its post and review join `study judging`.
     judging.add_command(mturk_judging.post)
     judging.add_command(mturk_judging.review)
+    for paradigm in registry.registered():  # a paradigm's own commands (e.g. `study chat`)
+        if paradigm.commands:
+            paradigm.command_module().register(main)
 
 
 _register_groups()

@@ -1,35 +1,26 @@
 """Load and check a study's `study.toml`.
 
-The file format is defined by `schemas/study.schema.json`; this module turns a checked file into
-typed objects and adds the checks a schema cannot express (unique names, a condition for every
-prompt's genre, text files that exist). Every error names the file, the key and the fix.
+The file format is defined by `schemas/study.schema.json`; study.config_checks checks a file
+against it and adds the checks a schema cannot express (unique names, a condition for every
+prompt's genre, each paradigm's own), and this module turns a checked file into typed objects
+(reading the text files it names). Every error names the file, the key and the fix.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import tomllib
 import uuid
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
-import jsonschema
-
-from study import paradigms
-from study.paradigms.chat import arm as chat_arm
-from study.paradigms.none import arm as control_arm
-from study.paths import schemas_dir, templates_dir
+from study import control_arm
+from study.config_checks import ConfigError, check_file, own_path, read_sections
+from study.paths import templates_dir
 from study.survey import definition as survey_definition
-from study.paradigms.proactive.settings import ProactiveSettings
 
 CONFIG_NAME = "study.toml"
 GENRE_NOUNS = {"creative": "story", "argumentative": "essay"}
-
-
-class ConfigError(ValueError):
-    """A study.toml problem, worded for the researcher who has to fix it."""
 
 
 @dataclass(frozen=True)
@@ -38,7 +29,7 @@ class Condition:
 
     name: str
     genre: str = ""
-    model: str = ""  # empty only in a control arm (paradigm "none", study.paradigms.none.arm)
+    model: str = ""  # empty only in a control arm (paradigm "none", study.control_arm)
     mode: str = "completion"
     n: int = 5
     max_tokens: int = 30
@@ -51,7 +42,7 @@ class Condition:
     # "tab": CoAuthor's list on Tab. MindCopilot's interaction paradigm (Table 3): "L0"
     # user-initiated (the Tab list, or the assistant panel with [proactive] l0 = "assistant"),
     # "L1" idle-triggered ghost text, "L2" stateful, "L3" adaptive (README, Proactive co-writing).
-    # "none": the control arm, no assistant (study.paradigms.none.arm).
+    # "none": the control arm, no assistant (study.control_arm).
     paradigm: str = "L0"
 
     def controls(self) -> dict[str, str]:
@@ -137,20 +128,30 @@ class Study:
     surveys: tuple[survey_definition.Survey, ...] = ()
     # [texts] instructions_confirmations: required checkboxes on the instructions page.
     instructions_confirmations: tuple[str, ...] = ()
-    # The chat document-creation study ([chat], study.paradigms.chat.config), or None for writing studies.
+    # The built-in paradigms' own tables, as every paradigm's is in `sections` (their `config`
+    # hook reads them): [chat] (study.paradigms.chat.config; None for a writing study) and
+    # [proactive] (study.paradigms.proactive.settings). Fields, so a test may replace one.
     chat: object = None
+    proactive: object = None
     # [session] outside_paste: "allow", "flag" or "refuse" text pasted from outside the editor
     # (study.curation.origin says what counts as outside).
     outside_paste: str = "allow"
     # [design] assignment: "between" (balanced, study.server.assignment) or "within" subjects
     # (study.server.within: one session per arm, Latin-square order).
     assignment: str = "between"
+    # Every paradigm's own table of study.toml, by the table's name (study.paradigms.base:
+    # `config`); `study.<name>` reads the same for any paradigm's.
+    sections: dict = field(default_factory=dict, repr=False, compare=False)
+    # The paradigm whose own path the study takes ("chat": its conditions are chat assistants,
+    # CollabLLM), else "writing" (study.paradigms.path).
+    paradigm: str = "writing"
 
-    @property
-    def paradigm(self) -> str:
-        """"chat" when the conditions are chat assistants (CollabLLM), else "writing"."""
-        return "chat" if self.chat is not None else "writing"
-    proactive: ProactiveSettings = field(default_factory=ProactiveSettings)
+    def __getattr__(self, name: str):
+        # Only for names that are not fields: a paradigm's table added in its own folder.
+        sections = self.__dict__.get("sections") or {}
+        if name in sections:
+            return sections[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def prompt(self, code: str) -> Prompt:
         for prompt in self.prompts:
@@ -233,8 +234,7 @@ def load(directory: str | os.PathLike) -> Study:
 
 def from_mapping(data: dict, directory: Path, source: Path | None = None) -> Study:
     source = source or directory / CONFIG_NAME
-    _check_schema(data, source)
-    _check_references(data, source)
+    check_file(data, source)
 
     study = data["study"]
     session = data.get("session", {})
@@ -245,12 +245,8 @@ def from_mapping(data: dict, directory: Path, source: Path | None = None) -> Stu
         surveys = survey_definition.load_surveys(data, directory, source)
     except survey_definition.SurveyError as error:
         raise ConfigError(str(error)) from None
-    from study.paradigms.chat.config import ChatConfigError, load_chat
-
-    try:
-        chat = load_chat(data, directory, source)
-    except ChatConfigError as error:
-        raise ConfigError(str(error)) from None
+    sections = read_sections(data, directory, source)
+    path_of_its_own = own_path(data)
 
     return Study(
         directory=directory,
@@ -277,7 +273,10 @@ def from_mapping(data: dict, directory: Path, source: Path | None = None) -> Stu
         prompts=tuple(Prompt(**p) for p in data.get("prompts", [])),
         survey=tuple(i for s in surveys if s.placement != "in_session" for i in s.items),
         surveys=surveys,
-        chat=chat,
+        chat=sections.get("chat"),
+        proactive=sections.get("proactive"),
+        sections=sections,
+        paradigm=path_of_its_own.name if path_of_its_own else "writing",
         consent_template=_read_text(directory, texts.get("consent"), "consent", source),
         instructions_template=_read_text(
             directory, texts.get("instructions"), "instructions", source
@@ -285,7 +284,6 @@ def from_mapping(data: dict, directory: Path, source: Path | None = None) -> Stu
         instructions_confirmations=tuple(texts.get("instructions_confirmations", ())),
         raw=data,
         id=study.get("id", ""),
-        proactive=ProactiveSettings.from_mapping(data.get("proactive", {})),
     )
 
 
@@ -301,96 +299,6 @@ def missing_id_message(study: Study) -> str:
         "under [study] (a new id made for you; HITs this study already posted stay tracked in "
         "its database). Never copy the id of another study."
     )
-
-
-@cache
-def _validator(condition_paradigms: tuple[str, ...]) -> jsonschema.Draft202012Validator:
-    schema = json.loads((schemas_dir() / "study.schema.json").read_text())
-    # A condition's `paradigm` is any registered paradigm's (study.paradigms), so a paradigm
-    # added in its own folder needs no edit here; the schema's enum names the built-in ones.
-    paradigm = schema["properties"]["conditions"]["items"]["properties"]["paradigm"]
-    paradigm["enum"] = [*paradigm["enum"], *(p for p in condition_paradigms if p not in paradigm["enum"])]
-    return jsonschema.Draft202012Validator(schema)
-
-
-def _check_schema(data: dict, source: Path) -> None:
-    validator = _validator(paradigms.condition_paradigms())
-    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
-    if errors:
-        raise ConfigError("\n".join(_describe(error, source) for error in errors))
-
-
-def _describe(error: jsonschema.ValidationError, source: Path) -> str:
-    key = _key_path(error.absolute_path)
-    if error.validator == "additionalProperties":
-        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
-        allowed = ", ".join(error.schema.get("properties", {}))
-        where = f"[{key}]" if key else "the top level"
-        return (
-            f"{source}: unknown key {', '.join(repr(k) for k in extra)} in {where}. "
-            f"Fix: remove it or correct its spelling (allowed: {allowed})."
-        )
-    if error.validator == "required":
-        missing = error.message.split("'")[1] if "'" in error.message else error.message
-        where = f"[{key}]" if key else "the top level"
-        hint = error.schema.get("properties", {}).get(missing, {}).get("description", "")
-        return f"{source}: {where} is missing the key '{missing}'. Fix: add it ({hint or 'see README'})."
-    hint = error.schema.get("description") or "see README, Configuration"
-    return f"{source}: {key}: {error.message}. Fix: set it to {hint}."
-
-
-def _key_path(parts) -> str:
-    text = ""
-    for part in parts:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
-
-
-def _check_references(data: dict, source: Path) -> None:
-    problems = []
-    for section, key in (("conditions", "name"), ("prompts", "code")):
-        seen = set()
-        for i, item in enumerate(data.get(section, [])):
-            if item[key] in seen:
-                problems.append(
-                    f"{source}: {section}[{i}].{key}: '{item[key]}' is used twice. "
-                    f"Fix: give every entry of [[{section}]] its own {key}."
-                )
-            seen.add(item[key])
-    problems += control_arm.config_problems(data["conditions"], source, chat="chat" in data)
-    problems += chat_arm.config_problems(data["conditions"], source, chat_study="chat" in data)
-    if "chat" in data:
-        return _raise(problems)  # a chat study has document types, not prompts (study.paradigms.chat.config)
-    if not data.get("prompts"):
-        problems.append(
-            f"{source}: the study has no [[prompts]]. Fix: add at least one [[prompts]] table, "
-            "or a [chat] table for a chat document-creation study."
-        )
-    for i, condition in enumerate(data["conditions"]):
-        if "genre" not in condition:
-            problems.append(
-                f"{source}: conditions[{i}] is missing the key 'genre'. Fix: add it "
-                "(the genre of the prompts this condition serves, e.g. \"creative\")."
-            )
-    genres = {c["genre"] for c in data["conditions"] if "genre" in c}
-    for i, prompt in enumerate(data.get("prompts", [])):
-        if prompt["genre"] not in genres:
-            problems.append(
-                f"{source}: prompts[{i}].genre: no condition serves genre '{prompt['genre']}'. "
-                f"Fix: use one of {sorted(genres)} or add a [[conditions]] table with that genre."
-            )
-    for i, question in enumerate(data.get("survey", [])):
-        if question["type"] == "choice" and not question.get("options"):
-            problems.append(
-                f"{source}: survey[{i}].options: a \"choice\" question needs options. "
-                f'Fix: add options = ["...", "..."].'
-            )
-    _raise(problems)
-
-
-def _raise(problems: list[str]) -> None:
-    if problems:
-        raise ConfigError("\n".join(problems))
 
 
 def _read_text(directory: Path, name: str | None, key: str, source: Path) -> str:

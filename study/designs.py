@@ -19,9 +19,12 @@ at once on the local model: `study demo --dir FOLDER`.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import tomli_w
+
+from study import paradigms
+from study.config import Condition
 
 OPINION = (
     "You help a writer with an essay on whether social media is good for society. Continue the "
@@ -95,6 +98,28 @@ def design_toml(text: str, design: Design) -> str:
     extra = "".join("\n[[survey]]\n" + tomli_w.dumps(item) for item in design.survey)
     return (text.rstrip("\n") + "\n\n# How the arms are assigned (README, Paradigms as arms).\n"
             + tomli_w.dumps({"design": {"assignment": design.assignment}}) + extra)
+
+
+def paradigm_toml(text: str, values: tuple[str, ...]) -> str:
+    """study.toml's `text` with its [[conditions]] replaced by one per condition paradigm of
+    `values` and genre (`study init --paradigm`, e.g. MindCopilot's L1-L3), each made from the
+    genre's first condition (its model and decoding) with the settings the paradigm gives its
+    conditions (study.paradigms.base: `condition_defaults`; ghost text shows one suggestion at a
+    time). MindCopilot's user study is within subjects over L0-L3 with one backend (§5.3): a new
+    session gets the least-used condition of its prompt's genre, so consecutive writers rotate.
+    The rest of the file, comments included, is kept."""
+    tables = [Condition(**table) for table in tomllib.loads(text)["conditions"]]
+    made, seen = [], set()
+    for condition in tables:
+        if condition.genre in seen:
+            continue
+        seen.add(condition.genre)
+        for value in values:
+            made.append(replace(condition, name=f"{condition.genre}-{value}", paradigm=value,
+                                **paradigms.condition_defaults(value)))  # fmt: skip
+    new = [{k: v for k, v in vars(c).items() if k != "system_prompt" or v} for c in made]
+    note = "# study init/demo --paradigm: one condition per MindCopilot paradigm and genre, from the genre's first one.\n"
+    return _replace_tables(text.splitlines(keepends=True), "[[conditions]]", {"conditions": new}, note)
 
 
 def _replace_tables(lines: list[str], header: str, tables: dict, note: str) -> str:

@@ -1,6 +1,7 @@
-"""The package's shape (STYLE.md, issue 18): no module imports another's `_private` names, and
-no modules import each other in a circle, counting imports inside functions too (a deferred
-import hides a circle from Python, not from a reader)."""
+"""The package's shape (STYLE.md, issue 18): no module imports another's `_private` names, no
+modules import each other in a circle, counting imports inside functions too (a deferred
+import hides a circle from Python, not from a reader), the core imports no paradigm by name
+(it asks the registry), and the foundations import none of the layers built on them."""
 
 from __future__ import annotations
 
@@ -98,6 +99,60 @@ def test_no_module_imports_another_modules_private_names():
 def test_no_modules_import_each_other_in_a_circle():
     edges, _ = imports(PACKAGE)
     assert circles(edges) == [], "modules importing each other (move what both need below them)"
+
+
+# What the core may import of study/paradigms/: the registry and the interface (docs/architecture.md).
+SEAM = {"study.paradigms", "study.paradigms.base"}
+# The foundations every part stands on, and the layers built on them (docs/architecture.md);
+# a foundation's command module (`cli`) is an entry point, above every layer.
+FOUNDATIONS = ("study.paths", "study.config", "study.control_arm", "study.model_client", "study.store",
+               "study.survey", "study.curation")  # fmt: skip
+BUILT_ON_THEM = ("study.server", "study.report", "study.release", "study.mturk", "study.review",
+                 "study.judging", "study.simulate", "study.plan", "study.export", "study.paradigms.",
+                 "study.cli")  # fmt: skip
+
+
+def paradigm_imports(edges: dict[str, set[str]]) -> list[str]:
+    """Every import of a paradigm's own module by a module outside study/paradigms/."""
+    return sorted(
+        f"{importer}: imports {imported}"
+        for importer, targets in edges.items() if not importer.startswith("study.paradigms")
+        for imported in targets if imported.startswith("study.paradigms.") and imported not in SEAM
+    )  # fmt: skip
+
+
+def upward_imports(edges: dict[str, set[str]]) -> list[str]:
+    found = []
+    for importer, targets in edges.items():
+        if not importer.startswith(FOUNDATIONS) or importer.rsplit(".", 1)[-1] == "cli":
+            continue
+        found += [f"{importer}: imports {imported}" for imported in sorted(targets) if imported.startswith(BUILT_ON_THEM)]
+    return found
+
+
+def test_the_core_imports_no_paradigm_by_name():
+    # A new paradigm is a folder registered with study.paradigms.register(); were the core to
+    # import a built-in one's modules, the built-in ones would be special (issue 18, item 1).
+    edges, _ = imports(PACKAGE)
+    assert paradigm_imports(edges) == [], (
+        "ask the registry (study.paradigms) instead, through a hook of study.paradigms.base."
+        "Paradigm:\n  " + "\n  ".join(paradigm_imports(edges))
+    )
+
+
+def test_the_foundations_import_no_layer_built_on_them():
+    edges, _ = imports(PACKAGE)
+    assert upward_imports(edges) == [], "move what both need down:\n  " + "\n  ".join(upward_imports(edges))
+
+
+def test_the_seam_check_sees_a_paradigm_imported_by_name():
+    edges = {"study.report.data": {"study.paradigms", "study.paradigms.base"},
+             "study.export.coauthor": {"study.paradigms.chat.arm"},
+             "study.paradigms.chat.arm": {"study.config"}}  # fmt: skip
+    assert paradigm_imports(edges) == ["study.export.coauthor: imports study.paradigms.chat.arm"]
+    assert upward_imports({"study.store.events": {"study.server.context"}, "study.curation.cli": {"study.export"}}) == [
+        "study.store.events: imports study.server.context"
+    ]
 
 
 def test_the_checks_see_a_circle_and_a_private_name(tmp_path):

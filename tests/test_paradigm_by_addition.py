@@ -166,3 +166,19 @@ def test_a_writer_uses_its_page_in_a_browser(helpme_folder, model_url, browser):
     # what the writer typed, then the help they used, is the text they submitted
     final = session["final_text"].rstrip("\n")
     assert " He waited" in final and not final.endswith(" He waited")
+
+
+def test_its_own_table_of_studytoml_is_checked_and_read(helpme_folder):
+    # [helpme] is declared by its folder alone (tests/paradigm_helpme/config.py: its schema and
+    # its rules), and read as `study.helpme` as the built-in paradigms' tables are.
+    toml = helpme_folder / "study.toml"
+    assert config.load(helpme_folder).helpme.button == "Help me"  # no table: its defaults
+    toml.write_text(toml.read_text() + '\n[helpme]\nbutton = "Give me a hand"\n')
+    assert config.load(helpme_folder).helpme.button == "Give me a hand"
+    with_unknown = toml.read_text() + 'colour = "red"\n'
+    toml.write_text(with_unknown)
+    with pytest.raises(config.ConfigError, match=r"unknown key 'colour' in \[helpme\]"):
+        config.load(helpme_folder)
+    toml.write_text(with_unknown.replace('colour = "red"\n', "").replace("Give me a hand", "Finish"))
+    with pytest.raises(config.ConfigError, match=r"helpme\.button: 'Finish' is the label of another button"):
+        config.load(helpme_folder)

@@ -5,8 +5,9 @@ control values as strings, `eventNum` 0..n-1 in the browser's sequence order. An
 `metadata.csv` with the release's columns and definitions (shared data README), plus `genre`
 as in the fixtures' metadata, `simulated` (true for a session written by `study simulate`),
 and the session's `condition` and its `paradigm` ("none" for a control arm, whose suggestion
-counts are left empty: not applicable; "chat" for a chat arm, whose conversations are in
-`chat-arm-conversations.jsonl`, study.paradigms.chat.arm_export). And `models.csv`: each
+counts are left empty: not applicable, as they are where a paradigm says its writers had no Tab
+list, e.g. a chat arm, whose conversations are in a file of their own beside the logs:
+study.paradigms.base `coauthor_log`). And `models.csv`: each
 session's configured model beside the model(s) the endpoint said answered. Files are written to
 a temporary name and renamed, so
 an interrupted export never leaves a half-written session file.
@@ -22,13 +23,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from study.paradigms.chat import arm as chat_arm
-from study.paradigms.chat import arm_export
-from study.paradigms.none import arm as control_arm
+from study import control_arm, paradigms
 from study.config import Study
 from study.curation.formats import CONTROL_KEYS, RELEASE_KEYS
 from study.curation.metadata import official_metadata
-from study.paradigms.proactive.curation import EXTENSION_EVENTS
 from study.export.surveys import export_surveys
 from study.store import make_engine, provenance, reading
 from study.store import events as event_store
@@ -75,16 +73,17 @@ def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -
     with reading(engine) as connection:
         candidates = session_store.all_sessions(connection, finished_only=not include_unfinished)
         simulated = simulated_store.simulated_ids(connection)
-    # Chat sessions have no CoAuthor log; `study export --format chat` writes them.
-    candidates = [s for s in candidates if study.paradigm != "chat"]
+    # A study on a paradigm's own path (a chat study) has no CoAuthor log; its format writes it.
+    candidates = [s for s in candidates if study.paradigm == "writing"]
+    extension_events = paradigms.extension_events()
     for session in candidates:
         with reading(engine) as connection:
             records = event_store.records(connection, session["session_id"])
         if not records:
             skipped += 1
             continue
-        # Proactive sessions (MindCopilot L1-L3): the strict CoAuthor file has no extension events.
-        records = [r for r in records if r["eventName"] not in EXTENSION_EVENTS]
+        # Events a paradigm added (e.g. MindCopilot's ghost text): the strict CoAuthor file has none.
+        records = [r for r in records if r["eventName"] not in extension_events]
         release = [to_release_record(r, i) for i, r in enumerate(records)]
         write_atomically(
             out / f"{session['session_id']}.jsonl",
@@ -103,10 +102,12 @@ def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -
         files = export_surveys(study, connection, [row["session_id"] for row in rows])
         answered = provenance.answered_models(connection)
         exported = {row["session_id"] for row in rows}
-        chats = arm_export.conversations(study, connection, [s for s in candidates if s["session_id"] in exported])
+        beside = {}  # e.g. a chat arm's conversations beside its editor logs
+        for module in paradigms.log_hooks():
+            if hasattr(module, "files_beside"):
+                beside.update(module.files_beside(study, connection, [s for s in candidates if s["session_id"] in exported]))
     files["models.csv"] = _models_csv(study, rows, answered)
-    if chats is not None:  # a chat arm's conversations beside its editor logs
-        files[arm_export.FILE] = chats
+    files.update(beside)
     engine.dispose()
     for name, data in files.items():
         write_atomically(out / name, data)
@@ -131,8 +132,9 @@ def _metadata_row(study: Study, session: dict, release: list[dict], simulated: b
         "paradigm": condition.paradigm,
     }
     # A control session could not ask for suggestions: its counts are "not applicable", not 0.
-    # Nor could a chat arm's writer (no Tab list; the conversation is in its own file).
-    no_tab = control_arm.is_control(condition) or chat_arm.is_chat_arm(condition)
+    # Nor could a writer whose paradigm has no Tab list (a chat arm's: the conversation is in
+    # its own file).
+    no_tab = control_arm.is_control(condition) or not paradigms.counts_suggestions(condition)
     return control_arm.blank_suggestion_figures(row) if no_tab else row
 
 

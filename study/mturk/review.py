@@ -32,7 +32,7 @@ from decimal import Decimal
 
 from sqlalchemy import update
 
-from study.paradigms.none import arm as control_arm
+from study import control_arm
 from study.config import MIN_TIME_SLACK_SECONDS
 from study.curation.origin import origin
 from study.curation.replay import WRITER, DeltaError, replay

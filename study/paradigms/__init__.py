@@ -17,9 +17,14 @@ The seam: what the core asks here, and the declaration field that answers it.
   the request schemas they declare (`schemas`; study.server.contract);
 - what the core's editor page needs from it, and what a reloading editor gets back of its
   memory (`editor`; study.server.writing_stage, study.server.events_api);
-- its own participant's path, if any (`path`; study.server.stages, `study status`);
-- its `study curate` commands (`curate`; study.curation.cli);
+- its own participant's path, if any, and what the core asks of a session on it (`path`,
+  `path_hooks`; study.server.stages, study.server.surveys, study.server.participant, `study status`);
+- its `study curate` commands (`curate`; study.curation.cli) and its own `study` commands
+  (`commands`; study.cli);
 - what `study init --paradigm` and `study demo --paradigm` write (`templates`; study.cli);
+- what each adds to a writing study's CoAuthor log and its export (`coauthor_log`;
+  study.export.coauthor, study.export.validate, `study export`), and the rules the event API
+  applies to the records it adds (`events`; study.server.events_api);
 - what `study export --format` writes (`exports`), its `study report` section (`report`;
   study.report) and `study simulate`'s participant (`simulate`; study.simulate.run).
 
@@ -27,6 +32,8 @@ tests/test_paradigm_by_addition.py adds one this way, by a folder of the tests a
 """
 
 from __future__ import annotations
+
+import importlib
 
 from study.paradigms import chat, none, proactive, tab
 from study.paradigms.base import Paradigm, StudyTemplate
@@ -71,9 +78,22 @@ def path(study) -> tuple[str, ...] | None:
     return paradigm.path if paradigm is not None and paradigm.path else None
 
 
+def path_hooks(study):
+    """The `path_hooks` module of the paradigm whose own path the study takes (a chat study's),
+    or None for the core's path."""
+    paradigm = _REGISTERED.get(study.paradigm)
+    return importlib.import_module(paradigm.path_hooks) if paradigm is not None and paradigm.path_hooks else None
+
+
 def condition_paradigms() -> tuple[str, ...]:
     """The values a condition's `paradigm` may take in study.toml: every paradigm's."""
     return tuple(value for paradigm in registered() for value in paradigm.conditions)
+
+
+def condition_defaults(value: str) -> dict:
+    """The settings the paradigm serving condition value `value` gives a condition it makes
+    (study.designs.paradigm_toml); {} when it gives none."""
+    return next((dict(p.condition_defaults[value]) for p in registered() if value in p.condition_defaults), {})
 
 
 def export_formats() -> dict[str, Paradigm]:
@@ -108,3 +128,25 @@ def serving(study) -> list[Paradigm]:
         return [_REGISTERED[study.paradigm]]
     used = {condition.paradigm for condition in study.conditions}
     return [paradigm for paradigm in registered() if used & set(paradigm.conditions)]
+
+
+def log_hooks() -> list:
+    """Every paradigm's `coauthor_log` module (study.paradigms.base), in the registry's order."""
+    return [module for module in (paradigm.log_hooks() for paradigm in registered()) if module]
+
+
+def extension_events() -> frozenset[str]:
+    """The event names the paradigms add to the editor's log: the strict CoAuthor file has none."""
+    return frozenset().union(*(getattr(module, "EVENTS", ()) for module in log_hooks()))
+
+
+def counts_suggestions(condition) -> bool:
+    """Whether a session of `condition` could ask for suggestions on Tab, as far as the
+    paradigms say (a chat arm's could not); the control arm is the core's (study.control_arm)."""
+    return all(module.counts_suggestions(condition) for module in log_hooks() if hasattr(module, "counts_suggestions"))
+
+
+def log_format(name: str):
+    """The `coauthor_log` module of the paradigm whose extended format is `name` (e.g.
+    "coauthor-proactive"), or None for the core's formats."""
+    return next((module for module in log_hooks() if getattr(module, "FORMAT", None) == name), None)

@@ -27,9 +27,13 @@ class StudyTemplate:
     # study's study.toml and instructions); empty: templates/init/ as it is.
     overlay: str = ""
     # Condition paradigms (a condition's `paradigm`, e.g. "L1".."L3"): study.toml's conditions
-    # become one per paradigm and genre, from each genre's first
-    # (study.paradigms.proactive.conditions).
+    # become one per paradigm and genre, from each genre's first (study.designs.paradigm_toml).
     levels: tuple[str, ...] = ()
+    # Whether `study init --design` may make its study a published design's arms: False for a
+    # study on a paradigm's own path (a chat study), whose conditions are not writing arms.
+    designs: bool = True
+    # What `study demo` changes in its study.toml for the small local model (old -> new text).
+    demo: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,13 @@ class Paradigm:
     name: str
     # One line for people: what a participant does in it.
     summary: str
+    # A module holding the paradigm's own table of study.toml: `SECTION` (the table's name, read
+    # as `study.<SECTION>`), `load(data, directory, source)` (what that reads, its defaults when
+    # the file has no such table; a ValueError is a problem for the researcher, worded as such),
+    # optionally `SCHEMA` (the table's JSON Schema, where schemas/study.schema.json has none: a
+    # paradigm added in its own folder) and `problems(data, source) -> list[str]` (what else it
+    # checks of the file, e.g. its conditions); "" for none (study.config, study.config_checks).
+    config: str = ""
     # Modules (dotted names) each holding a Flask `blueprint` of participant pages. `study
     # serve` mounts them with the participant pages' security policy.
     pages: tuple[str, ...] = ()
@@ -49,14 +60,48 @@ class Paradigm:
     # editor that lost its own copy gets back of this paradigm's memory from the stored records
     # (study.server.events_api /state). "" for none.
     editor: str = ""
+    # A module holding the rules for the records this paradigm adds to the editor's event log
+    # (its extension of the CoAuthor record), which the event API (study.server.events_api)
+    # applies to every session's batches, so no session may claim this paradigm's records:
+    # `fill(engine, session_id, condition, body)`, what the server writes into a batch before
+    # it is checked (what the page is never told), and `with_rules(check, session_id,
+    # paradigm, batch) -> BatchCheck`, the batch check with its rules added (a
+    # study.store.events.Refused is the 422's sentence), and optionally `stored_problems(
+    # connection, session, paradigm, records)`, the same rules on a stored session (study
+    # curate validate STUDY_FOLDER): (index, code, field, message, fix) each; "" for none.
+    events: str = ""
+    # A module holding what this paradigm adds to a writing study's CoAuthor log and its export
+    # (study.export, study.curation.checker), each optional:
+    # - `EVENTS`: the event names it adds (the strict CoAuthor file leaves them out);
+    # - `counts_suggestions(condition)`: False where its writers had no Tab list (the metadata's
+    #   suggestion counts are then not applicable);
+    # - `files_beside(study, connection, sessions) -> {name: bytes}`: files beside the logs;
+    # - `FORMAT`, `KEY`, `SOURCES`, `checks(checker)`: its extended format's name, the key its
+    #   records add, its events' sources and the checks fed each record;
+    # - `extends(study)`, `to_record(record, event_num, paradigm)`: whether a study's logs are
+    #   in that format (`study curate validate STUDY_FOLDER`), and a record in it;
+    # - `export_beside(study, out, *, include_unfinished)`: a second export of its sessions
+    #   beside the others' (the line `study export` prints, or None).
+    # "" for none.
+    coauthor_log: str = ""
     # A study-wide path of its own (a chat study's: intent and prewriting before the chat), its
     # stages in order; () for the core's (study.store.sessions.STAGES).
     path: tuple[str, ...] = ()
+    # A module holding what the core asks about a session on that path: `noun(connection,
+    # study, session)` (what a survey question's {noun} becomes), `exchanges(connection,
+    # session_id)` (what in-session surveys are placed by), `notice(study)` (the operator's
+    # notice on the path's pages) and `status(connection, study) -> list[str]` (`study
+    # status`'s lines); "" for none.
+    path_hooks: str = ""
     # The path stages whose page this paradigm serves, as stage -> Flask endpoint; any other
     # stage is the core path's own page (study.server.participant).
     stage_endpoints: dict[str, str] = field(default_factory=dict)
     # The values of a condition's `paradigm` (study.toml) whose sessions this paradigm serves.
     conditions: tuple[str, ...] = ()
+    # Settings a condition of each of its values gets when `study init --paradigm` makes one
+    # from a genre's first (study.designs.paradigm_toml): value -> Condition fields, e.g. ghost
+    # text's one suggestion at a time, {"L1": {"n": 1}, ...}.
+    condition_defaults: dict[str, dict] = field(default_factory=dict)
     # A folder of JSON Schemas the paradigm's API declares (study.server.contract), each with an
     # `$id` under https://study.local/schemas/; "" when they are in schemas/ (the built-in ones').
     schemas: str = ""
@@ -69,9 +114,15 @@ class Paradigm:
     # A module holding `register(curate)`, which adds this paradigm's `study curate` commands
     # to the group; "" for none.
     curate: str = ""
+    # A module holding `register(main)`, which adds this paradigm's own commands to `study`
+    # (study.cli; e.g. `study chat`); "" for none.
+    commands: str = ""
     # A module holding `load(data)`, which puts this paradigm's per-session figures in
     # `data.extras` (study.report.sections.plugins), and `build(data) -> Section | None`, its
-    # section of `study report`; "" for none.
+    # section of `study report`; optionally `EXPORT_FILE` and `EXPORT_WHAT`, the file by which
+    # a folder its `study export --format` wrote is recognised (and words for it), with
+    # `export_conditions(file) -> {session_id: condition}` when that file is a table beside
+    # CoAuthor-style logs (study.report.data); "" for none.
     report: str = ""
     # `study simulate`'s participant in a study this paradigm serves: a module holding
     # `participant(http, writer, access_code, *, study, mark, choose_prompt, record)` and, where
@@ -82,11 +133,23 @@ class Paradigm:
     # the writing path's.
     simulate: str = ""
 
+    def settings(self):
+        """The `config` module, or None for a paradigm with no table of its own."""
+        return importlib.import_module(self.config) if self.config else None
+
     def page_blueprints(self) -> list:
         return [importlib.import_module(name).blueprint for name in self.pages]
 
     def api_blueprints(self) -> list:
         return [importlib.import_module(name).blueprint for name in self.apis]
+
+    def event_rules(self):
+        """The `events` module, or None for a paradigm that adds nothing to the event log."""
+        return importlib.import_module(self.events) if self.events else None
+
+    def log_hooks(self):
+        """The `coauthor_log` module, or None."""
+        return importlib.import_module(self.coauthor_log) if self.coauthor_log else None
 
     def editor_boot(self):
         return importlib.import_module(self.editor).boot
@@ -100,6 +163,9 @@ class Paradigm:
 
     def curation_commands(self):
         return importlib.import_module(self.curate)
+
+    def command_module(self):
+        return importlib.import_module(self.commands) if self.commands else None
 
     def report_module(self):
         return importlib.import_module(self.report) if self.report else None

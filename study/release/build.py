@@ -10,8 +10,9 @@
 4. Write datapackage.json, the card, the CHANGELOG and SHA256SUMS, then verify the whole folder
    (`study.release.verify`, including the leak scan with the source's raw worker ids). A
    failure deletes the partial folder: nothing is released.
-5. Write the curator's redaction report and the re-identification table beside the key and
-   the archive under a hidden name, then rename the folder to `RELEASES/<name>-X.Y.Z/` (the one
+5. Write the curator's redaction report (`study.release.redaction_report`) and the
+   re-identification table beside the key and the archive under a hidden name, then rename the
+   folder (`study.release.publish`) to `RELEASES/<name>-X.Y.Z/` (the one
    step that publishes the version) and the archive into place. A crash before the rename
    leaves the version free; after it, the next build moves the archive into place.
 
@@ -26,8 +27,6 @@ sessions' timestamps, never from the clock.
 from __future__ import annotations
 
 import contextlib
-import csv
-import io
 import json
 import os
 import shutil
@@ -42,13 +41,13 @@ from study.curation.metadata import official_metadata
 from study.curation.runner import run
 from study.curation.stats import session_stats
 from study.paths import schemas_dir
-from study.release import card, changelog, contact, datapackage, design, layout, tables
+from study.release import card, changelog, contact, datapackage, design, layout, preflight, publish, redaction_report, tables
 from study.release.archive import opened, write_archive
 from study.release.checksums import write_sums
 from study.release.diff import ReleaseDiff, diff_releases
 from study.release.facts import ReleaseFacts, utc_date
 from study.release.keys import ReleaseKey, load_key
-from study.store.permissions import make_public, private_folder, write_private
+from study.store.permissions import make_public
 from study.release.leakscan import LeakScanner
 from study.release.pii import Detector, redact_text
 from study.release.pseudonyms import ReidentificationTable, released_session_id
@@ -56,13 +55,9 @@ from study.release.redaction import Redaction, redact_session
 from study.release.source import Source, SourceSession, open_source
 from study.release.verify import VerifyReport, source_id_check, verify_directory
 from study.release.versioning import MAJOR, MINOR, Reason, Version, check_version
+from study.release.preflight import BuildError
 from study.release.withdraw import withdrawn_worker_ids
 
-REPORT_COLUMNS = ("session_id", "study_session_id", "where", "entity", "original", "replacement", "score", "recognizer")
-
-
-class BuildError(Exception):
-    """The build stopped; nothing was released. The message says why and what to do."""
 
 
 @dataclass
@@ -149,16 +144,16 @@ def build_release(
                 f"release name {name!r}: use lower-case letters, digits, '.', '_' and '-' (--name)"
             )
         namespace = namespace or name
-        _finish_interrupted(out)
-        previous = _previous_release(out, name, number)
+        publish.finish_interrupted(out)
+        previous = preflight.previous_release(out, name, number)
         withdrawn = withdrawn_worker_ids(key)
-        left_out = _curator_exclusions(source, exclude)
+        left_out = preflight.curator_exclusions(source, exclude)
         included = [
             s for s in source.sessions
             if s.worker_id not in withdrawn and s.session_id not in left_out
         ]  # fmt: skip
         excluded = {s.session_id for s in source.sessions if s.worker_id in withdrawn}
-        _check_sessions(source, included, processes)
+        preflight.check_sessions(source, included, processes)
 
         table = ReidentificationTable(key)
         judges = design.judge_ids(source.path) if source.kind == "study" else set()
@@ -201,17 +196,17 @@ def build_release(
         # Everything that cannot be made again from the release folder is written before the
         # folder is renamed into place, the one step that publishes the version: a crash before
         # it leaves the version free (the next build starts over), a crash after it leaves a
-        # complete release whose archive the next build moves into place (`_finish_interrupted`).
+        # complete release whose archive the next build moves into place (`publish.finish_interrupted`).
         report_file = (
             Path(report_path) if report_path else key.companion(".redactions") / f"{dirname}.csv"
         )
-        _write_report(report_file, redactions, _released_ids(table, namespace))
+        redaction_report.write(report_file, redactions, _released_ids(table, namespace))
         table.save()
         archive = out / (dirname + layout.ARCHIVE_SUFFIX)
-        pending = _pending_archive(archive)
+        pending = publish.pending_archive(archive)
         write_archive(staging, pending, facts.mtime, top=dirname)
         make_public(pending)
-        _publish(staging, out / dirname)
+        publish.publish(staging, out / dirname)
         os.replace(pending, archive)
         target = out / dirname
     return BuildResult(
@@ -220,121 +215,9 @@ def build_release(
     )
 
 
-def _curator_exclusions(source: Source, exclude: Collection[str]) -> set[str]:
-    known = {s.session_id for s in source.sessions}
-    wanted = {session_id.strip() for session_id in exclude}
-    unknown = sorted(wanted - known)
-    if unknown:
-        raise BuildError(
-            f"--exclude {unknown[0]}: no such session in {source.path}"
-            + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else "")
-            + ". Fix: copy the id from `study status` or the error that named it."
-        )
-    return wanted
-
-
-PENDING_SUFFIX = ".pending"
-
-
-def _pending_archive(archive: Path) -> Path:
-    # Hidden, and not named like a release, so it never counts as a version.
-    return archive.with_name(f".{archive.name}{PENDING_SUFFIX}")
-
-
-def _publish(staging: Path, target: Path) -> None:
-    """Rename the verified folder into place: from here on the version exists. A release is
-    for publication, so it is made readable by everyone on purpose, whatever the umask (the
-    one thing this toolkit writes so: study.store.permissions)."""
-    make_public(staging)
-    os.rename(staging, target)
-
-
-def _finish_interrupted(out: Path) -> None:
-    """Complete or undo what a build interrupted after its verification left behind.
-
-    A pending archive whose release folder is in place belongs to a published release: it is
-    moved into place. One without its folder belongs to a build that never published: removed.
-    """
-    if not out.is_dir():
-        return
-    for pending in sorted(out.glob(f".*{layout.ARCHIVE_SUFFIX}{PENDING_SUFFIX}")):
-        archive = out / pending.name[1 : -len(PENDING_SUFFIX)]
-        folder = out / archive.name[: -len(layout.ARCHIVE_SUFFIX)]
-        if folder.is_dir() and not archive.exists():
-            os.replace(pending, archive)
-        else:
-            pending.unlink()
-
-
 def _released_ids(table: ReidentificationTable, namespace: str) -> dict[str, str]:
     """study session id -> released id, as the table has issued them in `namespace`."""
     return {study_id: released for released, study_id in table.sessions.get(namespace, {}).items()}
-
-
-def _previous_release(out: Path, name: str, number: Version) -> tuple[Version, Path] | None:
-    releases = layout.existing_releases(out, name)
-    if number in releases:
-        paths = ", ".join(str(p) for p in releases[number])
-        raise BuildError(
-            f"{name} {number} already exists ({paths}); a release is never overwritten. "
-            "Build the next version."
-        )
-    later = sorted(v for v in releases if v > number)
-    if later:
-        raise BuildError(
-            f"{name} {later[-1]} already exists; the new version must be greater than {later[-1]}."
-        )
-    if not releases:
-        return None
-    latest = max(releases)
-    # Prefer the folder; an archive alone will do.
-    paths = sorted(releases[latest], key=lambda p: not p.is_dir())
-    return latest, paths[0]
-
-
-def _check_sessions(
-    source: Source, included: list[SourceSession], processes: int | None = None
-) -> None:
-    from study.curation.runner import validate_paths
-    from study.curation.validate import ERROR
-
-    if not included:
-        unconfirmed = (
-            f" {len(source.unconfirmed)} finished session(s) are not confirmed yet: run "
-            "`study mturk sync` (or `study prolific sync`) first, or list lab access codes in "
-            "[session] access_codes_file."
-            if source.unconfirmed else ""
-        )  # fmt: skip
-        raise BuildError(
-            f"{source.path}: no sessions to release (all withdrawn, or none finished).{unconfirmed}"
-        )
-    nameless = [s.session_id for s in included if not s.worker_id]
-    if nameless:
-        raise BuildError(
-            f"{len(nameless)} session(s) have no worker_id in the source metadata, e.g. "
-            f"{nameless[0]}: "
-            "without one a withdrawal could not be honoured. Fill it in or remove the session."
-        )
-    broken, ids = [], []
-    by_path = {Path(session.path): session for session in included}
-    for result in validate_paths(list(by_path), processes=processes, progress=False):
-        session = by_path[Path(result.file)]
-        for issue in result.issues:
-            if issue.severity == ERROR:
-                line = f" line {issue.line}" if issue.line else ""
-                subject = f"{issue.field} " if issue.field else ""
-                # A study's sessions are exported to a scratch folder: name the session.
-                where = session.path if source.kind == "folder" else f"session {session.session_id}"
-                broken.append(f"{where}{line}: {subject}{issue.message}")
-                ids.append(session.session_id)
-                break
-    if broken:
-        options = " ".join(f"--exclude {session_id}" for session_id in ids[:10])
-        raise BuildError(
-            f"{len(broken)} session(s) are not valid logs (`study curate validate` lists every "
-            "problem):\n  " + "\n  ".join(broken[:10])
-            + f"\nFix them, or build without them: add {options}"
-        )
 
 
 def _write_release(
@@ -394,7 +277,7 @@ def _write_release(
         survey_sessions=len(survey_rows),
         survey_columns=list(source.survey_columns) if survey_rows else [],
         redacted_by_entity=Counter(r.entity for r in redactions if r.entity != "IN_CONTEXT"),
-        redacted_by_place=Counter(_place(r) for r in redactions),
+        redacted_by_place=Counter(redaction_report.place(r) for r in redactions),
         redacted_sessions=len({r.session_id for r in redactions}),
         withdrawn_excluded=len(excluded), study=source.study,
         simulated=sum(1 for r in rows if r.get("simulated") == "true"), design_files=design_files,
@@ -480,25 +363,3 @@ def _survey(
             ]  # fmt: skip
         rows.append(row)
     return rows
-
-
-def _place(redaction: Redaction) -> str:
-    if redaction.where.startswith("survey"):
-        return "survey answers"
-    if "Suggestions" in redaction.where:
-        return "suggestion lists"
-    return "session text"
-
-
-def _write_report(path: Path, redactions: list[Redaction], released: dict[str, str]) -> None:
-    """The curator's review list. It holds the original text (and the study's session ids), so
-    it is private (mode 600)."""
-    private_folder(path.parent)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(REPORT_COLUMNS)
-    for r in redactions:
-        writer.writerow(
-            [released.get(r.session_id, ""), r.session_id, r.where, r.entity, r.original, r.replacement, r.score, r.recognizer]
-        )
-    write_private(path, buffer.getvalue().encode("utf-8"))

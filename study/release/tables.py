@@ -16,7 +16,7 @@ import math
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from study.paradigms.none import arm as control_arm
+from study import control_arm
 from study.curation.stats import COLUMNS as STATS_COLUMNS
 from study.curation.stats import SUMMARY_COLUMNS, Summary, condition_of
 from study.export.coauthor import METADATA_COLUMNS

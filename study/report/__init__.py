@@ -13,24 +13,22 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from study import paradigms
-from study.report import chat
 from study.report import judging as judging_report
 from study.report import plan as plan_report
-from study.paradigms.chat import arm_report
-from study.paradigms.proactive import report as proactive
 from study.report.data import EXTRA_LOADERS, ReportData, ReportSourceError, load  # noqa: F401
 from study.report.html import page
-from study.report.sections import SECTIONS
+from study.report.sections import SECTIONS, SECTIONS_AFTER_PARADIGMS
 
-# The chat study's and proactive co-writing's metrics, and a chat arm's pasted replies read as
-# the assistant's (their loaders do nothing for other data); a judging round's results, then
-# the preregistered plan (which may read them).
-EXTRA_LOADERS.extend([chat.load, proactive.load, arm_report.load, judging_report.load, plan_report.load])
+# After each paradigm's figures (study.report.data.load): a judging round's results, then the
+# preregistered plan (which may read them).
+EXTRA_LOADERS.extend([judging_report.load, plan_report.load])
 
 
 def render(data: ReportData) -> str:
-    # After the report's own sections, each registered paradigm's (study.paradigms.base.Paradigm).
-    builds = [*SECTIONS, *(p.report_module().build for p in paradigms.registered() if p.report)]
+    # Each registered paradigm's section (study.paradigms.base.Paradigm: `report`) comes after
+    # the writing study's analyses and before the judging round's, the survey's and the arms'.
+    reporting = [p.report_module().build for p in paradigms.registered() if p.report]
+    builds = [*SECTIONS, *reporting, *SECTIONS_AFTER_PARADIGMS]
     sections = [s for s in (build(data) for build in builds) if s is not None]
     banner = ""
     if data.simulated:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from study.paradigms.proactive.curation.cli import judge_options, open_judge
+from study.metrics.judges.options import judge_options, open_judge
 
 
 @click.command("report")

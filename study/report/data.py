@@ -41,8 +41,6 @@ from study.report.facts import SessionFacts, session_facts
 from study.report.grammar import LanguageToolError, check_server
 
 STUDY, RELEASE, FOLDER = "study", "release", "folder"
-CONVERSATIONS = "conversations.jsonl"  # study export --format chat
-PROACTIVE_SESSIONS = "sessions.csv"  # study export --format proactive
 # Time spent between the timestamps the study database keeps for a session.
 STAGE_SPANS = (
     ("consent, instructions and prompt", "created_at", "writing_started_at"),
@@ -52,7 +50,8 @@ STAGE_SPANS = (
 
 
 # Functions other parts of the toolkit append to add their per-session metrics to a report:
-# each is called as loader(data) once the sessions are read, and may set data.extras[key]
+# each is called as loader(data) once the sessions are read and each paradigm has added its
+# own (study.paradigms.base: `report`), and may set data.extras[key]
 # (study.report.sections.plugins says the shape).
 EXTRA_LOADERS: list[Callable[[ReportData], None]] = []
 NO_LOGS = EntityModel(None, "", "there are no session logs to read")
@@ -99,7 +98,8 @@ class ReportData:
     # Which metadata was read, in words (MetadataFiles.describe): metadata.csv or the release's
     # per-genre sheets.
     metadata: str = ""
-    # An export folder's provenance (models.csv, or a proactive export's sessions.csv): per
+    # An export folder's provenance (models.csv, or a paradigm's export table, e.g. a proactive
+    # export's sessions.csv): per
     # session its condition, the configured model and the model(s) that answered.
     models: list[dict] = field(default_factory=list)
     # A study folder's configured prompts and conditions (study.toml order), so tables list
@@ -118,7 +118,7 @@ class ReportData:
         return sorted(set(self.condition_of().values()))
 
     def control_conditions(self) -> set[str]:
-        """The conditions whose sessions had no assistant (study.paradigms.none.arm)."""
+        """The conditions whose sessions had no assistant (study.control_arm)."""
         return {s.condition for s in self.sessions if not s.assistant}
 
 
@@ -144,28 +144,44 @@ def load(path: str | Path, *, entity_model: EntityModel | None = None,
         data = _from_sessions(path, model, processes)
     data.languagetool = languagetool
     data.judge = judge
-    # ...and each registered paradigm's with a report of its own (study.paradigms.base.Paradigm).
-    reporting = [paradigm.report_module() for paradigm in paradigms.registered() if paradigm.report]
-    for loader in [*EXTRA_LOADERS, *(module.load for module in reporting)]:
+    # Each registered paradigm's figures (study.paradigms.base.Paradigm: `report`), then the
+    # loaders that may read them (a judging round's, the preregistered plan's).
+    for loader in [*(module.load for module in _reporting()), *EXTRA_LOADERS]:
         loader(data)
     return data
 
 
+def _reporting() -> list:
+    """Each registered paradigm's report module (study.paradigms.base.Paradigm: `report`)."""
+    return [paradigm.report_module() for paradigm in paradigms.registered() if paradigm.report]
+
+
 def _from_sessions(path: Path, model: EntityModel | None, processes: int | None) -> ReportData:
+    # A folder a paradigm's `study export --format` wrote is recognised by its report module's
+    # EXPORT_FILE: a table naming each session's condition beside the logs (`export_conditions`,
+    # e.g. ghost text's sessions.csv), or records without a CoAuthor log (a chat study's
+    # conversations, which its own loader reads).
+    exports = [module for module in _reporting() if hasattr(module, "EXPORT_FILE")]
     metadata = find_metadata(path)
     conditions = None
-    if metadata is None and (path / PROACTIVE_SESSIONS).is_file():
-        # `study export --format proactive`: sessions.csv names each session's condition.
-        metadata = MetadataFiles(path, (path / PROACTIVE_SESSIONS,))
-        conditions = _proactive_conditions(path / PROACTIVE_SESSIONS)
-    if metadata is None and (path / CONVERSATIONS).is_file():
-        # `study export --format chat`: conversations, no CoAuthor log (study.report.chat).
+    unlogged = False
+    for module in exports if metadata is None else ():
+        file = path / module.EXPORT_FILE
+        if not file.is_file():
+            continue
+        if hasattr(module, "export_conditions"):
+            metadata = MetadataFiles(path, (file,))
+            conditions = module.export_conditions(file)
+        else:
+            unlogged = True
+        break
+    if unlogged:
         data = ReportData(FOLDER, path, path.resolve().name, [], model or NO_LOGS)
     elif metadata is None:
+        others = "".join(f", no {module.EXPORT_FILE} of {module.EXPORT_WHAT}" for module in exports)
         raise ReportSourceError(
             f"{path}: neither a study folder (no {study_config.CONFIG_NAME}) nor a folder of "
-            f"sessions (no metadata.csv, {' or '.join(GENRE_SHEETS)} here or one folder up, no "
-            f"{PROACTIVE_SESSIONS} of proactive sessions, no {CONVERSATIONS} of a chat study)."
+            f"sessions (no metadata.csv, {' or '.join(GENRE_SHEETS)} here or one folder up{others})."
         )
     else:
         kind = RELEASE if (metadata.folder / "datapackage.json").is_file() else FOLDER
@@ -174,7 +190,8 @@ def _from_sessions(path: Path, model: EntityModel | None, processes: int | None)
     survey = (metadata.folder if metadata else path) / "survey.csv"
     if survey.is_file():
         data.questions, data.answers = _read_survey_csv(survey)
-    for name in ("models.csv", PROACTIVE_SESSIONS):  # what `study export` wrote beside the logs
+    tables = [m.EXPORT_FILE for m in exports if hasattr(m, "export_conditions")]
+    for name in ("models.csv", *tables):  # what `study export` wrote beside the logs
         models = (metadata.folder if metadata else path) / name
         if models.is_file():
             data.models = _read_models(models)
@@ -190,15 +207,6 @@ def _read_models(path: Path) -> list[dict]:
         raise ReportSourceError(f"{path}: cannot be read as a table of models ({error})") from None
     # A proactive export from before provenance has no model columns: nothing to show.
     return [r for r in rows if r.get("condition") and "answered_model" in r]
-
-
-def _proactive_conditions(path: Path) -> dict[str, str]:
-    try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            return {row["session_id"]: row.get("condition") or row.get("paradigm") or "unknown"
-                    for row in csv.DictReader(handle)}  # fmt: skip
-    except (KeyError, csv.Error, UnicodeDecodeError) as error:
-        raise ReportSourceError(f"{path}: cannot be read as proactive sessions ({error})") from None
 
 
 def _session_files(path: Path, metadata: MetadataFiles) -> dict[str, Path]:

@@ -7,7 +7,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from study.paradigms.none import arm as control_arm
+from study import control_arm
 from study.curation.formats import Session
 from study.curation.metrics import distinct_n
 from study.curation.replay import replay
@@ -29,7 +29,7 @@ class SessionFacts:
     writer: str
     simulated: bool
     stats: dict
-    # False in a control arm (metadata paradigm "none", study.paradigms.none.arm): no suggestion
+    # False in a control arm (metadata paradigm "none", study.control_arm): no suggestion
     # figure applies to the session.
     assistant: bool = True
     sentence_distinct: list[tuple[str, float]] = field(default_factory=list)

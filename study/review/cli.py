@@ -35,10 +35,10 @@ def _study(directory: str) -> study_config.Study:
 
 def _reviewed_study(directory: str) -> study_config.Study:
     study = _study(directory)
-    if study.paradigm == "chat":
+    if study.paradigm != "writing":  # a paradigm's own path (a chat study's conversations)
         raise click.ClickException(
-            f"{directory} is a chat study (CollabLLM): the reviewers' workspace and study qualify "
-            "rate writing sessions (CoAuthor's qualification round), not conversations. Review "
+            f"{directory} is a {study.paradigm} study: the reviewers' workspace and study qualify "
+            "rate writing sessions (CoAuthor's qualification round), which it has none of. Review "
             "its HITs with `study mturk review`."
         )
     return study

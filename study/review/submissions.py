@@ -14,7 +14,7 @@ import time
 
 from sqlalchemy import Connection, select
 
-from study.paradigms.none import arm as control_arm
+from study import control_arm
 from study.config import Study
 from study.review import audit, rounds, rules
 from study.review import settings as review_settings
@@ -30,10 +30,11 @@ def new_pseudonym() -> str:
 
 
 def collect(connection: Connection, study: Study) -> list[str]:
-    """List new submissions; returns their pseudonyms. A chat study's conversations are not
-    reviewed here: the workspace replays CoAuthor logs and counts Tab requests, which a
-    conversation has neither of (its HITs are reviewed by `study mturk review`)."""
-    if study.paradigm == "chat":
+    """List new submissions; returns their pseudonyms. A study on a paradigm's own path (a chat
+    study's conversations) is not reviewed here: the workspace replays CoAuthor logs and counts
+    Tab requests, which its sessions have neither of (its HITs are reviewed by `study mturk
+    review`)."""
+    if study.paradigm != "writing":
         return []
     settings = review_settings.from_study(study)
     known = select(review_submissions.c.session_id)
@@ -49,7 +50,7 @@ def collect(connection: Connection, study: Study) -> list[str]:
         chosen = query if name is None else query.where(rounds.sessions_in(study, name))
         for session_id, completed_at, condition in connection.execute(chosen).all():
             pseudonym = new_pseudonym()
-            # A control arm's writer had no AI to ask (study.paradigms.none.arm): rule 2 does not apply.
+            # A control arm's writer had no AI to ask (study.control_arm): rule 2 does not apply.
             needed = 0 if condition in no_assistant else settings.min_ai_requests
             reason = rules.disqualification(session_store.ai_requests(connection, session_id), needed)
             connection.execute(

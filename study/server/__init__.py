@@ -63,12 +63,9 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
 
     engine = engine or make_engine(study.database_url)
     create_tables(engine)
-    if suggestion_engine is None:
-        from study.paradigms.tab.engine import SuggestionEngine
-
-        suggestion_engine = SuggestionEngine(study.suggestions)
     app.extensions["study"] = study
     app.extensions["study.engine"] = engine
+    # A test's stand-in for the Tab paradigm's model calls; None: its own (study.paradigms.tab.api).
     app.extensions["study.suggestions"] = suggestion_engine
     app.extensions["study.limits"] = limits
     # Counted where every worker process and host sees the same count (study.server.limit_store).

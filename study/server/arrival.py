@@ -6,10 +6,8 @@
    exactly as a release will replay them. One bad delta (`retain: 1000000000`) is refused here
    with 422 instead of being stored and then blocking every release.
 
-3. Provenance (`with_provenance`): a proactive event's paradigm is the session's, its
-   `suggestionId` one this server returned to this session, and the text it shows or inserts
-   what that request returned (study.paradigms.proactive.curation.provenance), so no client can forge
-   the rows Table 5 counts.
+3. A paradigm's own rules for the records it adds to the log (study.paradigms.base: `events`;
+   e.g. ghost text's provenance, study.paradigms.proactive.arrival), added by the event API.
 
 The chat page's log (chat_events) is not a CoAuthor document: it gets the quota alone
 (`quota_checker`).
@@ -31,12 +29,10 @@ from dataclasses import dataclass
 import orjson
 from sqlalchemy import Connection, Table, select
 
-from study.paradigms.proactive.curation.provenance import Provenance, issued_texts
 from study.curation.replay import DeltaError, apply_delta, to_units
 from study.server.limits import Limits
 from study.store import events as event_store
 from study.store.db import events as events_table
-from study.store.db import suggestion_requests
 
 CACHED_SESSIONS = 4096
 
@@ -141,70 +137,6 @@ def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> event_
         )
 
     return check
-
-
-def with_provenance(
-    check: event_store.BatchCheck, session_id: str, paradigm: str, batch: Sequence[Mapping]
-) -> event_store.BatchCheck:
-    """`check` followed by the provenance rules, for a session whose condition's paradigm is
-    `paradigm`. Raises Refused at once when an event claims another paradigm (no database
-    work); the suggestion rules need the session's stored state and run in the transaction."""
-    ordered = sorted(batch, key=lambda item: item["seq"])
-    claims = Provenance(paradigm, {})
-    cited = False
-    for item in ordered:
-        problem = next(iter(claims.check({**item, "proactive": _without_id(item)})), None)
-        if problem is not None:
-            raise event_store.Refused(_refusal(item["seq"], problem))
-        extension = item.get("proactive") or {}
-        cited = cited or extension.get("suggestionId") is not None or extension.get("chatId") is not None
-    if not cited:
-        return check
-
-    def both(connection: Connection, rows: list[dict]) -> None:
-        check(connection, rows)
-        stored = dict(
-            connection.execute(
-                select(events_table.c.seq, events_table.c.record)
-                .where(events_table.c.session_id == session_id)
-                .where(events_table.c.record.like('%"suggestionId"%') | events_table.c.record.like('%"chatId"%'))
-            ).all()
-        )
-        issued = issued_texts(
-            connection.execute(
-                select(suggestion_requests.c.id, suggestion_requests.c.suggestions, suggestion_requests.c.error)
-                .where(suggestion_requests.c.session_id == session_id)
-            ).all()
-        )
-        present = set(
-            connection.execute(
-                select(events_table.c.seq).where(
-                    events_table.c.session_id == session_id,
-                    events_table.c.seq.in_([item["seq"] for item in ordered]),
-                )
-            ).scalars()
-        )
-        merged = {seq: orjson.loads(record) for seq, record in stored.items()}
-        merged.update((item["seq"], item) for item in ordered if item["seq"] not in present)
-        provenance = Provenance(paradigm, issued)
-        for seq in sorted(merged):
-            problems = provenance.check(merged[seq])
-            if problems and seq not in stored:
-                raise event_store.Refused(_refusal(seq, problems[0]))
-
-    return both
-
-
-def _without_id(item: Mapping) -> Mapping | None:
-    # The paradigm rule alone: the suggestion rules need the stored state.
-    extension = item.get("proactive")
-    if extension is None:
-        return None
-    return {key: value for key, value in extension.items() if key not in ("suggestionId", "chatId")}
-
-
-def _refusal(seq: int, problem) -> str:
-    return f"event seq {seq}: {problem.field} {problem.message}"
 
 
 def quota_checker(session_id: str, limits: Limits, table: Table) -> event_store.BatchCheck:

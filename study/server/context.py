@@ -23,6 +23,7 @@ def limits():
 
 
 def suggestion_engine():
+    """The suggestion engine `create_app(suggestion_engine=...)` was given (a test's), or None."""
     return current_app.extensions["study.suggestions"]
 
 

@@ -5,9 +5,9 @@ POST /api/sessions/<id>/events  {"events": [{"seq": 0, "eventName": ..., ...}, .
 The format is schemas/event-batch.schema.json. A batch is checked whole before anything is
 written, then stored in one transaction: it is all stored or not at all.
 Each batch must also fit the session's storage quota and replay on top of what is stored
-and, in a proactive session, hold to what this server issued: the session's paradigm, its own
-suggestion ids and their texts (study.server.arrival): 422 otherwise, with the event at fault
-named.
+and hold to each paradigm's rules for the records it adds (study.paradigms.base: `events`; e.g.
+ghost text's: the session's paradigm, its own suggestion ids and their texts): 422 otherwise,
+with the event at fault named.
 GET /api/sessions/<id>/state -> {"doc": text, "next_seq": n}, the server's copy of the
 document (for a browser that lost its local copy); in a proactive session (MindCopilot L1-L3)
 also `proactive`: the interaction memory L2 and L3 requests carry, rebuilt from the stored
@@ -24,7 +24,6 @@ from sqlalchemy import Table
 from study import paradigms
 from study.curation.replay import DeltaError, replay
 from study.server import arrival, contract
-from study.server.blinding import fill_proactive
 from study.server.context import engine, limits, session_brief_or_404, session_or_404, study
 from study.store import events as event_store
 from study.store import reading
@@ -46,17 +45,20 @@ def post_events(session_id):
     # predicate: the hot path of a study, study.server.contract).
     session = session_brief_or_404(session_id)
     body = contract.body()
+    rules = [module for module in (p.event_rules() for p in paradigms.registered()) if module]
     if session["condition"]:
         # The browser is not told its paradigm (issue 25): the records get it here, before the
-        # provenance check compares them with the session (study.server.blinding).
-        fill_proactive(engine(), session_id, study().condition(session["condition"]), body)
+        # paradigms' rules compare them with the session (e.g. study.paradigms.proactive.arrival).
+        for module in rules:
+            module.fill(engine(), session_id, study().condition(session["condition"]), body)
     batch = body["events"]
     if session["stage"] not in OPEN_STAGES:
         return answer_closed(session, batch)
     check = arrival.checker(session_id, batch, limits())
     try:
         paradigm = study().condition(session["condition"]).paradigm
-        check = arrival.with_provenance(check, session_id, paradigm, batch)
+        for module in rules:
+            check = module.with_rules(check, session_id, paradigm, batch)
     except event_store.Refused as refusal:
         return jsonify(error=str(refusal)), 422
     return store(session_id, batch, check)

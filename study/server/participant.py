@@ -18,7 +18,7 @@ from flask import Blueprint, current_app, g, redirect, render_template, request
 from markupsafe import Markup
 from sqlalchemy import select
 
-from study.paradigms.none import arm as control_arm
+from study import control_arm, paradigms
 from study.config import min_writing_text, study_duration
 from study import providers
 from study.review import rounds
@@ -61,15 +61,15 @@ def _loopback_request() -> bool:
 def _page_text(template_source: str, session: dict) -> Markup:
     """Render a researcher-editable page text (consent, instructions) from study.toml."""
     template = current_app.jinja_env.from_string(template_source)
+    hooks = paradigms.path_hooks(study())
     return Markup(
         template.render(
             study=study(),
             noun=stages.noun(session),
             # One source of truth with the dataset card: [study] duration_minutes.
             minutes=study().duration_minutes,
-            # A chat study's operator notice ([chat] notice or notice_file, read now): CollabLLM
-            # showed it on the landing page ("10x speed up").
-            notice=study().chat.current_notice() if study().chat is not None else "",
+            # The operator's notice of a study on a paradigm's own path (a chat study's).
+            notice=hooks.notice(study()) if hooks is not None else "",
             duration=study_duration(study()),
             # The timer's minimum ([session] min_seconds), which the instructions promise.
             min_writing=min_writing_text(study()),

@@ -18,9 +18,9 @@ from collections.abc import Callable
 
 from flask import Blueprint, jsonify, redirect, render_template, request
 
+from study import paradigms
 from study.server import contract, stages
 from study.server.context import engine, session_or_404, study
-from study.store import chat as chat_store
 from study.store import reading, writing
 from study.store import surveys as survey_store
 from study.survey import placement
@@ -31,25 +31,25 @@ blueprint = Blueprint("surveys", __name__)
 
 
 def noun_for(session: dict) -> str:
-    """What {noun} in a question becomes: story/essay, or the chat study's document type."""
-    if study().chat is not None:
+    """What {noun} in a question becomes: story/essay, or what the study's own path says (a
+    chat study's document type)."""
+    hooks = paradigms.path_hooks(study())
+    if hooks is not None:
         with reading(engine()) as connection:
-            row = chat_store.get(connection, session["session_id"])
-        if row and row["document_type"]:
-            return study().chat.document_type(row["document_type"]).label.lower()
-        return "document"
+            return hooks.noun(connection, study(), session)
     return stages.noun(session)
 
 
 def owed_surveys(connection, session: dict) -> list:
     """In-session surveys this session owes now: [(survey, occasion)], oldest first."""
-    history = chat_store.messages(connection, session["session_id"])
+    hooks = paradigms.path_hooks(study())
+    exchanges = hooks.exchanges(connection, session["session_id"]) if hooks is not None else 0
     answered = {
         (row["survey"], row["occasion"])
         for row in survey_store.for_session(connection, session["session_id"])
         if row["placement"] == "in_session"
     }
-    return placement.in_session_due(study().surveys, "chat", chat_store.exchanges(history), answered)
+    return placement.in_session_due(study().surveys, study().paradigm, exchanges, answered)
 
 
 def stage_page(session: dict, stage: str, finish: Callable[[dict], str]):

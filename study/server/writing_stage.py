@@ -13,7 +13,7 @@ from flask import jsonify, render_template, url_for
 from study import paradigms
 from study.config import MIN_TIME_SLACK_SECONDS
 from study.curation import origin
-from study.paradigms.none import arm as control_arm
+from study import control_arm
 from study.server import contract, stages
 from study.server.context import engine, limits, session_or_404, study
 from study.server.participant import blueprint
@@ -49,7 +49,7 @@ def writing_page(session_id, session):
             boot.update(paradigm.editor_boot()(study(), condition, session_id))
     if study().outside_paste != "allow":  # study/static/editor-paste.js
         boot["outsidePaste"] = {"mode": study().outside_paste, "minChars": origin.MIN_CHARS}
-    # A control arm's page has no suggestion control at all (study.paradigms.none.arm); a page
+    # A control arm's page has no suggestion control at all (study.control_arm); a page
     # with an assistant panel (MindCopilot's L0) or a chat arm's panel has that instead.
     panel, chat = boot.get("assistantPanel"), boot.get("chat")
     assistant = not control_arm.is_control(condition) and not panel and not chat

@@ -41,8 +41,9 @@ class PromptDraws:
 
 def default_writers(study: Study) -> int:
     """A pilot's default size: one writer per prompt (every condition then gets sessions too);
-    a chat study's users are assigned their assistant, one per condition."""
-    if study.paradigm == "chat":
+    a study on a paradigm's own path has no prompts (a chat study's users are assigned their
+    assistant), so one per condition."""
+    if study.paradigm != "writing":
         return max(1, len(study.conditions))
     return max(1, len(study.prompts), len(study.conditions))
 
@@ -52,5 +53,5 @@ def left_out(study: Study, connection: Connection) -> tuple[list[str], list[str]
     rows = connection.execute(select(sessions.c.prompt_code, sessions.c.condition)).all()
     prompts = {row.prompt_code for row in rows}
     conditions = {row.condition for row in rows}
-    unwritten = [p.code for p in study.prompts if p.code not in prompts] if study.paradigm != "chat" else []
+    unwritten = [p.code for p in study.prompts if p.code not in prompts] if study.paradigm == "writing" else []
     return unwritten, [c.name for c in study.conditions if c.name not in conditions]

@@ -151,7 +151,7 @@ class Participant:
             elif action == "finish" and added >= 10:
                 break
             if action == "ask":
-                # A control arm's page has no suggestions URL (study.paradigms.none.arm): nothing to ask.
+                # A control arm's page has no suggestions URL (study.control_arm): nothing to ask.
                 if "suggestionsUrl" in boot:
                     self._ask(log, boot["suggestionsUrl"], most)
             else:

@@ -8,7 +8,8 @@
 // outbox (editor-outbox.js): kept in localStorage until the server acknowledges them, so a
 // reload or a killed server loses nothing. Event names: schemas/chat-event-batch.schema.json.
 // Replies are streamed: the page shows the reply as the model writes it, and the stored reply
-// (the whole one) replaces it when the server says it is done.
+// (the whole one) replaces it when the server says it is done. The running document's rule is
+// chat-merge.js, the blocking periodic rating chat-rating.js.
 "use strict";
 
 (function () {
@@ -60,13 +61,8 @@
     ui.save.textContent = message || SAVE_TEXT[state] || "";
   }
 
-  function wordCount(text) {
-    const words = text.trim().split(/\s+/);
-    return text.trim() ? words.length : 0;
-  }
-
   function refresh() {
-    ui.words.textContent = String(wordCount(ui.doc.value));
+    ui.words.textContent = String(window.ChatMerge.wordCount(ui.doc.value));
     ui.exchanges.textContent = `${exchanges} of ${boot.minExchanges} exchanges`;
     const blocked = owed.length > 0;
     const enough = exchanges >= boot.minExchanges;
@@ -266,25 +262,10 @@
     refresh();
   }
 
-  // The running document ([chat] document_pane = "merged", the default): CollabLLM's page merged
-  // the assistant's text into a document the participant saw (App. E). The rule is stated, and
-  // applied by `study simulate`, in study/paradigms/chat/merge.py: keep both the same.
-  function draftOf(reply) {
-    return reply.split(/\n\s*\n/).map((part) => part.trim())
-      .filter((part) => part && !/[?:]["'”’)]*$/.test(part)).join("\n\n");
-  }
-
-  function merge(doc, reply) {
-    const draft = draftOf(reply);
-    if (!draft) return doc;
-    if (!doc.trim() || wordCount(draft) * 2 >= wordCount(doc)) return draft;
-    return `${doc.replace(/\s+$/, "")}\n\n${draft}`;
-  }
-
   function mergeReply(message) {
     if (message.seq <= lastMergedSeq) return; // a resent message's stored reply, merged already
     lastMergedSeq = message.seq;
-    const now = merge(ui.doc.value, message.content);
+    const now = window.ChatMerge.merge(ui.doc.value, message.content);
     // Logged like an inserted reply, so the document replays from the log as the pane showed it.
     log("chat-merge", "api", { messageSeq: message.seq });
     const delta = window.StudyEditor.diff(ui.doc.value, now, now.length);
@@ -300,56 +281,15 @@
   // -- the blocking in-session survey (CollabLLM's periodic rating) --------------------------
 
   function openOwed() {
-    document.querySelectorAll(".rating-panel").forEach((panel) => { panel.hidden = true; });
-    if (!owed.length) return;
-    const { survey, occasion } = owed[0];
-    const panel = document.querySelector(`.rating-panel[data-panel="${CSS.escape(survey)}"]`);
-    if (!panel) return;
-    const form = panel.querySelector("form");
-    form.reset();
-    form.querySelectorAll("input[type=range]").forEach((slider) => {
-      slider.removeAttribute("name");
-      const output = slider.parentElement.querySelector("output");
-      if (output) output.textContent = "not rated yet";
-    });
-    form.dataset.occasion = String(occasion);
-    panel.hidden = false;
-    panel.scrollIntoView({ block: "nearest" });
-    log("survey-open", "api", { surveyName: survey, occasion });
+    window.ChatRating.open(owed, log);
   }
 
   async function submitRating(event) {
     event.preventDefault();
-    const form = event.target;
-    const survey = form.dataset.survey;
-    const occasion = Number(form.dataset.occasion);
-    const error = form.querySelector("[data-role=panel-error]");
-    const unmoved = window.StudySurvey.unmoved(form);
-    if (unmoved) {
-      error.textContent = unmoved;
-      error.hidden = false;
-      return;
-    }
-    let response;
-    let answer = null;
-    try {
-      response = await fetch(`${boot.surveysUrl}${encodeURIComponent(survey)}/${occasion}`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ answers: window.StudySurvey.collect(form) }),
-      });
-      answer = await response.json().catch(() => null);
-    } catch (failure) {
-      response = null;
-    }
-    if (!response || !response.ok) {
-      error.textContent = (answer && answer.error) || "Could not save your rating; please try again.";
-      error.hidden = false;
-      return;
-    }
-    error.hidden = true;
-    log("survey-submit", "user", { surveyName: survey, occasion });
-    owed = owed.filter((item) => !(item.survey === survey && item.occasion === occasion));
+    const done = await window.ChatRating.submit(event.target, boot.surveysUrl);
+    if (!done) return;
+    log("survey-submit", "user", { surveyName: done.survey, occasion: done.occasion });
+    owed = owed.filter((item) => !(item.survey === done.survey && item.occasion === done.occasion));
     refresh();
     openOwed();
   }

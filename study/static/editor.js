@@ -1,8 +1,8 @@
 // The writing page: a plain textarea whose every change, caret move and suggestion action is
 // logged as a CoAuthor 2021 event (paper Table 1), the minimum-time timer and the finish button.
 //
-// Loaded last, after editor-events.js (records, deltas), editor-outbox.js (saving and sending)
-// and editor-suggestions.js (request, popup). The logged document is the textarea's value plus
+// Loaded last, after editor-events.js (records, deltas), editor-outbox.js (saving and sending),
+// editor-suggestions.js (request, popup) and editor-finish.js (the timer, finishing). The logged document is the textarea's value plus
 // a final "\n", as in Quill, which CoAuthor used; cursor indices are the textarea's indices.
 "use strict";
 
@@ -272,7 +272,7 @@
     restoreText();
     outbox.save();
     outbox.schedule(0);
-    // A control arm's page has no suggestion list and no suggestions URL (study/paradigms/none/arm.py).
+    // A control arm's page has no suggestion list and no suggestions URL (study/control_arm.py).
     if (boot.suggestionsUrl) popup = new StudyEditor.Popup(document.getElementById("suggestions"), textarea, { hover, choose: accept });
     if (boot.outsidePaste) StudyEditor.guardPastes(textarea, boot.outsidePaste, say);
     if (boot.chat) StudyEditor.startChat(boot.chat, say);
@@ -335,23 +335,12 @@
     });
   }
 
-  // -- timer and finish -------------------------------------------------------------------------
+  // -- timer and finish (editor-finish.js) ------------------------------------------------------
 
   function startTimer() {
-    const deadline = performance.now() + Math.max(0, boot.minSeconds - boot.elapsedSeconds) * 1000;
-    const tick = () => {
-      const left = Math.ceil((deadline - performance.now()) / 1000);
-      if (left > 0) {
-        const minutes = Math.floor(left / 60);
-        timerLabel.textContent = `Minimum time left: ${minutes}:${String(left % 60).padStart(2, "0")}`;
-        setTimeout(tick, 250);
-      } else {
-        timerLabel.textContent = "You may finish now";
-        timerLabel.dataset.done = "true";
-        finishButton.disabled = finishing || (outbox !== null && outbox.closed);
-      }
-    };
-    tick();
+    StudyEditor.startTimer(boot, timerLabel, () => {
+      finishButton.disabled = finishing || (outbox !== null && outbox.closed);
+    });
   }
 
   async function finish() {
@@ -362,43 +351,13 @@
     if (popup && popup.isOpen) dismiss("user");
     if (proactive) proactive.stop();
     if (assistant) assistant.stop();
-    for (let attempt = 1; ; attempt += 1) {
-      say("Saving your text…");
-      if (!(await outbox.drain())) {
-        say("Some of your log was not accepted by the server; please tell the researchers.", "error");
-        finishing = false;
-        textarea.readOnly = outbox.closed;
-        finishButton.disabled = outbox.closed;
-        return;
-      }
-      let response = null;
-      let answer = null;
-      try {
-        response = await fetch(boot.finishUrl, {
-          method: "POST",
-          headers: { "Content-Type": "application/json" },
-          // drain() succeeded, so nothing is left unsent: pending is 0 (see finish_writing).
-          body: JSON.stringify({ last_seq: log.lastSeq, text: documentText(), pending: 0 }),
-        });
-        answer = await response.json().catch(() => null);
-      } catch (error) {
-        say("Cannot reach the server; trying again…", "warn");
-      }
-      if (response && response.ok && answer && answer.next) {
-        outbox.forget();
-        window.location.assign(answer.next);
-        return;
-      }
-      if (response && response.status !== 409 && response.status < 500) {
-        say(`Cannot finish: ${(answer && answer.error) || `HTTP ${response.status}`}`, "error");
-        finishing = false;
-        textarea.readOnly = false;
-        finishButton.disabled = false;
-        return;
-      }
-      if (response) say(`${(answer && answer.error) || `HTTP ${response.status}`}; trying again…`, "warn");
-      await new Promise((resolve) => setTimeout(resolve, Math.min(1000 * attempt, 5000)));
-    }
+    const outcome = await StudyEditor.finishWriting(boot.finishUrl, { outbox, log, documentText, say });
+    // Back to writing: the server refused to finish, or refused some of the log (then a page
+    // whose outbox has closed stays closed).
+    finishing = false;
+    const closed = outcome === "log-refused" && outbox.closed;
+    textarea.readOnly = closed;
+    finishButton.disabled = closed;
   }
 
   // -- wiring ------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 def evaluation_items(noun: str, assistant: bool = True) -> list[tuple[str, str]]:
     """The paper's two requirements (§4.3.2, App. E), as required checkboxes; a control arm's
-    writer (`assistant` False, study.paradigms.none.arm) had no AI to collaborate with and is asked
+    writer (`assistant` False, study.control_arm) had no AI to collaborate with and is asked
     only the first."""
     ending = (
         "My essay has a clear stance and conclusion."

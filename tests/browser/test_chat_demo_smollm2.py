@@ -2,7 +2,7 @@
 streamed to the page, and the participant rates and finishes (issue 25, item 1).
 
 Slow (the model loads, then writes eight replies on the CPU); the caps are `study demo`'s own
-(study.cli.CHAT_DEMO), so this is the demo a new user gets.
+(study.paradigms.chat.CHAT_DEMO), so this is the demo a new user gets.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ import pytest
 from playwright.sync_api import expect
 
 from study import config
-from study.cli import CHAT_DEMO, write_study_files
+from study.cli import write_study_files
+from study.paradigms.chat import CHAT_DEMO
 from study.lm import smollm2
 from study.lm.server import serve_in_thread
 from study.store import chat as chat_store

@@ -5,6 +5,7 @@ Nothing outside this folder knows it: `tests/test_paradigm_by_addition.py` regis
 the toolkit then configures, serves, logs, simulates, exports and reports it through its
 declaration below (study.paradigms.base.Paradigm), as it does the built-in ones.
 
+- `config`: its own table of study.toml, `[helpme]` (the button's label);
 - `pages`: its writing page (the "writing" stage of its sessions), templates/ and static/;
 - `api`: POST /api/sessions/<id>/help, whose body schemas/ declares;
 - `simulate`: `study simulate`'s writer on that page; `export`: `study export --format helpme`;
@@ -21,6 +22,7 @@ NAME = "helpme"
 PARADIGM = Paradigm(
     name=NAME,
     summary='the writer writes in a plain textarea and may press "Help me" for a continuation',
+    config="tests.paradigm_helpme.config",
     pages=("tests.paradigm_helpme.pages",),
     apis=("tests.paradigm_helpme.api",),
     stage_endpoints={"writing": "helpme.writing"},

@@ -28,4 +28,7 @@ def writing_page(session_id, session):
         "finishUrl": url_for("participant.finish_writing", session_id=session_id),
         "helpUrl": url_for("helpme_api.help", session_id=session_id),
     }
-    return render_template("helpme.html", study=study(), session=session, prompt=prompt, boot=boot)
+    # Its own table of study.toml ([helpme], tests.paradigm_helpme.config), read as the core
+    # reads every paradigm's.
+    button = study().helpme.button
+    return render_template("helpme.html", study=study(), session=session, prompt=prompt, boot=boot, button=button)

@@ -9,6 +9,8 @@ import csv
 import pytest
 
 from study.release import build as build_module
+from study.release import publish as publish_module
+from study.release import redaction_report
 from study.release.build import BuildError, build_release
 from study.release.layout import existing_releases
 from study.release.pseudonyms import ReidentificationTable
@@ -25,10 +27,10 @@ class Crash(BaseException):
 
 def crash_after(monkeypatch, step: str) -> None:
     owner, name = {
-        "report": (build_module, "_write_report"),
+        "report": (redaction_report, "write"),
         "table": (ReidentificationTable, "save"),
         "archive": (build_module, "write_archive"),
-        "publish": (build_module, "_publish"),
+        "publish": (publish_module, "publish"),
     }[step]
     original = getattr(owner, name)
 

@@ -5,7 +5,9 @@ notes their thoughts, then writes the document while chatting with an assistant.
 - `assign`: which document type and assistant (condition) a session gets;
 - `assistant`: the assistant's reply (study.model_client);
 - `pages`: the path's own stages (intent, prewriting, chat); `api`: what the chat page calls;
+- `path_hooks`: what the core asks of a session on that path (survey noun, exchanges, notice, status);
 - `export`: the chat session export; `curation`: `study curate chat`'s measures;
+- `report`, `report_data`: its section of `study report` and the figures it draws;
 - `simulate`, `simulated_user`: `study simulate`'s chat participant and CollabLLM's user simulator.
 - `arm`, `arm_api`, `arm_export`, `arm_report`: chat as an arm of a writing study (`paradigm =
   "chat"` in a condition): the panel beside the editor, its API, its conversations in `study
@@ -13,6 +15,9 @@ notes their thoughts, then writes the document while chatting with an assistant.
 """
 
 from study.paradigms.base import Paradigm, StudyTemplate
+
+# `study demo --paradigm chat`'s small local model: short replies, a short context.
+CHAT_DEMO = {"max_tokens = 512": "max_tokens = 64", "context_chars = 24000": "context_chars = 2000"}
 
 PARADIGM = Paradigm(
     name="chat",
@@ -22,14 +27,20 @@ PARADIGM = Paradigm(
     apis=("study.paradigms.chat.api", "study.paradigms.chat.arm_api"),
     # CollabLLM App. E steps 1-3: the intent, the notes, then the chat.
     path=("consent", "instructions", "presurvey", "intent", "prewriting", "chat", "survey", "complete"),
+    path_hooks="study.paradigms.chat.path_hooks",
     editor="study.paradigms.chat.editor",
     # A chat arm beside a writing study's editor (study.paradigms.chat.arm); a chat study's
     # own conditions are served through its path (study.paradigms.of_session).
     conditions=("chat",),
     stage_endpoints={"intent": "chat.intent", "prewriting": "chat.prewriting", "chat": "chat.chat_page"},
     templates={"chat": StudyTemplate("CollabLLM's chat document-creation study: 3 document types, "
-                                     "3 anonymous assistants", overlay="chat/init")},
+                                     "3 anonymous assistants", overlay="chat/init", designs=False,
+                                     demo=CHAT_DEMO)},
     exports={"chat": "study.paradigms.chat.export"},
     curate="study.paradigms.chat.curation_cli",
+    commands="study.paradigms.chat.cli",
     simulate="study.paradigms.chat.simulate",
+    report="study.paradigms.chat.report",
+    coauthor_log="study.paradigms.chat.arm_export",
+    config="study.paradigms.chat.config",
 )

@@ -6,7 +6,9 @@ per session in `chat-arm-conversations.jsonl`:
     {"session_id": ..., "condition": ..., "paradigm": "chat",
      "messages": [{"seq", "role", "content", "created_at", "model"}]}
 
-so each arm keeps its own format and every file names its arm.
+so each arm keeps its own format and every file names its arm. The chat paradigm's
+`coauthor_log` hook (study.paradigms.base): `files_beside`, and `counts_suggestions` (a chat
+arm's writer had no Tab list: its metadata's suggestion counts are not applicable).
 """
 
 from __future__ import annotations
@@ -34,3 +36,14 @@ def conversations(study, connection, sessions: list[dict]) -> bytes | None:
         lines.append(json.dumps({"session_id": session["session_id"], "condition": condition.name,
                                  "paradigm": arm.CHAT_ARM, "messages": messages}))  # fmt: skip
     return "".join(line + "\n" for line in lines).encode("utf-8") if lines else None
+
+
+def files_beside(study, connection, sessions: list[dict]) -> dict[str, bytes]:
+    """What `study export` writes beside the CoAuthor logs of `sessions`: their chat arms'
+    conversations, if any."""
+    found = conversations(study, connection, sessions)
+    return {FILE: found} if found is not None else {}
+
+
+def counts_suggestions(condition) -> bool:
+    return not arm.is_chat_arm(condition)

@@ -17,6 +17,11 @@ def chat() -> None:
     """Prepare a chat study's materials (the intent bank)."""
 
 
+def register(main: click.Group) -> None:
+    """The chat paradigm's `study` commands (study.paradigms.base: `commands`)."""
+    main.add_command(chat)
+
+
 @chat.command("draft-intents")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
 @click.option("--type", "type_name", required=True, help="The document type, e.g. blog_post ([[chat.document_types]] name).")

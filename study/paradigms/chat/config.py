@@ -15,8 +15,11 @@ from pathlib import Path
 
 import jsonschema
 
+from study.paradigms.chat import arm as chat_arm
 from study.paths import schemas_dir, templates_dir
 from study.survey.definition import describe_error
+
+SECTION = "chat"  # study.toml's table, read as `study.chat` (study.paradigms.base: `config`)
 
 # CollabLLM's three document types (§6: "blog post, creative writing, or personal statement").
 DEFAULT_TYPES = (
@@ -124,6 +127,23 @@ class ChatSettings:
 
     def intent(self, key: str) -> Intent:
         return next(i for i in self.intents if i.key == key)
+
+
+def load(data: dict, directory: Path, source: Path) -> ChatSettings | None:
+    return load_chat(data, directory, source)
+
+
+def problems(data: dict, source: Path) -> list[str]:
+    """What is wrong with a study.toml's conditions as far as chat goes: in a chat study every
+    condition is an assistant, so neither a control arm nor a chat arm belongs there."""
+    if SECTION not in data:
+        return []
+    found = [
+        f"{source}: conditions[{i}]: paradigm = \"none\" (no assistant) is for writing studies; "
+        "a chat study's conditions are assistants. Fix: remove the condition or the [chat] table."
+        for i, condition in enumerate(data["conditions"]) if condition.get("paradigm") == "none"
+    ]
+    return found + chat_arm.config_problems(data["conditions"], source, chat_study=True)
 
 
 def load_chat(data: dict, directory: Path, source: Path) -> ChatSettings | None:

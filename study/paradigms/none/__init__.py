@@ -4,7 +4,7 @@ and nothing of the assistant: no pages or API of its own, and the other paradigm
 its sessions.
 
 What makes a session a control session, how study.toml declares one, and how exports and
-reports read its suggestion figures ("not applicable"): study.paradigms.none.arm.
+reports read its suggestion figures ("not applicable"): study.control_arm.
 """
 
 from study.paradigms.base import Paradigm

@@ -10,8 +10,11 @@ user-initiated, is an assistant panel the writer asks ([proactive] l0 = "assista
 - `engine`: one proactive query: prompt, model call, post-processing, the per-suggestion record.
 - `assistant`: L0's assistant panel, one request answered against the document.
 - `api`: POST /api/sessions/<id>/proactive and /assistant; `export`: the sessions and requests;
+- `arrival`: what the event API writes into (blinding) and checks of (provenance) its records;
+- `coauthor_log`: its events in the CoAuthor log, the extended format, its export beside others;
 - `curation/`: `study curate proactive` (checks, provenance, records, continuation);
-- `metrics/`: MindCopilot's metrics, one per file; `report`: its part of `study report`.
+- `metrics/`: MindCopilot's metrics, one per file; `report` (and `report_data`, the figures
+  it draws): its part of `study report`.
 """
 
 from study.paradigms.base import Paradigm, StudyTemplate
@@ -34,7 +37,10 @@ PARADIGM = Paradigm(
     summary="ghost text appears when the writer pauses; Tab accepts it (MindCopilot L1-L3)",
     apis=("study.paradigms.proactive.api",),
     editor="study.paradigms.proactive.editor",
+    events="study.paradigms.proactive.arrival",
     conditions=PROACTIVE,
+    # One suggestion at a time (currentN = 1): a ghost text, not a list.
+    condition_defaults={level: {"n": 1} for level in PROACTIVE},
     templates={
         "proactive": StudyTemplate("MindCopilot's L1, L2 and L3 in rotation (ghost text after a pause)",
                                    levels=PROACTIVE),
@@ -43,4 +49,7 @@ PARADIGM = Paradigm(
     exports={"proactive": "study.paradigms.proactive.export"},
     curate="study.paradigms.proactive.curation.cli",
     simulate="study.paradigms.proactive.simulate",
+    report="study.paradigms.proactive.report",
+    coauthor_log="study.paradigms.proactive.coauthor_log",
+    config="study.paradigms.proactive.settings",
 )

@@ -5,7 +5,8 @@ POST /api/sessions/<id>/proactive
    "outcomes": ["accepted" | "accepted_modified" | "rejected" | ..., ...],
    "kept_words": [int, ...], "idle_ms": int}
   -> 200 {"suggestionId", "suggestion": {index, original, trimmed, probability}, "rationale",
-          "stage", "idleMs", "maxTokens"} (no paradigm or strategy name: study.server.blinding)
+          "stage", "idleMs", "maxTokens"} (no paradigm or strategy name: the event API fills
+          them in, study.paradigms.proactive.arrival)
   -> 400 (bad body) / 409 (not an L1-L3 session or not writing) / 429 / 502 / 503 / 504
      {"error"}; 503 with Retry-After and {"error", "retry_after"} while the model endpoint is
      getting ready (it answered 503: loading its model), which the editor asks again after,
@@ -108,7 +109,7 @@ def suggest(session_id):
         return model_calls.unavailable("proactive suggestion", session_id, result.error, result.timed_out)
     return jsonify(
         # No strategy ("L1"/"L2" would name a paradigm): the event API fills it into the
-        # suggestion-open record from this request's row (study.server.blinding).
+        # suggestion-open record from this request's row (study.paradigms.proactive.arrival).
         suggestionId=suggestion_id, suggestion=item, rationale=result.rationale,
         stage=result.stage, idleMs=result.idle_ms,
         maxTokens=result.max_tokens,

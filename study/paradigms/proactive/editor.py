@@ -21,8 +21,8 @@ def boot(study, condition, session_id: str) -> dict:
     if is_proactive_study(study.conditions, study.proactive):
         # MindCopilot: every paradigm's records carry `proactive` and L0 logs window switches
         # too (Table 5); a plain CoAuthor study keeps CoAuthor 2021's vocabulary.
-        # The records' paradigm is filled in by the event API (study.server.blinding): the
-        # page never names the writer's condition.
+        # The records' paradigm is filled in by the event API (study.paradigms.proactive.arrival):
+        # the page never names the writer's condition.
         found["extension"] = True
     if condition.paradigm in PROACTIVE:
         # One ghost text at a time, whatever n says.

@@ -1,165 +1,127 @@
-"""Proactive co-writing's (MindCopilot L1-L3) figures for the report, per suggestion.
-
-Each session's suggestions are derived by `study curate proactive`'s own functions
-(study.paradigms.proactive.curation.records.suggestion_records) and measured by study.paradigms.proactive.metrics
-(acceptance_rate, char/word edit distance, HAR and KED), with the same defaults (a 60 s modify
-window, the full HAR checklist, the default KED weights), so the report's per-paradigm table
-agrees with `study curate proactive`'s paradigms.csv. HAR and KED need a judge
-(`study report --judge-endpoint ... | --deterministic-judge`); without one they are not computed.
-
-Sources: a study folder with proactive conditions (its finished proactive sessions exported as
-`study export --format proactive` writes them, into a scratch folder), or a folder of extended
-session files (`study export --format proactive`, or any folder whose logs carry `proactive`).
-The result goes to `data.extras["proactive"]` (study.report.sections.proactive draws it).
-"""
+"""Proactive co-writing's part of `study report` (study.paradigms.base: `report`): `load`
+measures its sessions (study.paradigms.proactive.report_data), `build` draws MindCopilot's
+section: acceptance, partial accepts, modify rate and edit distances per paradigm, HAR and KED
+when a judge was given."""
 
 from __future__ import annotations
 
-import json
-import math
-import tempfile
-from dataclasses import dataclass, field
+import csv
 from pathlib import Path
 
-from study import config as study_config
-from study.report.data import STUDY, ReportData
-from study.paradigms.proactive import PROACTIVE, is_proactive_study
+from study.lm.judge_backend import JudgeBackend
+from study.metrics.judges.options import DETERMINISTIC_NOTE
+from study.report import plots
+from study.report.data import ReportData, ReportSourceError
+from study.report.html import Section
+from study.report.intervals import RESAMPLES, bootstrap_mean
+from study.paradigms.proactive.metrics.acceptance import DEFINITION
+from study.paradigms.proactive.metrics.table5 import table5
+from study.paradigms.proactive import report_data
+from study.paradigms.proactive.report_data import ProactiveMetrics, summary
+from study.report.sections import plugins
 
-MODIFY_WINDOW_MS = 60000  # `study curate proactive --modify-window-ms`'s default
+TITLE = "Proactive co-writing (MindCopilot L1-L3)"
+# A folder `study export --format proactive` wrote: its sessions.csv names each session's
+# condition beside the extended logs (study.report.data reads it as the folder's metadata).
+EXPORT_FILE = "sessions.csv"
+EXPORT_WHAT = "proactive sessions"
+NO_JUDGE = (
+    "HAR (hierarchical acceptance rate: the judge's 17-rule checklist against the writer's own "
+    "continuation after the suggestion) and KED (the "
+    "judge's weighted edit distance) are not computed: they need an LLM judge. Run `study "
+    "report ... --judge-endpoint URL --judge-model NAME`, or `--deterministic-judge` to try the "
+    "pipeline offline (its numbers are not the paper's)."
+)
+
+TABLE5_COLUMNS = (
+    ("paradigm", "paradigm"), ("sessions", "sessions"), ("editing time (min)", "editing_minutes"),
+    ("active time (min)", "active_minutes"), ("window switches", "window_switches"),
+    ("panel switches", "panel_switches"), ("suggestions shown", "shown"),
+    ("acceptance macro (%)", "acceptance_macro"), ("acceptance micro (%)", "acceptance_micro"),
+    ("modify rate (%)", "modify_rate"),
+)
+TABLE5_NOTE = (
+    "Means per session of the paradigm. Editing time: the writing page's first event to its "
+    "last; active time leaves out the time the page was blurred. Window switches: times the "
+    "page lost focus to another window or tab; panel switches: moves between the editor and "
+    "L0's assistant panel. Acceptance as defined above (none for L0, whose assistant makes no "
+    "suggestion: Table 5's \"-\")."
+)
 
 
-@dataclass
-class ProactiveMetrics:
-    rows: list[dict]  # one per suggestion: its SuggestionRecord with har, ked and distances
-    sessions: list[tuple[str, str, str]]  # (session id, paradigm, condition)
-    judged: bool  # whether HAR and KED were computed
-    judge: str = ""  # the judge model, as the section names it
-    problems: list[str] = field(default_factory=list)
-    figures: list = field(default_factory=list)  # a SessionFigures per session (Table 5)
+def export_conditions(path: Path) -> dict[str, str]:
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            return {row["session_id"]: row.get("condition") or row.get("paradigm") or "unknown"
+                    for row in csv.DictReader(handle)}  # fmt: skip
+    except (KeyError, csv.Error, UnicodeDecodeError) as error:
+        raise ReportSourceError(f"{path}: cannot be read as proactive sessions ({error})") from None
 
 
 def load(data: ReportData) -> None:
-    """The report's loader (study.report.data.EXTRA_LOADERS)."""
-    if data.kind == STUDY:
-        study = study_config.load(data.path)
-        if study.chat is not None or not is_proactive_study(study.conditions, study.proactive):
-            return
-        from study.paradigms.proactive.export import export_proactive
-
-        with tempfile.TemporaryDirectory(prefix="study-report-proactive-") as scratch:
-            export_proactive(study, Path(scratch))
-            metrics = measure(_proactive_files(Path(scratch)), data)
-    else:
-        files = _proactive_files(data.path)
-        if not files:
-            return
-        metrics = measure(files, data)
-    if metrics.sessions:
-        data.extras["proactive"] = metrics
-        one_acceptance(data, metrics)
+    report_data.load(data)
 
 
-def one_acceptance(data: ReportData, metrics: ProactiveMetrics) -> None:
-    """Every section reads a proactive session's acceptance as `metrics.acceptance.DEFINITION`
-    says: the per-session `perc_selected` the collaboration and Table 3 sections average
-    (suggestion-select per suggestion-open, which counts a partial accept once per Ctrl+Right
-    word) becomes the session's accepted suggestions of those shown, and is left empty (not
-    applicable) for a session shown none, as Table 5's "-" for L0."""
-    from study.paradigms.proactive.metrics.acceptance import acceptance_rate
-
-    paradigm_of = {session_id: paradigm for session_id, paradigm, _ in metrics.sessions}
-    for facts in data.sessions:
-        paradigm = paradigm_of.get(facts.session_id)
-        if paradigm == "L0" and not facts.stats.get("num_query"):
-            facts.stats["perc_selected"] = None  # the assistant panel offers no suggestion
-            continue
-        if paradigm not in PROACTIVE:
-            continue  # Tab lists: a list chosen from counts once already
-        rate = acceptance_rate((r["session_id"], r["outcome"]) for r in metrics.rows
-                               if r["session_id"] == facts.session_id)  # fmt: skip
-        facts.stats["perc_selected"] = None if math.isnan(rate.micro) else rate.micro
-
-
-def _proactive_files(folder: Path) -> list[Path]:
-    """Session files whose first record carries the `proactive` extension."""
-    found = []
-    for candidate in (folder, folder / "sessions"):
-        for path in sorted(candidate.glob("*.jsonl")):
-            try:
-                with open(path, encoding="utf-8") as handle:
-                    first = json.loads(handle.readline() or "{}")
-            except (OSError, ValueError):
-                continue  # an unreadable file is reported by the sessions' own reading
-            if isinstance(first, dict) and "proactive" in first:
-                found.append(path)
-    return found
-
-
-def measure(files: list[Path], data: ReportData) -> ProactiveMetrics:
-    from study.curation.formats import FORMAT_PROACTIVE, SessionFileError, read_session
-    from study.paradigms.proactive.curation.records import session_paradigm, suggestion_records
-    from study.paradigms.proactive.metrics.edit_distance import (
-        char_edit_distance,
-        word_edit_distance,
+def build(data: ReportData) -> Section | None:
+    entry = data.extras.get("proactive")
+    if not isinstance(entry, ProactiveMetrics):
+        return plugins.metrics_section("proactive", TITLE)(data)
+    section = Section("proactive", TITLE)
+    section.paragraph(
+        "Per suggestion, as `study curate proactive` derives it from the extended logs (an "
+        "accepted suggestion's final text is what its span holds 60 s after acceptance). "
+        f"{DEFINITION} The Acceptance column of every other section of this report reads a "
+        "proactive session's acceptance the same way. Partial "
+        "accepts: suggestions taken word by word and not whole. Modify rate: accepted "
+        "suggestions the writer then edited inside their span, of those accepted. Edit "
+        "distances (characters, words) between an accepted suggestion and its final text.",
+        note=True,
     )
-    from study.paradigms.proactive.metrics.har import HarItem, har
-    from study.paradigms.proactive.metrics.ked import ked
-    from study.paradigms.proactive.metrics.table5 import session_figures
-
-    judge = data.judge
-    condition_of = data.condition_of()
-    metrics = ProactiveMetrics([], [], judged=judge is not None, judge=getattr(judge, "model", ""))
-    for path in files:
-        try:
-            session = read_session(path)
-        except SessionFileError as error:
-            metrics.problems.append(str(error))
-            continue
-        if session.format != FORMAT_PROACTIVE:
-            continue
-        records = suggestion_records(session.events, session.session_id, MODIFY_WINDOW_MS)
-        paradigm = session_paradigm(session.events)
-        metrics.sessions.append((session.session_id, paradigm,
-                                 condition_of.get(session.session_id, paradigm)))  # fmt: skip
-        metrics.figures.append(session_figures(session.events, session.session_id, paradigm))
-        for r in records:
-            accepted = r.outcome in ("accepted", "accepted_modified", "partial")
-            row = r.to_dict()
-            row.update(har=None, ked=None, char_distance=None, word_distance=None)
-            if judge is not None and r.shown_at is not None and r.reference.strip():
-                row["har"] = har(HarItem(r.context, r.reference, r.suggestion), judge).accept
-            if judge is not None and accepted:
-                row["ked"] = ked(r.accepted_text, r.final_text, judge, context=r.context).value
-            if accepted:
-                row["char_distance"] = char_edit_distance(r.accepted_text, r.final_text)
-                row["word_distance"] = word_edit_distance(r.accepted_text, r.final_text)
-            metrics.rows.append(row)
-    return metrics
-
-
-def summary(rows: list[dict], judged: bool) -> dict[str, float | int | None]:
-    """The figures of a group of suggestions (a session, a paradigm): acceptance as
-    study.paradigms.proactive.metrics.acceptance defines it (macro: mean of per-session rates; micro:
-    pooled), partial accepts, modify rate (accepted suggestions the writer then edited inside
-    their span, of those accepted), edit distances of accepted suggestions, HAR and KED."""
-    from study.paradigms.proactive.metrics.acceptance import ACCEPTED, acceptance_rate
-    from study.paradigms.proactive.metrics.har_rate import har_rate
-    from study.paradigms.proactive.metrics.ked import ked_mean
-
-    rate = acceptance_rate((r["session_id"], r["outcome"]) for r in rows)
-    accepted = [r for r in rows if r["outcome"] in ACCEPTED]
-    modified = sum(1 for r in accepted if r["outcome"] == "accepted_modified")
-    chars = [r["char_distance"] for r in accepted if r["char_distance"] is not None]
-    words = [r["word_distance"] for r in accepted if r["word_distance"] is not None]
-    return {
-        "shown": rate.shown,
-        "accepted": rate.accepted,
-        "acceptance macro (%)": rate.macro,
-        "acceptance micro (%)": rate.micro,
-        "partial accepts": sum(1 for r in rows if r["outcome"] == "partial"),
-        "modify rate (%)": 100 * modified / len(accepted) if accepted else math.nan,
-        "char edit distance": sum(chars) / len(chars) if chars else math.nan,
-        "word edit distance": sum(words) / len(words) if words else math.nan,
-        "HAR (%)": har_rate(r["har"] for r in rows if r["har"] is not None).percent if judged else None,
-        "KED": ked_mean(r["ked"] for r in rows) if judged else None,
-    }
+    if not entry.judged:
+        section.paragraph(NO_JUDGE, note=True)
+    else:
+        section.paragraph(f"HAR (hierarchical acceptance rate: the 17-rule checklist against the "
+                          "writer's own text after the suggestion) and KED (knowledge-aware editing "
+                          f"distance) judged by {entry.judge} (as `study curate proactive` judges "
+                          "them: the full checklist, the default KED weights).", note=True)  # fmt: skip
+        if entry.judge == JudgeBackend.model_id:
+            section.paragraph(DETERMINISTIC_NOTE, note=True)
+    headings = list(summary([], entry.judged))
+    if not entry.judged:
+        headings = [h for h in headings if h not in ("HAR (%)", "KED")]
+    rows = []
+    for paradigm in sorted({p for _, p, _ in entry.sessions}):
+        ids = {s for s, p, _ in entry.sessions if p == paradigm}
+        figures = summary([r for r in entry.rows if r["session_id"] in ids], entry.judged)
+        rows.append([paradigm, len(ids), *(figures[h] for h in headings)])
+    figures = summary(entry.rows, entry.judged)
+    rows.append(["all", len(entry.sessions), *(figures[h] for h in headings)])
+    section.add("<h3>Per paradigm</h3>")
+    section.table(["paradigm", "sessions", *headings], rows)
+    section.add("<h3>Per session, by condition</h3>")
+    section.paragraph(f"Means of per-session figures with 95% intervals ({RESAMPLES} bootstrap "
+                      "resamples of sessions; none for fewer than 3).", note=True)  # fmt: skip
+    per_session = {}
+    for session_id, _, _ in entry.sessions:
+        figures = summary([r for r in entry.rows if r["session_id"] == session_id], entry.judged)
+        per_session[session_id] = {h: figures[h] for h in headings if "macro" not in h}
+    condition_of = {s: f"{c} ({p})" if p and p != c else c for s, p, c in entry.sessions}
+    plugins.means_table(section, per_session, condition_of,
+                        [h for h in headings if "macro" not in h])  # fmt: skip
+    groups: dict[str, list] = {}
+    for session_id, name in sorted(condition_of.items(), key=lambda item: item[1]):
+        groups.setdefault(name, []).append(per_session[session_id]["acceptance micro (%)"])
+    estimates = [(name, bootstrap_mean(values)) for name, values in groups.items()]
+    if any(e.n for _, e in estimates):
+        section.figure(plots.intervals(estimates, xlabel="acceptance (%)"),
+                       "Acceptance of shown suggestions per condition: mean of per-session "
+                       "rates and 95% CI.")  # fmt: skip
+    section.add("<h3>Table 5: per paradigm, as MindCopilot's user study reports it</h3>")
+    section.paragraph(TABLE5_NOTE, note=True)
+    rows5 = table5(entry.figures, ((r["session_id"], r["outcome"]) for r in entry.rows))
+    section.table([heading for heading, _ in TABLE5_COLUMNS],
+                  [[row[key] for _, key in TABLE5_COLUMNS] for row in rows5])  # fmt: skip
+    if entry.problems:
+        section.paragraph(f"{len(entry.problems)} session file(s) could not be read, e.g. "
+                          f"{entry.problems[0]}.", note=True)  # fmt: skip
+    return section

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 
 STAGES = ("early", "middle", "late")
+SECTION = "proactive"  # study.toml's table, read as `study.proactive` (study.paradigms.base: `config`)
 
 
 L0_MODES = ("tab", "assistant")
@@ -118,3 +119,8 @@ class ProactiveSettings:
             "rejectMultiplier": self.reject_multiplier,
             "maxIdleMs": self.max_idle_ms,
         }
+
+
+def load(data: dict, directory, source) -> ProactiveSettings:
+    """The study's [proactive] table, its defaults when the file has none."""
+    return ProactiveSettings.from_mapping(data.get(SECTION, {}))

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify
 
-from study.paradigms.none import arm as control_arm
+from study import control_arm
 from study.server import contract, model_calls
+from study.paradigms.tab.engine import SuggestionEngine
 from study.server.context import limits, study, suggestion_engine, writing_session_or_409
 
 blueprint = Blueprint("suggestions_api", __name__, url_prefix="/api/sessions")
@@ -49,7 +50,9 @@ def suggest(session_id):
     try:
         with model_calls.slot():
             request_id = model_calls.admit(session_id, condition)
-            result = suggestion_engine().suggest(condition, doc, on_screen)
+            # The engine holds only the settings: one per request unless a test gave its own.
+            engine = suggestion_engine() or SuggestionEngine(study().suggestions)
+            result = engine.suggest(condition, doc, on_screen)
     except model_calls.Refused as refusal:
         return refusal.response()
     model_calls.settle(

@@ -3,12 +3,11 @@
 A section is a function `build(data: ReportData) -> Section | None`: it returns None when the
 data has nothing for it (a release has no funnel, a study without a survey no survey results),
 and the report leaves it out. Adding a metric to the report is adding a module here and a line
-to SECTIONS: the chat study (CollabLLM) and proactive co-writing (MindCopilot L0-L3) put their
-per-session figures in `data.extras["chat"]` / `data.extras["proactive"]`
-through a loader in `study.report.data.EXTRA_LOADERS`, and get a section each
-(`plugins.metrics_section`: means per condition with bootstrap intervals); their own loaders
-(study.report.chat, study.paradigms.proactive.report) fill richer sections (sections/chat.py,
-sections/proactive.py).
+to SECTIONS. A paradigm's own section is its folder's (study.paradigms.base: `report`, e.g.
+study.paradigms.proactive.report): its `load` puts its per-session figures in
+`data.extras[name]` and its `build` draws them, or hands them to `plugins.metrics_section`
+(means per condition with bootstrap intervals). The report shows those sections between
+SECTIONS and SECTIONS_AFTER_PARADIGMS.
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from __future__ import annotations
 from study.report.sections import (
     allocation,
     arms,
-    chat,
     collaboration,
     ideation,
     judging,
@@ -25,7 +23,6 @@ from study.report.sections import (
     overview,
     participation,
     plan,
-    proactive,
     suggestions,
     survey,
     table3,
@@ -46,8 +43,8 @@ SECTIONS = (
     variation.build,
     language.build,
     ideation.build,
-    chat.build,
-    proactive.build,
+)
+SECTIONS_AFTER_PARADIGMS = (
     judging.build,
     survey.build,
     arms.build,

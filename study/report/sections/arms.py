@@ -4,7 +4,7 @@ interval, and each arm's difference from the control arm with its interval.
 Outcomes: writing time and final length (Table 3's), the writer share (Table 3's, CoAuthor's
 definition), the typed and outside shares (`study.curation.origin`), and every scale question
 of the surveys. An arm is a condition. The control is the arm without an assistant
-(`paradigm = "none"`, study.paradigms.none.arm); with several, the first by name.
+(`paradigm = "none"`, study.control_arm); with several, the first by name.
 
 Between subjects (no writer in two arms) the difference is of two independent groups of
 sessions, each resampled on its own (`intervals.bootstrap_difference`). Within subjects (the

@@ -12,7 +12,7 @@ blocks (`study.curation.metrics`, the paper's printed sets). Intervals: `study.r
 
 from __future__ import annotations
 
-from study.paradigms.none.arm import NOT_APPLICABLE
+from study.control_arm import NOT_APPLICABLE
 from study.report import plots
 from study.report.conditions import by_paper_condition, label
 from study.report.data import ReportData

@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 
-from study.paradigms.none.arm import NOT_APPLICABLE
+from study.control_arm import NOT_APPLICABLE
 from study.report import plots
 from study.report.data import ReportData
 from study.report.html import Section

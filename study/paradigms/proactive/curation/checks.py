@@ -30,7 +30,8 @@ PROACTIVE_SOURCES = {
 
 
 class ProactiveChecks:
-    """Fed by the validator's _Checker (its `add` and replayed `text`) one record at a time."""
+    """Fed by the validator's Checker (study.curation.checker: its `add` and replayed `text`) one
+    record at a time."""
 
     def __init__(self, checker) -> None:
         self.checker = checker

@@ -1,6 +1,10 @@
-"""The chat study (CollabLLM): per-conversation metrics per assistant, the rating trajectory
-and the final ratings (study.report.chat), and what of the writing study's analyses does not
-apply to conversations."""
+"""The chat paradigm's part of `study report` (study.paradigms.base: `report`).
+
+`load` puts the chat study's (CollabLLM) per-conversation figures in the report's data
+(study.paradigms.chat.report_data) and reads a chat arm's pasted replies as the assistant's
+(study.paradigms.chat.arm_report); `build` draws its section: per-conversation metrics per
+assistant, the rating trajectory and the final ratings, and what of the writing study's
+analyses does not apply to conversations."""
 
 from __future__ import annotations
 
@@ -8,13 +12,17 @@ import statistics
 from collections import Counter
 
 from study.report import plots
-from study.report.chat import METRICS, ChatMetrics, number
+from study.paradigms.chat import arm_report, report_data
+from study.paradigms.chat.report_data import CONVERSATIONS, METRICS, ChatMetrics, number
 from study.report.data import ReportData
 from study.report.html import Section
 from study.report.intervals import RESAMPLES
 from study.report.sections import plugins
 
 TITLE = "Chat study (CollabLLM)"
+# A folder `study export --format chat` wrote: conversations, no CoAuthor log (`load` reads them).
+EXPORT_FILE = CONVERSATIONS
+EXPORT_WHAT = "a chat study"
 NOT_APPLICABLE = (
     "A chat study writes conversations, not a CoAuthor writing log: Table 3, acceptance and "
     "writer share, equality and mutuality, the collaboration spread and CoAuthor's §5.1 "
@@ -22,6 +30,11 @@ NOT_APPLICABLE = (
     "\"finished the chat\" stand for wrote and finished writing; the suggestion latency "
     "section times the assistant's replies."
 )
+
+
+def load(data: ReportData) -> None:
+    report_data.load(data)
+    arm_report.load(data)
 
 
 def build(data: ReportData) -> Section | None:

@@ -10,7 +10,7 @@ curation table agree figure for figure. Sources:
 - a folder written by `study export --format chat` (`conversations.jsonl`): every conversation
   in the file, as `study curate chat` measures them.
 
-The result goes to `data.extras["chat"]` (study.report.sections.chat draws it).
+The result goes to `data.extras["chat"]` (study.paradigms.chat.report draws it).
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from study import config as study_config
-from study.report.data import CONVERSATIONS, STUDY, ReportData
+from study.report.data import STUDY, ReportData
+
+CONVERSATIONS = "conversations.jsonl"  # what `study export --format chat` writes
 
 # conversation_stats' numeric columns, in the order the report shows them, with their headings.
 METRICS = (

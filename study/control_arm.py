@@ -7,8 +7,9 @@ and its log, the timer, the surveys, completion) and nothing of the assistant: t
 suggestion control, the suggestion APIs refuse it before any model call, and its suggestion
 figures read "not applicable" (a count of 0 would say the writer could ask and did not).
 
-One module so the whole arm is one place to read; it imports nothing of the toolkit, so the
-configuration, the server, the exports and the report may all use it.
+The arm belongs to the study's design, not to a paradigm (study/paradigms/none/ only declares
+its condition value), so it sits in the core: the configuration, the server, the exports, the
+report, MTurk review and releases all ask it. It imports nothing of the toolkit.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def is_control_row(row: Mapping) -> bool:
     return str(row.get("paradigm") or "") == NO_ASSISTANT
 
 
-def config_problems(conditions: list[Mapping], source, chat: bool) -> list[str]:
+def config_problems(conditions: list[Mapping], source) -> list[str]:
     """What is wrong with the [[conditions]] of a study.toml as far as the control arm goes:
     a control condition sets no model and no decoding setting; every other needs a model."""
     problems = []
@@ -51,12 +52,6 @@ def config_problems(conditions: list[Mapping], source, chat: bool) -> list[str]:
                     "control arm with no assistant."
                 )
             continue
-        if chat:
-            problems.append(
-                f"{source}: conditions[{i}]: paradigm = \"{NO_ASSISTANT}\" (no assistant) is for "
-                "writing studies; a chat study's conditions are assistants. Fix: remove the "
-                "condition or the [chat] table."
-            )
         settings = [key for key in MODEL_KEYS if key in condition]
         if settings:
             problems.append(

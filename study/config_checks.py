@@ -1,0 +1,158 @@
+"""What study.config checks of a study.toml before it builds the typed Study, and each
+paradigm's own table of it.
+
+First the file against `schemas/study.schema.json` (a condition's `paradigm` may be any
+registered paradigm's), then what a schema cannot express: names used twice, a condition for
+every prompt's genre, the control arm's rules (study.control_arm) and each paradigm's own
+(study.paradigms.base: `config`). Every problem names the file, the key and the fix; all of a
+file's problems are raised together.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+import jsonschema
+
+from study import control_arm, paradigms
+from study.paths import schemas_dir
+
+
+class ConfigError(ValueError):
+    """A study.toml problem, worded for the researcher who has to fix it."""
+
+
+def check_file(data: dict, source: Path) -> None:
+    """Raise ConfigError with every problem of the parsed study.toml `data`."""
+    _check_schema(data, source)
+    _check_references(data, source)
+
+
+def read_sections(data: dict, directory: Path, source: Path) -> dict:
+    """Each paradigm's own table of study.toml, as its `config` hook reads it."""
+    sections = {}
+    for paradigm in paradigms.registered():
+        settings = paradigm.settings()
+        if settings is None:
+            continue
+        try:
+            sections[settings.SECTION] = settings.load(data, directory, source)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
+    return sections
+
+
+def own_path(data: dict):
+    """The paradigm whose own path a study takes: one with a path whose table the file has
+    (a chat study's [chat]); None for the core's writing path."""
+    for paradigm in paradigms.registered():
+        settings = paradigm.settings()
+        if paradigm.path and settings is not None and settings.SECTION in data:
+            return paradigm
+    return None
+
+
+@cache
+def validator(
+    condition_paradigms: tuple[str, ...], tables: tuple[tuple[str, str], ...] = ()
+) -> jsonschema.Draft202012Validator:
+    """schemas/study.schema.json with every registered paradigm's condition values and its own
+    table's schema (`tables`: (name, the schema as JSON) of each paradigm whose `config`
+    module declares SCHEMA), so a paradigm added in its own folder needs no edit here."""
+    schema = json.loads((schemas_dir() / "study.schema.json").read_text())
+    # The schema's enum names the built-in paradigms' values.
+    paradigm = schema["properties"]["conditions"]["items"]["properties"]["paradigm"]
+    paradigm["enum"] = [*paradigm["enum"], *(p for p in condition_paradigms if p not in paradigm["enum"])]
+    for name, text in tables:
+        schema["properties"].setdefault(name, json.loads(text))
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _check_schema(data: dict, source: Path) -> None:
+    tables = tuple(
+        (settings.SECTION, json.dumps(settings.SCHEMA, sort_keys=True))
+        for settings in (paradigm.settings() for paradigm in paradigms.registered())
+        if settings is not None and hasattr(settings, "SCHEMA")
+    )
+    found = validator(paradigms.condition_paradigms(), tables).iter_errors(data)
+    errors = sorted(found, key=lambda e: list(e.absolute_path))
+    if errors:
+        raise ConfigError("\n".join(_describe(error, source) for error in errors))
+
+
+def _describe(error: jsonschema.ValidationError, source: Path) -> str:
+    key = _key_path(error.absolute_path)
+    if error.validator == "additionalProperties":
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        allowed = ", ".join(error.schema.get("properties", {}))
+        where = f"[{key}]" if key else "the top level"
+        return (
+            f"{source}: unknown key {', '.join(repr(k) for k in extra)} in {where}. "
+            f"Fix: remove it or correct its spelling (allowed: {allowed})."
+        )
+    if error.validator == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        where = f"[{key}]" if key else "the top level"
+        hint = error.schema.get("properties", {}).get(missing, {}).get("description", "")
+        return f"{source}: {where} is missing the key '{missing}'. Fix: add it ({hint or 'see README'})."
+    hint = error.schema.get("description") or "see README, Configuration"
+    return f"{source}: {key}: {error.message}. Fix: set it to {hint}."
+
+
+def _key_path(parts) -> str:
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _check_references(data: dict, source: Path) -> None:
+    problems = []
+    for section, key in (("conditions", "name"), ("prompts", "code")):
+        seen = set()
+        for i, item in enumerate(data.get(section, [])):
+            if item[key] in seen:
+                problems.append(
+                    f"{source}: {section}[{i}].{key}: '{item[key]}' is used twice. "
+                    f"Fix: give every entry of [[{section}]] its own {key}."
+                )
+            seen.add(item[key])
+    problems += control_arm.config_problems(data["conditions"], source)
+    for paradigm in paradigms.registered():
+        settings = paradigm.settings()
+        if settings is not None and hasattr(settings, "problems"):
+            problems += settings.problems(data, source)
+    if own_path(data):
+        return _raise(problems)  # e.g. a chat study has document types, not prompts
+    if not data.get("prompts"):
+        problems.append(
+            f"{source}: the study has no [[prompts]]. Fix: add at least one [[prompts]] table, "
+            "or a [chat] table for a chat document-creation study."
+        )
+    for i, condition in enumerate(data["conditions"]):
+        if "genre" not in condition:
+            problems.append(
+                f"{source}: conditions[{i}] is missing the key 'genre'. Fix: add it "
+                "(the genre of the prompts this condition serves, e.g. \"creative\")."
+            )
+    genres = {c["genre"] for c in data["conditions"] if "genre" in c}
+    for i, prompt in enumerate(data.get("prompts", [])):
+        if prompt["genre"] not in genres:
+            problems.append(
+                f"{source}: prompts[{i}].genre: no condition serves genre '{prompt['genre']}'. "
+                f"Fix: use one of {sorted(genres)} or add a [[conditions]] table with that genre."
+            )
+    for i, question in enumerate(data.get("survey", [])):
+        if question["type"] == "choice" and not question.get("options"):
+            problems.append(
+                f"{source}: survey[{i}].options: a \"choice\" question needs options. "
+                f'Fix: add options = ["...", "..."].'
+            )
+    _raise(problems)
+
+
+def _raise(problems: list[str]) -> None:
+    if problems:
+        raise ConfigError("\n".join(problems))

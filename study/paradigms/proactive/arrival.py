@@ -1,0 +1,158 @@
+"""Ghost text's records on arrival at the event API (study.paradigms.base: `events`).
+
+Blinding (`fill`): a proactive session's records name its paradigm (`proactive.paradigm`,
+"L1".."L3", or "L0" in a study that also has proactive conditions) and an L3 suggestion's
+strategy ("L1" or "L2"). Sent to the page, those names unblind the comparison: a writer who
+reads "L2" in the page source or in an answer knows their arm (issue 25). So the page and the
+ghost-text API carry behaviour only (stateful history, staged threshold) and the event API fills
+the names in from the session's condition and the server's record of each suggestion, before
+the batch is checked. A value the browser did send is left for the batch check, which compares
+it with the session.
+
+Provenance (`with_rules`): a proactive event's paradigm is the session's, its `suggestionId` one
+this server returned to this session, and the text it shows or inserts what that request
+returned (study.paradigms.proactive.curation.provenance), so no client can forge the rows
+Table 5 counts. It runs on every session's batches: a Tab or control session's records may not
+claim ghost text either. `stored_problems` applies the same rules to a stored session (`study
+curate validate STUDY_FOLDER`, study.export.validate): sessions stored before those rules, or
+written into the database by other means, are caught there ("proactive-forged").
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+
+import orjson
+from sqlalchemy import Connection, select
+
+from study.config import Condition
+from study.paradigms.proactive.curation.provenance import Provenance, issued_texts
+from study.store import events as event_store
+from study.store import reading
+from study.store.db import events as events_table
+from study.store.db import suggestion_requests
+
+
+def fill(engine, session_id: str, condition: Condition, body: object) -> None:
+    """Give every record of `body` (an event batch, as parsed) that carries the proactive
+    extension its paradigm, and each suggestion-open its strategy, in place. Anything not
+    shaped like a batch is left as it is for the schema check to name."""
+    if not isinstance(body, dict) or not isinstance(body.get("events"), list):
+        return
+    extensions = [
+        (event, event["proactive"]) for event in body["events"]
+        if isinstance(event, dict) and isinstance(event.get("proactive"), dict)
+    ]  # fmt: skip
+    opened = {}
+    for event, extension in extensions:
+        extension.setdefault("paradigm", condition.paradigm)
+        suggestion_id = extension.get("suggestionId")
+        if event.get("eventName") == "suggestion-open" and "strategy" not in extension and type(suggestion_id) is int:
+            opened.setdefault(suggestion_id, []).append(extension)
+    if opened:
+        for suggestion_id, strategy in _strategies(engine, session_id, list(opened)).items():
+            for extension in opened[suggestion_id]:
+                extension["strategy"] = strategy
+
+
+def _strategies(engine, session_id: str, suggestion_ids: list[int]) -> dict[int, str]:
+    """The strategy each of this session's suggestions was made with, as the ghost-text API
+    recorded it (study.paradigms.proactive.api)."""
+    with reading(engine) as connection:
+        rows = connection.execute(
+            select(suggestion_requests.c.id, suggestion_requests.c.parameters)
+            .where(suggestion_requests.c.session_id == session_id)
+            .where(suggestion_requests.c.id.in_(suggestion_ids))
+        ).all()
+    found = {}
+    for row in rows:
+        strategy = json.loads(row.parameters or "{}").get("strategy")
+        if isinstance(strategy, str):
+            found[row.id] = strategy
+    return found
+
+
+def with_rules(
+    check: event_store.BatchCheck, session_id: str, paradigm: str, batch: Sequence[Mapping]
+) -> event_store.BatchCheck:
+    """`check` followed by the provenance rules, for a session whose condition's paradigm is
+    `paradigm`. Raises Refused at once when an event claims another paradigm (no database
+    work); the suggestion rules need the session's stored state and run in the transaction."""
+    ordered = sorted(batch, key=lambda item: item["seq"])
+    claims = Provenance(paradigm, {})
+    cited = False
+    for item in ordered:
+        problem = next(iter(claims.check({**item, "proactive": _without_id(item)})), None)
+        if problem is not None:
+            raise event_store.Refused(_refusal(item["seq"], problem))
+        extension = item.get("proactive") or {}
+        cited = cited or extension.get("suggestionId") is not None or extension.get("chatId") is not None
+    if not cited:
+        return check
+
+    def both(connection: Connection, rows: list[dict]) -> None:
+        check(connection, rows)
+        stored = dict(
+            connection.execute(
+                select(events_table.c.seq, events_table.c.record)
+                .where(events_table.c.session_id == session_id)
+                .where(events_table.c.record.like('%"suggestionId"%') | events_table.c.record.like('%"chatId"%'))
+            ).all()
+        )
+        issued = issued_texts(
+            connection.execute(
+                select(suggestion_requests.c.id, suggestion_requests.c.suggestions, suggestion_requests.c.error)
+                .where(suggestion_requests.c.session_id == session_id)
+            ).all()
+        )
+        present = set(
+            connection.execute(
+                select(events_table.c.seq).where(
+                    events_table.c.session_id == session_id,
+                    events_table.c.seq.in_([item["seq"] for item in ordered]),
+                )
+            ).scalars()
+        )
+        merged = {seq: orjson.loads(record) for seq, record in stored.items()}
+        merged.update((item["seq"], item) for item in ordered if item["seq"] not in present)
+        provenance = Provenance(paradigm, issued)
+        for seq in sorted(merged):
+            problems = provenance.check(merged[seq])
+            if problems and seq not in stored:
+                raise event_store.Refused(_refusal(seq, problems[0]))
+
+    return both
+
+
+def _without_id(item: Mapping) -> Mapping | None:
+    # The paradigm rule alone: the suggestion rules need the stored state.
+    extension = item.get("proactive")
+    if extension is None:
+        return None
+    return {key: value for key, value in extension.items() if key not in ("suggestionId", "chatId")}
+
+
+def _refusal(seq: int, problem) -> str:
+    return f"event seq {seq}: {problem.field} {problem.message}"
+
+
+def stored_problems(connection, session: dict, paradigm: str | None, records: list[dict]):
+    """What of a stored session's `records` (as exported) breaks the rules above, as (index in
+    `records` or None, code, field, message, fix or ""); `paradigm` None: the session's
+    condition is no longer in study.toml."""
+    if paradigm is None:
+        yield (None, "proactive-forged", "condition",
+               f"{session['condition']!r} is not a condition of study.toml, so its events "
+               "cannot be checked against it", "put the condition back in study.toml")  # fmt: skip
+        return
+    issued = issued_texts(
+        connection.execute(
+            select(suggestion_requests.c.id, suggestion_requests.c.suggestions, suggestion_requests.c.error)
+            .where(suggestion_requests.c.session_id == session["session_id"])
+        ).all()
+    )
+    provenance = Provenance(paradigm, issued)
+    for index, record in enumerate(records):
+        for problem in provenance.check(record):
+            yield (index, "proactive-forged", problem.field, problem.message, "")

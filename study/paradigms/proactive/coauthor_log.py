@@ -1,0 +1,50 @@
+"""Ghost text in a writing study's CoAuthor log (study.paradigms.base: `coauthor_log`).
+
+Its sessions log events CoAuthor's editor never had (a stale or modified suggestion, window
+and stage changes, L0's assistant panel): the strict CoAuthor file of `study export` leaves them
+out. Its extended format's own checks (study.curation.validate) are
+study.paradigms.proactive.curation.checks. A MindCopilot study's logs are checked in the extended format of
+schemas/coauthor-proactive.schema.json instead (`study curate validate STUDY_FOLDER`), and in a
+study whose arms are of several paradigms its sessions are also exported in that format beside
+the others (study.paradigms.proactive.export).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from study.curation.formats import FORMAT_PROACTIVE
+from study.paradigms.proactive import is_proactive_study
+from study.paradigms.proactive.curation import EXTENSION_EVENTS
+from study.paradigms.proactive.curation.checks import PROACTIVE_SOURCES, ProactiveChecks
+from study.paradigms.proactive.export import export_proactive, to_extended_record
+
+EVENTS = EXTENSION_EVENTS
+# The extended format (study.curation.validate): its name, the key its records add, the
+# sources its events may have (beyond Table 1's), and the checks fed each of its records.
+FORMAT = FORMAT_PROACTIVE
+KEY = "proactive"
+SOURCES = PROACTIVE_SOURCES
+
+
+def checks(checker) -> ProactiveChecks:
+    return ProactiveChecks(checker)
+
+
+def extends(study) -> bool:
+    """Whether the study's logs are in the extended format: a MindCopilot study's."""
+    return is_proactive_study(study.conditions, study.proactive)
+
+
+def to_record(record: dict, event_num: int, paradigm: str | None) -> dict:
+    return to_extended_record(record, event_num, paradigm or "L0")
+
+
+def export_beside(study, out: Path, *, include_unfinished: bool) -> str | None:
+    """Arms of several paradigms (a control or chat arm beside ghost text): the ghost-text arms
+    keep their own (extended) format too, in OUT/proactive; the line `study export` prints."""
+    mixed = {c.paradigm for c in study.conditions} & {"none", "chat"}
+    if not (mixed and is_proactive_study(study.conditions)):
+        return None
+    done = export_proactive(study, out / "proactive", include_unfinished=include_unfinished)
+    return f"Exported {done.sessions} ghost-text sessions with the extension to {out / 'proactive'}"

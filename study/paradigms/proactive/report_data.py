@@ -1,0 +1,165 @@
+"""Proactive co-writing's (MindCopilot L1-L3) figures for the report, per suggestion.
+
+Each session's suggestions are derived by `study curate proactive`'s own functions
+(study.paradigms.proactive.curation.records.suggestion_records) and measured by study.paradigms.proactive.metrics
+(acceptance_rate, char/word edit distance, HAR and KED), with the same defaults (a 60 s modify
+window, the full HAR checklist, the default KED weights), so the report's per-paradigm table
+agrees with `study curate proactive`'s paradigms.csv. HAR and KED need a judge
+(`study report --judge-endpoint ... | --deterministic-judge`); without one they are not computed.
+
+Sources: a study folder with proactive conditions (its finished proactive sessions exported as
+`study export --format proactive` writes them, into a scratch folder), or a folder of extended
+session files (`study export --format proactive`, or any folder whose logs carry `proactive`).
+The result goes to `data.extras["proactive"]` (study.paradigms.proactive.report draws it).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from study import config as study_config
+from study.report.data import STUDY, ReportData
+from study.paradigms.proactive import PROACTIVE, is_proactive_study
+
+MODIFY_WINDOW_MS = 60000  # `study curate proactive --modify-window-ms`'s default
+
+
+@dataclass
+class ProactiveMetrics:
+    rows: list[dict]  # one per suggestion: its SuggestionRecord with har, ked and distances
+    sessions: list[tuple[str, str, str]]  # (session id, paradigm, condition)
+    judged: bool  # whether HAR and KED were computed
+    judge: str = ""  # the judge model, as the section names it
+    problems: list[str] = field(default_factory=list)
+    figures: list = field(default_factory=list)  # a SessionFigures per session (Table 5)
+
+
+def load(data: ReportData) -> None:
+    """The report's loader (study.report.data.EXTRA_LOADERS)."""
+    if data.kind == STUDY:
+        study = study_config.load(data.path)
+        if study.chat is not None or not is_proactive_study(study.conditions, study.proactive):
+            return
+        from study.paradigms.proactive.export import export_proactive
+
+        with tempfile.TemporaryDirectory(prefix="study-report-proactive-") as scratch:
+            export_proactive(study, Path(scratch))
+            metrics = measure(_proactive_files(Path(scratch)), data)
+    else:
+        files = _proactive_files(data.path)
+        if not files:
+            return
+        metrics = measure(files, data)
+    if metrics.sessions:
+        data.extras["proactive"] = metrics
+        one_acceptance(data, metrics)
+
+
+def one_acceptance(data: ReportData, metrics: ProactiveMetrics) -> None:
+    """Every section reads a proactive session's acceptance as `metrics.acceptance.DEFINITION`
+    says: the per-session `perc_selected` the collaboration and Table 3 sections average
+    (suggestion-select per suggestion-open, which counts a partial accept once per Ctrl+Right
+    word) becomes the session's accepted suggestions of those shown, and is left empty (not
+    applicable) for a session shown none, as Table 5's "-" for L0."""
+    from study.paradigms.proactive.metrics.acceptance import acceptance_rate
+
+    paradigm_of = {session_id: paradigm for session_id, paradigm, _ in metrics.sessions}
+    for facts in data.sessions:
+        paradigm = paradigm_of.get(facts.session_id)
+        if paradigm == "L0" and not facts.stats.get("num_query"):
+            facts.stats["perc_selected"] = None  # the assistant panel offers no suggestion
+            continue
+        if paradigm not in PROACTIVE:
+            continue  # Tab lists: a list chosen from counts once already
+        rate = acceptance_rate((r["session_id"], r["outcome"]) for r in metrics.rows
+                               if r["session_id"] == facts.session_id)  # fmt: skip
+        facts.stats["perc_selected"] = None if math.isnan(rate.micro) else rate.micro
+
+
+def _proactive_files(folder: Path) -> list[Path]:
+    """Session files whose first record carries the `proactive` extension."""
+    found = []
+    for candidate in (folder, folder / "sessions"):
+        for path in sorted(candidate.glob("*.jsonl")):
+            try:
+                with open(path, encoding="utf-8") as handle:
+                    first = json.loads(handle.readline() or "{}")
+            except (OSError, ValueError):
+                continue  # an unreadable file is reported by the sessions' own reading
+            if isinstance(first, dict) and "proactive" in first:
+                found.append(path)
+    return found
+
+
+def measure(files: list[Path], data: ReportData) -> ProactiveMetrics:
+    from study.curation.formats import FORMAT_PROACTIVE, SessionFileError, read_session
+    from study.paradigms.proactive.curation.records import session_paradigm, suggestion_records
+    from study.paradigms.proactive.metrics.edit_distance import (
+        char_edit_distance,
+        word_edit_distance,
+    )
+    from study.paradigms.proactive.metrics.har import HarItem, har
+    from study.paradigms.proactive.metrics.ked import ked
+    from study.paradigms.proactive.metrics.table5 import session_figures
+
+    judge = data.judge
+    condition_of = data.condition_of()
+    metrics = ProactiveMetrics([], [], judged=judge is not None, judge=getattr(judge, "model", ""))
+    for path in files:
+        try:
+            session = read_session(path)
+        except SessionFileError as error:
+            metrics.problems.append(str(error))
+            continue
+        if session.format != FORMAT_PROACTIVE:
+            continue
+        records = suggestion_records(session.events, session.session_id, MODIFY_WINDOW_MS)
+        paradigm = session_paradigm(session.events)
+        metrics.sessions.append((session.session_id, paradigm,
+                                 condition_of.get(session.session_id, paradigm)))  # fmt: skip
+        metrics.figures.append(session_figures(session.events, session.session_id, paradigm))
+        for r in records:
+            accepted = r.outcome in ("accepted", "accepted_modified", "partial")
+            row = r.to_dict()
+            row.update(har=None, ked=None, char_distance=None, word_distance=None)
+            if judge is not None and r.shown_at is not None and r.reference.strip():
+                row["har"] = har(HarItem(r.context, r.reference, r.suggestion), judge).accept
+            if judge is not None and accepted:
+                row["ked"] = ked(r.accepted_text, r.final_text, judge, context=r.context).value
+            if accepted:
+                row["char_distance"] = char_edit_distance(r.accepted_text, r.final_text)
+                row["word_distance"] = word_edit_distance(r.accepted_text, r.final_text)
+            metrics.rows.append(row)
+    return metrics
+
+
+def summary(rows: list[dict], judged: bool) -> dict[str, float | int | None]:
+    """The figures of a group of suggestions (a session, a paradigm): acceptance as
+    study.paradigms.proactive.metrics.acceptance defines it (macro: mean of per-session rates; micro:
+    pooled), partial accepts, modify rate (accepted suggestions the writer then edited inside
+    their span, of those accepted), edit distances of accepted suggestions, HAR and KED."""
+    from study.paradigms.proactive.metrics.acceptance import ACCEPTED, acceptance_rate
+    from study.paradigms.proactive.metrics.har_rate import har_rate
+    from study.paradigms.proactive.metrics.ked import ked_mean
+
+    rate = acceptance_rate((r["session_id"], r["outcome"]) for r in rows)
+    accepted = [r for r in rows if r["outcome"] in ACCEPTED]
+    modified = sum(1 for r in accepted if r["outcome"] == "accepted_modified")
+    chars = [r["char_distance"] for r in accepted if r["char_distance"] is not None]
+    words = [r["word_distance"] for r in accepted if r["word_distance"] is not None]
+    return {
+        "shown": rate.shown,
+        "accepted": rate.accepted,
+        "acceptance macro (%)": rate.macro,
+        "acceptance micro (%)": rate.micro,
+        "partial accepts": sum(1 for r in rows if r["outcome"] == "partial"),
+        "modify rate (%)": 100 * modified / len(accepted) if accepted else math.nan,
+        "char edit distance": sum(chars) / len(chars) if chars else math.nan,
+        "word edit distance": sum(words) / len(words) if words else math.nan,
+        "HAR (%)": har_rate(r["har"] for r in rows if r["har"] is not None).percent if judged else None,
+        "KED": ked_mean(r["ked"] for r in rows) if judged else None,
+    }

@@ -1,0 +1,98 @@
+"""What `study release build` checks before it writes anything (study.release.build, step 1):
+the curator's `--exclude` list names sessions of the source, the version is new and greater
+than every release of that name, and the sessions can be released (there are some, each names
+its worker, for withdrawals, and each log is valid). A failure is a BuildError: nothing is
+released, and the message says what to do.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Collection
+
+from study.release import layout
+from study.release.source import Source, SourceSession
+from study.release.versioning import Version
+
+
+class BuildError(Exception):
+    """The build stopped; nothing was released. The message says why and what to do."""
+
+
+def curator_exclusions(source: Source, exclude: Collection[str]) -> set[str]:
+    known = {s.session_id for s in source.sessions}
+    wanted = {session_id.strip() for session_id in exclude}
+    unknown = sorted(wanted - known)
+    if unknown:
+        raise BuildError(
+            f"--exclude {unknown[0]}: no such session in {source.path}"
+            + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else "")
+            + ". Fix: copy the id from `study status` or the error that named it."
+        )
+    return wanted
+
+
+def previous_release(out: Path, name: str, number: Version) -> tuple[Version, Path] | None:
+    releases = layout.existing_releases(out, name)
+    if number in releases:
+        paths = ", ".join(str(p) for p in releases[number])
+        raise BuildError(
+            f"{name} {number} already exists ({paths}); a release is never overwritten. "
+            "Build the next version."
+        )
+    later = sorted(v for v in releases if v > number)
+    if later:
+        raise BuildError(
+            f"{name} {later[-1]} already exists; the new version must be greater than {later[-1]}."
+        )
+    if not releases:
+        return None
+    latest = max(releases)
+    # Prefer the folder; an archive alone will do.
+    paths = sorted(releases[latest], key=lambda p: not p.is_dir())
+    return latest, paths[0]
+
+
+def check_sessions(
+    source: Source, included: list[SourceSession], processes: int | None = None
+) -> None:
+    from study.curation.runner import validate_paths
+    from study.curation.validate import ERROR
+
+    if not included:
+        unconfirmed = (
+            f" {len(source.unconfirmed)} finished session(s) are not confirmed yet: run "
+            "`study mturk sync` (or `study prolific sync`) first, or list lab access codes in "
+            "[session] access_codes_file."
+            if source.unconfirmed else ""
+        )  # fmt: skip
+        raise BuildError(
+            f"{source.path}: no sessions to release (all withdrawn, or none finished).{unconfirmed}"
+        )
+    nameless = [s.session_id for s in included if not s.worker_id]
+    if nameless:
+        raise BuildError(
+            f"{len(nameless)} session(s) have no worker_id in the source metadata, e.g. "
+            f"{nameless[0]}: "
+            "without one a withdrawal could not be honoured. Fill it in or remove the session."
+        )
+    broken, ids = [], []
+    by_path = {Path(session.path): session for session in included}
+    for result in validate_paths(list(by_path), processes=processes, progress=False):
+        session = by_path[Path(result.file)]
+        for issue in result.issues:
+            if issue.severity == ERROR:
+                line = f" line {issue.line}" if issue.line else ""
+                subject = f"{issue.field} " if issue.field else ""
+                # A study's sessions are exported to a scratch folder: name the session.
+                where = session.path if source.kind == "folder" else f"session {session.session_id}"
+                broken.append(f"{where}{line}: {subject}{issue.message}")
+                ids.append(session.session_id)
+                break
+    if broken:
+        options = " ".join(f"--exclude {session_id}" for session_id in ids[:10])
+        raise BuildError(
+            f"{len(broken)} session(s) are not valid logs (`study curate validate` lists every "
+            "problem):\n  " + "\n  ".join(broken[:10])
+            + f"\nFix them, or build without them: add {options}"
+        )

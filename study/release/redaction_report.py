@@ -1,0 +1,37 @@
+"""The curator's redaction report (study.release.build): every redaction with its original
+text, for review before publication. It holds the original text and the study's session ids,
+so it is written private, beside the key, never into the release.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from study.release.redaction import Redaction
+from study.store.permissions import private_folder, write_private
+
+REPORT_COLUMNS = ("session_id", "study_session_id", "where", "entity", "original", "replacement", "score", "recognizer")
+
+
+def place(redaction: Redaction) -> str:
+    if redaction.where.startswith("survey"):
+        return "survey answers"
+    if "Suggestions" in redaction.where:
+        return "suggestion lists"
+    return "session text"
+
+
+def write(path: Path, redactions: list[Redaction], released: dict[str, str]) -> None:
+    """The curator's review list. It holds the original text (and the study's session ids), so
+    it is private (mode 600)."""
+    private_folder(path.parent)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(REPORT_COLUMNS)
+    for r in redactions:
+        writer.writerow(
+            [released.get(r.session_id, ""), r.session_id, r.where, r.entity, r.original, r.replacement, r.score, r.recognizer]
+        )
+    write_private(path, buffer.getvalue().encode("utf-8"))

@@ -1,0 +1,80 @@
+"""Every paradigm's declaration (study.paradigms.base.Paradigm) names modules that hold what the
+core will ask of them: a typo or a missing function fails here, not in the middle of a
+participant's session or a release build. The test paradigm of tests/paradigm_helpme/ is held
+to the same contract as the built-in ones."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from study import paradigms
+from study.paradigms.base import Paradigm
+from tests.paradigm_helpme import PARADIGM as HELPME
+
+# Declaration field -> what each module it names must hold (base.py says what each is for).
+REQUIRED = {
+    "config": ("SECTION", "load"),
+    "events": ("fill", "with_rules"),
+    "path_hooks": ("noun", "exchanges", "notice", "status"),
+    "editor": ("boot",),
+    "curate": ("register",),
+    "commands": ("register",),
+    "report": ("load", "build"),
+    "simulate": ("participant",),
+}
+# Optional members of a `coauthor_log` module that go together.
+TOGETHER = (("FORMAT", "KEY", "SOURCES", "checks"), ("extends", "to_record"))
+
+
+def declared() -> list[Paradigm]:
+    return [*paradigms.registered(), HELPME]
+
+
+def missing(paradigm: Paradigm) -> list[str]:
+    found = []
+    for name in paradigm.pages + paradigm.apis:
+        if not hasattr(importlib.import_module(name), "blueprint"):
+            found.append(f"{name}: no blueprint")
+    for field_name, members in REQUIRED.items():
+        if getattr(paradigm, field_name):
+            module = importlib.import_module(getattr(paradigm, field_name))
+            found += [f"{module.__name__}: no {m} ({field_name})" for m in members if not hasattr(module, m)]
+    for fmt, name in paradigm.exports.items():
+        if not hasattr(importlib.import_module(name), "export"):
+            found.append(f"{name}: no export (format {fmt})")
+    if paradigm.coauthor_log:
+        module = importlib.import_module(paradigm.coauthor_log)
+        for group in TOGETHER:
+            present = [m for m in group if hasattr(module, m)]
+            if present and len(present) != len(group):
+                absent = sorted(set(group) - set(present))
+                found.append(f"{module.__name__}: {', '.join(present)} without {', '.join(absent)}")
+    return found
+
+
+@pytest.mark.parametrize("paradigm", declared(), ids=lambda p: p.name)
+def test_each_declared_module_holds_what_the_core_asks(paradigm):
+    assert missing(paradigm) == []
+
+
+@pytest.mark.parametrize("paradigm", declared(), ids=lambda p: p.name)
+def test_its_stages_are_on_a_path_and_its_endpoints_are_its_pages(paradigm):
+    stages = set(paradigm.path) if paradigm.path else {"writing"}
+    assert set(paradigm.stage_endpoints) <= stages
+    if paradigm.path_hooks:
+        assert paradigm.path, "path_hooks are asked about a session on the paradigm's own path"
+
+
+def test_condition_values_belong_to_one_paradigm_each():
+    values = [value for paradigm in declared() for value in paradigm.conditions]
+    assert len(values) == len(set(values))
+
+
+def test_the_contract_check_sees_a_typo():
+    typo = Paradigm(name="typo", summary="", report="study.paradigms.chat.export",
+                    editor="study.paradigms.tab.editor")  # fmt: skip
+    assert missing(typo) == [
+        "study.paradigms.chat.export: no load (report)", "study.paradigms.chat.export: no build (report)"
+    ]
