@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from study.mturk import review as shared_rules
-from study.paradigms.none import arm as control_arm
+from study import control_arm
 from study.prolific import ledger, studies, submissions
 from study.prolific.client import ProlificError
 from study.prolific.context import Context
