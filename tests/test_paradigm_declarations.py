@@ -17,7 +17,7 @@ from tests.paradigm_helpme import PARADIGM as HELPME
 REQUIRED = {
     "config": ("SECTION", "load"),
     "events": ("fill", "with_rules"),
-    "path_hooks": ("noun", "exchanges", "notice", "status"),
+    "path_hooks": ("noun", "exchanges", "notice", "status", "written_chars"),
     "editor": ("boot",),
     "curate": ("register",),
     "commands": ("register",),

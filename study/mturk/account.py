@@ -26,13 +26,13 @@ import botocore.exceptions
 from sqlalchemy import Engine, func, select, update
 
 from study.store import reading, writing
-from study.store.db import (
+from study.store.db import review_grants
+from study.store.mturk import (
     mturk_assignments,
     mturk_extensions,
     mturk_hits,
     mturk_payments,
     mturk_qualifications,
-    review_grants,
 )
 
 STS_REGION = "us-east-1"

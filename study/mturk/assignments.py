@@ -32,7 +32,8 @@ from study.mturk import ledger, posting, qualifications
 from study.mturk.context import Context
 from study.store import reading, writing
 from study.store import sessions as session_store
-from study.store.db import mturk_assignments, sessions
+from study.store.db import sessions
+from study.store.mturk import mturk_assignments
 
 CODE_FIELD = "verificationCode"  # the completion page's hidden field (templates/complete.html)
 

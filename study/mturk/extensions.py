@@ -24,7 +24,7 @@ from study.mturk import ledger, money
 from study.mturk.client import MTurkError
 from study.mturk.context import Context
 from study.store import reading, writing
-from study.store.db import mturk_extensions
+from study.store.mturk import mturk_extensions
 
 
 def add(

@@ -18,7 +18,7 @@ from study.mturk import ledger, money, qualifications
 from study.mturk.client import MTurkError
 from study.mturk.context import Context
 from study.store import reading, writing
-from study.store.db import mturk_hits
+from study.store.mturk import mturk_hits
 
 EXTERNAL_QUESTION_NS = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2006-07-14/ExternalQuestion.xsd"
 MAX_REQUIREMENTS = 10

@@ -25,7 +25,7 @@ from study.mturk import ledger, money
 from study.mturk.client import MTurkError
 from study.mturk.context import Context
 from study.store import reading, writing
-from study.store.db import mturk_hits
+from study.store.mturk import mturk_hits
 
 # After this long MTurk may have forgotten a CreateHIT token (it keeps them 24 hours).
 TOKEN_TRUST_SECONDS = 23 * 3600

@@ -1,6 +1,6 @@
 """MTurk behind the recruitment-provider interface (study.providers): each operation is the
 existing `study mturk` code, unchanged, over a study.mturk.context.Context; what the core asks
-of the study database reads MTurk's tables (study.store.db: mturk_assignments, mturk_payments).
+of the study database reads MTurk's tables (study.store.mturk: mturk_assignments, mturk_payments).
 
 MTurk has no participant path of its own here: the task server's /task and completion page
 were built for its HIT's ExternalQuestion (study.server.participant), which asks this
@@ -20,7 +20,7 @@ from study.mturk import settings as mturk_settings
 from study.mturk.context import Context
 from study.providers import Decisions, Summary
 from study.store import reading
-from study.store.db import mturk_assignments, mturk_payments
+from study.store.mturk import mturk_assignments, mturk_payments
 
 
 class MTurk:

@@ -20,7 +20,7 @@ from sqlalchemy import Engine, select
 from study.config import Study
 from study.mturk.client import MTurkError, Requester
 from study.store import reading, writing
-from study.store.db import mturk_qualifications as qualifications
+from study.store.mturk import mturk_qualifications as qualifications
 
 TYPE_ID = re.compile(r"^[A-Z0-9]{20,64}$")
 # The paper's requirements (App. D), as MTurk's system qualifications.

@@ -10,7 +10,8 @@ from __future__ import annotations
 from sqlalchemy import Connection, exists, select
 
 from study.config import Study
-from study.store.db import mturk_assignments, sessions
+from study.store.db import sessions
+from study.store.mturk import mturk_assignments
 
 ACCEPTED_WORK = ("Submitted", "Approved")
 

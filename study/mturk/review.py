@@ -14,9 +14,9 @@ and the worker's feedback lists them):
      which the browser sends and a script can make up; requests count rather than suggestions
      shown, so a writer is not rejected because our model endpoint failed;
   5. wrote: the text holds at least [mturk] min_writer_chars characters (default 100) that the
-     writer typed and kept, by the replay's authorship (study.curation.replay). In a chat study
-     (CollabLLM) the worker writes by talking: their messages to the assistant count, since
-     the document pane may rightly hold the assistant's inserted replies.
+     writer typed and kept, by the replay's authorship (study.curation.replay); on a paradigm's
+     own path, what that path counts (a chat study's worker writes by talking: their messages;
+     study.review.evidence).
 Beside the rules, a proposal carries flags that decide nothing by themselves: with [session]
 outside_paste = "flag" or "refuse", every insert of text from outside the study
 (study.curation.origin), so the researcher can keep or drop the session knowingly.
@@ -34,18 +34,15 @@ from sqlalchemy import update
 
 from study import control_arm
 from study.config import MIN_TIME_SLACK_SECONDS
-from study.curation.origin import origin
-from study.curation.replay import WRITER, DeltaError, replay
 from study.mturk import assignments as assignment_module
 from study.mturk import hits as hit_module
 from study.mturk import ledger, money
 from study.mturk.client import MTurkError
 from study.mturk.context import Context
-from study.store import chat as chat_store
-from study.store import events as event_store
+from study.review import evidence as review_evidence
 from study.store import reading, writing
 from study.store import sessions as session_store
-from study.store.db import mturk_assignments
+from study.store.mturk import mturk_assignments
 
 REJECT_INTRO = "Sorry, we could not approve this HIT:"
 
@@ -72,7 +69,7 @@ def propose(
     approve_feedback: str,
     writer_chars: int = 0,
     min_writer_chars: int = 0,
-    chat: bool = False,
+    own_path: bool = False,
     assistant: bool = True,
 ) -> Proposal:
     """The decision for one submitted assignment (a row of mturk_assignments). Pure.
@@ -96,7 +93,7 @@ def propose(
             min_ai_requests=min_ai_requests,
             writer_chars=writer_chars,
             min_writer_chars=min_writer_chars,
-            chat=chat,
+            own_path=own_path,
             assistant=assistant,
         )
     session_id = session["session_id"] if session else None
@@ -127,7 +124,7 @@ def session_reasons(
     min_ai_requests: int,
     writer_chars: int = 0,
     min_writer_chars: int = 0,
-    chat: bool = False,
+    own_path: bool = False,
     assistant: bool = True,
 ) -> list[str]:
     """Rules 2-5 for one session, whichever provider brought the writer (study.prolific.review
@@ -151,8 +148,8 @@ def session_reasons(
             f"fewer than the required {min_ai_requests}"
         )
     if writer_chars < min_writer_chars:
-        held = "the worker's messages hold" if chat else "the text holds"
-        written = "" if chat else " written by the worker"
+        held = "the worker's messages hold" if own_path else "the text holds"
+        written = "" if own_path else " written by the worker"
         found.append(
             f"{held} {writer_chars} characters{written}, fewer than the required {min_writer_chars}"
         )
@@ -162,7 +159,6 @@ def session_reasons(
 def proposals(ctx: Context) -> list[Proposal]:
     """A proposal for every assignment `sync` last saw as Submitted."""
     found = []
-    chat = ctx.study.paradigm == "chat"
     no_assistant = control_arm.control_names(ctx.study.conditions)
     # Judges' assignments have no writing session; `study judging review` decides them.
     judging = {r["hit_id"] for r in hit_module.rows(ctx) if hit_module.is_judging(r)}
@@ -171,65 +167,22 @@ def proposals(ctx: Context) -> list[Proposal]:
             if assignment["hit_id"] in judging:
                 continue
             session = session_store.by_assignment(connection, assignment["assignment_id"])
-            requests = written = 0
-            flags = []
-            if session:
-                requests = session_store.ai_requests(connection, session["session_id"])
-                if chat:
-                    written = message_chars(chat_store.messages(connection, session["session_id"]))
-                else:
-                    records = event_store.records(connection, session["session_id"])
-                    written = writer_chars(records)
-                    if ctx.study.outside_paste != "allow":
-                        # A chat arm's replies pasted into the text are the assistant's.
-                        replies = [m["content"] for m in chat_store.messages(connection, session["session_id"])
-                                   if m["role"] == "assistant"]  # fmt: skip
-                        flags = outside_text_flags(records, replies)
+            seen = review_evidence.gather(connection, ctx.study, session)
             proposal = propose(
                     assignment,
                     session,
-                    requests,
+                    seen.ai_requests,
                     min_seconds=ctx.study.min_seconds,
                     min_ai_requests=ctx.settings.min_ai_requests,
                     assistant=not (session and session["condition"] in no_assistant),
                     approve_feedback=ctx.settings.approve_feedback,
-                    writer_chars=written,
+                    writer_chars=seen.written,
                     min_writer_chars=ctx.settings.min_writer_chars,
-                    chat=chat,
+                    own_path=seen.own_path,
                 )
-            proposal.flags = flags
+            proposal.flags = seen.flags
             found.append(proposal)
     return found
-
-
-def outside_text_flags(records: list[dict], assistant_texts: list[str] = ()) -> list[str]:
-    """One line per insert of text from outside the study (study.curation.origin), with the
-    share of the final text it left; none when the log does not replay."""
-    try:
-        found = origin(records, assistant_texts=assistant_texts)
-    except (DeltaError, ValueError):
-        return []
-    if not found.flagged:
-        return []
-    share = found.share("outside")
-    left = "none" if share != share else f"{share:.0f}%"  # NaN: nothing beyond the prompt
-    return [f"text from outside, {insert.describe()}; outside share of the final text: {left}"
-            for insert in found.inserts]  # fmt: skip
-
-
-def writer_chars(records: list[dict]) -> int:
-    """Characters of the final text the writer typed (rule 5); 0 if the log does not replay."""
-    if not records:
-        return 0
-    try:
-        return replay(records).count(WRITER)
-    except (DeltaError, ValueError):
-        return 0
-
-
-def message_chars(messages: list[dict]) -> int:
-    """Characters of a chat worker's own messages (rule 5 in a chat study)."""
-    return sum(len(m["content"]) for m in messages if m["role"] == "user")
 
 
 def approval_cost(ctx: Context, assignment_ids: list[str]) -> money.Cost:

@@ -81,7 +81,9 @@ class Paradigm:
     # - `extends(study)`, `to_record(record, event_num, paradigm)`: whether a study's logs are
     #   in that format (`study curate validate STUDY_FOLDER`), and a record in it;
     # - `export_beside(study, out, *, include_unfinished)`: a second export of its sessions
-    #   beside the others' (the line `study export` prints, or None).
+    #   beside the others' (the line `study export` prints, or None);
+    # - `assistant_texts(connection, session_id) -> list[str]`: what its arm showed the writer
+    #   from the assistant, which counts as the assistant's when pasted (study.review.evidence).
     # "" for none.
     coauthor_log: str = ""
     # A study-wide path of its own (a chat study's: intent and prewriting before the chat), its
@@ -90,8 +92,9 @@ class Paradigm:
     # A module holding what the core asks about a session on that path: `noun(connection,
     # study, session)` (what a survey question's {noun} becomes), `exchanges(connection,
     # session_id)` (what in-session surveys are placed by), `notice(study)` (the operator's
-    # notice on the path's pages) and `status(connection, study) -> list[str]` (`study
-    # status`'s lines); "" for none.
+    # notice on the path's pages), `status(connection, study) -> list[str]` (`study
+    # status`'s lines) and `written_chars(connection, session_id)` (what review's rule 5 counts
+    # as the worker's writing, study.review.evidence); "" for none.
     path_hooks: str = ""
     # The path stages whose page this paradigm serves, as stage -> Flask endpoint; any other
     # stage is the core path's own page (study.server.participant).

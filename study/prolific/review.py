@@ -21,8 +21,7 @@ from study import control_arm
 from study.prolific import ledger, studies, submissions
 from study.prolific.client import ProlificError
 from study.prolific.context import Context
-from study.store import chat as chat_store
-from study.store import events as event_store
+from study.review import evidence as review_evidence
 from study.store import reading, writing
 from study.store import sessions as session_store
 from study.store.prolific import prolific_submissions
@@ -71,44 +70,26 @@ def rejection_message(reasons: list[str]) -> str:
 
 
 def propose_one(ctx: Context, submission: dict, session: dict | None, completion_code: str,
-                evidence: tuple[int, int, list[str]]) -> Proposal:  # fmt: skip
-    requests, written, flags = evidence
+                seen: review_evidence.Evidence) -> Proposal:  # fmt: skip
     reasons = submissions.reconcile(submission, session, completion_code)
     reasons = [r for r in reasons if "stopped at" not in r]  # rule 2 says it below
     if session is not None:
         reasons += shared_rules.session_reasons(
             session,
-            requests,
+            seen.ai_requests,
             min_seconds=ctx.study.min_seconds,
             min_ai_requests=ctx.settings.min_ai_requests,
-            writer_chars=written,
+            writer_chars=seen.written,
             min_writer_chars=ctx.settings.min_writer_chars,
-            chat=ctx.study.paradigm == "chat",
+            own_path=seen.own_path,
             assistant=session["condition"] not in control_arm.control_names(ctx.study.conditions),
         )
     session_id = session["session_id"] if session else None
     if reasons:
         return Proposal(submission["submission_id"], submission["participant_id"], session_id,
-                        "reject", reasons, rejection_message(reasons), category(reasons), flags)  # fmt: skip
+                        "reject", reasons, rejection_message(reasons), category(reasons), seen.flags)  # fmt: skip
     return Proposal(submission["submission_id"], submission["participant_id"], session_id,
-                    "approve", flags=flags)  # fmt: skip
-
-
-def evidence(connection, ctx: Context, session: dict | None) -> tuple[int, int, list[str]]:
-    """AI requests, characters the writer wrote, and outside-text flags, from the server's records."""
-    if session is None:
-        return 0, 0, []
-    session_id = session["session_id"]
-    requests = session_store.ai_requests(connection, session_id)
-    messages = chat_store.messages(connection, session_id)
-    if ctx.study.paradigm == "chat":
-        return requests, shared_rules.message_chars(messages), []
-    records = event_store.records(connection, session_id)
-    flags = []
-    if ctx.study.outside_paste != "allow":
-        replies = [m["content"] for m in messages if m["role"] == "assistant"]
-        flags = shared_rules.outside_text_flags(records, replies)
-    return requests, shared_rules.writer_chars(records), flags
+                    "approve", flags=seen.flags)  # fmt: skip
 
 
 def proposals(ctx: Context) -> list[Proposal]:
@@ -120,7 +101,7 @@ def proposals(ctx: Context) -> list[Proposal]:
             session = session_store.by_assignment(connection, submission["submission_id"])
             found.append(
                 propose_one(ctx, submission, session, codes.get(submission["study_id"], ""),
-                            evidence(connection, ctx, session))  # fmt: skip
+                            review_evidence.gather(connection, ctx.study, session))  # fmt: skip
             )
     return found
 

@@ -152,19 +152,21 @@ def _from_study(path: Path, scratch: Path) -> Source:
     from study.store import make_engine, reading
     from study.server import limits
     from study.store import sessions as session_store
-    from study import providers
+    from study import paradigms, providers
 
     try:
         study = study_config.load(path)
     except study_config.ConfigError as error:
         raise SourceError(str(error)) from None
-    if study.paradigm == "chat":
-        # Conversations are not CoAuthor logs: the redaction, leak scan and dataset card of a
-        # release are built for writing sessions.
+    if paradigms.path_hooks(study) is not None:
+        # A paradigm's own path (a chat study's conversations) is not a CoAuthor log: the
+        # redaction, leak scan and dataset card of a release are built for writing sessions.
+        own = paradigms.named(study.paradigm)
+        formats = " or ".join(f"--format {name}" for name in own.exports) or "its own format"
         raise SourceError(
-            f"{path} is a chat study (CollabLLM): study release build publishes writing sessions "
-            "only, and chat conversations are not released yet. For the research team: "
-            f"study export {path} --format chat --out OUT."
+            f"{path} is a {own.name} study ({own.summary}): study release build publishes "
+            f"writing sessions only, and these sessions are not released yet. For the research "
+            f"team: study export {path} {formats} --out OUT."
         )
     export_dir = scratch / "export"
     export_study(study, export_dir)

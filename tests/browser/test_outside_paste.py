@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 from study.cli import main as study_cli
 from study.cli import write_study_files
 from study.curation.origin import origin
-from study.mturk.review import outside_text_flags
+from study.review.evidence import outside_text_flags
 from study.store import events as event_store
 from study.store import make_engine, reading
 from tests.browser.conftest import CONTACT, MIN_SECONDS

@@ -13,7 +13,7 @@ from sqlalchemy import select
 from study.mturk import client
 from study.mturk.emulator import State, serve_in_thread
 from study.store import make_engine, writing
-from study.store.db import mturk_payments
+from study.store.mturk import mturk_payments
 from tests.mturk.conftest import TASK_URL, new_study
 
 

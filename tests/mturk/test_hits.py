@@ -15,7 +15,7 @@ from study.mturk.emulator import accept_and_submit
 from study.mturk.hits import EXTERNAL_QUESTION_NS
 from study.mturk.review import approve, reject
 from study.store import reading
-from study.store.db import mturk_hits
+from study.store.mturk import mturk_hits
 from tests.mturk.conftest import TASK_URL, connect
 from tests.mturk.walk import accept
 

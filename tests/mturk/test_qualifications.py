@@ -15,7 +15,7 @@ from study.mturk.emulator.worker import visible_hits
 from study.server import participant
 from study.store import reading, writing
 from study.store import sessions as session_store
-from study.store.db import mturk_assignments
+from study.store.mturk import mturk_assignments
 from tests.mturk.conftest import post_hit
 from tests.mturk.walk import take_hit
 

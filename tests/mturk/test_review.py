@@ -110,7 +110,8 @@ def test_a_writer_who_wrote_too_little_is_rejected():
 def test_asking_the_ai_counts_the_servers_requests_and_writing_counts_typed_text(ctx, task_app):
     """A script can post `suggestion-get` events and accept suggestions without typing: neither
     the made-up events nor the AI's text count; the server's own requests and typed text do."""
-    from study.mturk import review
+    from study.review import evidence
+    from study.store import events as event_store
     from study.store import reading, writing
     from study.store import sessions as session_store
     from tests.mturk.walk import event
@@ -130,8 +131,8 @@ def test_asking_the_ai_counts_the_servers_requests_and_writing_counts_typed_text
 
     with reading(ctx.engine) as connection:
         assert session_store.ai_requests(connection, session_id) == 0
-        records = review.event_store.records(connection, session_id)
-    assert review.writer_chars(records) == len("Hello.")
+        records = event_store.records(connection, session_id)
+    assert evidence.writer_chars(records) == len("Hello.")
 
     assert client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": "Prompt."}).status_code == 200
     with reading(ctx.engine) as connection:

@@ -16,7 +16,7 @@ from study.review import ratings as rating_store
 from study.review import submissions as review_submissions
 from study.store import sessions as session_store
 from study.store import writing
-from study.store.db import mturk_assignments
+from study.store.mturk import mturk_assignments
 from tests.prolific.conftest import TASK_URL, with_prolific
 from tests.prolific.walk import take_part
 from tests.review.conftest import ROUNDS, add_reviewer, set_sections

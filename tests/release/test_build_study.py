@@ -12,7 +12,8 @@ from study.release.cli import release
 from study.release.keys import init_keyfile
 from study.release.pseudonyms import ReidentificationTable, is_pseudonym
 from study.store import writing
-from study.store.db import mturk_assignments, suggestion_requests
+from study.store.db import suggestion_requests
+from study.store.mturk import mturk_assignments
 from tests.conftest import COAUTHOR
 from tests.release.conftest import EMAIL, PHONE, SMALLEST, released
 from tests.release.inject import Writer

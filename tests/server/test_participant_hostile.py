@@ -13,7 +13,7 @@ from study import config
 from study.cli import main
 from study.store import reading, writing
 from study.store import sessions as session_store
-from study.store.db import mturk_assignments
+from study.store.mturk import mturk_assignments
 from tests.server.flow import finish, post_init, start, to_writing
 
 MTURK = {"workerId": "A1B2C3D4E5F6G7", "assignmentId": "3ASSIGN0001", "hitId": "3HIT0001",

@@ -47,3 +47,9 @@ def files_beside(study, connection, sessions: list[dict]) -> dict[str, bytes]:
 
 def counts_suggestions(condition) -> bool:
     return not arm.is_chat_arm(condition)
+
+
+def assistant_texts(connection, session_id: str) -> list[str]:
+    """The replies a chat arm showed this writer: pasted into the text, they are the assistant's,
+    not text from outside (study.review.evidence, study.curation.origin)."""
+    return [m["content"] for m in chat_store.messages(connection, session_id) if m["role"] == "assistant"]

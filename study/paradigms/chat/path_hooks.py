@@ -30,3 +30,9 @@ def status(connection, study) -> list[str]:
     totals = chat_store.totals(connection)
     return [f"Chat: {totals['sessions']} conversations, {totals['exchanges']} exchanges, "
             f"{totals['events']} page events stored"]  # fmt: skip
+
+
+def written_chars(connection, session_id: str) -> int:
+    """What review's rule 5 counts as the worker's writing (study.review.evidence): the
+    characters of their own messages, since the document may rightly hold the replies."""
+    return sum(len(m["content"]) for m in chat_store.messages(connection, session_id) if m["role"] == "user")
