@@ -11,6 +11,7 @@ import click
 from study import config as study_config
 from study import paradigms as registry
 from study.paths import templates_dir
+from study.status import database_shown
 
 
 def _load(directory: str) -> study_config.Study:
@@ -135,7 +136,7 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
     except (ProxyConfigError, LimitStoreUnavailable, ActivityConfigError) as error:
         raise click.ClickException(str(error)) from None
     workers = workers or serving.default_workers()
-    click.echo(f"Serving '{study.name}' on http://{host}:{port}/  (database: {_safe_url(study)})")
+    click.echo(f"Serving '{study.name}' on http://{host}:{port}/  (database: {database_shown(study)})")
     click.echo(f"{workers} worker processes x {threads} threads, up to {writers} open connections each")
     click.echo(f"Participants start at http://{host}:{port}/task?access_code=YOUR-CODE")
     serving.run(app, host=host, port=port, workers=workers, threads=threads, writers=writers)
@@ -144,7 +145,7 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
 def _serve(app, host: str, port: int, threads: int, study) -> None:
     import waitress
 
-    click.echo(f"Serving '{study.name}' on http://{host}:{port}/  (database: {_safe_url(study)})")
+    click.echo(f"Serving '{study.name}' on http://{host}:{port}/  (database: {database_shown(study)})")
     click.echo(f"Participants start at http://{host}:{port}/task?access_code=YOUR-CODE")
     from study.server.proxy import waitress_options
 
@@ -158,110 +159,6 @@ def _serve(app, host: str, port: int, threads: int, study) -> None:
         # select() cannot watch file descriptors numbered above 1024; poll() can.
         asyncore_use_poll=True,
     )
-
-
-def _safe_url(study) -> str:
-    from sqlalchemy.engine import make_url
-
-    return make_url(study.database_url).render_as_string(hide_password=True)
-
-
-def _last_minute(recent, slots: int) -> str:
-    """`study status`'s lines for an operator during a launch: every server process's last
-    minute (study.server.activity) and the model calls in flight."""
-    from study.store.activity import percentile
-
-    if recent.processes:
-        plural = "es" if recent.processes > 1 else ""
-        lines = [
-            f"Last minute, {recent.processes} server process{plural}: {recent.requests:,} requests "
-            f"({recent.event_requests:,} event batches, {recent.suggestion_requests:,} asking the "
-            f"model), {recent.events:,} events stored"
-        ]
-        if recent.event_requests:
-            p50, p99 = percentile(recent.event_ms, 0.5), percentile(recent.event_ms, 0.99)
-            lines.append(f"  event acknowledgements: p50 {p50:.1f} ms, p99 {p99:.1f} ms in the server")
-    else:
-        lines = [
-            f"Last minute: no requests recorded (no server running, or idle); "
-            f"{recent.events:,} events stored"
-        ]
-    # No request waits for a slot: past them it is refused at once (503), and counted here.
-    lines.append(
-        f"  model calls: {recent.in_flight} in flight of {slots} slots, 0 waiting, "
-        f"{recent.busy_refusals:,} refused busy in the last minute"
-    )
-    return "\n".join(lines)
-
-
-@main.command()
-@click.argument("directory", type=click.Path(exists=True, file_okay=False))
-def status(directory: str) -> None:
-    """How the study in DIRECTORY is going: sessions, conditions, events, suggestions."""
-    from study.store import create_tables, make_engine, reading
-    from study.store.sessions import STAGES
-    from study.store.summary import summarize
-
-    study = _load(directory)
-    engine = make_engine(study.database_url)
-    create_tables(engine)
-    from study.export.surveys import counts as survey_counts
-    from study.store.simulated import simulated_ids
-
-    from study import providers
-    from study.server import model_calls
-    from study.server.limits import from_study as limits_of
-    from study.store.activity import recent as recent_activity
-
-    limits = limits_of(study)
-    with reading(engine) as connection:
-        summary = summarize(connection)
-        recent = recent_activity(connection, model_calls.NO_OUTCOME, model_calls.in_flight_seconds(study))
-        surveys = survey_counts(connection)
-        hooks = registry.path_hooks(study)  # e.g. a chat study's conversations
-        path_lines = hooks.status(connection, study) if hooks is not None else []
-        simulated = len(simulated_ids(connection))
-        # Every recruitment provider's submissions and money, from the database alone.
-        recruitment = [line for provider in providers.registered()
-                       for line in provider.summaries(connection, study)]  # fmt: skip
-    engine.dispose()
-    total = sum(summary.stages.values())
-    click.echo(f"Study '{study.name}' ({_safe_url(study)})")
-    stages = registry.path(study) or STAGES
-    by_stage = ", ".join(f"{stage} {summary.stages[stage]}" for stage in stages if summary.stages[stage])
-    click.echo(f"Sessions: {total}" + (f" ({by_stage})" if by_stage else ""))
-    click.echo("Conditions: " + ", ".join(f"{c.name} {summary.conditions[c.name]}" for c in study.conditions))
-    if simulated:
-        click.echo(f"Simulated sessions (study simulate, not people): {simulated}")
-    click.echo(f"Events stored: {summary.events}")
-    for line in path_lines:
-        click.echo(line)
-    if summary.sessions_with_lost_events:
-        click.echo(
-            f"Sessions whose browser lost events before they were stored: "
-            f"{summary.sessions_with_lost_events} (see sessions.missing_events)"
-        )
-    requests = summary.suggestion_requests
-    line = f"Suggestion requests: {requests}"
-    if requests:
-        line += f", failed {summary.suggestion_failures} ({100 * summary.suggestion_failures / requests:.0f}%)"
-    if summary.median_latency_ms is not None:
-        line += f", median latency {summary.median_latency_ms:.0f} ms"
-    click.echo(line)
-    for reason, count in summary.failure_reasons:
-        click.echo(f"  failed {count}x: {reason}")
-    click.echo(_last_minute(recent, limits.concurrent_suggestions))
-    for line in recruitment:
-        cap = f" of a {line.cap} cap" if line.cap is not None else " (no cap)"
-        click.echo(f"{providers.provider_for(line.provider).title} ({line.environment}): "
-                   f"{line.submissions} submissions synced; committed {line.committed}{cap}, "
-                   f"paid {line.paid}")  # fmt: skip
-    if study.surveys:
-        click.echo("Surveys (submitted, in progress): " + ", ".join(
-            f"{s.name} {surveys.get(s.name, (0, 0))[0]}"
-            + (f" (+{surveys[s.name][1]})" if surveys.get(s.name, (0, 0))[1] else "")
-            for s in study.surveys
-        ))  # fmt: skip
 
 
 # The chat demo on the embedded SmolLM2-135M, on a small CPU: a reply of at most 64 tokens that
@@ -400,11 +297,12 @@ def _register_groups() -> None:
     from study.mturk.cli import mturk
     from study.prolific.cli import prolific
     from study.report.cli import report
+    from study.status import status
     from study.simulate.cli import simulate
     from study.release.cli import keys, release, withdraw
     from study.review.cli import qualify, review, reviewers
 
-    for group in (lm, curate, mturk, keys, release, withdraw, reviewers, review, qualify, report,
+    for group in (status, lm, curate, mturk, keys, release, withdraw, reviewers, review, qualify, report,
                   simulate, judging, preregister, prolific):
         main.add_command(group)
     # A judging round's judges are recruited on MTurk: its post and review join `study judging`.

@@ -1,0 +1,119 @@
+"""`study status`: how a study is going, for the researcher and, during a launch, the operator:
+sessions by stage and condition, events, suggestions and their failures, every server process's
+last minute (study.server.activity), each recruitment provider's submissions and money
+(study.providers), and the surveys."""
+
+from __future__ import annotations
+
+import click
+
+from study import config as study_config
+from study import paradigms as registry
+
+
+def database_shown(study) -> str:
+    """The database URL with any password hidden, for what the commands print."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(study.database_url).render_as_string(hide_password=True)
+
+
+def _last_minute(recent, slots: int) -> str:
+    """`study status`'s lines for an operator during a launch: every server process's last
+    minute (study.server.activity) and the model calls in flight."""
+    from study.store.activity import percentile
+
+    if recent.processes:
+        plural = "es" if recent.processes > 1 else ""
+        lines = [
+            f"Last minute, {recent.processes} server process{plural}: {recent.requests:,} requests "
+            f"({recent.event_requests:,} event batches, {recent.suggestion_requests:,} asking the "
+            f"model), {recent.events:,} events stored"
+        ]
+        if recent.event_requests:
+            p50, p99 = percentile(recent.event_ms, 0.5), percentile(recent.event_ms, 0.99)
+            lines.append(f"  event acknowledgements: p50 {p50:.1f} ms, p99 {p99:.1f} ms in the server")
+    else:
+        lines = [
+            f"Last minute: no requests recorded (no server running, or idle); "
+            f"{recent.events:,} events stored"
+        ]
+    # No request waits for a slot: past them it is refused at once (503), and counted here.
+    lines.append(
+        f"  model calls: {recent.in_flight} in flight of {slots} slots, 0 waiting, "
+        f"{recent.busy_refusals:,} refused busy in the last minute"
+    )
+    return "\n".join(lines)
+
+
+@click.command()
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+def status(directory: str) -> None:
+    """How the study in DIRECTORY is going: sessions, conditions, events, suggestions."""
+    from study.store import create_tables, make_engine, reading
+    from study.store.sessions import STAGES
+    from study.store.summary import summarize
+
+    try:
+        study = study_config.load(directory)
+    except study_config.ConfigError as error:
+        raise click.ClickException(str(error)) from None
+    engine = make_engine(study.database_url)
+    create_tables(engine)
+    from study.export.surveys import counts as survey_counts
+    from study.store.simulated import simulated_ids
+
+    from study import providers
+    from study.server import model_calls
+    from study.server.limits import from_study as limits_of
+    from study.store.activity import recent as recent_activity
+
+    limits = limits_of(study)
+    with reading(engine) as connection:
+        summary = summarize(connection)
+        recent = recent_activity(connection, model_calls.NO_OUTCOME, model_calls.in_flight_seconds(study))
+        surveys = survey_counts(connection)
+        hooks = registry.path_hooks(study)  # e.g. a chat study's conversations
+        path_lines = hooks.status(connection, study) if hooks is not None else []
+        simulated = len(simulated_ids(connection))
+        # Every recruitment provider's submissions and money, from the database alone.
+        recruitment = [line for provider in providers.registered()
+                       for line in provider.summaries(connection, study)]  # fmt: skip
+    engine.dispose()
+    total = sum(summary.stages.values())
+    click.echo(f"Study '{study.name}' ({database_shown(study)})")
+    stages = registry.path(study) or STAGES
+    by_stage = ", ".join(f"{stage} {summary.stages[stage]}" for stage in stages if summary.stages[stage])
+    click.echo(f"Sessions: {total}" + (f" ({by_stage})" if by_stage else ""))
+    click.echo("Conditions: " + ", ".join(f"{c.name} {summary.conditions[c.name]}" for c in study.conditions))
+    if simulated:
+        click.echo(f"Simulated sessions (study simulate, not people): {simulated}")
+    click.echo(f"Events stored: {summary.events}")
+    for line in path_lines:
+        click.echo(line)
+    if summary.sessions_with_lost_events:
+        click.echo(
+            f"Sessions whose browser lost events before they were stored: "
+            f"{summary.sessions_with_lost_events} (see sessions.missing_events)"
+        )
+    requests = summary.suggestion_requests
+    line = f"Suggestion requests: {requests}"
+    if requests:
+        line += f", failed {summary.suggestion_failures} ({100 * summary.suggestion_failures / requests:.0f}%)"
+    if summary.median_latency_ms is not None:
+        line += f", median latency {summary.median_latency_ms:.0f} ms"
+    click.echo(line)
+    for reason, count in summary.failure_reasons:
+        click.echo(f"  failed {count}x: {reason}")
+    click.echo(_last_minute(recent, limits.concurrent_suggestions))
+    for line in recruitment:
+        cap = f" of a {line.cap} cap" if line.cap is not None else " (no cap)"
+        click.echo(f"{providers.provider_for(line.provider).title} ({line.environment}): "
+                   f"{line.submissions} submissions synced; committed {line.committed}{cap}, "
+                   f"paid {line.paid}")  # fmt: skip
+    if study.surveys:
+        click.echo("Surveys (submitted, in progress): " + ", ".join(
+            f"{s.name} {surveys.get(s.name, (0, 0))[0]}"
+            + (f" (+{surveys[s.name][1]})" if surveys.get(s.name, (0, 0))[1] else "")
+            for s in study.surveys
+        ))  # fmt: skip
