@@ -17,7 +17,7 @@ from study.cli import write_study_files
 from study.paradigms.chat import CHAT_DEMO
 from study.lm import smollm2
 from study.lm.server import serve_in_thread
-from study.store import chat as chat_store
+from study.paradigms.chat import store as chat_store
 from study.store import make_engine, reading
 from tests.browser.chat_participant import rate, start_chat
 from tests.browser.conftest import _serve_in_thread

@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 from study.cli import main, write_study_files
 from study.lm.backends import DeterministicBackend, Generation
 from study.lm.server import serve_in_thread
-from study.store import chat as chat_store
+from study.paradigms.chat import store as chat_store
 from study.store import events as event_store
 from study.store import make_engine, reading
 from study.store.db import chat_events

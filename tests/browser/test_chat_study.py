@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from study.cli import write_study_files
-from study.store import chat as chat_store
+from study.paradigms.chat import store as chat_store
 from study.store import make_engine, reading
 from study.store import events as event_store
 from study.store import surveys as survey_store

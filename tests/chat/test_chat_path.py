@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import replace
 
 from study.server import create_app
-from study.store import chat as chat_store
+from study.paradigms.chat import store as chat_store
 from study.store import reading
 from study.store import sessions as session_store
 from study.store import surveys as survey_store

@@ -16,7 +16,7 @@ from study.lm.backends import DeterministicBackend
 from study.lm.server import create_app as create_model_app
 from study.paradigms.chat.export import export_chat
 from study.server import create_app
-from study.store import chat as chat_store
+from study.paradigms.chat import store as chat_store
 from study.store import make_engine, reading
 from study.store.db import suggestion_requests
 from tests.chat.flow import choose_intent, prewrite, rate, start_chat

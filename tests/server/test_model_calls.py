@@ -18,7 +18,7 @@ from sqlalchemy import select
 from study import config
 from study.cli import write_study_files
 from study.server import create_app
-from study.store import chat as chat_store
+from study.paradigms.chat import store as chat_store
 from study.store import reading
 from study.store.db import suggestion_requests
 from tests.chat.flow import choose_intent, prewrite, say, start_chat

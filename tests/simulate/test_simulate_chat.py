@@ -14,7 +14,7 @@ from study import config
 from study.cli import main, write_study_files
 from study.lm.backends import Generation
 from study.lm.server import serve_in_thread
-from study.store import chat as chat_store
+from study.paradigms.chat import store as chat_store
 from study.store import make_engine, reading
 from study.store import sessions as session_store
 from study.store.db import simulated_sessions

@@ -33,7 +33,7 @@ from study.paradigms.chat import assistant
 from study.server import arrival, contract, events_api, model_calls
 from study.server.surveys import owed_surveys
 from study.server.context import engine, limits, session_or_404, study
-from study.store import chat as chat_store
+from study.paradigms.chat import store as chat_store
 from study.store import events as event_store
 from study.store import reading, writing
 from study.store.db import chat_events

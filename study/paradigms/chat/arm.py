@@ -4,7 +4,7 @@ The writer writes on the study's prompt in the same editor, with the same log, t
 and completion as every other arm, and has a chat assistant in a panel beside it (RealHumanEval's
 chat arm; MindCopilot's "passive collaboration", Fig. 1 left). No Tab suggestions: text reaches
 the document only by the writer's own typing or paste, so the CoAuthor log of the editor is as
-in a control arm, and the conversation is kept beside it (study.store.chat, the chat study's
+in a control arm, and the conversation is kept beside it (study.paradigms.chat.store, the chat study's
 messages table). A study with a `[chat]` table is CollabLLM's document-creation study instead
 (study.paradigms.chat.config), with its own path.
 

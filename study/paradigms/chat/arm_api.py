@@ -4,7 +4,7 @@ GET  /api/sessions/<id>/assistant/messages -> {"messages", "pending_client_id"} 
 POST /api/sessions/<id>/assistant/messages {"client_id", "content"} -> 200 {"user", "assistant",
      "exchanges", "owed"}; 409 unless the session is writing in a chat arm; 429 / 502 / 503 /
      504 when the model is not asked or fails (the message is kept; the same client_id asks again).
-The conversation is stored as a chat study's (study.store.chat) and every model call goes
+The conversation is stored as a chat study's (study.paradigms.chat.store) and every model call goes
 through study.server.model_calls, as the chat study's replies do (study.paradigms.chat.api).
 """
 
@@ -15,7 +15,7 @@ from flask import Blueprint, jsonify
 from study.paradigms.chat import arm, assistant
 from study.server import contract, model_calls
 from study.server.context import engine, session_or_404, study
-from study.store import chat as chat_store
+from study.paradigms.chat import store as chat_store
 from study.store import reading, writing
 
 blueprint = Blueprint("chat_arm_api", __name__, url_prefix="/api/sessions")

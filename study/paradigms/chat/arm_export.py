@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 
 from study.paradigms.chat import arm
-from study.store import chat as chat_store
+from study.paradigms.chat import store as chat_store
 
 FILE = "chat-arm-conversations.jsonl"
 

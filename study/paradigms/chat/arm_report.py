@@ -22,7 +22,7 @@ from study.paradigms.chat import arm, arm_export
 
 
 def _from_study(path: Path) -> tuple[dict[str, list[str]], dict[str, list[dict]]]:
-    from study.store import chat as chat_store
+    from study.paradigms.chat import store as chat_store
     from study.store import events as event_store
     from study.store import make_engine, reading
     from study.store import sessions as session_store

@@ -16,7 +16,7 @@ import random
 from sqlalchemy import Connection
 
 from study.config import Condition, Study
-from study.store import chat as chat_store
+from study.paradigms.chat import store as chat_store
 from study.store import sessions as session_store
 
 _random = random.SystemRandom()

@@ -13,7 +13,7 @@ from pathlib import Path
 from study.paradigms.chat.assign import label
 from study.config import Study
 from study.export.surveys import export_surveys
-from study.store import chat as chat_store
+from study.paradigms.chat import store as chat_store
 from study.store import events as event_store
 from study.store import make_engine, reading
 from study.store import sessions as session_store

@@ -22,7 +22,7 @@ from study.server import contract, stages
 from study.server.context import engine, limits, session_or_404, study
 from study.server.stages import at_stage, stage_url
 from study.server.surveys import owed_surveys, render_items
-from study.store import chat as chat_store
+from study.paradigms.chat import store as chat_store
 from study.store import reading, writing
 from study.store import events as event_store
 from study.store import sessions as session_store

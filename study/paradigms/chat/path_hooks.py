@@ -5,7 +5,7 @@ are placed by, the operator's notice on the path's pages, and `study status`'s l
 
 from __future__ import annotations
 
-from study.store import chat as chat_store
+from study.paradigms.chat import store as chat_store
 
 
 def noun(connection, study, session: dict) -> str:
