@@ -10,10 +10,9 @@ asks this module, which loops over the registered providers or picks one by name
   worker (`counted_session_ids`, study.release.source);
 - `study qualify` runs the qualify command of the provider the qualification round ran on
   (`qualification_provider`, study.review.cli);
-- the task server lets a provider with a participant path of its own (Prolific's URL
-  parameters and completion redirect) take the arrivals and completions that are its
-  (`participant_paths`, study.server.participant); MTurk's HIT path is the task server's own,
-  as /task was built for its ExternalQuestion, and asks MTurk's repeat guard by name;
+- the task server lets each provider's participant path (MTurk's HIT parameters and its
+  completion form, Prolific's URL parameters and completion redirect) take the arrivals and
+  completions that are its (`participant_paths`, study.server.participant);
 - `study status` shows every provider's synced submissions and money (`summaries`).
 
 Both providers file a participant's session alike (study.store.db.sessions): the worker id or
@@ -81,6 +80,16 @@ class ParticipantPath(Protocol):
 
     def completion_url(self, session: dict) -> str | None:
         """Where the completion page sends this session; None if it is not this provider's."""
+
+    def submit_origin(self, session: dict) -> str | None:
+        """The origin the completion page's form posts to (MTurk's externalSubmit); None."""
+
+    def completion_form(self, session: dict) -> Any:
+        """The completion page's form for this session (MTurk's Submit HIT), or None."""
+
+    def submitted(self, session: dict) -> bool:
+        """Whether the provider already has this session's submission (the page then says
+        only that the session is finished)."""
 
 
 @runtime_checkable

@@ -2,9 +2,8 @@
 existing `study mturk` code, unchanged, over a study.mturk.context.Context; what the core asks
 of the study database reads MTurk's tables (study.store.mturk: mturk_assignments, mturk_payments).
 
-MTurk has no participant path of its own here: the task server's /task and completion page
-were built for its HIT's ExternalQuestion (study.server.participant), which asks this
-adapter's `repeat_session` for [mturk] once_per_worker."""
+Its participant path (the HIT's ExternalQuestion into /task, the completion page's form back to
+MTurk) is study.mturk.entry, which the task server finds through the registry."""
 
 from __future__ import annotations
 
@@ -15,6 +14,7 @@ from sqlalchemy import Connection, func, select
 
 from study.config import Study
 from study.mturk import assignments, bonuses, hits, ledger, money, posting, repeat, review, workers
+from study.mturk import entry
 from study.mturk import qualify as mturk_qualify
 from study.mturk import settings as mturk_settings
 from study.mturk.context import Context
@@ -26,7 +26,7 @@ from study.store.mturk import mturk_assignments, mturk_payments
 class MTurk:
     name = "mturk"
     title = "MTurk"
-    participant = None
+    participant = entry
     repeat_refusal = repeat.REFUSAL
 
     def synced(self):
@@ -62,9 +62,7 @@ class MTurk:
 
     def repeat_session(self, connection: Connection, study: Study, worker_id: str,
                        arriving_with: str) -> dict | None:  # fmt: skip
-        if not repeat.once_per_worker(study):
-            return None
-        return repeat.earlier_session(connection, worker_id, arriving_with)
+        return entry.repeat_session(connection, study, worker_id, arriving_with)
 
     def qualify_command(self):
         from study.mturk.cli.qualify import qualify  # the command line only when it runs

@@ -27,11 +27,11 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from flask import current_app, redirect, render_template, request
+from flask import redirect, render_template
 
 from study.prolific import settings as prolific_settings
 from study.review import rounds
-from study.server import page_security
+from study.server import entry_pages
 from study.server.context import engine, study
 from study.server.stages import stage_url
 from study.store import reading, writing
@@ -83,7 +83,7 @@ def enter(args, round_name: str | None):
                                            worker_id=pid)  # fmt: skip
             if refusal:
                 return _message("Not this round", refusal.replace("HIT", "submission"), 403)
-            if not _start_allowed(connection):
+            if not entry_pages.start_allowed(connection):
                 return _message("Please wait", "Too many sessions were started from your network "
                                 "in the last hour; please try again later.", 429)  # fmt: skip
             session = session_store.create(
@@ -91,13 +91,6 @@ def enter(args, round_name: str | None):
             )
             rounds.record(connection, study(), session["session_id"], round_name or known["round"])
     return redirect(stage_url(session))
-
-
-def _start_allowed(connection) -> bool:
-    # As study.server.participant: loopback (a reverse proxy, a test) is not throttled.
-    if page_security.is_loopback(request.remote_addr):
-        return True
-    return current_app.extensions["study.start_throttle"].allow(request.remote_addr, connection)
 
 
 def repeat_session(connection, study_config, pid: str, study_id: str) -> dict | None:
@@ -119,3 +112,15 @@ def completion_url(session: dict) -> str | None:
     base = prolific_settings.from_study(study()).completion_url
     joiner = "&" if "?" in base else "?"
     return f"{base}{joiner}{urlencode({'cc': known['completion_code']})}"
+
+
+def submit_origin(session: dict) -> str | None:
+    return None  # no form: the completion page redirects (its origin is allowed by at_stage)
+
+
+def completion_form(session: dict) -> None:
+    return None
+
+
+def submitted(session: dict) -> bool:
+    return False  # the page redirects to Prolific; sync, not the page, learns of the submission

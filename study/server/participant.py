@@ -12,30 +12,26 @@ from __future__ import annotations
 
 import json
 import time
-from urllib.parse import urlsplit
 
 from flask import Blueprint, current_app, g, redirect, render_template, request
 from markupsafe import Markup
-from sqlalchemy import select
 
 from study import control_arm, paradigms
 from study.config import min_writing_text, study_duration
 from study import providers
 from study.review import rounds
-from study.server import assignment, contract, page_security, stages, surveys, within
+from study.server import assignment, contract, entry_pages, page_security, stages, surveys, within
 from study.server.context import engine, limits, study
 from study.server.stages import at_stage, stage_url
 from study.store import reading, writing
 from study.store import sessions as session_store
-from study.store.mturk import mturk_assignments
 from study.survey.evaluation import evaluation_items
 
 blueprint = Blueprint("participant", __name__)
 
-PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
 # The completion page shows the verification code, the assignment and the access code for this
 # long after the survey (time to submit the HIT, or to note the code, and to reload the page);
-# after that, or once MTurk has the submission, it says only that the session is finished.
+# after that, or once the provider has the submission, it says only that the session is finished.
 COMPLETE_PAGE_SECONDS = 3600
 
 
@@ -49,13 +45,6 @@ def page_policy(response):
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "no-referrer")
     return response
-
-
-def _loopback_request() -> bool:
-    """The request came over loopback to a loopback host (a test, never a worker)."""
-    return page_security.is_loopback(request.remote_addr) and page_security.is_loopback(
-        urlsplit("//" + request.host).hostname
-    )
 
 
 def _page_text(template_source: str, session: dict) -> Markup:
@@ -93,67 +82,27 @@ def index():
     query="api/pages.schema.json#/$defs/taskQuery", responses={200: None, 302: None, 400: None, 403: None, 429: None},
 )  # fmt: skip
 def task():
-    """The entry point. Cases, in order: MTurk preview, a provider with a participant path of
-    its own (Prolific's parameters: study.providers.participant_paths), MTurk worker (new,
-    returning, or new but already taken part in a once-per-worker study; this path was built
-    for MTurk's HIT, so it asks MTurk's adapter by name), lab participant with an access code
-    (new, returning, or starting another session). A new session joins the round the link
+    """The entry point. Cases, in order: a recruitment provider's participant (its parameters
+    and its cases: study.mturk.entry, study.prolific.entry), lab participant with an access
+    code (new, returning, or starting another session). A new session joins the round the link
     names with `?round=NAME` (study.review.rounds), if that round admits the writer."""
     args = request.args
     round_name = args.get("round", "").strip() or None
-    assignment_id = args.get("assignmentId", "").strip()
-    if assignment_id == PREVIEW_ASSIGNMENT:
-        return render_template("preview.html", study=study())
-    for path in providers.participant_paths():  # e.g. Prolific's PROLIFIC_PID, STUDY_ID, SESSION_ID
+    # A recruitment provider's own parameters (MTurk's assignmentId, hitId, workerId and
+    # turkSubmitTo, previews included; Prolific's PROLIFIC_PID, STUDY_ID and SESSION_ID),
+    # in the registry's order (study.providers.participant_paths).
+    for path in providers.participant_paths():
         if path.arrives(args):
             return path.enter(args, round_name)
-
-    if assignment_id:
-        worker_id = args.get("workerId", "").strip()
-        hit_id = args.get("hitId", "").strip()
-        if not worker_id or not hit_id:
-            return _entry_error("the link is missing workerId or hitId; open the task from MTurk")
-        submit_to = args.get("turkSubmitTo", "").strip() or None
-        if submit_to is not None:
-            try:
-                submit_to = page_security.submit_origin(
-                    submit_to, loopback_allowed=_loopback_request()
-                )
-            except page_security.NotMTurk as error:
-                return _entry_error(f"{error}; open the task from MTurk")
-        with writing(engine()) as connection:
-            session = session_store.by_assignment(connection, assignment_id)
-            if session is None:
-                # [mturk] once_per_worker: the exclusion qualification can reach a worker too
-                # late to stop a second accept, so the worker id is checked here too.
-                mturk = providers.provider_for("mturk")  # this branch is MTurk's HIT
-                if mturk.repeat_session(connection, study(), worker_id, assignment_id) is not None:
-                    return _refuse_repeat()
-                refusal = rounds.entry_refusal(connection, study(), round_name, worker_id=worker_id)
-                if refusal:
-                    return _refuse_round(refusal)
-                if not _start_allowed(connection):
-                    return _too_many_starts()
-                session = session_store.create(
-                    connection,
-                    worker_id=worker_id,
-                    assignment_id=assignment_id,
-                    hit_id=hit_id,
-                    turk_submit_to=submit_to,
-                )
-                rounds.record(connection, study(), session["session_id"], round_name)
-            elif session["worker_id"] != worker_id:
-                return _entry_error("this assignment belongs to another worker")
-        return redirect(stage_url(session))
 
     access_code = args.get("access_code", "").strip()
     if access_code:
         if len(access_code) > 64:
-            return _entry_error("the access code is too long")
+            return entry_pages.cannot_start("the access code is too long")
         listed = limits().access_codes
         if listed is not None and access_code not in listed:
             # [session] access_codes_file: only the codes the researchers handed out.
-            return _entry_error("this access code is not one of this study's; check the code you were given")
+            return entry_pages.cannot_start("this access code is not one of this study's; check the code you were given")
         with writing(engine()) as connection:
             session = session_store.latest_for_access_code(connection, access_code)
             another = args.get("another") == "1"
@@ -162,44 +111,16 @@ def task():
                     connection, study(), round_name, access_code=access_code
                 )
                 if refusal:
-                    return _refuse_round(refusal)
-                if not _start_allowed(connection):
-                    return _too_many_starts()
+                    return entry_pages.refuse_round(refusal)
+                if not entry_pages.start_allowed(connection):
+                    return entry_pages.too_many_starts()
                 session = session_store.create(connection, access_code=access_code)
                 rounds.record(connection, study(), session["session_id"], round_name)
         return redirect(stage_url(session))
 
-    return _entry_error(
+    return entry_pages.cannot_start(
         "open this page from MTurk, or add your access code: /task?access_code=YOUR-CODE"
     )
-
-
-def _start_allowed(connection) -> bool:
-    """Whether this address may start another session; counted inside the caller's transaction
-    (`connection`) when the count is kept in the study database."""
-    # Loopback is not throttled: it is a reverse proxy on this machine (which would otherwise
-    # put every writer under one address), a test or a benchmark (README, "Participants").
-    if page_security.is_loopback(request.remote_addr):
-        return True
-    return current_app.extensions["study.start_throttle"].allow(request.remote_addr, connection)
-
-
-def _too_many_starts():
-    message = "Too many sessions were started from your network in the last hour; please try again later."
-    return render_template("message.html", study=study(), title="Please wait", message=message), 429
-
-
-def _refuse_repeat():
-    message = providers.provider_for("mturk").repeat_refusal
-    return render_template("message.html", study=study(), title="Already taken part", message=message), 403
-
-
-def _refuse_round(message: str):
-    return render_template("message.html", study=study(), title="Not this round", message=message), 403
-
-
-def _entry_error(message: str):
-    return render_template("message.html", study=study(), title="Cannot start", message=message), 400
 
 
 # -- consent and instructions -----------------------------------------------------------------
@@ -344,7 +265,7 @@ def survey(session_id, session):
 
 
 @blueprint.get("/s/<session_id>/complete")
-@contract.declare("The completion page (the verification code, MTurk's submit button)", responses={200: None, 302: None})
+@contract.declare("The completion page (the verification code; a provider's submit form or redirect)", responses={200: None, 302: None})
 @at_stage("complete")
 def complete(session_id, session):
     if _completion_closed(session):
@@ -357,15 +278,11 @@ def complete(session_id, session):
         )
     if (elsewhere := stages.completion_url(session)) is not None:
         return redirect(elsewhere)  # e.g. Prolific's completion URL with the study's code
-    submit_origin = None
-    if session["assignment_id"] and session["turk_submit_to"]:
-        try:
-            submit_origin = page_security.submit_origin(
-                session["turk_submit_to"], loopback_allowed=_loopback_request()
-            )
-        except page_security.NotMTurk:
-            submit_origin = None  # stored before turkSubmitTo was checked: never a form action
-    g.submit_origin = submit_origin
+    # A provider's form on the page (MTurk's: the code posted back to the HIT), allowed as the
+    # page's one form action elsewhere.
+    paths = providers.participant_paths()
+    g.submit_origin = next((o for path in paths if (o := path.submit_origin(session))), None)
+    provider_form = next((f for path in paths if (f := path.completion_form(session))), None)
     parts_left = 0
     if study().assignment == "within":  # the next arm's session (study.server.within)
         with reading(engine()) as connection:
@@ -375,8 +292,7 @@ def complete(session_id, session):
             "complete.html",
             study=study(),
             session=session,
-            mturk=submit_origin is not None,
-            submit_url=(submit_origin or "") + "/mturk/externalSubmit",
+            provider_form=provider_form,
             survey=json.loads(session["survey"] or "{}"),
             parts_left=parts_left,
         )
@@ -388,13 +304,5 @@ def complete(session_id, session):
 def _completion_closed(session: dict) -> bool:
     if time.time() - (session["completed_at"] or 0) > COMPLETE_PAGE_SECONDS:
         return True
-    if not session["assignment_id"]:
-        return False
-    with reading(engine()) as connection:
-        submitted = connection.execute(
-            select(mturk_assignments.c.status).where(
-                mturk_assignments.c.assignment_id == session["assignment_id"],
-                mturk_assignments.c.status.in_(("Submitted", "Approved", "Rejected")),
-            )
-        ).first()
-    return submitted is not None
+    # Once the provider has the submission, the page says only that the session is done.
+    return any(path.submitted(session) for path in providers.participant_paths())

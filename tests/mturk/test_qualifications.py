@@ -3,7 +3,6 @@ server-side repeat check that keep a worker from taking a once-per-worker study 
 
 from __future__ import annotations
 
-import inspect
 import time
 from dataclasses import replace
 
@@ -12,7 +11,6 @@ import pytest
 
 from study.mturk import assignments, qualifications, repeat
 from study.mturk.emulator.worker import visible_hits
-from study.server import participant
 from study.store import reading, writing
 from study.store import sessions as session_store
 from study.store.mturk import mturk_assignments
@@ -107,10 +105,6 @@ def test_the_repeat_check_finds_a_workers_earlier_session(ctx):
     assert not repeat.once_per_worker(ctx.study)
 
 
-@pytest.mark.skipif(
-    "repeat" not in inspect.getsource(participant.task),
-    reason="the server-side repeat check is a proposed diff to study/server/participant.py",
-)
 def test_the_task_server_refuses_a_second_session_for_a_once_per_worker_study(ctx):
     from study.server import create_app
 

@@ -1,0 +1,119 @@
+"""MTurk's participant path through the task server (study.providers.ParticipantPath): the
+HIT's ExternalQuestion opens `/task?assignmentId=&hitId=&workerId=&turkSubmitTo=`, and the
+completion page posts the verification code back to MTurk's externalSubmit.
+
+Cases on entry, in order:
+  1. preview (`assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE`, before the worker accepts) -> the
+     preview page;
+  2. a link without workerId or hitId, or a turkSubmitTo that is not MTurk's -> refused with
+     the fix;
+  3. returning worker: the session bound to the assignment resumes (another worker holding
+     the assignment's link is refused);
+  4. new worker: refused when [mturk] once_per_worker and the worker already took part (the
+     exclusion qualification can reach a worker too late to stop a second accept), when the
+     round refuses them (study.review.rounds), or when their address started too many
+     sessions; else a new session bound to the assignment.
+At the end, the completion page shows a form posting the verification code to turkSubmitTo's
+externalSubmit; once MTurk has the submission, the page says only that the session is done.
+"""
+
+from __future__ import annotations
+
+from flask import redirect, render_template
+from markupsafe import Markup
+from sqlalchemy import select
+
+from study.mturk import repeat
+from study.review import rounds
+from study.server import entry_pages, page_security
+from study.server.context import engine, study
+from study.server.stages import stage_url
+from study.store import reading, writing
+from study.store import sessions as session_store
+from study.store.mturk import mturk_assignments
+
+PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
+SUBMITTED = ("Submitted", "Approved", "Rejected")
+
+
+def arrives(args) -> bool:
+    return bool(args.get("assignmentId", "").strip())
+
+
+def enter(args, round_name: str | None):
+    assignment_id = args.get("assignmentId", "").strip()
+    if assignment_id == PREVIEW_ASSIGNMENT:
+        return render_template("preview.html", study=study())
+    worker_id = args.get("workerId", "").strip()
+    hit_id = args.get("hitId", "").strip()
+    if not worker_id or not hit_id:
+        return entry_pages.cannot_start("the link is missing workerId or hitId; open the task from MTurk")
+    submit_to = args.get("turkSubmitTo", "").strip() or None
+    if submit_to is not None:
+        try:
+            submit_to = page_security.submit_origin(submit_to, loopback_allowed=entry_pages.loopback_request())
+        except page_security.NotMTurk as error:
+            return entry_pages.cannot_start(f"{error}; open the task from MTurk")
+    with writing(engine()) as connection:
+        session = session_store.by_assignment(connection, assignment_id)
+        if session is None:
+            if repeat_session(connection, study(), worker_id, assignment_id) is not None:
+                return entry_pages.refuse_repeat(repeat.REFUSAL)
+            refusal = rounds.entry_refusal(connection, study(), round_name, worker_id=worker_id)
+            if refusal:
+                return entry_pages.refuse_round(refusal)
+            if not entry_pages.start_allowed(connection):
+                return entry_pages.too_many_starts()
+            session = session_store.create(
+                connection, worker_id=worker_id, assignment_id=assignment_id, hit_id=hit_id,
+                turk_submit_to=submit_to,
+            )  # fmt: skip
+            rounds.record(connection, study(), session["session_id"], round_name)
+        elif session["worker_id"] != worker_id:
+            return entry_pages.cannot_start("this assignment belongs to another worker")
+    return redirect(stage_url(session))
+
+
+def repeat_session(connection, study_config, worker_id: str, assignment_id: str) -> dict | None:
+    """With [mturk] once_per_worker, the worker's earlier synced session; else None."""
+    if not repeat.once_per_worker(study_config):
+        return None
+    return repeat.earlier_session(connection, worker_id, assignment_id)
+
+
+def completion_url(session: dict) -> str | None:
+    return None  # MTurk's HIT is submitted by a form on the completion page, not a redirect
+
+
+def submit_origin(session: dict) -> str | None:
+    """The MTurk origin the completion page's form posts to (checked again: a session stored
+    before turkSubmitTo was checked never gets a form action elsewhere)."""
+    if not session["assignment_id"] or not session["turk_submit_to"]:
+        return None
+    try:
+        return page_security.submit_origin(session["turk_submit_to"], loopback_allowed=entry_pages.loopback_request())
+    except page_security.NotMTurk:
+        return None
+
+
+def completion_form(session: dict) -> Markup | None:
+    """The form that submits the HIT, or None when the session did not come from a HIT."""
+    origin = submit_origin(session)
+    if origin is None:
+        return None
+    return Markup(render_template("mturk/submit_hit.html", session=session,
+                                  submit_url=origin + "/mturk/externalSubmit"))  # fmt: skip
+
+
+def submitted(session: dict) -> bool:
+    """MTurk has the submission (sync saw it submitted, approved or rejected)."""
+    if not session["assignment_id"]:
+        return False
+    with reading(engine()) as connection:
+        found = connection.execute(
+            select(mturk_assignments.c.status).where(
+                mturk_assignments.c.assignment_id == session["assignment_id"],
+                mturk_assignments.c.status.in_(SUBMITTED),
+            )
+        ).first()
+    return found is not None
