@@ -66,6 +66,13 @@ class Decisions:
     approved: int
     rejected: int
 
+    @classmethod
+    def of(cls, statuses: list[str], approved: str, rejected: str) -> "Decisions | None":
+        """From the provider's statuses of the submissions bound to sessions; None if none."""
+        if not statuses:
+            return None
+        return cls(approved=statuses.count(approved), rejected=statuses.count(rejected))
+
 
 @runtime_checkable
 class ParticipantPath(Protocol):

@@ -36,9 +36,7 @@ class MTurk:
         statuses = connection.execute(
             select(mturk_assignments.c.status).where(mturk_assignments.c.session_id.is_not(None))
         ).scalars().all()  # fmt: skip
-        if not statuses:
-            return None
-        return Decisions(approved=statuses.count("Approved"), rejected=statuses.count("Rejected"))
+        return Decisions.of(statuses, approved="Approved", rejected="Rejected")
 
     def summaries(self, connection: Connection, study: Study) -> list[Summary]:
         try:

@@ -54,10 +54,6 @@ def _filled(value: str) -> bool:
     return bool(value) and value.isalnum()
 
 
-def _message(title: str, message: str, status: int):
-    return render_template("message.html", study=study(), title=title, message=message), status
-
-
 def enter(args, round_name: str | None):
     pid = args.get("PROLIFIC_PID", "").strip()
     study_id = args.get("STUDY_ID", "").strip()
@@ -65,26 +61,26 @@ def enter(args, round_name: str | None):
     if not _filled(pid):
         return render_template("preview.html", study=study(), prolific=True)
     if not _filled(study_id) or not _filled(submission_id):
-        return _message("Cannot start", "the link is missing STUDY_ID or SESSION_ID; open the "
+        return entry_pages.message("Cannot start", "the link is missing STUDY_ID or SESSION_ID; open the "
                         "study from Prolific", 400)  # fmt: skip
     with writing(engine()) as connection:
         known = prolific_store.study_row(connection, study_id)
         if known is None:
-            return _message("Cannot start", "this Prolific study is not one of this study's; "
+            return entry_pages.message("Cannot start", "this Prolific study is not one of this study's; "
                             "open the study from Prolific", 400)  # fmt: skip
         session = prolific_store.session_for(connection, pid, study_id)
         if session is None:
             if repeat_session(connection, study(), pid, study_id) is not None:
-                return _message("Already taken part", REPEAT_REFUSAL, 403)
+                return entry_pages.message("Already taken part", REPEAT_REFUSAL, 403)
             if session_store.by_assignment(connection, submission_id) is not None:
-                return _message("Cannot start", "this submission belongs to another participant",
+                return entry_pages.message("Cannot start", "this submission belongs to another participant",
                                 400)  # fmt: skip
             refusal = rounds.entry_refusal(connection, study(), round_name or known["round"],
                                            worker_id=pid)  # fmt: skip
             if refusal:
-                return _message("Not this round", refusal.replace("HIT", "submission"), 403)
+                return entry_pages.message("Not this round", refusal.replace("HIT", "submission"), 403)
             if not entry_pages.start_allowed(connection):
-                return _message("Please wait", "Too many sessions were started from your network "
+                return entry_pages.message("Please wait", "Too many sessions were started from your network "
                                 "in the last hour; please try again later.", 429)  # fmt: skip
             session = session_store.create(
                 connection, worker_id=pid, assignment_id=submission_id, hit_id=study_id

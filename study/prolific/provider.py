@@ -32,9 +32,7 @@ class Prolific:
         statuses = connection.execute(
             select(table.c.status).where(table.c.session_id.is_not(None))
         ).scalars().all()  # fmt: skip
-        if not statuses:
-            return None
-        return Decisions(approved=statuses.count("APPROVED"), rejected=statuses.count("REJECTED"))
+        return Decisions.of(statuses, approved="APPROVED", rejected="REJECTED")
 
     def summaries(self, connection: Connection, study: Study) -> list[Summary]:
         try:

@@ -87,6 +87,14 @@ class Recorder:
             self.current = activity_store.Interval(interval.process, started_at=now)
             return interval
 
+    def answered(self, response, event_ms: float | None, model_call: bool, refused: bool):
+        """Count one answered request, and have `response` store the interval when one is
+        due, once it is sent (the after-request hook's work, and the event lane's)."""
+        due = self.count(event_ms, model_call, refused)
+        if due is not None:
+            response.call_on_close(lambda: self.store(due))
+        return response
+
     def store(self, interval: activity_store.Interval) -> None:
         try:
             with writing(self.engine) as connection:
@@ -112,12 +120,9 @@ def install(app: Flask, engine: Engine) -> None:
         event_ms = None
         if started_at is not None and request.method == "POST" and _is_event_request():
             event_ms = (time.perf_counter() - started_at) * 1000
-        due = recorder.count(
-            event_ms, g.get("study_model_call", False), g.get("study_model_call_busy", False)
+        return recorder.answered(
+            response, event_ms, g.get("study_model_call", False), g.get("study_model_call_busy", False)
         )
-        if due is not None:
-            response.call_on_close(lambda: recorder.store(due))
-        return response
 
 
 def _is_event_request() -> bool:

@@ -73,11 +73,8 @@ class EventLane:
                 return None
             except Exception:  # noqa: BLE001 - Flask meets it again and answers as it does
                 return None
-            recorder = self.app.extensions["study.activity"]
-            due = recorder.count((time.perf_counter() - started) * 1000, False, False)
-        if due is not None:
-            response.call_on_close(lambda: recorder.store(due))
-        return response
+            event_ms = (time.perf_counter() - started) * 1000
+        return self.app.extensions["study.activity"].answered(response, event_ms, False, False)
 
 
 def install(app: Flask, max_bytes: int) -> None:

@@ -60,6 +60,9 @@ _queues_lock = threading.Lock()
 
 
 def _queue(engine: Engine) -> _Queue:
+    found = _queues.get(engine)  # every batch asks: the lock only when a queue is made
+    if found is not None and found[0] == os.getpid():
+        return found[1]
     with _queues_lock:
         pid, queue = _queues.get(engine, (None, None))
         if pid != os.getpid():

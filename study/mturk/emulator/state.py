@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import tempfile
 import threading
 import time
 from decimal import Decimal
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from study.mturk import money
+from study.store.permissions import write_private
 
 # MTurk remembers a UniqueRequestToken for 24 hours (see the model's CreateHIT documentation).
 TOKEN_SECONDS = 24 * 3600
@@ -115,10 +115,8 @@ class State:
         if not self.path:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".mturk-", suffix=".json")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(self.data, out, indent=1, sort_keys=True)
-        os.replace(temporary, self.path)
+        # Private and whole or not at all: the state holds the token (study.store.permissions).
+        write_private(self.path, json.dumps(self.data, indent=1, sort_keys=True).encode())
 
     # -- time -------------------------------------------------------------------------------
 

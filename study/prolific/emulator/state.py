@@ -14,7 +14,6 @@ import datetime as dt
 import json
 import os
 import secrets
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from pathlib import Path
 
 from study.prolific.emulator import fees
 from study.prolific.emulator.errors import ApiError, not_found
+from study.store.permissions import write_private
 
 # Submission statuses that hold one of the study's places (docs: a rejected, returned or
 # timed-out submission frees its place for another participant).
@@ -108,11 +108,8 @@ class State:
         if not self.path:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".prolific-",
-                                             suffix=".json")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(self.data, out, indent=1, sort_keys=True)
-        os.replace(temporary, self.path)
+        # Private and whole or not at all: the state holds the token (study.store.permissions).
+        write_private(self.path, json.dumps(self.data, indent=1, sort_keys=True).encode())
 
     # -- time -------------------------------------------------------------------------------
 
