@@ -93,3 +93,32 @@ def test_a_blocked_participant_cannot_join_the_studys_next_prolific_study(run, s
                          json={"study_id": study_id, "participant_id": "5" * 24})  # fmt: skip
     assert welcome.status_code == 201
     assert "blocked    " in run("groups", str(study_folder)) and "1 members" in run("groups", str(study_folder))
+
+
+def test_live_publishing_shows_the_calculators_cost_and_spends_nothing_until_confirmed(
+    run, study_folder, ctx, monkeypatch
+):
+    from study.prolific.context import Context
+
+    out = run("draft", str(study_folder), "--places", "2")
+    study_id = re.search(r"Draft (\w+):", out).group(1)
+    # Only the "is this Prolific itself" answer is forced: the calls still go to the emulator.
+    monkeypatch.setattr(Context, "live", property(lambda self: True))
+    cost = ctx.client.post("study-cost-calculator/", {"reward": 250, "total_available_places": 2})
+    shown = f"${cost['total_cost'] / 100:.2f}"
+
+    out = run("publish", str(study_folder), study_id, "--live", input="n\n", code=1)
+    assert f"LIVE: publishing {study_id} will cost up to {shown}" in out and "Nothing published." in out
+    assert ctx.client.get(f"studies/{study_id}/")["status"] == "UNPUBLISHED"
+    out = run("publish", str(study_folder), study_id, "--live", input="y\n")
+    assert f"{study_id}: published." in out
+    assert ctx.client.get(f"studies/{study_id}/")["status"] == "ACTIVE"
+
+
+def test_pause_and_start_turn_recruiting_off_and_on(run, study_folder, ctx):
+    out = run("draft", str(study_folder), "--places", "1", "--publish")
+    study_id = re.search(r"Draft (\w+):", out).group(1)
+    run("pause", str(study_folder), study_id)
+    assert ctx.client.get(f"studies/{study_id}/")["status"] == "PAUSED"
+    run("start", str(study_folder), study_id)
+    assert ctx.client.get(f"studies/{study_id}/")["status"] == "ACTIVE"
