@@ -10,18 +10,22 @@ import fcntl
 import hashlib
 import os
 import threading
+import time
 import weakref
 from contextlib import contextmanager
 from typing import Iterator
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DisconnectionError
 
 
 def make_engine(url: str) -> Engine:
     """An engine for `url`; SQLite gets WAL, a busy timeout and explicit write locking."""
     if not url.startswith("sqlite"):
-        return create_engine(url, pool_pre_ping=True, future=True)
+        engine = create_engine(url, future=True)
+        _ping_after_idle(engine)
+        return engine
     _create_private(url)
 
     engine = create_engine(
@@ -58,6 +62,33 @@ def make_engine(url: str) -> Engine:
 
     _write_turns[engine] = WriteTurn(make_url(url).database)
     return engine
+
+
+# A pooled connection that sat unused this long is pinged before it is handed out.
+IDLE_PING_SECONDS = 10.0
+
+
+def _ping_after_idle(engine: Engine) -> None:
+    """Hand out only live connections, pinging one only when it has sat idle: SQLAlchemy's
+    pool_pre_ping pings on every checkout, a round trip to PostgreSQL per transaction, and the
+    event API checks out a connection twice per batch (its read and its group's write). A
+    connection in steady use was alive a moment ago; one that idled through a database restart
+    or a dropped link fails its ping, and the pool opens a fresh one instead."""
+
+    @event.listens_for(engine, "checkin")
+    def _checked_in(_dbapi_connection, record) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _checked_out(dbapi_connection, record, _proxy) -> None:
+        if time.monotonic() - record.info.get("idle_since", 0.0) < IDLE_PING_SECONDS:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except engine.dialect.loaded_dbapi.Error as error:
+            if engine.dialect.is_disconnect(error, dbapi_connection, None):
+                raise DisconnectionError(str(error)) from error
+            raise
 
 
 class WriteTurn:
@@ -186,7 +217,13 @@ def driver_fetch(connection: Connection, sql: str, parameters: tuple | list) -> 
 def driver_read(engine: Engine, sql: str, parameters: tuple | list) -> list[tuple]:
     """One read outside any transaction of ours, on a pooled driver connection (see driver_fetch)."""
     raw = engine.raw_connection()
+    # On PostgreSQL the one statement runs in autocommit: no BEGIN before it and no ROLLBACK
+    # when the connection goes back to the pool, two round trips of three. (SQLite's driver
+    # connections are in autocommit already: isolation_level None.)
+    autocommit = engine.dialect.name == "postgresql"
     try:
+        if autocommit:
+            raw.driver_connection.autocommit = True
         cursor = raw.cursor()
         try:
             cursor.execute(driver_sql(engine, sql), parameters)
@@ -194,7 +231,9 @@ def driver_read(engine: Engine, sql: str, parameters: tuple | list) -> list[tupl
         finally:
             cursor.close()
     finally:
-        raw.close()  # back to the pool, which ends PostgreSQL's implicit transaction
+        if autocommit and not raw.driver_connection.closed:
+            raw.driver_connection.autocommit = False
+        raw.close()  # back to the pool
 
 
 @contextmanager

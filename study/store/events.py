@@ -91,11 +91,7 @@ def ingest(
     def work(connection: Connection) -> int | Refused:
         if check is not None:
             if connection.dialect.name == "postgresql":
-                connection.execute(
-                    select(sessions.c.session_id)
-                    .where(sessions.c.session_id == session_id)
-                    .with_for_update()
-                )
+                driver_fetch(connection, f"SELECT 1 FROM {sessions.name} WHERE session_id = ? FOR UPDATE", (session_id,))
             try:
                 check(connection, rows)
             except Refused as refusal:  # refused alone: the group's other batches go on
