@@ -23,7 +23,9 @@ from sqlalchemy.exc import DisconnectionError
 def make_engine(url: str) -> Engine:
     """An engine for `url`; SQLite gets WAL, a busy timeout and explicit write locking."""
     if not url.startswith("sqlite"):
-        engine = create_engine(url, future=True)
+        # As many connections as a `study serve` worker has request threads (16 by default),
+        # each writing its own transaction (study.store.group_commit), with room for reads.
+        engine = create_engine(url, future=True, pool_size=8, max_overflow=12)
         _ping_after_idle(engine)
         return engine
     _create_private(url)
