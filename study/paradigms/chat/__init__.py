@@ -29,6 +29,8 @@ PARADIGM = Paradigm(
     path=("consent", "instructions", "presurvey", "intent", "prewriting", "chat", "survey", "complete"),
     path_hooks="study.paradigms.chat.path_hooks",
     editor="study.paradigms.chat.editor",
+    # The chat arm's panel beside a writing study's editor (served by pages' blueprint).
+    scripts=("editor-chat.js",),
     # A chat arm beside a writing study's editor (study.paradigms.chat.arm); a chat study's
     # own conditions are served through its path (study.paradigms.of_session).
     conditions=("chat",),

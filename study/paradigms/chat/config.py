@@ -103,7 +103,7 @@ class ChatSettings:
     rating_before_finish: bool = False
     # "merged": the page merges the assistant's replies into a running document the participant
     # sees read-only (CollabLLM App. E, "do not take text merging into account"); "edited": the
-    # pane is the participant's own, with a button to insert a reply (study/static/chat.js).
+    # pane is the participant's own, with a button to insert a reply (static/chat.js).
     document_pane: str = "merged"
     notice: str = ""
     # Read on every chat page (spec C6.1: an operator notice "that can be edited live").
