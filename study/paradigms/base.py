@@ -23,8 +23,9 @@ class StudyTemplate:
 
     # One line for `--help`.
     help: str
-    # A folder under templates/ whose files replace templates/init/'s of the same name (the chat
-    # study's study.toml and instructions); empty: templates/init/ as it is.
+    # A folder whose files replace templates/init/'s of the same name (the chat study's
+    # study.toml and instructions, in its paradigm's folder), as a path; a relative one is under
+    # templates/; empty: templates/init/ as it is.
     overlay: str = ""
     # Condition paradigms (a condition's `paradigm`, e.g. "L1".."L3"): study.toml's conditions
     # become one per paradigm and genre, from each genre's first (study.designs.paradigm_toml).
