@@ -1,7 +1,8 @@
-"""The writing stage of the participant's path: the editor page (templates/writing.html, the core's
-study/static/editor*.js and each answering paradigm's `scripts`) and its finish button. Its routes belong to the participant's blueprint (study.server.participant),
-so their endpoints are `participant.writing` and `participant.finish_writing`; create_app
-imports this module with that one.
+"""The writing stage of the participant's path: the editor page (templates/writing.html: the
+core's study/static/editor*.js and each answering paradigm's `scripts`) and its finish button.
+Its routes belong to the participant's blueprint (study.server.participant), so their endpoints
+are `participant.writing` and `participant.finish_writing`; create_app imports this module with
+that one.
 """
 
 from __future__ import annotations
