@@ -89,6 +89,7 @@ def write_study_files(
     private_folder(target)
     sources = {p.name: p for p in (templates_dir() / "init").iterdir()}
     if template.overlay:
+        # An absolute path (a paradigm's own folder) stays itself under `/`.
         sources.update({p.name: p for p in (templates_dir() / template.overlay).iterdir()})
     for source in sorted(sources.values(), key=lambda p: p.name):
         destination = target / source.name

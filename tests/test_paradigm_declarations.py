@@ -6,11 +6,14 @@ to the same contract as the built-in ones."""
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import pytest
 
+import study
 from study import paradigms
 from study.paradigms.base import Paradigm
+from study.paths import templates_dir
 from tests.paradigm_helpme import PARADIGM as HELPME
 
 # Declaration field -> what each module it names must hold (base.py says what each is for).
@@ -78,3 +81,52 @@ def test_the_contract_check_sees_a_typo():
     assert missing(typo) == [
         "study.paradigms.chat.export: no load (report)", "study.paradigms.chat.export: no build (report)"
     ]
+
+
+# -- its files: a paradigm's scripts and templates are in its folder, the core's are not -----
+
+CORE_STATIC = Path(study.__file__).parent / "static"
+
+
+def own_blueprint(paradigm: Paradigm):
+    """The blueprint named as the paradigm, which serves its static/ and templates/."""
+    return next((b for b in paradigm.page_blueprints() if b.name == paradigm.name), None)
+
+
+def own_folders(paradigm: Paradigm) -> tuple[Path | None, Path | None]:
+    """Its static/ and templates/ folders, where it has them."""
+    blueprint = own_blueprint(paradigm)
+    if blueprint is None:
+        return None, None
+    static = Path(blueprint.static_folder) if blueprint.static_folder else None
+    templates = Path(blueprint.root_path, blueprint.template_folder) if blueprint.template_folder else None
+    return static, templates
+
+
+def files(folder: Path | None) -> list[Path]:
+    return sorted(p.relative_to(folder) for p in folder.rglob("*") if p.is_file()) if folder else []
+
+
+@pytest.mark.parametrize("paradigm", declared(), ids=lambda p: p.name)
+def test_its_editor_scripts_and_styles_are_in_its_own_static_folder(paradigm):
+    assets = paradigm.scripts + paradigm.stylesheets
+    if not assets:
+        return
+    assert paradigm.editor, "its scripts are loaded for the sessions its editor boot answers"
+    blueprint = own_blueprint(paradigm)
+    assert blueprint is not None, f"no blueprint named {paradigm.name!r} among its pages serves its scripts"
+    assert blueprint.static_url_path == f"/{paradigm.name}-static"
+    assert [name for name in assets if not (Path(blueprint.static_folder) / name).is_file()] == []
+
+
+@pytest.mark.parametrize("paradigm", declared(), ids=lambda p: p.name)
+def test_the_core_folders_hold_none_of_its_files_and_its_scripts_are_loaded_by_declaration(paradigm):
+    static, templates = own_folders(paradigm)
+    core_static, core_templates = CORE_STATIC, templates_dir()
+    ours = {path.name for path in files(static)} | set(paradigm.scripts + paradigm.stylesheets)
+    assert [str(p) for p in files(core_static) + files(core_templates) if p.name in ours] == []
+    assert [str(p) for p in files(templates) if (core_templates / p).exists()] == []
+    pages = [p for p in files(core_templates) if p.suffix == ".html"]
+    named = [f"templates/{page}: {name}" for page in pages for name in sorted(ours)
+             if name in (core_templates / page).read_text(encoding="utf-8")]  # fmt: skip
+    assert named == [], "the core's pages load a paradigm's scripts through its declaration only"

@@ -23,8 +23,9 @@ class StudyTemplate:
 
     # One line for `--help`.
     help: str
-    # A folder under templates/ whose files replace templates/init/'s of the same name (the chat
-    # study's study.toml and instructions); empty: templates/init/ as it is.
+    # A folder whose files replace templates/init/'s of the same name (the chat study's
+    # study.toml and instructions, in its paradigm's folder), as a path; a relative one is under
+    # templates/; empty: templates/init/ as it is.
     overlay: str = ""
     # Condition paradigms (a condition's `paradigm`, e.g. "L1".."L3"): study.toml's conditions
     # become one per paradigm and genre, from each genre's first (study.designs.paradigm_toml).
@@ -49,17 +50,28 @@ class Paradigm:
     # paradigm added in its own folder) and `problems(data, source) -> list[str]` (what else it
     # checks of the file, e.g. its conditions); "" for none (study.config, study.config_checks).
     config: str = ""
-    # Modules (dotted names) each holding a Flask `blueprint` of participant pages. `study
-    # serve` mounts them with the participant pages' security policy.
+    # Modules (dotted names) each holding a Flask `blueprint` of participant pages, or of a
+    # paradigm's part of the core's editor page (its `scripts`, `stylesheets` and templates).
+    # `study serve` mounts them with the participant pages' security policy.
     pages: tuple[str, ...] = ()
     # Modules each holding a Flask `blueprint` of the editor's JSON API (/api/...).
     apis: tuple[str, ...] = ()
     # A module holding `boot(study, condition, session_id) -> dict`: what the core's editor page
-    # (study.server.writing_stage, study/static/editor*.js) needs from this paradigm for a
+    # (study.server.writing_stage, its `scripts`) needs from this paradigm for a
     # session of `condition` ({} when nothing), and optionally `state(records) -> dict`: what an
     # editor that lost its own copy gets back of this paradigm's memory from the stored records
     # (study.server.events_api /state). "" for none.
     editor: str = ""
+    # What this paradigm adds to the core's editor page (templates/writing.html) for a session
+    # its `editor` boot answers: files of its folder's static/, loaded in this order after the
+    # core's records and outbox (editor-events.js, editor-outbox.js) and before editor.js, which
+    # calls what they put on window.StudyEditor only when the boot data they go with is there.
+    # The paradigm's blueprint named as the paradigm serves them (`Blueprint(name, ...,
+    # static_folder="static", static_url_path="/<name>-static")`, one of its `pages`), and its
+    # templates/ too: a sub-folder named as the paradigm (templates/<name>/...), since Flask
+    # finds every blueprint's templates under one set of names.
+    scripts: tuple[str, ...] = ()
+    stylesheets: tuple[str, ...] = ()
     # A module holding the rules for the records this paradigm adds to the editor's event log
     # (its extension of the CoAuthor record), which the event API (study.server.events_api)
     # applies to every session's batches, so no session may claim this paradigm's records:

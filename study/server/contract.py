@@ -93,6 +93,13 @@ def contract_of(view: Callable | None) -> Contract | None:
     return getattr(view, "contract", None)
 
 
+def is_static(endpoint: str) -> bool:
+    """Whether a route serves files: the app's static/ ("static") or a blueprint's, e.g. a
+    paradigm's scripts ("chat.static"). They take no input, so they declare none and are no
+    part of the API's description."""
+    return endpoint == "static" or endpoint.endswith(".static")
+
+
 def body():
     """The request's JSON body as the door checked it."""
     return g.study_body

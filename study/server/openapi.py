@@ -78,9 +78,11 @@ def describe(app: Flask, title: str) -> dict:
     """The OpenAPI document of every declared route of `app`."""
     paths: dict[str, dict] = {}
     for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
+        if contract.is_static(rule.endpoint):
+            continue
         declared = contract.contract_of(app.view_functions.get(rule.endpoint))
         if declared is None:
-            continue  # static files
+            continue  # tests/server/test_contract_pages.py fails on an undeclared route
         path = _PARAMETER.sub(r"{\1}", rule.rule)
         for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
             paths.setdefault(path, {})[method.lower()] = _operation(rule, method.lower(), declared)

@@ -1,7 +1,8 @@
-"""The writing stage of the participant's path: the editor page (study/static/editor*.js) and
-its finish button. Its routes belong to the participant's blueprint (study.server.participant),
-so their endpoints are `participant.writing` and `participant.finish_writing`; create_app
-imports this module with that one.
+"""The writing stage of the participant's path: the editor page (templates/writing.html: the
+core's study/static/editor*.js and each answering paradigm's `scripts`) and its finish button.
+Its routes belong to the participant's blueprint (study.server.participant), so their endpoints
+are `participant.writing` and `participant.finish_writing`; create_app imports this module with
+that one.
 """
 
 from __future__ import annotations
@@ -43,10 +44,16 @@ def writing_page(session_id, session):
         "finishUrl": url_for("participant.finish_writing", session_id=session_id),
     }
     # What each paradigm's part of the editor needs (its suggestion URL, its settings), from
-    # its declaration (study.paradigms.base.Paradigm.editor).
+    # its declaration (study.paradigms.base.Paradigm.editor); the scripts and styles of the
+    # paradigms that answer are loaded, and no others: editor.js calls what a script defines
+    # only when that script's paradigm has put its part in the boot data.
+    scripts, stylesheets = [], []
     for paradigm in paradigms.registered():
-        if paradigm.editor:
-            boot.update(paradigm.editor_boot()(study(), condition, session_id))
+        part = paradigm.editor_boot()(study(), condition, session_id) if paradigm.editor else {}
+        if part:
+            boot.update(part)
+            scripts += [url_for(f"{paradigm.name}.static", filename=name) for name in paradigm.scripts]
+            stylesheets += [url_for(f"{paradigm.name}.static", filename=name) for name in paradigm.stylesheets]
     if study().outside_paste != "allow":  # study/static/editor-paste.js
         boot["outsidePaste"] = {"mode": study().outside_paste, "minChars": origin.MIN_CHARS}
     # A control arm's page has no suggestion control at all (study.control_arm); a page
@@ -56,6 +63,7 @@ def writing_page(session_id, session):
     return render_template(
         "writing.html", study=study(), session=session, prompt=prompt, boot=boot,
         assistant=assistant, assistant_panel=panel, chat=bool(chat),
+        paradigm_scripts=scripts, paradigm_stylesheets=stylesheets,
     )
 
 

@@ -2,7 +2,11 @@
 // logged as a CoAuthor 2021 event (paper Table 1), the minimum-time timer and the finish button.
 //
 // Loaded last, after editor-events.js (records, deltas), editor-outbox.js (saving and sending),
-// editor-suggestions.js (request, popup) and editor-finish.js (the timer, finishing). The logged document is the textarea's value plus
+// the session's paradigms' scripts (templates/writing.html; e.g. the Tab paradigm's
+// editor-suggestions.js, request and popup), editor-paste.js and editor-finish.js (the timer,
+// finishing). What a paradigm's script defines is called only when its paradigm put its part in
+// the boot data (boot.suggestionsUrl, boot.proactive, boot.assistantPanel, boot.chat), so a page
+// loads no other paradigm's scripts. The logged document is the textarea's value plus
 // a final "\n", as in Quill, which CoAuthor used; cursor indices are the textarea's indices.
 "use strict";
 

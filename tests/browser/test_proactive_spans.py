@@ -4,18 +4,19 @@ study.paradigms.proactive.curation.spans.map_span): a modification seen live is 
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
 from study.paradigms.proactive.curation.spans import map_span
-from study.paths import static_dir
+from study.paradigms.proactive.editor import blueprint as proactive_editor
 
 pytestmark = pytest.mark.browser
 
 
 def test_javascript_and_python_map_spans_alike(page):
     page.set_content("<html><body></body></html>")
-    page.add_script_tag(path=str(static_dir() / "editor-ghost.js"))
+    page.add_script_tag(path=str(Path(proactive_editor.static_folder) / "editor-ghost.js"))
     rng = random.Random(7)
     cases = []
     for _ in range(400):

@@ -14,7 +14,11 @@ notes their thoughts, then writes the document while chatting with an assistant.
   export`, and its pasted replies read as the assistant's in `study report`.
 """
 
+from pathlib import Path
+
 from study.paradigms.base import Paradigm, StudyTemplate
+
+HERE = Path(__file__).parent
 
 # `study demo --paradigm chat`'s small local model: short replies, a short context.
 CHAT_DEMO = {"max_tokens = 512": "max_tokens = 64", "context_chars = 24000": "context_chars = 2000"}
@@ -29,12 +33,14 @@ PARADIGM = Paradigm(
     path=("consent", "instructions", "presurvey", "intent", "prewriting", "chat", "survey", "complete"),
     path_hooks="study.paradigms.chat.path_hooks",
     editor="study.paradigms.chat.editor",
+    # The chat arm's panel beside a writing study's editor (served by pages' blueprint).
+    scripts=("editor-chat.js",),
     # A chat arm beside a writing study's editor (study.paradigms.chat.arm); a chat study's
     # own conditions are served through its path (study.paradigms.of_session).
     conditions=("chat",),
     stage_endpoints={"intent": "chat.intent", "prewriting": "chat.prewriting", "chat": "chat.chat_page"},
     templates={"chat": StudyTemplate("CollabLLM's chat document-creation study: 3 document types, "
-                                     "3 anonymous assistants", overlay="chat/init", designs=False,
+                                     "3 anonymous assistants", overlay=str(HERE / "init"), designs=False,
                                      demo=CHAT_DEMO)},
     exports={"chat": "study.paradigms.chat.export"},
     curate="study.paradigms.chat.curation_cli",

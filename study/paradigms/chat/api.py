@@ -1,4 +1,4 @@
-"""The chat page's API (study/static/chat.js).
+"""The chat page's API (static/chat.js).
 
 GET  /api/sessions/<id>/chat/state
   -> {"messages": [{"seq", "role", "content"}], "pending_client_id", "exchanges",

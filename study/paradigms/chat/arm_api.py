@@ -1,4 +1,4 @@
-"""The chat arm's API: the panel beside a writing session's editor (study/static/editor-chat.js).
+"""The chat arm's API: the panel beside a writing session's editor (static/editor-chat.js).
 
 GET  /api/sessions/<id>/assistant/messages -> {"messages", "pending_client_id"} (a reloaded page)
 POST /api/sessions/<id>/assistant/messages {"client_id", "content"} -> 200 {"user", "assistant",

@@ -92,10 +92,10 @@ def copy_intents(directory: str, force: bool) -> None:
 
     Then set [chat] intent_bank = "intents" in study.toml; until then the shipped bank is used.
     """
-    from study.paths import templates_dir
+    from study.paradigms.chat.config import SHIPPED_INTENTS
 
     target = Path(directory) / "intents"
-    shipped = sorted((templates_dir() / "chat" / "intents").glob("*.toml"))
+    shipped = sorted(SHIPPED_INTENTS.glob("*.toml"))
     clashes = [target / f.name for f in shipped if (target / f.name).exists()]
     if clashes and not force:
         raise click.ClickException(f"{clashes[0]} exists and may hold your edits. Fix: move it away, or pass --force.")

@@ -16,10 +16,12 @@ from pathlib import Path
 import jsonschema
 
 from study.paradigms.chat import arm as chat_arm
-from study.paths import schemas_dir, templates_dir
+from study.paths import schemas_dir
 from study.survey.definition import describe_error
 
 SECTION = "chat"  # study.toml's table, read as `study.chat` (study.paradigms.base: `config`)
+# The shipped intent bank, one file per document type ([chat] intent_bank = "" reads it).
+SHIPPED_INTENTS = Path(__file__).parent / "intents"
 
 # CollabLLM's three document types (§6: "blog post, creative writing, or personal statement").
 DEFAULT_TYPES = (
@@ -103,7 +105,7 @@ class ChatSettings:
     rating_before_finish: bool = False
     # "merged": the page merges the assistant's replies into a running document the participant
     # sees read-only (CollabLLM App. E, "do not take text merging into account"); "edited": the
-    # pane is the participant's own, with a button to insert a reply (study/static/chat.js).
+    # pane is the participant's own, with a button to insert a reply (static/chat.js).
     document_pane: str = "merged"
     notice: str = ""
     # Read on every chat page (spec C6.1: an operator notice "that can be edited live").
@@ -157,7 +159,7 @@ def load_chat(data: dict, directory: Path, source: Path) -> ChatSettings | None:
     intents_data, origin = table.get("intents"), str(source)
     if intents_data is None:
         name = table.get("intent_bank") or ""
-        path = directory / name if name else templates_dir() / "chat" / "intents"
+        path = directory / name if name else SHIPPED_INTENTS
         intents_data, where, origin = read_bank(path, source)
     else:
         where = [f"{origin}: intents[{i}]" for i in range(len(intents_data))]

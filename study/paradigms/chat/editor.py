@@ -1,5 +1,5 @@
 """What the core's editor page needs for a chat arm (study.paradigms.base.Paradigm.editor): the
-panel beside a writing study's editor (study/static/editor-chat.js, study.paradigms.chat.arm)."""
+panel beside a writing study's editor (static/editor-chat.js, study.paradigms.chat.arm)."""
 
 from __future__ import annotations
 

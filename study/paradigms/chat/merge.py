@@ -2,7 +2,7 @@
 
 The paper's page merged the assistant's text into a document the participant saw and asked them
 "not to take text merging into account"; how it merged is not published. The rule, which the
-chat page applies in the browser (study/static/chat-merge.js, `merge`) and `study simulate`'s chat
+chat page applies in the browser (static/chat-merge.js, `merge`) and `study simulate`'s chat
 users apply here, so a simulated conversation's document grows as a person's would:
 
 - a reply's draft is its paragraphs (split at blank lines) that are not talk to the

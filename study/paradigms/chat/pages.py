@@ -30,7 +30,10 @@ from study.store.db import chat_events
 from study.survey.answers import check_page, word_count
 from study.survey.definition import from_mapping
 
-blueprint = Blueprint("chat", __name__)
+# Its pages' templates (templates/chat/) and scripts (static/), and the chat arm's
+# editor-chat.js beside a writing study's editor.
+blueprint = Blueprint("chat", __name__, template_folder="templates", static_folder="static",
+                      static_url_path="/chat-static")  # fmt: skip
 
 OWN_QUESTIONS = 5  # rows for the participant's own questions (App. E: "Add New Question")
 
@@ -68,7 +71,7 @@ def intent(session_id, session):
             session_store.update_session(connection, session_id, prompt_code=chosen.key)
         return redirect(stage_url(stages.advance(session_id, "intent")))
     return render_template(
-        "chat_intent.html", study=study(), session=session, intents=offered, error=error,
+        "chat/intent.html", study=study(), session=session, intents=offered, error=error,
         document_type=settings.document_type(row["document_type"]),
     )  # fmt: skip
 
@@ -131,7 +134,7 @@ def prewriting(session_id, session):
             return redirect(stage_url(stages.advance(session_id, "prewriting", writing_started_at=time.time())))
     items = render_items(survey, 1, answers, "document")
     return render_template(
-        "chat_prewriting.html", study=study(), session=session, intent=chosen, items=items,
+        "chat/prewriting.html", study=study(), session=session, intent=chosen, items=items,
         answers=answers, errors=errors, error=error, own_questions=own_questions,
     )  # fmt: skip
 
@@ -159,7 +162,7 @@ def chat_page(session_id, session):
         "finishUrl": url_for("chat.finish", session_id=session_id),
     }
     return render_template(
-        "chat.html", study=study(), session=session, boot=boot, settings=settings,
+        "chat/chat.html", study=study(), session=session, boot=boot, settings=settings,
         intent=settings.intent(row["intent"]), prewriting=row["prewriting"] or [],
         document_type=settings.document_type(row["document_type"]),
         periodic=[(s, render_items(s, 1, {}, "document")) for s in periodic],

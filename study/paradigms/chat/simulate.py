@@ -5,7 +5,7 @@ assigned one) -> pre-writing answers (the study's minimums) -> the chat page: me
 the chat API until the user ends the chat (the termination marker, after at least
 `min_exchanges`), or the turn limit ([chat.simulator] max_exchanges), every blocking rating
 answered when it is due,
-the document logged through the chat page's event API as study/static/chat.js logs it
+the document logged through the chat page's event API as study/paradigms/chat/static/chat.js logs it
 (chat-send/chat-receive; with [chat] document_pane = "merged" each reply's chat-merge and the
 text event it made (study.paradigms.chat.merge), with "edited" chat-insert with its api
 text-insert and the user's own text-insert; survey-open/survey-submit) -> finish -> the final

@@ -1,18 +1,23 @@
-"""What the core's editor page needs for ghost text (study.paradigms.base.Paradigm.editor):
-study/static/editor-proactive.js reads it."""
+"""What the core's editor page needs for ghost text and L0's assistant panel
+(study.paradigms.base.Paradigm.editor), and its part of that page, served by `blueprint`:
+static/editor-ghost.js and editor-proactive.js (L1-L3), editor-assistant.js and .css with
+templates/proactive/assistant_panel.html (L0)."""
 
 from __future__ import annotations
 
-from flask import url_for
+from flask import Blueprint, url_for
 
 from study.paradigms.proactive import PROACTIVE, is_proactive_study
 from study.paradigms.proactive.memory import interaction_memory
+
+blueprint = Blueprint("proactive", __name__, template_folder="templates", static_folder="static",
+                      static_url_path="/proactive-static")  # fmt: skip
 
 
 def boot(study, condition, session_id: str) -> dict:
     found: dict = {}
     if study.proactive.assistant_panel(condition.paradigm):
-        # MindCopilot's L0: the assistant panel, no Tab list (study/static/editor-assistant.js).
+        # MindCopilot's L0: the assistant panel, no Tab list (static/editor-assistant.js).
         found["assistantPanel"] = {
             "url": url_for("proactive_api.ask_assistant", session_id=session_id),
             "insertButton": study.proactive.insert_button,

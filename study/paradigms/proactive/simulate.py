@@ -2,7 +2,7 @@
 
 The writer types as on the writing path (study.simulate.participant); where a Tab writer would
 press Tab, this one pauses. The pause asks POST /api/sessions/<id>/proactive as the editor's idle
-timer does (study/static/editor-proactive.js), with the interaction memory L2 and L3 send, and
+timer does (static/editor-proactive.js), with the interaction memory L2 and L3 send, and
 the ghost text that comes back is answered per persona (or as the writers' model says):
 
 - accept: Tab takes it all;

@@ -12,8 +12,10 @@ from study.paradigms.base import Paradigm, StudyTemplate
 PARADIGM = Paradigm(
     name="tab",
     summary="the writer presses Tab for suggestions and picks one or dismisses them (CoAuthor; L0)",
+    pages=("study.paradigms.tab.editor",),
     apis=("study.paradigms.tab.api",),
     editor="study.paradigms.tab.editor",
+    scripts=("editor-suggestions.js",),
     conditions=("tab", "L0"),
     templates={"writing": StudyTemplate("CoAuthor's editor: 20 prompts, 4 conditions, Tab suggestions")},
 )

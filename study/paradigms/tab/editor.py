@@ -1,10 +1,14 @@
-"""What the core's editor page needs for Tab suggestions (study.paradigms.base.Paradigm.editor)."""
+"""What the core's editor page needs for Tab suggestions (study.paradigms.base.Paradigm.editor),
+and its part of that page: static/editor-suggestions.js (the request and the popup), served
+by `blueprint`."""
 
 from __future__ import annotations
 
-from flask import url_for
+from flask import Blueprint, url_for
 
 from study import control_arm
+
+blueprint = Blueprint("tab", __name__, static_folder="static", static_url_path="/tab-static")
 
 
 def boot(study, condition, session_id: str) -> dict:

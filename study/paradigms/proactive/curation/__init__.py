@@ -7,6 +7,6 @@ The metrics themselves are in `study.paradigms.proactive.metrics`, one per file.
 
 EXTENSION_EVENTS = frozenset(
     {"suggestion-stale", "suggestion-modify", "window-blur", "window-focus", "stage-change",
-     # L0's assistant panel (study/static/editor-assistant.js)
+     # L0's assistant panel (static/editor-assistant.js)
      "chat-send", "chat-receive", "chat-copy", "panel-focus"}
 )

@@ -1,4 +1,4 @@
-// The chat study's page (templates/chat.html; CollabLLM App. E step 3).
+// The chat study's page (templates/chat/chat.html; CollabLLM App. E step 3).
 //
 // The conversation lives on the server (study/paradigms/chat/api.py): a message is sent with a
 // browser-made client id, so when an answer is lost (network, a restarted server) the same
