@@ -338,6 +338,17 @@ def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, load_bef
           f"events per batch; {asked} suggestion requests)")
     print(f"  ack latency ms    p50 {_percentile(latencies, 0.5):.1f}  p90 {_percentile(latencies, 0.9):.1f}"
           f"  p99 {p99:.1f}  max {_percentile(latencies, 1.0):.1f}")
+    if marks and options.suggest_every > 0:
+        # The two halves apart: where the tail comes from (typing alone, or typing while
+        # suggestion requests hold the server's threads and share its cores).
+        half_at = marks[0]["at"]
+        halves = ([], [])
+        for result in results:
+            for sent_at, seconds in zip(result.sent_at, result.latencies):
+                halves[sent_at >= half_at].append(seconds * 1000)
+        first, second = (sorted(half) for half in halves)
+        print(f"    typing only     p50 {_percentile(first, 0.5):.1f}  p99 {_percentile(first, 0.99):.1f}"
+              f"   with suggestions  p50 {_percentile(second, 0.5):.1f}  p99 {_percentile(second, 0.99):.1f}")
     if options.suggest_every > 0:
         print(f"  suggestion overhead ms (writer's wait - model call)  p50 {_percentile(overheads, 0.5):.1f}"
               f"  p90 {_percentile(overheads, 0.9):.1f}  p99 {_percentile(overheads, 0.99):.1f}"

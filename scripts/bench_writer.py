@@ -142,6 +142,7 @@ class WriterResult:
     acked: set[int] = field(default_factory=set)
     made: int = 0
     latencies: list[float] = field(default_factory=list)
+    sent_at: list[float] = field(default_factory=list)  # each answered batch's time.monotonic()
     requests: int = 0
     errors: list[str] = field(default_factory=list)
     timeouts: int = 0
@@ -246,7 +247,7 @@ class Writer:
 
     async def post(self, batch: list[dict]) -> bool:
         body = orjson.dumps({"events": batch})
-        started = time.perf_counter()
+        sent_at, started = time.monotonic(), time.perf_counter()
         self.result.requests += 1
         try:
             status, content = await self.client.post(self.url, body)
@@ -259,6 +260,7 @@ class Writer:
             self.result.errors.append(f"HTTP {status}: {content[:200]!r}")
             return False
         self.result.latencies.append(latency)
+        self.result.sent_at.append(sent_at)
         acked = set(orjson.loads(content)["acked"])
         self.result.acked |= acked
         self.pending = [record for record in self.pending if record["seq"] not in acked]
