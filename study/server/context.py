@@ -38,9 +38,9 @@ def session_or_404(session_id: str) -> dict:
 
 
 def writing_session_or_409(session_id: str) -> dict:
-    """`session_or_404` for the APIs that call a model while the participant writes (Tab,
-    ghost text, L0's panel, a chat arm): a session past writing gets 409 (JSON on /api/)."""
-    session = session_or_404(session_id)
+    """`session_brief_or_404` for the APIs that call a model while the participant writes (Tab,
+    ghost text, L0's panel): a session past writing gets 409 (JSON on /api/)."""
+    session = session_brief_or_404(session_id)
     if session["stage"] != "writing":
         abort(409, f"session is at stage '{session['stage']}', not writing")
     return session
