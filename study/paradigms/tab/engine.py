@@ -109,8 +109,8 @@ class SuggestionEngine:
     ) -> tuple[list[dict], str | None]:
         prompt = _TRAILING_BLANKS.sub("", doc)
         removed = doc[len(prompt) :]
-        response = client.completions.create(
-            model=condition.model, prompt=prompt, logprobs=1, **params
+        response = model_client.create(
+            client, "/completions", {"model": condition.model, "prompt": prompt, "logprobs": 1, **params}
         )
         raw = []
         for choice in choices(response):
@@ -125,16 +125,15 @@ class SuggestionEngine:
     def _chat(
         self, client: openai.OpenAI, condition: Condition, doc: str, params: dict
     ) -> tuple[list[dict], str | None]:
-        response = client.chat.completions.create(
-            model=condition.model,
-            messages=[
-                # A condition's own system prompt (an opinionated arm, Jakesch et al.) over the study's.
-                {"role": "system", "content": condition.system_prompt or self.settings.system_prompt},
-                {"role": "user", "content": doc},
-            ],
-            logprobs=True,
-            **params,
-        )
+        messages = [
+            # A condition's own system prompt (an opinionated arm, Jakesch et al.) over the study's.
+            {"role": "system", "content": condition.system_prompt or self.settings.system_prompt},
+            {"role": "user", "content": doc},
+        ]
+        response = model_client.create(
+            client, "/chat/completions",
+            {"model": condition.model, "messages": messages, "logprobs": True, **params},
+        )  # fmt: skip
         raw = []
         for choice in choices(response):
             message = getattr(choice, "message", None)
