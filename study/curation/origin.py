@@ -125,7 +125,9 @@ def origin(
         delta = event.get("textDelta")
         if not delta:
             continue
-        inserted = inserted_text(event)
+        ops = delta["ops"]
+        keystroke = _keystroke(ops)  # [retain n, insert s]: the common case, read straight
+        inserted = keystroke if keystroke is not None else inserted_text(event)
         code = TYPED
         if event.get("eventSource") == "api" or (
             awaiting_choice and name == "text-insert" and match_suggestion(inserted, shown)
@@ -135,9 +137,10 @@ def origin(
             code = _PENDING
         awaiting_choice = False
         before_text, before_authors = text, authors
-        removed += _removed(text, authors, delta["ops"])
+        if keystroke is None:  # a keystroke removes nothing
+            removed += _removed(text, authors, ops)
         try:
-            text, authors = apply_delta(text, delta["ops"], authors, code)
+            text, authors = apply_delta(text, ops, authors, code)
         except DeltaError as error:
             raise DeltaError(error.field, f"{error.detail} (event {index})") from None
         if code != _PENDING:
@@ -179,6 +182,18 @@ def _held(text: str, places: Sequence[tuple[str, str]]) -> str | None:
         if at >= 0:
             return authors[at : at + len(text)].replace(PROMPT, TYPED)
     return None
+
+
+def _keystroke(ops: object) -> str | None:
+    """The text of a delta that is one insert after a retain ([retain n, insert s]), or None for
+    any other delta (study.curation.suggestions.inserted_text reads those)."""
+    if type(ops) is not list or len(ops) != 2:
+        return None
+    first, second = ops
+    if type(first) is not dict or type(second) is not dict or len(first) != 1 or len(second) != 1:
+        return None
+    value = second.get("insert")
+    return value if "retain" in first and type(value) is str else None
 
 
 def _removed(text: str, authors: str, ops: Sequence) -> list[tuple[str, str]]:
