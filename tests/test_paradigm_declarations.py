@@ -6,6 +6,7 @@ to the same contract as the built-in ones."""
 from __future__ import annotations
 
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -130,3 +131,56 @@ def test_the_core_folders_hold_none_of_its_files_and_its_scripts_are_loaded_by_d
     named = [f"templates/{page}: {name}" for page in pages for name in sorted(ours)
              if name in (core_templates / page).read_text(encoding="utf-8")]  # fmt: skip
     assert named == [], "the core's pages load a paradigm's scripts through its declaration only"
+
+
+# -- the core's editor page names no paradigm: each part is a plugin (study/static/editor-parts.js)
+
+EDITOR_PAGE = {
+    "study/static/editor.js": CORE_STATIC / "editor.js",
+    "study/static/editor.css": CORE_STATIC / "editor.css",
+    "templates/writing.html": templates_dir() / "writing.html",
+}
+# Paradigm names that are ordinary words of the page too: the Tab key and the browser's tabs
+# (editor.js claims Tab in every arm), CSS's `display: none`.
+ORDINARY_WORDS = {"tab", "none"}
+# Words of the parts that were once the core's: ghost text, the Tab list's popup, the chat arm.
+PART_WORDS = ("proactive", "ghost", "Popup", "chat", "suggestionsUrl")
+
+
+def on_editor_page(paradigm: Paradigm) -> set[str]:
+    """What would name the paradigm on the core's editor page: its name, its files and
+    templates, its parts' boot keys, and what its scripts put on window.StudyEditor."""
+    static, templates = own_folders(paradigm)
+    names = {paradigm.name} - ORDINARY_WORDS
+    names |= set(paradigm.scripts + paradigm.stylesheets) | {p.name for p in files(templates)}
+    for part in paradigm.editor_parts:
+        names |= {value for value in (part.key, part.panel, part.keys, part.page_class) if value}
+    for script in paradigm.scripts:
+        names |= set(re.findall(r"StudyEditor\.(\w+) =", (static / script).read_text(encoding="utf-8")))
+    return names
+
+
+def named_in(text: str, names) -> list[str]:
+    """The names `text` holds as words (case-insensitive; "-", "_", "/" and "." separate words)."""
+    return sorted(name for name in set(names)
+                  if re.search(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])", text, re.IGNORECASE))
+
+
+@pytest.mark.parametrize("page", list(EDITOR_PAGE))
+def test_the_core_editor_page_names_no_paradigm(page):
+    text = EDITOR_PAGE[page].read_text(encoding="utf-8")
+    names = set(PART_WORDS).union(*(on_editor_page(paradigm) for paradigm in declared()))
+    if page != "templates/writing.html":  # whose control arm's line says there is no AI assistant
+        names.add("assistant")
+    assert named_in(text, names) == [], f"{page} names a paradigm's part; it belongs in the paradigm's folder"
+
+
+def test_the_check_sees_a_part_named_on_the_page():
+    tab, proactive, chat = (paradigms.named(name) for name in ("tab", "proactive", "chat"))
+    assert {"Popup", "suggestionsUrl"} <= set(named_in(
+        "if (boot.suggestionsUrl) popup = new StudyEditor.Popup(list)", on_editor_page(tab)))
+    assert "proactive/assistant_panel.html" in named_in(
+        '{% include "proactive/assistant_panel.html" %}', on_editor_page(proactive))
+    assert named_in("if (proactive) proactive.onText(delta)", on_editor_page(proactive)) != []
+    assert named_in(".editor-page:has(.chat-arm)", on_editor_page(chat)) == ["chat"]
+    assert named_in("the browser's other tab; display: none", on_editor_page(tab)) == []

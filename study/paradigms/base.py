@@ -38,6 +38,27 @@ class StudyTemplate:
 
 
 @dataclass(frozen=True)
+class EditorPart:
+    """A paradigm's markup on the core's editor page (templates/writing.html), there when its
+    `editor` boot answers with `key` (e.g. "assistantPanel"). Templates are names under the
+    paradigm's templates/ (its own sub-folder, e.g. "proactive/assistant_panel.html")."""
+
+    # The boot key that puts this part on the page.
+    key: str
+    # Markup beside the textarea (in .editor-wrap): a list, a panel.
+    panel: str = ""
+    # The footer's line about the keys (an element with id "keys"); a page with none says its
+    # writer has no assistant.
+    keys: str = ""
+    # The id of an element of `panel` the textarea controls (its aria-controls).
+    controls: str = ""
+    # A class on the page's <main> (e.g. the wider page of a panel beside the editor).
+    page_class: str = ""
+    # Whether the page shows the spinner (the part's page.busy, study/static/editor-parts.js).
+    spinner: bool = False
+
+
+@dataclass(frozen=True)
 class Paradigm:
     # The paradigm's name in code, the registry and the docs: "tab", "proactive", "chat".
     name: str
@@ -64,14 +85,18 @@ class Paradigm:
     editor: str = ""
     # What this paradigm adds to the core's editor page (templates/writing.html) for a session
     # its `editor` boot answers: files of its folder's static/, loaded in this order after the
-    # core's records and outbox (editor-events.js, editor-outbox.js) and before editor.js, which
-    # calls what they put on window.StudyEditor only when the boot data they go with is there.
+    # core's records, outbox and plugin interface (editor-events.js, editor-outbox.js,
+    # editor-parts.js) and before editor.js, which starts the parts they register
+    # (StudyEditor.register; editor-parts.js says what a part gets and may return).
     # The paradigm's blueprint named as the paradigm serves them (`Blueprint(name, ...,
     # static_folder="static", static_url_path="/<name>-static")`, one of its `pages`), and its
     # templates/ too: a sub-folder named as the paradigm (templates/<name>/...), since Flask
     # finds every blueprint's templates under one set of names.
     scripts: tuple[str, ...] = ()
     stylesheets: tuple[str, ...] = ()
+    # Its markup on that page (its list, its panel, its line about the keys), each part there
+    # when the boot data has the part's key.
+    editor_parts: tuple[EditorPart, ...] = ()
     # A module holding the rules for the records this paradigm adds to the editor's event log
     # (its extension of the CoAuthor record), which the event API (study.server.events_api)
     # applies to every session's batches, so no session may claim this paradigm's records:

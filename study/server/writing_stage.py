@@ -14,7 +14,6 @@ from flask import jsonify, render_template, url_for
 from study import paradigms
 from study.config import MIN_TIME_SLACK_SECONDS
 from study.curation import origin
-from study import control_arm
 from study.server import contract, stages
 from study.server.context import engine, limits, session_or_404, study
 from study.server.participant import blueprint
@@ -45,24 +44,24 @@ def writing_page(session_id, session):
     }
     # What each paradigm's part of the editor needs (its suggestion URL, its settings), from
     # its declaration (study.paradigms.base.Paradigm.editor); the scripts and styles of the
-    # paradigms that answer are loaded, and no others: editor.js calls what a script defines
-    # only when that script's paradigm has put its part in the boot data.
-    scripts, stylesheets = [], []
+    # paradigms that answer are loaded, and no others, and their markup (`editor_parts`) is
+    # there when the boot data has its key: a control arm's page has none (study.control_arm).
+    scripts, stylesheets, parts = [], [], []
     for paradigm in paradigms.registered():
         part = paradigm.editor_boot()(study(), condition, session_id) if paradigm.editor else {}
         if part:
             boot.update(part)
             scripts += [url_for(f"{paradigm.name}.static", filename=name) for name in paradigm.scripts]
             stylesheets += [url_for(f"{paradigm.name}.static", filename=name) for name in paradigm.stylesheets]
+            parts += [editor_part for editor_part in paradigm.editor_parts if editor_part.key in part]
     if study().outside_paste != "allow":  # study/static/editor-paste.js
         boot["outsidePaste"] = {"mode": study().outside_paste, "minChars": origin.MIN_CHARS}
-    # A control arm's page has no suggestion control at all (study.control_arm); a page
-    # with an assistant panel (MindCopilot's L0) or a chat arm's panel has that instead.
-    panel, chat = boot.get("assistantPanel"), boot.get("chat")
-    assistant = not control_arm.is_control(condition) and not panel and not chat
     return render_template(
         "writing.html", study=study(), session=session, prompt=prompt, boot=boot,
-        assistant=assistant, assistant_panel=panel, chat=bool(chat),
+        panels=[p.panel for p in parts if p.panel], key_lines=[p.keys for p in parts if p.keys],
+        controls=[p.controls for p in parts if p.controls],
+        page_classes=[p.page_class for p in parts if p.page_class],
+        spinner=any(p.spinner for p in parts),
         paradigm_scripts=scripts, paradigm_stylesheets=stylesheets,
     )
 

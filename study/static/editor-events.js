@@ -3,7 +3,7 @@
 // Record format: /work/shared/data/coauthor/README.md and schemas/event-batch.schema.json.
 // A record has the release's 16 keys in the release's order (eventNum is added at export, from
 // `seq`), then `seq`, the browser's per-session sequence number.
-// Loaded before editor-outbox.js, editor-suggestions.js and editor.js (see writing.html).
+// Loaded first, before editor-outbox.js, the paradigms' scripts and editor.js (see writing.html).
 "use strict";
 
 window.StudyEditor = window.StudyEditor || {};

@@ -16,7 +16,7 @@ notes their thoughts, then writes the document while chatting with an assistant.
 
 from pathlib import Path
 
-from study.paradigms.base import Paradigm, StudyTemplate
+from study.paradigms.base import EditorPart, Paradigm, StudyTemplate
 
 HERE = Path(__file__).parent
 
@@ -35,6 +35,8 @@ PARADIGM = Paradigm(
     editor="study.paradigms.chat.editor",
     # The chat arm's panel beside a writing study's editor (served by pages' blueprint).
     scripts=("editor-chat.js",),
+    stylesheets=("editor-chat.css",),
+    editor_parts=(EditorPart("chat", panel="chat/arm_panel.html", keys="chat/arm_keys.html"),),
     # A chat arm beside a writing study's editor (study.paradigms.chat.arm); a chat study's
     # own conditions are served through its path (study.paradigms.of_session).
     conditions=("chat",),

@@ -17,7 +17,7 @@ user-initiated, is an assistant panel the writer asks ([proactive] l0 = "assista
   it draws): its part of `study report`.
 """
 
-from study.paradigms.base import Paradigm, StudyTemplate
+from study.paradigms.base import EditorPart, Paradigm, StudyTemplate
 
 PARADIGMS = ("L0", "L1", "L2", "L3")
 PROACTIVE = ("L1", "L2", "L3")
@@ -39,7 +39,12 @@ PARADIGM = Paradigm(
     apis=("study.paradigms.proactive.api",),
     editor="study.paradigms.proactive.editor",
     scripts=("editor-ghost.js", "editor-proactive.js", "editor-assistant.js"),
-    stylesheets=("editor-assistant.css",),
+    stylesheets=("editor-ghost.css", "editor-assistant.css"),
+    # L0's assistant panel (templates/proactive/); L1-L3's status bar and log are drawn by
+    # editor-proactive.js.
+    editor_parts=(EditorPart("assistantPanel", panel="proactive/assistant_panel.html",
+                             keys="proactive/assistant_keys.html", page_class="with-assistant",
+                             spinner=True),),
     events="study.paradigms.proactive.arrival",
     conditions=PROACTIVE,
     # One suggestion at a time (currentN = 1): a ghost text, not a list.

@@ -7,7 +7,7 @@ model offers up to n continuations, the writer picks one or dismisses them.
 Its sessions are exported in the CoAuthor format (study.export.coauthor), the writing core's.
 """
 
-from study.paradigms.base import Paradigm, StudyTemplate
+from study.paradigms.base import EditorPart, Paradigm, StudyTemplate
 
 PARADIGM = Paradigm(
     name="tab",
@@ -15,7 +15,10 @@ PARADIGM = Paradigm(
     pages=("study.paradigms.tab.editor",),
     apis=("study.paradigms.tab.api",),
     editor="study.paradigms.tab.editor",
-    scripts=("editor-suggestions.js",),
+    scripts=("editor-suggestions.js", "editor-tab.js"),
+    stylesheets=("editor-suggestions.css",),
+    editor_parts=(EditorPart("suggestionsUrl", panel="tab/suggestion_list.html", keys="tab/keys.html",
+                             controls="suggestions", spinner=True),),
     conditions=("tab", "L0"),
     templates={"writing": StudyTemplate("CoAuthor's editor: 20 prompts, 4 conditions, Tab suggestions")},
 )

@@ -1,6 +1,7 @@
 """What the core's editor page needs for Tab suggestions (study.paradigms.base.Paradigm.editor),
-and its part of that page: static/editor-suggestions.js (the request and the popup), served
-by `blueprint`."""
+and its part of that page: static/editor-suggestions.js (the request and the popup),
+editor-tab.js (the keys and records), editor-suggestions.css and templates/tab/ (the list, the
+line about the keys), served by `blueprint`."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from flask import Blueprint, url_for
 
 from study import control_arm
 
-blueprint = Blueprint("tab", __name__, static_folder="static", static_url_path="/tab-static")
+blueprint = Blueprint("tab", __name__, template_folder="templates", static_folder="static",
+                      static_url_path="/tab-static")  # fmt: skip
 
 
 def boot(study, condition, session_id: str) -> dict:

@@ -2,7 +2,8 @@
 // assistant and copies from its replies by hand; nothing is inserted for them. The replies are
 // text the page holds, so the paste guard (editor-paste.js) lets them in, and the conversation
 // is stored by the server (study/paradigms/chat/arm_api.py), not in the editor's log.
-// Loaded before editor.js, which calls StudyEditor.startChat once the editor is ready.
+// A part of the core's editor page (study/static/editor-parts.js), started once the editor is
+// ready when the boot data has `chat` (study/paradigms/chat/editor.py).
 "use strict";
 
 window.StudyEditor = window.StudyEditor || {};
@@ -63,4 +64,13 @@ window.StudyEditor = window.StudyEditor || {};
       .then((answer) => { if (answer) answer.messages.forEach(show); })
       .catch(() => {});
   };
+
+  StudyEditor.register({
+    name: "chat",
+    start(boot, page) {
+      if (!boot.chat) return null;
+      StudyEditor.startChat(boot.chat, page.say);
+      return {};
+    },
+  });
 })(window.StudyEditor);

@@ -12,8 +12,8 @@
 //     with the button text-insert (user, chatId, insert: true): the writer's own act either way
 //   panel-focus (user, panel: "assistant" | "editor"): the writer moved between editor and
 //     panel (Table 5's switches, reading (b)); window-blur / window-focus are logged by editor.js.
-// editor.js builds it with `page`: {textarea, record(name, source, details), busy(on),
-// finishing()}, and logs each text-insert with the extension takePaste() gives it.
+// Registered as a part of the core's editor page (study/static/editor-parts.js, which says what
+// `page` offers); editor.js logs each text-insert with the extension takePaste() gives it.
 "use strict";
 
 window.StudyEditor = window.StudyEditor || {};
@@ -55,7 +55,7 @@ window.StudyEditor = window.StudyEditor || {};
     }
 
     focus(region) {
-      if (region === this.region || this.page.finishing()) return;
+      if (region === this.region || this.page.closed()) return;
       this.region = region;
       this.record("panel-focus", "user", { panel: region });
     }
@@ -64,7 +64,7 @@ window.StudyEditor = window.StudyEditor || {};
 
     async send() {
       const request = this.input.value.trim();
-      if (!request || this.pending || this.page.finishing()) return;
+      if (!request || this.pending || this.page.closed()) return;
       this.pending = true;
       this.sendButton.disabled = true;
       this.input.value = "";
@@ -74,8 +74,8 @@ window.StudyEditor = window.StudyEditor || {};
       const answer = await this.fetchAnswer(request);
       this.page.busy(false);
       this.pending = false;
-      this.sendButton.disabled = this.page.finishing();
-      if (this.page.finishing()) return;
+      this.sendButton.disabled = this.page.closed();
+      if (this.page.closed()) return;
       if (answer.response !== undefined) {
         this.responses.set(answer.chatId, answer.response);
         this.record("chat-receive", "api", { chatId: answer.chatId, text: answer.response });
@@ -156,7 +156,7 @@ window.StudyEditor = window.StudyEditor || {};
     // input of the textarea, which editor.js logs like typing, with this extension.
     insertAtCursor(text, chatId) {
       const textarea = this.page.textarea;
-      if (this.page.finishing() || textarea.readOnly) return;
+      if (this.page.closed() || textarea.readOnly) return;
       textarea.focus();
       this.pasted = { chatId, insert: true };
       textarea.setRangeText(text, textarea.selectionStart, textarea.selectionEnd, "end");
@@ -177,4 +177,19 @@ window.StudyEditor = window.StudyEditor || {};
   }
 
   StudyEditor.AssistantPanel = AssistantPanel;
+
+  StudyEditor.register({
+    name: "assistant panel",
+    start(boot, page) {
+      if (!boot.assistantPanel) return null;
+      const panel = new AssistantPanel(boot.assistantPanel, page);
+      return {
+        takePaste() {
+          const fields = panel.takePaste();  // a paste or Insert at cursor
+          return fields ? { proactive: fields } : null;
+        },
+        stop: () => panel.stop(),
+      };
+    },
+  });
 })(window.StudyEditor);

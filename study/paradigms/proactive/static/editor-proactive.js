@@ -11,7 +11,8 @@
 //   reject:  suggestion-close (user, closeReason "esc" | "typed" | "cursor" | "click" | "blur")
 //   stale:   suggestion-stale (api): the answer came after the writer moved on; never shown
 // plus suggestion-modify (api) after a writer's edit inside an accepted span, and window-blur
-// / window-focus (user). editor.js calls the `on*` methods; `page` is its small API.
+// / window-focus (user). Registered as a part of the core's editor page (study/static/
+// editor-parts.js, which says what `page` offers): editor.js calls the `on*` methods.
 "use strict";
 
 window.StudyEditor = window.StudyEditor || {};
@@ -24,8 +25,7 @@ window.StudyEditor = window.StudyEditor || {};
   const wordsIn = (text) => (text.match(/\S+/g) || []).length;
 
   class Proactive {
-    // `page`: {textarea, record(name, source, details), insert(text, extension), say(text),
-    // busy(on), finishing(), save()}. `memory`: what memory() returned before a reload (this
+    // `page`: the editor page's (study/static/editor-parts.js). `memory`: what memory() returned before a reload (this
     // browser's saved copy), or the server's rebuild from the stored events
     // (study.paradigms.proactive.memory), or nothing in a new session.
     constructor(settings, page, memory) {
@@ -105,7 +105,7 @@ window.StudyEditor = window.StudyEditor || {};
 
     ready() {
       const t = this.textarea;
-      return document.activeElement === t && !t.readOnly && !this.page.finishing()
+      return document.activeElement === t && !t.readOnly && !this.page.closed()
         && t.selectionStart === t.selectionEnd && t.selectionEnd === t.value.length
         && !this.ghost.isShown && !this.inFlight && this.version !== this.requestedVersion
         && t.value.trim().length > 0;
@@ -125,7 +125,7 @@ window.StudyEditor = window.StudyEditor || {};
       const answer = await this.fetch(idleMs);
       this.inFlight = false;
       this.page.busy(false);
-      if (this.page.finishing()) return;
+      if (this.page.closed()) return;
       if (answer.error && answer.retryAfter) {
         // A failure that passes (the model is still loading, or busy): ask again for the same
         // text, waiting longer each time; typing meanwhile resets the idle timer instead.
@@ -221,10 +221,10 @@ window.StudyEditor = window.StudyEditor || {};
         this.record("suggestion-close", "api", { suggestionId: current.id, closeReason: "accept" });
       }
       const start = this.textarea.value.length;
-      this.page.insert(piece, this.extension({
+      this.page.insert(piece, { proactive: this.extension({
         suggestionId: current.id, partial: wordOnly || current.partial,
         span: { index: start, length: piece.length },
-      }));
+      }) });
       this.version += 1;
       this.trackAccepted(current, start, piece.length);
       if (last) {
@@ -345,7 +345,7 @@ window.StudyEditor = window.StudyEditor || {};
     }
 
     onWindow(name) {
-      if (this.page.finishing()) return;
+      if (this.page.closed()) return;
       if (name === "window-blur") this.reject("blur");
       this.record(name, "user", {});
     }
@@ -397,4 +397,26 @@ window.StudyEditor = window.StudyEditor || {};
   }
 
   StudyEditor.Proactive = Proactive;
+
+  // The ghost text (boot.proactive, L1-L3), and in the other sessions of a MindCopilot study
+  // (boot.extension) the window switches Table 5 compares, which the page logs for them.
+  StudyEditor.register({
+    name: "proactive",
+    start(boot, page, restored) {
+      if (!boot.proactive) return boot.extension ? { windowSwitches: "page" } : null;
+      // The interaction memory from the same place as the text; the saved copy's key is
+      // `proactive`, as is the server's (study.paradigms.proactive.editor.state).
+      const from = restored.saved || restored.server;
+      const ghost = new Proactive(boot.proactive, page, from ? from.proactive : undefined);
+      return {
+        keysFirst: true,  // the ghost text covers the text: Tab accepts it before any list opens
+        windowSwitches: "own",
+        onKeyDown: (event) => ghost.onKeyDown(event),
+        onText: (delta, before) => ghost.onText(delta, before),
+        onCursor: () => ghost.onCursor(),
+        memory: () => ({ proactive: ghost.memory() }),
+        stop: () => ghost.stop(),
+      };
+    },
+  });
 })(window.StudyEditor);

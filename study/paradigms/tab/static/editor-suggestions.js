@@ -3,7 +3,7 @@
 // Paper §4.2.2-4.2.3: Tab asks for suggestions, shown in a small list below the cursor; up and
 // down arrows choose, Enter or a click accepts (the text goes at the END of the document),
 // Esc, any other key or a click outside dismisses; Shift+Tab shows the last list again.
-// This file only talks to the server and draws; editor.js decides what is logged when.
+// This file only talks to the server and draws; editor-tab.js decides what is logged when.
 "use strict";
 
 window.StudyEditor = window.StudyEditor || {};

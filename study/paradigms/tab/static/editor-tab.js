@@ -1,0 +1,134 @@
+// The Tab suggestion list's part of the editor page (CoAuthor, paper §4.2): Tab asks for
+// suggestions, the list opens under the caret, up and down choose, Enter or a click accepts,
+// Esc or any other key hides it, Shift+Tab shows the last list again. Each step is a CoAuthor
+// record (paper Table 1): suggestion-get, -open, -fail, -up, -down, -hover, -select, -close,
+// -reopen, and the accepted text as an api text-insert at the end.
+//
+// Registers with the core's editor page (study/static/editor-parts.js); the request and the
+// popup are editor-suggestions.js's. Started only when the boot data has suggestionsUrl
+// (study/paradigms/tab/editor.py): a control arm's page has no list (study/control_arm.py).
+"use strict";
+
+window.StudyEditor = window.StudyEditor || {};
+
+(function (StudyEditor) {
+  const MODIFIER_KEYS = new Set(["Shift", "Control", "Alt", "Meta", "AltGraph", "CapsLock", "Fn"]);
+
+  function start(boot, page, restored) {
+    if (!boot.suggestionsUrl) return null;
+    const { textarea, log } = page;
+    // The last list shown, for Shift+Tab, kept with the text (the saved copy's lastSuggestions,
+    // the server's last_suggestions).
+    let lastSuggestions = restored.saved ? restored.saved.lastSuggestions || []
+      : restored.server ? restored.server.last_suggestions || [] : [];
+    let asking = false;  // a suggestion request is under way
+    const maxShown = () => parseInt(boot.controls.currentN, 10) || 5;
+
+    async function askForSuggestions() {
+      if (asking || page.finishing()) return;
+      const onScreen = popup.isOpen ? popup.items.map((item) => item.trimmed) : [];
+      if (popup.isOpen) dismiss("user");
+      asking = true;
+      page.record("suggestion-get", "user");
+      page.busy(true);
+      page.say("");
+      // The model continues the writer's text, without Quill's final newline: in the CoAuthor
+      // release a suggestion accepted after "." starts with a space, not a new paragraph.
+      const answer = await StudyEditor.fetchSuggestions(boot.suggestionsUrl, textarea.value, onScreen);
+      asking = false;
+      page.busy(false);
+      if (page.finishing()) return;
+      const items = answer.suggestions ? StudyEditor.cleanSuggestions(answer.suggestions).slice(0, maxShown()) : [];
+      if (items.length === 0) {
+        // Not every query is answered by a list (shared data README); the writer is told why.
+        page.record("suggestion-fail", "api");
+        page.say(answer.error
+          ? `Could not get suggestions: ${answer.error}. Keep writing, or press Tab to try again.`
+          : "No suggestions this time. Keep writing, or press Tab to try again.", "error");
+        return;
+      }
+      lastSuggestions = items;
+      log.suggestionIndex = 0;
+      page.record("suggestion-open", "api", { currentSuggestions: items });
+      popup.show(items, 0);
+      page.say(`${items.length} suggestions. Up and down arrows to choose, Enter to accept, Esc to hide.`);
+    }
+
+    function reopen() {
+      if (page.finishing() || lastSuggestions.length === 0) return;
+      page.record("suggestion-reopen", "user");
+      popup.show(lastSuggestions, log.suggestionIndex);
+    }
+
+    function move(step) {
+      popup.highlight(popup.highlighted + step);
+      log.suggestionIndex = popup.highlighted;
+      page.record(step < 0 ? "suggestion-up" : "suggestion-down", "user");
+    }
+
+    function hover(position) {
+      log.hoverIndex = position;
+      page.record("suggestion-hover", "user");
+    }
+
+    function dismiss(source) {
+      popup.hide();
+      page.record("suggestion-close", source);
+      if (page.tone() === "info") page.say("");
+    }
+
+    // Accepting: select (user), close (api), then the text goes at the end (paper §4.2.3).
+    function accept(position) {
+      const item = popup.items[position];
+      if (!item || page.finishing()) return;
+      log.suggestionIndex = position;
+      page.record("suggestion-select", "user");
+      dismiss("api");
+      page.insert(item.original);
+      textarea.focus();
+      page.keepCaretInView();
+      page.say("");
+    }
+
+    function onKeyDown(event) {
+      if (event.key === "Tab") {
+        event.preventDefault();
+        if (event.shiftKey) reopen();
+        else askForSuggestions();
+        return true;
+      }
+      if (!popup.isOpen) return false;
+      if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+        event.preventDefault();
+        move(event.key === "ArrowUp" ? -1 : 1);
+      } else if (event.key === "Enter") {
+        event.preventDefault();
+        accept(popup.highlighted);
+      } else if (event.key === "Escape") {
+        event.preventDefault();
+        dismiss("user");
+      } else if (!MODIFIER_KEYS.has(event.key)) {
+        dismiss("user");  // and the key does what it does: "continues to type" (§4.2.3)
+      }
+      return true;
+    }
+
+    const popup = new StudyEditor.Popup(document.getElementById("suggestions"), textarea, { hover, choose: accept });
+    document.addEventListener("mousedown", (event) => {
+      if (popup.isOpen && !popup.list.contains(event.target)) dismiss("user");
+    });
+    textarea.addEventListener("scroll", () => popup.place());
+    window.addEventListener("resize", () => popup.place());
+
+    return {
+      onKeyDown,
+      memory: () => ({ lastSuggestions }),
+      onClose: () => popup.hide(),
+      stop() {
+        if (popup.isOpen) dismiss("user");
+      },
+    };
+  }
+
+  StudyEditor.register({ name: "tab", start });
+})(window.StudyEditor);
