@@ -136,8 +136,7 @@ def test_the_core_folders_hold_none_of_its_files_and_its_scripts_are_loaded_by_d
 # -- the core's editor page names no paradigm: each part is a plugin (study/static/editor-parts.js)
 
 EDITOR_PAGE = {
-    "study/static/editor.js": CORE_STATIC / "editor.js",
-    "study/static/editor.css": CORE_STATIC / "editor.css",
+    **{f"study/static/{path.name}": path for path in sorted(CORE_STATIC.glob("editor*"))},
     "templates/writing.html": templates_dir() / "writing.html",
 }
 # Paradigm names that are ordinary words of the page too: the Tab key and the browser's tabs

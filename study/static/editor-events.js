@@ -84,10 +84,11 @@ window.StudyEditor = window.StudyEditor || {};
   // Builds records and numbers them. The two "persisting" fields, currentSuggestionIndex and
   // currentHoverIndex, keep their last value from event to event, as in the release.
   class EventLog {
-    constructor(controls, nextSeq, indices, extended) {
-      // A MindCopilot study (L0-L3): every record carries `proactive`, whose paradigm the
-      // server fills in (the page is not told the writer's condition).
-      this.extended = Boolean(extended);
+    constructor(controls, nextSeq, indices, extension) {
+      // `extension`: the key every record carries when a paradigm extends the CoAuthor record
+      // (its log format's KEY, from the boot data), filled from `details[extension]`; the
+      // server fills in what the page is not told (e.g. the writer's condition).
+      this.extension = extension || null;
       this.controls = {};
       for (const key of CONTROL_KEYS) this.controls[key] = String(controls[key] ?? "");
       this.nextSeq = nextSeq;
@@ -99,8 +100,8 @@ window.StudyEditor = window.StudyEditor || {};
       return this.nextSeq - 1;
     }
 
-    // `details`: textDelta, cursorRange, currentDoc, currentSuggestions, proactive (the
-    // extension of schemas/proactive-event.schema.json); `cursor`: the caret.
+    // `details`: textDelta, cursorRange, currentDoc, currentSuggestions, and the extension's
+    // key when there is one; `cursor`: the caret.
     make(eventName, eventSource, cursor, details = {}) {
       const record = {
         eventName,
@@ -115,7 +116,7 @@ window.StudyEditor = window.StudyEditor || {};
         currentHoverIndex: this.hoverIndex,
       };
       Object.assign(record, this.controls);
-      if (this.extended) record.proactive = details.proactive || {};
+      if (this.extension) record[this.extension] = details[this.extension] || {};
       record.seq = this.nextSeq;
       this.nextSeq += 1;
       return record;

@@ -29,12 +29,18 @@
 //   memory() -> {key: value}: what the saved copy keeps with the text (merged into it);
 //   windowSwitches: "own" (the part logs window-blur/focus itself) or "page" (the page should);
 //   onClose(): another tab took the session; stop(): the writer pressed Finish.
+//
+// And StudyEditor.offeredTexts: a part pushes every text it shows the writer, so the paste
+// guard (editor-paste.js) lets that text be pasted back in.
 "use strict";
 
 window.StudyEditor = window.StudyEditor || {};
 
 (function (StudyEditor) {
   StudyEditor.parts = [];
+  // Texts a part offered the writer (its replies, its suggestions; it pushes each one it
+  // shows): pasting one back is not pasting from outside (editor-paste.js).
+  StudyEditor.offeredTexts = [];
   StudyEditor.register = function (part) {
     StudyEditor.parts.push(part);
   };

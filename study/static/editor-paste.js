@@ -26,7 +26,7 @@ window.StudyEditor = window.StudyEditor || {};
     // Shorter than minChars reads as typing in origin.py too (an autocorrection, a word).
     const fromOutside = (text) => text.length >= options.minChars
       && !textarea.value.includes(text) && !copied.some((held) => held.includes(text))
-      && !(StudyEditor.assistantTexts || []).some((reply) => reply.includes(text.trim()));
+      && !StudyEditor.offeredTexts.some((offered) => offered.includes(text.trim()));
 
     const check = (event, transfer) => {
       if (options.mode !== "refuse" || !transfer) return;

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from flask import Blueprint, url_for
 
-from study.paradigms.proactive import PROACTIVE, is_proactive_study
+from study.paradigms.proactive import PROACTIVE, coauthor_log, is_proactive_study
 from study.paradigms.proactive.memory import interaction_memory
 
 blueprint = Blueprint("proactive", __name__, template_folder="templates", static_folder="static",
@@ -22,13 +22,13 @@ def boot(study, condition, session_id: str) -> dict:
             "url": url_for("proactive_api.ask_assistant", session_id=session_id),
             "insertButton": study.proactive.insert_button,
         }
-        found["extension"] = True
+        found["extension"] = coauthor_log.KEY
     if is_proactive_study(study.conditions, study.proactive):
         # MindCopilot: every paradigm's records carry `proactive` and L0 logs window switches
         # too (Table 5); a plain CoAuthor study keeps CoAuthor 2021's vocabulary.
         # The records' paradigm is filled in by the event API (study.paradigms.proactive.arrival):
         # the page never names the writer's condition.
-        found["extension"] = True
+        found["extension"] = coauthor_log.KEY
     if condition.paradigm in PROACTIVE:
         # One ghost text at a time, whatever n says.
         found["controls"] = {**condition.controls(), "currentN": "1"}

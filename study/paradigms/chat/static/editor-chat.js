@@ -9,9 +9,6 @@
 window.StudyEditor = window.StudyEditor || {};
 
 (function (StudyEditor) {
-  // Every reply shown, for editor-paste.js: pasting one is not pasting from outside.
-  StudyEditor.assistantTexts = [];
-
   StudyEditor.startChat = function (options, say) {
     const list = document.getElementById("chat-messages");
     const form = document.getElementById("chat-form");
@@ -24,7 +21,8 @@ window.StudyEditor = window.StudyEditor || {};
       item.textContent = message.content;
       list.appendChild(item);
       list.scrollTop = list.scrollHeight;
-      if (message.role === "assistant") StudyEditor.assistantTexts.push(message.content);
+      // Every reply shown is offered text (editor-paste.js): pasting one is not from outside.
+      if (message.role === "assistant") StudyEditor.offeredTexts.push(message.content);
     };
 
     async function post(content, clientId) {
