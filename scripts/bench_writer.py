@@ -183,6 +183,9 @@ class Writer:
     async def type(self, until: float) -> None:
         # Writers start at different moments of the first second, as real ones would.
         await asyncio.sleep(self.rng.random())
+        # ... and stop at different moments of the last second: a thousand writers finishing
+        # at the same instant would send their last batches together, a burst no launch has.
+        until -= self.rng.random()
         self.add(self.editor.initialize())
         while time.monotonic() < until:
             phase_end = min(until, time.monotonic() + self.rng.expovariate(1 / PHASE_SECONDS))

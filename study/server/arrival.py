@@ -40,9 +40,14 @@ CACHED_SESSIONS = 4096
 @dataclass(frozen=True)
 class _Checked:
     count: int
-    last_seq: int
+    last_seq: int | None
     bytes: int
     text: str  # UTF-16 units (study.curation.replay.to_units)
+
+
+# A session with nothing stored: what a session's first batch (seq 0 onwards) is checked
+# against ahead of the lock, as the lock then confirms.
+_NOTHING_STORED = _Checked(count=0, last_seq=None, bytes=0, text="")
 
 
 _cache: OrderedDict[str, _Checked] = OrderedDict()
@@ -69,14 +74,19 @@ def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> event_
     # GIL behind every other thread, and every writer would wait for it. So the usual case, a
     # batch that follows the text this process last checked, is replayed here, before the lock,
     # and inside the lock only confirmed to follow what is stored still.
+    # A session's first batch is replayed ahead too, from its initialize event: at a launch a
+    # thousand of them arrive within a second, and each has nothing stored to read.
     ahead: tuple[_Checked, str | event_store.Refused] | None = None
     cached = _cached(session_id)
     ordered = sorted(by_seq)
-    if cached is not None and ordered[0] > cached.last_seq:
-        try:
-            ahead = (cached, _apply(cached.text, [(seq, by_seq[seq]) for seq in ordered]))
-        except event_store.Refused as refusal:
-            ahead = (cached, refusal)
+    records = [(seq, by_seq[seq]) for seq in ordered]
+    try:
+        if cached is not None and ordered[0] > cached.last_seq:
+            ahead = (cached, _apply(cached.text, records))
+        elif cached is None and ordered[0] == 0:
+            ahead = (_NOTHING_STORED, _replay(records))
+    except event_store.Refused as refusal:
+        ahead = (cached or _NOTHING_STORED, refusal)
 
     def check(connection: Connection, rows: list[dict]) -> None:
         # This runs while the database's write lock is held: the common case (a batch after

@@ -30,11 +30,13 @@ from contextlib import contextmanager
 from flask import current_app, g, jsonify
 from sqlalchemy import text, update
 
+from study import model_client
 from study.config import Condition
 from study.server.context import engine, limits, study
 from study.store import group_commit
 from study.store.engine import driver_fetch
 from study.store.db import suggestion_requests
+from study.suggest import postprocess
 
 # What a participant reads when the model fails: nothing about endpoints or status codes.
 UNAVAILABLE = "suggestions are not available right now"
@@ -183,3 +185,16 @@ def unavailable(what: str, session_id: str, reason: str, timed_out: bool, calm: 
     """The participant's answer to a failed model call; the reason goes to the log only."""
     logger.warning("%s for session %s failed: %s", what, session_id, reason)
     return jsonify(error=calm), 504 if timed_out else 502
+
+
+def warm_up(study_config) -> None:
+    """Build now what a server process's first model call would build while holding the GIL:
+    the endpoint's client (its TLS context, the SDK's lazy imports) and the sentence splitter's
+    compiled rules. `study serve` calls it in the master before forking its workers, so each
+    inherits them. Cold, a worker's first Tab suggestion took 188 ms of CPU (4 ms warm); at a
+    1,000-writer launch both workers' first suggestions held every writer's event batches up
+    for a second (README, "Benchmarks")."""
+    settings = study_config.suggestions
+    model_client.client(settings.base_url(), settings.api_key(), float(settings.timeout_seconds))
+    sample = [{"text": " She walked home. The night was quiet.", "token_logprobs": [-0.5, -0.25]}]
+    postprocess.postprocess(sample, (), settings.blocklist)

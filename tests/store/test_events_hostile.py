@@ -75,6 +75,47 @@ def test_good_batches_keep_being_accepted_after_a_refused_one(client, engine, se
     assert state["doc"] == editor.doc
 
 
+def test_a_first_batch_that_cannot_replay_is_refused_and_the_session_starts_clean(client, engine, session_id):
+    editor = Editor()
+    start, typed_a = editor.initialize(), editor.type("a")[0]
+    bad = {**typed_a, "textDelta": {"ops": [{"retain": 9_999}, {"insert": "a"}]}}
+
+    response = post(client, session_id, batch_of(start, bad))
+
+    assert response.status_code == 422 and f"event seq {bad['seq']}" in response.get_json()["error"]
+    assert event_count(engine, session_id) == 0
+    assert post(client, session_id, batch_of(start, typed_a)).status_code == 200
+    assert client.get(f"/api/sessions/{session_id}/state").get_json()["doc"] == editor.doc
+
+
+def test_a_first_batch_must_begin_with_the_initialize_event(client, engine, session_id):
+    editor = Editor()
+    editor.initialize()
+    keystroke = editor.type("a")[0]
+    keystroke["seq"] = 0
+
+    response = post(client, session_id, batch_of(keystroke))
+
+    assert response.status_code == 422 and "must be system-initialize" in response.get_json()["error"]
+    assert event_count(engine, session_id) == 0
+
+
+def test_a_first_batch_sent_again_to_another_worker_is_acknowledged_and_stored_once(client, engine, session_id):
+    from study.server import arrival
+
+    editor = Editor()
+    first = batch_of(editor.initialize(), *editor.type("Hi"))
+    assert post(client, session_id, first).status_code == 200
+    arrival._cache.clear()  # the resend reaches a worker process that never saw this session
+
+    again = post(client, session_id, first)
+
+    assert again.status_code == 200 and again.get_json()["acked"] == [0, 1, 2]
+    assert event_count(engine, session_id) == 3
+    assert post(client, session_id, batch_of(*editor.type("!"))).status_code == 200
+    assert client.get(f"/api/sessions/{session_id}/state").get_json()["doc"] == editor.doc
+
+
 @pytest.fixture
 def small_quota_app(backend_study, engine, study_folder):
     toml = study_folder / "study.toml"
