@@ -28,14 +28,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from flask import current_app, g, jsonify
-from sqlalchemy import text, update
+from sqlalchemy import text
 
 from study import model_client
 from study.config import Condition
 from study.server.context import engine, limits, study
 from study.store import group_commit
 from study.store.engine import driver_fetch
-from study.store.db import suggestion_requests
 from study.suggest import postprocess
 
 # What a participant reads when the model fails: nothing about endpoints or status codes.
@@ -60,6 +59,13 @@ _RECORD = """
     INSERT INTO suggestion_requests
       (session_id, created_at, condition, model, parameters, raw, suggestions, error)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+"""
+
+
+_SETTLE = """
+    UPDATE suggestion_requests
+    SET model = ?, parameters = ?, raw = ?, suggestions = ?, latency_ms = ?, error = ?
+    WHERE id = ?
 """
 
 
@@ -160,25 +166,19 @@ def settle(
     connection=None,
 ) -> None:
     """Replace the row's "no outcome" with the outcome (inside `connection`'s transaction when
-    given, so it commits together with what the caller stores from the answer)."""
-    statement = (
-        update(suggestion_requests)
-        .where(suggestion_requests.c.id == request_id)
-        .values(
-            # The model that answered, as the endpoint's reply names it; the one asked for
-            # when nothing answered (parameters keep the configured name either way).
-            model=answered_model or condition.model,
-            parameters=json.dumps(parameters),
-            raw=json.dumps(raw),
-            suggestions=json.dumps(suggestions),
-            latency_ms=latency_ms,
-            error=error,
-        )
-    )
+    given, so it commits together with what the caller stores from the answer). One statement
+    on the driver (study.store.engine.driver_fetch): SQLAlchemy's statement machinery cost a
+    fifth of a Tab request's CPU."""
+    values = (
+        # The model that answered, as the endpoint's reply names it; the one asked for when
+        # nothing answered (parameters keep the configured name either way).
+        answered_model or condition.model,
+        json.dumps(parameters), json.dumps(raw), json.dumps(suggestions), latency_ms, error, request_id,
+    )  # fmt: skip
     if connection is not None:
-        connection.execute(statement)
+        driver_fetch(connection, _SETTLE, values)
         return
-    group_commit.run(engine(), lambda own: own.execute(statement))
+    group_commit.run(engine(), lambda own: driver_fetch(own, _SETTLE, values))
 
 
 def unavailable(what: str, session_id: str, reason: str, timed_out: bool, calm: str = UNAVAILABLE):
