@@ -5,11 +5,13 @@ on 127.0.0.1, with suggestions from a model endpoint that answers after a fixed 
     python scripts/bench_ingest.py --writers 1000 --database postgres   # a throwaway PostgreSQL cluster
     python scripts/bench_ingest.py --writers 200 --duration 10          # a quick check
     python scripts/bench_ingest.py --server gunicorn --workers 4        # study.server.wsgi by hand
+    python scripts/bench_ingest.py --writers 1000 --timeline tl.txt     # each batch's send time and latency
 
 The script creates a study in a temporary folder, starts the server as a subprocess, and takes
 every writer through the participant pages with an access code up to the editor. Then each writer
 types as a person does: phases of steady typing at --rate events/s, bursts at --burst times that
-rate and pauses, averaging --rate. Its outbox behaves like study/static/editor-outbox.js: a batch
+rate and pauses, averaging --rate; writers start and stop at different moments of the first and
+last second. Its outbox behaves like study/static/editor-outbox.js: a batch
 goes out 1 s after the first unsent event, or at once when 20 are waiting; one request at a time;
 unacknowledged events are resent. Records are valid per schemas/event-batch.schema.json.
 
