@@ -19,12 +19,12 @@ from flask import Blueprint, abort, current_app, g, jsonify, redirect, render_te
 from study.judging import settings as judging_settings
 from study.judging import tasks
 from study.mturk import settings as mturk_settings
+from study.mturk.entry import PREVIEW_ASSIGNMENT
 from study.server import contract, page_security
 from study.server.context import engine, limits, study
 from study.store import reading, writing
 
 blueprint = Blueprint("judging", __name__)
-PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
 
 
 @blueprint.after_request
