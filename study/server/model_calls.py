@@ -164,18 +164,11 @@ def settle(
     latency_ms: float,
     error: str | None,
     connection=None,
-    wait: bool = True,
 ) -> None:
     """Replace the row's "no outcome" with the outcome (inside `connection`'s transaction when
     given, so it commits together with what the caller stores from the answer). One statement
     on the driver (study.store.engine.driver_fetch): SQLAlchemy's statement machinery cost a
-    fifth of a Tab request's CPU.
-
-    `wait=False`: the caller answers its writer without waiting for the row, when its process
-    is writing a group of event batches (study.store.group_commit); that group's leader writes
-    the row next. For a call whose row nothing reads back while the writer writes: at 1,000
-    writers the wait for the write turn was a Tab request's largest overhead (p50 4 ms, p99
-    33 ms). A server killed in between leaves the row's NO_OUTCOME, which says so."""
+    fifth of a Tab request's CPU."""
     values = (
         # The model that answered, as the endpoint's reply names it; the one asked for when
         # nothing answered (parameters keep the configured name either way).
@@ -185,7 +178,7 @@ def settle(
     if connection is not None:
         driver_fetch(connection, _SETTLE, values)
         return
-    group_commit.run(engine(), lambda own: driver_fetch(own, _SETTLE, values), wait=wait)
+    group_commit.run(engine(), lambda own: driver_fetch(own, _SETTLE, values))
 
 
 def unavailable(what: str, session_id: str, reason: str, timed_out: bool, calm: str = UNAVAILABLE):

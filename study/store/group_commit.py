@@ -16,11 +16,6 @@ instead of raising, having written nothing. Should the transaction itself fail (
 PostgreSQL error, which ends the whole transaction), every item of the group gets the error and
 nothing of it is stored: their browsers send the batches again.
 
-A write nobody waits for (`wait=False`: a model call's outcome row, written after its answer is
-ready) joins the queue and its caller goes on at once while a group is being written; that
-group's leader writes it next, before it returns. When no group is being written, the caller
-writes it as any other item, so a lone request still finds its row written when it answers.
-
 That is SQLite's way, where one writer at a time holds the whole file. PostgreSQL lets writers
 run side by side (each batch locks only its session's row) and groups commits in its own WAL,
 so there each batch is written in its own transaction on its own request thread: a leader
@@ -30,7 +25,6 @@ take turns for nothing (at 1,000 writers that held a launch to 260 batches a sec
 
 from __future__ import annotations
 
-import logging
 import os
 import threading
 import weakref
@@ -42,18 +36,15 @@ from sqlalchemy import Connection, Engine
 
 from study.store.engine import writing
 
-logger = logging.getLogger(__name__)
-
 # Items written in one transaction at most: a group is also the latency of its last item.
 MAX_GROUP = 128
 
 
 class _Item:
-    __slots__ = ("awaited", "done", "error", "result", "work")
+    __slots__ = ("done", "error", "result", "work")
 
-    def __init__(self, work: Callable[[Connection], Any], awaited: bool = True) -> None:
+    def __init__(self, work: Callable[[Connection], Any]) -> None:
         self.work = work
-        self.awaited = awaited  # False: nobody waits for it (`run(wait=False)`)
         self.done = False
         self.result: Any = None
         self.error: BaseException | None = None
@@ -64,7 +55,6 @@ class _Queue:
 
     def __init__(self) -> None:
         self.waiting: deque[_Item] = deque()
-        self.unawaited = 0  # items in `waiting` that nobody waits for
         self.changed = threading.Condition(threading.Lock())
         self.writing = False
 
@@ -86,41 +76,30 @@ def _queue(engine: Engine) -> _Queue:
     return queue
 
 
-def run(engine: Engine, work: Callable[[Connection], Any], *, wait: bool = True) -> Any:
+def run(engine: Engine, work: Callable[[Connection], Any]) -> Any:
     """`work(connection)` run in a write transaction shared with the other items waiting in
     this process; its result once that transaction is committed, or the error that stopped it.
-
-    With `wait=False` the caller may go on before the write (module docstring): it gets None,
-    and an error is logged, since nobody is left to be told.
 
     `work` must not raise for a refusal of its own (return it: an exception rolls back the whole
     group), and the caller must not be inside a `writing` transaction (the leader would wait for
     the turn its caller holds)."""
-    item = _Item(work, awaited=wait)
+    item = _Item(work)
     if engine.dialect.name != "sqlite":  # side by side (module docstring)
         _write(engine, [item])
-        if item.error is not None and not wait:
-            logger.error("a write nobody waited for failed: %s", item.error)
-        return _answer(item)
+        if item.error is not None:
+            raise item.error
+        return item.result
     queue = _queue(engine)
     with queue.changed:
         queue.waiting.append(item)
-        if not wait:
-            queue.unawaited += 1
+        while not item.done:
             if queue.writing:
-                return None  # the leader of the group being written writes it next
-        while not item.done or queue.unawaited:
-            if queue.writing:
-                if item.done:  # another leader took over the items nobody waits for
-                    break
                 queue.changed.wait()
                 continue
             # No group is being written: this thread leads the next one (it holds at most
-            # MAX_GROUP items, so a leader whose own item did not fit leads another), and goes
-            # on leading while items nobody waits for are left.
+            # MAX_GROUP items, so a leader whose own item did not fit leads another).
             queue.writing = True
             group = [queue.waiting.popleft() for _ in range(min(MAX_GROUP, len(queue.waiting)))]
-            queue.unawaited -= sum(not member.awaited for member in group)
             queue.changed.release()
             try:
                 _write(engine, group)
@@ -128,17 +107,11 @@ def run(engine: Engine, work: Callable[[Connection], Any], *, wait: bool = True)
                 queue.changed.acquire()
                 for member in group:
                     member.done = True
-                    if not member.awaited and member.error is not None:
-                        logger.error("a write nobody waited for failed: %s", member.error)
                 queue.writing = False
                 queue.changed.notify_all()
-    return _answer(item)
-
-
-def _answer(item: _Item) -> Any:
-    if item.error is not None and item.awaited:
+    if item.error is not None:
         raise item.error
-    return item.result if item.awaited else None
+    return item.result
 
 
 def _write(engine: Engine, group: list[_Item]) -> None:

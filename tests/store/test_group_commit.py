@@ -143,55 +143,6 @@ def test_a_queue_longer_than_one_group_is_written_in_several(engine, size):
     assert all(event_count(engine, session_id) == len(batch) for session_id in sessions)
 
 
-def _store_start(session_id):
-    """A write nobody waits for: the session's first event, stored without its checks."""
-    return lambda connection: connection.exec_driver_sql(
-        "INSERT INTO events (session_id, seq, event_name, event_timestamp, record, received_at) "
-        "VALUES (?, 0, 'system-initialize', 0, '{}', 0)", (session_id,)
-    )
-
-
-@sqlite_only
-def test_a_write_nobody_waits_for_returns_at_once_and_the_group_in_progress_writes_it(engine):
-    session_id = new_session(engine)
-
-    holder, release = _hold_the_writer(engine)
-    returned = group_commit.run(engine, _store_start(session_id), wait=False)
-    assert returned is None and event_count(engine, session_id) == 0, "written before its turn"
-    release.set()
-    holder.join(10)
-
-    assert not holder.is_alive()
-    assert event_count(engine, session_id) == 1, "the leader returned before writing what it was left"
-    assert not group_commit._queue(engine).waiting
-
-
-@sqlite_only
-def test_a_write_nobody_waits_for_is_written_before_returning_when_nothing_else_is(engine):
-    session_id = new_session(engine)
-
-    group_commit.run(engine, _store_start(session_id), wait=False)
-
-    assert event_count(engine, session_id) == 1
-
-
-@sqlite_only
-def test_a_failed_write_nobody_waits_for_is_logged_and_the_writers_go_on(engine, caplog):
-    session_id = new_session(engine)
-    _, (batch, *_) = typed_batches("Still stored", size=10)
-
-    def broken(connection):
-        connection.execute(text("INSERT INTO no_such_table VALUES (1)"))
-
-    holder, release = _hold_the_writer(engine)
-    assert group_commit.run(engine, broken, wait=False) is None
-    release.set()
-    holder.join(10)
-
-    assert "a write nobody waited for failed" in caplog.text and "no_such_table" in caplog.text
-    assert event_store.ingest(engine, session_id, batch).stored == len(batch)
-
-
 @pytest.mark.postgres
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
 def test_on_postgresql_a_batch_does_not_wait_for_another_writers_transaction(engine):

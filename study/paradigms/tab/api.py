@@ -59,9 +59,6 @@ def suggest(session_id):
         request_id, condition, answered_model=result.answered_model, parameters=result.parameters,
         raw=result.raw, suggestions=result.suggestions, latency_ms=result.latency_ms,
         error=result.error,
-        # Nothing reads a Tab call's row back while its writer writes (ghost text's rows are,
-        # by the event API): the writer need not wait for it to be written.
-        wait=False,
     )  # fmt: skip
     if result.error:
         return model_calls.unavailable("suggestions", session_id, result.error, result.timed_out)
