@@ -7,6 +7,7 @@ vLLM, llama.cpp or our own `study lm serve`) through the official `openai` SDK. 
 what they share:
 
 - `client()`: build (once per endpoint) a client with a time limit and a retry limit;
+  `participant_client()`: the one the participants' calls use;
 - `create()`: one call answered as plain JSON read by attribute (the path the Tab list takes);
 - `describe()`: a failed call as one sentence for the researcher, naming where to look;
 - `redact()`: the API key cut out of any message, because an endpoint can echo it back;
@@ -45,6 +46,14 @@ def client(base_url: str | None, api_key: str, timeout: float, max_retries: int 
     suggestion is better served by a fast error than by a second 15 s wait. Batch callers
     (judges, simulated writers) pass a few retries."""
     return openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries)
+
+
+def participant_client(settings: SuggestionSettings) -> openai.OpenAI:
+    """The client every participant-facing call uses ([suggestions]' endpoint, key and time
+    limit, no retries): Tab, ghost text, L0's panel and the chat assistant, and `study serve`'s
+    warm-up before its workers fork (study.server.model_calls.warm_up), which must build this
+    same one."""
+    return client(settings.base_url(), settings.api_key(), float(settings.timeout_seconds))
 
 
 def create(client: openai.OpenAI, path: str, body: dict) -> SimpleNamespace:

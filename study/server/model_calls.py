@@ -195,6 +195,6 @@ def warm_up(study_config) -> None:
     1,000-writer launch both workers' first suggestions held every writer's event batches up
     for a second (README, "Benchmarks")."""
     settings = study_config.suggestions
-    model_client.client(settings.base_url(), settings.api_key(), float(settings.timeout_seconds))
+    model_client.participant_client(settings)
     sample = [{"text": " She walked home. The night was quiet.", "token_logprobs": [-0.5, -0.25]}]
     postprocess.postprocess(sample, (), settings.blocklist)

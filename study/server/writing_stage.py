@@ -57,11 +57,7 @@ def writing_page(session_id, session):
     if study().outside_paste != "allow":  # study/static/editor-paste.js
         boot["outsidePaste"] = {"mode": study().outside_paste, "minChars": origin.MIN_CHARS}
     return render_template(
-        "writing.html", study=study(), session=session, prompt=prompt, boot=boot,
-        panels=[p.panel for p in parts if p.panel], key_lines=[p.keys for p in parts if p.keys],
-        controls=[p.controls for p in parts if p.controls],
-        page_classes=[p.page_class for p in parts if p.page_class],
-        spinner=any(p.spinner for p in parts),
+        "writing.html", study=study(), session=session, prompt=prompt, boot=boot, parts=parts,
         paradigm_scripts=scripts, paradigm_stylesheets=stylesheets,
     )
 

@@ -23,6 +23,7 @@
   let log = null;        // StudyEditor.EventLog, once the starting point is known
   let outbox = null;     // StudyEditor.Outbox
   let hooks = [];        // what each started part returned (editor-parts.js), in their order
+  let keyHooks = [];     // those with onKeyDown, the keysFirst ones first
   let shadow = "";       // the value the last logged event left, to diff the next input against
   let lastRange = { index: 0, length: 0 };  // the selection the last logged event left
   let finishing = false;
@@ -115,10 +116,7 @@
   function onKeyDown(event) {
     mouseSelecting = false;
     if (event.isComposing || !log) return;
-    const keysFirst = hooks.filter((part) => part.keysFirst);
-    for (const part of [...keysFirst, ...hooks.filter((part) => !part.keysFirst)]) {
-      if (part.onKeyDown && part.onKeyDown(event)) return;
-    }
+    for (const part of keyHooks) if (part.onKeyDown(event)) return;
     if (event.key === "Tab") event.preventDefault();
   }
 
@@ -187,6 +185,8 @@
     claimTab();
     const page = pageForParts();
     hooks = StudyEditor.parts.map((part) => part.start(boot, page, restored)).filter(Boolean);
+    const withKeys = hooks.filter((part) => part.onKeyDown);
+    keyHooks = [...withKeys.filter((part) => part.keysFirst), ...withKeys.filter((part) => !part.keysFirst)];
     if (hooks.some((part) => part.memory)) outbox.save();  // the saved copy holds their memory from the start
     const switches = hooks.map((part) => part.windowSwitches);
     if (!switches.includes("own") && (switches.includes("page") || boot.outsidePaste)) {

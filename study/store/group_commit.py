@@ -84,11 +84,17 @@ def run(engine: Engine, work: Callable[[Connection], Any]) -> Any:
     group), and the caller must not be inside a `writing` transaction (the leader would wait for
     the turn its caller holds)."""
     item = _Item(work)
-    if engine.dialect.name != "sqlite":  # side by side (module docstring)
+    if engine.dialect.name == "sqlite":
+        _grouped(engine, item)
+    else:  # side by side (module docstring)
         _write(engine, [item])
-        if item.error is not None:
-            raise item.error
-        return item.result
+    if item.error is not None:
+        raise item.error
+    return item.result
+
+
+def _grouped(engine: Engine, item: _Item) -> None:
+    """Queue `item` in this process and return once a group holding it is written."""
     queue = _queue(engine)
     with queue.changed:
         queue.waiting.append(item)
@@ -109,9 +115,6 @@ def run(engine: Engine, work: Callable[[Connection], Any]) -> Any:
                     member.done = True
                 queue.writing = False
                 queue.changed.notify_all()
-    if item.error is not None:
-        raise item.error
-    return item.result
 
 
 def _write(engine: Engine, group: list[_Item]) -> None:

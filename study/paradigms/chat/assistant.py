@@ -100,11 +100,11 @@ def reply(
     messages: list[dict] | None = None, read: Window | None = None,
 ) -> Reply:
     """One reply, not streamed; `messages` (from `window`) default to the whole conversation."""
-    base_url, api_key = settings.base_url(), settings.api_key()
+    base_url = settings.base_url()
     start = time.perf_counter()
     result = Reply(text="", latency_ms=0.0, parameters=call_parameters(condition, max_tokens, read))
     try:
-        client = model_client.client(base_url, api_key, float(settings.timeout_seconds))
+        client = model_client.participant_client(settings)
         response = client.chat.completions.create(
             model=condition.model,
             messages=messages if messages is not None else conversation(condition, history),
@@ -148,7 +148,7 @@ class ReplyStream:
         base_url, timeout = settings.base_url(), float(settings.timeout_seconds)
         start = time.perf_counter()
         try:
-            client = model_client.client(base_url, settings.api_key(), timeout)
+            client = model_client.participant_client(settings)
             stream = client.chat.completions.create(
                 model=condition.model, messages=self.messages, max_tokens=self.max_tokens,
                 temperature=condition.temperature, top_p=condition.top_p,

@@ -16,18 +16,18 @@ blueprint = Blueprint("proactive", __name__, template_folder="templates", static
 
 def boot(study, condition, session_id: str) -> dict:
     found: dict = {}
-    if study.proactive.assistant_panel(condition.paradigm):
+    panel = study.proactive.assistant_panel(condition.paradigm)
+    if panel:
         # MindCopilot's L0: the assistant panel, no Tab list (static/editor-assistant.js).
         found["assistantPanel"] = {
             "url": url_for("proactive_api.ask_assistant", session_id=session_id),
             "insertButton": study.proactive.insert_button,
         }
-        found["extension"] = coauthor_log.KEY
-    if is_proactive_study(study.conditions, study.proactive):
-        # MindCopilot: every paradigm's records carry `proactive` and L0 logs window switches
-        # too (Table 5); a plain CoAuthor study keeps CoAuthor 2021's vocabulary.
-        # The records' paradigm is filled in by the event API (study.paradigms.proactive.arrival):
-        # the page never names the writer's condition.
+    if panel or is_proactive_study(study.conditions, study.proactive):
+        # MindCopilot: every paradigm's records carry `proactive` (an assistant panel's too)
+        # and L0 logs window switches too (Table 5); a plain CoAuthor study keeps CoAuthor
+        # 2021's vocabulary. The records' paradigm is filled in by the event API
+        # (study.paradigms.proactive.arrival): the page never names the writer's condition.
         found["extension"] = coauthor_log.KEY
     if condition.paradigm in PROACTIVE:
         # One ghost text at a time, whatever n says.

@@ -141,10 +141,10 @@ class ProactiveEngine:
             prompt_hash=hashlib.sha256(prompt_text.encode()).hexdigest()[:16],
             parameters={"model": condition.model, "mode": condition.mode, "n": 1, **params},
         )
-        base_url, api_key = self.suggestions.base_url(), self.suggestions.api_key()
+        base_url = self.suggestions.base_url()
         start = time.perf_counter()
         try:
-            client = model_client.client(base_url, api_key, float(self.suggestions.timeout_seconds))
+            client = model_client.participant_client(self.suggestions)
             raw, result.answered_model = self._ask(client, condition, system, context, params)
             result.raw = [raw]
             text = raw["text"]

@@ -81,7 +81,7 @@ class SuggestionEngine:
         api_key = self.settings.api_key()
         start = time.perf_counter()
         try:
-            client = model_client.client(base_url, api_key, float(self.settings.timeout_seconds))
+            client = model_client.participant_client(self.settings)
             if condition.mode == "chat":
                 result.raw, result.answered_model = self._chat(client, condition, doc, params)
             elif condition.mode == "completion":
