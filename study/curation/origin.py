@@ -31,13 +31,27 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from study.curation.replay import DeltaError, apply_delta, from_units, to_units
+from study.curation.replay import (
+    PROMPT,
+    SUGGESTION,
+    WRITER,
+    DeltaError,
+    Document,
+    apply_delta,
+    from_units,
+    to_units,
+)
 from study.curation.suggestions import inserted_text, match_suggestion
 
-TYPED, ASSISTANT, OUTSIDE, PROMPT = "T", "A", "O", "P"
+TYPED, ASSISTANT, OUTSIDE = "T", "A", "O"
 SOURCES = {TYPED: "typed", ASSISTANT: "assistant", OUTSIDE: "outside"}
 # A placeholder author while a long insert's source is decided (never left in the result).
 _PENDING = "?"
+# The assistant's text copied by the writer: the assistant's here, the writer's in `replay`.
+_COPIED = "C"
+# The authors of one replay in `replay`'s codes, and the authors a copy of held text takes.
+_AS_REPLAY = str.maketrans({TYPED: WRITER, OUTSIDE: WRITER, _COPIED: WRITER, ASSISTANT: SUGGESTION})
+_AS_COPY = str.maketrans({PROMPT: TYPED, ASSISTANT: _COPIED})
 # Defaults of [session] outside_min_chars and of the window-switch mark.
 MIN_CHARS = 20
 SWITCH_MS = 10_000
@@ -101,9 +115,29 @@ def origin(
 
     Raises ValueError when the log does not start with system-initialize, DeltaError when a
     delta cannot apply (as `study.curation.replay.replay`)."""
-    if not events or events[0].get("eventName") != "system-initialize":
-        raise ValueError("the first event must be system-initialize carrying the prompt in currentDoc")
-    text = to_units(events[0].get("currentDoc") or "")
+    return document_and_origin(
+        events, min_chars=min_chars, switch_ms=switch_ms, assistant_texts=assistant_texts
+    )[1]
+
+
+def document_and_origin(
+    events: Sequence[Mapping], *, min_chars: int = MIN_CHARS, switch_ms: int = SWITCH_MS,
+    assistant_texts: Sequence[str] = (),
+) -> tuple[Document, Origin]:
+    """The final document as `study.curation.replay.replay` gives it and the session's
+    `Origin`, from one replay (`study curate stats` needs both).
+
+    The two read authorship alike but for one case: text the writer copied from an assistant
+    reply or from the assistant's earlier text is the assistant's here and the writer's in
+    `replay` (a `user` insert). `_COPIED` marks it while replaying, so one author string holds
+    both readings. Raises as `replay` does."""
+    first = events[0] if events else {}
+    prompt = first.get("currentDoc")
+    if first.get("eventName") != "system-initialize" or not isinstance(prompt, str):
+        raise ValueError(
+            "the first event must be system-initialize carrying the prompt in currentDoc"
+        )
+    text = to_units(prompt)
     authors = PROMPT * len(text)
     shown: Sequence[Mapping] = ()
     awaiting_choice = False
@@ -149,7 +183,7 @@ def origin(
         source = _held(units, [(before_text, before_authors), *reversed(removed)])
         # A reply copied with a space or line break around it (the writer's own) is still it.
         if source is None and any(inserted.strip() in reply for reply in assistant_texts):
-            source = ASSISTANT * len(units)
+            source = _COPIED * len(units)
         if source is None:
             source = OUTSIDE * len(to_units(inserted))
             at = _timestamp(event)
@@ -165,22 +199,25 @@ def origin(
                 )
             )
         authors = _fill(authors, source)
-    _, authors = from_units(text, authors)
-    return Origin(
+    text, authors = from_units(text, authors)
+    document = Document(text=text, authors=authors.translate(_AS_REPLAY), event_index=len(events) - 1)
+    found = Origin(
         typed=authors.count(TYPED),
-        assistant=authors.count(ASSISTANT),
+        assistant=authors.count(ASSISTANT) + authors.count(_COPIED),
         outside=authors.count(OUTSIDE),
         inserts=tuple(inserts),
     )
+    return document, found
 
 
 def _held(text: str, places: Sequence[tuple[str, str]]) -> str | None:
     """The authors of `text` where the session held it (the document, or text deleted from
-    it), the prompt's read as typed (the writer chose to copy it); None when it never did."""
+    it), the prompt's read as typed (the writer chose to copy it) and the assistant's as
+    copied (`_COPIED`); None when it never did."""
     for held, authors in places:
         at = held.find(text)
         if at >= 0:
-            return authors[at : at + len(text)].replace(PROMPT, TYPED)
+            return authors[at : at + len(text)].translate(_AS_COPY)
     return None
 
 

@@ -211,8 +211,12 @@ class _Compiler:
                 out += ["    " + line for line in body]
             return out + ["else:", "    return False"]
         if known == "object" and all(set(sub) == {"required"} for sub in branches):
+            # Which keys are present; one key is a plain membership test (a Delta op's kind).
             tests = [
-                f"({x}.keys() >= {self.constant(frozenset(sub['required']))})" for sub in branches
+                f"({sub['required'][0]!r} in {x})"
+                if len(sub["required"]) == 1
+                else f"({x}.keys() >= {self.constant(frozenset(sub['required']))})"
+                for sub in branches
             ]
         else:
             tests = [f"{self.function(sub, resolver)}({x})" for sub in branches]

@@ -44,8 +44,7 @@ from study.curation.metrics import (
     writer_share_final,
 )
 from study.curation.origin import COLUMNS as ORIGIN_COLUMNS
-from study.curation.origin import origin
-from study.curation.replay import replay
+from study.curation.origin import document_and_origin
 
 METADATA_COLUMNS = (
     "num_event", "num_query", "num_selected", "perc_selected", "num_cursor", "time",
@@ -87,7 +86,8 @@ def session_stats(session: Session, mutuality_sets: str = DEFAULT_MUTUALITY) -> 
     events = session.events
     row: dict = {"session_id": session.session_id, "format": session.format}
     row.update(official_metadata(events))
-    document = replay(events)
+    # The final text and where it came from (typed, assistant, outside), from one replay.
+    document, found = document_and_origin(events)
     counts = block_counts(events)
     row["final_words"] = final_words(document)
     row["writer_share_final"] = writer_share_final(document)
@@ -96,8 +96,7 @@ def session_stats(session: Session, mutuality_sets: str = DEFAULT_MUTUALITY) -> 
     row["distinct_2"] = distinct_n(document.without_prompt(), 2)
     for name, count in counts.items():
         row[f"blocks_{name}"] = count
-    # Where the text came from (typed, assistant, outside), beside the paper's writer share.
-    row.update(origin(events).row())
+    row.update(found.row())  # beside the paper's writer share
     return row
 
 

@@ -7,8 +7,8 @@ import math
 import pytest
 
 from study.curation.metrics import writer_share_final
-from study.curation.origin import origin
-from study.curation.replay import replay
+from study.curation.origin import document_and_origin, origin
+from study.curation.replay import replay, to_units
 from tests.curation.conftest import PROMPT, load_events, ops, record, small_session
 
 PASTED = "Bees pollinate a third of the crops we eat, and they need our help."
@@ -135,3 +135,27 @@ def test_a_chat_arms_reply_pasted_into_the_text_is_the_assistants():
     found = origin(events, assistant_texts=[reply])
     assert (found.assistant, found.outside, found.flagged) == (len(PASTED), 0, False)
     assert origin(events).flagged  # without the conversation it reads as outside
+
+
+def test_stats_one_replay_reads_as_replay_and_origin_on_the_real_sessions(session_paths):
+    # `study curate stats` replays once for both; each reading must stay its function's.
+    for path in session_paths:
+        events = load_events(path)
+        document, found = document_and_origin(events)
+        assert document == replay(events), path.name
+        assert found == origin(events), path.name
+
+
+def test_the_assistants_text_copied_by_the_writer_is_the_writers_to_replay_only():
+    # Copying the accepted suggestion again: origin keeps it the assistant's, while the paper's
+    # replay counts every user insert as the writer's (Table 3's writer share).
+    events = small_session()
+    document = replay(events)
+    accepted = document.text[document.authors.index("S") : document.authors.rindex("S") + 1]
+    assert len(accepted) >= 10
+    end = len(to_units(document.text))
+    copied = _numbered([*events, record("text-insert", delta=ops({"retain": end - 1}, {"insert": accepted}))])
+    document, found = document_and_origin(copied, min_chars=10)
+    assert document == replay(copied)
+    assert document.count("S") == len(accepted)
+    assert found.assistant == 2 * len(accepted) and found.outside == 0

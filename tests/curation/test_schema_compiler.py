@@ -50,3 +50,22 @@ def test_compiled_predicate_matches_jsonschema_including_recursive_refs(instance
 def test_unhandled_keywords_are_refused_so_callers_fall_back():
     with pytest.raises(Unsupported):
         compiled({"$id": "https://study.local/test/p.json", "type": "string", "format": "email"})
+
+
+# A Delta op's kind: exactly one of its alternatives' keys (one key, or a set of them).
+KINDS = {
+    "$id": "https://study.local/test/kinds.json",
+    "type": "object",
+    "properties": {"insert": {"type": "string"}, "retain": {"type": "integer"}, "to": {}, "by": {}},
+    "oneOf": [{"required": ["insert"]}, {"required": ["retain"]}, {"required": ["to", "by"]}],
+}
+KIND_INSTANCES = [
+    {"insert": "a"}, {"retain": 1}, {"to": 1, "by": 2}, {"to": 1}, {}, {"insert": "a", "retain": 1},
+    {"insert": "a", "to": 1, "by": 2}, {"retain": 1, "to": 1}, {"insert": 1}, [],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("instance", KIND_INSTANCES, ids=range(len(KIND_INSTANCES)))
+def test_one_of_required_keys_matches_jsonschema(instance):
+    check, reference = compiled(KINDS)
+    assert check(instance) == reference.is_valid(instance)
