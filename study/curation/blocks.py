@@ -107,25 +107,45 @@ class Block:
         return self.events[-1]
 
 
-def _tokens(events: Sequence[Mapping]) -> tuple[str, list[int]]:
-    kept: list[int] = []
-    chars: list[str] = []
-    get = _TOKENS.get
-    for index, event in enumerate(events):
+class BlockTokens:
+    """A session's events as the token string `_BLOCK_PATTERN` reads, fed one event at a time
+    (hover events dropped); `kept` holds the index of each token's event."""
+
+    def __init__(self) -> None:
+        self.chars: list[str] = []
+        self.kept: list[int] = []
+        self._index = 0
+
+    def add(self, event: Mapping) -> None:
+        index = self._index
+        self._index = index + 1
         name = event.get("eventName")
-        if name in DROPPED_EVENTS:
-            continue
-        kept.append(index)
-        chars.append(get((name, event.get("eventSource")), _OTHER))
-    return "".join(chars), kept
+        if name not in DROPPED_EVENTS:
+            self.kept.append(index)
+            self.chars.append(_TOKENS.get((name, event.get("eventSource")), _OTHER))
+
+    def counts(self) -> Counter[str]:
+        """How many blocks of each name (`block_counts`)."""
+        counts: Counter[str] = Counter({name: 0 for name in BLOCK_NAMES + (UNMATCHED,)})
+        for match in _BLOCK_PATTERN.finditer("".join(self.chars)):
+            counts[match.lastgroup] += 1
+        return counts
+
+
+def _tokens(events: Sequence[Mapping]) -> BlockTokens:
+    tokens = BlockTokens()
+    for event in events:
+        tokens.add(event)
+    return tokens
 
 
 def event_blocks(events: Sequence[Mapping]) -> list[Block]:
     """The session's events as Table 2 event blocks, in order (hover events dropped)."""
-    tokens, kept = _tokens(events)
+    tokens = _tokens(events)
+    kept = tokens.kept
     return [
         Block(match.lastgroup, tuple(kept[match.start() : match.end()]))
-        for match in _BLOCK_PATTERN.finditer(tokens)
+        for match in _BLOCK_PATTERN.finditer("".join(tokens.chars))
     ]
 
 
@@ -134,8 +154,4 @@ def block_counts(events: Sequence[Mapping]) -> Counter[str]:
 
     Every name is present, with 0 when the session has none of that block.
     """
-    tokens, _ = _tokens(events)
-    counts: Counter[str] = Counter({name: 0 for name in BLOCK_NAMES + (UNMATCHED,)})
-    for match in _BLOCK_PATTERN.finditer(tokens):
-        counts[match.lastgroup] += 1
-    return counts
+    return _tokens(events).counts()

@@ -81,32 +81,57 @@ def official_metadata(events: Sequence[Mapping]) -> dict:
     """
     if not events:
         raise ValueError("a session needs at least one event (system-initialize)")
-    num_query = num_selected = num_cursor = 0
-    by_user = by_api = 0
+    tally = MetadataTally()
     for event in events:
+        tally.add(event)
+    return tally.result()
+
+
+class MetadataTally:
+    """`official_metadata` fed one event at a time, in line order (`study curate stats
+    --validate` measures a session while it checks it, study.curation.onepass)."""
+
+    def __init__(self) -> None:
+        self.num_event = self.num_query = self.num_selected = self.num_cursor = 0
+        self.by_user = self.by_api = 0
+        self.first: Mapping | None = None
+        self.last: Mapping | None = None
+
+    def add(self, event: Mapping) -> None:
+        if self.first is None:
+            self.first = event
+        self.last = event
+        self.num_event += 1
         name = event.get("eventName")
         if name == "suggestion-open":
-            num_query += 1
+            self.num_query += 1
         elif name == "suggestion-select":
-            num_selected += 1
+            self.num_selected += 1
         elif name in CURSOR_EVENTS:
-            num_cursor += 1
+            self.num_cursor += 1
         if event.get("textDelta"):
             inserted = inserted_characters(event)
             if event.get("eventSource") == "user":
-                by_user += inserted
+                self.by_user += inserted
             else:
-                by_api += inserted
-    first = int(events[0]["eventTimestamp"])
-    last = int(events[-1]["eventTimestamp"])
-    return {
-        "num_event": len(events),
-        "num_query": num_query,
-        "num_selected": num_selected,
-        "perc_selected": round(100 * num_selected / num_query) if num_query else 0,
-        "num_cursor": num_cursor,
-        "time": round((last - first) / 60000, 2),
-        "written_by_human": round(100 * by_user / (by_user + by_api)) if by_user + by_api else 0,
-        "first_timestamp": first,
-        "last_timestamp": last,
-    }
+                self.by_api += inserted
+
+    def result(self) -> dict:
+        """The metadata of the events added (official_metadata's keys)."""
+        if self.first is None or self.last is None:
+            raise ValueError("a session needs at least one event (system-initialize)")
+        first = int(self.first["eventTimestamp"])
+        last = int(self.last["eventTimestamp"])
+        num_query, num_selected = self.num_query, self.num_selected
+        written = self.by_user + self.by_api
+        return {
+            "num_event": self.num_event,
+            "num_query": num_query,
+            "num_selected": num_selected,
+            "perc_selected": round(100 * num_selected / num_query) if num_query else 0,
+            "num_cursor": self.num_cursor,
+            "time": round((last - first) / 60000, 2),
+            "written_by_human": round(100 * self.by_user / written) if written else 0,
+            "first_timestamp": first,
+            "last_timestamp": last,
+        }

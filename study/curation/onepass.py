@@ -2,8 +2,8 @@
 
 `validate` and `stats` each read and parse every file, so curating a release with both cost
 1.76x a plain `json.loads` pass over it (issue 17). Here each file is read and each line parsed
-once, by the validator (study.curation.validate), which hands back the records it parsed; the
-statistics row is computed from those records. The report is the one `study curate validate`
+once, by the validator (study.curation.validate), which hands each record it parsed to the
+session's `study.curation.stats.SessionMeasure` as it goes: no session is held whole. The report is the one `study curate validate`
 makes of the file and the row the one `study curate stats` makes, so the combined command
 prints what the two commands print (tests/curation/test_onepass.py holds it to that).
 """
@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from study.curation.formats import Session, detect_format, iter_lines
+from study.curation.formats import detect_format, iter_lines
 from study.curation.issues import MAX_PER_CODE, SessionReport
 from study.curation.runner import failed_session_report, run, stats_worker
-from study.curation.stats import session_stats
+from study.curation.stats import SessionMeasure
 from study.curation.validate import validate_lines
 
 Measured = tuple[dict | None, str | None]  # (row, None) or (None, why the session was skipped)
@@ -27,26 +27,49 @@ def check_and_measure(
 ) -> tuple[SessionReport, Measured]:
     """The validation report of one session file and its statistics row, from one parse."""
     path = Path(path)
-    parsed: list[tuple[int, dict]] = []
+    follower = _Measuring(path.stem, sets)
     report = validate_lines(
-        iter_lines(path), file=str(path), session_id=path.stem, keep=keep, parsed=parsed
+        iter_lines(path), file=str(path), session_id=path.stem, keep=keep, follow=follower.add
     )
     # `stats` reads a file strictly (study.curation.formats.read_session): every non-blank line
     # an object and a known format. The validator counts every non-blank line as an event, so a
-    # line it could not parse leaves `parsed` shorter.
-    found = detect_format(parsed[0][1]) if parsed else None
-    if len(parsed) != report.events or found is None:
-        # Unreadable for `stats`: it says why in its own words, which a rare broken file may
+    # line it could not parse leaves the follower with fewer.
+    measure = follower.measure
+    if measure is None or follower.added != report.events:
+        # Unmeasurable for `stats`: it says why in its own words, which a rare broken file may
         # spend a second read on.
         return report, stats_worker((path, sets))
-    session = Session(
-        session_id=path.stem, events=[record for _, record in parsed], format=found,
-        path=str(path), lines=[number for number, _ in parsed],
-    )  # fmt: skip
     try:
-        return report, (session_stats(session, sets), None)
+        return report, (measure.row(), None)
     except (ValueError, KeyError, TypeError):
         return report, stats_worker((path, sets))  # the message `stats` gives for it
+
+
+class _Measuring:
+    """Feeds each record the validator parsed to the session's `SessionMeasure`; stops (and
+    leaves `measure` None) at a record `stats` would refuse the session for."""
+
+    def __init__(self, session_id: str, sets: str) -> None:
+        self.session_id, self.sets = session_id, sets
+        self.measure: SessionMeasure | None = None
+        self.added = 0
+        self.stopped = False
+
+    def add(self, record: dict) -> None:
+        if self.stopped:
+            return
+        if self.measure is None:
+            found = detect_format(record)
+            if found is None:
+                self.stopped = True
+                return
+            self.measure = SessionMeasure(self.session_id, found, self.sets)
+        try:
+            self.measure.add(record)
+        except (ValueError, KeyError, TypeError):
+            self.stopped, self.measure = True, None
+            return
+        self.added += 1
 
 
 def onepass_worker(job: tuple[Path, str, int | None]) -> tuple[SessionReport, Measured]:

@@ -125,89 +125,119 @@ def document_and_origin(
     assistant_texts: Sequence[str] = (),
 ) -> tuple[Document, Origin]:
     """The final document as `study.curation.replay.replay` gives it and the session's
-    `Origin`, from one replay (`study curate stats` needs both).
+    `Origin`, from one replay (`study curate stats` needs both; see `Attribution`).
+
+    Raises as `replay` does."""
+    attribution = Attribution(min_chars=min_chars, switch_ms=switch_ms, assistant_texts=assistant_texts)
+    for event in events:
+        attribution.add(event)
+    return attribution.result()
+
+
+class Attribution:
+    """One replay, fed one event at a time, that reads both `replay`'s authors and `origin`'s.
 
     The two read authorship alike but for one case: text the writer copied from an assistant
-    reply or from the assistant's earlier text is the assistant's here and the writer's in
-    `replay` (a `user` insert). `_COPIED` marks it while replaying, so one author string holds
-    both readings. Raises as `replay` does."""
-    first = events[0] if events else {}
-    prompt = first.get("currentDoc")
-    if first.get("eventName") != "system-initialize" or not isinstance(prompt, str):
-        raise ValueError(
-            "the first event must be system-initialize carrying the prompt in currentDoc"
-        )
-    text = to_units(prompt)
-    authors = PROMPT * len(text)
-    shown: Sequence[Mapping] = ()
-    awaiting_choice = False
-    focused_at: int | None = None
-    inserts: list[OutsideInsert] = []
-    removed: list[tuple[str, str]] = []  # text deletions took away, with its authors
-    for index in range(1, len(events)):
-        event = events[index]
+    reply or from the assistant's earlier text is the assistant's to `origin` and the writer's
+    to `replay` (a `user` insert). `_COPIED` marks it while replaying, so one author string
+    holds both readings."""
+
+    def __init__(
+        self, *, min_chars: int = MIN_CHARS, switch_ms: int = SWITCH_MS, assistant_texts: Sequence[str] = ()
+    ) -> None:
+        self.min_chars, self.switch_ms, self.assistant_texts = min_chars, switch_ms, assistant_texts
+        self.index = -1  # of the last event added
+        self.text = self.authors = ""
+        self.shown: Sequence[Mapping] = ()
+        self.awaiting_choice = False
+        self.focused_at: int | None = None
+        self.inserts: list[OutsideInsert] = []
+        self.removed: list[tuple[str, str]] = []  # text deletions took away, with its authors
+
+    def add(self, event: Mapping) -> None:
+        """Replay one more event. Raises ValueError when the first is not system-initialize with
+        the prompt, DeltaError when a delta cannot apply (naming the event, as `replay`)."""
+        self.index = index = self.index + 1
         name = event.get("eventName")
+        if index == 0:
+            prompt = event.get("currentDoc")
+            if name != "system-initialize" or not isinstance(prompt, str):
+                raise ValueError(
+                    "the first event must be system-initialize carrying the prompt in currentDoc"
+                )
+            self.text = to_units(prompt)
+            self.authors = PROMPT * len(self.text)
+            return
         if name == "suggestion-open":
-            shown = event.get("currentSuggestions") or shown
-            continue
+            self.shown = event.get("currentSuggestions") or self.shown
+            return
         if name == "suggestion-select":
-            awaiting_choice = True
-            continue
+            self.awaiting_choice = True
+            return
         if name == "window-focus":
-            focused_at = _timestamp(event)
-            continue
+            self.focused_at = _timestamp(event)
+            return
         delta = event.get("textDelta")
         if not delta:
-            continue
+            return
         ops = delta["ops"]
         keystroke = _keystroke(ops)  # [retain n, insert s]: the common case, read straight
         inserted = keystroke if keystroke is not None else inserted_text(event)
         code = TYPED
         if event.get("eventSource") == "api" or (
-            awaiting_choice and name == "text-insert" and match_suggestion(inserted, shown)
+            self.awaiting_choice and name == "text-insert" and match_suggestion(inserted, self.shown)
         ):
             code = ASSISTANT
-        elif len(to_units(inserted)) >= min_chars:
+        elif len(to_units(inserted)) >= self.min_chars:
             code = _PENDING
-        awaiting_choice = False
-        before_text, before_authors = text, authors
+        self.awaiting_choice = False
+        before_text, before_authors = self.text, self.authors
         if keystroke is None:  # a keystroke removes nothing
-            removed += _removed(text, authors, ops)
+            self.removed += _removed(before_text, before_authors, ops)
         try:
-            text, authors = apply_delta(text, ops, authors, code)
+            self.text, self.authors = apply_delta(before_text, ops, before_authors, code)
         except DeltaError as error:
             raise DeltaError(error.field, f"{error.detail} (event {index})") from None
-        if code != _PENDING:
-            continue
+        if code == _PENDING:
+            self.authors = _fill(self.authors, self._source(inserted, event, before_text, before_authors))
+
+    def _source(self, inserted: str, event: Mapping, before_text: str, before_authors: str) -> str:
+        """The authors of a long insert: held text keeps its own, a chat reply is the
+        assistant's, anything else is outside (and listed in `inserts`)."""
         units = to_units(inserted)
-        source = _held(units, [(before_text, before_authors), *reversed(removed)])
+        source = _held(units, [(before_text, before_authors), *reversed(self.removed)])
         # A reply copied with a space or line break around it (the writer's own) is still it.
-        if source is None and any(inserted.strip() in reply for reply in assistant_texts):
+        if source is None and any(inserted.strip() in reply for reply in self.assistant_texts):
             source = _COPIED * len(units)
         if source is None:
-            source = OUTSIDE * len(to_units(inserted))
-            at = _timestamp(event)
-            inserts.append(
+            source = OUTSIDE * len(units)
+            at, focused_at = _timestamp(event), self.focused_at
+            self.inserts.append(
                 OutsideInsert(
-                    event_index=index,
+                    event_index=self.index,
                     chars=len(inserted),
                     timestamp=at,
                     after_window_switch=(
-                        focused_at is not None and at is not None and 0 <= at - focused_at <= switch_ms
+                        focused_at is not None and at is not None and 0 <= at - focused_at <= self.switch_ms
                     ),
                     preview=inserted[:60],
                 )
             )
-        authors = _fill(authors, source)
-    text, authors = from_units(text, authors)
-    document = Document(text=text, authors=authors.translate(_AS_REPLAY), event_index=len(events) - 1)
-    found = Origin(
-        typed=authors.count(TYPED),
-        assistant=authors.count(ASSISTANT) + authors.count(_COPIED),
-        outside=authors.count(OUTSIDE),
-        inserts=tuple(inserts),
-    )
-    return document, found
+        return source
+
+    def result(self) -> tuple[Document, Origin]:
+        """The final document (in `replay`'s author codes) and the `Origin`."""
+        if self.index < 0:
+            raise ValueError("the first event must be system-initialize carrying the prompt in currentDoc")
+        text, authors = from_units(self.text, self.authors)
+        document = Document(text=text, authors=authors.translate(_AS_REPLAY), event_index=self.index)
+        found = Origin(
+            typed=authors.count(TYPED),
+            assistant=authors.count(ASSISTANT) + authors.count(_COPIED),
+            outside=authors.count(OUTSIDE),
+            inserts=tuple(self.inserts),
+        )
+        return document, found
 
 
 def _held(text: str, places: Sequence[tuple[str, str]]) -> str | None:

@@ -32,9 +32,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TextIO
 
-from study.curation.blocks import BLOCK_NAMES, UNMATCHED, block_counts
+from study.curation.blocks import BLOCK_NAMES, UNMATCHED, BlockTokens
 from study.curation.formats import Session
-from study.curation.metadata import official_metadata
+from study.curation.metadata import MetadataTally
 from study.curation.metrics import (
     DEFAULT_MUTUALITY,
     distinct_n,
@@ -44,7 +44,7 @@ from study.curation.metrics import (
     writer_share_final,
 )
 from study.curation.origin import COLUMNS as ORIGIN_COLUMNS
-from study.curation.origin import document_and_origin
+from study.curation.origin import Attribution
 
 METADATA_COLUMNS = (
     "num_event", "num_query", "num_selected", "perc_selected", "num_cursor", "time",
@@ -83,21 +83,45 @@ SUMMARY_COLUMNS = (
 
 def session_stats(session: Session, mutuality_sets: str = DEFAULT_MUTUALITY) -> dict:
     """The statistics row of one parsed session (see the module docstring for the columns)."""
-    events = session.events
-    row: dict = {"session_id": session.session_id, "format": session.format}
-    row.update(official_metadata(events))
-    # The final text and where it came from (typed, assistant, outside), from one replay.
-    document, found = document_and_origin(events)
-    counts = block_counts(events)
-    row["final_words"] = final_words(document)
-    row["writer_share_final"] = writer_share_final(document)
-    row["equality"] = equality(counts)
-    row["mutuality"] = mutuality(counts, sets=mutuality_sets)
-    row["distinct_2"] = distinct_n(document.without_prompt(), 2)
-    for name, count in counts.items():
-        row[f"blocks_{name}"] = count
-    row.update(found.row())  # beside the paper's writer share
-    return row
+    measure = SessionMeasure(session.session_id, session.format, mutuality_sets)
+    for event in session.events:
+        measure.add(event)
+    return measure.row()
+
+
+class SessionMeasure:
+    """`session_stats` fed one event at a time, in line order: `study curate stats --validate`
+    measures each record while the validator holds it (study.curation.onepass), and no
+    session is held whole. Memory: the session's text and its counts."""
+
+    def __init__(self, session_id: str, format_name: str, mutuality_sets: str = DEFAULT_MUTUALITY) -> None:
+        self.session_id, self.format, self.mutuality_sets = session_id, format_name, mutuality_sets
+        self.metadata = MetadataTally()
+        self.tokens = BlockTokens()
+        # The final text and where it came from (typed, assistant, outside), from one replay.
+        self.attribution = Attribution()
+
+    def add(self, event: Mapping) -> None:
+        """Count one more event; raises ValueError, KeyError or TypeError (as `session_stats`
+        does) when the session cannot be measured."""
+        self.metadata.add(event)
+        self.tokens.add(event)
+        self.attribution.add(event)
+
+    def row(self) -> dict:
+        row: dict = {"session_id": self.session_id, "format": self.format}
+        row.update(self.metadata.result())
+        document, found = self.attribution.result()
+        counts = self.tokens.counts()
+        row["final_words"] = final_words(document)
+        row["writer_share_final"] = writer_share_final(document)
+        row["equality"] = equality(counts)
+        row["mutuality"] = mutuality(counts, sets=self.mutuality_sets)
+        row["distinct_2"] = distinct_n(document.without_prompt(), 2)
+        for name, count in counts.items():
+            row[f"blocks_{name}"] = count
+        row.update(found.row())  # beside the paper's writer share
+        return row
 
 
 def condition_of(temperature: object, frequency_penalty: object) -> str:

@@ -10,7 +10,7 @@ in the order they run.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import orjson
@@ -33,12 +33,12 @@ def validate_lines(
     file: str = "",
     session_id: str = "",
     keep: int | None = MAX_PER_CODE,
-    parsed: list[tuple[int, dict]] | None = None,
+    follow: Callable[[dict], None] | None = None,
 ) -> SessionReport:
     """Validate one session given as (line number, raw JSON line) pairs; `keep` issues of each
-    code are worded and kept (None: all), and every one is counted. With `parsed`, every line
-    that is a JSON object is appended to it as (line number, record), so a caller that also
-    measures the session parses each line once (study.curation.onepass)."""
+    code are worded and kept (None: all), and every one is counted. With `follow`, every line
+    that is a JSON object is passed to it as it is read, so a caller that also measures the
+    session parses each line once (study.curation.onepass)."""
     report = SessionReport(file=file, session_id=session_id, keep=keep)
     checker = Checker(report)  # its format is set by the first record
     check = None
@@ -62,8 +62,8 @@ def validate_lines(
             )
             checker.broken(number, record)
             continue
-        if parsed is not None:
-            parsed.append((number, record))
+        if follow is not None:
+            follow(record)
         if check is None:
             found = detect_format(record)
             if found is None:
