@@ -1,11 +1,13 @@
 """Benchmark the task server under a launch: simulated writers typing into a real `study serve`
-on 127.0.0.1, with suggestions from a model endpoint that answers after a fixed delay.
+on 127.0.0.1, with suggestions (or ghost text, or chat replies) from a model endpoint that
+answers after a fixed delay.
 
     python scripts/bench_ingest.py --writers 1000              # SQLite, `study serve` (every core)
     python scripts/bench_ingest.py --writers 1000 --database postgres   # a throwaway PostgreSQL cluster
     python scripts/bench_ingest.py --writers 200 --duration 10          # a quick check
     python scripts/bench_ingest.py --server gunicorn --workers 4        # study.server.wsgi by hand
     python scripts/bench_ingest.py --writers 1000 --timeline tl.txt     # each batch's send time and latency
+    python scripts/bench_ingest.py --writers 1000 --paradigm ghost      # ghost text (L1); or chat
 
 The script creates a study in a temporary folder, starts the server as a subprocess, and takes
 every writer through the participant pages with an access code up to the editor. Then each writer
@@ -16,15 +18,21 @@ goes out 1 s after the first unsent event, or at once when 20 are waiting; one r
 unacknowledged events are resent. Records are valid per schemas/event-batch.schema.json.
 
 The run has two halves. In the first the writers only type: the server's CPU per event request
-is measured there. In the second each writer also asks for Tab suggestions (about every
---suggest-every seconds, on its own connection, as the browser's) from a model endpoint with a
-fixed --model-delay; the server's own overhead on a suggestion is the writer's wait minus the
-model call's latency the server recorded for it (suggestion_requests.latency_ms).
+is measured there. In the second each writer also asks the model API (about every
+--suggest-every seconds, on its own connection, as the browser's) through a model endpoint with
+a fixed --model-delay; the server's own overhead on a request is the writer's wait minus the
+model call's latency the server recorded for it (suggestion_requests.latency_ms, where Tab
+suggestions, ghost text and chat replies are all recorded). What the writers ask is --paradigm's,
+each sent as its part of the editor sends it (bench_writer): tab, Tab suggestions (the default);
+ghost, MindCopilot's L1 ghost text in an L1 study, whose records carry the `proactive`
+extension; chat, a chat arm's messages (the panel beside the editor, its whole reply awaited)
+in a study whose conditions are chat arms. The writers type the same CoAuthor records in all three.
 
 It prints acknowledgement latency (p50, p90, p99, max), timeouts and errors, requests/s, server
-CPU per event request, the suggestion overhead, the load average before and after, and then
-checks in the database that exactly the acknowledged events are stored; last, PASS or FAIL
-against each target of issue 17. The exit status is 0 when every target passed.
+CPU per event request, the suggestion (ghost-text, chat reply) overhead, the load average
+before and after, and then checks in the database that exactly the acknowledged events are
+stored; last, PASS or FAIL against each target of issue 17. The exit status is 0 when every
+target passed.
 """
 
 
@@ -32,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import gc
 import multiprocessing
 import os
@@ -42,6 +51,7 @@ import tempfile
 import time
 from contextlib import ExitStack
 from pathlib import Path
+from typing import NamedTuple
 
 import httpx
 
@@ -50,7 +60,14 @@ from study.cli import write_study_files
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_stack as stack  # noqa: E402 - the benchmark's servers, next to this script
-from bench_writer import BURST_SHARE, Connection, Writer  # noqa: E402
+from bench_writer import (  # noqa: E402
+    BURST_SHARE,
+    ChatPanel,
+    Connection,
+    GhostText,
+    TabSuggestions,
+    Writer,
+)
 
 
 async def _watch_loop(lags: list[float], until: float) -> None:
@@ -70,12 +87,13 @@ async def _mark_half(until_half: float, server_group: int, writers: list, mark: 
     mark["at"] = time.monotonic()
 
 
-async def _run_writers(base_url, writers, rate, burst, duration, seed, suggest_every, server_group):
+async def _run_writers(base_url, writers, rate, burst, duration, seed, suggest_every, server_group, make_part):
     """Type and send until `duration` is over, then flush; returns the writers' results, the
     event loop's lags, the (start, end) of the load on the monotonic clock, and the mark at
-    the end of the first (typing-only) half."""
+    the end of the first (typing-only) half. `make_part()`: a writer's paradigm part
+    (bench_writer.TabSuggestions, GhostText or ChatPanel)."""
     # One keep-alive connection per writer, as each writer's browser holds its own, and a
-    # second one for suggestions.
+    # second one for suggestions (or ghost text, or chat messages).
     host, port = base_url.removeprefix("http://").split(":")
     clients = [Connection(host, int(port)) for _ in writers]
     suggest_clients = [Connection(host, int(port)) for _ in writers] if suggest_every > 0 else [None] * len(writers)
@@ -84,7 +102,7 @@ async def _run_writers(base_url, writers, rate, burst, duration, seed, suggest_e
         until = started + duration
         half = started + duration / 2 if suggest_every > 0 else until
         simulated = [
-            Writer(client, session_id, prompt_text, rate, burst, seed * 100_003 + i, suggest_client)
+            Writer(client, session_id, prompt_text, rate, burst, seed * 100_003 + i, suggest_client, make_part())
             for i, (client, suggest_client, (session_id, prompt_text))
             in enumerate(zip(clients, suggest_clients, writers))
         ]
@@ -187,11 +205,43 @@ def _percentile(ordered: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-# What issue 17 asks of 1,000 writers on 2 cores.
+# What issue 17 asks of 1,000 writers on 2 cores (the overhead targets: of Tab suggestions,
+# ghost text and chat replies alike).
 TARGET_P99_MS = 100.0
 TARGET_CPU_MS = 1.0
 TARGET_OVERHEAD_P50_MS = 5.0
 TARGET_OVERHEAD_P99_MS = 20.0
+
+
+class Paradigm(NamedTuple):
+    """What --paradigm changes: the study's conditions and how the output names the writers'
+    model requests (what the writers send is bench_writer's part: `_make_part`)."""
+
+    levels: tuple[str, ...] | None  # write_study_files' condition paradigms; None: the Tab study
+    replacements: dict[str, str]  # study.toml's changes for it, beyond the benchmark's own
+    request: str  # one request, as "a suggestion about every 20 s"
+    requests: str  # "... event batches; 17 suggestion requests"
+    during: str  # the second half's acknowledgements, "with suggestions"
+    overhead: str  # "suggestion overhead ms (writer's wait - model call)"
+    each: str  # "every suggestion answered 200"
+
+
+# A chat arm's condition names mode "chat" and its system prompt (as study init --design
+# realhumaneval's): study.toml's conditions take them before they are made chat arms.
+CHAT_ARM = {'mode = "completion"': 'mode = "chat"\nsystem_prompt = "You are a helpful writing assistant."'}
+
+PARADIGMS = {
+    "tab": Paradigm(None, {}, "a suggestion", "suggestion requests", "with suggestions",
+                    "suggestion overhead", "every suggestion"),
+    # MindCopilot's L1 (README, "Proactive co-writing"): ghost text after the writer's pause,
+    # from the text's last [proactive] context_chars, no history.
+    "ghost": Paradigm(("L1",), {}, "a ghost-text request", "ghost-text requests", "with ghost text",
+                      "ghost-text overhead", "every ghost-text request"),
+    # A chat arm beside the editor (README, "Paradigms as arms"): the writers keep the editor
+    # and its log; CollabLLM's chat study has a path of its own and no editor log.
+    "chat": Paradigm(("chat",), CHAT_ARM, "a chat message", "chat messages", "with chat replies",
+                     "chat reply overhead", "every chat message"),
+}  # fmt: skip
 
 
 def main(argv=None) -> int:
@@ -209,9 +259,12 @@ def main(argv=None) -> int:
     parser.add_argument("--database", default="sqlite",
                         help="sqlite (default, study.db in the study), postgres (a throwaway cluster), "
                              "or an SQLAlchemy URL")
+    parser.add_argument("--paradigm", choices=tuple(PARADIGMS), default="tab",
+                        help="what the writers ask the model for in the second half: tab (Tab suggestions, "
+                             "default), ghost (L1 ghost text) or chat (a chat arm's messages)")
     parser.add_argument("--suggest-every", type=float, default=20.0,
-                        help="seconds between a writer's suggestion requests in the second half, on "
-                             "average (default 20; 0: typing only)")
+                        help="seconds between a writer's model requests (suggestions, ghost text or chat "
+                             "messages) in the second half, on average (default 20; 0: typing only)")
     parser.add_argument("--model-delay", type=float, default=0.3,
                         help="seconds the model endpoint takes for every answer (default 0.3)")
     parser.add_argument("--clients", type=int, default=1, help="client processes sharing the writers (default 1)")
@@ -251,7 +304,8 @@ def _run(options, base: Path, endpoint: str) -> int:
         replacements['database = ""'] = f'database = "{options.database_url}"'
     if endpoint:
         replacements['endpoint = ""'] = f'endpoint = "{endpoint}"'
-    write_study_files(directory, replacements=replacements)
+    paradigm = PARADIGMS[options.paradigm]
+    write_study_files(directory, replacements={**replacements, **paradigm.replacements}, paradigms=paradigm.levels)
     _allow_model_calls(directory / study_config.CONFIG_NAME, options)
     study = study_config.load(directory)
     port = stack.free_port()
@@ -262,8 +316,9 @@ def _run(options, base: Path, endpoint: str) -> int:
     try:
         writers = asyncio.run(_start_sessions(base_url, study, options.writers))
         shares = [writers[i :: options.clients] for i in range(options.clients)]
+        make_part = _make_part(options.paradigm, study)
         jobs = [(base_url, share, options.rate, options.burst, options.duration, options.seed + i,
-                 options.suggest_every, server.pid) for i, share in enumerate(shares)]
+                 options.suggest_every, server.pid, make_part) for i, share in enumerate(shares)]
         server_cpu = stack.cpu_seconds(server.pid)
         load_before = os.getloadavg()
         if options.clients == 1:
@@ -277,6 +332,13 @@ def _run(options, base: Path, endpoint: str) -> int:
     results = [result for outcome in outcomes for result in outcome[0]]
     stored, model_ms = _stored(study.database_url, [r.session_id for r in results])
     return _report(options, outcomes, stored, model_ms, server_cpu, load_before)
+
+
+def _make_part(paradigm: str, study):
+    """What makes each writer's paradigm part (bench_writer), picklable for --clients > 1."""
+    if paradigm == "ghost":
+        return functools.partial(GhostText, study.proactive.idle_ms)
+    return ChatPanel if paradigm == "chat" else TabSuggestions
 
 
 def _allow_model_calls(toml: Path, options) -> None:
@@ -298,15 +360,17 @@ def _allow_model_calls(toml: Path, options) -> None:
 
 
 def _overheads(results, model_ms: dict) -> tuple[list[float], dict[int, int]]:
-    """The server's own time on each suggestion the model was asked for (ms, sorted), and the
-    statuses of all suggestion requests. A request refused before the model (429, 503) has no
-    row; every other one has, in the writer's order."""
+    """The server's own time on each model request the model was asked for (ms, sorted), and
+    the statuses of all of them. A request refused before the model (409: a chat message while
+    the previous one has no reply; 429, 503) has no row; every other one has, in the writer's
+    order: Tab suggestions, ghost text and chat replies are all recorded in suggestion_requests
+    (study.server.model_calls)."""
     overheads, statuses = [], {}
     for result in results:
         rows = iter(model_ms.get(result.session_id, []))
         for seconds, status in result.suggestions:
             statuses[status] = statuses.get(status, 0) + 1
-            if status in (429, 503):
+            if status in (409, 429, 503):
                 continue
             latency_ms = next(rows, None)
             if status == 200 and latency_ms is not None:
@@ -334,6 +398,7 @@ def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, load_bef
     asked = sum(len(r.suggestions) for r in results)
     made = sum(r.made for r in results)
     overheads, statuses = _overheads(results, model_ms)
+    paradigm = PARADIGMS[options.paradigm]
 
     backend = "PostgreSQL" if "postgres" in (options.database_url or "") else "SQLite"
     workers = options.workers or (stack_default_workers() if options.server == "serve" else 2)
@@ -350,17 +415,17 @@ def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, load_bef
     print(f"{options.writers} writers x {options.rate:g} events/s (bursts x{options.burst:g}) for "
           f"{options.duration:g} s; {server_text}; {backend}; {options.clients} client process(es)")
     if options.suggest_every > 0:
-        print(f"  second half: a suggestion about every {options.suggest_every:g} s per writer from a "
+        print(f"  second half: {paradigm.request} about every {options.suggest_every:g} s per writer from a "
               f"model endpoint answering in {options.model_delay * 1000:g} ms")
     print(f"  events stored/s   {len(acked) / elapsed:8.1f}   ({len(acked)} in {elapsed:.1f} s)")
     print(f"  requests/s        {(requests + asked) / elapsed:8.1f}   ({requests} event batches, "
           f"{len(latencies) / max(requests, 1):.1%} answered 200, {len(acked) / max(len(latencies), 1):.1f} "
-          f"events per batch; {asked} suggestion requests)")
+          f"events per batch; {asked} {paradigm.requests})")
     print(f"  ack latency ms    p50 {_percentile(latencies, 0.5):.1f}  p90 {_percentile(latencies, 0.9):.1f}"
           f"  p99 {p99:.1f}  max {_percentile(latencies, 1.0):.1f}")
     if marks and options.suggest_every > 0:
         # The two halves apart: where the tail comes from (typing alone, or typing while
-        # suggestion requests hold the server's threads and share its cores).
+        # model requests hold the server's threads and share its cores).
         half_at = marks[0]["at"]
         halves = ([], [])
         for result in results:
@@ -368,9 +433,9 @@ def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, load_bef
                 halves[sent_at >= half_at].append(seconds * 1000)
         first, second = (sorted(half) for half in halves)
         print(f"    typing only     p50 {_percentile(first, 0.5):.1f}  p99 {_percentile(first, 0.99):.1f}"
-              f"   with suggestions  p50 {_percentile(second, 0.5):.1f}  p99 {_percentile(second, 0.99):.1f}")
+              f"   {paradigm.during}  p50 {_percentile(second, 0.5):.1f}  p99 {_percentile(second, 0.99):.1f}")
     if options.suggest_every > 0:
-        print(f"  suggestion overhead ms (writer's wait - model call)  p50 {_percentile(overheads, 0.5):.1f}"
+        print(f"  {paradigm.overhead} ms (writer's wait - model call)  p50 {_percentile(overheads, 0.5):.1f}"
               f"  p90 {_percentile(overheads, 0.9):.1f}  p99 {_percentile(overheads, 0.99):.1f}"
               f"  max {_percentile(overheads, 1.0):.1f}   (of {len(overheads)}; statuses "
               + ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items())) + ")")
@@ -400,9 +465,9 @@ def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, load_bef
     if options.suggest_every > 0:
         o50, o99 = _percentile(overheads, 0.5), _percentile(overheads, 0.99)
         checks += [
-            (f"suggestion overhead p50 < {TARGET_OVERHEAD_P50_MS:g} ms", f"{o50:.1f} ms", o50 < TARGET_OVERHEAD_P50_MS),
-            (f"suggestion overhead p99 < {TARGET_OVERHEAD_P99_MS:g} ms", f"{o99:.1f} ms", o99 < TARGET_OVERHEAD_P99_MS),
-            ("every suggestion answered 200", ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items())),
+            (f"{paradigm.overhead} p50 < {TARGET_OVERHEAD_P50_MS:g} ms", f"{o50:.1f} ms", o50 < TARGET_OVERHEAD_P50_MS),
+            (f"{paradigm.overhead} p99 < {TARGET_OVERHEAD_P99_MS:g} ms", f"{o99:.1f} ms", o99 < TARGET_OVERHEAD_P99_MS),
+            (f"{paradigm.each} answered 200", ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items())),
              set(statuses) <= {200}),
         ]
     print("  targets (issue 17):")

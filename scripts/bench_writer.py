@@ -1,6 +1,7 @@
 """One simulated writer for scripts/bench_ingest.py: the CoAuthor records its editor produces, its
-keep-alive connection, and its outbox (as study/static/editor-outbox.js sends), plus the Tab
-suggestion requests it makes now and then."""
+keep-alive connection, and its outbox (as study/static/editor-outbox.js sends), plus the model
+requests its paradigm's part of the editor makes now and then: Tab suggestions, ghost text
+(MindCopilot's L1) or a chat arm's messages (`TabSuggestions`, `GhostText`, `ChatPanel`)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ CONTROLS = {
 }
 WORDS = ("the", "night", "was", "quiet", "and", "she", "walked", "towards", "old", "harbour",
          "where", "ships", "waited", "for", "morning", "light", "because", "nobody", "knew")
+QUESTIONS = ("Can you suggest the next sentence?", "How could I make the opening more vivid?",
+             "Is my last paragraph clear?", "Give me a better word for quiet.")
 
 
 # -- one writer -------------------------------------------------------------------------------
@@ -36,8 +39,9 @@ WORDS = ("the", "night", "was", "quiet", "and", "she", "walked", "towards", "old
 class Editor:
     """The document and the CoAuthor records a writer's editor produces."""
 
-    def __init__(self, prompt_text: str, rng: random.Random) -> None:
+    def __init__(self, prompt_text: str, rng: random.Random, extension: str | None = None) -> None:
         self.rng = rng
+        self.extension = extension
         self.doc = prompt_text.rstrip("\n") + "\n"  # Quill ends a document with a newline
         self.cursor = len(self.doc) - 1
         self.seq = 0
@@ -52,6 +56,8 @@ class Editor:
             "currentSuggestions": [], "currentSuggestionIndex": 0, "currentHoverIndex": "",
             **CONTROLS,
         }
+        if self.extension:
+            record[self.extension] = {}  # as editor-events.js; the event API adds the paradigm
         self.seq += 1
         return record
 
@@ -153,11 +159,12 @@ class WriterResult:
 class Writer:
     """One writer: a typist adding events and an outbox sending them, sharing `pending`."""
 
-    def __init__(self, client, session_id, prompt_text, rate, burst, seed, suggest_client=None) -> None:
+    def __init__(self, client, session_id, prompt_text, rate, burst, seed, suggest_client=None, part=None) -> None:
         self.client = client
         self.suggest_client = suggest_client
+        self.part = part or TabSuggestions()  # what the paradigm's part of the editor asks
         self.rng = random.Random(seed)
-        self.editor = Editor(prompt_text, self.rng)
+        self.editor = Editor(prompt_text, self.rng, self.part.extension)
         self.result = WriterResult(session_id)
         self.url = f"/api/sessions/{session_id}/events"
         self.rate = rate
@@ -228,18 +235,19 @@ class Writer:
                 await asyncio.sleep(RETRY[min(failures, len(RETRY)) - 1])
 
     async def suggest_loop(self, begin: float, until: float, every: float) -> None:
-        """Ask for Tab suggestions now and then from `begin` on, one request at a time, on the
-        writer's second connection (a browser opens another while the first is busy)."""
+        """Ask the model API now and then from `begin` on (Tab suggestions, ghost text or a chat
+        message: `self.part`), one request at a time, on the writer's second connection (a
+        browser opens another while the first is busy)."""
         if every <= 0 or self.suggest_client is None:
             return
-        url = self.url.replace("/events", "/suggestions")
+        url = self.url.replace("/events", "/" + self.part.path)
         await asyncio.sleep(max(0.0, begin - time.monotonic()))
         while True:
             await asyncio.sleep(min(self.rng.expovariate(1 / every), max(0.0, until - time.monotonic())))
             if time.monotonic() >= until:
                 return
-            body = orjson.dumps({"doc": self.editor.doc})
-            started = time.perf_counter()
+            body = orjson.dumps(self.part.body(self.editor, self.rng))
+            seq, started = self.editor.seq, time.perf_counter()
             try:
                 status, _ = await self.suggest_client.post(url, body)
             except (OSError, EOFError, asyncio.TimeoutError, ValueError) as error:
@@ -247,6 +255,7 @@ class Writer:
                 self.result.timeouts += isinstance(error, asyncio.TimeoutError)
                 continue
             self.result.suggestions.append((time.perf_counter() - started, status))
+            self.part.answered(status, moved=self.editor.seq != seq)
 
     async def post(self, batch: list[dict]) -> bool:
         body = orjson.dumps({"events": batch})
@@ -268,6 +277,65 @@ class Writer:
         self.result.acked |= acked
         self.pending = [record for record in self.pending if record["seq"] not in acked]
         return True
+
+
+# -- what each paradigm's part of the editor asks the model API ------------------------------
+
+
+class TabSuggestions:
+    """Tab suggestions (study/paradigms/tab/api.py): the document, as this benchmark has always
+    sent it (the page's editor-suggestions.js sends the textarea's text, without the final
+    newline, and `on_screen`, the suggestions shown)."""
+
+    path = "suggestions"
+    extension = None  # the key the paradigm adds to every record (its boot data's `extension`)
+
+    def body(self, editor: Editor, rng: random.Random) -> dict:
+        return {"doc": editor.doc}
+
+    def answered(self, status: int, moved: bool) -> None:
+        pass
+
+
+class GhostText:
+    """L1 ghost text, the body study/paradigms/proactive/static/editor-proactive.js `fetch`
+    sends: the textarea's text, the idle threshold, no history (L1 is stateless) and what
+    became of each earlier ghost text. (The page asks after an idle pause; this writer asks on
+    the benchmark's schedule, as for Tab.) It never accepts one: a ghost text was stale when the
+    writer typed or moved while it was asked for, else their next keystroke rejected it. Every
+    record carries the extension `proactive`, as in a MindCopilot study."""
+
+    path = "proactive"
+    extension = "proactive"  # study.paradigms.proactive.coauthor_log.KEY
+
+    def __init__(self, idle_ms: int) -> None:
+        self.idle_ms = idle_ms
+        self.outcomes: list[str] = []
+
+    def body(self, editor: Editor, rng: random.Random) -> dict:
+        return {"doc": editor.doc[:-1], "idle_ms": self.idle_ms, "history": [],
+                "outcomes": list(self.outcomes), "kept_words": []}  # fmt: skip
+
+    def answered(self, status: int, moved: bool) -> None:
+        if status == 200:
+            self.outcomes.append("stale" if moved else "rejected")
+
+
+class ChatPanel:
+    """A chat arm's message, as study/paradigms/chat/static/editor-chat.js sends it: a new
+    client id ("m", the time, random characters) and the writer's question; the reply is not
+    streamed. The page makes a new id even after a failed reply, which the server then refuses
+    (409) while the earlier message has no reply: those are counted, as a browser meets them."""
+
+    path = "assistant/messages"
+    extension = None
+
+    def body(self, editor: Editor, rng: random.Random) -> dict:
+        client_id = f"m{int(time.time() * 1000):x}{rng.getrandbits(40):010x}"
+        return {"client_id": client_id, "content": rng.choice(QUESTIONS)}
+
+    def answered(self, status: int, moved: bool) -> None:
+        pass
 
 
 def _cumulative(phases):
