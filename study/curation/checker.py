@@ -7,6 +7,7 @@ Every finding is an issue code of study.curation.issues, with the line and field
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Protocol
 
 from study import paradigms
 from study.curation.formats import CONTROL_KEYS, FORMAT_2021, FORMAT_INTERFACE, RELEASE_KEYS
@@ -14,6 +15,16 @@ from study.curation.issues import SessionReport
 from study.curation.quote import quote
 from study.curation.replay import WRITER, DeltaError, apply_delta, to_units
 from study.curation.suggestions import LOOSE, inserted_text, match_suggestion, shown_texts
+
+class Replayed(Protocol):
+    """What `Checker` reads of a replay running ahead of it (study.curation.origin.Attribution):
+    the record whose keystroke (one insert after a retain) it applied last, the text before
+    it (the same object as the checker's when the two are in step) and the text after it."""
+
+    keystroke: Mapping | None
+    before: str
+    text: str
+
 
 TEXT_EVENTS = frozenset({"text-insert", "text-delete"})
 SUGGESTION_EVENTS = frozenset({"suggestion-get", "suggestion-open", "suggestion-select"})
@@ -41,8 +52,12 @@ SOURCES = {
 class Checker:
     """The format's invariants, fed one record at a time (memory: one session's text)."""
 
-    def __init__(self, report: SessionReport) -> None:
+    def __init__(self, report: SessionReport, replayed: Replayed | None = None) -> None:
         self.report = report
+        # A replay the caller feeds each record before this checker sees it (`study curate
+        # stats --validate` replays for its statistics): its text is taken where it applied
+        # the same keystroke to the same text, instead of applying it twice.
+        self.replayed = replayed
         self.format: str | None = None
         self.numbered = False  # eventNum must equal the line order (2021 format)
         self.index = 0
@@ -126,7 +141,10 @@ class Checker:
                     "textDelta",
                     f"{name} carries a delta; only text-insert and text-delete change the text",
                 )
-            if self.text is not None:
+            replayed = self.replayed
+            if replayed is not None and replayed.keystroke is r and replayed.before is self.text:
+                self.text = replayed.text
+            elif self.text is not None:
                 self.line = line
                 try:
                     self.text = apply_delta(self.text, delta["ops"], None, WRITER, self.on_embed)

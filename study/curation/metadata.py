@@ -58,7 +58,7 @@ def inserted_characters(event: Mapping) -> int:
         text = op.get("insert") if type(op) is dict or isinstance(op, Mapping) else None
         if type(text) is str:
             total += len(text)
-        elif is_embed(text):
+        elif text is not None and is_embed(text):
             total += 1
     return total
 

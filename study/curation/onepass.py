@@ -27,47 +27,46 @@ def check_and_measure(
 ) -> tuple[SessionReport, Measured]:
     """The validation report of one session file and its statistics row, from one parse."""
     path = Path(path)
-    follower = _Measuring(path.stem, sets)
+    follower = _Measuring(SessionMeasure(path.stem, "", sets))
     report = validate_lines(
-        iter_lines(path), file=str(path), session_id=path.stem, keep=keep, follow=follower.add
-    )
+        iter_lines(path), file=str(path), session_id=path.stem, keep=keep, follow=follower.add,
+        replayed=follower.measure.attribution,
+    )  # fmt: skip
     # `stats` reads a file strictly (study.curation.formats.read_session): every non-blank line
     # an object and a known format. The validator counts every non-blank line as an event, so a
     # line it could not parse leaves the follower with fewer.
-    measure = follower.measure
-    if measure is None or follower.added != report.events:
+    if follower.stopped or follower.added != report.events:
         # Unmeasurable for `stats`: it says why in its own words, which a rare broken file may
         # spend a second read on.
         return report, stats_worker((path, sets))
     try:
-        return report, (measure.row(), None)
+        return report, (follower.measure.row(), None)
     except (ValueError, KeyError, TypeError):
         return report, stats_worker((path, sets))  # the message `stats` gives for it
 
 
 class _Measuring:
-    """Feeds each record the validator parsed to the session's `SessionMeasure`; stops (and
-    leaves `measure` None) at a record `stats` would refuse the session for."""
+    """Feeds each record the validator parsed to the session's `SessionMeasure`, and stops at
+    a record `stats` would refuse the session for."""
 
-    def __init__(self, session_id: str, sets: str) -> None:
-        self.session_id, self.sets = session_id, sets
-        self.measure: SessionMeasure | None = None
+    def __init__(self, measure: SessionMeasure) -> None:
+        self.measure = measure
         self.added = 0
         self.stopped = False
 
     def add(self, record: dict) -> None:
         if self.stopped:
             return
-        if self.measure is None:
+        if not self.added:
             found = detect_format(record)
             if found is None:
                 self.stopped = True
                 return
-            self.measure = SessionMeasure(self.session_id, found, self.sets)
+            self.measure.format = found
         try:
             self.measure.add(record)
         except (ValueError, KeyError, TypeError):
-            self.stopped, self.measure = True, None
+            self.stopped = True
             return
         self.added += 1
 

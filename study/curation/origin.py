@@ -148,6 +148,10 @@ class Attribution:
         self.min_chars, self.switch_ms, self.assistant_texts = min_chars, switch_ms, assistant_texts
         self.index = -1  # of the last event added
         self.text = self.authors = ""
+        # The last record whose keystroke was applied, and the text it was applied to
+        # (study.curation.checker.Replayed: the validator of the same pass reads them).
+        self.keystroke: Mapping | None = None
+        self.before = ""
         self.shown: Sequence[Mapping] = ()
         self.awaiting_choice = False
         self.focused_at: int | None = None
@@ -198,6 +202,8 @@ class Attribution:
             self.text, self.authors = apply_delta(before_text, ops, before_authors, code)
         except DeltaError as error:
             raise DeltaError(error.field, f"{error.detail} (event {index})") from None
+        if keystroke is not None:
+            self.keystroke, self.before = event, before_text
         if code == _PENDING:
             self.authors = _fill(self.authors, self._source(inserted, event, before_text, before_authors))
 

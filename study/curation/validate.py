@@ -15,7 +15,7 @@ from pathlib import Path
 
 import orjson
 
-from study.curation.checker import Checker
+from study.curation.checker import Checker, Replayed
 from study.curation.formats import FORMAT_2021, detect_format, iter_lines, not_a_session_hint
 from study.curation.issues import (  # noqa: F401 - re-exported: validate's vocabulary
     ERROR,
@@ -34,13 +34,15 @@ def validate_lines(
     session_id: str = "",
     keep: int | None = MAX_PER_CODE,
     follow: Callable[[dict], None] | None = None,
+    replayed: Replayed | None = None,
 ) -> SessionReport:
     """Validate one session given as (line number, raw JSON line) pairs; `keep` issues of each
     code are worded and kept (None: all), and every one is counted. With `follow`, every line
     that is a JSON object is passed to it as it is read, so a caller that also measures the
-    session parses each line once (study.curation.onepass)."""
+    session parses each line once (study.curation.onepass); `replayed`, a replay `follow`
+    runs, lends the checker its text (study.curation.checker.Replayed)."""
     report = SessionReport(file=file, session_id=session_id, keep=keep)
-    checker = Checker(report)  # its format is set by the first record
+    checker = Checker(report, replayed)  # its format is set by the first record
     check = None
     loads = orjson.loads
     record_event = checker.record

@@ -10,7 +10,7 @@ from study.curation.cli import curate
 from study.curation.onepass import check_and_measure
 from study.curation.validate import validate_file
 
-from .conftest import SESSIONS, small_session, write_lines
+from .conftest import PROMPT, SESSIONS, ops, record, small_session, write_lines
 
 
 def run(*args):
@@ -64,3 +64,26 @@ def test_the_report_of_one_pass_is_validates_report_with_every_issue_kept(tmp_pa
     report, (row, problem) = check_and_measure(path, "paper", keep=None)
     assert json.dumps(report.to_dict()) == json.dumps(validate_file(path, keep=None).to_dict())
     assert problem is None and row["num_event"] == len(session)
+
+
+def test_one_pass_checks_the_text_the_log_gives_when_the_statistics_replay_parts_from_it(tmp_path):
+    # The pass lends the validator its statistics replay's text for keystrokes. A delta on a
+    # suggestion-open is applied by the validator (and reported) but skipped by the replay,
+    # so from there on the validator must keep its own text: the writer's cursor at its end is
+    # no mismatch.
+    p = len(PROMPT)
+    session = small_session()[:3]  # the prompt, then "It"
+    session += [
+        record("suggestion-open", "api", delta=ops({"retain": p + 2}, {"insert": "XYZ"})),
+        record("text-insert", delta=ops({"retain": p}, {"insert": "!"}), currentCursor=p + 1),
+        record("cursor-forward", currentCursor=p + 6),
+    ]
+    for number, event in enumerate(session):
+        event["eventNum"], event["eventTimestamp"] = number, 1_000_000 + 1000 * number
+    path = write_lines(tmp_path / "s.jsonl", session)
+
+    report, _ = check_and_measure(path, "paper", keep=None)
+
+    assert json.dumps(report.to_dict()) == json.dumps(validate_file(path, keep=None).to_dict())
+    codes = {issue.code for issue in report.issues}
+    assert "delta-on-non-text-event" in codes and "cursor-mismatch" not in codes
