@@ -2,10 +2,19 @@
 
 GET  /api/sessions/<id>/assistant/messages -> {"messages", "pending_client_id"} (a reloaded page)
 POST /api/sessions/<id>/assistant/messages {"client_id", "content"} -> 200 {"user", "assistant",
-     "exchanges", "owed"}; 409 unless the session is writing in a chat arm; 429 / 502 / 503 /
-     504 when the model is not asked or fails (the message is kept; the same client_id asks again).
+     "exchanges", "owed"}; 409 unless the session is writing in a chat arm, and 409 {"error",
+     "pending_client_id"} while another message of the session waits for its reply (nothing is
+     stored: the page asks for that one first); 429 / 502 / 503 / 504 when the model is not
+     asked or fails (the message is kept; the same client_id asks again, and a client_id already
+     answered gets its stored reply without asking the model).
 The conversation is stored as a chat study's (study.paradigms.chat.store) and every model call goes
 through study.server.model_calls, as the chat study's replies do (study.paradigms.chat.api).
+
+One message costs three write transactions, each the next group commit's (study.store.
+group_commit, so at a launch they share the write turn with the writers' event batches): the
+message (stored before the model is asked), the model call's admission (model_calls.admit), and
+the call's outcome with the reply (stored before the participant is answered). The conversation
+is read once, in the first, on the driver; the reply's seq is the message's next.
 """
 
 from __future__ import annotations
@@ -13,10 +22,10 @@ from __future__ import annotations
 from flask import Blueprint, jsonify
 
 from study.paradigms.chat import arm, assistant
-from study.server import contract, model_calls
-from study.server.context import engine, session_or_404, study
 from study.paradigms.chat import store as chat_store
-from study.store import reading, writing
+from study.server import contract, model_calls
+from study.server.context import engine, session_brief_or_404, study
+from study.store import group_commit, reading
 
 blueprint = Blueprint("chat_arm_api", __name__, url_prefix="/api/sessions")
 
@@ -42,11 +51,11 @@ def _refusal(session: dict):
     "The chat arm's conversation so far", responses={200: "api/chat-arm.schema.json#/$defs/history", 409: contract.ERROR}
 )
 def history(session_id):
-    session = session_or_404(session_id)
+    session = session_brief_or_404(session_id)
     if refused := _refusal(session):
         return refused
     with reading(engine()) as connection:
-        messages = chat_store.messages(connection, session_id)
+        messages = chat_store.conversation(connection, session_id)
     unanswered = messages[-1] if messages and messages[-1]["role"] == "user" else None
     return jsonify(messages=[_public(m) for m in messages],
                    pending_client_id=unanswered["client_id"] if unanswered else None)  # fmt: skip
@@ -59,33 +68,44 @@ def history(session_id):
                502: contract.ERROR, 503: contract.ERROR, 504: contract.ERROR},
 )  # fmt: skip
 def send(session_id):
-    session = session_or_404(session_id)
+    session = session_brief_or_404(session_id)
     if refused := _refusal(session):
         return refused
     body = contract.body()
     content = body["content"].strip()
     if not content or len(content) > arm.MAX_MESSAGE_CHARS:
         return jsonify(error=f"a message needs 1 to {arm.MAX_MESSAGE_CHARS} characters"), 400
-    with writing(engine()) as connection:
-        user = chat_store.by_client_id(connection, session_id, body["client_id"])
-        history_now = chat_store.messages(connection, session_id)
-        if user is None:
-            if history_now and history_now[-1]["role"] == "user":
-                return jsonify(error="your previous message has no reply yet; send it again first",
-                               pending_client_id=history_now[-1]["client_id"]), 409  # fmt: skip
-            user = chat_store.add_message(connection, session_id, "user", content, client_id=body["client_id"])
-            history_now.append(user)
-        answered = next((m for m in history_now if m["seq"] == user["seq"] + 1), None)
+    history_now, user = group_commit.run(engine(), lambda connection: _keep(connection, session_id, body["client_id"], content))
+    if user is None:
+        return jsonify(error="your previous message has no reply yet; send it again first",
+                       pending_client_id=history_now[-1]["client_id"]), 409  # fmt: skip
+    answered = next((m for m in history_now if m["seq"] == user["seq"] + 1), None)
+    exchanges = chat_store.exchanges(history_now)
     if answered is None:
         answered, error = _ask(session, session_id, [m for m in history_now if m["seq"] <= user["seq"]])
         if error is not None:
             return error
-    with reading(engine()) as connection:
-        exchanges = chat_store.exchanges(chat_store.messages(connection, session_id))
+        exchanges += 1
     return jsonify(user=_public(user), assistant=_public(answered), exchanges=exchanges, owed=[])
 
 
+def _keep(connection, session_id: str, client_id: str, content: str) -> tuple[list[dict], dict | None]:
+    """The conversation and the writer's message in it: the one stored under `client_id`, else
+    `content` stored now; None while an earlier message waits for its reply (nothing stored).
+    Run in a group commit (study.store.group_commit): it returns its refusal, never raises one."""
+    history_now = chat_store.conversation(connection, session_id)
+    user = next((m for m in history_now if m["client_id"] == client_id), None)
+    if user is not None:
+        return history_now, user
+    if history_now and history_now[-1]["role"] == "user":
+        return history_now, None
+    seq = history_now[-1]["seq"] + 1 if history_now else 0
+    user = chat_store.insert_message(connection, session_id, seq, "user", content, client_id=client_id)
+    return [*history_now, user], user
+
+
 def _ask(session: dict, session_id: str, history: list[dict]):
+    """The model's reply to `history` (which ends with the writer's message), stored; or an error response."""
     condition = study().condition(session["condition"])
     try:
         with model_calls.slot(BUSY):
@@ -102,11 +122,15 @@ def _ask(session: dict, session_id: str, history: list[dict]):
     if result.error is not None:
         model_calls.settle(request_id, condition, **outcome)
         return None, model_calls.unavailable("chat reply", session_id, result.error, result.timed_out, UNAVAILABLE)
-    with writing(engine()) as connection:
+    seq = history[-1]["seq"] + 1
+
+    def store(connection) -> dict:
         model_calls.settle(request_id, condition, **outcome, connection=connection)
-        existing = next((m for m in chat_store.messages(connection, session_id) if m["seq"] == history[-1]["seq"] + 1), None)
+        # Two tabs asking at once: keep the first stored reply, not a second one.
+        existing = chat_store.message_at(connection, session_id, seq)
         if existing is not None:
-            return existing, None
-        reply = chat_store.add_message(connection, session_id, "assistant", result.text,
-                                       model=result.answered_model or condition.model, latency_ms=result.latency_ms)  # fmt: skip
-    return reply, None
+            return existing
+        return chat_store.insert_message(connection, session_id, seq, "assistant", result.text,
+                                         model=result.answered_model or condition.model, latency_ms=result.latency_ms)  # fmt: skip
+
+    return group_commit.run(engine(), store), None

@@ -99,25 +99,30 @@ def reply(
     settings: SuggestionSettings, condition: Condition, history: list[dict], max_tokens: int,
     messages: list[dict] | None = None, read: Window | None = None,
 ) -> Reply:
-    """One reply, not streamed; `messages` (from `window`) default to the whole conversation."""
+    """One reply, not streamed; `messages` (from `window`) default to the whole conversation.
+
+    Sent and read as plain JSON (study.model_client.create), as Tab's and ghost text's calls
+    are: the SDK's typed request costs CPU in proportion to the conversation (its check of every
+    message took 6 ms of a 20-exchange chat arm's message), all of it while the request holds
+    the GIL from the other writers' requests."""
     base_url = settings.base_url()
     start = time.perf_counter()
     result = Reply(text="", latency_ms=0.0, parameters=call_parameters(condition, max_tokens, read))
     try:
         client = model_client.participant_client(settings)
-        response = client.chat.completions.create(
-            model=condition.model,
-            messages=messages if messages is not None else conversation(condition, history),
-            max_tokens=max_tokens,
-            temperature=condition.temperature,
-            top_p=condition.top_p,
-            presence_penalty=condition.presence_penalty,
-            frequency_penalty=condition.frequency_penalty,
-        )
-        choice = response.choices[0]
+        response = model_client.create(client, "/chat/completions", {
+            "model": condition.model,
+            "messages": messages if messages is not None else conversation(condition, history),
+            "max_tokens": max_tokens, "temperature": condition.temperature, "top_p": condition.top_p,
+            "presence_penalty": condition.presence_penalty, "frequency_penalty": condition.frequency_penalty,
+        })  # fmt: skip
+        choices = model_client.choices(response)
+        if not choices:
+            raise model_client.MalformedResponse("its list of choices is empty")
+        message = getattr(choices[0], "message", None)
         result.answered_model = model_client.answered_model(response)
-        result.text = (choice.message.content or "").strip()
-        result.finish_reason = choice.finish_reason
+        result.text = (model_client.field(message, "content", str) if message is not None else "").strip()
+        result.finish_reason = getattr(choices[0], "finish_reason", None)
         if not result.text:
             result.error = f"the model endpoint sent an empty reply ({condition.model})"
     except Exception as exc:  # noqa: BLE001 - the participant's page must get an answer

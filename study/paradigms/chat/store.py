@@ -16,6 +16,7 @@ from sqlalchemy import Connection, func, select, update
 from study.curation.replay import DeltaError, apply_delta, from_units
 from study.store import events as event_store
 from study.store.db import chat_events, chat_messages, chat_sessions, suggestion_requests
+from study.store.engine import driver_fetch
 
 
 def get(connection: Connection, session_id: str) -> dict | None:
@@ -87,6 +88,38 @@ def add_message(connection: Connection, session_id: str, role: str, content: str
            "created_at": time.time(), **values}  # fmt: skip
     connection.execute(chat_messages.insert().values(**row))
     return row
+
+
+# A chat arm's message path reads and writes on the driver (study.store.engine.driver_fetch):
+# SQLAlchemy's statement machinery costs several times these statements' own work, and every
+# message of every writer in a chat arm pays it (issue 17).
+_CONVERSATION = "SELECT seq, role, content, client_id FROM chat_messages WHERE session_id = ? ORDER BY seq"
+_AT = "SELECT seq, role, content, client_id FROM chat_messages WHERE session_id = ? AND seq = ?"
+_INSERT = """
+    INSERT INTO chat_messages (session_id, seq, role, content, created_at, client_id, model, latency_ms)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+"""
+_FIELDS = ("seq", "role", "content", "client_id")
+
+
+def conversation(connection: Connection, session_id: str) -> list[dict]:
+    """`messages` with only seq, role, content and client_id, read in one statement on the driver."""
+    return [dict(zip(_FIELDS, row)) for row in driver_fetch(connection, _CONVERSATION, (session_id,))]
+
+
+def message_at(connection: Connection, session_id: str, seq: int) -> dict | None:
+    rows = driver_fetch(connection, _AT, (session_id, seq))
+    return dict(zip(_FIELDS, rows[0])) if rows else None
+
+
+def insert_message(
+    connection: Connection, session_id: str, seq: int, role: str, content: str,
+    client_id: str | None = None, model: str | None = None, latency_ms: float | None = None,
+) -> dict:
+    """Store a message at `seq`, which the caller read as the next one in this transaction
+    (`add_message` reads it itself)."""
+    driver_fetch(connection, _INSERT, (session_id, seq, role, content, time.time(), client_id, model, latency_ms))
+    return {"seq": seq, "role": role, "content": content, "client_id": client_id}
 
 
 def reply_windows(connection: Connection, session_id: str) -> dict[int, dict]:
