@@ -324,18 +324,24 @@ class GhostText:
 class ChatPanel:
     """A chat arm's message, as study/paradigms/chat/static/editor-chat.js sends it: a new
     client id ("m", the time, random characters) and the writer's question; the reply is not
-    streamed. The page makes a new id even after a failed reply, which the server then refuses
-    (409) while the earlier message has no reply: those are counted, as a browser meets them."""
+    streamed. A message without a reply (the model failed or was busy) is tried again, under
+    its client id, before any new one, as the page's Try again does."""
 
     path = "assistant/messages"
     extension = None
 
+    def __init__(self) -> None:
+        self.unanswered: dict | None = None
+
     def body(self, editor: Editor, rng: random.Random) -> dict:
-        client_id = f"m{int(time.time() * 1000):x}{rng.getrandbits(40):010x}"
-        return {"client_id": client_id, "content": rng.choice(QUESTIONS)}
+        if self.unanswered is None:
+            client_id = f"m{int(time.time() * 1000):x}{rng.getrandbits(40):010x}"
+            self.unanswered = {"client_id": client_id, "content": rng.choice(QUESTIONS)}
+        return self.unanswered
 
     def answered(self, status: int, moved: bool) -> None:
-        pass
+        if status == 200:
+            self.unanswered = None
 
 
 def _cumulative(phases):
