@@ -16,6 +16,7 @@ from study.curation.quote import quote
 from study.curation.replay import WRITER, DeltaError, apply_delta, to_units
 from study.curation.suggestions import LOOSE, inserted_text, match_suggestion, shown_texts
 
+
 class Replayed(Protocol):
     """What `Checker` reads of a replay running ahead of it (study.curation.origin.Attribution):
     the record whose keystroke (one insert after a retain) it applied last, the text before

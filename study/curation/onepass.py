@@ -3,9 +3,11 @@
 `validate` and `stats` each read and parse every file, so curating a release with both cost
 1.76x a plain `json.loads` pass over it (issue 17). Here each file is read and each line parsed
 once, by the validator (study.curation.validate), which hands each record it parsed to the
-session's `study.curation.stats.SessionMeasure` as it goes: no session is held whole. The report is the one `study curate validate`
-makes of the file and the row the one `study curate stats` makes, so the combined command
-prints what the two commands print (tests/curation/test_onepass.py holds it to that).
+session's `study.curation.stats.SessionMeasure` as it goes (no session is held whole) and takes
+that measure's replayed text for each keystroke instead of replaying it again. The report is
+the one `study curate validate` makes of the file and the row the one `study curate stats`
+makes, so the combined command prints what the two commands print
+(tests/curation/test_onepass.py holds it to that).
 """
 
 from __future__ import annotations

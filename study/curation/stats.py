@@ -94,7 +94,9 @@ class SessionMeasure:
     measures each record while the validator holds it (study.curation.onepass), and no
     session is held whole. Memory: the session's text and its counts."""
 
-    def __init__(self, session_id: str, format_name: str, mutuality_sets: str = DEFAULT_MUTUALITY) -> None:
+    def __init__(
+        self, session_id: str, format_name: str, mutuality_sets: str = DEFAULT_MUTUALITY
+    ) -> None:
         self.session_id, self.format, self.mutuality_sets = session_id, format_name, mutuality_sets
         self.metadata = MetadataTally()
         self.tokens = BlockTokens()
