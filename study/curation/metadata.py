@@ -50,7 +50,10 @@ CURSOR_EVENTS = frozenset({"cursor-forward", "cursor-backward", "cursor-select"}
 def inserted_characters(event: Mapping) -> int:
     """Characters an event's `textDelta` inserts (0 for `""` or a delta without inserts); a
     Quill embed (a pasted image) is one, as in Quill and `study.curation.replay`."""
-    delta = event.get("textDelta")
+    return _inserted(event.get("textDelta"))
+
+
+def _inserted(delta: object) -> int:
     if not delta or not (type(delta) is dict or isinstance(delta, Mapping)):
         return 0
     total = 0
@@ -92,7 +95,7 @@ class MetadataTally:
     --validate` measures a session while it checks it, study.curation.onepass)."""
 
     def __init__(self) -> None:
-        self.num_event = self.num_query = self.num_selected = self.num_cursor = 0
+        self.names: list[object] = []  # eventName of every event, counted at the end
         self.by_user = self.by_api = 0
         self.first: Mapping | None = None
         self.last: Mapping | None = None
@@ -101,20 +104,13 @@ class MetadataTally:
         if self.first is None:
             self.first = event
         self.last = event
-        self.num_event += 1
-        name = event.get("eventName")
-        if name == "suggestion-open":
-            self.num_query += 1
-        elif name == "suggestion-select":
-            self.num_selected += 1
-        elif name in CURSOR_EVENTS:
-            self.num_cursor += 1
-        if event.get("textDelta"):
-            inserted = inserted_characters(event)
+        self.names.append(event.get("eventName"))
+        delta = event.get("textDelta")
+        if delta:
             if event.get("eventSource") == "user":
-                self.by_user += inserted
+                self.by_user += _inserted(delta)
             else:
-                self.by_api += inserted
+                self.by_api += _inserted(delta)
 
     def result(self) -> dict:
         """The metadata of the events added (official_metadata's keys)."""
@@ -122,14 +118,15 @@ class MetadataTally:
             raise ValueError("a session needs at least one event (system-initialize)")
         first = int(self.first["eventTimestamp"])
         last = int(self.last["eventTimestamp"])
-        num_query, num_selected = self.num_query, self.num_selected
+        names = self.names
+        num_query, num_selected = names.count("suggestion-open"), names.count("suggestion-select")
         written = self.by_user + self.by_api
         return {
-            "num_event": self.num_event,
+            "num_event": len(names),
             "num_query": num_query,
             "num_selected": num_selected,
             "perc_selected": round(100 * num_selected / num_query) if num_query else 0,
-            "num_cursor": self.num_cursor,
+            "num_cursor": sum(names.count(name) for name in CURSOR_EVENTS),
             "time": round((last - first) / 60000, 2),
             "written_by_human": round(100 * self.by_user / written) if written else 0,
             "first_timestamp": first,
