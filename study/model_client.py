@@ -8,7 +8,8 @@ what they share:
 
 - `client()`: build (once per endpoint) a client with a time limit and a retry limit;
   `participant_client()`: the one the participants' calls use;
-- `create()`: one call answered as plain JSON read by attribute (the path the Tab list takes);
+- `create()`: one call answered as plain JSON read by attribute (Tab, ghost text and chat
+  replies), and `first_choice()`, `chat_choice()`, `completion_choice()` to read its answer;
 - `describe()`: a failed call as one sentence for the researcher, naming where to look;
 - `redact()`: the API key cut out of any message, because an endpoint can echo it back;
 - `answered_model()`: the model the endpoint says answered (a reply's `model`), which may
@@ -90,6 +91,35 @@ def field(obj: object, name: str, kind: type) -> object:
     if not isinstance(value, kind):
         raise MalformedResponse(f"{name} is {type(value).__name__}, not {kind.__name__}")
     return value
+
+
+def first_choice(response: object) -> object:
+    """The first of `choices`, for the calls that ask for one; MalformedResponse when none came."""
+    found = choices(response)
+    if not found:
+        raise MalformedResponse("its list of choices is empty")
+    return found[0]
+
+
+def chat_choice(choice: object) -> tuple[str, list | None, str | None]:
+    """A chat completion's choice read from `create()`'s answer: (its message's text, its
+    tokens' logprobs or None, its finish reason)."""
+    message = getattr(choice, "message", None)
+    text = field(message, "content", str) if message is not None else ""
+    content = getattr(getattr(choice, "logprobs", None), "content", None)
+    values = [getattr(item, "logprob", None) for item in content] if content else None
+    return text, values, getattr(choice, "finish_reason", None)
+
+
+def completion_choice(choice: object, removed: str = "") -> tuple[str, list | None, str | None]:
+    """A completion's choice read from `create()`'s answer, as `chat_choice`. `removed`: the
+    blanks cut off the prompt's end, taken off the text's start when the model repeats them."""
+    text = field(choice, "text", str)
+    if removed and text.startswith(removed):
+        text = text[len(removed) :]
+    logprobs = getattr(choice, "logprobs", None)
+    values = getattr(logprobs, "token_logprobs", None) if logprobs else None
+    return text, values, getattr(choice, "finish_reason", None)
 
 
 def output(text: str, token_logprobs: list | None, finish_reason: str | None) -> dict:

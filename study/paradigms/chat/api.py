@@ -212,9 +212,7 @@ def _store(session_id: str, user: dict, condition, request_id: int, result: assi
     with writing(engine()) as connection:
         model_calls.settle(request_id, condition, **outcome, connection=connection)
         # Two tabs asking at once: keep the first stored reply, not a second one.
-        existing = next(
-            (m for m in chat_store.messages(connection, session_id) if m["seq"] == user["seq"] + 1), None
-        )
+        existing = chat_store.message_at(connection, session_id, user["seq"] + 1)
         if existing is not None:
             return existing
         return chat_store.add_message(

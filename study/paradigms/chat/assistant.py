@@ -116,13 +116,9 @@ def reply(
             "max_tokens": max_tokens, "temperature": condition.temperature, "top_p": condition.top_p,
             "presence_penalty": condition.presence_penalty, "frequency_penalty": condition.frequency_penalty,
         })  # fmt: skip
-        choices = model_client.choices(response)
-        if not choices:
-            raise model_client.MalformedResponse("its list of choices is empty")
-        message = getattr(choices[0], "message", None)
+        text, _, result.finish_reason = model_client.chat_choice(model_client.first_choice(response))
         result.answered_model = model_client.answered_model(response)
-        result.text = (model_client.field(message, "content", str) if message is not None else "").strip()
-        result.finish_reason = getattr(choices[0], "finish_reason", None)
+        result.text = text.strip()
         if not result.text:
             result.error = f"the model endpoint sent an empty reply ({condition.model})"
     except Exception as exc:  # noqa: BLE001 - the participant's page must get an answer

@@ -79,15 +79,14 @@ def by_client_id(connection: Connection, session_id: str, client_id: str) -> dic
 
 
 def add_message(connection: Connection, session_id: str, role: str, content: str, **values) -> dict:
+    """Store a message at the session's next seq (`insert_message`, with `values` its
+    client_id, model, latency_ms)."""
     next_seq = connection.execute(
         select(func.coalesce(func.max(chat_messages.c.seq) + 1, 0)).where(
             chat_messages.c.session_id == session_id
         )
     ).scalar_one()
-    row = {"session_id": session_id, "seq": next_seq, "role": role, "content": content,
-           "created_at": time.time(), **values}  # fmt: skip
-    connection.execute(chat_messages.insert().values(**row))
-    return row
+    return insert_message(connection, session_id, next_seq, role, content, **values)
 
 
 # A chat arm's message path reads and writes on the driver (study.store.engine.driver_fetch):
@@ -116,8 +115,7 @@ def insert_message(
     connection: Connection, session_id: str, seq: int, role: str, content: str,
     client_id: str | None = None, model: str | None = None, latency_ms: float | None = None,
 ) -> dict:
-    """Store a message at `seq`, which the caller read as the next one in this transaction
-    (`add_message` reads it itself)."""
+    """Store a message at `seq`, which the caller read as the next one in this transaction."""
     driver_fetch(connection, _INSERT, (session_id, seq, role, content, time.time(), client_id, model, latency_ms))
     return {"seq": seq, "role": role, "content": content, "client_id": client_id}
 

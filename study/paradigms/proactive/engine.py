@@ -173,21 +173,10 @@ class ProactiveEngine:
                 client, "/chat/completions",
                 {"model": condition.model, "messages": messages, "n": 1, "logprobs": True, **params},
             )  # fmt: skip
-            choice = model_client.choices(response)[0]
-            message = getattr(choice, "message", None)
-            text = model_client.field(message, "content", str) if message is not None else ""
-            content = getattr(getattr(choice, "logprobs", None), "content", None)
-            values = [getattr(item, "logprob", None) for item in content] if content else None
-            return output(text, values, getattr(choice, "finish_reason", None)), answered_model(response)
+            return output(*model_client.chat_choice(model_client.choices(response)[0])), answered_model(response)
         prompt = context.rstrip(" \t")
         response = model_client.create(
             client, "/completions", {"model": condition.model, "prompt": prompt, "n": 1, "logprobs": 1, **params}
         )
-        choice = model_client.choices(response)[0]
-        text = model_client.field(choice, "text", str)
-        removed = context[len(prompt) :]
-        if removed and text.startswith(removed):
-            text = text[len(removed) :]
-        logprobs = getattr(choice, "logprobs", None)
-        values = getattr(logprobs, "token_logprobs", None) if logprobs else None
-        return output(text, values, getattr(choice, "finish_reason", None)), answered_model(response)
+        read = model_client.completion_choice(model_client.choices(response)[0], removed=context[len(prompt) :])
+        return output(*read), answered_model(response)

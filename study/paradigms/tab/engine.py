@@ -112,14 +112,7 @@ class SuggestionEngine:
         response = model_client.create(
             client, "/completions", {"model": condition.model, "prompt": prompt, "logprobs": 1, **params}
         )
-        raw = []
-        for choice in choices(response):
-            text = model_client.field(choice, "text", str)
-            if removed and text.startswith(removed):
-                text = text[len(removed) :]
-            logprobs = getattr(choice, "logprobs", None)
-            values = getattr(logprobs, "token_logprobs", None) if logprobs else None
-            raw.append(output(text, values, getattr(choice, "finish_reason", None)))
+        raw = [output(*model_client.completion_choice(choice, removed)) for choice in choices(response)]
         return raw, answered_model(response)
 
     def _chat(
@@ -136,13 +129,10 @@ class SuggestionEngine:
         )  # fmt: skip
         raw = []
         for choice in choices(response):
-            message = getattr(choice, "message", None)
-            text = model_client.field(message, "content", str) if message is not None else ""
+            text, values, finish_reason = model_client.chat_choice(choice)
             # A chat reply is a fresh message without the separating space a completion
             # carries; add one so "...the door." + "He left." does not run together.
             if doc and not doc[-1].isspace() and text and not text[0].isspace():
                 text = " " + text
-            content = getattr(getattr(choice, "logprobs", None), "content", None)
-            values = [getattr(item, "logprob", None) for item in content] if content else None
-            raw.append(output(text, values, getattr(choice, "finish_reason", None)))
+            raw.append(output(text, values, finish_reason))
         return raw, answered_model(response)
