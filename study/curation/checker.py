@@ -13,14 +13,15 @@ from study import paradigms
 from study.curation.formats import CONTROL_KEYS, FORMAT_2021, FORMAT_INTERFACE, RELEASE_KEYS
 from study.curation.issues import SessionReport
 from study.curation.quote import quote
-from study.curation.replay import WRITER, DeltaError, apply_delta, to_units
+from study.curation.replay import WRITER, DeltaError, apply_delta, keystroke, to_units
 from study.curation.suggestions import LOOSE, inserted_text, match_suggestion, shown_texts
 
 
 class Replayed(Protocol):
     """What `Checker` reads of a replay running ahead of it (study.curation.origin.Attribution):
-    the record whose keystroke (one insert after a retain) it applied last, the text before
-    it (the same object as the checker's when the two are in step) and the text after it."""
+    the record whose keystroke (study.curation.replay.keystroke: one insert or delete after a
+    retain) it applied last, the text before it (the same object as the checker's when the two
+    are in step) and the text after it."""
 
     keystroke: Mapping | None
     before: str
@@ -145,6 +146,8 @@ class Checker:
             replayed = self.replayed
             if replayed is not None and replayed.keystroke is r and replayed.before is self.text:
                 self.text = replayed.text
+            elif self.text is not None and (edit := keystroke(self.text, delta["ops"])) is not None:
+                self.text = edit[0]  # what apply_delta gives, without its call (nothing to report)
             elif self.text is not None:
                 self.line = line
                 try:

@@ -39,6 +39,7 @@ from study.curation.replay import (
     Document,
     apply_delta,
     from_units,
+    keystroke,
     to_units,
 )
 from study.curation.suggestions import inserted_text, match_suggestion
@@ -148,8 +149,9 @@ class Attribution:
         self.min_chars, self.switch_ms, self.assistant_texts = min_chars, switch_ms, assistant_texts
         self.index = -1  # of the last event added
         self.text = self.authors = ""
-        # The last record whose keystroke was applied, and the text it was applied to
-        # (study.curation.checker.Replayed: the validator of the same pass reads them).
+        # The last record whose keystroke (study.curation.replay.keystroke) was applied, and
+        # the text it was applied to (study.curation.checker.Replayed: the validator of the
+        # same pass reads them).
         self.keystroke: Mapping | None = None
         self.before = ""
         self.shown: Sequence[Mapping] = ()
@@ -185,27 +187,42 @@ class Attribution:
         if not delta:
             return
         ops = delta["ops"]
-        keystroke = _keystroke(ops)  # [retain n, insert s]: the common case, read straight
-        inserted = keystroke if keystroke is not None else inserted_text(event)
-        code = TYPED
-        if event.get("eventSource") == "api" or (
-            self.awaiting_choice and name == "text-insert" and match_suggestion(inserted, self.shown)
-        ):
-            code = ASSISTANT
-        elif len(to_units(inserted)) >= self.min_chars:
-            code = _PENDING
-        self.awaiting_choice = False
         before_text, before_authors = self.text, self.authors
-        if keystroke is None:  # a keystroke removes nothing
-            self.removed += _removed(before_text, before_authors, ops)
-        try:
-            self.text, self.authors = apply_delta(before_text, ops, before_authors, code)
-        except DeltaError as error:
-            raise DeltaError(error.field, f"{error.detail} (event {index})") from None
-        if keystroke is not None:
+        edit = keystroke(before_text, ops)
+        if edit is None:
+            code = self._walk(event, name, ops)
+        else:  # the common case, spliced here as apply_delta would
+            self.text, at, inserted, deleted = edit
+            code = self._code(event, name, len(inserted))
+            if deleted:
+                self.removed.append((before_text[at : at + deleted], before_authors[at : at + deleted]))
+            self.authors = f"{before_authors[:at]}{code * len(inserted)}{before_authors[at + deleted :]}"
             self.keystroke, self.before = event, before_text
         if code == _PENDING:
-            self.authors = _fill(self.authors, self._source(inserted, event, before_text, before_authors))
+            source = self._source(inserted_text(event), event, before_text, before_authors)
+            self.authors = _fill(self.authors, source)
+
+    def _code(self, event: Mapping, name: str, units: int) -> str:
+        """The author of what a delta inserts (`units` UTF-16 units long): the assistant's,
+        typed, or `_PENDING` for a long insert whose source `_source` decides. Any delta ends
+        the wait for the insert of a chosen suggestion."""
+        awaiting_choice, self.awaiting_choice = self.awaiting_choice, False
+        if event.get("eventSource") == "api" or (
+            awaiting_choice and name == "text-insert" and match_suggestion(inserted_text(event), self.shown)
+        ):
+            return ASSISTANT
+        return _PENDING if units >= self.min_chars else TYPED
+
+    def _walk(self, event: Mapping, name: str, ops: Sequence) -> str:
+        """Apply any delta but a keystroke (`apply_delta` walks it op by op); returns the
+        code its inserts took."""
+        code = self._code(event, name, len(to_units(inserted_text(event))))
+        self.removed += _removed(self.text, self.authors, ops)
+        try:
+            self.text, self.authors = apply_delta(self.text, ops, self.authors, code)
+        except DeltaError as error:
+            raise DeltaError(error.field, f"{error.detail} (event {self.index})") from None
+        return code
 
     def _source(self, inserted: str, event: Mapping, before_text: str, before_authors: str) -> str:
         """The authors of a long insert: held text keeps its own, a chat reply is the
@@ -255,18 +272,6 @@ def _held(text: str, places: Sequence[tuple[str, str]]) -> str | None:
         if at >= 0:
             return authors[at : at + len(text)].translate(_AS_COPY)
     return None
-
-
-def _keystroke(ops: object) -> str | None:
-    """The text of a delta that is one insert after a retain ([retain n, insert s]), or None for
-    any other delta (study.curation.suggestions.inserted_text reads those)."""
-    if type(ops) is not list or len(ops) != 2:
-        return None
-    first, second = ops
-    if type(first) is not dict or type(second) is not dict or len(first) != 1 or len(second) != 1:
-        return None
-    value = second.get("insert")
-    return value if "retain" in first and type(value) is str else None
 
 
 def _removed(text: str, authors: str, ops: Sequence) -> list[tuple[str, str]]:

@@ -128,6 +128,29 @@ def is_embed(value: object) -> bool:
     return type(value) is dict and len(value) == 1
 
 
+def keystroke(text: str, ops: Sequence[Mapping]) -> tuple[str, int, str, int] | None:
+    """The common delta, [retain n, insert s] or [retain n, delete k], applied to `text` (held
+    as UTF-16 units): (the new text, n, s in UTF-16 units ("" for a delete), k (0 for an
+    insert)). None for any other delta and for one that does not fit the text, which
+    `apply_delta` walks op by op (and reports)."""
+    # This runs for every keystroke of a session: an f-string joins the pieces in one copy,
+    # where `a + b + c` copies `a` twice.
+    if len(ops) == 2:
+        first, second = ops
+        if type(first) is dict and type(second) is dict and len(first) == 1 and len(second) == 1:
+            n = first.get("retain")
+            if type(n) is int and 0 <= n <= len(text):
+                value = second.get("insert")
+                if type(value) is str:
+                    if not value.isascii():
+                        value = to_units(value)
+                    return f"{text[:n]}{value}{text[n:]}", n, value, 0
+                k = second.get("delete")
+                if type(k) is int and 0 <= k <= len(text) - n:
+                    return f"{text[:n]}{text[n + k :]}", n, "", k
+    return None
+
+
 def apply_delta(
     text: str,
     ops: Sequence[Mapping],
@@ -141,27 +164,13 @@ def apply_delta(
     one `EMBED` character, and `on_embed(op index, embed)` is called when given. Raises
     DeltaError when an op is malformed or runs past the end of the text.
     """
+    edit = keystroke(text, ops)
+    if edit is not None:
+        after, at, inserted, deleted = edit
+        if authors is None:
+            return after
+        return after, f"{authors[:at]}{code * len(inserted)}{authors[at + deleted :]}"
     track = authors is not None
-    if len(ops) == 2:  # the common keystroke: [retain n, insert s] or [retain n, delete k]
-        first, second = ops
-        if type(first) is dict and type(second) is dict and len(first) == 1 and len(second) == 1:
-            n = first.get("retain")
-            if type(n) is int and 0 <= n <= len(text):
-                value = second.get("insert")
-                if type(value) is str:
-                    if not value.isascii():
-                        value = to_units(value)
-                    if track:
-                        return (
-                            text[:n] + value + text[n:],
-                            authors[:n] + code * len(value) + authors[n:],
-                        )
-                    return text[:n] + value + text[n:]
-                k = second.get("delete")
-                if type(k) is int and 0 <= k <= len(text) - n:
-                    if track:
-                        return text[:n] + text[n + k :], authors[:n] + authors[n + k :]
-                    return text[:n] + text[n + k :]
     pieces: list[str] = []
     owners: list[str] = []
     position = 0

@@ -87,3 +87,22 @@ def test_one_pass_checks_the_text_the_log_gives_when_the_statistics_replay_parts
     assert json.dumps(report.to_dict()) == json.dumps(validate_file(path, keep=None).to_dict())
     codes = {issue.code for issue in report.issues}
     assert "delta-on-non-text-event" in codes and "cursor-mismatch" not in codes
+
+
+def test_one_pass_checks_the_cursor_against_the_text_a_deletion_left(tmp_path):
+    # The pass lends the validator its replay's text for a deleted character as for a typed
+    # one: a cursor at the end of the shortened text is fine, one past it is a mismatch.
+    p = len(PROMPT)
+    session = small_session()[:3]  # the prompt, then "It"
+    session += [
+        record("text-delete", delta=ops({"retain": p + 1}, {"delete": 1}), currentCursor=p + 1),
+        record("cursor-forward", currentCursor=p + 2),
+    ]
+    for number, event in enumerate(session):
+        event["eventNum"], event["eventTimestamp"] = number, 1_000_000 + 1000 * number
+    path = write_lines(tmp_path / "s.jsonl", session)
+
+    report, _ = check_and_measure(path, "paper", keep=None)
+
+    assert json.dumps(report.to_dict()) == json.dumps(validate_file(path, keep=None).to_dict())
+    assert [(issue.code, issue.line) for issue in report.issues] == [("cursor-mismatch", 5)]
