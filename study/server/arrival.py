@@ -88,10 +88,10 @@ def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> event_
     except event_store.Refused as refusal:
         ahead = (cached or _NOTHING_STORED, refusal)
 
-    def check(connection: Connection, rows: list[dict]) -> None:
+    def check(connection: Connection, rows: list[dict], stored: tuple[int, int | None]) -> None:
         # This runs while the database's write lock is held: the common case (a batch after
-        # everything stored) costs one index-only query.
-        count, last_seq = event_store.count_and_last(connection, session_id)
+        # everything stored) costs no query of its own (`stored` came with its group's reads).
+        count, last_seq = stored
         if ahead is not None and (ahead[0].count, ahead[0].last_seq) == (count, last_seq):
             before, outcome = ahead
             added_bytes = sum(len(row["record"]) for row in rows)
@@ -153,7 +153,7 @@ def quota_checker(session_id: str, limits: Limits, table: Table) -> event_store.
     """The check `event_store.ingest` runs on a batch for `table`: the session's quota, counting
     only the events not stored yet (a resend of stored events is always acknowledged)."""
 
-    def check(connection: Connection, rows: list[dict]) -> None:
+    def check(connection: Connection, rows: list[dict], _stored: tuple[int, int | None]) -> None:
         present = set(
             connection.execute(
                 select(table.c.seq).where(

@@ -28,7 +28,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from flask import current_app, g, jsonify
-from sqlalchemy import text
 
 from study import model_client
 from study.config import Condition
@@ -122,16 +121,17 @@ def admit(session_id: str, condition: Condition, busy: str = BUSY) -> int:
     concurrent = limits().concurrent_suggestions
     in_flight_seconds = _in_flight_seconds()
 
-    def count_and_record(connection) -> int | Refused:
+    def count_and_record(connection):
         # Runs on whichever request thread leads the group: no Flask globals in here. Three
-        # index range counts in one statement, on the driver (study.store.engine.driver_fetch):
-        # every model call of a launch asks them while the write turn is held.
-        if connection.dialect.name == "postgresql":
-            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _COUNTING_LOCK})
+        # index range counts in one statement: every model call of a launch asks them while the
+        # write turn is held. In stages (study.store.group_commit.run_staged), alone: on
+        # PostgreSQL the lock and the counts go in one round trip, the row in the next.
         now = time.time()
         since = now - 60
-        ((recent, everyone, in_flight),) = driver_fetch(connection, _COUNTS, (
-            session_id, since, since, NO_OUTCOME, now - in_flight_seconds))  # fmt: skip
+        reads = [(_COUNTS, (session_id, since, since, NO_OUTCOME, now - in_flight_seconds))]
+        if connection.dialect.name == "postgresql":
+            reads.insert(0, ("SELECT pg_advisory_xact_lock(?)", (_COUNTING_LOCK,)))
+        *_, ((recent, everyone, in_flight),) = yield reads
         if recent >= per_session:
             return Refused(f"too many requests: at most {per_session} per minute; wait a moment", 429)
         if everyone >= study_wide:
@@ -141,11 +141,11 @@ def admit(session_id: str, condition: Condition, busy: str = BUSY) -> int:
         # a server that stopped mid-call stops counting once no call could still be running.
         if in_flight >= concurrent:
             return Refused(busy, 503, busy=True)
-        ((request_id,),) = driver_fetch(connection, _RECORD, (
-            session_id, now, condition.name, condition.model, "{}", "[]", "[]", NO_OUTCOME))  # fmt: skip
-        return request_id
+        ((row,),) = yield [(_RECORD, (
+            session_id, now, condition.name, condition.model, "{}", "[]", "[]", NO_OUTCOME))]  # fmt: skip
+        return row[0]
 
-    outcome = group_commit.run(engine(), count_and_record)
+    outcome = group_commit.run_staged(engine(), count_and_record, key=None)
     if isinstance(outcome, Refused):
         if outcome.busy:
             g.study_model_call_busy = True
@@ -178,7 +178,12 @@ def settle(
     if connection is not None:
         driver_fetch(connection, _SETTLE, values)
         return
-    group_commit.run(engine(), lambda own: driver_fetch(own, _SETTLE, values))
+
+    def write(_connection):
+        yield [(_SETTLE, values)]
+
+    # The row is this call's alone: it goes in the next group's round trip with the batches'.
+    group_commit.run_staged(engine(), write, key=f"suggestion_requests {request_id}")
 
 
 def unavailable(what: str, session_id: str, reason: str, timed_out: bool, calm: str = UNAVAILABLE):

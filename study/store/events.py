@@ -42,8 +42,9 @@ class Totals:
     bytes: int
 
 
-# (connection, rows about to be inserted) -> None, or raises Refused.
-BatchCheck = Callable[[Connection, list[dict]], None]
+# (connection, rows about to be inserted, (events stored, highest seq or None)) -> None, or
+# raises Refused.
+BatchCheck = Callable[[Connection, list[dict], tuple[int, int | None]], None]
 
 
 def ingest(
@@ -57,11 +58,12 @@ def ingest(
     editor's `events`, or the chat page's `chat_events`).
 
     `check` runs inside that transaction, before anything is written, and sees the rows as
-    they will be stored; it may raise Refused. SQLite's write lock (and on PostgreSQL a lock
-    on the session's row, taken here) keeps two batches of one session from being checked
-    against the same stored state. The transaction is shared with the other batches that
-    arrived meanwhile (study.store.group_commit); the caller must not be inside a `writing`
-    transaction.
+    they will be stored and what the session has stored (`count_and_last`, asked together with
+    the other batches' in one round trip); it may raise Refused. SQLite's write lock (and on
+    PostgreSQL a lock on the session's row, taken here) keeps two batches of one session from
+    being checked against the same stored state. The transaction is shared with the other
+    batches that arrived meanwhile (study.store.group_commit, in stages); the caller must not be
+    inside a `writing` transaction.
     """
     now = time.time()
     rows = []
@@ -88,30 +90,36 @@ def ingest(
     )
     parameters = [row[column] for row in rows for column in columns]
 
-    def work(connection: Connection) -> int | Refused:
+    def work(connection: Connection):
         if check is not None:
-            if connection.dialect.name == "postgresql":
-                driver_fetch(connection, f"SELECT 1 FROM {sessions.name} WHERE session_id = ? FOR UPDATE", (session_id,))
+            reads = [(_COUNT_AND_LAST.format(table=table.name), (session_id,))]
+            if connection.dialect.name == "postgresql":  # the row's lock first, then the count
+                reads.insert(0, (f"SELECT 1 FROM {sessions.name} WHERE session_id = ? FOR UPDATE", (session_id,)))
+            *_, ((count, last_seq),) = yield reads
             try:
-                check(connection, rows)
+                check(connection, rows, (count, last_seq))
             except Refused as refusal:  # refused alone: the group's other batches go on
                 return refusal
-        return len(driver_fetch(connection, statement, parameters)) if rows else 0
+        if not rows:
+            return 0
+        (inserted,) = yield [(statement, parameters)]
+        return len(inserted)
 
     # Stored in this process's next group commit (study.store.group_commit): answered only
     # once that transaction is committed.
-    stored = group_commit.run(engine, work)
+    stored = group_commit.run_staged(engine, work, key=session_id)
     if isinstance(stored, Refused):
         raise stored
     return BatchResult(acked=sorted({row["seq"] for row in rows}), stored=stored)
 
 
+_COUNT_AND_LAST = "SELECT count(*), max(seq) FROM {table} WHERE session_id = ?"
+
+
 def count_and_last(connection: Connection, session_id: str, table: Table = events) -> tuple[int, int | None]:
-    """(events stored, highest seq or None) for a session: one index-only query on the driver,
-    asked inside the write transaction of every batch (study.server.arrival)."""
-    (row,) = driver_fetch(
-        connection, f"SELECT count(*), max(seq) FROM {table.name} WHERE session_id = ?", (session_id,)
-    )
+    """(events stored, highest seq or None) for a session: one index-only query on the driver
+    (`ingest` asks it of every batch, in its group's round trip)."""
+    (row,) = driver_fetch(connection, _COUNT_AND_LAST.format(table=table.name), (session_id,))
     return row[0], row[1]
 
 

@@ -17,10 +17,18 @@ PostgreSQL error, which ends the whole transaction), every item of the group get
 nothing of it is stored: their browsers send the batches again.
 
 That is SQLite's way, where one writer at a time holds the whole file. PostgreSQL lets writers
-run side by side (each batch locks only its session's row) and groups commits in its own WAL,
-so there each batch is written in its own transaction on its own request thread: a leader
-sending a group's statements one round trip after another would make the process's writes
-take turns for nothing (at 1,000 writers that held a launch to 260 batches a second).
+run side by side, so there a plain `run` writes its work in its own transaction on its own
+request thread: a leader sending a group's statements one round trip after another would make
+the process's writes take turns for nothing (at 1,000 writers that held a launch to 260
+batches a second). Work written as stages (`run_staged`: the event batches) is grouped on
+both: each stage names the statements it needs next, and the leader sends every item's
+statements of a stage together in one round trip (psycopg's pipeline mode), so a group of
+batches costs three round trips (its statements, the inserts, COMMIT) where each batch alone
+cost six, each of them a wait for the server and then for its process's GIL (issue 17). A
+staged item has a key (its session id): items of one key take their stages one item after the
+other, so each reads what the one before wrote (a browser's resend can share a group with its
+original), and items run in key order, so two groups lock sessions' rows in the same order and
+cannot deadlock.
 """
 
 from __future__ import annotations
@@ -29,22 +37,30 @@ import os
 import threading
 import weakref
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, Engine
 
-from study.store.engine import writing
+from study.store.engine import driver_fetch, driver_sql, writing
 
 # Items written in one transaction at most: a group is also the latency of its last item.
 MAX_GROUP = 128
 
 
-class _Item:
-    __slots__ = ("done", "error", "result", "work")
+# Statements a stage sends ((sql with `?` placeholders, parameters), ...), and the rows of each.
+Statements = Sequence[tuple[str, Sequence]]
+Rows = list[list[tuple]]
+# Work in stages: yields the statements it needs next, is sent their rows, returns its result.
+StagedWork = Callable[[Connection], Generator[Statements, Rows, Any]]
 
-    def __init__(self, work: Callable[[Connection], Any]) -> None:
+
+class _Item:
+    __slots__ = ("done", "error", "key", "result", "staged", "work")
+
+    def __init__(self, work: Callable[[Connection], Any], staged: bool = False, key: str | None = None) -> None:
         self.work = work
+        self.staged, self.key = staged, key
         self.done = False
         self.result: Any = None
         self.error: BaseException | None = None
@@ -88,6 +104,26 @@ def run(engine: Engine, work: Callable[[Connection], Any]) -> Any:
         _grouped(engine, item)
     else:  # side by side (module docstring)
         _write(engine, [item])
+    return _outcome(item)
+
+
+def run_staged(engine: Engine, work: StagedWork, key: str | None) -> Any:
+    """`work(connection)`, a generator, run in this process's next group on every database: it
+    yields the statements of a stage, receives the rows of each (one round trip for the whole
+    group's stage on PostgreSQL), may run other statements between stages on the connection,
+    and returns its result. `key` names what it reads and writes (a session id: the module
+    docstring); None: work that must run alone (it takes locks out of key order), in a stage of
+    its own on SQLite and in a transaction of its own on PostgreSQL, its stages still pipelined.
+    As `run` otherwise."""
+    item = _Item(work, staged=True, key=key)
+    if key is None and engine.dialect.name != "sqlite":
+        _write(engine, [item])
+    else:
+        _grouped(engine, item)
+    return _outcome(item)
+
+
+def _outcome(item: _Item) -> Any:
     if item.error is not None:
         raise item.error
     return item.result
@@ -121,7 +157,61 @@ def _write(engine: Engine, group: list[_Item]) -> None:
     try:
         with writing(engine) as connection:
             for item in group:
-                item.result = item.work(connection)
+                if not item.staged:
+                    item.result = item.work(connection)
+            for wave in _waves(item for item in group if item.staged):
+                _write_staged(connection, wave)
     except BaseException as error:  # noqa: BLE001 - nothing of the group is stored; every item says so
         for item in group:
             item.error = error
+
+
+def _waves(items) -> list[list[_Item]]:
+    """Staged items in key order, split so that no key is twice in one wave: a key's second
+    item goes in the second wave, which starts once the first has finished. An item without a
+    key has a wave of its own, after them."""
+    waves: list[list[_Item]] = []
+    alone: list[list[_Item]] = []
+    seen: dict[str, int] = {}
+    for item in sorted(items, key=lambda item: item.key or ""):
+        if item.key is None:
+            alone.append([item])
+            continue
+        number = seen[item.key] = seen.get(item.key, -1) + 1
+        if number == len(waves):
+            waves.append([])
+        waves[number].append(item)
+    return waves + alone
+
+
+def _write_staged(connection: Connection, items: list[_Item]) -> None:
+    """Run staged items side by side: each stage's statements of every item go in one round."""
+    asking: list[tuple[_Item, Generator, Statements]] = []
+    for item in items:
+        steps = item.work(connection)
+        _advance(item, steps, None, asking)
+    while asking:
+        rows = _send(connection, [statements for _, _, statements in asking])
+        current, asking = asking, []
+        for (item, steps, _), answer in zip(current, rows, strict=True):
+            _advance(item, steps, answer, asking)
+
+
+def _advance(item: _Item, steps: Generator, answer: Rows | None, asking: list) -> None:
+    try:
+        asking.append((item, steps, steps.send(answer)))
+    except StopIteration as finished:
+        item.result = finished.value
+
+
+def _send(connection: Connection, rounds: list[Statements]) -> list[Rows]:
+    """The rows of every statement of `rounds`, sent in order: on PostgreSQL all in one pipeline
+    (one round trip), elsewhere one after another."""
+    if connection.dialect.name != "postgresql":
+        return [[driver_fetch(connection, sql, parameters) for sql, parameters in statements] for statements in rounds]
+    driver = connection.connection.driver_connection
+    cursors = []
+    with driver.pipeline():
+        for statements in rounds:
+            cursors.append([driver.execute(driver_sql(connection, sql), parameters) for sql, parameters in statements])
+    return [[cursor.fetchall() if cursor.description else [] for cursor in batch] for batch in cursors]

@@ -1,7 +1,8 @@
-"""study.store.group_commit: on SQLite, batches that arrive together share one transaction, and
-each is still answered for itself: stored and acknowledged, refused alone, or (when the
-transaction fails) not stored and told so. On PostgreSQL each batch has its own transaction, and
-none waits for another writer's."""
+"""study.store.group_commit: batches that arrive together share one transaction, and each is
+still answered for itself: stored and acknowledged, refused alone, or (when the transaction
+fails) not stored and told so. A batch queued behind its own session's previous one is checked
+against what that one stored. On PostgreSQL other writes have their own transaction, and none
+waits for another writer's."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import time
 import pytest
 from sqlalchemy import text
 
+from study.server import arrival
+from study.server.limits import Limits
 from study.store import events as event_store
 from study.store import group_commit
 
@@ -33,6 +36,23 @@ def _hold_the_writer(engine):
         return "slow"
 
     holder = threading.Thread(target=group_commit.run, args=(engine, slow))
+    holder.start()
+    assert entered.wait(10)
+    return holder, release
+
+
+def _hold_the_batches(engine):
+    """As `_hold_the_writer`, for event batches on every database: a staged group in progress
+    (study.store.group_commit.run_staged), which on PostgreSQL is what batches queue behind."""
+    entered, release = threading.Event(), threading.Event()
+
+    def slow(connection):
+        entered.set()
+        release.wait(10)
+        yield [("SELECT 1", ())]
+        return "slow"
+
+    holder = threading.Thread(target=group_commit.run_staged, args=(engine, slow, "holder"))
     holder.start()
     assert entered.wait(10)
     return holder, release
@@ -85,12 +105,12 @@ def test_a_refused_batch_is_refused_alone_and_its_group_is_stored(engine):
     _, (good_batch, *_) = typed_batches("Kept", size=10)
     _, (bad_batch, *_) = typed_batches("Refused", size=10)
 
-    def refuse(connection, rows):
+    def refuse(connection, rows, stored):
         raise event_store.Refused("events[0]: not this one")
 
     holder, release = _hold_the_writer(engine)
     refused, refused_outcome = _submit(event_store.ingest, engine, bad, bad_batch, refuse)
-    kept, kept_outcome = _submit(event_store.ingest, engine, good, good_batch, lambda connection, rows: None)
+    kept, kept_outcome = _submit(event_store.ingest, engine, good, good_batch, lambda connection, rows, stored: None)
     _wait_until_queued(engine, 2)
     release.set()
     for thread in (holder, refused, kept):
@@ -158,3 +178,27 @@ def test_on_postgresql_a_batch_does_not_wait_for_another_writers_transaction(eng
         release.set()
         holder.join(10)
     assert event_store.ingest(engine, theirs, batch).stored == len(batch)
+
+
+def test_a_batch_queued_with_its_sessions_previous_one_is_checked_against_it(engine):
+    """A browser's next batch (or its resend) can share a group with the one before: it must
+    see that one's events stored, as it would in a group of its own."""
+    session_id = new_session(engine)
+    _, (first, second, *_) = typed_batches("Two batches of one writer", size=8)
+    holder, release = _hold_the_batches(engine)
+    earlier, earlier_outcome = _submit(
+        event_store.ingest, engine, session_id, first, arrival.checker(session_id, first, Limits())
+    )
+    _wait_until_queued(engine, 1)
+    later, later_outcome = _submit(
+        event_store.ingest, engine, session_id, second, arrival.checker(session_id, second, Limits())
+    )
+    _wait_until_queued(engine, 2)
+    release.set()
+    for thread in (holder, earlier, later):
+        thread.join(10)
+
+    # Checked against nothing stored, the later batch would not replay (no initialize event).
+    assert earlier_outcome["result"].stored == len(first)
+    assert later_outcome["result"].stored == len(second)
+    assert event_count(engine, session_id) == len(first) + len(second)

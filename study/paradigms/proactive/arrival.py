@@ -91,8 +91,8 @@ def with_rules(
     if not cited:
         return check
 
-    def both(connection: Connection, rows: list[dict]) -> None:
-        check(connection, rows)
+    def both(connection: Connection, rows: list[dict], stored: tuple[int, int | None]) -> None:
+        check(connection, rows, stored)
         stored = dict(
             connection.execute(
                 select(events_table.c.seq, events_table.c.record)
