@@ -112,9 +112,9 @@ def run_staged(engine: Engine, work: StagedWork, key: str | None) -> Any:
     yields the statements of a stage, receives the rows of each (one round trip for the whole
     group's stage on PostgreSQL), may run other statements between stages on the connection,
     and returns its result. `key` names what it reads and writes (a session id: the module
-    docstring); None: work that must run alone (it takes locks out of key order), in a stage of
-    its own on SQLite and in a transaction of its own on PostgreSQL, its stages still pipelined.
-    As `run` otherwise."""
+    docstring); None: work that must run alone (it takes locks out of key order): on SQLite
+    after the group's other staged items, on PostgreSQL in a transaction of its own, its stages
+    still one round trip each. As `run` otherwise."""
     item = _Item(work, staged=True, key=key)
     if key is None and engine.dialect.name != "sqlite":
         _write(engine, [item])
