@@ -72,19 +72,12 @@ def test_one_pass_checks_the_text_the_log_gives_when_the_statistics_replay_parts
     # so from there on the validator must keep its own text: the writer's cursor at its end is
     # no mismatch.
     p = len(PROMPT)
-    session = small_session()[:3]  # the prompt, then "It"
-    session += [
+    report = _after_it(tmp_path, [
         record("suggestion-open", "api", delta=ops({"retain": p + 2}, {"insert": "XYZ"})),
         record("text-insert", delta=ops({"retain": p}, {"insert": "!"}), currentCursor=p + 1),
         record("cursor-forward", currentCursor=p + 6),
-    ]
-    for number, event in enumerate(session):
-        event["eventNum"], event["eventTimestamp"] = number, 1_000_000 + 1000 * number
-    path = write_lines(tmp_path / "s.jsonl", session)
+    ])  # fmt: skip
 
-    report, _ = check_and_measure(path, "paper", keep=None)
-
-    assert json.dumps(report.to_dict()) == json.dumps(validate_file(path, keep=None).to_dict())
     codes = {issue.code for issue in report.issues}
     assert "delta-on-non-text-event" in codes and "cursor-mismatch" not in codes
 
@@ -93,16 +86,21 @@ def test_one_pass_checks_the_cursor_against_the_text_a_deletion_left(tmp_path):
     # The pass lends the validator its replay's text for a deleted character as for a typed
     # one: a cursor at the end of the shortened text is fine, one past it is a mismatch.
     p = len(PROMPT)
-    session = small_session()[:3]  # the prompt, then "It"
-    session += [
+    report = _after_it(tmp_path, [
         record("text-delete", delta=ops({"retain": p + 1}, {"delete": 1}), currentCursor=p + 1),
         record("cursor-forward", currentCursor=p + 2),
-    ]
+    ])  # fmt: skip
+
+    assert [(issue.code, issue.line) for issue in report.issues] == [("cursor-mismatch", 5)]
+
+
+def _after_it(tmp_path, records: list[dict]):
+    """The one pass's report of a session that types "It" after the prompt and then logs
+    `records`, which must be `validate`'s report of the same file."""
+    session = small_session()[:3] + records  # the prompt, then "It"
     for number, event in enumerate(session):
         event["eventNum"], event["eventTimestamp"] = number, 1_000_000 + 1000 * number
     path = write_lines(tmp_path / "s.jsonl", session)
-
     report, _ = check_and_measure(path, "paper", keep=None)
-
     assert json.dumps(report.to_dict()) == json.dumps(validate_file(path, keep=None).to_dict())
-    assert [(issue.code, issue.line) for issue in report.issues] == [("cursor-mismatch", 5)]
+    return report
