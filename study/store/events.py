@@ -16,7 +16,6 @@ from sqlalchemy import Connection, Engine, Table, func, select, text
 
 from study.store.db import events, sessions
 from study.store import group_commit
-from study.store.engine import driver_fetch
 
 
 @dataclass(frozen=True)
@@ -58,10 +57,10 @@ def ingest(
     editor's `events`, or the chat page's `chat_events`).
 
     `check` runs inside that transaction, before anything is written, and sees the rows as
-    they will be stored and what the session has stored (`count_and_last`, asked together with
-    the other batches' in one round trip); it may raise Refused. SQLite's write lock (and on
-    PostgreSQL a lock on the session's row, taken here) keeps two batches of one session from
-    being checked against the same stored state. The transaction is shared with the other
+    they will be stored and what the session has stored (its count of events and highest seq,
+    asked together with the other batches' in one round trip); it may raise Refused. SQLite's
+    write lock (and on PostgreSQL a lock on the session's row, taken here) keeps two batches of
+    one session from being checked against the same stored state. The transaction is shared with the other
     batches that arrived meanwhile (study.store.group_commit, in stages); the caller must not be
     inside a `writing` transaction.
     """
@@ -81,7 +80,8 @@ def ingest(
         )
     # One multi-row INSERT whose RETURNING names the rows actually inserted (executemany's
     # rowcount is not summed by every driver: psycopg reports the last statement's only), sent
-    # to the driver directly (store.engine.driver_fetch: the event API's CPU budget).
+    # to the driver directly by the group's stages (study.store.group_commit: the event API's
+    # CPU budget).
     columns = ("session_id", "seq", "event_name", "event_timestamp", "record", "received_at")
     statement = (
         f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES "
@@ -113,14 +113,9 @@ def ingest(
     return BatchResult(acked=sorted({row["seq"] for row in rows}), stored=stored)
 
 
+# What a session has stored, asked by every batch's check (events stored, highest seq or None):
+# one index-only query (`{table}` is one of our own tables' names, never input).
 _COUNT_AND_LAST = "SELECT count(*), max(seq) FROM {table} WHERE session_id = ?"
-
-
-def count_and_last(connection: Connection, session_id: str, table: Table = events) -> tuple[int, int | None]:
-    """(events stored, highest seq or None) for a session: one index-only query on the driver
-    (`ingest` asks it of every batch, in its group's round trip)."""
-    (row,) = driver_fetch(connection, _COUNT_AND_LAST.format(table=table.name), (session_id,))
-    return row[0], row[1]
 
 
 def records(connection: Connection, session_id: str, table: Table = events) -> list[dict]:

@@ -21,13 +21,15 @@ from .records import event_count
 from .test_events import new_session, typed_batches
 
 
-# Grouping is SQLite's (study.store.group_commit's docstring).
+# A plain `run` is grouped on SQLite only (study.store.group_commit's docstring).
 sqlite_only = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 
 
-def _hold_the_writer(engine):
+def _hold_the_writer(engine, staged: bool = False):
     """A group in progress that ends when the returned event is set, so that what is submitted
-    meanwhile waits and goes in together as the next group."""
+    meanwhile waits and goes in together as the next group. `staged`: a staged group
+    (study.store.group_commit.run_staged), which event batches queue behind on every database
+    (on PostgreSQL a plain `run` writes alone)."""
     entered, release = threading.Event(), threading.Event()
 
     def slow(connection):
@@ -35,24 +37,15 @@ def _hold_the_writer(engine):
         release.wait(10)
         return "slow"
 
-    holder = threading.Thread(target=group_commit.run, args=(engine, slow))
-    holder.start()
-    assert entered.wait(10)
-    return holder, release
-
-
-def _hold_the_batches(engine):
-    """As `_hold_the_writer`, for event batches on every database: a staged group in progress
-    (study.store.group_commit.run_staged), which on PostgreSQL is what batches queue behind."""
-    entered, release = threading.Event(), threading.Event()
-
-    def slow(connection):
-        entered.set()
-        release.wait(10)
+    def slow_in_stages(connection):
+        slow(connection)
         yield [("SELECT 1", ())]
         return "slow"
 
-    holder = threading.Thread(target=group_commit.run_staged, args=(engine, slow, "holder"))
+    if staged:
+        holder = threading.Thread(target=group_commit.run_staged, args=(engine, slow_in_stages, "holder"))
+    else:
+        holder = threading.Thread(target=group_commit.run, args=(engine, slow))
     holder.start()
     assert entered.wait(10)
     return holder, release
@@ -185,7 +178,7 @@ def test_a_batch_queued_with_its_sessions_previous_one_is_checked_against_it(eng
     see that one's events stored, as it would in a group of its own."""
     session_id = new_session(engine)
     _, (first, second, *_) = typed_batches("Two batches of one writer", size=8)
-    holder, release = _hold_the_batches(engine)
+    holder, release = _hold_the_writer(engine, staged=True)
     earlier, earlier_outcome = _submit(
         event_store.ingest, engine, session_id, first, arrival.checker(session_id, first, Limits())
     )

@@ -215,8 +215,8 @@ def _store(session_id: str, user: dict, condition, request_id: int, result: assi
         existing = chat_store.message_at(connection, session_id, user["seq"] + 1)
         if existing is not None:
             return existing
-        return chat_store.add_message(
-            connection, session_id, "assistant", result.text,
+        return chat_store.insert_message(
+            connection, session_id, user["seq"] + 1, "assistant", result.text,
             model=result.answered_model or condition.model, latency_ms=result.latency_ms,
         )  # fmt: skip
 
