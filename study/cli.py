@@ -127,13 +127,14 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
     from study.server.activity import ActivityConfigError
     from study.server.limit_store import LimitStoreUnavailable
     from study.server.proxy import ProxyConfigError
+    from study.store.engine import make_engine
 
     study = _load(directory)
     unfinished = study_config.unfinished_consent(study)
     if unfinished:
         raise click.ClickException(f"{directory}: not serving participants yet: {unfinished}")
     try:
-        app = create_app(study)
+        app = create_app(study, engine=make_engine(study.database_url, threads=threads))
     except (ProxyConfigError, LimitStoreUnavailable, ActivityConfigError) as error:
         raise click.ClickException(str(error)) from None
     workers = workers or serving.default_workers()

@@ -20,12 +20,20 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DisconnectionError
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for `url`; SQLite gets WAL, a busy timeout and explicit write locking."""
+# Request threads per server process, unless `study serve --threads` says otherwise.
+DEFAULT_THREADS = 16
+
+
+def make_engine(url: str, threads: int = DEFAULT_THREADS) -> Engine:
+    """An engine for `url`, for a process with `threads` request threads; SQLite gets WAL, a
+    busy timeout and explicit write locking."""
     if not url.startswith("sqlite"):
-        # As many connections as a `study serve` worker has request threads (16 by default),
-        # each writing its own transaction (study.store.group_commit), with room for reads.
-        engine = create_engine(url, future=True, pool_size=8, max_overflow=12)
+        # The pool keeps a connection for every request thread (each holds at most one at a
+        # time) and two to spare, and opens up to four more for a moment. A pool smaller than
+        # the threads closes each connection past its size as it comes back, so a busy process
+        # opened a PostgreSQL connection (a new server process) for about one batch in four
+        # at a 1,000-writer launch, and its acknowledgements waited (README, "Benchmarks").
+        engine = create_engine(url, future=True, pool_size=threads + 2, max_overflow=4)
         _ping_after_idle(engine)
         return engine
     _create_private(url)
