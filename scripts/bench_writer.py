@@ -171,14 +171,10 @@ class Writer:
         pause = BURST_SHARE * (burst - 1)
         self.phases = ((pause, 0.0), (1 - pause - BURST_SHARE, 1.0), (BURST_SHARE, burst))
         self.pending: list[dict] = []
-        self.first_pending_at: float | None = None
         self.changed = asyncio.Event()
         self.typing = True
-        self.send_now = False  # the outbox sends at once after an answer if events are waiting
 
     def add(self, record: dict) -> None:
-        if not self.pending:
-            self.first_pending_at = time.monotonic()
         self.pending.append(record)
         self.result.made += 1
         # The outbox needs waking only when its clock starts (the first event waiting) or when
@@ -214,22 +210,23 @@ class Writer:
                 self.changed.clear()
                 await self.changed.wait()
                 continue
-            if self.typing and len(self.pending) < SEND_AT_COUNT and not (failures or self.send_now):
-                wait = self.first_pending_at + SEND_DELAY - time.monotonic()
+            if self.typing and len(self.pending) < SEND_AT_COUNT and not failures:
+                # Due SEND_DELAY after the oldest waiting event was made, after an answer too
+                # (editor-outbox.js dueIn).
+                wait = self.pending[0]["eventTimestamp"] / 1000 + SEND_DELAY - time.time()
                 if wait > 0:
                     self.changed.clear()
                     try:
                         await asyncio.wait_for(self.changed.wait(), wait)
                     except asyncio.TimeoutError:
                         pass
-                    if len(self.pending) < SEND_AT_COUNT and time.monotonic() < self.first_pending_at + SEND_DELAY:
+                    if len(self.pending) < SEND_AT_COUNT and time.time() < self.pending[0]["eventTimestamp"] / 1000 + SEND_DELAY:
                         continue
             if not self.typing and time.monotonic() > flush_deadline:
                 self.result.errors.append(f"gave up with {len(self.pending)} unacknowledged events")
                 return
             if await self.post(self.pending[:MAX_BATCH]):
                 failures = 0
-                self.send_now = bool(self.pending)
             else:
                 failures += 1
                 await asyncio.sleep(RETRY[min(failures, len(RETRY)) - 1])

@@ -79,6 +79,17 @@ window.StudyEditor = window.StudyEditor || {};
       return this.pending.filter((record) => !this.rejected.has(record.seq));
     }
 
+    // Milliseconds until the waiting events are due: SEND_DELAY_MS after the oldest was made, or
+    // now when SEND_AT_COUNT wait. Not "at once after every answer": when a busy server answers
+    // slowly, its writers would then send smaller batches more often, which slows it further
+    // (README, "Benchmarks"); this way a writer posts about once a second however slow the
+    // answers, and no event waits longer than it would have anyway.
+    dueIn() {
+      const unsent = this.unsent();
+      if (unsent.length >= SEND_AT_COUNT) return 0;
+      return Math.max(0, unsent[0].eventTimestamp + SEND_DELAY_MS - Date.now());
+    }
+
     schedule(delay) {
       if (this.closed || this.sending) return;
       if (this.timer !== null) {
@@ -103,7 +114,7 @@ window.StudyEditor = window.StudyEditor || {};
       this.sending = this.post(batch).finally(() => {
         this.sending = null;
         if (this.unsent().length > 0) {
-          const wait = this.failures ? RETRY_MS[Math.min(this.failures, RETRY_MS.length) - 1] : 0;
+          const wait = this.failures ? RETRY_MS[Math.min(this.failures, RETRY_MS.length) - 1] : this.dueIn();
           this.schedule(wait);
         } else if (this.pending.length === 0) {
           this.ui.onState("saved");
