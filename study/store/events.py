@@ -32,6 +32,11 @@ class Refused(ValueError):
     """The check given to `ingest` refused the batch; nothing of it was stored."""
 
 
+class SessionMoved(RuntimeError):
+    """The session's stage or condition is no longer what `ingest` was told to expect (another
+    worker process moved it on); nothing of the batch was stored."""
+
+
 @dataclass(frozen=True)
 class Totals:
     """What a session has stored: how many events, the highest seq, and their size in bytes."""
@@ -52,6 +57,7 @@ def ingest(
     batch: list[dict],
     check: BatchCheck | None = None,
     table: Table = events,
+    expect: tuple[str, str | None] | None = None,
 ) -> BatchResult:
     """Store a checked batch of `{"seq": n, **record}` events in one transaction (`table`: the
     editor's `events`, or the chat page's `chat_events`).
@@ -63,6 +69,11 @@ def ingest(
     one session from being checked against the same stored state. The transaction is shared with the other
     batches that arrived meanwhile (study.store.group_commit, in stages); the caller must not be
     inside a `writing` transaction.
+
+    `expect`: the session's (stage, condition) the batch was prepared for, confirmed under the
+    same lock before anything is checked or written; SessionMoved when they differ. The event
+    API remembers the sessions at their writing stage instead of reading each one before every
+    batch (study.server.events_api).
     """
     now = time.time()
     rows = []
@@ -91,11 +102,19 @@ def ingest(
     parameters = [row[column] for row in rows for column in columns]
 
     def work(connection: Connection):
-        if check is not None:
-            reads = [(_COUNT_AND_LAST.format(table=table.name), (session_id,))]
+        if check is not None or expect is not None:
+            reads = []
             if connection.dialect.name == "postgresql":  # the row's lock first, then the count
-                reads.insert(0, (f"SELECT 1 FROM {sessions.name} WHERE session_id = ? FOR UPDATE", (session_id,)))
-            *_, ((count, last_seq),) = yield reads
+                reads.append((_SESSION.format(lock="FOR UPDATE"), (session_id,)))
+            elif expect is not None:  # SQLite's write lock is held already
+                reads.append((_SESSION.format(lock=""), (session_id,)))
+            if check is not None:
+                reads.append((_COUNT_AND_LAST.format(table=table.name), (session_id,)))
+            answers = yield reads
+            if expect is not None and [tuple(row) for row in answers[0]] != [expect]:
+                return SessionMoved(f"session {session_id} is no longer at {expect}")
+        if check is not None:
+            ((count, last_seq),) = answers[-1]
             try:
                 check(connection, rows, (count, last_seq))
             except Refused as refusal:  # refused alone: the group's other batches go on
@@ -108,7 +127,7 @@ def ingest(
     # Stored in this process's next group commit (study.store.group_commit): answered only
     # once that transaction is committed.
     stored = group_commit.run_staged(engine, work, key=session_id)
-    if isinstance(stored, Refused):
+    if isinstance(stored, (Refused, SessionMoved)):
         raise stored
     return BatchResult(acked=sorted({row["seq"] for row in rows}), stored=stored)
 
@@ -116,6 +135,8 @@ def ingest(
 # What a session has stored, asked by every batch's check (events stored, highest seq or None):
 # one index-only query (`{table}` is one of our own tables' names, never input).
 _COUNT_AND_LAST = "SELECT count(*), max(seq) FROM {table} WHERE session_id = ?"
+# The session's stage and condition, under the batch's lock (on PostgreSQL taking its row's).
+_SESSION = f"SELECT stage, condition FROM {sessions.name} WHERE session_id = ? {{lock}}"
 
 
 def records(connection: Connection, session_id: str, table: Table = events) -> list[dict]:
