@@ -213,14 +213,14 @@ class Writer:
             if self.typing and len(self.pending) < SEND_AT_COUNT and not failures:
                 # Due SEND_DELAY after the oldest waiting event was made, after an answer too
                 # (editor-outbox.js dueIn).
-                wait = self.pending[0]["eventTimestamp"] / 1000 + SEND_DELAY - time.time()
-                if wait > 0:
+                due = self.pending[0]["eventTimestamp"] / 1000 + SEND_DELAY
+                if due > time.time():
                     self.changed.clear()
                     try:
-                        await asyncio.wait_for(self.changed.wait(), wait)
+                        await asyncio.wait_for(self.changed.wait(), due - time.time())
                     except asyncio.TimeoutError:
                         pass
-                    if len(self.pending) < SEND_AT_COUNT and time.time() < self.pending[0]["eventTimestamp"] / 1000 + SEND_DELAY:
+                    if len(self.pending) < SEND_AT_COUNT and time.time() < due:
                         continue
             if not self.typing and time.monotonic() > flush_deadline:
                 self.result.errors.append(f"gave up with {len(self.pending)} unacknowledged events")

@@ -21,8 +21,6 @@ still match it (another worker process may have stored events meanwhile).
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -31,6 +29,7 @@ from sqlalchemy import Connection, Table, select
 
 from study.curation.replay import DeltaError, apply_delta, to_units
 from study.server.limits import Limits
+from study.server.session_memory import SessionMemory
 from study.store import events as event_store
 from study.store.db import events as events_table
 
@@ -50,21 +49,7 @@ class _Checked:
 _NOTHING_STORED = _Checked(count=0, last_seq=None, bytes=0, text="")
 
 
-_cache: OrderedDict[str, _Checked] = OrderedDict()
-_cache_lock = threading.Lock()
-
-
-def _cached(session_id: str) -> _Checked | None:
-    with _cache_lock:
-        return _cache.get(session_id)
-
-
-def _remember(session_id: str, checked: _Checked) -> None:
-    with _cache_lock:
-        _cache[session_id] = checked
-        _cache.move_to_end(session_id)
-        while len(_cache) > CACHED_SESSIONS:
-            _cache.popitem(last=False)
+_checked = SessionMemory(CACHED_SESSIONS)
 
 
 def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> event_store.BatchCheck:
@@ -77,7 +62,7 @@ def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> event_
     # A session's first batch is replayed ahead too, from its initialize event: at a launch a
     # thousand of them arrive within a second, and each has nothing stored to read.
     ahead: tuple[_Checked, str | event_store.Refused] | None = None
-    cached = _cached(session_id)
+    cached = _checked.get(session_id)
     ordered = sorted(by_seq)
     records = [(seq, by_seq[seq]) for seq in ordered]
     try:
@@ -98,7 +83,7 @@ def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> event_
             _within_quota(count, len(rows), before.bytes, added_bytes, limits)
             if isinstance(outcome, event_store.Refused):
                 raise outcome
-            _remember(
+            _checked.remember(
                 session_id,
                 _Checked(count + len(rows), ordered[-1], before.bytes + added_bytes, outcome),
             )
@@ -117,7 +102,7 @@ def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> event_
         if not new:
             return
         new.sort(key=lambda row: row["seq"])
-        cached = _cached(session_id)
+        cached = _checked.get(session_id)
         usable = cached is not None and (cached.count, cached.last_seq) == (count, last_seq)
         stored_bytes = cached.bytes if usable else event_store.totals(connection, session_id).bytes
         added_bytes = sum(len(row["record"]) for row in new)
@@ -136,7 +121,7 @@ def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> event_
             merged.update((row["seq"], by_seq[row["seq"]]) for row in new)
             text = _replay(sorted(merged.items()))
         # Should the insert still fail, the count no longer matches and the entry goes unused.
-        _remember(
+        _checked.remember(
             session_id,
             _Checked(
                 count=count + len(new),

@@ -24,6 +24,7 @@ from sqlalchemy import Table
 from study import paradigms
 from study.curation.replay import DeltaError, replay
 from study.server import arrival, contract
+from study.server.session_memory import SessionMemory
 from study.server.context import engine, limits, session_brief_or_404, session_or_404, study
 from study.store import events as event_store
 from study.store import reading
@@ -46,7 +47,7 @@ def post_events(session_id):
     try:
         return _post_events(session_id)
     except event_store.SessionMoved:  # e.g. finished at another worker: read it again
-        _writing.pop(session_id, None)
+        _writing.forget(session_id)
         return _post_events(session_id)
 
 
@@ -54,8 +55,7 @@ def post_events(session_id):
 # of them is prepared without reading the session first, and its transaction confirms both under
 # the lock that stores it (study.store.events.ingest: `expect`). At a launch that read was a
 # tenth of an event batch's CPU.
-_writing: dict[str, str | None] = {}
-REMEMBERED_SESSIONS = 4096
+_writing = SessionMemory(arrival.CACHED_SESSIONS)
 _UNKNOWN = object()
 
 
@@ -82,10 +82,8 @@ def _post_events(session_id: str):
             check = module.with_rules(check, session_id, paradigm, batch)
     except event_store.Refused as refusal:
         return jsonify(error=str(refusal)), 422
-    if session_id not in _writing:
-        if len(_writing) >= REMEMBERED_SESSIONS:
-            _writing.clear()  # a launch's worth; they are read again as their batches arrive
-        _writing[session_id] = session["condition"]
+    if condition is _UNKNOWN:
+        _writing.remember(session_id, session["condition"])
     return store(session_id, batch, check, expect=(session["stage"], session["condition"]))
 
 

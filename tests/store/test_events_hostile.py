@@ -106,7 +106,7 @@ def test_a_first_batch_sent_again_to_another_worker_is_acknowledged_and_stored_o
     editor = Editor()
     first = batch_of(editor.initialize(), *editor.type("Hi"))
     assert post(client, session_id, first).status_code == 200
-    arrival._cache.clear()  # the resend reaches a worker process that never saw this session
+    arrival._checked.clear()  # the resend reaches a worker process that never saw this session
 
     again = post(client, session_id, first)
 
