@@ -19,6 +19,8 @@ from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DisconnectionError
 
+from study.store import checkpoints
+
 
 # Request threads per server process, unless `study serve --threads` says otherwise.
 DEFAULT_THREADS = 16
@@ -61,6 +63,9 @@ def make_engine(url: str, threads: int = DEFAULT_THREADS) -> Engine:
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA busy_timeout=30000")
         cursor.execute("PRAGMA foreign_keys=ON")
+        # The WAL is copied into the database file by a thread of this process, beside the
+        # writers (study.store.checkpoints); a commit does it only if that falls far behind.
+        cursor.execute(f"PRAGMA wal_autocheckpoint={checkpoints.SAFETY_NET_PAGES}")
         cursor.close()
 
     @event.listens_for(engine, "begin")
@@ -111,8 +116,9 @@ class WriteTurn:
     not take the turn (the sqlite3 shell) still meet the busy timeout as before."""
 
     def __init__(self, database: str | None) -> None:
-        self.path = None
+        self.path = self.database = None
         if database and database != ":memory:" and not database.startswith("file:"):
+            self.database = database
             self.path = database + "-lock"
         self._pid = -1
         self._reset()
@@ -190,6 +196,8 @@ def writing(engine: Engine) -> Iterator[Connection]:
         with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as connection:
             with connection.begin():
                 yield connection
+    if turn.database is not None:
+        checkpoints.wrote(turn)  # copied into the database file by the process's thread
 
 
 def take_turn(connection: Connection, name: str) -> None:
