@@ -89,40 +89,39 @@ def ingest(
                 "received_at": now,
             }
         )
-    # One multi-row INSERT whose RETURNING names the rows actually inserted (executemany's
-    # rowcount is not summed by every driver: psycopg reports the last statement's only), sent
-    # to the driver directly by the group's stages (study.store.group_commit: the event API's
-    # CPU budget).
+    # One multi-row INSERT, sent to the driver directly by the group's stages
+    # (study.store.group_commit: the event API's CPU budget).
     columns = ("session_id", "seq", "event_name", "event_timestamp", "record", "received_at")
-    statement = (
+    insert = (
         f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES "
         + ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(rows))
-        + " ON CONFLICT DO NOTHING RETURNING seq"
+        + " ON CONFLICT DO NOTHING"
     )
     parameters = [row[column] for row in rows for column in columns]
 
     def work(connection: Connection):
+        sqlite = connection.dialect.name == "sqlite"
         if check is not None or expect is not None:
-            reads = []
-            if connection.dialect.name == "postgresql":  # the row's lock first, then the count
-                reads.append((_SESSION.format(lock="FOR UPDATE"), (session_id,)))
-            elif expect is not None:  # SQLite's write lock is held already
-                reads.append((_SESSION.format(lock=""), (session_id,)))
-            if check is not None:
-                reads.append((_COUNT_AND_LAST.format(table=table.name), (session_id,)))
-            answers = yield reads
-            if expect is not None and [tuple(row) for row in answers[0]] != [expect]:
+            session, totals = yield from _read(sqlite, session_id, table, expect is not None, check is not None)
+            if expect is not None and session != [expect]:
                 return SessionMoved(f"session {session_id} is no longer at {expect}")
         if check is not None:
-            ((count, last_seq),) = answers[-1]
             try:
-                check(connection, rows, (count, last_seq))
+                check(connection, rows, totals)
             except Refused as refusal:  # refused alone: the group's other batches go on
                 return refusal
         if not rows:
             return 0
-        (inserted,) = yield [(statement, parameters)]
-        return len(inserted)
+        # How many rows were new. SQLite: its count of the statement's changes, in the same
+        # stage (RETURNING would hand each row back on its own, and every row the driver
+        # fetches lets go of the GIL and waits to take it back while the write turn is held).
+        # PostgreSQL: RETURNING, which its pipeline answers in the same round trip (psycopg's
+        # rowcount is not summed over a stage).
+        if sqlite:
+            _, ((inserted,),) = yield [(insert, parameters), ("SELECT changes()", ())]
+            return inserted
+        (returned,) = yield [(insert + " RETURNING seq", parameters)]
+        return len(returned)
 
     # Stored in this process's next group commit (study.store.group_commit): answered only
     # once that transaction is committed.
@@ -133,10 +132,37 @@ def ingest(
 
 
 # What a session has stored, asked by every batch's check (events stored, highest seq or None):
-# one index-only query (`{table}` is one of our own tables' names, never input).
+# index-only counts (`{table}` is one of our own tables' names, never input).
 _COUNT_AND_LAST = "SELECT count(*), max(seq) FROM {table} WHERE session_id = ?"
 # The session's stage and condition, under the batch's lock (on PostgreSQL taking its row's).
 _SESSION = f"SELECT stage, condition FROM {sessions.name} WHERE session_id = ? {{lock}}"
+# SQLite, where the write lock is held already: both in one statement.
+_SESSION_AND_COUNT = (
+    "SELECT stage, condition, (SELECT count(*) FROM {table} WHERE session_id = ?1),"
+    " (SELECT max(seq) FROM {table} WHERE session_id = ?1)"
+    f" FROM {sessions.name} WHERE session_id = ?1"
+)
+
+
+def _read(sqlite: bool, session_id: str, table: Table, session: bool, stored: bool):
+    """A batch's reads under its lock, as one stage of group_commit.run_staged: the session's
+    [(stage, condition)] (when `session`) and what it has stored, (count, highest seq) (when
+    `stored`). PostgreSQL locks the session's row first (every batch of one session then counts
+    after the previous one committed); on SQLite the write lock is held already."""
+    if sqlite and session and stored:
+        answer = yield [(_SESSION_AND_COUNT.format(table=table.name), (session_id,))]
+        rows = answer[0]
+        return [tuple(row[:2]) for row in rows], (tuple(rows[0][2:]) if rows else (0, None))
+    reads = []
+    if not sqlite:
+        reads.append((_SESSION.format(lock="FOR UPDATE"), (session_id,)))
+    elif session:
+        reads.append((_SESSION.format(lock=""), (session_id,)))
+    if stored:
+        reads.append((_COUNT_AND_LAST.format(table=table.name), (session_id,)))
+    answers = yield reads
+    found = [tuple(row) for row in answers[0]] if session else None
+    return found, (tuple(answers[-1][0]) if stored else None)
 
 
 def records(connection: Connection, session_id: str, table: Table = events) -> list[dict]:
