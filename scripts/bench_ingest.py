@@ -346,10 +346,14 @@ def _allow_model_calls(toml: Path, options) -> None:
     calls may be in flight for the asked rate at --model-delay (the benchmark measures the
     server's overhead, not its refusals)."""
     per_second = options.writers / options.suggest_every if options.suggest_every > 0 else 1
-    # The in-flight limit is study-wide: every worker process may hold calls, each leaving 4 of
-    # its threads to the event API.
-    workers = options.workers or (2 if options.server == "gunicorn" else stack_default_workers())
-    in_flight = max(4, min(workers * (options.threads - 4), int(per_second * options.model_delay * 3) + 4))
+    # The in-flight limit is study-wide. `study serve` gives each worker a thread per call it
+    # may hold beside its --threads (study.server.serving.model_call_threads): twice the mean
+    # in flight, and 4, is more than the asked rate's peaks. Under gunicorn the calls take
+    # gunicorn's threads, each worker leaving 4 to the event API.
+    mean = per_second * options.model_delay
+    in_flight = max(4, int(mean * 2) + 4)
+    if options.server == "gunicorn":
+        in_flight = min(in_flight, (options.workers or 2) * (options.threads - 4))
     text = toml.read_text()
     for key, value in (("concurrent_requests", in_flight), ("model_calls_per_minute", int(per_second * 600) + 100),
                        ("max_requests_per_minute", 600)):

@@ -118,7 +118,8 @@ def write_study_files(
 @click.option("--workers", default=None, type=click.IntRange(min=1),
               help="Worker processes (default: one per core).")
 @click.option("--threads", default=16, show_default=True, type=click.IntRange(min=1),
-              help="Request threads per worker process.")
+              help="Request threads per worker process, beside one per model call it may hold "
+                   "([suggestions] concurrent_requests).")
 @click.option("--writers", default=1000, show_default=True, type=click.IntRange(min=1),
               help="Open connections (writers' browsers) each worker process holds.")
 def serve(directory: str, host: str, port: int, workers: int | None, threads: int, writers: int) -> None:
@@ -139,7 +140,8 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
         raise click.ClickException(str(error)) from None
     workers = workers or serving.default_workers()
     click.echo(f"Serving '{study.name}' on http://{host}:{port}/  (database: {database_shown(study)})")
-    click.echo(f"{workers} worker processes x {threads} threads, up to {writers} open connections each")
+    click.echo(f"{workers} worker processes x {threads} threads (and {serving.model_call_threads(app)} for model calls),"
+               f" up to {writers} open connections each")
     click.echo(f"Participants start at http://{host}:{port}/task?access_code=YOUR-CODE")
     serving.run(app, host=host, port=port, workers=workers, threads=threads, writers=writers)
 

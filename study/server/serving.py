@@ -3,7 +3,8 @@
 One Python process runs Python on one core at a time (the GIL), so `study serve` starts one worker
 process per core (`--workers`). Each worker is granian's: its HTTP side (connections, keep-alive,
 parsing requests and writing answers) runs in Rust outside the GIL, and the Flask app runs on a
-pool of `--threads` Python threads. At a 1,000-writer launch the event API's budget is about 1 ms
+pool of `--threads` Python threads, and one more for each model call the worker may hold
+(`model_call_threads`). At a 1,000-writer launch the event API's budget is about 1 ms
 of CPU per request (issue 17); a pure-Python server spends much of that on HTTP alone (at 1,000
 writers gunicorn's threaded worker took 1.93 ms per event request where granian took 1.15 ms,
 README "Benchmarks"), so the HTTP side is left to code that does not hold the GIL. Every writer's
@@ -81,6 +82,16 @@ def _app_in_worker() -> Flask:
     return _app
 
 
+def model_call_threads(app: Flask) -> int:
+    """Threads a worker keeps for model calls beyond its `--threads`: the study's
+    `[suggestions] concurrent_requests`, all of which may land on one worker. A suggestion, ghost
+    text or chat reply holds its thread for the model's whole answer (hundreds of ms) while
+    using no CPU; counted inside `--threads`, calls in flight took the threads event batches
+    needed, which then waited in granian's queue (at 1,000 writers, ghost text's p99 55 ms
+    against 10.5 ms with threads to spare; README "Benchmarks")."""
+    return app.extensions["study.limits"].concurrent_suggestions
+
+
 def granian_options(host: str, port: int, workers: int, threads: int, writers: int) -> dict:
     return {
         "address": host,
@@ -126,5 +137,6 @@ def run(app: Flask, *, host: str, port: int, workers: int, threads: int, writers
     if multiprocessing.get_start_method(allow_none=True) not in (None, "fork"):
         raise RuntimeError("study serve forks its workers; multiprocessing's start method must be 'fork'")
     logging.getLogger("_granian").addFilter(_ThreadsAreForWaiting())
+    threads += model_call_threads(app)
     server = Granian("study.server.wsgi:app", **granian_options(host, port, workers, threads, writers))
     server.serve(target_loader=_app_in_worker, wrap_loader=False)
