@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import io
 import re
+import threading
 import time
 from collections.abc import Callable, Iterable
 
@@ -42,6 +43,16 @@ class EventLane:
         self.flask_wsgi = flask_wsgi  # Flask's own wsgi_app (and what wraps it, e.g. ProxyFix)
         self.max_bytes = max_bytes
         self.passes = contract.fast_check(_BODY)
+        # At most this many batches at once (`limit`); None: as many as the server's threads.
+        self.gate: threading.BoundedSemaphore | None = None
+
+    def limit(self, batches: int) -> None:
+        """Handle at most `batches` event batches at once; the rest wait, off the GIL. `study
+        serve` gives its workers a thread for each model call beside its --threads
+        (study.server.serving.model_call_threads); this keeps those extra threads for the
+        model calls: more batches handled side by side only take turns at the GIL, each with
+        its own switches."""
+        self.gate = threading.BoundedSemaphore(batches)
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         match = None
@@ -51,7 +62,11 @@ class EventLane:
         if match is None or not length.isdigit() or int(length) > self.max_bytes:
             return self.flask_wsgi(environ, start_response)
         body = environ["wsgi.input"].read(int(length))
-        answer = self._answer(match.group(1), body, environ)
+        if self.gate is None:
+            answer = self._answer(match.group(1), body, environ)
+        else:
+            with self.gate:
+                answer = self._answer(match.group(1), body, environ)
         if answer is None:  # Flask answers, from the same bytes
             environ["wsgi.input"] = io.BytesIO(body)
             return self.flask_wsgi(environ, start_response)

@@ -48,6 +48,7 @@ from granian.http import HTTP1Settings
 from granian.log import LogLevels
 
 from study.server import model_calls
+from study.server.event_lane import EventLane
 
 DEFAULT_WRITERS = 1000
 _PR_SET_PDEATHSIG = 1
@@ -137,6 +138,8 @@ def run(app: Flask, *, host: str, port: int, workers: int, threads: int, writers
     if multiprocessing.get_start_method(allow_none=True) not in (None, "fork"):
         raise RuntimeError("study serve forks its workers; multiprocessing's start method must be 'fork'")
     logging.getLogger("_granian").addFilter(_ThreadsAreForWaiting())
+    if isinstance(app.wsgi_app, EventLane):
+        app.wsgi_app.limit(threads)
     threads += model_call_threads(app)
     server = Granian("study.server.wsgi:app", **granian_options(host, port, workers, threads, writers))
     server.serve(target_loader=_app_in_worker, wrap_loader=False)

@@ -4,11 +4,14 @@ are counted for `study status` as Flask's are."""
 
 from __future__ import annotations
 
+import threading
+import time
+
 import orjson
 import pytest
 from werkzeug.test import Client
 
-from study.server import create_app
+from study.server import create_app, events_api
 from study.server.event_lane import EventLane
 
 from .records import event_count
@@ -112,3 +115,41 @@ def test_only_a_well_formed_batch_takes_the_lane(app, engine, backend_study):
     assert through_flask == []
     client.post(events_url(session_id) + "?x=1", data=orjson.dumps(GOOD), content_type="application/json")
     assert through_flask == [1]
+
+
+@pytest.mark.parametrize("limit", [None, 1])
+def test_a_limited_lane_handles_one_batch_at_a_time(app, engine, backend_study, monkeypatch, limit):
+    # `study serve` limits the lane to its --threads: the threads it adds for model calls are
+    # not taken by batches. Without a limit, batches are handled side by side.
+    inside, most = [0], [0]
+    lock = threading.Lock()
+    store = events_api.post_events
+
+    def slow_store(session_id):
+        with lock:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.05)
+        try:
+            return store(session_id)
+        finally:
+            with lock:
+                inside[0] -= 1
+
+    monkeypatch.setattr(events_api, "post_events", slow_store)
+    if limit:
+        app.wsgi_app.limit(limit)
+    sessions = [session_at(engine, backend_study, "writing") for _ in range(3)]
+    codes = []
+
+    def post(session_id):
+        response = app.test_client().post(events_url(session_id), data=orjson.dumps(GOOD), content_type="application/json")
+        codes.append(response.status_code)
+
+    threads = [threading.Thread(target=post, args=(session_id,)) for session_id in sessions]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert codes == [200, 200, 200]
+    assert most[0] == (1 if limit else 3)
