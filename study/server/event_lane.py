@@ -26,6 +26,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
 
 import orjson
 from flask import Flask, g
@@ -43,8 +44,8 @@ class EventLane:
         self.flask_wsgi = flask_wsgi  # Flask's own wsgi_app (and what wraps it, e.g. ProxyFix)
         self.max_bytes = max_bytes
         self.passes = contract.fast_check(_BODY)
-        # At most this many batches at once (`limit`); None: as many as the server's threads.
-        self.gate: threading.BoundedSemaphore | None = None
+        # At most `limit`'s number of batches at once; unlimited: as many as the server's threads.
+        self.gate: AbstractContextManager = nullcontext()
 
     def limit(self, batches: int) -> None:
         """Handle at most `batches` event batches at once; the rest wait, off the GIL. `study
@@ -62,11 +63,8 @@ class EventLane:
         if match is None or not length.isdigit() or int(length) > self.max_bytes:
             return self.flask_wsgi(environ, start_response)
         body = environ["wsgi.input"].read(int(length))
-        if self.gate is None:
+        with self.gate:
             answer = self._answer(match.group(1), body, environ)
-        else:
-            with self.gate:
-                answer = self._answer(match.group(1), body, environ)
         if answer is None:  # Flask answers, from the same bytes
             environ["wsgi.input"] = io.BytesIO(body)
             return self.flask_wsgi(environ, start_response)

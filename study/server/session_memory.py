@@ -10,6 +10,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+
 class SessionMemory:
     """A thread-safe map of session id to a value, keeping the `size` used last."""
 
@@ -20,7 +21,10 @@ class SessionMemory:
 
     def get(self, session_id: str, default: Any = None) -> Any:
         with self._lock:
-            return self._values.get(session_id, default)
+            if session_id not in self._values:
+                return default
+            self._values.move_to_end(session_id)  # used last: kept longest
+            return self._values[session_id]
 
     def remember(self, session_id: str, value: Any) -> None:
         with self._lock:
