@@ -127,6 +127,7 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
     from study.server import create_app, serving
     from study.server.activity import ActivityConfigError
     from study.server.limit_store import LimitStoreUnavailable
+    from study.server.limits import from_study as limits_from_study
     from study.server.proxy import ProxyConfigError
     from study.store.engine import make_engine
 
@@ -134,8 +135,11 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
     unfinished = study_config.unfinished_consent(study)
     if unfinished:
         raise click.ClickException(f"{directory}: not serving participants yet: {unfinished}")
+    # Every thread a worker runs may hold a database connection: its --threads and one for each
+    # model call (serving.model_call_threads, the same count).
+    model_calls = limits_from_study(study).concurrent_suggestions
     try:
-        app = create_app(study, engine=make_engine(study.database_url, threads=threads))
+        app = create_app(study, engine=make_engine(study.database_url, threads=threads + model_calls))
     except (ProxyConfigError, LimitStoreUnavailable, ActivityConfigError) as error:
         raise click.ClickException(str(error)) from None
     workers = workers or serving.default_workers()

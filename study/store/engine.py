@@ -24,6 +24,8 @@ from study.store import checkpoints
 
 # Request threads per server process, unless `study serve --threads` says otherwise.
 DEFAULT_THREADS = 16
+# SQLite connections a process keeps open (see make_engine).
+SQLITE_KEPT = 8
 
 
 def make_engine(url: str, threads: int = DEFAULT_THREADS) -> Engine:
@@ -46,8 +48,10 @@ def make_engine(url: str, threads: int = DEFAULT_THREADS) -> Engine:
         # for writes (see _begin); a deferred transaction that reads and then writes can fail at
         # once with "database is locked" instead of waiting its turn.
         connect_args={"isolation_level": None, "check_same_thread": False, "timeout": 30},
-        pool_size=8,
-        max_overflow=16,
+        # Eight kept open, and more for a moment up to one for every request thread and two to
+        # spare: a thread past the pool's limit would wait for a connection, up to 30 s.
+        pool_size=SQLITE_KEPT,
+        max_overflow=max(0, threads + 2 - SQLITE_KEPT),
         # The connection used last is handed out next: in WAL mode a connection's page cache
         # is emptied whenever another one has written, so the fewer connections take turns,
         # the more of each transaction's pages are still cached (a third of an event batch's CPU).
