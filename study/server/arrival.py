@@ -15,8 +15,10 @@ The chat page's log (chat_events) is not a CoAuthor document: it gets the quota 
 Both run inside the transaction that stores the batch (study.store.events.ingest), so two
 batches of one session are never checked against the same stored state. Replaying a whole
 session for every batch would cost O(events) each time; a small per-process cache keeps the
-text after the last checked batch, and is used only while the stored count and highest seq
-still match it (another worker process may have stored events meanwhile).
+text after the last batch this process stored, and is used only while the stored count and
+highest seq still match it (another worker process may have stored events meanwhile). The cache
+holds only committed states (`Arrival.committed`), so the event API may also hand one to the
+store as `known`: counting every stored event for every batch is O(events) as well.
 """
 
 from __future__ import annotations
@@ -52,8 +54,25 @@ _NOTHING_STORED = _Checked(count=0, last_seq=None, bytes=0, text="")
 _checked = SessionMemory(CACHED_SESSIONS)
 
 
-def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> event_store.BatchCheck:
-    """The check `event_store.ingest` runs before storing `batch` (items carry `seq`)."""
+@dataclass
+class Arrival:
+    """A batch's arrival checks. `check`: what event_store.ingest runs before storing it; `known`:
+    the session's stored (count, highest seq) as this process last committed them, when no seq
+    is missing (ingest's `known`); `committed()`: to be called once the batch is stored, and
+    only then: the text it leaves is remembered for the session's next batch."""
+
+    session_id: str
+    check: event_store.BatchCheck
+    known: tuple[int, int] | None
+    stored: _Checked | None = None  # the state `check` leaves, once it has run
+
+    def committed(self) -> None:
+        if self.stored is not None:
+            _checked.remember(self.session_id, self.stored)
+
+
+def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> Arrival:
+    """The checks of `batch` (items carry `seq`) on its arrival."""
     by_seq = {item["seq"]: item for item in batch}
     # The replay is Python work; done while the write lock is held it would also wait for the
     # GIL behind every other thread, and every writer would wait for it. So the usual case, a
@@ -73,6 +92,10 @@ def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> event_
     except event_store.Refused as refusal:
         ahead = (cached or _NOTHING_STORED, refusal)
 
+    known = None
+    if cached is not None and cached.last_seq is not None and cached.count == cached.last_seq + 1:
+        known = (cached.count, cached.last_seq)
+
     def check(connection: Connection, rows: list[dict], stored: tuple[int, int | None]) -> None:
         # This runs while the database's write lock is held: the common case (a batch after
         # everything stored) costs no query of its own (`stored` came with its group's reads).
@@ -83,10 +106,7 @@ def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> event_
             _within_quota(count, len(rows), before.bytes, added_bytes, limits)
             if isinstance(outcome, event_store.Refused):
                 raise outcome
-            _checked.remember(
-                session_id,
-                _Checked(count + len(rows), ordered[-1], before.bytes + added_bytes, outcome),
-            )
+            arrival.stored = _Checked(count + len(rows), ordered[-1], before.bytes + added_bytes, outcome)
             return
         present: set[int] = set()
         if last_seq is not None and min(by_seq) <= last_seq:  # a resend, or out of order
@@ -120,18 +140,15 @@ def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> event_
             merged = {seq: orjson.loads(record) for seq, record in stored}
             merged.update((row["seq"], by_seq[row["seq"]]) for row in new)
             text = _replay(sorted(merged.items()))
-        # Should the insert still fail, the count no longer matches and the entry goes unused.
-        _checked.remember(
-            session_id,
-            _Checked(
-                count=count + len(new),
-                last_seq=max(new[-1]["seq"], last_seq if last_seq is not None else -1),
-                bytes=stored_bytes + added_bytes,
-                text=text,
-            ),
+        arrival.stored = _Checked(
+            count=count + len(new),
+            last_seq=max(new[-1]["seq"], last_seq if last_seq is not None else -1),
+            bytes=stored_bytes + added_bytes,
+            text=text,
         )
 
-    return check
+    arrival = Arrival(session_id, check, known)
+    return arrival
 
 
 def quota_checker(session_id: str, limits: Limits, table: Table) -> event_store.BatchCheck:

@@ -75,7 +75,8 @@ def _post_events(session_id: str):
     batch = body["events"]
     if session["stage"] not in OPEN_STAGES:
         return answer_closed(session, batch)
-    check = arrival.checker(session_id, batch, limits())
+    checks = arrival.checker(session_id, batch, limits())
+    check = checks.check
     try:
         paradigm = study().condition(session["condition"]).paradigm
         for module in rules:
@@ -84,7 +85,7 @@ def _post_events(session_id: str):
         return jsonify(error=str(refusal)), 422
     if condition is _UNKNOWN:
         _writing.remember(session_id, session["condition"])
-    return store(session_id, batch, check, expect=(session["stage"], session["condition"]))
+    return store(session_id, batch, check, expect=(session["stage"], session["condition"]), checks=checks)
 
 
 def answer_closed(session: dict, batch: list[dict], table: Table = events):
@@ -98,13 +99,19 @@ def answer_closed(session: dict, batch: list[dict], table: Table = events):
     return jsonify(error=f"session is at stage '{session['stage']}' and takes no new events"), 409
 
 
-def store(session_id: str, batch: list[dict], check: event_store.BatchCheck, table: Table = events, expect=None):
+def store(session_id: str, batch: list[dict], check: event_store.BatchCheck, table: Table = events, expect=None,
+          checks: arrival.Arrival | None = None):
     """Store a checked batch and answer with what was acknowledged, or 422 with the refusal.
-    `expect`: the session's (stage, condition), confirmed as it is stored (SessionMoved)."""
+    `expect`: the session's (stage, condition), confirmed as it is stored (SessionMoved).
+    `checks`: the editor's arrival checks (`check` is theirs, perhaps with a paradigm's rules),
+    told once the batch is committed."""
+    known = checks.known if checks is not None else None
     try:
-        result = event_store.ingest(engine(), session_id, batch, check, table=table, expect=expect)
+        result = event_store.ingest(engine(), session_id, batch, check, table=table, expect=expect, known=known)
     except event_store.Refused as refusal:
         return jsonify(error=str(refusal)), 422
+    if checks is not None:
+        checks.committed()
     # orjson, not jsonify: the acknowledgement is the event API's every answer (its CPU budget).
     body = orjson.dumps({"acked": result.acked, "stored": result.stored, "duplicates": result.duplicates})
     return current_app.response_class(body, mimetype="application/json")

@@ -58,6 +58,7 @@ def ingest(
     check: BatchCheck | None = None,
     table: Table = events,
     expect: tuple[str, str | None] | None = None,
+    known: tuple[int, int] | None = None,
 ) -> BatchResult:
     """Store a checked batch of `{"seq": n, **record}` events in one transaction (`table`: the
     editor's `events`, or the chat page's `chat_events`).
@@ -74,6 +75,12 @@ def ingest(
     same lock before anything is checked or written; SessionMoved when they differ. The event
     API remembers the sessions at their writing stage instead of reading each one before every
     batch (study.server.events_api).
+
+    `known`: (count, highest seq) of the session's events as this process saw them committed,
+    with no seq missing (count == highest seq + 1). Events are never deleted and a seq is stored
+    once, so everything up to that seq is still exactly what it was, and only the events above it
+    are counted: a count of all of them costs O(events) with the write lock held, for every batch
+    of a session that grows to thousands.
     """
     now = time.time()
     rows = []
@@ -102,7 +109,10 @@ def ingest(
     def work(connection: Connection):
         sqlite = connection.dialect.name == "sqlite"
         if check is not None or expect is not None:
-            session, totals = yield from _read(sqlite, session_id, table, expect is not None, check is not None)
+            above = known[1] if known is not None else -1
+            session, totals = yield from _read(sqlite, session_id, table, expect is not None, check is not None, above)
+            if known is not None and totals is not None:
+                totals = (known[0] + totals[0], totals[1])
             if expect is not None and session != [expect]:
                 return SessionMoved(f"session {session_id} is no longer at {expect}")
         if check is not None:
@@ -131,26 +141,30 @@ def ingest(
     return BatchResult(acked=sorted({row["seq"] for row in rows}), stored=stored)
 
 
-# What a session has stored, asked by every batch's check (events stored, highest seq or None):
-# index-only counts (`{table}` is one of our own tables' names, never input).
-_COUNT_AND_LAST = "SELECT count(*), max(seq) FROM {table} WHERE session_id = ?"
+# What a session has stored, asked by every batch's check (events stored above a seq, highest
+# seq or None): index-only (`{table}` is one of our own tables' names, never input).
+_COUNT_AND_LAST = (
+    "SELECT (SELECT count(*) FROM {table} WHERE session_id = ? AND seq > ?),"
+    " (SELECT max(seq) FROM {table} WHERE session_id = ?)"
+)
 # The session's stage and condition, under the batch's lock (on PostgreSQL taking its row's).
 _SESSION = f"SELECT stage, condition FROM {sessions.name} WHERE session_id = ? {{lock}}"
 # SQLite, where the write lock is held already: both in one statement.
 _SESSION_AND_COUNT = (
-    "SELECT stage, condition, (SELECT count(*) FROM {table} WHERE session_id = ?1),"
+    "SELECT stage, condition, (SELECT count(*) FROM {table} WHERE session_id = ?1 AND seq > ?2),"
     " (SELECT max(seq) FROM {table} WHERE session_id = ?1)"
     f" FROM {sessions.name} WHERE session_id = ?1"
 )
 
 
-def _read(sqlite: bool, session_id: str, table: Table, session: bool, stored: bool):
+def _read(sqlite: bool, session_id: str, table: Table, session: bool, stored: bool, above: int):
     """A batch's reads under its lock, as one stage of group_commit.run_staged: the session's
-    [(stage, condition)] (when `session`) and what it has stored, (count, highest seq) (when
-    `stored`). PostgreSQL locks the session's row first (every batch of one session then counts
-    after the previous one committed); on SQLite the write lock is held already."""
+    [(stage, condition)] (when `session`) and what it has stored, (count of events above seq
+    `above`, highest seq) (when `stored`). PostgreSQL locks the session's row first (every batch
+    of one session then counts after the previous one committed); on SQLite the write lock is
+    held already."""
     if sqlite and session and stored:
-        answer = yield [(_SESSION_AND_COUNT.format(table=table.name), (session_id,))]
+        answer = yield [(_SESSION_AND_COUNT.format(table=table.name), (session_id, above))]
         rows = answer[0]
         return [tuple(row[:2]) for row in rows], (tuple(rows[0][2:]) if rows else (0, None))
     reads = []
@@ -159,7 +173,7 @@ def _read(sqlite: bool, session_id: str, table: Table, session: bool, stored: bo
     elif session:
         reads.append((_SESSION.format(lock=""), (session_id,)))
     if stored:
-        reads.append((_COUNT_AND_LAST.format(table=table.name), (session_id,)))
+        reads.append((_COUNT_AND_LAST.format(table=table.name), (session_id, above, session_id)))
     answers = yield reads
     found = [tuple(row) for row in answers[0]] if session else None
     return found, (tuple(answers[-1][0]) if stored else None)

@@ -180,11 +180,11 @@ def test_a_batch_queued_with_its_sessions_previous_one_is_checked_against_it(eng
     _, (first, second, *_) = typed_batches("Two batches of one writer", size=8)
     holder, release = _hold_the_writer(engine, staged=True)
     earlier, earlier_outcome = _submit(
-        event_store.ingest, engine, session_id, first, arrival.checker(session_id, first, Limits())
+        event_store.ingest, engine, session_id, first, arrival.checker(session_id, first, Limits()).check
     )
     _wait_until_queued(engine, 1)
     later, later_outcome = _submit(
-        event_store.ingest, engine, session_id, second, arrival.checker(session_id, second, Limits())
+        event_store.ingest, engine, session_id, second, arrival.checker(session_id, second, Limits()).check
     )
     _wait_until_queued(engine, 2)
     release.set()

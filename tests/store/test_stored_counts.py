@@ -1,0 +1,87 @@
+"""A batch is checked against what its session has stored, counted from the last state this worker
+process committed (study.store.events.ingest `known`, study.server.arrival): the count must stay
+exact when another worker stored events meanwhile, and when a batch's transaction failed after
+its checks had passed."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from study import config
+from study.server import arrival, create_app
+from study.store import events as event_store
+
+from .records import Editor, event_count
+from .test_events_api import batch_of, post, session_at
+
+QUOTA = 100  # the least a study may set; the session's three batches fill it
+
+
+@pytest.fixture
+def app(backend_study, engine, study_folder):
+    toml = study_folder / "study.toml"
+    toml.write_text(toml.read_text().replace("[session]\n", f"[session]\nmax_events = {QUOTA}\n"))
+    limited = dataclasses.replace(config.load(study_folder), database_url=backend_study.database_url)
+    return create_app(limited, engine=engine, suggestion_engine=object())
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def session_id(app, engine) -> str:
+    return session_at(engine, app.extensions["study"], "writing")
+
+
+def _quota_refusal(client, session_id, editor: Editor) -> str:
+    response = post(client, session_id, batch_of(*editor.type("!")))
+    assert response.status_code == 422, response.get_json()
+    return response.get_json()["error"]
+
+
+def test_events_another_worker_stored_are_counted(client, engine, session_id):
+    editor = Editor()
+    assert post(client, session_id, batch_of(editor.initialize(), *editor.type("a" * 39))).status_code == 200
+    known_here = arrival._checked.get(session_id)
+    # The writer's next batch reaches another worker process, which has not seen the session.
+    arrival._checked.clear()
+    assert post(client, session_id, batch_of(*editor.type("b" * 30))).status_code == 200
+    # And the one after comes back here, where the session is known as of its first batch.
+    arrival._checked.remember(session_id, known_here)
+    assert post(client, session_id, batch_of(*editor.type("c" * 30))).status_code == 200
+
+    assert event_count(engine, session_id) == QUOTA
+    assert client.get(f"/api/sessions/{session_id}/state").get_json()["doc"] == editor.doc
+    assert f"has stored {QUOTA} events" in _quota_refusal(client, session_id, editor)
+
+
+def test_a_batch_whose_transaction_failed_is_not_counted(app, engine, session_id):
+    limits = app.extensions["study.limits"]
+
+    def store(batch: list[dict], fail: bool = False):
+        checks = arrival.checker(session_id, batch, limits)
+
+        def check(*args):
+            checks.check(*args)
+            if fail:
+                raise OSError("disk I/O error")  # e.g. the database could not write the batch
+
+        result = event_store.ingest(engine, session_id, batch, check, known=checks.known)
+        checks.committed()
+        return result
+
+    editor = Editor()
+    store([editor.initialize(), *editor.type("a" * 39)])
+    second = editor.type("b" * 30)
+    with pytest.raises(OSError):
+        store(second, fail=True)
+    assert event_count(engine, session_id) == 40
+
+    # The browser sends the batch again with what was typed since: the quota has room for it.
+    again = second + editor.type("c" * 30)
+    assert store(again).stored == 60
+    assert event_count(engine, session_id) == QUOTA
