@@ -103,7 +103,8 @@ class Paradigm:
     # `fill(engine, session_id, condition, body)`, what the server writes into a batch before
     # it is checked (what the page is never told), and `with_rules(check, session_id,
     # paradigm, batch) -> BatchCheck`, the batch check with its rules added (a
-    # study.store.events.Refused is the 422's sentence), and optionally `stored_problems(
+    # study.store.events.Refused is the 422's sentence; the check's optional `committed()` is
+    # called once the batch is stored, and only then), and optionally `stored_problems(
     # connection, session, paradigm, records)`, the same rules on a stored session (study
     # curate validate STUDY_FOLDER): (index, code, field, message, fix) each; "" for none.
     events: str = ""

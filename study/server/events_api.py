@@ -76,16 +76,18 @@ def _post_events(session_id: str):
     if session["stage"] not in OPEN_STAGES:
         return answer_closed(session, batch)
     checks = arrival.checker(session_id, batch, limits())
-    check = checks.check
+    check, committed = checks.check, [checks.committed]
     try:
         paradigm = study().condition(session["condition"]).paradigm
         for module in rules:
             check = module.with_rules(check, session_id, paradigm, batch)
+            committed.append(getattr(check, "committed", None))
     except event_store.Refused as refusal:
         return jsonify(error=str(refusal)), 422
     if condition is _UNKNOWN:
         _writing.remember(session_id, session["condition"])
-    return store(session_id, batch, check, expect=(session["stage"], session["condition"]), checks=checks)
+    return store(session_id, batch, check, expect=(session["stage"], session["condition"]), known=checks.known,
+                 committed=[hook for hook in committed if hook is not None])  # fmt: skip
 
 
 def answer_closed(session: dict, batch: list[dict], table: Table = events):
@@ -100,18 +102,17 @@ def answer_closed(session: dict, batch: list[dict], table: Table = events):
 
 
 def store(session_id: str, batch: list[dict], check: event_store.BatchCheck, table: Table = events, expect=None,
-          checks: arrival.Arrival | None = None):
+          known=None, committed=()):
     """Store a checked batch and answer with what was acknowledged, or 422 with the refusal.
-    `expect`: the session's (stage, condition), confirmed as it is stored (SessionMoved).
-    `checks`: the editor's arrival checks (`check` is theirs, perhaps with a paradigm's rules),
-    told once the batch is committed."""
-    known = checks.known if checks is not None else None
+    `expect`: the session's (stage, condition), confirmed as it is stored (SessionMoved);
+    `known`: as event_store.ingest's. `committed`: what the checks remember once the batch is
+    committed (arrival.Arrival.committed, a paradigm's rules'), called then and only then."""
     try:
         result = event_store.ingest(engine(), session_id, batch, check, table=table, expect=expect, known=known)
     except event_store.Refused as refusal:
         return jsonify(error=str(refusal)), 422
-    if checks is not None:
-        checks.committed()
+    for hook in committed:
+        hook()
     # orjson, not jsonify: the acknowledgement is the event API's every answer (its CPU budget).
     body = orjson.dumps({"acked": result.acked, "stored": result.stored, "duplicates": result.duplicates})
     return current_app.response_class(body, mimetype="application/json")

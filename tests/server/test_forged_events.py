@@ -122,3 +122,33 @@ def test_a_partial_accept_inserts_the_words_in_order_across_batches(study, model
                 span={"index": script.end, "length": len(second) + 1})  # fmt: skip
     response = _post(client, session_id, script, start_at=stored)
     assert response.status_code == 200, response.json
+
+
+def test_a_batch_is_checked_against_what_another_worker_stored(study, model_url):
+    # Each worker process follows the rules through the sessions it stored batches for
+    # (study.paradigms.proactive.arrival); a writer's batches may reach several workers.
+    from study.paradigms.proactive import arrival as proactive_arrival
+
+    client = _app(study, model_url, "L1").test_client()
+    session_id = _writing(client)
+    first_id, first_text = _ask(client, session_id)
+    script = Script(paradigm="L1").type(" The news").suggest(first_id, first_text, "esc")
+    assert _post(client, session_id, script).status_code == 200
+    this_worker = proactive_arrival._followed.get(session_id)
+    assert this_worker is not None
+
+    # The next batch reaches another worker, which has followed nothing of the session.
+    proactive_arrival._followed.clear()
+    second_id, second_text = _ask(client, session_id, doc=script.text)
+    stored = len(script.events)
+    script.suggest(second_id, second_text, "esc")
+    assert _post(client, session_id, script, start_at=stored).status_code == 200
+
+    # Back here, the second suggestion opened again is its second suggestion-open.
+    proactive_arrival._followed.remember(session_id, this_worker)
+    stored = len(script.events)
+    script.suggest(second_id, second_text, "esc")
+    response = _post(client, session_id, script, start_at=stored)
+    assert response.status_code == 422, response.json
+    assert f"suggestion {second_id} is opened a second time" in response.json["error"]
+    assert _count(client, session_id) == stored
