@@ -136,15 +136,15 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
     if unfinished:
         raise click.ClickException(f"{directory}: not serving participants yet: {unfinished}")
     # Every thread a worker runs may hold a database connection: its --threads and one for each
-    # model call (serving.model_call_threads, the same count).
-    model_calls = limits_from_study(study).concurrent_suggestions
+    # model call it may hold.
+    model_calls = serving.model_call_threads(limits_from_study(study))
     try:
         app = create_app(study, engine=make_engine(study.database_url, threads=threads + model_calls))
     except (ProxyConfigError, LimitStoreUnavailable, ActivityConfigError) as error:
         raise click.ClickException(str(error)) from None
     workers = workers or serving.default_workers()
     click.echo(f"Serving '{study.name}' on http://{host}:{port}/  (database: {database_shown(study)})")
-    click.echo(f"{workers} worker processes x {threads} threads (and {serving.model_call_threads(app)} for model calls),"
+    click.echo(f"{workers} worker processes x {threads} threads (and {model_calls} for model calls),"
                f" up to {writers} open connections each")
     click.echo(f"Participants start at http://{host}:{port}/task?access_code=YOUR-CODE")
     serving.run(app, host=host, port=port, workers=workers, threads=threads, writers=writers)

@@ -49,6 +49,7 @@ from granian.log import LogLevels
 
 from study.server import model_calls
 from study.server.event_lane import EventLane
+from study.server.limits import Limits
 
 DEFAULT_WRITERS = 1000
 _PR_SET_PDEATHSIG = 1
@@ -83,14 +84,14 @@ def _app_in_worker() -> Flask:
     return _app
 
 
-def model_call_threads(app: Flask) -> int:
+def model_call_threads(limits: Limits) -> int:
     """Threads a worker keeps for model calls beyond its `--threads`: the study's
     `[suggestions] concurrent_requests`, all of which may land on one worker. A suggestion, ghost
     text or chat reply holds its thread for the model's whole answer (hundreds of ms) while
     using no CPU; counted inside `--threads`, calls in flight took the threads event batches
     needed, which then waited in granian's queue (at 1,000 writers, ghost text's p99 55 ms
     against 10.5 ms with threads to spare; README "Benchmarks")."""
-    return app.extensions["study.limits"].concurrent_suggestions
+    return limits.concurrent_suggestions
 
 
 def granian_options(host: str, port: int, workers: int, threads: int, writers: int) -> dict:
@@ -140,6 +141,6 @@ def run(app: Flask, *, host: str, port: int, workers: int, threads: int, writers
     logging.getLogger("_granian").addFilter(_ThreadsAreForWaiting())
     if isinstance(app.wsgi_app, EventLane):
         app.wsgi_app.limit(threads)
-    threads += model_call_threads(app)
+    threads += model_call_threads(app.extensions["study.limits"])
     server = Granian("study.server.wsgi:app", **granian_options(host, port, workers, threads, writers))
     server.serve(target_loader=_app_in_worker, wrap_loader=False)

@@ -5,26 +5,21 @@ its checks had passed."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
-from study import config
-from study.server import arrival, create_app
+from study.server import arrival
 from study.store import events as event_store
 
 from .records import Editor, event_count
 from .test_events_api import batch_of, post, session_at
+from .test_events_hostile import small_quota_app  # noqa: F401 - a study storing at most 100 events
 
-QUOTA = 100  # the least a study may set; the session's three batches fill it
+QUOTA = 100  # small_quota_app's; the session's three batches fill it
 
 
 @pytest.fixture
-def app(backend_study, engine, study_folder):
-    toml = study_folder / "study.toml"
-    toml.write_text(toml.read_text().replace("[session]\n", f"[session]\nmax_events = {QUOTA}\n"))
-    limited = dataclasses.replace(config.load(study_folder), database_url=backend_study.database_url)
-    return create_app(limited, engine=engine, suggestion_engine=object())
+def app(small_quota_app):  # noqa: F811 - the imported fixture
+    return small_quota_app
 
 
 @pytest.fixture

@@ -112,14 +112,15 @@ def with_rules(
     def both(connection: Connection, rows: list[dict], stored: tuple[int, int | None]) -> None:
         check(connection, rows, stored)
         followed = _followed.get(session_id)
-        if followed is not None and followed.after(stored, ordered) is not None:
+        moved = followed.after(stored, ordered) if followed is not None else None
+        if moved is not None:
             # Only the batch, from where the session's stored records left the rules.
             provenance = followed.resumed(paradigm, _issued(connection, session_id, cited_ids))
             for item in ordered:
                 problems = provenance.check(item)
                 if problems:
                     raise event_store.Refused(_refusal(item["seq"], problems[0]))
-            after.append(_Followed.of(provenance, followed.after(stored, ordered)))
+            after.append(_Followed.of(provenance, moved))
             return
         stored_records = dict(
             connection.execute(
