@@ -26,6 +26,10 @@ from collections.abc import Callable, Iterator
 from study.lm.backends import Backend, Cancelled, Generation
 
 TIMEOUT_HEADER = "X-Stainless-Read-Timeout"
+# The client's timer starts before the request reaches this server, but a client thread kept off
+# the CPU (the model uses every core) can start it late: the server waits a little longer, so the
+# client has normally given up first and is not sent a 499 while it is still waiting.
+DEADLINE_GRACE_SECONDS = 1.0
 
 
 def client_gone(environ: dict, headers, *, streamed: bool = False) -> Callable[[], bool]:
@@ -37,7 +41,7 @@ def client_gone(environ: dict, headers, *, streamed: bool = False) -> Callable[[
     try:
         waited = float(headers.get(TIMEOUT_HEADER, "")) if not streamed else 0.0
         if waited > 0:
-            deadline = time.monotonic() + waited
+            deadline = time.monotonic() + waited + DEADLINE_GRACE_SECONDS
     except ValueError:
         pass
     waitress_check = environ.get("waitress.client_disconnected")  # with channel_request_lookahead
