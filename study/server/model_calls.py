@@ -114,8 +114,8 @@ def _in_flight_seconds() -> float:
 def admit(session_id: str, condition: Condition, busy: str = BUSY) -> int:
     """Check the limits and record the request, in one transaction; its suggestion_requests
     row id. Raises Refused when a limit is reached (429) or every slot is taken (503): nothing
-    is recorded then. The transaction is the next group commit's (study.store.group_commit):
-    a request does not wait for the write turn on its own behind a launch's event batches."""
+    is recorded then. The transaction goes ahead of the event batches waiting in this process
+    (study.store.group_commit, `ahead`): the participant waits on it, a batch's browser does not."""
     per_session = study().suggestions.max_requests_per_minute
     study_wide = limits().model_calls_per_minute
     concurrent = limits().concurrent_suggestions
@@ -145,7 +145,7 @@ def admit(session_id: str, condition: Condition, busy: str = BUSY) -> int:
             session_id, now, condition.name, condition.model, "{}", "[]", "[]", NO_OUTCOME))]  # fmt: skip
         return row[0]
 
-    outcome = group_commit.run_staged(engine(), count_and_record, key=None)
+    outcome = group_commit.run_staged(engine(), count_and_record, key=None, ahead=True)
     if isinstance(outcome, Refused):
         if outcome.busy:
             g.study_model_call_busy = True
@@ -182,8 +182,8 @@ def settle(
     def write(_connection):
         yield [(_SETTLE, values)]
 
-    # The row is this call's alone: it goes in the next group's round trip with the batches'.
-    group_commit.run_staged(engine(), write, key=f"suggestion_requests {request_id}")
+    # The row is this call's alone; the participant waits for it, so it goes ahead of the batches.
+    group_commit.run_staged(engine(), write, key=f"suggestion_requests {request_id}", ahead=True)
 
 
 def unavailable(what: str, session_id: str, reason: str, timed_out: bool, calm: str = UNAVAILABLE):

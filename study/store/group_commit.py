@@ -29,6 +29,15 @@ staged item has a key (its session id): items of one key take their stages one i
 other, so each reads what the one before wrote (a browser's resend can share a group with its
 original), and items run in key order, so two groups lock sessions' rows in the same order and
 cannot deadlock.
+
+A model call's rows (study.server.model_calls: the request counted before the model is asked,
+its outcome after) go `ahead`: a participant is waiting on them with the suggestion on hold,
+where a batch's browser only waits for an acknowledgement it does not show. On SQLite they are
+written in a group of their own before the batches waiting beside them (the call then waits
+for the group being written and its own few statements, not for a hundred batches' checks:
+issue 17's 20 ms budget for the server's part of a suggestion); on PostgreSQL in a transaction
+of their own. Model calls are few (each holds a slot, study.server.model_calls), so the
+batches are not held back for long.
 """
 
 from __future__ import annotations
@@ -71,6 +80,7 @@ class _Queue:
 
     def __init__(self) -> None:
         self.waiting: deque[_Item] = deque()
+        self.ahead: deque[_Item] = deque()  # written before `waiting` (module docstring)
         self.changed = threading.Condition(threading.Lock())
         self.writing = False
 
@@ -107,19 +117,20 @@ def run(engine: Engine, work: Callable[[Connection], Any]) -> Any:
     return _outcome(item)
 
 
-def run_staged(engine: Engine, work: StagedWork, key: str | None) -> Any:
+def run_staged(engine: Engine, work: StagedWork, key: str | None, *, ahead: bool = False) -> Any:
     """`work(connection)`, a generator, run in this process's next group on every database: it
     yields the statements of a stage, receives the rows of each (one round trip for the whole
     group's stage on PostgreSQL), may run other statements between stages on the connection,
     and returns its result. `key` names what it reads and writes (a session id: the module
     docstring); None: work that must run alone (it takes locks out of key order): on SQLite
     after the group's other staged items, on PostgreSQL in a transaction of its own, its stages
-    still one round trip each. As `run` otherwise."""
+    still one round trip each. `ahead`: a model call's row, written before the waiting batches
+    (module docstring). As `run` otherwise."""
     item = _Item(work, staged=True, key=key)
-    if key is None and engine.dialect.name != "sqlite":
+    if (key is None or ahead) and engine.dialect.name != "sqlite":
         _write(engine, [item])
     else:
-        _grouped(engine, item)
+        _grouped(engine, item, ahead)
     return _outcome(item)
 
 
@@ -129,19 +140,21 @@ def _outcome(item: _Item) -> Any:
     return item.result
 
 
-def _grouped(engine: Engine, item: _Item) -> None:
+def _grouped(engine: Engine, item: _Item, ahead: bool = False) -> None:
     """Queue `item` in this process and return once a group holding it is written."""
     queue = _queue(engine)
     with queue.changed:
-        queue.waiting.append(item)
+        (queue.ahead if ahead else queue.waiting).append(item)
         while not item.done:
             if queue.writing:
                 queue.changed.wait()
                 continue
             # No group is being written: this thread leads the next one (it holds at most
-            # MAX_GROUP items, so a leader whose own item did not fit leads another).
+            # MAX_GROUP items, so a leader whose own item did not fit leads another): the
+            # items ahead if any wait, else the others.
             queue.writing = True
-            group = [queue.waiting.popleft() for _ in range(min(MAX_GROUP, len(queue.waiting)))]
+            source = queue.ahead or queue.waiting
+            group = [source.popleft() for _ in range(min(MAX_GROUP, len(source)))]
             queue.changed.release()
             try:
                 _write(engine, group)

@@ -2,10 +2,11 @@
 still answered for itself: stored and acknowledged, refused alone, or (when the transaction
 fails) not stored and told so. A batch queued behind its own session's previous one is checked
 against what that one stored. On PostgreSQL other writes have their own transaction, and none
-waits for another writer's."""
+waits for another writer's. A model call's row goes ahead of the batches waiting."""
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 
@@ -195,3 +196,55 @@ def test_a_batch_queued_with_its_sessions_previous_one_is_checked_against_it(eng
     assert earlier_outcome["result"].stored == len(first)
     assert later_outcome["result"].stored == len(second)
     assert event_count(engine, session_id) == len(first) + len(second)
+
+
+def _noting(order: list[str], name: str):
+    def work(connection):
+        order.append(name)
+        yield [("SELECT 1", ())]
+        return name
+
+    return work
+
+
+def _wait_until_ahead(engine, count: int) -> None:
+    deadline = time.monotonic() + 10
+    while len(group_commit._queue(engine).ahead) < count:
+        assert time.monotonic() < deadline, "the model call's row never reached the queue"
+        time.sleep(0.01)
+
+
+@sqlite_only
+def test_a_model_calls_row_is_written_before_the_batches_that_were_waiting(engine):
+    """A participant waits on a model call's row (the suggestion is on hold until it is
+    written); a batch's browser only waits for an acknowledgement. Queued behind a group in
+    progress, the row goes first, in a group of its own, and the batches follow."""
+    order: list[str] = []
+    holder, release = _hold_the_writer(engine, staged=True)
+    batches = [_submit(group_commit.run_staged, engine, _noting(order, f"batch {i}"), f"session {i}") for i in range(3)]
+    _wait_until_queued(engine, 3)
+    ahead = functools.partial(group_commit.run_staged, ahead=True)
+    call, call_outcome = _submit(ahead, engine, _noting(order, "model call"), None)
+    _wait_until_ahead(engine, 1)
+    release.set()
+    for thread, _ in [(holder, None), *batches, (call, None)]:
+        thread.join(10)
+
+    assert order == ["model call", "batch 0", "batch 1", "batch 2"]
+    assert call_outcome["result"] == "model call"
+    assert [outcome["result"] for _, outcome in batches] == ["batch 0", "batch 1", "batch 2"]
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_on_postgresql_a_model_calls_row_does_not_wait_for_a_group_in_progress(engine):
+    order: list[str] = []
+    holder, release = _hold_the_writer(engine, staged=True)
+    try:
+        ahead = functools.partial(group_commit.run_staged, ahead=True)
+        call, outcome = _submit(ahead, engine, _noting(order, "model call"), "a row")
+        call.join(10)
+        assert outcome["result"] == "model call"
+    finally:
+        release.set()
+        holder.join(10)
