@@ -6,10 +6,14 @@ from __future__ import annotations
 import random
 import threading
 
+import orjson
+from sqlalchemy import select
+
 from study.curation.replay import replay
 from study.store import events as event_store
 from study.store import reading, writing
 from study.store import sessions as session_store
+from study.store.db import events
 
 from .records import Editor, event_count
 
@@ -188,3 +192,19 @@ def test_a_new_sqlite_database_and_its_wal_are_private_to_their_owner(tmp_path):
         os.umask(previous)
     assert {"study.db", "study.db-wal", "study.db-shm"} <= set(modes)
     assert set(modes.values()) == {0o600}, {name: oct(mode) for name, mode in modes.items()}
+
+
+def test_every_character_a_writer_types_is_stored_exactly(engine):
+    # Quotes, backslashes, a line separator, a control character and an emoji: each record is
+    # stored as the very JSON text it was sent as, on every database.
+    session_id = new_session(engine)
+    _, batches = typed_batches('She said "no\\\\ way" \u2028 \x01 \U0001F600 — café', size=50)
+    for batch in batches:
+        event_store.ingest(engine, session_id, batch)
+    sent = [orjson.dumps({k: v for k, v in item.items() if k != "seq"}).decode() for batch in batches for item in batch]
+
+    with reading(engine) as connection:
+        stored = connection.execute(
+            select(events.c.record).where(events.c.session_id == session_id).order_by(events.c.seq)
+        ).scalars().all()
+    assert stored == sent
