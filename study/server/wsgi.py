@@ -4,7 +4,9 @@
 
 (`--threads 4` as well makes each worker a threaded one, which keeps the editors' connections
 open between batches and goes on serving while a request waits for the database or the model;
-scripts/bench_ingest.py measures both.)
+scripts/bench_ingest.py measures both.) STUDY_THREADS tells the app gunicorn's `--threads` when
+it is above 16: each worker's connection pool keeps a connection for every request thread, and a
+thread past the pool's limit would wait for one, up to 30 s.
 
 STUDY_DIR is the study folder (the one holding study.toml). Everything the workers share lives
 in the database: sessions, events, the model-call limits and slots (counted from the
@@ -12,7 +14,7 @@ suggestion_requests table) and the new-session throttle per address (or in Redis
 STUDY_REDIS_URL; study.server.limit_store), so any worker can answer any request of any session
 and every limit is one limit. What stays per process is harmless: the schema validator, the
 suggestion engine and its HTTP client, and the cache of checked texts (study.server.arrival,
-confirmed against the database before use). `study serve` runs this same app on gunicorn
+confirmed against the database before use). `study serve` runs this same app on granian
 (study.server.serving).
 
 STUDY_SECRET_KEY must be the same in every worker: without it each process draws its own
@@ -36,9 +38,12 @@ from study import config as study_config
 from study.server import create_app
 from study.server.activity import ActivityConfigError
 from study.server.limit_store import LimitStoreUnavailable
+from study.store import make_engine
+from study.store.engine import DEFAULT_THREADS
 
 STUDY_DIR_VARIABLE = "STUDY_DIR"
 SECRET_KEY_VARIABLE = "STUDY_SECRET_KEY"
+THREADS_VARIABLE = "STUDY_THREADS"
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +67,21 @@ def study_dir() -> Path:
             f"that holds {study_config.CONFIG_NAME} (create one with `study init {value}`)"
         )
     return path
+
+
+def request_threads() -> int:
+    """The request threads of each worker (gunicorn's `--threads`), from STUDY_THREADS; 16 when
+    it is not set, which the recipes' `--threads 8` and `--threads 16` stay within."""
+    value = os.environ.get(THREADS_VARIABLE, "").strip()
+    if not value:
+        return DEFAULT_THREADS
+    if not value.isdigit() or int(value) < 1:
+        raise WSGIConfigError(
+            f"{THREADS_VARIABLE}={value}: give the request threads of each worker as a whole "
+            f"number from 1, the same as gunicorn's --threads (e.g. {THREADS_VARIABLE}=32 "
+            f"gunicorn --threads 32 ...)"
+        )
+    return int(value)
 
 
 @contextmanager
@@ -96,9 +116,10 @@ def load_app():
             SECRET_KEY_VARIABLE,
             SECRET_KEY_VARIABLE,
         )
+    threads = request_threads()
     with _one_worker_at_a_time(directory):
         try:
-            application = create_app(study)
+            application = create_app(study, engine=make_engine(study.database_url, threads))
         except (LimitStoreUnavailable, ActivityConfigError) as error:
             raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {error}") from None
     # Under `gunicorn --preload` this module is imported in the master, which then forks the

@@ -81,3 +81,38 @@ def test_four_workers_share_the_study(study_folder, tmp_path, preload):
                 assert state["stored"] == browser.seq
     finally:
         server.stop()
+
+
+def test_a_thread_count_that_is_not_a_number_is_named_in_the_error(study_folder):
+    result = import_wsgi({**os.environ, "STUDY_DIR": str(study_folder), "STUDY_THREADS": "lots"})
+
+    assert result.returncode != 0
+    assert "STUDY_THREADS=lots" in result.stderr and "gunicorn's --threads" in result.stderr
+
+
+def test_STUDY_THREADS_gives_every_gunicorn_thread_a_connection(study_folder):
+    # 40 threads that each hold a connection at once: with the default pool (for 16 threads)
+    # the ones past its limit wait for a connection, up to 30 s.
+    probe = (
+        "import os, threading\n"
+        "from study.server.wsgi import app\n"
+        "engine = app.extensions['study.engine']\n"
+        "held = []\n"
+        "for _ in range(40):\n"
+        "    taker = threading.Thread(target=lambda: held.append(engine.connect()), daemon=True)\n"
+        "    taker.start()\n"
+        "    taker.join(3)\n"
+        "    if taker.is_alive():\n"
+        "        break\n"
+        "print(len(held), flush=True)\n"
+        "os._exit(0)\n"
+    )
+    env = {**os.environ, "STUDY_DIR": str(study_folder)}
+
+    def connected(threads: str) -> str:
+        result = subprocess.run([sys.executable, "-c", probe], env={**env, "STUDY_THREADS": threads},
+                                capture_output=True, text=True, timeout=60)  # fmt: skip
+        return result.stdout.strip() or result.stderr
+
+    assert connected("40") == "40"
+    assert connected("") == "18"  # 16 threads and two to spare
