@@ -140,12 +140,7 @@ def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> Arriva
             merged = {seq: orjson.loads(record) for seq, record in stored}
             merged.update((row["seq"], by_seq[row["seq"]]) for row in new)
             text = _replay(sorted(merged.items()))
-        arrival.stored = _Checked(
-            count=count + len(new),
-            last_seq=max(new[-1]["seq"], last_seq if last_seq is not None else -1),
-            bytes=stored_bytes + added_bytes,
-            text=text,
-        )
+        arrival.stored = _Checked(*event_store.after_storing((count, last_seq), new), stored_bytes + added_bytes, text)
 
     arrival = Arrival(session_id, check, known)
     return arrival

@@ -196,6 +196,12 @@ def _read(sqlite: bool, session_id: str, table: Table, session: bool, stored: bo
     return found, (tuple(answers[-1][0]) if stored else None)
 
 
+def after_storing(stored: tuple[int, int | None], new: list[dict]) -> tuple[int, int]:
+    """A session's stored (count, highest seq) once `new`, events it had not stored, are."""
+    count, last_seq = stored
+    return count + len(new), max([item["seq"] for item in new] + [last_seq if last_seq is not None else -1])
+
+
 def records(connection: Connection, session_id: str, table: Table = events) -> list[dict]:
     """A session's events in order, as CoAuthor records without eventNum."""
     rows = connection.execute(

@@ -86,16 +86,17 @@ def with_rules(
     ordered = sorted(batch, key=lambda item: item["seq"])
     claims = Provenance(paradigm, {})
     cited = False
+    cited_ids: set[int] = set()  # a non-integer id is refused by the rules (Provenance)
     for item in ordered:
         problem = next(iter(claims.check({**item, "proactive": _without_id(item)})), None)
         if problem is not None:
             raise event_store.Refused(_refusal(item["seq"], problem))
         extension = item.get("proactive") or {}
-        cited = cited or extension.get("suggestionId") is not None or extension.get("chatId") is not None
-    cited_ids = sorted({
-        extension[key] for item in ordered for extension in [item.get("proactive") or {}]
-        for key in ("suggestionId", "chatId") if type(extension.get(key)) is int
-    })  # fmt: skip
+        for key in ("suggestionId", "chatId"):
+            value = extension.get(key)
+            cited = cited or value is not None
+            if type(value) is int:
+                cited_ids.add(value)
 
     # What the rules followed, once this batch is committed (`committed`).
     after: list[_Followed | None] = []
@@ -115,7 +116,7 @@ def with_rules(
         moved = followed.after(stored, ordered) if followed is not None else None
         if moved is not None:
             # Only the batch, from where the session's stored records left the rules.
-            provenance = followed.resumed(paradigm, _issued(connection, session_id, cited_ids))
+            provenance = followed.resumed(paradigm, _issued(connection, session_id, sorted(cited_ids)))
             for item in ordered:
                 problems = provenance.check(item)
                 if problems:
@@ -129,12 +130,7 @@ def with_rules(
                 .where(events_table.c.record.like('%"suggestionId"%') | events_table.c.record.like('%"chatId"%'))
             ).all()
         )
-        issued = issued_texts(
-            connection.execute(
-                select(suggestion_requests.c.id, suggestion_requests.c.suggestions, suggestion_requests.c.error)
-                .where(suggestion_requests.c.session_id == session_id)
-            ).all()
-        )
+        issued = _issued(connection, session_id)
         present = set(
             connection.execute(
                 select(events_table.c.seq).where(
@@ -151,9 +147,7 @@ def with_rules(
             problems = provenance.check(merged[seq])
             if problems and seq not in stored_records:
                 raise event_store.Refused(_refusal(seq, problems[0]))
-        count, last_seq = stored
-        highest = max([item["seq"] for item in new], default=-1)
-        after.append(_Followed.of(provenance, (count + len(new), max(highest, last_seq if last_seq is not None else -1))))
+        after.append(_Followed.of(provenance, event_store.after_storing(stored, new)))
 
     def committed() -> None:
         """Called by the event API once the batch is stored, and only then."""
@@ -206,15 +200,15 @@ def _follow(session_id: str, followed: _Followed | None) -> None:
         _followed.remember(session_id, followed)
 
 
-def _issued(connection: Connection, session_id: str, ids: list[int]) -> dict[int, str]:
-    """issued_texts of this session's requests among `ids` (the ids a batch cites)."""
-    return issued_texts(
-        connection.execute(
-            select(suggestion_requests.c.id, suggestion_requests.c.suggestions, suggestion_requests.c.error)
-            .where(suggestion_requests.c.session_id == session_id)
-            .where(suggestion_requests.c.id.in_(ids))
-        ).all()
+def _issued(connection: Connection, session_id: str, ids: list[int] | None = None) -> dict[int, str]:
+    """issued_texts of this session's requests: all of them, or those among `ids` (the ids a
+    batch cites)."""
+    query = select(suggestion_requests.c.id, suggestion_requests.c.suggestions, suggestion_requests.c.error).where(
+        suggestion_requests.c.session_id == session_id
     )
+    if ids is not None:
+        query = query.where(suggestion_requests.c.id.in_(ids))
+    return issued_texts(connection.execute(query).all())
 
 
 def _without_id(item: Mapping) -> Mapping | None:
@@ -238,13 +232,7 @@ def stored_problems(connection, session: dict, paradigm: str | None, records: li
                f"{session['condition']!r} is not a condition of study.toml, so its events "
                "cannot be checked against it", "put the condition back in study.toml")  # fmt: skip
         return
-    issued = issued_texts(
-        connection.execute(
-            select(suggestion_requests.c.id, suggestion_requests.c.suggestions, suggestion_requests.c.error)
-            .where(suggestion_requests.c.session_id == session["session_id"])
-        ).all()
-    )
-    provenance = Provenance(paradigm, issued)
+    provenance = Provenance(paradigm, _issued(connection, session["session_id"]))
     for index, record in enumerate(records):
         for problem in provenance.check(record):
             yield (index, "proactive-forged", problem.field, problem.message, "")
