@@ -32,6 +32,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import openai
 
+from study import precedence
 from study.config import SuggestionSettings
 
 
@@ -64,7 +65,8 @@ def create(client: openai.OpenAI, path: str, body: dict) -> SimpleNamespace:
     reply objects. `client.completions.create()` also builds the SDK's typed request and reply
     models: about 1 ms of CPU of a Tab request's 5 on the server, which every writer's
     suggestion spends while the others' keystrokes wait (README "Benchmarks")."""
-    content = client.post(path, body=body, cast_to=bytes)
+    with precedence.waiting_for_model():
+        content = client.post(path, body=body, cast_to=bytes)
     try:
         return json.loads(content, object_hook=lambda fields: SimpleNamespace(**fields))
     except ValueError:

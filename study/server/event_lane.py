@@ -32,6 +32,7 @@ import orjson
 from flask import Flask, g
 from werkzeug.exceptions import HTTPException
 
+from study import precedence
 from study.server import contract, events_api
 
 _PATH = re.compile(r"/api/sessions/([0-9A-Za-z]{32})/events")
@@ -63,6 +64,7 @@ class EventLane:
         if match is None or not length.isdigit() or int(length) > self.max_bytes:
             return self.flask_wsgi(environ, start_response)
         body = environ["wsgi.input"].read(int(length))
+        precedence.give_way()  # to the suggestions a writer is waiting for (study.precedence)
         with self.gate:
             answer = self._answer(match.group(1), body, environ)
         if answer is None:  # Flask answers, from the same bytes

@@ -104,9 +104,16 @@ def postprocess(
     duplicate, like a repeat within the batch.
     """
     seen = {_key(text) for text in on_screen}
+    outputs_seen: set[str] = set()
     kept: list[dict] = []
     for output in outputs:
-        original = first_sentence(output.get("text") or "")
+        text = output.get("text") or ""
+        if text in outputs_seen:
+            # The same output again has the same first sentence, a duplicate: not split again
+            # (at a low temperature most of a query's outputs can be one text).
+            continue
+        outputs_seen.add(text)
+        original = first_sentence(text)
         trimmed = original.strip()
         if not trimmed or _key(trimmed) in seen:
             continue

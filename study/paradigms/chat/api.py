@@ -29,6 +29,7 @@ import logging
 
 from flask import Blueprint, Response, jsonify, stream_with_context
 
+from study import precedence
 from study.paradigms.chat import assistant
 from study.server import arrival, contract, events_api, model_calls
 from study.server.surveys import owed_surveys
@@ -88,6 +89,7 @@ def state(session_id):
     responses={200: "api/responses.schema.json#/$defs/chatSent", 409: contract.ERROR, 429: contract.ERROR,
                502: contract.ERROR, 503: contract.ERROR, 504: contract.ERROR},
 )  # fmt: skip
+@precedence.watched
 def send(session_id):
     session = session_or_404(session_id)
     if session["stage"] != "chat":

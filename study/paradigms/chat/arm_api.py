@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify
 
+from study import precedence
 from study.paradigms.chat import arm, assistant
 from study.paradigms.chat import store as chat_store
 from study.server import contract, model_calls
@@ -67,6 +68,7 @@ def history(session_id):
     responses={200: "api/responses.schema.json#/$defs/chatSent", 409: contract.ERROR, 429: contract.ERROR,
                502: contract.ERROR, 503: contract.ERROR, 504: contract.ERROR},
 )  # fmt: skip
+@precedence.watched
 def send(session_id):
     session = session_brief_or_404(session_id)
     if refused := _refusal(session):

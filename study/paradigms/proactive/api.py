@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify
 
+from study import precedence
 from study.server import contract, model_calls
 from study.server.context import study, writing_session_or_409
 from study.paradigms.proactive import PROACTIVE
@@ -68,6 +69,7 @@ def _checked(body: dict) -> tuple[str, list, list, list, int | None]:
     responses={200: "api/responses.schema.json#/$defs/proactive", 409: contract.ERROR, 429: contract.ERROR,
                502: contract.ERROR, 503: contract.ERROR, 504: contract.ERROR},
 )  # fmt: skip
+@precedence.watched
 def suggest(session_id):
     session = writing_session_or_409(session_id)
     condition = study().condition(session["condition"])
@@ -122,6 +124,7 @@ def suggest(session_id):
     responses={200: "api/assistant-response.schema.json", 409: contract.ERROR, 429: contract.ERROR,
                502: contract.ERROR, 503: contract.ERROR, 504: contract.ERROR},
 )  # fmt: skip
+@precedence.watched
 def ask_assistant(session_id):
     session = writing_session_or_409(session_id)
     condition = study().condition(session["condition"])

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify
 
+from study import precedence
 from study import control_arm
 from study.server import contract, model_calls
 from study.paradigms.tab.engine import SuggestionEngine
@@ -30,6 +31,7 @@ blueprint = Blueprint("suggestions_api", __name__, url_prefix="/api/sessions")
     responses={200: "api/responses.schema.json#/$defs/suggestions", 409: contract.ERROR, 429: contract.ERROR,
                502: contract.ERROR, 503: contract.ERROR, 504: contract.ERROR},
 )  # fmt: skip
+@precedence.watched
 def suggest(session_id):
     session = writing_session_or_409(session_id)
     body = contract.body()
