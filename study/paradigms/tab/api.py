@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify
 
-from study import precedence
-from study import control_arm
+from study import control_arm, precedence
 from study.server import contract, model_calls
 from study.paradigms.tab.engine import SuggestionEngine
 from study.server.context import limits, study, suggestion_engine, writing_session_or_409
