@@ -14,21 +14,32 @@ import asyncio
 import json
 import sys
 
-WORDS = [" the", " night", " was", " quiet", " and", " she", " walked", " home", "."]
+# Each of a request's outputs differs from the others, and runs past its first sentence into the
+# next, cut where `max_tokens` would cut it: as a model's five outputs at CoAuthor's settings
+# mostly are, so the server splits and keeps every one (study.suggest.postprocess).
+WORDS = [" the", " night", " was", " {}", " and", " she", " walked", " home", ".", " The", " harbour"]
+ADJECTIVES = ("quiet", "cold", "dark", "long", "still", "warm", "clear", "late")
+
+
+def tokens(index: int) -> list[str]:
+    return [word.format(ADJECTIVES[index % len(ADJECTIVES)]) for word in WORDS]
 
 
 def answer(path: str, request: dict) -> dict:
     n = int(request.get("n") or 1)
     if path.endswith("/chat/completions"):
-        content = [{"token": w, "logprob": -0.5, "bytes": None, "top_logprobs": []} for w in WORDS]
-        choices = [{"index": i, "message": {"role": "assistant", "content": "".join(WORDS).strip()},
-                    "logprobs": {"content": content}, "finish_reason": "stop"} for i in range(n)]
+        choices = []
+        for i in range(n):
+            content = [{"token": w, "logprob": -0.5, "bytes": None, "top_logprobs": []} for w in tokens(i)]
+            choices.append({"index": i, "message": {"role": "assistant", "content": "".join(tokens(i)).strip()},
+                            "logprobs": {"content": content}, "finish_reason": "length"})
         kind = "chat.completion"
     else:
-        logprobs = {"tokens": WORDS, "token_logprobs": [-0.5] * len(WORDS), "top_logprobs": None,
-                    "text_offset": []}
-        choices = [{"index": i, "text": "".join(WORDS), "finish_reason": "stop", "logprobs": logprobs}
-                   for i in range(n)]
+        choices = []
+        for i in range(n):
+            logprobs = {"tokens": tokens(i), "token_logprobs": [-0.5] * len(WORDS), "top_logprobs": None,
+                        "text_offset": []}
+            choices.append({"index": i, "text": "".join(tokens(i)), "finish_reason": "length", "logprobs": logprobs})
         kind = "text_completion"
     return {"id": "bench", "object": kind, "created": 0, "model": request.get("model", "bench"),
             "choices": choices, "usage": {"prompt_tokens": 1, "completion_tokens": 9, "total_tokens": 10}}

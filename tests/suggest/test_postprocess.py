@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import math
+import random
 
+import pysbd
 import pytest
 
-from study.suggest.postprocess import blocked_term, first_sentence, postprocess, probability
+from study.suggest.postprocess import blocked_term, first_sentence, plain_first_sentence, postprocess, probability
+from tests.conftest import COAUTHOR
 
 
 def texts(*raw: str) -> list[dict]:
@@ -96,3 +100,52 @@ def test_probability_is_exp_of_the_summed_token_logprobs() -> None:
 def test_probability_is_none_without_logprobs() -> None:
     assert probability(None) is None
     assert postprocess(texts(" Yes."))[0]["probability"] is None
+
+
+def _pysbd_first(body: str) -> str:
+    sentences = pysbd.Segmenter(language="en", clean=False).segment(body)
+    return sentences[0].strip().split("\n")[0].rstrip() if sentences else ""
+
+
+def _agreement(bodies) -> tuple[int, list]:
+    """How many of `bodies` the plain-words shortcut answers, and where it differs from pysbd."""
+    answered, differ = 0, []
+    for body in bodies:
+        plain = plain_first_sentence(body)
+        if plain is not None:
+            answered += 1
+            if plain != _pysbd_first(body):
+                differ.append((body, plain, _pysbd_first(body)))
+    return answered, differ
+
+
+def test_the_plain_words_shortcut_splits_the_coauthor_suggestions_as_pysbd_does() -> None:
+    shown = []
+    for path in sorted((COAUTHOR / "sessions").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            shown += [s["original"] for s in json.loads(line).get("currentSuggestions") or [] if isinstance(s, dict) and s.get("original")]
+    shown = list(dict.fromkeys(shown))
+    # A suggestion and the next one together: a first sentence with more text after it, as an
+    # output cut at max_tokens has; and each cut short, mid-sentence.
+    bodies = [text.lstrip() for text in shown + [a + b for a, b in zip(shown, shown[1:])]]
+    bodies += [body[:60] for body in bodies]
+    answered, differ = _agreement(bodies)
+    assert differ == []
+    assert answered > len(bodies) / 3  # the shortcut is taken for most plain outputs
+
+
+def test_the_plain_words_shortcut_leaves_abbreviations_initials_and_names_to_pysbd() -> None:
+    rng = random.Random(17)
+    words = ("the night was quiet and she walked home The He I I'm it's well-known "
+             "mr dr st etc approx vs jan inc jr co al fig no A B x Smith U.S. e.g.").split()  # fmt: skip
+    marks = (".", ".", "!", "?", ",", "", "", "", " ", "...", "?!", ";", ":", "\n", "'")
+
+    def word() -> str:
+        chosen = rng.choice(words)
+        return (chosen.capitalize() if rng.random() < 0.25 else chosen) + rng.choice(marks)
+
+    bodies = [" ".join(word() for _ in range(rng.randint(1, 12))) for _ in range(6000)]
+    answered, differ = _agreement(bodies)
+    assert differ == []
+    assert answered > 300
+    assert first_sentence(" I met Mr. Smith. He left") == " I met Mr. Smith."  # pysbd's answer
