@@ -30,16 +30,18 @@ def answer(path: str, request: dict) -> dict:
     if path.endswith("/chat/completions"):
         choices = []
         for i in range(n):
-            content = [{"token": w, "logprob": -0.5, "bytes": None, "top_logprobs": []} for w in tokens(i)]
-            choices.append({"index": i, "message": {"role": "assistant", "content": "".join(tokens(i)).strip()},
+            words = tokens(i)
+            content = [{"token": w, "logprob": -0.5, "bytes": None, "top_logprobs": []} for w in words]
+            choices.append({"index": i, "message": {"role": "assistant", "content": "".join(words).strip()},
                             "logprobs": {"content": content}, "finish_reason": "length"})
         kind = "chat.completion"
     else:
         choices = []
         for i in range(n):
-            logprobs = {"tokens": tokens(i), "token_logprobs": [-0.5] * len(WORDS), "top_logprobs": None,
+            words = tokens(i)
+            logprobs = {"tokens": words, "token_logprobs": [-0.5] * len(words), "top_logprobs": None,
                         "text_offset": []}
-            choices.append({"index": i, "text": "".join(tokens(i)), "finish_reason": "length", "logprobs": logprobs})
+            choices.append({"index": i, "text": "".join(words), "finish_reason": "length", "logprobs": logprobs})
         kind = "text_completion"
     return {"id": "bench", "object": kind, "created": 0, "model": request.get("model", "bench"),
             "choices": choices, "usage": {"prompt_tokens": 1, "completion_tokens": 9, "total_tokens": 10}}

@@ -45,8 +45,6 @@ def watched(view: Callable) -> Callable:
 
     @functools.wraps(view)
     def claimed(*args, **kwargs):
-        if getattr(_claimed, "on", False):  # already claimed by the view that called this one
-            return view(*args, **kwargs)
         _claimed.on = True
         _add(1)
         try:

@@ -5,6 +5,7 @@ waits for the model, batches go at once; and every view that makes a model call 
 from __future__ import annotations
 
 import threading
+from contextlib import nullcontext
 
 import pytest
 
@@ -23,17 +24,26 @@ def _batch(order: list, at_most: float = 30.0) -> threading.Thread:
     return _in_thread(lambda: (precedence.give_way(at_most), order.append("batch started")))
 
 
-def test_a_new_batch_waits_for_a_suggestion_at_work():
-    order, working, done = [], threading.Event(), threading.Event()
+def _suggestion(order: list, *, waiting_for_model: bool = False) -> tuple[threading.Thread, threading.Event]:
+    """A watched request in a thread, held at its own work (or waiting for the model) until the
+    event returned is set; it notes its answer in `order`."""
+    reached, release = threading.Event(), threading.Event()
 
     @precedence.watched
     def suggestion():
-        working.set()
-        done.wait(30)
+        with precedence.waiting_for_model() if waiting_for_model else nullcontext():
+            reached.set()
+            release.wait(30)
         order.append("suggestion answered")
 
-    asked = _in_thread(suggestion)
-    working.wait(30)
+    thread = _in_thread(suggestion)
+    reached.wait(30)
+    return thread, release
+
+
+def test_a_new_batch_waits_for_a_suggestion_at_work():
+    order: list = []
+    asked, done = _suggestion(order)
     batch = _batch(order)
     batch.join(0.3)  # time enough for a batch that did not wait to start
     done.set()
@@ -43,17 +53,8 @@ def test_a_new_batch_waits_for_a_suggestion_at_work():
 
 
 def test_batches_go_while_the_suggestion_waits_for_the_model():
-    order, waiting, answered = [], threading.Event(), threading.Event()
-
-    @precedence.watched
-    def suggestion():
-        with precedence.waiting_for_model():
-            waiting.set()
-            answered.wait(30)
-        order.append("suggestion answered")
-
-    asked = _in_thread(suggestion)
-    waiting.wait(30)
+    order: list = []
+    asked, answered = _suggestion(order, waiting_for_model=True)
     batch = _batch(order)
     batch.join(10)
     answered.set()
@@ -62,15 +63,8 @@ def test_batches_go_while_the_suggestion_waits_for_the_model():
 
 
 def test_a_batch_waits_no_longer_than_the_bound():
-    order, working, done = [], threading.Event(), threading.Event()
-
-    @precedence.watched
-    def suggestion():
-        working.set()
-        done.wait(30)
-
-    asked = _in_thread(suggestion)
-    working.wait(30)
+    order: list = []
+    asked, done = _suggestion(order)
     batch = _batch(order, at_most=0.05)
     batch.join(10)
     assert order == ["batch started"]  # while the suggestion still works
