@@ -37,7 +37,11 @@ def make_engine(url: str, threads: int = DEFAULT_THREADS) -> Engine:
         # the threads closes each connection past its size as it comes back, so a busy process
         # opened a PostgreSQL connection (a new server process) for about one batch in four
         # at a 1,000-writer launch, and its acknowledgements waited (README, "Benchmarks").
-        engine = create_engine(url, future=True, pool_size=threads + 2, max_overflow=4)
+        # psycopg prepares no statement of its own: the hot ones are prepared by
+        # study.store.pg_rounds, and psycopg would drop them with its own (DEALLOCATE ALL)
+        # whenever a transaction on their connection rolls back.
+        engine = create_engine(url, future=True, pool_size=threads + 2, max_overflow=4,
+                               connect_args={"prepare_threshold": None})
         _ping_after_idle(engine)
         return engine
     _create_private(url)
@@ -215,46 +219,51 @@ def take_turn(connection: Connection, name: str) -> None:
     connection.execute(text("SELECT pg_advisory_xact_lock(:number)"), {"number": number})
 
 
-def driver_sql(engine_or_connection: Engine | Connection, sql: str) -> str:
-    """`sql` written with `?` placeholders, in the driver's own style (psycopg: `%s`)."""
-    if engine_or_connection.dialect.paramstyle in ("format", "pyformat"):
-        return sql.replace("?", "%s")
-    return sql
-
-
 def driver_fetch(connection: Connection, sql: str, parameters: tuple | list) -> list[tuple]:
     """Run one statement on `connection`'s own driver connection, inside its transaction.
 
     For the event API's few statements per batch only: SQLAlchemy's statement machinery costs
     about 80 us of CPU per statement against the driver's 10, and at 1,000 writers posting a
-    batch a second that difference is most of a core (README, "Benchmarks"). `sql` uses `?`."""
-    cursor = connection.connection.cursor()
+    batch a second that difference is most of a core (README, "Benchmarks"). `sql` uses `?`.
+    On PostgreSQL a prepared statement (study.store.pg_rounds), led by the transaction's BEGIN
+    when it is the first statement: one round trip where psycopg takes two."""
+    driver = connection.connection.driver_connection
+    if connection.dialect.name == "postgresql":
+        from study.store import pg_rounds  # PostgreSQL's driver is an optional dependency
+
+        (rows,) = pg_rounds.send(driver, [(sql, parameters)], begin=pg_rounds.idle(driver))
+        return rows
+    cursor = driver.cursor()
     try:
-        cursor.execute(driver_sql(connection, sql), parameters)
+        cursor.execute(sql, parameters)
         return cursor.fetchall() if cursor.description else []
     finally:
         cursor.close()
 
 
 def driver_read(engine: Engine, sql: str, parameters: tuple | list) -> list[tuple]:
-    """One read outside any transaction of ours, on a pooled driver connection (see driver_fetch)."""
+    """One read outside any transaction of ours, on a pooled driver connection (see
+    driver_fetch): on PostgreSQL one round trip, with no BEGIN before it and no ROLLBACK when
+    the connection goes back to the pool. (SQLite's driver connections are in autocommit
+    already: isolation_level None.)"""
     raw = engine.raw_connection()
-    # On PostgreSQL the one statement runs in autocommit: no BEGIN before it and no ROLLBACK
-    # when the connection goes back to the pool, two round trips of three. (SQLite's driver
-    # connections are in autocommit already: isolation_level None.)
-    autocommit = engine.dialect.name == "postgresql"
     try:
-        if autocommit:
-            raw.driver_connection.autocommit = True
+        if engine.dialect.name == "postgresql":
+            from study.store import pg_rounds
+
+            try:
+                (rows,) = pg_rounds.send(raw.driver_connection, [(sql, parameters)])
+            finally:
+                if raw.driver_connection.closed:
+                    raw.invalidate()
+            return rows
         cursor = raw.cursor()
         try:
-            cursor.execute(driver_sql(engine, sql), parameters)
+            cursor.execute(sql, parameters)
             return cursor.fetchall()
         finally:
             cursor.close()
     finally:
-        if autocommit and not raw.driver_connection.closed:
-            raw.driver_connection.autocommit = False
         raw.close()  # back to the pool
 
 

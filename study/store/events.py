@@ -141,7 +141,7 @@ def ingest(
         # How many rows were new. SQLite: its count of the statement's changes, in the same
         # stage (RETURNING would hand each row back on its own, and every row the driver
         # fetches lets go of the GIL and waits to take it back while the write turn is held).
-        # PostgreSQL: RETURNING, which its pipeline answers in the same round trip (psycopg's
+        # PostgreSQL: RETURNING, answered in the same round trip (study.store.pg_rounds; psycopg's
         # rowcount is not summed over a stage).
         if sqlite:
             insert, parameters = _sqlite_insert(table, rows)

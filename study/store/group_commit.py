@@ -22,9 +22,10 @@ request thread: a leader sending a group's statements one round trip after anoth
 the process's writes take turns for nothing (at 1,000 writers that held a launch to 260
 batches a second). Work written as stages (`run_staged`: the event batches) is grouped on
 both: each stage names the statements it needs next, and the leader sends every item's
-statements of a stage together in one round trip (psycopg's pipeline mode), so a group of
-batches costs three round trips (its statements, the inserts, COMMIT) where each batch alone
-cost six, each of them a wait for the server and then for its process's GIL (issue 17). A
+statements of a stage together in one round trip (study.store.pg_rounds, libpq's pipeline,
+the BEGIN leading the first), so a group of batches costs three round trips (its statements,
+the inserts, COMMIT) where each batch alone cost six, each of them a wait for the server and
+then for its process's GIL (issue 17). A
 staged item has a key (its session id): items of one key take their stages one item after the
 other, so each reads what the one before wrote (a browser's resend can share a group with its
 original), and items run in key order, so two groups lock sessions' rows in the same order and
@@ -46,12 +47,14 @@ import os
 import threading
 import weakref
 from collections import deque
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 from sqlalchemy import Connection, Engine
 
-from study.store.engine import driver_fetch, driver_sql, writing
+from study.store.engine import driver_fetch, writing
 
 # Items written in one transaction at most: a group is also the latency of its last item.
 MAX_GROUP = 128
@@ -168,12 +171,17 @@ def _grouped(engine: Engine, item: _Item, ahead: bool = False) -> None:
 
 def _write(engine: Engine, group: list[_Item]) -> None:
     try:
+        if engine.dialect.name == "postgresql" and all(item.staged for item in group):
+            with _postgres_transaction(engine) as (connection, send):
+                for wave in _waves(group):
+                    _write_staged(connection, wave, send)
+            return
         with writing(engine) as connection:
             for item in group:
                 if not item.staged:
                     item.result = item.work(connection)
             for wave in _waves(item for item in group if item.staged):
-                _write_staged(connection, wave)
+                _write_staged(connection, wave, partial(_send_each, connection))
     except BaseException as error:  # noqa: BLE001 - nothing of the group is stored; every item says so
         for item in group:
             item.error = error
@@ -197,14 +205,14 @@ def _waves(items) -> list[list[_Item]]:
     return waves + alone
 
 
-def _write_staged(connection: Connection, items: list[_Item]) -> None:
+def _write_staged(connection: Connection, items: list[_Item], send: Callable[[list[Statements]], list[Rows]]) -> None:
     """Run staged items side by side: each stage's statements of every item go in one round."""
     asking: list[tuple[_Item, Generator, Statements]] = []
     for item in items:
         steps = item.work(connection)
         _advance(item, steps, None, asking)
     while asking:
-        rows = _send(connection, [statements for _, _, statements in asking])
+        rows = send([statements for _, _, statements in asking])
         current, asking = asking, []
         for (item, steps, _), answer in zip(current, rows, strict=True):
             _advance(item, steps, answer, asking)
@@ -217,14 +225,38 @@ def _advance(item: _Item, steps: Generator, answer: Rows | None, asking: list) -
         item.result = finished.value
 
 
-def _send(connection: Connection, rounds: list[Statements]) -> list[Rows]:
-    """The rows of every statement of `rounds`, sent in order: on PostgreSQL all in one pipeline
-    (one round trip), elsewhere one after another."""
-    if connection.dialect.name != "postgresql":
-        return [[driver_fetch(connection, sql, parameters) for sql, parameters in statements] for statements in rounds]
-    driver = connection.connection.driver_connection
-    cursors = []
-    with driver.pipeline():
-        for statements in rounds:
-            cursors.append([driver.execute(driver_sql(connection, sql), parameters) for sql, parameters in statements])
-    return [[cursor.fetchall() if cursor.description else [] for cursor in batch] for batch in cursors]
+def _send_each(connection: Connection, rounds: list[Statements]) -> list[Rows]:
+    """The rows of every statement of `rounds`, sent one after another (SQLite)."""
+    return [[driver_fetch(connection, sql, parameters) for sql, parameters in statements] for statements in rounds]
+
+
+@contextmanager
+def _postgres_transaction(engine: Engine) -> Iterator[tuple[Connection, Callable[[list[Statements]], list[Rows]]]]:
+    """A PostgreSQL transaction for staged items, and how it sends a stage: every statement of
+    it in one round trip (study.store.pg_rounds), the first led by the transaction's BEGIN.
+
+    psycopg would send the BEGIN in a round trip of its own before a transaction's first
+    statement, even in its pipeline mode: one wait for the server of four for each group of
+    event batches (strace counts them). A staged work's first step is therefore a stage."""
+    from psycopg.pq import PipelineStatus  # PostgreSQL's driver: optional
+
+    from study.store import pg_rounds
+
+    with engine.connect() as connection:
+        driver = connection.connection.driver_connection
+
+        def send(rounds: list[Statements]) -> list[Rows]:
+            flat = [statement for statements in rounds for statement in statements]
+            rows = iter(pg_rounds.send(driver, flat, begin=pg_rounds.idle(driver)))
+            return [[next(rows) for _ in statements] for statements in rounds]
+
+        try:
+            yield connection, send
+            driver.commit()  # COMMIT
+        except BaseException:
+            if not driver.closed and driver.pgconn.pipeline_status == PipelineStatus.OFF:
+                driver.rollback()
+            raise
+        finally:
+            if driver.closed or driver.pgconn.pipeline_status != PipelineStatus.OFF or not pg_rounds.idle(driver):
+                connection.invalidate()  # nothing half-finished goes back to the pool
