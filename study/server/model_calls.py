@@ -50,9 +50,9 @@ logger = logging.getLogger(__name__)
 # The per-session, study-wide and in-flight counts (`admit`), and the row a call starts as.
 _COUNTS = """
     SELECT
-      (SELECT count(*) FROM suggestion_requests WHERE session_id = ? AND created_at > ?),
-      (SELECT count(*) FROM suggestion_requests WHERE created_at > ?),
-      (SELECT count(*) FROM suggestion_requests WHERE error = ? AND created_at > ?)
+      (SELECT count(*) FROM suggestion_requests WHERE session_id = ? AND created_at > ?) AS recent,
+      (SELECT count(*) FROM suggestion_requests WHERE created_at > ?) AS everyone,
+      (SELECT count(*) FROM suggestion_requests WHERE error = ? AND created_at > ?) AS in_flight
 """
 _RECORD = """
     INSERT INTO suggestion_requests
@@ -60,6 +60,20 @@ _RECORD = """
     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
 """
 
+
+# PostgreSQL: the counts and, when every limit leaves room, the row, in one statement (its
+# snapshot is taken after the counting lock is held, in the statement before it).
+_COUNT_AND_RECORD = f"""
+    WITH counts AS ({_COUNTS}),
+    recorded AS (
+      INSERT INTO suggestion_requests
+        (session_id, created_at, condition, model, parameters, raw, suggestions, error)
+      SELECT ?, ?::float8, ?, ?, ?, ?, ?, ? FROM counts
+      WHERE counts.recent < ? AND counts.everyone < ? AND counts.in_flight < ?
+      RETURNING id
+    )
+    SELECT recent, everyone, in_flight, (SELECT id FROM recorded) FROM counts
+"""
 
 _SETTLE = """
     UPDATE suggestion_requests
@@ -124,14 +138,21 @@ def admit(session_id: str, condition: Condition, busy: str = BUSY) -> int:
     def count_and_record(connection):
         # Runs on whichever request thread leads the group: no Flask globals in here. Three
         # index range counts in one statement: every model call of a launch asks them while the
-        # write turn is held. In stages (study.store.group_commit.run_staged), alone: on
-        # PostgreSQL the lock and the counts go in one round trip, the row in the next.
+        # write turn is held. In stages (study.store.group_commit.run_staged), alone. On
+        # PostgreSQL one round trip: BEGIN, the lock, the counts with the row when they leave
+        # room, and COMMIT.
         now = time.time()
         since = now - 60
-        reads = [(_COUNTS, (session_id, since, since, NO_OUTCOME, now - in_flight_seconds))]
+        counts = (session_id, since, since, NO_OUTCOME, now - in_flight_seconds)
+        row = (session_id, now, condition.name, condition.model, "{}", "[]", "[]", NO_OUTCOME)
         if connection.dialect.name == "postgresql":
-            reads.insert(0, ("SELECT pg_advisory_xact_lock(?)", (_COUNTING_LOCK,)))
-        *_, ((recent, everyone, in_flight),) = yield reads
+            _, ((recent, everyone, in_flight, recorded),) = yield group_commit.Last([
+                ("SELECT pg_advisory_xact_lock(?)", (_COUNTING_LOCK,)),
+                (_COUNT_AND_RECORD, (*counts, *row, per_session, study_wide, concurrent)),
+            ])  # fmt: skip
+        else:
+            (((recent, everyone, in_flight),),) = yield [(_COUNTS, counts)]
+            recorded = None
         if recent >= per_session:
             return Refused(f"too many requests: at most {per_session} per minute; wait a moment", 429)
         if everyone >= study_wide:
@@ -141,9 +162,10 @@ def admit(session_id: str, condition: Condition, busy: str = BUSY) -> int:
         # a server that stopped mid-call stops counting once no call could still be running.
         if in_flight >= concurrent:
             return Refused(busy, 503, busy=True)
-        ((row,),) = yield [(_RECORD, (
-            session_id, now, condition.name, condition.model, "{}", "[]", "[]", NO_OUTCOME))]  # fmt: skip
-        return row[0]
+        if recorded is not None:
+            return recorded
+        ((record,),) = yield group_commit.Last([(_RECORD, row)])
+        return record[0]
 
     outcome = group_commit.run_staged(engine(), count_and_record, key=None, ahead=True)
     if isinstance(outcome, Refused):
@@ -180,7 +202,7 @@ def settle(
         return
 
     def write(_connection):
-        yield [(_SETTLE, values)]
+        yield group_commit.Last([(_SETTLE, values)])
 
     # The row is this call's alone; the participant waits for it, so it goes ahead of the batches.
     group_commit.run_staged(engine(), write, key=f"suggestion_requests {request_id}", ahead=True)

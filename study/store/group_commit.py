@@ -65,6 +65,14 @@ Statements = Sequence[tuple[str, Sequence]]
 Rows = list[list[tuple]]
 # Work in stages: yields the statements it needs next, is sent their rows, returns its result.
 StagedWork = Callable[[Connection], Generator[Statements, Rows, Any]]
+# How a group's stage is sent: the statements of each item, and whether it is the last round.
+Send = Callable[[list[Statements], bool], list[Rows]]
+
+
+class Last(list):
+    """A work's last stage, yielded as `Last([...])`: it returns once given the rows. On
+    PostgreSQL, a round of last stages carries the transaction's COMMIT, one round trip fewer
+    for a transaction the participant waits on (a model call's admission, its outcome)."""
 
 
 class _Item:
@@ -173,15 +181,16 @@ def _write(engine: Engine, group: list[_Item]) -> None:
     try:
         if engine.dialect.name == "postgresql" and all(item.staged for item in group):
             with _postgres_transaction(engine) as (connection, send):
-                for wave in _waves(group):
-                    _write_staged(connection, wave, send)
+                waves = _waves(group)
+                for number, wave in enumerate(waves, 1):
+                    _write_staged(connection, wave, send, last_wave=number == len(waves))
             return
         with writing(engine) as connection:
             for item in group:
                 if not item.staged:
                     item.result = item.work(connection)
             for wave in _waves(item for item in group if item.staged):
-                _write_staged(connection, wave, partial(_send_each, connection))
+                _write_staged(connection, wave, partial(_send_each, connection), last_wave=False)
     except BaseException as error:  # noqa: BLE001 - nothing of the group is stored; every item says so
         for item in group:
             item.error = error
@@ -205,17 +214,22 @@ def _waves(items) -> list[list[_Item]]:
     return waves + alone
 
 
-def _write_staged(connection: Connection, items: list[_Item], send: Callable[[list[Statements]], list[Rows]]) -> None:
-    """Run staged items side by side: each stage's statements of every item go in one round."""
+def _write_staged(connection: Connection, items: list[_Item], send: Send, last_wave: bool) -> None:
+    """Run staged items side by side: each stage's statements of every item go in one round.
+    A round in which every item sends its `Last` stage, in the group's last wave, may carry the
+    transaction's COMMIT (PostgreSQL: `send`'s `last`)."""
     asking: list[tuple[_Item, Generator, Statements]] = []
     for item in items:
         steps = item.work(connection)
         _advance(item, steps, None, asking)
     while asking:
-        rows = send([statements for _, _, statements in asking])
+        last = last_wave and all(type(statements) is Last for _, _, statements in asking)
+        rows = send([statements for _, _, statements in asking], last)
         current, asking = asking, []
         for (item, steps, _), answer in zip(current, rows, strict=True):
             _advance(item, steps, answer, asking)
+        if last and asking:
+            raise RuntimeError("a staged work asked for statements after its Last stage")
 
 
 def _advance(item: _Item, steps: Generator, answer: Rows | None, asking: list) -> None:
@@ -225,13 +239,13 @@ def _advance(item: _Item, steps: Generator, answer: Rows | None, asking: list) -
         item.result = finished.value
 
 
-def _send_each(connection: Connection, rounds: list[Statements]) -> list[Rows]:
+def _send_each(connection: Connection, rounds: list[Statements], _last: bool) -> list[Rows]:
     """The rows of every statement of `rounds`, sent one after another (SQLite)."""
     return [[driver_fetch(connection, sql, parameters) for sql, parameters in statements] for statements in rounds]
 
 
 @contextmanager
-def _postgres_transaction(engine: Engine) -> Iterator[tuple[Connection, Callable[[list[Statements]], list[Rows]]]]:
+def _postgres_transaction(engine: Engine) -> Iterator[tuple[Connection, Send]]:
     """A PostgreSQL transaction for staged items, and how it sends a stage: every statement of
     it in one round trip (study.store.pg_rounds), the first led by the transaction's BEGIN.
 
@@ -245,14 +259,14 @@ def _postgres_transaction(engine: Engine) -> Iterator[tuple[Connection, Callable
     with engine.connect() as connection:
         driver = connection.connection.driver_connection
 
-        def send(rounds: list[Statements]) -> list[Rows]:
+        def send(rounds: list[Statements], last: bool) -> list[Rows]:
             flat = [statement for statements in rounds for statement in statements]
-            rows = iter(pg_rounds.send(driver, flat, begin=pg_rounds.idle(driver)))
+            rows = iter(pg_rounds.send(driver, flat, begin=pg_rounds.idle(driver), commit=last))
             return [[next(rows) for _ in statements] for statements in rounds]
 
         try:
             yield connection, send
-            driver.commit()  # COMMIT
+            driver.commit()  # COMMIT, unless the last round carried it
         except BaseException:
             if not driver.closed and driver.pgconn.pipeline_status == PipelineStatus.OFF:
                 driver.rollback()

@@ -47,10 +47,12 @@ _prepared: weakref.WeakKeyDictionary[Connection, _Prepared] = weakref.WeakKeyDic
 _statements: dict[str, tuple[bytes, bytes]] = {}
 
 
-def send(connection: Connection, statements: Sequence[Statement], *, begin: bool = False) -> list[list[tuple]]:
+def send(
+    connection: Connection, statements: Sequence[Statement], *, begin: bool = False, commit: bool = False
+) -> list[list[tuple]]:
     """The rows of each statement ([] for one that returns none), run in order in one round trip;
     `begin`: a BEGIN first, and the statements in its transaction (else in the transaction in
-    progress, or each in its own). An error the server returns is raised as psycopg's, after the
+    progress, or together in one of their own); `commit`: a COMMIT after them. An error the server returns is raised as psycopg's, after the
     round is read to its end: the connection is left usable and its transaction failed, for the
     caller to roll back."""
     pgconn = connection.pgconn
@@ -71,6 +73,9 @@ def send(connection: Connection, statements: Sequence[Statement], *, begin: bool
                 sent.append(name)
             pgconn.send_query_prepared(name, values)
             sent.append(None)
+        if commit:
+            pgconn.send_query_params(b"COMMIT", None)
+            sent.append(b"")
         pgconn.pipeline_sync()
         connection.wait(generators.send(pgconn))
         answers = [connection.wait(generators.fetch_many(pgconn)) for _ in sent]
