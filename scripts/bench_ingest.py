@@ -83,6 +83,7 @@ async def _mark_half(until_half: float, server_group: int, writers: list, mark: 
     """At the end of the typing-only half: the server's CPU seconds and the requests sent."""
     await asyncio.sleep(max(0.0, until_half - time.monotonic()))
     mark["cpu"] = stack.cpu_seconds(server_group)
+    mark["database_cpu"] = stack.cluster_cpu_seconds()
     mark["requests"] = sum(w.result.requests for w in writers)
     mark["at"] = time.monotonic()
 
@@ -320,6 +321,7 @@ def _run(options, base: Path, endpoint: str) -> int:
         jobs = [(base_url, share, options.rate, options.burst, options.duration, options.seed + i,
                  options.suggest_every, server.pid, make_part) for i, share in enumerate(shares)]
         server_cpu = stack.cpu_seconds(server.pid)
+        database_cpu = stack.cluster_cpu_seconds()
         load_before = os.getloadavg()
         if options.clients == 1:
             outcomes = [_client_process(jobs[0])]
@@ -327,11 +329,12 @@ def _run(options, base: Path, endpoint: str) -> int:
             with multiprocessing.get_context("fork").Pool(options.clients) as pool:
                 outcomes = pool.map(_client_process, jobs)
         server_cpu = (server_cpu, stack.cpu_seconds(server.pid))
+        database_cpu = (database_cpu, stack.cluster_cpu_seconds())
     finally:
         stack.stop(server)
     results = [result for outcome in outcomes for result in outcome[0]]
     stored, model_ms = _stored(study.database_url, [r.session_id for r in results])
-    return _report(options, outcomes, stored, model_ms, server_cpu, load_before)
+    return _report(options, outcomes, stored, model_ms, server_cpu, database_cpu, load_before)
 
 
 def _make_part(paradigm: str, study):
@@ -382,7 +385,7 @@ def _overheads(results, model_ms: dict) -> tuple[list[float], dict[int, int]]:
     return sorted(overheads), statuses
 
 
-def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, load_before) -> int:
+def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, database_cpu, load_before) -> int:
     """Print the figures and the verdict on each target; 0 when all pass."""
     results = [result for outcome in outcomes for result in outcome[0]]
     lags = sorted(lag * 1000 for outcome in outcomes for lag in outcome[1])
@@ -412,10 +415,15 @@ def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, load_bef
     # CPU per event request: from the typing-only first half, when the server did nothing else.
     if marks and options.suggest_every > 0:
         half_seconds = marks[0]["at"] - began
-        event_cpu_ms = (marks[0]["cpu"] - server_cpu[0]) * 1000 / max(sum(m["requests"] for m in marks), 1)
+        half_requests = max(sum(m["requests"] for m in marks), 1)
+        event_cpu_ms = (marks[0]["cpu"] - server_cpu[0]) * 1000 / half_requests
+        if database_cpu[0] is not None:
+            database_ms = (marks[0]["database_cpu"] - database_cpu[0]) * 1000 / half_requests
     else:
         half_seconds = elapsed
         event_cpu_ms = (server_cpu[1] - server_cpu[0]) * 1000 / max(requests + asked, 1)
+        if database_cpu[0] is not None:
+            database_ms = (database_cpu[1] - database_cpu[0]) * 1000 / max(requests + asked, 1)
     print(f"{options.writers} writers x {options.rate:g} events/s (bursts x{options.burst:g}) for "
           f"{options.duration:g} s; {server_text}; {backend}; {options.clients} client process(es)")
     if options.suggest_every > 0:
@@ -450,6 +458,10 @@ def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, load_bef
     print(f"  server CPU        {(server_cpu[1] - server_cpu[0]) / elapsed:.0%} of a core over the run; "
           f"{event_cpu_ms:.2f} ms per event request (typing-only {half_seconds:.0f} s)"
           + ("; PostgreSQL's own CPU not included" if backend == "PostgreSQL" else ""))
+    if database_cpu[0] is not None:
+        # Not a target of the server's: the database's share of the same two cores.
+        print(f"  PostgreSQL CPU    {(database_cpu[1] - database_cpu[0]) / elapsed:.0%} of a core over the run; "
+              f"{database_ms:.2f} ms per event request (typing-only {half_seconds:.0f} s)")
     print(f"  client CPU        {client_cpu / elapsed:.0%} of a core")
     after = os.getloadavg()
     print(f"  load average      {load_before[0]:.1f} before, {after[0]:.1f} after (1 min; 5 min {after[1]:.1f}); "

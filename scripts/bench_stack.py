@@ -110,10 +110,34 @@ def _postgres_tool(name: str) -> str | None:
     return str(candidates[0]) if candidates else None
 
 
+# The postmaster of the cluster temporary_postgres is running, if any (its CPU is reported).
+_postmaster: int | None = None
+
+
+def cluster_cpu_seconds() -> float | None:
+    """User + system CPU seconds of temporary_postgres' running cluster (the postmaster and
+    its backends, each of which PostgreSQL puts in a process group of its own); None without
+    one. A backend that has exited is no longer counted: the server keeps its connections."""
+    if _postmaster is None:
+        return None
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            pid, rest = stat.read_text().split(" ", 1)
+            fields = rest.rsplit(")", 1)[1].split()
+        except (OSError, IndexError, ValueError):
+            continue
+        if int(pid) == _postmaster or int(fields[1]) == _postmaster:  # itself, or a child (ppid)
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / ticks
+
+
 @contextmanager
 def temporary_postgres():
     """A throwaway PostgreSQL cluster in a temporary folder (durable commits: the benchmark
     measures what a real study would get); its database's SQLAlchemy URL."""
+    global _postmaster
     tools = {name: _postgres_tool(name) for name in ("initdb", "pg_ctl")}
     if None in tools.values():
         raise SystemExit("--database postgres needs PostgreSQL's initdb and pg_ctl (apt-get install postgresql)")
@@ -149,8 +173,10 @@ def temporary_postgres():
         with psycopg.connect(host="127.0.0.1", port=port, user=POSTGRES_USER, dbname="postgres",
                              autocommit=True) as admin:
             admin.execute('CREATE DATABASE "bench"')
+        _postmaster = int((data / "postmaster.pid").read_text().split()[0])
         yield f"postgresql+psycopg://{POSTGRES_USER}@127.0.0.1:{port}/bench"
     finally:
+        _postmaster = None
         run([tools["pg_ctl"], "-D", str(data), "-m", "fast", "-w", "stop"], check=False)
         shutil.rmtree(base, ignore_errors=True)
 

@@ -24,8 +24,7 @@ from sqlalchemy import Table
 from study import paradigms
 from study.curation.replay import DeltaError, replay
 from study.server import arrival, contract
-from study.server.session_memory import SessionMemory
-from study.server.context import engine, limits, session_brief_or_404, session_or_404, study
+from study.server.context import WRITING_SESSIONS, engine, limits, session_brief_or_404, session_or_404, study
 from study.store import events as event_store
 from study.store import reading
 from study.store.db import events
@@ -47,20 +46,15 @@ def post_events(session_id):
     try:
         return _post_events(session_id)
     except event_store.SessionMoved:  # e.g. finished at another worker: read it again
-        _writing.forget(session_id)
+        WRITING_SESSIONS.forget(session_id)
         return _post_events(session_id)
 
 
-# Sessions this process has seen at their writing stage, and their condition: a batch for one
-# of them is prepared without reading the session first, and its transaction confirms both under
-# the lock that stores it (study.store.events.ingest: `expect`). At a launch that read was a
-# tenth of an event batch's CPU.
-_writing = SessionMemory(arrival.CACHED_SESSIONS)
 _UNKNOWN = object()
 
 
 def _post_events(session_id: str):
-    condition = _writing.get(session_id, _UNKNOWN)
+    condition = WRITING_SESSIONS.get(session_id, _UNKNOWN)
     if condition is _UNKNOWN:
         session = session_brief_or_404(session_id)
     else:
@@ -85,7 +79,7 @@ def _post_events(session_id: str):
     except event_store.Refused as refusal:
         return jsonify(error=str(refusal)), 422
     if condition is _UNKNOWN:
-        _writing.remember(session_id, session["condition"])
+        WRITING_SESSIONS.remember(session_id, session["condition"])
     return store(session_id, batch, check, expect=(session["stage"], session["condition"]), known=checks.known,
                  committed=[hook for hook in committed if hook is not None])  # fmt: skip
 

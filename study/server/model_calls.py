@@ -31,7 +31,7 @@ from flask import current_app, g, jsonify
 
 from study import model_client
 from study.config import Condition
-from study.server.context import engine, limits, study
+from study.server.context import WRITING_SESSIONS, engine, limits, study
 from study.store import group_commit
 from study.store.engine import driver_fetch
 from study.suggest import postprocess
@@ -39,6 +39,7 @@ from study.suggest import postprocess
 # What a participant reads when the model fails: nothing about endpoints or status codes.
 UNAVAILABLE = "suggestions are not available right now"
 BUSY = "suggestions are busy right now; try again in a moment"
+MOVED = "this session is no longer at the writing stage"
 # Written before the model is called, replaced by the outcome; left only if the server stopped.
 NO_OUTCOME = "no outcome recorded: the server stopped while the model was being asked"
 # PostgreSQL: one advisory lock that requests take in turn to count and record, so the
@@ -61,18 +62,20 @@ _RECORD = """
 """
 
 
-# PostgreSQL: the counts and, when every limit leaves room, the row, in one statement (its
-# snapshot is taken after the counting lock is held, in the statement before it).
+# Whether the session is at the stage and in the condition its request was served for (1 or 0).
+_AT = "SELECT count(*) FROM sessions WHERE session_id = ? AND stage = ? AND condition = ?"
+# PostgreSQL: the counts, the session's check and, when they leave room, the row, in one
+# statement (its snapshot is taken after the counting lock is held, in the statement before it).
 _COUNT_AND_RECORD = f"""
-    WITH counts AS ({_COUNTS}),
+    WITH counts AS ({_COUNTS}), at AS ({_AT}),
     recorded AS (
       INSERT INTO suggestion_requests
         (session_id, created_at, condition, model, parameters, raw, suggestions, error)
-      SELECT ?, ?::float8, ?, ?, ?, ?, ?, ? FROM counts
-      WHERE counts.recent < ? AND counts.everyone < ? AND counts.in_flight < ?
+      SELECT ?, ?::float8, ?, ?, ?, ?, ?, ? FROM counts, at
+      WHERE counts.recent < ? AND counts.everyone < ? AND counts.in_flight < ? AND at.count >= ?
       RETURNING id
     )
-    SELECT recent, everyone, in_flight, (SELECT id FROM recorded) FROM counts
+    SELECT recent, everyone, in_flight, at.count, (SELECT id FROM recorded) FROM counts, at
 """
 
 _SETTLE = """
@@ -125,11 +128,13 @@ def _in_flight_seconds() -> float:
     return in_flight_seconds(study())
 
 
-def admit(session_id: str, condition: Condition, busy: str = BUSY) -> int:
+def admit(session_id: str, condition: Condition, busy: str = BUSY, *, confirm_writing: bool = False) -> int:
     """Check the limits and record the request, in one transaction; its suggestion_requests
     row id. Raises Refused when a limit is reached (429) or every slot is taken (503): nothing
     is recorded then. The transaction goes ahead of the event batches waiting in this process
-    (study.store.group_commit, `ahead`): the participant waits on it, a batch's browser does not."""
+    (study.store.group_commit, `ahead`): the participant waits on it, a batch's browser does not.
+    `confirm_writing`: the session must still be at the writing stage in `condition` (the view
+    may have it from memory, context.writing_session_or_409), else Refused (409) and forgotten."""
     per_session = study().suggestions.max_requests_per_minute
     study_wide = limits().model_calls_per_minute
     concurrent = limits().concurrent_suggestions
@@ -144,15 +149,19 @@ def admit(session_id: str, condition: Condition, busy: str = BUSY) -> int:
         now = time.time()
         since = now - 60
         counts = (session_id, since, since, NO_OUTCOME, now - in_flight_seconds)
+        at = (session_id, "writing", condition.name)
+        needed = 1 if confirm_writing else 0
         row = (session_id, now, condition.name, condition.model, "{}", "[]", "[]", NO_OUTCOME)
         if connection.dialect.name == "postgresql":
-            _, ((recent, everyone, in_flight, recorded),) = yield group_commit.Last([
+            _, ((recent, everyone, in_flight, found, recorded),) = yield group_commit.Last([
                 ("SELECT pg_advisory_xact_lock(?)", (_COUNTING_LOCK,)),
-                (_COUNT_AND_RECORD, (*counts, *row, per_session, study_wide, concurrent)),
+                (_COUNT_AND_RECORD, (*counts, *at, *row, per_session, study_wide, concurrent, needed)),
             ])  # fmt: skip
         else:
-            (((recent, everyone, in_flight),),) = yield [(_COUNTS, counts)]
+            (((recent, everyone, in_flight),), ((found,),)) = yield [(_COUNTS, counts), (_AT, at)]
             recorded = None
+        if found < needed:
+            return Refused(MOVED, 409)
         if recent >= per_session:
             return Refused(f"too many requests: at most {per_session} per minute; wait a moment", 429)
         if everyone >= study_wide:
@@ -168,6 +177,8 @@ def admit(session_id: str, condition: Condition, busy: str = BUSY) -> int:
         return record[0]
 
     outcome = group_commit.run_staged(engine(), count_and_record, key=None, ahead=True)
+    if isinstance(outcome, Refused) and outcome.message == MOVED:
+        WRITING_SESSIONS.forget(session_id)
     if isinstance(outcome, Refused):
         if outcome.busy:
             g.study_model_call_busy = True

@@ -12,7 +12,8 @@ from sqlalchemy import select
 from study.lm.backends import DeterministicBackend
 from study.lm.server import serve_in_thread
 from study.server import create_app
-from study.store import reading
+from study.store import reading, writing
+from study.store.sessions import update_session
 from study.store.db import suggestion_requests
 from tests.server.flow import start, to_writing
 
@@ -120,6 +121,25 @@ def test_no_suggestions_outside_the_editor(study, model_url):
     session_id = start(client)
     response = client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": "x"})
     assert response.status_code == 409
+
+
+def test_a_session_finished_at_another_worker_gets_no_more_suggestions(study, model_url):
+    # This worker remembers the session writing after its first suggestion and does not read it
+    # again; another worker (here: the database directly) moves it on. The next suggestion is
+    # refused before the model is asked, and nothing is recorded for it.
+    app = _app(study, endpoint=model_url)
+    client = app.test_client()
+    session_id = _writing_session(client)
+    doc = study.prompt("news").text + " I think"
+    assert client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": doc}).status_code == 200
+    with writing(app.extensions["study.engine"]) as connection:
+        update_session(connection, session_id, stage="survey")
+
+    for _ in range(2):  # remembered, then read afresh
+        response = client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": doc})
+        assert response.status_code == 409, response.json
+        assert "writing" in response.json["error"]
+    assert len(_logged(app)) == 1
 
 
 def test_without_an_endpoint_the_standard_openai_variables_apply(study, monkeypatch):

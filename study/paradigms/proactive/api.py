@@ -85,7 +85,7 @@ def suggest(session_id):
         history = []  # stateless: what the browser sent is not used (Table 3)
     try:
         with model_calls.slot():
-            suggestion_id = model_calls.admit(session_id, condition)
+            suggestion_id = model_calls.admit(session_id, condition, confirm_writing=True)
             result = proactive_engine().suggest(condition, doc, history, outcomes, kept)
     except model_calls.Refused as refusal:
         return refusal.response()
@@ -133,7 +133,7 @@ def ask_assistant(session_id):
     body = contract.body()
     try:
         with model_calls.slot():
-            chat_id = model_calls.admit(session_id, condition)
+            chat_id = model_calls.admit(session_id, condition, confirm_writing=True)
             result = assistant.answer(study().suggestions, study().proactive, condition, body["doc"], body["request"])
     except model_calls.Refused as refusal:
         return refusal.response()

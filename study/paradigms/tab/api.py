@@ -50,7 +50,7 @@ def suggest(session_id):
         return jsonify(error="this session's suggestions come from ghost text, not Tab"), 409
     try:
         with model_calls.slot():
-            request_id = model_calls.admit(session_id, condition)
+            request_id = model_calls.admit(session_id, condition, confirm_writing=True)
             # The engine holds only the settings: one per request unless a test gave its own.
             engine = suggestion_engine() or SuggestionEngine(study().suggestions)
             result = engine.suggest(condition, doc, on_screen)
