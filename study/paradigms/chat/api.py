@@ -36,7 +36,7 @@ from study.server.surveys import owed_surveys
 from study.server.context import engine, limits, session_or_404, study
 from study.paradigms.chat import store as chat_store
 from study.store import events as event_store
-from study.store import reading, writing
+from study.store import group_commit, reading, writing
 from study.store.db import chat_events
 
 blueprint = Blueprint("chat_api", __name__, url_prefix="/api/sessions")
@@ -211,16 +211,11 @@ def _store(session_id: str, user: dict, condition, request_id: int, result: assi
     if result.error is not None:
         model_calls.settle(request_id, condition, **outcome)
         return None
-    with writing(engine()) as connection:
-        model_calls.settle(request_id, condition, **outcome, connection=connection)
-        # Two tabs asking at once: keep the first stored reply, not a second one.
-        existing = chat_store.message_at(connection, session_id, user["seq"] + 1)
-        if existing is not None:
-            return existing
-        return chat_store.insert_message(
-            connection, session_id, user["seq"] + 1, "assistant", result.text,
-            model=result.answered_model or condition.model, latency_ms=result.latency_ms,
-        )  # fmt: skip
+    reply = chat_store.storing_reply(
+        session_id, user["seq"] + 1, result.text, result.answered_model or condition.model,
+        result.latency_ms, model_calls.settling(request_id, condition, **outcome),
+    )  # fmt: skip
+    return group_commit.run_staged(engine(), reply, key=None, ahead=True)
 
 
 @blueprint.post("/<session_id>/chat/events")

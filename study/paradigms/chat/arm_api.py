@@ -10,11 +10,12 @@ POST /api/sessions/<id>/assistant/messages {"client_id", "content"} -> 200 {"use
 The conversation is stored as a chat study's (study.paradigms.chat.store) and every model call goes
 through study.server.model_calls, as the chat study's replies do (study.paradigms.chat.api).
 
-One message costs three write transactions, each the next group commit's (study.store.
-group_commit, so at a launch they share the write turn with the writers' event batches): the
-message (stored before the model is asked), the model call's admission (model_calls.admit), and
-the call's outcome with the reply (stored before the participant is answered). The conversation
-is read once, in the first, on the driver; the reply's seq is the message's next.
+One message costs three write transactions, each in stages of the process's group commit
+(study.store.group_commit) and ahead of the writers' event batches, since the participant waits
+on them: the message (stored before the model is asked), the model call's admission
+(model_calls.admit), and the call's outcome with the reply (stored before the participant is
+answered). The conversation is read once, in the first, on the driver; the reply's seq is the
+message's next. On PostgreSQL each is one or two round trips, its COMMIT in the last.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def send(session_id):
     content = body["content"].strip()
     if not content or len(content) > arm.MAX_MESSAGE_CHARS:
         return jsonify(error=f"a message needs 1 to {arm.MAX_MESSAGE_CHARS} characters"), 400
-    history_now, user = group_commit.run(engine(), lambda connection: _keep(connection, session_id, body["client_id"], content))
+    history_now, user = group_commit.run_staged(engine(), _keep(session_id, body["client_id"], content), key=None, ahead=True)
     if user is None:
         return jsonify(error="your previous message has no reply yet; send it again first",
                        pending_client_id=history_now[-1]["client_id"]), 409  # fmt: skip
@@ -91,19 +92,26 @@ def send(session_id):
     return jsonify(user=_public(user), assistant=_public(answered), exchanges=exchanges, owed=[])
 
 
-def _keep(connection, session_id: str, client_id: str, content: str) -> tuple[list[dict], dict | None]:
-    """The conversation and the writer's message in it: the one stored under `client_id`, else
-    `content` stored now; None while an earlier message waits for its reply (nothing stored).
-    Run in a group commit (study.store.group_commit): it returns its refusal, never raises one."""
-    history_now = chat_store.conversation(connection, session_id)
-    user = next((m for m in history_now if m["client_id"] == client_id), None)
-    if user is not None:
-        return history_now, user
-    if history_now and history_now[-1]["role"] == "user":
-        return history_now, None
-    seq = history_now[-1]["seq"] + 1 if history_now else 0
-    user = chat_store.insert_message(connection, session_id, seq, "user", content, client_id=client_id)
-    return [*history_now, user], user
+def _keep(session_id: str, client_id: str, content: str):
+    """A staged work (study.store.group_commit.run_staged): the conversation and the writer's
+    message in it, the one stored under `client_id`, else `content` stored now; None while an
+    earlier message waits for its reply (nothing stored). It returns its refusal, never raises
+    one. The participant waits on it, so it goes ahead of the event batches."""
+
+    def work(_connection) -> tuple[list[dict], dict | None]:
+        (rows,) = yield [chat_store.reading_conversation(session_id)]
+        history_now = chat_store.conversation_of(rows)
+        user = next((m for m in history_now if m["client_id"] == client_id), None)
+        if user is not None:
+            return history_now, user
+        if history_now and history_now[-1]["role"] == "user":
+            return history_now, None
+        seq = history_now[-1]["seq"] + 1 if history_now else 0
+        statement, user = chat_store.inserting_message(session_id, seq, "user", content, client_id=client_id)
+        yield group_commit.Last([statement])
+        return [*history_now, user], user
+
+    return work
 
 
 def _ask(session: dict, session_id: str, history: list[dict]):
@@ -124,15 +132,8 @@ def _ask(session: dict, session_id: str, history: list[dict]):
     if result.error is not None:
         model_calls.settle(request_id, condition, **outcome)
         return None, model_calls.unavailable("chat reply", session_id, result.error, result.timed_out, UNAVAILABLE)
-    seq = history[-1]["seq"] + 1
-
-    def store(connection) -> dict:
-        model_calls.settle(request_id, condition, **outcome, connection=connection)
-        # Two tabs asking at once: keep the first stored reply, not a second one.
-        existing = chat_store.message_at(connection, session_id, seq)
-        if existing is not None:
-            return existing
-        return chat_store.insert_message(connection, session_id, seq, "assistant", result.text,
-                                         model=result.answered_model or condition.model, latency_ms=result.latency_ms)  # fmt: skip
-
-    return group_commit.run(engine(), store), None
+    reply = chat_store.storing_reply(
+        session_id, history[-1]["seq"] + 1, result.text, result.answered_model or condition.model,
+        result.latency_ms, model_calls.settling(request_id, condition, **outcome),
+    )  # fmt: skip
+    return group_commit.run_staged(engine(), reply, key=None, ahead=True), None

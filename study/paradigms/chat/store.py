@@ -15,6 +15,7 @@ from sqlalchemy import Connection, func, select, update
 
 from study.curation.replay import DeltaError, apply_delta, from_units
 from study.store import events as event_store
+from study.store import group_commit
 from study.store.db import chat_events, chat_messages, chat_sessions, suggestion_requests
 from study.store.engine import driver_fetch
 
@@ -103,12 +104,17 @@ _FIELDS = ("seq", "role", "content", "client_id")
 
 def conversation(connection: Connection, session_id: str) -> list[dict]:
     """`messages` with only seq, role, content and client_id, read in one statement on the driver."""
-    return [dict(zip(_FIELDS, row)) for row in driver_fetch(connection, _CONVERSATION, (session_id,))]
+    return conversation_of(driver_fetch(connection, *reading_conversation(session_id)))
 
 
-def message_at(connection: Connection, session_id: str, seq: int) -> dict | None:
-    rows = driver_fetch(connection, _AT, (session_id, seq))
-    return dict(zip(_FIELDS, rows[0])) if rows else None
+def reading_conversation(session_id: str) -> tuple[str, tuple]:
+    """The statement `conversation` runs (for a staged work's stage, study.store.group_commit);
+    `conversation_of` its rows."""
+    return _CONVERSATION, (session_id,)
+
+
+def conversation_of(rows: list[tuple]) -> list[dict]:
+    return [dict(zip(_FIELDS, row)) for row in rows]
 
 
 def insert_message(
@@ -116,8 +122,36 @@ def insert_message(
     client_id: str | None = None, model: str | None = None, latency_ms: float | None = None,
 ) -> dict:
     """Store a message at `seq`, which the caller read as the next one in this transaction."""
-    driver_fetch(connection, _INSERT, (session_id, seq, role, content, time.time(), client_id, model, latency_ms))
-    return {"seq": seq, "role": role, "content": content, "client_id": client_id}
+    statement, message = inserting_message(session_id, seq, role, content, client_id, model, latency_ms)
+    driver_fetch(connection, *statement)
+    return message
+
+
+def inserting_message(
+    session_id: str, seq: int, role: str, content: str,
+    client_id: str | None = None, model: str | None = None, latency_ms: float | None = None,
+) -> tuple[tuple[str, tuple], dict]:
+    """`insert_message`'s statement, for a staged work's stage, and the message it stores."""
+    values = (session_id, seq, role, content, time.time(), client_id, model, latency_ms)
+    return (_INSERT, values), {"seq": seq, "role": role, "content": content, "client_id": client_id}
+
+
+def storing_reply(session_id: str, seq: int, text: str, model: str, latency_ms: float, settled: tuple[str, tuple]):
+    """A staged work (study.store.group_commit.run_staged) storing a model's reply at `seq`
+    together with `settled`, the statement settling its model call (model_calls.settling):
+    the reply stored there, or the one already there when two tabs asked at once (the first
+    stored stays). The settling and the look come in one round trip, the reply and the
+    COMMIT in the next."""
+
+    def work(_connection):
+        _, existing = yield [settled, (_AT, (session_id, seq))]
+        if existing:
+            return conversation_of(existing)[0]
+        statement, message = inserting_message(session_id, seq, "assistant", text, model=model, latency_ms=latency_ms)
+        yield group_commit.Last([statement])
+        return message
+
+    return work
 
 
 def reply_windows(connection: Connection, session_id: str) -> dict[int, dict]:
