@@ -25,11 +25,10 @@ both: each stage names the statements it needs next, and the leader sends every 
 statements of a stage together in one round trip (study.store.pg_rounds, libpq's pipeline,
 the BEGIN leading the first), so a group of batches costs three round trips (its statements,
 the inserts, COMMIT) where each batch alone cost six, each of them a wait for the server and
-then for its process's GIL (issue 17). A
-staged item has a key (its session id): items of one key take their stages one item after the
-other, so each reads what the one before wrote (a browser's resend can share a group with its
-original), and items run in key order, so two groups lock sessions' rows in the same order and
-cannot deadlock.
+then for its process's GIL (issue 17). A staged item has a key (its session id): items of one
+key take their stages one item after the other, so each reads what the one before wrote (a
+browser's resend can share a group with its original), and items run in key order, so two
+groups lock sessions' rows in the same order and cannot deadlock.
 
 A model call's rows (study.server.model_calls: the request counted before the model is asked,
 its outcome after) go `ahead`: a participant is waiting on them with the suggestion on hold,
@@ -251,7 +250,8 @@ def _postgres_transaction(engine: Engine) -> Iterator[tuple[Connection, Send]]:
 
     psycopg would send the BEGIN in a round trip of its own before a transaction's first
     statement, even in its pipeline mode: one wait for the server of four for each group of
-    event batches (strace counts them). A staged work's first step is therefore a stage."""
+    event batches (strace counts them). (A work that runs a statement of its own before its
+    first stage has psycopg begin the transaction, and that stage goes without a BEGIN.)"""
     from psycopg.pq import PipelineStatus  # PostgreSQL's driver: optional
 
     from study.store import pg_rounds
