@@ -10,7 +10,7 @@ results read back: about 170 us for the same transaction, and the same work for 
 
 Statements are prepared on the server once per connection, each under a name made from its
 text, in the round that first uses it: planning them again for every batch cost PostgreSQL
-about half as much CPU again (scripts measured, README "Benchmarks"). psycopg's own automatic
+about half as much CPU again (README, "Benchmarks"). psycopg's own automatic
 preparing is off on the study's connections (study.store.engine.make_engine): it would send
 DEALLOCATE ALL after any rolled-back transaction, dropping ours with its own. Parameters go as
 text, their types taken from the statement (a `?` compared with an integer column is one).
@@ -50,11 +50,11 @@ _statements: dict[str, tuple[bytes, bytes]] = {}
 def send(
     connection: Connection, statements: Sequence[Statement], *, begin: bool = False, commit: bool = False
 ) -> list[list[tuple]]:
-    """The rows of each statement ([] for one that returns none), run in order in one round trip;
+    """The rows of each statement ([] for one that returns none), run in order in one round trip.
     `begin`: a BEGIN first, and the statements in its transaction (else in the transaction in
-    progress, or together in one of their own); `commit`: a COMMIT after them. An error the server returns is raised as psycopg's, after the
-    round is read to its end: the connection is left usable and its transaction failed, for the
-    caller to roll back."""
+    progress, or together in one of their own); `commit`: a COMMIT after them. An error the
+    server returns is raised as psycopg's once the round is read to its end: the connection is
+    left usable and its transaction failed, for the caller to roll back."""
     pgconn = connection.pgconn
     known = _prepared.get(connection)
     if known is None:
