@@ -75,14 +75,20 @@ def stop(process: subprocess.Popen) -> None:
 
 def cpu_seconds(group: int) -> float:
     """User + system CPU seconds of every process in a process group (the server and its workers)."""
+    return _cpu_seconds(lambda _pid, _ppid, pgrp: pgrp == group)
+
+
+def _cpu_seconds(counted) -> float:
+    """User + system CPU seconds of the live processes for which `counted(pid, ppid, pgrp)`."""
     ticks = os.sysconf("SC_CLK_TCK")
     total = 0
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
+            pid, rest = stat.read_text().split(" ", 1)
+            fields = rest.rsplit(")", 1)[1].split()
+        except (OSError, IndexError, ValueError):
             continue
-        if int(fields[2]) == group:  # pgrp
+        if counted(int(pid), int(fields[1]), int(fields[2])):
             total += int(fields[11]) + int(fields[12])  # utime, stime
     return total / ticks
 
@@ -120,17 +126,7 @@ def cluster_cpu_seconds() -> float | None:
     one. A backend that has exited is no longer counted: the server keeps its connections."""
     if _postmaster is None:
         return None
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            pid, rest = stat.read_text().split(" ", 1)
-            fields = rest.rsplit(")", 1)[1].split()
-        except (OSError, IndexError, ValueError):
-            continue
-        if int(pid) == _postmaster or int(fields[1]) == _postmaster:  # itself, or a child (ppid)
-            total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / ticks
+    return _cpu_seconds(lambda pid, ppid, _pgrp: _postmaster in (pid, ppid))  # itself, or a child
 
 
 @contextmanager

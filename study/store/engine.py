@@ -251,11 +251,7 @@ def driver_read(engine: Engine, sql: str, parameters: tuple | list) -> list[tupl
         if engine.dialect.name == "postgresql":
             from study.store import pg_rounds
 
-            try:
-                (rows,) = pg_rounds.send(raw.driver_connection, [(sql, parameters)])
-            finally:
-                if raw.driver_connection.closed:
-                    raw.invalidate()
+            (rows,) = pg_rounds.send(raw.driver_connection, [(sql, parameters)])
             return rows
         cursor = raw.cursor()
         try:
@@ -264,7 +260,9 @@ def driver_read(engine: Engine, sql: str, parameters: tuple | list) -> list[tupl
         finally:
             cursor.close()
     finally:
-        raw.close()  # back to the pool
+        if getattr(raw.driver_connection, "closed", False):  # cut off mid-round (pg_rounds)
+            raw.invalidate()  # not back to the pool
+        raw.close()
 
 
 @contextmanager

@@ -85,8 +85,8 @@ def send(
         pgconn.exit_pipeline_mode()
     except BaseException:
         # Cut off mid-round (a lost connection, an interrupt): what the server has done is
-        # unknown, so the connection is closed, and its pool replaces it.
-        known.names.clear()
+        # unknown, so the connection is closed (and what it prepared with it), and its pool
+        # replaces it.
         connection.close()
         raise
     # A statement is prepared once its Parse is answered (one after an error is skipped).
