@@ -29,7 +29,7 @@ import orjson
 from sqlalchemy import Connection, select
 
 from study.config import Condition
-from study.paradigms.proactive.curation.provenance import Provenance, issued_texts
+from study.paradigms.proactive.curation.provenance import PROACTIVE_PARADIGMS, Provenance, issued_texts
 from study.server.arrival import CACHED_SESSIONS
 from study.server.session_memory import SessionMemory
 from study.store import events as event_store
@@ -87,7 +87,10 @@ def with_rules(
     claims = Provenance(paradigm, {})
     cited = False
     cited_ids: set[int] = set()  # a non-integer id is refused by the rules (Provenance)
+    carried = paradigm in PROACTIVE_PARADIGMS  # every record must carry the extension
     for item in ordered:
+        if "proactive" not in item and not carried:
+            continue  # a Tab or control session's usual record: nothing claimed, nothing cited
         problem = next(iter(claims.check({**item, "proactive": _without_id(item)})), None)
         if problem is not None:
             raise event_store.Refused(_refusal(item["seq"], problem))
