@@ -298,6 +298,7 @@ def main(argv=None) -> int:
 
 
 def _run(options, base: Path, endpoint: str) -> int:
+    pause_cost = stack.pause_cost()  # before anything of the run is started: the machine alone
     directory = base / "study"
     replacements = {"min_seconds = 600": "min_seconds = 0", "max_per_prompt = 5": "max_per_prompt = 100000",
                     study_config.CONSENT_CONTACT_PLACEHOLDER: "the benchmark (nobody)"}
@@ -334,7 +335,7 @@ def _run(options, base: Path, endpoint: str) -> int:
         stack.stop(server)
     results = [result for outcome in outcomes for result in outcome[0]]
     stored, model_ms = _stored(study.database_url, [r.session_id for r in results])
-    return _report(options, outcomes, stored, model_ms, server_cpu, database_cpu, load_before)
+    return _report(options, outcomes, stored, model_ms, server_cpu, database_cpu, load_before, pause_cost)
 
 
 def _make_part(paradigm: str, study):
@@ -385,7 +386,8 @@ def _overheads(results, model_ms: dict) -> tuple[list[float], dict[int, int]]:
     return sorted(overheads), statuses
 
 
-def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, database_cpu, load_before) -> int:
+def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, database_cpu, load_before,
+            pause_cost) -> int:
     """Print the figures and the verdict on each target; 0 when all pass."""
     results = [result for outcome in outcomes for result in outcome[0]]
     lags = sorted(lag * 1000 for outcome in outcomes for lag in outcome[1])
@@ -463,6 +465,10 @@ def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, database
         print(f"  PostgreSQL CPU    {(database_cpu[1] - database_cpu[0]) / elapsed:.0%} of a core over the run; "
               f"{database_ms:.2f} ms per event request (typing-only {half_seconds:.0f} s)")
     print(f"  client CPU        {client_cpu / elapsed:.0%} of a core")
+    # A request at low load starts on a CPU that was idle, and that costs (bench_stack.pause_cost).
+    print(f"  machine           a fixed piece of Python: {pause_cost[0]:.2f} ms of CPU back to back, "
+          f"{pause_cost[1]:.2f} ms after an 8 ms pause (x{pause_cost[1] / pause_cost[0]:.1f}); "
+          "a worker that idles between requests pays the second")
     after = os.getloadavg()
     print(f"  load average      {load_before[0]:.1f} before, {after[0]:.1f} after (1 min; 5 min {after[1]:.1f}); "
           f"{os.cpu_count()} CPUs. Other programs' load is in these figures: quiet-machine figures "

@@ -4,6 +4,7 @@ answers after a fixed delay, each in its own process, on 127.0.0.1 only."""
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
 import shutil
@@ -25,6 +26,41 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def pause_cost(rounds: int = 300, pause: float = 0.008) -> tuple[float, float]:
+    """Milliseconds of CPU that one fixed piece of Python (an event batch's JSON written, read
+    back and its records copied) takes run back to back, and run after a pause of `pause` seconds each time.
+
+    A request at low load starts after such a pause. On a virtual machine whose CPUs halt when
+    idle, the second figure is about twice the first (2 CPUs, 2026-11-28: 0.46 against 0.74-0.95
+    ms); spinning through the pause instead of sleeping leaves it at the first. The server's CPU
+    per event request at 200 writers pays the same: the event API's own code took 0.35 ms of
+    CPU a batch run back to back in one process, and 0.85-1.0 ms inside the server at 200
+    writers, every part of it slower by the same factor (README, "Benchmarks")."""
+    record = {"eventName": "text-insert", "eventSource": "user", "eventTimestamp": 1700000000000,
+              "textDelta": {"ops": [{"retain": 120}, {"insert": "a"}]}, "currentCursor": 121,
+              "currentSuggestions": [], "currentDoc": "The quick brown fox. " * 6}
+    batch = {"events": [dict(record, seq=seq) for seq in range(9)]}
+
+    def work() -> None:  # Python's own work as much as the C parts', as a request's is
+        for _ in range(10):
+            items = json.loads(json.dumps(batch))["events"]
+            rows = [{key: value for key, value in item.items() if key != "seq"} for item in items]
+            sorted((str(row["eventTimestamp"]), len(row["currentDoc"]), tuple(row)) for row in rows)
+
+    figures = []
+    for wait in (0.0, pause):
+        work()
+        spent = 0.0
+        for _ in range(rounds):
+            started = time.process_time()
+            work()
+            spent += time.process_time() - started
+            if wait:
+                time.sleep(wait)
+        figures.append(spent / rounds * 1000)
+    return figures[0], figures[1]
 
 
 def _wait_for(url: str, process: subprocess.Popen, log: Path, what: str) -> None:
