@@ -12,7 +12,7 @@ import os
 import threading
 import time
 import weakref
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from typing import Iterator
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
@@ -84,14 +84,6 @@ def make_engine(url: str, threads: int = DEFAULT_THREADS) -> Engine:
         connection.connection.driver_connection.execute(f"BEGIN {mode}")
 
     _write_turns[engine] = WriteTurn(make_url(url).database)
-
-    @event.listens_for(engine, "engine_disposed")
-    def _disposed(disposed: Engine) -> None:
-        # Whoever disposes of the engine (before forking workers, before deleting a folder)
-        # means every connection: the kept writer too, once no transaction is using it.
-        with _write_turns[disposed].held():
-            _drop_writer(disposed)
-
     return engine
 
 
@@ -158,10 +150,6 @@ class WriteTurn:
                 return None
         return self._descriptor
 
-    def taken(self) -> bool:
-        """Whether this thread holds the turn already (a write inside a write)."""
-        return os.getpid() == self._pid and getattr(self._local, "depth", 0) > 0
-
     @contextmanager
     def held(self) -> Iterator[None]:
         if os.getpid() != self._pid:
@@ -205,58 +193,19 @@ def _create_private(url: str) -> None:
 @contextmanager
 def writing(engine: Engine) -> Iterator[Connection]:
     """A transaction that will write: on SQLite it waits for its turn (WriteTurn), then takes
-    the write lock up front, on the process's kept writer connection (`_writer`)."""
+    the write lock up front."""
     turn = _write_turns.get(engine)
-    if turn is None or turn.database is None or turn.taken():
-        # PostgreSQL; an in-memory database (a connection per thread); a write inside a write
-        with turn.held() if turn is not None else nullcontext():
-            with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as connection:
-                with connection.begin():
-                    yield connection
-        return
-    with turn.held():
-        connection = _writer(engine)
-        try:
+    if turn is None:
+        with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as connection:
             with connection.begin():
                 yield connection
-        except BaseException:
-            _drop_writer(engine)  # a connection that failed is not trusted again
-            raise
-    checkpoints.wrote(turn)  # copied into the database file by the process's thread
-
-
-# The write connection each SQLite engine keeps in this process, used only with the write turn
-# held: checking a connection out of the pool and back in for every transaction cost about 23 us
-# of SQLAlchemy's machinery, a twentieth of an event batch's CPU. It is kept as an attribute of
-# the engine (a WeakKeyDictionary's value would keep its key alive), with the process it was
-# opened in: after a fork the child opens its own and leaves the parent's alone
-# (`_inherited`: a SQLite connection must not be closed, nor used, across a fork).
-_WRITER = "_study_writer"
-_inherited: list[Connection] = []
-
-
-def _writer(engine: Engine) -> Connection:
-    kept = engine.__dict__.get(_WRITER)
-    if kept is not None and kept[0] == os.getpid() and not kept[1].closed and not kept[1].invalidated:
-        return kept[1]
-    if kept is not None and kept[0] != os.getpid():
-        _inherited.append(kept[1])
-    connection = engine.connect().execution_options(sqlite_begin="IMMEDIATE")
-    engine.__dict__[_WRITER] = (os.getpid(), connection)
-    return connection
-
-
-def _drop_writer(engine: Engine) -> None:
-    kept = engine.__dict__.pop(_WRITER, None)
-    if kept is None:
         return
-    if kept[0] != os.getpid():
-        _inherited.append(kept[1])
-    else:
-        # Closed now, not handed back to the pool: a disposed engine's old pool would keep it
-        # open until it is garbage collected.
-        kept[1].invalidate()
-        kept[1].close()
+    with turn.held():
+        with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as connection:
+            with connection.begin():
+                yield connection
+    if turn.database is not None:
+        checkpoints.wrote(turn)  # copied into the database file by the process's thread
 
 
 def take_turn(connection: Connection, name: str) -> None:

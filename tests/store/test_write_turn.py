@@ -4,16 +4,13 @@ timeout at 0, and none is told "database is locked"."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import textwrap
 
-import pytest
-
 from sqlalchemy import text
 
-from study.store import make_engine, reading, writing
+from study.store import make_engine, reading
 
 WRITER = textwrap.dedent(
     """
@@ -66,74 +63,3 @@ def test_three_processes_of_four_threads_write_without_a_busy_wait(tmp_path):
     # Each write counted the rows before it inside its own turn: 0, 1, 2, ... without repeats.
     assert counts == list(range(3 * 4 * 150))
     assert (tmp_path / "study.db-lock").stat().st_mode & 0o777 == 0o600
-
-
-# The kept writer connection (study.store.engine._writer): one per process, used with the turn.
-
-
-def _log(tmp_path):
-    engine = make_engine(f"sqlite:///{tmp_path / 'study.db'}")
-    with writing(engine) as connection:
-        connection.execute(text("CREATE TABLE log (n INTEGER)"))
-    return engine
-
-
-def _stored(engine) -> list[int]:
-    with reading(engine) as connection:
-        return list(connection.execute(text("SELECT n FROM log ORDER BY n")).scalars())
-
-
-def test_a_write_that_fails_leaves_nothing_and_the_next_write_is_stored(tmp_path):
-    engine = _log(tmp_path)
-    with pytest.raises(RuntimeError):
-        with writing(engine) as connection:
-            connection.execute(text("INSERT INTO log VALUES (1)"))
-            raise RuntimeError("the check refused it")
-    with writing(engine) as connection:
-        connection.execute(text("INSERT INTO log VALUES (2)"))
-    assert _stored(engine) == [2]
-
-
-def test_dispose_closes_every_handle_on_the_database_file(tmp_path):
-    engine = _log(tmp_path)
-    with writing(engine) as connection:
-        connection.execute(text("INSERT INTO log VALUES (1)"))
-    assert _open_on(tmp_path / "study.db")  # the kept writer, at least
-    engine.dispose()
-    assert _open_on(tmp_path / "study.db") == []
-    with writing(engine) as connection:  # and the engine still writes afterwards
-        connection.execute(text("INSERT INTO log VALUES (2)"))
-    assert _stored(engine) == [1, 2]
-
-
-def test_a_forked_child_writes_on_its_own_connection_and_the_parent_goes_on(tmp_path):
-    engine = _log(tmp_path)
-    with writing(engine) as connection:
-        connection.execute(text("INSERT INTO log VALUES (1)"))
-    child = os.fork()
-    if child == 0:  # pragma: no cover - the child's exit status is the assertion
-        try:
-            with writing(engine) as connection:
-                connection.execute(text("INSERT INTO log VALUES (2)"))
-            os._exit(0)
-        except BaseException:
-            os._exit(1)
-    _, status = os.waitpid(child, 0)
-    assert os.waitstatus_to_exitcode(status) == 0
-    with writing(engine) as connection:
-        connection.execute(text("INSERT INTO log VALUES (3)"))
-    assert _stored(engine) == [1, 2, 3]
-
-
-def _open_on(path) -> list[str]:
-    """This process's file descriptors open on the database `path`, its -wal and -shm files
-    included (the write turn's -lock file is not the database's)."""
-    found = []
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            target = os.readlink(f"/proc/self/fd/{fd}")
-        except OSError:
-            continue
-        if target.startswith(str(path)) and not target.endswith("-lock"):
-            found.append(target)
-    return found
