@@ -61,10 +61,13 @@ def client_gone(environ: dict, headers, *, streamed: bool = False) -> Callable[[
 
 def _closed(connection: socket.socket) -> bool:
     # A closed peer makes the socket readable with nothing to read; a pipelined next request
-    # makes it readable with bytes, and is left where it is (MSG_PEEK).
+    # makes it readable with bytes, and is left where it is (MSG_PEEK). poll(), not select():
+    # select() refuses a descriptor numbered 1,024 or more, and a server holding that many
+    # files and connections would have taken every stream's client for gone.
     try:
-        readable, _, _ = select.select([connection], [], [], 0)
-        if not readable:
+        poller = select.poll()
+        poller.register(connection, select.POLLIN)
+        if not poller.poll(0):
             return False
         return connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
     except BlockingIOError:

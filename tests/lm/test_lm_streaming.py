@@ -3,7 +3,10 @@ has gone (study.lm.streaming); driven with the official `openai` client."""
 
 from __future__ import annotations
 
+import os
 import queue
+import resource
+import socket
 import time
 
 import openai
@@ -11,6 +14,7 @@ import pytest
 
 from study.lm.backends import Cancelled, DeterministicBackend
 from study.lm.server import serve_in_thread
+from study.lm.streaming import client_gone
 
 MESSAGES = [{"role": "user", "content": "Help me open a story about a lighthouse."}]
 
@@ -112,3 +116,30 @@ def test_a_stream_longer_than_the_read_timeout_is_finished_while_pieces_keep_com
         stop()
     assert chunks[-1].choices[0].finish_reason == "stop"  # not cut at the 2 s read timeout
     assert "".join(c.choices[0].delta.content or "" for c in chunks) == whole.choices[0].message.content
+
+
+HIGH_DESCRIPTOR = 1500
+
+
+def test_a_client_on_a_descriptor_past_1024_is_not_taken_for_gone() -> None:
+    """A server holding over a thousand files and connections still streams: the check that the
+    client left reads the socket itself, whatever its number (select() refused those past 1,024,
+    and every stream was then cut as if its client had left)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft <= HIGH_DESCRIPTOR:
+        if hard != resource.RLIM_INFINITY and hard <= HIGH_DESCRIPTOR:
+            pytest.skip(f"this process may open at most {hard} files")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (HIGH_DESCRIPTOR + 1, hard))
+    ours, theirs = socket.socketpair()
+    os.dup2(ours.fileno(), HIGH_DESCRIPTOR)
+    high = socket.socket(fileno=HIGH_DESCRIPTOR)
+    try:
+        gone = client_gone({"werkzeug.socket": high}, {}, streamed=True)
+        assert gone() is False
+        theirs.close()
+        assert gone() is True
+    finally:
+        for each in (high, ours, theirs):
+            each.close()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
