@@ -148,6 +148,10 @@ class WriteTurn:
             except OSError:
                 self.path = None  # a read-only folder: SQLite's own locking still holds
                 return None
+            # Closed with the turn (its engine gone), not at the process's exit: a test suite or
+            # a notebook makes and drops many engines. (After a fork, the child's copy closing
+            # leaves the parent's flock alone: it is released once every copy is closed.)
+            weakref.finalize(self, os.close, self._descriptor)
         return self._descriptor
 
     @contextmanager

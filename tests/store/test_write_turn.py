@@ -4,13 +4,16 @@ timeout at 0, and none is told "database is locked"."""
 
 from __future__ import annotations
 
+import gc
+import os
 import subprocess
 import sys
 import textwrap
+import time
 
 from sqlalchemy import text
 
-from study.store import make_engine, reading
+from study.store import make_engine, reading, writing
 
 WRITER = textwrap.dedent(
     """
@@ -63,3 +66,38 @@ def test_three_processes_of_four_threads_write_without_a_busy_wait(tmp_path):
     # Each write counted the rows before it inside its own turn: 0, 1, 2, ... without repeats.
     assert counts == list(range(3 * 4 * 150))
     assert (tmp_path / "study.db-lock").stat().st_mode & 0o777 == 0o600
+
+
+def test_an_engine_let_go_leaves_no_file_of_its_database_open(tmp_path):
+    """A test suite or a notebook makes and drops many engines: each one's files, the write
+    turn's lock file among them, close once it is gone."""
+    paths = []
+    for number in range(20):
+        path = tmp_path / f"study-{number}.db"
+        engine = make_engine(f"sqlite:///{path}")
+        with engine.begin() as connection:
+            connection.execute(text("CREATE TABLE log (n INTEGER)"))
+        with writing(engine) as connection:
+            connection.execute(text("INSERT INTO log VALUES (1)"))
+        paths.append(str(path))
+        del engine, connection
+    # SQLAlchemy's engines sit in reference cycles, so they go with the garbage collector's full
+    # pass; and the WAL checkpoint thread lets go of a database a moment after its last write.
+    deadline = time.monotonic() + 10
+    while _open_on(paths) and time.monotonic() < deadline:
+        gc.collect()
+        time.sleep(0.05)
+    assert _open_on(paths) == []
+
+
+def _open_on(paths: list[str]) -> list[str]:
+    """This process's open files among `paths` and theirs (-wal, -shm, -lock)."""
+    found = []
+    for descriptor in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{descriptor}")
+        except OSError:
+            continue
+        if any(target.startswith(path) for path in paths):
+            found.append(target)
+    return found
