@@ -30,14 +30,15 @@ def free_port() -> int:
 
 def pause_cost(rounds: int = 300, pause: float = 0.008) -> tuple[float, float]:
     """Milliseconds of CPU that one fixed piece of Python (an event batch's JSON written, read
-    back and its records copied) takes run back to back, and run after a pause of `pause` seconds each time.
+    back and its records copied) takes run back to back, and run after a pause of `pause`
+    seconds each time.
 
     A request at low load starts after such a pause. On a virtual machine whose CPUs halt when
-    idle, the second figure is about twice the first (2 CPUs, 2026-11-28: 0.46 against 0.74-0.95
-    ms); spinning through the pause instead of sleeping leaves it at the first. The server's CPU
-    per event request at 200 writers pays the same: the event API's own code took 0.35 ms of
-    CPU a batch run back to back in one process, and 0.85-1.0 ms inside the server at 200
-    writers, every part of it slower by the same factor (README, "Benchmarks")."""
+    idle, the second figure is up to twice the first (2 CPUs, 2026-11-28: 0.46 ms against
+    0.69-0.80); spinning through the pause instead of sleeping leaves it at the first. The
+    event API pays the same at 200 writers: its own code took 0.35 ms of CPU a batch run back
+    to back in one process, and 0.85-1.0 ms inside the server, every part of it slower by about
+    the same factor (README, "Benchmarks")."""
     record = {"eventName": "text-insert", "eventSource": "user", "eventTimestamp": 1700000000000,
               "textDelta": {"ops": [{"retain": 120}, {"insert": "a"}]}, "currentCursor": 121,
               "currentSuggestions": [], "currentDoc": "The quick brown fox. " * 6}
