@@ -50,6 +50,7 @@ from granian.log import LogLevels
 from study.server import model_calls
 from study.server.event_lane import EventLane
 from study.server.limits import Limits
+from study.store.engine import keep_write_connection
 
 DEFAULT_WRITERS = 1000
 _PR_SET_PDEATHSIG = 1
@@ -81,6 +82,7 @@ def _app_in_worker() -> Flask:
     # granian calls this in each worker to get the app; the fork carried the master's over.
     die_with_master()
     assert _app is not None, "serving.run sets the app before the workers start"
+    keep_write_connection(_app.extensions["study.engine"])  # the worker's engine lives as long as it
     return _app
 
 

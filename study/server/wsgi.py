@@ -39,7 +39,7 @@ from study.server import create_app
 from study.server.activity import ActivityConfigError
 from study.server.limit_store import LimitStoreUnavailable
 from study.store import make_engine
-from study.store.engine import DEFAULT_THREADS
+from study.store.engine import DEFAULT_THREADS, keep_write_connection
 
 STUDY_DIR_VARIABLE = "STUDY_DIR"
 SECRET_KEY_VARIABLE = "STUDY_SECRET_KEY"
@@ -126,6 +126,8 @@ def load_app():
     # workers: a pooled connection (an SQLite handle or a PostgreSQL socket) must not be
     # inherited by several processes. Emptying the pool here makes each worker open its own.
     application.extensions["study.engine"].dispose()
+    # Each worker's engine lives as long as the worker (study.store.engine.keep_write_connection).
+    keep_write_connection(application.extensions["study.engine"])
     return application
 
 

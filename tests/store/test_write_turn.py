@@ -11,9 +11,12 @@ import sys
 import textwrap
 import time
 
+import pytest
+
 from sqlalchemy import text
 
 from study.store import make_engine, reading, writing
+from study.store.engine import keep_write_connection
 
 WRITER = textwrap.dedent(
     """
@@ -101,3 +104,62 @@ def _open_on(paths: list[str]) -> list[str]:
         if any(target.startswith(path) for path in paths):
             found.append(target)
     return found
+
+
+# A served worker's kept write connection (study.store.engine.keep_write_connection).
+
+
+def _kept_log(tmp_path):
+    engine = make_engine(f"sqlite:///{tmp_path / 'study.db'}")
+    keep_write_connection(engine)
+    with writing(engine) as connection:
+        connection.execute(text("CREATE TABLE log (n INTEGER)"))
+    return engine
+
+
+def _stored(engine) -> list[int]:
+    with reading(engine) as connection:
+        return list(connection.execute(text("SELECT n FROM log ORDER BY n")).scalars())
+
+
+def test_on_the_kept_connection_a_write_that_fails_leaves_nothing_and_the_next_is_stored(tmp_path):
+    engine = _kept_log(tmp_path)
+    with pytest.raises(RuntimeError):
+        with writing(engine) as connection:
+            connection.execute(text("INSERT INTO log VALUES (1)"))
+            raise RuntimeError("the check refused it")
+    with writing(engine) as connection:
+        connection.execute(text("INSERT INTO log VALUES (2)"))
+    assert _stored(engine) == [2]
+
+
+def test_dispose_closes_the_kept_connection(tmp_path):
+    engine = _kept_log(tmp_path)
+    database = str(tmp_path / "study.db")
+    with writing(engine) as connection:
+        connection.execute(text("INSERT INTO log VALUES (1)"))
+    assert [name for name in _open_on([database]) if not name.endswith("-lock")]
+    engine.dispose()
+    assert [name for name in _open_on([database]) if not name.endswith("-lock")] == []
+    with writing(engine) as connection:  # and the engine still writes afterwards
+        connection.execute(text("INSERT INTO log VALUES (2)"))
+    assert _stored(engine) == [1, 2]
+
+
+def test_a_forked_child_writes_on_its_own_connection_and_the_parent_goes_on(tmp_path):
+    engine = _kept_log(tmp_path)
+    with writing(engine) as connection:
+        connection.execute(text("INSERT INTO log VALUES (1)"))
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child's exit status is the assertion
+        try:
+            with writing(engine) as connection:
+                connection.execute(text("INSERT INTO log VALUES (2)"))
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    with writing(engine) as connection:
+        connection.execute(text("INSERT INTO log VALUES (3)"))
+    assert _stored(engine) == [1, 2, 3]
