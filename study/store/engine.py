@@ -12,7 +12,7 @@ import os
 import threading
 import time
 import weakref
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from typing import Iterator
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
