@@ -89,8 +89,10 @@ def make_engine(url: str, threads: int = DEFAULT_THREADS) -> Engine:
     def _disposed(disposed: Engine) -> None:
         # Whoever disposes of the engine (before forking workers, before deleting a folder)
         # means every connection: the kept write connection too, once no transaction uses it.
-        with _write_turns[disposed].held():
-            _drop_kept(disposed)
+        turn = _write_turns[disposed]
+        if turn.keeps:
+            with turn.held():
+                _drop_kept(disposed)
 
     return engine
 
@@ -214,9 +216,8 @@ def writing(engine: Engine) -> Iterator[Connection]:
     (keep_write_connection)."""
     turn = _write_turns.get(engine)
     if turn is None:
-        with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as connection:
-            with connection.begin():
-                yield connection
+        with _pooled_transaction(engine) as connection:
+            yield connection
         return
     inside = turn.taken()  # a write inside a write: the kept connection is the outer one's
     with turn.held():
@@ -229,11 +230,18 @@ def writing(engine: Engine) -> Iterator[Connection]:
                 _drop_kept(engine)  # a connection that failed is not trusted again
                 raise
         else:
-            with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as connection:
-                with connection.begin():
-                    yield connection
+            with _pooled_transaction(engine) as connection:
+                yield connection
     if turn.database is not None:
         checkpoints.wrote(turn)  # copied into the database file by the process's thread
+
+
+@contextmanager
+def _pooled_transaction(engine: Engine) -> Iterator[Connection]:
+    """A write transaction on a connection from the pool, given back after it."""
+    with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as connection:
+        with connection.begin():
+            yield connection
 
 
 def keep_write_connection(engine: Engine) -> None:
