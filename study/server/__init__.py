@@ -141,6 +141,15 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
             return jsonify(error=message), 503
         return message[0].upper() + message[1:] + ".", 503
 
+    from study.server import model_calls
+
+    @app.errorhandler(model_calls.ModelCallLost)
+    def model_call_lost(error: model_calls.ModelCallLost):
+        # The database lost the call's row (a crash after the admission): no suggestion without
+        # its record reaches the participant, who reads the usual calm sentence.
+        app.logger.error("%s", error)
+        return jsonify(error=model_calls.UNAVAILABLE), 502
+
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException):
         # The editor's API speaks JSON, errors included; pages keep Flask's HTML errors.

@@ -44,6 +44,15 @@ NO_OUTCOME = "no outcome recorded: the server stopped while the model was being 
 # PostgreSQL: one advisory lock that requests take in turn to count and record, so the
 # study-wide count cannot be read by two requests at once (SQLite's write lock does this).
 _COUNTING_LOCK = 0x5714D7_CA11
+# PostgreSQL: the admission's COMMIT returns once the row is visible to every other
+# transaction, without waiting for its WAL to reach the disk (synchronous_commit off for this
+# transaction alone). The row only counts a call for the limits; what must outlive a crash is
+# the outcome, and `settle` commits that with a flush, which writes the WAL in order and so
+# takes the admission's row with it. A database that crashes before that flush loses the row
+# and the count of one call; `settle` then finds no row and the participant gets no
+# suggestion that has no record (ModelCallLost). Under a launch's load the wait for the flush
+# was a third of a suggestion's overhead (README, "Benchmarks").
+_COMMIT_WITHOUT_FLUSH = ("SELECT set_config('synchronous_commit', 'off', true)", ())
 
 logger = logging.getLogger(__name__)
 
@@ -82,6 +91,12 @@ _SETTLE = """
     SET model = ?, parameters = ?, raw = ?, suggestions = ?, latency_ms = ?, error = ?
     WHERE id = ?
 """
+
+
+class ModelCallLost(RuntimeError):
+    """The model call's row was gone when its outcome came: the database lost it (a crash
+    between the admission and the outcome, `_COMMIT_WITHOUT_FLUSH`). The participant gets an
+    error rather than a suggestion the study has no record of."""
 
 
 class Refused(Exception):
@@ -152,7 +167,8 @@ def admit(session_id: str, condition: Condition, busy: str = BUSY, *, confirm_wr
         needed = 1 if confirm_writing else 0
         row = (session_id, now, condition.name, condition.model, "{}", "[]", "[]", NO_OUTCOME)
         if connection.dialect.name == "postgresql":
-            _, ((recent, everyone, in_flight, found, recorded),) = yield group_commit.Last([
+            _, _, ((recent, everyone, in_flight, found, recorded),) = yield group_commit.Last([
+                _COMMIT_WITHOUT_FLUSH,
                 ("SELECT pg_advisory_xact_lock(?)", (_COUNTING_LOCK,)),
                 (_COUNT_AND_RECORD, (*counts, *at, *row, per_session, study_wide, concurrent, needed)),
             ])  # fmt: skip
@@ -206,10 +222,12 @@ def settle(
     )  # fmt: skip
 
     def write(_connection):
-        yield group_commit.Last([statement])
+        (settled,) = yield group_commit.Last([(statement[0] + " RETURNING id", statement[1])])
+        return bool(settled)
 
     # The row is this call's alone; the participant waits for it, so it goes ahead of the batches.
-    group_commit.run_staged(engine(), write, key=f"suggestion_requests {request_id}", ahead=True)
+    if not group_commit.run_staged(engine(), write, key=f"suggestion_requests {request_id}", ahead=True):
+        raise ModelCallLost(f"model call {request_id} has no row in suggestion_requests to settle")
 
 
 def settling(
