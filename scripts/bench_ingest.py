@@ -6,7 +6,7 @@ answers after a fixed delay.
     python scripts/bench_ingest.py --writers 1000 --database postgres   # a throwaway PostgreSQL cluster
     python scripts/bench_ingest.py --writers 200 --duration 10          # a quick check
     python scripts/bench_ingest.py --server gunicorn --workers 4        # study.server.wsgi by hand
-    python scripts/bench_ingest.py --writers 1000 --timeline tl.txt     # each batch's send time and latency
+    python scripts/bench_ingest.py --writers 1000 --timeline tl.txt     # when each batch and suggestion went, how long
     python scripts/bench_ingest.py --writers 1000 --paradigm ghost      # ghost text (L1); or chat
 
 The script creates a study in a temporary folder, starts the server as a subprocess, and takes
@@ -260,6 +260,10 @@ def main(argv=None) -> int:
     parser.add_argument("--database", default="sqlite",
                         help="sqlite (default, study.db in the study), postgres (a throwaway cluster), "
                              "or an SQLAlchemy URL")
+    parser.add_argument("--postgres-setting", action="append", default=None, metavar="NAME=VALUE",
+                        help="with --database postgres: a setting of the throwaway cluster, repeatable "
+                             f"(default: {' '.join(stack.LAUNCH_POSTGRES_SETTINGS)}, as README \"Scale\" "
+                             "advises for a launch; wal_init_zero=on shows a new cluster's stalls)")
     parser.add_argument("--paradigm", choices=tuple(PARADIGMS), default="tab",
                         help="what the writers ask the model for in the second half: tab (Tab suggestions, "
                              "default), ghost (L1 ghost text) or chat (a chat arm's messages)")
@@ -272,7 +276,9 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the temporary study folder and server log")
     parser.add_argument("--timeline", type=Path, default=None,
-                        help="write each event batch's send time (s from the start) and ack latency (ms) here")
+                        help="write each event batch's send time (s from the start) and ack latency (ms) "
+                             "here, a line each ending 'batch', and each model request's send time and "
+                             "overhead (ms), ending 'overhead'")
     options = parser.parse_args(argv)
     if not 1 <= options.burst <= 1 + (1 - BURST_SHARE) / BURST_SHARE:
         parser.error(f"--burst must be between 1 and {1 + (1 - BURST_SHARE) / BURST_SHARE:g}")
@@ -281,7 +287,8 @@ def main(argv=None) -> int:
     try:
         with ExitStack() as stack_:
             if options.database == "postgres":
-                options.database_url = stack_.enter_context(stack.temporary_postgres())
+                settings = options.postgres_setting or list(stack.LAUNCH_POSTGRES_SETTINGS)
+                options.database_url = stack_.enter_context(stack.temporary_postgres(settings))
             elif options.database == "sqlite":
                 options.database_url = ""
             else:
@@ -367,23 +374,23 @@ def _allow_model_calls(toml: Path, options) -> None:
     toml.write_text(text)
 
 
-def _overheads(results, model_ms: dict) -> tuple[list[float], dict[int, int]]:
-    """The server's own time on each model request the model was asked for (ms, sorted), and
-    the statuses of all of them. A request refused before the model (409: a chat message while
+def _overheads(results, model_ms: dict) -> tuple[list[float], list[tuple[float, float]], dict[int, int]]:
+    """The server's own time on each model request the model was asked for (ms, sorted), the
+    same as (when it was sent on the monotonic clock, ms) pairs, and the statuses of all of them. A request refused before the model (409: a chat message while
     the previous one has no reply; 429, 503) has no row; every other one has, in the writer's
     order: Tab suggestions, ghost text and chat replies are all recorded in suggestion_requests
     (study.server.model_calls)."""
-    overheads, statuses = [], {}
+    timed, statuses = [], {}
     for result in results:
         rows = iter(model_ms.get(result.session_id, []))
-        for seconds, status in result.suggestions:
+        for seconds, status, sent_at in result.suggestions:
             statuses[status] = statuses.get(status, 0) + 1
             if status in (409, 429, 503):
                 continue
             latency_ms = next(rows, None)
             if status == 200 and latency_ms is not None:
-                overheads.append(seconds * 1000 - latency_ms)
-    return sorted(overheads), statuses
+                timed.append((sent_at, seconds * 1000 - latency_ms))
+    return sorted(ms for _, ms in timed), timed, statuses
 
 
 def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, database_cpu, load_before,
@@ -392,10 +399,15 @@ def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, database
     results = [result for outcome in outcomes for result in outcome[0]]
     lags = sorted(lag * 1000 for outcome in outcomes for lag in outcome[1])
     began = min(o[2][0] for o in outcomes)
+    overheads, timed_overheads, statuses = _overheads(results, model_ms)
     if options.timeline:
-        # Which moments the tail comes from: a burst at the start, at the half, or all along.
-        rows = sorted((sent_at - began, seconds * 1000) for r in results for sent_at, seconds in zip(r.sent_at, r.latencies))
-        options.timeline.write_text("".join(f"{at:.4f} {ms:.2f}\n" for at, ms in rows))
+        # Which moments the tail comes from: a burst at the start, at the half, all along, or
+        # stalls at a steady period (README "PostgreSQL for a launch": new WAL segments).
+        rows = sorted([(sent_at - began, seconds * 1000, "batch") for r in results
+                       for sent_at, seconds in zip(r.sent_at, r.latencies)]
+                      + [(sent_at - began, ms, "overhead") for sent_at, ms in timed_overheads])  # fmt: skip
+        options.timeline.write_text(f"# 0 s is time.monotonic() {began:.4f}, to match other processes' logs\n"
+                                    + "".join(f"{at:.4f} {ms:.2f} {kind}\n" for at, ms, kind in rows))
     elapsed = max(o[2][1] for o in outcomes) - began
     client_cpu = sum(outcome[3] for outcome in outcomes)
     marks = [outcome[4] for outcome in outcomes if outcome[4]]
@@ -406,10 +418,11 @@ def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, database
     requests = sum(r.requests for r in results)
     asked = sum(len(r.suggestions) for r in results)
     made = sum(r.made for r in results)
-    overheads, statuses = _overheads(results, model_ms)
     paradigm = PARADIGMS[options.paradigm]
 
     backend = "PostgreSQL" if "postgres" in (options.database_url or "") else "SQLite"
+    if options.database == "postgres":
+        backend += f" ({' '.join(options.postgres_setting or stack.LAUNCH_POSTGRES_SETTINGS)})"
     workers = options.workers or (stack_default_workers() if options.server == "serve" else 2)
     server_text = ("`study serve`" if options.server == "serve" else "gunicorn (study.server.wsgi)")
     server_text += f", {workers} workers x {options.threads} threads"
@@ -459,7 +472,7 @@ def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, database
     print(f"  errors            {len(errors)}" + (f"   first: {errors[0]}" if errors else ""))
     print(f"  server CPU        {(server_cpu[1] - server_cpu[0]) / elapsed:.0%} of a core over the run; "
           f"{event_cpu_ms:.2f} ms per event request (typing-only {half_seconds:.0f} s)"
-          + ("; PostgreSQL's own CPU not included" if backend == "PostgreSQL" else ""))
+          + ("; PostgreSQL's own CPU not included" if backend.startswith("PostgreSQL") else ""))
     if database_cpu[0] is not None:
         # Not a target of the server's: the database's share of the same two cores.
         print(f"  PostgreSQL CPU    {(database_cpu[1] - database_cpu[0]) / elapsed:.0%} of a core over the run; "

@@ -152,8 +152,9 @@ class WriterResult:
     requests: int = 0
     errors: list[str] = field(default_factory=list)
     timeouts: int = 0
-    # (seconds the writer waited, HTTP status) of each suggestion request, in order
-    suggestions: list[tuple[float, int]] = field(default_factory=list)
+    # (seconds the writer waited, HTTP status, time.monotonic() it was sent) of each suggestion
+    # request, in order
+    suggestions: list[tuple[float, int, float]] = field(default_factory=list)
 
 
 class Writer:
@@ -244,14 +245,14 @@ class Writer:
             if time.monotonic() >= until:
                 return
             body = orjson.dumps(self.part.body(self.editor, self.rng))
-            seq, started = self.editor.seq, time.perf_counter()
+            seq, sent_at, started = self.editor.seq, time.monotonic(), time.perf_counter()
             try:
                 status, _ = await self.suggest_client.post(url, body)
             except (OSError, EOFError, asyncio.TimeoutError, ValueError) as error:
                 self.result.errors.append(f"suggestion: {type(error).__name__}: {error}")
                 self.result.timeouts += isinstance(error, asyncio.TimeoutError)
                 continue
-            self.result.suggestions.append((time.perf_counter() - started, status))
+            self.result.suggestions.append((time.perf_counter() - started, status, sent_at))
             self.part.answered(status, moved=self.editor.seq != seq)
 
     async def post(self, batch: list[dict]) -> bool:
