@@ -33,6 +33,7 @@ from study import model_client
 from study.config import Condition
 from study.server.context import WRITING_SESSIONS, engine, limits, study
 from study.store import group_commit
+from study.store import sessions as session_store
 from study.suggest import postprocess
 
 # What a participant reads when the model fails: nothing about endpoints or status codes.
@@ -71,7 +72,7 @@ _RECORD = """
 
 
 # Whether the session is at the stage and in the condition its request was served for (1 or 0).
-_AT = "SELECT count(*) FROM sessions WHERE session_id = ? AND stage = ? AND condition = ?"
+_AT = session_store.AT_STAGE
 # PostgreSQL: the counts, the session's check and, when they leave room, the row, in one
 # statement (its snapshot is taken after the counting lock is held, in the statement before it).
 _COUNT_AND_RECORD = f"""

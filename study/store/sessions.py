@@ -75,6 +75,17 @@ def brief(engine: Engine, session_id: str) -> dict | None:
     return {"session_id": session_id, "stage": rows[0][0], "condition": rows[0][1]}
 
 
+# Whether a session is at a stage in a condition (1 or 0): a request served from a worker's
+# memory of the session (study.server.session_memory) confirms it in a transaction it writes in.
+AT_STAGE = "SELECT count(*) FROM sessions WHERE session_id = ? AND stage = ? AND condition = ?"
+
+
+def at_stage(session_id: str, stage: str, condition: str) -> tuple[str, tuple]:
+    """The statement counting 1 while `session_id` is at `stage` in `condition`, else 0, for a
+    staged work's stage (study.store.group_commit)."""
+    return AT_STAGE, (session_id, stage, condition)
+
+
 def by_assignment(connection: Connection, assignment_id: str) -> dict | None:
     row = connection.execute(
         select(sessions).where(sessions.c.assignment_id == assignment_id)

@@ -18,6 +18,7 @@ from study.server import create_app
 from study.server.model_calls import NO_OUTCOME
 from study.store import reading, writing
 from study.store.db import suggestion_requests
+from study.store.sessions import update_session
 from tests.conftest import CONTACT
 from tests.server.flow import start, to_writing
 
@@ -177,3 +178,17 @@ def test_a_reply_stored_meanwhile_is_kept_not_doubled(app, client, session_id, e
     again = _send(client, session_id, "m-0000001", "Hello?")
     assert again.status_code == 200 and again.json["assistant"]["content"] == "The other tab's reply."
     assert [m["role"] for m in _stored(app, session_id)] == ["user", "assistant"]
+
+
+def test_a_session_finished_in_another_tab_takes_no_more_messages(app, client, session_id, endpoint):
+    # The worker remembers the session writing after its first message and does not read it
+    # again; storing the next message finds it finished, stores nothing and asks no model.
+    assert _send(client, session_id, "m-0000001", "Hello?").status_code == 200
+    with writing(app.extensions["study.engine"]) as connection:  # the other tab finished
+        update_session(connection, session_id, stage="survey")
+
+    refused = _send(client, session_id, "m-0000002", "Still there?")
+
+    assert refused.status_code == 409 and "survey" in refused.json["error"]
+    assert [m["client_id"] for m in _stored(app, session_id)] == ["m-0000001", None]
+    assert endpoint.calls == 1

@@ -14,8 +14,10 @@ One message costs three write transactions, each in stages of the process's grou
 (study.store.group_commit) and ahead of the writers' event batches, since the participant waits
 on them: the message (stored before the model is asked), the model call's admission
 (model_calls.admit), and the call's outcome with the reply (stored before the participant is
-answered). The conversation is read once, in the first, on the driver; the reply's seq is the
-message's next. On PostgreSQL each is one or two round trips, its COMMIT in the last.
+answered). The conversation is read once, in the first, on the driver, which also confirms the
+session is writing (the worker may serve it from memory: study.server.context
+`writing_session_or_409`); the reply's seq is the message's next. On PostgreSQL the first is two
+round trips, the others one each, each COMMIT in the last.
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ from study import precedence
 from study.paradigms.chat import arm, assistant
 from study.paradigms.chat import store as chat_store
 from study.server import contract, model_calls
-from study.server.context import engine, session_brief_or_404, study
+from study.server.context import WRITING_SESSIONS, engine, session_brief_or_404, study, writing_session_or_409
 from study.store import group_commit, reading
+from study.store import sessions as session_store
 
 blueprint = Blueprint("chat_arm_api", __name__, url_prefix="/api/sessions")
 
@@ -71,14 +74,19 @@ def history(session_id):
 )  # fmt: skip
 @precedence.watched
 def send(session_id):
-    session = session_brief_or_404(session_id)
+    # A session this worker remembers writing is not read here: storing the message confirms it.
+    session = writing_session_or_409(session_id)
     if refused := _refusal(session):
         return refused
     body = contract.body()
     content = body["content"].strip()
     if not content or len(content) > arm.MAX_MESSAGE_CHARS:
         return jsonify(error=f"a message needs 1 to {arm.MAX_MESSAGE_CHARS} characters"), 400
-    history_now, user = group_commit.run_staged(engine(), _keep(session_id, body["client_id"], content), key=None, ahead=True)
+    keep = _keep(session_id, session["condition"], body["client_id"], content)
+    history_now, user = group_commit.run_staged(engine(), keep, key=None, ahead=True)
+    if history_now is None:  # no longer writing (finished, say, in another tab)
+        WRITING_SESSIONS.forget(session_id)
+        return _refusal(session_brief_or_404(session_id)) or (jsonify(error=model_calls.MOVED), 409)
     if user is None:
         return jsonify(error="your previous message has no reply yet; send it again first",
                        pending_client_id=history_now[-1]["client_id"]), 409  # fmt: skip
@@ -92,14 +100,19 @@ def send(session_id):
     return jsonify(user=_public(user), assistant=_public(answered), exchanges=exchanges, owed=[])
 
 
-def _keep(session_id: str, client_id: str, content: str):
+def _keep(session_id: str, condition: str, client_id: str, content: str):
     """A staged work (study.store.group_commit.run_staged): the conversation and the writer's
     message in it, the one stored under `client_id`, else `content` stored now; None while an
-    earlier message waits for its reply (nothing stored). It returns its refusal, never raises
-    one. The participant waits on it, so it goes ahead of the event batches."""
+    earlier message waits for its reply (nothing stored); (None, None) when the session is no
+    longer writing in `condition` (nothing stored). It returns its refusal, never raises one.
+    The participant waits on it, so it goes ahead of the event batches."""
 
-    def work(_connection) -> tuple[list[dict], dict | None]:
-        (rows,) = yield [chat_store.reading_conversation(session_id)]
+    def work(_connection) -> tuple[list[dict] | None, dict | None]:
+        rows, ((writing,),) = yield [
+            chat_store.reading_conversation(session_id), session_store.at_stage(session_id, "writing", condition),
+        ]  # fmt: skip
+        if not writing:
+            return None, None
         history_now = chat_store.conversation_of(rows)
         user = next((m for m in history_now if m["client_id"] == client_id), None)
         if user is not None:

@@ -99,6 +99,8 @@ _INSERT = """
     INSERT INTO chat_messages (session_id, seq, role, content, created_at, client_id, model, latency_ms)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 """
+# A reply for a seq already taken (another tab asked for the same message) stores nothing.
+_KEEP_THE_FIRST = " ON CONFLICT (session_id, seq) DO NOTHING"
 _FIELDS = ("seq", "role", "content", "client_id")
 
 
@@ -140,16 +142,15 @@ def storing_reply(session_id: str, seq: int, text: str, model: str, latency_ms: 
     """A staged work (study.store.group_commit.run_staged) storing a model's reply at `seq`
     together with `settled`, the statement settling its model call (model_calls.settling):
     the reply stored there, or the one already there when two tabs asked at once (the first
-    stored stays). The settling and the look come in one round trip, the reply and the
-    COMMIT in the next."""
+    stored stays: the insert does nothing on a taken seq, and the look after it reads what is
+    there). On PostgreSQL one round trip, with the COMMIT: the participant waits on it."""
 
     def work(_connection):
-        _, existing = yield [settled, (_AT, (session_id, seq))]
-        if existing:
-            return conversation_of(existing)[0]
-        statement, message = inserting_message(session_id, seq, "assistant", text, model=model, latency_ms=latency_ms)
-        yield group_commit.Last([statement])
-        return message
+        (insert, values), _ = inserting_message(session_id, seq, "assistant", text, model=model, latency_ms=latency_ms)
+        _, _, stored = yield group_commit.Last([
+            settled, (insert + _KEEP_THE_FIRST, values), (_AT, (session_id, seq)),
+        ])  # fmt: skip
+        return conversation_of(stored)[0]
 
     return work
 
