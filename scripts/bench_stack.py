@@ -168,7 +168,7 @@ def cluster_cpu_seconds() -> float | None:
 
 # The throwaway cluster's settings beyond PostgreSQL's defaults, as README "Scale" advises for
 # a launch. A new cluster fills each new 16 MB WAL segment with zeroes while every commit waits
-# (wal_init_zero): at 1,000 writers about one segment in 4 s, each a 20-50 ms stall of every
+# (wal_init_zero): at 1,000 writers about one segment in 4 s, each a 20-70 ms stall of every
 # acknowledgement and suggestion, until checkpoints recycle old segments. A database that has
 # run a while writes into recycled segments; with this setting a new one costs as little.
 LAUNCH_POSTGRES_SETTINGS = ("wal_init_zero=off",)
