@@ -1,0 +1,55 @@
+"""A chat arm's messages and replies (study.paradigms.chat.store, through arm_api) on SQLite and
+PostgreSQL: each message is stored once under its client_id at the next seq, a message waiting
+for its reply holds back any other, and a resent one gets its stored reply."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from study import config
+from study.cli import write_study_files
+from study.paradigms.chat import store as chat_store
+from study.server import create_app
+from study.store import reading
+from tests.conftest import CONTACT
+from tests.server.flow import start, to_writing
+
+
+def _chat_arm_app(tmp_path, database_url: str, engine, endpoint_url: str):
+    folder = tmp_path / "chat-arm"
+    write_study_files(folder, design="realhumaneval", replacements={
+        "min_seconds = 600": "min_seconds = 0", 'endpoint = ""': f'endpoint = "{endpoint_url}"', **CONTACT,
+    })  # fmt: skip
+    toml = folder / "study.toml"
+    text = toml.read_text()
+    toml.write_text(text[: text.index("[[conditions]]")] + text[text.index('[[conditions]]\nname = "chat"') :])
+    return create_app(replace(config.load(folder), database_url=database_url), engine=engine)
+
+
+def test_messages_and_replies_take_their_seqs_once(tmp_path, database_url, engine, endpoint_factory):
+    endpoint = endpoint_factory()
+    app = _chat_arm_app(tmp_path, database_url, engine, endpoint.url)
+    client = app.test_client()
+    session_id = start(client, access_code="writer-1")
+    to_writing(client, session_id)
+
+    def send(client_id: str, content: str = "An opening line?"):
+        return client.post(f"/api/sessions/{session_id}/assistant/messages",
+                           json={"client_id": client_id, "content": content})  # fmt: skip
+
+    first = send("m-0000001")
+    assert first.status_code == 200 and (first.json["user"]["seq"], first.json["assistant"]["seq"]) == (0, 1)
+    assert send("m-0000001").json["assistant"] == first.json["assistant"] and endpoint.calls == 1
+
+    endpoint.fail_next()
+    assert send("m-0000002").status_code == 502
+    held = send("m-0000003", "Something else?")
+    assert held.status_code == 409 and held.json["pending_client_id"] == "m-0000002"
+    again = send("m-0000002")
+    assert again.status_code == 200 and (again.json["user"]["seq"], again.json["assistant"]["seq"]) == (2, 3)
+
+    with reading(engine) as connection:
+        stored = chat_store.messages(connection, session_id)
+    assert [(m["seq"], m["role"], m["client_id"]) for m in stored] == [
+        (0, "user", "m-0000001"), (1, "assistant", None), (2, "user", "m-0000002"), (3, "assistant", None),
+    ]  # fmt: skip
