@@ -14,10 +14,10 @@ One message costs three write transactions, each in stages of the process's grou
 (study.store.group_commit) and ahead of the writers' event batches, since the participant waits
 on them: the message (stored before the model is asked), the model call's admission
 (model_calls.admit), and the call's outcome with the reply (stored before the participant is
-answered). The first also confirms the session is writing (the worker may serve it from
-memory: study.server.context `writing_session_or_409`) and reads the conversation, on the
-driver; the reply's seq is the message's next. On PostgreSQL each is one round trip, with its
-COMMIT.
+answered). The conversation is read once, in the first, on the driver, which also confirms the
+session is writing (the worker may serve it from memory: study.server.context
+`writing_session_or_409`); the reply's seq is the message's next. On PostgreSQL the first is two
+round trips, the others one each, each COMMIT in the last.
 """
 
 from __future__ import annotations
@@ -105,22 +105,24 @@ def _keep(session_id: str, condition: str, client_id: str, content: str):
     message in it, the one stored under `client_id`, else `content` stored now; None while an
     earlier message waits for its reply (nothing stored); (None, None) when the session is no
     longer writing in `condition` (nothing stored). It returns its refusal, never raises one.
-    The participant waits on it, so it goes ahead of the event batches. One round trip on
-    PostgreSQL: the stage, the conditional insert and the conversation after it, with the COMMIT."""
+    The participant waits on it, so it goes ahead of the event batches."""
 
     def work(_connection) -> tuple[list[dict] | None, dict | None]:
-        ((writing,),), _, rows = yield group_commit.Last([
-            session_store.at_stage(session_id, "writing", condition),
-            chat_store.adding_user_message(session_id, client_id, content, "writing", condition),
-            chat_store.reading_conversation(session_id),
-        ])  # fmt: skip
+        rows, ((writing,),) = yield [
+            chat_store.reading_conversation(session_id), session_store.at_stage(session_id, "writing", condition),
+        ]  # fmt: skip
         if not writing:
             return None, None
         history_now = chat_store.conversation_of(rows)
         user = next((m for m in history_now if m["client_id"] == client_id), None)
-        # None: the last message is the writer's, still waiting for its reply (the page asks
-        # for that one first).
-        return history_now, user
+        if user is not None:
+            return history_now, user
+        if history_now and history_now[-1]["role"] == "user":
+            return history_now, None
+        seq = history_now[-1]["seq"] + 1 if history_now else 0
+        statement, user = chat_store.inserting_message(session_id, seq, "user", content, client_id=client_id)
+        yield group_commit.Last([statement])
+        return [*history_now, user], user
 
     return work
 

@@ -99,18 +99,6 @@ _INSERT = """
     INSERT INTO chat_messages (session_id, seq, role, content, created_at, client_id, model, latency_ms)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 """
-# A writer's message at the conversation's next seq, stored only while the session is at the
-# stage in the condition, no message has its client_id yet and the last message is not one of
-# the writer's still waiting for its reply; nothing when another request took the seq meanwhile.
-_ADD_USER = """
-    INSERT INTO chat_messages (session_id, seq, role, content, created_at, client_id)
-    SELECT ?, next.seq, 'user', ?, CAST(? AS DOUBLE PRECISION), ?
-    FROM (SELECT COALESCE(max(seq) + 1, 0) AS seq FROM chat_messages WHERE session_id = ?) AS next
-    WHERE EXISTS (SELECT 1 FROM sessions WHERE session_id = ? AND stage = ? AND condition = ?)
-      AND NOT EXISTS (SELECT 1 FROM chat_messages WHERE session_id = ? AND client_id = ?)
-      AND COALESCE((SELECT role FROM chat_messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1), '') <> 'user'
-    ON CONFLICT DO NOTHING
-"""
 # A reply for a seq already taken (another tab asked for the same message) stores nothing.
 _KEEP_THE_FIRST = " ON CONFLICT (session_id, seq) DO NOTHING"
 _FIELDS = ("seq", "role", "content", "client_id")
@@ -139,15 +127,6 @@ def insert_message(
     statement, message = inserting_message(session_id, seq, role, content, client_id, model, latency_ms)
     driver_fetch(connection, *statement)
     return message
-
-
-def adding_user_message(session_id: str, client_id: str, content: str, stage: str, condition: str) -> tuple[str, tuple]:
-    """The statement storing a writer's message at the next seq, when it may be stored (see
-    `_ADD_USER`), for a staged work's stage: read the conversation after it to see what it did."""
-    return _ADD_USER, (
-        session_id, content, time.time(), client_id, session_id, session_id, stage, condition, session_id, client_id,
-        session_id,
-    )  # fmt: skip
 
 
 def inserting_message(
