@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import re
 import uuid
+from pathlib import Path
+
+from study import config
+from study.cli import write_study_files
+from tests.conftest import CONTACT
 
 # The landing page's two required boxes ([texts] instructions_confirmations).
 CONFIRMED = {"confirm1": "yes", "confirm2": "yes"}
@@ -43,3 +48,15 @@ def rate(client, session_id: str, occasion: int, value: int = 7):
     return client.post(
         f"/api/sessions/{session_id}/surveys/periodic/{occasion}", json={"answers": {"periodic_rating": value}}
     )
+
+
+def chat_arm_study(folder: Path, endpoint_url: str) -> config.Study:
+    """RealHumanEval's design with its chat arm only, written to `folder`: every writer gets the
+    panel beside the editor, answered by the model at `endpoint_url`."""
+    write_study_files(folder, design="realhumaneval", replacements={
+        "min_seconds = 600": "min_seconds = 0", 'endpoint = ""': f'endpoint = "{endpoint_url}"', **CONTACT,
+    })  # fmt: skip
+    toml = folder / "study.toml"
+    text = toml.read_text()
+    toml.write_text(text[: text.index("[[conditions]]")] + text[text.index('[[conditions]]\nname = "chat"') :])
+    return config.load(folder)

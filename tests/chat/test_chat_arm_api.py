@@ -11,28 +11,14 @@ import time
 import pytest
 from sqlalchemy import select
 
-from study import config
-from study.cli import write_study_files
 from study.paradigms.chat import store as chat_store
 from study.server import create_app
 from study.server.model_calls import NO_OUTCOME
 from study.store import reading, writing
 from study.store.db import suggestion_requests
 from study.store.sessions import update_session
-from tests.conftest import CONTACT
+from tests.chat.flow import chat_arm_study
 from tests.server.flow import start, to_writing
-
-
-def _chat_arm_study(tmp_path, endpoint_url: str) -> config.Study:
-    """RealHumanEval's design with its chat arm only: every writer gets the panel."""
-    folder = tmp_path / "study"
-    write_study_files(folder, design="realhumaneval", replacements={
-        "min_seconds = 600": "min_seconds = 0", 'endpoint = ""': f'endpoint = "{endpoint_url}"', **CONTACT,
-    })  # fmt: skip
-    toml = folder / "study.toml"
-    text = toml.read_text()
-    toml.write_text(text[: text.index("[[conditions]]")] + text[text.index('[[conditions]]\nname = "chat"') :])
-    return config.load(folder)
 
 
 @pytest.fixture
@@ -42,7 +28,7 @@ def endpoint(endpoint_factory):
 
 @pytest.fixture
 def app(tmp_path, endpoint):
-    return create_app(_chat_arm_study(tmp_path, endpoint.url))
+    return create_app(chat_arm_study(tmp_path / "study", endpoint.url))
 
 
 @pytest.fixture

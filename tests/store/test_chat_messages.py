@@ -6,24 +6,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from study import config
-from study.cli import write_study_files
 from study.paradigms.chat import store as chat_store
 from study.server import create_app
 from study.store import reading
-from tests.conftest import CONTACT
+from tests.chat.flow import chat_arm_study
 from tests.server.flow import start, to_writing
 
 
 def _chat_arm_app(tmp_path, database_url: str, engine, endpoint_url: str):
-    folder = tmp_path / "chat-arm"
-    write_study_files(folder, design="realhumaneval", replacements={
-        "min_seconds = 600": "min_seconds = 0", 'endpoint = ""': f'endpoint = "{endpoint_url}"', **CONTACT,
-    })  # fmt: skip
-    toml = folder / "study.toml"
-    text = toml.read_text()
-    toml.write_text(text[: text.index("[[conditions]]")] + text[text.index('[[conditions]]\nname = "chat"') :])
-    return create_app(replace(config.load(folder), database_url=database_url), engine=engine)
+    study = chat_arm_study(tmp_path / "chat-arm", endpoint_url)
+    return create_app(replace(study, database_url=database_url), engine=engine)
 
 
 def test_messages_and_replies_take_their_seqs_once(tmp_path, database_url, engine, endpoint_factory):
