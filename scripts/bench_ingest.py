@@ -287,8 +287,8 @@ def main(argv=None) -> int:
     try:
         with ExitStack() as stack_:
             if options.database == "postgres":
-                settings = options.postgres_setting or list(stack.LAUNCH_POSTGRES_SETTINGS)
-                options.database_url = stack_.enter_context(stack.temporary_postgres(settings))
+                options.postgres_setting = options.postgres_setting or list(stack.LAUNCH_POSTGRES_SETTINGS)
+                options.database_url = stack_.enter_context(stack.temporary_postgres(options.postgres_setting))
             elif options.database == "sqlite":
                 options.database_url = ""
             else:
@@ -376,9 +376,10 @@ def _allow_model_calls(toml: Path, options) -> None:
 
 def _overheads(results, model_ms: dict) -> tuple[list[float], list[tuple[float, float]], dict[int, int]]:
     """The server's own time on each model request the model was asked for (ms, sorted), the
-    same as (when it was sent on the monotonic clock, ms) pairs, and the statuses of all of them. A request refused before the model (409: a chat message while
-    the previous one has no reply; 429, 503) has no row; every other one has, in the writer's
-    order: Tab suggestions, ghost text and chat replies are all recorded in suggestion_requests
+    same as (when it was sent on the monotonic clock, ms) pairs, and the statuses of all of
+    them. A request refused before the model (409: a chat message while the previous one has
+    no reply; 429, 503) has no row; every other one has, in the writer's order: Tab
+    suggestions, ghost text and chat replies are all recorded in suggestion_requests
     (study.server.model_calls)."""
     timed, statuses = [], {}
     for result in results:
@@ -422,7 +423,7 @@ def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, database
 
     backend = "PostgreSQL" if "postgres" in (options.database_url or "") else "SQLite"
     if options.database == "postgres":
-        backend += f" ({' '.join(options.postgres_setting or stack.LAUNCH_POSTGRES_SETTINGS)})"
+        backend += f" ({' '.join(options.postgres_setting)})"
     workers = options.workers or (stack_default_workers() if options.server == "serve" else 2)
     server_text = ("`study serve`" if options.server == "serve" else "gunicorn (study.server.wsgi)")
     server_text += f", {workers} workers x {options.threads} threads"
