@@ -87,15 +87,12 @@ _COUNT_AND_RECORD = f"""
     SELECT recent, everyone, in_flight, at.count, (SELECT id FROM recorded) FROM counts, at
 """
 
+# The outcome, answering with the row's id when it found the row (`settle`: ModelCallLost).
 _SETTLE = """
     UPDATE suggestion_requests
     SET model = ?, parameters = ?, raw = ?, suggestions = ?, latency_ms = ?, error = ?
-    WHERE id = ?
+    WHERE id = ? RETURNING id
 """
-
-
-# `settle`'s statement, answering whether it found the row (ModelCallLost).
-_SETTLE_FOUND = _SETTLE.rstrip() + " RETURNING id"
 
 
 class ModelCallLost(RuntimeError):
@@ -227,7 +224,7 @@ def settle(
     )  # fmt: skip
 
     def write(_connection):
-        (settled,) = yield group_commit.Last([(_SETTLE_FOUND, statement[1])])
+        (settled,) = yield group_commit.Last([statement])
         return bool(settled)
 
     # The row is this call's alone; the participant waits for it, so it goes ahead of the batches.
