@@ -4,8 +4,9 @@ chat assistant's replies (chat_api) all go through here, in this order:
 
 1. `slot()`: at most `[suggestions] concurrent_requests` model calls are in flight in this
    server process; past it the request is answered 503 at once, without touching the database,
-   so slow model calls cannot take every thread from event ingest and pages.
-2. `admit()`: in one transaction, the per-session limit (`max_requests_per_minute`), the
+   so slow model calls cannot take every thread from event ingest and pages (`slot_if_free()`
+   for a view that stores something of its own either way).
+2. `admit()`: in one transaction (or in the caller's, `admission()`), the per-session limit (`max_requests_per_minute`), the
    study-wide one (`model_calls_per_minute`) and the study-wide slots (`concurrent_requests`
    calls without an outcome yet) are counted and the request is recorded in suggestion_requests
    *before* the model is called: concurrent requests see each other's rows, so the limits hold
@@ -125,13 +126,25 @@ def _slots() -> threading.BoundedSemaphore:
 def slot(busy: str = BUSY) -> Iterator[None]:
     """Hold one of the process's model-call slots, or raise Refused (503) at once."""
     g.study_model_call = True  # counted for `study status` (study.server.activity)
-    if not _slots().acquire(blocking=False):
-        g.study_model_call_busy = True
-        raise Refused(busy, 503)
-    try:
+    with slot_if_free() as held:
+        if not held:
+            g.study_model_call_busy = True
+            raise Refused(busy, 503)
         yield
+
+
+@contextmanager
+def slot_if_free() -> Iterator[bool]:
+    """One of the process's model-call slots when one is free (True), else False at once, for
+    a view that stores something of its own whether or not the model is asked (a chat arm's
+    message is kept when the model is busy). The view counts the request for `study status`
+    as `slot` does, once it knows the request needs the model."""
+    held = _slots().acquire(blocking=False)
+    try:
+        yield held
     finally:
-        _slots().release()
+        if held:
+            _slots().release()
 
 
 def in_flight_seconds(study_config) -> float:
@@ -151,17 +164,28 @@ def admit(session_id: str, condition: Condition, busy: str = BUSY, *, confirm_wr
     (study.store.group_commit, `ahead`): the participant waits on it, a batch's browser does not.
     `confirm_writing`: the session must still be at the writing stage in `condition` (the view
     may have it from memory, context.writing_session_or_409), else Refused (409) and forgotten."""
+    work = admission(session_id, condition, busy, confirm_writing=confirm_writing)
+    return admitted(session_id, group_commit.run_staged(engine(), work, key=None, ahead=True))
+
+
+def admission(session_id: str, condition: Condition, busy: str = BUSY, *, confirm_writing: bool = False):
+    """`admit`'s work, for a staged work of the caller's to run with `yield from
+    work(connection, along)` (study.store.group_commit): `along` are statements of the caller's
+    sent in the admission's first stage, ahead of its own, in its transaction (a chat arm's
+    message: one round trip and one COMMIT fewer on PostgreSQL, study.paradigms.chat.arm_api).
+    It returns the row id or the Refused to hand to `admitted`, and is the caller's last stage.
+    The limits are read here, on the request's thread; the work may run on another."""
     per_session = study().suggestions.max_requests_per_minute
     study_wide = limits().model_calls_per_minute
     concurrent = limits().concurrent_suggestions
     in_flight_seconds = _in_flight_seconds()
 
-    def count_and_record(connection):
+    def count_and_record(connection, along: group_commit.Statements = ()):
         # Runs on whichever request thread leads the group: no Flask globals in here. Three
         # index range counts in one statement: every model call of a launch asks them while the
-        # write turn is held. In stages (study.store.group_commit.run_staged), alone. On
-        # PostgreSQL one round trip: BEGIN, the lock, the counts with the row when they leave
-        # room, and COMMIT.
+        # write turn is held. On PostgreSQL one round trip: BEGIN, the lock, the counts with the
+        # row when they leave room, and COMMIT; without a flush unless `along` writes something
+        # that must outlive a crash (_COMMIT_WITHOUT_FLUSH).
         now = time.time()
         since = now - 60
         counts = (session_id, since, since, NO_OUTCOME, now - in_flight_seconds)
@@ -169,13 +193,14 @@ def admit(session_id: str, condition: Condition, busy: str = BUSY, *, confirm_wr
         needed = 1 if confirm_writing else 0
         row = (session_id, now, condition.name, condition.model, "{}", "[]", "[]", NO_OUTCOME)
         if connection.dialect.name == "postgresql":
-            _, _, ((recent, everyone, in_flight, found, recorded),) = yield group_commit.Last([
-                _COMMIT_WITHOUT_FLUSH,
+            rows = yield group_commit.Last([
+                *(along or [_COMMIT_WITHOUT_FLUSH]),
                 ("SELECT pg_advisory_xact_lock(?)", (_COUNTING_LOCK,)),
                 (_COUNT_AND_RECORD, (*counts, *at, *row, per_session, study_wide, concurrent, needed)),
             ])  # fmt: skip
+            ((recent, everyone, in_flight, found, recorded),) = rows[-1]
         else:
-            (((recent, everyone, in_flight),), ((found,),)) = yield [(_COUNTS, counts), (_AT, at)]
+            *_, ((recent, everyone, in_flight),), ((found,),) = yield [*along, (_COUNTS, counts), (_AT, at)]
             recorded = None
         if found < needed:
             return Refused(MOVED, 409)
@@ -193,7 +218,12 @@ def admit(session_id: str, condition: Condition, busy: str = BUSY, *, confirm_wr
         ((record,),) = yield group_commit.Last([(_RECORD, row)])
         return record[0]
 
-    outcome = group_commit.run_staged(engine(), count_and_record, key=None, ahead=True)
+    return count_and_record
+
+
+def admitted(session_id: str, outcome: int | Refused) -> int:
+    """The row id an admission's work returned, or its Refused raised (and the session
+    forgotten by this worker when it has moved on from writing)."""
     if isinstance(outcome, Refused) and outcome.message == MOVED:
         WRITING_SESSIONS.forget(session_id)
     if isinstance(outcome, Refused):

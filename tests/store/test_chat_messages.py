@@ -1,14 +1,17 @@
 """A chat arm's messages and replies (study.paradigms.chat.store, through arm_api) on SQLite and
 PostgreSQL: each message is stored once under its client_id at the next seq, a message waiting
-for its reply holds back any other, and a resent one gets its stored reply."""
+for its reply holds back any other, and a resent one gets its stored reply; a message the model is not asked for is kept."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from sqlalchemy import func, select
+
 from study.paradigms.chat import store as chat_store
 from study.server import create_app
 from study.store import reading
+from study.store.db import suggestion_requests
 from tests.chat.flow import chat_arm_study
 from tests.server.flow import start, to_writing
 
@@ -45,3 +48,43 @@ def test_messages_and_replies_take_their_seqs_once(tmp_path, database_url, engin
     assert [(m["seq"], m["role"], m["client_id"]) for m in stored] == [
         (0, "user", "m-0000001"), (1, "assistant", None), (2, "user", "m-0000002"), (3, "assistant", None),
     ]  # fmt: skip
+
+
+def test_a_message_the_model_is_not_asked_for_is_kept_and_counts_no_call(tmp_path, database_url, engine, endpoint_factory):
+    # The message is stored in its model call's admission (model_calls.admission): a refusal
+    # of the call keeps the message and records no call, whether no slot was free or a limit
+    # was reached, and the message asked again is answered once.
+    endpoint = endpoint_factory()
+    study = chat_arm_study(tmp_path / "chat-arm", endpoint.url)
+    one_a_minute = replace(study, database_url=database_url,
+                           suggestions=replace(study.suggestions, max_requests_per_minute=1))  # fmt: skip
+    app = create_app(one_a_minute, engine=engine)
+    client = app.test_client()
+    session_id = start(client, access_code="writer-1")
+    to_writing(client, session_id)
+
+    def send(client_id: str, content: str):
+        return client.post(f"/api/sessions/{session_id}/assistant/messages",
+                           json={"client_id": client_id, "content": content})  # fmt: skip
+
+    def stored() -> list[tuple]:
+        with reading(engine) as connection:
+            calls = connection.execute(select(func.count()).select_from(suggestion_requests)).scalar_one()
+            return calls, [(m["role"], m["client_id"]) for m in chat_store.messages(connection, session_id)]
+
+    slots = app.extensions["study.suggestion_slots"]
+    taken = 0
+    while slots.acquire(blocking=False):  # every model call of this process is in flight
+        taken += 1
+    busy = send("m-0000001", "First?")
+    assert busy.status_code == 503 and stored() == (0, [("user", "m-0000001")])
+    for _ in range(taken):
+        slots.release()
+
+    assert send("m-0000001", "First?").status_code == 200
+    assert stored() == (1, [("user", "m-0000001"), ("assistant", None)])
+
+    limited = send("m-0000002", "Second?")
+    assert limited.status_code == 429 and "per minute" in limited.json["error"]
+    assert stored() == (1, [("user", "m-0000001"), ("assistant", None), ("user", "m-0000002")])
+    assert endpoint.calls == 1

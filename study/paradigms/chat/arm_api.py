@@ -10,19 +10,21 @@ POST /api/sessions/<id>/assistant/messages {"client_id", "content"} -> 200 {"use
 The conversation is stored as a chat study's (study.paradigms.chat.store) and every model call goes
 through study.server.model_calls, as the chat study's replies do (study.paradigms.chat.api).
 
-One message costs three write transactions, each in stages of the process's group commit
+One message costs two write transactions, each in stages of the process's group commit
 (study.store.group_commit) and ahead of the writers' event batches, since the participant waits
-on them: the message (stored before the model is asked), the model call's admission
-(model_calls.admit), and the call's outcome with the reply (stored before the participant is
+on them: the message with its model call's admission (stored before the model is asked;
+model_calls.admission), and the call's outcome with the reply (stored before the participant is
 answered). The conversation is read once, in the first, on the driver, which also confirms the
 session is writing (the worker may serve it from memory: study.server.context
 `writing_session_or_409`); the reply's seq is the message's next. On PostgreSQL the first is two
-round trips, the others one each, each COMMIT in the last.
+round trips, the second one, each COMMIT in the last. The message's COMMIT waits for the disk,
+as the writer's text must (a lone admission's does not). A message the model is not asked for
+(the limits refuse it, no slot is free) is stored all the same.
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, jsonify
+from flask import Blueprint, g, jsonify
 
 from study import precedence
 from study.paradigms.chat import arm, assistant
@@ -82,60 +84,75 @@ def send(session_id):
     content = body["content"].strip()
     if not content or len(content) > arm.MAX_MESSAGE_CHARS:
         return jsonify(error=f"a message needs 1 to {arm.MAX_MESSAGE_CHARS} characters"), 400
-    keep = _keep(session_id, session["condition"], body["client_id"], content)
-    history_now, user = group_commit.run_staged(engine(), keep, key=None, ahead=True)
-    if history_now is None:  # no longer writing (finished, say, in another tab)
-        WRITING_SESSIONS.forget(session_id)
-        return _refusal(session_brief_or_404(session_id)) or (jsonify(error=model_calls.MOVED), 409)
-    if user is None:
-        return jsonify(error="your previous message has no reply yet; send it again first",
-                       pending_client_id=history_now[-1]["client_id"]), 409  # fmt: skip
-    answered = next((m for m in history_now if m["seq"] == user["seq"] + 1), None)
-    exchanges = chat_store.exchanges(history_now)
-    if answered is None:
-        answered, error = _ask(session, session_id, [m for m in history_now if m["seq"] <= user["seq"]])
-        if error is not None:
-            return error
-        exchanges += 1
+    condition = study().condition(session["condition"])
+    # The slot is taken first, so that a free one lets the message's transaction admit the
+    # model call too; the message is kept either way.
+    with model_calls.slot_if_free() as free:
+        admission = model_calls.admission(session_id, condition, BUSY) if free else None
+        keep = _keep(session_id, condition.name, body["client_id"], content, admission)
+        history_now, user, admitted = group_commit.run_staged(engine(), keep, key=None, ahead=True)
+        if history_now is None:  # no longer writing (finished, say, in another tab)
+            WRITING_SESSIONS.forget(session_id)
+            return _refusal(session_brief_or_404(session_id)) or (jsonify(error=model_calls.MOVED), 409)
+        if user is None:
+            return jsonify(error="your previous message has no reply yet; send it again first",
+                           pending_client_id=history_now[-1]["client_id"]), 409  # fmt: skip
+        answered = next((m for m in history_now if m["seq"] == user["seq"] + 1), None)
+        exchanges = chat_store.exchanges(history_now)
+        if answered is None:
+            g.study_model_call = True  # counted for `study status`, as model_calls.slot does
+            try:
+                if not free:
+                    g.study_model_call_busy = True
+                    raise model_calls.Refused(BUSY, 503)
+                request_id = model_calls.admitted(session_id, admitted)
+            except model_calls.Refused as refusal:
+                return refusal.response()
+            answered, error = _ask(condition, session_id, [m for m in history_now if m["seq"] <= user["seq"]], request_id)
+            if error is not None:
+                return error
+            exchanges += 1
     return jsonify(user=_public(user), assistant=_public(answered), exchanges=exchanges, owed=[])
 
 
-def _keep(session_id: str, condition: str, client_id: str, content: str):
-    """A staged work (study.store.group_commit.run_staged): the conversation and the writer's
-    message in it, the one stored under `client_id`, else `content` stored now; None while an
-    earlier message waits for its reply (nothing stored); (None, None) when the session is no
-    longer writing in `condition` (nothing stored). It returns its refusal, never raises one.
-    The participant waits on it, so it goes ahead of the event batches."""
+def _keep(session_id: str, condition: str, client_id: str, content: str, admission):
+    """A staged work (study.store.group_commit.run_staged): the conversation, the writer's
+    message in it and the admission of its model call (the `admission`'s outcome, None when the
+    message has its reply or there is no `admission`: no slot was free). The message is the one
+    stored under `client_id`, else `content` stored now, in the admission's transaction when
+    there is one (model_calls.admission); it is None while an earlier message waits for its
+    reply (nothing stored). (None, None, None) when the session is no longer writing in
+    `condition` (nothing stored). It returns its refusals, never raises one. The participant
+    waits on it, so it goes ahead of the event batches."""
 
-    def work(_connection) -> tuple[list[dict] | None, dict | None]:
+    def work(connection) -> tuple[list[dict] | None, dict | None, int | model_calls.Refused | None]:
         rows, ((writing,),) = yield [
             chat_store.reading_conversation(session_id), session_store.at_stage(session_id, "writing", condition),
         ]  # fmt: skip
         if not writing:
-            return None, None
+            return None, None, None
         history_now = chat_store.conversation_of(rows)
         user = next((m for m in history_now if m["client_id"] == client_id), None)
-        if user is not None:
-            return history_now, user
+        if user is not None:  # sent again: answered, or still waiting for its reply
+            if admission is None or history_now[-1] is not user:
+                return history_now, user, None
+            return history_now, user, (yield from admission(connection))
         if history_now and history_now[-1]["role"] == "user":
-            return history_now, None
+            return history_now, None, None
         seq = history_now[-1]["seq"] + 1 if history_now else 0
         statement, user = chat_store.inserting_message(session_id, seq, "user", content, client_id=client_id)
-        yield group_commit.Last([statement])
-        return [*history_now, user], user
+        if admission is None:
+            yield group_commit.Last([statement])
+            return [*history_now, user], user, None
+        return [*history_now, user], user, (yield from admission(connection, [statement]))
 
     return work
 
 
-def _ask(session: dict, session_id: str, history: list[dict]):
-    """The model's reply to `history` (which ends with the writer's message), stored; or an error response."""
-    condition = study().condition(session["condition"])
-    try:
-        with model_calls.slot(BUSY):
-            request_id = model_calls.admit(session_id, condition, BUSY)
-            result = assistant.reply(study().suggestions, condition, history, arm.MAX_TOKENS)
-    except model_calls.Refused as refusal:
-        return None, refusal.response()
+def _ask(condition, session_id: str, history: list[dict], request_id: int):
+    """The model's reply to `history` (which ends with the writer's message) for the admitted
+    call `request_id`, stored; or an error response."""
+    result = assistant.reply(study().suggestions, condition, history, arm.MAX_TOKENS)
     outcome = {
         "answered_model": result.answered_model, "parameters": result.parameters,
         "raw": [{"text": result.text, "finish_reason": result.finish_reason}],
