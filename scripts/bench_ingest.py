@@ -15,7 +15,8 @@ types as a person does: phases of steady typing at --rate events/s, bursts at --
 rate and pauses, averaging --rate; writers start and stop at different moments of the first and
 last second; --seed fixes when each keystroke comes. Its outbox behaves like
 study/static/editor-outbox.js: a batch goes out 1 s after the first unsent event, or at once
-when 20 are waiting; one request at a time; unacknowledged events are resent. Records are valid per schemas/event-batch.schema.json.
+when 20 are waiting; one request at a time; unacknowledged events are resent. Records are
+valid per schemas/event-batch.schema.json.
 
 The run has two halves. In the first the writers only type: the server's CPU per event request
 is measured there. In the second each writer also asks the model API (about every

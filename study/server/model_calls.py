@@ -6,12 +6,13 @@ chat assistant's replies (chat_api) all go through here, in this order:
    server process; past it the request is answered 503 at once, without touching the database,
    so slow model calls cannot take every thread from event ingest and pages (`slot_if_free()`
    for a view that stores something of its own either way).
-2. `admit()`: in one transaction (or in the caller's, `admission()`), the per-session limit (`max_requests_per_minute`), the
-   study-wide one (`model_calls_per_minute`) and the study-wide slots (`concurrent_requests`
-   calls without an outcome yet) are counted and the request is recorded in suggestion_requests
-   *before* the model is called: concurrent requests see each other's rows, so the limits hold
-   under a burst, and they are counted where every worker process and host sees them, so each
-   is one limit for the whole study (study.server.limit_store).
+2. `admit()`: in one transaction (or in the caller's: `admission()`), the per-session limit
+   (`max_requests_per_minute`), the study-wide one (`model_calls_per_minute`) and the
+   study-wide slots (`concurrent_requests` calls without an outcome yet) are counted and the
+   request is recorded in suggestion_requests *before* the model is called: concurrent
+   requests see each other's rows, so the limits hold under a burst, and they are counted where
+   every worker process and host sees them, so each is one limit for the whole study
+   (study.server.limit_store).
 3. `settle()`: the row gets the outcome and the model that answered (the endpoint's reply names
    it; the configured name stays in `parameters`).
 4. `unavailable()`: a failure reaches the participant as one calm sentence; the reason, which can
@@ -185,7 +186,8 @@ def admission(session_id: str, condition: Condition, busy: str = BUSY, *, confir
         # index range counts in one statement: every model call of a launch asks them while the
         # write turn is held. On PostgreSQL one round trip: BEGIN, the lock, the counts with the
         # row when they leave room, and COMMIT; without a flush unless `along` writes something
-        # that must outlive a crash (_COMMIT_WITHOUT_FLUSH).
+        # that must outlive a crash (_COMMIT_WITHOUT_FLUSH), in which case the counting lock is
+        # held until the flush is done (a chat message's: about 50 a second at 1,000 writers).
         now = time.time()
         since = now - 60
         counts = (session_id, since, since, NO_OUTCOME, now - in_flight_seconds)

@@ -1,6 +1,7 @@
 """A chat arm's messages and replies (study.paradigms.chat.store, through arm_api) on SQLite and
 PostgreSQL: each message is stored once under its client_id at the next seq, a message waiting
-for its reply holds back any other, and a resent one gets its stored reply; a message the model is not asked for is kept."""
+for its reply holds back any other, and a resent one gets its stored reply; a message the
+model is not asked for is kept."""
 
 from __future__ import annotations
 
@@ -50,7 +51,9 @@ def test_messages_and_replies_take_their_seqs_once(tmp_path, database_url, engin
     ]  # fmt: skip
 
 
-def test_a_message_the_model_is_not_asked_for_is_kept_and_counts_no_call(tmp_path, database_url, engine, endpoint_factory):
+def test_a_message_the_model_is_not_asked_for_is_kept_and_counts_no_call(
+    tmp_path, database_url, engine, endpoint_factory
+):
     # The message is stored in its model call's admission (model_calls.admission): a refusal
     # of the call keeps the message and records no call, whether no slot was free or a limit
     # was reached, and the message asked again is answered once.

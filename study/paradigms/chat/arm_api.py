@@ -108,7 +108,8 @@ def send(session_id):
                 request_id = model_calls.admitted(session_id, admitted)
             except model_calls.Refused as refusal:
                 return refusal.response()
-            answered, error = _ask(condition, session_id, [m for m in history_now if m["seq"] <= user["seq"]], request_id)
+            asked = [m for m in history_now if m["seq"] <= user["seq"]]
+            answered, error = _ask(condition, session_id, asked, request_id)
             if error is not None:
                 return error
             exchanges += 1
