@@ -182,7 +182,6 @@ class Writer:
         self.pending: list[dict] = []
         self.keys: Iterator[float] = iter(())  # the keystrokes' moments (time.monotonic())
         self.ahead: deque[float] = deque()  # drawn from `keys`, not typed yet
-        self.typing = True
 
     def _schedule(self, started: float, until: float, timing: random.Random) -> Iterator[float]:
         # Writers start at different moments of the first second, as real ones would ...
@@ -220,7 +219,11 @@ class Writer:
             first = self.result.made == 0
             self.pending.append(self.editor.initialize(at_ms) if first else self.editor.next_event(at_ms))
             self.result.made += 1
-        self.typing = self._peek(1) is not None
+
+    @property
+    def typing(self) -> bool:
+        """Whether keystrokes are still to come."""
+        return self._peek(1) is not None
 
     async def send_loop(self, started: float, until: float, flush_deadline: float) -> None:
         self.keys = self._schedule(started, until, random.Random(self.rng.random()))

@@ -126,20 +126,26 @@ def _slots() -> threading.BoundedSemaphore:
 @contextmanager
 def slot(busy: str = BUSY) -> Iterator[None]:
     """Hold one of the process's model-call slots, or raise Refused (503) at once."""
-    g.study_model_call = True  # counted for `study status` (study.server.activity)
     with slot_if_free() as held:
-        if not held:
-            g.study_model_call_busy = True
-            raise Refused(busy, 503)
+        counted(held, busy)
         yield
+
+
+def counted(held: bool, busy: str = BUSY) -> None:
+    """Count this request as a model call for `study status` (study.server.activity); Refused
+    (503) when it `held` no slot."""
+    g.study_model_call = True
+    if not held:
+        g.study_model_call_busy = True
+        raise Refused(busy, 503)
 
 
 @contextmanager
 def slot_if_free() -> Iterator[bool]:
     """One of the process's model-call slots when one is free (True), else False at once, for
     a view that stores something of its own whether or not the model is asked (a chat arm's
-    message is kept when the model is busy). The view counts the request for `study status`
-    as `slot` does, once it knows the request needs the model."""
+    message is kept when the model is busy). The view calls `counted` once it knows the request
+    needs the model."""
     held = _slots().acquire(blocking=False)
     try:
         yield held
@@ -226,9 +232,9 @@ def admission(session_id: str, condition: Condition, busy: str = BUSY, *, confir
 def admitted(session_id: str, outcome: int | Refused) -> int:
     """The row id an admission's work returned, or its Refused raised (and the session
     forgotten by this worker when it has moved on from writing)."""
-    if isinstance(outcome, Refused) and outcome.message == MOVED:
-        WRITING_SESSIONS.forget(session_id)
     if isinstance(outcome, Refused):
+        if outcome.message == MOVED:
+            WRITING_SESSIONS.forget(session_id)
         if outcome.busy:
             g.study_model_call_busy = True
         raise outcome

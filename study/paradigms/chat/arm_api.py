@@ -24,7 +24,7 @@ as the writer's text must (a lone admission's does not). A message the model is 
 
 from __future__ import annotations
 
-from flask import Blueprint, g, jsonify
+from flask import Blueprint, jsonify
 
 from study import precedence
 from study.paradigms.chat import arm, assistant
@@ -100,11 +100,8 @@ def send(session_id):
         answered = next((m for m in history_now if m["seq"] == user["seq"] + 1), None)
         exchanges = chat_store.exchanges(history_now)
         if answered is None:
-            g.study_model_call = True  # counted for `study status`, as model_calls.slot does
             try:
-                if not free:
-                    g.study_model_call_busy = True
-                    raise model_calls.Refused(BUSY, 503)
+                model_calls.counted(free, BUSY)
                 request_id = model_calls.admitted(session_id, admitted)
             except model_calls.Refused as refusal:
                 return refusal.response()
