@@ -164,6 +164,13 @@ _COUNT_AND_LAST = (
     "SELECT (SELECT count(*) FROM {table} WHERE session_id = ? AND seq > ?),"
     " (SELECT max(seq) FROM {table} WHERE session_id = ?)"
 )
+# PostgreSQL: this transaction's prepared statements keep their generic plan (an index range of
+# one session), planned once per connection. By default (plan_cache_mode auto) a statement is
+# planned anew at each execution for as long as a plan for its values looks cheaper than the
+# generic one, and the count of events above the last seq always did: the seq is past the
+# table's statistics, so its plan estimated no rows. That was a sixth of PostgreSQL's CPU at a
+# 1,000-writer launch (README, "Benchmarks"; tests/store/test_planned_once.py).
+_PLANNED_ONCE = ("SELECT set_config('plan_cache_mode', 'force_generic_plan', true)", ())
 # The session's stage and condition, under the batch's lock (on PostgreSQL taking its row's).
 _SESSION = f"SELECT stage, condition FROM {sessions.name} WHERE session_id = ? {{lock}}"
 # SQLite, where the write lock is held already: both in one statement.
@@ -186,12 +193,12 @@ def _read(sqlite: bool, session_id: str, table: Table, session: bool, stored: bo
         return [tuple(row[:2]) for row in rows], (tuple(rows[0][2:]) if rows else (0, None))
     reads = []
     if not sqlite:
-        reads.append((_SESSION.format(lock="FOR UPDATE"), (session_id,)))
+        reads += [_PLANNED_ONCE, (_SESSION.format(lock="FOR UPDATE"), (session_id,))]
     elif session:
         reads.append((_SESSION.format(lock=""), (session_id,)))
     if stored:
         reads.append((_COUNT_AND_LAST.format(table=table.name), (session_id, above, session_id)))
-    answers = yield reads
+    answers = (yield reads)[0 if sqlite else 1 :]
     found = [tuple(row) for row in answers[0]] if session else None
     return found, (tuple(answers[-1][0]) if stored else None)
 
