@@ -1,7 +1,7 @@
 """PostgreSQL plans the event API's statements once per connection, not at every batch: the
 statements study.store.pg_rounds prepares keep a generic plan. By default (plan_cache_mode
 auto) PostgreSQL plans a prepared statement anew at each execution for as long as the plan for
-its values looks cheaper than the generic one, which at a 1,000-writer launch cost a sixth of
+its values looks cheaper than the generic one, which at a 1,000-writer launch cost 14% of
 PostgreSQL's CPU on the two cores it shares with the server (README, "Benchmarks")."""
 
 from __future__ import annotations
