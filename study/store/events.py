@@ -198,7 +198,9 @@ def _read(sqlite: bool, session_id: str, table: Table, session: bool, stored: bo
         reads.append((_SESSION.format(lock=""), (session_id,)))
     if stored:
         reads.append((_COUNT_AND_LAST.format(table=table.name), (session_id, above, session_id)))
-    answers = (yield reads)[0 if sqlite else 1 :]
+    answers = yield reads
+    if not sqlite:
+        answers = answers[1:]  # _PLANNED_ONCE's
     found = [tuple(row) for row in answers[0]] if session else None
     return found, (tuple(answers[-1][0]) if stored else None)
 
