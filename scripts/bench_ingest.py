@@ -462,15 +462,14 @@ def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, database
     firsts = [r.sent_at[0] for r in results if r.sent_at]
     if firsts:
         launched = max(firsts)
-        opening, after = [], []
+        parts = ([], [])
         for result in results:
             for sent_at, seconds in zip(result.sent_at, result.latencies):
-                (opening if sent_at <= launched else after).append(seconds * 1000)
-        opening.sort()
-        after.sort()
+                parts[sent_at > launched].append(seconds * 1000)
+        opening, later = (sorted(part) for part in parts)
         print(f"    first batches   p50 {_percentile(opening, 0.5):.1f}  p99 {_percentile(opening, 0.99):.1f}"
               f"   ({len(opening)} sent in the {launched - began:.1f} s until every writer's first)"
-              f"   after  p50 {_percentile(after, 0.5):.1f}  p99 {_percentile(after, 0.99):.1f}")
+              f"   after  p50 {_percentile(later, 0.5):.1f}  p99 {_percentile(later, 0.99):.1f}")
     if marks and options.suggest_every > 0:
         # The two halves apart: where the tail comes from (typing alone, or typing while
         # model requests hold the server's threads and share its cores).
