@@ -200,6 +200,16 @@ def _stored(database_url: str, session_ids: list[str]) -> tuple[set[tuple[str, i
     return stored, model_ms
 
 
+def _split_at(results, moment: float) -> tuple[list[float], list[float]]:
+    """The answered batches' ack latencies (ms, each list sorted): sent up to `moment` (a
+    time.monotonic()), and after it."""
+    parts: tuple[list[float], list[float]] = ([], [])
+    for result in results:
+        for sent_at, seconds in zip(result.sent_at, result.latencies):
+            parts[sent_at > moment].append(seconds * 1000)
+    return sorted(parts[0]), sorted(parts[1])
+
+
 def _percentile(ordered: list[float], fraction: float) -> float:
     if not ordered:
         return float("nan")
@@ -462,23 +472,14 @@ def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, database
     firsts = [r.sent_at[0] for r in results if r.sent_at]
     if firsts:
         launched = max(firsts)
-        parts = ([], [])
-        for result in results:
-            for sent_at, seconds in zip(result.sent_at, result.latencies):
-                parts[sent_at > launched].append(seconds * 1000)
-        opening, later = (sorted(part) for part in parts)
+        opening, later = _split_at(results, launched)
         print(f"    first batches   p50 {_percentile(opening, 0.5):.1f}  p99 {_percentile(opening, 0.99):.1f}"
               f"   ({len(opening)} sent in the {launched - began:.1f} s until every writer's first)"
               f"   after  p50 {_percentile(later, 0.5):.1f}  p99 {_percentile(later, 0.99):.1f}")
     if marks and options.suggest_every > 0:
         # The two halves apart: where the tail comes from (typing alone, or typing while
         # model requests hold the server's threads and share its cores).
-        half_at = marks[0]["at"]
-        halves = ([], [])
-        for result in results:
-            for sent_at, seconds in zip(result.sent_at, result.latencies):
-                halves[sent_at >= half_at].append(seconds * 1000)
-        first, second = (sorted(half) for half in halves)
+        first, second = _split_at(results, marks[0]["at"])
         print(f"    typing only     p50 {_percentile(first, 0.5):.1f}  p99 {_percentile(first, 0.99):.1f}"
               f"   {paradigm.during}  p50 {_percentile(second, 0.5):.1f}  p99 {_percentile(second, 0.99):.1f}")
     if options.suggest_every > 0:
