@@ -7,6 +7,7 @@ file is read), and transformers loads them offline on the CPU. Needs the `lm` ex
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import os
 import random
 import threading
@@ -71,6 +72,9 @@ class SmolLM2Backend:
             directory, gguf_file=gguf_file, local_files_only=True, dtype=torch.float32
         ).eval()
         self._context = int(getattr(self._model.config, "max_position_embeddings", 2048))
+        # The key/value cache's name, in the model's arguments and its outputs alike: transformers
+        # calls it `cache` since 5.x and drops the older `past_key_values` in 5.40.
+        self._cache = "cache" if "cache" in inspect.signature(self._model.forward).parameters else "past_key_values"
         self._stop_ids = {self._tokenizer.eos_token_id, self._tokenizer.convert_tokens_to_ids("<|endoftext|>")}
         self._stop_ids.discard(None)
         # Two requests at once would only make both slower, so they take turns.
@@ -127,7 +131,7 @@ class SmolLM2Backend:
         # Only the last position's logits are needed (a long document would otherwise cost
         # prompt length x 49k floats per choice).
         out = self._model(input_ids=input_ids, use_cache=True, logits_to_keep=1)
-        past = out.past_key_values
+        past = getattr(out, self._cache)
         past.batch_repeat_interleave(n)
         logits = out.logits[:, -1, :].float().expand(n, -1)
         counts = torch.zeros(n, logits.shape[-1])
@@ -135,10 +139,8 @@ class SmolLM2Backend:
             if cancelled is not None and cancelled():
                 raise Cancelled(f"the client gave up after {step} tokens")
             if step:
-                out = self._model(
-                    input_ids=next_ids.unsqueeze(-1), past_key_values=past, use_cache=True
-                )
-                past = out.past_key_values
+                out = self._model(input_ids=next_ids.unsqueeze(-1), use_cache=True, **{self._cache: past})
+                past = getattr(out, self._cache)
                 logits = out.logits[:, -1, :].float()
             # Reported logprobs are the model's own (temperature 1, no penalties), as a
             # measure of how likely the model finds the text; sampling uses the adjusted ones.
