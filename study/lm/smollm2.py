@@ -72,8 +72,8 @@ class SmolLM2Backend:
             directory, gguf_file=gguf_file, local_files_only=True, dtype=torch.float32
         ).eval()
         self._context = int(getattr(self._model.config, "max_position_embeddings", 2048))
-        # The key/value cache's name, in the model's arguments and its outputs alike: transformers
-        # calls it `cache` since 5.x and drops the older `past_key_values` in 5.40.
+        # The key/value cache's name, in the model's arguments and its outputs alike: recent
+        # transformers (5.24 here) call it `cache`, and drop the older `past_key_values` in 5.40.
         self._cache = "cache" if "cache" in inspect.signature(self._model.forward).parameters else "past_key_values"
         self._stop_ids = {self._tokenizer.eos_token_id, self._tokenizer.convert_tokens_to_ids("<|endoftext|>")}
         self._stop_ids.discard(None)
