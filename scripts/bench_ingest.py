@@ -468,7 +468,7 @@ def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, database
     # A launch's first moments apart: each editor here opens with its session's first batch (the
     # initialization record and the keystrokes of its first second), all within about two
     # seconds, about 1,000 a second where later batches come at 580. In a 30 s run at 1,000
-    # writers they are one batch in seventeen, and often the run's slowest (README, "Benchmarks").
+    # writers they are one batch in seventeen, and often the run's slowest (docs/benchmarks.md).
     firsts = [r.sent_at[0] for r in results if r.sent_at]
     if firsts:
         launched = max(firsts)

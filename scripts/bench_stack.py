@@ -38,7 +38,7 @@ def pause_cost(rounds: int = 300, pause: float = 0.008) -> tuple[float, float]:
     0.69-0.80); spinning through the pause instead of sleeping leaves it at the first. The
     event API pays the same at 200 writers: its own code took 0.35 ms of CPU a batch run back
     to back in one process, and 0.85-1.0 ms inside the server, every part of it slower by about
-    the same factor (README, "Benchmarks")."""
+    the same factor (docs/benchmarks.md)."""
     record = {"eventName": "text-insert", "eventSource": "user", "eventTimestamp": 1700000000000,
               "textDelta": {"ops": [{"retain": 120}, {"insert": "a"}]}, "currentCursor": 121,
               "currentSuggestions": [], "currentDoc": "The quick brown fox. " * 6}

@@ -64,7 +64,7 @@ def create(client: openai.OpenAI, path: str, body: dict) -> SimpleNamespace:
     failure, and read the answer as plain JSON whose fields are attributes, as on the SDK's
     reply objects. `client.completions.create()` also builds the SDK's typed request and reply
     models: about 1 ms of CPU of a Tab request's 5 on the server, which every writer's
-    suggestion spends while the others' keystrokes wait (README "Benchmarks")."""
+    suggestion spends while the others' keystrokes wait (docs/benchmarks.md)."""
     with precedence.waiting_for_model():
         content = client.post(path, body=body, cast_to=bytes)
     try:

@@ -37,7 +37,7 @@ def start_allowed(connection) -> bool:
     """Whether this address may start another session; counted inside the caller's transaction
     (`connection`) when the count is kept in the study database."""
     # Loopback is not throttled: it is a reverse proxy on this machine (which would otherwise
-    # put every writer under one address), a test or a benchmark (README, "Participants").
+    # put every writer under one address), a test or a benchmark (README, "Running a study").
     if page_security.is_loopback(request.remote_addr):
         return True
     return current_app.extensions["study.start_throttle"].allow(request.remote_addr, connection)

@@ -12,7 +12,7 @@ GET /api/sessions/<id>/state -> {"doc": text, "next_seq": n}, the server's copy 
 document (for a browser that lost its local copy); in a proactive session (MindCopilot L1-L3)
 also `proactive`: the interaction memory L2 and L3 requests carry, rebuilt from the stored
 events (study.paradigms.proactive.memory). It answers only while the session is at the
-writing stage: afterwards the text is the researchers' alone (README, "Participants").
+writing stage: afterwards the text is the researchers' alone (README, "The participant's path").
 """
 
 from __future__ import annotations

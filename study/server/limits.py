@@ -38,7 +38,7 @@ class Limits:
     max_request_bytes: int = 1_000_000
     # The end of the document a Tab request sends the model ([suggestions] prompt_chars).
     prompt_chars: int = 50_000
-    # Access codes a lab participant may enter with; None: any code (README, "Participants").
+    # Access codes a lab participant may enter with; None: any code (README, "Running a study").
     access_codes: frozenset[str] | None = None
 
     def last_seq_error(self, last_seq: int, lowest: int = 0) -> str | None:

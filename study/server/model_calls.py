@@ -54,7 +54,7 @@ _COUNTING_LOCK = 0x5714D7_CA11
 # takes the admission's row with it. A database that crashes before that flush loses the row
 # and the count of one call; `settle` then finds no row and the participant gets no
 # suggestion that has no record (ModelCallLost). At 1,000 writers the admission's wait fell from
-# 3.3 ms to 1.9 at the median (README, "Benchmarks").
+# 3.3 ms to 1.9 at the median (docs/benchmarks.md).
 _COMMIT_WITHOUT_FLUSH = ("SELECT set_config('synchronous_commit', 'off', true)", ())
 
 logger = logging.getLogger(__name__)
@@ -297,7 +297,7 @@ def warm_up(study_config) -> None:
     compiled rules. `study serve` calls it in the master before forking its workers, so each
     inherits them. Cold, a worker's first Tab suggestion took 188 ms of CPU (4 ms warm); at a
     1,000-writer launch both workers' first suggestions held every writer's event batches up
-    for a second (README, "Benchmarks")."""
+    for a second (docs/benchmarks.md)."""
     settings = study_config.suggestions
     model_client.participant_client(settings)
     sample = [{"text": " She walked home. The night was quiet.", "token_logprobs": [-0.5, -0.25]}]

@@ -7,7 +7,7 @@ pool of `--threads` Python threads, and one more for each model call the worker 
 (`model_call_threads`). At a 1,000-writer launch the event API's budget is about 1 ms
 of CPU per request (issue 17); a pure-Python server spends much of that on HTTP alone (at 1,000
 writers gunicorn's threaded worker took 1.93 ms per event request where granian took 1.15 ms,
-README "Benchmarks"), so the HTTP side is left to code that does not hold the GIL. Every writer's
+docs/benchmarks.md), so the HTTP side is left to code that does not hold the GIL. Every writer's
 browser keeps its connection open between batches; `--writers` sets how many requests a worker
 takes at once (the rest wait in the kernel's queue), never fewer than the threads.
 
@@ -92,7 +92,7 @@ def model_call_threads(limits: Limits) -> int:
     text or chat reply holds its thread for the model's whole answer (hundreds of ms) while
     using no CPU; counted inside `--threads`, calls in flight took the threads event batches
     needed, which then waited in granian's queue (at 1,000 writers, ghost text's p99 55 ms
-    against 10.5 ms with threads to spare; README "Benchmarks")."""
+    against 10.5 ms with threads to spare; docs/benchmarks.md)."""
     return limits.concurrent_suggestions
 
 

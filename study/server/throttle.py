@@ -4,7 +4,7 @@ A bot that opens /task with made-up worker ids or access codes creates a session
 this bounds it. The starts are counted in the limit store (study.server.limit_store: the study
 database, or Redis when STUDY_REDIS_URL is set) under a hash of the address and forgotten after
 the hour, so the limit is one limit for every worker process and host serving the study
-(README, "Participants").
+(README, "Running a study").
 """
 
 from __future__ import annotations

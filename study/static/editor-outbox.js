@@ -82,7 +82,7 @@ window.StudyEditor = window.StudyEditor || {};
     // Milliseconds until the waiting events are due: SEND_DELAY_MS after the oldest was made, or
     // now when SEND_AT_COUNT wait. Not "at once after every answer": when a busy server answers
     // slowly, its writers would then send smaller batches more often, which slows it further
-    // (README, "Benchmarks"); this way a writer posts about once a second however slow the
+    // (docs/benchmarks.md); this way a writer posts about once a second however slow the
     // answers, and no event waits longer than it would have anyway.
     dueIn() {
       const unsent = this.unsent();

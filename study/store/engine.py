@@ -36,7 +36,7 @@ def make_engine(url: str, threads: int = DEFAULT_THREADS) -> Engine:
         # time) and two to spare, and opens up to four more for a moment. A pool smaller than
         # the threads closes each connection past its size as it comes back, so a busy process
         # opened a PostgreSQL connection (a new server process) for about one batch in four
-        # at a 1,000-writer launch, and its acknowledgements waited (README, "Benchmarks").
+        # at a 1,000-writer launch, and its acknowledgements waited (docs/benchmarks.md).
         # psycopg prepares no statement of its own: the hot ones are prepared by
         # study.store.pg_rounds, and psycopg would drop them with its own (DEALLOCATE ALL)
         # whenever a transaction on their connection rolls back.
@@ -80,7 +80,7 @@ def make_engine(url: str, threads: int = DEFAULT_THREADS) -> Engine:
     def _begin(connection):
         mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
         # Straight to the driver: every event batch begins a transaction, and SQLAlchemy's
-        # statement machinery costs several times the BEGIN itself (README, "Benchmarks").
+        # statement machinery costs several times the BEGIN itself (docs/benchmarks.md).
         connection.connection.driver_connection.execute(f"BEGIN {mode}")
 
     _write_turns[engine] = WriteTurn(make_url(url).database)
@@ -303,7 +303,7 @@ def driver_fetch(connection: Connection, sql: str, parameters: tuple | list) -> 
 
     For the event API's few statements per batch only: SQLAlchemy's statement machinery costs
     about 80 us of CPU per statement against the driver's 10, and at 1,000 writers posting a
-    batch a second that difference is most of a core (README, "Benchmarks"). `sql` uses `?`.
+    batch a second that difference is most of a core (docs/benchmarks.md). `sql` uses `?`.
     On PostgreSQL a prepared statement (study.store.pg_rounds), led by the transaction's BEGIN
     when it is the first statement: one round trip where psycopg takes two."""
     driver = connection.connection.driver_connection

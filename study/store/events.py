@@ -169,7 +169,7 @@ _COUNT_AND_LAST = (
 # planned anew at each execution for as long as a plan for its values looks cheaper than the
 # generic one, and the count of events above the last seq always did: the seq is past the
 # table's statistics, so its plan estimated no rows. That was 14% of PostgreSQL's CPU at a
-# 1,000-writer launch (README, "Benchmarks"; tests/store/test_planned_once.py).
+# 1,000-writer launch (docs/benchmarks.md; tests/store/test_planned_once.py).
 _PLANNED_ONCE = ("SELECT set_config('plan_cache_mode', 'force_generic_plan', true)", ())
 # The session's stage and condition, under the batch's lock (on PostgreSQL taking its row's).
 _SESSION = f"SELECT stage, condition FROM {sessions.name} WHERE session_id = ? {{lock}}"

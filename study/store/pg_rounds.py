@@ -10,7 +10,7 @@ results read back: about 170 us for the same transaction, and the same work for 
 
 Statements are prepared on the server once per connection, each under a name made from its
 text, in the round that first uses it: planning them again for every batch cost PostgreSQL
-about half as much CPU again (README, "Benchmarks"). psycopg's own automatic
+about half as much CPU again (docs/benchmarks.md). psycopg's own automatic
 preparing is off on the study's connections (study.store.engine.make_engine): it would send
 DEALLOCATE ALL after any rolled-back transaction, dropping ours with its own. Parameters go as
 text, their types taken from the statement (a `?` compared with an integer column is one).

@@ -1,6 +1,6 @@
 """A writer's outbox sends each batch when it is due (a second after its oldest event, or at once
 when twenty wait), after a slow answer too: a busy server's answers slowing down does not make
-every writer send smaller batches more often, which would slow it further (README, "Benchmarks").
+every writer send smaller batches more often, which would slow it further (docs/benchmarks.md).
 The outbox is the editor's own (study/static/editor-outbox.js), with its post answered by a
 server that takes 300 ms."""
 

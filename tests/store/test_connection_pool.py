@@ -1,7 +1,7 @@
 """Every request thread of a server process can hold a database connection at once, so none
 waits for one. On PostgreSQL none is closed when it comes back either, so no request waits for
 PostgreSQL to start a new server process for it (at a 1,000-writer launch that churn took most
-of a core and held the acknowledgements at p99 0.9-1.7 s; README, "Benchmarks")."""
+of a core and held the acknowledgements at p99 0.9-1.7 s; docs/benchmarks.md)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 statements study.store.pg_rounds prepares keep a generic plan. By default (plan_cache_mode
 auto) PostgreSQL plans a prepared statement anew at each execution for as long as the plan for
 its values looks cheaper than the generic one, which at a 1,000-writer launch cost 14% of
-PostgreSQL's CPU on the two cores it shares with the server (README, "Benchmarks")."""
+PostgreSQL's CPU on the two cores it shares with the server (docs/benchmarks.md)."""
 
 from __future__ import annotations
 
