@@ -33,6 +33,11 @@ def _last_minute(recent, slots: int) -> str:
         if recent.event_requests:
             p50, p99 = percentile(recent.event_ms, 0.5), percentile(recent.event_ms, 0.99)
             lines.append(f"  event acknowledgements: p50 {p50:.1f} ms, p99 {p99:.1f} ms in the server")
+            # Growing, it says the writers wait for the database rather than the servers' CPU.
+            lines.append(
+                f"  database queue: at most {recent.event_queue_max:,} event batches waited at once "
+                f"behind a write in progress (in one server process)"
+            )
     else:
         lines = [
             f"Last minute: no requests recorded (no server running, or idle); "

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 
 from click.testing import CliRunner
 
 from study.cli import main
-from study.store import writing
+from study.store import group_commit, writing
 from study.store.db import suggestion_requests
-from tests.server.flow import finish, start, to_writing
+from tests.server.flow import finish, post_init, start, to_writing
 
 
 def test_status_counts_sessions_conditions_events_and_suggestion_failures(client, app, study_folder):
@@ -53,3 +55,42 @@ def test_status_names_why_suggestions_failed(client, app, study_folder):
 
     assert f"failed 2x: {reasons[0]}" in output
     assert f"failed 1x: {reasons[2]}" in output
+
+
+def test_status_shows_how_many_event_batches_waited_at_once_for_the_database(app, study_folder):
+    engine = app.extensions["study.engine"]
+    writers = []
+    for code in ("q1", "q2", "q3"):
+        client = app.test_client()
+        session_id = start(client, access_code=code)
+        to_writing(client, session_id, prompt="pig")
+        writers.append((client, session_id))
+    # A write in progress (a slow group) that the three writers' first batches queue behind.
+    entered, release = threading.Event(), threading.Event()
+
+    def slow(_connection):
+        entered.set()
+        release.wait(10)
+        yield [("SELECT 1", ())]
+
+    holder = threading.Thread(target=group_commit.run_staged, args=(engine, slow, "holder"))
+    holder.start()
+    assert entered.wait(10)
+    posts = [threading.Thread(target=post_init, args=writer) for writer in writers]
+    for post in posts:
+        post.start()
+    deadline = time.monotonic() + 10
+    while len(group_commit._queue(engine).waiting) < len(writers) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    release.set()
+    for thread in (holder, *posts):
+        thread.join(10)
+    # The next request ends this process's interval, and its row is written once it is answered.
+    app.extensions["study.activity"].seconds = 0
+    with writers[0][0].get("/healthz"):
+        pass
+
+    output = CliRunner().invoke(main, ["status", str(study_folder)]).output
+
+    assert "(3 event batches, 0 asking the model)" in output, output
+    assert "database queue: at most 3 event batches waited at once behind a write in progress" in output

@@ -23,7 +23,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from study.store import activity as activity_store
-from study.store import writing
+from study.store import group_commit, writing
 
 INTERVAL_VARIABLE = "STUDY_ACTIVITY_SECONDS"
 DEFAULT_INTERVAL_SECONDS = 10.0
@@ -96,6 +96,7 @@ class Recorder:
         return response
 
     def store(self, interval: activity_store.Interval) -> None:
+        interval.event_queue_max = group_commit.deepest_waiting(self.engine)
         try:
             with writing(self.engine) as connection:
                 activity_store.record(connection, interval)

@@ -56,6 +56,7 @@ class Interval:
     suggestion_requests: int = 0
     busy_refusals: int = 0
     event_ms: Counter = field(default_factory=Counter)  # bucket -> requests
+    event_queue_max: int = 0  # the most event batches waiting at once for the database
 
 
 def record(connection: Connection, interval: Interval) -> None:
@@ -68,6 +69,7 @@ def record(connection: Connection, interval: Interval) -> None:
         requests=interval.requests, event_requests=interval.event_requests,
         suggestion_requests=interval.suggestion_requests, busy_refusals=interval.busy_refusals,
         event_ms_histogram=json.dumps({str(k): v for k, v in sorted(interval.event_ms.items())}),
+        event_queue_max=interval.event_queue_max,
     ))  # fmt: skip
 
 
@@ -82,6 +84,7 @@ class Recent:
     suggestion_requests: int
     busy_refusals: int
     event_ms: Counter
+    event_queue_max: int  # the most event batches that waited at once for the database, in one process
     events: int  # events stored (from the events table itself)
     in_flight: int  # model calls asked and not answered yet, on every process
 
@@ -115,6 +118,7 @@ def recent(connection: Connection, in_flight_marker: str, in_flight_seconds: flo
         suggestion_requests=sum(row["suggestion_requests"] for row in rows),
         busy_refusals=sum(row["busy_refusals"] for row in rows),
         event_ms=histogram,
+        event_queue_max=max((row["event_queue_max"] for row in rows), default=0),
         events=stored,
         in_flight=in_flight,
     )

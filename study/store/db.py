@@ -7,6 +7,8 @@ everything exported or released is keyed by the session id only.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 from sqlalchemy import (
     BigInteger,
     Column,
@@ -20,8 +22,10 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    inspect,
     text,
 )
+from sqlalchemy.schema import CreateColumn
 
 metadata = MetaData()
 
@@ -322,6 +326,9 @@ server_activity = Table(
     # JSON {bucket: count}: the time each event request spent in the server, on the buckets of
     # study.store.activity (what the writer's acknowledgement waited for, network aside).
     Column("event_ms_histogram", Text, nullable=False),
+    # The most event batches that waited at once behind a group being written in the process
+    # (study.store.group_commit.deepest_waiting): the database's queue, for the operator.
+    Column("event_queue_max", Integer, nullable=False, server_default="0"),
     Index("server_activity_by_time", "ended_at"),
 )
 
@@ -344,8 +351,32 @@ def create_tables(engine: Engine) -> None:
 
 def _create_missing(bind: Engine | Connection) -> None:
     metadata.create_all(bind)
+    _add_missing_columns(bind)
     # create_all adds indexes only with a new table: an index added to an existing table later
     # (suggestion_requests_by_time) is created here for databases made before it.
     for table in metadata.sorted_tables:
         for index in table.indexes:
             index.create(bind, checkfirst=True)
+
+
+def _add_missing_columns(bind: Engine | Connection) -> None:
+    # create_all leaves an existing table as it is: a column added to a table later
+    # (server_activity.event_queue_max) is added here to databases made before it, from its
+    # declaration (such a column has a server default, so the rows already there get it).
+    # Every table's columns in one query where the dialect can (PostgreSQL: one catalog query
+    # instead of one per table, at every server start and command).
+    found = inspect(bind).get_multi_columns(filter_names=[table.name for table in metadata.sorted_tables])
+    present = {name: {column["name"] for column in columns} for (_schema, name), columns in found.items()}
+    missing = [
+        (table, column)
+        for table in metadata.sorted_tables
+        if table.name in present
+        for column in table.columns
+        if column.name not in present[table.name]
+    ]
+    if not missing:
+        return
+    with bind.begin() if isinstance(bind, Engine) else nullcontext(bind) as connection:
+        for table, column in missing:
+            ddl = CreateColumn(column).compile(dialect=connection.dialect)
+            connection.execute(text(f"ALTER TABLE {table.name} ADD COLUMN {ddl}"))

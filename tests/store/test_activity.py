@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from study.store import reading, writing
+from study.store import create_tables, reading, writing
 from study.store.activity import BUCKET_EDGES_MS, Interval, bucket, percentile, record, recent
 
 
@@ -27,12 +27,14 @@ def test_percentiles_of_a_histogram_name_the_bucket_holding_them():
 
 def test_the_last_minute_sums_every_process_and_leaves_out_older_rows(engine):
     now = 1_800_000_000.0
-    old = Interval("host-a:1", started_at=now - 200, ended_at=now - 190, requests=500, event_requests=400)
+    old = Interval("host-a:1", started_at=now - 200, ended_at=now - 190, requests=500, event_requests=400,
+                   event_queue_max=90)  # fmt: skip
     old.event_ms[bucket(900.0)] = 400
     a = Interval("host-a:1", started_at=now - 20, ended_at=now - 10, requests=30, event_requests=20,
-                 suggestion_requests=3, busy_refusals=1)  # fmt: skip
+                 suggestion_requests=3, busy_refusals=1, event_queue_max=4)  # fmt: skip
     a.event_ms[bucket(2.0)] = 20
-    b = Interval("host-b:7", started_at=now - 15, ended_at=now - 5, requests=12, event_requests=10)
+    b = Interval("host-b:7", started_at=now - 15, ended_at=now - 5, requests=12, event_requests=10,
+                 event_queue_max=11)  # fmt: skip
     b.event_ms[bucket(30.0)] = 10
     with writing(engine) as connection:
         for interval in (old, a, b):
@@ -41,5 +43,26 @@ def test_the_last_minute_sums_every_process_and_leaves_out_older_rows(engine):
         found = recent(connection, "no outcome", 40, now=now)
     assert (found.processes, found.requests, found.event_requests) == (2, 42, 30)
     assert (found.suggestion_requests, found.busy_refusals, found.in_flight) == (3, 1, 0)
+    assert found.event_queue_max == 11  # the deepest of one process in the minute, not a sum
     assert percentile(found.event_ms, 0.5) == BUCKET_EDGES_MS[bucket(2.0)]
     assert percentile(found.event_ms, 0.99) == BUCKET_EDGES_MS[bucket(30.0)]
+
+
+def test_a_database_made_before_the_queue_column_gets_it_and_its_rows_read_as_no_queue(engine):
+    # A study database from an earlier version of the package: server_activity without
+    # event_queue_max, holding a row. Starting the new version adds the column.
+    now = 1_800_000_000.0
+    with writing(engine) as connection:
+        connection.exec_driver_sql("ALTER TABLE server_activity DROP COLUMN event_queue_max")
+        connection.exec_driver_sql(
+            "INSERT INTO server_activity (process, started_at, ended_at, requests, event_requests,"
+            " suggestion_requests, busy_refusals, event_ms_histogram)"
+            f" VALUES ('host-a:1', {now - 20}, {now - 10}, 5, 5, 0, 0, '{{}}')"
+        )
+    create_tables(engine)
+    create_tables(engine)  # and again, finding it there
+    with writing(engine) as connection:
+        record(connection, Interval("host-b:2", started_at=now - 9, ended_at=now - 5, requests=1, event_queue_max=3))
+    with reading(engine) as connection:
+        found = recent(connection, "no outcome", 40, now=now)
+    assert (found.processes, found.requests, found.event_queue_max) == (2, 6, 3)

@@ -93,6 +93,25 @@ def test_many_writers_at_once_have_every_batch_stored_once_and_acknowledged(engi
         assert answers[session_id] == list(range(len(answers[session_id])))
 
 
+def test_the_deepest_queue_is_the_most_batches_that_waited_at_once_behind_a_write(engine):
+    sessions = [new_session(engine) for _ in range(5)]
+    _, (batch, *_) = typed_batches("Queued behind a slow write.", size=10)
+    event_store.ingest(engine, new_session(engine), batch)  # alone: it waits behind nothing
+    assert group_commit.deepest_waiting(engine) == 0
+
+    holder, release = _hold_the_writer(engine, staged=True)
+    submitted = [_submit(event_store.ingest, engine, session_id, batch) for session_id in sessions]
+    _wait_until_queued(engine, len(sessions))
+    release.set()
+    holder.join(10)
+    for thread, _ in submitted:
+        thread.join(20)
+
+    assert all(outcome["result"].stored == len(batch) for _, outcome in submitted)
+    assert group_commit.deepest_waiting(engine) == len(sessions)
+    assert group_commit.deepest_waiting(engine) == 0  # asked, it counts again from nothing
+
+
 @sqlite_only
 def test_a_refused_batch_is_refused_alone_and_its_group_is_stored(engine):
     good, bad = new_session(engine), new_session(engine)
