@@ -7,8 +7,6 @@ everything exported or released is keyed by the session id only.
 
 from __future__ import annotations
 
-from contextlib import nullcontext
-
 from sqlalchemy import (
     BigInteger,
     Column,
@@ -363,20 +361,27 @@ def _add_missing_columns(bind: Engine | Connection) -> None:
     # create_all leaves an existing table as it is: a column added to a table later
     # (server_activity.event_queue_max) is added here to databases made before it, from its
     # declaration (such a column has a server default, so the rows already there get it).
+    if not _missing_columns(bind):
+        return
+    if isinstance(bind, Engine):  # SQLite: looked at again under the write lock, so that two
+        # processes starting together on an older database do not both add it (one would fail)
+        with bind.connect().execution_options(sqlite_begin="IMMEDIATE") as connection, connection.begin():
+            _add_missing_columns(connection)
+        return
+    for table, column in _missing_columns(bind):
+        ddl = CreateColumn(column).compile(dialect=bind.dialect)
+        bind.execute(text(f"ALTER TABLE {table.name} ADD COLUMN {ddl}"))
+
+
+def _missing_columns(bind: Engine | Connection) -> list[tuple[Table, Column]]:
     # Every table's columns in one query where the dialect can (PostgreSQL: one catalog query
     # instead of one per table, at every server start and command).
     found = inspect(bind).get_multi_columns(filter_names=[table.name for table in metadata.sorted_tables])
     present = {name: {column["name"] for column in columns} for (_schema, name), columns in found.items()}
-    missing = [
+    return [
         (table, column)
         for table in metadata.sorted_tables
         if table.name in present
         for column in table.columns
         if column.name not in present[table.name]
     ]
-    if not missing:
-        return
-    with bind.begin() if isinstance(bind, Engine) else nullcontext(bind) as connection:
-        for table, column in missing:
-            ddl = CreateColumn(column).compile(dialect=connection.dialect)
-            connection.execute(text(f"ALTER TABLE {table.name} ADD COLUMN {ddl}"))
