@@ -84,7 +84,7 @@ class Recent:
     suggestion_requests: int
     busy_refusals: int
     event_ms: Counter
-    event_queue_max: int  # the most event batches that waited at once for the database, in one process
+    event_queue_max: int  # the most event batches that waited at once for the database (one process)
     events: int  # events stored (from the events table itself)
     in_flight: int  # model calls asked and not answered yet, on every process
 

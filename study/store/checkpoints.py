@@ -5,10 +5,10 @@ In WAL mode every commit appends to `<database>-wal`, and by default the commit 
 WAL past 1,000 pages also copies them into the database file (a checkpoint) before it returns,
 still holding the write lock. At a 1,000-writer launch that happened three or four times a
 second and took 5-14 ms each time, and every writer of both worker processes waited behind it:
-most of the tail of the acknowledgements and of a suggestion's two writes
-(docs/benchmarks.md). A PASSIVE checkpoint needs no write lock, so here a thread copies the committed
-pages a few times a second while the writers go on appending, and a writer checkpoints itself
-only as a safety net, if the WAL has grown far past that (SAFETY_NET_PAGES). Every few seconds
+most of the tail of the acknowledgements and of a suggestion's two writes (docs/benchmarks.md).
+A PASSIVE checkpoint needs no write lock, so here a thread copies the committed pages a few
+times a second while the writers go on appending, and a writer checkpoints itself only as a
+safety net, if the WAL has grown far past that (SAFETY_NET_PAGES). Every few seconds
 of a launch (RESTART_PAGES) the thread copies the last pages with the write turn held, a few
 ms, so that the next writer starts the WAL again from its beginning.
 
