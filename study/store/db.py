@@ -361,14 +361,15 @@ def _add_missing_columns(bind: Engine | Connection) -> None:
     # create_all leaves an existing table as it is: a column added to a table later
     # (server_activity.event_queue_max) is added here to databases made before it, from its
     # declaration (such a column has a server default, so the rows already there get it).
-    if not _missing_columns(bind):
+    missing = _missing_columns(bind)
+    if not missing:
         return
     if isinstance(bind, Engine):  # SQLite: looked at again under the write lock, so that two
         # processes starting together on an older database do not both add it (one would fail)
         with bind.connect().execution_options(sqlite_begin="IMMEDIATE") as connection, connection.begin():
             _add_missing_columns(connection)
         return
-    for table, column in _missing_columns(bind):
+    for table, column in missing:
         ddl = CreateColumn(column).compile(dialect=bind.dialect)
         bind.execute(text(f"ALTER TABLE {table.name} ADD COLUMN {ddl}"))
 

@@ -93,7 +93,7 @@ class _Queue:
         self.ahead: deque[_Item] = deque()  # written before `waiting` (module docstring)
         self.changed = threading.Condition(threading.Lock())
         self.writing = False
-        self.deepest = 0  # the most items waiting at once behind a group, since last asked
+        self.deepest = 0  # the most of `waiting` at once behind a group, since last asked
 
 
 # Per engine (weakly: a test suite makes and drops many), the queue of this process: a forked
@@ -114,10 +114,10 @@ def _queue(engine: Engine) -> _Queue:
 
 
 def deepest_waiting(engine: Engine) -> int:
-    """The most writes that waited at once in this process behind a group being written, since
-    the last call (0: none waited), and counting starts again. `study status` shows it to the
-    operator of a launch beside the event batches' latency (study.server.activity): a queue that
-    grows means the database, not the server's CPU, is what the writers wait for."""
+    """The most event batches that waited at once in this process behind a group being written,
+    since the last call (0: none waited), and counting starts again. `study status` shows it to
+    the operator of a launch beside the event batches' latency (study.server.activity): a queue
+    that grows means the database, not the server's CPU, is what the writers wait for."""
     queue = _queue(engine)
     with queue.changed:
         deepest, queue.deepest = queue.deepest, 0
@@ -167,8 +167,8 @@ def _grouped(engine: Engine, item: _Item, ahead: bool = False) -> None:
     queue = _queue(engine)
     with queue.changed:
         (queue.ahead if ahead else queue.waiting).append(item)
-        if queue.writing:
-            queue.deepest = max(queue.deepest, len(queue.waiting) + len(queue.ahead))
+        if queue.writing:  # `waiting` holds the event batches; model calls' rows go `ahead`
+            queue.deepest = max(queue.deepest, len(queue.waiting))
         while not item.done:
             if queue.writing:
                 queue.changed.wait()
