@@ -68,6 +68,16 @@ def model_url():
     stop()
 
 
+@pytest.fixture(scope="session")
+def smollm2_backend():
+    """SmolLM2-135M on the CPU, loaded once for the whole run (about 20 s a load): the model's
+    own tests and the chat demo's browser test read the same weights. Callers skip first when
+    the `lm` extra is missing (study.lm.smollm2.available)."""
+    from study.lm.smollm2 import SmolLM2Backend
+
+    return SmolLM2Backend()
+
+
 @pytest.fixture
 def endpoint_factory():
     """Model endpoints that count the calls they answer (tests/server/counting_endpoint.py)."""

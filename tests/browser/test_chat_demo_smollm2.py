@@ -34,8 +34,8 @@ REPLY_MS = 150_000
 
 
 @pytest.fixture(scope="module")
-def smollm2_url():
-    url, stop = serve_in_thread(smollm2.SmolLM2Backend())
+def smollm2_url(smollm2_backend):
+    url, stop = serve_in_thread(smollm2_backend)
     yield url
     stop()
 

