@@ -112,11 +112,12 @@ def test_the_repetition_guard_breaks_a_loop(smollm2_backend: SmolLM2Backend) -> 
         runs = [tuple(tokens[i : i + 8]) for i in range(len(tokens) - 7)]
         return len(runs) - len(set(runs))
 
+    guard = smollm2_backend.no_repeat_ngram  # 8; the backend is the whole run's (tests/conftest.py)
     smollm2_backend.no_repeat_ngram = 0
     try:
         loop = smollm2_backend.generate(chant, max_tokens=40, temperature=0)[0]
     finally:
-        smollm2_backend.no_repeat_ngram = 8
+        smollm2_backend.no_repeat_ngram = guard
     guarded = smollm2_backend.generate(chant, max_tokens=40, temperature=0)[0]
     assert repeats(loop.tokens) > 0  # without the guard the model loops
     assert repeats(guarded.tokens) == 0
