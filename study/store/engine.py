@@ -248,18 +248,54 @@ def keep_write_connection(engine: Engine) -> None:
     """Have the holder of SQLite's write turn write on one connection this process keeps,
     instead of checking one out of the pool and back in for every transaction: about 16 us of
     SQLAlchemy's machinery a transaction (`writing` 34 us to 18), a tenth of an event batch's
-    CPU in one process (0.41-0.46 ms to 0.37-0.38). For `study serve`'s workers, whose engine
+    CPU in one process (0.41-0.46 ms to 0.37-0.38). On PostgreSQL the same for the group
+    writer of the event batches (`group_connection`). For `study serve`'s workers, whose engine
     lives as long as the process: the connection is kept as an attribute of the engine, and
     SQLAlchemy's engines sit in reference cycles, so an engine made and dropped (a test, a
     notebook) would hold a second open connection until the garbage collector's next full pass.
-    After a fork, the child opens its own and leaves the parent's alone (`_inherited`: a SQLite
-    connection must not be closed, nor used, across a fork). No effect on PostgreSQL."""
+    After a fork, the child opens its own and leaves the parent's alone (`_inherited`: a
+    connection must not be closed, nor used, across a fork; a psycopg one would end the
+    parent's session)."""
     turn = _write_turns.get(engine)
     if turn is not None:
         turn.keeps = True
+    elif engine.dialect.name == "postgresql" and not engine.__dict__.get(_KEEPS):
+        engine.__dict__[_KEEPS] = True
+        event.listen(engine, "engine_disposed", _drop_kept)
+
+
+@contextmanager
+def group_connection(engine: Engine) -> Iterator[Connection]:
+    """The connection for one PostgreSQL transaction of the process's group writer
+    (study.store.group_commit: one leader at a time): the one the process keeps where
+    `keep_write_connection` asked for it, else one from the pool, given back after. The pool's
+    checkout and checkin cost a group 47 us of CPU in one process (docs/benchmarks.md). The
+    kept connection gets what the pool would give it: a ping after an idle spell (the database
+    may have restarted meanwhile), and it is let go after a transaction that failed."""
+    if not engine.__dict__.get(_KEEPS):
+        with engine.connect() as connection:
+            yield connection
+        return
+    connection = _kept(engine)
+    if time.monotonic() - connection.info.get("idle_since", time.monotonic()) >= IDLE_PING_SECONDS:
+        try:
+            engine.dialect.do_ping(connection.connection.dbapi_connection)
+        except engine.dialect.loaded_dbapi.Error:
+            _drop_kept(engine)
+            connection = _kept(engine)
+    try:
+        yield connection
+    except BaseException:
+        _drop_kept(engine)
+        raise
+    if connection.invalidated:
+        _drop_kept(engine)
+    else:
+        connection.info["idle_since"] = time.monotonic()
 
 
 _KEPT = "_study_kept_write_connection"
+_KEEPS = "_study_keeps_group_connection"  # PostgreSQL's (SQLite's: WriteTurn.keeps)
 _inherited: list[Connection] = []
 
 

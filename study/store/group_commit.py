@@ -53,7 +53,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine
 
-from study.store.engine import driver_fetch, writing
+from study.store.engine import driver_fetch, group_connection, writing
 
 # Items written in one transaction at most: a group is also the latency of its last item.
 MAX_GROUP = 128
@@ -181,7 +181,7 @@ def _grouped(engine: Engine, item: _Item, ahead: bool = False) -> None:
             group = [source.popleft() for _ in range(min(MAX_GROUP, len(source)))]
             queue.changed.release()
             try:
-                _write(engine, group)
+                _write(engine, group, leader=True)
             finally:
                 queue.changed.acquire()
                 for member in group:
@@ -190,10 +190,12 @@ def _grouped(engine: Engine, item: _Item, ahead: bool = False) -> None:
                 queue.changed.notify_all()
 
 
-def _write(engine: Engine, group: list[_Item]) -> None:
+def _write(engine: Engine, group: list[_Item], leader: bool = False) -> None:
+    # `leader`: written by this process's one group leader, who may use the connection the
+    # process keeps for it (study.store.engine.group_connection); the others write side by side.
     try:
         if engine.dialect.name == "postgresql" and all(item.staged for item in group):
-            with _postgres_transaction(engine) as (connection, send):
+            with _postgres_transaction(engine, leader) as (connection, send):
                 waves = _waves(group)
                 for number, wave in enumerate(waves, 1):
                     _write_staged(connection, wave, send, last_wave=number == len(waves))
@@ -258,7 +260,7 @@ def _send_each(connection: Connection, rounds: list[Statements], _last: bool) ->
 
 
 @contextmanager
-def _postgres_transaction(engine: Engine) -> Iterator[tuple[Connection, Send]]:
+def _postgres_transaction(engine: Engine, leader: bool) -> Iterator[tuple[Connection, Send]]:
     """A PostgreSQL transaction for staged items, and how it sends a stage: every statement of
     it in one round trip (study.store.pg_rounds), the first led by the transaction's BEGIN.
 
@@ -270,7 +272,7 @@ def _postgres_transaction(engine: Engine) -> Iterator[tuple[Connection, Send]]:
 
     from study.store import pg_rounds
 
-    with engine.connect() as connection:
+    with group_connection(engine) if leader else engine.connect() as connection:
         driver = connection.connection.driver_connection
 
         def send(rounds: list[Statements], last: bool) -> list[Rows]:

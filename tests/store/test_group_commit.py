@@ -16,7 +16,9 @@ from sqlalchemy import text
 from study.server import arrival
 from study.server.limits import Limits
 from study.store import events as event_store
+from study.store import engine as store_engine
 from study.store import group_commit
+from study.store.engine import keep_write_connection
 
 from .records import event_count
 from .test_events import new_session, typed_batches
@@ -267,3 +269,74 @@ def test_on_postgresql_a_model_calls_row_does_not_wait_for_a_group_in_progress(e
     finally:
         release.set()
         holder.join(10)
+
+
+# A served worker's group writer on PostgreSQL (study.store.engine.keep_write_connection).
+
+postgresql_only = pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+
+
+def _backend_of_a_group(engine) -> int:
+    def work(_connection):
+        (((pid,),),) = yield [("SELECT pg_backend_pid()", ())]  # one statement, one row
+        return pid
+
+    return group_commit.run_staged(engine, work, key="a session")
+
+
+def _kept_then_dropped_by_the_database(engine) -> int:
+    """The backend of the group writer's kept connection, which the database has just ended."""
+    keep_write_connection(engine)
+    gone = _backend_of_a_group(engine)
+    with engine.connect() as admin:
+        admin.exec_driver_sql(f"SELECT pg_terminate_backend({gone})")
+        admin.commit()
+    return gone
+
+
+def _connections_to(engine) -> int:
+    """Connections to the test's database, this one's own left out."""
+    with engine.connect() as connection:
+        return connection.exec_driver_sql(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).scalar_one()
+
+
+@pytest.mark.postgres
+@postgresql_only
+def test_a_served_workers_groups_are_written_on_the_connection_it_keeps(engine):
+    keep_write_connection(engine)
+    first = _backend_of_a_group(engine)
+    with engine.connect() as other:  # the pool's next connection is not the group writer's
+        assert other.exec_driver_sql("SELECT pg_backend_pid()").scalar_one() != first
+    assert _backend_of_a_group(engine) == first
+
+
+@pytest.mark.postgres
+@postgresql_only
+def test_a_kept_connection_the_database_dropped_during_a_quiet_spell_costs_no_batch(engine, monkeypatch):
+    gone = _kept_then_dropped_by_the_database(engine)
+    monkeypatch.setattr(store_engine, "IDLE_PING_SECONDS", 0)  # as if the launch had paused since
+    replacement = _backend_of_a_group(engine)  # pinged, found gone, replaced: no error
+    assert replacement != gone
+    assert _backend_of_a_group(engine) == replacement
+
+
+@pytest.mark.postgres
+@postgresql_only
+def test_after_a_failed_group_the_next_is_written_on_a_new_connection(engine):
+    import psycopg
+
+    gone = _kept_then_dropped_by_the_database(engine)
+    with pytest.raises(psycopg.OperationalError):  # not idle long enough to be pinged: it fails whole
+        _backend_of_a_group(engine)
+    assert _backend_of_a_group(engine) != gone
+
+
+@pytest.mark.postgres
+@postgresql_only
+def test_dispose_closes_the_group_writers_kept_connection(engine):
+    keep_write_connection(engine)
+    _backend_of_a_group(engine)
+    engine.dispose()
+    assert _connections_to(engine) == 0
