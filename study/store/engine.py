@@ -277,7 +277,9 @@ def group_connection(engine: Engine) -> Iterator[Connection]:
             yield connection
         return
     connection = _kept(engine)
-    if time.monotonic() - connection.info.get("idle_since", time.monotonic()) >= IDLE_PING_SECONDS:
+    # Its own mark, not the pool's "idle_since": a connection just made was pinged at checkout
+    # if the pool had left it idle (_ping_after_idle), and has no mark yet.
+    if time.monotonic() - connection.info.get(_GROUP_USED, time.monotonic()) >= IDLE_PING_SECONDS:
         try:
             engine.dialect.do_ping(connection.connection.dbapi_connection)
         except engine.dialect.loaded_dbapi.Error:
@@ -291,9 +293,10 @@ def group_connection(engine: Engine) -> Iterator[Connection]:
     if connection.invalidated:
         _drop_kept(engine)
     else:
-        connection.info["idle_since"] = time.monotonic()
+        connection.info[_GROUP_USED] = time.monotonic()
 
 
+_GROUP_USED = "study_group_writer_used_at"
 _KEPT = "_study_kept_write_connection"
 _KEEPS = "_study_keeps_group_connection"  # PostgreSQL's (SQLite's: WriteTurn.keeps)
 _inherited: list[Connection] = []
