@@ -45,9 +45,12 @@ def read_table(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]
 
 @contextlib.contextmanager
 def wide_fields() -> Iterator[None]:
-    """Let the csv module read cells up to MAX_FIELD (its default stops at 128 KB)."""
+    """Let the csv module read cells up to MAX_FIELD and no further (its default stops at
+    128 KB). The limit is one for the whole process, and other libraries set it too (importing
+    frictionless's CSV parser, as `study release verify` does, raises it to 2 GB): it is set to
+    MAX_FIELD exactly here, and given back after."""
     limit = csv.field_size_limit()
-    csv.field_size_limit(max(limit, MAX_FIELD))
+    csv.field_size_limit(MAX_FIELD)
     try:
         yield
     finally:
