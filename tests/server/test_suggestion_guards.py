@@ -95,13 +95,18 @@ def served():
 
     def serve(app) -> str:
         server = waitress.create_server(app, host="127.0.0.1", port=0, threads=4)
-        threading.Thread(target=server.run, daemon=True).start()
-        servers.append(server)
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        servers.append((server, thread))
         return f"http://127.0.0.1:{server.effective_port}"
 
     yield serve
-    for server in servers:
-        server.close()
+    for server, thread in servers:
+        # Closed in the server's own thread, between two polls: closed from here, its loop
+        # could poll a socket already closed (EBADF, an exception in that thread).
+        server.trigger.pull_trigger(server.close)
+        thread.join(timeout=5)
+        server.task_dispatcher.shutdown()
 
 
 def test_slow_model_calls_leave_threads_for_events(study_folder, endpoint_factory, served):
