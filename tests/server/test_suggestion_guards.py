@@ -90,7 +90,8 @@ def test_the_model_recorded_is_the_one_that_answered(study_folder, endpoint_fact
 
 @pytest.fixture
 def served():
-    """The task server under waitress with 4 threads, as `study serve --threads 4` runs it."""
+    """The task server under a real threaded WSGI server with 4 threads (waitress), the threads
+    that slow model calls must not all take."""
     servers = []
 
     def serve(app) -> str:
