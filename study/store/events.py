@@ -47,8 +47,23 @@ class Totals:
 
 
 # (connection, rows about to be inserted, (events stored, highest seq or None)) -> None, or
-# raises Refused.
+# raises Refused. On PostgreSQL a check may first be run before its transaction, given
+# WITHOUT_DATABASE for the connection (`ingest`, "in one round trip"); one that needs the
+# database then raises NeedsDatabase by using it, and is run again under the lock.
 BatchCheck = Callable[[Connection, list[dict], tuple[int, int | None]], None]
+
+
+class NeedsDatabase(Exception):
+    """A batch check run WITHOUT_DATABASE used the connection: it cannot decide before its
+    transaction, so the batch goes the usual way."""
+
+
+class _WithoutDatabase:
+    def __getattr__(self, name: str):
+        raise NeedsDatabase(f"the check used connection.{name}")
+
+
+WITHOUT_DATABASE = _WithoutDatabase()
 
 
 # A batch's rows go in one INSERT, sent to the driver directly by the group's stages
@@ -106,6 +121,18 @@ def ingest(
     once, so everything up to that seq is still exactly what it was, and only the events above it
     are counted: a count of all of them costs O(events) with the write lock held, for every batch
     of a session that grows to thousands.
+
+    In one round trip (PostgreSQL): a batch with a `known` state, the usual case (a writer's
+    browser keeps posting to the worker that stored its last batch), has its check run before
+    the transaction, against `known`, and is then stored in one round trip: BEGIN, the session's
+    row lock, an INSERT that writes only while the session still has exactly `known` stored and
+    the `expect`ed stage and condition, and COMMIT. The usual way takes three (the reads under
+    the lock, the insert, COMMIT), each a wait for the server and for the process's GIL: at 200
+    writers 1.06 and 0.81 ms of server CPU per event request against 1.35 and 1.07
+    (docs/benchmarks.md). When the INSERT's condition does not hold (another worker stored
+    events of the session, the session moved on), or the check refuses the batch or needs the
+    database (NeedsDatabase), nothing is written and the batch goes the usual way, its check
+    run again under the lock, as the authority.
     """
     now = time.time()
     rows = []
@@ -152,7 +179,11 @@ def ingest(
 
     # Stored in this process's next group commit (study.store.group_commit): answered only
     # once that transaction is committed.
-    stored = group_commit.run_staged(engine, work, key=session_id)
+    stored = None
+    if engine.dialect.name == "postgresql" and known is not None and check is not None and expect is not None:
+        stored = _in_one_round(engine, session_id, rows, check, table, expect, known)
+    if stored is None:
+        stored = group_commit.run_staged(engine, work, key=session_id)
     if isinstance(stored, (Refused, SessionMoved)):
         raise stored
     return BatchResult(acked=sorted({row["seq"] for row in rows}), stored=stored)
@@ -179,6 +210,48 @@ _SESSION_AND_COUNT = (
     " (SELECT max(seq) FROM {table} WHERE session_id = ?1)"
     f" FROM {sessions.name} WHERE session_id = ?1"
 )
+
+
+# PostgreSQL, in the session's row lock (`_SESSION`, the statement before it, so that its
+# snapshot sees every batch committed before the lock was granted): the batch's rows, inserted
+# only if the session has stored nothing above `known`'s seq, its highest seq is that seq, and
+# it is at the expected stage and condition; whether that held, and how many rows were new.
+_INSERT_IF_KNOWN = (
+    "WITH known AS (SELECT"
+    " (SELECT count(*) FROM {table} WHERE session_id = ? AND seq > ?) = 0"
+    " AND (SELECT max(seq) FROM {table} WHERE session_id = ?) = ?"
+    f" AND EXISTS (SELECT FROM {sessions.name} WHERE session_id = ? AND stage = ? AND condition = ?) AS held),"
+    f" inserted AS (INSERT INTO {{table}} ({', '.join(_COLUMNS)}) SELECT {', '.join(f'r.{c}' for c in _COLUMNS)}"
+    " FROM known, json_to_recordset(?::json) AS r(session_id varchar, seq integer, event_name varchar,"
+    " event_timestamp bigint, record text, received_at float8)"
+    " WHERE known.held ON CONFLICT DO NOTHING RETURNING seq)"
+    " SELECT (SELECT held FROM known), (SELECT count(*) FROM inserted)"
+)
+
+
+def _in_one_round(
+    engine: Engine, session_id: str, rows: list[dict], check: BatchCheck, table: Table,
+    expect: tuple[str, str | None], known: tuple[int, int],
+) -> int | None:  # fmt: skip
+    """`ingest` in one round trip (its docstring): how many rows were new, or None when the batch
+    must go the usual way (nothing of it was written)."""
+    try:
+        check(WITHOUT_DATABASE, rows, known)
+    except (NeedsDatabase, Refused):
+        return None
+    stage, condition = expect
+    last_seq = known[1]
+    parameters = (session_id, last_seq, session_id, last_seq, session_id, stage, condition, orjson.dumps(rows).decode())
+
+    def work(_connection: Connection):
+        *_, ((held, inserted),) = yield group_commit.Last([
+            _PLANNED_ONCE,
+            (_SESSION.format(lock="FOR UPDATE"), (session_id,)),
+            (_INSERT_IF_KNOWN.format(table=table.name), parameters),
+        ])  # fmt: skip
+        return inserted if held else None
+
+    return group_commit.run_staged(engine, work, key=session_id)
 
 
 def _read(sqlite: bool, session_id: str, table: Table, session: bool, stored: bool, above: int):
