@@ -214,12 +214,12 @@ _SESSION_AND_COUNT = (
 
 # PostgreSQL, in the session's row lock (`_SESSION`, the statement before it, so that its
 # snapshot sees every batch committed before the lock was granted): the batch's rows, inserted
-# only if the session has stored nothing above `known`'s seq, its highest seq is that seq, and
-# it is at the expected stage and condition; whether that held, and how many rows were new.
+# only if the session's highest stored seq is still `known`'s (everything up to it is stored
+# and never deleted, so then the session has exactly `known` stored) and it is at the expected
+# stage and condition; whether that held, and how many rows were new.
 _INSERT_IF_KNOWN = (
     "WITH known AS (SELECT"
-    " (SELECT count(*) FROM {table} WHERE session_id = ? AND seq > ?) = 0"
-    " AND (SELECT max(seq) FROM {table} WHERE session_id = ?) = ?"
+    " (SELECT max(seq) FROM {table} WHERE session_id = ?) = ?"
     f" AND EXISTS (SELECT FROM {sessions.name} WHERE session_id = ? AND stage = ? AND condition = ?) AS held),"
     f" inserted AS (INSERT INTO {{table}} ({', '.join(_COLUMNS)}) SELECT {', '.join(f'r.{c}' for c in _COLUMNS)}"
     " FROM known, json_to_recordset(?::json) AS r(session_id varchar, seq integer, event_name varchar,"
@@ -240,8 +240,8 @@ def _in_one_round(
     except (NeedsDatabase, Refused):
         return None
     stage, condition = expect
-    last_seq = known[1]
-    parameters = (session_id, last_seq, session_id, last_seq, session_id, stage, condition, orjson.dumps(rows).decode())
+    last_seq = known[1]  # known[0] == last_seq + 1
+    parameters = (session_id, last_seq, session_id, stage, condition, orjson.dumps(rows).decode())
 
     def work(_connection: Connection):
         *_, ((held, inserted),) = yield group_commit.Last([

@@ -1,20 +1,17 @@
 """A writer's next batch on PostgreSQL is stored in one round trip when its worker stored the
 session's last one (study.store.events.ingest, "in one round trip"), and whatever another
-worker did meanwhile still counts: a session it finished takes no new events."""
+worker did meanwhile still counts: a session it finished takes no new events, and a batch is
+checked against the events it stored (tests/store/test_stored_counts.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from study.server import arrival
 from study.store import writing
 from study.store import sessions as session_store
 
 from .records import Editor, event_count
-from .test_events_api import app, batch_of, client, post, session_at, session_id  # noqa: F401 - fixtures
-from .test_events_hostile import small_quota_app  # noqa: F401 - a study storing at most 100 events
-
-QUOTA = 100  # small_quota_app's
+from .test_events_api import app, batch_of, client, post, session_id  # noqa: F401 - fixtures
 
 
 def test_a_writers_next_batch_is_one_round_trip(client, engine, session_id, monkeypatch):  # noqa: F811
@@ -48,22 +45,3 @@ def test_a_session_finished_at_another_worker_takes_no_new_events(client, engine
     assert "survey" in response.get_json()["error"]
     assert event_count(engine, session_id) == 5
 
-
-def test_a_batch_is_checked_against_what_another_worker_stored(small_quota_app, engine):  # noqa: F811
-    client = small_quota_app.test_client()
-    session_id = session_at(engine, small_quota_app.extensions["study"], "writing")
-    editor = Editor()
-    assert post(client, session_id, batch_of(editor.initialize(), *editor.type("a" * 9))).status_code == 200
-    known_here = arrival._checked.get(session_id)
-    # The writer's next batch reaches another worker process, which stores it...
-    arrival._checked.clear()
-    assert post(client, session_id, batch_of(*editor.type("b" * 80))).status_code == 200
-    # ...and the one after comes back here, where the session is known with 10 events, not 90.
-    # Typed at the start of the text, it reads the same against either: only the count differs.
-    arrival._checked.remember(session_id, known_here)
-    editor.cursor = 0
-    response = post(client, session_id, batch_of(editor.move(-1), *editor.type("c" * 14)))
-
-    assert response.status_code == 422, response.get_json()
-    assert f"has stored {QUOTA - 10} events" in response.get_json()["error"]
-    assert event_count(engine, session_id) == QUOTA - 10

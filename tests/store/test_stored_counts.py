@@ -38,20 +38,39 @@ def _quota_refusal(client, session_id, editor: Editor) -> str:
     return response.get_json()["error"]
 
 
+def _stored_at_another_worker(client, session_id, batch: dict) -> None:
+    """The writer's next batch reaches another worker process, which has not seen the session;
+    the one after comes back here, where the session is known as it was before."""
+    known_here = arrival._checked.get(session_id)
+    arrival._checked.clear()
+    assert post(client, session_id, batch).status_code == 200
+    arrival._checked.remember(session_id, known_here)
+
+
 def test_events_another_worker_stored_are_counted(client, engine, session_id):
     editor = Editor()
     assert post(client, session_id, batch_of(editor.initialize(), *editor.type("a" * 39))).status_code == 200
-    known_here = arrival._checked.get(session_id)
-    # The writer's next batch reaches another worker process, which has not seen the session.
-    arrival._checked.clear()
-    assert post(client, session_id, batch_of(*editor.type("b" * 30))).status_code == 200
-    # And the one after comes back here, where the session is known as of its first batch.
-    arrival._checked.remember(session_id, known_here)
+    _stored_at_another_worker(client, session_id, batch_of(*editor.type("b" * 30)))
     assert post(client, session_id, batch_of(*editor.type("c" * 30))).status_code == 200
 
     assert event_count(engine, session_id) == QUOTA
     assert client.get(f"/api/sessions/{session_id}/state").get_json()["doc"] == editor.doc
     assert f"has stored {QUOTA} events" in _quota_refusal(client, session_id, editor)
+
+
+def test_a_batch_is_checked_against_what_another_worker_stored(client, engine, session_id):
+    # On PostgreSQL a batch is checked before its transaction against what this worker knows
+    # (study.store.events.ingest, "in one round trip"): here 10 events where 90 are stored.
+    editor = Editor()
+    assert post(client, session_id, batch_of(editor.initialize(), *editor.type("a" * 9))).status_code == 200
+    _stored_at_another_worker(client, session_id, batch_of(*editor.type("b" * 80)))
+    # Typed at the start of the text, it reads the same against either: only the count differs.
+    editor.cursor = 0
+    response = post(client, session_id, batch_of(editor.move(-1), *editor.type("c" * 14)))
+
+    assert response.status_code == 422, response.get_json()
+    assert f"has stored {QUOTA - 10} events" in response.get_json()["error"]
+    assert event_count(engine, session_id) == QUOTA - 10
 
 
 def test_a_batch_whose_transaction_failed_is_not_counted(app, engine, session_id):
