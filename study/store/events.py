@@ -129,10 +129,10 @@ def ingest(
     the `expect`ed stage and condition, and COMMIT. The usual way takes three (the reads under
     the lock, the insert, COMMIT), each a wait for the server and for the process's GIL: at 200
     writers, four alternated pairs, 1.06, 0.81, 1.14 and 0.94 ms of server CPU per event request
-    against 1.35, 1.07, 1.16 and 1.28 (docs/benchmarks.md). When the INSERT's condition does not hold (another worker stored
-    events of the session, the session moved on), or the check refuses the batch or needs the
-    database (NeedsDatabase), nothing is written and the batch goes the usual way, its check
-    run again under the lock, as the authority.
+    against 1.35, 1.07, 1.16 and 1.28 (docs/benchmarks.md). When the INSERT's condition does not
+    hold (another worker stored events of the session, the session moved on), or the check
+    refuses the batch or needs the database (NeedsDatabase), nothing is written and the batch
+    goes the usual way, its check run again under the lock, as the authority.
     """
     now = time.time()
     rows = []

@@ -26,10 +26,10 @@ statements of a stage together in one round trip (study.store.pg_rounds, libpq's
 the BEGIN leading the first), so a group of batches costs three round trips (its statements,
 the inserts, COMMIT) where each batch alone cost six, each of them a wait for the server and
 then for its process's GIL (issue 17); and one when each of its batches follows what its
-worker last stored (study.store.events.ingest, "in one round trip"). A staged item has a key (its session id): items of one
-key take their stages one item after the other, so each reads what the one before wrote (a
-browser's resend can share a group with its original), and items run in key order, so two
-groups lock sessions' rows in the same order and cannot deadlock.
+worker last stored (study.store.events.ingest, "in one round trip"). A staged item has a key
+(its session id): items of one key take their stages one item after the other, so each reads
+what the one before wrote (a browser's resend can share a group with its original), and items
+run in key order, so two groups lock sessions' rows in the same order and cannot deadlock.
 
 A model call's rows (study.server.model_calls: the request counted before the model is asked,
 its outcome after) go `ahead`: a participant is waiting on them with the suggestion on hold,

@@ -44,4 +44,3 @@ def test_a_session_finished_at_another_worker_takes_no_new_events(client, engine
     assert response.status_code == 409, response.get_json()
     assert "survey" in response.get_json()["error"]
     assert event_count(engine, session_id) == 5
-
