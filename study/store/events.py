@@ -74,9 +74,12 @@ _COLUMNS = ("session_id", "seq", "event_name", "event_timestamp", "record", "rec
 # VALUES (six parameters a row, past psycopg's cache of 50) it was parsed again for every
 # batch, a fifth of an event request's CPU; as one array per column psycopg's dumpers still
 # cost a seventh.
-_POSTGRES_INSERT = (
-    f"INSERT INTO {{table}} ({', '.join(_COLUMNS)}) SELECT {', '.join(_COLUMNS)} FROM json_to_recordset(?::json) AS"
+_JSON_ROWS = (
+    "json_to_recordset(?::json) AS"
     " r(session_id varchar, seq integer, event_name varchar, event_timestamp bigint, record text, received_at float8)"
+)
+_POSTGRES_INSERT = (
+    f"INSERT INTO {{table}} ({', '.join(_COLUMNS)}) SELECT {', '.join(_COLUMNS)} FROM {_JSON_ROWS}"
     " ON CONFLICT DO NOTHING RETURNING seq"
 )
 
@@ -221,10 +224,8 @@ _INSERT_IF_KNOWN = (
     "WITH known AS (SELECT"
     " (SELECT max(seq) FROM {table} WHERE session_id = ?) = ?"
     f" AND EXISTS (SELECT FROM {sessions.name} WHERE session_id = ? AND stage = ? AND condition = ?) AS held),"
-    f" inserted AS (INSERT INTO {{table}} ({', '.join(_COLUMNS)}) SELECT {', '.join(f'r.{c}' for c in _COLUMNS)}"
-    " FROM known, json_to_recordset(?::json) AS r(session_id varchar, seq integer, event_name varchar,"
-    " event_timestamp bigint, record text, received_at float8)"
-    " WHERE known.held ON CONFLICT DO NOTHING RETURNING seq)"
+    f" inserted AS (INSERT INTO {{table}} ({', '.join(_COLUMNS)}) SELECT {', '.join(_COLUMNS)}"
+    f" FROM known, {_JSON_ROWS} WHERE known.held ON CONFLICT DO NOTHING RETURNING seq)"
     " SELECT (SELECT held FROM known), (SELECT count(*) FROM inserted)"
 )
 
