@@ -41,8 +41,27 @@ OPEN_STAGES = {"writing"}
     responses={200: "api/responses.schema.json#/$defs/acked", 409: contract.ERROR, 422: contract.ERROR},
 )  # fmt: skip
 def post_events(session_id):
-    # The batch was checked against schemas/event-batch.schema.json at the door (a compiled
-    # predicate: the hot path of a study, study.server.contract).
+    return respond(acknowledge(session_id))
+
+
+class Acknowledgement(bytes):
+    """A stored batch's answer: the JSON body of its 200. The view makes it a response; the
+    event lane (study.server.event_lane) hands it to the server itself, without werkzeug's
+    response object."""
+
+
+def respond(answer):
+    """A view's answer for `answer`: an Acknowledgement as a JSON response, anything else (a
+    refusal) as it is."""
+    if type(answer) is Acknowledgement:
+        return current_app.response_class(answer, mimetype="application/json")
+    return answer
+
+
+def acknowledge(session_id: str):
+    """The view's work: the batch's Acknowledgement, or a refusal as a Flask answer. The batch
+    was checked against schemas/event-batch.schema.json at the door (a compiled predicate: the
+    hot path of a study, study.server.contract)."""
     try:
         return _post_events(session_id)
     except event_store.SessionMoved:  # e.g. finished at another worker: read it again
@@ -80,8 +99,8 @@ def _post_events(session_id: str):
         return jsonify(error=str(refusal)), 422
     if condition is _UNKNOWN:
         WRITING_SESSIONS.remember(session_id, session["condition"])
-    return store(session_id, batch, check, expect=(session["stage"], session["condition"]), known=checks.known,
-                 committed=[hook for hook in committed if hook is not None])  # fmt: skip
+    return _stored(session_id, batch, check, expect=(session["stage"], session["condition"]), known=checks.known,
+                   committed=[hook for hook in committed if hook is not None])  # fmt: skip
 
 
 def answer_closed(session: dict, batch: list[dict], table: Table = events):
@@ -101,6 +120,12 @@ def store(session_id: str, batch: list[dict], check: event_store.BatchCheck, tab
     `expect`: the session's (stage, condition), confirmed as it is stored (SessionMoved);
     `known`: as event_store.ingest's. `committed`: what the checks remember once the batch is
     committed (arrival.Arrival.committed, a paradigm's rules'), called then and only then."""
+    return respond(_stored(session_id, batch, check, table, expect, known, committed))
+
+
+def _stored(session_id: str, batch: list[dict], check: event_store.BatchCheck, table: Table = events, expect=None,
+            known=None, committed=()):
+    """`store`'s work: an Acknowledgement, or the refusal as a Flask answer."""
     try:
         result = event_store.ingest(engine(), session_id, batch, check, table=table, expect=expect, known=known)
     except event_store.Refused as refusal:
@@ -108,8 +133,9 @@ def store(session_id: str, batch: list[dict], check: event_store.BatchCheck, tab
     for hook in committed:
         hook()
     # orjson, not jsonify: the acknowledgement is the event API's every answer (its CPU budget).
-    body = orjson.dumps({"acked": result.acked, "stored": result.stored, "duplicates": result.duplicates})
-    return current_app.response_class(body, mimetype="application/json")
+    return Acknowledgement(
+        orjson.dumps({"acked": result.acked, "stored": result.stored, "duplicates": result.duplicates})
+    )
 
 
 @blueprint.get("/<session_id>/state")

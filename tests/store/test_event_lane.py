@@ -13,6 +13,8 @@ from werkzeug.test import Client
 
 from study.server import create_app, events_api
 from study.server.event_lane import EventLane
+from study.store import reading
+from study.store.activity import recent
 
 from .records import event_count
 from .test_events_api import events_url, session_at, typed
@@ -31,12 +33,14 @@ def paths(app):
 
 
 def answers(paths, engine, study, stage, request):
-    """The (status, JSON body) each path gives for `request(client, session_id)`, each on a
-    session of its own at `stage`."""
+    """The (status, content type, length, JSON body) each path gives for
+    `request(client, session_id)`, each on a session of its own at `stage`."""
     found = []
     for client in paths:
         response = request(client, session_at(engine, study, stage))
-        found.append((response.status_code, orjson.loads(response.get_data())))
+        body = response.get_data()
+        found.append((response.status_code, response.headers.get("Content-Type"),
+                      response.headers.get("Content-Length"), len(body), orjson.loads(body)))  # fmt: skip
     return found
 
 
@@ -104,6 +108,23 @@ def test_the_lanes_requests_count_as_event_requests_for_study_status(app, engine
     assert recorder.current.requests == 1
 
 
+def test_the_lane_stores_its_process_activity_once_an_interval_is_over(app, engine, backend_study):
+    # `study status` reads the stored intervals: the lane's answer stores a finished one once
+    # it is sent, as Flask's after-request hook has it stored.
+    client = app.test_client()
+    session_id = session_at(engine, backend_study, "writing")
+    recorder = app.extensions["study.activity"]
+    recorder.seconds = 0  # every request ends an interval
+
+    response = client.post(events_url(session_id), data=orjson.dumps(GOOD), content_type="application/json")
+    response.close()
+
+    assert response.status_code == 200
+    with reading(engine) as connection:
+        found = recent(connection, "no outcome", 40)
+    assert (found.requests, found.event_requests) == (1, 1)
+
+
 def test_only_a_well_formed_batch_takes_the_lane(app, engine, backend_study):
     through_flask = []
     # First among the hooks: the door's check stops the later ones when it refuses.
@@ -123,7 +144,7 @@ def test_a_limited_lane_handles_one_batch_at_a_time(app, engine, backend_study, 
     # not taken by batches. Without a limit, batches are handled side by side.
     inside, most = [0], [0]
     lock = threading.Lock()
-    store = events_api.post_events
+    store = events_api.acknowledge
 
     def slow_store(session_id):
         with lock:
@@ -136,7 +157,7 @@ def test_a_limited_lane_handles_one_batch_at_a_time(app, engine, backend_study, 
             with lock:
                 inside[0] -= 1
 
-    monkeypatch.setattr(events_api, "post_events", slow_store)
+    monkeypatch.setattr(events_api, "acknowledge", slow_store)
     if limit:
         app.wsgi_app.limit(limit)
     sessions = [session_at(engine, backend_study, "writing") for _ in range(3)]
