@@ -17,6 +17,8 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Callable
+from functools import partial
 
 from flask import Flask, g, request
 from sqlalchemy import Engine
@@ -89,11 +91,17 @@ class Recorder:
 
     def answered(self, response, event_ms: float | None, model_call: bool, refused: bool):
         """Count one answered request, and have `response` store the interval when one is
-        due, once it is sent (the after-request hook's work, and the event lane's)."""
-        due = self.count(event_ms, model_call, refused)
-        if due is not None:
-            response.call_on_close(lambda: self.store(due))
+        due, once it is sent (the after-request hook's work, and the event lane's refusals')."""
+        then = self.after_sending(event_ms, model_call, refused)
+        if then is not None:
+            response.call_on_close(then)
         return response
+
+    def after_sending(self, event_ms: float | None, model_call: bool, refused: bool) -> Callable[[], None] | None:
+        """Count one answered request; what to run once its answer is sent (the finished
+        interval stored), when one is due. The event lane runs it from its own answer."""
+        due = self.count(event_ms, model_call, refused)
+        return None if due is None else partial(self.store, due)
 
     def store(self, interval: activity_store.Interval) -> None:
         interval.event_queue_max = group_commit.deepest_waiting(self.engine)

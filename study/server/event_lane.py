@@ -98,8 +98,7 @@ class EventLane:
         activity = self.app.extensions["study.activity"]
         if response is not None:  # a refusal, as Flask words it
             return activity.answered(response, event_ms, False, False)
-        due = activity.count(event_ms, False, False)
-        return partial(_acknowledged, answer, None if due is None else partial(activity.store, due))
+        return partial(_acknowledged, answer, activity.after_sending(event_ms, False, False))
 
 
 def _acknowledged(body: bytes, then: Callable[[], None] | None, environ: dict, start_response: Callable):
