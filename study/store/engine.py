@@ -81,7 +81,9 @@ def make_engine(url: str, threads: int = DEFAULT_THREADS) -> Engine:
         mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
         # Straight to the driver: every event batch begins a transaction, and SQLAlchemy's
         # statement machinery costs several times the BEGIN itself (docs/benchmarks.md).
-        connection.connection.driver_connection.execute(f"BEGIN {mode}")
+        driver = connection.connection.driver_connection
+        if not driver.in_transaction:  # else begun already, by a `writing` transaction
+            driver.execute(f"BEGIN {mode}")
 
     _write_turns[engine] = WriteTurn(make_url(url).database)
 
@@ -215,8 +217,8 @@ def writing(engine: Engine) -> Iterator[Connection]:
     the write lock up front, on the process's kept connection where the engine keeps one
     (keep_write_connection)."""
     turn = _write_turns.get(engine)
-    if turn is None:
-        with _pooled_transaction(engine) as connection:
+    if turn is None:  # PostgreSQL
+        with engine.connect() as connection, connection.begin():
             yield connection
         return
     inside = turn.taken()  # a write inside a write: the kept connection is the outer one's
@@ -224,7 +226,7 @@ def writing(engine: Engine) -> Iterator[Connection]:
         if turn.keeps and turn.database is not None and not inside:
             connection = _kept(engine)
             try:
-                with connection.begin():
+                with _driver_transaction(connection):
                     yield connection
             except BaseException:
                 _drop_kept(engine)  # a connection that failed is not trusted again
@@ -237,11 +239,34 @@ def writing(engine: Engine) -> Iterator[Connection]:
 
 
 @contextmanager
+def _driver_transaction(connection: Connection) -> Iterator[None]:
+    """SQLite's write transaction, begun and committed on the driver: SQLAlchemy's transaction
+    object and its events cost an event batch 16 us of CPU back to back and about 60 us on a
+    worker that idled between requests, a twelfth of the batch (docs/benchmarks.md). A
+    statement run through SQLAlchemy inside it has SQLAlchemy begin a transaction of its own
+    as usual, whose BEGIN the driver is then spared (`_begin`); that one commits or rolls back
+    the driver's transaction in its place."""
+    driver = connection.connection.driver_connection
+    driver.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if connection.in_transaction():
+            connection.rollback()
+        elif driver.in_transaction:
+            driver.rollback()
+        raise
+    if connection.in_transaction():
+        connection.commit()
+    else:
+        driver.execute("COMMIT")
+
+
+@contextmanager
 def _pooled_transaction(engine: Engine) -> Iterator[Connection]:
-    """A write transaction on a connection from the pool, given back after it."""
-    with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as connection:
-        with connection.begin():
-            yield connection
+    """A SQLite write transaction on a connection from the pool, given back after it."""
+    with engine.connect() as connection, _driver_transaction(connection):
+        yield connection
 
 
 def keep_write_connection(engine: Engine) -> None:
@@ -308,7 +333,7 @@ def _kept(engine: Engine) -> Connection:
         return kept[1]
     if kept is not None and kept[0] != os.getpid():
         _inherited.append(kept[1])
-    connection = engine.connect().execution_options(sqlite_begin="IMMEDIATE")
+    connection = engine.connect()
     engine.__dict__[_KEPT] = (os.getpid(), connection)
     return connection
 

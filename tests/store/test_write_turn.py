@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import text
 
 from study.store import make_engine, reading, writing
-from study.store.engine import keep_write_connection
+from study.store.engine import driver_fetch, keep_write_connection
 
 WRITER = textwrap.dedent(
     """
@@ -131,6 +131,36 @@ def test_on_the_kept_connection_a_write_that_fails_leaves_nothing_and_the_next_i
     with writing(engine) as connection:
         connection.execute(text("INSERT INTO log VALUES (2)"))
     assert _stored(engine) == [2]
+
+
+@pytest.mark.parametrize("kept", [True, False], ids=["kept", "pooled"])
+@pytest.mark.parametrize("through", ["driver", "driver-and-sqlalchemy"])
+def test_a_write_is_one_transaction_whichever_way_its_statements_go(tmp_path, kept, through):
+    # SQLite's write transaction is begun and committed on the driver; a statement through
+    # SQLAlchemy inside it must join it, not commit apart from it.
+    engine = make_engine(f"sqlite:///{tmp_path / 'study.db'}")
+    if kept:
+        keep_write_connection(engine)
+    with writing(engine) as connection:
+        connection.execute(text("CREATE TABLE log (n INTEGER)"))
+
+    def write(connection, first: int) -> None:
+        driver_fetch(connection, "INSERT INTO log VALUES (?)", (first,))
+        if through == "driver":
+            driver_fetch(connection, "INSERT INTO log VALUES (?)", (first + 1,))
+        else:
+            connection.execute(text("INSERT INTO log VALUES (:n)"), {"n": first + 1})
+
+    with pytest.raises(RuntimeError):
+        with writing(engine) as connection:
+            write(connection, 1)
+            raise RuntimeError("the check refused it")
+    assert _stored(engine) == []
+    with writing(engine) as connection:
+        write(connection, 3)
+    with writing(engine) as connection:  # and the next one begins afresh
+        write(connection, 5)
+    assert _stored(engine) == [3, 4, 5, 6]
 
 
 def test_dispose_closes_the_kept_connection(tmp_path):
