@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import abort, current_app
+from flask import Flask, abort, current_app
 from sqlalchemy import Engine
 
 from study.config import Study
@@ -18,16 +18,20 @@ from study.store import sessions as session_store
 WRITING_SESSIONS = SessionMemory(4096)
 
 
-def study() -> Study:
-    return current_app.extensions["study"]
+# Each takes the app from the request's context, or `app` where the caller has no context (the
+# event lane: study.server.event_lane).
 
 
-def engine() -> Engine:
-    return current_app.extensions["study.engine"]
+def study(app: Flask | None = None) -> Study:
+    return (app or current_app).extensions["study"]
 
 
-def limits():
-    return current_app.extensions["study.limits"]
+def engine(app: Flask | None = None) -> Engine:
+    return (app or current_app).extensions["study.engine"]
+
+
+def limits(app: Flask | None = None):
+    return (app or current_app).extensions["study.limits"]
 
 
 def suggestion_engine():
@@ -63,12 +67,12 @@ def writing_session_or_409(session_id: str) -> dict:
 _UNKNOWN = object()
 
 
-def session_brief_or_404(session_id: str) -> dict:
+def session_brief_or_404(session_id: str, app: Flask | None = None) -> dict:
     """`session_or_404` for the event API: only session_id, stage and condition, read cheaply
     (it is asked for every batch of every writer)."""
     if len(session_id) != 32 or not session_id.isalnum():
         abort(404, f"unknown session '{session_id}'")
-    session = session_store.brief(engine(), session_id)
+    session = session_store.brief(engine(app), session_id)
     if session is None:
         abort(404, f"unknown session '{session_id}'")
     return session

@@ -8,19 +8,20 @@ API is nearly all of the server's work, and its budget is about 1 ms of CPU per 
 case itself: `POST /api/sessions/<session id>/events` with no query, a body within
 [session] max_request_bytes that is JSON and passes the door's check of
 schemas/event-batch.schema.json (study.server.contract, the same compiled predicate). It runs
-the view's own work (study.server.events_api.acknowledge) inside an app context, with the body
-where the door leaves it, and counts the request for `study status` as the activity hook would.
-A stored batch's 200 goes to the server as its bytes and the two headers werkzeug's response
-would give it, without building that response: a request at low load pays for every piece of
-code it runs, and werkzeug's response object was about a tenth of an event request's CPU at
-200 writers (docs/benchmarks.md).
+the view's own work (study.server.events_api.acknowledge), which needs no Flask context, and
+counts the request for `study status` as the activity hook would. A stored batch's 200 goes to
+the server as its bytes and the two headers werkzeug's response would give it, without building
+that response. A request at low load pays for every piece of code it runs: werkzeug's response
+object was about a tenth of an event request's CPU at 200 writers, and pushing and popping an
+app context a twentieth (docs/benchmarks.md).
 
 Everything else goes to Flask unchanged, and so do the lane's own doubts: a body the predicate
-refuses (the door words the error), a session the view does not find (404 and 409 answers come
-from Flask's error handlers, so they read the same), and an exception in the view, which Flask
-then meets on a second run: storing a batch is idempotent (events are keyed by their seq, and a
-batch's checks read only), exactly as the browser's own resend is. A browser cannot tell which
-path answered (tests/store/test_event_lane.py holds both to the same answers).
+refuses (the door words the error), a batch the view refuses or a session it does not find (so
+404, 409 and 422 answers come from Flask's view and error handlers, and read the same), and an
+exception in the view. Flask then runs the view again: storing a batch is idempotent (events
+are keyed by their seq, and a refused batch wrote nothing), exactly as the browser's own resend
+is. A browser cannot tell which path answered (tests/store/test_event_lane.py holds both to the
+same answers).
 """
 
 from __future__ import annotations
@@ -34,8 +35,7 @@ from contextlib import AbstractContextManager, nullcontext
 from functools import partial
 
 import orjson
-from flask import Flask, g
-from werkzeug.exceptions import HTTPException
+from flask import Flask
 
 from study import precedence
 from study.server import contract, events_api
@@ -71,13 +71,13 @@ class EventLane:
         body = environ["wsgi.input"].read(int(length))
         precedence.give_way()  # to the suggestions a writer is waiting for (study.precedence)
         with self.gate:
-            answer = self._answer(match.group(1), body, environ)
+            answer = self._answer(match.group(1), body)
         if answer is None:  # Flask answers, from the same bytes
             environ["wsgi.input"] = io.BytesIO(body)
             return self.flask_wsgi(environ, start_response)
         return answer(environ, start_response)
 
-    def _answer(self, session_id: str, body: bytes, environ: dict):
+    def _answer(self, session_id: str, body: bytes):
         started = time.perf_counter()
         try:
             batch = orjson.loads(body)
@@ -85,19 +85,14 @@ class EventLane:
             return None
         if not self.passes(batch):
             return None
-        with self.app.app_context():
-            g.study_body = batch
-            try:
-                answer = events_api.acknowledge(session_id)
-                response = None if type(answer) is events_api.Acknowledgement else self.app.make_response(answer)
-            except HTTPException:
-                return None
-            except Exception:  # noqa: BLE001 - Flask meets it again and answers as it does
-                return None
-            event_ms = (time.perf_counter() - started) * 1000
+        try:
+            answer = events_api.acknowledge(self.app, session_id, batch)
+        except Exception:  # noqa: BLE001 - Flask meets it again and answers as it does (a 404 too)
+            return None
+        if type(answer) is not events_api.Acknowledgement:  # a refusal: Flask words it
+            return None
+        event_ms = (time.perf_counter() - started) * 1000
         activity = self.app.extensions["study.activity"]
-        if response is not None:  # a refusal, as Flask words it
-            return activity.answered(response, event_ms, False, False)
         return partial(_acknowledged, answer, activity.after_sending(event_ms, False, False))
 
 

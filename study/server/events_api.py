@@ -17,9 +17,11 @@ writing stage: afterwards the text is the researchers' alone (README, "The parti
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import orjson
-from flask import Blueprint, current_app, jsonify
-from sqlalchemy import Table
+from flask import Blueprint, Flask, current_app, jsonify
+from sqlalchemy import Engine, Table
 
 from study import paradigms
 from study.curation.replay import DeltaError, replay
@@ -41,77 +43,85 @@ OPEN_STAGES = {"writing"}
     responses={200: "api/responses.schema.json#/$defs/acked", 409: contract.ERROR, 422: contract.ERROR},
 )  # fmt: skip
 def post_events(session_id):
-    return respond(acknowledge(session_id))
+    return respond(acknowledge(current_app._get_current_object(), session_id, contract.body()))
 
 
 class Acknowledgement(bytes):
-    """A stored batch's answer: the JSON body of its 200. The view makes it a response; the
-    event lane (study.server.event_lane) hands it to the server itself, without werkzeug's
-    response object."""
+    """A batch's answer: the JSON body of its 200. The view makes it a response; the event lane
+    (study.server.event_lane) hands it to the server itself, without werkzeug's response
+    object."""
 
 
-def respond(answer):
-    """A view's answer for `answer`: an Acknowledgement as a JSON response, anything else (a
-    refusal) as it is."""
+@dataclass(frozen=True)
+class Refusal:
+    """A batch refused (422) or too late (409), nothing of it stored: the view words it as
+    {"error": ...}. The event lane hands such a batch to Flask, which refuses it again."""
+
+    status: int
+    error: str
+
+
+def respond(answer: Acknowledgement | Refusal):
+    """A view's answer for what `acknowledge` (or `store`) returned."""
     if type(answer) is Acknowledgement:
         return current_app.response_class(answer, mimetype="application/json")
-    return answer
+    return jsonify(error=answer.error), answer.status
 
 
-def acknowledge(session_id: str):
-    """The view's work: the batch's Acknowledgement, or a refusal as a Flask answer. The batch
-    was checked against schemas/event-batch.schema.json at the door (a compiled predicate: the
-    hot path of a study, study.server.contract)."""
+def acknowledge(app: Flask, session_id: str, body: dict) -> Acknowledgement | Refusal:
+    """The view's work for `body`, checked at the door against schemas/event-batch.schema.json
+    (a compiled predicate: the hot path of a study, study.server.contract). Nothing here needs
+    a request's or an app's context (the event lane runs it without either); an unknown session
+    is aborted with 404."""
     try:
-        return _post_events(session_id)
+        return _post_events(app, session_id, body)
     except event_store.SessionMoved:  # e.g. finished at another worker: read it again
         WRITING_SESSIONS.forget(session_id)
-        return _post_events(session_id)
+        return _post_events(app, session_id, body)
 
 
 _UNKNOWN = object()
 
 
-def _post_events(session_id: str):
+def _post_events(app: Flask, session_id: str, body: dict) -> Acknowledgement | Refusal:
     condition = WRITING_SESSIONS.get(session_id, _UNKNOWN)
     if condition is _UNKNOWN:
-        session = session_brief_or_404(session_id)
+        session = session_brief_or_404(session_id, app)
     else:
         session = {"session_id": session_id, "stage": "writing", "condition": condition}
-    body = contract.body()
     rules = [module for module in (p.event_rules() for p in paradigms.registered()) if module]
     if session["condition"]:
         # The browser is not told its paradigm (issue 25): the records get it here, before the
         # paradigms' rules compare them with the session (e.g. study.paradigms.proactive.arrival).
         for module in rules:
-            module.fill(engine(), session_id, study().condition(session["condition"]), body)
+            module.fill(engine(app), session_id, study(app).condition(session["condition"]), body)
     batch = body["events"]
     if session["stage"] not in OPEN_STAGES:
-        return answer_closed(session, batch)
-    checks = arrival.checker(session_id, batch, limits())
+        return closed(engine(app), session, batch)
+    checks = arrival.checker(session_id, batch, limits(app))
     check, committed = checks.check, [checks.committed]
     try:
-        paradigm = study().condition(session["condition"]).paradigm
+        paradigm = study(app).condition(session["condition"]).paradigm
         for module in rules:
             check = module.with_rules(check, session_id, paradigm, batch)
             committed.append(getattr(check, "committed", None))
     except event_store.Refused as refusal:
-        return jsonify(error=str(refusal)), 422
+        return Refusal(422, str(refusal))
     if condition is _UNKNOWN:
         WRITING_SESSIONS.remember(session_id, session["condition"])
-    return _stored(session_id, batch, check, expect=(session["stage"], session["condition"]), known=checks.known,
-                   committed=[hook for hook in committed if hook is not None])  # fmt: skip
+    return _stored(engine(app), session_id, batch, check, expect=(session["stage"], session["condition"]),
+                   known=checks.known, committed=[hook for hook in committed if hook is not None])  # fmt: skip
 
 
-def answer_closed(session: dict, batch: list[dict], table: Table = events):
+def closed(engine: Engine, session: dict, batch: list[dict], table: Table = events) -> Acknowledgement | Refusal:
     """A batch for a session past its open stage: resends of events already stored are
     harmless and acknowledged; new ones are refused (the chat page's events too)."""
-    with reading(engine()) as connection:
+    with reading(engine) as connection:
         stored = set(event_store.stored_seqs(connection, session["session_id"], table))
     seqs = sorted({item["seq"] for item in batch})
     if all(seq in stored for seq in seqs):
-        return jsonify(acked=seqs, stored=0, duplicates=len(seqs))
-    return jsonify(error=f"session is at stage '{session['stage']}' and takes no new events"), 409
+        return _acknowledgement(seqs, stored=0)
+    return Refusal(409, f"session is at stage '{session['stage']}' and takes no new events")
 
 
 def store(session_id: str, batch: list[dict], check: event_store.BatchCheck, table: Table = events, expect=None,
@@ -120,22 +130,24 @@ def store(session_id: str, batch: list[dict], check: event_store.BatchCheck, tab
     `expect`: the session's (stage, condition), confirmed as it is stored (SessionMoved);
     `known`: as event_store.ingest's. `committed`: what the checks remember once the batch is
     committed (arrival.Arrival.committed, a paradigm's rules'), called then and only then."""
-    return respond(_stored(session_id, batch, check, table, expect, known, committed))
+    return respond(_stored(engine(), session_id, batch, check, table, expect, known, committed))
 
 
-def _stored(session_id: str, batch: list[dict], check: event_store.BatchCheck, table: Table = events, expect=None,
-            known=None, committed=()):
-    """`store`'s work: an Acknowledgement, or the refusal as a Flask answer."""
+def _stored(engine: Engine, session_id: str, batch: list[dict], check: event_store.BatchCheck, table: Table = events,
+            expect=None, known=None, committed=()) -> Acknowledgement | Refusal:
+    """`store`'s work."""
     try:
-        result = event_store.ingest(engine(), session_id, batch, check, table=table, expect=expect, known=known)
+        result = event_store.ingest(engine, session_id, batch, check, table=table, expect=expect, known=known)
     except event_store.Refused as refusal:
-        return jsonify(error=str(refusal)), 422
+        return Refusal(422, str(refusal))
     for hook in committed:
         hook()
+    return _acknowledgement(result.acked, result.stored)
+
+
+def _acknowledgement(acked: list[int], stored: int) -> Acknowledgement:
     # orjson, not jsonify: the acknowledgement is the event API's every answer (its CPU budget).
-    return Acknowledgement(
-        orjson.dumps({"acked": result.acked, "stored": result.stored, "duplicates": result.duplicates})
-    )
+    return Acknowledgement(orjson.dumps({"acked": acked, "stored": stored, "duplicates": len(acked) - stored}))
 
 
 @blueprint.get("/<session_id>/state")

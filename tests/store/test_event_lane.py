@@ -13,7 +13,8 @@ from werkzeug.test import Client
 
 from study.server import create_app, events_api
 from study.server.event_lane import EventLane
-from study.store import reading
+from study.store import reading, writing
+from study.store import sessions as session_store
 from study.store.activity import recent
 
 from .records import event_count
@@ -34,10 +35,10 @@ def paths(app):
 
 def answers(paths, engine, study, stage, request):
     """The (status, content type, length, JSON body) each path gives for
-    `request(client, session_id)`, each on a session of its own at `stage`."""
+    `request(client, session_id, engine)`, each on a session of its own at `stage`."""
     found = []
     for client in paths:
-        response = request(client, session_at(engine, study, stage))
+        response = request(client, session_at(engine, study, stage), engine)
         body = response.get_data()
         found.append((response.status_code, response.headers.get("Content-Type"),
                       response.headers.get("Content-Length"), len(body), orjson.loads(body)))  # fmt: skip
@@ -45,7 +46,7 @@ def answers(paths, engine, study, stage, request):
 
 
 def post_json(body, path=events_url, query=""):
-    def request(client, session_id):
+    def request(client, session_id, _engine):
         return client.post(path(session_id) + query, data=orjson.dumps(body), content_type="application/json")
 
     return request
@@ -54,30 +55,45 @@ def post_json(body, path=events_url, query=""):
 GOOD = {"events": typed("Same answer")}
 
 
+def resent_after_writing(client, session_id, engine):
+    """A batch stored while the session was at writing, sent again once it has finished: 200,
+    all duplicates."""
+    with writing(engine) as connection:
+        session_store.update_session(connection, session_id, stage="writing")
+    post_json(GOOD)(client, session_id, engine)
+    with writing(engine) as connection:
+        session_store.update_session(connection, session_id, stage="finished")
+    return post_json(GOOD)(client, session_id, engine)
+
+
 @pytest.mark.parametrize(
     "stage, request_",
     [
         ("writing", post_json(GOOD)),
         ("writing", post_json({"events": typed("x")[:1] + [{"seq": 1, "eventName": "text-insert"}]})),
         ("writing", post_json({"events": []})),
+        # Passes the door, refused by the arrival checks (422): events before the session's start.
+        ("writing", post_json({"events": typed("Early")[3:]})),
         ("writing", post_json(GOOD, query="?debug=1")),
         ("writing", post_json(GOOD, path=lambda session_id: events_url("0" * 32))),
         ("writing", post_json(GOOD, path=lambda session_id: events_url("not-a-session"))),
         ("finished", post_json(GOOD)),
+        ("finished", resent_after_writing),
         (
             "writing",
-            lambda client, session_id: client.post(
+            lambda client, session_id, _engine: client.post(
                 events_url(session_id), data=b'{"events": [', content_type="application/json"
             ),
         ),
         (
             "writing",
-            lambda client, session_id: client.post(
+            lambda client, session_id, _engine: client.post(
                 events_url(session_id), data=b"x" * 10_000_000, content_type="application/json"
             ),
         ),
     ],
-    ids=["good", "schema", "empty", "query", "unknown", "malformed-id", "closed", "not-json", "too-big"],
+    ids=["good", "schema", "empty", "refused", "query", "unknown", "malformed-id", "closed", "closed-resend", "not-json",
+         "too-big"],
 )
 def test_both_paths_give_a_browser_the_same_answer(paths, engine, backend_study, stage, request_):
     lane, flask_alone = answers(paths, engine, backend_study, stage, request_)
@@ -146,13 +162,13 @@ def test_a_limited_lane_handles_one_batch_at_a_time(app, engine, backend_study, 
     lock = threading.Lock()
     store = events_api.acknowledge
 
-    def slow_store(session_id):
+    def slow_store(*arguments):
         with lock:
             inside[0] += 1
             most[0] = max(most[0], inside[0])
         time.sleep(0.05)
         try:
-            return store(session_id)
+            return store(*arguments)
         finally:
             with lock:
                 inside[0] -= 1

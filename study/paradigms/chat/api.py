@@ -227,6 +227,6 @@ def post_events(session_id):
     session = session_or_404(session_id)
     batch = contract.body()["events"]
     if session["stage"] != "chat":
-        return events_api.answer_closed(session, batch, chat_events)
+        return events_api.respond(events_api.closed(engine(), session, batch, chat_events))
     check = arrival.quota_checker(session_id, limits(), chat_events)
     return events_api.store(session_id, batch, check, chat_events)
