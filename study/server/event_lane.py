@@ -13,7 +13,7 @@ counts the request for `study status` as the activity hook would. A stored batch
 the server as its bytes and the two headers werkzeug's response would give it, without building
 that response. A request at low load pays for every piece of code it runs: werkzeug's response
 object was about a tenth of an event request's CPU at 200 writers, and pushing and popping an
-app context a twentieth (docs/benchmarks.md).
+app context 3-5% of a batch's (docs/benchmarks.md).
 
 Everything else goes to Flask unchanged, and so do the lane's own doubts: a body the predicate
 refuses (the door words the error), a batch the view refuses or a session it does not find (so
