@@ -91,7 +91,7 @@ class Recorder:
 
     def answered(self, response, event_ms: float | None, model_call: bool, refused: bool):
         """Count one answered request, and have `response` store the interval when one is
-        due, once it is sent (the after-request hook's work, and the event lane's refusals')."""
+        due, once it is sent (the after-request hook's work)."""
         then = self.after_sending(event_ms, model_call, refused)
         if then is not None:
             response.call_on_close(then)

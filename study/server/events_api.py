@@ -89,15 +89,16 @@ def _post_events(app: Flask, session_id: str, body: dict) -> Acknowledgement | R
         session = session_brief_or_404(session_id, app)
     else:
         session = {"session_id": session_id, "stage": "writing", "condition": condition}
+    database = engine(app)
     rules = [module for module in (p.event_rules() for p in paradigms.registered()) if module]
     if session["condition"]:
         # The browser is not told its paradigm (issue 25): the records get it here, before the
         # paradigms' rules compare them with the session (e.g. study.paradigms.proactive.arrival).
         for module in rules:
-            module.fill(engine(app), session_id, study(app).condition(session["condition"]), body)
+            module.fill(database, session_id, study(app).condition(session["condition"]), body)
     batch = body["events"]
     if session["stage"] not in OPEN_STAGES:
-        return closed(engine(app), session, batch)
+        return closed(database, session, batch)
     checks = arrival.checker(session_id, batch, limits(app))
     check, committed = checks.check, [checks.committed]
     try:
@@ -109,7 +110,7 @@ def _post_events(app: Flask, session_id: str, body: dict) -> Acknowledgement | R
         return Refusal(422, str(refusal))
     if condition is _UNKNOWN:
         WRITING_SESSIONS.remember(session_id, session["condition"])
-    return _stored(engine(app), session_id, batch, check, expect=(session["stage"], session["condition"]),
+    return _stored(database, session_id, batch, check, expect=(session["stage"], session["condition"]),
                    known=checks.known, committed=[hook for hook in committed if hook is not None])  # fmt: skip
 
 
