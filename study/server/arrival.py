@@ -54,59 +54,54 @@ _NOTHING_STORED = _Checked(count=0, last_seq=None, bytes=0, text="")
 _checked = SessionMemory(CACHED_SESSIONS)
 
 
-@dataclass
 class Arrival:
     """A batch's arrival checks. `check`: what event_store.ingest runs before storing it; `known`:
     the session's stored (count, highest seq) as this process last committed them, when no seq
     is missing (ingest's `known`); `committed()`: to be called once the batch is stored, and
-    only then: the text it leaves is remembered for the session's next batch."""
+    only then: the text it leaves is remembered for the session's next batch.
 
-    session_id: str
-    check: event_store.BatchCheck
-    known: tuple[int, int] | None
-    stored: _Checked | None = None  # the state `check` leaves, once it has run
+    `check` is a method, not a closure of `checker`'s: a closure that set the state on the
+    Arrival holding it made a reference cycle, which kept every batch (its parsed records) alive
+    until the garbage collector's next pass found it, about 45 objects a batch, and each of a
+    worker's collections then went through hundreds of them (docs/benchmarks.md)."""
 
-    def committed(self) -> None:
-        if self.stored is not None:
-            _checked.remember(self.session_id, self.stored)
+    def __init__(self, session_id: str, batch: Sequence[Mapping], limits: Limits) -> None:
+        self.session_id, self.limits = session_id, limits
+        self.by_seq = {item["seq"]: item for item in batch}
+        self.ordered = sorted(self.by_seq)
+        self.stored: _Checked | None = None  # the state `check` leaves, once it has run
+        # The replay is Python work; done while the write lock is held it would also wait for
+        # the GIL behind every other thread, and every writer would wait for it. So the usual
+        # case, a batch that follows the text this process last checked, is replayed here,
+        # before the lock, and inside the lock only confirmed to follow what is stored still.
+        # A session's first batch is replayed ahead too, from its initialize event: at a launch
+        # a thousand of them arrive within a second, and each has nothing stored to read.
+        self.ahead: tuple[_Checked, str | event_store.Refused] | None = None
+        cached = _checked.get(session_id)
+        records = [(seq, self.by_seq[seq]) for seq in self.ordered]
+        try:
+            if cached is not None and self.ordered[0] > cached.last_seq:
+                self.ahead = (cached, _apply(cached.text, records))
+            elif cached is None and self.ordered[0] == 0:
+                self.ahead = (_NOTHING_STORED, _replay(records))
+        except event_store.Refused as refusal:
+            self.ahead = (cached or _NOTHING_STORED, refusal)
+        self.known: tuple[int, int] | None = None
+        if cached is not None and cached.last_seq is not None and cached.count == cached.last_seq + 1:
+            self.known = (cached.count, cached.last_seq)
 
-
-def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> Arrival:
-    """The checks of `batch` (items carry `seq`) on its arrival."""
-    by_seq = {item["seq"]: item for item in batch}
-    # The replay is Python work; done while the write lock is held it would also wait for the
-    # GIL behind every other thread, and every writer would wait for it. So the usual case, a
-    # batch that follows the text this process last checked, is replayed here, before the lock,
-    # and inside the lock only confirmed to follow what is stored still.
-    # A session's first batch is replayed ahead too, from its initialize event: at a launch a
-    # thousand of them arrive within a second, and each has nothing stored to read.
-    ahead: tuple[_Checked, str | event_store.Refused] | None = None
-    cached = _checked.get(session_id)
-    ordered = sorted(by_seq)
-    records = [(seq, by_seq[seq]) for seq in ordered]
-    try:
-        if cached is not None and ordered[0] > cached.last_seq:
-            ahead = (cached, _apply(cached.text, records))
-        elif cached is None and ordered[0] == 0:
-            ahead = (_NOTHING_STORED, _replay(records))
-    except event_store.Refused as refusal:
-        ahead = (cached or _NOTHING_STORED, refusal)
-
-    known = None
-    if cached is not None and cached.last_seq is not None and cached.count == cached.last_seq + 1:
-        known = (cached.count, cached.last_seq)
-
-    def check(connection: Connection, rows: list[dict], stored: tuple[int, int | None]) -> None:
+    def check(self, connection: Connection, rows: list[dict], stored: tuple[int, int | None]) -> None:
         # This runs while the database's write lock is held: the common case (a batch after
         # everything stored) costs no query of its own (`stored` came with its group's reads).
         count, last_seq = stored
+        ahead, by_seq, limits, session_id = self.ahead, self.by_seq, self.limits, self.session_id
         if ahead is not None and (ahead[0].count, ahead[0].last_seq) == (count, last_seq):
             before, outcome = ahead
             added_bytes = sum(len(row["record"]) for row in rows)
             _within_quota(count, len(rows), before.bytes, added_bytes, limits)
             if isinstance(outcome, event_store.Refused):
                 raise outcome
-            arrival.stored = _Checked(count + len(rows), ordered[-1], before.bytes + added_bytes, outcome)
+            self.stored = _Checked(count + len(rows), self.ordered[-1], before.bytes + added_bytes, outcome)
             return
         present: set[int] = set()
         if last_seq is not None and min(by_seq) <= last_seq:  # a resend, or out of order
@@ -132,18 +127,24 @@ def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> Arriva
             text = _apply(cached.text, [(row["seq"], by_seq[row["seq"]]) for row in new])
         else:
             # Out of order, or not cached: replay everything, as the release will.
-            stored = connection.execute(
+            stored_rows = connection.execute(
                 select(events_table.c.seq, events_table.c.record)
                 .where(events_table.c.session_id == session_id)
                 .order_by(events_table.c.seq)
             ).all()
-            merged = {seq: orjson.loads(record) for seq, record in stored}
+            merged = {seq: orjson.loads(record) for seq, record in stored_rows}
             merged.update((row["seq"], by_seq[row["seq"]]) for row in new)
             text = _replay(sorted(merged.items()))
-        arrival.stored = _Checked(*event_store.after_storing((count, last_seq), new), stored_bytes + added_bytes, text)
+        self.stored = _Checked(*event_store.after_storing((count, last_seq), new), stored_bytes + added_bytes, text)
 
-    arrival = Arrival(session_id, check, known)
-    return arrival
+    def committed(self) -> None:
+        if self.stored is not None:
+            _checked.remember(self.session_id, self.stored)
+
+
+def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> Arrival:
+    """The checks of `batch` (items carry `seq`) on its arrival."""
+    return Arrival(session_id, batch, limits)
 
 
 def quota_checker(session_id: str, limits: Limits, table: Table) -> event_store.BatchCheck:
