@@ -60,10 +60,10 @@ class Arrival:
     is missing (ingest's `known`); `committed()`: to be called once the batch is stored, and
     only then: the text it leaves is remembered for the session's next batch.
 
-    `check` is a method, not a closure of `checker`'s: a closure that set the state on the
-    Arrival holding it made a reference cycle, which kept every batch (its parsed records) alive
-    until the garbage collector's next pass found it, about 45 objects a batch, and each of a
-    worker's collections then went through hundreds of them (docs/benchmarks.md)."""
+    `check` is a method so that nothing the Arrival holds refers back to it: a closure setting
+    its result on the Arrival that held it would be a reference cycle, keeping every batch (its
+    parsed records, about 45 objects) alive until the garbage collector's next pass, which at a
+    launch then went through hundreds of them each time (docs/benchmarks.md)."""
 
     def __init__(self, session_id: str, batch: Sequence[Mapping], limits: Limits) -> None:
         self.session_id, self.limits = session_id, limits
