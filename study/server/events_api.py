@@ -121,7 +121,7 @@ def closed(engine: Engine, session: dict, batch: list[dict], table: Table = even
         stored = set(event_store.stored_seqs(connection, session["session_id"], table))
     seqs = sorted({item["seq"] for item in batch})
     if all(seq in stored for seq in seqs):
-        return _acknowledgement(seqs, stored=0)
+        return _acknowledgement(event_store.BatchResult(acked=seqs, stored=0))
     return Refusal(409, f"session is at stage '{session['stage']}' and takes no new events")
 
 
@@ -143,12 +143,13 @@ def _stored(engine: Engine, session_id: str, batch: list[dict], check: event_sto
         return Refusal(422, str(refusal))
     for hook in committed:
         hook()
-    return _acknowledgement(result.acked, result.stored)
+    return _acknowledgement(result)
 
 
-def _acknowledgement(acked: list[int], stored: int) -> Acknowledgement:
+def _acknowledgement(result: event_store.BatchResult) -> Acknowledgement:
     # orjson, not jsonify: the acknowledgement is the event API's every answer (its CPU budget).
-    return Acknowledgement(orjson.dumps({"acked": acked, "stored": stored, "duplicates": len(acked) - stored}))
+    answer = {"acked": result.acked, "stored": result.stored, "duplicates": result.duplicates}
+    return Acknowledgement(orjson.dumps(answer))
 
 
 @blueprint.get("/<session_id>/state")
