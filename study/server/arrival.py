@@ -94,22 +94,22 @@ class Arrival:
         # This runs while the database's write lock is held: the common case (a batch after
         # everything stored) costs no query of its own (`stored` came with its group's reads).
         count, last_seq = stored
-        ahead, by_seq, limits, session_id = self.ahead, self.by_seq, self.limits, self.session_id
+        ahead, by_seq, ordered, limits, session_id = self.ahead, self.by_seq, self.ordered, self.limits, self.session_id
         if ahead is not None and (ahead[0].count, ahead[0].last_seq) == (count, last_seq):
             before, outcome = ahead
             added_bytes = sum(len(row["record"]) for row in rows)
             _within_quota(count, len(rows), before.bytes, added_bytes, limits)
             if isinstance(outcome, event_store.Refused):
                 raise outcome
-            self.stored = _Checked(count + len(rows), self.ordered[-1], before.bytes + added_bytes, outcome)
+            self.stored = _Checked(count + len(rows), ordered[-1], before.bytes + added_bytes, outcome)
             return
         present: set[int] = set()
-        if last_seq is not None and min(by_seq) <= last_seq:  # a resend, or out of order
+        if last_seq is not None and ordered[0] <= last_seq:  # a resend, or out of order
             present = set(
                 connection.execute(
                     select(events_table.c.seq).where(
                         events_table.c.session_id == session_id,
-                        events_table.c.seq.in_(sorted(by_seq)),
+                        events_table.c.seq.in_(ordered),
                     )
                 ).scalars()
             )
