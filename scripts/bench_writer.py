@@ -250,6 +250,9 @@ class Writer:
             if not self.typing and time.monotonic() > flush_deadline:
                 self.result.errors.append(f"gave up with {len(self.pending)} unacknowledged events")
                 return
+            if not self.pending:  # nothing to send (editor-outbox.js neither sends an empty batch)
+                failures = 0
+                continue
             if await self.post(self.pending[:MAX_BATCH]):
                 failures = 0
             else:
