@@ -500,7 +500,9 @@ def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, database
               f"{database_ms:.2f} ms per event request (typing-only {half_seconds:.0f} s)")
     print(f"  client CPU        {client_cpu / elapsed:.0%} of a core")
     # A request at low load starts on a CPU that was idle, and that costs (bench_stack.pause_cost).
-    print(f"  machine           a fixed piece of Python: {pause_cost[0]:.2f} ms of CPU back to back, "
+    quick = stack.QUICK_HOST_MS
+    print(f"  machine           a fixed piece of Python: {pause_cost[0]:.2f} ms of CPU back to back "
+          f"(x{pause_cost[0] / quick:.1f} the {quick} ms of the host where every target held), "
           f"{pause_cost[1]:.2f} ms after an 8 ms pause (x{pause_cost[1] / pause_cost[0]:.1f}); "
           "a worker that idles between requests pays the second")
     after = os.getloadavg()

@@ -28,6 +28,13 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+# pause_cost's first figure on the host where every target of issue 17 held in one sweep
+# (2026-11-30, 02:19-02:38 UTC: 0.44-0.47 ms; docs/benchmarks.md). The same code's CPU per
+# request follows the host: on a host at about twice this figure it took 1.5-2.0 times as much
+# (2026-11-30, 06:10-06:52 UTC).
+QUICK_HOST_MS = 0.46
+
+
 def pause_cost(rounds: int = 300, pause: float = 0.008) -> tuple[float, float]:
     """Milliseconds of CPU that one fixed piece of Python (an event batch's JSON written, read
     back and its records copied) takes run back to back, and run after a pause of `pause`
