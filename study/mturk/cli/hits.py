@@ -208,16 +208,7 @@ def extend(directory, hit_id, more, hours, sandbox, endpoint_url) -> None:
 @reports_errors
 def expire(directory, hit_ids, every, sandbox, endpoint_url) -> None:
     """Stop new workers from accepting HITs (workers already working may still submit)."""
-    ctx = open_account(directory, sandbox, endpoint_url)
-    refused = 0
-    for hit_id in _chosen(ctx, hit_ids, every):
-        try:
-            click.echo(f"{hit_id}: {hit_actions.expire(ctx, hit_id)}")
-        except hit_module.HitError as error:
-            refused += 1
-            click.echo(f"{hit_id}: not expired. {error}", err=True)
-    if refused:
-        raise click.ClickException(f"{refused} HITs were not expired (see above).")
+    _on_each(open_account(directory, sandbox, endpoint_url), hit_ids, every, hit_actions.expire, "expired")
 
 
 @click.command()
@@ -228,16 +219,22 @@ def expire(directory, hit_ids, every, sandbox, endpoint_url) -> None:
 @reports_errors
 def delete(directory, hit_ids, every, sandbox, endpoint_url) -> None:
     """Delete finished HITs: expired, nobody still working, every submission reviewed."""
-    ctx = open_account(directory, sandbox, endpoint_url)
+    _on_each(open_account(directory, sandbox, endpoint_url), hit_ids, every, hit_actions.delete, "deleted")
+
+
+def _on_each(ctx, hit_ids, every: bool, action, done: str) -> None:
+    """`action(ctx, hit_id)` on each chosen HIT, its answer shown; a HIT it refuses is named with
+    the reason and the others still go ahead, and the command fails at the end if any was
+    refused."""
     refused = 0
     for hit_id in _chosen(ctx, hit_ids, every):
         try:
-            click.echo(f"{hit_id}: {hit_actions.delete(ctx, hit_id)}")
+            click.echo(f"{hit_id}: {action(ctx, hit_id)}")
         except hit_module.HitError as error:
             refused += 1
-            click.echo(f"{hit_id}: not deleted. {error}", err=True)
+            click.echo(f"{hit_id}: not {done}. {error}", err=True)
     if refused:
-        raise click.ClickException(f"{refused} HITs were not deleted (see above).")
+        raise click.ClickException(f"{refused} HITs were not {done} (see above).")
 
 
 def _chosen(ctx, hit_ids, every) -> list[str]:
