@@ -250,7 +250,10 @@ class Writer:
             if not self.typing and time.monotonic() > flush_deadline:
                 self.result.errors.append(f"gave up with {len(self.pending)} unacknowledged events")
                 return
-            if not self.pending:  # nothing to send (editor-outbox.js neither sends an empty batch)
+            if not self.pending:
+                # Nothing caught up yet: the writer's last keystroke came due between catch_up
+                # and `now`, which made `wait` 0. Catch it up first: editor-outbox.js never
+                # sends an empty batch either.
                 failures = 0
                 continue
             if await self.post(self.pending[:MAX_BATCH]):
