@@ -183,7 +183,7 @@ def test_expire_and_delete_say_what_is_missing(run, study_folder, emulator):
     hit_id = _hit_ids(run("post", str(study_folder), "--task-url", TASK_URL).stdout)[0]
     refused = run("delete", str(study_folder), "--all")
     assert refused.exit_code == 1 and "expire` it first" in refused.output
-    assert f"{hit_id}: not deleted." in refused.output and "1 HITs were not deleted" in refused.output
+    assert f"{hit_id}: not deleted." in refused.output and "1 HIT was not deleted" in refused.output
     assert f"{hit_id}: expired" in run("expire", str(study_folder), hit_id).stdout
     assert f"{hit_id}: already expired" in run("expire", str(study_folder), "--all").stdout
     assert f"{hit_id}: deleted" in run("delete", str(study_folder), hit_id).stdout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 
 import click
 
@@ -222,7 +223,7 @@ def delete(directory, hit_ids, every, sandbox, endpoint_url) -> None:
     _on_each(open_account(directory, sandbox, endpoint_url), hit_ids, every, hit_actions.delete, "deleted")
 
 
-def _on_each(ctx, hit_ids, every: bool, action, done: str) -> None:
+def _on_each(ctx, hit_ids, every: bool, action: Callable[..., str], done: str) -> None:
     """`action(ctx, hit_id)` on each chosen HIT, its answer shown; a HIT it refuses is named with
     the reason and the others still go ahead, and the command fails at the end if any was
     refused."""
@@ -234,7 +235,8 @@ def _on_each(ctx, hit_ids, every: bool, action, done: str) -> None:
             refused += 1
             click.echo(f"{hit_id}: not {done}. {error}", err=True)
     if refused:
-        raise click.ClickException(f"{refused} HITs were not {done} (see above).")
+        hits = "1 HIT was" if refused == 1 else f"{refused} HITs were"
+        raise click.ClickException(f"{hits} not {done} (see above).")
 
 
 def _chosen(ctx, hit_ids, every) -> list[str]:
