@@ -210,8 +210,9 @@ class Writer:
             self.ahead.append(moment)
         return self.ahead[count - 1]
 
-    def catch_up(self) -> None:
-        """Make the records of every keystroke whose moment has come."""
+    def catch_up(self) -> float:
+        """Make the records of every keystroke whose moment has come; the moment it looked
+        (time.monotonic()), which every keystroke still to come is after."""
         now, wall_ms = time.monotonic(), time.time() * 1000
         while (moment := self._peek(1)) is not None and moment <= now:
             self.ahead.popleft()
@@ -219,6 +220,7 @@ class Writer:
             first = self.result.made == 0
             self.pending.append(self.editor.initialize(at_ms) if first else self.editor.next_event(at_ms))
             self.result.made += 1
+        return now
 
     @property
     def typing(self) -> bool:
@@ -229,14 +231,16 @@ class Writer:
         self.keys = self._schedule(started, until, random.Random(self.rng.random()))
         failures = 0
         while True:
-            self.catch_up()
+            # The moment every figure below is reckoned from: a clock read again later could
+            # find the writer's last keystroke due with its record not made yet, and send an
+            # empty batch (editor-outbox.js never does).
+            now = self.catch_up()
             if not self.typing and not self.pending:
                 return
             if self.typing and len(self.pending) < SEND_AT_COUNT and not failures:
                 # Due SEND_DELAY after the oldest waiting event was made, after an answer too
                 # (editor-outbox.js dueIn), at once when the batch is full, and at once when the
                 # writer stops typing: sleep until the first of the three.
-                now = time.monotonic()
                 if self.pending:
                     wait = self.pending[0]["eventTimestamp"] / 1000 + SEND_DELAY - time.time()
                 else:
@@ -250,12 +254,6 @@ class Writer:
             if not self.typing and time.monotonic() > flush_deadline:
                 self.result.errors.append(f"gave up with {len(self.pending)} unacknowledged events")
                 return
-            if not self.pending:
-                # Nothing caught up yet: the writer's last keystroke came due between catch_up
-                # and `now`, which made `wait` 0. Catch it up first: editor-outbox.js never
-                # sends an empty batch either.
-                failures = 0
-                continue
             if await self.post(self.pending[:MAX_BATCH]):
                 failures = 0
             else:
