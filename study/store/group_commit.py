@@ -76,7 +76,7 @@ class Last(list):
 
 
 class _Item:
-    __slots__ = ("done", "error", "key", "result", "staged", "work")
+    __slots__ = ("done", "error", "key", "result", "staged", "waiter", "work")
 
     def __init__(self, work: Callable[[Connection], Any], staged: bool = False, key: str | None = None) -> None:
         self.work = work
@@ -84,6 +84,9 @@ class _Item:
         self.done = False
         self.result: Any = None
         self.error: BaseException | None = None
+        # Held while the item's thread sleeps behind a group being written; released to wake
+        # that thread alone (`_wake`).
+        self.waiter: Any = None
 
 
 class _Queue:
@@ -92,7 +95,7 @@ class _Queue:
     def __init__(self) -> None:
         self.waiting: deque[_Item] = deque()
         self.ahead: deque[_Item] = deque()  # written before `waiting` (module docstring)
-        self.changed = threading.Condition(threading.Lock())
+        self.lock = threading.Lock()  # over all of the above and below
         self.writing = False
         self.deepest = 0  # the most of `waiting` at once behind a group, since last asked
 
@@ -120,7 +123,7 @@ def deepest_waiting(engine: Engine) -> int:
     the operator of a launch beside the event batches' latency (study.server.activity): a queue
     that grows means the database, not the server's CPU, is what the writers wait for."""
     queue = _queue(engine)
-    with queue.changed:
+    with queue.lock:
         deepest, queue.deepest = queue.deepest, 0
     return deepest
 
@@ -164,15 +167,27 @@ def _outcome(item: _Item) -> Any:
 
 
 def _grouped(engine: Engine, item: _Item, ahead: bool = False) -> None:
-    """Queue `item` in this process and return once a group holding it is written."""
+    """Queue `item` in this process and return once a group holding it is written.
+
+    A thread whose item waits sleeps on a lock of its own, and is woken alone: when its item is
+    written, or when it is the first in the queue and no group is being written any more (it
+    then leads the next one). Waking every waiting thread after each group, as a condition's
+    notify_all would, woke on average half a thread per batch at 1,000 writers that only went
+    back to sleep, each a switch to it and a turn at the GIL (docs/benchmarks.md)."""
     queue = _queue(engine)
-    with queue.changed:
+    with queue.lock:
         (queue.ahead if ahead else queue.waiting).append(item)
         if queue.writing:  # `waiting` holds the event batches; model calls' rows go `ahead`
             queue.deepest = max(queue.deepest, len(queue.waiting))
         while not item.done:
             if queue.writing:
-                queue.changed.wait()
+                item.waiter = waiter = threading.Lock()
+                waiter.acquire()
+                queue.lock.release()
+                try:
+                    waiter.acquire()  # released by `_wake`
+                finally:
+                    queue.lock.acquire()
                 continue
             # No group is being written: this thread leads the next one (it holds at most
             # MAX_GROUP items, so a leader whose own item did not fit leads another): the
@@ -180,15 +195,25 @@ def _grouped(engine: Engine, item: _Item, ahead: bool = False) -> None:
             queue.writing = True
             source = queue.ahead or queue.waiting
             group = [source.popleft() for _ in range(min(MAX_GROUP, len(source)))]
-            queue.changed.release()
+            queue.lock.release()
             try:
                 _write(engine, group, leader=True)
             finally:
-                queue.changed.acquire()
+                queue.lock.acquire()
+                queue.writing = False
                 for member in group:
                     member.done = True
-                queue.writing = False
-                queue.changed.notify_all()
+                    _wake(member)
+        # The next group's leader, unless a thread that came meanwhile leads it already.
+        if not queue.writing and (queue.ahead or queue.waiting):
+            _wake((queue.ahead or queue.waiting)[0])
+
+
+def _wake(item: _Item) -> None:
+    """Wake `item`'s thread if it sleeps (under its queue's lock)."""
+    if item.waiter is not None:
+        item.waiter.release()
+        item.waiter = None
 
 
 def _write(engine: Engine, group: list[_Item], leader: bool = False) -> None:
