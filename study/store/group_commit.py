@@ -173,7 +173,7 @@ def _grouped(engine: Engine, item: _Item, ahead: bool = False) -> None:
     A thread whose item waits sleeps on a lock of its own, and is woken alone: when its item is
     written, or when it is the first in the queue and no group is being written any more (it
     then leads the next one). A condition's notify_all after each group woke every waiting
-    thread, most of them to go back to sleep, each woken a switch to it and a turn at the GIL:
+    thread, many of them to go back to sleep, each woken a switch to it and a turn at the GIL:
     in a run at 1,000 writers a worker's threads were woken 7,305 times, against 2,417 now
     (docs/benchmarks.md)."""
     queue = _queue(engine)
