@@ -181,34 +181,41 @@ def _grouped(engine: Engine, item: _Item, ahead: bool = False) -> None:
         (queue.ahead if ahead else queue.waiting).append(item)
         if queue.writing:  # `waiting` holds the event batches; model calls' rows go `ahead`
             queue.deepest = max(queue.deepest, len(queue.waiting))
-        while not item.done:
-            if queue.writing:
-                item.waiter = waiter = threading.Lock()
-                waiter.acquire()
+        try:
+            while not item.done:
+                if queue.writing:
+                    item.waiter = waiter = threading.Lock()
+                    waiter.acquire()
+                    queue.lock.release()
+                    try:
+                        waiter.acquire()  # released by `_wake`
+                    finally:
+                        queue.lock.acquire()
+                    continue
+                # No group is being written: this thread leads the next one (it holds at most
+                # MAX_GROUP items, so a leader whose own item did not fit leads another): the
+                # items ahead if any wait, else the others.
+                queue.writing = True
+                source = queue.ahead or queue.waiting
+                group = [source.popleft() for _ in range(min(MAX_GROUP, len(source)))]
                 queue.lock.release()
                 try:
-                    waiter.acquire()  # released by `_wake`
+                    _write(engine, group, leader=True)
                 finally:
                     queue.lock.acquire()
-                continue
-            # No group is being written: this thread leads the next one (it holds at most
-            # MAX_GROUP items, so a leader whose own item did not fit leads another): the
-            # items ahead if any wait, else the others.
-            queue.writing = True
-            source = queue.ahead or queue.waiting
-            group = [source.popleft() for _ in range(min(MAX_GROUP, len(source)))]
-            queue.lock.release()
-            try:
-                _write(engine, group, leader=True)
-            finally:
-                queue.lock.acquire()
-                queue.writing = False
-                for member in group:
-                    member.done = True
-                    _wake(member)
-        # The next group's leader, unless a thread that came meanwhile leads it already.
-        if not queue.writing and (queue.ahead or queue.waiting):
-            _wake((queue.ahead or queue.waiting)[0])
+                    queue.writing = False
+                    for member in group:
+                        member.done = True
+                        _wake(member)
+        except BaseException:  # e.g. KeyboardInterrupt while it waited: nobody waits for it now
+            for source in (queue.ahead, queue.waiting):
+                if item in source:
+                    source.remove(item)  # else it could be woken to lead, and nobody would
+            raise
+        finally:
+            # The next group's leader, unless a thread that came meanwhile leads it already.
+            if not queue.writing and (queue.ahead or queue.waiting):
+                _wake((queue.ahead or queue.waiting)[0])
 
 
 def _wake(item: _Item) -> None:

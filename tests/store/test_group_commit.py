@@ -6,6 +6,7 @@ waits for another writer's. A model call's row goes ahead of the batches waiting
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import threading
 import time
@@ -175,6 +176,38 @@ def test_a_queue_longer_than_one_group_is_written_in_several(engine, size):
 
     assert all(outcome["result"].stored == len(batch) for _, outcome in submitted)
     assert all(event_count(engine, session_id) == len(batch) for session_id in sessions)
+
+
+@sqlite_only
+def test_a_writer_interrupted_while_it_waits_does_not_hold_up_the_batches_behind_it(engine):
+    """A waiting thread is woken alone to lead the next group (study.store.group_commit._grouped);
+    one stopped by an exception while it waited (KeyboardInterrupt, raised here as Python raises
+    it, once the thread runs again) must not take that lead away with it."""
+    sessions = [new_session(engine) for _ in range(2)]
+    _, (batch, *_) = typed_batches("One", size=10)
+    holder, release = _hold_the_writer(engine)
+    stopped: list[BaseException] = []
+
+    def interrupted_writer():
+        try:
+            event_store.ingest(engine, sessions[0], batch)
+        except KeyboardInterrupt as stop:
+            stopped.append(stop)
+
+    first = threading.Thread(target=interrupted_writer)
+    first.start()
+    _wait_until_queued(engine, 1)
+    second, second_outcome = _submit(event_store.ingest, engine, sessions[1], batch)
+    _wait_until_queued(engine, 2)
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(first.ident), ctypes.py_object(KeyboardInterrupt))
+    release.set()
+    holder.join(10)
+    first.join(10)
+    second.join(10)
+
+    assert not second.is_alive() and second_outcome["result"].stored == len(batch)
+    assert event_count(engine, sessions[1]) == len(batch)
+    assert stopped and event_count(engine, sessions[0]) == 0
 
 
 @pytest.mark.postgres
