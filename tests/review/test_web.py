@@ -87,14 +87,15 @@ def test_a_wrong_password_is_refused_and_logged(workspace, team):
 
 
 class Clock:
-    """time.time() that the test moves forward (logins, audit entries and expiries follow it)."""
+    """time.time() stopped, moved forward only by the test (logins, audit entries and expiries
+    follow it): a slow machine's real seconds between two requests do not shorten the waits."""
 
     def __init__(self, monkeypatch) -> None:
         import time
 
         self.offset = 0.0
-        real = time.time
-        monkeypatch.setattr(time, "time", lambda: real() + self.offset)
+        start = time.time()
+        monkeypatch.setattr(time, "time", lambda: start + self.offset)
 
     def advance(self, seconds: float) -> None:
         self.offset += seconds
