@@ -20,6 +20,7 @@ from study.config import Study
 from study.paths import static_dir, templates_dir
 from study.server import limit_store as limit_stores
 from study.server import limits as server_limits
+from study.server.responses import WholeResponse
 from study.server.throttle import StartThrottle
 from study.store import create_tables, make_engine
 
@@ -58,6 +59,7 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     )
     app.json.sort_keys = False
     app.session_interface = NoCookieSession()
+    app.response_class = WholeResponse  # answers in one piece (study.server.responses)
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
 
