@@ -6,6 +6,7 @@ made them, is."""
 
 from __future__ import annotations
 
+import platform
 import re
 import subprocess
 import sys
@@ -33,4 +34,4 @@ def test_a_small_launch_stores_exactly_what_was_acknowledged(paradigm, requests)
     assert re.search(r"timeouts +0\n", out) and re.search(r"errors +0\n", out), out
     assert re.search(rf"PASS +every {requests} answered 200 +200: \d+", out), out
     assert re.search(r"server CPU .* ms per event request", out), out
-    assert f"python            {sys.version.split()[0]} at {sys.executable}" in out
+    assert f"python            {platform.python_version()} at {sys.executable}" in out
