@@ -507,7 +507,8 @@ def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, database
           f"{pause_cost[1]:.2f} ms after an 8 ms pause (x{pause_cost[1] / pause_cost[0]:.1f}); "
           "a worker that idles between requests pays the second")
     # The interpreter's build counts too: Debian's python3.11 (PGO and LTO) spent 7-12% less CPU
-    # per event request than a pyenv build without --enable-optimizations (docs/benchmarks.md).
+    # per event request than a pyenv build without --enable-optimizations, in eight alternated
+    # pairs of nine (docs/benchmarks.md).
     print(f"  python            {platform.python_version()} at {sys.executable} (the server's and the "
           "client's)")
     after = os.getloadavg()
