@@ -29,7 +29,7 @@ def test_a_small_launch_stores_exactly_what_was_acknowledged(paradigm, requests)
 
     out = run.stdout
     assert run.returncode in (0, 1), out[-3000:] + run.stderr[-3000:]  # 1: a target missed
-    stored = re.search(r"database +(\d+) stored, (\d+) acknowledged, (\d+) made: identical", out)
+    stored = re.search(r"database +(\d+) stored, \d+ acknowledged, \d+ made: identical", out)
     assert stored and int(stored[1]) > 0, out
     assert re.search(r"timeouts +0\n", out) and re.search(r"errors +0\n", out), out
     assert re.search(rf"PASS +every {requests} answered 200 +200: \d+", out), out
