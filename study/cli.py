@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
 import sys
 from pathlib import Path
@@ -38,7 +39,52 @@ class Registered(click.Choice):
         pass  # click.Choice sets them once; here they are read from the registry each time
 
 
-@click.group()
+# Each command group is imported when it runs, or when `study --help` lists them all: imported
+# up front (the report's matplotlib, MTurk's boto3, judging's pandas) they took 2.4 s of every
+# command's start on a slow host, `study serve` and its restart after a crash included.
+# name: (module, the group or command, commands of other modules joined to it)
+GROUPS = {
+    "curate": ("study.curation.cli", "curate", ()),
+    # A judging round's judges are recruited on MTurk: its post and review join `study judging`.
+    "judging": ("study.judging.cli", "judging", ("study.mturk.cli.judging:post", "study.mturk.cli.judging:review")),
+    "keys": ("study.release.cli", "keys", ()),
+    "lm": ("study.lm.cli", "lm", ()),
+    "mturk": ("study.mturk.cli", "mturk", ()),
+    "preregister": ("study.plan.cli", "preregister", ()),
+    "prolific": ("study.prolific.cli", "prolific", ()),
+    "qualify": ("study.review.cli", "qualify", ()),
+    "release": ("study.release.cli", "release", ()),
+    "report": ("study.report.cli", "report", ()),
+    "review": ("study.review.cli", "review", ()),
+    "reviewers": ("study.review.cli", "reviewers", ()),
+    "simulate": ("study.simulate.cli", "simulate", ()),
+    "status": ("study.status", "status", ()),
+    "withdraw": ("study.release.cli", "withdraw", ()),
+}
+
+
+def _imported(path: str) -> click.Command:
+    module, name = path.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+class Commands(click.Group):
+    """`study`: its own commands, and the groups of GROUPS, imported when first asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *GROUPS})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands and name in GROUPS:
+            module, attribute, joined = GROUPS[name]
+            group = _imported(f"{module}:{attribute}")
+            for path in joined:
+                group.add_command(_imported(path))
+            self.add_command(group, name)
+        return self.commands.get(name)
+
+
+@click.group(cls=Commands)
 @click.version_option(package_name="study")
 def main() -> None:
     """Run crowdsourced human-AI writing studies and publish their datasets."""
@@ -296,32 +342,13 @@ def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None
             click.echo(line)
 
 
-def _register_groups() -> None:
-    from study.curation.cli import curate
-    from study.judging.cli import judging
-    from study.plan.cli import preregister
-    from study.lm.cli import lm
-    from study.mturk.cli import judging as mturk_judging
-    from study.mturk.cli import mturk
-    from study.prolific.cli import prolific
-    from study.report.cli import report
-    from study.status import status
-    from study.simulate.cli import simulate
-    from study.release.cli import keys, release, withdraw
-    from study.review.cli import qualify, review, reviewers
-
-    for group in (status, lm, curate, mturk, keys, release, withdraw, reviewers, review, qualify, report,
-                  simulate, judging, preregister, prolific):
-        main.add_command(group)
-    # A judging round's judges are recruited on MTurk: its post and review join `study judging`.
-    judging.add_command(mturk_judging.post)
-    judging.add_command(mturk_judging.review)
+def _register_paradigm_commands() -> None:
     for paradigm in registry.registered():  # a paradigm's own commands (e.g. `study chat`)
         if paradigm.commands:
             paradigm.command_module().register(main)
 
 
-_register_groups()
+_register_paradigm_commands()
 
 
 if __name__ == "__main__":  # pragma: no cover

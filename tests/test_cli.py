@@ -1,0 +1,42 @@
+"""The `study` command: every group is there, and a command imports only what it runs
+(study.cli GROUPS: `study serve`, and its restart after a crash, start without the report's
+plotting, MTurk's boto3 or judging's pandas)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from click.testing import CliRunner
+
+from study.cli import GROUPS, main
+
+HEAVY = ("matplotlib", "boto3", "pandas")
+
+
+def test_importing_the_command_loads_no_group_of_another_task():
+    shown = subprocess.run(
+        [sys.executable, "-c", f"import sys, study.cli; print(sorted(set({HEAVY!r}) & set(sys.modules)))"],
+        capture_output=True, text=True, check=True,
+    )
+    assert shown.stdout.strip() == "[]"
+
+
+def test_help_lists_every_group_and_judging_keeps_its_mturk_commands():
+    runner = CliRunner()
+    listed = runner.invoke(main, ["--help"])
+    assert listed.exit_code == 0, listed.output
+    commands = {line.split()[0] for line in listed.output.split("Commands:")[1].splitlines() if line.strip()}
+    assert commands == {*GROUPS, "init", "serve", "demo", "export", "chat"}
+
+    judging = runner.invoke(main, ["judging", "--help"])
+    assert judging.exit_code == 0, judging.output
+    assert {"post", "review", "build", "export", "status"} <= {
+        line.split()[0] for line in judging.output.split("Commands:")[1].splitlines() if line.strip()
+    }
+
+
+def test_an_unknown_command_is_refused_with_the_list():
+    refused = CliRunner().invoke(main, ["curat"])
+    assert refused.exit_code == 2
+    assert "No such command 'curat'" in refused.output
