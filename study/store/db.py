@@ -344,10 +344,27 @@ def create_tables(engine: Engine) -> None:
             connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
             _create_missing(connection)
         return
-    _create_missing(engine)
+    with engine.connect() as connection:
+        if _has_everything(connection):  # the usual start: nothing to create, no write lock taken
+            return
+    # SQLite: under the write lock, for the same reason. Each process looks for the tables in
+    # a read, then creates them; a process that read before another wrote finds its read out of
+    # date when it writes, and SQLite refuses it at once ("database is locked", the busy timeout
+    # not waited), so of two `study serve` processes started together on a new study one failed.
+    with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as connection, connection.begin():
+        _create_missing(connection)
 
 
-def _create_missing(bind: Engine | Connection) -> None:
+def _has_everything(connection: Connection) -> bool:
+    inspector = inspect(connection)
+    if not {table.name for table in metadata.sorted_tables} <= set(inspector.get_table_names()):
+        return False
+    indexes = {index["name"] for found in inspector.get_multi_indexes().values() for index in found}
+    declared = {index.name for table in metadata.sorted_tables for index in table.indexes}
+    return declared <= indexes and not _missing_columns(connection)
+
+
+def _create_missing(bind: Connection) -> None:
     metadata.create_all(bind)
     _add_missing_columns(bind)
     # create_all adds indexes only with a new table: an index added to an existing table later
@@ -357,24 +374,16 @@ def _create_missing(bind: Engine | Connection) -> None:
             index.create(bind, checkfirst=True)
 
 
-def _add_missing_columns(bind: Engine | Connection) -> None:
+def _add_missing_columns(bind: Connection) -> None:
     # create_all leaves an existing table as it is: a column added to a table later
     # (server_activity.event_queue_max) is added here to databases made before it, from its
     # declaration (such a column has a server default, so the rows already there get it).
-    missing = _missing_columns(bind)
-    if not missing:
-        return
-    if isinstance(bind, Engine):  # SQLite: looked at again under the write lock, so that two
-        # processes starting together on an older database do not both add it (one would fail)
-        with bind.connect().execution_options(sqlite_begin="IMMEDIATE") as connection, connection.begin():
-            _add_missing_columns(connection)
-        return
-    for table, column in missing:
+    for table, column in _missing_columns(bind):
         ddl = CreateColumn(column).compile(dialect=bind.dialect)
         bind.execute(text(f"ALTER TABLE {table.name} ADD COLUMN {ddl}"))
 
 
-def _missing_columns(bind: Engine | Connection) -> list[tuple[Table, Column]]:
+def _missing_columns(bind: Connection) -> list[tuple[Table, Column]]:
     # Every table's columns in one query where the dialect can (PostgreSQL: one catalog query
     # instead of one per table, at every server start and command).
     found = inspect(bind).get_multi_columns(filter_names=[table.name for table in metadata.sorted_tables])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import sqlite3
 import threading
 import time
 import weakref
@@ -26,6 +27,22 @@ from study.store import checkpoints
 DEFAULT_THREADS = 16
 # SQLite connections a process keeps open (see make_engine).
 SQLITE_KEPT = 8
+
+# A new database's first connections, in several processes started together, each switch it to
+# WAL; SQLite refuses all but one of them at once ("database is locked", without its busy
+# timeout). The mode is the file's: tried again, the others find it switched.
+_WAL_TRIES = 100
+
+
+def _into_wal(cursor) -> None:
+    for tried in range(1, _WAL_TRIES + 1):
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or tried == _WAL_TRIES:
+                raise
+            time.sleep(0.01)  # opening a connection: no lock of ours is held
 
 
 def make_engine(url: str, threads: int = DEFAULT_THREADS) -> Engine:
@@ -65,7 +82,7 @@ def make_engine(url: str, threads: int = DEFAULT_THREADS) -> Engine:
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_connection, _record):
         cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
+        _into_wal(cursor)
         # NORMAL is durable against a killed server process (the WAL is in the OS cache);
         # only a power cut can lose the last transactions.
         cursor.execute("PRAGMA synchronous=NORMAL")

@@ -1,0 +1,44 @@
+"""study.store.db.create_tables: processes started together on a new study database all find
+their tables (a launch's `study serve` processes, a status command beside them)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+from sqlalchemy import inspect
+
+from study.store import make_engine
+from study.store.db import metadata
+
+# Each process loads everything first, says so, then creates the tables once told to go, so
+# that all of them look for the tables at the same moment.
+CHILD = """
+import pathlib, sys, time
+from study.store import create_tables, make_engine
+engine = make_engine(sys.argv[1])
+folder = pathlib.Path(sys.argv[2])
+(folder / f"ready-{sys.argv[3]}").touch()
+while not (folder / "go").exists():
+    time.sleep(0.0005)
+create_tables(engine)
+"""
+
+
+def test_four_processes_started_together_on_a_new_sqlite_database_all_find_their_tables(tmp_path):
+    url = f"sqlite:///{tmp_path / 'study.db'}"
+    children = [
+        subprocess.Popen([sys.executable, "-c", CHILD, url, str(tmp_path), str(n)], stderr=subprocess.PIPE, text=True)
+        for n in range(4)
+    ]
+    deadline = time.monotonic() + 60
+    while len(list(tmp_path.glob("ready-*"))) < len(children) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    (tmp_path / "go").touch()
+    failed = [child.communicate(timeout=60)[1] for child in children if child.wait(timeout=60) != 0]
+    assert failed == []
+
+    engine = make_engine(url)
+    assert set(inspect(engine).get_table_names()) >= {table.name for table in metadata.sorted_tables}
+    engine.dispose()
