@@ -33,11 +33,19 @@ class ServerProcess:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 30) -> None:
+        self.launch()
+        self.wait_until_up(timeout)
+
+    def launch(self) -> None:
+        """Start the process without waiting for it to answer (servers started together, as
+        several hosts are: see `wait_until_up`)."""
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
                 self.command, stdout=log, stderr=subprocess.STDOUT, env=self.env,
                 start_new_session=True,  # its own process group, so kill() reaches gunicorn's workers
             )
+
+    def wait_until_up(self, timeout: float = 30) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -38,6 +38,7 @@ def configure(folder, endpoint_url: str = "", **keys) -> None:
 
 
 def two_servers(folder, tmp_path, env: dict) -> list[ServerProcess]:
+    """Two `study serve` processes started together, as a launch's hosts are."""
     servers = []
     for name in ("a", "b"):
         port = free_port()
@@ -45,8 +46,15 @@ def two_servers(folder, tmp_path, env: dict) -> list[ServerProcess]:
             [sys.executable, "-m", "study", "serve", str(folder), "--port", str(port), "--workers", "1"],
             port, tmp_path / f"server-{name}.log", env={"STUDY_TRUSTED_PROXIES": "1", **env},
         )
-        server.start()
+        server.launch()
         servers.append(server)
+    try:
+        for server in servers:
+            server.wait_until_up()
+    except RuntimeError:
+        for server in servers:
+            server.stop()
+        raise
     return servers
 
 
