@@ -75,12 +75,15 @@ class Commands(click.Group):
         return sorted({*self.commands, *GROUPS})
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name not in self.commands and name in GROUPS:
-            module, attribute, joined = GROUPS[name]
-            group = _imported(f"{module}:{attribute}")
-            for path in joined:
-                group.add_command(_imported(path))
-            self.add_command(group, name)
+        if name not in self.commands:
+            # A name that is no command: every group is imported, since click suggests the
+            # nearest name among the commands it has ("Did you mean 'curate'?").
+            for wanted in [name] if name in GROUPS else [n for n in GROUPS if n not in self.commands]:
+                module, attribute, joined = GROUPS[wanted]
+                group = _imported(f"{module}:{attribute}")
+                for path in joined:
+                    group.add_command(_imported(path))
+                self.add_command(group, wanted)
         return self.commands.get(name)
 
 
