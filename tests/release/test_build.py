@@ -20,6 +20,10 @@ from study.release.pseudonyms import ReidentificationTable, is_pseudonym
 from study.release.verify import verify
 from tests.release.conftest import EMAIL, INTERFACE, SMALLEST, copy_source, released
 
+# One process runs this module's tests, so the release they read (pii_release) is built once per
+# run rather than once in each test process: 16-19 s on the slow host of docs/benchmarks.md.
+pytestmark = pytest.mark.xdist_group("pii_release")
+
 
 def all_bytes(directory):
     return {name: (directory / name).read_bytes() for name in release_files(directory)}
