@@ -196,6 +196,9 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
     click.echo(f"{workers} worker processes x {threads} threads (and {model_calls} for model calls),"
                f" up to {writers} open connections each")
     click.echo(f"Participants start at http://{host}:{port}/task?access_code=YOUR-CODE")
+    short = serving.files_short(writers, threads + model_calls)
+    if short:
+        click.echo(short, err=True)
     serving.run(app, host=host, port=port, workers=workers, threads=threads, writers=writers)
 
 

@@ -96,6 +96,35 @@ def model_call_threads(limits: Limits) -> int:
     return limits.concurrent_suggestions
 
 
+# Files a worker holds beside its writers' connections: three for each SQLite connection a thread
+# may hold (the database, its WAL and its index), and these for the rest (the listening socket,
+# the model client's and the checkpoint thread's connections, logs, the runtime's own: 22 in an
+# idle worker here).
+_FILES_PER_THREAD = 3
+_OTHER_FILES = 64
+
+
+def files_short(writers: int, threads: int) -> str | None:
+    """A warning for the operator when this host lets a worker open fewer files than `writers`
+    connections and `threads` threads (model calls' included) need; None when it lets enough.
+    granian raises its processes' own limit to the host's (the hard limit, `ulimit -Hn`); past
+    it, a worker refuses new connections ("Too many open files") while participants wait."""
+    try:
+        import resource
+    except ImportError:  # not Unix
+        return None
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    needed = writers + _FILES_PER_THREAD * threads + _OTHER_FILES
+    if hard == resource.RLIM_INFINITY or hard >= needed:
+        return None
+    return (
+        f"Warning: this host lets a process open {hard} files (`ulimit -Hn`), and each worker needs {needed} for "
+        f"{writers} open connections; past {hard} it refuses new ones. Fix: raise the limit (a systemd unit's "
+        f"LimitNOFILE={needed}; in a shell, as root, `ulimit -n {needed}`), or pass --writers "
+        f"{max(1, hard - _FILES_PER_THREAD * threads - _OTHER_FILES)} and serve the rest from more processes or hosts."
+    )
+
+
 def granian_options(host: str, port: int, workers: int, threads: int, writers: int) -> dict:
     return {
         "address": host,

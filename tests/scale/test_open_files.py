@@ -1,0 +1,71 @@
+"""`study serve` on a host that lets a process open too few files for its writers' connections:
+the operator is told at start, with the numbers and the fix (study.server.serving.files_short),
+and the number of writers it advises is served."""
+
+from __future__ import annotations
+
+import resource
+import shlex
+import socket
+import sys
+
+import pytest
+
+from .servers import ServerProcess, free_port
+
+HOST_LIMIT = 600  # files a process may open here (`ulimit -n`: the hard limit too)
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(resource.getrlimit(resource.RLIMIT_NOFILE)[1] < HOST_LIMIT,
+                       reason=f"this machine's own limit of open files is below {HOST_LIMIT}"),
+]
+
+
+def serve_under_the_limit(folder, tmp_path, writers: int) -> ServerProcess:
+    port = free_port()
+    serve = [sys.executable, "-m", "study", "serve", str(folder), "--port", str(port), "--workers", "1",
+             "--writers", str(writers)]
+    server = ServerProcess(["sh", "-c", f"ulimit -n {HOST_LIMIT} && exec {shlex.join(serve)}"], port,
+                           tmp_path / f"serve-{writers}.log")
+    server.start()
+    return server
+
+
+def held_connections_answered(server: ServerProcess, count: int) -> int:
+    """Open `count` connections, each asking for /healthz and kept open; how many were answered."""
+    held, answered = [], 0
+    try:
+        for _ in range(count):
+            connection = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+            held.append(connection)
+            connection.sendall(b"GET /healthz HTTP/1.1\r\nHost: study\r\n\r\n")
+            try:
+                answered += connection.recv(64).startswith(b"HTTP/1.1 200")
+            except TimeoutError:
+                pass
+    finally:
+        for connection in held:
+            connection.close()
+    return answered
+
+
+def test_a_host_limit_below_the_writers_is_named_at_start_with_the_fix(study_folder, tmp_path):
+    server = serve_under_the_limit(study_folder, tmp_path, writers=1000)
+    try:
+        log = server.log_text()
+    finally:
+        server.stop()
+    # 1,000 connections, 20 threads' database files (16 and 4 for model calls) and the rest.
+    assert f"this host lets a process open {HOST_LIMIT} files" in log
+    assert "each worker needs 1124 for 1000 open connections" in log
+    assert "LimitNOFILE=1124" in log and "--writers 476" in log
+
+
+def test_the_advised_number_of_writers_is_served_without_a_warning(study_folder, tmp_path):
+    server = serve_under_the_limit(study_folder, tmp_path, writers=476)
+    try:
+        assert "Warning" not in server.log_text()
+        assert held_connections_answered(server, 476) == 476
+    finally:
+        server.stop()
