@@ -96,10 +96,10 @@ def model_call_threads(limits: Limits) -> int:
     return limits.concurrent_suggestions
 
 
-# Files a worker holds beside its writers' connections: three for each SQLite connection a thread
-# may hold (the database, its WAL and its index), and these for the rest (the listening socket,
-# the model client's and the checkpoint thread's connections, logs, the runtime's own: 22 in an
-# idle worker here).
+# Files a worker holds beside its writers' connections: up to three for each database connection
+# a thread may hold (SQLite: the database, its WAL and the WAL's index, `-shm`; PostgreSQL: one
+# socket), and these for the rest (the listening socket, the model client's and the checkpoint
+# thread's connections, logs, the runtime's own: 22 in an idle worker here).
 _FILES_PER_THREAD = 3
 _OTHER_FILES = 64
 
