@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from .browser import Browser, start_writing
-from .servers import free_port
+from .servers import ServerProcess, free_port
 
 pytestmark = pytest.mark.slow
 
@@ -84,3 +84,30 @@ def test_two_workers_serve_one_writer_and_die_with_a_killed_master(study_folder,
         if master.poll() is None:
             master.kill()
             master.wait()
+
+
+def test_a_worker_imports_none_of_the_study_at_its_first_requests(study_folder, tmp_path, model_url):
+    """The master imports what the participant's requests look up by name (the recruitment
+    providers, each paradigm's event rules) before it forks: a worker importing them at its
+    first request would hold its GIL while every writer's batches waited."""
+    toml = study_folder / "study.toml"
+    toml.write_text(toml.read_text().replace('endpoint = ""', f'endpoint = "{model_url}"', 1))
+    port = free_port()
+    log = tmp_path / "serve.log"
+    server = ServerProcess([sys.executable, "-X", "importtime", "-m", "study", "serve", str(study_folder),
+                            "--port", str(port), "--workers", "1"], port, log)
+    server.start()
+    try:
+        started = len(log.read_text().splitlines())
+        with httpx.Client(base_url=server.url, timeout=30) as client:
+            session_id = start_writing(client, "first-writer")
+            browser = Browser(client, session_id)
+            browser.type("Once upon a time")
+            assert browser.send()
+            asked = client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": "Once upon a time"})
+            assert asked.status_code == 200
+    finally:
+        server.stop()
+    imported = [line.split("|")[-1].strip() for line in log.read_text().splitlines()[started:]
+                if line.startswith("import time:")]
+    assert [name for name in imported if name.split(".")[0] in ("study", "boto3", "botocore", "requests")] == []
