@@ -102,15 +102,17 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
             app.register_blueprint(blueprint)
     app.extensions["study.stage_endpoints"] = paradigms.stage_endpoints()
     # What the participant's requests look up by name (each recruitment provider's entry path,
-    # each paradigm's event rules), imported now: `study serve` forks its workers after this,
-    # and a worker that imported them at its first request held its GIL meanwhile while every
-    # writer's batches waited (MTurk's boto3 alone took 0.3 s), then kept them out of the
-    # garbage collector's freeze (study.server.serving).
+    # each paradigm's event rules and editor, the study's own path), imported now: `study serve`
+    # forks its workers after this, and a worker that imported them at its first request held
+    # its GIL meanwhile while every writer's batches waited (MTurk's boto3 alone took 0.3 s),
+    # then kept them out of the garbage collector's freeze (study.server.serving).
     from study import providers
 
     providers.registered()
     for paradigm in paradigms.registered():
         paradigm.event_rules()
+        paradigm.editor_state()
+    paradigms.path_hooks(study)
     # The judges' pages of a judging round (study.judging.web).
     from study.judging.web import blueprint as judging_blueprint
 
