@@ -103,9 +103,9 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     app.extensions["study.stage_endpoints"] = paradigms.stage_endpoints()
     # What the participant's requests look up by name (each recruitment provider's entry path,
     # each paradigm's event rules and editor, the study's own path), imported now: `study serve`
-    # forks its workers after this, and a worker that imported them at its first request held
-    # its GIL meanwhile while every writer's batches waited (MTurk's boto3 alone took 0.3 s),
-    # then kept them out of the garbage collector's freeze (study.server.serving).
+    # forks its workers after this. A worker that imported them at its first request held its
+    # GIL for the import while every writer's batches waited (MTurk's boto3 alone took 0.3 s),
+    # and kept them out of the garbage collector's freeze (study.server.serving).
     from study import providers
 
     providers.registered()
