@@ -114,14 +114,15 @@ def files_short(writers: int, threads: int) -> str | None:
     except ImportError:  # not Unix
         return None
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    needed = writers + _FILES_PER_THREAD * threads + _OTHER_FILES
+    beside = _FILES_PER_THREAD * threads + _OTHER_FILES
+    needed = writers + beside
     if hard == resource.RLIM_INFINITY or hard >= needed:
         return None
     return (
         f"Warning: this host lets a process open {hard} files (`ulimit -Hn`), and each worker needs {needed} for "
         f"{writers} open connections; past {hard} it refuses new ones. Fix: raise the limit (a systemd unit's "
         f"LimitNOFILE={needed}; in a shell, as root, `ulimit -n {needed}`), or pass --writers "
-        f"{max(1, hard - _FILES_PER_THREAD * threads - _OTHER_FILES)} and serve the rest from more processes or hosts."
+        f"{max(1, hard - beside)} and serve the rest from more processes or hosts."
     )
 
 

@@ -40,7 +40,8 @@ def _into_wal(cursor) -> None:
             cursor.execute("PRAGMA journal_mode=WAL")
             return
         except sqlite3.OperationalError as error:
-            if "locked" not in str(error) or tried == _WAL_TRIES:
+            busy = error.sqlite_errorcode & 0xFF == sqlite3.SQLITE_BUSY  # extended codes keep it in the low byte
+            if not busy or tried == _WAL_TRIES:
                 raise
             time.sleep(0.01)  # opening a connection: no lock of ours is held
 
