@@ -219,7 +219,7 @@ class BackendLoading(RuntimeError):
 class BackgroundLoaded:
     """A backend whose (slow) construction runs in a thread, so a server can start at once.
 
-    `study demo` serves the study immediately while SmolLM2 loads (20-45 s here); until then
+    `study demo` serves the study immediately while SmolLM2 loads (10-20 s here); until then
     every request gets a clear "still loading" error instead of a page that hangs.
     """
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import click
 
 from study.lm import smollm2
@@ -57,11 +59,14 @@ def serve(backend: str, host: str, port: int, delay: float, no_logprobs: bool) -
         )
         click.echo(f"backend: {backend} ({reason})")
     if backend == "smollm2":
-        click.echo("loading SmolLM2-135M-Instruct (20-40 s)...")
+        click.echo("loading SmolLM2-135M-Instruct (10-20 s)...")
+    started = time.monotonic()
     try:
         model = load_backend(backend, delay=delay)
     except BackendUnavailable as exc:
         raise click.ClickException(str(exc)) from None
+    if backend == "smollm2":
+        click.echo(f"loaded in {time.monotonic() - started:.0f} s")
     click.echo(f"serving model '{model.model_id}' at http://{host}:{port}/v1 (Ctrl-C to stop)")
     # waitress rather than Flask's development server: it is a real multi-threaded server,
     # and the backends make requests take turns where they must.

@@ -6,12 +6,14 @@ file is read), and transformers loads them offline on the CPU. Needs the `lm` ex
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import inspect
 import os
 import random
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from study.lm.backends import BackendUnavailable, Cancelled, Generation, IsCancelled, OnToken, finish
@@ -65,12 +67,14 @@ class SmolLM2Backend:
         torch.set_num_threads(threads)
         directory, gguf_file = _gguf_location()
         self._torch = torch
-        self._tokenizer = AutoTokenizer.from_pretrained(
-            directory, gguf_file=gguf_file, local_files_only=True
-        )
-        self._model = AutoModelForCausalLM.from_pretrained(
-            directory, gguf_file=gguf_file, local_files_only=True, dtype=torch.float32
-        ).eval()
+        with _gguf_read_once() as parsed:
+            self._tokenizer = AutoTokenizer.from_pretrained(
+                directory, gguf_file=gguf_file, local_files_only=True
+            )
+            self._model = AutoModelForCausalLM.from_pretrained(
+                directory, gguf_file=gguf_file, local_files_only=True, dtype=torch.float32
+            ).eval()
+        self.gguf_parses = len(parsed) if parsed is not None else None  # 1: read once (tests)
         self._context = int(getattr(self._model.config, "max_position_embeddings", 2048))
         # The key/value cache's name, in the model's arguments and its outputs alike: recent
         # transformers (5.24 here) call it `cache`, and drop the older `past_key_values` in 5.40.
@@ -233,6 +237,49 @@ class _RepetitionGuard:
                 banned = self.followers[index].get(tuple(ids[len(ids) - self.size + 1 :]))
                 if banned:
                     logits[index, list(banned)] = float("-inf")
+
+
+# One load at a time: `_gguf_read_once` swaps two names of the gguf package for the load's length.
+_LOADING = threading.Lock()
+
+
+@contextmanager
+def _gguf_read_once() -> Iterator[dict | None]:
+    """For the length of one load, the GGUF file is parsed once rather than three times.
+
+    transformers reads the file's metadata for the tokenizer, again for the config and a third
+    time with the weights, each time through `gguf.GGUFReader`: a pure-Python walk of every
+    field, SmolLM2's 49,152-token vocabulary among them. It then maps the weights' names through
+    `gguf.get_tensor_name_map(arch, blocks)`, built anew 397 times, once for each module of the
+    model. The reader is only read and the map is a pure function of its arguments, so inside
+    this block both are remembered. Three alternated loads of each on this machine: 28-31 s as
+    transformers does it, 13-15 s with this, every weight and the tokenizer the same
+    (docs/benchmarks.md; tests/lm/test_smollm2.py compares them). A gguf without those names
+    is left as it is, and loads as before.
+
+    Yields the parses, one entry each, filled as the load goes (None when gguf lacks the names
+    and nothing is remembered)."""
+    import gguf
+
+    reader, name_map = getattr(gguf, "GGUFReader", None), getattr(gguf, "get_tensor_name_map", None)
+    read: dict[tuple, object] = {}
+    with _LOADING:
+        if reader is None or name_map is None:
+            yield None
+            return
+
+        def read_once(path, *args, **kwargs):
+            key = (os.fspath(path), args, tuple(sorted(kwargs.items())))
+            if key not in read:
+                read[key] = reader(path, *args, **kwargs)
+            return read[key]
+
+        gguf.GGUFReader = read_once
+        gguf.get_tensor_name_map = functools.lru_cache(maxsize=None)(name_map)
+        try:
+            yield read
+        finally:
+            gguf.GGUFReader, gguf.get_tensor_name_map = reader, name_map
 
 
 def _gguf_location() -> tuple[str, str]:

