@@ -72,13 +72,20 @@ from bench_writer import (  # noqa: E402
 )
 
 
-async def _watch_loop(lags: list[float], until: float) -> None:
+async def _watch_loop(lags: list[float], steal: list[tuple[float, int, int]], until: float) -> None:
     """How late this client's event loop runs a 10 ms timer: past a few ms, the client itself
-    adds to the latencies it measures."""
-    while time.monotonic() < until:
+    adds to the latencies it measures. And every half second, the CPUs' time the hypervisor
+    took so far (bench_stack.stolen_and_total), which stalls the server whatever it does."""
+    next_sample = 0.0
+    while (now := time.monotonic()) < until:
+        if now >= next_sample and (ticks := stack.stolen_and_total()) is not None:
+            steal.append((now, *ticks))
+            next_sample = now + 0.5
         expected = time.monotonic() + 0.01
         await asyncio.sleep(0.01)
         lags.append(max(0.0, time.monotonic() - expected))
+    if (ticks := stack.stolen_and_total()) is not None:
+        steal.append((time.monotonic(), *ticks))
 
 
 async def _mark_half(until_half: float, server_group: int, writers: list, mark: dict) -> None:
@@ -92,8 +99,8 @@ async def _mark_half(until_half: float, server_group: int, writers: list, mark: 
 
 async def _run_writers(base_url, writers, rate, burst, duration, seed, suggest_every, server_group, make_part):
     """Type and send until `duration` is over, then flush; returns the writers' results, the
-    event loop's lags, the (start, end) of the load on the monotonic clock, and the mark at
-    the end of the first (typing-only) half. `make_part()`: a writer's paradigm part
+    event loop's lags, the (start, end) of the load on the monotonic clock, the mark at the
+    end of the first (typing-only) half, and the samples of stolen CPU time. `make_part()`: a writer's paradigm part
     (bench_writer.TabSuggestions, GhostText or ChatPanel)."""
     # One keep-alive connection per writer, as each writer's browser holds its own, and a
     # second one for suggestions (or ghost text, or chat messages).
@@ -110,8 +117,9 @@ async def _run_writers(base_url, writers, rate, burst, duration, seed, suggest_e
             in enumerate(zip(clients, suggest_clients, writers))
         ]
         lags: list[float] = []
+        steal: list[tuple[float, int, int]] = []
         mark: dict = {}
-        tasks = [_watch_loop(lags, until), _mark_half(half, server_group, simulated, mark)]
+        tasks = [_watch_loop(lags, steal, until), _mark_half(half, server_group, simulated, mark)]
         for writer in simulated:
             tasks.append(writer.send_loop(started, until, flush_deadline=until + 30))
             tasks.append(writer.suggest_loop(half, until, suggest_every))
@@ -121,7 +129,7 @@ async def _run_writers(base_url, writers, rate, burst, duration, seed, suggest_e
         for client in clients + suggest_clients:
             if client is not None:
                 client.close()
-    return [writer.result for writer in simulated], lags, (started, finished), mark
+    return [writer.result for writer in simulated], lags, (started, finished), mark, steal
 
 
 def _client_process(args):
@@ -135,11 +143,11 @@ def _client_process(args):
     gc.freeze()
     gc.disable()
     try:
-        results, lags, span, mark = asyncio.run(_run_writers(*args))
+        results, lags, span, mark, steal = asyncio.run(_run_writers(*args))
     finally:
         gc.enable()
         gc.unfreeze()
-    return results, lags, span, time.process_time() - cpu, mark
+    return results, lags, span, time.process_time() - cpu, mark, steal
 
 
 # -- setup and checks -------------------------------------------------------------------------
@@ -507,6 +515,11 @@ def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, database
           f"(x{pause_cost[0] / quick:.1f} the {quick} ms of the host where every target held), "
           f"{pause_cost[1]:.2f} ms after an 8 ms pause (x{pause_cost[1] / pause_cost[0]:.1f}); "
           "a worker that idles between requests pays the second")
+    # Every client process sees the same /proc/stat: the first one's samples are the machine's.
+    steal = stack.steal_shares(outcomes[0][5])
+    if steal is not None:
+        print(f"  hypervisor        took {steal[0]:.1%} of the CPUs' time during the typing (steal), "
+              f"up to {steal[1]:.0%} in one half-second; a worker's vCPU taken away stalls its requests")
     print(f"  disk              4 KB appended and fsync'd: p50 {disk[0]:.2f} ms, p99 {disk[1]:.2f}, "
           f"max {disk[2]:.2f} (the issue's disk: 0.15 ms); each acknowledgement waits for one")
     # The interpreter's build counts too: Debian's python3.11 (PGO and LTO) spent 7-12% less CPU

@@ -71,6 +71,27 @@ def pause_cost(rounds: int = 300, pause: float = 0.008) -> tuple[float, float]:
     return figures[0], figures[1]
 
 
+def stolen_and_total() -> tuple[int, int] | None:
+    """The CPUs' time the hypervisor took (`steal`) and all of it, in clock ticks since boot,
+    from /proc/stat's first line; None where there is none (not Linux). A vCPU taken away stalls
+    every request its process holds, for as long as it is away."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = [int(value) for value in stat.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    return (fields[7] if len(fields) > 7 else 0), sum(fields[:8])
+
+
+def steal_shares(samples: list[tuple[float, int, int]]) -> tuple[float, float] | None:
+    """From (time, stolen, total) samples taken in order: the share of the CPUs' time stolen
+    between the first and the last, and the largest share between two samples in a row."""
+    if len(samples) < 2 or samples[-1][2] == samples[0][2]:
+        return None
+    steps = [(b[1] - a[1]) / (b[2] - a[2]) for a, b in zip(samples, samples[1:]) if b[2] > a[2]]
+    return (samples[-1][1] - samples[0][1]) / (samples[-1][2] - samples[0][2]), max(steps, default=0.0)
+
+
 def fsync_cost(folder: Path, rounds: int = 200) -> tuple[float, float, float]:
     """Milliseconds that appending 4 KB to a file in `folder` and fsync-ing it took: the median,
     the 99th percentile and the longest of `rounds`. Every acknowledgement waits for one (an

@@ -35,4 +35,5 @@ def test_a_small_launch_stores_exactly_what_was_acknowledged(paradigm, requests)
     assert re.search(rf"PASS +every {requests} answered 200 +200: \d+", out), out
     assert re.search(r"server CPU .* ms per event request", out), out
     assert f"python            {platform.python_version()} at {sys.executable}" in out
+    assert re.search(r"hypervisor +took \d+\.\d% of the CPUs' time during the typing \(steal\), up to \d+%", out), out
     assert re.search(r"disk +4 KB appended and fsync'd: p50 \d+\.\d\d ms, p99 \d+\.\d\d, max \d+\.\d\d", out), out
