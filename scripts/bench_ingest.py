@@ -100,8 +100,8 @@ async def _mark_half(until_half: float, server_group: int, writers: list, mark: 
 async def _run_writers(base_url, writers, rate, burst, duration, seed, suggest_every, server_group, make_part):
     """Type and send until `duration` is over, then flush; returns the writers' results, the
     event loop's lags, the (start, end) of the load on the monotonic clock, the mark at the
-    end of the first (typing-only) half, and the samples of stolen CPU time. `make_part()`: a writer's paradigm part
-    (bench_writer.TabSuggestions, GhostText or ChatPanel)."""
+    end of the first (typing-only) half, and the samples of stolen CPU time. `make_part()`: a
+    writer's paradigm part (bench_writer.TabSuggestions, GhostText or ChatPanel)."""
     # One keep-alive connection per writer, as each writer's browser holds its own, and a
     # second one for suggestions (or ghost text, or chat messages).
     host, port = base_url.removeprefix("http://").split(":")
