@@ -262,8 +262,8 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
     if backend == "smollm2":
         if not smollm2.available():
             raise click.ClickException(f"the smollm2 backend is not installed: {smollm2.LM_EXTRA_HINT}")
-        # SmolLM2 takes 10-20 s to load on a small CPU: serve at once, load in the background.
-        model = backends.BackgroundLoaded(smollm2.SmolLM2Backend, smollm2.SmolLM2Backend.model_id)
+        # SmolLM2 takes about 20 s to load on a small CPU: serve at once, load in the background.
+        model = backends.BackgroundLoaded(smollm2.SmolLM2Backend, smollm2.SmolLM2Backend.model_id, click.echo)
     else:
         model = backends.DeterministicBackend()
     # The model endpoint's per-request lines would drown the instructions printed below.
@@ -294,7 +294,7 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
         click.echo(f"Paradigms: {', '.join(levels)} (README, Proactive co-writing): pause to see a suggestion, Tab accepts.")
     click.echo(f"Local model: {model.model_id} ({backend}) at {base_url}")
     if backend == "smollm2":
-        click.echo("The model is loading in the background (10-20 s).")
+        click.echo("The model is loading in the background (about 20 s); this console says when it is ready.")
     click.echo(f"Open http://{host}:{port}/task?access_code=demo in a browser to take part.")
     _serve(create_app(study), host, port, 16, study)
 

@@ -70,7 +70,7 @@ def model_url():
 
 @pytest.fixture(scope="session")
 def smollm2_backend():
-    """SmolLM2-135M on the CPU, loaded once for the whole run (10-20 s a load): the model's
+    """SmolLM2-135M on the CPU, loaded once for the whole run (15-25 s a load): the model's
     own tests and the chat demo's browser test read the same weights. Callers skip first when
     the `lm` extra is missing (study.lm.smollm2.available)."""
     from study.lm.smollm2 import SmolLM2Backend

@@ -219,22 +219,32 @@ class BackendLoading(RuntimeError):
 class BackgroundLoaded:
     """A backend whose (slow) construction runs in a thread, so a server can start at once.
 
-    `study demo` serves the study immediately while SmolLM2 loads (10-20 s here); until then
+    `study demo` serves the study immediately while SmolLM2 loads (about 20 s here); until then
     every request gets a clear "still loading" error instead of a page that hangs.
+    `announce`, if given, is told in one sentence when the model is ready or failed to load
+    (the demo prints it, so whoever is trying it knows when suggestions will come).
     """
 
-    def __init__(self, factory: Callable[[], Backend], model_id: str) -> None:
+    def __init__(
+        self, factory: Callable[[], Backend], model_id: str, announce: Callable[[str], None] | None = None
+    ) -> None:
         self.model_id = model_id
         self._inner: Backend | None = None
         self._failure: Exception | None = None
-        self._thread = threading.Thread(target=self._load, args=(factory,), daemon=True)
+        self._thread = threading.Thread(target=self._load, args=(factory, announce), daemon=True)
         self._thread.start()
 
-    def _load(self, factory: Callable[[], Backend]) -> None:
+    def _load(self, factory: Callable[[], Backend], announce: Callable[[str], None] | None) -> None:
+        started = time.monotonic()
         try:
             self._inner = factory()
         except Exception as exc:  # noqa: BLE001 - reported on every request instead
             self._failure = exc
+            if announce is not None:
+                announce(f"The model {self.model_id} failed to load: {exc}")
+        else:
+            if announce is not None:
+                announce(f"The model {self.model_id} is ready (loaded in {time.monotonic() - started:.0f} s).")
 
     def wait(self, timeout: float | None = None) -> bool:
         self._thread.join(timeout)

@@ -59,7 +59,7 @@ def serve(backend: str, host: str, port: int, delay: float, no_logprobs: bool) -
         )
         click.echo(f"backend: {backend} ({reason})")
     if backend == "smollm2":
-        click.echo("loading SmolLM2-135M-Instruct (10-20 s)...")
+        click.echo("loading SmolLM2-135M-Instruct (about 20 s)...")
     started = time.monotonic()
     try:
         model = load_backend(backend, delay=delay)

