@@ -238,13 +238,12 @@ class BackgroundLoaded:
         started = time.monotonic()
         try:
             self._inner = factory()
-        except Exception as exc:  # noqa: BLE001 - reported on every request instead
+            outcome = f"is ready (loaded in {time.monotonic() - started:.0f} s)."
+        except Exception as exc:  # noqa: BLE001 - reported on every request, and announced
             self._failure = exc
-            if announce is not None:
-                announce(f"The model {self.model_id} failed to load: {exc}")
-        else:
-            if announce is not None:
-                announce(f"The model {self.model_id} is ready (loaded in {time.monotonic() - started:.0f} s).")
+            outcome = f"failed to load: {exc}"
+        if announce is not None:
+            announce(f"The model {self.model_id} {outcome}")
 
     def wait(self, timeout: float | None = None) -> bool:
         self._thread.join(timeout)
