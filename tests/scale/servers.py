@@ -51,13 +51,40 @@ class ServerProcess:
             if self.process.poll() is not None:
                 raise RuntimeError(f"the server exited with {self.process.returncode}:\n{self.log_text()}")
             try:
-                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
+                # Another test's server may have taken the port between free_port() and this
+                # one's bind (pytest-xdist runs several at once): only an answer from a socket
+                # this process group listens on counts.
+                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200 and self._listening():
                     return
             except httpx.TransportError:
                 pass
             time.sleep(0.05)
         self.stop()
         raise RuntimeError(f"the server did not answer /healthz within {timeout} s:\n{self.log_text()}")
+
+    def _listening(self) -> bool:
+        """Whether a process of this server's group listens on its port (Linux's /proc; True
+        where there is none to read)."""
+        sockets = set()
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            try:
+                lines = Path(table).read_text().splitlines()[1:]
+            except OSError:
+                return True
+            for line in lines:
+                fields = line.split()
+                if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == self.port:  # 0A: LISTEN
+                    sockets.add(f"socket:[{fields[9]}]")
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                if os.getpgid(int(pid)) != self.process.pid:
+                    continue
+                fds = Path(f"/proc/{pid}/fd")
+                if any(os.readlink(fds / fd) in sockets for fd in os.listdir(fds)):
+                    return True
+            except OSError:  # the process ended meanwhile
+                continue
+        return False
 
     def kill(self) -> None:
         """SIGKILL, the whole process group: no cleanup, no graceful shutdown."""
