@@ -521,7 +521,7 @@ def _report(options, outcomes, stored: set, model_ms: dict, server_cpu, database
         print(f"  hypervisor        took {steal[0]:.1%} of the CPUs' time during the typing (steal), "
               f"up to {steal[1]:.0%} in one half-second; a worker's vCPU taken away stalls its requests")
     print(f"  disk              4 KB appended and fsync'd: p50 {disk[0]:.2f} ms, p99 {disk[1]:.2f}, "
-          f"max {disk[2]:.2f} (the issue's disk: 0.15 ms); each acknowledgement waits for one")
+          f"max {disk[2]:.2f} (the issue's disk: {stack.ISSUE_FSYNC_MS} ms); each acknowledgement waits for one")
     # The interpreter's build counts too: Debian's python3.11 (PGO and LTO) spent 7-12% less CPU
     # per event request than a pyenv build without --enable-optimizations, in eight alternated
     # pairs of nine (docs/benchmarks.md).
