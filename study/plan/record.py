@@ -8,7 +8,8 @@ cannot prove *when* by itself, so `study preregister` prints the record's SHA-25
 third-party timestamp (OSF, AsPredicted, an e-mail to the review board), as preregistration
 services expect.
 
-What is recorded: study.toml as parsed (without [study] database, which may hold a password),
+What is recorded: study.toml as parsed (without [study] database, which may hold a password,
+and without any user:password in [suggestions] endpoint),
 its SHA-256, the arms, [plan] (hypotheses, exclusions, outcomes, comparisons), and the SHA-256
 of the consent and instructions texts participants will read.
 """
@@ -27,6 +28,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from study.config import CONFIG_NAME, Study
 from study.curation.stats import COLUMNS as STATS_COLUMNS
+from study.model_client import safe_url
 
 RECORD_NAME = "preregistration.json"
 KEY_NAME = "preregistration.key"
@@ -46,6 +48,11 @@ def canonical(value: dict) -> bytes:
 def configuration(study: Study) -> dict:
     raw = json.loads(json.dumps(study.raw, default=str))
     raw.get("study", {}).pop("database", None)
+    # The endpoint stays (it says which model answered), without a user:password a proxy may
+    # take in the address: the record is published, in releases too.
+    suggestions = raw.get("suggestions", {})
+    if isinstance(suggestions.get("endpoint"), str) and suggestions["endpoint"]:
+        suggestions["endpoint"] = safe_url(suggestions["endpoint"])
     return raw
 
 

@@ -23,7 +23,9 @@ wherever it survives.
 
 Suggestion lists are redacted as texts, except that an inserted suggestion and the list item it
 came from are redacted alike (the curation core matches the two by text), and the inserted text
-is also scanned on its own.
+is also scanned on its own. The formatting `attributes` of pasted text are not document text
+but may hold some (a link's target, `tel:...` or `mailto:...`): their string values are
+redacted as texts of their own.
 """
 
 from __future__ import annotations
@@ -257,6 +259,7 @@ class _SessionRedactor:
         ]  # fmt: skip
         redactions += self._redact_suggestions(events)
         redactions += self._redact_later_documents(events)
+        redactions += self._redact_attributes(events)
         return RedactedSession(
             self.session_id, events, redactions, masked_characters=len(self.marks)
         )
@@ -327,6 +330,36 @@ class _SessionRedactor:
                 redactions += self._item_redactions(
                     f"events[{index}].currentDoc", value, event["currentDoc"], spans
                 )[: len(spans)]
+        return redactions
+
+    def _redact_attributes(self, events: list[dict]) -> list[Redaction]:
+        """Formatting `attributes` of pasted text hold text of their own that is not part of the
+        document (a link's target: `tel:...`, `mailto:...`): each string value is redacted as
+        a text of its own, with a same-length mask, so the attributes keep their shape."""
+        redactions: list[Redaction] = []
+        for index, event in enumerate(events):
+            delta = event.get("textDelta")
+            if not isinstance(delta, Mapping) or not isinstance(delta.get("ops"), list):
+                continue
+            ops, changed = list(delta["ops"]), False
+            for number, op in enumerate(ops):
+                attributes = op.get("attributes") if isinstance(op, Mapping) else None
+                if not isinstance(attributes, Mapping):
+                    continue
+                new_attributes = dict(attributes)
+                for name, value in attributes.items():
+                    if not isinstance(value, str):
+                        continue
+                    redacted, spans = redact_text(value, self.detector)
+                    if redacted != value:
+                        new_attributes[name] = redacted
+                        where = f"events[{index}].textDelta.ops[{number}].attributes.{name}"
+                        redactions += self._item_redactions(where, value, redacted, spans)
+                if new_attributes != attributes:
+                    ops[number] = {**op, "attributes": new_attributes}
+                    changed = True
+            if changed:
+                event["textDelta"] = {**delta, "ops": ops}
         return redactions
 
     def _redact_item(self, value: str, as_inserted: Mapping[str, str]) -> tuple[str, list[Span]]:

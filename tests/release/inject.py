@@ -78,15 +78,12 @@ class Writer:
             )
         return position
 
-    def paste(self, text: str, at: int | None = None) -> None:
+    def paste(self, text: str, at: int | None = None, attributes: dict | None = None) -> None:
+        """Paste `text`, with the formatting Quill keeps from the source if any (`{"link": ...}`)."""
         position = self.end if at is None else at
         self.text = self.text[:position] + text + self.text[position:]
-        self._event(
-            "text-insert",
-            "user",
-            ops=self._ops(position, {"insert": text}),
-            cursor=position + len(text),
-        )
+        op = {"insert": text, "attributes": attributes} if attributes else {"insert": text}
+        self._event("text-insert", "user", ops=self._ops(position, op), cursor=position + len(text))
 
     def accept(self, suggestions: list[str], chosen: int) -> None:
         """Ask for suggestions, get `suggestions`, and accept one (appended at the end)."""

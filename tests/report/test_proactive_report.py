@@ -163,7 +163,10 @@ def test_with_a_judge_the_report_adds_har_and_ked(proactive_study, tmp_path):
 
 def test_a_judge_that_cannot_be_reached_is_an_error_and_no_report(proactive_study, tmp_path):
     out = tmp_path / "report.html"
+    # A proxy that takes a user:password in the address: the error names the address without it.
+    endpoint = "http://judge:hunter2@127.0.0.1:9/v1"
     result = CliRunner().invoke(main, ["report", str(proactive_study), "--out", str(out),
-                                       "--judge-endpoint", "http://127.0.0.1:9/v1", "--judge-model", "m"])
+                                       "--judge-endpoint", endpoint, "--judge-model", "m"])
     assert result.exit_code == 1 and "cannot reach the judge endpoint at http://127.0.0.1:9/v1" in result.output
+    assert "hunter2" not in result.output
     assert not out.exists() and not list(tmp_path.glob("*.partial"))

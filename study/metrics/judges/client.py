@@ -40,6 +40,8 @@ class OpenAIJudge:
         key = os.environ.get(self.api_key_env) or "no-key"
         # A judge runs in a batch, where a retry costs nothing a person waits for.
         self._client = model_client.client(self.base_url, key, self.timeout_seconds, max_retries=2)
+        # What an error names: the address without a user:password a proxy may take in it.
+        self._where = model_client.safe_url(self.base_url)
 
     def _key(self, version: str, messages: list[dict]) -> str:
         blob = json.dumps([self.model, version, messages, self.temperature], sort_keys=True)
@@ -57,9 +59,9 @@ class OpenAIJudge:
                 max_tokens=self.max_tokens, seed=0,
             )
         except openai.APIConnectionError:
-            raise JudgeError(f"cannot reach the judge endpoint at {self.base_url}; is it running?") from None
+            raise JudgeError(f"cannot reach the judge endpoint at {self._where}; is it running?") from None
         except openai.APIStatusError as exc:
-            raise JudgeError(f"the judge endpoint at {self.base_url} answered HTTP {exc.status_code}") from None
+            raise JudgeError(f"the judge endpoint at {self._where} answered HTTP {exc.status_code}") from None
         self.calls += 1
         answer = response.choices[0].message.content or ""
         if path is not None:
