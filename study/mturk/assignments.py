@@ -254,9 +254,17 @@ def exclude_submitters(ctx: Context) -> list[str]:
 
 
 def fetch(ctx: Context, assignment_id: str) -> tuple[dict, dict]:
-    """MTurk's assignment and its HIT, stored locally as `sync` would."""
+    """MTurk's assignment and its HIT, stored locally as `sync` would; refuses an assignment
+    of a HIT this study did not post (another study's on the same account)."""
     response = ctx.requester.call("GetAssignment", AssignmentId=assignment_id)
     assignment, hit = response["Assignment"], response["HIT"]
+    ours = {r["hit_id"] for r in hit_module.rows(ctx) if r["hit_id"]}
+    if hit["HITId"] not in ours and not posting.is_ours(ctx, hit):
+        raise ValueError(
+            f"Assignment {assignment_id} belongs to HIT {hit['HITId']}, which is not one of this "
+            f"study's HITs in {ctx.environment}. Fix: check the assignment id and the study "
+            "folder (`study mturk list` shows this study's HITs)."
+        )
     with writing(ctx.engine) as connection:
         session = session_store.by_assignment(connection, assignment_id)
         upsert(

@@ -88,7 +88,8 @@ class MTurk:
         return review.reject(ctx, submission_id, message)
 
     def bonus(self, ctx: Context, submission_id: str, amount: Any, reason: str) -> str:
-        return bonuses.pay(ctx, submission_id, Decimal(amount), reason).status
+        # As `study mturk bonus --amount` does: whole cents, at least $0.01, never a float.
+        return bonuses.pay(ctx, submission_id, money.parse_usd(amount), reason).status
 
     def qualify(self, ctx: Context) -> mturk_qualify.Report:
         return mturk_qualify.qualify(ctx)

@@ -215,9 +215,12 @@ def approve(
         raise ValueError(
             f"Assignment {assignment_id} was rejected; approving it needs --override-rejection."
         )
+    # Already approved on MTurk (on the website, or automatically): paid, so recorded as paid
+    # whatever the cap says, as `sync` records it.
+    paid_already = assignment["AssignmentStatus"] == "Approved"
     with writing(ctx.engine) as connection:
-        entry = _bind_reward(connection, ctx, assignment, hit, budget=ctx.budget)
-        if assignment["AssignmentStatus"] != "Approved":
+        entry = _bind_reward(connection, ctx, assignment, hit, budget=None if paid_already else ctx.budget)
+        if not paid_already:
             ledger.reserve(
                 connection,
                 ctx.environment,
@@ -226,7 +229,7 @@ def approve(
                 f"approving assignment {assignment_id}, which no reservation covered",
             )
         reopened = entry["status"] == "cancelled"
-        if reopened:  # approving a rejection: the reward is due again
+        if reopened and not paid_already:
             ledger.check_budget(
                 connection,
                 ctx.environment,
@@ -234,8 +237,9 @@ def approve(
                 money.Cost(Decimal(entry["amount"]), Decimal(entry["fee"])),
                 f"approving rejected assignment {assignment_id}",
             )
+        if reopened:  # approving a rejection: the reward is due again
             ledger.settle(connection, entry["id"], "intended")
-    if assignment["AssignmentStatus"] == "Approved":
+    if paid_already:
         outcome = "already approved"
     else:
         params = {"AssignmentId": assignment_id}

@@ -36,6 +36,20 @@ def parse(text: str | int, *, what: str = "amount") -> int:
     return int(value * 100)
 
 
+def whole_minor(amount: int | str | Decimal, *, what: str = "amount") -> int:
+    """An amount already in minor units (150 or "150" is 1.50): refuses floats and fractions of
+    a penny instead of truncating them (int(Decimal("2.5")) is 2)."""
+    if isinstance(amount, (float, bool)):
+        raise MoneyError(f"{what}: give minor units as a whole number such as 150, not {amount!r}")
+    try:
+        value = Decimal(str(amount).strip())
+    except InvalidOperation:
+        raise MoneyError(f"{what}: {amount!r} is not a whole number of minor units, e.g. 150") from None
+    if not value.is_finite() or value != value.to_integral_value():
+        raise MoneyError(f"{what}: {amount!r} is not a whole number of minor units (150 is 1.50)")
+    return int(value)
+
+
 def major(minor: int) -> str:
     """250 -> '2.50' (the unit of Prolific's bonus CSV)."""
     sign = "-" if minor < 0 else ""

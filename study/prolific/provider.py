@@ -89,7 +89,7 @@ class Prolific:
         return review.reject(ctx, submission_id, message, "OTHER")
 
     def bonus(self, ctx: Context, submission_id: str, amount: Any, reason: str) -> str:
-        return payments.pay(ctx, submission_id, int(amount), reason).status
+        return payments.pay(ctx, submission_id, money.whole_minor(amount), reason).status
 
     def qualify(self, ctx: Context) -> qualify.Report:
         return qualify.qualify(ctx)
