@@ -61,7 +61,15 @@ window.StudyEditor = window.StudyEditor || {};
         window.localStorage.setItem(storageKey(this.sessionId), JSON.stringify(state));
       } catch (error) {
         // Full or disabled storage: the events still live in this page and go to the server.
+        // The copy saved before is now out of date: a reload would restore its older text and
+        // number new events with seqs the server already stored (acknowledged as resends, so
+        // dropped). Without it, a reload takes the server's copy (GET .../state).
         console.error("editor: cannot save in this browser", error);
+        try {
+          window.localStorage.removeItem(storageKey(this.sessionId));
+        } catch (removeError) {
+          console.error("editor: cannot remove the outdated saved copy", removeError);
+        }
         if (!this.storageWarned) {
           this.storageWarned = true;
           this.ui.onState("error", "This browser cannot keep a copy of your text; please keep this page open.");
@@ -201,14 +209,16 @@ window.StudyEditor = window.StudyEditor || {};
     // saved until a later answer acknowledges them.
     beacon() {
       if (this.closed || !navigator.sendBeacon) return;
+      // The cap is on bytes: the body is sent as UTF-8, where a character of Chinese text
+      // takes three (its JSON's length, in UTF-16 units, counts one).
       let batch = this.unsent().slice(0, MAX_BATCH * 4);
-      let body = JSON.stringify({ events: batch });
-      while (batch.length > 1 && body.length > BEACON_BYTES) {
+      let blob = new Blob([JSON.stringify({ events: batch })], { type: "application/json" });
+      while (batch.length > 1 && blob.size > BEACON_BYTES) {
         batch = batch.slice(0, Math.ceil(batch.length / 2));
-        body = JSON.stringify({ events: batch });
+        blob = new Blob([JSON.stringify({ events: batch })], { type: "application/json" });
       }
       if (batch.length > 0) {
-        navigator.sendBeacon(this.eventsUrl, new Blob([body], { type: "application/json" }));
+        navigator.sendBeacon(this.eventsUrl, blob);
       }
     }
   }

@@ -66,6 +66,14 @@ def plain_first_sentence(body: str) -> str | None:
     return body[:after]
 
 
+def browser_newlines(text: str) -> str:
+    """`text` with its line breaks as a browser's text field holds them: "\\r\\n" and "\\r"
+    become "\\n". The editor appends an accepted suggestion to its <textarea>, which keeps only
+    "\\n"; a "\\r\\n" left in would be logged as two characters where the writer's text
+    holds one, and every later position of the log would be off by one from the screen."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
 def first_sentence(text: str) -> str:
     """The first sentence of `text`, with the text's leading whitespace kept and none trailing.
 
@@ -146,7 +154,7 @@ def postprocess(
     outputs_seen: set[str] = set()
     kept: list[dict] = []
     for output in outputs:
-        text = output.get("text") or ""
+        text = browser_newlines(output.get("text") or "")
         if text in outputs_seen:
             # The same output again has the same first sentence, a duplicate: not split again
             # (at a low temperature most of a query's outputs can be one text).

@@ -72,3 +72,11 @@ def test_an_answer_without_a_reply_is_an_error_not_an_exception(endpoint, answer
     endpoint["answer"] = answer
     result = assistant.reply(endpoint["settings"], CONDITION, HISTORY, 64)
     assert result.text == "" and said in result.error
+
+
+def test_a_reply_has_the_line_breaks_the_writers_document_can_hold(endpoint):
+    # The page inserts a reply into its <textarea>, which holds "\r\n" as "\n": the stored reply,
+    # and so the logged insert, must be what the document then holds, or the log replays askew.
+    endpoint["answer"] = _answer("Title\r\n\r\nA first line.\rA second.")
+    result = assistant.reply(endpoint["settings"], CONDITION, HISTORY, 64)
+    assert result.text == "Title\n\nA first line.\nA second."

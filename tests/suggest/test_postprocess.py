@@ -149,3 +149,9 @@ def test_the_plain_words_shortcut_leaves_abbreviations_initials_and_names_to_pys
     assert differ == []
     assert answered > 300
     assert first_sentence(" I met Mr. Smith. He left") == " I met Mr. Smith."  # pysbd's answer
+
+
+def test_windows_line_breaks_become_the_textareas_so_the_log_matches_the_screen() -> None:
+    # The editor appends `original` to a <textarea>, which holds "\r\n" as "\n".
+    [s] = postprocess(texts("\r\n\r\nThe next morning was cold. It rained."))
+    assert s["original"] == "\n\nThe next morning was cold."

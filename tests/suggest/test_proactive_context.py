@@ -63,3 +63,12 @@ def test_structured_answers_carry_a_rationale():
     assert parse_output('{"rationale": "keeps the metaphor", "continuation": " like rain."}') == (
         " like rain.", "keeps the metaphor")
     assert parse_output("plain text {not json") == ("plain text {not json", "")
+
+
+def test_ghost_text_has_the_line_breaks_the_editor_can_hold():
+    # The ghost text is appended to a <textarea>, which holds "\r\n" as "\n": the text issued
+    # (and checked against the logged insert) must be what the writer's text then holds.
+    for unit in ("sentence", "free"):
+        settings = ProactiveSettings(unit=unit)
+        assert "\r" not in clean("The end.", "\r\nA new paragraph.", settings)
+        assert clean("The end.", "\r\nA new paragraph.", settings) == "\nA new paragraph."

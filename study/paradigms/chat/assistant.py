@@ -25,6 +25,7 @@ import openai
 
 from study import model_client
 from study.config import Condition, SuggestionSettings
+from study.suggest.postprocess import browser_newlines
 
 
 @dataclass
@@ -118,7 +119,7 @@ def reply(
         })  # fmt: skip
         text, _, result.finish_reason = model_client.chat_choice(model_client.first_choice(response))
         result.answered_model = model_client.answered_model(response)
-        result.text = text.strip()
+        result.text = browser_newlines(text.strip())
         if not result.text:
             result.error = f"the model endpoint sent an empty reply ({condition.model})"
     except Exception as exc:  # noqa: BLE001 - the participant's page must get an answer
@@ -170,7 +171,7 @@ class ReplyStream:
                         raise openai.APITimeoutError(request=stream.response.request)
             if result.finish_reason is None:
                 raise ConnectionError("the stream ended before the reply was finished")
-            result.text = result.text.strip()
+            result.text = browser_newlines(result.text.strip())
             if not result.text:
                 result.error = f"the model endpoint sent an empty reply ({condition.model})"
         except Exception as exc:  # noqa: BLE001 - the participant's page must get an answer

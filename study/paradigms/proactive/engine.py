@@ -26,7 +26,7 @@ import openai
 from study import model_client
 from study.config import Condition, SuggestionSettings
 from study.model_client import answered_model, output
-from study.suggest.postprocess import blocked_term, first_sentence, probability
+from study.suggest.postprocess import blocked_term, browser_newlines, first_sentence, probability
 from study.paradigms.proactive import context as ctx
 from study.paradigms.proactive import policy
 from study.paradigms.proactive.settings import ProactiveSettings
@@ -81,7 +81,7 @@ def strip_repetition(doc: str, text: str) -> str:
 
 
 def clean(doc: str, text: str, settings: ProactiveSettings) -> str:
-    text = strip_repetition(doc, text)
+    text = strip_repetition(doc, browser_newlines(text))
     if settings.unit == "sentence":
         text = first_sentence(text)
     text = text.rstrip()

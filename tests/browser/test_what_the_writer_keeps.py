@@ -1,0 +1,130 @@
+"""What the writer keeps when the browser's storage fills up, a model writes Windows line breaks,
+or the page is left with a large batch unsent: the text on screen and the stored log agree."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.participant import editor_text, export_session, replay, start_writing, type_text, wait_saved
+
+pytestmark = pytest.mark.browser
+
+# Browser storage fills up (another study's pages, a long outage's pending events): every
+# setItem throws from now on, as a full localStorage does.
+FILL_STORAGE = """() => {
+  Storage.prototype.setItem = function () {
+    throw new DOMException("The quota has been exceeded.", "QuotaExceededError");
+  };
+}"""
+
+
+def test_a_reload_after_the_browser_storage_filled_up_keeps_the_later_text(page, task_server, study_dir, tmp_path):
+    session_id = start_writing(page, task_server.url)
+    prompt = editor_text(page)
+    type_text(page, " Saved here.")
+    wait_saved(page)
+
+    page.evaluate(FILL_STORAGE)
+    type_text(page, " Typed once the storage was full.")
+    wait_saved(page)  # the server has every event
+    on_screen = editor_text(page)
+    assert on_screen == prompt + " Saved here. Typed once the storage was full."
+
+    page.reload()
+    expect(page.get_by_test_id("editor")).to_be_editable()
+    # The writer's text is still there after the reload...
+    assert editor_text(page) == on_screen
+    type_text(page, " After the reload.")
+    wait_saved(page)
+    final = editor_text(page)
+
+    # ...and what the server stored replays to it.
+    log = export_session(study_dir, tmp_path / "export", session_id, unfinished=True)
+    assert replay(log) == final + "\n"
+
+
+# -- a suggestion with a Windows line break --------------------------------------------------
+
+
+class _CrlfBackend:
+    """The deterministic model, each output starting a new paragraph with "\\r\\n" (as a model
+    trained on Windows text writes one)."""
+
+    def __init__(self):
+        from study.lm.backends import DeterministicBackend
+
+        self.inner = DeterministicBackend()
+        self.model_id = self.inner.model_id
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def generate(self, prompt, **options):
+        from dataclasses import replace
+
+        return [
+            replace(g, text="\r\n" + g.text.lstrip(), tokens=["\r\n", g.text.lstrip()], token_logprobs=[-0.1, -0.1])
+            for g in self.inner.generate(prompt, **options)
+        ]
+
+
+@pytest.fixture
+def endpoint():
+    from study.lm.server import serve_in_thread
+
+    base_url, stop = serve_in_thread(_CrlfBackend())
+    yield base_url
+    stop()
+
+
+def test_an_accepted_suggestion_with_a_windows_line_break_replays_to_the_text_on_screen(page, task_server, study_dir, tmp_path):
+    session_id = start_writing(page, task_server.url)
+    type_text(page, " The end of a paragraph.")
+    page.keyboard.press("Tab")
+    expect(page.get_by_test_id("suggestion").first).to_be_visible()
+    page.keyboard.press("Enter")  # accepted: appended at the end
+    type_text(page, " And on.")
+    wait_saved(page)
+    on_screen = editor_text(page)
+    assert "\n" in on_screen[on_screen.index("paragraph."):]
+
+    log = export_session(study_dir, tmp_path / "export", session_id, unfinished=True)
+    assert replay(log) == on_screen + "\n"
+
+
+# -- leaving the page: the beacon ------------------------------------------------------------
+
+
+def _stored_count(study, session_id: str) -> int:
+    from study.store import events as event_store
+    from study.store import make_engine, reading
+
+    engine = make_engine(study.database_url)
+    try:
+        with reading(engine) as connection:
+            return len(event_store.stored_seqs(connection, session_id))
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("piece", ["The quick brown fox jumps over the lazy dog. " * 70, "我们在那里度过了一个难忘的夏天。" * 190])
+def test_text_written_just_before_leaving_the_page_reaches_the_server(page, task_server, piece):
+    # A writer pastes a few passages and leaves the page (closes it, follows a link) before the
+    # outbox's next send: the page's beacon is all that carries them to the server. About 9 KB
+    # a passage, 10 passages: past the 64 KB a browser lets a page's beacons carry, so the
+    # beacon must send a part of them (the rest stays saved for a return).
+    session_id = start_writing(page, task_server.url)
+    wait_saved(page)
+    before = _stored_count(task_server.study, session_id)
+    for _ in range(10):
+        page.keyboard.insert_text(piece)
+    # Not sent yet: the outbox waits a second after the first of them.
+    assert page.evaluate("() => document.getElementById('save-state').dataset.state") == "saving"
+    page.goto(f"{task_server.url}/healthz")  # the writer leaves
+    deadline = time.monotonic() + 5
+    while _stored_count(task_server.study, session_id) == before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _stored_count(task_server.study, session_id) > before
