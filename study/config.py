@@ -23,6 +23,12 @@ CONFIG_NAME = "study.toml"
 GENRE_NOUNS = {"creative": "story", "argumentative": "essay"}
 
 
+# The CoAuthor record's decoding settings that the participant's page is not given
+# (Condition.page_controls): the server fills them in.
+HIDDEN_CONTROLS = ("currentMaxToken", "currentTemperature", "currentTopP", "currentPresencePenalty",
+                   "currentFrequencyPenalty")  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Condition:
     """One study condition: which model answers, and how it decodes (CoAuthor App. A.2)."""
@@ -57,6 +63,13 @@ class Condition:
             "currentFrequencyPenalty": _number_text(self.frequency_penalty),
         }
         return {key: "" for key in values} if control_arm.is_control(self) else values
+
+    def page_controls(self) -> dict[str, str]:
+        """The controls the writing page gets: `currentN` (how many suggestions it shows, which
+        the writer sees anyway) and the decoding settings empty, so the page cannot tell arms
+        apart that differ only in them (issue 25). The event API fills them into every stored
+        record (study.server.events_api.fill_controls)."""
+        return {**self.controls(), **{key: "" for key in HIDDEN_CONTROLS}}
 
 
 @dataclass(frozen=True)

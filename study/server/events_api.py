@@ -24,6 +24,7 @@ from flask import Blueprint, Flask, current_app, jsonify
 from sqlalchemy import Engine, Table
 
 from study import paradigms
+from study.config import HIDDEN_CONTROLS
 from study.curation.replay import DeltaError, replay
 from study.server import arrival, contract
 from study.server.context import WRITING_SESSIONS, engine, limits, session_brief_or_404, session_or_404, study
@@ -92,8 +93,10 @@ def _post_events(app: Flask, session_id: str, body: dict) -> Acknowledgement | R
     database = engine(app)
     rules = [module for module in (p.event_rules() for p in paradigms.registered()) if module]
     if session["condition"]:
-        # The browser is not told its paradigm (issue 25): the records get it here, before the
-        # paradigms' rules compare them with the session (e.g. study.paradigms.proactive.arrival).
+        # The browser is not told its decoding settings (Condition.page_controls) nor its
+        # paradigm (issue 25): the records get them here, before the paradigms' rules compare
+        # them with the session (e.g. study.paradigms.proactive.arrival).
+        fill_controls(study(app).condition(session["condition"]), body)
         for module in rules:
             module.fill(database, session_id, study(app).condition(session["condition"]), body)
     batch = body["events"]
@@ -112,6 +115,15 @@ def _post_events(app: Flask, session_id: str, body: dict) -> Acknowledgement | R
         WRITING_SESSIONS.remember(session_id, session["condition"])
     return _stored(database, session_id, batch, check, expect=(session["stage"], session["condition"]),
                    known=checks.known, committed=[hook for hook in committed if hook is not None])  # fmt: skip
+
+
+def fill_controls(condition, body: dict) -> None:
+    """Every record of a batch (checked at the door) gets the condition's decoding settings,
+    whatever the page sent: it was given them empty (config.Condition.page_controls)."""
+    controls = condition.controls()
+    hidden = {key: controls[key] for key in HIDDEN_CONTROLS}
+    for event in body["events"]:
+        event.update(hidden)
 
 
 def closed(engine: Engine, session: dict, batch: list[dict], table: Table = events) -> Acknowledgement | Refusal:

@@ -38,7 +38,15 @@ def _query_parameters(reference: str | None) -> list[dict]:
     ]
 
 
-def _responses(declared: contract.Contract, with_body: bool) -> dict:
+def _refusal_content(path: str) -> dict:
+    """How the door (and Flask's 404) answers a refusal on `path`: JSON under /api/; elsewhere
+    a short HTML page, or JSON to a client that sent JSON or asks for it
+    (study.server.contract._refuse)."""
+    error = {"application/json": {"schema": contract.inlined(contract.ERROR)}}
+    return error if path.startswith("/api/") else {"text/html": {}, **error}
+
+
+def _responses(declared: contract.Contract, with_body: bool, path: str = "/api/", parameters: bool = False) -> dict:
     answers = {}
     for status, reference in sorted(declared.responses.items()):
         if reference is None:
@@ -51,8 +59,11 @@ def _responses(declared: contract.Contract, with_body: bool) -> dict:
         # The door's refusal of a request that breaks the declaration.
         answers[str(declared.refusal)] = {
             "description": "the request breaks its declared schema; `error` names the field",
-            "content": {"application/json": {"schema": contract.inlined(contract.ERROR)}},
+            "content": _refusal_content(path),
         }
+    if parameters and "404" not in answers:
+        # A path parameter that cannot name anything, or names nothing stored (an unknown session).
+        answers["404"] = {"description": "the path names nothing this server has", "content": _refusal_content(path)}
     return answers or {"200": {"description": "OK"}}
 
 
@@ -70,7 +81,7 @@ def _operation(rule, method: str, declared: contract.Contract) -> dict:
     elif declared.form is not None and method == "post":
         operation["requestBody"] = {"content": {_FORM: {"schema": contract.inlined(declared.form)}}}
     sends = "requestBody" in operation or declared.query is not None
-    operation["responses"] = _responses(declared, sends)
+    operation["responses"] = _responses(declared, sends, rule.rule, bool(rule.arguments))
     return operation
 
 

@@ -35,7 +35,7 @@ def writing_page(session_id, session):
         "sessionId": session_id,
         # Quill, which CoAuthor used, always ends a document with a newline; currentDoc keeps it.
         "prompt": prompt.text.rstrip("\n") + "\n",
-        "controls": condition.controls(),
+        "controls": condition.page_controls(),  # no decoding setting: the event API fills them in
         "minSeconds": study().min_seconds,
         "elapsedSeconds": elapsed,
         "eventsUrl": url_for("events_api.post_events", session_id=session_id),

@@ -57,7 +57,7 @@ def test_events_claiming_another_paradigm_are_refused(study, model_url):
     response = _post(client, session_id, script)
     assert response.status_code == 422
     assert response.json["error"] == (
-        "event seq 0: proactive.paradigm is 'L3', but this session's condition is L2"
+        "event seq 0: proactive.paradigm is not this session's paradigm; send none (the server fills it in)"
     )
     assert _count(client, session_id) == 0
     bare = Script(paradigm="L2").type(" The news")

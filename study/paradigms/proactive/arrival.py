@@ -222,8 +222,16 @@ def _without_id(item: Mapping) -> Mapping | None:
     return {key: value for key, value in extension.items() if key not in ("suggestionId", "chatId")}
 
 
+# A refusal goes to the participant's browser, which is never told its paradigm (issue 25):
+# these say what is wrong without naming it. The researcher's checks (stored_problems) do.
+_BLIND = {
+    "proactive": "is missing: every event of this session carries it",
+    "proactive.paradigm": "is not this session's paradigm; send none (the server fills it in)",
+}
+
+
 def _refusal(seq: int, problem) -> str:
-    return f"event seq {seq}: {problem.field} {problem.message}"
+    return f"event seq {seq}: {problem.field} {_BLIND.get(problem.field, problem.message)}"
 
 
 def stored_problems(connection, session: dict, paradigm: str | None, records: list[dict]):

@@ -31,7 +31,7 @@ def boot(study, condition, session_id: str) -> dict:
         found["extension"] = coauthor_log.KEY
     if condition.paradigm in PROACTIVE:
         # One ghost text at a time, whatever n says.
-        found["controls"] = {**condition.controls(), "currentN": "1"}
+        found["controls"] = {**condition.page_controls(), "currentN": "1"}
         found["proactive"] = {
             # Behaviour, not names (Table 3): L2 and L3 send the interaction history, L3 adapts
             # its idle threshold to the writing stage.
