@@ -311,7 +311,7 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
 def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None:
     """Export sessions as OUT/<session_id>.jsonl and OUT/metadata.csv (--format chat: a chat
     study's OUT/conversations.jsonl), with OUT/survey.csv and OUT/surveys.json."""
-    from study.export.coauthor import export_study
+    from study.export.coauthor import ExportError, export_study
 
     if fmt != "coauthor":  # a paradigm's own format (study.paradigms.base.Paradigm.exports)
         exporter = registry.export_formats()[fmt].exporter(fmt)
@@ -326,7 +326,10 @@ def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None
     if path is not None and path.exports:
         # A study whose own path keeps no CoAuthor log (a chat study's conversations).
         raise click.ClickException(f"{directory} is a {path.name} study; export it with --format {next(iter(path.exports))}")
-    summary = export_study(study, Path(out), include_unfinished=include_unfinished)
+    try:
+        summary = export_study(study, Path(out), include_unfinished=include_unfinished)
+    except (study_config.ConfigError, ExportError) as error:
+        raise click.ClickException(str(error)) from None
     click.echo(
         f"Exported {summary.sessions} sessions ({summary.events} events) to {out}"
         + (f"; skipped {summary.skipped} without events" if summary.skipped else "")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from study import control_arm
 from study.config_checks import ConfigError, check_file, own_path, read_sections
-from study.paths import templates_dir
+from study.paths import not_utf8_where, templates_dir
 from study.survey import definition as survey_definition
 
 CONFIG_NAME = "study.toml"
@@ -242,6 +242,10 @@ def load(directory: str | os.PathLike) -> Study:
             data = tomllib.load(handle)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc}). Fix the syntax at that line.") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not UTF-8 text ({not_utf8_where(exc)}). Fix: save the file as UTF-8."
+        ) from None
     return from_mapping(data, directory, source=path)
 
 
@@ -324,6 +328,11 @@ def _read_text(directory: Path, name: str | None, key: str, source: Path) -> str
             f"{source}: texts.{key}: cannot read '{path}'. "
             f"Fix: create that file or point texts.{key} at an existing one."
         ) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{source}: texts.{key}: '{path}' is not UTF-8 text ({not_utf8_where(exc)}). "
+            "Fix: save it as UTF-8."
+        ) from None
 
 
 def _read_blocklist(directory: Path, name: str, source: Path) -> tuple[str, ...]:
@@ -336,6 +345,11 @@ def _read_blocklist(directory: Path, name: str, source: Path) -> tuple[str, ...]
         raise ConfigError(
             f"{source}: suggestions.blocklist_file: cannot read '{path}'. "
             f'Fix: create it or set blocklist_file = "".'
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{source}: suggestions.blocklist_file: '{path}' is not UTF-8 text ({not_utf8_where(exc)}). "
+            "Fix: save it as UTF-8."
         ) from None
     return tuple(
         line.strip().lower() for line in lines if line.strip() and not line.startswith("#")

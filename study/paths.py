@@ -29,3 +29,10 @@ def schemas_dir() -> Path:
 
 def static_dir() -> Path:
     return Path(__file__).resolve().parent / "static"
+
+
+def not_utf8_where(error: UnicodeDecodeError) -> str:
+    """Where a file stops being UTF-8: "line 3, byte 0xff"."""
+    data = error.object
+    line = data[: error.start].count(b"\n") + 1
+    return f"line {line}, byte 0x{data[error.start]:02x}"

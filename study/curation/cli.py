@@ -28,6 +28,7 @@ from study.curation.metadata_files import (
 )
 from study.curation.metrics import DEFAULT_MUTUALITY, MUTUALITY_SETS, equality, mutuality
 from study.curation.onepass import check_and_measure_paths
+from study.curation.quote import quote
 from study.curation.replay import AUTHOR_NAMES, DeltaError
 from study.curation.replay import replay as replay_session
 from study.curation.runner import stats_paths, validate_paths
@@ -226,9 +227,18 @@ def blocks(file: str, as_json: bool, mutuality_sets: str) -> None:
     no block are shown as `unmatched`. Ends with the block counts, equality and mutuality.
     """
     try:
-        events = read_session(file).events
+        session = read_session(file)
     except SessionFileError as error:
         raise click.ClickException(str(error)) from None
+    events = session.events
+    for index, event in enumerate(events):
+        if type(event.get("eventName")) is not str:
+            got = "no eventName" if "eventName" not in event else f"eventName {quote(event['eventName'])}"
+            raise click.ClickException(
+                f"{file} line {session.line_of(index)}: the event has {got}; blocks are made of "
+                "named events. Fix: give it its eventName (a text such as \"text-insert\"), or "
+                f"remove the line; `study curate validate {file}` lists every problem."
+            )
     found = event_blocks(events)
     counts = Counter(block.name for block in found)
     scores = {"equality": equality(counts), "mutuality": mutuality(counts, sets=mutuality_sets)}

@@ -38,6 +38,7 @@ from study.curation.replay import (
     DeltaError,
     Document,
     apply_delta,
+    delta_ops,
     from_units,
     keystroke,
     to_units,
@@ -186,7 +187,7 @@ class Attribution:
         delta = event.get("textDelta")
         if not delta:
             return
-        ops = delta["ops"]
+        ops = delta_ops(delta)
         before_text, before_authors = self.text, self.authors
         edit = keystroke(before_text, ops)
         if edit is None:

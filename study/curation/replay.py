@@ -128,6 +128,14 @@ def is_embed(value: object) -> bool:
     return type(value) is dict and len(value) == 1
 
 
+def delta_ops(delta: object) -> Sequence[Mapping]:
+    """The ops of a non-empty textDelta; DeltaError when it is not {"ops": [...]}."""
+    ops = delta.get("ops") if isinstance(delta, Mapping) else None
+    if not isinstance(ops, list):
+        raise DeltaError("ops", f'must be a list of retain, insert and delete ops, as {{"ops": [...]}}; textDelta is {quote(delta)}')
+    return ops
+
+
 def keystroke(text: str, ops: Sequence[Mapping]) -> tuple[str, int, str, int] | None:
     """The common delta, [retain n, insert s] or [retain n, delete k], applied to `text` (held
     as UTF-16 units): (the new text, n, s in UTF-16 units ("" for a delete), k (0 for an
@@ -272,7 +280,7 @@ def replay(events: Sequence[Mapping], at: int | None = None) -> Document:
             code = WRITER
         awaiting_choice = False
         try:
-            text, authors = apply_delta(text, delta["ops"], authors, code)
+            text, authors = apply_delta(text, delta_ops(delta), authors, code)
         except DeltaError as error:
             raise DeltaError(error.field, f"{error.detail} (event {index})") from None
     text, authors = from_units(text, authors)

@@ -24,7 +24,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from study import control_arm, paradigms
-from study.config import Study
+from study.config import ConfigError, Study
 from study.curation.formats import CONTROL_KEYS, RELEASE_KEYS
 from study.curation.metadata import official_metadata
 from study.export.surveys import export_surveys
@@ -67,14 +67,52 @@ def release_timestamp(epoch_seconds: float) -> str:
 
 
 def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -> ExportSummary:
-    private_folder(out)
     engine = make_engine(study.database_url)
-    rows, total_events, skipped = [], 0, 0
     with reading(engine) as connection:
         candidates = session_store.all_sessions(connection, finished_only=not include_unfinished)
         simulated = simulated_store.simulated_ids(connection)
     # A study on a paradigm's own path (a chat study) has no CoAuthor log; its format writes it.
     candidates = [s for s in candidates if study.paradigm == "writing"]
+    # Before anything is written: a condition or prompt renamed or removed in study.toml after
+    # sessions were stored under it would stop the export halfway.
+    check_stored_names(study, candidates)
+    created: list[Path] = []
+    try:
+        return _write_export(study, out, engine, candidates, simulated, created)
+    except OSError as error:
+        # A disk that fills, a folder made read-only: no export half in place. The files this
+        # run created go again (files an earlier export left in OUT are not touched).
+        for path in reversed(created):
+            if path.is_dir():
+                path.rmdir()
+            else:
+                path.unlink(missing_ok=True)
+        raise ExportError(
+            f"{error.filename or out}: cannot write the export ({error.strerror or error}); "
+            f"what it had written in {out} was removed. Fix: free space "
+            "or choose an --out folder you can write to, and run the export again."
+        ) from None
+    finally:
+        engine.dispose()
+
+
+class ExportError(ValueError):
+    """The export could not be written; nothing it created is left behind."""
+
+
+def _write_export(study, out, engine, candidates, simulated, created) -> ExportSummary:
+    rows, total_events, skipped = [], 0, 0
+
+    def write(path: Path, data: bytes) -> None:
+        """write_atomically, noting each file this run creates (removed again if a write fails)."""
+        new = not path.exists()
+        write_atomically(path, data)
+        if new:
+            created.append(path)
+
+    if not out.exists():
+        private_folder(out)
+        created.append(out)
     extension_events = paradigms.extension_events()
     for session in candidates:
         with reading(engine) as connection:
@@ -85,7 +123,7 @@ def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -
         # Events a paradigm added (e.g. MindCopilot's ghost text): the strict CoAuthor file has none.
         records = [r for r in records if r["eventName"] not in extension_events]
         release = [to_release_record(r, i) for i, r in enumerate(records)]
-        write_atomically(
+        write(
             out / f"{session['session_id']}.jsonl",
             b"".join(_dumps(record) + b"\n" for record in release),
         )
@@ -96,7 +134,7 @@ def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -
     writer = csv.DictWriter(buffer, fieldnames=METADATA_COLUMNS, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
-    write_atomically(out / "metadata.csv", buffer.getvalue().encode())
+    write(out / "metadata.csv", buffer.getvalue().encode())
     # The sessions' survey answers beside them (study.export.surveys).
     with reading(engine) as connection:
         files = export_surveys(study, connection, [row["session_id"] for row in rows])
@@ -108,10 +146,32 @@ def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -
                 beside.update(module.files_beside(study, connection, [s for s in candidates if s["session_id"] in exported]))
     files["models.csv"] = _models_csv(study, rows, answered)
     files.update(beside)
-    engine.dispose()
     for name, data in files.items():
-        write_atomically(out / name, data)
+        write(out / name, data)
     return ExportSummary(sessions=len(rows), events=total_events, skipped=skipped)
+
+
+def check_stored_names(study: Study, sessions: list[dict]) -> None:
+    """Raise ConfigError when stored sessions name a condition or prompt study.toml no longer has."""
+    problems = []
+    for key, what, known in (
+        ("condition", "conditions", {c.name for c in study.conditions}),
+        ("prompt_code", "prompts", {p.code for p in study.prompts}),
+    ):
+        missing: dict[str, int] = {}
+        for session in sessions:
+            value = session.get(key)
+            if value and value not in known:
+                missing[value] = missing.get(value, 0) + 1
+        for name, count in sorted(missing.items()):
+            label = "code" if what == "prompts" else "name"
+            problems.append(
+                f"{study.directory / 'study.toml'}: {what}: no entry with {label} = '{name}', which "
+                f"{count} stored session(s) use. Fix: restore that [[{what}]] entry (a renamed one "
+                f"keeps its old {label}); sessions already stored keep the {label} they were given."
+            )
+    if problems:
+        raise ConfigError("\n".join(problems))
 
 
 def _metadata_row(study: Study, session: dict, release: list[dict], simulated: bool) -> dict:

@@ -107,7 +107,7 @@ def load_key(path: str | os.PathLike) -> ReleaseKey:
     path = Path(path)
     try:
         mode = path.stat().st_mode
-        raw = path.read_text(encoding="utf-8")
+        raw_bytes = path.read_bytes()
     except FileNotFoundError:
         raise KeyFileError(
             f"{path}: no such key file. Create one with `study keys init {path}`."
@@ -117,6 +117,14 @@ def load_key(path: str | os.PathLike) -> ReleaseKey:
             f"{path}: the key file is readable by other users (mode {stat.S_IMODE(mode):o}). "
             f"Fix: chmod 600 {path}"
         )
+    try:
+        raw = raw_bytes.decode("utf-8")
+    except UnicodeDecodeError:
+        raise KeyFileError(
+            f"{path}: not a key made by `study keys init` ({len(raw_bytes)} bytes of binary data, "
+            f"not its JSON). Fix: point --key at the file `study keys init` wrote, or create one "
+            f"with `study keys init NEW_KEYFILE`."
+        ) from None
     try:
         content = json.loads(raw)
         if content.get("kind") != KEY_KIND:

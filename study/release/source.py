@@ -148,7 +148,7 @@ def _read_csv(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
 
 
 def _from_study(path: Path, scratch: Path) -> Source:
-    from study.export.coauthor import export_study
+    from study.export.coauthor import ExportError, export_study
     from study.store import make_engine, reading
     from study.server import limits
     from study.store import sessions as session_store
@@ -169,7 +169,10 @@ def _from_study(path: Path, scratch: Path) -> Source:
             f"team: study export {path} {formats} --out OUT."
         )
     export_dir = scratch / "export"
-    export_study(study, export_dir)
+    try:
+        export_study(study, export_dir)
+    except (study_config.ConfigError, ExportError) as error:
+        raise SourceError(str(error)) from None
     source = _from_folder(export_dir, _slug(study.name))
     source.kind, source.path = "study", path
 

@@ -47,6 +47,13 @@ def write_report(source: str | Path, out: str | Path, *, processes: int | None =
     html = render(data)
     out = Path(out)
     partial = out.with_name(out.name + ".partial")
-    partial.write_text(html, encoding="utf-8")
-    partial.replace(out)
+    try:
+        partial.write_text(html, encoding="utf-8")
+        partial.replace(out)
+    except OSError as error:
+        partial.unlink(missing_ok=True)
+        raise ReportSourceError(
+            f"{out}: cannot write the report ({error.strerror}); nothing was written. "
+            "Fix: choose --out in an existing folder you can write to, with free space."
+        ) from None
     return data

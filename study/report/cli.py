@@ -76,9 +76,12 @@ def _print_table3(source: str) -> None:
     path = Path(source)
     if (path / "study.toml").is_file():
         # A study folder: its finished sessions, exported as `study export` writes them.
-        from study.report import load
+        from study.report import ReportSourceError, load
 
-        data = load(path)
+        try:
+            data = load(path)
+        except ReportSourceError as error:
+            raise click.ClickException(str(error)) from None
         sessions = [s for s in data.sessions if s.assistant]  # a control arm is not in Table 3
         rows = [s.stats for s in sessions]
         metadata = {s.session_id: {"genre": s.genre, "prompt_code": s.prompt_code,

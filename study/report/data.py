@@ -262,7 +262,7 @@ def _facts_worker(job: tuple[Path, dict]) -> tuple[SessionFacts | None, str | No
 
 
 def _from_study(path: Path, model: EntityModel | None, processes: int | None) -> ReportData:
-    from study.export.coauthor import export_study
+    from study.export.coauthor import ExportError, export_study
     from study.store import create_tables, make_engine, reading
     from study.store import sessions as session_store
 
@@ -280,7 +280,10 @@ def _from_study(path: Path, model: EntityModel | None, processes: int | None) ->
         questions, answers = _study_survey(study, connection, completed)
     engine.dispose()
     with tempfile.TemporaryDirectory(prefix="study-report-") as scratch:
-        export_study(study, Path(scratch))
+        try:
+            export_study(study, Path(scratch))
+        except (study_config.ConfigError, ExportError) as error:
+            raise ReportSourceError(str(error)) from None
         conditions = {r["session_id"]: r["condition"] for r in rows if r["condition"]}
         exported = MetadataFiles(Path(scratch), (Path(scratch) / "metadata.csv",))
         data = _from_folder(Path(scratch), exported, STUDY, model,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import jsonschema
 
-from study.paths import schemas_dir, templates_dir
+from study.paths import not_utf8_where, schemas_dir, templates_dir
 
 PLACEMENTS = ("before_writing", "after_session", "end_of_study", "in_session")
 PARADIGMS = ("writing", "chat")
@@ -204,6 +204,8 @@ def _read_toml(path: Path, source: Path, key: str, problems: list[str]) -> dict 
         problems.append(f"{source}: {key}: cannot read '{path}'. Fix: create it or correct the name.")
     except tomllib.TOMLDecodeError as exc:
         problems.append(f"{source}: {key}: '{path}' is not valid TOML ({exc}). Fix the syntax.")
+    except UnicodeDecodeError as exc:
+        problems.append(f"{source}: {key}: '{path}' is not UTF-8 text ({not_utf8_where(exc)}). Fix: save it as UTF-8.")
     return None
 
 

@@ -1,0 +1,37 @@
+"""`study report --out` in a folder that does not exist, or a disk that fills while the page is
+written: a message naming the file and the fix, no traceback, and no `report.html.partial` left."""
+
+from __future__ import annotations
+
+import errno
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from study.cli import main
+from tests.conftest import COAUTHOR
+
+
+def test_report_into_a_missing_folder_says_so(tmp_path):
+    out = tmp_path / "no-such-folder" / "report.html"
+    result = CliRunner().invoke(main, ["report", str(COAUTHOR / "sessions"), "--out", str(out), "-j", "1"])
+    assert result.exit_code == 1, result.output
+    assert not isinstance(result.exception, OSError), repr(result.exception)
+    assert str(out) in result.output and "Fix:" in result.output
+
+
+def test_a_failed_write_leaves_no_partial_file(tmp_path, monkeypatch):
+    out = tmp_path / "report.html"
+    real = Path.write_text
+
+    def full(self, data, *args, **kwargs):
+        if self.name.endswith(".partial"):
+            real(self, data[: len(data) // 2], *args, **kwargs)  # half written, then the disk is full
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", full)
+    result = CliRunner().invoke(main, ["report", str(COAUTHOR / "sessions"), "--out", str(out), "-j", "1"])
+    assert result.exit_code == 1, result.output
+    assert "No space left on device" in result.output and str(out) in result.output
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("report")) == []
