@@ -11,7 +11,9 @@ from __future__ import annotations
 import os
 import tomllib
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from study import control_arm
@@ -70,6 +72,13 @@ class Condition:
         apart that differ only in them (issue 25). The event API fills them into every stored
         record (study.server.events_api.fill_controls)."""
         return {**self.controls(), **{key: "" for key in HIDDEN_CONTROLS}}
+
+    @cached_property
+    def decoding_record(self) -> Mapping[str, str]:
+        """The decoding settings every stored record gets (the page's were empty), made once:
+        the event API fills them into each batch."""
+        controls = self.controls()
+        return {key: controls[key] for key in HIDDEN_CONTROLS}  # read only: shared by every batch
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,6 @@ from flask import Blueprint, Flask, current_app, jsonify
 from sqlalchemy import Engine, Table
 
 from study import paradigms
-from study.config import HIDDEN_CONTROLS
 from study.curation.replay import DeltaError, replay
 from study.server import arrival, contract
 from study.server.context import WRITING_SESSIONS, engine, limits, session_brief_or_404, session_or_404, study
@@ -120,8 +119,7 @@ def _post_events(app: Flask, session_id: str, body: dict) -> Acknowledgement | R
 def fill_controls(condition, body: dict) -> None:
     """Every record of a batch (checked at the door) gets the condition's decoding settings,
     whatever the page sent: it was given them empty (config.Condition.page_controls)."""
-    controls = condition.controls()
-    hidden = {key: controls[key] for key in HIDDEN_CONTROLS}
+    hidden = condition.decoding_record
     for event in body["events"]:
         event.update(hidden)
 
