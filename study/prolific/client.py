@@ -128,8 +128,10 @@ class Client:
             answer = self.get(path, page=page, page_size=PAGE_SIZE, **params)
             results = answer.get("results", []) if isinstance(answer, dict) else answer
             yield from results
+            # The next link alone says whether there is more: Prolific may give fewer items a
+            # page than asked for.
             following = ((answer.get("_links") or {}).get("next") or {}).get("href")
-            if not following or len(results) < PAGE_SIZE:
+            if not following or not results:
                 return
             page += 1
 

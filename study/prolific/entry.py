@@ -119,4 +119,9 @@ def completion_form(session: dict) -> None:
 
 
 def submitted(session: dict) -> bool:
-    return False  # the page redirects to Prolific; sync, not the page, learns of the submission
+    """Prolific has the submission (`sync` saw it finished): the completion page then says only
+    that the session is finished, as MTurk's does, instead of handing out the study's code."""
+    if not session.get("assignment_id") or completion_url(session) is None:
+        return False
+    with reading(engine()) as connection:
+        return prolific_store.submitted(connection, session["assignment_id"])
