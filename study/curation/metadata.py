@@ -15,7 +15,10 @@ Readings chosen where the README leaves room:
   pasted, with or without formatting `attributes`, later deleted or not. Characters are Python
   code points (an emoji is 1, where Quill's positions count 2). A Quill embed (a pasted image)
   is 1, its length in Quill. A session where nobody inserted anything gets 0, mirroring
-  `perc_selected`.
+  `perc_selected`. In the later interface, which logs the chosen suggestion as a `user`
+  text-insert right after suggestion-select, that insert (matched by text against the list
+  shown, as `study.curation.replay` matches it) is the model's, as an api insert is in 2021
+  (the 2021 logs have no such insert, so their values do not change).
 
 `written_by_human` and the release, measured: run on the whole public release (1,445
 sessions, issue 11), this definition gave the released value for every session compared but
@@ -43,6 +46,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from study.curation.replay import is_embed
+from study.curation.suggestions import inserted_text, match_suggestion
 
 CURSOR_EVENTS = frozenset({"cursor-forward", "cursor-backward", "cursor-select"})
 
@@ -97,15 +101,29 @@ class MetadataTally:
         self.by_user = self.by_api = 0
         self.first: Mapping | None = None
         self.last: Mapping | None = None
+        # The later interface logs a chosen suggestion as a `user` text-insert right after
+        # suggestion-select: the model's text (study.curation.replay reads it so too).
+        self.shown: Sequence[Mapping] = ()
+        self.awaiting_choice = False
 
     def add(self, event: Mapping) -> None:
         if self.first is None:
             self.first = event
         self.last = event
-        self.names.append(event.get("eventName"))
+        name = event.get("eventName")
+        self.names.append(name)
+        if name == "suggestion-open":
+            self.shown = event.get("currentSuggestions") or self.shown
+        elif name == "suggestion-select":
+            self.awaiting_choice = True
         delta = event.get("textDelta")
         if delta:
-            if event.get("eventSource") == "user":
+            awaiting_choice, self.awaiting_choice = self.awaiting_choice, False
+            chosen = (
+                awaiting_choice and name == "text-insert"
+                and match_suggestion(inserted_text(event), self.shown) is not None
+            )  # fmt: skip
+            if event.get("eventSource") == "user" and not chosen:
                 self.by_user += _inserted(delta)
             else:
                 self.by_api += _inserted(delta)

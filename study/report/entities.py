@@ -3,7 +3,8 @@
 The paper: "we identified GPT-3-generated sentences with new named entities ... that did not
 appear in their previous contexts. Then, we checked whether they were reused by writers in
 subsequent writing", with Stanza for the entities and exact match for reuse. Here, for each
-accepted suggestion (a `text-insert` from the api after a `suggestion-select`), an entity is
+accepted suggestion (the `text-insert` after a `suggestion-select`: from the api in the 2021
+release, a `user` insert matching the list shown in the later interface), an entity is
 new when its text does not occur in the document just before the insertion; the figures are
 the share of accepted suggestions with at least one new entity, and the share of new entities
 reused (the paper's "among the new named entities proposed by GPT-3, 20% and 14% of them were
@@ -31,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from study.curation.replay import DeltaError, apply_delta, from_units, to_units
-from study.curation.suggestions import inserted_text
+from study.curation.suggestions import inserted_text, match_suggestion
 
 # Texts per nlp.pipe batch: a session's accepted suggestions are a few dozen short sentences.
 BATCH = 64
@@ -97,21 +98,34 @@ class SessionEntities:
 
 def accepted_suggestions(events: Sequence[Mapping]) -> list[tuple[int, str, str]]:
     """(event index, inserted text, document text just before it) per accepted suggestion, in
-    one replay pass (the document is followed delta by delta, not replayed per suggestion)."""
+    one replay pass (the document is followed delta by delta, not replayed per suggestion).
+
+    An accepted suggestion is read as `study.curation.replay` reads it: after a
+    suggestion-select, the `text-insert` from the api (2021 release), or, in the later
+    interface which logs it as a `user` insert, the first delta after the select when it is a
+    text-insert whose text matches the last list shown."""
     found: list[tuple[int, str, str]] = []
     if not events:
         return found
     text = to_units(str(events[0].get("currentDoc") or ""))
-    selected = False
+    selected = awaiting = False
+    shown: Sequence[Mapping] = ()
     for index, event in enumerate(events):
         name = event.get("eventName")
-        if name == "suggestion-select":
+        if name == "suggestion-open":
+            shown = event.get("currentSuggestions") or shown
+        elif name == "suggestion-select":
             selected = True
-        elif name == "text-insert" and event.get("eventSource") == "api" and selected:
+            awaiting = True
+        delta = event.get("textDelta") if index else None
+        if name == "text-insert" and selected and (
+            event.get("eventSource") == "api"
+            or (awaiting and match_suggestion(inserted_text(event), shown))
+        ):
             selected = False
             found.append((index, inserted_text(event), from_units(text)))
-        delta = event.get("textDelta") if index else None
         if delta:
+            awaiting = False  # a user insert is the chosen suggestion only right after the select
             try:
                 text = apply_delta(text, delta.get("ops") or ())
             except (DeltaError, AttributeError):
@@ -127,11 +141,16 @@ def session_entities(events: Sequence[Mapping], nlp) -> SessionEntities:
         found = {e.text for e in doc.ents if e.text not in before}
         if found:
             proposals.append((index, found))
+    suggestions = {index for index, _, _ in accepted}
     reused = reused_anyone = 0
     for index, found in proposals:
-        later = [e for e in events[index + 1 :] if e.get("eventName") == "text-insert"]
-        by_writer = "".join(inserted_text(e) for e in later if e.get("eventSource") == "user")
-        by_anyone = "".join(inserted_text(e) for e in later)
+        later = [(i, e) for i, e in enumerate(events[index + 1 :], start=index + 1)
+                 if e.get("eventName") == "text-insert"]  # fmt: skip
+        # The writer's text: user inserts that are not an accepted suggestion (the later
+        # interface logs those as user inserts too).
+        by_writer = "".join(inserted_text(e) for i, e in later
+                            if e.get("eventSource") == "user" and i not in suggestions)  # fmt: skip
+        by_anyone = "".join(inserted_text(e) for _, e in later)
         reused += sum(1 for entity in found if entity in by_writer)
         reused_anyone += sum(1 for entity in found if entity in by_anyone)
     return SessionEntities(len(accepted), len(proposals), sum(len(f) for _, f in proposals),

@@ -104,3 +104,32 @@ def test_written_by_human_counts_characters_as_code_points_whatever_the_event():
          "textDelta": {"ops": [{"retain": 1}, {"insert": "defghi"}]}},
     ]  # fmt: skip
     assert official_metadata(events)["written_by_human"] == 40  # 4 of 10, not 5 of 11
+
+
+def test_written_by_human_counts_an_accepted_suggestion_of_the_later_interface_as_the_models():
+    """The later interface logs the chosen suggestion's text as a `user` text-insert right after
+    suggestion-select (shared data README); it is the model's text, as `replay` and Table 3's
+    writer share read it, not the writer's: 17 accepted suggestions, 59% of the final text,
+    cannot leave written_by_human at 100."""
+    from study.curation.suggestions import inserted_text, match_suggestion
+
+    from .conftest import INTERFACE_SESSION
+
+    events = load_events(INTERFACE_SESSION)
+    user = model = 0
+    shown, awaiting = (), False
+    for event in events[1:]:
+        if event["eventName"] == "suggestion-open":
+            shown = event["currentSuggestions"] or shown
+        elif event["eventName"] == "suggestion-select":
+            awaiting = True
+        elif event["textDelta"]:
+            chars = sum(len(op["insert"]) for op in event["textDelta"]["ops"] if isinstance(op.get("insert"), str))
+            chosen = awaiting and event["eventName"] == "text-insert" and match_suggestion(inserted_text(event), shown)
+            if event["eventSource"] == "api" or chosen:
+                model += chars
+            else:
+                user += chars
+            awaiting = False
+    assert model > 0
+    assert official_metadata(events)["written_by_human"] == round(100 * user / (user + model)) < 100
