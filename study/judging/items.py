@@ -23,6 +23,7 @@ from study.config import Study
 from study.judging import design as design_module
 from study.judging import gold as gold_module
 from study.judging.settings import JudgingSettings
+from study.review.presentation import identifiers
 from study.store import sessions as session_store
 from study.store.judging import judging_items, judging_ratings, judging_task_items, judging_tasks
 from study.store.simulated import simulated_ids
@@ -88,7 +89,10 @@ def build(connection: Connection, study: Study, settings: JudgingSettings) -> Bu
     for session in session_store.all_sessions(connection, finished_only=True):
         if session["session_id"] in simulated:
             continue
-        pieces = units(written_text(study, session), settings.unit, settings.min_chars)
+        # Blind: a worker id (or assignment id, access code) the writer typed into the text is
+        # masked as the reviewers' workspace masks it (study.review.identifiers).
+        text = identifiers(session).mask_text(written_text(study, session))
+        pieces = units(text, settings.unit, settings.min_chars)
         sessions_used += bool(pieces)
         for position, text in enumerate(pieces):
             rows.append({"item_id": new_item_id(), "session_id": session["session_id"],

@@ -9,6 +9,7 @@ not keep items from being rated. Judges are keyed by MTurk worker id or lab acce
 
 from __future__ import annotations
 
+import secrets
 import time
 
 from sqlalchemy import Connection, or_, select, update
@@ -91,16 +92,22 @@ def claim(
         for task_id, number in candidates:
             if items.get(task_id, set()) & seen:
                 continue
-            # A reclaimed task starts afresh: the walked-away judge's partial ratings go.
+            # A reclaimed task starts afresh: the walked-away judge's partial ratings go, and it
+            # gets a new address, so the page they may still have open can no longer rate or
+            # submit it in the next judge's name (its posts find no task).
             connection.execute(judging_ratings.delete().where(judging_ratings.c.task_id == task_id))
+            fresh = secrets.token_hex(16)
+            connection.execute(
+                update(judging_task_items).where(judging_task_items.c.task_id == task_id).values(task_id=fresh)
+            )  # fmt: skip
             connection.execute(
                 update(judging_tasks).where(judging_tasks.c.task_id == task_id).values(
-                    judge=judge, assignment_id=assignment_id or None, hit_id=hit_id,
+                    task_id=fresh, judge=judge, assignment_id=assignment_id or None, hit_id=hit_id,
                     turk_submit_to=turk_submit_to, claimed_at=now, submitted_at=None,
                     verification_code=None,
                 )
             )  # fmt: skip
-            return get(connection, task_id)
+            return get(connection, fresh)
         after = candidates[-1][1]
 
 

@@ -91,9 +91,12 @@ def qualify(
     type_id = qualifications.create(
         ctx.requester, ctx.engine, settings.qualification, settings.qualification_description
     )
+    # A writer passes if any of their submissions passes (as the main round's entry check reads
+    # it, study.review.decisions.writer_passed): one failed submission does not revoke the grant.
+    passing = {c.worker_id for c in mturk if c.judged.outcome.passed}
     for candidate in mturk:
         try:
-            _grant(ctx, type_id, candidate, notify, report)
+            _grant(ctx, type_id, candidate, notify, report, still_passes=candidate.worker_id in passing)
         except MTurkError as error:
             report.failures.append((candidate.submission_id, f"qualification: {error}"))
     if message and report.granted:
@@ -127,7 +130,10 @@ def _pay(ctx: Context, due: list[Candidate], report: Report, confirm) -> None:
             )  # fmt: skip
 
 
-def _grant(ctx: Context, type_id: str, candidate: Candidate, notify: bool, report: Report) -> None:
+def _grant(
+    ctx: Context, type_id: str, candidate: Candidate, notify: bool, report: Report,
+    still_passes: bool = False,
+) -> None:  # fmt: skip
     with reading(ctx.engine) as connection:
         held = (
             connection.execute(
@@ -142,22 +148,7 @@ def _grant(ctx: Context, type_id: str, candidate: Candidate, notify: bool, repor
     passed = candidate.judged.outcome.passed
     if not passed:
         if held is not None:
-            qualifications.revoke(
-                ctx.requester, held["qualification_type_id"], [held["worker_id"]],
-                reason="A later review of your qualification submission did not pass it.",
-            )  # fmt: skip
-            with writing(ctx.engine) as connection:
-                connection.execute(
-                    delete(review_grants).where(
-                        review_grants.c.environment == ctx.environment,
-                        review_grants.c.submission_id == candidate.submission_id,
-                    )
-                )
-                audit.record(
-                    connection, ACTOR, audit.QUALIFY_REVOKE, candidate.submission_id,
-                    environment=ctx.environment,
-                )  # fmt: skip
-            report.revoked.append((candidate.submission_id, held["worker_id"]))
+            _withdraw(ctx, candidate, held, report, revoke=not still_passes)
         return
     if (
         held is not None
@@ -196,3 +187,28 @@ def _grant(ctx: Context, type_id: str, candidate: Candidate, notify: bool, repor
             value=candidate.score, environment=ctx.environment, notified=notify,
         )  # fmt: skip
     report.granted.append((candidate.submission_id, candidate.worker_id, candidate.score))
+
+
+def _withdraw(ctx: Context, candidate: Candidate, held: dict, report: Report, *, revoke: bool) -> None:
+    """A granted submission that no longer passes: its grant's record goes. The qualification
+    itself is revoked at MTurk only when `revoke`: MTurk holds one per worker, and a worker
+    another of whose submissions passes keeps it."""
+    if revoke:
+        qualifications.revoke(
+            ctx.requester, held["qualification_type_id"], [held["worker_id"]],
+            reason="A later review of your qualification submission did not pass it.",
+        )  # fmt: skip
+    with writing(ctx.engine) as connection:
+        connection.execute(
+            delete(review_grants).where(
+                review_grants.c.environment == ctx.environment,
+                review_grants.c.submission_id == candidate.submission_id,
+            )
+        )
+        if revoke:
+            audit.record(
+                connection, ACTOR, audit.QUALIFY_REVOKE, candidate.submission_id,
+                environment=ctx.environment,
+            )  # fmt: skip
+    if revoke:
+        report.revoked.append((candidate.submission_id, held["worker_id"]))

@@ -58,8 +58,13 @@ def qualify(ctx: Context, *, pay: bool = True) -> Report:
         with writing(ctx.engine) as connection:
             audit.record(connection, ACTOR, audit.QUALIFY_PAY, candidate.submission_id,
                          outcome=outcome, environment=ctx.environment)  # fmt: skip
-    passed = {c.worker_id: c.score for c in chosen if c.judged.outcome.passed}
-    failed = [c.worker_id for c in chosen if not c.judged.outcome.passed]
+    # A writer passes if any of their submissions passes (study.review.decisions.writer_passed,
+    # the task server's check), with their best score; only writers none of whose passes leave.
+    passed: dict[str, int] = {}
+    for c in chosen:
+        if c.judged.outcome.passed:
+            passed[c.worker_id] = max(c.score, passed.get(c.worker_id, c.score))
+    failed = [c.worker_id for c in chosen if c.worker_id not in passed]
     for participant in groups.add(ctx, "qualified", passed):
         report.added.append((participant, passed[participant]))
     report.removed = groups.remove(ctx, "qualified", failed)

@@ -93,12 +93,14 @@ def test_bad_ratings_are_refused_naming_the_field_and_nothing_is_stored(client):
 
 def test_a_task_left_unfinished_past_the_assignment_time_goes_to_the_next_judge(client, judged_study):
     walked_away = enter(client, access_code="lab-1").location
+    shown = items(client, walked_away)
     assert "nothing left to rate" in enter(client, access_code="lab-2").get_data(as_text=True)
     engine = make_engine(config.load(judged_study).database_url)
     with writing(engine) as connection:  # the assignment time (60 minutes) has passed
         connection.execute(update(judging_tasks).values(claimed_at=time.time() - 61 * 60))
     engine.dispose()
-    assert enter(client, access_code="lab-2").location == walked_away
+    # The same task, under a new address (the old one is the walked-away judge's).
+    assert items(client, enter(client, access_code="lab-2").location) == shown
 
 
 def test_the_access_code_list_applies_to_judges(judged_study):
@@ -195,3 +197,44 @@ def test_a_judge_failing_gold_is_flagged_and_left_out_unless_configured(tmp_path
     assert len(found.kept) == (0 if exclude else 2)
     app.extensions["study.engine"].dispose()
     engine.dispose()
+
+
+def test_a_worker_id_typed_into_the_text_never_reaches_the_judge(tmp_path):
+    """Blind (README, Judging round): the judge's page shows the texts but never a worker id,
+    even one the writer typed into their story, as the reviewers' workspace masks it."""
+    folder = tmp_path / "study"
+    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
+    set_section(folder, "judging", {"unit": "document", "k": 1, "items_per_task": 2})
+    study = config.load(folder)
+    engine = make_engine(study.database_url)
+    create_tables(engine)
+    finish_sessions(engine, study, ["My worker id is A3WRITERX0, the river forgot its name.",
+                                    "Cities should plant trees (a3writerx1 here)."],
+                    worker_prefix="A3WRITERX")  # fmt: skip
+    engine.dispose()
+    assert CliRunner().invoke(main, ["judging", "build", str(folder)]).exit_code == 0
+    app = create_app(config.load(folder), suggestion_engine=object())
+    client = app.test_client()
+    page = client.get(enter(client, access_code="lab-1").location).get_data(as_text=True)
+    app.extensions["study.engine"].dispose()
+    assert "the river forgot its name" in page
+    assert "a3writerx0" not in page.lower() and "a3writerx1" not in page.lower()
+
+
+def test_a_judge_whose_task_was_handed_on_cannot_rate_or_submit_it_for_the_next_judge(client, judged_study):
+    walked_away = enter(client, access_code="lab-1").location
+    shown = items(client, walked_away)
+    engine = make_engine(config.load(judged_study).database_url)
+    with writing(engine) as connection:  # the assignment time (60 minutes) has passed
+        connection.execute(update(judging_tasks).values(claimed_at=time.time() - 61 * 60))
+    engine.dispose()
+    taken_over = enter(client, access_code="lab-2").location
+    # lab-1's page is still open: its script keeps posting to the address it was given.
+    old_url = f"/api/judging/{walked_away.rsplit('/', 1)[-1]}/ratings"
+    late = client.post(old_url, json={"ratings": [{"item": i, "score": 1} for i in shown]})
+    assert late.status_code in (404, 409)
+    assert client.post(old_url, json={"submit": True}).status_code in (404, 409)
+    # lab-2 rates their task from scratch and submits it as their own.
+    new_url = f"/api/judging/{taken_over.rsplit('/', 1)[-1]}/ratings"
+    answer = client.post(new_url, json={"ratings": [{"item": shown[0], "score": 5}]})
+    assert answer.status_code == 200 and answer.json["rated"] == 1

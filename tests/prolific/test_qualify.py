@@ -120,3 +120,46 @@ def test_study_qualify_runs_prolifics_qualify_for_a_round_run_on_prolific(ctx, p
     assert again.exit_code == 0, again.output
     assert "Qualified group: 0 added, 0 removed." in again.output  # nobody added or paid twice
     assert not any(line.startswith("paid ") for line in again.output.splitlines())
+
+
+def test_a_writer_who_still_passes_with_another_submission_stays_in_the_qualified_group(
+    make_ctx, prolific, study_folder, model_url
+):
+    """Without [[rounds]] every finished session is reviewed and a participant may take part in
+    two of the study's Prolific studies; one passed submission keeps them qualified, as the
+    task server's own check (study.review.decisions.writer_passed) reads it."""
+    import tomllib
+    from dataclasses import replace
+
+    import tomli_w
+
+    from study.review import decisions
+    from study.server import create_app
+
+    path = study_folder / "study.toml"
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    data.pop("rounds")
+    path.write_text(tomli_w.dumps(data), encoding="utf-8")
+    ctx = make_ctx(budget="1000.00")
+    study = replace(ctx.study, suggestions=replace(ctx.study.suggestions, endpoint=model_url))
+    task_client = create_app(study, engine=ctx.engine).test_client()
+    taken = {}
+    for name in ("first", "second"):
+        made = draft(ctx, None)
+        taken[name] = take_part(prolific, task_client, made["study_id"], GOOD)
+    submissions.sync(ctx)
+    ana, ben = add_reviewer(ctx.engine, "ana"), add_reviewer(ctx.engine, "ben")
+    with writing(ctx.engine) as connection:
+        review_submissions.collect(connection, ctx.study)
+        by_session = {s["session_id"]: s["submission_id"] for s in review_submissions.all_submissions(connection)}
+        for name, score in (("first", 5), ("second", 2)):
+            for reviewer in (ana, ben):
+                rating_store.rate(connection, by_session[taken[name].session_id], reviewer, score, "",
+                                  scores=(1, 2, 3, 4, 5))  # fmt: skip
+        assert decisions.writer_passed(connection, ctx.study, None, worker_id=GOOD)
+    report = qualify.qualify(ctx, pay=False)
+    assert report.removed == []
+    assert groups.members(ctx, "qualified") == {GOOD: 5}
+    again = qualify.qualify(ctx, pay=False)
+    assert again.added == [] and again.removed == []
+    assert groups.members(ctx, "qualified") == {GOOD: 5}

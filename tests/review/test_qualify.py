@@ -176,3 +176,62 @@ def test_dry_run_changes_nothing(ctx, rated, emulator, review_folder):
     assert lines["A1SPAMMER"].endswith("failed  score 1  -  -")
     assert lines["A1NEVERASKED"].endswith("disqualified  score -  -  -")
     assert rewards(ctx) == {}  # nothing bound to a worker, nothing paid
+
+
+@pytest.fixture
+def no_rounds_ctx(review_folder, requester):
+    """A study without [[rounds]]: every finished session is reviewed, and a worker may write
+    more than once (README, Qualification rounds and reviewing)."""
+    import tomllib
+
+    import tomli_w
+
+    path = review_folder / "study.toml"
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    data.pop("rounds")
+    data["mturk"] = {"reward": "2.50", "budget": "100.00"}
+    path.write_text(tomli_w.dumps(data), encoding="utf-8")
+    study = config.load(review_folder)
+    return open_context(study, mturk_settings.from_study(study), requester)
+
+
+def test_a_writer_who_still_passes_with_another_submission_keeps_the_qualification(
+    no_rounds_ctx, emulator
+):
+    from sqlalchemy import update
+
+    from study.mturk import qualify as mturk_qualify
+    from study.store.db import sessions
+    from tests.review.sessions import finished_session
+
+    ctx = no_rounds_ctx
+    first = finished_session(ctx.engine, worker_id="A1TWICE", completed_at=1000.0)
+    with writing(ctx.engine) as connection:  # each HIT the worker took has its own assignment
+        connection.execute(
+            update(sessions).where(sessions.c.session_id == first).values(assignment_id="ASSIGN1")
+        )
+    second = finished_session(ctx.engine, worker_id="A1TWICE", completed_at=2000.0)
+    ana, ben = add_reviewer(ctx.engine, "ana"), add_reviewer(ctx.engine, "ben")
+    rita = add_reviewer(ctx.engine, "rita", role="researcher")
+    with writing(ctx.engine) as connection:
+        submissions.collect(connection, ctx.study)
+        by_session = {
+            s["session_id"]: s["submission_id"] for s in submissions.all_submissions(connection)
+        }
+        for session in (first, second):
+            for reviewer in (ana, ben):
+                rating_store.rate(
+                    connection, by_session[session], reviewer, 5, "", scores=(1, 2, 3, 4, 5)
+                )
+    mturk_qualify.qualify(ctx, pay=False)
+    assert held(ctx) == {"A1TWICE": ("Granted", 5)}
+    # A researcher later fails the second submission; the first still passes.
+    with writing(ctx.engine) as connection:
+        decisions.adjudicate(
+            connection, by_session[second], rita, 2, "below average", scores=(1, 2, 3, 4, 5)
+        )
+        # The task server's own reading: the writer passed (one of their submissions did).
+        assert decisions.writer_passed(connection, ctx.study, None, worker_id="A1TWICE")
+    report = mturk_qualify.qualify(ctx, pay=False)
+    assert report.revoked == []
+    assert held(ctx) == {"A1TWICE": ("Granted", 5)}
