@@ -28,7 +28,9 @@ def test_snapshot_marks_accepted_rejected_deleted_and_added_text():
 def test_snapshot_keeps_only_the_latest_items_and_never_crosses_tags():
     doc = "abcdefghij"
     history = [HistoryItem("add", 0, length=2), HistoryItem("accept", 2, length=6), HistoryItem("add", 4, length=4)]
-    assert snapshot(doc, history, cap=2) == "ab<accept>cdefgh</accept>ij"
+    # The cap counts suggestion events and edits apart (spec A2.3): cap=1 keeps the accept and
+    # the latest add, which lies inside it and is clipped rather than crossing its tags.
+    assert snapshot(doc, history, cap=1) == "ab<accept>cdefgh</accept>ij"
     assert snapshot(doc, history) == "<add>ab</add><accept>cdefgh</accept>ij"
 
 

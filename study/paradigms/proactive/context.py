@@ -79,12 +79,19 @@ def local_window(doc: str, chars: int) -> str:
 def snapshot(
     doc: str, history: Sequence[HistoryItem], cap: int | None = None, text_chars: int | None = None
 ) -> str:
-    """The L2 document snapshot: `doc` with the last `cap` history items marked up, each text
-    not in the document (a rejected suggestion, deleted text) cut to its first `text_chars`.
+    """The L2 document snapshot: `doc` with the last `cap` suggestion events (<accept>,
+    <reject>) and the last `cap` edits (<add>, <del>) marked up, each text not in the document
+    (a rejected suggestion, deleted text) cut to its first `text_chars`. The two are capped
+    apart (spec A2.3: "a cap of the last 20 suggestion events"), so a writer's typing and typo
+    fixes never push the feedback on earlier suggestions out of the snapshot.
 
     Spans that overlap an earlier-placed span are clipped so the tags always nest properly.
     """
-    items = list(history)[-cap:] if cap else list(history)
+    items = list(history)
+    if cap:
+        feedback = [i for i, item in enumerate(items) if item.kind in ("accept", "reject")][-cap:]
+        edited = [i for i, item in enumerate(items) if item.kind not in ("accept", "reject")][-cap:]
+        items = [items[i] for i in sorted(feedback + edited)]
     anchored: dict[int, list[HistoryItem]] = {}
     opens: dict[int, HistoryItem] = {}
     for item in items:

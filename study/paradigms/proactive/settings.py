@@ -39,10 +39,11 @@ class ProactiveSettings:
     idle_ms: int = 2000
     # L1 sees a local window (spec A2.2 reading (a)): the last this many characters.
     context_chars: int = 1500
-    # L2 (App. H): the snapshot carries at most this many of the latest interaction spans.
+    # L2 (App. H): the snapshot carries at most this many of the latest suggestion events
+    # (<accept>, <reject>) and as many of the latest edits (<add>, <del>), counted apart.
     history_cap: int = 20
     # ... and each text it carries (a rejected suggestion, a deleted passage) cut to this many
-    # characters, so the model is sent at most the document and history_cap x this (issue 24).
+    # characters, so the model is sent at most the document and 2 x history_cap x this (issue 24).
     history_text_chars: int = 1000
     # A suggestion is cut after its first sentence ("sentence") or kept whole up to max_tokens.
     unit: str = "sentence"

@@ -1,0 +1,29 @@
+"""A chat export's survey.csv read by `study report`: CollabLLM's ratings are 1-10 sliders
+(spec B2.4, B3: the periodic rating and the final interaction and document ratings), and the
+report must show them as a scale with a mean, as it does for a study folder, not as a choice
+between the strings "10", "8", "9"."""
+
+from __future__ import annotations
+
+from study.report.data import _read_survey_csv
+
+
+def test_ten_point_ratings_in_an_exported_survey_csv_are_a_1_to_10_scale(tmp_path):
+    survey = tmp_path / "survey.csv"
+    survey.write_text(
+        "session_id,periodic_rating@3,interaction_rating,document_rating\n"
+        "a,7,9,10\nb,8,8,9\nc,9,10,8\nd,6,7,9\n",
+        encoding="utf-8",
+    )
+    questions, answers = _read_survey_csv(survey)
+    by_id = {q.id: q for q in questions}
+    for column in ("periodic_rating@3", "interaction_rating", "document_rating"):
+        assert by_id[column].kind == "scale", column
+        assert by_id[column].points == tuple(range(1, 11)), column
+
+
+def test_seven_point_answers_stay_a_7_point_scale(tmp_path):
+    survey = tmp_path / "survey.csv"
+    survey.write_text("session_id,q1_mental_demand\na,3\nb,5\nc,7\n", encoding="utf-8")
+    (question,), _ = _read_survey_csv(survey)
+    assert question.kind == "scale" and question.points == tuple(range(1, 8))
