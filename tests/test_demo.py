@@ -16,6 +16,22 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+def _wait_until_up(http: httpx.Client, server: subprocess.Popen, seconds: float = 60) -> None:
+    """Until the demo answers /healthz: a demo starting beside a busy test suite can take more
+    than the 10 s a quiet machine needs (it writes the study and starts a server)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise AssertionError(f"study demo exited ({server.returncode}):\n{server.stdout.read()}")
+        try:
+            if http.get("/healthz").status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"study demo did not answer /healthz within {seconds:.0f} s")
+
+
 def test_demo_serves_the_whole_path_with_suggestions(tmp_path):
     port = _free_port()
     folder = tmp_path / "demo"
@@ -27,12 +43,7 @@ def test_demo_serves_the_whole_path_with_suggestions(tmp_path):
     try:
         base = f"http://127.0.0.1:{port}"
         with httpx.Client(base_url=base, follow_redirects=True, timeout=10) as http:
-            for _ in range(100):
-                try:
-                    if http.get("/healthz").status_code == 200:
-                        break
-                except httpx.TransportError:
-                    time.sleep(0.1)
+            _wait_until_up(http, server)
             page = http.get("/task", params={"access_code": "demo"})
             assert 'data-testid="consent"' in page.text
             consent_url = str(page.url)
@@ -65,12 +76,7 @@ def test_chat_demo_answers_offline_with_the_local_model(tmp_path):
     )  # fmt: skip
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", follow_redirects=True, timeout=10) as http:
-            for _ in range(100):
-                try:
-                    if http.get("/healthz").status_code == 200:
-                        break
-                except httpx.TransportError:
-                    time.sleep(0.1)
+            _wait_until_up(http, server)
             consent_url = str(http.get("/task", params={"access_code": "demo"}).url)
             http.post(consent_url, data={"consent": "yes"})
             intent = http.post(consent_url.replace("consent", "instructions"), data={"confirm1": "yes", "confirm2": "yes"})
@@ -102,12 +108,7 @@ def test_proactive_demo_folder_is_a_proactive_study_for_every_later_command(tmp_
     )  # fmt: skip
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", follow_redirects=True, timeout=10) as http:
-            for _ in range(100):
-                try:
-                    if http.get("/healthz").status_code == 200:
-                        break
-                except httpx.TransportError:
-                    time.sleep(0.1)
+            _wait_until_up(http, server)
             consent_url = str(http.get("/task", params={"access_code": "demo"}).url)
             http.post(consent_url, data={"consent": "yes"})
             http.post(consent_url.replace("consent", "instructions"))

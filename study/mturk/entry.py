@@ -28,7 +28,7 @@ from study.review import rounds
 from study.server import entry_pages, page_security
 from study.server.context import engine, study
 from study.server.stages import stage_url
-from study.store import reading, writing
+from study.store import reading
 from study.store import sessions as session_store
 from study.store.mturk import mturk_assignments
 
@@ -54,7 +54,7 @@ def enter(args, round_name: str | None):
             submit_to = page_security.submit_origin(submit_to, loopback_allowed=entry_pages.loopback_request())
         except page_security.NotMTurk as error:
             return entry_pages.cannot_start(f"{error}; open the task from MTurk")
-    with writing(engine()) as connection:
+    def work(connection):
         session = session_store.by_assignment(connection, assignment_id)
         if session is None:
             if repeat_session(connection, study(), worker_id, assignment_id) is not None:
@@ -71,6 +71,12 @@ def enter(args, round_name: str | None):
             rounds.record(connection, study(), session["session_id"], round_name)
         elif session["worker_id"] != worker_id:
             return entry_pages.cannot_start("this assignment belongs to another worker")
+        return session
+
+    entered = entry_pages.entering(work)
+    if not isinstance(entered, dict):  # a refusal
+        return entered
+    session = entered
     return redirect(stage_url(session))
 
 

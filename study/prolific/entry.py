@@ -34,7 +34,7 @@ from study.review import rounds
 from study.server import entry_pages
 from study.server.context import engine, study
 from study.server.stages import stage_url
-from study.store import reading, writing
+from study.store import reading
 from study.store import prolific as prolific_store
 from study.store import sessions as session_store
 
@@ -63,7 +63,7 @@ def enter(args, round_name: str | None):
     if not _filled(study_id) or not _filled(submission_id):
         return entry_pages.message("Cannot start", "the link is missing STUDY_ID or SESSION_ID; open the "
                         "study from Prolific", 400)  # fmt: skip
-    with writing(engine()) as connection:
+    def work(connection):
         known = prolific_store.study_row(connection, study_id)
         if known is None:
             return entry_pages.message("Cannot start", "this Prolific study is not one of this study's; "
@@ -86,6 +86,12 @@ def enter(args, round_name: str | None):
                 connection, worker_id=pid, assignment_id=submission_id, hit_id=study_id
             )
             rounds.record(connection, study(), session["session_id"], round_name or known["round"])
+        return session
+
+    entered = entry_pages.entering(work)
+    if not isinstance(entered, dict):  # a refusal
+        return entered
+    session = entered
     return redirect(stage_url(session))
 
 

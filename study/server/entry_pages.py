@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import current_app, render_template, request
+from flask import current_app, g, render_template, request
 
 from study.server import page_security
-from study.server.context import study
+from study.server.context import engine, study
+from study.server.limit_store import DatabaseStore
+from study.store import writing
 
 
 def message(title: str, text: str, status: int):
@@ -33,14 +35,46 @@ def too_many_starts():
                    "hour; please try again later.", 429)  # fmt: skip
 
 
+class _CountOutside(Exception):
+    """start_allowed inside an entry's transaction, with the starts counted outside the study
+    database (Redis): `entering` counts the start with no transaction open, then runs again."""
+
+
+def entering(work):
+    """`work(connection)` in a write transaction: an entry that may start a session (calling
+    `start_allowed` before it creates one). With the starts counted in Redis, the count is not
+    taken while the transaction holds the database's write lock (on SQLite every writer's
+    event batches wait behind it): a Redis that does not answer would hold them all up for its
+    socket timeout. The transaction stops where it would count, the start is counted with no
+    transaction open, and `work` runs again with the answer."""
+    try:
+        with writing(engine()) as connection:
+            return work(connection)
+    except _CountOutside:
+        pass
+    g.study_start_allowed = current_app.extensions["study.start_throttle"].allow(request.remote_addr)
+    try:
+        with writing(engine()) as connection:
+            return work(connection)
+    finally:
+        g.pop("study_start_allowed", None)
+
+
 def start_allowed(connection) -> bool:
     """Whether this address may start another session; counted inside the caller's transaction
-    (`connection`) when the count is kept in the study database."""
+    (`connection`) when the count is kept in the study database, else before it (`entering`)."""
     # Loopback is not throttled: it is a reverse proxy on this machine (which would otherwise
     # put every writer under one address), a test or a benchmark (README, "Running a study").
-    if page_security.is_loopback(request.remote_addr):
+    # Nor is a peer without an address: a Unix socket's (gunicorn -b unix:...), which only a
+    # process on this machine can reach.
+    if not request.remote_addr or page_security.is_loopback(request.remote_addr):
         return True
-    return current_app.extensions["study.start_throttle"].allow(request.remote_addr, connection)
+    throttle = current_app.extensions["study.start_throttle"]
+    if isinstance(throttle.store, DatabaseStore) or throttle.per_hour <= 0:
+        return throttle.allow(request.remote_addr, connection)
+    if "study_start_allowed" in g:
+        return g.study_start_allowed
+    raise _CountOutside
 
 
 def loopback_request() -> bool:

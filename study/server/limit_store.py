@@ -140,8 +140,12 @@ class RedisStore:
         return bool(counted)
 
     def check(self) -> None:
+        """A count, not only a PING: a Redis that answers but cannot take one (a read-only
+        replica, a user without the right to run scripts) stops the server here, rather than
+        refusing every new participant once it runs. The count's key expires within a second."""
         try:
             self.client.ping()
+            self._hit(keys=[f"study:{self.namespace}:limit:check:{uuid.uuid4().hex}"], args=[time.time(), 1, 1, "check"])
         except self._errors as error:
             raise self._unavailable(error) from None
 

@@ -28,6 +28,19 @@ class NotMTurk(ValueError):
     """A turkSubmitTo that is not one of MTurk's submit hosts."""
 
 
+def canonical_address(address: str) -> str:
+    """`address` as one client is always written: a server listening on a dual-stack socket
+    (`--host ::`) sees an IPv4 peer as an IPv4-mapped IPv6 address (::ffff:a.b.c.d), which is
+    the IPv4 address. Anything that is not an IP address comes back unchanged."""
+    try:
+        ip = ipaddress.ip_address(address.strip("[]"))
+    except ValueError:
+        return address
+    if ip.version == 6 and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return str(ip)
+
+
 def is_loopback(host: str | None) -> bool:
     if not host:
         return False
@@ -35,7 +48,7 @@ def is_loopback(host: str | None) -> bool:
     if host in _LOOPBACK_NAMES:
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        return ipaddress.ip_address(canonical_address(host)).is_loopback
     except ValueError:
         return False
 

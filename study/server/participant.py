@@ -103,7 +103,7 @@ def task():
         if listed is not None and access_code not in listed:
             # [session] access_codes_file: only the codes the researchers handed out.
             return entry_pages.cannot_start("this access code is not one of this study's; check the code you were given")
-        with writing(engine()) as connection:
+        def work(connection):
             session = session_store.latest_for_access_code(connection, access_code)
             another = args.get("another") == "1"
             if session is None or (another and session["stage"] == "complete"):
@@ -116,6 +116,12 @@ def task():
                     return entry_pages.too_many_starts()
                 session = session_store.create(connection, access_code=access_code)
                 rounds.record(connection, study(), session["session_id"], round_name)
+            return session
+
+        entered = entry_pages.entering(work)
+        if not isinstance(entered, dict):  # a refusal
+            return entered
+        session = entered
         return redirect(stage_url(session))
 
     return entry_pages.cannot_start(

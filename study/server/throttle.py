@@ -12,6 +12,7 @@ from __future__ import annotations
 from sqlalchemy import Connection
 
 from study.server.limit_store import DatabaseStore, RedisStore, address_key
+from study.server.page_security import canonical_address
 
 WINDOW_SECONDS = 3600
 
@@ -28,5 +29,5 @@ class StartThrottle:
         joins `connection`'s transaction when given (the one creating the session)."""
         if self.per_hour <= 0:
             return True
-        key = address_key(self.namespace, address or "?")
+        key = address_key(self.namespace, canonical_address(address) if address else "?")
         return self.store.hit(f"starts:{key}", self.per_hour, WINDOW_SECONDS, connection)

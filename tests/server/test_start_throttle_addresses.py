@@ -1,0 +1,58 @@
+"""The per-address start throttle (study.server.throttle, entry_pages.start_allowed) under a
+server listening on a dual-stack socket (`study serve --host ::`, gunicorn -b [::]:5000): the
+operating system hands the app an IPv4 peer as an IPv4-mapped IPv6 address (::ffff:a.b.c.d).
+A local reverse proxy on 127.0.0.1 is then ::ffff:127.0.0.1, still loopback (README,
+"Throttle": loopback is not throttled), and a client is one address whichever way it is
+written, so hosts bound to 0.0.0.0 and to :: count it under one limit. A local proxy on a
+Unix socket (gunicorn -b unix:...) has no address at all, and is not throttled either."""
+
+from __future__ import annotations
+
+from study import config
+from study.server import create_app
+
+
+def _app(study_folder, per_hour: int):
+    toml = study_folder / "study.toml"
+    toml.write_text(toml.read_text().replace("[session]\n", f"[session]\nnew_sessions_per_ip_per_hour = {per_hour}\n"))
+    return create_app(config.load(study_folder), suggestion_engine=object())
+
+
+def _start(client, code: str, address: str) -> int:
+    return client.get("/task", query_string={"access_code": code}, environ_base={"REMOTE_ADDR": address}).status_code
+
+
+def test_a_local_proxy_seen_through_a_dual_stack_socket_is_not_throttled(study_folder):
+    app = _app(study_folder, per_hour=3)
+    client = app.test_client()
+
+    statuses = [_start(client, f"writer-{i}", "::ffff:127.0.0.1") for i in range(6)]
+
+    # Every writer behind the local proxy arrives from it: throttling it would stop the study.
+    assert statuses == [302] * 6
+
+
+def test_an_ipv4_client_has_one_limit_whether_written_as_ipv4_or_ipv4_mapped(study_folder):
+    app = _app(study_folder, per_hour=3)
+    client = app.test_client()
+
+    statuses = [
+        _start(client, "bot-0", "203.0.113.7"),  # a host listening on 0.0.0.0
+        _start(client, "bot-1", "::ffff:203.0.113.7"),  # a host listening on ::
+        _start(client, "bot-2", "203.0.113.7"),
+        _start(client, "bot-3", "::ffff:203.0.113.7"),
+    ]
+
+    assert statuses == [302, 302, 302, 429]
+
+
+def test_a_local_proxy_on_a_unix_socket_is_not_throttled(study_folder):
+    # gunicorn -b unix:/run/study.sock behind nginx on the same machine: the peer has no IP
+    # address (gunicorn gives REMOTE_ADDR ""), and only a process on this machine can connect.
+    # Counted, every writer would share one address and the study would stop at the limit.
+    app = _app(study_folder, per_hour=3)
+    client = app.test_client()
+
+    statuses = [_start(client, f"writer-{i}", "") for i in range(6)]
+
+    assert statuses == [302] * 6
