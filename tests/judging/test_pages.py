@@ -22,19 +22,25 @@ from tests.judging.finished import finish_sessions, set_section
 TEXTS = ["The river forgot its name one spring.", "Cities should plant more trees on every street."]
 
 
-@pytest.fixture
-def judged_study(tmp_path):
-    folder = tmp_path / "study"
+def _judged(folder, texts: list[str], **finished) -> str:
+    """A study of `texts` as finished sessions, with its judging round built; the build's output."""
     write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
     set_section(folder, "judging", {"unit": "document", "k": 1, "items_per_task": 2})
     study = config.load(folder)
     engine = make_engine(study.database_url)
     create_tables(engine)
-    finish_sessions(engine, study, TEXTS)
+    finish_sessions(engine, study, texts, **finished)
     engine.dispose()
     built = CliRunner().invoke(main, ["judging", "build", str(folder)])
     assert built.exit_code == 0, built.output
-    assert "Built a judging round of 2 document item(s) from 2 session(s), 0 gold item(s): 1 task(s)" in built.output
+    return built.output
+
+
+@pytest.fixture
+def judged_study(tmp_path):
+    folder = tmp_path / "study"
+    built = _judged(folder, TEXTS)
+    assert "Built a judging round of 2 document item(s) from 2 session(s), 0 gold item(s): 1 task(s)" in built
     return folder
 
 
@@ -203,16 +209,8 @@ def test_a_worker_id_typed_into_the_text_never_reaches_the_judge(tmp_path):
     """Blind (README, Judging round): the judge's page shows the texts but never a worker id,
     even one the writer typed into their story, as the reviewers' workspace masks it."""
     folder = tmp_path / "study"
-    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
-    set_section(folder, "judging", {"unit": "document", "k": 1, "items_per_task": 2})
-    study = config.load(folder)
-    engine = make_engine(study.database_url)
-    create_tables(engine)
-    finish_sessions(engine, study, ["My worker id is A3WRITERX0, the river forgot its name.",
-                                    "Cities should plant trees (a3writerx1 here)."],
-                    worker_prefix="A3WRITERX")  # fmt: skip
-    engine.dispose()
-    assert CliRunner().invoke(main, ["judging", "build", str(folder)]).exit_code == 0
+    _judged(folder, ["My worker id is A3WRITERX0, the river forgot its name.",
+                     "Cities should plant trees (a3writerx1 here)."], worker_prefix="A3WRITERX")  # fmt: skip
     app = create_app(config.load(folder), suggestion_engine=object())
     client = app.test_client()
     page = client.get(enter(client, access_code="lab-1").location).get_data(as_text=True)
