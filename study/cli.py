@@ -174,6 +174,7 @@ def write_study_files(
 def serve(directory: str, host: str, port: int, workers: int | None, threads: int, writers: int) -> None:
     """Serve the study in DIRECTORY (storing everything in its database), on every core."""
     from study.server import create_app, serving
+    from study.server.page_security import http_address
     from study.server.activity import ActivityConfigError
     from study.server.limit_store import LimitStoreUnavailable
     from study.server.limits import from_study as limits_from_study
@@ -192,10 +193,10 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
     except (ProxyConfigError, LimitStoreUnavailable, ActivityConfigError) as error:
         raise click.ClickException(str(error)) from None
     workers = workers or serving.default_workers()
-    click.echo(f"Serving '{study.name}' on http://{host}:{port}/  (database: {database_shown(study)})")
+    click.echo(f"Serving '{study.name}' on {http_address(host, port)}/  (database: {database_shown(study)})")
     click.echo(f"{workers} worker processes x {threads} threads (and {model_calls} for model calls),"
                f" up to {writers} open connections each")
-    click.echo(f"Participants start at http://{host}:{port}/task?access_code=YOUR-CODE")
+    click.echo(f"Participants start at {http_address(host, port)}/task?access_code=YOUR-CODE")
     short = serving.files_short(writers, threads + model_calls)
     if short:
         click.echo(short, err=True)
@@ -205,8 +206,10 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
 def _serve(app, host: str, port: int, threads: int, study) -> None:
     import waitress
 
-    click.echo(f"Serving '{study.name}' on http://{host}:{port}/  (database: {database_shown(study)})")
-    click.echo(f"Participants start at http://{host}:{port}/task?access_code=YOUR-CODE")
+    from study.server.page_security import http_address
+
+    click.echo(f"Serving '{study.name}' on {http_address(host, port)}/  (database: {database_shown(study)})")
+    click.echo(f"Participants start at {http_address(host, port)}/task?access_code=YOUR-CODE")
     from study.server.proxy import waitress_options
 
     waitress.serve(
@@ -249,6 +252,7 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
     from study.lm import backends, smollm2
     from study.lm.server import serve_in_thread
     from study.server import create_app
+    from study.server.page_security import http_address
 
     levels = registry.study_templates()[paradigm].levels
     if design and directory == "demo-study":
@@ -295,7 +299,7 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
     click.echo(f"Local model: {model.model_id} ({backend}) at {base_url}")
     if backend == "smollm2":
         click.echo("The model is loading in the background (about 20 s); this console says when it is ready.")
-    click.echo(f"Open http://{host}:{port}/task?access_code=demo in a browser to take part.")
+    click.echo(f"Open {http_address(host, port)}/task?access_code=demo in a browser to take part.")
     _serve(create_app(study), host, port, 16, study)
 
 

@@ -41,6 +41,14 @@ def canonical_address(address: str) -> str:
     return str(ip)
 
 
+def http_address(host: str, port: int) -> str:
+    """The address a server listening on `host`:`port` is opened at, for what the commands
+    print: an IPv6 literal in brackets (`--host ::` is http://[::]:5000, not http://:::5000)."""
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
+
+
 def is_loopback(host: str | None) -> bool:
     if not host:
         return False

@@ -56,3 +56,11 @@ def test_a_local_proxy_on_a_unix_socket_is_not_throttled(study_folder):
     statuses = [_start(client, f"writer-{i}", "") for i in range(6)]
 
     assert statuses == [302] * 6
+
+
+def test_the_address_printed_for_a_dual_stack_server_can_be_opened():
+    from study.server.page_security import http_address
+
+    assert http_address("::", 5000) == "http://[::]:5000"  # not http://:::5000
+    assert http_address("127.0.0.1", 5000) == "http://127.0.0.1:5000"
+    assert http_address("[::1]", 8080) == "http://[::1]:8080"
