@@ -71,13 +71,9 @@ def enter(args, round_name: str | None):
             rounds.record(connection, study(), session["session_id"], round_name)
         elif session["worker_id"] != worker_id:
             return entry_pages.cannot_start("this assignment belongs to another worker")
-        return session
+        return redirect(stage_url(session))
 
-    entered = entry_pages.entering(work)
-    if not isinstance(entered, dict):  # a refusal
-        return entered
-    session = entered
-    return redirect(stage_url(session))
+    return entry_pages.entering(work)
 
 
 def repeat_session(connection, study_config, worker_id: str, assignment_id: str) -> dict | None:

@@ -86,13 +86,9 @@ def enter(args, round_name: str | None):
                 connection, worker_id=pid, assignment_id=submission_id, hit_id=study_id
             )
             rounds.record(connection, study(), session["session_id"], round_name or known["round"])
-        return session
+        return redirect(stage_url(session))
 
-    entered = entry_pages.entering(work)
-    if not isinstance(entered, dict):  # a refusal
-        return entered
-    session = entered
-    return redirect(stage_url(session))
+    return entry_pages.entering(work)
 
 
 def repeat_session(connection, study_config, pid: str, study_id: str) -> dict | None:

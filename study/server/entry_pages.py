@@ -41,8 +41,8 @@ class _CountOutside(Exception):
 
 
 def entering(work):
-    """`work(connection)` in a write transaction: an entry that may start a session (calling
-    `start_allowed` before it creates one). With the starts counted in Redis, the count is not
+    """The answer `work(connection)` gives in a write transaction: an entry that may start a
+    session (calling `start_allowed` before it creates one). With the starts counted in Redis, the count is not
     taken while the transaction holds the database's write lock (on SQLite every writer's
     event batches wait behind it): a Redis that does not answer would hold them all up for its
     socket timeout. The transaction stops where it would count, the start is counted with no

@@ -116,13 +116,9 @@ def task():
                     return entry_pages.too_many_starts()
                 session = session_store.create(connection, access_code=access_code)
                 rounds.record(connection, study(), session["session_id"], round_name)
-            return session
+            return redirect(stage_url(session))
 
-        entered = entry_pages.entering(work)
-        if not isinstance(entered, dict):  # a refusal
-            return entered
-        session = entered
-        return redirect(stage_url(session))
+        return entry_pages.entering(work)
 
     return entry_pages.cannot_start(
         "open this page from MTurk, or add your access code: /task?access_code=YOUR-CODE"
