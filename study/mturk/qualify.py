@@ -131,8 +131,8 @@ def _pay(ctx: Context, due: list[Candidate], report: Report, confirm) -> None:
 
 
 def _grant(
-    ctx: Context, type_id: str, candidate: Candidate, notify: bool, report: Report,
-    still_passes: bool = False,
+    ctx: Context, type_id: str, candidate: Candidate, notify: bool, report: Report, *,
+    still_passes: bool,
 ) -> None:  # fmt: skip
     with reading(ctx.engine) as connection:
         held = (

@@ -46,7 +46,7 @@ def _refusal_content(path: str) -> dict:
     return error if path.startswith("/api/") else {"text/html": {}, **error}
 
 
-def _responses(declared: contract.Contract, with_body: bool, path: str = "/api/", parameters: bool = False) -> dict:
+def _responses(declared: contract.Contract, with_body: bool, path: str, parameters: bool) -> dict:
     answers = {}
     for status, reference in sorted(declared.responses.items()):
         if reference is None:
