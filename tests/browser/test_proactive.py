@@ -237,6 +237,20 @@ def test_l3_waits_longer_early_and_less_once_the_text_is_long(page, task_server,
     assert [r["proactive"]["strategy"] for r in log if r["eventName"] == "suggestion-open"] == ["L1", "L2"]
 
 
+@pytest.mark.parametrize("paradigm", ["L3"])
+@pytest.mark.parametrize("proactive_toml", ["target_words = 20\nstage_cuts = [0.5, 0.8]\n"])
+def test_l3_counts_the_writers_words_toward_the_stage_not_the_prompts(page, task_server, paradigm, proactive_toml):
+    # Every prompt of the study is longer than the 20-word target: counted with the prompt, a
+    # writer who has typed two words would already be in the late stage (2 s, not 4 s).
+    session_id = start_writing(page, task_server.url)
+    type_text(page, " Early on")
+    wait_for_ghost(page)
+    wait_saved(page)
+    gets = [r["proactive"] for r in logged(task_server, session_id) if r["eventName"] == "suggestion-get"]
+    assert [(g["stage"], g["idleMs"]) for g in gets] == [("early", 4000)]
+    assert [json.loads(r["parameters"])["stage"] for r in requests(task_server)] == ["early"]
+
+
 def test_moving_the_caret_or_clicking_rejects_the_ghost_text(page, task_server):
     session_id = start_writing(page, task_server.url)
     type_text(page, " Snow fell")

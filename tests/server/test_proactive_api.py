@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from sqlalchemy import select
 
+from study.paradigms.proactive import policy
 from study.server import create_app
 from study.store import reading
 from study.store.db import suggestion_requests
@@ -75,6 +76,24 @@ def test_l3_plans_stage_strategy_threshold_and_length(study, model_url):
     assert (answer["stage"], answer["idleMs"], answer["maxTokens"]) == ("early", 6000, 8)
     (row,) = _stored(app)
     assert json.loads(row["parameters"])["strategy"] == "L1"  # kept for the log, not sent
+
+
+def test_l3_reads_the_writing_stage_from_the_writers_words_not_the_prompts(study, model_url):
+    # The editor's text starts with the prompt (CoAuthor's layout); the stage is words written
+    # against the target length, so a long prompt must not move a writer who has written two
+    # words past the early stage.
+    prompt = study.prompt("news").text.rstrip("\n")
+    prompt_words = policy.word_count(prompt)
+    study = replace(study, proactive=replace(study.proactive, target_words=2 * prompt_words))
+    app = _app(study, model_url, "L3")
+    client = app.test_client()
+    session_id = _session(client)
+    response = client.post(f"/api/sessions/{session_id}/proactive", json={"doc": f"{prompt}\nI agree."})
+    assert response.status_code == 200, response.json
+    assert response.json["stage"] == "early"
+    written = " ".join(["word"] * prompt_words)  # half the target: the middle stage
+    response = client.post(f"/api/sessions/{session_id}/proactive", json={"doc": f"{prompt}\n{written}"})
+    assert response.json["stage"] == "middle"
 
 
 def test_a_tab_condition_and_bad_bodies_are_refused_with_the_reason(study, model_url):

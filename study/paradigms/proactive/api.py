@@ -32,7 +32,7 @@ from flask import Blueprint, current_app, jsonify
 
 from study import precedence
 from study.server import contract, model_calls
-from study.server.context import study, writing_session_or_409
+from study.server.context import session_or_404, study, writing_session_or_409
 from study.paradigms.proactive import PROACTIVE
 from study.paradigms.proactive import assistant
 from study.paradigms.proactive.context import HistoryError, parse_history
@@ -83,10 +83,13 @@ def suggest(session_id):
 
     if condition.paradigm == "L1":
         history = []  # stateless: what the browser sent is not used (Table 3)
+    # L3's writing stage counts the writer's words: the prompt's, which the editor's text
+    # starts with, are taken off (study.paradigms.proactive.policy).
+    prompt = study().prompt(session_or_404(session_id)["prompt_code"]).text if condition.paradigm == "L3" else ""
     try:
         with model_calls.slot():
             suggestion_id = model_calls.admit(session_id, condition, confirm_writing=True)
-            result = proactive_engine().suggest(condition, doc, history, outcomes, kept)
+            result = proactive_engine().suggest(condition, doc, history, outcomes, kept, prompt)
     except model_calls.Refused as refusal:
         return refusal.response()
     item = {"index": 0, "original": result.suggestion, "trimmed": result.suggestion.strip(),

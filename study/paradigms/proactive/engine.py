@@ -116,12 +116,13 @@ class ProactiveEngine:
         history: Sequence[ctx.HistoryItem] = (),
         outcomes: Sequence[str] = (),
         kept_words: Sequence[int] = (),
+        prompt: str = "",
     ) -> ProactiveResult:
         paradigm = condition.paradigm
         stage = idle = None
         strategy, max_tokens = ("L2" if paradigm == "L2" else "L1"), condition.max_tokens
         if paradigm == "L3":
-            plan = policy.plan(doc, outcomes, kept_words, condition.max_tokens, self.settings)
+            plan = policy.plan(doc, outcomes, kept_words, condition.max_tokens, self.settings, prompt)
             stage, strategy, idle, max_tokens = (
                 plan.stage, plan.strategy, plan.idle_ms, plan.max_tokens
             )

@@ -3,8 +3,9 @@
 MindCopilot §5.1 and App. E describe three mechanisms without numbers; this is the rule the
 toolkit implements (spec A2.4, all thresholds in `[proactive]` of study.toml):
 
-1. Writing stage: words in the document / `target_words`, early below `stage_cuts[0]`, middle below
-   `stage_cuts[1]`, late after.
+1. Writing stage: words written / `target_words`, early below `stage_cuts[0]`, middle below
+   `stage_cuts[1]`, late after. The editor's text starts with the prompt (CoAuthor's layout),
+   whose words are not the writer's: they are taken off.
 2. Strategy: `stage_strategy[stage]`, by default L1 (stateless) early and L2 (stateful) later,
    because L1 does relatively better early and L2's advantage grows later (§5.2, Fig. 4).
 3. Timing: `stage_idle_ms[stage]` (4000/3000/2000 ms), times `reject_multiplier` for every
@@ -83,8 +84,11 @@ def plan(
     kept_words: Sequence[int],
     max_tokens: int,
     settings: ProactiveSettings,
+    prompt: str = "",
 ) -> Plan:
-    current = stage(word_count(doc), settings)
+    """`doc`: the editor's text, which starts with `prompt` (a writer may have edited it, so
+    its words are subtracted rather than the prefix cut)."""
+    current = stage(max(0, word_count(doc) - word_count(prompt)), settings)
     return Plan(
         stage=current,
         strategy=settings.stage_strategy[current],

@@ -88,6 +88,7 @@ class ProactiveParticipant(Participant):
         self.outcomes: list[str] = []
         self.spans: list[dict] = []  # accepted ghost texts: {start, end}, for kept_words
         self.stage = None
+        self.prompt_words = len(boot["prompt"].split())  # not the writer's: L3's stage leaves them out
         return GhostLog(boot["prompt"], boot["controls"])
 
     def _ask(self, log: EditorLog, url: str, most: int) -> None:
@@ -109,7 +110,7 @@ class ProactiveParticipant(Participant):
         s = self.settings
         if not s["staged"]:
             return s["idleMs"], None
-        progress = len(text.split()) / max(1, s["targetWords"])
+        progress = max(0, len(text.split()) - self.prompt_words) / max(1, s["targetWords"])
         cuts = s["stageCuts"]
         stage = "early" if progress < cuts[0] else "middle" if progress < cuts[1] else "late"
         run = 0

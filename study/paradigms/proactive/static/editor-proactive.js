@@ -82,7 +82,9 @@ window.StudyEditor = window.StudyEditor || {};
     threshold() {
       const s = this.settings;
       if (!s.staged) return { idleMs: s.idleMs, stage: null };
-      const progress = wordsIn(this.textarea.value) / Math.max(1, s.targetWords);
+      // Words written: the prompt's, which the text starts with, are not the writer's.
+      const written = Math.max(0, wordsIn(this.textarea.value) - s.promptWords);
+      const progress = written / Math.max(1, s.targetWords);
       const stage = progress < s.stageCuts[0] ? "early" : progress < s.stageCuts[1] ? "middle" : "late";
       let run = 0;
       for (let i = this.outcomes.length - 1; i >= 0; i -= 1) {
@@ -407,7 +409,8 @@ window.StudyEditor = window.StudyEditor || {};
       // The interaction memory from the same place as the text; the saved copy's key is
       // `proactive`, as is the server's (study.paradigms.proactive.editor.state).
       const from = restored.saved || restored.server;
-      const ghost = new Proactive(boot.proactive, page, from ? from.proactive : undefined);
+      const settings = { ...boot.proactive, promptWords: wordsIn(boot.prompt) };
+      const ghost = new Proactive(settings, page, from ? from.proactive : undefined);
       return {
         keysFirst: true,  // the ghost text covers the text: Tab accepts it before any list opens
         windowSwitches: "own",
