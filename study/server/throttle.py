@@ -1,4 +1,4 @@
-"""How many new sessions one IP address may start per hour.
+"""How many new sessions one IP address (one IPv6 network of 64 bits) may start per hour.
 
 A bot that opens /task with made-up worker ids or access codes creates a session per request;
 this bounds it. The starts are counted in the limit store (study.server.limit_store: the study
@@ -8,6 +8,8 @@ the hour, so the limit is one limit for every worker process and host serving th
 """
 
 from __future__ import annotations
+
+import ipaddress
 
 from sqlalchemy import Connection
 
@@ -29,5 +31,19 @@ class StartThrottle:
         joins `connection`'s transaction when given (the one creating the session)."""
         if self.per_hour <= 0:
             return True
-        key = address_key(self.namespace, canonical_address(address) if address else "?")
+        key = address_key(self.namespace, counted_as(address) if address else "?")
         return self.store.hit(f"starts:{key}", self.per_hour, WINDOW_SECONDS, connection)
+
+
+def counted_as(address: str) -> str:
+    """The client `address` is counted as: an IPv4 address itself, an IPv6 address its /64.
+    An IPv6 subscriber (a home line, a phone) is handed a whole /64 and may pick a fresh address
+    in it for every request, so one address is not one client there (RFC 6177)."""
+    address = canonical_address(address)
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if ip.version == 6:
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return address

@@ -64,3 +64,16 @@ def test_the_address_printed_for_a_dual_stack_server_can_be_opened():
     assert http_address("::", 5000) == "http://[::]:5000"  # not http://:::5000
     assert http_address("127.0.0.1", 5000) == "http://127.0.0.1:5000"
     assert http_address("[::1]", 8080) == "http://[::1]:8080"
+
+
+def test_an_ipv6_client_has_one_limit_across_the_addresses_of_its_network(study_folder):
+    # An IPv6 client is handed a whole /64 (one home line, one phone): it can take a fresh
+    # address for every request, so counted per address it would never meet the limit.
+    app = _app(study_folder, per_hour=3)
+    client = app.test_client()
+
+    statuses = [_start(client, f"bot-{i}", f"2001:db8:5:7::{i + 1:x}") for i in range(4)]
+    elsewhere = _start(client, "neighbour", "2001:db8:5:8::1")  # the next /64: another client
+
+    assert statuses == [302, 302, 302, 429]
+    assert elsewhere == 302
