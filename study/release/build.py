@@ -44,13 +44,14 @@ from study.paths import schemas_dir
 from study.release import card, changelog, contact, datapackage, design, layout, preflight, publish, redaction_report, tables
 from study.release.archive import opened, write_archive
 from study.release.checksums import write_sums
+from study.release.csvtable import CsvError, read_table
 from study.release.diff import ReleaseDiff, diff_releases
 from study.release.facts import ReleaseFacts, utc_date
 from study.release.keys import ReleaseKey, load_key
 from study.store.permissions import make_public
 from study.release.leakscan import LeakScanner
 from study.release.pii import Detector, redact_text
-from study.release.pseudonyms import ReidentificationTable, released_session_id
+from study.release.pseudonyms import ReidentificationTable, pseudonym, released_session_id
 from study.release.redaction import Redaction, redact_session
 from study.release.source import Source, SourceSession, open_source
 from study.release.verify import VerifyReport, source_id_check, verify_directory
@@ -174,8 +175,8 @@ def build_release(
         (staging / layout.SESSIONS).mkdir(parents=True)
         try:
             facts, redactions = _write_release(
-                staging, source, included, excluded, table, key, name, namespace, license, number,
-                previous, known_ids, processes, progress,
+                staging, source, included, excluded, withdrawn, table, key, name, namespace, license,
+                number, previous, known_ids, processes, progress,
             )  # fmt: skip
             report = VerifyReport(dirname)
             verify_directory(
@@ -221,8 +222,8 @@ def _released_ids(table: ReidentificationTable, namespace: str) -> dict[str, str
 
 
 def _write_release(
-    staging, source, included, excluded, table, key: ReleaseKey, name, namespace, license,
-    number, previous, known_ids, processes, progress,
+    staging, source, included, excluded, withdrawn, table, key: ReleaseKey, name, namespace,
+    license, number, previous, known_ids, processes, progress,
 ) -> tuple[ReleaseFacts, list[Redaction]]:  # fmt: skip
     redactions: list[Redaction] = []
     rows, stats, formats, firsts, lasts = [], [], Counter(), [], []
@@ -296,6 +297,10 @@ def _write_release(
             write_sums(staging)  # provisional: the diff reads checksums
             facts.diff = diff_releases(old, staging)
             gone = {released_session_id(key, s, namespace) for s in excluded}
+            # A withdrawn writer's sessions may be gone from the source as well (the curator
+            # erased them): the previous release's metadata names their writer's pseudonym.
+            aliases = {pseudonym(key, worker, namespace) for worker in withdrawn}
+            gone |= {s for s, writer in _writers(old).items() if writer in aliases}
             facts.withdrawn_removed = [s for s in facts.diff.removed if s in gone]
             problem = check_version(
                 number, previous[0], _reasons(facts.diff, facts.withdrawn_removed)
@@ -308,6 +313,15 @@ def _write_release(
     )
     write_sums(staging)
     return facts, redactions
+
+
+def _writers(directory: Path) -> dict[str, str]:
+    """released session id -> writer pseudonym, from a release's metadata.csv ({} if unreadable)."""
+    try:
+        _, numbered = read_table(directory / layout.METADATA_CSV)
+    except (OSError, CsvError):
+        return {}
+    return {row.get("session_id", ""): row.get("worker_id", "") for _, row in numbered}
 
 
 def _created(directory: Path) -> str:

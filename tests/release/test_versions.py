@@ -13,7 +13,7 @@ from study.release.cli import release, withdraw
 from study.release.diff import diff_releases
 from study.release.keys import init_keyfile
 from study.release.pseudonyms import pseudonym
-from tests.release.conftest import EMAIL, copy_source, released, write_session
+from tests.release.conftest import EMAIL, copy_source, released, write_metadata, write_session
 from tests.release.inject import Writer
 
 FIRST = [
@@ -163,3 +163,29 @@ def test_a_namespace_gives_unlinkable_pseudonyms(history, tmp_path):
         metadata(other.directory)[pilot_id]["worker_id"]
         != metadata(v1.directory)[coauthor_id]["worker_id"]
     )
+
+
+def test_a_withdrawn_writer_whose_sessions_were_erased_from_the_source_is_still_a_patch(tmp_path):
+    """Honouring a withdrawal often means deleting the writer's data from the source too; their
+    sessions are still gone because they withdrew, not for some other reason."""
+    key = init_keyfile(tmp_path / "keys" / "study.key")
+    out = tmp_path / "releases"
+    source = copy_source(tmp_path / "coauthor", FIRST)
+    build_release(source, version="1.0.0", out=out, key_path=key.path, processes=1)
+    result = CliRunner().invoke(withdraw, [WITHDRAWN_WORKER, "--key", str(key.path)])
+    assert result.exit_code == 0, result.output
+    # The curator erases the writer's sessions from the source folder as well.
+    erased = [s for s in FIRST if s in WITHDRAWN]
+    for session_id in erased:
+        (source / "sessions" / f"{session_id}.jsonl").unlink()
+    with open(source / "metadata.csv", newline="", encoding="utf-8") as handle:
+        kept = [r for r in csv.DictReader(handle) if r["worker_id"] != WITHDRAWN_WORKER]
+    write_metadata(source / "metadata.csv", kept)
+
+    patch = build_release(source, version="1.0.1", out=out, key_path=key.path, processes=1)
+
+    entry = (patch.directory / "CHANGELOG.md").read_text().split("## [1.0.0]")[0]
+    assert "2 sessions whose writer withdrew from the study." in entry
+    gone = [released(key, s) for s in erased]
+    assert not any(s in entry for s in gone), entry
+    assert "no longer in the source" not in entry
