@@ -260,7 +260,8 @@ def _write_release(
     design_files = []
     if source.kind == "study":  # arms, judging ratings, preregistration (study.release.design)
         design_files = design.write(
-            staging, source.path, released, lambda worker: table.issue(worker, namespace)
+            staging, source.path, released, lambda worker: table.issue(worker, namespace),
+            withdrawn,
         )
     (staging / layout.SCHEMAS).mkdir()
     for schema in sorted(schemas_dir().glob("coauthor-*.schema.json")):

@@ -6,7 +6,9 @@
   with its rubric and agreement. Judges get the release's keyed pseudonyms, as writers do
   (study.release.pseudonyms), and the rated texts are left out: they are what participants
   wrote, and the released, redacted session logs hold them (a sentence by its position, split
-  with pysbd). Ratings of sessions the release leaves out (withdrawn, excluded) are left out too;
+  with pysbd). Ratings of sessions the release leaves out (withdrawn, excluded) are left out too,
+  and so is everything of a judge who withdrew (`study withdraw`); the agreement is computed
+  over the ratings released;
 - preregistration.json: the signed record of `study preregister`, as it is (its signature still
   verifies); it quotes study.toml, so the study's declared contact passes the leak scan in it
   (study.release.contact). The signing key never leaves the study folder.
@@ -17,12 +19,14 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Collection
 
 from study import config as study_config
 from study.judging import export as judging_export
 from study.judging import results as judging_results
 from study.judging import settings as judging_settings
 from study.plan import record as plan_record
+from study.review.agreement.interval import alpha_with_interval
 from study.store import create_tables, make_engine, reading
 
 ARMS = "arms.json"
@@ -49,9 +53,11 @@ def judge_ids(study_path: Path) -> set[str]:
     return {r["judge"] for r in found.ratings} | set(found.checks) if found else set()
 
 
-def write(staging: Path, study_path: Path, released: dict[str, str], pseudonym) -> list[str]:
+def write(staging: Path, study_path: Path, released: dict[str, str], pseudonym,
+          withdrawn: Collection[str] = ()) -> list[str]:  # fmt: skip
     """Write the design files; returns their names. `released`: source -> released session id;
-    `pseudonym(worker_id)`: the release's pseudonym of a worker."""
+    `pseudonym(worker_id)`: the release's pseudonym of a worker; `withdrawn`: the worker ids
+    who withdrew (judges among them leave the judging files)."""
     study = study_config.load(study_path)
     written = [ARMS]
     from study.plan.record import arms
@@ -60,7 +66,15 @@ def write(staging: Path, study_path: Path, released: dict[str, str], pseudonym) 
                                 encoding="utf-8")  # fmt: skip
     found = _results(study)
     if found is not None:
-        found.ratings = [r for r in found.ratings if r["session_id"] in released]
+        found.ratings = [
+            r for r in found.ratings if r["session_id"] in released and r["judge"] not in withdrawn
+        ]  # fmt: skip
+        found.checks = {j: check for j, check in found.checks.items() if j not in withdrawn}
+        # The round's agreement was computed over every rating; publish it over these.
+        kept = [(r["item_id"], r["judge"], r["score"]) for r in found.kept]
+        found.agreement = (
+            alpha_with_interval(kept, found.settings.agreement_level) if kept else None
+        )
         judging_export.write(found, staging / JUDGING, judge_name=pseudonym,
                              session_name=released.__getitem__, with_text=False)  # fmt: skip
         written.append(JUDGING)

@@ -16,6 +16,8 @@ from study.cli import main
 from study.judging import settings as judging_settings
 from study.judging.items import build as build_round
 from study.plan import record as plan_record
+from study.release.keys import init_keyfile
+from study.release.pseudonyms import pseudonym
 from study.server import create_app
 from study.store import make_engine, reading, writing
 from study.store import sessions as session_store
@@ -105,3 +107,35 @@ def test_a_study_release_carries_arms_judging_ratings_and_the_preregistration(tm
                              "0 / 1" if session["condition"] == "creative-low" else "0 / 0")
     assert "listed only from the study folder" in tables.texts["plan"]
     assert tables.rows("judging", 0)[session["condition"]][1] == "4.50"  # the judges' 4 and 5
+
+
+def test_a_judge_who_withdrew_leaves_the_judging_files_of_the_next_release(tmp_path):
+    folder = a_study(tmp_path, declared=True)
+    edit(folder, lambda data: data.update(judging={"unit": "document", "k": 2, "items_per_task": 5}))
+    one_session(folder, " A plain sentence.")
+    study = config.load(folder)
+    engine = make_engine(study.database_url)
+    with writing(engine) as connection:
+        assert build_round(connection, study, judging_settings.from_study(study)).items == 1
+    engine.dispose()
+    for worker_id, score in zip(JUDGES, (4, 5)):
+        judge(study, worker_id, score)
+    key = init_keyfile(tmp_path / "study.key")
+    assert CliRunner().invoke(main, ["withdraw", JUDGES[0], "--key", str(key.path)]).exit_code == 0
+
+    out = tmp_path / "releases"
+    result = CliRunner().invoke(main, ["release", "build", str(folder), "--version", "1.0.0",
+                                       "--out", str(out), "--key", str(key.path), "-j", "1"])
+    assert result.exit_code == 0, result.output
+
+    judging = out / "coauthor-1.0.0" / "judging"
+    withdrawn, stays = (pseudonym(key, j, "coauthor") for j in JUDGES)
+    ratings = list(csv.DictReader((judging / "judging_ratings.csv").open()))
+    assert [(r["judge"], r["score"]) for r in ratings] == [(stays, "5")]
+    judges = {r["judge"] for r in csv.DictReader((judging / "judging_judges.csv").open())}
+    assert withdrawn not in judges
+    (per_session,) = csv.DictReader((judging / "judging_sessions.csv").open())
+    assert (per_session["ratings"], per_session["mean_score"]) == ("1", "5.0000")
+    rubric = json.loads((judging / "judging_rubric.json").read_text())
+    # One judge is left: no item has two ratings to agree on.
+    assert rubric["agreement_result"] is None or rubric["agreement_result"]["ratings"] == 0
