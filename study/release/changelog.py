@@ -52,6 +52,10 @@ def entry(facts: ReleaseFacts) -> str:
                 )
                 + "."
             )
+        if diff.files_changed:  # e.g. corrected survey answers: data, not documentation
+            sections["Changed"].append(
+                f"{_plural(len(diff.files_changed), 'File')} {_ids(diff.files_changed)}."
+            )
         if diff.rekeyed:
             sections["Changed"].append(
                 "Writer pseudonyms were re-keyed: they do not match earlier releases."

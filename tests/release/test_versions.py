@@ -189,3 +189,19 @@ def test_a_withdrawn_writer_whose_sessions_were_erased_from_the_source_is_still_
     gone = [released(key, s) for s in erased]
     assert not any(s in entry for s in gone), entry
     assert "no longer in the source" not in entry
+
+
+def test_a_release_that_only_corrects_survey_answers_says_so_in_the_changelog(tmp_path):
+    key = init_keyfile(tmp_path / "keys" / "study.key")
+    out = tmp_path / "releases"
+    source = copy_source(tmp_path / "coauthor", FIRST[:2])
+    survey = source / "survey.csv"
+    survey.write_text(f"session_id,ownership\n{FIRST[0]},6\n{FIRST[1]},3\n", encoding="utf-8")
+    build_release(source, version="1.0.0", out=out, key_path=key.path, processes=1)
+    survey.write_text(f"session_id,ownership\n{FIRST[0]},6\n{FIRST[1]},4\n", encoding="utf-8")
+
+    patch = build_release(source, version="1.0.1", out=out, key_path=key.path, processes=1)
+
+    entry = (patch.directory / "CHANGELOG.md").read_text().split("## [1.0.0]")[0]
+    assert "Documentation only" not in entry, entry
+    assert "`survey.csv`" in entry, entry
