@@ -2,7 +2,8 @@
 
 Tables (metadata, survey, stats, summary) are tabular resources with a Table Schema, so the
 `frictionless` validator checks every row; the session logs, the Parquet copy and the record
-schemas are file resources with their size and SHA-256, which the validator checks too. The
+schemas are file resources with their size and SHA-256, which the validator checks too, and so
+are a study's design files (arms.json, judging/, preregistration.json). The
 `study` property records the release layout version, the pseudonym namespace and the key's
 fingerprint (`study.release.keys.ReleaseKey.fingerprint`), which the version rules compare.
 No `$schema` URL is given: validation stays offline.
@@ -25,6 +26,8 @@ from study.release.layout import (
     SUMMARY_CSV,
     SURVEY_CSV,
 )  # fmt: skip
+
+_MEDIATYPES = {"csv": "text/csv", "json": "application/json"}
 
 
 def _file(directory: Path, path: str, name: str, **extra) -> dict:
@@ -75,6 +78,16 @@ def build(directory: Path, facts: ReleaseFacts) -> dict:
         name = "schema-" + path.stem.replace(".schema", "")
         resources.append(_file(directory, f"{SCHEMAS}/{path.name}", name, format="json",
                                mediatype="application/schema+json"))  # fmt: skip
+    # The study's design (study.release.design): arms, a judging round's files, the
+    # preregistration record. Files with their size and SHA-256, like the logs.
+    for entry in facts.design_files:
+        top = directory / entry
+        paths = [top] if top.is_file() else sorted(top.rglob("*"))
+        for path in (p for p in paths if p.is_file()):
+            relative = path.relative_to(directory).as_posix()
+            kind = path.suffix.lstrip(".")
+            resources.append(_file(directory, relative, path.stem.lower(), format=kind,
+                                   mediatype=_MEDIATYPES.get(kind, "application/octet-stream")))  # fmt: skip
     for path in sorted((directory / SESSIONS).glob("*.jsonl")):
         resources.append(_file(directory, f"{SESSIONS}/{path.name}", f"session-{path.stem}",
                                format="jsonl", mediatype="application/jsonl",

@@ -139,3 +139,29 @@ def test_a_judge_who_withdrew_leaves_the_judging_files_of_the_next_release(tmp_p
     rubric = json.loads((judging / "judging_rubric.json").read_text())
     # One judge is left: no item has two ratings to agree on.
     assert rubric["agreement_result"] is None or rubric["agreement_result"]["ratings"] == 0
+
+
+def test_the_data_package_lists_the_design_files_with_their_checksums(tmp_path):
+    """A reader who opens datapackage.json (or validates it with frictionless) finds every data
+    file of the release, the judging ratings and arms included, each with its SHA-256."""
+    folder = a_study(tmp_path, declared=True)
+    edit(folder, lambda data: data.update(judging={"unit": "document", "k": 1, "items_per_task": 5}))
+    one_session(folder, " A plain sentence.")
+    study = config.load(folder)
+    engine = make_engine(study.database_url)
+    with writing(engine) as connection:
+        assert build_round(connection, study, judging_settings.from_study(study)).items == 1
+    engine.dispose()
+    judge(study, JUDGES[0], 4)
+
+    result, directory, key = build(folder, tmp_path)
+    assert result.exit_code == 0, result.output
+
+    package = json.loads((directory / "datapackage.json").read_text())
+    listed = {r["path"]: r for r in package["resources"]}
+    documents = {"README.md", "CHANGELOG.md", "datapackage.json", "SHA256SUMS"}
+    files = {p.relative_to(directory).as_posix() for p in directory.rglob("*") if p.is_file()}
+    assert "judging/judging_ratings.csv" in files and "arms.json" in files
+    assert sorted(files - documents - set(listed)) == []
+    sums = dict(line.split("  ")[::-1] for line in (directory / "SHA256SUMS").read_text().splitlines())
+    assert listed["judging/judging_ratings.csv"]["hash"] == "sha256:" + sums["judging/judging_ratings.csv"]
