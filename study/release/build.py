@@ -34,7 +34,7 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Collection
+from typing import Collection, Iterator
 
 from study.curation.formats import Session, read_session
 from study.curation.metadata import official_metadata
@@ -42,7 +42,7 @@ from study.curation.runner import run
 from study.curation.stats import session_stats
 from study.paths import schemas_dir
 from study.release import card, changelog, contact, datapackage, design, layout, preflight, publish, redaction_report, tables
-from study.release.archive import opened, write_archive
+from study.release.archive import ArchiveError, opened, write_archive
 from study.release.checksums import write_sums
 from study.release.csvtable import CsvError, read_table
 from study.release.diff import ReleaseDiff, diff_releases
@@ -285,7 +285,7 @@ def _write_release(
         simulated=sum(1 for r in rows if r.get("simulated") == "true"), design_files=design_files,
     )  # fmt: skip
     previous_changelog = ""
-    with opened(previous[1]) if previous else contextlib.nullcontext() as old:
+    with _opened_previous(previous[1]) if previous else contextlib.nullcontext() as old:
         if old is not None:
             facts.previous, facts.previous_date = previous[0], _created(old)
             facts.date = max(facts.date, facts.previous_date or facts.date)
@@ -314,6 +314,19 @@ def _write_release(
     )
     write_sums(staging)
     return facts, redactions
+
+
+@contextlib.contextmanager
+def _opened_previous(path: Path) -> Iterator[Path]:
+    """The previous release's folder, which the new one is compared with (an archive unpacked)."""
+    try:
+        with opened(path) as directory:
+            yield directory
+    except ArchiveError as error:  # e.g. an archive cut short by a failed copy
+        raise BuildError(
+            f"{error}. It is the previous release, which the new one is compared with. Fix: put "
+            f"back an intact copy of {path.name} (or its folder), then build again."
+        ) from None
 
 
 def _writers(directory: Path) -> dict[str, str]:

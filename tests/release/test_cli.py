@@ -155,3 +155,22 @@ def test_the_groups_plug_into_the_main_command():
     assert all(name in result.output for name in ("keys", "release", "withdraw"))
     result = CliRunner().invoke(main, ["release", "--help"])
     assert all(name in result.output for name in ("build", "verify", "diff"))
+
+
+def test_a_damaged_previous_archive_stops_the_build_with_its_name_not_a_traceback(tmp_path):
+    """Only the archive of 1.0.0 is kept, and it was cut short by a failed copy."""
+    key = init_keyfile(tmp_path / "study.key")
+    source = copy_source(tmp_path / "coauthor", [SMALLEST])
+    out = tmp_path / "out"
+    args = ["build", str(source), "--out", str(out), "--key", str(key.path), "-j", "1"]
+    assert CliRunner().invoke(release, [*args, "--version", "1.0.0"]).exit_code == 0
+    archive = out / "coauthor-1.0.0.tar.gz"
+    archive.write_bytes(archive.read_bytes()[:200])
+    (out / "coauthor-1.0.0").rename(tmp_path / "moved-away")
+
+    result = CliRunner().invoke(release, [*args, "--version", "1.0.1"])
+
+    assert result.exit_code == 1
+    assert isinstance(result.exception, SystemExit), repr(result.exception)  # a message, no traceback
+    assert f"Error: {archive}: not a readable tar.gz archive" in result.output
+    assert sorted(p.name for p in out.iterdir()) == ["coauthor-1.0.0.tar.gz"]
