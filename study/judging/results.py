@@ -83,17 +83,22 @@ def collect(connection: Connection, study: Study, settings: JudgingSettings) -> 
             **dict(row), "paradigm": arms.get(row["condition"], ""),
             "judge_flagged": flagged, "kept": not (flagged and settings.exclude_failed_gold),
         })  # fmt: skip
-    kept = [(r["item_id"], r["judge"], r["score"]) for r in ratings if r["kept"]]
     counts = connection.execute(select(judging_tasks.c.submitted_at)).scalars().all()
     items = connection.execute(
         select(judging_items.c.item_id).where(judging_items.c.gold_score.is_(None))
     ).all()  # fmt: skip
     return Results(
         ratings=ratings, checks=checks,
-        agreement=alpha_with_interval(kept, settings.agreement_level) if kept else None,
+        agreement=agreement_of(ratings, settings),
         items=len(items), tasks=len(counts), tasks_submitted=sum(c is not None for c in counts),
         settings=settings, arms=arms,
     )  # fmt: skip
+
+
+def agreement_of(ratings: list[dict], settings: JudgingSettings) -> AlphaEstimate | None:
+    """Krippendorff's alpha of the kept ratings among `ratings` (None when none is kept)."""
+    kept = [(r["item_id"], r["judge"], r["score"]) for r in ratings if r["kept"]]
+    return alpha_with_interval(kept, settings.agreement_level) if kept else None
 
 
 def judge_names(ratings: list[dict]) -> dict[str, str]:

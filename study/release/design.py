@@ -26,7 +26,6 @@ from study.judging import export as judging_export
 from study.judging import results as judging_results
 from study.judging import settings as judging_settings
 from study.plan import record as plan_record
-from study.review.agreement.interval import alpha_with_interval
 from study.store import create_tables, make_engine, reading
 
 ARMS = "arms.json"
@@ -71,10 +70,7 @@ def write(staging: Path, study_path: Path, released: dict[str, str], pseudonym,
         ]  # fmt: skip
         found.checks = {j: check for j, check in found.checks.items() if j not in withdrawn}
         # The round's agreement was computed over every rating; publish it over these.
-        kept = [(r["item_id"], r["judge"], r["score"]) for r in found.kept]
-        found.agreement = (
-            alpha_with_interval(kept, found.settings.agreement_level) if kept else None
-        )
+        found.agreement = judging_results.agreement_of(found.ratings, found.settings)
         judging_export.write(found, staging / JUDGING, judge_name=pseudonym,
                              session_name=released.__getitem__, with_text=False)  # fmt: skip
         written.append(JUDGING)
