@@ -57,7 +57,7 @@ from study.release.source import Source, SourceSession, open_source
 from study.release.verify import VerifyReport, source_id_check, verify_directory
 from study.release.versioning import MAJOR, MINOR, Reason, Version, check_version
 from study.release.preflight import BuildError
-from study.release.withdraw import withdrawn_worker_ids
+from study.release.withdraw import load_withdrawals
 
 
 
@@ -72,6 +72,9 @@ class BuildResult:
     left_out: list[str] = field(default_factory=list)  # --exclude
     # Finished sessions of a study no synced MTurk assignment or listed access code confirms.
     unconfirmed: list[str] = field(default_factory=list)
+    # Withdrawals whose worker id is no writer's or judge's of the source or of any release
+    # built with the key (a mistyped id leaves nothing out): how each was recorded, not the id.
+    unmatched_withdrawals: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -147,7 +150,8 @@ def build_release(
         namespace = namespace or name
         publish.finish_interrupted(out)
         previous = preflight.previous_release(out, name, number)
-        withdrawn = withdrawn_worker_ids(key)
+        withdrawals = load_withdrawals(key)
+        withdrawn = {entry.worker_id for entry in withdrawals}
         left_out = preflight.curator_exclusions(source, exclude)
         included = [
             s for s in source.sessions
@@ -159,6 +163,11 @@ def build_release(
         table = ReidentificationTable(key)
         judges = design.judge_ids(source.path) if source.kind == "study" else set()
         known_ids = frozenset(source.worker_ids | table.worker_ids() | withdrawn | judges)
+        writers = source.worker_ids | table.worker_ids() | judges
+        unmatched = [
+            f"recorded {w.recorded}" + (f" ({w.reason})" if w.reason else "")
+            for w in withdrawals if w.worker_id not in writers
+        ]  # fmt: skip
         detector = _detector(known_ids)
         if source.study:
             try:
@@ -212,7 +221,7 @@ def build_release(
         target = out / dirname
     return BuildResult(
         target, archive, report_file, facts, redactions, source.without_metadata, sorted(left_out),
-        source.unconfirmed,
+        source.unconfirmed, unmatched,
     )
 
 

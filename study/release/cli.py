@@ -160,6 +160,15 @@ def release_build(
             "assignment, Prolific submission or listed access code confirms (run `study mturk "
             "sync` or `study prolific sync` first)."
         )
+    if result.unmatched_withdrawals:
+        count = len(result.unmatched_withdrawals)
+        click.echo(
+            f"Warning: {count} recorded withdrawal{'s' if count != 1 else ''} "
+            f"{'match' if count != 1 else 'matches'} no writer of this source or of any release built with "
+            f"this key ({'; '.join(result.unmatched_withdrawals)}). Check that the worker id was "
+            "given exactly as in the study's data (MTurk ids are case-sensitive), and record it "
+            "again with `study withdraw` if not: a mistyped id leaves nothing out."
+        )
     if result.without_metadata:
         click.echo(
             f"Left out {len(result.without_metadata)} session file(s) without a metadata row, "

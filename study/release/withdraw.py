@@ -37,10 +37,6 @@ def load_withdrawals(key: ReleaseKey) -> list[Withdrawal]:
     return [Withdrawal(**entry) for entry in stored.get("withdrawn", [])]
 
 
-def withdrawn_worker_ids(key: ReleaseKey) -> set[str]:
-    return {entry.worker_id for entry in load_withdrawals(key)}
-
-
 def resolve_worker(key: ReleaseKey, worker_or_pseudonym: str) -> str:
     """The worker id behind a pseudonym (via the re-identification table), else the id itself."""
     text = normalize_worker_id(worker_or_pseudonym)

@@ -174,3 +174,22 @@ def test_a_damaged_previous_archive_stops_the_build_with_its_name_not_a_tracebac
     assert isinstance(result.exception, SystemExit), repr(result.exception)  # a message, no traceback
     assert f"Error: {archive}: not a readable tar.gz archive" in result.output
     assert sorted(p.name for p in out.iterdir()) == ["coauthor-1.0.0.tar.gz"]
+
+
+def test_a_withdrawal_that_matches_no_writer_is_pointed_out_at_the_build(tmp_path):
+    # A worker id mistyped in `study withdraw` is recorded as given and leaves nothing out: the
+    # writer who asked to withdraw would be published. The build says so, without the id.
+    key = init_keyfile(tmp_path / "study.key")
+    source = copy_source(tmp_path / "coauthor", [SMALLEST])
+    typo = WORKER[:-1] + "H"
+    recorded = CliRunner().invoke(withdraw, [typo, "--key", str(key.path), "--reason", "email of 3 May"])
+    assert recorded.exit_code == 0, recorded.output
+
+    result = CliRunner().invoke(
+        release, ["build", str(source), "--version", "1.0.0", "--out", str(tmp_path / "out"),
+                  "--key", str(key.path), "-j", "1"],
+    )  # fmt: skip
+
+    assert result.exit_code == 0, result.output
+    assert "1 recorded withdrawal matches no writer" in result.output
+    assert "email of 3 May" in result.output and typo not in result.output
