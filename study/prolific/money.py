@@ -9,7 +9,7 @@ what Prolific's study cost calculator and bonus set-up answer (study.prolific.le
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 SYMBOLS = {"GBP": "£", "USD": "$"}
 # Minor units per hour of estimated completion time.
@@ -48,6 +48,21 @@ def whole_minor(amount: int | str | Decimal, *, what: str = "amount") -> int:
     if not value.is_finite() or value != value.to_integral_value():
         raise MoneyError(f"{what}: {amount!r} is not a whole number of minor units (150 is 1.50)")
     return int(value)
+
+
+def charged_fee(answer: dict, *, what: str) -> int:
+    """Prolific's fee and VAT from an answer that states them in minor units to a hundredth
+    ("fees": 283.34, "vat": 0: the docs' bonus set-up), as whole minor units: their sum rounded
+    to the penny, half up, which is what the payment takes from the balance. int() would drop
+    up to two pence per payment, so the ledger and the cap would count less than is paid."""
+    try:
+        parts = [Decimal(str(answer.get(field) or 0)) for field in ("fees", "vat")]
+    except InvalidOperation:
+        raise MoneyError(
+            f"{what}: Prolific answered fees {answer.get('fees')!r} and VAT {answer.get('vat')!r}, "
+            "which are not amounts in minor units; nothing was paid"
+        ) from None
+    return int(sum(parts).quantize(Decimal("1"), rounding=ROUND_HALF_UP))
 
 
 def major(minor: int) -> str:

@@ -115,7 +115,7 @@ def set_up(ctx: Context, entry: dict, study_id: str, participant: str) -> dict:
     except ProlificError as error:
         _settle(ctx, entry, "cancelled", f"set-up refused: {error.message}")
         raise BonusError(f"Prolific did not set up the bonus: {error.message}") from None
-    fee = int(answer.get("fees", 0)) + int(answer.get("vat", 0))
+    fee = money.charged_fee(answer, what=f"bonus payment {answer.get('id')}")
     with writing(ctx.engine) as connection:
         ledger.record(connection, entry["id"], bulk_payment_id=answer["id"], fee=fee)
         return ledger.entry(connection, entry["id"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from study.prolific import ledger, payments, studies, submissions
+from study.prolific import ledger, money, payments, studies, submissions
 from study.store import reading
 from tests.prolific.conftest import TASK_URL
 from tests.prolific.walk import take_part
@@ -102,6 +102,25 @@ def test_the_cap_counts_prolifics_bonus_fee_before_paying(make_ctx, prolific, ta
         payments.pay(ctx, joined["submission_id"], 40, "a kind note")  # 0.40 + 0.13 fee > 0.50 left
     assert pay_calls(prolific) == [0]
     assert payments.pay(ctx, joined["submission_id"], 30, "a kind note").status == "paid"
+
+
+def workspace_balance(ctx) -> int:
+    return ctx.client.get(f"workspaces/{ctx.workspace_id}/balance/")["total_balance"]
+
+
+def test_a_bonus_fee_in_fractions_of_a_penny_is_booked_as_prolific_charges_it(ctx, prolific, submission):
+    # Prolific answers the set-up's fee to a hundredth of a penny (docs: "fees": 283.34): a
+    # bonus of 2.25 at the emulator's 33.3% answers 74.93 and costs 3.00.
+    before = workspace_balance(ctx)
+    outcome = payments.pay(ctx, submission, 225, "a vivid scene")
+    settle(prolific)
+    charged = before - workspace_balance(ctx)
+    assert charged == 300
+    assert outcome.cost.total == charged
+    assert outcome.cost.describe().startswith(money.show(300, ctx.currency) + " ")
+    with reading(ctx.engine) as connection:
+        (entry,) = ledger.entries(connection, ctx.environment, kind="bonus")
+    assert entry["amount"] + entry["fee"] == charged
 
 
 def test_a_bonus_for_a_submission_of_another_study_is_refused(ctx, prolific, submission):

@@ -3,7 +3,9 @@
 1. POST submissions/bonus-payments/ {study_id, csv_bonuses} sets up a bulk bonus payment: one
    "<participant or submission id>,<amount>" line per bonus, the amount in the study currency's
    major unit (docs: "1.50 for £1.50 ... An amount of 30 will pay £/$30.00"). Every id must have
-   taken part in the study, else 400 naming the wrong ids. It answers the id and the cost in cents.
+   taken part in the study, else 400 naming the wrong ids. It answers the id and the cost in cents,
+   the fee and VAT (and so the total) to a hundredth of a cent as Prolific's docs show them
+   ("fees": 283.34); paying charges whole cents (fees.charged).
 2. POST bulk-bonus-payments/<id>/pay/ pays it asynchronously ("in the following minutes").
    The docs warn the pay endpoint is NOT idempotent: "Sending multiple requests with the same bulk
    bonus payment ID will result in participants being paid multiple times." So here every pay
@@ -15,6 +17,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
+from study.prolific.emulator import fees
 from study.prolific.emulator.call import Call
 from study.prolific.emulator.errors import ApiError, invalid, not_found
 from study.prolific.emulator.state import State, iso, new_id
@@ -65,14 +68,17 @@ def create(state: State, call: Call) -> tuple[int, dict]:
         raise invalid("csv_bonuses", "This field is required.")
     state.study(study_id)
     lines = _lines(state, study_id, csv_bonuses)
-    charge = state.charge(sum(line["amount"] for line in lines))
+    rewards = sum(line["amount"] for line in lines)
+    fee, vat = fees.quoted(rewards, state.data["fee_rate"], state.data["vat_rate"])
     bulk = {
         "id": new_id(),
         "study": study_id,
-        "amount": charge.rewards,
-        "fees": charge.fees,
-        "vat": charge.vat,
-        "total_amount": charge.total,
+        "amount": rewards,
+        # As Prolific answers them: numbers with hundredths of a cent (fees.quoted).
+        "fees": float(fee),
+        "vat": float(vat),
+        "total_amount": float(rewards + fee + vat),
+        "charged": fees.charged(rewards, fee, vat),  # whole cents, what paying takes
         "lines": lines,
         "created_at": state.now(),
         "payments": [],
@@ -85,7 +91,7 @@ def pay(state: State, call: Call, bulk_id: str) -> tuple[int, dict]:
     bulk = state.data["bulk_bonuses"].get(bulk_id)
     if bulk is None:
         raise not_found()
-    state.require_funds(bulk["total_amount"], "this bonus payment")
+    state.require_funds(bulk["charged"], "this bonus payment")
     now = state.now()
     bulk["payments"].append(
         {"requested_at": now, "due_at": now + state.data["pay_delay"], "settled_at": None}

@@ -9,6 +9,7 @@ to ask them rather than hard-code a fee, so the rates here are settings of the e
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 
 # Prolific's minimum reward per hour of estimated completion time, in minor units.
 MINIMUM_HOURLY = {"USD": 800, "GBP": 600}
@@ -33,6 +34,20 @@ class Charge:
 def charge(rewards: int, fee_rate: float, vat_rate: float) -> Charge:
     fee = round(rewards * fee_rate)
     return Charge(rewards, fee, round(fee * vat_rate))
+
+
+def quoted(rewards: int, fee_rate: float, vat_rate: float) -> tuple[Decimal, Decimal]:
+    """The fee and VAT as Prolific's bonus set-up answers them: cents to the hundredth, not
+    whole cents (docs' example: an amount of 850 answers "fees": 283.34, "total_amount":
+    1133.34). What is charged is their sum rounded to the cent (`charged`)."""
+    hundredth = Decimal("0.01")
+    fee = (rewards * Decimal(str(fee_rate))).quantize(hundredth, ROUND_HALF_UP)
+    return fee, (fee * Decimal(str(vat_rate))).quantize(hundredth, ROUND_HALF_UP)
+
+
+def charged(rewards: int, fee: Decimal, vat: Decimal) -> int:
+    """What a bonus set up with this quoted fee and VAT takes from the balance, in cents."""
+    return rewards + int((fee + vat).quantize(Decimal("1"), ROUND_HALF_UP))
 
 
 def hourly_rate(reward: int, minutes: int) -> float:

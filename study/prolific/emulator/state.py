@@ -223,7 +223,7 @@ class State:
         for bulk in self.data["bulk_bonuses"].values():
             for payment in bulk["payments"]:
                 if payment["settled_at"] is None and (not due_only or now >= payment["due_at"]):
-                    self.data["balance"] -= bulk["total_amount"]
+                    self.data["balance"] -= bulk["charged"]
                     for line in bulk["lines"]:
                         self.data["submissions"][line["submission_id"]]["bonus_payments"].append(
                             line["amount"]

@@ -30,8 +30,9 @@ def _set_up(researcher, study, csv=f"{ALICE},1.50\n{BOB},0.75\n"):
 def test_setting_up_answers_the_cost_and_pays_nothing(researcher, study):
     answer = _set_up(researcher, study)
     assert answer.status_code == 201
-    assert answer.json()["amount"] == 225 and answer.json()["fees"] == 75
-    assert answer.json()["total_amount"] == 300 and answer.json()["study"] == study["id"]
+    # Fees to a hundredth of a cent, as Prolific's docs show them ("fees": 283.34).
+    assert answer.json()["amount"] == 225 and answer.json()["fees"] == 74.93
+    assert answer.json()["total_amount"] == 299.93 and answer.json()["study"] == study["id"]
     assert _bonuses(researcher, study) == {ALICE: [], BOB: []}
 
 
