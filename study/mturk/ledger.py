@@ -29,6 +29,7 @@ from decimal import Decimal
 from sqlalchemy import Connection, func, select, update
 
 from study.mturk import money
+from study.store.engine import take_turn
 from study.store.mturk import mturk_payments as payments
 
 OPEN = ("intended", "confirmed", "unreserved")  # what counts against the cap
@@ -102,6 +103,10 @@ def check_budget(
                 'Fix: set budget = "..." in the [mturk] section of study.toml.'
             )
         return
+    # Two commands at once (two terminals, a review and a bonus) must check one after the
+    # other, or both see the same room under the cap and both spend it. SQLite's write lock
+    # already orders them; PostgreSQL lets writers run side by side.
+    take_turn(connection, f"budget:{environment}")
     committed = totals(connection, environment).committed.total - counted
     if committed + adding.total > cap:
         raise BudgetExceeded(

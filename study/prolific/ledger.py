@@ -24,6 +24,7 @@ from sqlalchemy import Connection, select, update
 
 from study.prolific import money
 from study.prolific.context import Budget
+from study.store.engine import take_turn
 from study.store.prolific import prolific_payments as payments
 
 
@@ -75,6 +76,10 @@ def check_budget(
                 'Fix: set budget = "..." in the [prolific] section of study.toml.'
             )
         return
+    # Two commands at once (two terminals, a review and a bonus) must check one after the
+    # other, or both see the same room under the cap and both spend it. SQLite's write lock
+    # already orders them; PostgreSQL lets writers run side by side.
+    take_turn(connection, f"budget:{environment}")
     committed = totals(connection, environment, currency).committed.total - counted
     if committed + adding.total > budget.cap:
         left = max(budget.cap - committed, 0)

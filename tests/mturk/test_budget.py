@@ -16,6 +16,7 @@ from study.mturk.emulator import accept_and_submit
 from study.mturk.review import approve
 from study.store import reading
 from tests.mturk.conftest import TASK_URL, new_study, post_hit
+from tests.store.conftest import postgres_url  # noqa: F401 - the cluster, shared as a fixture
 
 
 def _hit_id(result) -> str:
@@ -200,3 +201,71 @@ def test_study_status_shows_mturks_committed_money_against_the_cap(cli, tmp_path
     (line,) = [line for line in status.output.splitlines() if line.startswith("MTurk (")]
     # Two slots of $0.40 with MTurk's 20% fee reserved; nothing submitted or paid yet.
     assert line.endswith(": 0 submissions synced; committed $0.96 of a $1.00 cap, paid $0.00")
+
+
+# -- two commands at once on a PostgreSQL study database ----------------------------------
+
+
+@pytest.fixture
+def pg_engine(postgres_url):  # noqa: F811 - the run's PostgreSQL cluster (tests/store/conftest.py)
+    from study.store import create_tables, make_engine
+    from study.store.mturk import mturk_payments
+
+    engine = make_engine(postgres_url)
+    create_tables(engine)
+    with engine.begin() as connection:
+        connection.execute(mturk_payments.delete())
+    yield engine
+    engine.dispose()
+
+
+def _waiting_on_a_lock(engine) -> bool:
+    with engine.connect() as connection:
+        return bool(connection.exec_driver_sql(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+            " AND datname = current_database()").scalar())  # fmt: skip
+
+
+@pytest.mark.postgres
+def test_two_bonus_commands_at_once_on_postgresql_never_pass_the_cap_together(pg_engine):
+    import threading
+
+    from study.store import writing
+
+    budget = ledger.Budget(cap=Decimal("10.00"), live=True)
+    environment = "live:123456789012"
+
+    def intend(assignment_id: str) -> None:
+        with writing(pg_engine) as connection:
+            ledger.intend_bonus(connection, environment, assignment_id=assignment_id,
+                                worker_id="A1" + assignment_id, hit_id="3HIT", amount=Decimal("6.00"),
+                                reason="a vivid scene", repeat=False, budget=budget)  # fmt: skip
+
+    second: dict = {}
+
+    def second_command() -> None:
+        try:
+            intend("3SECOND")
+            second["outcome"] = "intended"
+        except ledger.BudgetExceeded as error:
+            second["outcome"] = str(error)
+
+    # Each bonus costs $7.20 with MTurk's fee: either fits under the $10.00 cap, not both.
+    with writing(pg_engine) as connection:
+        ledger.intend_bonus(connection, environment, assignment_id="3FIRST", worker_id="A1FIRST",
+                            hit_id="3HIT", amount=Decimal("6.00"), reason="a vivid scene",
+                            repeat=False, budget=budget)  # fmt: skip
+        # The first command has checked the cap and written its intent, not yet committed,
+        # when the second one checks.
+        thread = threading.Thread(target=second_command)
+        thread.start()
+        for _ in range(2000):  # a bound for a stuck run, not a measured time
+            if not thread.is_alive() or _waiting_on_a_lock(pg_engine):
+                break
+            thread.join(0.01)
+    thread.join()
+
+    assert "Refusing a bonus of $6.00" in second["outcome"]
+    with reading(pg_engine) as connection:
+        committed = ledger.totals(connection, environment).committed.total
+    assert committed == Decimal("7.20")

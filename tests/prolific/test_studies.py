@@ -9,6 +9,7 @@ import pytest
 from study.prolific import ledger, studies
 from study.store import reading
 from tests.prolific.conftest import TASK_URL
+from tests.store.conftest import postgres_url  # noqa: F401 - the cluster, shared as a fixture
 
 
 def draft(ctx, **changes):
@@ -138,3 +139,61 @@ def test_a_publish_prolific_refuses_releases_its_reservation(ctx, prolific):
     assert studies.publish(ctx, made["study_id"]) == "published"  # reserved afresh, once
     with reading(ctx.engine) as connection:
         assert ledger.totals(connection, ctx.environment, ctx.currency).reserved.pay == 500
+
+
+@pytest.mark.postgres
+def test_two_studies_published_at_once_on_postgresql_never_pass_the_cap_together(postgres_url):  # noqa: F811
+    """What `publish` does for each study: check the cap, then reserve its places."""
+    import threading
+
+    from study.prolific import money
+    from study.prolific.context import Budget
+    from study.store import create_tables, make_engine, writing
+    from study.store.prolific import prolific_payments
+
+    engine = make_engine(postgres_url)
+    create_tables(engine)
+    with engine.begin() as connection:
+        connection.execute(prolific_payments.delete())
+    budget, environment = Budget(cap=1000, live=True), "prolific:researcher"
+    needed = money.Cost(600, 200, "GBP")  # either study fits under 10.00, not both
+
+    def publish(study_id: str) -> None:
+        with writing(engine) as connection:
+            ledger.check_budget(connection, environment, budget, needed, f"publishing {study_id}")
+            ledger.plan_places(connection, environment, study_id=study_id, reward=300, fees=200,
+                               count=2)  # fmt: skip
+
+    second: dict = {}
+
+    def second_command() -> None:
+        try:
+            publish("second")
+            second["outcome"] = "reserved"
+        except ledger.BudgetExceeded as error:
+            second["outcome"] = str(error)
+
+    try:
+        with writing(engine) as connection:
+            ledger.check_budget(connection, environment, budget, needed, "publishing first")
+            ledger.plan_places(connection, environment, study_id="first", reward=300, fees=200,
+                               count=2)  # fmt: skip
+            thread = threading.Thread(target=second_command)
+            thread.start()
+            for _ in range(2000):  # a bound for a stuck run, not a measured time
+                if not thread.is_alive() or _waiting_on_a_lock(engine):
+                    break
+                thread.join(0.01)
+        thread.join()
+        assert "Refusing publishing second" in second["outcome"]
+        with reading(engine) as connection:
+            assert ledger.totals(connection, environment, "GBP").committed.total == 800
+    finally:
+        engine.dispose()
+
+
+def _waiting_on_a_lock(engine) -> bool:
+    with engine.connect() as connection:
+        return bool(connection.exec_driver_sql(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+            " AND datname = current_database()").scalar())  # fmt: skip
