@@ -14,7 +14,7 @@ from sqlalchemy import Engine
 
 from study.config import Study
 from study.prolific.client import Client
-from study.prolific.settings import ProlificSettings
+from study.prolific.settings import ProlificSettings, check_currency
 from study.store import create_tables, make_engine
 
 
@@ -51,6 +51,8 @@ def open_context(
     study: Study, settings: ProlificSettings, client: Client, engine: Engine | None = None
 ) -> Context:
     me = client.get("users/me/")
+    currency = me.get("currency_code") or "GBP"
+    check_currency(study, currency)  # before anything is recorded or sent
     engine = engine or make_engine(study.database_url)
     create_tables(engine)
     return Context(
@@ -60,5 +62,5 @@ def open_context(
         engine,
         researcher_id=me["id"],
         workspace_id=me.get("current_workspace_id"),
-        currency=me.get("currency_code") or "GBP",
+        currency=currency,
     )

@@ -20,10 +20,24 @@ class MoneyError(ValueError):
     pass
 
 
-def parse(text: str | int, *, what: str = "amount") -> int:
-    """'2.50', '£2.5' or '3' -> 250 (minor units); refuses fractions of a penny and amounts < 0.01."""
+def written_currency(text: str | int) -> str | None:
+    """The currency an amount's symbol names ("£2.50": GBP, "$2.50": USD); None without one."""
+    raw = str(text).strip()
+    return next((code for code, symbol in SYMBOLS.items() if raw.startswith(symbol)), None)
+
+
+def parse(text: str | int, *, what: str = "amount", currency: str | None = None) -> int:
+    """'2.50', '£2.5' or '3' -> 250 (minor units); refuses fractions of a penny and amounts < 0.01,
+    and, given the workspace's `currency`, an amount whose symbol names another one: Prolific
+    pays in the workspace's currency whatever the symbol says, so "$2.50" would be £2.50."""
     if isinstance(text, float):
         raise MoneyError(f'{what}: give money as text such as "2.50", not the float {text!r}')
+    written = written_currency(text)
+    if currency and written and written != currency:
+        raise MoneyError(
+            f"{what}: {text!r} is in {written}, but this Prolific workspace pays in {currency}. "
+            f'Fix: give the amount in {currency}, e.g. "{show(250, currency)}"'
+        )
     raw = str(text).strip().lstrip("£$").strip()
     try:
         value = Decimal(raw)

@@ -78,3 +78,28 @@ def from_study(study: Study) -> ProlificSettings:
     if settings.estimated_minutes < 1:
         raise SettingsError(f"{where}.estimated_minutes must be at least 1 minute.")
     return settings
+
+
+def check_currency(study: Study, currency: str, *, reward: bool = False) -> None:
+    """The study's amounts written with a symbol must be in the workspace's currency, which only
+    Prolific knows (users/me): `study init` writes pay = "$2.50", which would otherwise become
+    the reward of a pound workspace as £2.50 while the consent page promises dollars. The
+    budget always; the reward (`reward`) where a draft takes it from study.toml."""
+    section = study.raw.get("prolific", {})
+    path = study.directory / "study.toml"
+    written = [(f"{path}: [prolific] budget", section.get("budget"), "budget")]
+    if reward and section.get("reward"):
+        written.append((f"{path}: [prolific] reward", section["reward"], "reward"))
+    elif reward:
+        written.append((f"{path}: [study] pay (the reward, since [prolific] sets none)", study.pay,
+                        "reward"))  # fmt: skip
+    for where, text, key in written:
+        found = money.written_currency(text or "")
+        if found and found != currency:
+            raise SettingsError(
+                f"{where} is {text!r}, in {found}, but this Prolific workspace pays in "
+                f"{currency}. Fix: set {key} in [prolific] in {currency}, e.g. "
+                f'{key} = "{money.major(250)}"'
+                + (", and make [study] pay, which the consent page shows, say the same."
+                   if key == "reward" else ".")
+            )

@@ -122,3 +122,28 @@ def test_pause_and_start_turn_recruiting_off_and_on(run, study_folder, ctx):
     assert ctx.client.get(f"studies/{study_id}/")["status"] == "PAUSED"
     run("start", str(study_folder), study_id)
     assert ctx.client.get(f"studies/{study_id}/")["status"] == "ACTIVE"
+
+
+@pytest.fixture
+def pound_workspace(tmp_path, monkeypatch):
+    """An emulated workspace whose currency is pounds, as a UK researcher's is."""
+    from study.prolific.emulator import State, serve_in_thread
+
+    running = serve_in_thread(State(tmp_path / "pounds.json", currency="GBP"))
+    monkeypatch.setenv("PROLIFIC_TOKEN", running.state.token)
+    monkeypatch.setenv("PROLIFIC_API_URL", running.api)
+    yield running
+    running.stop()
+
+
+@pytest.mark.parametrize("where", ["[study] pay", "--reward"])
+def test_dollars_are_never_paid_as_pounds_on_a_pound_workspace(pound_workspace, study_folder, where):
+    # `study init` promises pay = "$2.50" on the consent page; [prolific] sets no reward.
+    with_prolific(study_folder, estimated_minutes=10, task_url=TASK_URL, budget="50.00",
+                  completion_url=pound_workspace.url + "/submissions/complete")  # fmt: skip
+    extra = ["--reward", "$3.00"] if where == "--reward" else []
+    result = CliRunner().invoke(main, ["prolific", "draft", str(study_folder), *extra])
+    assert result.exit_code == 1, result.output
+    assert where in result.output and "GBP" in result.output and "Fix" in result.output
+    assert "Traceback" not in result.output
+    assert pound_workspace.state.data["studies"] == {}  # nothing drafted at £2.50 or £3.00

@@ -32,7 +32,7 @@ def bonus(directory, submission_id, amount, reason, again, abandon_unsettled, ap
     """Pay a bonus to the participant of a submission, exactly once: re-running the same command
     (after a crash, a lost answer, or by mistake) never sends Prolific's pay call twice."""
     ctx = open_account(directory, api_url, live)
-    value = money.parse(amount, what="--amount")
+    value = money.parse(amount, what="--amount", currency=ctx.currency)
     outcome = payments.pay(
         ctx, submission_id, value, reason, repeat=again, abandon=abandon_unsettled,
         confirm=lambda cost: confirm_spend(ctx, f"a bonus for {submission_id}", cost),

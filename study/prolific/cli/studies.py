@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from study.prolific import ledger, money, studies
+from study.prolific import settings as prolific_settings
 from study.prolific.cli.common import (
     api_option,
     confirm_spend,
@@ -51,7 +52,11 @@ def draft(directory, places, reward, minutes, task_url, round_name, then_publish
     Its URL carries Prolific's URL parameters; it gets its own completion code."""
     ctx = open_account(directory, api_url, live)
     settings = ctx.settings
-    pay = money.parse(reward, what="--reward") if reward else settings.reward
+    if reward:
+        pay = money.parse(reward, what="--reward", currency=ctx.currency)
+    else:
+        prolific_settings.check_currency(ctx.study, ctx.currency, reward=True)
+        pay = settings.reward
     if pay is None:
         raise click.ClickException(
             'No reward: pass --reward "2.50" or set reward in [prolific] (or pay in [study]).'
