@@ -66,7 +66,8 @@ class Prolific:
 
     def post(self, ctx: Context, **what: Any) -> list[str]:
         made = studies.create_draft(ctx, studies.Draft(
-            name=ctx.settings.name, reward=int(what["reward"]), places=what["places"],
+            name=ctx.settings.name, reward=money.whole_minor(what["reward"], what="reward"),
+            places=what["places"],
             estimated_minutes=what.get("minutes", ctx.settings.estimated_minutes),
             task_url=what["task_url"], round=what.get("round"),
         ))  # fmt: skip

@@ -1,5 +1,5 @@
-"""Prolific's adapter of the provider interface (study.providers) takes a bonus in minor units:
-anything that is not a whole number of them is refused, and nothing is paid."""
+"""Prolific's adapter of the provider interface (study.providers) takes a bonus and a reward in
+minor units: anything that is not a whole number of them is refused, and nothing is paid."""
 
 from __future__ import annotations
 
@@ -28,3 +28,13 @@ def test_the_provider_interface_refuses_a_bonus_that_is_not_whole_minor_units(
         PROVIDER.bonus(ctx, took.submission_id, amount, "a clear ending")
     with reading(ctx.engine) as connection:
         assert ledger.entries(connection, ctx.environment, kind="bonus") == []
+
+
+@pytest.mark.parametrize("reward", [Decimal("300.5"), 300.5, "2.50"])
+def test_the_provider_interface_refuses_a_reward_that_is_not_whole_minor_units(ctx, prolific, reward):
+    """`int(reward)` drafted 300.5 as 300 pence without a word, and "2.50" failed with a bare
+    int() error: refuse them, draft nothing."""
+    with pytest.raises(money.MoneyError, match="minor units"):
+        PROVIDER.post(ctx, reward=reward, places=2, task_url=TASK_URL)
+    assert studies.rows(ctx) == []
+    assert prolific.state.data["studies"] == {}
