@@ -285,6 +285,41 @@ def intend_bonus(
     return same_bonus(connection, environment, submission_id, amount, reason)[-1], True
 
 
+def record_set_up(connection: Connection, entry_id: int, bulk_payment_id: str, fee: int) -> None:
+    """The bulk payment set up for a bonus, unless one is recorded already."""
+    connection.execute(
+        update(payments)
+        .where(payments.c.id == entry_id, payments.c.bulk_payment_id.is_(None))
+        .values(bulk_payment_id=bulk_payment_id, fee=fee)
+    )
+
+
+def claim_pay(connection: Connection, entry_id: int, bulk_payment_id: str, now: float) -> bool:
+    """Mark the bonus's pay call as being sent; False if some run marked it already (or the
+    entry has moved on), and then the caller must not send it."""
+    claimed = connection.execute(
+        update(payments)
+        .where(
+            payments.c.id == entry_id,
+            payments.c.status == "intended",
+            payments.c.bulk_payment_id == bulk_payment_id,
+            payments.c.pay_sent_at.is_(None),
+        )
+        .values(pay_sent_at=now)
+    )
+    return claimed.rowcount == 1
+
+
+def cancel_unsent(connection: Connection, entry_id: int, note: str) -> None:
+    """Cancel an intended bonus whose pay call no run has sent."""
+    connection.execute(
+        update(payments)
+        .where(payments.c.id == entry_id, payments.c.status == "intended",
+               payments.c.pay_sent_at.is_(None))
+        .values(status="cancelled", settled_at=time.time(), note=note)
+    )  # fmt: skip
+
+
 def record(connection: Connection, entry_id: int, **values) -> None:
     connection.execute(update(payments).where(payments.c.id == entry_id).values(**values))
 

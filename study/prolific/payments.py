@@ -6,7 +6,8 @@ asynchronously. The pay call is not idempotent and takes no request token: sent 
 twice. So, per bonus (one ledger entry):
   1. the entry is written ("intended") before anything is sent;
   2. the bulk payment is set up and its id and fee recorded; the cap is checked with that fee;
-  3. `pay_sent_at` is written and committed, and only then is the pay call sent;
+  3. `pay_sent_at` is written and committed, and only then is the pay call sent, by the one
+     run that wrote it (two runs of the same bonus at once: the other sends nothing);
   4. Prolific's 202 confirms the entry.
 A re-run finds the entry. Paid already: nothing is sent. `pay_sent_at` set but no answer heard
 (the process was killed, the connection dropped): the pay call is NEVER sent again for that
@@ -83,13 +84,17 @@ def pay(
                                 f"a bonus of {money.show(amount, ctx.currency)}",
                                 counted=cost.total)  # fmt: skip
     except ledger.BudgetExceeded:
-        _settle(ctx, entry, "cancelled", "refused by the budget cap")  # nothing was sent
+        _give_up(ctx, entry, "refused by the budget cap")  # nothing was sent
         raise
     if confirm is not None and not confirm(cost):
-        _settle(ctx, entry, "cancelled", "declined before sending")
+        _give_up(ctx, entry, "declined before sending")
         return BonusOutcome("declined", entry, cost)
     with writing(ctx.engine) as connection:  # durable before the call that cannot be repeated
-        ledger.record(connection, entry["id"], pay_sent_at=time.time())
+        # Only the run that marks the entry sends its pay call: another run of the same bonus
+        # at the same moment (a second terminal) finds it marked and sends nothing.
+        claimed = ledger.claim_pay(connection, entry["id"], entry["bulk_payment_id"], time.time())
+    if not claimed:
+        return BonusOutcome("pending", entry, cost)
     try:
         ctx.client.post(f"bulk-bonus-payments/{entry['bulk_payment_id']}/pay/")
     except ProlificError as error:
@@ -113,11 +118,13 @@ def set_up(ctx: Context, entry: dict, study_id: str, participant: str) -> dict:
             {"study_id": study_id, "csv_bonuses": f"{participant},{money.major(entry['amount'])}\n"},
         )
     except ProlificError as error:
-        _settle(ctx, entry, "cancelled", f"set-up refused: {error.message}")
+        _give_up(ctx, entry, f"set-up refused: {error.message}")
         raise BonusError(f"Prolific did not set up the bonus: {error.message}") from None
     fee = money.charged_fee(answer, what=f"bonus payment {answer.get('id')}")
     with writing(ctx.engine) as connection:
-        ledger.record(connection, entry["id"], bulk_payment_id=answer["id"], fee=fee)
+        # Another run of the same bonus may have set up and recorded its own meanwhile: the
+        # first recorded is the one paid, and this one is left unpaid (setting up pays nothing).
+        ledger.record_set_up(connection, entry["id"], answer["id"], fee)
         return ledger.entry(connection, entry["id"])
 
 
@@ -129,6 +136,12 @@ def paid_on_prolific(ctx: Context, submission_id: str, amount: int) -> bool:
     with writing(ctx.engine) as connection:
         same = ledger.same_bonus(connection, ctx.environment, submission_id, amount, None)
     return on_prolific > sum(e["status"] == "confirmed" for e in same)
+
+
+def _give_up(ctx: Context, entry: dict, note: str) -> None:
+    """Cancel the entry, unless another run of the same bonus has sent its pay call meanwhile."""
+    with writing(ctx.engine) as connection:
+        ledger.cancel_unsent(connection, entry["id"], note)
 
 
 def _settle(ctx: Context, entry: dict, status: str, note: str) -> None:

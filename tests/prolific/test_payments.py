@@ -142,3 +142,42 @@ def test_a_run_killed_after_setting_the_bonus_up_pays_it_once_on_the_next_run(ct
     assert pay_calls(prolific) == [1]  # the same bulk payment, paid once
     settle(prolific)
     assert bonuses_on_prolific(ctx, submission) == [120]
+
+
+def test_the_same_bonus_run_twice_at_once_is_paid_once(ctx, make_ctx, prolific, submission):
+    """Two terminals (or a script and a researcher) pay the same bonus at the same moment: the
+    first is still waiting for Prolific to set the payment up when the second runs."""
+    import threading
+
+    answer = httpx.post(prolific.url + "/_emulator/faults", json={
+        "method": "POST", "path": "/api/v1/submissions/bonus-payments/", "when": "after",
+        "times": 1, "status": None, "hold": True})  # fmt: skip
+    assert answer.status_code == 200, answer.text
+    first: dict = {}
+
+    def first_run() -> None:
+        try:
+            first["outcome"] = payments.pay(ctx, submission, 150, "extra effort").status
+        except payments.BonusError as error:
+            first["outcome"] = str(error)
+
+    thread = threading.Thread(target=first_run)
+    thread.start()
+    try:
+        for _ in range(1200):  # a bound for a stuck run, not a measured time
+            if httpx.get(prolific.url + "/_emulator/held").json()["held"] == 1:
+                break
+            thread.join(0.05)
+        second = payments.pay(make_ctx(budget="1000.00"), submission, 150, "extra effort")
+        assert second.status == "paid"
+    finally:
+        httpx.delete(prolific.url + "/_emulator/faults")  # the first run's set-up answer is lost
+        thread.join()
+    settle(prolific)
+    # The researcher runs it once more to be sure.
+    assert payments.pay(ctx, submission, 150, "extra effort").status == "already paid"
+    settle(prolific)
+    assert bonuses_on_prolific(ctx, submission) == [150]
+    with reading(ctx.engine) as connection:
+        (entry,) = ledger.entries(connection, ctx.environment, kind="bonus")
+    assert entry["status"] == "confirmed"
