@@ -22,6 +22,7 @@ from sqlalchemy import Connection, select
 
 from study.review import audit
 from study.store.db import review_assignments, review_decisions, review_ratings, review_submissions
+from study.store.engine import take_turn
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,9 @@ def next_for(
     connection: Connection, reviewer: dict, *, needed: int, assignment_hours: float
 ) -> str | None:
     """The submission the reviewer should rate next (assigning it if new), or None: done."""
+    # Reviewers asking at once take turns: on PostgreSQL two who both counted a submission's
+    # last free place would both be assigned it, past `needed`, while another waits.
+    take_turn(connection, "review:queue")
     now = time.time()
     rated, assigned, open_ = _state(connection)
     reviewer_id = reviewer["reviewer_id"]

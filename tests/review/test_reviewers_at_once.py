@@ -1,0 +1,75 @@
+"""Reviewers and researchers who click at the same moment, on PostgreSQL (several server
+processes or threads writing side by side): no submission is handed out past its places, a new
+submission is listed once, a rating or a decision sent twice at once is stored once, and nobody
+gets an error page for it."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from sqlalchemy import func, select
+
+from study.store import create_tables, make_engine, reading
+from study.store.db import metadata, review_assignments, review_decisions, review_submissions
+from study.review import ratings as rating_store
+from tests.review.at_once import at_once
+from tests.review.conftest import add_reviewer, log_in, set_sections
+from tests.review.sessions import finished_session
+from tests.store.conftest import postgres_url  # noqa: F401 - the cluster, shared as a fixture
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+def engine(review_study, postgres_url):  # noqa: F811
+    engine = make_engine(postgres_url)
+    create_tables(engine)
+    with engine.begin() as connection:
+        names = ", ".join(f'"{table.name}"' for table in metadata.sorted_tables)
+        connection.exec_driver_sql(f"TRUNCATE {names} RESTART IDENTITY")
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def workspace(review_study, engine, postgres_url):  # noqa: F811
+    from study.review.web import create_review_app
+
+    pg_study = dataclasses.replace(review_study, database_url=postgres_url)
+    return create_review_app(pg_study, engine=engine)
+
+
+def _next(client):
+    return client.post("/review/next", data={"csrf_token": client.csrf})
+
+
+def test_two_reviewers_asking_at_once_never_share_a_submissions_last_place(
+    review_folder, engine, postgres_url  # noqa: F811
+):
+    from study import config
+    from study.review.web import create_review_app
+
+    set_sections(review_folder, review={"ratings_per_submission": 1})
+    one_rating = dataclasses.replace(config.load(review_folder), database_url=postgres_url)
+    app = create_review_app(one_rating, engine=engine)
+    for i in range(2):
+        finished_session(engine, worker_id=f"A1W{i}", round_name="qualification", completed_at=1000 + i)
+    add_reviewer(engine, "ana"), add_reviewer(engine, "ben")
+    clients = [log_in(app, "ana"), log_in(app, "ben")]  # their home pages list both sessions
+
+    answers = at_once(engine, "INSERT INTO review_assignments", *(lambda c=c: _next(c) for c in clients))
+
+    assert [a.status_code for a in answers] == [302, 302], answers
+    given = [a.location.rsplit("/", 1)[-1] for a in answers]
+    assert given[0] != given[1], (
+        f"both reviewers were given {given[0]}, which needs one rating, while the other "
+        "submission waits"
+    )
+    with reading(engine) as connection:
+        held = connection.execute(
+            select(review_assignments.c.submission_id, func.count())
+            .group_by(review_assignments.c.submission_id)
+        ).all()
+    assert sorted(count for _, count in held) == [1, 1]
+
