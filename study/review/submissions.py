@@ -20,6 +20,7 @@ from study.review import audit, rounds, rules
 from study.review import settings as review_settings
 from study.store import sessions as session_store
 from study.store.db import review_submissions, sessions
+from study.store.engine import take_turn
 
 # Pseudonyms avoid look-alike characters (0/O, 1/I/L), as verification codes do.
 _ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -37,6 +38,9 @@ def collect(connection: Connection, study: Study) -> list[str]:
     if study.paradigm != "writing":
         return []
     settings = review_settings.from_study(study)
+    # Pages that collect at once take turns: on PostgreSQL two reviewers opening the workspace
+    # as a writer finished would both list the session, and one would get an error page.
+    take_turn(connection, "review:submissions")
     known = select(review_submissions.c.session_id)
     query = (
         select(sessions.c.session_id, sessions.c.completed_at, sessions.c.condition)

@@ -73,3 +73,22 @@ def test_two_reviewers_asking_at_once_never_share_a_submissions_last_place(
         ).all()
     assert sorted(count for _, count in held) == [1, 1]
 
+
+def test_two_reviewers_opening_the_workspace_at_once_list_a_new_submission_once(
+    workspace, engine
+):
+    finished_session(engine, worker_id="A1NEWWRITER", round_name="qualification")
+    add_reviewer(engine, "ana"), add_reviewer(engine, "ben")
+    clients = [log_in(workspace, "ana"), log_in(workspace, "ben")]
+    # log_in opened the home page, which lists the session: a second writer finishes after.
+    finished_session(engine, worker_id="A1LATEWRITER", round_name="qualification")
+
+    answers = at_once(
+        engine, "INSERT INTO review_submissions", *(lambda c=c: c.get("/review/") for c in clients)
+    )
+
+    assert [getattr(a, "status_code", a) for a in answers] == [200, 200]
+    with reading(engine) as connection:
+        listed = connection.execute(select(func.count()).select_from(review_submissions)).scalar()
+    assert listed == 2
+
