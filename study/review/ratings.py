@@ -14,6 +14,7 @@ from sqlalchemy import Connection, select, update
 
 from study.review import audit
 from study.store.db import review_ratings, reviewers
+from study.store.engine import take_turn
 
 MAX_COMMENT = 5000
 
@@ -54,6 +55,9 @@ def rate(
     if len(comment) > MAX_COMMENT:
         raise RatingError(f"Please keep the comment under {MAX_COMMENT} characters.")
     now = time.time()
+    # A reviewer's ratings of one submission take turns: on PostgreSQL a key pressed twice (or
+    # the form and a key) would both find no rating, and the second insert would fail.
+    take_turn(connection, f"review:rating:{submission_id}:{reviewer['reviewer_id']}")
     before = own(connection, submission_id, reviewer["reviewer_id"])
     if before is None:
         connection.execute(

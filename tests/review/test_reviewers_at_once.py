@@ -92,3 +92,24 @@ def test_two_reviewers_opening_the_workspace_at_once_list_a_new_submission_once(
         listed = connection.execute(select(func.count()).select_from(review_submissions)).scalar()
     assert listed == 2
 
+
+def test_a_rating_sent_twice_at_once_is_stored_once_without_an_error_page(workspace, engine):
+    finished_session(engine, worker_id="A1WRITER", round_name="qualification")
+    add_reviewer(engine, "ana")
+    client = log_in(workspace, "ana")
+    submission_id = _next(client).location.rsplit("/", 1)[-1]
+
+    def rate(score):
+        return client.post(
+            f"/review/s/{submission_id}/rating",
+            data={"csrf_token": client.csrf, "score": str(score), "comment": ""},
+            headers={"Accept": "application/json"},
+        )
+
+    answers = at_once(engine, "INSERT INTO review_ratings", lambda: rate(3), lambda: rate(4))
+
+    assert [getattr(a, "status_code", a) for a in answers] == [200, 200]
+    with reading(engine) as connection:
+        stored = rating_store.of_submission(connection, submission_id)
+    assert len(stored) == 1 and stored[0]["score"] in (3, 4)
+
