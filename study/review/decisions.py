@@ -18,6 +18,7 @@ from study.review import ratings as rating_store
 from study.review import settings as review_settings
 from study.review.rules import Outcome
 from study.store.db import review_decisions, review_submissions, sessions
+from study.store.engine import take_turn
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,9 @@ def adjudicate(
         "note": note,
         "decided_at": time.time(),
     }
+    # Decisions on one submission take turns: on PostgreSQL two researchers (or a form sent
+    # twice) would both find none, and the second insert would fail.
+    take_turn(connection, f"review:decision:{submission_id}")
     before = adjudication(connection, submission_id)
     if before is None:
         connection.execute(review_decisions.insert().values(submission_id=submission_id, **values))

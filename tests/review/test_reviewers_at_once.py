@@ -113,3 +113,26 @@ def test_a_rating_sent_twice_at_once_is_stored_once_without_an_error_page(worksp
         stored = rating_store.of_submission(connection, submission_id)
     assert len(stored) == 1 and stored[0]["score"] in (3, 4)
 
+
+def test_a_decision_sent_twice_at_once_is_stored_once(workspace, engine):
+    finished_session(engine, worker_id="A1WRITER", round_name="qualification")
+    add_reviewer(engine, "rita", role="researcher"), add_reviewer(engine, "ruth", role="researcher")
+    clients = [log_in(workspace, "rita"), log_in(workspace, "ruth")]
+    with reading(engine) as connection:
+        (submission_id,) = connection.execute(select(review_submissions.c.submission_id)).scalars()
+
+    def decide(client, score):
+        return client.post(
+            f"/review/s/{submission_id}/decision",
+            data={"csrf_token": client.csrf, "score": str(score), "note": "decided"},
+        )
+
+    answers = at_once(
+        engine, "INSERT INTO review_decisions",
+        lambda: decide(clients[0], 4), lambda: decide(clients[1], 5),
+    )  # fmt: skip
+
+    assert [getattr(a, "status_code", a) for a in answers] == [302, 302]
+    with reading(engine) as connection:
+        decided = connection.execute(select(review_decisions.c.score)).scalars().all()
+    assert len(decided) == 1
