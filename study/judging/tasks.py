@@ -15,6 +15,7 @@ import time
 from sqlalchemy import Connection, or_, select, update
 
 from study.store import sessions as session_store
+from study.store.engine import take_turn
 from study.store.judging import judging_items, judging_ratings, judging_task_items, judging_tasks
 
 CANDIDATES = 200  # free tasks read per query while looking for one without a seen item
@@ -56,6 +57,9 @@ def claim(
     hit_id: str | None = None, turk_submit_to: str | None = None, now: float | None = None,
 ) -> dict | None:  # fmt: skip
     now = time.time() if now is None else now
+    # Judges entering at once take turns: on PostgreSQL two would pick the same free task, and
+    # the one whose claim came second would find it gone and be told nothing is left to rate.
+    take_turn(connection, "judging:claim")
     if assignment_id:
         held = by_assignment(connection, assignment_id)
         if held is not None:
