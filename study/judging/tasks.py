@@ -141,6 +141,9 @@ def rate(connection: Connection, task: dict, ratings: list[dict], scores: tuple[
         if rating["score"] not in scores:
             raise TaskError(f"ratings[{index}].score: must be one of {sorted(scores)}, got {rating['score']}")
     now = time.time()
+    # A task's choices take turns: on PostgreSQL a choice changed before the first was stored
+    # would find no rating to update in either request, and the second insert would fail.
+    take_turn(connection, f"judging:task:{task['task_id']}")
     for rating in ratings:
         where = (judging_ratings.c.task_id == task["task_id"]) & (judging_ratings.c.item_id == rating["item"])
         if connection.execute(update(judging_ratings).where(where).values(score=rating["score"], rated_at=now)).rowcount == 0:

@@ -73,3 +73,24 @@ def test_two_judges_entering_at_once_both_get_a_task_while_two_are_free(app):
     assert not told, f"a judge was turned away while a task was free: {told}"
     assert answers[0].location != answers[1].location
 
+
+def test_a_choice_changed_before_the_first_was_stored_is_stored_without_an_error(app):
+    engine = app.extensions["study.engine"]
+    client = app.test_client()
+    page = enter(client, "A1JUDGEONE").location
+    item = next(
+        line.split('data-item="')[1].split('"')[0]
+        for line in client.get(page).get_data(as_text=True).splitlines()
+        if 'data-item="' in line
+    )
+    url = f"/api/judging/{page.rsplit('/', 1)[-1]}/ratings"
+
+    def choose(score):
+        return client.post(url, json={"ratings": [{"item": item, "score": score}]})
+
+    answers = at_once(engine, "INSERT INTO judging_ratings", lambda: choose(3), lambda: choose(4))
+
+    assert [getattr(a, "status_code", a) for a in answers] == [200, 200]
+    with reading(engine) as connection:
+        stored = connection.execute(judging_ratings.select()).all()
+    assert len(stored) == 1
