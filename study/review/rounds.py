@@ -26,6 +26,7 @@ from study.review import decisions
 from study.review import settings as review_settings
 from study.review.settings import Round
 from study.store.db import session_rounds, sessions
+from study.store.engine import take_turn
 
 ONCE_REFUSAL = (
     "You have already taken part in the qualification round, and each writer takes part only "
@@ -92,6 +93,10 @@ def entry_refusal(
         return None
     writer = decisions.writer_condition(worker_id=worker_id, access_code=access_code)
     if chosen.once_per_worker and writer is not None:
+        # A writer's entries take turns until the caller's transaction ends, after it records
+        # the new session: on PostgreSQL two HITs opened at once would both find no earlier
+        # session, and the writer would take (and be paid for) the round twice.
+        take_turn(connection, f"round-entry:{worker_id or access_code}")
         earlier = connection.execute(
             select(sessions.c.session_id).where(writer, sessions_in(study, chosen.name)).limit(1)
         ).first()

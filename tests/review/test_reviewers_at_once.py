@@ -1,7 +1,8 @@
 """Reviewers and researchers who click at the same moment, on PostgreSQL (several server
 processes or threads writing side by side): no submission is handed out past its places, a new
 submission is listed once, a rating or a decision sent twice at once is stored once, and nobody
-gets an error page for it."""
+gets an error page for it. And a writer opening two qualification HITs at once enters the
+round once."""
 
 from __future__ import annotations
 
@@ -136,3 +137,41 @@ def test_a_decision_sent_twice_at_once_is_stored_once(workspace, engine):
     with reading(engine) as connection:
         decided = connection.execute(select(review_decisions.c.score)).scalars().all()
     assert len(decided) == 1
+
+
+def test_a_writer_opening_two_qualification_hits_at_once_enters_the_round_once(
+    tmp_path, postgres_url, engine  # noqa: F811
+):
+    from study import config
+    from study.cli import write_study_files
+    from study.server import create_app
+    from study.store.db import sessions
+    from tests.conftest import CONTACT
+    from tests.review.conftest import ROUNDS
+
+    folder = tmp_path / "tasks"
+    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
+    set_sections(folder, rounds=ROUNDS)
+    task_study = dataclasses.replace(config.load(folder), database_url=postgres_url)
+    app = create_app(task_study, suggestion_engine=object())
+    clients = [app.test_client(), app.test_client()]
+
+    def enter(client, assignment_id):
+        return client.get("/task", query_string={
+            "round": "qualification", "assignmentId": assignment_id, "workerId": "A1TWOTABS",
+            "hitId": f"HIT{assignment_id}",
+        })  # fmt: skip
+
+    answers = at_once(
+        app.extensions["study.engine"], "INSERT INTO sessions",
+        lambda: enter(clients[0], "3QA1"), lambda: enter(clients[1], "3QA2"),
+    )  # fmt: skip
+
+    with reading(engine) as connection:
+        started = connection.execute(
+            select(func.count()).select_from(sessions).where(sessions.c.worker_id == "A1TWOTABS")
+        ).scalar()
+    assert started == 1, "the writer started the qualification round twice (two HITs to pay)"
+    assert sorted(a.status_code for a in answers) == [302, 403]
+    refused = next(a for a in answers if a.status_code == 403).get_data(as_text=True)
+    assert "already taken part in the qualification round" in refused
