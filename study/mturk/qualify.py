@@ -63,6 +63,19 @@ def to_pay(ctx: Context, chosen: list[Candidate]) -> list[Candidate]:
     return due
 
 
+def carriers(chosen: list[Candidate]) -> dict[str, Candidate]:
+    """Worker id -> the submission that carries their grant. A writer passes if any of their
+    submissions passes (as the main round's entry check reads it,
+    study.review.decisions.writer_passed), so one failed submission does not revoke the grant.
+    MTurk holds one value per worker, so one submission carries it: the best (the first of
+    equals), as on Prolific; granting each in turn left the last one's score, and an email each."""
+    best: dict[str, Candidate] = {}
+    for c in chosen:
+        if c.judged.outcome.passed and (c.worker_id not in best or c.score > best[c.worker_id].score):
+            best[c.worker_id] = c
+    return best
+
+
 def qualify(
     ctx: Context,
     *,
@@ -91,12 +104,11 @@ def qualify(
     type_id = qualifications.create(
         ctx.requester, ctx.engine, settings.qualification, settings.qualification_description
     )
-    # A writer passes if any of their submissions passes (as the main round's entry check reads
-    # it, study.review.decisions.writer_passed): one failed submission does not revoke the grant.
-    passing = {c.worker_id for c in mturk if c.judged.outcome.passed}
+    best = carriers(mturk)
     for candidate in mturk:
         try:
-            _grant(ctx, type_id, candidate, notify, report, still_passes=candidate.worker_id in passing)
+            _grant(ctx, type_id, candidate, notify, report, still_passes=candidate.worker_id in best,
+                   carries=best.get(candidate.worker_id) is candidate)  # fmt: skip
         except MTurkError as error:
             report.failures.append((candidate.submission_id, f"qualification: {error}"))
     if message and report.granted:
@@ -132,7 +144,7 @@ def _pay(ctx: Context, due: list[Candidate], report: Report, confirm) -> None:
 
 def _grant(
     ctx: Context, type_id: str, candidate: Candidate, notify: bool, report: Report, *,
-    still_passes: bool,
+    still_passes: bool, carries: bool,
 ) -> None:  # fmt: skip
     with reading(ctx.engine) as connection:
         held = (
@@ -145,8 +157,7 @@ def _grant(
             .mappings()
             .first()
         )
-    passed = candidate.judged.outcome.passed
-    if not passed:
+    if not carries:  # failed, or another submission of the writer's carries the grant
         if held is not None:
             _withdraw(ctx, candidate, held, report, revoke=not still_passes)
         return

@@ -235,3 +235,39 @@ def test_a_writer_who_still_passes_with_another_submission_keeps_the_qualificati
     report = mturk_qualify.qualify(ctx, pay=False)
     assert report.revoked == []
     assert held(ctx) == {"A1TWICE": ("Granted", 5)}
+
+
+def test_a_writer_with_two_passing_submissions_holds_their_best_score(no_rounds_ctx, emulator):
+    from sqlalchemy import update
+
+    from study.mturk import qualify as mturk_qualify
+    from study.store.db import sessions
+    from tests.review.sessions import finished_session
+
+    ctx = no_rounds_ctx
+    first = finished_session(ctx.engine, worker_id="A1TWICE", completed_at=1000.0)
+    with writing(ctx.engine) as connection:  # each HIT the worker took has its own assignment
+        connection.execute(
+            update(sessions).where(sessions.c.session_id == first).values(assignment_id="ASSIGN1")
+        )
+    second = finished_session(ctx.engine, worker_id="A1TWICE", completed_at=2000.0)
+    ana, ben = add_reviewer(ctx.engine, "ana"), add_reviewer(ctx.engine, "ben")
+    with writing(ctx.engine) as connection:
+        submissions.collect(connection, ctx.study)
+        by_session = {
+            s["session_id"]: s["submission_id"] for s in submissions.all_submissions(connection)
+        }
+        for session, score in ((first, 5), (second, 4)):
+            for reviewer in (ana, ben):
+                rating_store.rate(
+                    connection, by_session[session], reviewer, score, "", scores=(1, 2, 3, 4, 5)
+                )
+
+    report = mturk_qualify.qualify(ctx, pay=False)
+
+    # As on Prolific, and as a main round requiring "EqualTo 5" should read it: the best score,
+    # not whichever submission happened to be granted last.
+    assert held(ctx) == {"A1TWICE": ("Granted", 5)}
+    assert [worker for _, worker, _ in report.granted] == ["A1TWICE"]  # one grant, one email
+    assert mturk_qualify.qualify(ctx, pay=False).granted == []
+    assert held(ctx) == {"A1TWICE": ("Granted", 5)}

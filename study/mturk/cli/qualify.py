@@ -41,9 +41,10 @@ def qualify(directory, notify, message, subject, pay, dry_run, sandbox, endpoint
         chosen = candidates(ctx)
         ours = [c for c in chosen if c.provider in (None, "mturk")]  # not another provider's
         due = {c.submission_id for c in mturk_qualify.to_pay(ctx, ours)} if pay else set()
+        granting = mturk_qualify.carriers([c for c in ours if c.worker_id])
         for candidate in chosen:
             outcome = candidate.judged.outcome
-            action = "grant" if outcome.passed and candidate.worker_id and candidate in ours else "-"
+            action = "grant" if granting.get(candidate.worker_id) is candidate else "-"
             paying = "pay" if candidate.submission_id in due else "-"
             click.echo(
                 f"{candidate.submission_id}  {candidate.worker_id or '(lab)'}  {outcome.status}"
