@@ -266,6 +266,24 @@ def test_posts_without_the_logins_csrf_token_change_nothing(workspace, team, sub
     assert accepted.status_code == 200 and accepted.json["score"] == 4
 
 
+def test_a_score_that_is_not_a_number_is_refused_with_the_scale(workspace, team, submitted):
+    ana, rita = log_in(workspace, "ana"), log_in(workspace, "rita")
+    submission_id = next_submission(ana)
+    # "²" and "٣" pass str.isdigit, and only "٣" is a number int() reads.
+    for raw in ("²", "4²", "four"):
+        refused = ana.post(
+            f"/review/s/{submission_id}/rating", data={"score": raw, "csrf_token": ana.csrf},
+            headers={"Accept": "application/json"},
+        )  # fmt: skip
+        assert refused.status_code == 400, raw
+        assert refused.json["error"].startswith("score must be one of 1, 2, 3, 4, 5")
+        decided = rita.post(
+            f"/review/s/{submission_id}/decision", data={"score": raw, "csrf_token": rita.csrf}
+        )
+        assert decided.status_code == 400, raw
+        assert "score must be one of 1, 2, 3, 4, 5" in decided.get_data(as_text=True)
+
+
 # -- rating and blindness ---------------------------------------------------------------------
 
 

@@ -145,7 +145,7 @@ def rate(submission_id):
                 connection,
                 submission_id,
                 reviewer,
-                int(raw) if raw.strip().lstrip("-").isdigit() else -1,
+                int(raw) if raw.strip().lstrip("-").isdecimal() else -1,  # "²" is a digit int() refuses
                 request.form.get("comment", ""),
                 scores=settings().scores,
             )

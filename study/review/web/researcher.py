@@ -100,7 +100,7 @@ def decide(submission_id):
                 connection,
                 submission_id,
                 g.login.reviewer,
-                int(raw) if raw.strip().isdigit() else -1,
+                int(raw) if raw.strip().isdecimal() else -1,  # "²" is a digit int() refuses
                 request.form.get("note", ""),
                 scores=settings().scores,
             )
