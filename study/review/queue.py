@@ -2,7 +2,8 @@
 
 Submissions are handed out one at a time, when a reviewer asks for the next one, so reviewers
 can come and go and new submissions join as writers finish. The rule (`next_for`):
-  1. a submission already assigned to the reviewer and not yet rated by them comes first;
+  1. a submission already assigned to the reviewer and not yet rated by them comes first,
+     unless their assignment expired and others have since filled every place;
   2. otherwise, among submissions the reviewer has not been assigned, that are not disqualified
      or adjudicated and that hold fewer than `ratings_per_submission` places, take the one
      closest to complete (most places held), then the oldest. Finishing submissions first lets
@@ -69,6 +70,15 @@ def _held(rated: set, assigned: dict, now: float, hold_seconds: float) -> int:
     return len(rated) + len(waiting)
 
 
+def _waiting_for(rated: set, assigned: dict, reviewer_id, now, hold_seconds, needed) -> bool:
+    """Whether the submission still waits for this reviewer's rating: assigned to them and
+    unrated, and their place either still held or not since filled by others (rule 1 must
+    not hand back a submission whose expired place went to another reviewer who rated it)."""
+    if reviewer_id not in assigned or reviewer_id in rated:
+        return False
+    return now - assigned[reviewer_id] < hold_seconds or _held(rated, assigned, now, hold_seconds) < needed
+
+
 def _candidates(rated, assigned, open_, reviewer_id, needed, now, hold_seconds) -> list[dict]:
     found = []
     for submission in open_:
@@ -91,17 +101,18 @@ def next_for(
     now = time.time()
     rated, assigned, open_ = _state(connection)
     reviewer_id = reviewer["reviewer_id"]
+    hold_seconds = assignment_hours * 3600
     mine = sorted(
         (assigned[s["submission_id"]][reviewer_id], s["submission_id"])
         for s in open_
-        if reviewer_id in assigned[s["submission_id"]]
-        and reviewer_id not in rated[s["submission_id"]]
-    )
+        if _waiting_for(
+            rated[s["submission_id"]], assigned[s["submission_id"]], reviewer_id, now,
+            hold_seconds, needed,
+        )
+    )  # fmt: skip
     if mine:
         return mine[0][1]
-    candidates = _candidates(
-        rated, assigned, open_, reviewer_id, needed, now, assignment_hours * 3600
-    )
+    candidates = _candidates(rated, assigned, open_, reviewer_id, needed, now, hold_seconds)
     if not candidates:
         return None
     chosen = candidates[0]["submission_id"]
@@ -134,9 +145,12 @@ def progress(
     reviewer_id = reviewer["reviewer_id"]
     done = sum(reviewer_id in ids for ids in rated.values())
     waiting = sum(
-        reviewer_id in assigned[s["submission_id"]] and reviewer_id not in rated[s["submission_id"]]
+        _waiting_for(
+            rated[s["submission_id"]], assigned[s["submission_id"]], reviewer_id, now,
+            assignment_hours * 3600, needed,
+        )
         for s in open_
-    )
+    )  # fmt: skip
     available = len(
         _candidates(rated, assigned, open_, reviewer_id, needed, now, assignment_hours * 3600)
     )

@@ -76,6 +76,27 @@ def test_an_assignment_left_unrated_too_long_frees_its_place(review_study, engin
     assert next_for(engine, cai) == ids[0]
 
 
+def test_a_reviewer_back_after_their_place_was_given_away_is_not_handed_a_full_submission(
+    review_study, engine
+):
+    (given_away,) = collected(engine, review_study, 1)
+    ana, ben, cai = (add_reviewer(engine, name) for name in ("ana", "ben", "cai"))
+    assert next_for(engine, ana) == given_away
+    with writing(engine) as connection:  # ana walks away for a day
+        connection.execute(
+            update(review_assignments)
+            .where(review_assignments.c.reviewer_id == ana["reviewer_id"])
+            .values(assigned_at=time.time() - 25 * 3600)
+        )
+    for reviewer in (ben, cai):  # her place goes to cai, and both ratings are in
+        assert next_for(engine, reviewer) == given_away
+        rate(engine, given_away, reviewer, score=5)
+
+    assert next_for(engine, ana) is None  # a third rating would exceed ratings_per_submission
+    with reading(engine) as connection:
+        assert len(rating_store.of_submission(connection, given_away)) == 2
+
+
 def test_submissions_closest_to_complete_come_first_then_the_oldest(review_study, engine):
     oldest, newer = collected(engine, review_study, 2)
     ana, ben = add_reviewer(engine, "ana"), add_reviewer(engine, "ben")
