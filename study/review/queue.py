@@ -125,6 +125,18 @@ def next_for(
     return chosen
 
 
+def waits_for(
+    connection: Connection, submission_id: str, reviewer_id: int, *, needed: int,
+    assignment_hours: float,
+) -> bool:  # fmt: skip
+    """Whether the reviewer's unrated assignment may still be rated (`_waiting_for`)."""
+    rated, assigned, _ = _state(connection)
+    return _waiting_for(
+        rated[submission_id], assigned[submission_id], reviewer_id, time.time(),
+        assignment_hours * 3600, needed,
+    )  # fmt: skip
+
+
 def is_assigned(connection: Connection, submission_id: str, reviewer_id: int) -> bool:
     return (
         connection.execute(

@@ -335,6 +335,44 @@ def test_a_reviewer_sees_only_submissions_in_their_queue(workspace, engine, team
     assert rita.get(f"/review/s/{first}").location.endswith(f"/review/s/{first}/adjudicate")
 
 
+def test_a_rating_sent_after_the_place_went_to_others_who_rated_is_refused(
+    workspace, engine, team, submitted
+):
+    import time
+
+    from sqlalchemy import update
+
+    from study.review import ratings as rating_store
+    from study.store import reading, writing
+    from study.store.db import review_assignments
+
+    add_reviewer(engine, "cai")
+    ana, ben, cai = log_in(workspace, "ana"), log_in(workspace, "ben"), log_in(workspace, "cai")
+    submission_id = next_submission(ana)  # ana opens it, and leaves the page open for a day
+    with writing(engine) as connection:
+        connection.execute(
+            update(review_assignments)
+            .where(review_assignments.c.submission_id == submission_id)
+            .values(assigned_at=time.time() - 25 * 3600)
+        )
+    for reviewer in (ben, cai):
+        assert next_submission(reviewer) == submission_id
+        rated = reviewer.post(
+            f"/review/s/{submission_id}/rating", data={"score": "5", "csrf_token": reviewer.csrf}
+        )
+        assert rated.status_code == 302
+
+    late = ana.post(
+        f"/review/s/{submission_id}/rating", data={"score": "2", "csrf_token": ana.csrf},
+        headers={"Accept": "application/json"},
+    )  # fmt: skip
+
+    assert late.status_code == 409
+    assert "expired" in late.json["error"]
+    with reading(engine) as connection:
+        assert [r["score"] for r in rating_store.of_submission(connection, submission_id)] == [5, 5]
+
+
 def test_keyboard_shortcuts_and_progress_are_on_the_page(workspace, team, submitted):
     ana = log_in(workspace, "ana")
     page = ana.get(f"/review/s/{next_submission(ana)}").get_data(as_text=True)

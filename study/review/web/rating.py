@@ -140,6 +140,17 @@ def rate(submission_id):
             return refuse(403, "This submission is not in your queue.")
         if decisions.adjudication(connection, submission_id) is not None:
             return refuse(409, "A researcher has already decided this submission.")
+        if rating_store.own(connection, submission_id, reviewer["reviewer_id"]) is None and not (
+            queue.waits_for(
+                connection, submission_id, reviewer["reviewer_id"],
+                needed=settings().ratings_per_submission, assignment_hours=settings().assignment_hours,
+            )  # fmt: skip
+        ):
+            return refuse(
+                409,
+                "Your assignment of this submission expired and other reviewers have since given "
+                "it all the ratings it needs, so your rating was not saved. Ask for the next one.",
+            )
         try:
             stored = rating_store.rate(
                 connection,
