@@ -119,7 +119,9 @@ def create_app(backend: Backend, *, logprobs: bool = True) -> Flask:
         if streamed:
             if decoding["n"] != 1:
                 raise BadParameter("a streamed reply has one choice here: send n=1", "n")
-            lines = chat_stream(backend, prompt, decoding, body["model"], gone, _lstrip)
+            # Each chunk names the model that answers, as a reply not streamed does: the chat
+            # page streams, and its study records the model a chunk names (study.store.provenance).
+            lines = chat_stream(backend, prompt, decoding, backend.model_id, gone, _lstrip)
             return Response(lines, mimetype="text/event-stream", headers={"Cache-Control": "no-cache"})
         choices, completion_tokens = [], 0
         for index, generation in enumerate(backend.generate(prompt, **decoding, cancelled=gone)):

@@ -147,3 +147,20 @@ def test_the_model_reads_the_document_and_the_latest_turns_within_the_window(ser
     last = record["messages"][-1]["context"]
     assert last["messages_read"] == len(sent) - 1 and last["messages_left_out"] == 11 - last["messages_read"]
     assert last["document_chars"] == len(draft.strip())
+
+
+def test_a_streamed_reply_records_the_model_that_answered_not_the_one_configured(served) -> None:
+    # The chat page always streams (chat.js): the model that wrote the reply must be recorded
+    # as the endpoint names it, as for a reply not streamed (study.store.provenance).
+    study, client = served(Endpoint())
+    session_id = _chatting(client)
+    _lines(_send(client, session_id, "Help me begin my blog post about gardens."))
+    engine = make_engine(study.database_url)
+    with reading(engine) as connection:
+        stored = chat_store.messages(connection, session_id)
+        (call,) = connection.execute(suggestion_requests.select()).mappings().all()
+    engine.dispose()
+    configured = json.loads(call["parameters"])["model"]
+    assert configured != "deterministic"
+    assert call["model"] == "deterministic"
+    assert [m["model"] for m in stored if m["role"] == "assistant"] == ["deterministic"]
