@@ -155,7 +155,8 @@ def retry_after(exc: Exception) -> float | None:
 
 
 def describe(exc: Exception, settings: SuggestionSettings, base_url: str | None) -> str:
-    """A sentence for the researcher: what went wrong and where to look (not yet redacted)."""
+    """A sentence for the researcher: what went wrong and where to look (not yet redacted as a
+    whole; what it shortens is redacted first)."""
     where = safe_url(base_url) if base_url else "the OpenAI API"
     if isinstance(exc, openai.APITimeoutError):
         return f"the model endpoint did not answer within {settings.timeout_seconds:g} s ({where})"
@@ -169,10 +170,10 @@ def describe(exc: Exception, settings: SuggestionSettings, base_url: str | None)
     if isinstance(exc, openai.RateLimitError):
         return f"the model endpoint at {where} is rate-limiting or out of quota (HTTP 429)"
     if isinstance(exc, openai.APIStatusError):
-        return f"the model endpoint at {where} answered HTTP {exc.status_code}: {_message(exc)}"
+        return f"the model endpoint at {where} answered HTTP {exc.status_code}: {_message(exc, settings.api_key())}"
     if isinstance(exc, (MalformedResponse, openai.APIResponseValidationError)):
         return f"the model endpoint at {where} sent a malformed response: {exc}"
-    return f"the suggestion request failed ({type(exc).__name__}: {str(exc)[:200]})"
+    return f"the suggestion request failed ({type(exc).__name__}: {redact(str(exc), settings.api_key())[:200]})"
 
 
 def failure(exc: Exception, settings: SuggestionSettings, base_url: str | None) -> str:
@@ -180,14 +181,15 @@ def failure(exc: Exception, settings: SuggestionSettings, base_url: str | None) 
     return redact(describe(exc, settings, base_url), settings.api_key())
 
 
-def _message(exc: openai.APIStatusError) -> str:
+def _message(exc: openai.APIStatusError, api_key: str) -> str:
     # The SDK puts the parsed OpenAI error body in exc.body; fall back to its own message.
+    # Redacted before it is shortened: a cut through an echoed key would leave its start.
     body = exc.body
     if isinstance(body, dict):
         body = body.get("error", body)
         if isinstance(body, dict) and body.get("message"):
-            return str(body["message"])[:200]
-    return str(exc.message)[:200]
+            return redact(str(body["message"]), api_key)[:200]
+    return redact(str(exc.message), api_key)[:200]
 
 
 def safe_url(url: str) -> str:

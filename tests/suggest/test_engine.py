@@ -213,6 +213,12 @@ def unauthorized():
     if key.endswith("SECRET"):
         message = f"Incorrect API key provided: {key}."
         return jsonify(error={"message": message, "type": "invalid_request_error"}), 401
+    if key.startswith("sk-proxy"):
+        # A proxy that dumps the headers it forwarded: the key comes late in a long message.
+        headers = "accept: application/json, content-type: application/json, user-agent: OpenAI/Python, "
+        message = f"upstream refused the request (bad gateway configuration); headers: {headers}"
+        message += f"authorization: Bearer {key}"
+        return jsonify(error={"message": message, "type": "invalid_request_error"}), 400
     if key.startswith("sk-echo"):
         message = f"Your request with key {key} was rejected."
         return jsonify(error={"message": message, "type": "invalid_request_error"}), 400
@@ -238,6 +244,16 @@ def test_error_messages_never_contain_the_api_key(fake_provider, monkeypatch) ->
     monkeypatch.setenv(KEY_ENV, "sk-echo-key")
     result = engine_for(fake_provider).suggest(condition(), STORY)
     assert result.error.endswith("answered HTTP 400: Your request with key [redacted] was rejected.")
+
+
+def test_no_part_of_the_api_key_is_left_when_a_long_error_message_is_shortened(fake_provider, monkeypatch) -> None:
+    # The endpoint's message is cut to 200 characters for the log; cut through the key, the
+    # key's first characters would be left where redaction no longer finds the whole key.
+    key = "sk-proxy-" + "0123456789abcdef" * 6
+    monkeypatch.setenv(KEY_ENV, key)
+    result = engine_for(fake_provider).suggest(condition(), STORY)
+    assert "answered HTTP 400: upstream refused the request" in result.error
+    assert key[:12] not in result.error
 
 
 def test_a_malformed_response_becomes_an_error(fake_provider, monkeypatch) -> None:
