@@ -121,8 +121,14 @@ def chat_stream(
             kind, value = pieces.get()
             if kind == "piece":
                 raw += value
-                visible = raw.lstrip()
-                safe = visible[: max(0, len(visible) - hold)]
+                # The pieces are the text before stop sequences are cut (study.lm.backends): a
+                # whole stop sequence ends what may be sent, where it starts.
+                cut = min((raw.find(s) for s in decoding["stop"] if s and s in raw), default=None)
+                if cut is not None:
+                    safe = raw[:cut].lstrip()
+                else:
+                    visible = raw.lstrip()
+                    safe = visible[: max(0, len(visible) - hold)]
                 if len(safe) > len(sent):
                     yield chunk({"content": safe[len(sent) :]})
                     sent = safe

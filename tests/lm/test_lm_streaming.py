@@ -12,7 +12,7 @@ import time
 import openai
 import pytest
 
-from study.lm.backends import Cancelled, DeterministicBackend
+from study.lm.backends import Cancelled, DeterministicBackend, finish
 from study.lm.server import serve_in_thread
 from study.lm.streaming import client_gone
 
@@ -47,6 +47,19 @@ class Trickling(DeterministicBackend):
         return super().generate(prompt, on_token=slowly if on_token else None, **kwargs)
 
 
+class StreamsBeforeCutting(DeterministicBackend):
+    """The deterministic model handing on each token before it looks for stop sequences, as
+    SmolLM2 does (the pieces join to the text before stop sequences are cut: study.lm.backends)."""
+
+    def generate(self, prompt: str, *, stop=(), on_token=None, **kwargs):
+        whole = super().generate(prompt, **kwargs)
+        for index, generation in enumerate(whole):
+            for token in generation.tokens:
+                if on_token is not None:
+                    on_token(index, token)
+        return [finish(g.tokens, g.token_logprobs, stop, g.finish_reason == "stop") for g in whole]
+
+
 @pytest.fixture(scope="module")
 def client():
     url, stop = serve_in_thread(DeterministicBackend())
@@ -71,6 +84,20 @@ def test_a_stream_never_sends_text_past_a_stop_sequence(client) -> None:
     chunks = client.chat.completions.create(model="m", messages=MESSAGES, seed=3, stop=["."], stream=True)
     text = "".join(c.choices[0].delta.content or "" for c in chunks)
     assert text == whole.choices[0].message.content and "." not in text
+
+
+def test_a_stream_from_a_model_that_streams_before_cutting_sends_nothing_past_a_stop_sequence() -> None:
+    url, stop = serve_in_thread(StreamsBeforeCutting())
+    try:
+        reader = openai.OpenAI(base_url=url, api_key="unused", max_retries=0, timeout=10)
+        whole = reader.chat.completions.create(model="m", messages=MESSAGES, seed=3, stop=["."])
+        chunks = list(reader.chat.completions.create(model="m", messages=MESSAGES, seed=3, stop=["."], stream=True))
+    finally:
+        stop()
+    text = "".join(c.choices[0].delta.content or "" for c in chunks)
+    assert "." not in text
+    assert text == whole.choices[0].message.content
+    assert chunks[-1].choices[0].finish_reason == "stop"
 
 
 def test_a_stream_with_several_choices_is_refused_with_the_fix(client) -> None:
