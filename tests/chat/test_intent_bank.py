@@ -5,12 +5,15 @@ model (`study chat draft-intents`, here against a real `study lm serve --backend
 from __future__ import annotations
 
 import re
+import threading
 import tomllib
 import uuid
 from dataclasses import replace
 
 import pytest
 from click.testing import CliRunner
+from flask import Flask, jsonify, request
+from werkzeug.serving import make_server
 
 from study import config
 from study.cli import main
@@ -126,3 +129,28 @@ def test_draft_intents_names_the_fix_for_a_bad_type_or_a_dead_endpoint(chat_fold
                                      "--endpoint", "http://127.0.0.1:9/v1", "--model", "m"])  # fmt: skip
     assert dead.exit_code != 0 and "the model endpoint at http://127.0.0.1:9/v1 failed" in dead.output
     assert not (chat_folder / "intents" / "blog_post.toml").exists()  # nothing half-written
+
+
+def test_draft_intents_never_prints_the_api_key_an_endpoint_echoes(chat_folder, monkeypatch):
+    # An endpoint (or a proxy before it) that puts the key it was sent in its error message.
+    echoing = Flask(__name__)
+
+    @echoing.post("/v1/chat/completions")
+    def refuse():
+        key = request.headers["Authorization"].removeprefix("Bearer ")
+        return jsonify(error={"message": f"Incorrect API key provided: {key}.", "type": "invalid_request_error"}), 401
+
+    server = make_server("127.0.0.1", 0, echoing, threaded=True)
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    secret = "sk-drafting-0123456789abcdefSECRET"
+    monkeypatch.setenv("STUDY_TEST_DRAFT_KEY", secret)
+    try:
+        result = CliRunner().invoke(main, [
+            "chat", "draft-intents", str(chat_folder), "--type", "blog_post", "--n", "1",
+            "--endpoint", f"http://127.0.0.1:{server.port}/v1", "--model", "m", "--api-key-env", "STUDY_TEST_DRAFT_KEY",
+        ])  # fmt: skip
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert result.exit_code != 0 and "failed" in result.output
+    assert secret not in result.output

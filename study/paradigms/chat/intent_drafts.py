@@ -65,8 +65,10 @@ def draft(document_type: DocumentType, count: int, *, endpoint: str, model: str,
                 temperature=1.0, seed=seed,
             )  # fmt: skip
         except Exception as exc:  # noqa: BLE001 - one sentence for the researcher instead
+            # Redacted (before it is shortened): an endpoint can echo the key in its error.
+            said = model_client.redact(str(exc), api_key)[:200]
             raise DraftError(f"the model endpoint at {model_client.safe_url(endpoint)} failed: "
-                             f"{type(exc).__name__}: {str(exc)[:200]}") from None  # fmt: skip
+                             f"{type(exc).__name__}: {said}") from None  # fmt: skip
         if found := model_client.answered_model(response):
             answered.add(found)
         return [(choice.message.content or "") for choice in model_client.choices(response)]
