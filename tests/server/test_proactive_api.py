@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import replace
 
+from flask import Flask, jsonify
 from sqlalchemy import select
+from werkzeug.serving import make_server
 
 from study.paradigms.proactive import policy
 from study.server import create_app
@@ -128,3 +131,26 @@ def test_a_model_that_is_down_is_a_502_with_a_sentence(study):
     # The writer's page gets a calm line; the reason (with the address) stays with the researcher.
     assert response.status_code == 502 and response.json["error"] == "suggestions are not available right now"
     assert "cannot reach" in _stored(app)[0]["error"] and "127.0.0.1:9" in _stored(app)[0]["error"]
+
+
+def test_an_answer_without_choices_is_named_a_malformed_response(study):
+    # An endpoint that answers 200 with no choice (e.g. a content filter that withheld it).
+    empty = Flask(__name__)
+
+    @empty.post("/v1/chat/completions")
+    def no_choices():
+        return jsonify(id="x", object="chat.completion", model="m", choices=[])
+
+    server = make_server("127.0.0.1", 0, empty, threaded=True)
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    try:
+        app = _app(study, f"http://127.0.0.1:{server.port}/v1", "L1")
+        client = app.test_client()
+        session_id = _session(client)
+        response = client.post(f"/api/sessions/{session_id}/proactive", json={"doc": "Hello there"})
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert response.status_code == 502 and response.json["error"] == "suggestions are not available right now"
+    error = _stored(app)[0]["error"]
+    assert "sent a malformed response: its list of choices is empty" in error, error

@@ -174,10 +174,10 @@ class ProactiveEngine:
                 client, "/chat/completions",
                 {"model": condition.model, "messages": messages, "n": 1, "logprobs": True, **params},
             )  # fmt: skip
-            return output(*model_client.chat_choice(model_client.choices(response)[0])), answered_model(response)
+            return output(*model_client.chat_choice(model_client.first_choice(response))), answered_model(response)
         prompt = context.rstrip(" \t")
         response = model_client.create(
             client, "/completions", {"model": condition.model, "prompt": prompt, "n": 1, "logprobs": 1, **params}
         )
-        read = model_client.completion_choice(model_client.choices(response)[0], removed=context[len(prompt) :])
+        read = model_client.completion_choice(model_client.first_choice(response), removed=context[len(prompt) :])
         return output(*read), answered_model(response)
