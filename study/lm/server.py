@@ -109,7 +109,10 @@ def create_app(backend: Backend, *, logprobs: bool = True) -> Flask:
     def chat_completions():
         body = _body()
         messages = _messages(body.get("messages"))
-        max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
+        # A null is "not given", as at OpenAI: a client sending every field keeps its max_tokens.
+        max_tokens = body.get("max_completion_tokens")
+        if max_tokens is None:
+            max_tokens = body.get("max_tokens")
         decoding = _decoding({**body, "max_tokens": max_tokens}, default_max_tokens=256)
         want_logprobs = _bool(body, "logprobs") and logprobs
         top = _int(body, "top_logprobs", 0, 20, 0)

@@ -141,6 +141,16 @@ def test_bad_parameters_are_openai_400_errors(client: openai.OpenAI, kwargs, par
     assert param in error["message"]
 
 
+def test_a_chat_reply_keeps_to_max_tokens_when_max_completion_tokens_is_null(base_url: str) -> None:
+    # OpenAI reads a null as "not given"; a client that sends every field (None as null) asks
+    # for max_tokens 3, and must not get the 256 tokens of the default.
+    body = {"model": "m", "messages": [{"role": "user", "content": "Hi"}], "logprobs": True,
+            "max_tokens": 3, "max_completion_tokens": None}  # fmt: skip
+    answer = httpx.post(f"{base_url}/chat/completions", json=body, timeout=10).json()
+    (choice,) = answer["choices"]
+    assert len(choice["logprobs"]["content"]) <= 3 and choice["finish_reason"] == "length"
+
+
 def test_chat_needs_messages(client: openai.OpenAI) -> None:
     with pytest.raises(openai.BadRequestError, match="messages"):
         client.chat.completions.create(model="m", messages=[])
