@@ -236,7 +236,10 @@ def _messages(messages: object) -> list[dict]:
             raise BadParameter(f"messages[{i}].role must be system, user or assistant", "messages")
         content = message.get("content")
         if isinstance(content, list):  # content parts: keep the text ones
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+            texts = [p.get("text", "") for p in content if isinstance(p, dict)]
+            if not all(isinstance(text, str) for text in texts):
+                raise BadParameter(f"messages[{i}].content: each part's text must be a string", "messages")
+            content = "".join(texts)
         if not isinstance(content, str):
             raise BadParameter(f"messages[{i}].content must be a string", "messages")
         result.append({"role": "system" if role == "developer" else role, "content": content})

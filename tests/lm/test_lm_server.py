@@ -156,6 +156,13 @@ def test_chat_needs_messages(client: openai.OpenAI) -> None:
         client.chat.completions.create(model="m", messages=[])
 
 
+def test_a_content_part_whose_text_is_not_a_string_is_a_400_naming_it(base_url: str) -> None:
+    body = {"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": 5}]}]}
+    refused = httpx.post(f"{base_url}/chat/completions", json=body, timeout=10)
+    assert refused.status_code == 400
+    assert refused.json()["error"]["param"] == "messages" and "messages[0].content" in refused.json()["error"]["message"]
+
+
 def test_raw_http_errors_have_the_openai_shape(base_url: str) -> None:
     missing = httpx.post(f"{base_url}/engines/davinci/completions", json={})
     assert missing.status_code == 404
