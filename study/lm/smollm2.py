@@ -182,6 +182,7 @@ class SmolLM2Backend:
             sorted_probs, order = probs.sort(dim=-1, descending=True)
             # Drop a token when the tokens before it already cover top_p; the first always stays.
             outside = (sorted_probs.cumsum(dim=-1) - sorted_probs) >= top_p
+            outside[..., 0] = False  # top_p 0 would drop it too, and leave nothing to sample
             sorted_probs = sorted_probs.masked_fill(outside, 0.0)
             probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
         return torch.multinomial(probs, 1, generator=generator).squeeze(-1)

@@ -59,6 +59,13 @@ def test_greedy_decoding_and_stop_sequences(smollm2_backend: SmolLM2Backend) -> 
     assert "." not in greedy[0].text
 
 
+def test_top_p_zero_keeps_the_most_likely_token_as_greedy_decoding_does(smollm2_backend: SmolLM2Backend) -> None:
+    # top_p = 0 is in range (study.toml, OpenAI): the nucleus is then the most likely token alone.
+    greedy = smollm2_backend.generate(STORY, n=1, max_tokens=8, temperature=0)
+    nucleus = smollm2_backend.generate(STORY, n=2, max_tokens=8, temperature=0.9, top_p=0.0, seed=1)
+    assert [g.text for g in nucleus] == [greedy[0].text] * 2
+
+
 def test_engine_gets_suggestions_from_smollm2_in_both_modes(base_url: str) -> None:
     engine = SuggestionEngine(SuggestionSettings(endpoint=base_url, timeout_seconds=60))
     completion = Condition(name="c", genre="creative", model="smollm2", temperature=0.9)
