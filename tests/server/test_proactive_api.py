@@ -10,6 +10,8 @@ from flask import Flask, jsonify
 from sqlalchemy import select
 from werkzeug.serving import make_server
 
+from study.lm.backends import DeterministicBackend, Generation
+from study.lm.server import serve_in_thread
 from study.paradigms.proactive import policy
 from study.server import create_app
 from study.store import reading
@@ -154,3 +156,27 @@ def test_an_answer_without_choices_is_named_a_malformed_response(study):
     assert response.status_code == 502 and response.json["error"] == "suggestions are not available right now"
     error = _stored(app)[0]["error"]
     assert "sent a malformed response: its list of choices is empty" in error, error
+
+
+class FinishesTheWord(DeterministicBackend):
+    """A completion model continuing a word the writer paused in: "The old light" + "house ..."."""
+
+    def generate(self, prompt: str, *, n: int = 1, **kwargs) -> list[Generation]:
+        text = "house stood on the cliff."
+        return [Generation(text, [-0.5], "stop", [text]) for _ in range(n)]
+
+
+def test_ghost_text_that_finishes_a_word_in_completion_mode_gets_no_space_in_it(study):
+    url, stop = serve_in_thread(FinishesTheWord())
+    try:
+        conditions = tuple(replace(c, paradigm="L1", mode="completion") for c in study.conditions)
+        app = create_app(replace(study, conditions=conditions, suggestions=replace(study.suggestions, endpoint=url)))
+        client = app.test_client()
+        session_id = _session(client)
+        doc = "At night the old light"
+        response = client.post(f"/api/sessions/{session_id}/proactive", json={"doc": doc})
+    finally:
+        stop()
+    assert response.status_code == 200, response.json
+    # Accepted, the ghost text is appended to the writer's text as it is.
+    assert doc + response.json["suggestion"]["original"] == "At night the old lighthouse stood on the cliff."

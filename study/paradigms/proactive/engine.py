@@ -80,12 +80,16 @@ def strip_repetition(doc: str, text: str) -> str:
     return text
 
 
-def clean(doc: str, text: str, settings: ProactiveSettings) -> str:
+def clean(doc: str, text: str, settings: ProactiveSettings, fresh: bool = True) -> str:
+    """The ghost text to append to `doc`. `fresh`: the model wrote a new message (chat mode),
+    which lacks the separating space a continuation carries, so one is added; a completion
+    (fresh=False) keeps its own spacing, as Tab's do: one without a leading space finishes the
+    word the writer paused in ("light" + "house")."""
     text = strip_repetition(doc, browser_newlines(text))
     if settings.unit == "sentence":
         text = first_sentence(text)
     text = text.rstrip()
-    if doc and not doc[-1].isspace() and text and not text[0].isspace() and text[0].isalnum():
+    if fresh and doc and not doc[-1].isspace() and text and not text[0].isspace() and text[0].isalnum():
         text = " " + text
     return text if text.strip() else ""
 
@@ -152,7 +156,7 @@ class ProactiveEngine:
             if raw["logprob_sum"] is not None:
                 result.probability = probability([raw["logprob_sum"]])
             continuation, result.rationale = parse_output(text)
-            result.suggestion = clean(doc, continuation, self.settings)
+            result.suggestion = clean(doc, continuation, self.settings, fresh=condition.mode == "chat")
             if not result.suggestion:
                 result.error = "the model's answer was empty after post-processing"
             elif blocked_term(result.suggestion, self.suggestions.blocklist):
