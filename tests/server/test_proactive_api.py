@@ -180,3 +180,26 @@ def test_ghost_text_that_finishes_a_word_in_completion_mode_gets_no_space_in_it(
     assert response.status_code == 200, response.json
     # Accepted, the ghost text is appended to the writer's text as it is.
     assert doc + response.json["suggestion"]["original"] == "At night the old lighthouse stood on the cliff."
+
+
+class AnswersWithDialogue(DeterministicBackend):
+    """A chat model whose next sentence is a line of dialogue."""
+
+    def generate(self, prompt: str, *, n: int = 1, **kwargs) -> list[Generation]:
+        text = '"Who is there?" she asked.'
+        return [Generation(text, [-0.5], "stop", [text]) for _ in range(n)]
+
+
+def test_ghost_text_opening_a_quotation_in_chat_mode_is_set_apart_from_the_sentence_before(study):
+    url, stop = serve_in_thread(AnswersWithDialogue())
+    try:
+        conditions = tuple(replace(c, paradigm="L1", mode="chat") for c in study.conditions)
+        app = create_app(replace(study, conditions=conditions, suggestions=replace(study.suggestions, endpoint=url)))
+        client = app.test_client()
+        session_id = _session(client)
+        doc = "Someone knocked at the door. He looked up."
+        response = client.post(f"/api/sessions/{session_id}/proactive", json={"doc": doc})
+    finally:
+        stop()
+    assert response.status_code == 200, response.json
+    assert doc + response.json["suggestion"]["original"] == 'Someone knocked at the door. He looked up. "Who is there?" she asked.'
