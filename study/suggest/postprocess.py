@@ -74,6 +74,15 @@ def browser_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
+def starts_apart(doc: str, text: str) -> bool:
+    """Whether a chat model's `text`, a fresh message appended to `doc`, starts a word of its
+    own and so needs the separating space a completion would carry: a word, or a mark that
+    opens one (a quotation, a bracket), not one that attaches to the word before (",", ".", a
+    closing quotation: `doc` has a '"' still open). Used by Tab's and ghost text's chat mode."""
+    first = text[0]
+    return first.isalnum() or first in "“‘([" or (first == '"' and doc.count('"') % 2 == 0)
+
+
 def first_sentence(text: str) -> str:
     """The first sentence of `text`, with the text's leading whitespace kept and none trailing.
 

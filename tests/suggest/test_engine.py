@@ -151,6 +151,14 @@ def test_chat_mode_sends_system_prompt_and_document(endpoint, recorder) -> None:
     assert result.parameters["mode"] == "chat"
 
 
+def test_a_chat_reply_that_finishes_the_writers_sentence_gets_no_space_before_its_comma() -> None:
+    # The writer stopped mid-sentence; the model's "next sentence" finishes theirs.
+    outputs = [", then walked away without a word.", "Nobody answered."]
+    for base_url in running(ScriptedBackend(outputs)):
+        result = engine_for(base_url).suggest(condition(mode="chat", n=2), "He paused at the door")
+    assert [s["original"] for s in result.suggestions] == [", then walked away without a word.", " Nobody answered."]
+
+
 def test_suggestions_on_screen_are_not_repeated(endpoint) -> None:
     engine = engine_for(endpoint)
     greedy = condition(temperature=0.0)  # every query gives the same outputs

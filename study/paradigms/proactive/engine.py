@@ -26,7 +26,7 @@ import openai
 from study import model_client
 from study.config import Condition, SuggestionSettings
 from study.model_client import answered_model, output
-from study.suggest.postprocess import blocked_term, browser_newlines, first_sentence, probability
+from study.suggest.postprocess import blocked_term, browser_newlines, first_sentence, probability, starts_apart
 from study.paradigms.proactive import context as ctx
 from study.paradigms.proactive import policy
 from study.paradigms.proactive.settings import ProactiveSettings
@@ -89,17 +89,9 @@ def clean(doc: str, text: str, settings: ProactiveSettings, fresh: bool = True) 
     if settings.unit == "sentence":
         text = first_sentence(text)
     text = text.rstrip()
-    if fresh and doc and not doc[-1].isspace() and text and _starts_apart(doc, text):
+    if fresh and doc and not doc[-1].isspace() and text and starts_apart(doc, text):
         text = " " + text
     return text if text.strip() else ""
-
-
-def _starts_apart(doc: str, text: str) -> bool:
-    """Whether a fresh message's `text` starts a word of its own after `doc`: a word, or a mark
-    that opens one (a quotation, a bracket), not one that attaches to the word before (",",
-    ".", a closing quotation: `doc` has a '"' still open)."""
-    first = text[0]
-    return first.isalnum() or first in "“‘([" or (first == '"' and doc.count('"') % 2 == 0)
 
 
 def parse_output(text: str) -> tuple[str, str]:

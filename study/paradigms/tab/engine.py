@@ -25,7 +25,7 @@ import openai
 from study import model_client
 from study.config import Condition, SuggestionSettings
 from study.model_client import answered_model, choices, output
-from study.suggest.postprocess import postprocess
+from study.suggest.postprocess import postprocess, starts_apart
 
 # CoAuthor's backend cut trailing spaces and tabs off the prompt (GPT tokens carry their
 # leading space, so a prompt ending in " " makes the model start oddly) and removed them again
@@ -131,8 +131,9 @@ class SuggestionEngine:
         for choice in choices(response):
             text, values, finish_reason = model_client.chat_choice(choice)
             # A chat reply is a fresh message without the separating space a completion
-            # carries; add one so "...the door." + "He left." does not run together.
-            if doc and not doc[-1].isspace() and text and not text[0].isspace():
+            # carries; add one so "...the door." + "He left." does not run together, but not
+            # before a comma that finishes the writer's sentence.
+            if doc and not doc[-1].isspace() and text and starts_apart(doc, text):
                 text = " " + text
             raw.append(output(text, values, finish_reason))
         return raw, answered_model(response)
