@@ -101,6 +101,20 @@ def test_l3_reads_the_writing_stage_from_the_writers_words_not_the_prompts(study
     assert response.json["stage"] == "middle"
 
 
+def test_a_long_run_of_rejections_waits_the_longest_threshold_and_settles_its_call(study, model_url):
+    # As many rejections as a request may carry: the threshold stops growing at max_idle_ms,
+    # and the model call is settled rather than left "no outcome recorded".
+    app = _app(study, model_url, "L3")
+    client = app.test_client()
+    session_id = _session(client)
+    response = client.post(f"/api/sessions/{session_id}/proactive", json={
+        "doc": "Short start.", "outcomes": ["rejected"] * 2000})
+    assert response.status_code == 200, response.get_data(as_text=True)[:300]
+    assert response.json["idleMs"] == study.proactive.max_idle_ms
+    (row,) = _stored(app)
+    assert row["error"] is None
+
+
 def test_a_tab_condition_and_bad_bodies_are_refused_with_the_reason(study, model_url):
     client = _app(study, model_url, "L0").test_client()
     session_id = _session(client)

@@ -57,7 +57,11 @@ def rejection_run(outcomes: Sequence[str]) -> int:
 def idle_threshold(stage_name: str, rejections: int, settings: ProactiveSettings) -> int:
     base = settings.stage_idle_ms[stage_name]
     extra = max(0, rejections - settings.reject_streak + 1)
-    return int(min(settings.max_idle_ms, round(base * settings.reject_multiplier**extra)))
+    try:
+        grown = base * settings.reject_multiplier**extra
+    except OverflowError:  # a run of rejections far past the cap (a request may carry 2,000)
+        grown = settings.max_idle_ms
+    return int(min(settings.max_idle_ms, round(grown)))
 
 
 def suggestion_tokens(kept_words: Sequence[int], max_tokens: int, settings: ProactiveSettings) -> int:
