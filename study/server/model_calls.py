@@ -160,6 +160,13 @@ def in_flight_seconds(study_config) -> float:
     return 2 * study_config.suggestions.timeout_seconds + 10
 
 
+def page_wait_ms(study_config) -> int:
+    """How long a participant's page waits for its suggestion or ghost text before it says so:
+    the model's time limit ([suggestions] timeout_seconds) and 5 s for the server's own work,
+    and never less than the 20 s the pages waited before the limit was theirs to follow."""
+    return max(20_000, round(study_config.suggestions.timeout_seconds * 1000) + 5_000)
+
+
 def _in_flight_seconds() -> float:
     return in_flight_seconds(study())
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from flask import Blueprint, url_for
 
 from study.paradigms.proactive import PROACTIVE, coauthor_log, is_proactive_study
+from study.server import model_calls
 from study.paradigms.proactive.memory import interaction_memory
 
 blueprint = Blueprint("proactive", __name__, template_folder="templates", static_folder="static",
@@ -38,6 +39,7 @@ def boot(study, condition, session_id: str) -> dict:
             "stateful": condition.paradigm != "L1",
             "staged": condition.paradigm == "L3",
             "url": url_for("proactive_api.suggest", session_id=session_id),
+            "waitMs": model_calls.page_wait_ms(study),
             **study.proactive.browser(),
         }
     return found

@@ -8,6 +8,7 @@ from __future__ import annotations
 from flask import Blueprint, url_for
 
 from study import control_arm
+from study.server import model_calls
 
 blueprint = Blueprint("tab", __name__, template_folder="templates", static_folder="static",
                       static_url_path="/tab-static")  # fmt: skip
@@ -25,4 +26,6 @@ def boot(study, condition, session_id: str) -> dict:
         # MindCopilot's L0 as the paper ran it: the assistant panel instead of the Tab list
         # (study.paradigms.proactive.editor).
         return {}
-    return {"suggestionsUrl": url_for("suggestions_api.suggest", session_id=session_id)}
+    # The page waits as long as the server gives the model ([suggestions] timeout_seconds).
+    return {"suggestionsUrl": url_for("suggestions_api.suggest", session_id=session_id),
+            "suggestionsWaitMs": model_calls.page_wait_ms(study)}

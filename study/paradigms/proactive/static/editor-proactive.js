@@ -168,7 +168,8 @@ window.StudyEditor = window.StudyEditor || {};
         kept_words: this.accepted.map((span) => wordsIn(this.textarea.value.slice(span.start, span.end))),
       };
       const controller = new AbortController();
-      const timeout = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
+      // As long as the server lets the model take (waitMs, from [suggestions] timeout_seconds).
+      const timeout = setTimeout(() => controller.abort(), this.settings.waitMs || REQUEST_TIMEOUT_MS);
       try {
         const response = await fetch(this.settings.url, {
           method: "POST", headers: { "Content-Type": "application/json" },

@@ -14,9 +14,12 @@ window.StudyEditor = window.StudyEditor || {};
   // -- the request -----------------------------------------------------------------------------
 
   // Resolves {suggestions} or {error}: a failure is an answer too, logged as suggestion-fail.
-  async function fetchSuggestions(url, doc, onScreen) {
+  // `waitMs`: how long the server lets the model take, and a little more (the boot data's
+  // suggestionsWaitMs, from [suggestions] timeout_seconds).
+  async function fetchSuggestions(url, doc, onScreen, waitMs) {
+    const wait = waitMs || REQUEST_TIMEOUT_MS;
     const controller = new AbortController();
-    const timeout = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
+    const timeout = setTimeout(() => controller.abort(), wait);
     try {
       const response = await fetch(url, {
         method: "POST",
@@ -35,7 +38,7 @@ window.StudyEditor = window.StudyEditor || {};
     } catch (error) {
       return {
         error: error.name === "AbortError"
-          ? `no answer within ${REQUEST_TIMEOUT_MS / 1000} seconds`
+          ? `no answer within ${Math.round(wait / 1000)} seconds`
           : "the server cannot be reached",
       };
     } finally {

@@ -34,7 +34,8 @@ window.StudyEditor = window.StudyEditor || {};
       page.say("");
       // The model continues the writer's text, without Quill's final newline: in the CoAuthor
       // release a suggestion accepted after "." starts with a space, not a new paragraph.
-      const answer = await StudyEditor.fetchSuggestions(boot.suggestionsUrl, textarea.value, onScreen);
+      const answer = await StudyEditor.fetchSuggestions(boot.suggestionsUrl, textarea.value, onScreen,
+        boot.suggestionsWaitMs);
       asking = false;
       page.busy(false);
       if (page.finishing()) return;
