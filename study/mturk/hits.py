@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+import xml.etree.ElementTree as ET
 from decimal import Decimal
 from urllib.parse import urlparse
 from xml.sax.saxutils import escape
@@ -42,6 +43,15 @@ def external_question(task_url: str, frame_height: int = 0) -> str:
         f"<FrameHeight>{int(frame_height)}</FrameHeight>"
         "</ExternalQuestion>"
     )
+
+
+def question_url(question: str | None) -> str:
+    """The ExternalURL of a HIT's Question ("" for another kind of question)."""
+    try:
+        root = ET.fromstring(question or "")
+    except ET.ParseError:
+        return ""
+    return (root.findtext(f"{{{EXTERNAL_QUESTION_NS}}}ExternalURL") or "").strip()
 
 
 # The judging round's entry page (study.judging.web): HITs whose URL ends with it are judges'

@@ -174,7 +174,8 @@ def adopt(ctx: Context, hit: dict) -> None:
                 hit_type_id=hit["HITTypeId"],
                 max_assignments=hit["MaxAssignments"],
                 reward=hit["Reward"],
-                task_url="",
+                # The HIT's own URL: it tells a judging round's HITs from writers' (is_judging).
+                task_url=hit_module.question_url(hit.get("Question")),
                 status=hit["HITStatus"],
                 expiration=hit_module.epoch(hit["Expiration"]),
                 created_at=time.time(),

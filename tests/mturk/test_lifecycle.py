@@ -173,3 +173,26 @@ def test_sync_records_rewards_mturk_owes_even_past_the_cap(make_ctx, emulator, t
     assert committed.total == Decimal(
         "6.00"
     )  # over the $3.00 cap: recorded, because MTurk will pay it
+
+
+def test_a_judging_hit_sync_adopts_is_left_to_the_judging_review(ctx, emulator):
+    # A judging HIT this database never saw (a crash before its row, or a rebuilt database):
+    # its judge must not be proposed for rejection as a writer without a session.
+    judge_url = "https://study.example.org/judge"
+    ctx.requester.client.create_hit(
+        MaxAssignments=1,
+        LifetimeInSeconds=3600,
+        AssignmentDurationInSeconds=600,
+        Reward="1.00",
+        Title="Rate texts",
+        Description="d",
+        Question=hits.external_question(judge_url),
+        RequesterAnnotation=f"{ctx.study.id}-0123456789abcdef01234567",
+    )
+    (hit_id,) = emulator.state.data["hits"]
+    judge = accept_and_submit(emulator.state, hit_id, "A1JUDGE", {"verificationCode": "J1"})
+    report = assignments.sync(ctx)
+    assert report.adopted_hits == [hit_id]
+    assert judge["AssignmentId"] not in {p.assignment_id for p in review.proposals(ctx)}
+    (row,) = hits.study_hits(ctx, refresh=False)
+    assert row["task_url"] == judge_url and hits.is_judging(row)
