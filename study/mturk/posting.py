@@ -50,7 +50,12 @@ def post(
 ) -> Posted | None:
     """Create the HIT type and `hits` HITs of `assignments` assignments. Returns None if
     `confirm` declined. `page`: the page the URL must name (/judge for a judging round)."""
-    interrupted = hit_module.rows(ctx, status="planned")
+    # Only the interrupted HITs of this kind of post: a judging round's post must not finish the
+    # writers' HITs in its place (and report them as judging HITs), nor the other way round.
+    judging = page == hit_module.JUDGING_PAGE
+    interrupted = [
+        r for r in hit_module.rows(ctx, status="planned") if hit_module.is_judging(r) == judging
+    ]
     if interrupted:
         return Posted(_finish(ctx, interrupted), _cost(interrupted), resumed=True)
     if hits < 1 or assignments < 1:

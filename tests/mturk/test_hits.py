@@ -256,3 +256,32 @@ def test_a_rejection_can_be_overridden_and_then_the_reward_is_paid(ctx, emulator
     with reading(ctx.engine) as connection:
         assert ledger.totals(connection, ctx.environment).paid.total == Decimal("3.00")
     assert ctx.requester.client.get_account_balance()["AvailableBalance"] == "9997.00"
+
+
+def test_a_judging_post_does_not_finish_an_interrupted_writers_post_in_its_place(
+    ctx, emulator, monkeypatch
+):
+    from study.judging.settings import JudgingSettings
+    from study.mturk import judging
+
+    real_record = posting._record
+    monkeypatch.setattr(
+        posting, "_record", lambda *a, **k: (_ for _ in ()).throw(SystemExit("crash"))
+    )
+    with pytest.raises(SystemExit):
+        _post(ctx)  # the writers' HIT is planned, its answer lost
+    monkeypatch.setattr(posting, "_record", real_record)
+    judged = judging.post(
+        ctx,
+        JudgingSettings(title="Rate short texts", description="Rate how good each text is."),
+        hits=1,
+        assignments=1,
+        reward=Decimal("0.80"),
+        task_url="https://study.example.org/judge",
+    )
+    assert not judged.resumed
+    assert [hits.is_judging(row) for row in judged.hits] == [True]
+    assert judged.hits[0]["HIT"]["Reward"] == "0.80"
+    writers = _post(ctx)  # the writers' own post finishes their HIT, once
+    assert writers.resumed and not hits.is_judging(writers.hits[0])
+    assert len(emulator.state.data["hits"]) == 2
