@@ -53,8 +53,12 @@ def extend(
         )
     elif more:
         done.append(extensions.add(ctx, row, hit, more, confirm=confirm))
-    if hours and _reserve_reopened(ctx, row, confirm):
-        expire_at = dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=hours)
+    expire_at = dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=hours)
+    if hours and epoch(hit["Expiration"]) >= expire_at.timestamp():
+        # Extending never shortens: a HIT already open past that time keeps its expiry.
+        until = dt.datetime.fromtimestamp(epoch(hit["Expiration"]), dt.timezone.utc)
+        done.append(f"already open until {until:%Y-%m-%d %H:%M} UTC, later than asked: unchanged")
+    elif hours and _reserve_reopened(ctx, row, confirm):
         try:
             ctx.requester.call("UpdateExpirationForHIT", HITId=hit_id, ExpireAt=expire_at)
         except MTurkError as error:

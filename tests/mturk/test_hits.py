@@ -285,3 +285,13 @@ def test_a_judging_post_does_not_finish_an_interrupted_writers_post_in_its_place
     writers = _post(ctx)  # the writers' own post finishes their HIT, once
     assert writers.resumed and not hits.is_judging(writers.hits[0])
     assert len(emulator.state.data["hits"]) == 2
+
+
+def test_extend_hours_never_cuts_short_a_hit_that_is_open_longer(ctx, emulator):
+    hit_id = _post(ctx).hits[0]["hit_id"]  # open for [mturk] lifetime_hours, 72 by default
+    expires = emulator.state.data["hits"][hit_id]["Expiration"]
+    done = hit_actions.extend(ctx, hit_id, hours=1)
+    assert emulator.state.data["hits"][hit_id]["Expiration"] == expires
+    assert "already open until" in done[0]
+    hit_actions.extend(ctx, hit_id, hours=100)  # later than now: pushed
+    assert emulator.state.data["hits"][hit_id]["Expiration"] > expires + 20 * 3600

@@ -182,7 +182,7 @@ def list_hits(directory: str, sandbox: bool, endpoint_url: str | None) -> None:
     "--hours",
     default=0.0,
     type=click.FloatRange(0),
-    help="Keep the HIT open this many hours from now.",
+    help="Keep the HIT open at least this many hours from now (never shortens it).",
 )
 @account_options
 @reports_errors
