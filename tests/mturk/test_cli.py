@@ -227,3 +227,26 @@ def task_app_for_folder(study, model_url):
     from tests.mturk.conftest import with_model
 
     return create_app(with_model(study, model_url))
+
+
+def test_emulate_takes_the_balance_as_dollars_or_says_what_is_wrong(tmp_path, monkeypatch):
+    import study.mturk.emulator as emulator_package
+    from decimal import Decimal
+
+    from study.mturk import money
+
+    served = {}
+    monkeypatch.setattr(
+        emulator_package, "serve", lambda state, host, port: served.update(state=state)
+    )
+    result = CliRunner().invoke(
+        mturk, ["emulate", "--state", str(tmp_path / "a.json"), "--balance", "$50"]
+    )
+    assert result.exit_code == 0
+    # A $50 dry run pays a worker as MTurk would, instead of failing in the emulator.
+    served["state"].debit(money.Cost(Decimal("2.50"), Decimal("0.50")), "a reward")
+    assert served["state"].data["balance"] == "47.00"
+    wrong = CliRunner().invoke(
+        mturk, ["emulate", "--state", str(tmp_path / "b.json"), "--balance", "lots"]
+    )
+    assert wrong.exit_code != 0 and "--balance" in wrong.output and "2.50" in wrong.output

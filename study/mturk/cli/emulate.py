@@ -25,8 +25,13 @@ import click
 def emulate(host, port, state_file, allow_http, balance) -> None:
     """Serve a local MTurk endpoint (the real JSON protocol, checked against botocore's model)
     for a dry run: point the other commands at it with --endpoint-url."""
+    from study.mturk import money
     from study.mturk.emulator import State, serve
 
+    try:  # stored as MTurk shows a balance ("50.00"): every payment is taken from it
+        balance = money.usd(money.parse_usd(balance, what="--balance"))
+    except money.MoneyError as error:
+        raise click.BadParameter(str(error), param_hint="--balance") from None
     state = State(state_file, balance=balance, allow_http=allow_http)
     url = f"http://{host}:{port}"
     click.echo(f"MTurk emulator on {url}  (state: {state_file})")
