@@ -95,10 +95,36 @@ def post(
     return Posted(_finish(ctx, planned), cost, resumed=False)
 
 
+class _Refused(Exception):
+    """MTurk refused a HIT: it does not exist and never will under this token."""
+
+
 def _finish(ctx: Context, planned: list[dict]) -> list[dict]:
     done = []
-    for row in planned:
-        hit = _create(ctx, row)
+    for index, row in enumerate(planned):
+        try:
+            hit = _create(ctx, row)
+        except _Refused as refused:
+            # The rest of the post was never sent: drop it with the refused HIT, so that a
+            # re-run posts what the researcher fixed rather than the refused plan again.
+            left = planned[index:]
+            with writing(ctx.engine) as connection:
+                for dropped in left:
+                    token = dropped["request_token"]
+                    hit_module.set_row(connection, ctx.environment, token, status="failed")
+                    for slot in _slots_of_token(connection, ctx.environment, token):
+                        ledger.settle(
+                            connection, slot, "cancelled", f"CreateHIT refused: {refused}"
+                        )
+            posted = (
+                f"{len(done)} of the {len(planned)} HITs were posted, the other {len(left)} not"
+                if done
+                else f"none of the {len(planned)} HITs was posted"
+            )
+            raise hit_module.HitError(
+                f"MTurk refused the HIT: {refused}\n{posted}, and their reservations are released. "
+                "Fix the problem and post them again."
+            ) from None
         done.append(_record(ctx, row["request_token"], hit))
     return done
 
@@ -123,13 +149,7 @@ def _create(ctx: Context, row: dict) -> dict:
         if error.turk_code == "AWS.MechanicalTurk.HitAlreadyExists" and error.entity_id():
             return ctx.requester.call("GetHIT", HITId=error.entity_id())["HIT"]
         if error.certain:
-            with writing(ctx.engine) as connection:
-                hit_module.set_row(connection, ctx.environment, token, status="failed")
-                for slot in _slots_of_token(connection, ctx.environment, token):
-                    ledger.settle(
-                        connection, slot, "cancelled", f"CreateHIT refused: {error.message}"
-                    )
-            raise hit_module.HitError(f"MTurk refused the HIT: {error}") from None
+            raise _Refused(str(error)) from None
         raise hit_module.HitError(
             f"{error}\nThe HIT may or may not exist now. Run the same post again: it finishes this "
             "HIT without posting it twice."

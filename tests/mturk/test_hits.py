@@ -295,3 +295,18 @@ def test_extend_hours_never_cuts_short_a_hit_that_is_open_longer(ctx, emulator):
     assert "already open until" in done[0]
     hit_actions.extend(ctx, hit_id, hours=100)  # later than now: pushed
     assert emulator.state.data["hits"][hit_id]["Expiration"] > expires + 20 * 3600
+
+
+def test_a_post_mturk_refuses_leaves_nothing_planned_so_the_fixed_post_goes_out(ctx, emulator):
+    # The emulator (like MTurk) frames only https pages; the dry run let an http URL through.
+    with pytest.raises(hits.HitError, match="MTurk refused the HIT") as refused:
+        posting.post(
+            ctx, hits=3, assignments=2, reward=Decimal("2.50"), task_url="http://127.0.0.1/task"
+        )
+    assert "none of the 3 HITs was posted" in str(refused.value)
+    with reading(ctx.engine) as connection:
+        assert ledger.totals(connection, ctx.environment).committed.total == Decimal("0.00")
+    fixed = _post(ctx, hits_count=3)  # the researcher fixed the URL: it is what gets posted
+    assert not fixed.resumed and len(fixed.hits) == 3
+    assert {row["task_url"] for row in fixed.hits} == {TASK_URL}
+    assert len(emulator.state.data["hits"]) == 3
