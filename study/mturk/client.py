@@ -200,9 +200,31 @@ def is_loopback(endpoint_url: str) -> bool:
         return False
 
 
+class WrongEnvironment(ValueError):
+    pass
+
+
+def check_environment(live: bool, endpoint_url: str | None) -> None:
+    """--endpoint-url naming MTurk's own live or sandbox endpoint must agree with --live or
+    --sandbox: live money spent as "sandbox" would skip the budget cap and the confirmation and
+    be filed in the sandbox's ledger."""
+    host = urlparse(endpoint_url or "").hostname
+    for name, address, flag in (
+        ("live marketplace", LIVE_ENDPOINT, True),
+        ("sandbox", SANDBOX_ENDPOINT, False),
+    ):
+        if host == urlparse(address).hostname and live != flag:
+            raise WrongEnvironment(
+                f"--endpoint-url {endpoint_url} is MTurk's {name}, but the command runs with "
+                f"--{'live' if live else 'sandbox'}. Fix: pass --{'live' if flag else 'sandbox'} "
+                "instead of --endpoint-url (it is only for `study mturk emulate` or a proxy)."
+            )
+
+
 def connect(
     *, live: bool = False, endpoint_url: str | None = None, session: boto3.Session | None = None
 ) -> Requester:
+    check_environment(live, endpoint_url)
     endpoint = endpoint_url or (LIVE_ENDPOINT if live else SANDBOX_ENDPOINT)
     try:
         session = session or new_session()

@@ -111,3 +111,25 @@ def test_rows_filed_by_address_before_are_moved_to_the_account(cli, folder, emul
     with engine.connect() as connection:
         (environment,) = connection.execute(select(mturk_payments.c.environment)).one()
     assert environment == f"sandbox:{emulator.state.data['account_id']}"
+
+
+@pytest.mark.parametrize(
+    "where, words",
+    [
+        # --sandbox is the default: real money would be spent under the sandbox's rules
+        # (no budget cap, no confirmation) and filed in the sandbox's ledger.
+        (("--endpoint-url", client.LIVE_ENDPOINT), ("live", "--live")),
+        (("--live", "--endpoint-url", client.SANDBOX_ENDPOINT + "/"), ("sandbox", "--sandbox")),
+    ],
+)
+def test_mturks_own_endpoints_must_match_sandbox_or_live(cli, folder, monkeypatch, where, words):
+    from study.mturk import account
+
+    asked = []
+    monkeypatch.setattr(account, "identify", lambda *a, **k: asked.append(1) or "123456789012")
+    monkeypatch.setattr(
+        client, "new_session", lambda: pytest.fail("a request would have gone to MTurk")
+    )
+    result = cli("balance", str(folder), where=where)
+    _one_clear_line(result, *words)
+    assert asked == []
