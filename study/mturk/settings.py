@@ -78,6 +78,8 @@ def from_study(study: Study) -> MTurkSettings:
             )
             for item in section.pop("qualifications", [])
         )
+        for index, requirement in enumerate(requirements):
+            _check_requirement(requirement, f"{where}.qualifications[{index}]")
         return MTurkSettings(
             title=section.pop("title", study.title),
             description=section.pop(
@@ -94,6 +96,24 @@ def from_study(study: Study) -> MTurkSettings:
         raise SettingsError(str(error)) from None
     except (TypeError, KeyError) as error:
         raise SettingsError(f"{where}: {error}. Fix: see README, Configuration, [mturk].") from None
+
+
+def _check_requirement(requirement: Requirement, where: str) -> None:
+    """MTurk refuses a comparison without values and Exists/DoesNotExist with them; say so here,
+    where the researcher wrote it, rather than in MTurk's words about the HIT type."""
+    named = f"{where} ({requirement.qualification!r})"
+    presence = requirement.comparator in ("Exists", "DoesNotExist")
+    if presence and requirement.values:
+        raise SettingsError(
+            f"{named}: comparator {requirement.comparator} takes no values, got "
+            f"{list(requirement.values)}. Fix: remove values, or pick a comparator such as "
+            '"GreaterThanOrEqualTo".'
+        )
+    if not presence and not requirement.values:
+        raise SettingsError(
+            f"{named}: comparator {requirement.comparator} needs values to compare the worker's "
+            "score with. Fix: add e.g. values = [1]."
+        )
 
 
 def _pay(pay: str) -> Decimal | None:

@@ -310,3 +310,24 @@ def test_a_post_mturk_refuses_leaves_nothing_planned_so_the_fixed_post_goes_out(
     assert not fixed.resumed and len(fixed.hits) == 3
     assert {row["task_url"] for row in fixed.hits} == {TASK_URL}
     assert len(emulator.state.data["hits"]) == 3
+
+
+@pytest.mark.parametrize(
+    "requirement, words",
+    [
+        ({"name": "coauthor qualified", "comparator": "GreaterThanOrEqualTo"}, "needs values"),
+        ({"name": "coauthor qualified", "values": [1]}, "takes no values"),
+    ],
+)
+def test_a_qualification_requirement_without_its_values_is_named_in_study_toml(
+    make_ctx, requester, emulator, requirement, words
+):
+    from study.mturk import settings
+
+    with pytest.raises(settings.SettingsError) as caught:
+        ctx = make_ctx(qualifications=[requirement], budget="100.00")
+        qualifications.create(requester, ctx.engine, "coauthor qualified", "Passed round 1")
+        _post(ctx)
+    assert "study.toml" in str(caught.value) and "qualifications[0]" in str(caught.value)
+    assert words in str(caught.value) and "Fix:" in str(caught.value)
+    assert emulator.state.data["hit_types"] == {}
