@@ -36,13 +36,9 @@ def add(
     confirm: Callable[[money.Cost], bool] | None = None,
 ) -> str:
     """Record the intent to add `more` assignments, reserve them, then ask MTurk."""
+    check_size(hit, more)
     hit_id, before = hit["HITId"], hit["MaxAssignments"]
     total = before + more
-    if before < 10 <= total:
-        raise hit_module.HitError(
-            f"HIT {hit_id} has {before} assignments; MTurk cannot extend a HIT with fewer than "
-            "10 assignments to 10 or more. Fix: post a new HIT instead."
-        )
     reward = Decimal(hit["Reward"])
     cost = money.Cost(reward * more, money.fee(reward, assignments=total) * more)
     with reading(ctx.engine) as connection:  # refused before anyone is asked to confirm
@@ -73,6 +69,16 @@ def add(
         )
         connection.execute(mturk_extensions.insert().values(**intent))
     return finish(ctx, hit, intent)
+
+
+def check_size(hit: dict, more: int) -> None:
+    """MTurk cannot grow a HIT of fewer than 10 assignments to 10 or more."""
+    before = hit["MaxAssignments"]
+    if before < 10 <= before + more:
+        raise hit_module.HitError(
+            f"HIT {hit['HITId']} has {before} assignments; MTurk cannot extend a HIT with fewer "
+            "than 10 assignments to 10 or more. Fix: post a new HIT instead."
+        )
 
 
 def unfinished(ctx: Context, hit_id: str) -> dict | None:

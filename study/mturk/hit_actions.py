@@ -43,21 +43,18 @@ def extend(
     Re-opening a HIT reserves its takeable assignments again before MTurk is asked."""
     row = row_by_hit(ctx, hit_id)
     hit = _required(ctx, hit_id)
-    done = []
     interrupted = extensions.unfinished(ctx, hit_id)
-    if more and interrupted:
-        done.append(
-            extensions.finish(ctx, hit, interrupted)
-            + " (an extend that did not finish before; nothing more was added: run it again "
-            "to add more)"
-        )
-    elif more:
-        done.append(extensions.add(ctx, row, hit, more, confirm=confirm))
+    if more and not interrupted:
+        extensions.check_size(hit, more)  # refused before anything is done
+    # The expiry before the assignments: keeping a HIT open is the same request however often
+    # it is made, adding assignments is not; if the cap (or a "no") stops the second half, the
+    # same command run again must not add the assignments a second time.
+    opened = None
     expire_at = dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=hours)
     if hours and epoch(hit["Expiration"]) >= expire_at.timestamp():
         # Extending never shortens: a HIT already open past that time keeps its expiry.
         until = dt.datetime.fromtimestamp(epoch(hit["Expiration"]), dt.timezone.utc)
-        done.append(f"already open until {until:%Y-%m-%d %H:%M} UTC, later than asked: unchanged")
+        opened = f"already open until {until:%Y-%m-%d %H:%M} UTC, later than asked: unchanged"
     elif hours and _reserve_reopened(ctx, row, confirm):
         try:
             ctx.requester.call("UpdateExpirationForHIT", HITId=hit_id, ExpireAt=expire_at)
@@ -66,7 +63,18 @@ def extend(
                 fit_reservations(ctx, hit_id, current(ctx, hit_id))  # refused: release again
             if not error.token_already_processed:
                 raise
-        done.append(f"open until {expire_at:%Y-%m-%d %H:%M} UTC")
+        opened = f"open until {expire_at:%Y-%m-%d %H:%M} UTC"
+    done = []
+    if more and interrupted:
+        done.append(
+            extensions.finish(ctx, hit, interrupted)
+            + " (an extend that did not finish before; nothing more was added: run it again "
+            "to add more)"
+        )
+    elif more:
+        done.append(extensions.add(ctx, row, hit, more, confirm=confirm))
+    if opened:
+        done.append(opened)
     current(ctx, hit_id)
     return done
 

@@ -15,7 +15,7 @@ from study.mturk.client import MTurkError
 from study.mturk.emulator import accept_and_submit
 from study.mturk.review import approve
 from study.store import reading
-from tests.mturk.conftest import TASK_URL, new_study, post_hit
+from tests.mturk.conftest import TASK_URL, new_study, post_hit, with_mturk
 from tests.store.conftest import postgres_url  # noqa: F401 - the cluster, shared as a fixture
 
 
@@ -269,3 +269,20 @@ def test_two_bonus_commands_at_once_on_postgresql_never_pass_the_cap_together(pg
     with reading(pg_engine) as connection:
         committed = ledger.totals(connection, environment).committed.total
     assert committed == Decimal("7.20")
+
+
+def test_an_extend_the_cap_stopped_half_way_adds_the_assignments_once_when_run_again(
+    cli, tmp_path, emulator
+):
+    folder = new_study(tmp_path / "study", budget="12.00")
+    hit_id = _hit_id(cli("post", str(folder), "--assignments", "3", "--task-url", TASK_URL))
+    assert cli("expire", str(folder), hit_id).exit_code == 0  # its 3 slots are released
+    # Re-launching it: 2 more assignments and a day longer: 5 x $3.00 is past the $12.00 cap.
+    relaunch = ("extend", str(folder), hit_id, "--assignments", "2", "--hours", "24")
+    refused = cli(*relaunch)
+    assert refused.exit_code == 1 and "Refusing" in refused.output
+    with_mturk(folder, budget="20.00")  # the researcher raises the cap and runs it again
+    again = cli(*relaunch)
+    assert again.exit_code == 0, again.output
+    assert emulator.state.data["hits"][hit_id]["MaxAssignments"] == 5  # asked for once: 3 + 2
+    assert "reserved  $15.00" in cli("balance", str(folder)).stdout
