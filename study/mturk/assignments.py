@@ -133,6 +133,10 @@ def sync(ctx: Context) -> SyncReport:
         hit = row.get("HIT")
         if hit is None:  # deleted: its assignments are settled and stay as last synced
             hit_module.fit_reservations(ctx, row["hit_id"], None)
+            # MTurk no longer lists them, so the last sync's record says who submitted.
+            submitted_ids.update(
+                a["assignment_id"] for a in stored(ctx) if a["hit_id"] == row["hit_id"]
+            )
             continue
         for found in record_hit(ctx, hit):
             if hit_module.is_judging(row):

@@ -196,3 +196,15 @@ def test_a_judging_hit_sync_adopts_is_left_to_the_judging_review(ctx, emulator):
     assert judge["AssignmentId"] not in {p.assignment_id for p in review.proposals(ctx)}
     (row,) = hits.study_hits(ctx, refresh=False)
     assert row["task_url"] == judge_url and hits.is_judging(row)
+
+
+def test_sync_after_a_hit_is_deleted_does_not_report_its_writers_as_missing(
+    ctx, emulator, task_app
+):
+    hit_id = post_hit(ctx, assignments=1, reward="2.50")
+    writer = take_hit(emulator.url, task_app.test_client(), hit_id, "A1WRITER", ai_requests=2)
+    assert assignments.sync(ctx).problems == []
+    assert review.approve(ctx, writer.assignment_id, "Thanks!") == "approved"
+    assert hit_actions.delete(ctx, hit_id) == "deleted"
+    # The study is done and its HIT deleted; a later sync (before a release) finds nothing wrong.
+    assert assignments.sync(ctx).problems == []
