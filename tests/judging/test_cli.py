@@ -38,3 +38,22 @@ def test_post_reaches_one_judge_per_task_and_review_waits_for_submissions(study_
     assert len(hits) == 1 and "https://study.example.org/judge" in hits[0]["Question"]
     waiting = runner.invoke(main, ["judging", "review", str(study_folder), "--yes", "--endpoint-url", emulator.url])
     assert waiting.exit_code == 0 and "Nothing to review" in waiting.output
+
+
+def test_posting_again_does_not_double_the_judges_the_open_tasks_need(study_folder, emulator, monkeypatch):
+    monkeypatch.setattr(client, "new_session", lambda: boto3.Session(botocore_session=_botocore_session()))
+    set_section(study_folder, "judging", {"unit": "document", "k": 2, "items_per_task": 2, "reward": "$0.60"})
+    set_section(study_folder, "mturk", {"budget": "50.00", "task_url": "https://study.example.org/task"})
+    study = config.load(study_folder)
+    engine = make_engine(study.database_url)
+    create_tables(engine)
+    finish_sessions(engine, study, TEXTS)
+    engine.dispose()
+    runner = CliRunner()
+    assert runner.invoke(main, ["judging", "build", str(study_folder)]).exit_code == 0
+    post = ["judging", "post", str(study_folder), "--endpoint-url", emulator.url]
+    assert "  4 x $0.60" in runner.invoke(main, post).output  # 4 tasks, 4 judges
+    again = runner.invoke(main, post)  # e.g. unsure the first went through
+    assert again.exit_code != 0 and "--assignments" in again.output
+    hits = client.connect(live=False, endpoint_url=emulator.url).call("ListHITs")["HITs"]
+    assert [h["MaxAssignments"] for h in hits] == [4]  # nobody asked to rate what is covered

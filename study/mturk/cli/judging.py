@@ -11,6 +11,7 @@ import click
 from study.judging import settings as judging_settings
 from study.judging.cli import collect
 from study.mturk import assignments, money
+from study.mturk import hits as hit_module
 from study.mturk import judging as recruit
 from study.mturk.cli.common import (
     account_options, confirm_spend, directory_argument, load_study, open_account, reports_errors,
@@ -21,7 +22,8 @@ from study.mturk.cli.common import (
 @directory_argument
 @click.option("--hits", "count", default=1, show_default=True, type=click.IntRange(min=1))
 @click.option("--assignments", default=None, type=click.IntRange(min=1),
-              help="Judges per HIT (default: every open task, spread over --hits).")
+              help="Judges per HIT (default: every unfinished task no posted judging HIT "
+                   "reaches yet, spread over --hits).")
 @click.option("--reward", default=None, metavar="USD", help="Pay per task (default: [judging] reward).")
 @click.option("--task-url", default=None, metavar="URL",
               help="The https address of /judge (default: /judge beside [mturk] task_url).")
@@ -39,7 +41,7 @@ def post(directory, count, assignments, reward, task_url, sandbox, endpoint_url)
         raise click.ClickException(f"No judging round yet. Fix: study judging build {directory}")
     ctx = open_account(directory, sandbox, endpoint_url, study)
     url = task_url or recruit.judging_url(ctx.settings.task_url)
-    per_hit = assignments or max(1, math.ceil((found.tasks - found.tasks_submitted) / count))
+    per_hit = assignments or _judges_needed(ctx, found.tasks - found.tasks_submitted, count)
     posted = recruit.post(
         ctx, settings, hits=count, assignments=per_hit, reward=amount, task_url=url,
         confirm=lambda cost: confirm_spend(ctx, f"posting {count} judging HITs x {per_hit} assignments", cost),
@@ -49,6 +51,20 @@ def post(directory, count, assignments, reward, task_url, sandbox, endpoint_url)
     for row in posted.hits:
         click.echo(f"{row['HIT']['HITId']}  {row['HIT']['MaxAssignments']} x ${row['HIT']['Reward']}")
     click.echo(f"Posted {len(posted.hits)} judging HITs; at most {posted.cost.describe()}.")
+
+
+def _judges_needed(ctx, unfinished: int, count: int) -> int:
+    """Assignments per HIT for the unfinished tasks that no open judging assignment reaches yet:
+    HITs posted before still bring judges, so posting again must not ask for every task twice."""
+    coming = sum(hit_module.open_slots(row.get("HIT")) for row in hit_module.study_hits(ctx)
+                 if hit_module.is_judging(row))  # fmt: skip
+    if unfinished - coming <= 0:
+        raise click.ClickException(
+            f"Nothing to post: {unfinished} tasks are unfinished and the judging HITs already "
+            f"posted have {coming} open assignments. Fix: wait for their judges (study judging "
+            "review), or pass --assignments N to post more anyway."
+        )
+    return max(1, math.ceil((unfinished - coming) / count))
 
 
 @click.command()
