@@ -329,3 +329,24 @@ def test_sts_get_caller_identity_names_one_account_for_the_state_file(tmp_path, 
         assert sts.get_caller_identity()["Account"] != accounts[0]
     finally:
         other.stop()
+
+
+def test_an_auto_approval_the_balance_cannot_pay_does_not_break_every_request(tmp_path, fake_aws):
+    running = serve_in_thread(State(tmp_path / "small.json", balance="5.00"))
+    try:
+        mturk = connect(running.url).client
+        hit = make_hit(mturk, assignments=3, auto_approve=60)  # up to 3 x $3.00
+        done = [
+            accept_and_submit(running.state, hit["HITId"], worker, {"verificationCode": "X"})
+            for worker in ("A1WRITERONE", "A1WRITERTWO")
+        ]
+        running.state.advance(120)  # both are due for auto-approval; $5.00 pays one
+        assert mturk.get_account_balance()["AvailableBalance"] == "2.00"
+        statuses = [
+            mturk.get_assignment(AssignmentId=a["AssignmentId"])["Assignment"]["AssignmentStatus"]
+            for a in done
+        ]
+        assert statuses == ["Approved", "Submitted"]
+        assert mturk.list_hits()["NumResults"] == 1
+    finally:
+        running.stop()
