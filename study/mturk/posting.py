@@ -146,8 +146,19 @@ def _create(ctx: Context, row: dict) -> dict:
             UniqueRequestToken=token,
         )["HIT"]
     except MTurkError as error:
-        if error.turk_code == "AWS.MechanicalTurk.HitAlreadyExists" and error.entity_id():
-            return ctx.requester.call("GetHIT", HITId=error.entity_id())["HIT"]
+        if error.turk_code == "AWS.MechanicalTurk.HitAlreadyExists":
+            # The HIT exists: never a refusal. Its id is in the message, else find it by the
+            # annotation it carries.
+            if error.entity_id():
+                return ctx.requester.call("GetHIT", HITId=error.entity_id())["HIT"]
+            found = find_by_annotation(ctx, token)
+            if found:
+                return found
+            raise hit_module.HitError(
+                f"{error}\nMTurk says this HIT exists but names no id, and no HIT lists its "
+                "annotation yet. Run the same post again later: it finishes this HIT without "
+                "posting it twice."
+            ) from None
         if error.certain:
             raise _Refused(str(error)) from None
         raise hit_module.HitError(

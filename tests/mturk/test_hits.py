@@ -331,3 +331,37 @@ def test_a_qualification_requirement_without_its_values_is_named_in_study_toml(
     assert "study.toml" in str(caught.value) and "qualifications[0]" in str(caught.value)
     assert words in str(caught.value) and "Fix:" in str(caught.value)
     assert emulator.state.data["hit_types"] == {}
+
+
+def test_hit_already_exists_without_the_hits_id_is_found_by_its_annotation(
+    ctx, emulator, monkeypatch
+):
+    from study.mturk.client import MTurkError
+
+    real = ctx.requester.call
+    answers = iter(["lost", "already exists"])
+
+    def call(name, **params):
+        if name != "CreateHITWithHITType":
+            return real(name, **params)
+        answer = next(answers)
+        if answer == "lost":  # MTurk created the HIT; the answer never arrived
+            real(name, **params)
+            raise MTurkError(name, "ConnectionError", "read timeout")
+        # A repeated token answered in words that name no HIT id.
+        raise MTurkError(
+            name,
+            "RequestError",
+            "There is already a HIT which exists with the same Unique Request Token.",
+            "AWS.MechanicalTurk.HitAlreadyExists",
+        )
+
+    monkeypatch.setattr(ctx.requester, "call", call)
+    with pytest.raises(hits.HitError, match="Run the same post again"):
+        _post(ctx, assignments=2)
+    again = _post(ctx, assignments=2)
+    (hit_id,) = emulator.state.data["hits"]
+    assert again.resumed and again.hits[0]["hit_id"] == hit_id
+    with reading(ctx.engine) as connection:
+        slots = ledger.slots(connection, ctx.environment, hit_id)
+    assert [s["status"] for s in slots] == ["intended", "intended"]  # still under the cap
