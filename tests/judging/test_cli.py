@@ -57,3 +57,26 @@ def test_posting_again_does_not_double_the_judges_the_open_tasks_need(study_fold
     assert again.exit_code != 0 and "--assignments" in again.output
     hits = client.connect(live=False, endpoint_url=emulator.url).call("ListHITs")["HITs"]
     assert [h["MaxAssignments"] for h in hits] == [4]  # nobody asked to rate what is covered
+
+
+def test_a_post_run_again_after_a_crash_says_it_finished_the_interrupted_one(study_folder, emulator, monkeypatch):
+    from study.mturk import posting
+
+    monkeypatch.setattr(client, "new_session", lambda: boto3.Session(botocore_session=_botocore_session()))
+    set_section(study_folder, "judging", {"unit": "document", "k": 2, "items_per_task": 2, "reward": "$0.60"})
+    set_section(study_folder, "mturk", {"budget": "50.00", "task_url": "https://study.example.org/task"})
+    study = config.load(study_folder)
+    engine = make_engine(study.database_url)
+    create_tables(engine)
+    finish_sessions(engine, study, TEXTS)
+    engine.dispose()
+    runner = CliRunner()
+    assert runner.invoke(main, ["judging", "build", str(study_folder)]).exit_code == 0
+    real_record = posting._record
+    monkeypatch.setattr(posting, "_record", lambda *a, **k: (_ for _ in ()).throw(SystemExit(1)))
+    post = ["judging", "post", str(study_folder), "--endpoint-url", emulator.url]
+    assert runner.invoke(main, post).exit_code != 0  # crashed after MTurk made the HIT
+    monkeypatch.setattr(posting, "_record", real_record)
+    again = runner.invoke(main, [*post, "--hits", "2", "--assignments", "1"])
+    assert again.exit_code == 0, again.output
+    assert "interrupted post" in again.output and "nothing new was posted" in again.output

@@ -48,6 +48,9 @@ def post(directory, count, assignments, reward, task_url, sandbox, endpoint_url)
     )  # fmt: skip
     if posted is None:
         raise click.ClickException("Nothing posted.")
+    if posted.resumed:  # as `study mturk post` says: what was asked this time was not posted
+        click.echo(f"Finished {len(posted.hits)} judging HITs an interrupted post had planned; "
+                   "nothing new was posted. Run post again to post more.")  # fmt: skip
     for row in posted.hits:
         click.echo(f"{row['HIT']['HITId']}  {row['HIT']['MaxAssignments']} x ${row['HIT']['Reward']}")
     click.echo(f"Posted {len(posted.hits)} judging HITs; at most {posted.cost.describe()}.")
