@@ -3,7 +3,8 @@
 Three kinds, in this order:
   - arm: an arm added, removed or changed since the record (its paradigm, model, decoding);
   - setting: any other key of study.toml whose value differs from the record's, [plan] included
-    (a changed outcome or comparison is a deviation too), by its dotted path;
+    (a changed outcome or comparison is a deviation too), by its dotted path, and a consent or
+    instructions text rewritten in its file (by its digest);
   - excluded: sessions the analysis leaves out, counted from the study database: sessions begun
     before the record (it should have come first), sessions that did not finish, sessions whose
     MTurk assignment was rejected at review, and judges a judging round's gold check flagged.
@@ -65,6 +66,12 @@ def compare(signed: dict, study: Study, excluded: dict[str, int]) -> list[Deviat
     for key in sorted(old.keys() | new.keys()):
         if old.get(key) != new.get(key):
             found.append(Deviation("setting", key, f"{shown(old.get(key))} -> {shown(new.get(key))}"))
+    # study.toml names the texts' files only: the same file name may hold other words now.
+    recorded_texts = signed.get("texts_sha256", {})
+    for name, now_digest in record_module.texts_sha256(study).items():
+        if name in recorded_texts and recorded_texts[name] != now_digest:
+            found.append(Deviation("setting", f"texts.{name}", "the text participants read changed after the "
+                                   f"record (SHA-256 {recorded_texts[name][:12]}... -> {now_digest[:12]}...)"))  # fmt: skip
     for what, count in excluded.items():
         if count:
             found.append(Deviation("excluded", what, f"{count} session(s)" if "judge" not in what else f"{count} judge(s)"))

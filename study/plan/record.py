@@ -91,7 +91,6 @@ def check_plan(study: Study) -> dict:
 def build(study: Study, now: dt.datetime | None = None) -> dict:
     plan = check_plan(study)
     now = now or dt.datetime.now(dt.timezone.utc)
-    texts = {"consent": study.consent_template, "instructions": study.instructions_template}
     return {
         "format": FORMAT,
         "study": {"id": study.id, "name": study.name, "title": study.title},
@@ -101,8 +100,15 @@ def build(study: Study, now: dt.datetime | None = None) -> dict:
         "arms": arms(study),
         "plan": {"hypotheses": plan.get("hypotheses", ""), "exclusions": plan.get("exclusions", ""),
                  "outcomes": plan.get("outcomes", []), "comparisons": plan.get("comparisons", [])},
-        "texts_sha256": {name: hashlib.sha256(text.encode("utf-8")).hexdigest() for name, text in texts.items()},
+        "texts_sha256": texts_sha256(study),
     }  # fmt: skip
+
+
+def texts_sha256(study: Study) -> dict[str, str]:
+    """The SHA-256 of each text participants read, by its [texts] key: study.toml names only the
+    files, so a text rewritten after the record is found by its digest (study.plan.deviations)."""
+    texts = {"consent": study.consent_template, "instructions": study.instructions_template}
+    return {name: hashlib.sha256(text.encode("utf-8")).hexdigest() for name, text in texts.items()}
 
 
 def key(directory: Path) -> Ed25519PrivateKey:

@@ -114,3 +114,16 @@ def test_posting_work_warns_when_no_record_exists(planned, emulator, monkeypatch
     run("preregister", planned)
     second = run(*args)
     assert second.exit_code == 0 and "preregistration" not in second.stderr
+
+
+def test_verify_lists_instructions_changed_after_the_record(planned):
+    run("preregister", planned)
+    # After launch the instructions are rewritten: the writers read something else than the
+    # record says they would (e.g. now told to use the AI as much as they can).
+    path = planned / "instructions.html"
+    path.write_text(path.read_text(encoding="utf-8") + "\n<p>Use the AI as much as you can.</p>\n", encoding="utf-8")
+    result = run("preregister", "verify", planned)
+    assert result.exit_code == 0, result.output
+    assert "No deviation from the record." not in result.output
+    assert "DEVIATION (setting) texts.instructions: the text participants read changed after the record" in result.output
+    assert "texts.consent" not in result.output
