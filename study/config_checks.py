@@ -124,7 +124,15 @@ def _check_references(data: dict, source: Path) -> None:
         settings = paradigm.settings()
         if settings is not None and hasattr(settings, "problems"):
             problems += settings.problems(data, source)
-    if own_path(data):
+    if (path := own_path(data)) is not None:
+        if data.get("design", {}).get("assignment") == "within":
+            # Its own path assigns each session one condition (e.g. a chat study's assistant),
+            # and study.server.within serves the writing path only: "within" would be ignored.
+            problems.append(
+                f'{source}: design.assignment: "within" is for writing studies; a {path.name} study '
+                "gives each session one of its conditions, between subjects. Fix: remove [design] "
+                '(or set assignment = "between").'
+            )
         return _raise(problems)  # e.g. a chat study has document types, not prompts
     if not data.get("prompts"):
         problems.append(

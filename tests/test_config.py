@@ -101,3 +101,19 @@ def test_serve_reports_config_errors_without_a_traceback(study_folder):
 def test_missing_study_toml_says_how_to_create_one(tmp_path):
     with pytest.raises(config.ConfigError, match="study init"):
         config.load(tmp_path)
+
+
+def test_a_chat_study_asking_for_a_within_subjects_design_is_refused_with_the_fix(tmp_path):
+    # A chat study takes its own path, which gives each session one assistant (between
+    # subjects): "within" would be ignored, and each participant would meet one assistant only.
+    from study.cli import write_study_files
+
+    folder = tmp_path / "chat"
+    write_study_files(folder, paradigm="chat")
+    path = folder / "study.toml"
+    path.write_text(path.read_text() + '\n[design]\nassignment = "within"\n')
+    with pytest.raises(config.ConfigError) as error:
+        config.load(folder)
+    message = str(error.value)
+    assert f"{path}: design.assignment" in message
+    assert "Fix: remove [design]" in message
