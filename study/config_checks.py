@@ -152,6 +152,21 @@ def _check_references(data: dict, source: Path) -> None:
                 f"{source}: prompts[{i}].genre: no condition serves genre '{prompt['genre']}'. "
                 f"Fix: use one of {sorted(genres)} or add a [[conditions]] table with that genre."
             )
+    if data.get("design", {}).get("assignment") == "within":
+        # Each participant writes once per arm of a genre, each time on a prompt they may still
+        # take: with fewer places than arms the completion page promises parts the prompt page
+        # then refuses (study.server.within, study.server.assignment.available_prompts).
+        per_prompt = data.get("session", {}).get("max_per_prompt", 5)
+        for genre in sorted(genres):
+            arms = sum(1 for c in data["conditions"] if c.get("genre") == genre)
+            prompts = sum(1 for p in data.get("prompts", []) if p["genre"] == genre)
+            if prompts and prompts * per_prompt < arms:
+                problems.append(
+                    f"{source}: session.max_per_prompt: {per_prompt} with {prompts} '{genre}' prompt(s) "
+                    f"lets a participant write {prompts * per_prompt} time(s), but the within-subjects "
+                    f"design has {arms} arms of that genre to write in. Fix: set max_per_prompt to at "
+                    f"least {-(-arms // prompts)} or add '{genre}' prompts."
+                )
     for i, question in enumerate(data.get("survey", [])):
         if question["type"] == "choice" and not question.get("options"):
             problems.append(

@@ -117,3 +117,25 @@ def test_a_chat_study_asking_for_a_within_subjects_design_is_refused_with_the_fi
     message = str(error.value)
     assert f"{path}: design.assignment" in message
     assert "Fix: remove [design]" in message
+
+
+def test_a_within_design_with_fewer_prompt_places_than_arms_is_refused_with_the_fix(tmp_path):
+    # Three arms, one prompt a writer may take once: the completion page of the first part
+    # would promise two more parts that the prompt page then refuses.
+    import tomllib
+
+    import tomli_w
+
+    from study.cli import write_study_files
+
+    folder = tmp_path / "dhillon"
+    write_study_files(folder, design="dhillon", replacements={"max_per_prompt = 5": "max_per_prompt = 1"})
+    path = folder / "study.toml"
+    data = tomllib.loads(path.read_text())
+    data["prompts"] = data["prompts"][:1]
+    path.write_text(tomli_w.dumps(data))
+    with pytest.raises(config.ConfigError) as error:
+        config.load(folder)
+    message = str(error.value)
+    assert f"{path}: session.max_per_prompt" in message
+    assert "3 arms" in message and "Fix:" in message
