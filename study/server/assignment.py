@@ -46,9 +46,13 @@ def choose_condition(connection: Connection, study: Study, prompt: Prompt) -> Co
 
 
 def assign_prompt(connection: Connection, study: Study, session: dict) -> Prompt | None:
-    """For prompt_selection = "assign": the available prompt this writer has used least."""
+    """For prompt_selection = "assign": the available prompt this writer has used least; ties
+    go to the prompt with the fewest sessions overall, then to the order in study.toml. (By
+    order alone every new writer, who has used none, would get the first prompt.)"""
     available = available_prompts(connection, study, session)
     if not available:
         return None
     taken = session_store.prompt_counts(connection, session)
-    return min(available, key=lambda p: taken[p.code])
+    overall = session_store.sessions_per_prompt(connection)
+    order = {p.code: i for i, p in enumerate(study.prompts)}
+    return min(available, key=lambda p: (taken[p.code], overall[p.code], order[p.code]))

@@ -127,6 +127,12 @@ def prompt_counts(connection: Connection, session: dict) -> Counter:
     return Counter(dict(rows.all()))
 
 
+def sessions_per_prompt(connection: Connection) -> Counter:
+    """Sessions per prompt, over every writer."""
+    query = select(sessions.c.prompt_code, func.count()).where(sessions.c.prompt_code.is_not(None))
+    return Counter(dict(connection.execute(query.group_by(sessions.c.prompt_code)).all()))
+
+
 def condition_counts(connection: Connection, prompt_code: str | None = None) -> Counter:
     """Sessions per condition, over all sessions or those on one prompt."""
     query = select(sessions.c.condition, func.count()).where(sessions.c.condition.is_not(None))

@@ -229,3 +229,25 @@ def test_events_lost_in_the_browser_do_not_trap_the_writer(client, app):
     )
     assert response.status_code == 200
     assert _session(app, session_id)["missing_events"] == 2
+
+
+def test_assigned_prompts_go_round_the_study_s_prompts_not_all_to_the_first(study_folder):
+    # prompt_selection = "assign": every new writer has used every prompt equally (never), so
+    # the tie must not always go to the first prompt, or one prompt (and its genre's
+    # conditions) gets every session and the other genre none.
+    from study import config
+    from study.server import create_app
+
+    path = study_folder / "study.toml"
+    path.write_text(path.read_text().replace('prompt_selection = "choose"', 'prompt_selection = "assign"'))
+    study = config.load(study_folder)
+    app = create_app(study, suggestion_engine=object())
+    client = app.test_client()
+    taken = []
+    for writer in range(len(study.prompts)):
+        session_id = start(client, access_code=f"writer-{writer}")
+        assert client.post(f"/s/{session_id}/consent", data={"consent": "yes"}).status_code == 302
+        assert client.post(f"/s/{session_id}/instructions").status_code == 302
+        client.get(f"/s/{session_id}/prompt")
+        taken.append(_session(app, session_id)["prompt_code"])
+    assert sorted(taken) == sorted(p.code for p in study.prompts)  # each prompt once
