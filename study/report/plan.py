@@ -21,6 +21,7 @@ class PlanFacts:
     problem: str = ""  # why the record cannot be trusted (a failed signature), or ""
     estimates: list[tuple[dict, dict, comparison_module.Difference]] = field(default_factory=list)
     deviations: list[deviation_module.Deviation] | None = None  # None: not known (a release)
+    simulated_left_out: int = 0  # sessions of `study simulate` left out of the estimates
 
 
 def measure_values(data: ReportData, measure: str) -> dict[str, float]:
@@ -50,6 +51,13 @@ def load(data: ReportData) -> None:
     plan = facts.signed["plan"]
     outcomes = {o["name"]: o for o in plan["outcomes"]}
     condition = data.condition_of()
+    # The comparisons are over the people who took part: a pilot's simulated writers (study
+    # simulate, allowed before the record) are left out once there are any; a pilot report
+    # with none yet keeps them, under the report's banner, to try the analysis.
+    pilots = {s.session_id for s in data.sessions if s.simulated} | set(data.unlogged_simulated)
+    if any(session_id not in pilots for session_id in condition):
+        facts.simulated_left_out = len(pilots)
+        condition = {s: c for s, c in condition.items() if s not in pilots}
     for comparison in plan["comparisons"]:
         outcome = outcomes.get(comparison["outcome"], {"name": comparison["outcome"], "measure": ""})
         values = measure_values(data, outcome["measure"])

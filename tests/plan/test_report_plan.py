@@ -79,3 +79,48 @@ def test_a_study_without_a_record_says_its_comparisons_are_exploratory(report_st
     out = tmp_path / "report.html"
     write_report(report_study, out, processes=1)
     assert "No preregistration record (study preregister): every comparison in this report is exploratory." in out.read_text()
+
+
+def test_the_planned_comparisons_leave_out_the_simulated_pilot_writers(tmp_path):
+    # The usual order: pilot with `study simulate`, preregister, launch. The planned comparison
+    # is over the people who took part, not over the model that played writers in the pilot.
+    from study.cli import write_study_files
+    from study.store import simulated
+    from tests.conftest import CONTACT
+    from tests.server.flow import INIT_EVENT, start, to_writing
+
+    folder = tmp_path / "study"
+    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
+    edit(folder, lambda data: data.update(plan=PLAN))
+    study = config.load(folder)
+    app = create_app(study, suggestion_engine=object())
+    client = app.test_client()
+
+    def write(code: str) -> str:
+        session_id = start(client, access_code=code)
+        to_writing(client, session_id)
+        doc, typed = "Prompt.\n", "Once upon a time."
+        events = [{**INIT_EVENT, "seq": 0, "currentDoc": doc, "currentCursor": len(doc)},
+                  {**INIT_EVENT, "seq": 1, "eventName": "text-insert", "eventSource": "user",
+                   "eventTimestamp": 1_700_000_001_000, "textDelta": {"ops": [{"retain": len(doc)}, {"insert": typed}]},
+                   "currentDoc": doc + typed, "currentCursor": len(doc + typed)}]  # fmt: skip
+        assert client.post(f"/api/sessions/{session_id}/events", json={"events": events}).status_code == 200
+        finished = client.post(f"/s/{session_id}/writing/finish", json={"last_seq": 1, "text": doc + typed})
+        assert finished.status_code == 200, finished.json
+        return session_id
+
+    pilots = [write(f"pilot-{n}") for n in range(4)]  # two in each arm
+    with writing(app.extensions["study.engine"]) as connection:
+        for session_id in pilots:
+            simulated.mark(connection, session_id, persona="pilot", intent="", model="local")
+    record_module.write(study.directory, record_module.sign(record_module.build(study), record_module.key(study.directory)))
+    for n in range(2):  # then one person in each arm
+        write(f"person-{n}")
+    app.extensions["study.engine"].dispose()
+
+    out = tmp_path / "report.html"
+    write_report(folder, out, processes=1)
+    html = out.read_text()
+    comparisons = Tables(html).rows("plan", 0)
+    assert comparisons["H1"][4] == "1 / 1"  # sessions (treatment / control): the two people
+    assert "4 session(s) of simulated writers (study simulate) are left out of these comparisons." in html

@@ -47,6 +47,9 @@ def build(data: ReportData) -> Section | None:
                    "treatment mean", "control mean", "difference", "95% interval"], rows)  # fmt: skip
     section.paragraph("Difference: treatment mean minus control mean; 95% percentile bootstrap over "
                       "each arm's sessions (none with fewer than 3 sessions in an arm).", note=True)  # fmt: skip
+    if facts.simulated_left_out:
+        section.paragraph(f"{facts.simulated_left_out} session(s) of simulated writers (study simulate) are "
+                          "left out of these comparisons.", note=True)  # fmt: skip
     if facts.deviations is None:
         section.paragraph("Deviations from the record can be listed only from the study folder.", note=True)
     elif not facts.deviations:
