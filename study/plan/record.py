@@ -68,7 +68,13 @@ def check_plan(study: Study) -> dict:
     names = {c.name for c in study.conditions}
     problems = []
     measures = sorted(set(STATS_COLUMNS) - {"session_id", "format"}) + ["judging"]
+    seen = set()
     for i, outcome in enumerate(plan.get("outcomes", [])):
+        if outcome["name"] in seen:
+            # A comparison names its outcome: which measure it compares must not be an accident of order.
+            problems.append(f"{source}: plan.outcomes[{i}].name: {outcome['name']!r} is used twice. "
+                            "Fix: give every [[plan.outcomes]] its own name.")  # fmt: skip
+        seen.add(outcome["name"])
         if outcome["measure"] not in measures:
             problems.append(f"{source}: plan.outcomes[{i}].measure: {outcome['measure']!r} is not a per-session "
                             f"figure the report computes. Fix: one of {', '.join(measures)}.")  # fmt: skip

@@ -127,3 +127,13 @@ def test_verify_lists_instructions_changed_after_the_record(planned):
     assert "No deviation from the record." not in result.output
     assert "DEVIATION (setting) texts.instructions: the text participants read changed after the record" in result.output
     assert "texts.consent" not in result.output
+
+
+def test_two_outcomes_of_one_name_are_refused_with_the_fix(planned):
+    # A comparison names its outcome: with two of that name, which measure it compares would
+    # be an accident of order (the report took the last).
+    edit(planned, lambda data: data["plan"]["outcomes"].append({"name": "own words", "measure": "num_query"}))
+    result = run("preregister", planned)
+    assert result.exit_code != 0
+    assert "plan.outcomes[2].name: 'own words' is used twice" in result.output and "Fix:" in result.output
+    assert not (planned / "preregistration.json").exists()
