@@ -42,7 +42,10 @@ def load(data: ReportData) -> None:
     facts = PlanFacts(None)
     try:
         facts.signed = record_module.load(path)
-        record_module.verify(facts.signed)
+        # In the study folder, by the study's own key too, as `study preregister verify` checks.
+        key_path = data.path / record_module.KEY_NAME
+        expected = record_module.public_text(record_module.key(data.path)) if key_path.is_file() else None
+        record_module.verify(facts.signed, expected_key=expected)
     except record_module.PlanError as error:
         facts.problem = str(error)
     if facts.signed is None:

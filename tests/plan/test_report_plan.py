@@ -124,3 +124,28 @@ def test_the_planned_comparisons_leave_out_the_simulated_pilot_writers(tmp_path)
     comparisons = Tables(html).rows("plan", 0)
     assert comparisons["H1"][4] == "1 / 1"  # sessions (treatment / control): the two people
     assert "4 session(s) of simulated writers (study simulate) are left out of these comparisons." in html
+
+
+def test_a_record_signed_with_another_key_than_the_study_s_is_not_trusted_by_the_report(tmp_path):
+    # As `study preregister verify` refuses it: a record rewritten after launch and signed anew
+    # with a key of the moment must not be presented as the plan fixed before launch.
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from study.cli import write_study_files
+    from tests.conftest import CONTACT
+
+    folder = tmp_path / "study"
+    write_study_files(folder, replacements=CONTACT)
+    edit(folder, lambda data: data.update(plan=PLAN))
+    study = config.load(folder)
+    record_module.write(folder, record_module.sign(record_module.build(study), record_module.key(folder)))
+    rewritten = record_module.load(folder / record_module.RECORD_NAME)
+    rewritten["plan"]["comparisons"][0]["direction"] = "greater"
+    del rewritten["signature"]
+    record_module.write(folder, record_module.sign(rewritten, Ed25519PrivateKey.generate()))
+
+    out = tmp_path / "report.html"
+    write_report(folder, out, processes=1)
+    html = out.read_text()
+    assert "The preregistration record cannot be trusted" in html
+    assert "signed with another key" in html
