@@ -65,13 +65,19 @@ class Decisions:
 
     approved: int
     rejected: int
+    # The sessions of the rejected submissions: the preregistered analysis leaves them out
+    # (study.plan.deviations).
+    rejected_sessions: frozenset[str] = frozenset()
 
     @classmethod
-    def of(cls, statuses: list[str], approved: str, rejected: str) -> "Decisions | None":
-        """From the provider's statuses of the submissions bound to sessions; None if none."""
-        if not statuses:
+    def of(cls, rows: list[tuple[str, str]], approved: str, rejected: str) -> "Decisions | None":
+        """From the provider's (session id, status) of the submissions bound to sessions; None
+        if none."""
+        if not rows:
             return None
-        return cls(approved=statuses.count(approved), rejected=statuses.count(rejected))
+        statuses = [status for _, status in rows]
+        return cls(approved=statuses.count(approved), rejected=statuses.count(rejected),
+                   rejected_sessions=frozenset(session for session, status in rows if status == rejected))  # fmt: skip
 
 
 @runtime_checkable

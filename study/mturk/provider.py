@@ -33,10 +33,11 @@ class MTurk:
         return repeat.synced_assignment()
 
     def decisions(self, connection: Connection) -> Decisions | None:
-        statuses = connection.execute(
-            select(mturk_assignments.c.status).where(mturk_assignments.c.session_id.is_not(None))
-        ).scalars().all()  # fmt: skip
-        return Decisions.of(statuses, approved="Approved", rejected="Rejected")
+        table = mturk_assignments
+        rows = connection.execute(
+            select(table.c.session_id, table.c.status).where(table.c.session_id.is_not(None))
+        ).all()  # fmt: skip
+        return Decisions.of([tuple(row) for row in rows], approved="Approved", rejected="Rejected")
 
     def summaries(self, connection: Connection, study: Study) -> list[Summary]:
         try:

@@ -96,6 +96,17 @@ def exclusions(connection: Connection, signed: dict, flagged_judges: int = 0) ->
     return found
 
 
+def left_out(connection: Connection, signed: dict) -> set[str]:
+    """The finished sessions the planned comparisons leave out, as `exclusions` counts them:
+    begun before the record, or rejected at a provider's review (unfinished ones are not in
+    an export at all)."""
+    recorded = dt.datetime.strptime(signed["recorded_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
+    early = {session_id for session_id, created_at in connection.execute(
+        select(sessions.c.session_id, sessions.c.created_at)) if created_at < recorded.timestamp()}  # fmt: skip
+    rejected = set().union(*(decided.rejected_sessions for _, decided in providers.decisions(connection)))
+    return (early - simulated_ids(connection)) | rejected
+
+
 def started(connection: Connection) -> int:
     """Participants who have started: sessions of people (not `study simulate`)."""
     simulated = simulated_ids(connection)

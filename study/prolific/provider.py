@@ -29,10 +29,10 @@ class Prolific:
 
     def decisions(self, connection: Connection) -> Decisions | None:
         table = prolific_store.prolific_submissions
-        statuses = connection.execute(
-            select(table.c.status).where(table.c.session_id.is_not(None))
-        ).scalars().all()  # fmt: skip
-        return Decisions.of(statuses, approved="APPROVED", rejected="REJECTED")
+        rows = connection.execute(
+            select(table.c.session_id, table.c.status).where(table.c.session_id.is_not(None))
+        ).all()  # fmt: skip
+        return Decisions.of([tuple(row) for row in rows], approved="APPROVED", rejected="REJECTED")
 
     def summaries(self, connection: Connection, study: Study) -> list[Summary]:
         try:

@@ -51,9 +51,23 @@ def load(data: ReportData) -> None:
     if facts.signed is None:
         data.extras["plan"] = facts
         return
+    left_out: set[str] = set()
+    if study is not None:
+        from study.store import create_tables, make_engine, reading
+
+        engine = make_engine(study.database_url)
+        create_tables(engine)
+        judging = data.extras.get("judging")
+        with reading(engine) as connection:
+            excluded = deviation_module.exclusions(connection, facts.signed, judging.flagged if judging else 0)
+            left_out = deviation_module.left_out(connection, facts.signed)
+        engine.dispose()
+        facts.deviations = deviation_module.compare(facts.signed, study, excluded)
     plan = facts.signed["plan"]
     outcomes = {o["name"]: o for o in plan["outcomes"]}
-    condition = data.condition_of()
+    # The sessions the deviations list as excluded (begun before the record, rejected at review)
+    # are not in the estimates either.
+    condition = {s: c for s, c in data.condition_of().items() if s not in left_out}
     # The comparisons are over the people who took part: a pilot's simulated writers (study
     # simulate, allowed before the record) are left out once there are any; a pilot report
     # with none yet keeps them, under the report's banner, to try the analysis.
@@ -67,14 +81,4 @@ def load(data: ReportData) -> None:
         arm = {side: [v for s, v in values.items() if condition.get(s) == comparison[side]]
                for side in ("treatment", "control")}  # fmt: skip
         facts.estimates.append((comparison, outcome, comparison_module.difference(arm["treatment"], arm["control"])))
-    if study is not None:
-        from study.store import create_tables, make_engine, reading
-
-        engine = make_engine(study.database_url)
-        create_tables(engine)
-        judging = data.extras.get("judging")
-        with reading(engine) as connection:
-            excluded = deviation_module.exclusions(connection, facts.signed, judging.flagged if judging else 0)
-        engine.dispose()
-        facts.deviations = deviation_module.compare(facts.signed, study, excluded)
     data.extras["plan"] = facts

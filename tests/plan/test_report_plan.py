@@ -81,49 +81,83 @@ def test_a_study_without_a_record_says_its_comparisons_are_exploratory(report_st
     assert "No preregistration record (study preregister): every comparison in this report is exploratory." in out.read_text()
 
 
-def test_the_planned_comparisons_leave_out_the_simulated_pilot_writers(tmp_path):
-    # The usual order: pilot with `study simulate`, preregister, launch. The planned comparison
-    # is over the people who took part, not over the model that played writers in the pilot.
-    from study.cli import write_study_files
-    from study.store import simulated
-    from tests.conftest import CONTACT
-    from tests.server.flow import INIT_EVENT, start, to_writing
+class PlannedStudy:
+    """A preregistered study whose writers type a sentence each through the server's API."""
 
-    folder = tmp_path / "study"
-    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
-    edit(folder, lambda data: data.update(plan=PLAN))
-    study = config.load(folder)
-    app = create_app(study, suggestion_engine=object())
-    client = app.test_client()
+    def __init__(self, tmp_path):
+        from study.cli import write_study_files
+        from tests.conftest import CONTACT
 
-    def write(code: str) -> str:
-        session_id = start(client, access_code=code)
-        to_writing(client, session_id)
+        self.folder = tmp_path / "study"
+        write_study_files(self.folder, replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
+        edit(self.folder, lambda data: data.update(plan=PLAN))
+        self.study = config.load(self.folder)
+        self.app = create_app(self.study, suggestion_engine=object())
+        self.client = self.app.test_client()
+
+    def write(self, code: str) -> str:
+        from tests.server.flow import INIT_EVENT, start, to_writing
+
+        session_id = start(self.client, access_code=code)
+        to_writing(self.client, session_id)
         doc, typed = "Prompt.\n", "Once upon a time."
         events = [{**INIT_EVENT, "seq": 0, "currentDoc": doc, "currentCursor": len(doc)},
                   {**INIT_EVENT, "seq": 1, "eventName": "text-insert", "eventSource": "user",
                    "eventTimestamp": 1_700_000_001_000, "textDelta": {"ops": [{"retain": len(doc)}, {"insert": typed}]},
                    "currentDoc": doc + typed, "currentCursor": len(doc + typed)}]  # fmt: skip
-        assert client.post(f"/api/sessions/{session_id}/events", json={"events": events}).status_code == 200
-        finished = client.post(f"/s/{session_id}/writing/finish", json={"last_seq": 1, "text": doc + typed})
+        assert self.client.post(f"/api/sessions/{session_id}/events", json={"events": events}).status_code == 200
+        finished = self.client.post(f"/s/{session_id}/writing/finish", json={"last_seq": 1, "text": doc + typed})
         assert finished.status_code == 200, finished.json
         return session_id
 
-    pilots = [write(f"pilot-{n}") for n in range(4)]  # two in each arm
-    with writing(app.extensions["study.engine"]) as connection:
+    def preregister(self) -> None:
+        key = record_module.key(self.study.directory)
+        record_module.write(self.study.directory, record_module.sign(record_module.build(self.study), key))
+
+    def report(self, tmp_path) -> str:
+        self.app.extensions["study.engine"].dispose()
+        out = tmp_path / "report.html"
+        write_report(self.folder, out, processes=1)
+        return out.read_text()
+
+
+def test_the_planned_comparisons_leave_out_the_simulated_pilot_writers(tmp_path):
+    # The usual order: pilot with `study simulate`, preregister, launch. The planned comparison
+    # is over the people who took part, not over the model that played writers in the pilot.
+    from study.store import simulated
+
+    planned = PlannedStudy(tmp_path)
+    pilots = [planned.write(f"pilot-{n}") for n in range(4)]  # two in each arm
+    with writing(planned.app.extensions["study.engine"]) as connection:
         for session_id in pilots:
             simulated.mark(connection, session_id, persona="pilot", intent="", model="local")
-    record_module.write(study.directory, record_module.sign(record_module.build(study), record_module.key(study.directory)))
+    planned.preregister()
     for n in range(2):  # then one person in each arm
-        write(f"person-{n}")
-    app.extensions["study.engine"].dispose()
-
-    out = tmp_path / "report.html"
-    write_report(folder, out, processes=1)
-    html = out.read_text()
+        planned.write(f"person-{n}")
+    html = planned.report(tmp_path)
     comparisons = Tables(html).rows("plan", 0)
     assert comparisons["H1"][4] == "1 / 1"  # sessions (treatment / control): the two people
     assert "4 session(s) of simulated writers (study simulate) are left out of these comparisons." in html
+
+
+def test_a_session_rejected_at_review_is_left_out_of_the_planned_comparisons(tmp_path):
+    # The deviations list it as excluded; the estimates must then not count it.
+    import time
+
+    from study.store.mturk import mturk_assignments
+
+    planned = PlannedStudy(tmp_path)
+    planned.preregister()
+    control, treatment, *_ = [planned.write(f"person-{n}") for n in range(4)]  # low, high, low, high
+    with writing(planned.app.extensions["study.engine"]) as connection:  # as `study mturk review` leaves it
+        connection.execute(mturk_assignments.insert().values(
+            environment="sandbox", assignment_id="3ASSIGNSPAM", hit_id="3HIT1", worker_id="A2SPAMMER",
+            status="Rejected", session_id=control, synced_at=time.time(),
+        ))  # fmt: skip
+    html = planned.report(tmp_path)
+    deviations = {(row[0], row[1]): row[2] for row in Tables(html).sections["plan"][1][1:]}
+    assert deviations[("excluded", "rejected at MTurk review")] == "1 session(s)"
+    assert Tables(html).rows("plan", 0)["H1"][4] == "2 / 1"  # sessions (treatment / control)
 
 
 def test_a_record_signed_with_another_key_than_the_study_s_is_not_trusted_by_the_report(tmp_path):
