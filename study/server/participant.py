@@ -285,10 +285,11 @@ def complete(session_id, session):
     paths = providers.participant_paths()
     g.submit_origin = next((o for path in paths if (o := path.submit_origin(session))), None)
     provider_form = next((f for path in paths if (f := path.completion_form(session))), None)
-    parts_left = 0
+    parts_left, all_done = 0, False
     if study().assignment == "within":  # the next arm's session (study.server.within)
         with reading(engine()) as connection:
             parts_left = within.remaining(connection, study(), session)
+            all_done = within.every_arm_done(connection, study(), session)
     response = current_app.make_response(
         render_template(
             "complete.html",
@@ -297,6 +298,8 @@ def complete(session_id, session):
             provider_form=provider_form,
             survey=json.loads(session["survey"] or "{}"),
             parts_left=parts_left,
+            # Within subjects, once every arm is done there is no other session to write.
+            all_done=all_done,
         )
     )
     response.headers["Cache-Control"] = "no-store"

@@ -58,3 +58,14 @@ def remaining(connection: Connection, study: Study, session: dict) -> int:
         return 0
     arms = {c.name for c in study.conditions_for(study.prompt(session["prompt_code"]).genre)}
     return len(arms - set(participants.assigned_conditions(connection, key, excluding="")))
+
+
+def every_arm_done(connection: Connection, study: Study, session: dict) -> bool:
+    """Whether this participant has written in every arm of every genre the prompts offer: no
+    other session is left for them."""
+    key = participants.participant_key(session)
+    if key is None:
+        return False
+    genres = {p.genre for p in study.prompts}
+    arms = {c.name for c in study.conditions if c.genre in genres}
+    return arms <= set(participants.assigned_conditions(connection, key, excluding=""))

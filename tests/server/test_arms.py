@@ -122,3 +122,18 @@ def test_jakesch_arms_differ_only_by_the_side_their_assistant_argues(tmp_path, m
             asked[code] = answer.json["suggestions"]
     # The same text, the same decoding: only each arm's own system prompt can tell them apart.
     assert asked["good"] != asked["bad"]
+
+
+def test_within_subjects_the_last_part_s_completion_page_offers_no_further_session(tmp_path):
+    # After the last arm there is nothing left to write: a "Write another session" link would
+    # walk the participant through consent and instructions to "You have written in every part"
+    # and leave an unfinished session behind (counted among the plan's exclusions).
+    study = _design(tmp_path, "dhillon")
+    client = create_app(study, suggestion_engine=object()).test_client()
+    for part in range(3):
+        session_id = start(client, access_code="p1", **({"another": "1"} if part else {}))
+        to_writing(client, session_id)
+        finish(client, session_id)
+    page = client.get(f"/s/{session_id}/complete").get_data(as_text=True)
+    assert "another=1" not in page and "Write another session" not in page
+    assert "You have written every part of this study." in page
