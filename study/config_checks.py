@@ -153,6 +153,14 @@ def _check_references(data: dict, source: Path) -> None:
                 f"Fix: use one of {sorted(genres)} or add a [[conditions]] table with that genre."
             )
     if data.get("design", {}).get("assignment") == "within":
+        # One session per participant would leave each in one arm: between subjects, unsaid.
+        for section, key in (("mturk", "once_per_worker"), ("prolific", "once_per_participant")):
+            if data.get(section, {}).get(key):
+                problems.append(
+                    f"{source}: {section}.{key}: true allows one session per participant, but the "
+                    "within-subjects design ([design] assignment = \"within\") has each write once in "
+                    f"every arm. Fix: set {key} = false, or assignment = \"between\"."
+                )
         # Each participant writes once per arm of a genre, each time on a prompt they may still
         # take: with fewer places than arms the completion page promises parts the prompt page
         # then refuses (study.server.within, study.server.assignment.available_prompts).

@@ -139,3 +139,25 @@ def test_a_within_design_with_fewer_prompt_places_than_arms_is_refused_with_the_
     message = str(error.value)
     assert f"{path}: session.max_per_prompt" in message
     assert "3 arms" in message and "Fix:" in message
+
+
+@pytest.mark.parametrize(("section", "key"), [("mturk", "once_per_worker"), ("prolific", "once_per_participant")])
+def test_a_within_design_that_allows_one_session_per_participant_is_refused_with_the_fix(tmp_path, section, key):
+    # Within subjects each participant writes once in every arm; one session per participant
+    # would make every participant write in one arm only, between subjects without a word.
+    import tomllib
+
+    import tomli_w
+
+    from study.cli import write_study_files
+
+    folder = tmp_path / "dhillon"
+    write_study_files(folder, design="dhillon")
+    path = folder / "study.toml"
+    data = tomllib.loads(path.read_text())
+    data.setdefault(section, {})[key] = True
+    path.write_text(tomli_w.dumps(data))
+    with pytest.raises(config.ConfigError) as error:
+        config.load(folder)
+    message = str(error.value)
+    assert f"{path}: {section}.{key}" in message and "Fix:" in message
