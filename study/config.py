@@ -250,6 +250,13 @@ def load(directory: str | os.PathLike) -> Study:
         with path.open("rb") as handle:
             data = tomllib.load(handle)
     except tomllib.TOMLDecodeError as exc:
+        if path.read_bytes().startswith(b"\xef\xbb\xbf"):
+            # Windows Notepad's "UTF-8 with BOM": TOML forbids the mark, and tomllib's "line 1,
+            # column 1" points at a line that looks right.
+            raise ConfigError(
+                f"{path}: starts with a byte-order mark (BOM), which TOML does not allow. "
+                "Fix: save it as UTF-8 without BOM (in Notepad: Save as, Encoding \"UTF-8\")."
+            ) from None
         raise ConfigError(f"{path}: not valid TOML ({exc}). Fix the syntax at that line.") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(

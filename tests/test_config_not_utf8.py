@@ -36,3 +36,14 @@ def test_a_study_file_that_is_not_utf8_is_named_with_its_line_and_the_fix(study_
     assert name in result.output
     assert "not UTF-8" in result.output and "line " in result.output
     assert "Fix: save" in result.output
+
+
+def test_a_study_toml_saved_with_a_byte_order_mark_says_so_and_how_to_fix_it(study_folder):
+    # Windows Notepad's "UTF-8 with BOM": TOML forbids the mark, and "Invalid statement at line 1,
+    # column 1" points at a line that looks right.
+    path = study_folder / "study.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    result = CliRunner().invoke(main, ["status", str(study_folder)])
+    assert result.exit_code == 1, result.output
+    assert "study.toml" in result.output and "byte-order mark" in result.output
+    assert "Fix: save it as UTF-8 without BOM" in result.output
