@@ -1,7 +1,8 @@
 """Every deviation from the preregistration record, as a methods reviewer would list them.
 
 Three kinds, in this order:
-  - arm: an arm added, removed or changed since the record (its paradigm, model, decoding);
+  - arm: an arm added, removed or changed since the record (its paradigm, model, decoding), or
+    the arms put in another order;
   - setting: any other key of study.toml whose value differs from the record's, [plan] included
     (a changed outcome or comparison is a deviation too), by its dotted path, and a consent or
     instructions text rewritten in its file (by its digest);
@@ -56,6 +57,12 @@ def compare(signed: dict, study: Study, excluded: dict[str, int]) -> list[Deviat
         found.append(Deviation("arm", name, f"arm added after the record (paradigm {now[name]['paradigm']})"))
     for name in before.keys() - now.keys():
         found.append(Deviation("arm", name, "arm removed after the record"))
+    # The order is part of the design: the within-subjects Latin square is over the arms in
+    # study.toml order, and the balanced assignment breaks ties by it (study.server).
+    kept_before = [name for name in before if name in now]
+    kept_now = [name for name in now if name in before]
+    if kept_before != kept_now:
+        found.append(Deviation("arm", "order", f"{', '.join(kept_before)} -> {', '.join(kept_now)}"))
     for name in sorted(now.keys() & before.keys()):
         for field in record_module.ARM_FIELDS:
             if before[name].get(field) != now[name].get(field):

@@ -137,3 +137,15 @@ def test_two_outcomes_of_one_name_are_refused_with_the_fix(planned):
     assert result.exit_code != 0
     assert "plan.outcomes[2].name: 'own words' is used twice" in result.output and "Fix:" in result.output
     assert not (planned / "preregistration.json").exists()
+
+
+def test_verify_lists_arms_put_in_another_order_after_the_record(planned):
+    # The order of [[conditions]] is part of the design: the within-subjects Latin square is over
+    # the arms in that order, and ties of the balanced assignment go by it.
+    run("preregister", planned)
+    edit(planned, lambda data: data.update(conditions=[data["conditions"][1], data["conditions"][0], *data["conditions"][2:]]))
+    result = run("preregister", "verify", planned)
+    assert result.exit_code == 0, result.output
+    assert "No deviation from the record." not in result.output
+    assert ('DEVIATION (arm) order: creative-low, creative-high, argumentative-low, argumentative-high -> '
+            "creative-high, creative-low, argumentative-low, argumentative-high") in result.output
