@@ -96,7 +96,9 @@ def check_item(item: Item, raw: object) -> tuple[object, str | None]:
         if text and text not in item.options:
             return None, "Choose one of the options."
         return text, None if text or not item.required else "This question needs an answer."
-    # text
+    # text: a form posts each line break as "\r\n", but the text box (its maxlength) counted it
+    # as one character; the answer is what the box held.
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text:
         return "", "This question needs an answer." if item.required else None
     if len(text) > item.max_chars:

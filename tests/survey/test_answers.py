@@ -49,3 +49,15 @@ def test_show_if_reads_earlier_pages():
 def test_words_are_runs_of_non_space():
     assert word_count("  one two\nthree\tfour ") == 4
     assert word_count("") == 0
+
+
+def test_an_answer_the_text_box_let_through_is_not_refused_for_its_line_breaks():
+    # A textarea's maxlength counts a line break as one character, but the browser posts each
+    # as "\r\n" (HTML's form encoding; Chromium sends "abc\r\ndef" for "abc\ndef").
+    survey = from_mapping({"name": "s", "placement": "after_session", "items": [
+        {"id": "feedback", "type": "text", "text": "Feedback", "max_chars": 20},
+    ]})  # fmt: skip
+    typed = "Good tool.\nFast.\nOk"  # 20 characters in the box, which allowed no more
+    answers, errors = check_page(survey, 1, {"feedback": typed.replace("\n", "\r\n")})
+    assert errors == {}
+    assert answers == {"feedback": typed}  # stored as the participant typed it
