@@ -43,7 +43,7 @@ def arrives(args) -> bool:
 def enter(args, round_name: str | None):
     assignment_id = args.get("assignmentId", "").strip()
     if assignment_id == PREVIEW_ASSIGNMENT:
-        return render_template("preview.html", study=study())
+        return entry_pages.preview()
     worker_id = args.get("workerId", "").strip()
     hit_id = args.get("hitId", "").strip()
     if not worker_id or not hit_id:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from flask import redirect, render_template
+from flask import redirect
 
 from study.prolific import settings as prolific_settings
 from study.review import rounds
@@ -59,7 +59,7 @@ def enter(args, round_name: str | None):
     study_id = args.get("STUDY_ID", "").strip()
     submission_id = args.get("SESSION_ID", "").strip()
     if not _filled(pid):
-        return render_template("preview.html", study=study(), prolific=True)
+        return entry_pages.preview(prolific=True)
     if not _filled(study_id) or not _filled(submission_id):
         return entry_pages.message("Cannot start", "the link is missing STUDY_ID or SESSION_ID; open the "
                         "study from Prolific", 400)  # fmt: skip

@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 from flask import current_app, g, render_template, request
 
+from study.config import min_writing_text
 from study.server import page_security
 from study.server.context import engine, study
 from study.server.limit_store import DatabaseStore
@@ -16,6 +17,12 @@ from study.store import writing
 
 def message(title: str, text: str, status: int):
     return render_template("message.html", study=study(), title=title, message=text), status
+
+
+def preview(*, prolific: bool = False):
+    """The task as a worker sees it before taking part (MTurk's preview, Prolific's): nothing is
+    stored. It states the timer's minimum as the instructions do (min_writing_text)."""
+    return render_template("preview.html", study=study(), prolific=prolific, min_writing=min_writing_text(study()))
 
 
 def cannot_start(text: str):

@@ -228,3 +228,17 @@ def test_serve_refuses_a_consent_page_without_a_real_contact(tmp_path):
     result = CliRunner().invoke(main, ["serve", str(tmp_path / "s")])
     assert result.exit_code != 0
     assert "protocol director's name and how to reach them" in result.output and "consent" in result.output
+
+
+# -- the preview ------------------------------------------------------------------------------
+
+PREVIEW = {"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE", "hitId": "3HIT0001"}
+
+
+def test_the_preview_states_the_minimum_the_timer_holds(study_folder):
+    # 90 s is what the timer holds and the instructions promise; the preview read "2 minutes".
+    app = _app_with(study_folder, ("min_seconds = 0", "min_seconds = 90"))
+    page = app.test_client().get("/task", query_string=PREVIEW).get_data(as_text=True)
+    assert "at least 1 minute 30 seconds" in page
+    assert "2 minutes" not in page
+
