@@ -8,7 +8,8 @@ from urllib.parse import urlsplit
 
 from flask import current_app, g, render_template, request
 
-from study.config import min_writing_text
+from study import paradigms
+from study.config import min_writing_text, study_duration
 from study.server import page_security
 from study.server.context import engine, study
 from study.server.limit_store import DatabaseStore
@@ -21,8 +22,13 @@ def message(title: str, text: str, status: int):
 
 def preview(*, prolific: bool = False):
     """The task as a worker sees it before taking part (MTurk's preview, Prolific's): nothing is
-    stored. It states the timer's minimum as the instructions do (min_writing_text)."""
-    return render_template("preview.html", study=study(), prolific=prolific, min_writing=min_writing_text(study()))
+    stored. It states the timer's minimum as the instructions do (min_writing_text); a study on
+    a paradigm's own path (a chat study's) has neither the Tab editor nor that timer, so its
+    preview states the study's duration instead, as its consent page does."""
+    return render_template(
+        "preview.html", study=study(), prolific=prolific, min_writing=min_writing_text(study()),
+        own_path=paradigms.path_hooks(study()) is not None, duration=study_duration(study()),
+    )  # fmt: skip
 
 
 def cannot_start(text: str):

@@ -242,3 +242,16 @@ def test_the_preview_states_the_minimum_the_timer_holds(study_folder):
     assert "at least 1 minute 30 seconds" in page
     assert "2 minutes" not in page
 
+
+def test_a_chat_studys_preview_does_not_describe_the_tab_editor(tmp_path):
+    from study.cli import write_study_files
+    from study.server import create_app
+    from tests.conftest import CONTACT
+
+    write_study_files(tmp_path / "chat", paradigm="chat", replacements=CONTACT)
+    app = create_app(config.load(tmp_path / "chat"), suggestion_engine=object())
+    page = app.test_client().get("/task", query_string=PREVIEW).get_data(as_text=True)
+    assert "This is a preview" in page
+    # A chat study has no Tab key and no minimum writing time (its minimum is in exchanges).
+    assert "Tab key" not in page
+    assert "at least 0" not in page
