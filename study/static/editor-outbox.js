@@ -92,10 +92,12 @@ window.StudyEditor = window.StudyEditor || {};
     // slowly, its writers would then send smaller batches more often, which slows it further
     // (docs/benchmarks.md); this way a writer posts about once a second however slow the
     // answers, and no event waits longer than it would have anyway.
+    // Never more than SEND_DELAY_MS: the timestamp is the computer's clock, which may have been
+    // set back since the event was made, and would then hold the events for as long as it moved.
     dueIn() {
       const unsent = this.unsent();
       if (unsent.length >= SEND_AT_COUNT) return 0;
-      return Math.max(0, unsent[0].eventTimestamp + SEND_DELAY_MS - Date.now());
+      return Math.min(SEND_DELAY_MS, Math.max(0, unsent[0].eventTimestamp + SEND_DELAY_MS - Date.now()));
     }
 
     schedule(delay) {

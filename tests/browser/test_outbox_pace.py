@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.participant import start_writing
+from tests.browser.participant import start_writing, type_text, wait_saved
 
 pytestmark = pytest.mark.browser
 
@@ -43,3 +43,22 @@ def test_a_slow_answer_does_not_make_the_outbox_send_more_often(page, task_serve
     assert all(950 <= wait <= 1000 + 300 + 250 for wait in waited), waited
     # So four seconds of typing took four or five posts, not one after every 300 ms answer.
     assert 3 <= len(posts) <= 5, waited
+
+
+def test_a_clock_set_back_does_not_hold_the_writers_text_back(page, task_server):
+    # The computer's clock goes back an hour (a manual change, a time sync) while a batch is on
+    # its way and a later keystroke waits: that keystroke still reaches the server within about
+    # a second, not once the clock has caught up with the hour.
+    session_id = start_writing(page, task_server.url)
+    wait_saved(page)
+    held = []
+    page.route("**/events", lambda route: route.continue_() if held else held.append(route))
+    type_text(page, "a")
+    while not held:  # the batch with "a" is on its way
+        page.wait_for_timeout(50)
+    type_text(page, "b")
+    page.evaluate("() => { const now = Date.now.bind(Date); Date.now = () => now() - 3600 * 1000; }")
+    held[0].continue_()
+    wait_saved(page, timeout=10_000)
+    state = page.request.get(f"{task_server.url}/api/sessions/{session_id}/state").json()
+    assert state["doc"].rstrip("\n").endswith("ab")
