@@ -31,6 +31,8 @@ def writing_page(session_id, session):
     prompt = study().prompt(session["prompt_code"])
     condition = study().condition(session["condition"])
     elapsed = time.time() - session["writing_started_at"]
+    with reading(engine()) as connection:
+        last_seq = event_store.last_seq(connection, session_id)
     boot = {
         "sessionId": session_id,
         # Quill, which CoAuthor used, always ends a document with a newline; currentDoc keeps it.
@@ -38,6 +40,9 @@ def writing_page(session_id, session):
         "controls": condition.page_controls(),  # no decoding setting: the event API fills them in
         "minSeconds": study().min_seconds,
         "elapsedSeconds": elapsed,
+        # The number after the last event stored: a browser's copy that stops before it is older
+        # than the server's (the writer went on elsewhere), so the page takes the server's.
+        "storedNextSeq": 0 if last_seq is None else last_seq + 1,
         "eventsUrl": url_for("events_api.post_events", session_id=session_id),
         "stateUrl": url_for("events_api.state", session_id=session_id),
         "finishUrl": url_for("participant.finish_writing", session_id=session_id),

@@ -135,10 +135,12 @@
 
   // Where this session stands: this browser's copy, else the server's replay of what it
   // stored, else a fresh start. system-initialize is logged only in the last case, so a
-  // session has exactly one.
+  // session has exactly one. A copy that stops before the server's last event is older than
+  // the server's (the writer went on in another browser): its next events would take numbers
+  // the server already holds, which it acknowledges as resends and drops.
   async function start() {
     const saved = StudyEditor.readSaved(boot.sessionId);
-    if (saved) {
+    if (saved && saved.nextSeq >= boot.storedNextSeq) {
       begin(saved.nextSeq, saved.pending, saved, () => setText(withoutFinalNewline(saved.doc), saved.cursor), { saved });
       return;
     }

@@ -303,6 +303,11 @@ def stored_seqs(connection: Connection, session_id: str, table: Table = events) 
     return [row[0] for row in rows]
 
 
+def last_seq(connection: Connection, session_id: str, table: Table = events) -> int | None:
+    """The session's highest stored seq (None: nothing stored), from the index alone."""
+    return connection.execute(select(func.max(table.c.seq)).where(table.c.session_id == session_id)).scalar_one()
+
+
 def totals(connection: Connection, session_id: str, table: Table = events) -> Totals:
     count, last_seq, size = connection.execute(
         select(func.count(), func.max(table.c.seq), func.coalesce(func.sum(func.length(table.c.record)), 0))

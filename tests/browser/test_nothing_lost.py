@@ -110,3 +110,32 @@ def test_an_emoji_in_the_text_replays_to_the_text_on_screen(page, task_server, s
     wait_saved(page)
     log = export_session(study_dir, tmp_path / "export", session_id, unfinished=True)
     assert replay(log) == editor_text(page) + "\n"
+
+
+def test_a_browser_whose_copy_is_older_than_the_servers_takes_the_servers(page, browser, task_server, study_dir, tmp_path):
+    # The writer writes here, goes on on another computer (the same session's link), then comes
+    # back here: this browser's copy is older than what the server stored, and its next events
+    # would take numbers the other computer's events already hold (acknowledged as resends).
+    session_id = start_writing(page, task_server.url)
+    prompt = editor_text(page)
+    type_text(page, " Here.")
+    wait_saved(page)
+
+    elsewhere = browser.new_context()
+    try:
+        other = elsewhere.new_page()
+        other.goto(page.url)
+        expect(other.get_by_test_id("editor")).to_be_editable()
+        assert editor_text(other) == prompt + " Here."
+        other.keyboard.type(" There.")
+        wait_saved(other)
+    finally:
+        elsewhere.close()
+
+    page.reload()
+    expect(page.get_by_test_id("editor")).to_be_editable()
+    assert editor_text(page) == prompt + " Here. There."
+    type_text(page, " Back.")
+    wait_saved(page)
+    log = export_session(study_dir, tmp_path / "export", session_id, unfinished=True)
+    assert replay(log) == prompt + " Here. There. Back.\n"
