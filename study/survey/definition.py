@@ -313,6 +313,16 @@ def _item_problems(item: Item, earlier: list[Item]) -> list[str]:
             )
         elif item.page < target.page:
             problems.append(".page: a question cannot come before the question its show_if reads. Fix: move it.")
+        elif target.type not in ("likert", "slider") and (
+            item.show_if.at_least is not None or item.show_if.at_most is not None
+        ):
+            # The page reads an option "3" as 3 and shows the question; the server compares only
+            # numbers (answers.visible) and would drop the answer given to it.
+            key = "at_least" if item.show_if.at_least is not None else "at_most"
+            problems.append(
+                f".show_if.{key}: '{target.id}' is a \"{target.type}\" question, whose answer is not a "
+                "number. Fix: list the answers that show this question, in = [...]."
+            )
     return problems
 
 

@@ -59,6 +59,10 @@ max = 5
          "surveys.x.every: an in_session survey needs a cadence. Fix: add every = 3"),
         ('name = "x"\nplacement = "after_session"\n[[surveys.items]]\nid = "a"\ntype = "text"\ntext = "A?"\nshow_if = {item = "b", equals = "y"}',
          "surveys.x.items.a.show_if.item: 'b' is not an earlier question of this survey. Fix:"),
+        # The page showed the follow-up (it reads "3" as 3) and the server dropped its answer.
+        ('name = "x"\nplacement = "after_session"\n[[surveys.items]]\nid = "a"\ntype = "single"\ntext = "A?"\n'
+         'options = ["1", "2", "3"]\n[[surveys.items]]\nid = "b"\ntype = "text"\ntext = "B?"\nshow_if = {item = "a", at_least = 2}',
+         "surveys.x.items.b.show_if.at_least: 'a' is a \"single\" question, whose answer is not a number. Fix:"),
         ('name = "x"\nplacement = "after_session"\n[[surveys.items]]\nid = "ownership"\ntype = "text"\ntext = "A?"',
          "surveys.x.items.ownership: id 'ownership' is also used in survey 'post_session'. Fix:"),
         ('name = "x"\nplacement = "after_session"\n[[surveys.items]]\nid = "a"\ntype = "single"\ntext = "A?"\ncolour = "red"',
