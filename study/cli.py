@@ -173,7 +173,7 @@ def write_study_files(
               help="Open connections (writers' browsers) each worker process holds.")
 def serve(directory: str, host: str, port: int, workers: int | None, threads: int, writers: int) -> None:
     """Serve the study in DIRECTORY (storing everything in its database), on every core."""
-    from study.server import create_app, serving
+    from study.server import create_app, serving, stages
     from study.server.page_security import http_address
     from study.server.activity import ActivityConfigError
     from study.server.limit_store import LimitStoreUnavailable
@@ -192,6 +192,9 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
         app = create_app(study, engine=make_engine(study.database_url, threads=threads + model_calls))
     except (ProxyConfigError, LimitStoreUnavailable, ActivityConfigError) as error:
         raise click.ClickException(str(error)) from None
+    lost = stages.lost_names(study, app.extensions["study.engine"])
+    if lost:
+        raise click.ClickException(f"{directory}: not serving participants: {lost}")
     workers = workers or serving.default_workers()
     click.echo(f"Serving '{study.name}' on {http_address(host, port)}/  (database: {database_shown(study)})")
     click.echo(f"{workers} worker processes x {threads} threads (and {model_calls} for model calls),"

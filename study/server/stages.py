@@ -18,7 +18,7 @@ from study import paradigms, providers
 from study.config import GENRE_NOUNS
 from study.server.context import engine, session_or_404, study
 from study.store import sessions as session_store
-from study.store import writing
+from study.store import reading, writing
 from study.survey import placement
 
 
@@ -87,6 +87,28 @@ def advance(session_id: str, from_stage: str, **values) -> dict:
             session_store.update_session(connection, session_id, **values)
             session = session_store.get(connection, session_id)
     return session
+
+
+def lost_names(study_config, engine) -> str | None:
+    """Why the study cannot serve the sessions still on their path, or None: a condition or
+    prompt they were given that study.toml no longer has (renamed or removed since). Each of
+    their pages and event batches would fail with a KeyError, until the end of the study."""
+    with reading(engine) as connection:
+        in_use = session_store.names_in_progress(connection)
+    known = {"condition": {c.name for c in study_config.conditions}}
+    if paradigms.path_hooks(study_config) is None:  # a chat study's prompt_code is its intent
+        known["prompt_code"] = {p.code for p in study_config.prompts}
+    problems = []
+    for key, names in known.items():
+        what, label = ("conditions", "name") if key == "condition" else ("prompts", "code")
+        for name, count in sorted(in_use[key].items()):
+            if name not in names:
+                problems.append(
+                    f"{study_config.directory / 'study.toml'}: {what}: no entry with {label} = '{name}', "
+                    f"which {count} session(s) not yet complete were given. Fix: restore that "
+                    f"[[{what}]] entry (a renamed one keeps its old {label}) until they are complete."
+                )
+    return "\n".join(problems) or None
 
 
 def noun(session: dict) -> str:

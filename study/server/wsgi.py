@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from study import config as study_config
-from study.server import create_app
+from study.server import create_app, stages
 from study.server.activity import ActivityConfigError
 from study.server.limit_store import LimitStoreUnavailable
 from study.store import make_engine
@@ -122,6 +122,9 @@ def load_app():
             application = create_app(study, engine=make_engine(study.database_url, threads))
         except (LimitStoreUnavailable, ActivityConfigError) as error:
             raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {error}") from None
+    lost = stages.lost_names(study, application.extensions["study.engine"])
+    if lost:
+        raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {lost}")
     # Under `gunicorn --preload` this module is imported in the master, which then forks the
     # workers: a pooled connection (an SQLite handle or a PostgreSQL socket) must not be
     # inherited by several processes. Emptying the pool here makes each worker open its own.

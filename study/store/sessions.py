@@ -141,6 +141,17 @@ def condition_counts(connection: Connection, prompt_code: str | None = None) -> 
     return Counter(dict(connection.execute(query.group_by(sessions.c.condition)).all()))
 
 
+def names_in_progress(connection: Connection) -> dict[str, Counter]:
+    """How many sessions not yet complete were given each condition and each prompt code."""
+    rows = connection.execute(
+        select(sessions.c.condition, sessions.c.prompt_code).where(sessions.c.stage != "complete")
+    ).all()
+    return {
+        "condition": Counter(condition for condition, _ in rows if condition),
+        "prompt_code": Counter(code for _, code in rows if code),
+    }
+
+
 def all_sessions(connection: Connection, *, finished_only: bool = False) -> list[dict]:
     query = select(sessions).order_by(sessions.c.created_at)
     if finished_only:

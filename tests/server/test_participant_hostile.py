@@ -255,3 +255,26 @@ def test_a_chat_studys_preview_does_not_describe_the_tab_editor(tmp_path):
     # A chat study has no Tab key and no minimum writing time (its minimum is in exchanges).
     assert "Tab key" not in page
     assert "at least 0" not in page
+
+
+def test_serve_refuses_a_study_toml_that_lost_a_condition_writers_are_still_in(study_folder, monkeypatch):
+    # A condition renamed while writers are in it: each of their pages was an Internal Server
+    # Error (KeyError) and their event batches failed until the end of the study.
+    from study.server import create_app, serving
+
+    study = config.load(study_folder)
+    client = create_app(study, suggestion_engine=object()).test_client()
+    session_id = start(client)
+    to_writing(client, session_id)
+    post_init(client, session_id)
+    with reading(create_app(study, suggestion_engine=object()).extensions["study.engine"]) as connection:
+        condition = session_store.get(connection, session_id)["condition"]
+    toml = study_folder / "study.toml"
+    toml.write_text(toml.read_text().replace(f'name = "{condition}"', f'name = "{condition}-v2"'))
+    served = []
+    monkeypatch.setattr(serving, "run", lambda app, **options: served.append(app))
+    result = CliRunner().invoke(main, ["serve", str(study_folder)])
+    assert result.exit_code != 0 and served == []
+    assert str(toml) in result.output
+    assert f"no entry with name = '{condition}'" in result.output and "1 session(s) not yet complete" in result.output
+    assert "Fix: restore" in result.output
