@@ -31,7 +31,10 @@ window.StudySurvey = window.StudySurvey || {};
       const rule = JSON.parse(fieldset.dataset.showIf);
       const source = form.querySelector(`fieldset[data-question="${CSS.escape(rule.item)}"]`);
       if (!source) return; // decided on an earlier page, by the server
-      fieldset.hidden = !matches(rule, valuesOf(form, rule.item));
+      // A hidden question's inputs keep what was ticked before it was hidden, but it has no
+      // answer: the server neither keeps it nor shows what follows from it. Questions come
+      // after the one they read, so `source` is settled already.
+      fieldset.hidden = !matches(rule, source.hidden ? [] : valuesOf(form, rule.item));
     });
   }
 

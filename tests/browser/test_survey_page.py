@@ -1,0 +1,55 @@
+"""A survey page in the browser (study/static/survey.js): the questions it shows are the ones the
+server asks and keeps (study.survey.answers)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from study import config
+
+pytestmark = pytest.mark.browser
+
+CHAIN = """
+[[surveys]]
+name = "background"
+placement = "before_writing"
+[[surveys.items]]
+id = "writes"
+type = "single"
+text = "Do you write?"
+options = ["Yes", "No"]
+[[surveys.items]]
+id = "how_often"
+type = "single"
+text = "How often?"
+options = ["Often", "Rarely"]
+show_if = { item = "writes", equals = "Yes" }
+[[surveys.items]]
+id = "what"
+type = "text"
+text = "What do you write?"
+show_if = { item = "how_often", equals = "Often" }
+"""
+
+
+def test_a_follow_up_of_a_hidden_question_is_hidden_too(page, study_dir, task_server_factory):
+    toml = study_dir / "study.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + CHAIN, encoding="utf-8")
+    server = task_server_factory(config.load(study_dir))
+    page.goto(f"{server.url}/task?access_code=lab-1")
+    page.get_by_test_id("consent").check()
+    page.get_by_test_id("next").click()
+    page.wait_for_url("**/instructions")
+    page.get_by_test_id("next").click()
+    page.wait_for_url("**/presurvey")
+    how_often = page.locator('fieldset[data-question="how_often"]')
+    what = page.locator('fieldset[data-question="what"]')
+    page.get_by_label("Yes").check()
+    page.get_by_label("Often").check()
+    expect(what).to_be_visible()
+    # "No": "How often?" goes, and with it its follow-up, which the server would neither ask
+    # nor keep (its answer would be dropped).
+    page.get_by_label("No").check()
+    expect(how_often).to_be_hidden()
+    expect(what).to_be_hidden()
