@@ -93,6 +93,10 @@ def check_item(item: Item, raw: object) -> tuple[object, str | None]:
             return None, f"Choose a point from {scale[0]} to {scale[-1]}."
         return int(text), None
     if item.type == "single":
+        # An option is matched as the page sent it, as a multiple choice's are: one that
+        # study.toml writes with a space at an end is still one of the options.
+        if raw in item.options:
+            return raw, None
         if text and text not in item.options:
             return None, "Choose one of the options."
         return text, None if text or not item.required else "This question needs an answer."

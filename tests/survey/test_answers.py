@@ -61,3 +61,11 @@ def test_an_answer_the_text_box_let_through_is_not_refused_for_its_line_breaks()
     answers, errors = check_page(survey, 1, {"feedback": typed.replace("\n", "\r\n")})
     assert errors == {}
     assert answers == {"feedback": typed}  # stored as the participant typed it
+
+
+def test_an_option_written_with_a_space_at_its_end_can_be_chosen():
+    # The page sends the option as study.toml writes it; a multiple choice's already matched.
+    survey = from_mapping({"name": "s", "placement": "after_session", "items": [
+        {"id": "native", "type": "single", "text": "Native speaker?", "options": ["Yes ", "No"]},
+    ]})  # fmt: skip
+    assert check_page(survey, 1, {"native": "Yes "}) == ({"native": "Yes "}, {})
