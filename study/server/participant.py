@@ -44,6 +44,10 @@ def page_policy(response):
     )
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "no-referrer")
+    # The back button shows a cached page without asking the server: a finished session's
+    # editor, which can no longer load its text. Asked again, every page redirects to the
+    # session's current step (study.server.stages.at_stage).
+    response.headers.setdefault("Cache-Control", "no-store")
     return response
 
 

@@ -141,3 +141,16 @@ def test_a_writer_uses_suggestions_and_the_export_replays_the_final_text(page, t
     selected = next(r for r in log if r["eventName"] == "cursor-select")
     assert selected["cursorRange"]["length"] == 1
     assert all(isinstance(r["currentSuggestionIndex"], int) for r in log)
+
+
+def test_the_back_button_after_finishing_leads_to_the_step_the_writer_is_at(page, task_server):
+    # The browser showed its cached editor, which could not load a finished session's text and
+    # said "Cannot load your session yet (...); retrying…" for as long as it stayed open.
+    start_writing(page, task_server.url)
+    type_text(page, " The end.")
+    finish_writing(page)
+    page.go_back()
+    page.wait_for_url("**/evaluation")
+    expect(page.get_by_test_id("self-evaluation").first).to_be_visible()
+    page.go_back()  # and again, from further back
+    page.wait_for_url("**/evaluation")
