@@ -74,3 +74,27 @@ def test_bad_surveys_are_refused_with_the_key_and_the_fix(study_folder, table, e
         _with(study_folder, "[[surveys]]\n" + table + "\n")
     assert expected in str(error.value)
     assert str(study_folder / "study.toml") in str(error.value)
+
+
+LONG_ID = "how_satisfied_were_you_with_the_suggestions_the_assistant_gave_you_today"  # 72 characters
+
+
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        (f'[[surveys]]\nname = "x"\nplacement = "after_session"\n[[surveys.items]]\nid = "{LONG_ID}"\ntype = "text"\ntext = "A?"',
+         "surveys[0].items[0].id"),
+        ('[[survey]]\nid = "_comments"\ntype = "text"\ntext = "A?"', ".id: '_comments'"),
+        (f'[[surveys]]\nname = "{LONG_ID.replace("_", "-")}"\nplacement = "after_session"\n[[surveys.items]]\nid = "a"\ntype = "text"\ntext = "A?"',
+         "surveys[0].name"),
+    ],
+)
+def test_a_question_id_the_survey_form_cannot_carry_is_refused_at_load(study_folder, text, key):
+    # The page's form names each answer by its question id, and the page by its survey's name,
+    # and the form's declaration (schemas/api/pages.schema.json, surveyForm) takes at most 64
+    # characters, an id not starting with '_': the participant's answers to any other were
+    # refused ("form: unknown field") on every try, so the completion code was out of reach.
+    with pytest.raises(config.ConfigError) as error:
+        _with(study_folder, text + "\n")
+    assert key in str(error.value)
+    assert "at most 64" in str(error.value)
