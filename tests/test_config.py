@@ -161,3 +161,24 @@ def test_a_within_design_that_allows_one_session_per_participant_is_refused_with
         config.load(folder)
     message = str(error.value)
     assert f"{path}: {section}.{key}" in message and "Fix:" in message
+
+
+LONG_CODE = "a-woman-has-lived-alone-in-the-woods-for-ten-years-until-one-day-a-knock"  # 72
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ('code = "shapeshifter"', f'code = "{LONG_CODE}"', r"prompts\[0\]\.code: .*at most 64 characters"),
+        ("[session]", f'[[rounds]]\nname = "{LONG_CODE}"\nkind = "main"\n\n[session]', r"rounds\[0\]\.name: .*at most 64 characters"),
+    ],
+)
+def test_a_name_the_participants_pages_cannot_carry_is_refused_at_load(study_folder, old, new, expected):
+    # The prompt page posts the chosen prompt's code, and a round's link carries ?round=NAME,
+    # each declared at most 64 characters (schemas/api/pages.schema.json): a longer code could
+    # never be chosen ("form.prompt: must have at most 64 characters"), and a longer round's
+    # link let no one in.
+    _edit(study_folder, old, new)
+    with pytest.raises(config.ConfigError) as error:
+        config.load(study_folder)
+    assert re.search(expected, str(error.value)), str(error.value)
