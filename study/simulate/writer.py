@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from study import model_client
 from study.simulate.personas import Persona
 
 SYSTEM = (
@@ -101,7 +102,10 @@ class SimulatedWriter:
             )  # fmt: skip
             return response.choices[0].message.content or ""
         except Exception as error:  # noqa: BLE001 - any endpoint failure falls back, and is counted
-            self.decisions.failures.append(f"{type(error).__name__}: {error}"[:200])
+            # Redacted before it is shortened: an endpoint can echo the key in its error, and
+            # the run prints the first failure (study.simulate.cli).
+            said = model_client.redact(str(error), self.client.api_key)
+            self.decisions.failures.append(f"{type(error).__name__}: {said}"[:200])
             return ""
 
     def decided(self, by_model: bool) -> None:
