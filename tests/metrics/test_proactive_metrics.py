@@ -145,3 +145,41 @@ def test_calibration_recovers_the_weights_that_explain_durations():
 def test_correlate_reports_pearson_and_spearman():
     result = correlate([1, 2, 3, 4], [10, 20, 30, 100])
     assert result.spearman == pytest.approx(1.0) and 0.8 < result.pearson < 1.0
+
+
+@pytest.fixture
+def odd_endpoint():
+    """A judge endpoint that answers no choice, or only after the client stopped waiting."""
+    import threading
+
+    from flask import Flask, jsonify
+    from werkzeug.serving import make_server
+
+    app = Flask(__name__)
+    release = threading.Event()
+
+    @app.post("/v1/chat/completions")
+    def answer():
+        from flask import request
+
+        if request.json["model"] == "slow-judge":
+            release.wait(30)  # until the test has its error
+        return jsonify(id="x", object="chat.completion", created=0, model=request.json["model"], choices=[])
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/v1"
+    release.set()
+    server.shutdown()
+
+
+def test_a_judge_that_answers_no_choice_or_too_late_is_named_for_what_it_did(odd_endpoint):
+    from study.metrics.judges.client import JudgeError
+
+    empty = OpenAIJudge(base_url=odd_endpoint, model="empty-judge")
+    with pytest.raises(JudgeError, match="malformed response: its list of choices is empty"):
+        empty.ask("v1", [{"role": "user", "content": "Rate this."}])
+    slow = OpenAIJudge(base_url=odd_endpoint, model="slow-judge", timeout_seconds=0.5)
+    with pytest.raises(JudgeError, match="did not answer within 0.5 s") as error:
+        slow.ask("v1", [{"role": "user", "content": "Rate this."}])
+    assert "is it running" not in str(error.value)  # it is: it is slow

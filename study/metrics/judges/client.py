@@ -58,12 +58,22 @@ class OpenAIJudge:
                 model=self.model, messages=messages, temperature=self.temperature,
                 max_tokens=self.max_tokens, seed=0,
             )
+        except openai.APITimeoutError:  # before its parent class: it is running, and slow
+            raise JudgeError(
+                f"the judge endpoint at {self._where} did not answer within {self.timeout_seconds:g} s "
+                "(three tries). Fix: run again when the endpoint is less busy (judgements made so far "
+                "are cached), or choose a faster judge with --judge-model"
+            ) from None
         except openai.APIConnectionError:
             raise JudgeError(f"cannot reach the judge endpoint at {self._where}; is it running?") from None
         except openai.APIStatusError as exc:
             raise JudgeError(f"the judge endpoint at {self._where} answered HTTP {exc.status_code}") from None
         self.calls += 1
-        answer = response.choices[0].message.content or ""
+        try:
+            choice = model_client.first_choice(response)
+        except model_client.MalformedResponse as error:
+            raise JudgeError(f"the judge endpoint at {self._where} sent a malformed response: {error}") from None
+        answer = choice.message.content or ""
         if path is not None:
             # The cache holds the writers' texts as the judge read them: private, as an export is.
             private_folder(path.parent)
