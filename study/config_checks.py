@@ -147,6 +147,11 @@ def _check_references(data: dict, source: Path) -> None:
             )
     genres = {c["genre"] for c in data["conditions"] if "genre" in c}
     for i, prompt in enumerate(data.get("prompts", [])):
+        if not prompt["text"].strip():  # the prompt list and the reviewers' pages show its first line
+            problems.append(
+                f"{source}: prompts[{i}].text: prompt '{prompt['code']}' has no text, only spaces or "
+                "line breaks. Fix: write the prompt the writer starts from, or remove the [[prompts]] table."
+            )
         if prompt["genre"] not in genres:
             problems.append(
                 f"{source}: prompts[{i}].genre: no condition serves genre '{prompt['genre']}'. "

@@ -103,6 +103,24 @@ def test_missing_study_toml_says_how_to_create_one(tmp_path):
         config.load(tmp_path)
 
 
+def test_a_prompt_whose_text_is_blank_is_refused_with_the_fix(tmp_path):
+    # A prompt of spaces passes "at least one character"; the prompt list, the reviewers'
+    # workspace and a release's tables would then fail on its first line.
+    from study.cli import write_study_files
+
+    folder = tmp_path / "study"
+    write_study_files(folder)
+    path = folder / "study.toml"
+    text = path.read_text()
+    start = text.index('text = """', text.index('code = "reincarnation"'))
+    end = text.index('"""', start + len('text = """')) + 3
+    path.write_text(text[:start] + 'text = """\n   \n"""' + text[end:])
+    with pytest.raises(config.ConfigError) as error:
+        config.load(folder)
+    message = str(error.value)
+    assert f"{path}: prompts[1].text" in message and "reincarnation" in message and "Fix:" in message
+
+
 def test_a_chat_study_asking_for_a_within_subjects_design_is_refused_with_the_fix(tmp_path):
     # A chat study takes its own path, which gives each session one assistant (between
     # subjects): "within" would be ignored, and each participant would meet one assistant only.
