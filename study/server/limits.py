@@ -73,6 +73,9 @@ def from_study(study: Study) -> Limits:
     )
 
 
+MAX_ACCESS_CODE = 64
+
+
 def _access_codes(study: Study, name: str) -> frozenset[str] | None:
     if not name:
         return None
@@ -85,9 +88,18 @@ def _access_codes(study: Study, name: str) -> frozenset[str] | None:
             f"{source}: session.access_codes_file: cannot read '{path}' ({error}). "
             f'Fix: create it with one access code per line, or set access_codes_file = "".'
         ) from None
-    codes = frozenset(
-        line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")
-    )
+    listed = [
+        (number, line.strip()) for number, line in enumerate(lines, start=1)
+        if line.strip() and not line.lstrip().startswith("#")
+    ]  # fmt: skip
+    for number, code in listed:
+        if len(code) > MAX_ACCESS_CODE:  # /task's access_code (schemas/api/pages.schema.json)
+            raise ConfigError(
+                f"{path} line {number}: an access code of {len(code)} characters; the task link "
+                f"carries at most {MAX_ACCESS_CODE}, so it could never enter. Fix: hand out a "
+                "shorter code and list that one."
+            )
+    codes = frozenset(code for _, code in listed)
     if not codes:
         raise ConfigError(
             f"{source}: session.access_codes_file: '{path}' lists no access code, so nobody "

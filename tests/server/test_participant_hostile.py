@@ -195,6 +195,18 @@ def test_an_access_code_list_that_cannot_be_read_stops_the_server_with_the_fix(s
         _app_with(study_folder, ("[session]\n", '[session]\naccess_codes_file = "codes.txt"\n'))
 
 
+def test_an_access_code_longer_than_the_task_link_carries_stops_the_server_with_its_line(study_folder):
+    # /task takes an access code of at most 64 characters: a longer one in the list could
+    # never enter, and the participant it was handed to would be turned away.
+    long_code = "LAB-" + "7" * 70
+    with pytest.raises(config.ConfigError, match=r"codes\.txt line 3: .*74 characters.*at most 64"):
+        _app_with(
+            study_folder,
+            ("[session]\n", '[session]\naccess_codes_file = "codes.txt"\n'),
+            {"codes.txt": f"# handed out on 2026-11-20\nLAB-001\n{long_code}\n"},
+        )
+
+
 def test_one_address_may_start_only_so_many_sessions_an_hour(study_folder):
     app = _app_with(study_folder, ("[session]\n", "[session]\nnew_sessions_per_ip_per_hour = 3\n"))
     client = app.test_client()
