@@ -34,7 +34,7 @@ from flask import current_app, g, jsonify
 from study import model_client
 from study.config import Condition
 from study.server.context import WRITING_SESSIONS, engine, limits, study
-from study.store import group_commit
+from study.store import group_commit, provenance
 from study.store import sessions as session_store
 from study.suggest import postprocess
 
@@ -284,9 +284,10 @@ def settling(
     """The statement that settles a model call's row (`settle`), for a staged work's stage
     (study.store.group_commit) or study.store.engine.driver_fetch."""
     values = (
-        # The model that answered, as the endpoint's reply names it; the one asked for when
-        # nothing answered (parameters keep the configured name either way).
-        answered_model or condition.model,
+        # The model that answered, as the endpoint's reply names it (UNNAMED when it named
+        # none); the one asked for when nothing answered (parameters keep the configured name
+        # either way, and a failed call answered nothing: study.store.provenance).
+        answered_model or (condition.model if error else provenance.UNNAMED),
         json.dumps(parameters), json.dumps(raw), json.dumps(suggestions), latency_ms, error, request_id,
     )  # fmt: skip
     return _SETTLE, values

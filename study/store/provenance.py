@@ -15,6 +15,14 @@ from study.store.db import suggestion_requests
 
 # How several answering models of one session or condition are written in one CSV cell.
 SEPARATOR = "; "
+# What an answered call records when the endpoint's reply named no model: not the configured
+# name, which would claim the model the study asked for answered.
+UNNAMED = "(not named by the endpoint)"
+
+
+def answering(answered_model: str | None) -> str:
+    """The answering model to record for an answered call (UNNAMED when the reply named none)."""
+    return answered_model or UNNAMED
 
 
 def answered_models(connection: Connection, by: str = "session_id") -> dict[str, list[str]]:

@@ -136,3 +136,45 @@ def test_tab_and_ghost_text_sessions_export_and_report_the_answering_model(tmp_p
 def _condition_of(app, session_id: str) -> str:
     with reading(app.extensions["study.engine"]) as connection:
         return session_store.get(connection, session_id)["condition"]
+
+
+def test_a_reply_that_names_no_model_is_not_credited_to_the_configured_one(tmp_path):
+    # An OpenAI-compatible endpoint (a proxy, a home-made server) may leave out the reply's
+    # `model`: which model answered is then unknown, and must not read as the configured one.
+    import threading
+
+    from flask import Flask, jsonify
+    from werkzeug.serving import make_server
+
+    endpoint = Flask(__name__)
+
+    @endpoint.post("/v1/completions")
+    def complete():
+        choice = {"index": 0, "text": " It rained all night.", "finish_reason": "stop", "logprobs": None}
+        return jsonify(id="cmpl-1", object="text_completion", created=0, choices=[choice])
+
+    server = make_server("127.0.0.1", 0, endpoint, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    folder = tmp_path / "study"
+    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0"})
+    study = config.load(folder)
+    url = f"http://127.0.0.1:{server.server_port}/v1"
+    app = create_app(replace(study, suggestions=replace(study.suggestions, endpoint=url)))
+    client = app.test_client()
+    try:
+        session_id = start(client, access_code="writer-1")
+        to_writing(client, session_id, prompt="shapeshifter")
+        assert client.post(f"/api/sessions/{session_id}/events", json={"events": [{**INIT_EVENT, "seq": 0}]}).status_code == 200
+        answer = client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": "The door"})
+        assert answer.status_code == 200, answer.json
+        assert client.post(f"/s/{session_id}/writing/finish", json={"last_seq": 0}).status_code == 200
+    finally:
+        server.shutdown()
+    app.extensions["study.engine"].dispose()
+
+    out = tmp_path / "coauthor"
+    result = CliRunner().invoke(main, ["export", str(folder), "--format", "coauthor", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    with (out / "models.csv").open(newline="") as handle:
+        (row,) = csv.DictReader(handle)
+    assert row["answered_model"] == "(not named by the endpoint)" and row["model"] != row["answered_model"]

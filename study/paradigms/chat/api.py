@@ -36,7 +36,7 @@ from study.server.surveys import owed_surveys
 from study.server.context import engine, limits, session_or_404, study
 from study.paradigms.chat import store as chat_store
 from study.store import events as event_store
-from study.store import group_commit, reading, writing
+from study.store import group_commit, provenance, reading, writing
 from study.store.db import chat_events
 
 blueprint = Blueprint("chat_api", __name__, url_prefix="/api/sessions")
@@ -212,7 +212,7 @@ def _store(session_id: str, user: dict, condition, request_id: int, result: assi
         model_calls.settle(request_id, condition, **outcome)
         return None
     reply = chat_store.storing_reply(
-        session_id, user["seq"] + 1, result.text, result.answered_model or condition.model,
+        session_id, user["seq"] + 1, result.text, provenance.answering(result.answered_model),
         result.latency_ms, model_calls.settling(request_id, condition, **outcome),
     )  # fmt: skip
     return group_commit.run_staged(engine(), reply, key=None, ahead=True)

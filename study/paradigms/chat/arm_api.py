@@ -31,7 +31,7 @@ from study.paradigms.chat import arm, assistant
 from study.paradigms.chat import store as chat_store
 from study.server import contract, model_calls
 from study.server.context import WRITING_SESSIONS, engine, session_brief_or_404, study, writing_session_or_409
-from study.store import group_commit, reading
+from study.store import group_commit, provenance, reading
 from study.store import sessions as session_store
 
 blueprint = Blueprint("chat_arm_api", __name__, url_prefix="/api/sessions")
@@ -161,7 +161,7 @@ def _ask(condition, session_id: str, history: list[dict], request_id: int):
         model_calls.settle(request_id, condition, **outcome)
         return None, model_calls.unavailable("chat reply", session_id, result.error, result.timed_out, UNAVAILABLE)
     reply = chat_store.storing_reply(
-        session_id, history[-1]["seq"] + 1, result.text, result.answered_model or condition.model,
+        session_id, history[-1]["seq"] + 1, result.text, provenance.answering(result.answered_model),
         result.latency_ms, model_calls.settling(request_id, condition, **outcome),
     )  # fmt: skip
     return group_commit.run_staged(engine(), reply, key=None, ahead=True), None
