@@ -1,8 +1,8 @@
 """`study judging build`: the round's items and tasks, from the study's finished sessions.
 
-An item is a session's final text without its prompt (the writer did not write the prompt),
-whole (unit = "document") or split into sentences with pysbd (unit = "sentence"; the splitter
-the suggestion engine and the report already use). Simulated sessions (`study simulate`) are
+An item is a session's final text as its event log replays it, without its prompt (the writer
+did not write the prompt), whole (unit = "document") or split into sentences with pysbd
+(unit = "sentence"; the splitter the suggestion engine and the report already use). Simulated sessions (`study simulate`) are
 left out: judges rate what people wrote. Item ids are random pseudonyms, so nothing on a
 judge's page leads back to a session.
 
@@ -14,16 +14,19 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
 from sqlalchemy import Connection, delete, func, select
 
 from study.config import Study
+from study.curation.replay import DeltaError, replay
 from study.judging import design as design_module
 from study.judging import gold as gold_module
 from study.judging.settings import JudgingSettings
 from study.review.presentation import identifiers
+from study.store import events as event_store
 from study.store import sessions as session_store
 from study.store.judging import judging_items, judging_ratings, judging_task_items, judging_tasks
 from study.store.simulated import simulated_ids
@@ -48,8 +51,15 @@ def _segmenter():
     return pysbd.Segmenter(language="en", clean=False)
 
 
-def written_text(study: Study, session: dict) -> str:
-    """The session's final text without the prompt it started from."""
+def written_text(study: Study, session: dict, events: Sequence[Mapping] = ()) -> str:
+    """What the writer added to the prompt: their event log replayed (the text a release
+    publishes), without the prompt. The finish request's text is taken only for a session
+    whose log does not replay (a chat session keeps its own): anyone can send that request
+    by hand, with a text nobody typed."""
+    try:
+        return replay(events).without_prompt().strip()
+    except (ValueError, DeltaError):
+        pass
     text = session["final_text"] or ""
     try:
         prompt = study.prompt(session["prompt_code"]).text.strip() if session["prompt_code"] else ""
@@ -91,7 +101,8 @@ def build(connection: Connection, study: Study, settings: JudgingSettings) -> Bu
             continue
         # Blind: a worker id (or assignment id, access code) the writer typed into the text is
         # masked as the reviewers' workspace masks it (study.review.identifiers).
-        text = identifiers(session).mask_text(written_text(study, session))
+        events = event_store.records(connection, session["session_id"])
+        text = identifiers(session).mask_text(written_text(study, session, events))
         pieces = units(text, settings.unit, settings.min_chars)
         sessions_used += bool(pieces)
         for position, text in enumerate(pieces):
