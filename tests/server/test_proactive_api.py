@@ -172,48 +172,42 @@ def test_an_answer_without_choices_is_named_a_malformed_response(study):
     assert "sent a malformed response: its list of choices is empty" in error, error
 
 
-class FinishesTheWord(DeterministicBackend):
-    """A completion model continuing a word the writer paused in: "The old light" + "house ..."."""
+class Says(DeterministicBackend):
+    """A model whose every answer is `text`."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
 
     def generate(self, prompt: str, *, n: int = 1, **kwargs) -> list[Generation]:
-        text = "house stood on the cliff."
-        return [Generation(text, [-0.5], "stop", [text]) for _ in range(n)]
+        return [Generation(self.text, [-0.5], "stop", [self.text]) for _ in range(n)]
+
+
+def _ghost_text(study, model_says: str, mode: str, doc: str) -> str:
+    """The L1 ghost text for `doc` from a model in `mode` that answers `model_says`."""
+    url, stop = serve_in_thread(Says(model_says))
+    try:
+        conditions = tuple(replace(c, paradigm="L1", mode=mode) for c in study.conditions)
+        app = create_app(replace(study, conditions=conditions, suggestions=replace(study.suggestions, endpoint=url)))
+        client = app.test_client()
+        response = client.post(f"/api/sessions/{_session(client)}/proactive", json={"doc": doc})
+    finally:
+        stop()
+    assert response.status_code == 200, response.json
+    return response.json["suggestion"]["original"]
 
 
 def test_ghost_text_that_finishes_a_word_in_completion_mode_gets_no_space_in_it(study):
-    url, stop = serve_in_thread(FinishesTheWord())
-    try:
-        conditions = tuple(replace(c, paradigm="L1", mode="completion") for c in study.conditions)
-        app = create_app(replace(study, conditions=conditions, suggestions=replace(study.suggestions, endpoint=url)))
-        client = app.test_client()
-        session_id = _session(client)
-        doc = "At night the old light"
-        response = client.post(f"/api/sessions/{session_id}/proactive", json={"doc": doc})
-    finally:
-        stop()
-    assert response.status_code == 200, response.json
+    # A completion continuing the word the writer paused in: "The old light" + "house ...".
+    doc = "At night the old light"
     # Accepted, the ghost text is appended to the writer's text as it is.
-    assert doc + response.json["suggestion"]["original"] == "At night the old lighthouse stood on the cliff."
-
-
-class AnswersWithDialogue(DeterministicBackend):
-    """A chat model whose next sentence is a line of dialogue."""
-
-    def generate(self, prompt: str, *, n: int = 1, **kwargs) -> list[Generation]:
-        text = '"Who is there?" she asked.'
-        return [Generation(text, [-0.5], "stop", [text]) for _ in range(n)]
+    assert doc + _ghost_text(study, "house stood on the cliff.", "completion", doc) == (
+        "At night the old lighthouse stood on the cliff."
+    )
 
 
 def test_ghost_text_opening_a_quotation_in_chat_mode_is_set_apart_from_the_sentence_before(study):
-    url, stop = serve_in_thread(AnswersWithDialogue())
-    try:
-        conditions = tuple(replace(c, paradigm="L1", mode="chat") for c in study.conditions)
-        app = create_app(replace(study, conditions=conditions, suggestions=replace(study.suggestions, endpoint=url)))
-        client = app.test_client()
-        session_id = _session(client)
-        doc = "Someone knocked at the door. He looked up."
-        response = client.post(f"/api/sessions/{session_id}/proactive", json={"doc": doc})
-    finally:
-        stop()
-    assert response.status_code == 200, response.json
-    assert doc + response.json["suggestion"]["original"] == 'Someone knocked at the door. He looked up. "Who is there?" she asked.'
+    doc = "Someone knocked at the door. He looked up."
+    assert doc + _ghost_text(study, '"Who is there?" she asked.', "chat", doc) == (
+        'Someone knocked at the door. He looked up. "Who is there?" she asked.'
+    )
