@@ -17,6 +17,7 @@ from study.mturk.review import approve
 from study.store import reading
 from tests.mturk.conftest import TASK_URL, new_study, post_hit, with_mturk
 from tests.store.conftest import postgres_url  # noqa: F401 - the cluster, shared as a fixture
+from tests.store.locks import until_done_or_waiting
 
 
 def _hit_id(result) -> str:
@@ -219,13 +220,6 @@ def pg_engine(postgres_url):  # noqa: F811 - the run's PostgreSQL cluster (tests
     engine.dispose()
 
 
-def _waiting_on_a_lock(engine) -> bool:
-    with engine.connect() as connection:
-        return bool(connection.exec_driver_sql(
-            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-            " AND datname = current_database()").scalar())  # fmt: skip
-
-
 @pytest.mark.postgres
 def test_two_bonus_commands_at_once_on_postgresql_never_pass_the_cap_together(pg_engine):
     import threading
@@ -259,10 +253,7 @@ def test_two_bonus_commands_at_once_on_postgresql_never_pass_the_cap_together(pg
         # when the second one checks.
         thread = threading.Thread(target=second_command)
         thread.start()
-        for _ in range(2000):  # a bound for a stuck run, not a measured time
-            if not thread.is_alive() or _waiting_on_a_lock(pg_engine):
-                break
-            thread.join(0.01)
+        until_done_or_waiting(thread, pg_engine)
     thread.join()
 
     assert "Refusing a bonus of $6.00" in second["outcome"]

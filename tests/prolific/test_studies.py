@@ -9,6 +9,7 @@ import pytest
 from study.prolific import ledger, studies
 from study.store import reading
 from tests.prolific.conftest import TASK_URL
+from tests.store.locks import until_done_or_waiting
 from tests.store.conftest import postgres_url  # noqa: F401 - the cluster, shared as a fixture
 
 
@@ -180,10 +181,7 @@ def test_two_studies_published_at_once_on_postgresql_never_pass_the_cap_together
                                count=2)  # fmt: skip
             thread = threading.Thread(target=second_command)
             thread.start()
-            for _ in range(2000):  # a bound for a stuck run, not a measured time
-                if not thread.is_alive() or _waiting_on_a_lock(engine):
-                    break
-                thread.join(0.01)
+            until_done_or_waiting(thread, engine)
         thread.join()
         assert "Refusing publishing second" in second["outcome"]
         with reading(engine) as connection:
@@ -191,9 +189,3 @@ def test_two_studies_published_at_once_on_postgresql_never_pass_the_cap_together
     finally:
         engine.dispose()
 
-
-def _waiting_on_a_lock(engine) -> bool:
-    with engine.connect() as connection:
-        return bool(connection.exec_driver_sql(
-            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-            " AND datname = current_database()").scalar())  # fmt: skip

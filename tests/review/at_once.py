@@ -13,18 +13,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from sqlalchemy import event, text
+from sqlalchemy import event
+
+from tests.store.locks import someone_waits_for_a_lock
 
 HOLD_LIMIT = 30.0  # a stuck call fails the test rather than hang it
-
-
-def _someone_waits_for_a_lock(engine) -> bool:
-    with engine.connect() as connection:
-        return bool(
-            connection.execute(
-                text("SELECT count(*) FROM pg_locks WHERE NOT granted AND pid <> pg_backend_pid()")
-            ).scalar()
-        )
 
 
 def at_once(engine, before: str, *calls: Callable[[], object]) -> list[object]:
@@ -46,7 +39,7 @@ def at_once(engine, before: str, *calls: Callable[[], object]) -> list[object]:
             while len(arrived | finished) < len(calls) and deadline > 0:
                 state.wait(0.02)
                 deadline -= 0.02
-                if _someone_waits_for_a_lock(engine):
+                if someone_waits_for_a_lock(engine):
                     return
 
     def run(index: int, call: Callable[[], object]) -> None:
