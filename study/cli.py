@@ -160,6 +160,27 @@ def write_study_files(
         destination.write_text(text, encoding="utf-8")
 
 
+def _listenable(host: str, port: int) -> None:
+    """Refuse, in words, an address another program already listens on: the servers' own error
+    is a traceback (granian's ends in a Rust backtrace). Port 5000 is often taken, e.g. by
+    macOS's AirPlay Receiver, or by a `study serve` or `study demo` still running."""
+    import socket
+
+    from study.server.page_security import http_address
+
+    try:
+        family, kind, _protocol, _name, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind) as probe:
+            # As the servers bind: a port left in TIME_WAIT by a server just stopped is free.
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as error:
+        raise click.ClickException(
+            f"cannot listen on {http_address(host, port)}: {error.strerror or error}. Fix: choose "
+            "another --port (or --host), or stop the program listening there."
+        ) from None
+
+
 @main.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
@@ -185,6 +206,7 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
     unfinished = study_config.unfinished_consent(study)
     if unfinished:
         raise click.ClickException(f"{directory}: not serving participants yet: {unfinished}")
+    _listenable(host, port)
     # Every thread a worker runs may hold a database connection: its --threads and one for each
     # model call it may hold.
     model_calls = serving.model_call_threads(limits_from_study(study))
@@ -257,6 +279,7 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
     from study.server import create_app
     from study.server.page_security import http_address
 
+    _listenable(host, port)  # before the demo's model and folder are made
     levels = registry.study_templates()[paradigm].levels
     if design and directory == "demo-study":
         directory = f"demo-{design}-study"  # its own study.toml and database, as each paradigm's
