@@ -9,6 +9,7 @@ report can be mailed or archived as it is.
 
 from __future__ import annotations
 
+from contextlib import suppress
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -51,7 +52,10 @@ def write_report(source: str | Path, out: str | Path, *, processes: int | None =
         partial.write_text(html, encoding="utf-8")
         partial.replace(out)
     except OSError as error:
-        partial.unlink(missing_ok=True)
+        # A path under a file (report.html/index.html) cannot hold a partial file to remove
+        # either: the removal fails as the write did, and the message below says why.
+        with suppress(OSError):
+            partial.unlink(missing_ok=True)
         raise ReportSourceError(
             f"{out}: cannot write the report ({error.strerror}); nothing was written. "
             "Fix: choose --out in an existing folder you can write to, with free space."

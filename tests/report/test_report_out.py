@@ -35,3 +35,14 @@ def test_a_failed_write_leaves_no_partial_file(tmp_path, monkeypatch):
     assert result.exit_code == 1, result.output
     assert "No space left on device" in result.output and str(out) in result.output
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("report")) == []
+
+
+def test_report_into_a_path_under_a_file_says_so(tmp_path):
+    # e.g. --out report.html/index.html after an earlier report.html
+    (tmp_path / "report.html").write_text("an earlier report", encoding="utf-8")
+    out = tmp_path / "report.html" / "index.html"
+    result = CliRunner().invoke(main, ["report", str(COAUTHOR / "sessions"), "--out", str(out), "-j", "1"])
+    assert result.exit_code == 1, result.output
+    assert not isinstance(result.exception, OSError), repr(result.exception)
+    assert str(out) in result.output and "Fix:" in result.output
+    assert (tmp_path / "report.html").read_text(encoding="utf-8") == "an earlier report"
