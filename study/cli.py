@@ -86,6 +86,23 @@ class Commands(click.Group):
                 self.add_command(group, wanted)
         return self.commands.get(name)
 
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except Exception as error:
+            # Any command's first use of a database that cannot be opened (study.store.engine
+            # names it): in words, not the driver's traceback.
+            database = getattr(error, "unopened_database", None)
+            if database is None:
+                raise
+            reason = " ".join(str(getattr(error, "orig", error)).split())
+            reason += "" if reason.endswith((".", "?")) else "."
+            raise click.ClickException(
+                f"cannot open the study's database {database}: {reason} Fix: start its server, or "
+                "correct [study] database in study.toml (empty: study.db beside it); a damaged "
+                "study.db: restore it from a backup."
+            ) from None
+
 
 @click.group(cls=Commands)
 @click.version_option(package_name="study")

@@ -94,3 +94,26 @@ def test_status_shows_how_many_event_batches_waited_at_once_for_the_database(app
 
     assert "(3 event batches, 0 asking the model)" in output, output
     assert "database queue: at most 3 event batches waited at once behind a write in progress" in output
+
+
+def test_status_of_a_study_whose_database_server_is_down_names_it_and_the_fix(study_folder):
+    toml = study_folder / "study.toml"
+    # Nothing listens on port 1: the PostgreSQL server the study names is not running.
+    toml.write_text(toml.read_text().replace('database = ""', 'database = "postgresql+psycopg://study:s3cret@127.0.0.1:1/study"', 1))
+
+    result = CliRunner().invoke(main, ["status", str(study_folder)])
+
+    assert result.exit_code == 1, result.output
+    assert isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "127.0.0.1" in result.output and "[study] database" in result.output and "Fix:" in result.output
+    assert "s3cret" not in result.output
+
+
+def test_status_of_a_study_whose_database_file_is_damaged_names_it_and_the_fix(study_folder):
+    (study_folder / "study.db").write_bytes(b"not a database, e.g. a half-copied file" * 200)
+
+    result = CliRunner().invoke(main, ["status", str(study_folder)])
+
+    assert result.exit_code == 1, result.output
+    assert isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "study.db" in result.output and "Fix:" in result.output

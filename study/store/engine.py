@@ -46,6 +46,17 @@ def _into_wal(cursor) -> None:
             time.sleep(0.01)  # opening a connection: no lock of ours is held
 
 
+def _named_when_unopened(engine: Engine) -> None:
+    """A connection that could not be opened (its server down, a damaged SQLite file) carries
+    the database it was for, password hidden: the driver's own message may not name it
+    ("file is not a database"), and the commands say which (study.cli)."""
+
+    @event.listens_for(engine, "handle_error")
+    def _name(context) -> None:
+        if context.connection is None and context.sqlalchemy_exception is not None:
+            context.sqlalchemy_exception.unopened_database = engine.url.render_as_string(hide_password=True)
+
+
 def make_engine(url: str, threads: int = DEFAULT_THREADS) -> Engine:
     """An engine for `url`, for a process with `threads` request threads; SQLite gets WAL, a
     busy timeout and explicit write locking."""
@@ -61,6 +72,7 @@ def make_engine(url: str, threads: int = DEFAULT_THREADS) -> Engine:
         engine = create_engine(url, future=True, pool_size=threads + 2, max_overflow=4,
                                connect_args={"prepare_threshold": None})
         _ping_after_idle(engine)
+        _named_when_unopened(engine)
         return engine
     _create_private(url)
 
@@ -104,6 +116,7 @@ def make_engine(url: str, threads: int = DEFAULT_THREADS) -> Engine:
             driver.execute(f"BEGIN {mode}")
 
     _write_turns[engine] = WriteTurn(make_url(url).database)
+    _named_when_unopened(engine)
 
     @event.listens_for(engine, "engine_disposed")
     def _disposed(disposed: Engine) -> None:
