@@ -372,12 +372,19 @@ def _study_survey(study, connection, session_ids: list[str]) -> tuple[list[Quest
 
 
 def _read_survey_csv(path: Path) -> tuple[list[Question], dict[str, dict[str, object]]]:
-    with open(path, newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        if "session_id" not in (reader.fieldnames or ()):
-            raise ReportSourceError(f"{path}: needs a session_id column")
-        columns = [c for c in reader.fieldnames if c != "session_id"]
-        answers = {row["session_id"]: {c: row.get(c) or "" for c in columns} for row in reader}
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            if "session_id" not in (reader.fieldnames or ()):
+                raise ReportSourceError(f"{path}: needs a session_id column")
+            columns = [c for c in reader.fieldnames if c != "session_id"]
+            answers = {row["session_id"]: {c: row.get(c) or "" for c in columns} for row in reader}
+    except UnicodeDecodeError as error:
+        # A survey.csv edited in a spreadsheet is often saved in its own encoding (Windows-1252).
+        raise ReportSourceError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start}); "
+                                "export the sheet as CSV UTF-8") from None  # fmt: skip
+    except csv.Error as error:
+        raise ReportSourceError(f"{path}: not readable as CSV ({error})") from None
     return [_infer_question(c, (a[c] for a in answers.values())) for c in columns], answers
 
 

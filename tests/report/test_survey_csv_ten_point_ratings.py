@@ -27,3 +27,22 @@ def test_seven_point_answers_stay_a_7_point_scale(tmp_path):
     survey.write_text("session_id,q1_mental_demand\na,3\nb,5\nc,7\n", encoding="utf-8")
     (question,), _ = _read_survey_csv(survey)
     assert question.kind == "scale" and question.points == tuple(range(1, 8))
+
+
+def test_a_survey_csv_saved_in_a_spreadsheets_own_encoding_is_named_with_the_fix(tmp_path):
+    """A release's survey.csv edited in a spreadsheet and saved as Windows-1252, not UTF-8:
+    the report says which file and how to save it, as it does for metadata.csv."""
+    from click.testing import CliRunner
+
+    from study.cli import main
+
+    (tmp_path / "metadata.csv").write_text("session_id,worker_id,prompt_code,genre\nabc,w1,pig,creative\n",
+                                           encoding="utf-8")  # fmt: skip
+    (tmp_path / "survey.csv").write_bytes("session_id,comments\nabc,très bien\n".encode("cp1252"))
+
+    result = CliRunner().invoke(main, ["report", str(tmp_path), "--out", str(tmp_path / "report.html")])
+
+    assert result.exit_code == 1, result.output
+    assert isinstance(result.exception, SystemExit), repr(result.exception)
+    assert str(tmp_path / "survey.csv") in result.output and "UTF-8" in result.output
+    assert not (tmp_path / "report.html").exists()
