@@ -331,6 +331,10 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
     study = _load(directory)
     # The demo always talks to its own local model, whatever the folder's study.toml says.
     study = replace(study, suggestions=replace(study.suggestions, endpoint=base_url))
+    if click.get_current_context().get_parameter_source("min_seconds") is not click.core.ParameterSource.DEFAULT:
+        # A folder made before (an earlier demo, or `study init`: its ten minutes) keeps its
+        # study.toml; a minimum time given on this command line is the one this demo enforces.
+        study = replace(study, min_seconds=min_seconds)
     if levels:
         missing = set(levels) - {c.paradigm for c in study.conditions}
         if missing:

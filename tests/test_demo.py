@@ -138,3 +138,36 @@ def test_proactive_demo_refuses_a_folder_without_proactive_conditions(tmp_path):
     )  # fmt: skip
     assert result.returncode == 1
     assert "without L2 conditions" in result.stderr and "--dir" in result.stderr
+
+
+def test_a_demo_of_an_existing_study_folder_keeps_the_minimum_time_asked_for(tmp_path):
+    """`study init DIR` then `study demo --dir DIR --min-seconds 0` (init's own advice): the
+    folder is reused, and the writer may finish at once, as the flag says, not after the
+    study's ten minutes."""
+    from tests.server.flow import INIT_EVENT
+
+    folder = tmp_path / "mystudy"
+    subprocess.run([sys.executable, "-m", "study", "init", str(folder)], check=True, capture_output=True)
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "study", "demo", "--dir", str(folder), "--port", str(port),
+         "--backend", "deterministic", "--min-seconds", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", follow_redirects=True, timeout=10) as http:
+            _wait_until_up(http, server)
+            consent_url = str(http.get("/task", params={"access_code": "demo"}).url)
+            http.post(consent_url, data={"consent": "yes"})
+            http.post(consent_url.replace("consent", "instructions"))
+            writing = http.post(consent_url.replace("consent", "prompt"), data={"prompt": "obama"})
+            assert 'data-testid="editor"' in writing.text
+            session_id = consent_url.split("/")[4]
+            event = {**INIT_EVENT, "seq": 0, "currentDoc": "Prompt.\n", "currentCursor": 7}
+            stored = http.post(f"/api/sessions/{session_id}/events", json={"events": [event]})
+            assert stored.status_code == 200, stored.text
+            finished = http.post(f"/s/{session_id}/writing/finish", json={"last_seq": 0, "text": "Prompt.\n"})
+            assert finished.status_code == 200, finished.text
+    finally:
+        server.terminate()
+        server.communicate(timeout=10)
