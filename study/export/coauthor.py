@@ -70,6 +70,7 @@ def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -
     engine = make_engine(study.database_url)
     with reading(engine) as connection:
         candidates = session_store.all_sessions(connection, finished_only=not include_unfinished)
+        stored = {s["session_id"] for s in session_store.all_sessions(connection)}
         simulated = simulated_store.simulated_ids(connection)
     # A study on a paradigm's own path (a chat study) has no CoAuthor log; its format writes it.
     candidates = [s for s in candidates if study.paradigm == "writing"]
@@ -78,7 +79,7 @@ def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -
     check_stored_names(study, candidates)
     created: list[Path] = []
     try:
-        return _write_export(study, out, engine, candidates, simulated, created)
+        return _write_export(study, out, engine, candidates, simulated, created, stored)
     except OSError as error:
         # A disk that fills, a folder made read-only: no export half in place. The files this
         # run created go again (files an earlier export left in OUT are not touched).
@@ -100,7 +101,7 @@ class ExportError(ValueError):
     """The export could not be written; nothing it created is left behind."""
 
 
-def _write_export(study, out, engine, candidates, simulated, created) -> ExportSummary:
+def _write_export(study, out, engine, candidates, simulated, created, stored) -> ExportSummary:
     rows, total_events, skipped = [], 0, 0
 
     def write(path: Path, data: bytes) -> None:
@@ -148,6 +149,12 @@ def _write_export(study, out, engine, candidates, simulated, created) -> ExportS
     files.update(beside)
     for name, data in files.items():
         write(out / name, data)
+    # An earlier export into OUT (with --all, say) left logs of sessions this one leaves out:
+    # beside the new metadata.csv they would be read as part of it (study report, study curate,
+    # study release build). Only this study's own sessions' logs go, once all else is written.
+    for path in out.glob("*.jsonl"):
+        if path.stem in stored and path.stem not in exported:
+            path.unlink()
     return ExportSummary(sessions=len(rows), events=total_events, skipped=skipped)
 
 

@@ -118,6 +118,34 @@ def test_export_skips_unfinished_sessions_unless_asked(client, study_folder, tmp
     assert record["eventNum"] == 0
 
 
+def test_exporting_again_without_all_leaves_no_unfinished_session_in_the_folder(client, study_folder, tmp_path):
+    """`study export --all` into OUT, then `study export` into the same OUT (the folder to
+    share): the unfinished writer's text must not stay beside the new metadata.csv, where the
+    report, curation and a release would read it as part of the export."""
+    from tests.server.flow import finish, post_init
+
+    unfinished = start(client, access_code="still-writing")
+    to_writing(client, unfinished)
+    post_init(client, unfinished)
+    done = start(client, access_code="done")
+    to_writing(client, done)
+    finish(client, done)
+    out = tmp_path / "out"
+    (out / "notes").mkdir(parents=True)
+    (out / "notes" / "keep.jsonl").write_text("{}\n")  # not the export's: left alone
+    runner = CliRunner()
+    assert "Exported 2 sessions" in runner.invoke(main, ["export", str(study_folder), "--out", str(out), "--all"]).output
+
+    result = runner.invoke(main, ["export", str(study_folder), "--out", str(out)])
+
+    assert result.exit_code == 0, result.output
+    assert "Exported 1 sessions" in result.output
+    assert sorted(p.name for p in out.glob("*.jsonl")) == [f"{done}.jsonl"]
+    assert (out / "notes" / "keep.jsonl").is_file()
+    report = runner.invoke(main, ["report", str(out), "--out", str(tmp_path / "report.html"), "-j", "1"])
+    assert "Wrote" in report.output and ": 1 sessions" in report.output, report.output
+
+
 @pytest.mark.parametrize(
     ("epoch", "expected"),
     [(1630035416.0, "8/26/2021 20:36:56"), (1609488000.0, "1/1/2021 0:00:00")],
