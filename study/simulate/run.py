@@ -179,6 +179,12 @@ def _server(study, options: Options, stops: list) -> str:
 
 def _model(options: Options, stops: list) -> tuple[str, str]:
     if options.llm_url:
+        parts = urlsplit(options.llm_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            # Refused before any writer enters: a session made before the first model call
+            # failed would stay in the database unmarked, to be taken for a person's.
+            raise SimulationError(f"--llm-url {options.llm_url}: not an http(s) URL. Fix: give the "
+                                  f"endpoint's base URL, e.g. http://{options.llm_url.split('://')[-1]}")  # fmt: skip
         return options.llm_url, options.llm_model
     from study.lm.backends import DeterministicBackend
     from study.lm.server import serve_in_thread

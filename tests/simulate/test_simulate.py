@@ -185,3 +185,17 @@ def test_a_run_whose_suggestions_all_failed_says_so_and_how_to_fix_it(pilot_fold
                                        "--suggestions-endpoint", "http://127.0.0.1:1/v1"])  # fmt: skip
     assert "queries (" in result.output and " failed)" in result.output
     assert "Every suggestion request failed" in result.output and "--suggestions-endpoint" in result.output
+
+
+def test_a_writers_model_url_without_its_scheme_is_refused_before_any_session(pilot_folder, suggestion_model, writers_model):
+    """`--llm-url localhost:8001/v1` (http:// left out): one line naming the flag and the fix,
+    and no session left in the study's database unmarked, to be taken for a person's."""
+    without_scheme = writers_model.split("://", 1)[1]
+    result = CliRunner().invoke(main, ["simulate", str(pilot_folder), "--writers", "1",
+                                       "--suggestions-endpoint", suggestion_model,
+                                       "--llm-url", without_scheme])  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "--llm-url" in result.output and f"http://{without_scheme}" in result.output
+    sessions, *_ = _database(pilot_folder)
+    assert sessions == []
