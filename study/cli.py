@@ -131,10 +131,18 @@ def init(directory: str, paradigm: str, design: str | None) -> None:
             f"{target / study_config.CONFIG_NAME} already exists; choose another folder "
             "or delete it first."
         )
-    if design and not registry.study_templates()[paradigm].designs:
-        raise click.ClickException(f"--design makes a writing study (its arms may include chat); leave out --paradigm {paradigm}.")
+    _design_alone(paradigm, design)
     write_study_files(target, paradigm=paradigm, design=design)
     click.echo(f"Created {target / study_config.CONFIG_NAME}. Serve it with: study serve {target}")
+
+
+def _design_alone(paradigm: str, design: str | None) -> None:
+    """--design writes the design's arms in place of study.toml's conditions: a paradigm's own
+    path (a chat study) has no writing arms, and a paradigm's conditions (MindCopilot's L1-L3)
+    would be replaced, so either asked for beside it is refused rather than dropped."""
+    template = registry.study_templates()[paradigm]
+    if design and (not template.designs or template.levels):
+        raise click.ClickException(f"--design makes a writing study (its arms may include chat); leave out --paradigm {paradigm}.")
 
 
 def write_study_files(
@@ -297,6 +305,7 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
     from study.server.page_security import http_address
 
     _listenable(host, port)  # before the demo's model and folder are made
+    _design_alone(paradigm, design)
     levels = registry.study_templates()[paradigm].levels
     if design and directory == "demo-study":
         directory = f"demo-{design}-study"  # its own study.toml and database, as each paradigm's

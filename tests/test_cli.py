@@ -85,3 +85,23 @@ def test_a_demo_on_a_port_another_program_listens_on_names_the_port_and_the_fix(
     assert result.returncode == 1, result.stdout + result.stderr
     assert "Traceback" not in result.stderr, result.stderr
     assert f"127.0.0.1:{port}" in result.stderr and "--port" in result.stderr
+
+
+def test_init_refuses_a_design_with_a_paradigm_whose_conditions_it_would_replace(tmp_path):
+    """--design writes the design's arms in place of study.toml's conditions: MindCopilot's
+    L1 conditions asked for with --paradigm L1 would be silently dropped."""
+    result = CliRunner().invoke(main, ["init", str(tmp_path / "s"), "--design", "dhillon", "--paradigm", "L1"])
+    assert result.exit_code == 1, result.output
+    assert "leave out --paradigm L1" in result.output
+    assert not (tmp_path / "s" / "study.toml").exists()
+
+
+def test_a_demo_of_a_design_with_a_paradigm_is_refused_before_it_makes_a_folder(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "study", "demo", "--design", "jakesch", "--paradigm", "proactive",
+         "--backend", "deterministic", "--port", "0"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "leave out --paradigm proactive" in result.stderr
+    assert list(tmp_path.iterdir()) == []  # no demo folder holding the design, for the next demo to trip on
