@@ -391,12 +391,14 @@ def _read_survey_csv(path: Path) -> tuple[list[Question], dict[str, dict[str, ob
 def _infer_question(column: str, values: Iterable[str]) -> Question:
     """A release's survey.csv has no question types: answers 1-7 only read as a 7-point scale,
     answers 1-10 with some above 7 as a 1-10 scale (CollabLLM's ratings, spec B3), a few
-    distinct answers as a choice, anything else as free text."""
+    distinct answers each given by more than one session as a choice, anything else as free
+    text. A pilot's few free-text answers are few distinct values too: an answer only one
+    writer gave may be their own words, which stay out of a report that may be shared."""
     given = [v for v in values if v != ""]
     if given and all(v.isdigit() and 1 <= int(v) <= 10 for v in given):
         top = 7 if all(int(v) <= 7 for v in given) else 10
         return Question(column, column, "scale", points=tuple(range(1, top + 1)))
     distinct = sorted(set(given))
-    if given and len(distinct) <= 8:
+    if given and len(distinct) <= 8 and all(given.count(v) > 1 for v in distinct):
         return Question(column, column, "choice", tuple(distinct))
     return Question(column, column, "text")

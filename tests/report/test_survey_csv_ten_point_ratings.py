@@ -46,3 +46,35 @@ def test_a_survey_csv_saved_in_a_spreadsheets_own_encoding_is_named_with_the_fix
     assert isinstance(result.exception, SystemExit), repr(result.exception)
     assert str(tmp_path / "survey.csv") in result.output and "UTF-8" in result.output
     assert not (tmp_path / "report.html").exists()
+
+
+def test_a_pilots_free_text_answers_stay_out_of_the_report_of_its_export(tmp_path):
+    """A pilot's export has a handful of sessions, so each free-text answer is one of a few
+    distinct values: they must not be printed as a choice's options in a report that may be
+    shared (from the study folder only their count is shown, as survey.py promises)."""
+    from click.testing import CliRunner
+
+    from study.cli import main
+
+    (tmp_path / "metadata.csv").write_text(
+        "session_id,worker_id,prompt_code,genre,condition\n"
+        + "".join(f"s{n},w{n},pig,creative,creative-low\n" for n in range(4)),
+        encoding="utf-8",
+    )
+    (tmp_path / "survey.csv").write_text(
+        "session_id,native_speaker,comments\n"
+        "s0,Yes,Call me on 555-0147 if the bonus is late - Jane Roe\n"
+        "s1,No,The suggestions were too long.\n"
+        "s2,Yes,\n"
+        "s3,No,Fine.\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "report.html"
+
+    result = CliRunner().invoke(main, ["report", str(tmp_path), "--out", str(out)])
+
+    assert result.exit_code == 0, result.output
+    html = out.read_text(encoding="utf-8")
+    for answer in ("Jane Roe", "555-0147", "too long", "Fine."):
+        assert answer not in html
+    assert "<th>Yes</th>" in html and "<th>No</th>" in html  # a choice several writers made stays one
