@@ -90,7 +90,12 @@ def status(directory: str) -> None:
     stages = registry.path(study) or STAGES
     by_stage = ", ".join(f"{stage} {summary.stages[stage]}" for stage in stages if summary.stages[stage])
     click.echo(f"Sessions: {total}" + (f" ({by_stage})" if by_stage else ""))
-    click.echo("Conditions: " + ", ".join(f"{c.name} {summary.conditions[c.name]}" for c in study.conditions))
+    configured = [c.name for c in study.conditions]
+    # Sessions stored under a condition study.toml no longer names (renamed mid-study) are still
+    # sessions: counted under their stored name, as `study export` names them when it refuses.
+    gone = sorted(name for name in summary.conditions if name not in configured)
+    click.echo("Conditions: " + ", ".join([*(f"{name} {summary.conditions[name]}" for name in configured),
+                                           *(f"{name} {summary.conditions[name]} (not in study.toml)" for name in gone)]))
     if simulated:
         click.echo(f"Simulated sessions (study simulate, not people): {simulated}")
     click.echo(f"Events stored: {summary.events}")

@@ -117,3 +117,23 @@ def test_status_of_a_study_whose_database_file_is_damaged_names_it_and_the_fix(s
     assert result.exit_code == 1, result.output
     assert isinstance(result.exception, SystemExit), repr(result.exception)
     assert "study.db" in result.output and "Fix:" in result.output
+
+
+def test_status_still_counts_sessions_of_a_condition_renamed_in_study_toml(client, study_folder):
+    """Sessions stored under a condition that study.toml no longer names (renamed mid-study)
+    stay in the count, under their stored name and said to be missing, as `study export`
+    refuses them."""
+    session_id = start(client, access_code="a")
+    to_writing(client, session_id, prompt="pig")
+    stored = CliRunner().invoke(main, ["status", str(study_folder)]).output
+    (name,) = [part.split()[0] for part in stored.split("Conditions: ")[1].splitlines()[0].split(", ")
+               if part.endswith(" 1")]  # fmt: skip
+    toml = study_folder / "study.toml"
+    toml.write_text(toml.read_text().replace(f'name = "{name}"', f'name = "{name}-renamed"', 1))
+
+    result = CliRunner().invoke(main, ["status", str(study_folder)])
+
+    assert result.exit_code == 0, result.output
+    conditions = result.output.split("Conditions: ")[1].splitlines()[0]
+    assert f"{name}-renamed 0" in conditions
+    assert f"{name} 1 (not in study.toml)" in conditions
