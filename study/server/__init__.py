@@ -138,7 +138,9 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     @app.get("/healthz")
     @contract.declare("Whether the server is up", responses={200: "api/responses.schema.json#/$defs/health"})
     def healthz():
-        return {"ok": True, "study": study.name}
+        # The id too: every `study init` study is named "coauthor" until renamed, and
+        # `study simulate --url` must find its own study's server, not a copy's (study.simulate.run).
+        return {"ok": True, "study": study.name, "id": study.id}
 
     # What every route above accepts, from the same declarations (study.server.openapi).
     from study.server import openapi

@@ -151,9 +151,10 @@ def _server(study, options: Options, stops: list) -> str:
             health = httpx.get(f"{url}/healthz", timeout=10).json()
         except (httpx.HTTPError, ValueError) as error:
             raise SimulationError(f"{url}/healthz: no study server answers there ({error})") from None
-        if health.get("study") != study.name:
+        if health.get("study") != study.name or (health.get("id") or "") != study.id:
             raise SimulationError(
-                f"{url} serves study '{health.get('study')}', not '{study.name}' from this folder; "
+                f"{url} serves study '{health.get('study')}' ({health.get('id') or 'no id'}), not "
+                f"'{study.name}' ({study.id or 'no id'}) from this folder; "
                 "the simulator marks sessions in this folder's database, so they must match."
             )
         return url

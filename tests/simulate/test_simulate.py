@@ -199,3 +199,32 @@ def test_a_writers_model_url_without_its_scheme_is_refused_before_any_session(pi
     assert "--llm-url" in result.output and f"http://{without_scheme}" in result.output
     sessions, *_ = _database(pilot_folder)
     assert sessions == []
+
+
+def test_a_running_server_of_another_study_of_the_same_name_is_refused(pilot_folder, tmp_path, suggestion_model):
+    """Every `study init` study is named "coauthor" until renamed: a pilot copy's `--url` at the
+    real study's server must not put unmarked simulated sessions in the real study's database."""
+    import threading
+
+    from werkzeug.serving import make_server
+
+    from study.cli import write_study_files
+    from study.server import create_app
+
+    launched = tmp_path / "launched"
+    write_study_files(launched, replacements={"min_seconds = 600": "min_seconds = 1"})  # the same name, its own id
+    assert config.load(launched).name == config.load(pilot_folder).name
+    assert config.load(launched).id != config.load(pilot_folder).id
+    server = make_server("127.0.0.1", 0, create_app(config.load(launched)), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        result = CliRunner().invoke(main, ["simulate", str(pilot_folder), "--writers", "1", "--url",
+                                           f"http://127.0.0.1:{server.port}"])  # fmt: skip
+    finally:
+        server.shutdown()
+        thread.join()
+    assert result.exit_code == 1, result.output
+    assert "must match" in result.output
+    launched_sessions, *_ = _database(launched)
+    assert launched_sessions == []
