@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import boto3
+import pytest
 from click.testing import CliRunner
 
 from study import config
@@ -15,7 +16,10 @@ from tests.mturk.conftest import _botocore_session
 TEXTS = ["One.", "A longer second text for the judges.", "A third one, also long enough."]
 
 
-def test_post_reaches_one_judge_per_task_and_review_waits_for_submissions(study_folder, emulator, monkeypatch):
+@pytest.fixture
+def finished_study(study_folder, monkeypatch):
+    """The study with three finished texts, a judging round's settings and MTurk through the
+    emulator's real wire protocol."""
     monkeypatch.setattr(client, "new_session", lambda: boto3.Session(botocore_session=_botocore_session()))
     set_section(study_folder, "judging", {"unit": "document", "k": 2, "items_per_task": 2, "reward": "$0.60"})
     set_section(study_folder, "mturk", {"budget": "50.00", "task_url": "https://study.example.org/task"})
@@ -24,6 +28,11 @@ def test_post_reaches_one_judge_per_task_and_review_waits_for_submissions(study_
     create_tables(engine)
     finish_sessions(engine, study, TEXTS)
     engine.dispose()
+    return study_folder
+
+
+def test_post_reaches_one_judge_per_task_and_review_waits_for_submissions(finished_study, emulator):
+    study_folder = finished_study
     runner = CliRunner()
 
     before = runner.invoke(main, ["judging", "post", str(study_folder), "--endpoint-url", emulator.url])
@@ -40,15 +49,8 @@ def test_post_reaches_one_judge_per_task_and_review_waits_for_submissions(study_
     assert waiting.exit_code == 0 and "Nothing to review" in waiting.output
 
 
-def test_posting_again_does_not_double_the_judges_the_open_tasks_need(study_folder, emulator, monkeypatch):
-    monkeypatch.setattr(client, "new_session", lambda: boto3.Session(botocore_session=_botocore_session()))
-    set_section(study_folder, "judging", {"unit": "document", "k": 2, "items_per_task": 2, "reward": "$0.60"})
-    set_section(study_folder, "mturk", {"budget": "50.00", "task_url": "https://study.example.org/task"})
-    study = config.load(study_folder)
-    engine = make_engine(study.database_url)
-    create_tables(engine)
-    finish_sessions(engine, study, TEXTS)
-    engine.dispose()
+def test_posting_again_does_not_double_the_judges_the_open_tasks_need(finished_study, emulator):
+    study_folder = finished_study
     runner = CliRunner()
     assert runner.invoke(main, ["judging", "build", str(study_folder)]).exit_code == 0
     post = ["judging", "post", str(study_folder), "--endpoint-url", emulator.url]
@@ -59,17 +61,10 @@ def test_posting_again_does_not_double_the_judges_the_open_tasks_need(study_fold
     assert [h["MaxAssignments"] for h in hits] == [4]  # nobody asked to rate what is covered
 
 
-def test_a_post_run_again_after_a_crash_says_it_finished_the_interrupted_one(study_folder, emulator, monkeypatch):
+def test_a_post_run_again_after_a_crash_says_it_finished_the_interrupted_one(finished_study, emulator, monkeypatch):
+    study_folder = finished_study
     from study.mturk import posting
 
-    monkeypatch.setattr(client, "new_session", lambda: boto3.Session(botocore_session=_botocore_session()))
-    set_section(study_folder, "judging", {"unit": "document", "k": 2, "items_per_task": 2, "reward": "$0.60"})
-    set_section(study_folder, "mturk", {"budget": "50.00", "task_url": "https://study.example.org/task"})
-    study = config.load(study_folder)
-    engine = make_engine(study.database_url)
-    create_tables(engine)
-    finish_sessions(engine, study, TEXTS)
-    engine.dispose()
     runner = CliRunner()
     assert runner.invoke(main, ["judging", "build", str(study_folder)]).exit_code == 0
     real_record = posting._record
