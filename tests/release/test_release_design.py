@@ -109,15 +109,21 @@ def test_a_study_release_carries_arms_judging_ratings_and_the_preregistration(tm
     assert tables.rows("judging", 0)[session["condition"]][1] == "4.50"  # the judges' 4 and 5
 
 
-def test_a_judge_who_withdrew_leaves_the_judging_files_of_the_next_release(tmp_path):
+def _one_session_to_judge(tmp_path, k: int):
+    """A declared study with one finished session and a judging round of `k` judges built on it."""
     folder = a_study(tmp_path, declared=True)
-    edit(folder, lambda data: data.update(judging={"unit": "document", "k": 2, "items_per_task": 5}))
+    edit(folder, lambda data: data.update(judging={"unit": "document", "k": k, "items_per_task": 5}))
     one_session(folder, " A plain sentence.")
     study = config.load(folder)
     engine = make_engine(study.database_url)
     with writing(engine) as connection:
         assert build_round(connection, study, judging_settings.from_study(study)).items == 1
     engine.dispose()
+    return folder, study
+
+
+def test_a_judge_who_withdrew_leaves_the_judging_files_of_the_next_release(tmp_path):
+    folder, study = _one_session_to_judge(tmp_path, k=2)
     for worker_id, score in zip(JUDGES, (4, 5)):
         judge(study, worker_id, score)
     key = init_keyfile(tmp_path / "study.key")
@@ -144,14 +150,7 @@ def test_a_judge_who_withdrew_leaves_the_judging_files_of_the_next_release(tmp_p
 def test_the_data_package_lists_the_design_files_with_their_checksums(tmp_path):
     """A reader who opens datapackage.json (or validates it with frictionless) finds every data
     file of the release, the judging ratings and arms included, each with its SHA-256."""
-    folder = a_study(tmp_path, declared=True)
-    edit(folder, lambda data: data.update(judging={"unit": "document", "k": 1, "items_per_task": 5}))
-    one_session(folder, " A plain sentence.")
-    study = config.load(folder)
-    engine = make_engine(study.database_url)
-    with writing(engine) as connection:
-        assert build_round(connection, study, judging_settings.from_study(study)).items == 1
-    engine.dispose()
+    folder, study = _one_session_to_judge(tmp_path, k=1)
     judge(study, JUDGES[0], 4)
 
     result, directory, key = build(folder, tmp_path)
