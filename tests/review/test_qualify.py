@@ -198,31 +198,12 @@ def no_rounds_ctx(review_folder, requester):
 def test_a_writer_who_still_passes_with_another_submission_keeps_the_qualification(
     no_rounds_ctx, emulator
 ):
-    from sqlalchemy import update
-
     from study.mturk import qualify as mturk_qualify
-    from study.store.db import sessions
-    from tests.review.sessions import finished_session
 
     ctx = no_rounds_ctx
-    first = finished_session(ctx.engine, worker_id="A1TWICE", completed_at=1000.0)
-    with writing(ctx.engine) as connection:  # each HIT the worker took has its own assignment
-        connection.execute(
-            update(sessions).where(sessions.c.session_id == first).values(assignment_id="ASSIGN1")
-        )
-    second = finished_session(ctx.engine, worker_id="A1TWICE", completed_at=2000.0)
-    ana, ben = add_reviewer(ctx.engine, "ana"), add_reviewer(ctx.engine, "ben")
+    _, second = _two_submissions_rated(ctx, 5, 5)
     rita = add_reviewer(ctx.engine, "rita", role="researcher")
-    with writing(ctx.engine) as connection:
-        submissions.collect(connection, ctx.study)
-        by_session = {
-            s["session_id"]: s["submission_id"] for s in submissions.all_submissions(connection)
-        }
-        for session in (first, second):
-            for reviewer in (ana, ben):
-                rating_store.rate(
-                    connection, by_session[session], reviewer, 5, "", scores=(1, 2, 3, 4, 5)
-                )
+    by_session = _submission_ids(ctx)
     mturk_qualify.qualify(ctx, pay=False)
     assert held(ctx) == {"A1TWICE": ("Granted", 5)}
     # A researcher later fails the second submission; the first still passes.
@@ -238,30 +219,10 @@ def test_a_writer_who_still_passes_with_another_submission_keeps_the_qualificati
 
 
 def test_a_writer_with_two_passing_submissions_holds_their_best_score(no_rounds_ctx, emulator):
-    from sqlalchemy import update
-
     from study.mturk import qualify as mturk_qualify
-    from study.store.db import sessions
-    from tests.review.sessions import finished_session
 
     ctx = no_rounds_ctx
-    first = finished_session(ctx.engine, worker_id="A1TWICE", completed_at=1000.0)
-    with writing(ctx.engine) as connection:  # each HIT the worker took has its own assignment
-        connection.execute(
-            update(sessions).where(sessions.c.session_id == first).values(assignment_id="ASSIGN1")
-        )
-    second = finished_session(ctx.engine, worker_id="A1TWICE", completed_at=2000.0)
-    ana, ben = add_reviewer(ctx.engine, "ana"), add_reviewer(ctx.engine, "ben")
-    with writing(ctx.engine) as connection:
-        submissions.collect(connection, ctx.study)
-        by_session = {
-            s["session_id"]: s["submission_id"] for s in submissions.all_submissions(connection)
-        }
-        for session, score in ((first, 5), (second, 4)):
-            for reviewer in (ana, ben):
-                rating_store.rate(
-                    connection, by_session[session], reviewer, score, "", scores=(1, 2, 3, 4, 5)
-                )
+    _two_submissions_rated(ctx, 5, 4)
 
     report = mturk_qualify.qualify(ctx, pay=False)
 
@@ -271,3 +232,34 @@ def test_a_writer_with_two_passing_submissions_holds_their_best_score(no_rounds_
     assert [worker for _, worker, _ in report.granted] == ["A1TWICE"]  # one grant, one email
     assert mturk_qualify.qualify(ctx, pay=False).granted == []
     assert held(ctx) == {"A1TWICE": ("Granted", 5)}
+
+
+def _two_submissions_rated(ctx, first_score: int, second_score: int) -> tuple[str, str]:
+    """Writer A1TWICE's two sessions (two HITs), each rated by two reviewers; their ids."""
+    from sqlalchemy import update
+
+    from study.store.db import sessions
+    from tests.review.sessions import finished_session
+
+    first = finished_session(ctx.engine, worker_id="A1TWICE", completed_at=1000.0)
+    with writing(ctx.engine) as connection:  # each HIT the worker took has its own assignment
+        connection.execute(
+            update(sessions).where(sessions.c.session_id == first).values(assignment_id="ASSIGN1")
+        )
+    second = finished_session(ctx.engine, worker_id="A1TWICE", completed_at=2000.0)
+    ana, ben = add_reviewer(ctx.engine, "ana"), add_reviewer(ctx.engine, "ben")
+    with writing(ctx.engine) as connection:
+        submissions.collect(connection, ctx.study)
+    by_session = _submission_ids(ctx)
+    with writing(ctx.engine) as connection:
+        for session, score in ((first, first_score), (second, second_score)):
+            for reviewer in (ana, ben):
+                rating_store.rate(
+                    connection, by_session[session], reviewer, score, "", scores=(1, 2, 3, 4, 5)
+                )
+    return first, second
+
+
+def _submission_ids(ctx) -> dict[str, str]:
+    with writing(ctx.engine) as connection:
+        return {s["session_id"]: s["submission_id"] for s in submissions.all_submissions(connection)}
