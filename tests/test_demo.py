@@ -32,6 +32,17 @@ def _wait_until_up(http: httpx.Client, server: subprocess.Popen, seconds: float 
     raise AssertionError(f"study demo did not answer /healthz within {seconds:.0f} s")
 
 
+def _to_the_editor(http: httpx.Client) -> str:
+    """A demo writer's way to the editor (access code, consent, instructions, a prompt); the
+    session id."""
+    consent_url = str(http.get("/task", params={"access_code": "demo"}).url)
+    http.post(consent_url, data={"consent": "yes"})
+    http.post(consent_url.replace("consent", "instructions"))
+    writing = http.post(consent_url.replace("consent", "prompt"), data={"prompt": "obama"})
+    assert 'data-testid="editor"' in writing.text
+    return consent_url.split("/")[4]
+
+
 def test_demo_serves_the_whole_path_with_suggestions(tmp_path):
     port = _free_port()
     folder = tmp_path / "demo"
@@ -109,11 +120,7 @@ def test_proactive_demo_folder_is_a_proactive_study_for_every_later_command(tmp_
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", follow_redirects=True, timeout=10) as http:
             _wait_until_up(http, server)
-            consent_url = str(http.get("/task", params={"access_code": "demo"}).url)
-            http.post(consent_url, data={"consent": "yes"})
-            http.post(consent_url.replace("consent", "instructions"))
-            writing = http.post(consent_url.replace("consent", "prompt"), data={"prompt": "obama"})
-            assert 'data-testid="editor"' in writing.text
+            _to_the_editor(http)
     finally:
         server.terminate()
         server.communicate(timeout=10)
@@ -157,12 +164,7 @@ def test_a_demo_of_an_existing_study_folder_keeps_the_minimum_time_asked_for(tmp
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", follow_redirects=True, timeout=10) as http:
             _wait_until_up(http, server)
-            consent_url = str(http.get("/task", params={"access_code": "demo"}).url)
-            http.post(consent_url, data={"consent": "yes"})
-            http.post(consent_url.replace("consent", "instructions"))
-            writing = http.post(consent_url.replace("consent", "prompt"), data={"prompt": "obama"})
-            assert 'data-testid="editor"' in writing.text
-            session_id = consent_url.split("/")[4]
+            session_id = _to_the_editor(http)
             event = {**INIT_EVENT, "seq": 0, "currentDoc": "Prompt.\n", "currentCursor": 7}
             stored = http.post(f"/api/sessions/{session_id}/events", json={"events": [event]})
             assert stored.status_code == 200, stored.text

@@ -23,16 +23,21 @@ RELEASE_KEYS = [
 def start_writing(page: Page, base_url: str, access_code: str = "lab-1") -> str:
     """From /task through consent, instructions and the prompt list to the editor.
     Returns the session id."""
-    page.goto(f"{base_url}/task?access_code={access_code}")
-    page.get_by_test_id("consent").check()
-    page.get_by_test_id("next").click()
-    page.wait_for_url("**/instructions")
-    page.get_by_test_id("next").click()
+    past_instructions(page, base_url, access_code)
     page.wait_for_url("**/prompt")
     page.get_by_test_id("prompt-option").first.click()
     page.wait_for_url("**/writing")
     expect(page.get_by_test_id("editor")).to_be_editable()
     return page.url.rstrip("/").split("/")[-2]
+
+
+def past_instructions(page: Page, base_url: str, access_code: str = "lab-1") -> None:
+    """From /task through consent and instructions, to whatever page comes next."""
+    page.goto(f"{base_url}/task?access_code={access_code}")
+    page.get_by_test_id("consent").check()
+    page.get_by_test_id("next").click()
+    page.wait_for_url("**/instructions")
+    page.get_by_test_id("next").click()
 
 
 def type_text(page: Page, text: str) -> None:

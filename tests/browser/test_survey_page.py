@@ -7,6 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from study import config
+from tests.browser.participant import past_instructions
 
 pytestmark = pytest.mark.browser
 
@@ -37,11 +38,7 @@ def test_a_follow_up_of_a_hidden_question_is_hidden_too(page, study_dir, task_se
     toml = study_dir / "study.toml"
     toml.write_text(toml.read_text(encoding="utf-8") + CHAIN, encoding="utf-8")
     server = task_server_factory(config.load(study_dir))
-    page.goto(f"{server.url}/task?access_code=lab-1")
-    page.get_by_test_id("consent").check()
-    page.get_by_test_id("next").click()
-    page.wait_for_url("**/instructions")
-    page.get_by_test_id("next").click()
+    past_instructions(page, server.url)
     page.wait_for_url("**/presurvey")
     how_often = page.locator('fieldset[data-question="how_often"]')
     what = page.locator('fieldset[data-question="what"]')

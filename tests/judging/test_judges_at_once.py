@@ -13,13 +13,12 @@ from click.testing import CliRunner
 from study import config
 from study.cli import main, write_study_files
 from study.server import create_app
-from study.store import create_tables, make_engine, reading
-from study.store.db import metadata
+from study.store import reading
 from study.store.judging import judging_ratings
 from tests.conftest import CONTACT
 from tests.judging.finished import finish_sessions, set_section
 from tests.review.at_once import at_once
-from tests.store.conftest import postgres_url  # noqa: F401 - the cluster, shared as a fixture
+from tests.store.conftest import empty_database, postgres_url  # noqa: F401 - the cluster, shared as a fixture
 
 pytestmark = pytest.mark.postgres
 
@@ -36,11 +35,7 @@ def app(tmp_path, postgres_url):  # noqa: F811
     data["study"]["database"] = postgres_url
     (folder / "study.toml").write_text(tomli_w.dumps(data), encoding="utf-8")
     study = config.load(folder)
-    engine = make_engine(study.database_url)
-    create_tables(engine)
-    with engine.begin() as connection:
-        names = ", ".join(f'"{table.name}"' for table in metadata.sorted_tables)
-        connection.exec_driver_sql(f"TRUNCATE {names} RESTART IDENTITY")
+    engine = empty_database(study.database_url)
     finish_sessions(engine, study, TEXTS)
     engine.dispose()
     built = CliRunner().invoke(main, ["judging", "build", str(folder)])

@@ -11,24 +11,20 @@ import dataclasses
 import pytest
 from sqlalchemy import func, select
 
-from study.store import create_tables, make_engine, reading
-from study.store.db import metadata, review_assignments, review_decisions, review_submissions
+from study.store import reading
+from study.store.db import review_assignments, review_decisions, review_submissions
 from study.review import ratings as rating_store
 from tests.review.at_once import at_once
 from tests.review.conftest import add_reviewer, log_in, set_sections
 from tests.review.sessions import finished_session
-from tests.store.conftest import postgres_url  # noqa: F401 - the cluster, shared as a fixture
+from tests.store.conftest import empty_database, postgres_url  # noqa: F401 - the cluster, shared as a fixture
 
 pytestmark = pytest.mark.postgres
 
 
 @pytest.fixture
 def engine(review_study, postgres_url):  # noqa: F811
-    engine = make_engine(postgres_url)
-    create_tables(engine)
-    with engine.begin() as connection:
-        names = ", ".join(f'"{table.name}"' for table in metadata.sorted_tables)
-        connection.exec_driver_sql(f"TRUNCATE {names} RESTART IDENTITY")
+    engine = empty_database(postgres_url)
     yield engine
     engine.dispose()
 

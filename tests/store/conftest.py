@@ -116,14 +116,21 @@ def database_url(request, study) -> str:
 @pytest.fixture
 def engine(database_url) -> Engine:
     """An engine on an empty study database (PostgreSQL's tables are emptied for each test)."""
-    engine = make_engine(database_url)
+    engine = empty_database(database_url)
+    yield engine
+    engine.dispose()
+
+
+def empty_database(url: str) -> Engine:
+    """An engine on the study database at `url`, its tables made and, on PostgreSQL (one
+    cluster serves a whole test run), emptied of what earlier tests stored."""
+    engine = make_engine(url)
     create_tables(engine)
     if engine.dialect.name == "postgresql":
         with engine.begin() as connection:
             names = ", ".join(f'"{table.name}"' for table in metadata.sorted_tables)
             connection.exec_driver_sql(f"TRUNCATE {names} RESTART IDENTITY")
-    yield engine
-    engine.dispose()
+    return engine
 
 
 @pytest.fixture
