@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 from click.testing import CliRunner
 
@@ -104,3 +106,17 @@ def _after_it(tmp_path, records: list[dict]):
     report, _ = check_and_measure(path, "paper", keep=None)
     assert json.dumps(report.to_dict()) == json.dumps(validate_file(path, keep=None).to_dict())
     return report
+
+
+def test_curating_a_session_loads_no_part_of_the_study_database():
+    # Each of the pool's workers pays for what the paradigms' log hooks import at its first
+    # session: the export's and the chat store's imports (SQLAlchemy) cost 0.3 s of CPU each.
+    session = sorted(SESSIONS.glob("*.jsonl"))[0]
+    shown = subprocess.run(
+        [sys.executable, "-c",
+         "import sys; from study.curation.onepass import check_and_measure; "
+         f"check_and_measure({str(session)!r}, 'paper'); "
+         "print(sorted(m for m in ('sqlalchemy', 'study.store') if m in sys.modules))"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert shown.stdout.strip() == "[]"

@@ -16,13 +16,14 @@ from __future__ import annotations
 import json
 
 from study.paradigms.chat import arm
-from study.paradigms.chat import store as chat_store
 
 FILE = "chat-arm-conversations.jsonl"
 
 
 def conversations(study, connection, sessions: list[dict]) -> bytes | None:
     """The file's bytes for the chat-arm sessions among `sessions`, or None when there are none."""
+    from study.paradigms.chat import store as chat_store  # see `assistant_texts`
+
     lines = []
     for session in sessions:
         condition = study.condition(session["condition"])
@@ -52,4 +53,8 @@ def counts_suggestions(condition) -> bool:
 def assistant_texts(connection, session_id: str) -> list[str]:
     """The replies a chat arm showed this writer: pasted into the text, they are the assistant's,
     not text from outside (study.review.evidence, study.curation.origin)."""
+    # Imported here: `study curate` reads this module's hooks in every worker, and the chat
+    # store's imports (the study database's) cost each of them 0.3 s of CPU.
+    from study.paradigms.chat import store as chat_store
+
     return [m["content"] for m in chat_store.messages(connection, session_id) if m["role"] == "assistant"]

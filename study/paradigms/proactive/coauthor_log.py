@@ -17,7 +17,6 @@ from study.curation.formats import FORMAT_PROACTIVE
 from study.paradigms.proactive import is_proactive_study
 from study.paradigms.proactive.curation import EXTENSION_EVENTS
 from study.paradigms.proactive.curation.checks import PROACTIVE_SOURCES, ProactiveChecks
-from study.paradigms.proactive.export import export_proactive, to_extended_record
 
 EVENTS = EXTENSION_EVENTS
 # The extended format (study.curation.validate): its name, the key its records add, the
@@ -37,6 +36,8 @@ def extends(study) -> bool:
 
 
 def to_record(record: dict, event_num: int, paradigm: str | None) -> dict:
+    from study.paradigms.proactive.export import to_extended_record  # see `export_beside`
+
     return to_extended_record(record, event_num, paradigm or "L0")
 
 
@@ -46,5 +47,9 @@ def export_beside(study, out: Path, *, include_unfinished: bool) -> str | None:
     mixed = {c.paradigm for c in study.conditions} & {"none", "chat"}
     if not (mixed and is_proactive_study(study.conditions)):
         return None
+    # Imported here: `study curate` reads this module's format and checks in every worker,
+    # and the export's imports (the study database's) cost each of them 0.3 s of CPU.
+    from study.paradigms.proactive.export import export_proactive
+
     done = export_proactive(study, out / "proactive", include_unfinished=include_unfinished)
     return f"Exported {done.sessions} ghost-text sessions with the extension to {out / 'proactive'}"
