@@ -103,8 +103,9 @@ def iter_lines(path: str | os.PathLike) -> Iterator[tuple[int, bytes]]:
     lines = data.split(b"\n")
     if lines and not lines[-1]:
         lines.pop()
-    for number, raw in enumerate(lines, start=1):
-        yield number, raw[:-1] if raw.endswith(b"\r") else raw
+    if b"\r" not in data:  # the common case: nothing to strip, no line to look at twice
+        return enumerate(lines, start=1)
+    return ((number, raw[:-1] if raw.endswith(b"\r") else raw) for number, raw in enumerate(lines, start=1))
 
 
 def read_session(path: str | os.PathLike) -> Session:

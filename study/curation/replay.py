@@ -130,7 +130,7 @@ def is_embed(value: object) -> bool:
 
 def delta_ops(delta: object) -> Sequence[Mapping]:
     """The ops of a non-empty textDelta; DeltaError when it is not {"ops": [...]}."""
-    ops = delta.get("ops") if isinstance(delta, Mapping) else None
+    ops = delta.get("ops") if type(delta) is dict or isinstance(delta, Mapping) else None
     if not isinstance(ops, list):
         raise DeltaError("ops", f'must be a list of retain, insert and delete ops, as {{"ops": [...]}}; textDelta is {quote(delta)}')
     return ops

@@ -120,3 +120,15 @@ def test_curating_a_session_loads_no_part_of_the_study_database():
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     assert shown.stdout.strip() == "[]"
+
+
+def test_a_session_saved_with_windows_line_endings_is_checked_and_measured_as_the_original(tmp_path):
+    original = sorted(SESSIONS.glob("*.jsonl"))[0]
+    windows = tmp_path / original.name
+    windows.write_bytes(original.read_bytes().replace(b"\n", b"\r\n"))
+
+    report, (row, problem) = check_and_measure(windows, "paper")
+    expected_report, (expected_row, _) = check_and_measure(original, "paper")
+
+    assert problem is None and row == expected_row
+    assert report.events == expected_report.events and report.counts == expected_report.counts
