@@ -158,8 +158,20 @@ class _Compiler:
         closed = "additionalProperties" in schema
         if closed and schema["additionalProperties"] is not False:
             raise Unsupported(["additionalProperties"])
-        if closed and set(required) == set(properties):
-            out.append(f"if {x}.keys() != {self.constant(frozenset(properties))}: return False")
+        bodies = {}  # the checks of each property that has some
+        for key, sub in properties.items():
+            y = self.local()
+            body = self.lines(sub, y, resolver, None)
+            if body:
+                bodies[key] = (y, body)
+        if closed and set(required) == set(properties):  # these keys and no others
+            # Each key is read below, and a missing one raises KeyError (False), so with every
+            # key read the count is the whole test: comparing the key sets cost a record of the
+            # release about 0.7 us, a twentieth of its one pass (docs/benchmarks.md).
+            out.append(f"if len({x}) != {len(properties)}: return False")
+            if len(bodies) < len(properties):
+                keys = self.constant(frozenset(properties))
+                out.append(f"if not {keys}.issuperset({x}): return False")
         else:
             if required:
                 out.append(
@@ -167,18 +179,14 @@ class _Compiler:
                 )
             if closed:
                 out.append(
-                    f"if not {x}.keys() <= {self.constant(frozenset(properties))}: return False"
+                    f"if not {self.constant(frozenset(properties))}.issuperset({x}): return False"
                 )
         if "minProperties" in schema:
             out.append(f"if len({x}) < {int(schema['minProperties'])}: return False")
         if "maxProperties" in schema:
             out.append(f"if len({x}) > {int(schema['maxProperties'])}: return False")
-        for key, sub in properties.items():
-            y = self.local()
-            body = self.lines(sub, y, resolver, None)
-            if not body:
-                continue
-            if key in required:  # presence was checked above
+        for key, (y, body) in bodies.items():
+            if key in required:  # presence was checked above, or reading it checks it
                 out += [f"{y} = {x}[{key!r}]"] + body
             else:
                 out += [f"if {key!r} in {x}:", f"    {y} = {x}[{key!r}]"]

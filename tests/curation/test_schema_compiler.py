@@ -69,3 +69,31 @@ KIND_INSTANCES = [
 def test_one_of_required_keys_matches_jsonschema(instance):
     check, reference = compiled(KINDS)
     assert check(instance) == reference.is_valid(instance)
+
+
+# A record of the release: every key required and no other. The compiled code counts the keys
+# and reads each; a key with nothing to check is not read, so the key sets are compared then.
+CLOSED = {
+    "$id": "https://study.local/test/closed.json",
+    "type": "object",
+    "required": ["index", "length"],
+    "properties": {"index": {"type": "integer"}, "length": {"type": "integer"}},
+    "additionalProperties": False,
+}
+CLOSED_ANY = {
+    **CLOSED,
+    "$id": "https://study.local/test/closed-any.json",
+    "properties": {"index": {"type": "integer"}, "length": {}},
+}
+CLOSED_INSTANCES = [
+    {"index": 1, "length": 2}, {"length": 2, "index": 1}, {"index": 1}, {"index": 1, "span": 2},
+    {"index": 1, "length": 2, "span": 3}, {}, {"index": 1, "length": "2"}, {"index": "1", "length": 2},
+    [], "index",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("schema", [CLOSED, CLOSED_ANY], ids=["every key checked", "a key of any value"])
+@pytest.mark.parametrize("instance", CLOSED_INSTANCES, ids=range(len(CLOSED_INSTANCES)))
+def test_an_object_of_exactly_its_required_keys_matches_jsonschema(schema, instance):
+    check, reference = compiled(schema)
+    assert check(instance) == reference.is_valid(instance)
