@@ -183,3 +183,13 @@ def test_a_judge_that_answers_no_choice_or_too_late_is_named_for_what_it_did(odd
     with pytest.raises(JudgeError, match="did not answer within 0.5 s") as error:
         slow.ask("v1", [{"role": "user", "content": "Rate this."}])
     assert "is it running" not in str(error.value)  # it is: it is slow
+
+
+def test_the_deterministic_judge_reads_texts_that_span_several_lines(judge):
+    # A live context starts with the prompt and its newline, and suggestions and final texts
+    # can hold paragraphs: the judge must read them whole, not as missing.
+    context = "Write about the lab.\nThe experiment ran at room temperature for three hours and"
+    repeat = har(HarItem(context, " the samples were dried.", " for three hours and the samples dried."), judge)
+    assert repeat.accept is False and repeat.rule.startswith("1.")
+    edited = ked("The cell was kept at 273 K.\nIt worked.", "The cell was kept at 298 K.\nIt worked.", judge)
+    assert edited.value == WEIGHTS["complex_entity"]

@@ -25,7 +25,10 @@ import re
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
-_FIELD = re.compile(r'^<(USER_INPUT|REFERENCE|COMPLETION|SUGGESTION|FINAL|CONTEXT)>: "(.*)"$', re.M | re.S)
+_NAMES = "USER_INPUT|REFERENCE|COMPLETION|SUGGESTION|FINAL|CONTEXT"
+# A field's text may hold newlines (the prompt's, a writer's paragraphs): it runs to the quote
+# that ends its line before the next field or the closing "Answer only" instruction.
+_FIELD = re.compile(rf'^<({_NAMES})>: "(.*?)"$(?=\n<(?:{_NAMES})>: "|\nAnswer only|\Z)', re.M | re.S)
 _WORD = re.compile(r"\w+|[^\w\s]")
 _STOP = frozenset(
     "a an the and or but of to in on at for with by from is are was were be been it its this that "
@@ -41,12 +44,7 @@ _CONSTRAINTS = frozenset("if unless when only provided except whenever until".sp
 
 
 def _fields(prompt: str) -> dict[str, str]:
-    found = {}
-    for line in prompt.splitlines():
-        match = _FIELD.match(line)
-        if match:
-            found[match.group(1)] = match.group(2)
-    return found
+    return {match.group(1): match.group(2) for match in _FIELD.finditer(prompt)}
 
 
 def _content(text: str) -> set[str]:
