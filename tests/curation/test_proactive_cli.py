@@ -129,3 +129,13 @@ def test_ked_is_calibrated_against_coauthor_editing_durations(tmp_path):
     weights = json.loads((out / "weights.json").read_text())
     assert all(w >= 0 for w in weights.values())
     assert len(_rows(out / "instances.csv")) == 74
+
+
+def test_ked_calibrate_names_a_broken_session_file_without_a_traceback(tmp_path):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "cut.jsonl").write_text('{"eventName": "system-initialize"\n', encoding="utf-8")
+    result = CliRunner().invoke(study_cli, ["curate", "ked-calibrate", str(logs), "--out", str(tmp_path / "cal"),
+                                            "--deterministic-judge"])  # fmt: skip
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)  # no traceback
+    assert "cut.jsonl line 1" in result.output

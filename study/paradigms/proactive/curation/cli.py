@@ -279,7 +279,10 @@ def ked_calibrate(paths, out, held_out, judge_endpoint, judge_model, judge_key_e
     rows, instances = [], []
     with open_judge(judge_endpoint, judge_model, judge_key_env, judge_cache, deterministic_judge, out, True) as judge:
         for path in session_files(paths):
-            session = read_session(path)
+            try:
+                session = read_session(path)
+            except SessionFileError as error:  # as `study curate proactive`: the file and line
+                raise click.ClickException(str(error)) from None
             for item in post_edit_instances(session.events, session.session_id):
                 result = ked(item.suggestion, item.final, judge)
                 if result.value is None:
