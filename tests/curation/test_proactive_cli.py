@@ -139,3 +139,18 @@ def test_ked_calibrate_names_a_broken_session_file_without_a_traceback(tmp_path)
                                             "--deterministic-judge"])  # fmt: skip
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)  # no traceback
     assert "cut.jsonl line 1" in result.output
+
+
+def test_a_ked_weights_file_with_a_non_number_is_named_without_a_traceback(tmp_path):
+    sessions = _sessions(tmp_path / "logs")
+    weights = tmp_path / "weights.json"
+    weights.write_text('{"complex_entity": "heavy"}', encoding="utf-8")
+    result = CliRunner().invoke(study_cli, ["curate", "proactive", str(sessions), "--out", str(tmp_path / "out"),
+                                            "--weights", str(weights)])  # fmt: skip
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)  # no traceback
+    assert "weights.json" in result.output and "complex_entity" in result.output
+    weights.write_text('["complex_entity"]', encoding="utf-8")
+    result = CliRunner().invoke(study_cli, ["curate", "proactive", str(sessions), "--out", str(tmp_path / "out"),
+                                            "--weights", str(weights)])  # fmt: skip
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "weights.json" in result.output

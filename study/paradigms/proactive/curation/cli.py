@@ -53,9 +53,16 @@ def _weights(path: str | None) -> dict:
         given = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise click.ClickException(f"{path}: cannot read the KED weights as JSON ({exc})") from None
+    if not isinstance(given, dict):
+        raise click.ClickException(f"{path}: KED weights must be a JSON object {{category: cost}}, "
+                                   f"e.g. {{\"complex_entity\": 4}}")  # fmt: skip
     unknown = set(given) - set(WEIGHTS)
     if unknown:
         raise click.ClickException(f"{path}: unknown KED categories {sorted(unknown)}; use {', '.join(WEIGHTS)}")
+    for category, cost in given.items():
+        # A cost is added per edit (KED is a sum): a word or a negative number has no meaning.
+        if isinstance(cost, bool) or not isinstance(cost, (int, float)) or not 0 <= cost < math.inf:
+            raise click.ClickException(f"{path}: {category} must be a non-negative number, got {cost!r}")
     return {**WEIGHTS, **{k: float(v) for k, v in given.items()}}
 
 
