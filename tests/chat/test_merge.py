@@ -37,3 +37,25 @@ def test_the_delta_turns_one_text_into_the_other():
                           ("aaa", "aa"), ("Same.", "Same.")):  # fmt: skip
         change = delta(before, after)
         assert (change is None) if before == after else apply(before, change) == after
+
+
+def test_the_delta_counts_positions_as_the_server_replays_them_with_emoji():
+    # The chat page's events are replayed (study.paradigms.chat.store.document_from_events) in
+    # Quill's UTF-16 positions: an emoji is two of them. A simulated user's merged document must
+    # replay to what the page showed, or a reload and the export's event log show another text.
+    from study.curation.replay import apply_delta, from_units, to_units
+
+    for before, after in (("A 🌟 star.", "A 🌟 star.\n\nMore."), ("Tea ☕ and 🍰 cake.", "Tea ☕ and 🍰 pie."),
+                          ("🌟", ""), ("Tea 🌟.", "Tea 🍰.")):  # fmt: skip
+        change = delta(before, after)
+        assert from_units(apply_delta(to_units(before), change["ops"])) == after
+    # And a reply the simulated user inserts into its own pane (study.paradigms.chat.simulate).
+    from study.paradigms.chat.simulate import ChatLog
+
+    log = ChatLog(0, "")
+    log.append("A 🌟 star.", "api")
+    log.append("\n\nMore.", "api")
+    text = ""
+    for event in log.unsent:
+        text = apply_delta(text, event["textDelta"]["ops"])
+    assert from_units(text) == log.document == "A 🌟 star.\n\nMore."

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from study.curation.replay import from_units, to_units
+
 _TALK = re.compile(r"[?:][\"'”’)]*$")
 
 
@@ -35,18 +37,25 @@ def merge(document: str, reply: str) -> str:
 
 
 def delta(before: str, after: str) -> dict | None:
-    """The Quill delta from `before` to `after` (one changed span), or None when equal."""
+    """The Quill delta from `before` to `after` (one changed span), or None when equal.
+    Positions count UTF-16 code units, as Quill's and the server's replay do (an emoji is two),
+    and never split an emoji's pair."""
     if before == after:
         return None
+    before, after = to_units(before), to_units(after)
     start = 0
     while start < min(len(before), len(after)) and before[start] == after[start]:
         start += 1
     end = 0  # common suffix, not overlapping the prefix
     while end < min(len(before), len(after)) - start and before[-1 - end] == after[-1 - end]:
         end += 1
+    if start and "\ud800" <= before[start - 1] <= "\udbff":
+        start -= 1  # the texts differ inside a surrogate pair: change the whole character
+    if end and "\udc00" <= before[len(before) - end] <= "\udfff":
+        end -= 1
     ops: list[dict] = [{"retain": start}] if start else []
     if len(before) - start - end:
         ops.append({"delete": len(before) - start - end})
     if len(after) - start - end:
-        ops.append({"insert": after[start : len(after) - end]})
+        ops.append({"insert": from_units(after[start : len(after) - end])})
     return {"ops": ops}

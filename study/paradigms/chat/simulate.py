@@ -21,6 +21,7 @@ import uuid
 
 import httpx
 
+from study.curation.replay import to_units
 from study.paradigms.chat import merge
 from study.paradigms.chat.simulated_user import ChatUser, at_least_words
 from study.simulate.forms import Question, questions
@@ -72,7 +73,7 @@ class ChatLog:
 
     def append(self, addition: str, source: str, **extra) -> None:
         """Text added at the end of the document pane, as StudyEditor.append's Quill delta."""
-        ops = [{"retain": len(self.document)}] if self.document else []
+        ops = [{"retain": len(to_units(self.document))}] if self.document else []  # Quill's UTF-16 units
         ops.append({"insert": addition})
         self.document += addition
         self.log("text-insert", source, textDelta={"ops": ops}, **extra)
