@@ -74,3 +74,12 @@ def test_ghost_text_has_the_line_breaks_the_editor_can_hold():
         settings = ProactiveSettings(unit=unit)
         assert "\r" not in clean("The end.", "\r\nA new paragraph.", settings)
         assert clean("The end.", "\r\nA new paragraph.", settings) == "\nA new paragraph."
+
+
+def test_a_continuation_that_starts_with_the_end_of_the_writers_last_word_is_kept_whole():
+    # "side" only ends the writer's word "outside": it repeats no word of theirs (HAR rule 1),
+    # and cutting it would show "We sat outside by side, ...".
+    assert strip_repetition("We sat outside", " side by side, we watched the sun.") == " side by side, we watched the sun."
+    assert clean("She wanted to become", " come home early.", ProactiveSettings()) == " come home early."
+    # A whole repeated word still goes.
+    assert strip_repetition("It was a dark night", " night and the wind howled.") == " and the wind howled."

@@ -74,7 +74,9 @@ def strip_repetition(doc: str, text: str) -> str:
     body = text.lstrip()
     tail = doc.rstrip()
     for size in range(min(len(body), len(tail)), 3, -1):
-        if tail.endswith(body[:size]):
+        # Words the writer wrote, not the end of one: " side by side" after "outside" is new.
+        inside_word = size < len(tail) and tail[-size - 1].isalnum() and body[0].isalnum()
+        if tail.endswith(body[:size]) and not inside_word:
             rest = body[size:]
             return (lead if rest and not rest[0].isspace() else "") + rest
     return text
