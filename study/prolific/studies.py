@@ -116,11 +116,17 @@ def filters(ctx: Context, round_name: str | None) -> list[dict]:
 def create_draft(ctx: Context, draft: Draft) -> dict:
     """An UNPUBLISHED Prolific study; nothing is paid or reserved until `publish`."""
     check_draft(ctx, draft)
-    recover(ctx)
+    url = study_url(draft.task_url, draft.round)
+    # A re-run after a lost answer (what that error tells the researcher to do) gets the draft
+    # the earlier run made, rather than a second one next to it.
+    for study_id in recover(ctx):
+        earlier = row(ctx, study_id)
+        asked = (earlier["name"], earlier["round"], earlier["reward"], earlier["places"], earlier["task_url"])
+        if asked == (draft.name, draft.round, draft.reward, draft.places, url):
+            return earlier
     study_filters = filters(ctx, draft.round)
     token = secrets.token_hex(8)
     code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(8))
-    url = study_url(draft.task_url, draft.round)
     with writing(ctx.engine) as connection:
         connection.execute(
             prolific_studies.insert().values(

@@ -189,3 +189,13 @@ def test_two_studies_published_at_once_on_postgresql_never_pass_the_cap_together
     finally:
         engine.dispose()
 
+
+
+def test_re_running_a_draft_whose_answer_was_lost_makes_no_second_study(ctx, prolific):
+    fault(prolific, "POST", "/api/v1/studies/")
+    with pytest.raises(studies.StudyError, match="Run the same command again"):
+        draft(ctx)
+    again = draft(ctx)  # what the error tells the researcher to do
+    on_prolific_now = list(ctx.client.pages("studies/"))
+    assert [s["id"] for s in on_prolific_now] == [again["study_id"]]
+    assert [r["study_id"] for r in studies.rows(ctx)] == [again["study_id"]]
