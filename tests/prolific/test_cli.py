@@ -147,3 +147,20 @@ def test_dollars_are_never_paid_as_pounds_on_a_pound_workspace(pound_workspace, 
     assert where in result.output and "GBP" in result.output and "Fix" in result.output
     assert "Traceback" not in result.output
     assert pound_workspace.state.data["studies"] == {}  # nothing drafted at £2.50 or £3.00
+
+
+def test_stopping_before_sync_keeps_the_reservation_of_a_place_a_participant_took(run, study_folder, prolific, ctx, task_client):
+    from study.prolific import ledger
+    from study.store import reading
+
+    out = run("draft", str(study_folder), "--places", "3", "--publish")
+    study_id = re.search(r"Draft (\w+):", out).group(1)
+    took = take_part(prolific, task_client, study_id, "7" * 24)  # awaiting review, not synced yet
+    out = run("stop", str(study_folder), study_id)
+    assert "Released the reservation of 2 untaken places." in out
+    run("sync", str(study_folder))
+    with reading(ctx.engine) as connection:
+        entry = ledger.reward_entry(connection, ctx.environment, took.submission_id)
+        totals = ledger.totals(connection, ctx.environment, ctx.currency)
+    # The participant's reward stays reserved under the cap, as it was before the stop.
+    assert entry["status"] == "intended" and totals.reserved.pay == 250

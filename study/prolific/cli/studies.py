@@ -115,7 +115,13 @@ def _transition(action: str, help_text: str):
 
 
 def _working(ctx, study_id: str) -> int:
-    return sum(s["status"] == "ACTIVE" for s in ctx.client.pages(f"studies/{study_id}/submissions/"))
+    """Places still taken: participants at work, and finished submissions `sync` has not yet
+    bound to their place, whose reward must stay reserved for the approval."""
+    found = list(ctx.client.pages(f"studies/{study_id}/submissions/"))
+    with reading(ctx.engine) as connection:
+        unbound = [s for s in found if s["status"] in ("AWAITING REVIEW", "APPROVED")
+                   and ledger.reward_entry(connection, ctx.environment, s["id"]) is None]  # fmt: skip
+    return sum(s["status"] == "ACTIVE" for s in found) + len(unbound)
 
 
 pause = _transition("PAUSE", "Pause recruiting (participants already in can finish).")
