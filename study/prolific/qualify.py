@@ -33,7 +33,9 @@ class Report:
     failures: list[tuple[str, str]] = field(default_factory=list)
 
 
-def qualify(ctx: Context, *, pay: bool = True) -> Report:
+def qualify(ctx: Context, *, pay: bool = True, confirm=None) -> Report:
+    """Pay, then fill the group (see the module docstring). `confirm(cost)` may refuse the
+    payments (live asks, showing their cost); the group is filled either way."""
     settings = review_settings.from_study(ctx.study)
     report = Report()
     with reading(ctx.engine) as connection:
@@ -42,13 +44,20 @@ def qualify(ctx: Context, *, pay: bool = True) -> Report:
             .where(prolific_submissions.c.environment == ctx.environment)
         ).scalars())  # fmt: skip
     chosen = [c for c in shared.candidates(ctx) if c.assignment_id in ours]
+    due = []
     for candidate in chosen:
         if not pay or candidate.score is None or candidate.score < settings.pay_min_score:
             continue
         with reading(ctx.engine) as connection:
             entry = ledger.reward_entry(connection, ctx.environment, candidate.assignment_id)
-        if entry is not None and entry["status"] == "confirmed":
-            continue
+        if entry is None or entry["status"] != "confirmed":
+            due.append(candidate)
+    if due and confirm is not None and not confirm(
+        review.approval_cost(ctx, [c.assignment_id for c in due])
+    ):
+        report.failures += [(c.submission_id, "payment declined") for c in due]
+        due = []
+    for candidate in due:
         try:
             outcome = review.approve(ctx, candidate.assignment_id)
         except (ProlificError, ledger.BudgetExceeded, ValueError) as error:

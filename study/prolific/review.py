@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from study.mturk import review as shared_rules
 from study import control_arm
-from study.prolific import ledger, studies, submissions
+from study.prolific import ledger, money, studies, submissions
 from study.prolific.client import ProlificError
 from study.prolific.context import Context
 from study.review import evidence as review_evidence
@@ -104,6 +104,17 @@ def proposals(ctx: Context) -> list[Proposal]:
                             review_evidence.gather(connection, ctx.study, session))  # fmt: skip
             )
     return found
+
+
+def approval_cost(ctx: Context, submission_ids: list[str]) -> money.Cost:
+    """What approving these submissions pays: their reward entries not yet confirmed."""
+    total = money.Cost(0, 0, ctx.currency)
+    with reading(ctx.engine) as connection:
+        for submission_id in submission_ids:
+            entry = ledger.reward_entry(connection, ctx.environment, submission_id)
+            if entry is not None and entry["status"] != "confirmed":
+                total += money.Cost(entry["amount"], entry["fee"], ctx.currency)
+    return total
 
 
 def approve(ctx: Context, submission_id: str) -> str:

@@ -163,3 +163,26 @@ def test_a_writer_who_still_passes_with_another_submission_stays_in_the_qualifie
     again = qualify.qualify(ctx, pay=False)
     assert again.added == [] and again.removed == []
     assert groups.members(ctx, "qualified") == {GOOD: 5}
+
+
+def test_live_qualify_shows_the_cost_and_pays_nothing_until_confirmed(ctx, prolific, task_client, study_folder,
+                                                                      monkeypatch):  # fmt: skip
+    from study.prolific.context import Context
+
+    with_prolific(study_folder, task_url=TASK_URL, budget="1000.00")
+    first = draft(ctx, "qualification")
+    taken = {pid: take_part(prolific, task_client, first["study_id"], pid) for pid in (GOOD, SPAM)}
+    submissions.sync(ctx)
+    rate(ctx, taken, {GOOD: 5, SPAM: 1})
+    # Only the "is this Prolific itself" answer is forced: the calls still go to the emulator.
+    monkeypatch.setattr(Context, "live", property(lambda self: True))
+
+    declined = CliRunner().invoke(main, ["prolific", "qualify", str(study_folder), "--live"], input="n\n")
+    assert "LIVE: paying the qualification round's submissions will cost up to $3.33" in declined.output
+    statuses = {s["participant_id"]: s["status"] for s in ctx.client.pages(f"studies/{first['study_id']}/submissions/")}
+    assert statuses == {GOOD: "AWAITING REVIEW", SPAM: "AWAITING REVIEW"}
+
+    agreed = CliRunner().invoke(main, ["prolific", "qualify", str(study_folder), "--live"], input="y\n")
+    assert agreed.exit_code == 0, agreed.output
+    statuses = {s["participant_id"]: s["status"] for s in ctx.client.pages(f"studies/{first['study_id']}/submissions/")}
+    assert statuses == {GOOD: "APPROVED", SPAM: "AWAITING REVIEW"}

@@ -6,7 +6,13 @@ import click
 
 from study.prolific import groups, messages
 from study.prolific import qualify as qualify_module
-from study.prolific.cli.common import api_option, directory_argument, open_account, reports_errors
+from study.prolific.cli.common import (
+    api_option,
+    confirm_spend,
+    directory_argument,
+    open_account,
+    reports_errors,
+)
 
 
 @click.command()
@@ -50,7 +56,8 @@ def qualify(directory, no_pay, api_url, live: bool) -> None:
     at least [review] pay_min_score, and put the writers who passed in the study's "qualified"
     group, which a main round's draft allows alone."""
     ctx = open_account(directory, api_url, live)
-    report = qualify_module.qualify(ctx, pay=not no_pay)
+    report = qualify_module.qualify(ctx, pay=not no_pay, confirm=lambda cost: confirm_spend(
+        ctx, "paying the qualification round's submissions", cost))  # fmt: skip
     for submission, outcome in report.paid:
         click.echo(f"paid {submission}: {outcome}")
     click.echo(f"Qualified group: {len(report.added)} added, {len(report.removed)} removed.")

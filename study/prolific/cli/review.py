@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from study.prolific import ledger, money
 from study.prolific import review as review_module
 from study.prolific import submissions
 from study.prolific.cli.common import (
@@ -14,7 +13,6 @@ from study.prolific.cli.common import (
     open_account,
     reports_errors,
 )
-from study.store import reading
 
 
 @click.command()
@@ -39,16 +37,6 @@ def _print_sync(report: submissions.SyncReport) -> None:
         click.echo(f"Added {len(report.blocked)} participants to the repeat block group.")
     for problem in report.problems:
         click.echo(f"  ! {problem}")
-
-
-def _approval_cost(ctx, submission_ids: list[str]) -> money.Cost:
-    total = money.Cost(0, 0, ctx.currency)
-    with reading(ctx.engine) as connection:
-        for submission_id in submission_ids:
-            entry = ledger.reward_entry(connection, ctx.environment, submission_id)
-            if entry is not None and entry["status"] != "confirmed":
-                total += money.Cost(entry["amount"], entry["fee"], ctx.currency)
-    return total
 
 
 @click.command()
@@ -76,7 +64,7 @@ def review(directory, yes, no_sync, api_url, live: bool) -> None:
         for flag in proposal.flags:
             click.echo(f"         ! {flag}")
     approvals = [p.submission_id for p in proposals if p.decision == "approve"]
-    cost = _approval_cost(ctx, approvals)
+    cost = review_module.approval_cost(ctx, approvals)
     what = f"{len(approvals)} approvals and {len(proposals) - len(approvals)} rejections"
     if ctx.live:
         if not confirm_spend(ctx, what, cost):
@@ -95,7 +83,7 @@ def review(directory, yes, no_sync, api_url, live: bool) -> None:
 def approve(directory, submission_ids, api_url, live: bool) -> None:
     """Approve submissions and pay their rewards."""
     ctx = open_account(directory, api_url, live)
-    cost = _approval_cost(ctx, list(submission_ids))
+    cost = review_module.approval_cost(ctx, list(submission_ids))
     if ctx.live and not confirm_spend(ctx, f"approving {len(submission_ids)} submissions", cost):
         raise click.ClickException("Nothing approved.")
     for submission_id in submission_ids:
