@@ -123,17 +123,25 @@ class Client:
 
     def pages(self, path: str, **params) -> Iterator[dict]:
         """Every item of a paged list (`results`, following `_links.next`)."""
-        page = 1
+        params = {"page": 1, "page_size": PAGE_SIZE, **params}
         while True:
-            answer = self.get(path, page=page, page_size=PAGE_SIZE, **params)
+            answer = self.get(path, **params)
             results = answer.get("results", []) if isinstance(answer, dict) else answer
             yield from results
-            # The next link alone says whether there is more: Prolific may give fewer items a
-            # page than asked for.
+            # The next link alone says whether there is more, and where: Prolific may give
+            # fewer items a page than asked for, and pages some lists by limit and offset
+            # (a study's submissions), where asking for page 2 would read page 1 again.
             following = ((answer.get("_links") or {}).get("next") or {}).get("href")
             if not following or not results:
                 return
-            page += 1
+            there, here = urlparse(urljoin(self.base_url, following)), urlparse(self.base_url)
+            if (there.scheme, there.netloc) != (here.scheme, here.netloc):
+                raise ProlificError(
+                    f"GET {path}: the next page is at {there.scheme}://{there.netloc}, not "
+                    f"Prolific's address {here.scheme}://{here.netloc}; the token is not sent "
+                    "there. Fix: check --api-url (or PROLIFIC_API_URL)."
+                )
+            path, params = urljoin(self.base_url, following), {}
 
 
 def connect(api_url: str | None = None, token: str | None = None) -> Client:

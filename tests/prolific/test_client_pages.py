@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import threading
 
+import pytest
+
 from werkzeug.serving import make_server
 from werkzeug.wrappers import Request, Response
 
@@ -33,5 +35,52 @@ def test_every_item_is_read_when_the_api_gives_smaller_pages_than_asked():
     try:
         client = Client(f"http://127.0.0.1:{server.port}/api/v1/", "token")
         assert [item["id"] for item in client.pages("submissions/")] == [item["id"] for item in ITEMS]
+    finally:
+        server.shutdown()
+
+
+@Request.application
+def _offset_api(request):
+    """A list paged by limit and offset, as Prolific pages a study's submissions (its own CLI
+    asks `?limit=&offset=`): `page` means nothing to it, only the next link leads on."""
+    limit = int(request.args.get("limit", CAP))
+    offset = int(request.args.get("offset", 0))
+    results = ITEMS[offset : offset + limit]
+    more = offset + limit < len(ITEMS)
+    following = {"href": f"{request.base_url}?limit={limit}&offset={offset + limit}"} if more else None
+    body = {"results": results, "_links": {"next": following}, "meta": {"count": len(ITEMS)}}
+    return Response(json.dumps(body), content_type="application/json")
+
+
+def test_every_item_is_read_once_from_a_list_paged_by_limit_and_offset():
+    from itertools import islice
+
+    server = make_server("127.0.0.1", 0, _offset_api, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        client = Client(f"http://127.0.0.1:{server.port}/api/v1/", "token")
+        read = [item["id"] for item in islice(client.pages("studies/s1/submissions/"), 200)]
+        assert read == [item["id"] for item in ITEMS]
+    finally:
+        server.shutdown()
+
+
+def test_a_next_link_to_another_host_is_not_followed_with_the_token():
+    from itertools import islice
+
+    from study.prolific.client import ProlificError
+
+    @Request.application
+    def elsewhere(request):
+        body = {"results": ITEMS[:CAP], "_links": {"next": {"href": "https://attacker.example.org/api/v1/x/?page=2"}}}
+        return Response(json.dumps(body), content_type="application/json")
+
+    server = make_server("127.0.0.1", 0, elsewhere, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        client = Client(f"http://127.0.0.1:{server.port}/api/v1/", "secret-token")
+        with pytest.raises(ProlificError, match="not Prolific's address") as raised:
+            list(islice(client.pages("studies/"), 200))
+        assert "secret-token" not in str(raised.value)
     finally:
         server.shutdown()
