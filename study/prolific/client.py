@@ -100,6 +100,11 @@ class Client:
             certain = response.status_code < 500 and response.status_code not in (408, 429)
             if response.status_code == 401:
                 detail += f". Fix: set {TOKEN_VARIABLE} to a valid API token of the workspace"
+            if response.status_code == 429:  # Prolific limits how often a token may call it
+                wait = response.headers.get("Retry-After", "").strip()
+                wait = f"{wait} seconds" if wait.isdigit() else "a minute"
+                detail = (detail.rstrip(". ") + f". Fix: wait {wait} (Prolific's Retry-After) "
+                          "and run the same command again")  # fmt: skip
             raise ProlificError(
                 f"{what}: Prolific answered {response.status_code}: {detail}",
                 status=response.status_code,
