@@ -112,7 +112,19 @@ class Client:
             )
         if response.status_code == 204 or not response.content:
             return {}
-        return response.json()
+        try:
+            return response.json()
+        except ValueError:
+            # A web page or a proxy's answer at that address, not Prolific's API: whatever it
+            # did with the call is unknown.
+            raise ProlificError(
+                f"{what}: the answer from {self.base_url} is not JSON "
+                f"({response.headers.get('Content-Type') or 'no content type'}), so that is not "
+                f"Prolific's API; the call may or may not have been done. Fix: check --api-url "
+                f"(or {URL_VARIABLE}); Prolific's is {API_URL}",
+                status=response.status_code,
+                certain=False,
+            ) from None
 
     def get(self, path: str, **params) -> Any:
         return self.call("GET", path, **params)

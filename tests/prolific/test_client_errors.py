@@ -33,3 +33,23 @@ def test_a_throttled_call_says_how_long_to_wait_before_running_it_again():
     assert "429" in message and "Request was throttled." in message
     assert "Fix: wait 30 seconds" in message and "run the same command again" in message
     assert "secret-token" not in message
+
+
+@Request.application
+def _web_page(request):
+    return Response("<!doctype html><title>Prolific</title>", content_type="text/html")
+
+
+def test_an_address_that_answers_a_web_page_is_named_with_the_fix_not_a_json_error():
+    server = make_server("127.0.0.1", 0, _web_page, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        client = Client(f"http://127.0.0.1:{server.port}/", "secret-token")
+        with pytest.raises(ProlificError) as raised:
+            client.get("users/me/")
+    finally:
+        server.shutdown()
+    message = str(raised.value)
+    assert message.startswith("GET users/me/: ") and "not JSON" in message
+    assert "Fix: check --api-url (or PROLIFIC_API_URL)" in message
+    assert "secret-token" not in message
