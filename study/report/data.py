@@ -240,7 +240,10 @@ def _from_folder(path: Path, found: MetadataFiles, kind: str, model: EntityModel
     # pages shared). Where processes cannot fork (spawn starts them empty), one process.
     if model.nlp is not None and not hasattr(os, "fork"):
         processes = 1
-    for facts, problem in run(_facts_worker, jobs, processes=processes):
+    # A session that fails in a way `_facts_worker` does not foresee (or kills its worker) is
+    # left out and named like an unreadable one: it must not cost the report of the others.
+    left_out = lambda job, message: (None, f"{job[0].name}: {message}")  # noqa: E731
+    for facts, problem in run(_facts_worker, jobs, processes=processes, failed=left_out):
         if facts is None:
             data.unreadable.append(problem)
         else:

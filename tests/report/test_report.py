@@ -104,6 +104,31 @@ def test_an_unreadable_session_is_left_out_and_named(tmp_path):
     assert "study curate validate" in overview
 
 
+def test_a_session_whose_suggestion_list_holds_a_non_object_is_left_out_not_the_whole_report(tmp_path):
+    # The reader catches the errors it foresees; anything else one session raises (here an
+    # AttributeError on a list item that is a string, not {"original": ...}) must not cost the
+    # researcher the report of every other session.
+    import json
+    import shutil
+
+    source = tmp_path / "release"
+    (source / "sessions").mkdir(parents=True)
+    shutil.copy(COAUTHOR / "metadata.csv", source / "metadata.csv")
+    for path in sorted((COAUTHOR / "sessions").glob("*.jsonl"))[:3]:
+        shutil.copy(path, source / "sessions" / path.name)
+    broken = sorted((source / "sessions").glob("*.jsonl"))[0]
+    events = [json.loads(line) for line in broken.read_text().splitlines()]
+    opened = next(e for e in events if e["eventName"] == "suggestion-open")
+    opened["currentSuggestions"] = ["a suggestion logged as a bare string"]
+    broken.write_text("".join(json.dumps(e) + "\n" for e in events))
+    out = tmp_path / "r.html"
+    result = CliRunner().invoke(main, ["report", str(source), "--out", str(out), "-j", "2"])
+    assert result.exit_code == 0, result.output
+    assert "2 sessions; 1 unreadable file(s) left out" in result.output
+    overview = Tables(out.read_text()).texts["overview"]
+    assert f"could not be read and are left out, e.g. {broken.name}" in overview
+
+
 def test_chat_and_proactive_metrics_plug_in_as_their_own_sections(tmp_path, monkeypatch):
     from study.report import data as report_data
 
