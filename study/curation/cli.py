@@ -300,6 +300,12 @@ def stats(paths, out, summary, metadata, check, mutuality_sets, processes, progr
     the same parse (study.curation.onepass): its summary of issues goes to stderr after the
     rows, and the exit status is 1 also when a session has an error.
     """
+    if out is not None and not Path(out).resolve().parent.is_dir():
+        # Checked before any work: a Parquet file is opened only after the last session.
+        raise click.BadParameter(
+            f"{out}: the folder {Path(out).parent} does not exist; create it first",
+            param_hint="--out",
+        )
     files = _files(paths)
     table = None
     if summary:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pytest
 from click.testing import CliRunner
 
 from study.curation.cli import curate
@@ -164,3 +165,15 @@ def test_summary_without_metadata_asks_for_it(tmp_path):
     write_lines(tmp_path / "good.jsonl", small_session())
     result = run("stats", tmp_path / "good.jsonl", "--summary", "genre")
     assert result.exit_code != 0 and "--metadata" in result.output
+
+
+@pytest.mark.parametrize("name", ["stats.csv", "stats.parquet"])
+def test_stats_out_in_a_missing_folder_is_refused_naming_the_option_and_folder(tmp_path, name):
+    # Parquet is written after the last session: the mistake must not surface as a traceback
+    # once the whole corpus has been measured.
+    out = tmp_path / "no-such-folder" / name
+    result = CliRunner().invoke(curate, ["stats", str(SMALLEST), "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    assert "--out" in result.output and str(out.parent) in result.output
+    assert "does not exist" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
