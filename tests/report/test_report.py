@@ -198,3 +198,40 @@ def test_a_study_nobody_entered_yet_gets_a_report_with_an_empty_funnel(study_fol
     tables = _report(study_folder, tmp_path)
     assert tables.rows("participation")["entered"][0] == "0"
     assert tables.rows("overview")["sessions with a log"][0] == "0"
+
+
+def test_a_control_arms_sessions_do_not_pull_down_the_acceptance_of_all_sessions(tmp_path):
+    # A control session has no list to accept from: its own row says "not applicable", so the
+    # "all" row must not average it in as an acceptance of 0 (Table 3 leaves it out likewise).
+    import csv
+    import shutil
+
+    source = tmp_path / "export"
+    (source / "sessions").mkdir(parents=True)
+    assisted = sorted(s for s, r in METADATA.items() if int(r["num_query"]) > 0)[:3]
+    control = "7748d213f66743dd9abe45f23dacca99"  # no queries at all, as in a control arm
+    assert int(METADATA[control]["num_query"]) == 0
+    fields = ["session_id", "worker_id", "prompt_code", "genre", "temperature",
+              "frequency_penalty", "condition", "paradigm"]
+    with open(source / "metadata.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields, extrasaction="ignore")
+        writer.writeheader()
+        for session_id in [*assisted, control]:
+            is_control = session_id == control
+            writer.writerow({**METADATA[session_id],
+                             "condition": "control" if is_control else "assisted",
+                             "paradigm": "none" if is_control else "tab",
+                             # no model, so no decoding setting (study export leaves them empty)
+                             **({"temperature": "", "frequency_penalty": ""} if is_control else {})})
+            lines = (COAUTHOR / "sessions" / f"{session_id}.jsonl").read_text().splitlines()
+            if is_control:  # a control arm's log has no generation settings either
+                lines = [line.replace('"currentTemperature": "0.2"', '"currentTemperature": ""')
+                         for line in lines]
+                assert '"0.2"' not in "".join(lines)
+            (source / "sessions" / f"{session_id}.jsonl").write_text("\n".join(lines) + "\n")
+    tables = _report(source, tmp_path)
+    collaboration = tables.rows("collaboration")
+    assert collaboration["control"][1] == "not applicable"
+    expected = statistics.mean(int(METADATA[s]["perc_selected"]) for s in assisted)
+    assert collaboration["all"][0] == "4"  # every session still counts in the other measures
+    assert abs(number(collaboration["all"][1]) - expected) < 0.06, collaboration["all"]

@@ -35,6 +35,10 @@ PAPER_EQUALITY = {
 
 
 def _values(sessions, column: str) -> list:
+    if column == "perc_selected":
+        # A control session had no list to accept from: its acceptance is not applicable, not
+        # 0, in "all" as in its own row (Table 3 leaves it out likewise).
+        sessions = [s for s in sessions if s.assistant]
     return [s.stats.get(column) for s in sessions]
 
 
