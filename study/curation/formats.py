@@ -108,6 +108,32 @@ def iter_lines(path: str | os.PathLike) -> Iterator[tuple[int, bytes]]:
     return ((number, raw[:-1] if raw.endswith(b"\r") else raw) for number, raw in enumerate(lines, start=1))
 
 
+# The fixes of validate's `bom` and `encoding` issues (study.curation.issues), which stats'
+# messages give too.
+ENCODING_FIXES = {
+    "bom": "save the file as UTF-8 without a byte order mark (remove its first 3 bytes); keep "
+           "the line, it holds the session's start",
+    "encoding": "re-encode the whole file as UTF-8 (e.g. `iconv -f windows-1252 -t utf-8`); "
+                "keep the lines, they hold the session's text",
+}  # fmt: skip
+
+
+def encoding_problem(raw: bytes, number: int) -> tuple[str, str] | None:
+    """(issue code, what is wrong) when a line that is not valid JSON fails on its encoding: a
+    byte order mark (`bom`, some Windows editors write one) or bytes that are not UTF-8
+    (`encoding`, a file saved as Windows-1252). The file is at fault, not the line: removing
+    the line, as for broken JSON, would lose the prompt or the writer's text (ENCODING_FIXES).
+    None when the line is UTF-8 without a BOM."""
+    if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+        return "bom", "starts with a byte order mark (bytes EF BB BF), which JSON Lines does not allow"
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return "encoding", (f"is not UTF-8 text (byte 0x{raw[error.start]:02x} at column "
+                            f"{error.start + 1}): the file was saved in another encoding")  # fmt: skip
+    return None
+
+
 def read_session(path: str | os.PathLike) -> Session:
     """Read a whole session strictly: every non-blank line must be a JSON object.
 
@@ -131,6 +157,12 @@ def read_session(path: str | os.PathLike) -> Session:
             try:
                 record = loads(raw)
             except orjson.JSONDecodeError as error:
+                encoding = encoding_problem(raw, number)
+                if encoding is not None:
+                    code, problem = encoding
+                    raise SessionFileError(
+                        f"{path} line {number}: {problem}. Fix: {ENCODING_FIXES[code]}"
+                    ) from None
                 raise SessionFileError(f"{path} line {number}: not valid JSON ({error})") from None
             if type(record) is not dict:
                 raise SessionFileError(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from study.curation.formats import RELEASE_KEYS
+from study.curation.formats import ENCODING_FIXES, RELEASE_KEYS
 
 ERROR, WARNING = "error", "warning"
 MAX_PER_CODE = 10  # issues kept per code and file by default; all are counted
@@ -19,6 +19,8 @@ ISSUES = {
     "crash": (ERROR, "the checker itself failed on this file: report it with the file (every "
               "other file was checked)"),
     "json": (ERROR, "repair or remove the line"),
+    "bom": (ERROR, ENCODING_FIXES["bom"]),
+    "encoding": (ERROR, ENCODING_FIXES["encoding"]),
     "not-object": (ERROR, "each line must be one event object"),
     "empty": (ERROR, "remove the file or restore its lines"),
     "format": (ERROR, "write one of the formats of schemas/coauthor-*.schema.json"),

@@ -16,7 +16,13 @@ from pathlib import Path
 import orjson
 
 from study.curation.checker import Checker, Replayed
-from study.curation.formats import FORMAT_2021, detect_format, iter_lines, not_a_session_hint
+from study.curation.formats import (
+    FORMAT_2021,
+    detect_format,
+    encoding_problem,
+    iter_lines,
+    not_a_session_hint,
+)
 from study.curation.issues import (  # noqa: F401 - re-exported: validate's vocabulary
     ERROR,
     ISSUES,
@@ -55,7 +61,11 @@ def validate_lines(
         try:
             record = loads(raw)
         except orjson.JSONDecodeError as error:
-            checker.add("json", number, None, f"is not valid JSON ({error})")
+            encoding = encoding_problem(raw, number)
+            if encoding is not None:
+                checker.add(encoding[0], number, None, encoding[1])
+            else:
+                checker.add("json", number, None, f"is not valid JSON ({error})")
             checker.broken(number, None)
             continue
         if type(record) is not dict:

@@ -216,7 +216,8 @@ def test_every_issue_in_the_table_is_exercised_by_a_hand_made_file_here():
 
     # crash (the checker itself failing) is made by tests/curation/test_runner.py, and
     # proactive-forged (checked against a study's database) by tests/export/test_validate_study.py
-    elsewhere = {"empty", "format", "crash", "proactive-forged"}
+    # bom and encoding (files that are not UTF-8 JSON Lines) by the test of them above
+    elsewhere = {"empty", "format", "crash", "proactive-forged", "bom", "encoding"}
     assert set(ISSUES) - PROACTIVE == set(ERRORS) | set(WARNINGS) | elsewhere
     errors = {code for code, (severity, _) in ISSUES.items() if severity == ERROR}
     assert errors - PROACTIVE == set(ERRORS) | elsewhere
@@ -231,3 +232,35 @@ def test_delta_positions_are_utf16_code_units_as_in_quill():
     events[10]["textDelta"] = ops({"retain": 35}, {"delete": 1})
     report = validate_events(events)
     assert report.ok, [i.render() for i in report.issues]
+
+
+def _encoded(tmp_path, name: str, events: list, encoding: str, bom: bytes = b"") -> object:
+    import json
+
+    text = "".join(json.dumps(event, ensure_ascii=False) + "\n" for event in events)
+    path = tmp_path / name
+    path.write_bytes(bom + text.encode(encoding))
+    return path
+
+
+def test_a_byte_order_mark_or_another_encoding_is_named_and_the_fix_keeps_the_lines(tmp_path):
+    # "repair or remove the line" would have the curator delete the prompt (a BOM is on line
+    # 1) or every line holding an accented letter (a file saved as Windows-1252): the writer's
+    # text. The file's encoding is at fault, and the fix says so.
+    from click.testing import CliRunner
+
+    from study.curation.cli import curate
+
+    events = small_session()
+    events[1]["textDelta"]["ops"][1]["insert"] = "é"
+    with_bom = _encoded(tmp_path, "bom.jsonl", small_session(), "utf-8", b"\xef\xbb\xbf")
+    latin = _encoded(tmp_path, "latin.jsonl", events, "cp1252")
+    for path, said, line in ((with_bom, "byte order mark", 1), (latin, "not UTF-8", 2)):
+        report = validate_file(path)
+        assert not report.ok
+        (issue,) = [i for i in report.issues if i.severity == ERROR]
+        assert said in issue.message, issue.render()
+        assert "remove the line" not in issue.fix and "UTF-8" in issue.fix, issue.render()
+        assert issue.line == line and "keep the line" in issue.fix
+        result = CliRunner().invoke(curate, ["stats", str(path), "--out", str(tmp_path / "s.csv")])
+        assert result.exit_code == 1 and said in result.output, result.output
