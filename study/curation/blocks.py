@@ -122,7 +122,10 @@ class BlockTokens:
         name = event.get("eventName")
         if name not in DROPPED_EVENTS:
             self.kept.append(index)
-            self.chars.append(_TOKENS.get((name, event.get("eventSource")), _OTHER))
+            source = event.get("eventSource")
+            # A malformed source (a list, an object) fits no block: unmatched, not a TypeError.
+            known = type(source) is str
+            self.chars.append(_TOKENS.get((name, source), _OTHER) if known else _OTHER)
 
     def counts(self) -> Counter[str]:
         """How many blocks of each name (`block_counts`)."""

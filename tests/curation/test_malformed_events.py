@@ -55,3 +55,13 @@ def test_blocks_names_an_event_without_a_text_eventname(tmp_path, change, said):
         assert not isinstance(result.exception, (TypeError, KeyError)), repr(result.exception)
         assert f"{path} line {line}: the event {said}" in result.output
         assert "Fix:" in result.output
+
+
+def test_blocks_reads_an_event_with_a_non_text_eventsource_as_an_unmatched_block(tmp_path):
+    # Table 2 has no block for it; like any event that fits none, it is listed as unmatched
+    # (nothing silently lost), not a TypeError traceback.
+    path, line = _damaged(tmp_path, lambda event: {**event, "eventSource": ["user"]})
+    result = CliRunner().invoke(main, ["curate", "blocks", str(path), "--json"])
+    assert result.exit_code == 0, repr(result.exception)
+    blocks = json.loads(result.output)["blocks"]
+    assert {"name": "unmatched", "events": [line - 1]} in blocks
