@@ -208,7 +208,12 @@ def _cell(value: object, digits: int) -> str:
 
 class RowWriter:
     """Writes stats rows as they come: to a `.csv` or `.parquet` path (Parquet in batches),
-    or as CSV to an open text stream such as stdout (left open)."""
+    or as CSV to an open text stream such as stdout (left open).
+
+    A path is written whole or not at all: rows go to a hidden `.<name>.partial` beside it,
+    which replaces the file when the writer is closed, and is removed when the run stops
+    with an error (Ctrl-C, a crash). A file that stopped half-way would read as complete with
+    the last sessions missing, and would have overwritten the last good one."""
 
     BATCH = 1000
 
@@ -220,10 +225,11 @@ class RowWriter:
             self._handle = target
         else:
             self.path = Path(target)
+            self._partial = self.path.with_name(f".{self.path.name}.partial")
             self.parquet = self.path.suffix.lower() == ".parquet"
             self._owned = not self.parquet
             if not self.parquet:
-                self._handle = open(self.path, "w", newline="", encoding="utf-8")
+                self._handle = open(self._partial, "w", newline="", encoding="utf-8")
         if not self.parquet:
             self._csv = csv.DictWriter(self._handle, fieldnames=COLUMNS, extrasaction="ignore")
             self._csv.writeheader()
@@ -246,7 +252,7 @@ class RowWriter:
             [{c: row.get(c) for c in COLUMNS} for row in self._batch], schema=_arrow_schema()
         )
         if self._writer is None:
-            self._writer = pq.ParquetWriter(self.path, table.schema)
+            self._writer = pq.ParquetWriter(self._partial, table.schema)
         self._writer.write_table(table)
         self._batch = []
 
@@ -254,6 +260,7 @@ class RowWriter:
         if not self.parquet:
             if self._owned:
                 self._handle.close()
+                self._partial.replace(self.path)
             else:
                 self._handle.flush()
             return
@@ -261,15 +268,30 @@ class RowWriter:
         if self._writer is None:  # no rows: still write a file with the columns
             import pyarrow.parquet as pq
 
-            pq.write_table(_arrow_schema().empty_table(), self.path)
+            pq.write_table(_arrow_schema().empty_table(), self._partial)
         else:
             self._writer.close()
+        self._partial.replace(self.path)
+
+    def discard(self) -> None:
+        """Stop without writing the file: the partial rows are removed, a previous file kept."""
+        if self.path is None:
+            self._handle.flush()
+            return
+        if self._owned:
+            self._handle.close()
+        elif self._writer is not None:
+            self._writer.close()
+        self._partial.unlink(missing_ok=True)
 
     def __enter__(self) -> RowWriter:
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, kind, *exc) -> None:
+        if kind is None:
+            self.close()
+        else:
+            self.discard()
 
 
 def _arrow_schema():

@@ -177,3 +177,27 @@ def test_stats_out_in_a_missing_folder_is_refused_naming_the_option_and_folder(t
     assert "--out" in result.output and str(out.parent) in result.output
     assert "does not exist" in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_an_interrupted_stats_run_leaves_the_previous_out_file_whole(tmp_path, monkeypatch, suffix):
+    # Ctrl-C (or any crash) half-way through a corpus must not leave a stats file that reads
+    # as complete with a tail of sessions missing, nor truncate the last good one.
+    import study.curation.cli as cli
+
+    out = tmp_path / f"stats{suffix}"
+    assert run("stats", SESSIONS, "--out", out, "-j", "1").exit_code == 0
+    before = out.read_bytes()
+    measure = cli.stats_paths
+
+    def interrupted(files, sets, **options):
+        for number, measured in enumerate(measure(files, sets, **options)):
+            if number == 5:
+                raise KeyboardInterrupt
+            yield measured
+
+    monkeypatch.setattr(cli, "stats_paths", interrupted)
+    result = CliRunner().invoke(curate, ["stats", str(SESSIONS), "--out", str(out), "-j", "1"])
+    assert isinstance(result.exception, KeyboardInterrupt) or result.exit_code != 0
+    assert out.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [out.name]  # no partial file left
