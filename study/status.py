@@ -5,6 +5,8 @@ last minute (study.server.activity), each recruitment provider's submissions and
 
 from __future__ import annotations
 
+import time
+
 import click
 
 from study import config as study_config
@@ -75,7 +77,9 @@ def status(directory: str) -> None:
 
     limits = limits_of(study)
     with reading(engine) as connection:
-        summary = summarize(connection)
+        # A call still waiting for the model is in flight (the last minute's line), not failed.
+        in_flight_since = time.time() - model_calls.in_flight_seconds(study)
+        summary = summarize(connection, (model_calls.NO_OUTCOME, in_flight_since))
         recent = recent_activity(connection, model_calls.NO_OUTCOME, model_calls.in_flight_seconds(study))
         surveys = survey_counts(connection)
         hooks = registry.path_hooks(study)  # e.g. a chat study's conversations

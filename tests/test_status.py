@@ -137,3 +137,25 @@ def test_status_still_counts_sessions_of_a_condition_renamed_in_study_toml(clien
     conditions = result.output.split("Conditions: ")[1].splitlines()[0]
     assert f"{name}-renamed 0" in conditions
     assert f"{name} 1 (not in study.toml)" in conditions
+
+
+def test_a_model_call_still_waiting_for_the_model_is_in_flight_not_failed(client, app, study_folder):
+    # An operator runs `study status` during a launch: a call whose row has no outcome yet is
+    # waiting for the model (its admission wrote the row, study.server.model_calls); only one
+    # left from long ago is a call whose server stopped.
+    from study.server.model_calls import NO_OUTCOME
+
+    session_id = start(client, access_code="a")
+    to_writing(client, session_id, prompt="pig")
+    with writing(app.extensions["study.engine"]) as connection:
+        for created_at in (time.time(), 0.0):
+            connection.execute(suggestion_requests.insert().values(
+                session_id=session_id, created_at=created_at, condition="creative-high", model="m",
+                parameters="{}", raw="[]", suggestions="[]", error=NO_OUTCOME,
+            ))  # fmt: skip
+
+    output = CliRunner().invoke(main, ["status", str(study_folder)]).output
+
+    assert "Suggestion requests: 2, failed 1 (50%)" in output, output
+    assert f"failed 1x: {NO_OUTCOME}" in output
+    assert "model calls: 1 in flight" in output

@@ -26,7 +26,11 @@ class Summary:
     failure_reasons: tuple[tuple[str, int], ...] = ()
 
 
-def summarize(connection: Connection) -> Summary:
+def summarize(connection: Connection, in_flight: tuple[str, float] | None = None) -> Summary:
+    """`in_flight`: the text a model call's row holds until its outcome is written and the time
+    after which such a row is a call still waiting for the model (study.server.model_calls): those
+    are not failures, and `study status` counts them among the calls in flight instead. An older
+    one is a call whose server stopped, a failure."""
     stages = Counter(dict(connection.execute(
         select(sessions.c.stage, func.count()).group_by(sessions.c.stage)
     ).all()))  # fmt: skip
@@ -44,14 +48,16 @@ def summarize(connection: Connection) -> Summary:
             select(suggestion_requests.c.latency_ms).where(suggestion_requests.c.error.is_(None))
         )
     ]
+    failed = suggestion_requests.c.error.is_not(None)
+    if in_flight is not None:
+        marker, since = in_flight
+        failed &= ~((suggestion_requests.c.error == marker) & (suggestion_requests.c.created_at > since))
     failures = connection.execute(
-        select(func.count())
-        .select_from(suggestion_requests)
-        .where(suggestion_requests.c.error.is_not(None))
+        select(func.count()).select_from(suggestion_requests).where(failed)
     ).scalar_one()
     reasons = connection.execute(
         select(suggestion_requests.c.error, func.count().label("n"))
-        .where(suggestion_requests.c.error.is_not(None))
+        .where(failed)
         .group_by(suggestion_requests.c.error)
         .order_by(func.count().desc(), suggestion_requests.c.error)
         .limit(3)
@@ -61,7 +67,8 @@ def summarize(connection: Connection) -> Summary:
         conditions=conditions,
         events=connection.execute(select(func.count()).select_from(events)).scalar_one(),
         sessions_with_lost_events=lost,
-        suggestion_requests=len(latencies) + failures,
+        # Those in flight included: asked, not yet answered.
+        suggestion_requests=connection.execute(select(func.count()).select_from(suggestion_requests)).scalar_one(),
         suggestion_failures=failures,
         median_latency_ms=statistics.median(latencies) if latencies else None,
         failure_reasons=tuple((reason, n) for reason, n in reasons),
