@@ -74,10 +74,36 @@ def gunicorn_options(hops: int) -> dict:
     return {"forwarded_allow_ips": "*" if hops else ""}
 
 
+def without_port(address: str) -> str:
+    """The client's address alone, from a forwarded "203.0.113.7:50123" or "[2001:db8::1]:50123"
+    (anything else unchanged). Some load balancers (Azure's Application Gateway, IIS's ARR)
+    forward the client with its port, which is new for each connection: kept, every start and
+    every login attempt would count as another client's, and no per-address limit would hold."""
+    if address.startswith("["):
+        return address[1:].partition("]")[0]
+    host, colon, port = address.rpartition(":")
+    if colon and port.isdigit() and host.count(".") == 3 and ":" not in host:
+        return host
+    return address
+
+
+class _ClientWithoutPort:
+    """Inside ProxyFix: REMOTE_ADDR as the forwarded client's address without a port."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        address = environ.get("REMOTE_ADDR")
+        if address:
+            environ["REMOTE_ADDR"] = without_port(address.strip())
+        return self.app(environ, start_response)
+
+
 def behind_proxies(app: Flask) -> Flask:
     """Trust X-Forwarded-* from `STUDY_TRUSTED_PROXIES` proxies, if set; returns `app`."""
     hops = trusted_proxies()
     if hops:
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops, x_port=hops)
+        app.wsgi_app = ProxyFix(_ClientWithoutPort(app.wsgi_app), x_for=hops, x_proto=hops, x_host=hops, x_port=hops)
     app.config["STUDY_TRUSTED_PROXIES"] = hops
     return app

@@ -77,3 +77,24 @@ def test_an_ipv6_client_has_one_limit_across_the_addresses_of_its_network(study_
 
     assert statuses == [302, 302, 302, 429]
     assert elsewhere == 302
+
+
+def test_a_client_forwarded_with_its_port_has_one_limit_across_its_connections(study_folder, monkeypatch):
+    # Some load balancers (Azure's Application Gateway, IIS's ARR) forward the client as
+    # "address:port", and a browser or a bot opens each connection from a new port: counted
+    # under "address:port", every start was a new client and the limit never came.
+    monkeypatch.setenv("STUDY_TRUSTED_PROXIES", "1")
+    app = _app(study_folder, per_hour=3)
+    client = app.test_client()
+
+    def forwarded(code: str, address: str) -> int:
+        return client.get("/task", query_string={"access_code": code}, headers={"X-Forwarded-For": address},
+                          environ_base={"REMOTE_ADDR": "10.0.0.2"}).status_code  # fmt: skip
+
+    ipv4 = [forwarded(f"bot-{i}", f"203.0.113.7:{50000 + i}") for i in range(4)]
+    ipv6 = [forwarded(f"bot6-{i}", f"[2001:db8:5:7::1]:{50000 + i}") for i in range(4)]
+    neighbour = forwarded("neighbour", "203.0.113.8:50000")
+
+    assert ipv4 == [302, 302, 302, 429]
+    assert ipv6 == [302, 302, 302, 429]
+    assert neighbour == 302
