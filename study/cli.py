@@ -209,7 +209,8 @@ def _listenable(host: str, port: int) -> None:
 @main.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=5000, show_default=True, type=int)
+# Not 0: the kernel would pick the port, and the address printed for participants would be wrong.
+@click.option("--port", default=5000, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--workers", default=None, type=click.IntRange(min=1),
               help="Worker processes (default: one per core).")
 @click.option("--threads", default=16, show_default=True, type=click.IntRange(min=1),

@@ -111,3 +111,17 @@ def test_a_worker_imports_none_of_the_study_at_its_first_requests(study_folder, 
     imported = [line.split("|")[-1].strip() for line in log.read_text().splitlines()[started:]
                 if line.startswith("import time:")]
     assert [name for name in imported if name.split(".")[0] in ("study", "boto3", "botocore", "requests")] == []
+
+
+@pytest.mark.parametrize("port", ["0", "70000"])
+def test_a_port_no_participant_could_reach_is_refused_naming_the_flag(study_folder, port):
+    # Port 0 listened on a port the kernel picked while the server printed ":0/" as the address
+    # participants start at; 70000 ended in a traceback from the HTTP server.
+    result = subprocess.run(
+        [sys.executable, "-m", "study", "serve", str(study_folder), "--port", port, "--workers", "1"],
+        capture_output=True, text=True, timeout=60,
+    )
+
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "Invalid value for '--port'" in result.stderr and "1<=x<=65535" in result.stderr
+    assert "Traceback" not in result.stderr and "Serving" not in result.stdout
