@@ -118,6 +118,14 @@ def files_short(writers: int, threads: int) -> str | None:
     needed = writers + beside
     if hard == resource.RLIM_INFINITY or hard >= needed:
         return None
+    if beside >= hard:
+        # The threads alone use up the limit: no number of writers would fit.
+        return (
+            f"Warning: this host lets a process open {hard} files (`ulimit -Hn`), and each worker needs {beside} "
+            f"for its {threads} threads' database files before any of its {writers} connections; past {hard} it "
+            f"refuses new ones. Fix: raise the limit (a systemd unit's LimitNOFILE={needed}; in a shell, as root, "
+            f"`ulimit -n {needed}`), or pass fewer --threads (each may hold {_FILES_PER_THREAD} files)."
+        )
     return (
         f"Warning: this host lets a process open {hard} files (`ulimit -Hn`), and each worker needs {needed} for "
         f"{writers} open connections; past {hard} it refuses new ones. Fix: raise the limit (a systemd unit's "

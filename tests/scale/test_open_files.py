@@ -69,3 +69,21 @@ def test_the_advised_number_of_writers_is_served_without_a_warning(study_folder,
         assert held_connections_answered(server, 476) == 476
     finally:
         server.stop()
+
+
+def test_threads_that_alone_need_more_files_than_the_host_allows_are_named_in_the_fix(study_folder, tmp_path):
+    # 200 threads and 4 for model calls need 676 files before any connection: no number of
+    # writers fits under 600, so "pass --writers 1" would leave the server as short as before.
+    port = free_port()
+    serve = [sys.executable, "-m", "study", "serve", str(study_folder), "--port", str(port), "--workers", "1",
+             "--threads", "200"]
+    server = ServerProcess(["sh", "-c", f"ulimit -n {HOST_LIMIT} && exec {shlex.join(serve)}"], port,
+                           tmp_path / "serve-threads.log")
+    server.start()
+    try:
+        log = server.log_text()
+    finally:
+        server.stop()
+    assert f"this host lets a process open {HOST_LIMIT} files" in log
+    assert "--writers 1 " not in log, log
+    assert "pass fewer --threads" in log, log
