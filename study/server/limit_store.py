@@ -19,7 +19,7 @@ import logging
 import os
 import time
 import uuid
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from sqlalchemy import Connection, Engine, delete, func, insert, select
 from sqlalchemy.exc import SQLAlchemyError
@@ -152,9 +152,17 @@ class RedisStore:
 
 def _without_password(url: str) -> str:
     parts = urlsplit(url)
-    if not parts.password:
-        return url
-    return urlunsplit(parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@", 1)))
+    shown = url
+    if parts.password:
+        shown = shown.replace(f":{parts.password}@", ":***@", 1)
+    if parts.query:
+        # redis-py also takes the password from the query (a unix:// socket's only place for it).
+        query = "&".join(
+            f"{name}=***" if name == "password" else field
+            for field in parts.query.split("&") for name in [field.partition("=")[0]]
+        )  # fmt: skip
+        shown = shown.replace(f"?{parts.query}", f"?{query}", 1)
+    return shown
 
 
 def from_environment(engine: Engine, namespace: str) -> DatabaseStore | RedisStore:

@@ -151,6 +151,22 @@ def test_an_unreachable_redis_stops_study_serve_with_the_fix(study_folder):
     assert "unset STUDY_REDIS_URL" in result.stderr
 
 
+@pytest.mark.parametrize("url", [
+    "redis://:hunter2@127.0.0.1:{port}/0",
+    "redis://127.0.0.1:{port}/0?password=hunter2",  # redis-py takes it from the query too
+    "unix:///tmp/no-redis-{port}.sock?db=0&password=hunter2",  # a socket's only way to give one
+])
+def test_the_redis_password_is_never_printed_in_the_error(study_folder, url):
+    url = url.format(port=free_port())
+    result = subprocess.run(
+        [sys.executable, "-m", "study", "serve", str(study_folder), "--port", str(free_port())],
+        env={**os.environ, "STUDY_REDIS_URL": url}, capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode != 0
+    assert "Redis does not answer" in result.stderr, result.stderr
+    assert "hunter2" not in result.stderr and "***" in result.stderr, result.stderr
+
+
 def test_a_redis_that_stops_refuses_new_sessions_and_says_why_in_the_log(study_folder, tmp_path, redis_url, stop_all):
     import redis
 
