@@ -206,9 +206,28 @@ def _listenable(host: str, port: int) -> None:
         ) from None
 
 
+def _ip_address(host: str) -> None:
+    """Refuse, with the address to give, a --host that names a machine: granian (`study serve`)
+    listens on an IP address only, and a name ended in its traceback after "Serving ..."."""
+    import ipaddress
+    import socket
+
+    try:
+        ipaddress.ip_address(host)
+        return
+    except ValueError:
+        pass
+    found = {info[4][0] for info in socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)}
+    address = sorted(found, key=lambda each: ":" in each)[0]  # IPv4 first, as browsers try it
+    raise click.ClickException(
+        f"--host {host}: study serve listens on an IP address, not a name. Fix: --host {address} "
+        f"(what {host} names here), or --host 0.0.0.0 to listen on every address of this machine."
+    )
+
+
 @main.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="IP address to listen on.")
 # Not 0: the kernel would pick the port, and the address printed for participants would be wrong.
 @click.option("--port", default=5000, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--workers", default=None, type=click.IntRange(min=1),
@@ -233,6 +252,7 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
     if unfinished:
         raise click.ClickException(f"{directory}: not serving participants yet: {unfinished}")
     _listenable(host, port)
+    _ip_address(host)
     # Every thread a worker runs may hold a database connection: its --threads and one for each
     # model call it may hold.
     model_calls = serving.model_call_threads(limits_from_study(study))

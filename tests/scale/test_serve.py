@@ -125,3 +125,17 @@ def test_a_port_no_participant_could_reach_is_refused_naming_the_flag(study_fold
     assert result.returncode == 2, result.stdout + result.stderr
     assert "Invalid value for '--port'" in result.stderr and "1<=x<=65535" in result.stderr
     assert "Traceback" not in result.stderr and "Serving" not in result.stdout
+
+
+def test_a_host_given_by_name_is_refused_with_the_address_to_give(study_folder):
+    # granian listens on an IP address only: `--host localhost` printed "Serving ... on
+    # http://localhost:PORT/" and then died with a traceback ("invalid IP address syntax").
+    result = subprocess.run(
+        [sys.executable, "-m", "study", "serve", str(study_folder), "--host", "localhost",
+         "--port", str(free_port()), "--workers", "1"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert "--host localhost" in result.stderr and "--host 127.0.0.1" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr and "Serving" not in result.stdout
