@@ -80,16 +80,23 @@ def not_a_session_hint(record: Mapping) -> str:
 
 
 def session_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
-    """The `.jsonl` files named by `paths` (files as given, folders searched recursively)."""
+    """The `.jsonl` files named by `paths` (files as given, folders searched recursively), each
+    once: a file named twice (a folder and a file in it, or a path given twice) would be a
+    session counted twice in `--summary` and Table 3."""
     found: list[Path] = []
+    seen: set[Path] = set()
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*.jsonl") if p.is_file()))
+            named = sorted(p for p in path.rglob("*.jsonl") if p.is_file())
         elif path.is_file():
-            found.append(path)
+            named = [path]
         else:
             raise FileNotFoundError(f"{path}: no such file or folder")
+        for each in named:
+            if each.resolve() not in seen:
+                seen.add(each.resolve())
+                found.append(each)
     return found
 
 

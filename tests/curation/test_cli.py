@@ -201,3 +201,12 @@ def test_an_interrupted_stats_run_leaves_the_previous_out_file_whole(tmp_path, m
     assert isinstance(result.exception, KeyboardInterrupt) or result.exit_code != 0
     assert out.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == [out.name]  # no partial file left
+
+
+def test_a_session_named_twice_is_measured_once():
+    # A folder and a file in it, as a curator adding "the one I fixed" to a run over the folder.
+    result = run("stats", SESSIONS, SMALLEST, SESSIONS / ".." / "sessions" / SMALLEST.name, "--no-progress")
+    assert result.exit_code == 0, result.output
+    rows = result.stdout.splitlines()[1:]
+    assert len(rows) == len(list(SESSIONS.glob("*.jsonl")))
+    assert sum(row.startswith(SMALLEST.stem) for row in rows) == 1
