@@ -287,7 +287,7 @@ def release_places(
     """Cancel open (untaken) place reservations beyond the first `keep`, or the `newest` ones."""
     with writing(ctx.engine) as connection:
         open_now = ledger.open_places(connection, ctx.environment, study_id)
-        going = open_now[len(open_now) - newest:] if newest else open_now[keep:]
+        going = open_now[max(0, len(open_now) - newest):] if newest else open_now[keep:]
         for place in going:
             ledger.settle(connection, place["id"], "cancelled", note)
     return len(going)

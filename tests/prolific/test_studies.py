@@ -199,3 +199,12 @@ def test_re_running_a_draft_whose_answer_was_lost_makes_no_second_study(ctx, pro
     on_prolific_now = list(ctx.client.pages("studies/"))
     assert [s["id"] for s in on_prolific_now] == [again["study_id"]]
     assert [r["study_id"] for r in studies.rows(ctx)] == [again["study_id"]]
+
+
+def test_releasing_more_of_the_newest_places_than_are_open_releases_every_open_one(ctx):
+    # An add refused after participants took places meanwhile asks to release more than are left.
+    made = draft(ctx, places=3)
+    studies.publish(ctx, made["study_id"])
+    assert studies.release_places(ctx, made["study_id"], newest=5, note="adding places failed") == 3
+    with reading(ctx.engine) as connection:
+        assert ledger.open_places(connection, ctx.environment, made["study_id"]) == []
