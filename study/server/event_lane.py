@@ -66,7 +66,7 @@ class EventLane:
         if environ.get("REQUEST_METHOD") == "POST" and not environ.get("QUERY_STRING"):
             match = _PATH.fullmatch(environ.get("PATH_INFO", ""))
         length = environ.get("CONTENT_LENGTH") or ""
-        if match is None or not length.isdigit() or int(length) > self.max_bytes:
+        if match is None or not length.isdecimal() or int(length) > self.max_bytes:
             return self.flask_wsgi(environ, start_response)
         body = environ["wsgi.input"].read(int(length))
         precedence.give_way()  # to the suggestions a writer is waiting for (study.precedence)

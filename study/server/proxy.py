@@ -41,7 +41,7 @@ class ProxyConfigError(ValueError):
 
 def trusted_proxies() -> int:
     value = os.environ.get(TRUSTED_PROXIES, "").strip() or "0"
-    if not value.isdigit() or int(value) > 10:
+    if not value.isdecimal() or int(value) > 10:  # isdigit passes "²", which int() refuses
         raise ProxyConfigError(
             f"{TRUSTED_PROXIES}={value!r}: give the number of reverse proxies in front of the "
             "server, 0 to 10 (usually 1), or leave it unset."

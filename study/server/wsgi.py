@@ -75,7 +75,7 @@ def request_threads() -> int:
     value = os.environ.get(THREADS_VARIABLE, "").strip()
     if not value:
         return DEFAULT_THREADS
-    if not value.isdigit() or int(value) < 1:
+    if not value.isdecimal() or int(value) < 1:  # isdigit passes "²", which int() refuses
         raise WSGIConfigError(
             f"{THREADS_VARIABLE}={value}: give the request threads of each worker as a whole "
             f"number from 1, the same as gunicorn's --threads (e.g. {THREADS_VARIABLE}=32 "

@@ -83,11 +83,12 @@ def test_four_workers_share_the_study(study_folder, tmp_path, preload):
         server.stop()
 
 
-def test_a_thread_count_that_is_not_a_number_is_named_in_the_error(study_folder):
-    result = import_wsgi({**os.environ, "STUDY_DIR": str(study_folder), "STUDY_THREADS": "lots"})
+@pytest.mark.parametrize("given", ["lots", "\u00b2"])  # "²" passes str.isdigit, not int()
+def test_a_thread_count_that_is_not_a_number_is_named_in_the_error(study_folder, given):
+    result = import_wsgi({**os.environ, "STUDY_DIR": str(study_folder), "STUDY_THREADS": given})
 
     assert result.returncode != 0
-    assert "STUDY_THREADS=lots" in result.stderr and "gunicorn's --threads" in result.stderr
+    assert f"STUDY_THREADS={given}" in result.stderr and "gunicorn's --threads" in result.stderr
 
 
 def test_STUDY_THREADS_gives_every_gunicorn_thread_a_connection(study_folder):

@@ -8,8 +8,10 @@ Unix socket (gunicorn -b unix:...) has no address at all, and is not throttled e
 
 from __future__ import annotations
 
+import pytest
+
 from study import config
-from study.server import create_app
+from study.server import create_app, proxy
 
 
 def _app(study_folder, per_hour: int):
@@ -98,3 +100,10 @@ def test_a_client_forwarded_with_its_port_has_one_limit_across_its_connections(s
     assert ipv4 == [302, 302, 302, 429]
     assert ipv6 == [302, 302, 302, 429]
     assert neighbour == 302
+
+
+@pytest.mark.parametrize("given", ["two", "\u00b2", "11"])  # "²" passes str.isdigit, not int()
+def test_a_number_of_proxies_that_is_not_0_to_10_is_refused_naming_the_setting(monkeypatch, given):
+    monkeypatch.setenv("STUDY_TRUSTED_PROXIES", given)
+    with pytest.raises(proxy.ProxyConfigError, match="STUDY_TRUSTED_PROXIES=.*0 to 10"):
+        proxy.trusted_proxies()

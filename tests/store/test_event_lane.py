@@ -92,9 +92,16 @@ def resent_after_writing(client, session_id, engine):
                 events_url(session_id), data=b"x" * 10_000_000, content_type="application/json"
             ),
         ),
+        (
+            "writing",  # "²" passes str.isdigit, not int()
+            lambda client, session_id, _engine: client.post(
+                events_url(session_id), data=orjson.dumps(GOOD), content_type="application/json",
+                environ_overrides={"CONTENT_LENGTH": "\u00b2"},
+            ),
+        ),
     ],
     ids=["good", "schema", "empty", "refused", "query", "unknown", "malformed-id", "closed", "closed-resend", "not-json",
-         "too-big"],
+         "too-big", "length-not-a-number"],
 )
 def test_both_paths_give_a_browser_the_same_answer(paths, engine, backend_study, stage, request_):
     lane, flask_alone = answers(paths, engine, backend_study, stage, request_)
