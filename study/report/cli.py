@@ -36,7 +36,7 @@ def report(source: str, out: str, table3: bool, processes: int | None,
     from study.report import ReportSourceError, write_report
 
     if table3:
-        _print_table3(source)
+        _print_table3(source, processes)
         return
     judge_cache = judge_cache or str(Path(out).parent / "judge-cache")
     with open_judge(judge_endpoint, judge_model, judge_key_env, judge_cache, deterministic_judge,
@@ -55,7 +55,7 @@ def report(source: str, out: str, table3: bool, processes: int | None,
         click.echo(f"Read {data.metadata}.")
 
 
-def _print_table3(source: str) -> None:
+def _print_table3(source: str, processes: int | None = None) -> None:
     """Table 3 from a folder of sessions with the release's metadata (metadata.csv, or the
     per-genre sheets creative.csv and argumentative.csv as the release is distributed)."""
     import sys
@@ -79,7 +79,7 @@ def _print_table3(source: str) -> None:
         from study.report import ReportSourceError, load
 
         try:
-            data = load(path)
+            data = load(path, processes=processes)
         except ReportSourceError as error:
             raise click.ClickException(str(error)) from None
         sessions = [s for s in data.sessions if s.assistant]  # a control arm is not in Table 3
@@ -104,7 +104,7 @@ def _print_table3(source: str) -> None:
     except MetadataError as error:
         raise click.ClickException(str(error)) from None
     rows, skipped = [], []
-    for row, problem in stats_paths(files, "paper"):
+    for row, problem in stats_paths(files, "paper", processes=processes):
         (rows.append(row) if row is not None else skipped.append(problem))
     click.echo(render_table(with_paper(table3(rows, metadata))))
     folders = sorted({str(f.parent) for f in files})

@@ -134,3 +134,15 @@ def test_table3_of_a_study_folder_counts_its_finished_sessions(report_study):
     rows = _rows(result.output)
     assert rows[("creative", "ours")][:3] == ["3", "3", "3"]  # 3 prompts, 3 writers, 3 sessions
     assert "3 finished sessions of the study" in result.output
+
+
+def test_table3_reads_the_sessions_on_the_cores_it_is_given(monkeypatch):
+    # `-j 1` on a shared machine: Table 3's sessions are measured on one core, not on all.
+    from study.curation import runner
+
+    asked = []
+    real = runner.stats_paths
+    monkeypatch.setattr(runner, "stats_paths", lambda *a, **options: asked.append(options) or real(*a, **options))
+    result = CliRunner().invoke(main, ["report", "--table3", "-j", "1", str(COAUTHOR)])
+    assert result.exit_code == 0, result.output
+    assert asked == [{"processes": 1}]
