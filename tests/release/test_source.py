@@ -118,7 +118,7 @@ def test_a_session_log_with_bytes_that_are_not_utf8_is_named_with_its_line(sourc
     path.write_bytes(b"\n".join(lines))
     result = build(source, key, tmp_path)
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
-    assert f"{path} line 50: is not valid JSON" in result.output
+    assert f"{path} line 50: is not UTF-8 text (byte 0xff" in result.output
     assert f"--exclude {SMALLEST}" in result.output
 
 
