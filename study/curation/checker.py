@@ -72,7 +72,6 @@ class Checker:
         self.shown_line: int | None = None
         self.taken = ""  # what partial accepts inserted of the shown suggestion so far
         self.line = 0  # the line being checked (for `_embed`, called from inside replay)
-        self.on_embed = self._embed
         self.sources = SOURCES
         # A paradigm's extended format (e.g. MindCopilot's, coauthor-proactive): its own checks,
         # fed every record after the core's (study.paradigms.base: `coauthor_log`).
@@ -151,7 +150,7 @@ class Checker:
             elif self.text is not None:
                 self.line = line
                 try:
-                    self.text = apply_delta(self.text, delta["ops"], None, WRITER, self.on_embed)
+                    self.text = apply_delta(self.text, delta["ops"], None, WRITER, self._embed)
                 except DeltaError as error:
                     self.add("delta", line, f"textDelta.{error.field}", error.detail)
                     self.text = None

@@ -83,3 +83,20 @@ def test_l0_shows_a_list_and_l1_to_l3_one_suggestion():
     (issue,) = [i for i in report.issues if i.code == "schema"]
     assert issue.line == 4 and "currentSuggestions must have at most 1 item" in issue.message
     assert "one ghost text at a time" in issue.message
+
+
+def test_a_checked_proactive_session_leaves_nothing_for_the_garbage_collector():
+    # As the core's checker (tests/curation/test_onepass.py): the pool's workers run without
+    # the collector, so the extension's checks must not hold their checker in a cycle.
+    import gc
+
+    events = scripted().events
+    validate_events(events)
+    gc.collect()
+    gc.disable()
+    try:
+        validate_events(events)
+        left = gc.collect()
+    finally:
+        gc.enable()
+    assert left == 0

@@ -10,6 +10,7 @@ On top of the CoAuthor checks (study.curation.validate), a proactive log must sa
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping
 
 from study.curation.replay import to_units
@@ -34,7 +35,9 @@ class ProactiveChecks:
     record at a time."""
 
     def __init__(self, checker) -> None:
-        self.checker = checker
+        # The checker holds these checks: a proxy, not a reference, so the two are no cycle
+        # that a worker running without the collector (study.curation.runner) keeps forever.
+        self.checker = weakref.proxy(checker)
         self.rest: dict[int, str] = {}  # suggestionId -> what is not accepted yet
         self.accepted: set[int] = set()
 
