@@ -4,13 +4,13 @@ never the token."""
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
-from werkzeug.serving import make_server
 from werkzeug.wrappers import Request, Response
 
 from study.prolific.client import Client, ProlificError
+
+from .local_api import serving
 
 
 @Request.application
@@ -21,14 +21,8 @@ def _throttling_api(request):
 
 
 def test_a_throttled_call_says_how_long_to_wait_before_running_it_again():
-    server = make_server("127.0.0.1", 0, _throttling_api, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        client = Client(f"http://127.0.0.1:{server.port}/api/v1/", "secret-token")
-        with pytest.raises(ProlificError) as raised:
-            client.get("studies/s1/submissions/")
-    finally:
-        server.shutdown()
+    with serving(_throttling_api) as url, pytest.raises(ProlificError) as raised:
+        Client(url, "secret-token").get("studies/s1/submissions/")
     message = str(raised.value)
     assert "429" in message and "Request was throttled." in message
     assert "Fix: wait 30 seconds" in message and "run the same command again" in message
@@ -41,14 +35,8 @@ def _web_page(request):
 
 
 def test_an_address_that_answers_a_web_page_is_named_with_the_fix_not_a_json_error():
-    server = make_server("127.0.0.1", 0, _web_page, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        client = Client(f"http://127.0.0.1:{server.port}/", "secret-token")
-        with pytest.raises(ProlificError) as raised:
-            client.get("users/me/")
-    finally:
-        server.shutdown()
+    with serving(_web_page, path="/") as url, pytest.raises(ProlificError) as raised:
+        Client(url, "secret-token").get("users/me/")
     message = str(raised.value)
     assert message.startswith("GET users/me/: ") and "not JSON" in message
     assert "Fix: check --api-url (or PROLIFIC_API_URL)" in message

@@ -5,14 +5,13 @@ that stopped after the first short page would miss submissions)."""
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
-
-from werkzeug.serving import make_server
 from werkzeug.wrappers import Request, Response
 
 from study.prolific.client import Client
+
+from .local_api import serving
 
 ITEMS = [{"id": f"sub-{number}"} for number in range(45)]
 CAP = 20  # the API's largest page, below the client's PAGE_SIZE
@@ -30,13 +29,9 @@ def _capped_api(request):
 
 
 def test_every_item_is_read_when_the_api_gives_smaller_pages_than_asked():
-    server = make_server("127.0.0.1", 0, _capped_api, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        client = Client(f"http://127.0.0.1:{server.port}/api/v1/", "token")
-        assert [item["id"] for item in client.pages("submissions/")] == [item["id"] for item in ITEMS]
-    finally:
-        server.shutdown()
+    with serving(_capped_api) as url:
+        read = [item["id"] for item in Client(url, "token").pages("submissions/")]
+    assert read == [item["id"] for item in ITEMS]
 
 
 @Request.application
@@ -55,14 +50,9 @@ def _offset_api(request):
 def test_every_item_is_read_once_from_a_list_paged_by_limit_and_offset():
     from itertools import islice
 
-    server = make_server("127.0.0.1", 0, _offset_api, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        client = Client(f"http://127.0.0.1:{server.port}/api/v1/", "token")
-        read = [item["id"] for item in islice(client.pages("studies/s1/submissions/"), 200)]
-        assert read == [item["id"] for item in ITEMS]
-    finally:
-        server.shutdown()
+    with serving(_offset_api) as url:
+        read = [item["id"] for item in islice(Client(url, "token").pages("studies/s1/submissions/"), 200)]
+    assert read == [item["id"] for item in ITEMS]
 
 
 def test_a_next_link_to_another_host_is_not_followed_with_the_token():
@@ -75,12 +65,6 @@ def test_a_next_link_to_another_host_is_not_followed_with_the_token():
         body = {"results": ITEMS[:CAP], "_links": {"next": {"href": "https://attacker.example.org/api/v1/x/?page=2"}}}
         return Response(json.dumps(body), content_type="application/json")
 
-    server = make_server("127.0.0.1", 0, elsewhere, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        client = Client(f"http://127.0.0.1:{server.port}/api/v1/", "secret-token")
-        with pytest.raises(ProlificError, match="not Prolific's address") as raised:
-            list(islice(client.pages("studies/"), 200))
-        assert "secret-token" not in str(raised.value)
-    finally:
-        server.shutdown()
+    with serving(elsewhere) as url, pytest.raises(ProlificError, match="not Prolific's address") as raised:
+        list(islice(Client(url, "secret-token").pages("studies/"), 200))
+    assert "secret-token" not in str(raised.value)

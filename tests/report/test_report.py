@@ -95,12 +95,7 @@ def test_an_unreadable_session_is_left_out_and_named(tmp_path):
     shutil.copy(COAUTHOR / "metadata.csv", source / "metadata.csv")
     broken = sorted((source / "sessions").glob("*.jsonl"))[0]
     broken.write_text(broken.read_text().replace('"eventName": "system-initialize"', '"eventName": 7', 1))
-    out = tmp_path / "r.html"
-    result = CliRunner().invoke(main, ["report", str(source), "--out", str(out), "-j", "2"])
-    assert result.exit_code == 0, result.output
-    assert "30 sessions; 1 unreadable file(s) left out" in result.output
-    overview = Tables(out.read_text()).texts["overview"]
-    assert f"could not be read and are left out, e.g. {broken.name}" in overview
+    overview = _reported_leaving_out(source, broken, tmp_path, readable=30)
     assert "study curate validate" in overview
 
 
@@ -121,12 +116,19 @@ def test_a_session_whose_suggestion_list_holds_a_non_object_is_left_out_not_the_
     opened = next(e for e in events if e["eventName"] == "suggestion-open")
     opened["currentSuggestions"] = ["a suggestion logged as a bare string"]
     broken.write_text("".join(json.dumps(e) + "\n" for e in events))
+    _reported_leaving_out(source, broken, tmp_path, readable=2)
+
+
+def _reported_leaving_out(source, broken, tmp_path, readable: int) -> str:
+    """`study report` of `source`: its `readable` sessions, and `broken` named as left out in
+    the command's line and the report's overview (returned)."""
     out = tmp_path / "r.html"
     result = CliRunner().invoke(main, ["report", str(source), "--out", str(out), "-j", "2"])
     assert result.exit_code == 0, result.output
-    assert "2 sessions; 1 unreadable file(s) left out" in result.output
+    assert f"{readable} sessions; 1 unreadable file(s) left out" in result.output
     overview = Tables(out.read_text()).texts["overview"]
     assert f"could not be read and are left out, e.g. {broken.name}" in overview
+    return overview
 
 
 def test_chat_and_proactive_metrics_plug_in_as_their_own_sections(tmp_path, monkeypatch):
