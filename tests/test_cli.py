@@ -46,45 +46,35 @@ def test_a_mistyped_command_is_refused_and_the_nearest_group_suggested():
         assert "'curate'" in refused.stderr.split("Did you mean", 1)[1]
 
 
-def _taken_port(listener):
-    """A port another program is listening on (macOS's AirPlay Receiver takes 5000, say)."""
-    listener.bind(("127.0.0.1", 0))
-    listener.listen()
-    return listener.getsockname()[1]
+def _refused_on_a_taken_port(*command: str) -> None:
+    """`study COMMAND --port P` where another program listens on P (macOS's AirPlay Receiver
+    takes 5000, say): refused in words naming the address and the flag, no traceback."""
+    import socket
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "study", *command, "--port", str(port)],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+    assert f"127.0.0.1:{port}" in result.stderr and "--port" in result.stderr
 
 
 def test_serving_on_a_port_another_program_listens_on_names_the_port_and_the_fix(tmp_path):
-    import socket
-
     from study.cli import write_study_files
     from study.config import CONSENT_CONTACT_PLACEHOLDER
 
     folder = tmp_path / "study"
     write_study_files(folder, replacements={CONSENT_CONTACT_PLACEHOLDER: "Dr. A. Researcher, a@example.org"})
-    with socket.socket() as listener:
-        port = _taken_port(listener)
-        result = subprocess.run(
-            [sys.executable, "-m", "study", "serve", str(folder), "--port", str(port), "--workers", "1"],
-            capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert "Traceback" not in result.stderr, result.stderr
-    assert f"127.0.0.1:{port}" in result.stderr and "--port" in result.stderr
+    _refused_on_a_taken_port("serve", str(folder), "--workers", "1")
 
 
 def test_a_demo_on_a_port_another_program_listens_on_names_the_port_and_the_fix(tmp_path):
-    import socket
-
-    with socket.socket() as listener:
-        port = _taken_port(listener)
-        result = subprocess.run(
-            [sys.executable, "-m", "study", "demo", "--dir", str(tmp_path / "demo"), "--port", str(port),
-             "--backend", "deterministic"],
-            capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert "Traceback" not in result.stderr, result.stderr
-    assert f"127.0.0.1:{port}" in result.stderr and "--port" in result.stderr
+    _refused_on_a_taken_port("demo", "--dir", str(tmp_path / "demo"), "--backend", "deterministic")
 
 
 def test_init_refuses_a_design_with_a_paradigm_whose_conditions_it_would_replace(tmp_path):

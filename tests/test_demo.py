@@ -6,6 +6,9 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 import httpx
 
@@ -32,6 +35,35 @@ def _wait_until_up(http: httpx.Client, server: subprocess.Popen, seconds: float 
     raise AssertionError(f"study demo did not answer /healthz within {seconds:.0f} s")
 
 
+@dataclass
+class _Demo:
+    http: httpx.Client
+    output: str = ""  # what the demo printed, once it has stopped
+
+
+@contextmanager
+def _demo(folder, *flags: str) -> Iterator[_Demo]:
+    """`study demo --dir FOLDER FLAGS` on the deterministic backend and a free port, answering
+    while the block runs, and stopped after it."""
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "study", "demo", "--dir", str(folder), "--port", str(port),
+         "--backend", "deterministic", *flags],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    demo = None
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", follow_redirects=True, timeout=10) as http:
+            _wait_until_up(http, server)
+            demo = _Demo(http)
+            yield demo
+    finally:
+        server.terminate()
+        output = server.communicate(timeout=10)[0]
+        if demo is not None:
+            demo.output = output
+
+
 def _to_the_editor(http: httpx.Client) -> str:
     """A demo writer's way to the editor (access code, consent, instructions, a prompt); the
     session id."""
@@ -44,86 +76,54 @@ def _to_the_editor(http: httpx.Client) -> str:
 
 
 def test_demo_serves_the_whole_path_with_suggestions(tmp_path):
-    port = _free_port()
     folder = tmp_path / "demo"
-    server = subprocess.Popen(
-        [sys.executable, "-m", "study", "demo", "--dir", str(folder), "--port", str(port),
-         "--backend", "deterministic", "--min-seconds", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
-    try:
-        base = f"http://127.0.0.1:{port}"
-        with httpx.Client(base_url=base, follow_redirects=True, timeout=10) as http:
-            _wait_until_up(http, server)
-            page = http.get("/task", params={"access_code": "demo"})
-            assert 'data-testid="consent"' in page.text
-            consent_url = str(page.url)
-            http.post(consent_url, data={"consent": "yes"})
-            http.post(consent_url.replace("consent", "instructions"))
-            writing = http.post(consent_url.replace("consent", "prompt"), data={"prompt": "obama"})
-            assert 'data-testid="editor"' in writing.text
-            session_id = consent_url.split("/")[4]
-            answer = http.post(
-                f"/api/sessions/{session_id}/suggestions",
-                json={"doc": "You're Barack Obama. It was a quiet morning"},
-            )
-            assert answer.status_code == 200, answer.text
-            assert answer.json()["suggestions"]
+    with _demo(folder, "--min-seconds", "0") as demo:
+        http = demo.http
+        page = http.get("/task", params={"access_code": "demo"})
+        assert 'data-testid="consent"' in page.text
+        consent_url = str(page.url)
+        http.post(consent_url, data={"consent": "yes"})
+        http.post(consent_url.replace("consent", "instructions"))
+        writing = http.post(consent_url.replace("consent", "prompt"), data={"prompt": "obama"})
+        assert 'data-testid="editor"' in writing.text
+        session_id = consent_url.split("/")[4]
+        answer = http.post(
+            f"/api/sessions/{session_id}/suggestions",
+            json={"doc": "You're Barack Obama. It was a quiet morning"},
+        )
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["suggestions"]
         assert (folder / "study.toml").is_file() and (folder / "study.db").is_file()
         assert "min_seconds = 0" in (folder / "study.toml").read_text()
-    finally:
-        server.terminate()
-        output = server.communicate(timeout=10)[0]
-    assert "access_code=demo" in output
+    assert "access_code=demo" in demo.output
 
 
 def test_chat_demo_answers_offline_with_the_local_model(tmp_path):
-    port = _free_port()
     folder = tmp_path / "chat-demo"
-    server = subprocess.Popen(
-        [sys.executable, "-m", "study", "demo", "--paradigm", "chat", "--dir", str(folder),
-         "--port", str(port), "--backend", "deterministic"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
-    try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", follow_redirects=True, timeout=10) as http:
-            _wait_until_up(http, server)
-            consent_url = str(http.get("/task", params={"access_code": "demo"}).url)
-            http.post(consent_url, data={"consent": "yes"})
-            intent = http.post(consent_url.replace("consent", "instructions"), data={"confirm1": "yes", "confirm2": "yes"})
-            key = intent.text.split('name="intent" value="')[1].split('"')[0]
-            http.post(str(intent.url), data={"intent": key})
-            note = "I want a warm and honest tone with short paragraphs and one vivid example."
-            chat = http.post(consent_url.replace("consent", "prewriting"), data={f"q{n}": note for n in range(1, 7)})
-            assert 'data-testid="chat-input"' in chat.text
-            session_id = consent_url.split("/")[4]
-            answer = http.post(f"/api/sessions/{session_id}/chat/messages",
-                               json={"client_id": "demo-client-1", "content": "Help me start, please."})
-            assert answer.status_code == 200, answer.text
-            assert answer.json()["assistant"]["content"] and answer.json()["exchanges"] == 1
+    with _demo(folder, "--paradigm", "chat") as demo:
+        http = demo.http
+        consent_url = str(http.get("/task", params={"access_code": "demo"}).url)
+        http.post(consent_url, data={"consent": "yes"})
+        intent = http.post(consent_url.replace("consent", "instructions"), data={"confirm1": "yes", "confirm2": "yes"})
+        key = intent.text.split('name="intent" value="')[1].split('"')[0]
+        http.post(str(intent.url), data={"intent": key})
+        note = "I want a warm and honest tone with short paragraphs and one vivid example."
+        chat = http.post(consent_url.replace("consent", "prewriting"), data={f"q{n}": note for n in range(1, 7)})
+        assert 'data-testid="chat-input"' in chat.text
+        session_id = consent_url.split("/")[4]
+        answer = http.post(f"/api/sessions/{session_id}/chat/messages",
+                           json={"client_id": "demo-client-1", "content": "Help me start, please."})
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["assistant"]["content"] and answer.json()["exchanges"] == 1
         assert "[chat]" in (folder / "study.toml").read_text()
-    finally:
-        server.terminate()
-        server.communicate(timeout=10)
 
 
 def test_proactive_demo_folder_is_a_proactive_study_for_every_later_command(tmp_path):
     """The demo's sessions are in L1-L3 conditions; status, export and report run on the folder
     afterwards must know them (they read study.toml, not the demo's memory)."""
-    port = _free_port()
     folder = tmp_path / "proactive-demo"
-    server = subprocess.Popen(
-        [sys.executable, "-m", "study", "demo", "--paradigm", "proactive", "--dir", str(folder),
-         "--port", str(port), "--backend", "deterministic", "--min-seconds", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
-    try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", follow_redirects=True, timeout=10) as http:
-            _wait_until_up(http, server)
-            _to_the_editor(http)
-    finally:
-        server.terminate()
-        server.communicate(timeout=10)
+    with _demo(folder, "--paradigm", "proactive", "--min-seconds", "0") as demo:
+        _to_the_editor(demo.http)
 
     def study(*args):
         return subprocess.run([sys.executable, "-m", "study", *args], capture_output=True, text=True)
@@ -155,21 +155,11 @@ def test_a_demo_of_an_existing_study_folder_keeps_the_minimum_time_asked_for(tmp
 
     folder = tmp_path / "mystudy"
     subprocess.run([sys.executable, "-m", "study", "init", str(folder)], check=True, capture_output=True)
-    port = _free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "study", "demo", "--dir", str(folder), "--port", str(port),
-         "--backend", "deterministic", "--min-seconds", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
-    try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", follow_redirects=True, timeout=10) as http:
-            _wait_until_up(http, server)
-            session_id = _to_the_editor(http)
-            event = {**INIT_EVENT, "seq": 0, "currentDoc": "Prompt.\n", "currentCursor": 7}
-            stored = http.post(f"/api/sessions/{session_id}/events", json={"events": [event]})
-            assert stored.status_code == 200, stored.text
-            finished = http.post(f"/s/{session_id}/writing/finish", json={"last_seq": 0, "text": "Prompt.\n"})
-            assert finished.status_code == 200, finished.text
-    finally:
-        server.terminate()
-        server.communicate(timeout=10)
+    with _demo(folder, "--min-seconds", "0") as demo:
+        http = demo.http
+        session_id = _to_the_editor(http)
+        event = {**INIT_EVENT, "seq": 0, "currentDoc": "Prompt.\n", "currentCursor": 7}
+        stored = http.post(f"/api/sessions/{session_id}/events", json={"events": [event]})
+        assert stored.status_code == 200, stored.text
+        finished = http.post(f"/s/{session_id}/writing/finish", json={"last_seq": 0, "text": "Prompt.\n"})
+        assert finished.status_code == 200, finished.text

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
+from tests.browser.participant import to_instructions
+
 NOTE = "I want a warm and honest tone with short paragraphs and one vivid example."
 
 
 def start_chat(page: Page, base_url: str, access_code: str = "chat-1") -> str:
     """From /task through consent, instructions, intent and pre-writing to the chat page."""
-    page.goto(f"{base_url}/task?access_code={access_code}")
-    page.get_by_test_id("consent").check()
-    page.get_by_test_id("next").click()
-    page.wait_for_url("**/instructions")
+    to_instructions(page, base_url, access_code)
     page.get_by_test_id("confirm1").check()
     page.get_by_test_id("confirm2").check()
     page.get_by_test_id("next").click()

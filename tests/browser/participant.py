@@ -33,11 +33,16 @@ def start_writing(page: Page, base_url: str, access_code: str = "lab-1") -> str:
 
 def past_instructions(page: Page, base_url: str, access_code: str = "lab-1") -> None:
     """From /task through consent and instructions, to whatever page comes next."""
+    to_instructions(page, base_url, access_code)
+    page.get_by_test_id("next").click()
+
+
+def to_instructions(page: Page, base_url: str, access_code: str) -> None:
+    """From /task through consent, to the instructions (a chat study's ask for confirmations)."""
     page.goto(f"{base_url}/task?access_code={access_code}")
     page.get_by_test_id("consent").check()
     page.get_by_test_id("next").click()
     page.wait_for_url("**/instructions")
-    page.get_by_test_id("next").click()
 
 
 def type_text(page: Page, text: str) -> None:
