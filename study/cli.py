@@ -251,6 +251,10 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
     unfinished = study_config.unfinished_consent(study)
     if unfinished:
         raise click.ClickException(f"{directory}: not serving participants yet: {unfinished}")
+    workers = workers or serving.default_workers()
+    refused = serving.workers_refused(workers)
+    if refused:
+        raise click.ClickException(refused)
     _listenable(host, port)
     _ip_address(host)
     # Every thread a worker runs may hold a database connection: its --threads and one for each
@@ -263,7 +267,6 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
     lost = stages.lost_names(study, app.extensions["study.engine"])
     if lost:
         raise click.ClickException(f"{directory}: not serving participants: {lost}")
-    workers = workers or serving.default_workers()
     click.echo(f"Serving '{study.name}' on {http_address(host, port)}/  (database: {database_shown(study)})")
     click.echo(f"{workers} worker processes x {threads} threads (and {model_calls} for model calls),"
                f" up to {writers} open connections each")

@@ -134,6 +134,50 @@ def files_short(writers: int, threads: int) -> str | None:
     )
 
 
+# What the master holds for each worker it starts (granian's pipes to it), and what a worker holds
+# in memory at a 1,000-writer launch (160-170 MB resident over 150 s, docs/benchmarks.md; 100 MB is
+# what it shares least with the others).
+_MASTER_FILES_PER_WORKER = 3
+_WORKER_MEMORY_MB = 100
+
+
+def workers_refused(workers: int) -> str | None:
+    """Why this host cannot start `workers` worker processes, with the fix; None when it can.
+    Checked before the master forks: past its limit of open files granian's master stops with
+    "Too many open files" in a traceback, and past the host's memory the workers it started are
+    killed one by one while participants wait."""
+    try:
+        import resource
+        soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except ImportError:  # not Unix
+        soft = resource = None
+    most = default_workers()
+    if soft is not None and soft != resource.RLIM_INFINITY:
+        files = _MASTER_FILES_PER_WORKER * workers + _OTHER_FILES
+        if files > soft:
+            return (f"--workers {workers}: the master process would need {files} open files to start them, and "
+                    f"this host lets it open {soft} (`ulimit -n`). Fix: pass fewer --workers (one per core, "
+                    f"{most} here, is the default and uses every core).")
+    available = _available_memory_mb()
+    if available is not None and workers * _WORKER_MEMORY_MB > available:
+        return (f"--workers {workers}: at a launch each worker process holds about {_WORKER_MEMORY_MB} MB, "
+                f"{workers * _WORKER_MEMORY_MB:,} MB in all, and this host has {available:,} MB free. Fix: pass "
+                f"at most --workers {max(1, available // _WORKER_MEMORY_MB)} (one per core, {most} here, is the "
+                f"default and uses every core); serve more writers from more hosts (README \"Scale\").")
+    return None
+
+
+def _available_memory_mb() -> int | None:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) // 1024
+    except OSError:  # not Linux
+        return None
+    return None
+
+
 def granian_options(host: str, port: int, workers: int, threads: int, writers: int) -> dict:
     return {
         "address": host,

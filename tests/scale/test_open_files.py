@@ -1,6 +1,7 @@
 """`study serve` on a host that lets a process open too few files for its writers' connections:
 the operator is told at start, with the numbers and the fix (study.server.serving.files_short),
-and the number of writers it advises is served."""
+and the number of writers it advises is served; more workers than the host can start are
+refused before any starts (study.server.serving.workers_refused)."""
 
 from __future__ import annotations
 
@@ -87,3 +88,38 @@ def test_threads_that_alone_need_more_files_than_the_host_allows_are_named_in_th
     assert f"this host lets a process open {HOST_LIMIT} files" in log
     assert "--writers 1 " not in log, log
     assert "pass fewer --threads" in log, log
+
+
+def _serve_refused(folder, *flags: str, limit: int | None = None):
+    import subprocess
+
+    serve = [sys.executable, "-m", "study", "serve", str(folder), "--port", str(free_port()), *flags]
+    command = ["sh", "-c", f"ulimit -n {limit} && exec {shlex.join(serve)}"] if limit else serve
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr and "Serving" not in result.stdout, result.stdout + result.stderr
+    return result.stderr
+
+
+def test_more_workers_than_the_master_may_open_pipes_to_are_refused_before_any_starts(study_folder):
+    # granian's master holds three files for each worker: 300 need 964, over the host's 600.
+    refused = _serve_refused(study_folder, "--workers", "300", limit=HOST_LIMIT)
+    assert "--workers 300: the master process would need 964 open files" in refused
+    assert f"this host lets it open {HOST_LIMIT}" in refused and "Fix: pass fewer --workers" in refused
+
+
+def test_more_workers_than_the_host_has_memory_for_are_refused_with_how_many_fit(study_folder):
+    from study.server.serving import _available_memory_mb
+
+    available = _available_memory_mb()
+    if available is None:
+        pytest.skip("no /proc/meminfo: not Linux")
+    fit = available // 100
+    if 3 * (fit + 1) + 64 > resource.getrlimit(resource.RLIMIT_NOFILE)[0]:
+        pytest.skip("this machine's limit of open files refuses that many workers first")
+    refused = _serve_refused(study_folder, "--workers", str(fit + 1))
+    assert f"--workers {fit + 1}: at a launch each worker process holds about 100 MB" in refused
+    # The free memory moves a little between the test's reading and the server's.
+    assert "Fix: pass at most --workers " in refused
+    advised = int(refused.split("at most --workers ")[1].split()[0])
+    assert abs(advised - fit) <= fit // 50 + 1
