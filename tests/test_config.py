@@ -200,3 +200,14 @@ def test_a_name_the_participants_pages_cannot_carry_is_refused_at_load(study_fol
     with pytest.raises(config.ConfigError) as error:
         config.load(study_folder)
     assert re.search(expected, str(error.value)), str(error.value)
+
+
+def test_more_concurrent_model_calls_than_a_server_can_hold_threads_for_is_refused(study_folder):
+    # Each call in flight holds a thread and a database connection on the worker it lands on
+    # (study.server.serving.model_call_threads): 100,000 would start the server with 100,016
+    # threads' worth of connection pool and file handles a worker.
+    _edit(study_folder, "[suggestions]\n", "[suggestions]\nconcurrent_requests = 100000\n")
+    with pytest.raises(config.ConfigError) as error:
+        config.load(study_folder)
+    assert re.search(r"suggestions\.concurrent_requests: 100000 is greater than the maximum of 1000\. Fix: .*1 to 1000",
+                     str(error.value)), error.value
