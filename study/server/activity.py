@@ -45,10 +45,13 @@ def interval_seconds() -> float:
         seconds = float(value)
     except ValueError:
         seconds = 0.0
-    if not 0.1 <= seconds <= 3600:
+    # At most a minute: `study status` sums the rows of the last minute, and a longer row would
+    # hold counts from before it (or fall outside it whole).
+    if not 0.1 <= seconds <= 60:
         raise ActivityConfigError(
             f"{INTERVAL_VARIABLE}={value!r}: give the seconds between two activity rows of a "
-            f"server process, 0.1 to 3600 (default {DEFAULT_INTERVAL_SECONDS:g}), or leave it unset."
+            f"server process, 0.1 to 60 (default {DEFAULT_INTERVAL_SECONDS:g}; `study status` shows "
+            "the last minute), or leave it unset."
         )
     return seconds
 

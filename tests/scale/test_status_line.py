@@ -100,3 +100,17 @@ def test_status_sums_the_last_minute_of_two_servers_and_shows_model_calls_in_fli
     assert "model calls: 0 in flight of 1 slots" in status(study_folder)
     for client in clients:
         client.close()
+
+
+
+@pytest.mark.parametrize("given", ["300", "lots"])
+def test_an_activity_interval_longer_than_the_status_lines_minute_is_refused_at_start(study_folder, monkeypatch, given):
+    # A row of five minutes' counts would be summed into "Last minute" whole, or left out whole.
+    from study import config
+    from study.server import create_app
+    from study.server.activity import ActivityConfigError
+
+    monkeypatch.setenv("STUDY_ACTIVITY_SECONDS", given)
+    with pytest.raises(ActivityConfigError) as refused:
+        create_app(config.load(study_folder))
+    assert f"STUDY_ACTIVITY_SECONDS='{given}'" in str(refused.value) and "0.1 to 60" in str(refused.value)
