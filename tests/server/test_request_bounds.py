@@ -69,3 +69,24 @@ def test_a_chat_reply_is_asked_with_at_most_history_chars_of_the_conversation(tm
     # would send all three (7,500 and the replies) but sends the newest and what fits in 3,000.
     assert len(endpoint.received) == 3 and endpoint.received[0] > 2500
     assert endpoint.received[2] < 3000 + 2000  # the cap, and the call's settings and system prompt
+
+
+def test_a_chat_arms_reply_is_asked_with_at_most_prompt_chars_of_the_conversation(tmp_path, endpoint_factory):
+    from tests.chat.flow import chat_arm_study
+
+    endpoint = endpoint_factory()
+    folder = tmp_path / "study"
+    chat_arm_study(folder, endpoint.url)
+    client = create_app(_configured(folder, "suggestions", "prompt_chars = 3000")).test_client()
+    session_id = start(client, access_code="writer-1")
+    to_writing(client, session_id)
+
+    for n in range(3):
+        sent = client.post(f"/api/sessions/{session_id}/assistant/messages",
+                           json={"client_id": f"m-000000{n}", "content": f"Message {n}: " + "long " * 500})
+        assert sent.status_code == 200, sent.json
+
+    # As a chat study's [chat] history_chars: the third call sends the newest message and the
+    # turns before it that fit in 3,000 characters, not all three messages and their replies.
+    assert len(endpoint.received) == 3 and endpoint.received[0] > 2500
+    assert endpoint.received[2] < 3000 + 2000  # the cap, and the call's settings and system prompt

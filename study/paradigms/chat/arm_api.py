@@ -30,7 +30,7 @@ from study import precedence
 from study.paradigms.chat import arm, assistant
 from study.paradigms.chat import store as chat_store
 from study.server import contract, model_calls
-from study.server.context import WRITING_SESSIONS, engine, session_brief_or_404, study, writing_session_or_409
+from study.server.context import WRITING_SESSIONS, engine, limits, session_brief_or_404, study, writing_session_or_409
 from study.store import group_commit, provenance, reading
 from study.store import sessions as session_store
 
@@ -150,7 +150,10 @@ def _keep(session_id: str, condition: str, client_id: str, content: str, admissi
 def _ask(condition, session_id: str, history: list[dict], request_id: int):
     """The model's reply to `history` (which ends with the writer's message) for the admitted
     call `request_id`, stored; or an error response."""
-    result = assistant.reply(study().suggestions, condition, history, arm.MAX_TOKENS)
+    # The conversation's newest turns within [suggestions] prompt_chars, the bound on what a Tab
+    # request sends too: a long chat would otherwise send the model every turn (issue 24).
+    messages, read = assistant.window(condition, history, "", limits().prompt_chars)
+    result = assistant.reply(study().suggestions, condition, history, arm.MAX_TOKENS, messages, read)
     outcome = {
         "answered_model": result.answered_model, "parameters": result.parameters,
         "raw": [{"text": result.text, "finish_reason": result.finish_reason}],
