@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+import jinja2
+
 from study import control_arm
 from study.config_checks import ConfigError, check_file, own_path, read_sections
 from study.paths import not_utf8_where, templates_dir
@@ -338,7 +340,7 @@ def _read_text(directory: Path, name: str | None, key: str, source: Path) -> str
     """A page template from the study folder, or the built-in one when the key is absent."""
     path = directory / name if name else templates_dir() / "init" / f"{key}.html"
     try:
-        return path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except OSError:
         raise ConfigError(
             f"{source}: texts.{key}: cannot read '{path}'. "
@@ -349,6 +351,17 @@ def _read_text(directory: Path, name: str | None, key: str, source: Path) -> str
             f"{source}: texts.{key}: '{path}' is not UTF-8 text ({not_utf8_where(exc)}). "
             "Fix: save it as UTF-8."
         ) from None
+    try:
+        # The page is rendered as a Jinja template for every participant: a mistake in it would
+        # otherwise pass `study serve` and answer each of them "500 Internal Server Error".
+        jinja2.Environment().parse(text)
+    except jinja2.TemplateSyntaxError as exc:
+        raise ConfigError(
+            f"{source}: texts.{key}: {path} line {exc.lineno}: {str(exc.message).rstrip('.')}. "
+            "Fix: correct that line (the page is a Jinja template: {{ name }} for a value, "
+            "{% if ... %} ... {% endif %})."
+        ) from None
+    return text
 
 
 def _read_blocklist(directory: Path, name: str, source: Path) -> tuple[str, ...]:

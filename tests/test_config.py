@@ -211,3 +211,18 @@ def test_more_concurrent_model_calls_than_a_server_can_hold_threads_for_is_refus
         config.load(study_folder)
     assert re.search(r"suggestions\.concurrent_requests: 100000 is greater than the maximum of 1000\. Fix: .*1 to 1000",
                      str(error.value)), error.value
+
+
+@pytest.mark.parametrize(("page", "broken"), [("consent", "{{ pay }"), ("instructions", "{% endif %}")])
+def test_a_page_text_with_a_template_mistake_is_refused_at_load_naming_its_line(study_folder, page, broken):
+    # The consent and instructions pages are Jinja templates the researcher edits: a mistake in
+    # one used to pass `study serve` and answer every participant's page with "500 Internal
+    # Server Error".
+    path = study_folder / f"{page}.html"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join([*lines, broken, *lines]) + "\n", encoding="utf-8")
+    with pytest.raises(config.ConfigError) as error:
+        config.load(study_folder)
+    message = str(error.value)
+    assert str(study_folder / "study.toml") in message and f"texts.{page}" in message
+    assert f"{path} line {len(lines) + 1}" in message and "Fix:" in message
