@@ -17,8 +17,9 @@ from dataclasses import dataclass
 import httpx
 
 from study.simulate.editor import EditorLog, clean_suggestions
+from study.simulate.forms import Question, questions
 from study.simulate.pages import Page, read_page
-from study.simulate.writer import SimulatedWriter
+from study.simulate.writer import SimulatedWriter, at_least_words
 
 EVENT_BATCH = 100
 MAX_TURNS = 80
@@ -98,7 +99,15 @@ class Participant:
             return self._write(page)
         if stage == "prompt":
             return self._pick_prompt(location, page), events
-        return self._redirect(self.http.post(location, data=self._fill(page)), f"the {stage} page"), events
+        # consent, instructions, self-evaluation, surveys: whatever form the page shows. The
+        # survey's questions are answered from what they show (a slider is answered only once
+        # moved, word minimums, follow-ups), as a person answers them; the rest (consent boxes,
+        # hidden fields) by `_fill`.
+        shown = questions(text)
+        asked = {q.id for q in shown}
+        page.fields = {k: f for k, f in page.fields.items() if k not in asked}
+        data = {**self._fill(page), **self._answers(shown)}
+        return self._redirect(self.http.post(location, data=data), f"the {stage} page"), events
 
     def _redirect(self, response: httpx.Response, what: str) -> str:
         if response.status_code in (301, 302, 303):
@@ -133,6 +142,24 @@ class Participant:
             elif entry.kind in ("textarea", "text"):
                 data[name] = self.writer.answer(entry.question or name, "text", [])
         return data
+
+    def _answers(self, shown: list[Question]) -> dict:
+        """An answer to every question the form shows (and to those its answers reveal)."""
+        answers: dict = {}
+        for question in shown:
+            if not question.shown(answers):
+                continue
+            if question.type in ("likert", "single", "multiple"):
+                kind = "scale" if question.type == "likert" else "choice"
+                value = self.writer.answer(question.text or question.id, kind, question.options)
+                answers[question.id] = [value] if question.type == "multiple" else value
+            elif question.type == "slider":
+                scale = [str(n) for n in range(question.low, question.high + 1)]
+                answers[question.id] = self.writer.answer(question.text or question.id, "scale", scale)
+            else:
+                text = self.writer.answer(question.text or question.id, "text", [])
+                answers[question.id] = at_least_words(text, question.min_words)
+        return answers
 
     # -- writing ---------------------------------------------------------------------------
 

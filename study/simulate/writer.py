@@ -178,4 +178,14 @@ class SimulatedWriter:
         return as_typed_text(reply) or "No comment."
 
 
+PADDING = "I have not decided everything yet, but this is roughly what I have in mind."
+
+
+def at_least_words(text: str, words: int) -> str:
+    """`text` lengthened with a plain sentence until it has `words` words (a form's minimum)."""
+    while len(text.split()) < words:
+        text = f"{text} {PADDING}".strip()
+    return text
+
+
 FILLERS = ("I kept writing.", "Then I thought about it again.", "That was the main point.")

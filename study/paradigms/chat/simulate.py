@@ -23,7 +23,7 @@ import httpx
 
 from study.curation.replay import to_units
 from study.paradigms.chat import merge
-from study.paradigms.chat.simulated_user import ChatUser, at_least_words
+from study.paradigms.chat.simulated_user import ChatUser
 from study.simulate.forms import Question, questions
 from study.simulate.pages import read_page
 from study.simulate.participant import (
@@ -117,14 +117,8 @@ class ChatParticipant(Participant):
             return self._prewrite(location, text), events
         if stage == "chat":
             return self._chat(text)
-        # consent, instructions, surveys: whatever form the page shows
-        page, shown = read_page(text), questions(text)
-        asked = {q.id for q in shown}
-        # The survey's questions are answered from what they show (sliders, word minimums,
-        # follow-ups); the rest (consent boxes, hidden fields) as on the writing path.
-        page.fields = {k: f for k, f in page.fields.items() if k not in asked}
-        data = {**self._fill(page), **self._answers(shown)}
-        return self._redirect(self.http.post(location, data=data), f"the {stage} page"), events
+        # consent, instructions, surveys: whatever form the page shows, as on the writing path
+        return super()._step(stage, location, text, events)
 
     # -- steps 1 and 2 ---------------------------------------------------------------------
 
@@ -153,26 +147,6 @@ class ChatParticipant(Participant):
             data[question.id] = answer
             self.thoughts.append(answer)
         return self._redirect(self.http.post(location, data=data), "the pre-writing page")
-
-    # -- surveys ---------------------------------------------------------------------------
-
-    def _answers(self, shown: list[Question]) -> dict:
-        """An answer to every question the form shows (and to those its answers reveal)."""
-        answers: dict = {}
-        for question in shown:
-            if not question.shown(answers):
-                continue
-            if question.type in ("likert", "single", "multiple"):
-                kind = "scale" if question.type == "likert" else "choice"
-                value = self.user.answer(question.text or question.id, kind, question.options)
-                answers[question.id] = [value] if question.type == "multiple" else value
-            elif question.type == "slider":
-                scale = [str(n) for n in range(question.low, question.high + 1)]
-                answers[question.id] = self.user.answer(question.text or question.id, "scale", scale)
-            else:
-                text = self.user.answer(question.text or question.id, "text", [])
-                answers[question.id] = at_least_words(text, question.min_words)
-        return answers
 
     def _rate(self, boot: dict, log: ChatLog, panels: list[Question], owed: list[dict]) -> None:
         for due in owed:

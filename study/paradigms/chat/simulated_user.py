@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from study.simulate.writer import SimulatedWriter, as_typed_text, parse_json
+from study.simulate.writer import SimulatedWriter, as_typed_text, at_least_words, parse_json
 
 SYSTEM = (
     "You are role-playing a person taking part in a study where you create a {noun} together "
@@ -65,15 +65,7 @@ FOLLOW_UPS = (
     "Could you restructure it with a short opening and a clear ending?",
     "Good. Now please check the wording and fix anything awkward.",
 )
-PADDING = "I have not decided everything yet, but this is roughly what I have in mind."
 MAX_MESSAGE_TOKENS = 700  # the JSON carries a summary and a thought besides the message
-
-
-def at_least_words(text: str, words: int) -> str:
-    """`text` lengthened with a plain sentence until it has `words` words (a form's minimum)."""
-    while len(text.split()) < words:
-        text = f"{text} {PADDING}".strip()
-    return text
 
 
 @dataclass
