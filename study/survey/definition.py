@@ -304,6 +304,18 @@ def _item_problems(item: Item, earlier: list[Item]) -> list[str]:
                 )
     if item.type == "multiple" and item.max_choices and item.max_choices < item.min_choices:
         problems.append(".max_choices: is below min_choices. Fix: raise max_choices.")
+    # A question no answer satisfies holds the participant at the survey, short of their code.
+    if item.type == "multiple" and item.min_choices > len(item.options):
+        problems.append(
+            f".min_choices: {item.min_choices} of {len(item.options)} options can never be ticked. "
+            f"Fix: set min_choices to at most {len(item.options)} or add options."
+        )
+    if item.type == "text" and item.min_words and 2 * item.min_words - 1 > item.max_chars:
+        # The shortest text of n words is n one-letter words and the n - 1 spaces between them.
+        problems.append(
+            f".min_words: {item.min_words} words do not fit in max_chars = {item.max_chars} (the text "
+            f"box stops taking characters there). Fix: raise max_chars or lower min_words."
+        )
     if item.show_if is not None:
         target = next((e for e in earlier if e.id == item.show_if.item), None)
         if target is None:

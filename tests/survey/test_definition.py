@@ -98,3 +98,20 @@ def test_a_question_id_the_survey_form_cannot_carry_is_refused_at_load(study_fol
         _with(study_folder, text + "\n")
     assert key in str(error.value)
     assert "at most 64" in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "item, expected",
+    [
+        ('type = "multiple"\noptions = ["a", "b"]\nmin_choices = 3', "surveys.x.items.q.min_choices: 3 of 2 options"),
+        ('type = "text"\nmax_chars = 10\nmin_words = 20', "surveys.x.items.q.min_words: 20 words do not fit in max_chars = 10"),
+    ],
+)
+def test_a_question_no_answer_can_satisfy_is_refused_at_load(study_folder, item, expected):
+    # Every answer the participant could give was refused ("Choose at least 3.", or a text box
+    # that stops taking characters before the word minimum): they were held at the survey,
+    # without their completion code, until they gave up.
+    with pytest.raises(config.ConfigError) as error:
+        _with(study_folder, f'[[surveys]]\nname = "x"\nplacement = "after_session"\n[[surveys.items]]\nid = "q"\ntext = "Q?"\n{item}\n')
+    assert expected in str(error.value) and "Fix:" in str(error.value)
+    assert str(study_folder / "study.toml") in str(error.value)
