@@ -335,7 +335,25 @@ def _item_problems(item: Item, earlier: list[Item]) -> list[str]:
                 f".show_if.{key}: '{target.id}' is a \"{target.type}\" question, whose answer is not a "
                 "number. Fix: list the answers that show this question, in = [...]."
             )
+        if target is not None and (answers := _answers_of(target)):
+            # The page and the server compare answers as text (answers.visible): a value the
+            # question does not offer ("yes" for "Yes", 3.0 for 3) never shows the follow-up.
+            rule = item.show_if
+            for key, values in (("equals", () if rule.equals is None else (rule.equals,)), ("in", rule.any_of)):
+                for value in values:
+                    if str(value) not in answers:
+                        problems.append(
+                            f".show_if.{key}: {value!r} is not an answer of '{target.id}', so no participant "
+                            f"is shown this question on it. Fix: use one of {answers}, written as there."
+                        )
     return problems
+
+
+def _answers_of(item: Item) -> list[str]:
+    """The answers a choice or scale question may take, as the page posts them ([] for text)."""
+    if item.type in ("single", "multiple"):
+        return list(item.options)
+    return [str(value) for value in item.scale()]
 
 
 @cache

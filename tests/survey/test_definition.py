@@ -115,3 +115,20 @@ def test_a_question_no_answer_can_satisfy_is_refused_at_load(study_folder, item,
         _with(study_folder, f'[[surveys]]\nname = "x"\nplacement = "after_session"\n[[surveys.items]]\nid = "q"\ntext = "Q?"\n{item}\n')
     assert expected in str(error.value) and "Fix:" in str(error.value)
     assert str(study_folder / "study.toml") in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "rule, expected",
+    [
+        ('{item = "a", equals = "yes"}', "surveys.x.items.b.show_if.equals: 'yes' is not an answer of 'a'"),
+        ('{item = "a", in = ["Yes", "Sometimes"]}', "surveys.x.items.b.show_if.in: 'Sometimes' is not an answer of 'a'"),
+    ],
+)
+def test_a_follow_up_shown_on_an_answer_the_question_does_not_offer_is_refused_at_load(study_folder, rule, expected):
+    # "yes" for the option "Yes": no participant could ever see the follow-up, and its column
+    # stayed empty without a word until the analysis.
+    with pytest.raises(config.ConfigError) as error:
+        _with(study_folder, '[[surveys]]\nname = "x"\nplacement = "after_session"\n'
+              '[[surveys.items]]\nid = "a"\ntype = "single"\ntext = "A?"\noptions = ["Yes", "No"]\n'
+              f'[[surveys.items]]\nid = "b"\ntype = "text"\ntext = "B?"\nshow_if = {rule}\n')
+    assert expected in str(error.value) and "Fix:" in str(error.value)
