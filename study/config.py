@@ -276,6 +276,7 @@ def from_mapping(data: dict, directory: Path, source: Path | None = None) -> Stu
     sugg = data.get("suggestions", {})
     texts = data.get("texts", {})
     database = study.get("database") or f"sqlite:///{directory / 'study.db'}"
+    _check_database_url(database, source)
     try:
         surveys = survey_definition.load_surveys(data, directory, source)
     except survey_definition.SurveyError as error:
@@ -362,6 +363,33 @@ def _read_text(directory: Path, name: str | None, key: str, source: Path) -> str
             "{% if ... %} ... {% endif %})."
         ) from None
     return text
+
+
+def _check_database_url(url: str, source: Path) -> None:
+    """Refuse a [study] database SQLAlchemy cannot use: every command opening the database
+    would otherwise end in its traceback (ArgumentError, NoSuchModuleError)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    example = 'e.g. "postgresql+psycopg://user@host/db", or "" for SQLite in study.db'
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        # Not echoed: a mistyped URL may still hold a password.
+        raise ConfigError(
+            f"{source}: study.database: is not a database URL. Fix: set it to an SQLAlchemy URL, {example}."
+        ) from None
+    try:
+        parsed.get_dialect()
+    except NoSuchModuleError:
+        # "postgres://" is how Heroku and many hosts print a PostgreSQL address.
+        name = parsed.drivername.split("+")[0]
+        hint = "postgresql+psycopg://" if name == "postgres" else f"a database SQLAlchemy knows ({example})"
+        raise ConfigError(
+            f"{source}: study.database: {parsed.render_as_string(hide_password=True)} names the "
+            f"database kind '{parsed.drivername}', which SQLAlchemy does not know. Fix: start it "
+            f"with {hint}."
+        ) from None
 
 
 def _read_blocklist(directory: Path, name: str, source: Path) -> tuple[str, ...]:

@@ -226,3 +226,23 @@ def test_a_page_text_with_a_template_mistake_is_refused_at_load_naming_its_line(
     message = str(error.value)
     assert str(study_folder / "study.toml") in message and f"texts.{page}" in message
     assert f"{path} line {len(lines) + 1}" in message and "Fix:" in message
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("postgres://study:s3cret@localhost/study", r"study\.database: .*postgres.*Fix: .*postgresql\+psycopg://"),
+        ("study.db", r"study\.database: .*is not a database URL.*Fix: "),
+    ],
+)
+@pytest.mark.parametrize("command", ["status", "serve"])
+def test_a_database_url_sqlalchemy_cannot_use_is_refused_naming_the_key_and_the_fix(study_folder, url, expected, command):
+    # "postgres://" is how Heroku and many hosts print a PostgreSQL address; SQLAlchemy wants
+    # "postgresql+psycopg://". Both ended in a traceback (NoSuchModuleError, ArgumentError).
+    _edit(study_folder, 'database = ""', f'database = "{url}"')
+    result = CliRunner().invoke(main, [command, str(study_folder)])
+    assert result.exit_code != 0
+    assert not isinstance(result.exception, Exception), result.exception  # a ClickException exits
+    assert str(study_folder / "study.toml") in result.output
+    assert re.search(expected, result.output), result.output
+    assert "s3cret" not in result.output
