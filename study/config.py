@@ -283,6 +283,9 @@ def from_mapping(data: dict, directory: Path, source: Path | None = None) -> Stu
         raise ConfigError(str(error)) from None
     sections = read_sections(data, directory, source)
     path_of_its_own = own_path(data)
+    unasked = survey_definition.never_asked(surveys, path_of_its_own.name if path_of_its_own else "writing", source)
+    if unasked:
+        raise ConfigError("\n".join(unasked))
 
     return Study(
         directory=directory,

@@ -284,6 +284,26 @@ def _check(surveys: list[Survey], source: Path) -> list[str]:
     return problems
 
 
+def never_asked(surveys: tuple[Survey, ...], paradigm: str, source: Path) -> list[str]:
+    """Surveys a study whose sessions take `paradigm`'s path ("writing", or a paradigm's own
+    such as "chat") would never ask: it would run to its end with no page, answer or column."""
+    problems = []
+    for s in surveys:
+        where = f"{source}: surveys.{s.name}"
+        if not s.asks_in(paradigm):
+            problems.append(
+                f"{where}.paradigms: {json.dumps(list(s.paradigms))} leaves out this {paradigm} study, "
+                f'which would never ask the survey. Fix: add "{paradigm}" to paradigms, or remove the survey.'
+            )
+        elif s.placement == "in_session" and paradigm == "writing":
+            problems.append(
+                f'{where}.placement: "in_session" surveys are asked between a chat study\'s exchanges '
+                "(a [chat] table); this writing study would never ask it. Fix: set placement = "
+                '"after_session" (or "before_writing", "end_of_study").'
+            )
+    return problems
+
+
 def _item_problems(item: Item, earlier: list[Item]) -> list[str]:
     problems = []
     if item.type in ("single", "multiple") and len(item.options) < 2:

@@ -132,3 +132,23 @@ def test_a_follow_up_shown_on_an_answer_the_question_does_not_offer_is_refused_a
               '[[surveys.items]]\nid = "a"\ntype = "single"\ntext = "A?"\noptions = ["Yes", "No"]\n'
               f'[[surveys.items]]\nid = "b"\ntype = "text"\ntext = "B?"\nshow_if = {rule}\n')
     assert expected in str(error.value) and "Fix:" in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "table, expected",
+    [
+        ('name = "x"\nplacement = "in_session"\nevery = 3\n[[surveys.items]]\nid = "a"\ntype = "likert"\ntext = "A?"',
+         "surveys.x.placement: \"in_session\" surveys are asked between a chat study's exchanges"),
+        ('name = "x"\nplacement = "after_session"\nparadigms = ["chat"]\n[[surveys.items]]\nid = "a"\ntype = "text"\ntext = "A?"',
+         "surveys.x.paradigms: [\"chat\"] leaves out this writing study"),
+        ('preset = "collabllm-final"\nname = "x"\nplacement = "after_session"',
+         "surveys.x.paradigms: [\"chat\"] leaves out this writing study"),
+    ],
+)
+def test_a_survey_the_study_would_never_ask_is_refused_at_load(study_folder, table, expected):
+    # The study started and ran to its end without asking it: no page, no answer, no column,
+    # and nothing said so until the analysis.
+    with pytest.raises(config.ConfigError) as error:
+        _with(study_folder, "[[surveys]]\n" + table + "\n")
+    assert expected in str(error.value) and "Fix:" in str(error.value)
+    assert str(study_folder / "study.toml") in str(error.value)
