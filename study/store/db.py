@@ -21,6 +21,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     inspect,
+    literal,
     text,
 )
 from sqlalchemy.schema import CreateColumn
@@ -377,9 +378,17 @@ def _create_missing(bind: Connection) -> None:
 def _add_missing_columns(bind: Connection) -> None:
     # create_all leaves an existing table as it is: a column added to a table later
     # (server_activity.event_queue_max) is added here to databases made before it, from its
-    # declaration (such a column has a server default, so the rows already there get it).
+    # declaration, with its default, so the rows already there get it.
     for table, column in _missing_columns(bind):
-        ddl = CreateColumn(column).compile(dialect=bind.dialect)
+        ddl = str(CreateColumn(column).compile(dialect=bind.dialect))
+        if column.server_default is None and column.default is not None and column.default.is_scalar:
+            # A NOT NULL column with only a Python default (sessions.missing_events): without a
+            # DEFAULT here both SQLite and PostgreSQL refuse to add it to a table with rows, and
+            # a study database made before it could no longer be opened by any command.
+            value = literal(column.default.arg, column.type).compile(
+                dialect=bind.dialect, compile_kwargs={"literal_binds": True}
+            )
+            ddl += f" DEFAULT {value}"
         bind.execute(text(f"ALTER TABLE {table.name} ADD COLUMN {ddl}"))
 
 

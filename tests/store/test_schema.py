@@ -42,3 +42,22 @@ def test_four_processes_started_together_on_a_new_sqlite_database_all_find_their
     engine = make_engine(url)
     assert set(inspect(engine).get_table_names()) >= {table.name for table in metadata.sorted_tables}
     engine.dispose()
+
+
+def test_a_database_made_before_missing_events_opens_and_keeps_its_sessions(engine):
+    # A study database from before sessions.missing_events (declared NOT NULL, default 0), holding
+    # a session: starting the new version adds the column, and the session reads as nothing lost.
+    from study.store import create_tables, reading, writing
+    from study.store import sessions as session_store
+
+    with writing(engine) as connection:
+        connection.exec_driver_sql("ALTER TABLE sessions DROP COLUMN missing_events")
+        connection.exec_driver_sql(
+            "INSERT INTO sessions (session_id, stage, created_at, final_text)"
+            " VALUES ('0123456789abcdef0123456789abcdef', 'complete', 1800000000.0, 'Once upon a time.')"
+        )
+    create_tables(engine)
+    create_tables(engine)  # and again, finding it there
+    with reading(engine) as connection:
+        session = session_store.get(connection, "0123456789abcdef0123456789abcdef")
+    assert (session["final_text"], session["missing_events"]) == ("Once upon a time.", 0)
