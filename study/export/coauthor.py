@@ -78,20 +78,30 @@ def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -
     # sessions were stored under it would stop the export halfway.
     check_stored_names(study, candidates)
     created: list[Path] = []
+    replaced: dict[Path, bytes] = {}
     try:
-        return _write_export(study, out, engine, candidates, simulated, created, stored)
+        return _write_export(study, out, engine, candidates, simulated, created, stored, replaced)
     except OSError as error:
         # A disk that fills, a folder made read-only: no export half in place. The files this
-        # run created go again (files an earlier export left in OUT are not touched).
+        # run created go again, and the tables it replaced (metadata.csv, survey.csv, ...) are
+        # an earlier export's again: a new metadata.csv left beside would name sessions whose
+        # logs just went.
         for path in reversed(created):
             if path.is_dir():
                 path.rmdir()
             else:
                 path.unlink(missing_ok=True)
+        unrestored = []
+        for path, data in replaced.items():
+            try:
+                write_atomically(path, data)
+            except OSError:
+                unrestored.append(path.name)
         raise ExportError(
             f"{error.filename or out}: cannot write the export ({error.strerror or error}); "
-            f"what it had written in {out} was removed. Fix: free space "
-            "or choose an --out folder you can write to, and run the export again."
+            f"what it had written in {out} was removed"
+            + (f" (the earlier {', '.join(unrestored)} could not be put back)" if unrestored else "")
+            + ". Fix: free space or choose an --out folder you can write to, and run the export again."
         ) from None
     finally:
         engine.dispose()
@@ -101,12 +111,16 @@ class ExportError(ValueError):
     """The export could not be written; nothing it created is left behind."""
 
 
-def _write_export(study, out, engine, candidates, simulated, created, stored) -> ExportSummary:
+def _write_export(study, out, engine, candidates, simulated, created, stored, replaced) -> ExportSummary:
     rows, total_events, skipped = [], 0, 0
 
     def write(path: Path, data: bytes) -> None:
-        """write_atomically, noting each file this run creates (removed again if a write fails)."""
+        """write_atomically, noting each file this run creates (removed again if a write fails)
+        and what each table it replaces held (written back then). A session's log replaced is
+        the same session's, never one the earlier metadata.csv does not name."""
         new = not path.exists()
+        if not new and path.stem not in stored:
+            replaced.setdefault(path, path.read_bytes())
         write_atomically(path, data)
         if new:
             created.append(path)
