@@ -103,7 +103,9 @@ def finish_writing(session_id):
         session_id,
         "writing",
         writing_finished_at=time.time(),
-        final_text=body.get("text", ""),
+        # Without NUL: PostgreSQL's text cannot hold one (every Finish was a 500 there, where
+        # SQLite stored it), and a writer cannot see it. The events keep every character.
+        final_text=body.get("text", "").replace("\x00", ""),
         missing_events=lost,
     )
     return jsonify(next=stage_url(session))

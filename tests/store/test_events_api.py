@@ -257,3 +257,21 @@ def test_a_batch_of_the_maximum_size_is_accepted(client, engine, session_id):
 
     assert response.status_code == 200
     assert event_count(engine, session_id) == 500
+
+
+def test_a_writer_whose_text_holds_a_nul_character_can_finish_on_either_database(client, engine, session_id):
+    # A NUL pasted into the editor is stored with its events (escaped in their JSON) on both
+    # databases; PostgreSQL's text cannot hold the finish button's copy of it as it is.
+    import time
+
+    with writing(engine) as connection:
+        session_store.update_session(connection, session_id, writing_started_at=time.time() - 3600)
+    editor = Editor()
+    assert post(client, session_id, batch_of(editor.initialize(), *editor.type("a\x00b"))).status_code == 200
+
+    response = client.post(f"/s/{session_id}/writing/finish", json={"last_seq": 3, "pending": 0, "text": editor.doc})
+
+    assert response.status_code == 200, response.data[:300]
+    assert response.get_json()["next"].endswith("/evaluation")
+    with writing(engine) as connection:
+        assert session_store.get(connection, session_id)["final_text"] == editor.doc.replace("\x00", "")
