@@ -86,3 +86,13 @@ def test_a_writer_goes_from_access_code_to_verification_code(client, engine, bac
     # Every page of the finished session now leads to the completion page.
     assert follow(client.get(writing_page)).endswith("/complete")
     assert follow(client.get("/task?access_code=lab-7")).endswith("/complete")
+
+
+def test_an_access_code_holding_a_nul_character_is_a_400_naming_it_on_either_database(client, engine):
+    # PostgreSQL's text cannot hold NUL: /task stopped there with a 500 (and SQLite stored it).
+    response = client.get("/task?access_code=lab%00x")
+
+    assert response.status_code == 400
+    assert "query.access_code" in response.get_data(as_text=True)
+    with reading(engine) as connection:
+        assert session_store.all_sessions(connection) == []
