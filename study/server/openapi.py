@@ -46,7 +46,7 @@ def _refusal_content(path: str) -> dict:
     return error if path.startswith("/api/") else {"text/html": {}, **error}
 
 
-def _responses(declared: contract.Contract, with_body: bool, path: str, parameters: bool) -> dict:
+def _responses(declared: contract.Contract, with_body: bool, path: str, parameters: bool, body: bool = False) -> dict:
     answers = {}
     for status, reference in sorted(declared.responses.items()):
         if reference is None:
@@ -61,6 +61,15 @@ def _responses(declared: contract.Contract, with_body: bool, path: str, paramete
             "description": "the request breaks its declared schema; `error` names the field",
             "content": _refusal_content(path),
         }
+    if declared.body is not None and "400" not in answers:
+        # A body the door cannot parse is a 400 whatever the declaration's refusal (the event
+        # batches' 422 says "this batch will never be stored"; study.server.contract).
+        answers["400"] = {"description": "the body is not JSON", "content": _refusal_content(path)}
+    if body and "413" not in answers:
+        # Past [session] max_request_bytes, before the body is read (study.server.create_app):
+        # the editor's outbox halves its batches on it.
+        answers["413"] = {"description": "the body is larger than [session] max_request_bytes",
+                          "content": _refusal_content(path)}  # fmt: skip
     if parameters and "404" not in answers:
         # A path parameter that cannot name anything, or names nothing stored (an unknown session).
         answers["404"] = {"description": "the path names nothing this server has", "content": _refusal_content(path)}
@@ -81,7 +90,7 @@ def _operation(rule, method: str, declared: contract.Contract) -> dict:
     elif declared.form is not None and method == "post":
         operation["requestBody"] = {"content": {_FORM: {"schema": contract.inlined(declared.form)}}}
     sends = "requestBody" in operation or declared.query is not None
-    operation["responses"] = _responses(declared, sends, rule.rule, bool(rule.arguments))
+    operation["responses"] = _responses(declared, sends, rule.rule, bool(rule.arguments), "requestBody" in operation)
     return operation
 
 

@@ -35,3 +35,20 @@ def test_a_path_naming_no_session_answers_a_described_404(client):
         described = _operation(client, path, method)["responses"]
         assert "404" in described, f"{method.upper()} {path}: 404 is not described ({sorted(described)})"
         assert answer.mimetype in described["404"]["content"], (url, answer.mimetype)
+
+
+def test_an_event_batch_that_is_not_json_or_too_large_answers_a_described_status(client):
+    # The editor's outbox reads these answers: 413 halves its batches; 400 and 422 refuse one.
+    from study.server import MAX_REQUEST_BYTES
+    from tests.server.flow import post_init, to_writing
+
+    session_id = start(client)
+    to_writing(client, session_id)
+    post_init(client, session_id)
+    url = f"/api/sessions/{session_id}/events"
+    for body, status in ((b"{not json", 400), (b" " * (MAX_REQUEST_BYTES + 1), 413)):
+        answer = client.post(url, data=body, content_type="application/json")
+        assert answer.status_code == status, answer.get_data(as_text=True)[:200]
+        described = _operation(client, "/api/sessions/{session_id}/events", "post")["responses"]
+        assert str(status) in described, f"POST events: {status} is not described ({sorted(described)})"
+        assert answer.mimetype in described[str(status)]["content"], (status, answer.mimetype)
