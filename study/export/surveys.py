@@ -1,8 +1,9 @@
 """Export survey answers with the sessions: `survey.csv` and `surveys.json`.
 
 - `survey.csv`: one row per session, a `session_id` column and one column per question, in the
-  study's order; an in-session survey's questions appear once per occasion as `ID@K` (the
-  answer after exchange K, e.g. `periodic_rating@3`). Multiple-choice answers are joined with
+  study's order, then any question answered but since removed from study.toml; an in-session
+  survey's questions appear once per occasion as `ID@K` (the answer after exchange K, e.g.
+  `periodic_rating@3`). Multiple-choice answers are joined with
   "; ". This is the table `study release build` reads, redacts and publishes.
 - `surveys.json`: {"responses": [...]}, one entry per survey response, typed: {"session_id",
   "survey", "placement", "occasion", "answers", "started_at", "submitted_at"} (times in seconds
@@ -38,6 +39,10 @@ def survey_rows(study: Study, responses: list[dict], session_ids: list[str]) -> 
                 columns += [f"{item.id}@{k}" for k in sorted(occasions.get(survey.name, ()))]
             else:
                 columns.append(item.id)
+    # Answers to a question since removed from study.toml (or renamed) are still the writers'
+    # answers: after the study's own columns, rather than left out of the table.
+    known = set(columns)
+    columns += sorted({key for cells in by_session.values() for key in cells} - known)
     rows = [
         {"session_id": sid, **{c: by_session[sid].get(c, "") for c in columns}}
         for sid in session_ids

@@ -62,3 +62,24 @@ def test_a_name_gone_from_study_toml_is_named_and_nothing_is_written(client, stu
     assert f"'{missing}'" in result.output and "Fix: restore" in result.output
     if output is not None:
         assert not output.exists() or (output.is_dir() and not any(output.iterdir()))
+
+
+def test_answers_to_a_question_since_removed_from_study_toml_stay_in_survey_csv(client, study_folder, tmp_path):
+    # A question dropped from the post-session survey after a pilot: the answers the first
+    # writers gave it are the researcher's data still, in survey.csv as in surveys.json.
+    import csv
+
+    _two_finished_sessions(client)  # each answered reuse = 7
+    path = study_folder / "study.toml"
+    text = path.read_text()
+    question = '[[survey]]\nid = "reuse"\n'
+    at = text.index(question)
+    path.write_text(text[:at] + text[text.index("[[survey]]", at + len(question)):])
+
+    result = CliRunner().invoke(main, ["export", str(study_folder), "--out", str(tmp_path / "out")])
+
+    assert result.exit_code == 0, result.output
+    with open(tmp_path / "out" / "survey.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [row.get("reuse") for row in rows] == ["7", "7"]
+    assert [row["ownership"] for row in rows] == ["6", "6"]
