@@ -222,7 +222,7 @@ class SmolLM2Backend:
 
         Decoding tokens one by one breaks characters split across byte-level tokens, so each
         token is the growth of the decoded prefix; a token ending inside a character gets ""
-        and the next one carries the whole character.
+        and the next one carries the whole character; one the text ends inside is left out.
         """
         texts: list[str] = []
         emitted = ""
@@ -235,7 +235,11 @@ class SmolLM2Backend:
             emitted = prefix
         if ids:
             full = self._tokenizer.decode(ids)
-            texts[-1] += full[len(emitted) :] if full.startswith(emitted) else ""
+            rest = full[len(emitted) :] if full.startswith(emitted) else ""
+            # A character max_tokens cut short decodes to "\ufffd": it is left out, as the
+            # tokens that only began a character are, so an accepted suggestion never puts a
+            # replacement mark into the writer's text.
+            texts[-1] += rest.rstrip("\ufffd")
         return texts
 
 

@@ -135,6 +135,21 @@ def test_a_request_whose_client_leaves_while_its_long_prompt_is_read_stops_readi
     assert sum(read) < prompt_tokens / 2
 
 
+def test_a_reply_cut_off_inside_a_character_ends_with_the_last_whole_character(
+    smollm2_backend: SmolLM2Backend,
+) -> None:
+    # A kana or an emoji takes two or more of SmolLM2's byte-level tokens: a suggestion that
+    # max_tokens cuts between them would end in "\ufffd", and a Japanese writer accepting it
+    # would get a replacement mark in their text.
+    japanese = "東京は日本の首都です。東京には"
+    whole = smollm2_backend.generate(japanese, max_tokens=8, temperature=0)[0].text
+    for max_tokens in range(1, 8):
+        cut = smollm2_backend.generate(japanese, max_tokens=max_tokens, temperature=0)[0]
+        assert "\ufffd" not in cut.text, (max_tokens, cut.text)
+        assert whole.startswith(cut.text) and "".join(cut.tokens) == cut.text
+        assert cut.finish_reason == "length"
+
+
 def test_the_repetition_guard_breaks_a_loop(smollm2_backend: SmolLM2Backend) -> None:
     # Greedy decoding continues a refrain by repeating it until max_tokens; the guard lets no
     # run of 8 tokens come twice in what the model writes.
