@@ -187,7 +187,8 @@ class SmolLM2Backend:
                 guard.add(i, sampled[i])
                 if on_token is not None:
                     streamed[i] = self._stream(i, sampled[i], streamed[i], on_token)
-                if stop and any(s in self._tokenizer.decode(sampled[i][-40:]) for s in stop):
+                # An empty stop sequence is in every text and stops nothing (backends.finish).
+                if stop and any(s and s in self._tokenizer.decode(sampled[i][-40:]) for s in stop):
                     done[i] = ended[i] = True
             if all(done):
                 break

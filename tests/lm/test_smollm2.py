@@ -60,6 +60,14 @@ def test_greedy_decoding_and_stop_sequences(smollm2_backend: SmolLM2Backend) -> 
     assert "." not in greedy[0].text
 
 
+def test_an_empty_stop_sequence_stops_nothing(smollm2_backend: SmolLM2Backend) -> None:
+    # "" is in every text: read as a stop sequence, it cut every reply to its first token.
+    # The deterministic backend and the streamed replies leave it out (study.lm.backends.finish).
+    plain = smollm2_backend.generate(STORY, max_tokens=12, temperature=0)[0]
+    with_empty = smollm2_backend.generate(STORY, max_tokens=12, temperature=0, stop=["", "\n\n\n"])[0]
+    assert with_empty.text == plain.text and len(with_empty.tokens) == len(plain.tokens) > 1
+
+
 def test_top_p_zero_keeps_the_most_likely_token_as_greedy_decoding_does(smollm2_backend: SmolLM2Backend) -> None:
     # top_p = 0 is in range (study.toml, OpenAI): the nucleus is then the most likely token alone.
     greedy = smollm2_backend.generate(STORY, n=1, max_tokens=8, temperature=0)
