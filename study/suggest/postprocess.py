@@ -74,12 +74,23 @@ def browser_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
+# Chinese and Japanese (ideographs, kana, their punctuation and full-width forms) put no space
+# between words or sentences: a fresh message continuing such text joins it directly.
+_UNSPACED = re.compile(
+    "[\u3000-\u303f\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+    "\uff00-\uffef\U00020000-\U0003134f]"
+)
+
+
 def starts_apart(doc: str, text: str) -> bool:
     """Whether a chat model's `text`, a fresh message appended to `doc`, starts a word of its
     own and so needs the separating space a completion would carry: a word, or a mark that
     opens one (a quotation, a bracket), not one that attaches to the word before (",", ".", a
-    closing quotation: `doc` has a '"' still open). Used by Tab's and ghost text's chat mode."""
+    closing quotation: `doc` has a '"' still open), nor Chinese or Japanese after Chinese or
+    Japanese. Used by Tab's and ghost text's chat mode."""
     first = text[0]
+    if doc and _UNSPACED.match(doc[-1]) and _UNSPACED.match(first):
+        return False
     return first.isalnum() or first in "“‘([" or (first == '"' and doc.count('"') % 2 == 0)
 
 

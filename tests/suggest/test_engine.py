@@ -159,6 +159,21 @@ def test_a_chat_reply_that_finishes_the_writers_sentence_gets_no_space_before_it
     assert [s["original"] for s in result.suggestions] == [", then walked away without a word.", " Nobody answered."]
 
 
+def test_a_chat_reply_in_japanese_or_chinese_gets_no_space_a_writer_would_have_to_delete() -> None:
+    # Japanese and Chinese put no space between sentences or words: a completion model
+    # continues "東京には" with "多くの…", and a chat model's reply must be joined the same way.
+    outputs = ["多くの人が住んでいます。", "人口很多。"]
+    for base_url in running(ScriptedBackend(outputs)):
+        japanese = engine_for(base_url).suggest(condition(mode="chat", n=1), "東京には")
+        chinese = engine_for(base_url).suggest(condition(mode="chat", n=2), "北京是中国的首都。")
+    assert [s["original"] for s in japanese.suggestions] == ["多くの人が住んでいます。"]
+    assert [s["original"] for s in chinese.suggestions][1] == "人口很多。"
+    # A word after English still gets its space.
+    for base_url in running(ScriptedBackend(["東京 is big."])):
+        english = engine_for(base_url).suggest(condition(mode="chat", n=1), "I visited Tokyo.")
+    assert english.suggestions[0]["original"] == " 東京 is big."
+
+
 def test_suggestions_on_screen_are_not_repeated(endpoint) -> None:
     engine = engine_for(endpoint)
     greedy = condition(temperature=0.0)  # every query gives the same outputs
