@@ -152,7 +152,10 @@ def create_app(backend: Backend, *, logprobs: bool = True) -> Flask:
 
     @app.errorhandler(BackendUnavailable)
     def unavailable(exc: BackendUnavailable):
-        return _error(str(exc), "server_error", 503, code="model_unavailable")
+        # 500, not 503: clients ask again after a 503 (study.model_client.retry_after), and a
+        # model that failed to load never comes; the ghost-text editor would say "getting
+        # ready" for ever.
+        return _error(str(exc), "server_error", 500, code="model_unavailable")
 
     @app.errorhandler(Cancelled)
     def cancelled(exc: Cancelled):

@@ -103,3 +103,28 @@ def test_a_backend_loading_in_the_background_answers_503_until_ready():
     finally:
         release.set()
         stop()
+
+
+def test_a_model_that_failed_to_load_is_not_waited_for_as_one_still_loading():
+    # `study demo` loads SmolLM2 in the background. Once the load has failed (a damaged weights
+    # file), the ghost-text editor must not keep telling the writer "the assistant is getting
+    # ready, trying again in 5 s" and asking again for ever: the model will never come.
+    from study.config import Condition, SuggestionSettings
+    from study.lm.backends import BackgroundLoaded
+    from study.lm.server import serve_in_thread
+    from study.paradigms.proactive.engine import ProactiveEngine
+    from study.paradigms.proactive.settings import ProactiveSettings
+
+    def broken():
+        raise OSError("SmolLM2-135M-Instruct.Q4_1.gguf is cut short")
+
+    model = BackgroundLoaded(broken, "smollm2-135m-instruct")
+    assert not model.wait(10)
+    base_url, stop = serve_in_thread(model)
+    try:
+        engine = ProactiveEngine(SuggestionSettings(endpoint=base_url), ProactiveSettings())
+        result = engine.suggest(Condition(name="L1", model="smollm2", paradigm="L1"), "The door opened")
+    finally:
+        stop()
+    assert result.retry_after is None  # not "getting ready": the calm "not available" line
+    assert "failed to load" in result.error and "cut short" in result.error
