@@ -105,14 +105,15 @@ class Arrival:
             return
         present: set[int] = set()
         if last_seq is not None and ordered[0] <= last_seq:  # a resend, or out of order
-            present = set(
-                connection.execute(
-                    select(events_table.c.seq).where(
-                        events_table.c.session_id == session_id,
-                        events_table.c.seq.in_(ordered),
-                    )
-                ).scalars()
-            )
+            stored_records = connection.execute(
+                select(events_table.c.seq, events_table.c.record).where(
+                    events_table.c.session_id == session_id,
+                    events_table.c.seq.in_(ordered),
+                )
+            ).all()
+            for seq, record in stored_records:
+                _same_event(seq, orjson.loads(record), by_seq[seq])
+            present = {seq for seq, _record in stored_records}
         new = [row for row in rows if row["seq"] not in present]
         if not new:
             return
@@ -166,6 +167,22 @@ def quota_checker(session_id: str, limits: Limits, table: Table) -> event_store.
             _within_quota(stored.count, len(new), stored.bytes, added_bytes, limits)
 
     return check
+
+
+# What the browser sets and the server never fills in: a resend carries them unchanged.
+_BROWSER_KEYS = ("eventName", "eventTimestamp", "textDelta")
+
+
+def _same_event(seq: int, stored: Mapping, sent: Mapping) -> None:
+    """A seq already stored must come back as the same event. Another one under that number was
+    made by another page of the session (the link opened in a second browser, where this
+    browser's tab guard cannot see it): acknowledging it as a resend would drop it while that
+    page says its text is saved, and its later events would edit a text it never showed."""
+    if any(stored.get(key) != sent.get(key) for key in _BROWSER_KEYS):
+        raise event_store.Conflict(
+            f"event seq {seq} is not the event this session stored under that number: the session "
+            f"is being written in another window or browser; please continue there"
+        )
 
 
 def _within_quota(count: int, adding: int, stored_bytes: int, added_bytes: int, limits: Limits) -> None:

@@ -149,6 +149,8 @@ def _stored(engine: Engine, session_id: str, batch: list[dict], check: event_sto
     """`store`'s work."""
     try:
         result = event_store.ingest(engine, session_id, batch, check, table=table, expect=expect, known=known)
+    except event_store.Conflict as conflict:
+        return Refusal(409, str(conflict))
     except event_store.Refused as refusal:
         return Refusal(422, str(refusal))
     for hook in committed:

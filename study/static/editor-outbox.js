@@ -31,7 +31,8 @@ window.StudyEditor = window.StudyEditor || {};
   }
 
   class Outbox {
-    // `ui.onState(state, message)`: "saved", "saving", "reconnecting" or "error".
+    // `ui.onState(state, message)`: "saved", "saving", "reconnecting" or "error";
+    // `ui.onClosed(message)`: the server takes no more of this page's events (409).
     constructor(sessionId, eventsUrl, pending, ui) {
       this.sessionId = sessionId;
       this.eventsUrl = eventsUrl;
@@ -163,6 +164,8 @@ window.StudyEditor = window.StudyEditor || {};
       const message = (answer && answer.error) || `HTTP ${response.status}`;
       if (response.status >= 500 || response.status === 429 || response.status === 408) {
         this.failed(message);
+      } else if (response.status === 409) {
+        this.superseded(message);
       } else if (response.status === 413 && this.batchLimit > 1) {
         this.batchLimit = Math.max(1, Math.floor(batch.length / 2));
       } else {
@@ -175,6 +178,21 @@ window.StudyEditor = window.StudyEditor || {};
       this.failures += 1;
       console.warn(`editor: events not sent (${reason}); retrying`);
       this.ui.onState("reconnecting");
+    }
+
+    // 409: the session takes no more of this page's events. Another window or browser wrote
+    // the events this page numbered next, or finished the session: this page's further edits
+    // would land on a text it never showed. It stops, and its saved copy goes, so a reload
+    // takes up the server's text instead of resending these events forever.
+    superseded(message) {
+      console.error(`editor: the server no longer takes this page's events: ${message}`);
+      this.closed = true;
+      try {
+        window.localStorage.removeItem(storageKey(this.sessionId));
+      } catch (error) {
+        console.error("editor: cannot remove the saved copy", error);
+      }
+      this.ui.onClosed(message);
     }
 
     refused(batch, status, message, answer) {

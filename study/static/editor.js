@@ -174,7 +174,13 @@
   function begin(nextSeq, pending, indices, restoreText, restored) {
     // boot.extension: every record carries the extension of the CoAuthor record (EventLog).
     log = new StudyEditor.EventLog(boot.controls, nextSeq, indices, boot.extension);
-    outbox = new StudyEditor.Outbox(boot.sessionId, boot.eventsUrl, pending, { onState: showSaveState });
+    outbox = new StudyEditor.Outbox(boot.sessionId, boot.eventsUrl, pending, {
+      onState: showSaveState,
+      onClosed: (message) => {
+        showSaveState("error");
+        closePage(`Your latest changes were not saved: ${message}.`);
+      },
+    });
     outbox.snapshot = snapshot;
     restoreText();
     outbox.save();
@@ -234,11 +240,16 @@
     window.addEventListener("storage", (event) => {
       if (event.key !== tabKey || event.newValue === tabId || finishing) return;
       outbox.closed = true;
-      for (const part of hooks) if (part.onClose) part.onClose();
-      textarea.readOnly = true;
-      finishButton.disabled = true;
-      say("This session is open in another tab or window; please continue writing there.", "error");
+      closePage("This session is open in another tab or window; please continue writing there.");
     });
+  }
+
+  // Nothing more is logged or sent from this page (`outbox.closed`): the writer is told why.
+  function closePage(message) {
+    for (const part of hooks) if (part.onClose) part.onClose();
+    textarea.readOnly = true;
+    finishButton.disabled = true;
+    say(message, "error");
   }
 
   // -- timer and finish (editor-finish.js) ------------------------------------------------------

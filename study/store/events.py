@@ -32,6 +32,12 @@ class Refused(ValueError):
     """The check given to `ingest` refused the batch; nothing of it was stored."""
 
 
+class Conflict(Refused):
+    """A batch's event takes a seq the session has stored for another event: another window or
+    browser wrote the session meanwhile (a resend carries the very event stored). Nothing of the
+    batch was stored; the event API answers 409."""
+
+
 class SessionMoved(RuntimeError):
     """The session's stage or condition is no longer what `ingest` was told to expect (another
     worker process moved it on); nothing of the batch was stored."""

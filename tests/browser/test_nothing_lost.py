@@ -139,3 +139,30 @@ def test_a_browser_whose_copy_is_older_than_the_servers_takes_the_servers(page, 
     wait_saved(page)
     log = export_session(study_dir, tmp_path / "export", session_id, unfinished=True)
     assert replay(log) == prompt + " Here. There. Back.\n"
+
+
+def test_a_session_written_in_two_browsers_at_once_tells_the_second_its_text_was_not_kept(page, browser, task_server, study_dir, tmp_path):
+    # The writer opens the session's link in a second browser (a phone, a private window) and
+    # writes in both. Both number their next events alike: the server keeps the first to
+    # arrive, and the other browser must not say "All changes saved" over text it never kept.
+    session_id = start_writing(page, task_server.url)
+    prompt = editor_text(page)
+    type_text(page, " Here.")
+    wait_saved(page)
+
+    elsewhere = browser.new_context()
+    try:
+        other = elsewhere.new_page()
+        other.goto(page.url)
+        expect(other.get_by_test_id("editor")).to_be_editable()
+        type_text(page, " One.")
+        wait_saved(page)
+        other.keyboard.type(" Two.")
+        expect(other.get_by_test_id("status")).to_contain_text("another window", timeout=15_000)
+        expect(other.get_by_test_id("save-state")).not_to_have_text("All changes saved")
+        expect(other.get_by_test_id("editor")).not_to_be_editable()
+    finally:
+        elsewhere.close()
+
+    log = export_session(study_dir, tmp_path / "export", session_id, unfinished=True)
+    assert replay(log) == prompt + " Here. One.\n"
