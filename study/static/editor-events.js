@@ -22,7 +22,17 @@ window.StudyEditor = window.StudyEditor || {};
   // Where the old and new text start and stop differing: [prefix, oldEnd, newEnd].
   // `caret` (the selection end after the edit) settles ambiguous cases the way the writer
   // typed them: typing "a" after the first "a" of "aa" is an insert at 1, not at 2.
-  function changedSpan(before, after, caret) {
+  // `selected` (the selection before the edit, if any): text typed or pasted over a selection
+  // replaces all of it, as Quill logs it (the release: retain, insert "T", delete 9 after a
+  // cursor-select of 9), even where the new text starts like the old.
+  function changedSpan(before, after, caret, selected) {
+    if (selected && selected.length > 0 && caret >= selected.index) {
+      const end = selected.index + selected.length;
+      if (end <= before.length && before.slice(0, selected.index) === after.slice(0, selected.index)
+          && before.slice(end) === after.slice(caret)) {
+        return [selected.index, end, caret];
+      }
+    }
     const grown = after.length - before.length;
     if (grown > 0 && caret >= grown && caret <= after.length) {
       const start = caret - grown;
@@ -51,9 +61,9 @@ window.StudyEditor = window.StudyEditor || {};
 
   // The Quill delta turning `before` into `after`, or null when nothing changed. Quill writes
   // retain, insert, delete in that order and leaves out a retain of 0 (an edit at position 0).
-  function diff(before, after, caret) {
+  function diff(before, after, caret, selected) {
     if (before === after) return null;
-    const [start, oldEnd, newEnd] = changedSpan(before, after, caret);
+    const [start, oldEnd, newEnd] = changedSpan(before, after, caret, selected);
     const ops = [];
     if (start > 0) ops.push({ retain: start });
     if (newEnd > start) ops.push({ insert: after.slice(start, newEnd) });

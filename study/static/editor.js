@@ -28,6 +28,7 @@
   let lastRange = { index: 0, length: 0 };  // the selection the last logged event left
   let finishing = false;
   let mouseSelecting = false;
+  let selectedBefore = null;  // the selection an edit replaces, taken just before it (beforeinput)
 
   const documentText = () => textarea.value + "\n";
   const caret = () => textarea.selectionStart;
@@ -78,7 +79,8 @@
 
   function onInput() {
     const before = shadow;
-    const delta = StudyEditor.diff(shadow, textarea.value, textarea.selectionEnd);
+    const delta = StudyEditor.diff(shadow, textarea.value, textarea.selectionEnd, selectedBefore);
+    selectedBefore = null;
     shadow = textarea.value;
     lastRange = selection();
     if (!delta) return;
@@ -278,6 +280,9 @@
   // -- wiring ------------------------------------------------------------------------------------
 
   textarea.readOnly = true;  // until the starting point is known
+  // Not while an IME composes: the browser selects the composed text as it changes, which is
+  // not a selection the writer made.
+  textarea.addEventListener("beforeinput", (event) => { selectedBefore = event.isComposing ? null : selection(); });
   textarea.addEventListener("input", onInput);
   textarea.addEventListener("keydown", onKeyDown);
   textarea.addEventListener("keyup", checkCursor);

@@ -79,3 +79,32 @@ def test_the_caret_places_an_ambiguous_edit_where_the_writer_made_it(events_page
 
 def test_offsets_count_utf16_code_units_like_quill(events_page):
     assert diff(events_page, "\U0001F600", "\U0001F600!", 3) == {"ops": [{"retain": 2}, {"insert": "!"}]}
+
+
+def test_typing_over_a_selection_is_logged_as_quill_logs_it_an_insert_replacing_the_selection(page, task_server, study_dir, tmp_path):
+    # The writer selects "big" and types "b", then selects "dog" and pastes "doggy". Quill
+    # (CoAuthor's editor) logs each as a text-insert of what was typed, replacing the whole
+    # selection (the release: retain, insert "T", delete 9 after a cursor-select of 9), not
+    # as a deletion of the part that does not happen to start like the new text.
+    from tests.browser.participant import editor_text, export_session, replay, start_writing, type_text, wait_saved
+
+    session_id = start_writing(page, task_server.url)
+    start = len(editor_text(page))
+    type_text(page, " big dog")
+    for _ in range(4):
+        page.keyboard.press("ArrowLeft")
+    for _ in range(3):
+        page.keyboard.press("Shift+ArrowLeft")
+    type_text(page, "b")
+    page.keyboard.press("End")
+    for _ in range(3):
+        page.keyboard.press("Shift+ArrowLeft")
+    page.keyboard.insert_text("doggy")
+    wait_saved(page)
+    log = export_session(study_dir, tmp_path / "export", session_id, unfinished=True)
+    edits = [(r["eventName"], r["textDelta"]["ops"]) for r in log if r["eventName"].startswith("text-")]
+    assert edits[-2:] == [
+        ("text-insert", [{"retain": start + 1}, {"insert": "b"}, {"delete": 3}]),
+        ("text-insert", [{"retain": start + 3}, {"insert": "doggy"}, {"delete": 3}]),
+    ]
+    assert replay(log) == editor_text(page) + "\n"
