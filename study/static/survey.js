@@ -42,7 +42,9 @@ window.StudySurvey = window.StudySurvey || {};
     const fieldset = slider.closest("fieldset");
     const items = fieldset ? fieldset.querySelectorAll(".bands b") : [];
     for (const item of items) {
-      const match = /^(-?\d+)\D+(-?\d+)\s+(.*)$/.exec(item.textContent.trim());
+      // "from–to label" (templates/_survey_items.html); lazy between the numbers, so the minus
+      // of a negative end ("-3–-1") stays with it.
+      const match = /^(-?\d+)\D+?(-?\d+)\s+(.*)$/.exec(item.textContent.trim());
       if (match && value >= Number(match[1]) && value <= Number(match[2])) return match[3];
     }
     return "";

@@ -50,3 +50,36 @@ def test_a_follow_up_of_a_hidden_question_is_hidden_too(page, study_dir, task_se
     page.get_by_label("No").check()
     expect(how_often).to_be_hidden()
     expect(what).to_be_hidden()
+
+
+BIPOLAR = """
+[[surveys]]
+name = "background"
+placement = "before_writing"
+[[surveys.items]]
+id = "feeling"
+type = "slider"
+text = "How do you feel about AI help?"
+min = -3
+max = 3
+bands = [
+  { from = -3, to = -1, label = "against" },
+  { from = 0, to = 0, label = "neutral" },
+  { from = 1, to = 3, label = "for" },
+]
+"""
+
+
+def test_a_slider_with_negative_values_names_the_band_the_value_is_in(page, study_dir, task_server_factory):
+    toml = study_dir / "study.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + BIPOLAR, encoding="utf-8")
+    server = task_server_factory(config.load(study_dir))
+    past_instructions(page, server.url)
+    page.wait_for_url("**/presurvey")
+    slider = page.get_by_test_id("slider-feeling")
+    shown = page.get_by_test_id("slider-value-feeling")
+    slider.focus()
+    slider.press("ArrowLeft")  # from the middle, 0, to -1
+    expect(shown).to_have_text("-1 (against)")
+    slider.press("ArrowRight")
+    expect(shown).to_have_text("0 (neutral)")
