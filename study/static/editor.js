@@ -28,6 +28,7 @@
   let lastRange = { index: 0, length: 0 };  // the selection the last logged event left
   let finishing = false;
   let mouseSelecting = false;
+  let inserting = false;      // page.insert is putting a part's text in (its own record)
   let selectedBefore = null;  // the selection an edit replaces, taken just before it (beforeinput)
 
   const documentText = () => textarea.value + "\n";
@@ -78,6 +79,7 @@
   // -- text and cursor -------------------------------------------------------------------------
 
   function onInput() {
+    if (inserting) return;  // page.insert logs its own text
     const before = shadow;
     const delta = StudyEditor.diff(shadow, textarea.value, textarea.selectionEnd, selectedBefore);
     selectedBefore = null;
@@ -223,7 +225,17 @@
       keepCaretInView,
       insert(text, details = {}) {
         const before = textarea.value;
-        textarea.value = before + text;
+        // As an edit of the textarea, so Ctrl+Z takes it back like typing (Quill's history,
+        // CoAuthor's editor, does); setting the value would empty the browser's undo history.
+        // Its input event is this record, not the writer's: onInput lets it pass.
+        textarea.setSelectionRange(before.length, before.length);
+        inserting = true;
+        try {
+          if (document.activeElement !== textarea) textarea.focus();
+          if (!document.execCommand("insertText", false, text)) textarea.value = before + text;
+        } finally {
+          inserting = false;
+        }
         textarea.setSelectionRange(textarea.value.length, textarea.value.length);
         shadow = textarea.value;
         lastRange = selection();

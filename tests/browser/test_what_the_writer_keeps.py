@@ -95,6 +95,28 @@ def test_an_accepted_suggestion_with_a_windows_line_break_replays_to_the_text_on
     assert replay(log) == on_screen + "\n"
 
 
+def test_undo_takes_back_an_accepted_suggestion_as_it_does_typing(page, task_server, study_dir, tmp_path):
+    # Ctrl+Z after accepting a suggestion: the writer expects the suggestion gone (Quill's
+    # history, which CoAuthor's editor had, undoes it), and the log to show them removing it.
+    session_id = start_writing(page, task_server.url)
+    type_text(page, " abc")
+    typed = editor_text(page)
+    page.keyboard.press("Tab")
+    expect(page.get_by_test_id("suggestion").first).to_be_visible()
+    page.keyboard.press("Enter")
+    assert editor_text(page) != typed
+    page.keyboard.press("Control+z")
+    assert editor_text(page) == typed
+    page.keyboard.press("Control+z")  # and the typing before it, as ever
+    assert editor_text(page) != typed and typed.startswith(editor_text(page))
+    wait_saved(page)
+
+    log = export_session(study_dir, tmp_path / "export", session_id, unfinished=True)
+    assert replay(log) == editor_text(page) + "\n"
+    last = [(r["eventName"], r["eventSource"]) for r in log if r["eventName"].startswith("text-")][-3:]
+    assert last == [("text-insert", "api"), ("text-delete", "user"), ("text-delete", "user")]
+
+
 # -- leaving the page: the beacon ------------------------------------------------------------
 
 
