@@ -78,8 +78,13 @@
 
   // -- text and cursor -------------------------------------------------------------------------
 
-  function onInput() {
+  // An input method's composition ("women" becoming "我们") is logged once, when it ends, as
+  // the text it committed: the document never held the letters typed to compose it, and the
+  // writer's share of the text (metadata written_by_human) would count them. Chromium's last
+  // input event of a composition still says isComposing; its compositionend comes after it.
+  function onInput(event) {
     if (inserting) return;  // page.insert logs its own text
+    if (event && event.isComposing) return;
     const before = shadow;
     const delta = StudyEditor.diff(shadow, textarea.value, textarea.selectionEnd, selectedBefore);
     selectedBefore = null;
@@ -296,6 +301,7 @@
   // not a selection the writer made.
   textarea.addEventListener("beforeinput", (event) => { selectedBefore = event.isComposing ? null : selection(); });
   textarea.addEventListener("input", onInput);
+  textarea.addEventListener("compositionend", () => onInput());
   textarea.addEventListener("keydown", onKeyDown);
   textarea.addEventListener("keyup", checkCursor);
   textarea.addEventListener("mousedown", () => { mouseSelecting = true; });

@@ -108,3 +108,25 @@ def test_typing_over_a_selection_is_logged_as_quill_logs_it_an_insert_replacing_
         ("text-insert", [{"retain": start + 3}, {"insert": "doggy"}, {"delete": 3}]),
     ]
     assert replay(log) == editor_text(page) + "\n"
+
+
+def test_text_composed_with_an_input_method_is_logged_once_as_the_characters_it_commits(page, task_server, study_dir, tmp_path):
+    # A writer of Chinese types "women" and the input method turns it into "我们": the
+    # document never held "women", and the writer inserted two characters, not seven.
+    from tests.browser.participant import editor_text, export_session, replay, start_writing, type_text, wait_saved
+
+    session_id = start_writing(page, task_server.url)
+    start = len(editor_text(page))
+    cdp = page.context.new_cdp_session(page)
+    for end in range(1, 6):
+        cdp.send("Input.imeSetComposition", {"text": "women"[:end], "selectionStart": end, "selectionEnd": end})
+    cdp.send("Input.insertText", {"text": "我们"})
+    type_text(page, "!")
+    wait_saved(page)
+    log = export_session(study_dir, tmp_path / "export", session_id, unfinished=True)
+    edits = [(r["eventName"], r["eventSource"], r["textDelta"]["ops"]) for r in log if r["eventName"].startswith("text-")]
+    assert edits == [
+        ("text-insert", "user", [{"retain": start}, {"insert": "我们"}]),
+        ("text-insert", "user", [{"retain": start + 2}, {"insert": "!"}]),
+    ]
+    assert replay(log) == editor_text(page) + "\n"
