@@ -80,8 +80,15 @@ window.StudyEditor = window.StudyEditor || {};
 
     forget() {
       this.closed = true;
-      window.localStorage.removeItem(storageKey(this.sessionId));
-      window.localStorage.removeItem(`${storageKey(this.sessionId)}.tab`);
+      // A browser that blocks storage (a third-party frame, as MTurk's, in a private window)
+      // throws on reading localStorage at all: the writing is finished all the same, and the
+      // page must go on to the next one.
+      try {
+        window.localStorage.removeItem(storageKey(this.sessionId));
+        window.localStorage.removeItem(`${storageKey(this.sessionId)}.tab`);
+      } catch (error) {
+        console.error("editor: cannot remove the saved copy", error);
+      }
     }
 
     unsent() {

@@ -8,7 +8,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.participant import editor_text, export_session, replay, start_writing, type_text, wait_saved
+from tests.browser.participant import editor_text, export_session, finish_writing, replay, start_writing, type_text, wait_saved
 
 pytestmark = pytest.mark.browser
 
@@ -93,6 +93,26 @@ def test_an_accepted_suggestion_with_a_windows_line_break_replays_to_the_text_on
 
     log = export_session(study_dir, tmp_path / "export", session_id, unfinished=True)
     assert replay(log) == on_screen + "\n"
+
+
+# Storage blocked outright: a page in a third-party frame (MTurk shows the task in one) with
+# third-party cookies blocked, as in a private window: reading window.localStorage throws.
+BLOCK_STORAGE = """
+Object.defineProperty(window, "localStorage", {
+  configurable: true,
+  get() {
+    throw new DOMException("Failed to read the 'localStorage' property from 'Window': Access is denied for this document.", "SecurityError");
+  },
+});
+"""
+
+
+def test_a_writer_whose_browser_blocks_storage_can_finish(page, task_server):
+    page.add_init_script(BLOCK_STORAGE)
+    start_writing(page, task_server.url)
+    type_text(page, " Written without a saved copy.")
+    wait_saved(page)
+    finish_writing(page)  # on to the self-evaluation
 
 
 def test_undo_takes_back_an_accepted_suggestion_as_it_does_typing(page, task_server, study_dir, tmp_path):
