@@ -91,3 +91,53 @@ def test_a_message_the_model_is_not_asked_for_is_kept_and_counts_no_call(
     assert limited.status_code == 429 and "per minute" in limited.json["error"]
     assert stored() == (1, [("user", "m-0000001"), ("assistant", None), ("user", "m-0000002")])
     assert endpoint.calls == 1
+
+
+def test_a_message_holding_a_nul_character_is_kept_and_answered_on_either_database(
+    tmp_path, database_url, engine, endpoint_factory
+):
+    # A NUL pasted into the chat box: PostgreSQL's text cannot hold one (SQLite can), so the
+    # message was a 500 there, kept nowhere. It is kept without it, as a writer sees it.
+    endpoint = endpoint_factory()
+    app = _chat_arm_app(tmp_path, database_url, engine, endpoint.url)
+    client = app.test_client()
+    session_id = start(client, access_code="writer-1")
+    to_writing(client, session_id)
+
+    sent = client.post(f"/api/sessions/{session_id}/assistant/messages",
+                       json={"client_id": "m-0000001", "content": "An opening\x00 line?"})  # fmt: skip
+
+    assert sent.status_code == 200, sent.data[:300]
+    assert sent.json["user"]["content"] == "An opening line?"
+    with reading(engine) as connection:
+        assert [m["content"] for m in chat_store.messages(connection, session_id)][0] == "An opening line?"
+
+
+def test_a_chat_finished_with_a_nul_in_its_document_is_kept_on_either_database(
+    tmp_path, database_url, engine, model_url
+):
+    # The chat study's Finish sends the document pane's text; as the writing stage's final
+    # text, PostgreSQL's text cannot hold a NUL, and every Finish of that writer was a 500.
+    from study import config
+    from study.cli import write_study_files
+    from tests.chat.flow import choose_intent, prewrite, say, start_chat
+
+    folder = tmp_path / "chat-study"
+    write_study_files(folder, paradigm="chat")
+    toml = folder / "study.toml"
+    toml.write_text(toml.read_text().replace("min_exchanges = 8", "min_exchanges = 1", 1))
+    study = config.load(folder)
+    study = replace(study, database_url=database_url, suggestions=replace(study.suggestions, endpoint=model_url))
+    app = create_app(study, engine=engine)
+    client = app.test_client()
+    session_id = start_chat(client)
+    choose_intent(client, session_id)
+    prewrite(client, session_id)
+    assert say(client, session_id).status_code == 200
+
+    finished = client.post(f"/s/{session_id}/chat/finish",
+                           json={"last_seq": -1, "pending": 0, "document": "My\x00 story."})  # fmt: skip
+
+    assert finished.status_code == 200, finished.data[:300]
+    with reading(engine) as connection:
+        assert chat_store.get(connection, session_id)["document"] == "My story."

@@ -96,7 +96,7 @@ def send(session_id):
         return jsonify(error=f"session is at stage '{session['stage']}', not chat"), 409
     body = contract.body()
     client_id = body["client_id"]
-    content = body["content"].strip()
+    content = body["content"].replace("\x00", "").strip()  # as stored (chat_store.inserting_message)
     limit = study().chat.max_message_chars
     if not content or len(content) > limit:
         return jsonify(error=f"a message needs 1 to {limit} characters"), 400

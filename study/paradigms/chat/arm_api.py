@@ -81,7 +81,7 @@ def send(session_id):
     if refused := _refusal(session):
         return refused
     body = contract.body()
-    content = body["content"].strip()
+    content = body["content"].replace("\x00", "").strip()  # as stored (chat_store.inserting_message)
     if not content or len(content) > arm.MAX_MESSAGE_CHARS:
         return jsonify(error=f"a message needs 1 to {arm.MAX_MESSAGE_CHARS} characters"), 400
     condition = study().condition(session["condition"])

@@ -203,10 +203,13 @@ def finish(session_id):
     if lost and body.get("pending") != 0:
         return jsonify(error="some events have not reached the server yet", missing=missing), 409
     now = time.time()
+    # Without NUL, as the writing stage's final text (study.server.writing_stage): PostgreSQL's
+    # text cannot hold one. The events keep every character.
+    document = body.get("document", "").replace("\x00", "")
     with writing(engine()) as connection:
-        chat_store.update_chat(connection, session_id, chat_finished_at=now, document=body.get("document", ""))
+        chat_store.update_chat(connection, session_id, chat_finished_at=now, document=document)
     session = stages.advance(
-        session_id, "chat", writing_finished_at=now, final_text=body.get("document", ""),
+        session_id, "chat", writing_finished_at=now, final_text=document,
         missing_events=lost,
     )  # fmt: skip
     return jsonify(next=stage_url(session))

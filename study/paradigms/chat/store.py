@@ -134,6 +134,9 @@ def inserting_message(
     client_id: str | None = None, model: str | None = None, latency_ms: float | None = None,
 ) -> tuple[tuple[str, tuple], dict]:
     """`insert_message`'s statement, for a staged work's stage, and the message it stores."""
+    # Without NUL (a paste can carry one, a model can write one): PostgreSQL's text cannot hold
+    # it, where SQLite does, and a message a reader cannot see it in is the same message.
+    content = content.replace("\x00", "")
     values = (session_id, seq, role, content, time.time(), client_id, model, latency_ms)
     return (_INSERT, values), {"seq": seq, "role": role, "content": content, "client_id": client_id}
 
