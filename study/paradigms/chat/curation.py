@@ -11,7 +11,12 @@ Per conversation (CollabLLM §6 and App. E; spec B2.4):
   (task start -> final survey), median seconds per exchange (a user message to its reply's
   next user message is not counted: from each user message to its reply);
 - rating trajectory: the periodic ratings by the exchange they followed (e.g. 3:7 6:8 9:8), and
-  the final interaction and document ratings when the final survey has them.
+  the final interaction and document ratings when the final survey has them;
+- CollabLLM's Table 1 for a simulated conversation (§4, spec B2.3): `bleu_char`, the paper's
+  character BLEU-4 of the final document (the document pane at the finish, `document`) against
+  the simulated user's goal document (study.paradigms.chat.metrics.bleu). Empty for a person's
+  conversation, and for a simulated user whose goal was only its intent and notes
+  (`goal_source` "notes": the users' model drafted no goal document, so there is none to score).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from pathlib import Path
 import jsonschema
 
 from study.curation.schema import field_path
+from study.paradigms.chat.metrics.bleu import bleu_nltk_char
 from study.paths import schemas_dir
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -33,7 +39,7 @@ COLUMNS = (
     "session_id", "finished", "simulated", "assistant", "label", "document_type", "intent", "exchanges",
     "user_messages", "assistant_messages", "user_tokens", "assistant_tokens", "document_words",
     "interaction_seconds", "task_seconds", "median_reply_seconds", "rating_trajectory",
-    "final_interaction_rating", "final_document_rating", "simulated_end_reason",
+    "final_interaction_rating", "final_document_rating", "simulated_end_reason", "bleu_char",
 )  # fmt: skip
 
 
@@ -145,7 +151,18 @@ def conversation_stats(record: dict) -> dict:
         "final_document_rating": final.get("document_rating"),
         # Why a simulated conversation ended (study simulate); "" for a person's.
         "simulated_end_reason": (record.get("simulation") or {}).get("end_reason", ""),
+        "bleu_char": goal_bleu(record),
     }
+
+
+def goal_bleu(record: dict) -> float | None:
+    """The final document's character BLEU against the simulated user's goal document (Table 1's
+    Doc BLEU, in [0, 1]), or None without a goal document."""
+    simulation = record.get("simulation") or {}
+    goal = simulation.get("goal_document", "")
+    if not goal.strip() or simulation.get("goal_source") == "notes":
+        return None
+    return bleu_nltk_char(goal, record["document"])
 
 
 def _span(start, end) -> float | None:

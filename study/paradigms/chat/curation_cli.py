@@ -28,7 +28,8 @@ def register(curate: click.Group) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per conversation.")
 def chat_conversations(file: str, out: str | None, as_json: bool) -> None:
     """Check a chat study's conversations.jsonl and measure each conversation: turns, tokens,
-    time and rating trajectory (study.paradigms.chat.curation). Exits 1 if any line is invalid."""
+    time and rating trajectory, and for a simulated one CollabLLM's Table 1 document BLEU
+    against its goal document (study.paradigms.chat.curation). Exits 1 if any line is invalid."""
     report = read_conversations(Path(file))
     rows = [conversation_stats(record) for record in report.conversations]
     for problem in report.problems:
@@ -44,9 +45,13 @@ def chat_conversations(file: str, out: str | None, as_json: bool) -> None:
     elif not out:
         shown = ("session_id", "assistant", "document_type", "exchanges", "user_tokens",
                  "assistant_tokens", "interaction_seconds", "rating_trajectory")  # fmt: skip
+        if any(row["bleu_char"] is not None for row in rows):
+            shown += ("bleu_char",)
         table = [{k: ("" if row[k] is None else row[k]) for k in shown} for row in rows]
         for line in table:
             line["session_id"] = line["session_id"][:8]
+            if isinstance(line.get("bleu_char"), float):
+                line["bleu_char"] = f"{line['bleu_char']:.4f}"
         click.echo(render_table(table) if table else "(no conversations)")
     click.echo(
         f"{len(rows)} conversation(s) checked, {len(report.problems)} problem(s)", err=True
