@@ -60,3 +60,22 @@ def test_bleu_char_scores_the_final_document_against_the_goal_document(chat_clie
     assert rows[person["session_id"]]["bleu_char"] == ""
     printed = CliRunner().invoke(study_cli, ["curate", "chat", str(path)]).output
     assert "bleu_char" in printed and f"{sentence_bleu([GOAL], FINAL):.4f}" in printed
+
+
+def test_with_a_judge_every_conversation_gets_its_raw_itr_and_the_output_says_whose(chat_client, chat_folder, tmp_path):
+    path, (asking, telling, empty) = conversations(chat_client, chat_folder, tmp_path)
+    for record, replies in ((asking, ("Who is it for?", "Shorter?")), (telling, ("Here it is.", "Done."))):
+        for message, reply in zip((m for m in record["messages"] if m["role"] == "assistant"), replies):
+            message["content"] = reply
+    asking.update(simulated=True, simulation=_simulation(GOAL, "file"), document=FINAL)
+    empty.update(messages=[], ratings=[])
+    path.write_text("".join(json.dumps(r) + "\n" for r in (asking, telling, empty)), encoding="utf-8")
+
+    rows, output = _curate(path, "--deterministic-judge")
+    assert [rows[r["session_id"]]["itr"] for r in (asking, telling, empty)] == ["3", "1", ""]
+    assert "(score - 1) / 2 x 100" in output and "not the paper's" in output
+    assert "deterministic judge scores ITR by a rule" in output
+    assert any((tmp_path / "out" / "judge-cache").rglob("*.json"))  # beside the table, reused
+
+    plain, output = _curate(path)  # no judge: no column, nothing said about one
+    assert "itr" not in plain[asking["session_id"]] and "interactivity" not in output

@@ -1,6 +1,7 @@
-"""A deterministic judge: rule-based answers to the HAR and KED prompts, for tests and demos.
+"""A deterministic judge: rule-based answers to the HAR, KED and ITR prompts, for tests and demos.
 
-It reads the same prompts the LLM judges get (study.paradigms.proactive.metrics.har / .ked) and answers
+It reads the same prompts the LLM judges get (study.paradigms.proactive.metrics.har / .ked,
+study.paradigms.chat.metrics.itr) and answers
 in the same wire format, so `study lm serve --backend judge` serves it over real HTTP and the
 OpenAI client, cache and parsers run unchanged. Its numbers are NOT the paper's metrics:
 
@@ -15,6 +16,9 @@ KED (the spec's `ked_approx`, R3): word-level alignment; numbers, units and date
 entities, other capitalised words simple entities, hedges and boosters claim strength,
 connectives relations, conditionals constraints; longer insertions and deletions are
 propositions; punctuation and case alone are surface edits; the rest lexical.
+ITR (CollabLLM's interactivity, 3/2/1): the share of the assistant's replies that ask the user
+something (hold a "?"): at least half -> 3, some -> 2, none (or no reply) -> 1. It counts
+questions only; it reads neither the intent, the goal nor whether the writing follows them.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import re
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
-_NAMES = "USER_INPUT|REFERENCE|COMPLETION|SUGGESTION|FINAL|CONTEXT"
+_NAMES = "USER_INPUT|REFERENCE|COMPLETION|SUGGESTION|FINAL|CONTEXT|INTENT|GOAL|CONVERSATION"
 # A field's text may hold newlines (the prompt's, a writer's paragraphs): it runs to the quote
 # that ends its line before the next field or the closing "Answer only" instruction.
 _FIELD = re.compile(rf'^<({_NAMES})>: "(.*?)"$(?=\n<(?:{_NAMES})>: "|\nAnswer only|\Z)', re.M | re.S)
@@ -135,8 +139,21 @@ def judge_ked(suggestion: str, final: str) -> str:
     return "\\boxed{" + json.dumps({"edits": edits, "total": len(edits)}) + "}"
 
 
+# A message of the ITR prompt's transcript starts a line with its role (study.paradigms.chat.metrics.itr).
+_TURN = re.compile(r"^(USER|ASSISTANT): ", re.M)
+
+
+def judge_itr(conversation: str) -> str:
+    parts = _TURN.split(conversation)
+    replies = [text for role, text in zip(parts[1::2], parts[2::2]) if role == "ASSISTANT"]
+    asking = sum(1 for text in replies if "?" in text)
+    score = 3 if replies and asking * 2 >= len(replies) else 2 if asking else 1
+    thought = f"{asking} of {len(replies)} assistant replies ask the user a question"
+    return json.dumps({"interactivity": {"thought": thought, "score": score}})
+
+
 def answer(prompt: str) -> str:
-    """The judge's answer to a HAR or KED prompt, in the LLM judges' wire format."""
+    """The judge's answer to a HAR, KED or ITR prompt, in the LLM judges' wire format."""
     fields = _fields(prompt)
     if "TASK: HAR" in prompt:
         layers = re.search(r"^LAYERS: (\S+)", prompt, re.M)
@@ -144,7 +161,9 @@ def answer(prompt: str) -> str:
         return judge_har(fields.get("USER_INPUT", ""), fields.get("REFERENCE", ""), fields.get("COMPLETION", ""), last)
     if "TASK: KED" in prompt:
         return judge_ked(fields.get("SUGGESTION", ""), fields.get("FINAL", ""))
-    return "I can only judge HAR and KED prompts."
+    if "TASK: ITR" in prompt:
+        return judge_itr(fields.get("CONVERSATION", ""))
+    return "I can only judge HAR, KED and ITR prompts."
 
 
 class DeterministicJudge:

@@ -1,6 +1,7 @@
 """The judge a command is given: `--judge-endpoint`, `--judge-model`, `--judge-key-env`,
-`--judge-cache` and `--deterministic-judge`, and the judge they open. `study report` and `study
-curate proactive` take the same options, so a judge is named the same way everywhere.
+`--judge-cache` and `--deterministic-judge`, and the judge they open. `study report`, `study
+curate proactive` and `study curate chat` take the same options, so a judge is named the same
+way everywhere.
 
 The deterministic judge (study.metrics.judges.deterministic) is served on a local port and
 talked to over HTTP like any other; its numbers are for trying the pipeline, not a paper's.

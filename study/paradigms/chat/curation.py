@@ -16,7 +16,9 @@ Per conversation (CollabLLM §6 and App. E; spec B2.4):
   character BLEU-4 of the final document (the document pane at the finish, `document`) against
   the simulated user's goal document (study.paradigms.chat.metrics.bleu). Empty for a person's
   conversation, and for a simulated user whose goal was only its intent and notes
-  (`goal_source` "notes": the users' model drafted no goal document, so there is none to score).
+  (`goal_source` "notes": the users' model drafted no goal document, so there is none to score);
+  `itr`, when `study curate chat` is given a judge: the judge's raw 1-3 interactivity score
+  (study.paradigms.chat.metrics.itr), against the goal document when there is one.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import jsonschema
 
 from study.curation.schema import field_path
 from study.paradigms.chat.metrics.bleu import bleu_nltk_char
+from study.paradigms.chat.metrics.itr import itr
 from study.paths import schemas_dir
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -155,14 +158,30 @@ def conversation_stats(record: dict) -> dict:
     }
 
 
+def goal_document(record: dict) -> str:
+    """The simulated user's goal document, or "" (a person's conversation, or a goal that was
+    only the intent and the notes: `goal_source` "notes")."""
+    simulation = record.get("simulation") or {}
+    goal = simulation.get("goal_document", "")
+    return goal if goal.strip() and simulation.get("goal_source") != "notes" else ""
+
+
 def goal_bleu(record: dict) -> float | None:
     """The final document's character BLEU against the simulated user's goal document (Table 1's
     Doc BLEU, in [0, 1]), or None without a goal document."""
-    simulation = record.get("simulation") or {}
-    goal = simulation.get("goal_document", "")
-    if not goal.strip() or simulation.get("goal_source") == "notes":
+    goal = goal_document(record)
+    return bleu_nltk_char(goal, record["document"]) if goal else None
+
+
+def judged_itr(record: dict, judge) -> int | None:
+    """The judge's raw interactivity score (3, 2 or 1) of the conversation, or None when it has
+    no exchange or the judge's answer stayed unreadable."""
+    if not exchanges(record["messages"]):
         return None
-    return bleu_nltk_char(goal, record["document"])
+    intent = record["intent"] or {}
+    wanted = f"{intent.get('title', '')}: {intent.get('description', '')}" if intent else ""
+    wanted = f"a {record['document_type'].replace('_', ' ')}" + (f", {wanted}" if wanted else "")
+    return itr(record["messages"], wanted, judge, goal=goal_document(record)).score
 
 
 def _span(start, end) -> float | None:
