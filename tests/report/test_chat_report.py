@@ -5,6 +5,7 @@ the report as `study curate chat` measures them."""
 from __future__ import annotations
 
 import csv
+import json
 import statistics
 from dataclasses import replace
 from pathlib import Path
@@ -143,3 +144,56 @@ def test_report_on_a_chat_export_folder_measures_every_conversation_in_it(chat_s
     assert stages["consent, instructions, intent and pre-writing"][0] == str(COMPLETED + 1)
     assert stages["chat"][0] == str(COMPLETED)
     assert "survey" in tables.sections  # survey.csv beside the conversations
+
+
+def _simulated_export(chat_study_folder, tmp_path) -> Path:
+    """The study's conversations exported, three of them made simulated users' with goal
+    documents (one a goal of notes only), and their replies made to ask or not to ask."""
+    _curated(chat_study_folder, tmp_path)
+    path = tmp_path / "export" / "conversations.jsonl"
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for n, record in enumerate(records[:3]):
+        source = "notes" if n == 2 else "file"
+        record.update(simulated=True, document=f"My story about a lighthouse keeper, draft {n}.")
+        record["simulation"] = {"end_reason": "turn_limit", "goal_source": source, "first_wish_to_end": None,
+                                "goal_document": "A story about a lighthouse keeper who counts ships.",
+                                "last_thought": "close"}  # fmt: skip
+        for k, message in enumerate(m for m in record["messages"] if m["role"] == "assistant"):
+            message["content"] += " Who will read it?" if n == 0 or k == 0 else ""
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def test_simulated_conversations_are_shown_as_collabllms_table_1(chat_study_folder, tmp_path):
+    path = _simulated_export(chat_study_folder, tmp_path)
+    table = tmp_path / "judged.csv"
+    result = CliRunner().invoke(main, ["curate", "chat", str(path), "--out", str(table), "--deterministic-judge"])
+    assert result.exit_code == 0, result.output
+    curated = [r for r in csv.DictReader(table.open(encoding="utf-8")) if r["simulated"] == "True"]
+    assert sorted(r["itr"] for r in curated) == ["2", "2", "3"]  # one asks every time, two once
+
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["report", str(path.parent), "--out", str(out), "--deterministic-judge"])
+    assert result.exit_code == 0, result.output
+    tables = Tables(out.read_text(encoding="utf-8"))
+    text = tables.texts["chat"]
+    assert "Simulated conversations as CollabLLM's Table 1" in text
+    assert "(s - 1) / 2 x 100" in text and "character BLEU-4" in text and "deterministic judge" in text
+    table1 = next(t for t in tables.sections["chat"] if t[0][:5] == ["assistant", "n", "n BLEU", "Doc BLEU", "#Tok(k)"])
+    assert table1[0][5:] == ["n ITR", "ITR"]
+    shown = {row[0]: row[1:] for row in table1[1:]}
+    assert set(shown) == {r["assistant"] for r in curated}
+    for assistant, (n, n_bleu, bleu, tokens, n_itr, itr) in shown.items():
+        mine = [r for r in curated if r["assistant"] == assistant]
+        with_goal = [float(r["bleu_char"]) for r in mine if r["bleu_char"]]
+        assert (n, n_bleu, n_itr) == (str(len(mine)), str(len(with_goal)), str(len(mine)))
+        assert bleu == (f"{100 * statistics.mean(with_goal):.1f}" if with_goal else "–")
+        assert float(tokens) == round(statistics.mean(int(r["assistant_tokens"]) for r in mine) / 1000, 2)
+        assert float(itr) == round(100 * (statistics.mean(int(r["itr"]) for r in mine) - 1) / 2, 1)
+
+
+def test_without_a_judge_table_1_has_no_itr_and_says_why(chat_study_folder, tmp_path):
+    path = _simulated_export(chat_study_folder, tmp_path)
+    tables = _report(path.parent, tmp_path / "report.html")
+    table1 = next(t for t in tables.sections["chat"] if t[0][:2] == ["assistant", "n"] and "Doc BLEU" in t[0])
+    assert "ITR" not in table1[0] and "ITR is not computed: it needs an LLM judge" in tables.texts["chat"]

@@ -129,8 +129,11 @@ def test_simulated_users_remember_hold_a_goal_and_end_when_satisfied(suggestion_
         assert record["surveys"]["final"]["end_reason"]
     table = tmp_path / "chat.csv"
     assert CliRunner().invoke(main, ["curate", "chat", str(out / "conversations.jsonl"), "--out", str(table)]).exit_code == 0
-    ends = sorted(r["simulated_end_reason"] for r in csv.DictReader(table.open()))
+    curated = list(csv.DictReader(table.open()))
+    ends = sorted(r["simulated_end_reason"] for r in curated)
     assert ends == ["", "termination_marker", "termination_marker", "turn_limit"]
+    # Table 1's Doc BLEU against each user's goal file; a person has no goal to score against.
+    assert sorted(r["simulated"] for r in curated if r["bleu_char"]) == ["True"] * 3
 
     report = tmp_path / "report.html"
     assert CliRunner().invoke(main, ["report", str(folder), "--out", str(report)]).exit_code == 0
@@ -139,3 +142,4 @@ def test_simulated_users_remember_hold_a_goal_and_end_when_satisfied(suggestion_
     section = html.split("Simulated and human conversations", 1)[1]
     assert section.count(">people<") == 3 and section.count(">simulated<") == 3  # per assistant
     assert "ended by the user (marker): 1" in section and "turn limit: 1" in section
+    assert "Simulated conversations as CollabLLM's Table 1" in section

@@ -3,16 +3,19 @@
 `load` puts the chat study's (CollabLLM) per-conversation figures in the report's data
 (study.paradigms.chat.report_data) and reads a chat arm's pasted replies as the assistant's
 (study.paradigms.chat.arm_report); `build` draws its section: per-conversation metrics per
-assistant, the rating trajectory and the final ratings, and what of the writing study's
-analyses does not apply to conversations."""
+assistant, the rating trajectory and the final ratings, simulated beside human conversations
+with the simulated ones shaped as CollabLLM's Table 1 (Doc BLEU, #Tok(k), ITR), and what of the
+writing study's analyses does not apply to conversations."""
 
 from __future__ import annotations
 
 import statistics
 from collections import Counter
 
+from study.lm.judge_backend import JudgeBackend
 from study.report import plots
 from study.paradigms.chat import arm_report, report_data
+from study.paradigms.chat.metrics import itr as itr_metric
 from study.paradigms.chat.report_data import CONVERSATIONS, METRICS, ChatMetrics, number
 from study.report.data import ReportData
 from study.report.html import Section
@@ -151,4 +154,48 @@ def _simulated_and_human(section: Section, entry: ChatMetrics) -> None:
             ending = ", ".join(f"{label}: {ends[key]}" for key, label in END_REASONS if ends[key]) if simulated else "–"
             rows.append([assistant, who, len(group), *cells, ending or "–"])
     section.table(["assistant", "who", "n", *(h for _, h in COMPARED), "why simulated chats ended"], rows)
+    _table1(section, entry)
+
+
+def _table1(section: Section, entry: ChatMetrics) -> None:
+    """The simulated conversations per assistant as CollabLLM's Table 1 reports its document task
+    (MediumDocEdit-Chat: Doc BLEU, #Tok(k), ITR), each computed as `study curate chat` does."""
+    simulated = [r for r in entry.rows if r["simulated"]]
+    judged = bool(entry.judge)
+    section.add("<h4>Simulated conversations as CollabLLM's Table 1</h4>")
+    notes = [
+        "Means per assistant over its simulated conversations. Doc BLEU: the final document's "
+        "character BLEU-4 against the simulated user's goal document x 100 (`bleu_char`: the "
+        "paper's nltk sentence_bleu on strings), over the conversations with a goal document (n "
+        "BLEU); a goal made of the intent and notes is none. #Tok(k): the assistant's tokens per "
+        "conversation in thousands, counted by this toolkit's tokenizer (the paper used "
+        "tiktoken's cl100k_base, whose counts differ)."
+    ]
+    if judged:
+        notes.append(
+            f"ITR: the interactivity judge's raw 1-3 score (`itr`) rescaled (s - 1) / 2 x 100, so "
+            f"3 is 100, 2 is 50, 1 is 0 (the paper does not say its rescaling; this is the one in "
+            f"its stated [0, 1]), over the judged conversations (n ITR), by {entry.judge}. "
+            "CollabLLM's judge was Claude-3.5-Sonnet: another judge's ITR is not the paper's, and "
+            "a small local model's (SmolLM2-135M) means nothing."
+        )
+        if entry.judge == JudgeBackend.model_id:
+            notes.append("The deterministic judge scores ITR by a rule (the share of the assistant's "
+                         "replies that ask a question), not by an LLM: not a figure to compare.")  # fmt: skip
+    else:
+        notes.append("ITR is not computed: it needs an LLM judge (`study report ... --judge-endpoint "
+                     "URL --judge-model NAME`, or `--deterministic-judge` to try it offline).")  # fmt: skip
+    section.paragraph(" ".join(notes), note=True)
+    headings = ["assistant", "n", "n BLEU", "Doc BLEU", "#Tok(k)"] + (["n ITR", "ITR"] if judged else [])
+    rows = []
+    for assistant in sorted({r["assistant"] for r in simulated}):
+        group = [r for r in simulated if r["assistant"] == assistant]
+        bleu = [r["bleu_char"] for r in group if r["bleu_char"] is not None]
+        cells = [assistant, len(group), len(bleu), f"{100 * statistics.mean(bleu):.1f}" if bleu else "–",
+                 f"{statistics.mean(r['assistant_tokens'] for r in group) / 1000:.2f}"]  # fmt: skip
+        if judged:
+            scores = [r["itr"] for r in group if r.get("itr") is not None]
+            cells += [len(scores), f"{100 * itr_metric.rescaled(statistics.mean(scores)):.1f}" if scores else "–"]
+        rows.append(cells)
+    section.table(headings, rows)
 

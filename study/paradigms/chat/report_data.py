@@ -10,6 +10,10 @@ curation table agree figure for figure. Sources:
 - a folder written by `study export --format chat` (`conversations.jsonl`): every conversation
   in the file, as `study curate chat` measures them.
 
+With a judge (`study report --judge-endpoint ... | --deterministic-judge`), each simulated
+conversation also gets its ITR, judged as `study curate chat` judges it (`judged_itr`): only the
+simulated ones, since only CollabLLM's simulated evaluation (Table 1) reports it.
+
 The result goes to `data.extras["chat"]` (study.paradigms.chat.report draws it).
 """
 
@@ -48,9 +52,10 @@ STAGES = (
 
 @dataclass
 class ChatMetrics:
-    rows: list[dict]  # conversation_stats per measured conversation
+    rows: list[dict]  # conversation_stats per measured conversation (simulated ones: "itr" when judged)
     source: str  # what the conversations are, for the section's note
     problems: list[str] = field(default_factory=list)
+    judge: str = ""  # the judge model that scored ITR; "" when none was given
 
     def per_session(self) -> dict[str, dict[str, float | None]]:
         return {row["session_id"]: {heading: number(row[column]) for column, heading in METRICS}
@@ -80,7 +85,7 @@ def number(value) -> float | None:
 def load(data: ReportData) -> None:
     """The report's loader (study.report.data.EXTRA_LOADERS): chat metrics when the source is
     a chat study or a chat export; otherwise nothing."""
-    from study.paradigms.chat.curation import conversation_stats, read_conversations
+    from study.paradigms.chat.curation import conversation_stats, judged_itr, read_conversations
 
     if data.kind == STUDY:
         study = study_config.load(data.path)
@@ -105,7 +110,12 @@ def load(data: ReportData) -> None:
         _funnel_and_stages(data, measured)  # the stage times the export carries
         source = f"every conversation of {file.name}"
     rows = [conversation_stats(record) for record in measured]
-    data.extras["chat"] = ChatMetrics(rows, source, report.problems)
+    if data.judge is not None:
+        for row, record in zip(rows, measured, strict=True):
+            if row["simulated"]:
+                row["itr"] = judged_itr(record, data.judge)
+    judge = getattr(data.judge, "model", "") if data.judge is not None else ""
+    data.extras["chat"] = ChatMetrics(rows, source, report.problems, judge)
     data.unreadable += report.problems
     for row in rows:
         data.unlogged[row["session_id"]] = row["assistant"]
