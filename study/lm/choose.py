@@ -22,7 +22,7 @@ def load_backend(name: str = "auto", delay: float = 0.0) -> Backend:
         return DeterministicBackend(delay=delay)
     if name == "smollm2":
         return _Delayed(smollm2.SmolLM2Backend(), delay) if delay else smollm2.SmolLM2Backend()
-    if name == "judge":  # the deterministic HAR/KED judge (study.lm.judge_backend), for tests
+    if name == "judge":  # the deterministic HAR/KED/ITR judge (study.lm.judge_backend), for tests
         from study.lm.judge_backend import JudgeBackend
 
         return JudgeBackend()

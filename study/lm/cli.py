@@ -24,7 +24,7 @@ def lm() -> None:
     show_default=True,
     help="smollm2: SmolLM2-135M-Instruct on the CPU (needs the `lm` extra). "
     "deterministic: canned sentences, no model, for tests and demos. "
-    "judge: the deterministic HAR/KED judge (study.lm.judge_backend). "
+    "judge: the deterministic HAR/KED/ITR judge (study.lm.judge_backend). "
     "auto: smollm2 when installed, else deterministic.",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")

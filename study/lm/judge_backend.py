@@ -1,6 +1,7 @@
 """`study lm serve --backend judge`: the deterministic judge behind the OpenAI wire protocol.
 
-A test or an offline demo points `study curate proactive --judge-endpoint` at it, and the real
+A test or an offline demo points `study curate proactive` or `study curate chat`
+`--judge-endpoint` at it, and the real
 judge client (study.metrics.judges.client) talks to it over HTTP. Its answers come from
 study.metrics.judges.deterministic and are NOT LLM judgements.
 """

@@ -29,8 +29,9 @@ def report(source: str, out: str, table3: bool, processes: int | None,
     Participation funnel and stage times (study folders only), sessions per condition and
     prompt, suggestion latency and failures, acceptance and writer share with 95% bootstrap
     intervals, CoAuthor's section 5 analyses, and survey results; for a chat study its
-    conversations' metrics, for proactive co-writing its suggestions' (HAR and KED only with a
-    judge, as in `study curate proactive`). One file, no network but the judge's.
+    conversations' metrics (its simulated ones' ITR only with a judge, as in `study curate
+    chat`), for proactive co-writing its suggestions' (HAR and KED only with a judge, as in
+    `study curate proactive`). One file, no network but the judge's.
     """
     from study.metrics.judges.client import JudgeError
     from study.report import ReportSourceError, write_report

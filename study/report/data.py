@@ -92,8 +92,8 @@ class ReportData:
     unlogged: dict[str, str] = field(default_factory=dict)
     # Those of them that `study simulate` wrote (the chat export's "simulated": true).
     unlogged_simulated: set[str] = field(default_factory=set)
-    # The judge (study.metrics.judges) for proactive HAR and KED, when `--judge-endpoint` or
-    # `--deterministic-judge` gave one; without it those metrics are not computed.
+    # The judge (study.metrics.judges) for proactive HAR and KED and chat ITR, when
+    # `--judge-endpoint` or `--deterministic-judge` gave one; without it those are not computed.
     judge: object | None = None
     # Which metadata was read, in words (MetadataFiles.describe): metadata.csv or the release's
     # per-genre sheets.
