@@ -67,8 +67,11 @@ def claim(
                 raise TaskError("this assignment belongs to another worker")
             return held
     else:  # a lab judge: their unsubmitted task first
+        # Only a lab task: an MTurk judge's task is keyed by the worker id, which anyone may
+        # type as an access code; it is theirs through its assignment alone.
         held = connection.execute(
-            select(judging_tasks).where(judging_tasks.c.judge == judge, judging_tasks.c.submitted_at.is_(None))
+            select(judging_tasks).where(judging_tasks.c.judge == judge, judging_tasks.c.submitted_at.is_(None),
+                                        judging_tasks.c.assignment_id.is_(None))
             .order_by(judging_tasks.c.number)
         ).mappings().first()  # fmt: skip
         if held is not None:

@@ -236,3 +236,15 @@ def test_a_judge_whose_task_was_handed_on_cannot_rate_or_submit_it_for_the_next_
     new_url = f"/api/judging/{taken_over.rsplit('/', 1)[-1]}/ratings"
     answer = client.post(new_url, json={"ratings": [{"item": shown[0], "score": 5}]})
     assert answer.status_code == 200 and answer.json["rated"] == 1
+
+
+def test_an_access_code_that_is_a_workers_id_does_not_open_that_workers_task(client):
+    """Lab judges and MTurk judges share the `judge` column: a lab judge typing an MTurk
+    worker's id as their access code must not be handed that worker's task (its texts, its
+    ratings, its submission and verification code)."""
+    worker = enter(client, **MTURK).location
+    task_id = worker.rsplit("/", 1)[-1]
+    # Another person who knows the worker id (it is no secret) enters as a lab judge with it.
+    lab = enter(client, access_code=MTURK["workerId"])
+    assert lab.location != worker
+    assert task_id not in (lab.location or "") and task_id not in lab.get_data(as_text=True)
