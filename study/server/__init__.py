@@ -84,6 +84,7 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
 
     from study import paradigms
     from study.review.web import URL_PREFIX as REVIEW_PREFIX
+    from study.review.web import auth as review_auth
     from study.review.web import blueprint as review_blueprint
     # writing_stage adds the editor page's routes to the participant blueprint.
     from study.server import events_api, participant, surveys, writing_stage  # noqa: F401
@@ -174,6 +175,13 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
             if error.code == 413:
                 message = f"request body is larger than {request_bytes} bytes; send smaller batches"
             return jsonify(error=message), error.code
+        if request.blueprint is None:
+            # No route matched (a mistyped link: 404; a wrong method: 405), so no blueprint's
+            # after_request gives Flask's page the headers of the pages around it: the
+            # workspace's or the participant pages' policy, as a routed page there has.
+            if request.path.startswith(REVIEW_PREFIX + "/"):
+                return review_auth.security_headers(error.get_response())
+            return participant.page_policy(error.get_response())
         return error
 
     # Last, so it is in front of every wrapper: well-formed event batches skip Flask's

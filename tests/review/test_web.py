@@ -502,3 +502,12 @@ def test_the_standalone_workspace_answers_at_its_root(workspace):
     page = client.get("/review/login")
     assert page.headers["X-Frame-Options"] == "DENY" and page.headers["Cache-Control"] == "no-store"
     assert "No reviewer accounts exist yet" in page.get_data(as_text=True)
+
+
+def test_the_standalone_workspaces_error_pages_are_never_framed_or_cached(workspace):
+    client = workspace.test_client()
+    for response in (client.get("/review/no-such-page"), client.get("/no-such-page"), client.delete("/review/login")):
+        assert response.status_code in (404, 405)
+        assert response.headers.get("X-Frame-Options") == "DENY"
+        assert "frame-ancestors 'none'" in response.headers.get("Content-Security-Policy", "")
+        assert response.headers.get("Cache-Control") == "no-store"

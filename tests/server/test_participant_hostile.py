@@ -82,6 +82,27 @@ def test_participant_pages_limit_scripts_forms_and_frames_to_us_and_mturk(client
     }
 
 
+@pytest.mark.parametrize(
+    "method, path, frame_ancestors",
+    [
+        ("GET", "/no-such-page", "'self' https://www.mturk.com https://workersandbox.mturk.com https://worker.mturk.com"),
+        ("POST", "/s/" + "a" * 32 + "/complete", "'self' https://www.mturk.com https://workersandbox.mturk.com https://worker.mturk.com"),
+        ("GET", "/review/no-such-page", "'none'"),
+    ],
+)
+def test_an_error_page_no_route_answers_keeps_the_page_policy(client, method, path, frame_ancestors):
+    """A mistyped link or a wrong method gets Flask's error page: it is a page of this site
+    too, and any other site could frame it (or sniff it) if it went out without the policy
+    every routed page carries."""
+    response = client.open(path, method=method)
+    assert response.status_code in (404, 405)
+    policy = response.headers.get("Content-Security-Policy", "")
+    rules = dict(rule.strip().split(" ", 1) for rule in policy.split(";") if rule.strip())
+    assert rules.get("frame-ancestors") == frame_ancestors
+    assert rules.get("script-src") == "'self'"
+    assert response.headers.get("X-Content-Type-Options") == "nosniff"
+
+
 # -- finish -----------------------------------------------------------------------------------
 
 

@@ -12,7 +12,8 @@ Templates are templates/review/*.html, the page scripts study/static/review*.js.
 
 from __future__ import annotations
 
-from flask import Flask, redirect
+from flask import Flask, redirect, request
+from werkzeug.exceptions import HTTPException
 
 from study.config import Study
 from study.paths import static_dir, templates_dir
@@ -46,6 +47,14 @@ def create_review_app(study: Study, *, engine=None) -> Flask:
     behind_proxies(app)  # STUDY_TRUSTED_PROXIES: the client's address and https behind a proxy
     add_favicon(app)
     contract.install(app)  # every request's declared contract (study.server.contract)
+
+    @app.errorhandler(HTTPException)
+    def unrouted(error: HTTPException):
+        # A page no route matched (404, 405) has no blueprint to give it the workspace's
+        # headers (auth.security_headers): it gets them here, never framed or cached.
+        if request.blueprint is None:
+            return auth.security_headers(error.get_response())
+        return error
 
     @app.get("/")
     @contract.declare("The workspace's front door (to /review/)", responses={302: None})
