@@ -269,8 +269,9 @@ def test_posts_without_the_logins_csrf_token_change_nothing(workspace, team, sub
 def test_a_score_that_is_not_a_number_is_refused_with_the_scale(workspace, team, submitted):
     ana, rita = log_in(workspace, "ana"), log_in(workspace, "rita")
     submission_id = next_submission(ana)
-    # "²" and "٣" pass str.isdigit, and only "٣" is a number int() reads.
-    for raw in ("²", "4²", "four"):
+    # "²" and "٣" pass str.isdigit, and only "٣" is a number int() reads; "--4" is a digit
+    # once every leading "-" is stripped, and no number either.
+    for raw in ("²", "4²", "four", "--4"):
         refused = ana.post(
             f"/review/s/{submission_id}/rating", data={"score": raw, "csrf_token": ana.csrf},
             headers={"Accept": "application/json"},

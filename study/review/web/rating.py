@@ -156,7 +156,8 @@ def rate(submission_id):
                 connection,
                 submission_id,
                 reviewer,
-                int(raw) if raw.strip().lstrip("-").isdecimal() else -1,  # "²" is a digit int() refuses
+                # "²" is a digit int() refuses; one "-" only ("--4" is no number either).
+                int(raw) if raw.strip().removeprefix("-").isdecimal() else -1,
                 request.form.get("comment", ""),
                 scores=settings().scores,
             )
