@@ -33,6 +33,9 @@ def page_policy(response):
     response.headers["Content-Security-Policy"] = page_security.content_security_policy(g.get("submit_origin"))
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "no-referrer")
+    # As the writers' pages (study.server.participant.page_policy): the back button would show a
+    # submitted task's texts from the cache as if they could still be rated.
+    response.headers.setdefault("Cache-Control", "no-store")
     return response
 
 

@@ -248,3 +248,19 @@ def test_an_access_code_that_is_a_workers_id_does_not_open_that_workers_task(cli
     lab = enter(client, access_code=MTURK["workerId"])
     assert lab.location != worker
     assert task_id not in (lab.location or "") and task_id not in lab.get_data(as_text=True)
+
+
+def test_a_judges_pages_are_never_kept_in_the_browsers_cache(client):
+    """The task page holds writers' texts, and after submitting, the back button would show it
+    from the cache as if it could still be rated (every choice then fails as already
+    submitted); like the writers' pages, a judge's pages are asked for again."""
+    location = enter(client, access_code="lab-1").location
+    task_id = location.rsplit("/", 1)[-1]
+    page = client.get(location)
+    assert page.headers.get("Cache-Control") == "no-store"
+    shown = items(client, location)
+    client.post(f"/api/judging/{task_id}/ratings",
+                json={"ratings": [{"item": i, "score": 3} for i in shown], "submit": True})  # fmt: skip
+    assert client.get(f"/judge/{task_id}/complete").headers.get("Cache-Control") == "no-store"
+    # Asked again, the task page sends the judge to the completion page.
+    assert client.get(location).location.endswith(f"/judge/{task_id}/complete")
