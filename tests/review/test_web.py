@@ -231,6 +231,20 @@ def test_after_login_only_workspace_addresses_are_followed(workspace, team):
     assert response.location == "/review/"
 
 
+def test_a_login_link_whose_next_holds_a_line_break_still_logs_the_reviewer_in(workspace, team):
+    """A link such as /review/login?next=/review/%0A (mistyped, or sent to make logins fail)
+    puts the line break into the form's hidden field; the login must still land at home."""
+    client = workspace.test_client()
+    form = client.get("/review/login", query_string={"next": "/review/\n"}).get_data(as_text=True)
+    response = client.post(
+        "/review/login",
+        data={"name": "ana", "password": PASSWORD, "csrf_token": csrf_of(form), "next": "/review/\r\nX-Injected: 1"},
+    )
+    assert response.status_code == 302 and response.location == "/review/"
+    assert "X-Injected" not in response.headers
+    assert client.get("/review/").status_code == 200
+
+
 def test_logging_out_ends_the_login_for_good(workspace, team):
     client = log_in(workspace, "ana")
     cookie = client.get_cookie("study_review", path="/review/").value

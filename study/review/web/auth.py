@@ -113,9 +113,11 @@ def researcher_required(view):
 
 
 def _safe_next(target: str | None) -> str:
-    # Only paths inside the workspace: never an open redirect to another site.
+    # Only paths inside the workspace: never an open redirect to another site. A control
+    # character (a line break) cannot go into the Location header: the login would end in a
+    # 500 after it was made.
     home = url_for("review.home")
-    if target and target.startswith(home) and not target.startswith("//"):
+    if target and target.startswith(home) and not target.startswith("//") and target.isprintable():
         return target
     return home
 
