@@ -12,7 +12,8 @@ let anyone lock a researcher out of their own workspace. An address may fail `FR
 times within `FAILURE_WINDOW_SECONDS`; after that each attempt must wait twice as long as the last
 (`BACKOFF_SECONDS`, doubling up to `MAX_BACKOFF_SECONDS`) after that address's latest failure, and
 is refused unchecked until then. The address is the connection's, or the client's as the
-trusted reverse proxy reports it (`study.server.proxy`). Changing a password or disabling an
+trusted reverse proxy reports it (`study.server.proxy`); an IPv6 client's is its /64
+(`study.server.throttle.counted_as`). Changing a password or disabling an
 account ends every login of that account.
 """
 

@@ -137,6 +137,20 @@ def test_guessing_slows_the_address_down_and_never_locks_the_name(workspace, tea
     assert attempt(workspace, PASSWORD, attacker).status_code == 302
 
 
+def test_an_ipv6_guesser_cannot_escape_the_wait_with_a_fresh_address_of_its_network(workspace, team, monkeypatch):
+    """An IPv6 line is handed a whole /64 and may use a new address for every request (as the
+    start throttle counts it, study.server.throttle): counted per address, guesses from one
+    network would never slow down."""
+    Clock(monkeypatch)
+    network = "2001:db8:7:1::"
+    for n in range(logins.FREE_FAILURES):
+        assert attempt(workspace, "wrong guess!", f"{network}{n + 1:x}").status_code == 401
+    refused = attempt(workspace, PASSWORD, f"{network}ffff")
+    assert refused.status_code == 429 and refused.headers["Retry-After"] == "2"
+    # Another network (another line) is not held up.
+    assert attempt(workspace, PASSWORD, "2001:db8:7:2::1").status_code == 302
+
+
 def test_a_password_change_ends_every_login_of_the_account(workspace, team, engine):
     from study.review import accounts
     from study.store import writing

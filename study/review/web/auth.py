@@ -19,7 +19,7 @@ from flask import abort, g, jsonify, make_response, redirect, render_template, r
 
 from study.review import accounts, audit, logins
 from study.review.web.base import blueprint
-from study.server import contract, proxy
+from study.server import contract, proxy, throttle
 from study.server.context import engine, study
 from study.store import reading, writing
 
@@ -133,7 +133,9 @@ def login():
     if request.method == "POST":
         name = request.form.get("name", "").strip()[:64]
         password = request.form.get("password", "")
-        address = request.remote_addr
+        # Counted as the start throttle counts a client: an IPv6 line its /64, from which it
+        # may take a fresh address for every guess.
+        address = throttle.counted_as(request.remote_addr) if request.remote_addr else None
         account = None
         with writing(engine()) as connection:
             wait = logins.wait_seconds(connection, address)
