@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import pytest
 from playwright.sync_api import expect
 
@@ -112,6 +114,20 @@ def test_an_emoji_in_the_text_replays_to_the_text_on_screen(page, task_server, s
     assert replay(log) == editor_text(page) + "\n"
 
 
+@contextmanager
+def _the_same_link_elsewhere(browser, page):
+    """The session's link opened in another browser (a phone, another computer), its editor
+    ready; closed again after."""
+    elsewhere = browser.new_context()
+    try:
+        other = elsewhere.new_page()
+        other.goto(page.url)
+        expect(other.get_by_test_id("editor")).to_be_editable()
+        yield other
+    finally:
+        elsewhere.close()
+
+
 def test_a_browser_whose_copy_is_older_than_the_servers_takes_the_servers(page, browser, task_server, study_dir, tmp_path):
     # The writer writes here, goes on on another computer (the same session's link), then comes
     # back here: this browser's copy is older than what the server stored, and its next events
@@ -121,16 +137,10 @@ def test_a_browser_whose_copy_is_older_than_the_servers_takes_the_servers(page, 
     type_text(page, " Here.")
     wait_saved(page)
 
-    elsewhere = browser.new_context()
-    try:
-        other = elsewhere.new_page()
-        other.goto(page.url)
-        expect(other.get_by_test_id("editor")).to_be_editable()
+    with _the_same_link_elsewhere(browser, page) as other:
         assert editor_text(other) == prompt + " Here."
         other.keyboard.type(" There.")
         wait_saved(other)
-    finally:
-        elsewhere.close()
 
     page.reload()
     expect(page.get_by_test_id("editor")).to_be_editable()
@@ -150,19 +160,13 @@ def test_a_session_written_in_two_browsers_at_once_tells_the_second_its_text_was
     type_text(page, " Here.")
     wait_saved(page)
 
-    elsewhere = browser.new_context()
-    try:
-        other = elsewhere.new_page()
-        other.goto(page.url)
-        expect(other.get_by_test_id("editor")).to_be_editable()
+    with _the_same_link_elsewhere(browser, page) as other:
         type_text(page, " One.")
         wait_saved(page)
         other.keyboard.type(" Two.")
         expect(other.get_by_test_id("status")).to_contain_text("another window", timeout=15_000)
         expect(other.get_by_test_id("save-state")).not_to_have_text("All changes saved")
         expect(other.get_by_test_id("editor")).not_to_be_editable()
-    finally:
-        elsewhere.close()
 
     log = export_session(study_dir, tmp_path / "export", session_id, unfinished=True)
     assert replay(log) == prompt + " Here. One.\n"
