@@ -14,6 +14,7 @@ import time
 from sqlalchemy import Connection, select
 
 from study.store.db import sessions, survey_responses
+from study.store.engine import take_turn
 
 
 def get(connection: Connection, session_id: str, survey: str, occasion: int = 0) -> dict | None:
@@ -32,6 +33,10 @@ def save_page(
     answers: dict, next_page: int, last: bool,
 ) -> dict:  # fmt: skip
     """Merge one page's answers; the row is created on the first page."""
+    # A page sent twice at once (a double-click, a second tab) takes turns: on PostgreSQL both
+    # would find no row and the second insert would fail on the row's key, a 500 for a page the
+    # first had saved. (SQLite's write lock already makes them take turns.)
+    take_turn(connection, f"survey-response:{session_id}:{survey}:{occasion}")
     now = time.time()
     row = get(connection, session_id, survey, occasion)
     if row is None:
