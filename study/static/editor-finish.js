@@ -6,6 +6,8 @@
 window.StudyEditor = window.StudyEditor || {};
 
 (function (StudyEditor) {
+  const FINISH_TIMEOUT_MS = 20000;
+
   // Counts down [session] min_seconds (less what the session has spent already); `whenDone` runs
   // once the writer may finish.
   StudyEditor.startTimer = function (boot, timerLabel, whenDone) {
@@ -38,16 +40,26 @@ window.StudyEditor = window.StudyEditor || {};
       }
       let response = null;
       let answer = null;
+      // A request that never gets an answer (a connection dropped without a word, a proxy
+      // holding it) is given up and sent again, as the outbox's are: the writer would wait on
+      // "Saving your text…" for as long as the browser keeps it open. Finishing twice is safe:
+      // a session past writing is answered with its next page.
+      const controller = new AbortController();
+      const timeout = setTimeout(() => controller.abort(), FINISH_TIMEOUT_MS);
       try {
         response = await fetch(finishUrl, {
           method: "POST",
           headers: { "Content-Type": "application/json" },
           // drain() succeeded, so nothing is left unsent: pending is 0 (see finish_writing).
           body: JSON.stringify({ last_seq: log.lastSeq, text: documentText(), pending: 0 }),
+          signal: controller.signal,
         });
         answer = await response.json().catch(() => null);
       } catch (error) {
+        response = null;  // an answer cut off while its body was read is no answer
         say("Cannot reach the server; trying again…", "warn");
+      } finally {
+        clearTimeout(timeout);
       }
       if (response && response.ok && answer && answer.next) {
         outbox.forget();

@@ -7,6 +7,7 @@ from contextlib import contextmanager
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.conftest import MIN_SECONDS
 from tests.browser.participant import (
     check_release_format,
     editor_text,
@@ -170,3 +171,27 @@ def test_a_session_written_in_two_browsers_at_once_tells_the_second_its_text_was
 
     log = export_session(study_dir, tmp_path / "export", session_id, unfinished=True)
     assert replay(log) == prompt + " Here. One.\n"
+
+
+def test_a_finish_whose_answer_never_comes_is_sent_again_and_the_writer_moves_on(page, task_server, study_dir, tmp_path):
+    # The finish request's connection is dropped without a word (a proxy holding it, a network
+    # gone quiet): the page must not wait on "Saving your text…" for as long as the browser
+    # keeps the request open. The page's clock is run forward instead of waited for.
+    session_id = start_writing(page, task_server.url)
+    type_text(page, " Written.")
+    wait_saved(page)
+    held = []
+    page.route("**/writing/finish", lambda route: route.continue_() if held else held.append(route))
+    page.clock.install()
+    finish = page.get_by_test_id("finish")
+    page.clock.run_for(MIN_SECONDS * 1000 + 1000)
+    expect(finish).to_be_enabled()
+    finish.click()
+    while not held:  # the first finish is on its way, and stays there
+        page.wait_for_timeout(50)
+
+    page.clock.run_for(60_000)  # past the finish's timeout, and the pause before it tries again
+
+    page.wait_for_url("**/evaluation")
+    log = export_session(study_dir, tmp_path / "export", session_id, unfinished=True)
+    assert replay(log).rstrip("\n").endswith(" Written.")
