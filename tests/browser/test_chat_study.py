@@ -273,3 +273,41 @@ def test_a_message_refused_by_the_rate_limit_is_kept_and_try_again_gets_the_repl
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+def test_a_finish_whose_answer_never_comes_lets_the_writer_press_finish_again(page, tmp_path, model_url):
+    # The finish request's connection is dropped without a word: the page gives it up and lets
+    # the writer press Finish again, rather than stay on "Saving…" with the button disabled.
+    # The page's clock is run forward instead of waited for.
+    from dataclasses import replace
+
+    from study import config
+
+    folder = tmp_path / "chat-one-exchange"
+    write_study_files(folder, paradigm="chat", replacements={**CONTACT, **EDITED_PANE, "min_exchanges = 8": "min_exchanges = 1"})
+    study = config.load(folder)
+    server, thread = _serve_in_thread(replace(study, suggestions=replace(study.suggestions, endpoint=model_url)))
+    try:
+        start_chat(page, f"http://127.0.0.1:{server.port}")
+        page.get_by_test_id("chat-input").fill("Here is my thought for the document.")
+        page.get_by_test_id("chat-send").click()
+        finish = page.get_by_test_id("finish")
+        expect(finish).to_be_enabled(timeout=20_000)
+        wait_saved(page)
+        held = []
+        page.route("**/chat/finish", lambda route: route.continue_() if held else held.append(route))
+        page.clock.install()
+        finish.click()
+        while not held:  # the first finish is on its way, and stays there
+            page.wait_for_timeout(50)
+        expect(finish).to_have_text("Saving…")
+
+        page.clock.run_for(30_000)  # past the finish's timeout
+
+        expect(finish).to_be_enabled()
+        finish.click()
+        page.wait_for_url("**/survey")
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)

@@ -27,6 +27,7 @@
     reconnecting: "Reconnecting… your work is kept in this browser",
   };
   const RETRY_MS = [500, 1000, 2000, 4000, 5000];
+  const FINISH_TIMEOUT_MS = 20000;  // a finish request given up after this (see finish)
 
   let outbox = null;
   let nextSeq = 0;
@@ -301,12 +302,18 @@
     refresh();
     ui.finish.textContent = "Saving…";
     const complete = await outbox.drain();
+    // An answer that never comes (a connection dropped without a word) is given up, so the
+    // writer can press Finish again rather than wait on "Saving…" (finishing twice is safe).
+    const controller = new AbortController();
+    const timeout = setTimeout(() => controller.abort(), FINISH_TIMEOUT_MS);
     const response = await fetch(boot.finishUrl, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ last_seq: nextSeq - 1, pending: complete ? 0 : outbox.pending.length, document: ui.doc.value }),
+      signal: controller.signal,
     }).catch(() => null);
     const answer = response ? await response.json().catch(() => null) : null;
+    clearTimeout(timeout);
     if (response && response.ok && answer && answer.next) {
       outbox.forget();
       window.location.assign(answer.next);
