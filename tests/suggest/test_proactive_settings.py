@@ -32,3 +32,10 @@ def test_proactive_table_overrides_defaults_per_key(tmp_path):
 def test_an_unknown_paradigm_is_refused_naming_the_key(tmp_path):
     with pytest.raises(config.ConfigError, match=r"conditions\[0\].paradigm"):
         _load(tmp_path, 'name = "creative-low"\n', 'name = "creative-low"\nparadigm = "L9"\n')
+
+
+def test_l3_stage_cuts_out_of_order_are_refused_naming_the_key_and_the_order(tmp_path):
+    # [0.67, 0.33] leaves no middle stage: every L3 writer would go from early straight to late.
+    with pytest.raises(config.ConfigError, match=r"proactive\.stage_cuts: \[0\.67, 0\.33\] is out of order.*\[0\.33, 0\.67\]"):
+        _load(tmp_path, "[texts]\n", "[proactive]\nstage_cuts = [0.67, 0.33]\n\n[texts]\n")
+    assert _load(tmp_path / "equal", "[texts]\n", "[proactive]\nstage_cuts = [0.5, 0.5]\n\n[texts]\n").proactive.stage_cuts == (0.5, 0.5)

@@ -124,4 +124,13 @@ class ProactiveSettings:
 
 def load(data: dict, directory, source) -> ProactiveSettings:
     """The study's [proactive] table, its defaults when the file has none."""
-    return ProactiveSettings.from_mapping(data.get(SECTION, {}))
+    settings = ProactiveSettings.from_mapping(data.get(SECTION, {}))
+    low, high = settings.stage_cuts
+    if low > high:
+        # Cuts out of order leave no middle stage: every writer would go from early to late
+        # (two equal cuts say so on purpose).
+        raise ValueError(
+            f"{source}: {SECTION}.stage_cuts: {[low, high]} is out of order: the first ends the early "
+            f"stage, the second the middle one. Fix: list them in order, [{high}, {low}]."
+        )
+    return settings
