@@ -87,6 +87,10 @@ def qualify(
 ) -> Report:
     """Pay, then grant (see the module docstring). `confirm(cost)` may refuse the payments."""
     settings = review_settings.from_study(ctx.study)
+    if message:
+        # The email goes to the writers granted by this run, and a grant is not repeated: a
+        # message MTurk refuses after the grants would never reach them, however often re-run.
+        workers.check_message(subject or ctx.study.title, message)
     report = Report()
     chosen = candidates(ctx)
     for candidate in chosen:

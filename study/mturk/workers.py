@@ -7,6 +7,7 @@ worker rather than lost.
 
 from __future__ import annotations
 
+from study.mturk import validate
 from study.mturk.context import Context
 
 NOTIFY_BATCH = 100  # the model's documentation: "up to 100 Worker IDs"
@@ -28,6 +29,14 @@ def notify(ctx: Context, worker_ids: list[str], subject: str, message: str) -> d
                 "NotifyWorkersFailureMessage", failure["NotifyWorkersFailureCode"]
             )
     return failures
+
+
+def check_message(subject: str, message: str) -> None:
+    """Raise validate.InvalidRequest if MTurk would refuse this email (subject or text too long),
+    for a command to say so before it does anything that running it again would not redo."""
+    validate.check(
+        "NotifyWorkers", {"Subject": subject, "MessageText": message, "WorkerIds": ["A1ANYONE"]}
+    )
 
 
 def block(ctx: Context, worker_id: str, reason: str) -> None:

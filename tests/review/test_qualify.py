@@ -263,3 +263,24 @@ def _two_submissions_rated(ctx, first_score: int, second_score: int) -> tuple[st
 def _submission_ids(ctx) -> dict[str, str]:
     with writing(ctx.engine) as connection:
         return {s["session_id"]: s["submission_id"] for s in submissions.all_submissions(connection)}
+
+
+def test_a_message_mturk_would_refuse_stops_qualify_before_anyone_is_paid_or_granted(
+    ctx, rated, emulator, review_folder
+):
+    """The email goes out after the grants, which are remembered and not repeated: if MTurk's
+    limits refused the message only then, fixing it and running again emailed nobody."""
+    too_long = "The main round is open. " * 200  # 4800 characters; MTurk takes 4096
+    refused = CliRunner().invoke(
+        qualify, [str(review_folder), "--endpoint-url", emulator.url, "--message", too_long]
+    )
+    assert refused.exit_code == 1 and "MessageText" in refused.output and "4096" in refused.output
+    assert emulator.state.data["qualifications"] == {} and rewards(ctx) == {}  # nothing done
+    output = run(
+        str(review_folder), "--endpoint-url", emulator.url, "--message", "The main round is open."
+    )
+    assert "2 granted" in output
+    assert sorted(e["WorkerId"] for e in emulator.state.data["emails"]) == [
+        "A1GOODWRITER",
+        "A1GREATWRITER",
+    ]
