@@ -180,6 +180,18 @@ def _check_references(data: dict, source: Path) -> None:
                     f"design has {arms} arms of that genre to write in. Fix: set max_per_prompt to at "
                     f"least {-(-arms // prompts)} or add '{genre}' prompts."
                 )
+    # A main round admits only writers who passed its qualification round, so all of them have
+    # taken part already: one session per participant (and the exclusion qualification or the
+    # "done" group that comes with it) would turn every one of them away.
+    gated = [r["name"] for r in data.get("rounds", []) if r.get("kind") == "main" and r.get("requires")]
+    if gated:
+        for section, key in (("mturk", "once_per_worker"), ("prolific", "once_per_participant")):
+            if data.get(section, {}).get(key):
+                problems.append(
+                    f"{source}: {section}.{key}: true allows one session per participant, but the main "
+                    f"round '{gated[0]}' admits only writers who took part in the round it requires. "
+                    f"Fix: set {key} = false (a qualification round takes each writer once by itself)."
+                )
     for i, question in enumerate(data.get("survey", [])):
         if question["type"] == "choice" and not question.get("options"):
             problems.append(

@@ -181,6 +181,35 @@ def test_a_within_design_that_allows_one_session_per_participant_is_refused_with
     assert f"{path}: {section}.{key}" in message and "Fix:" in message
 
 
+@pytest.mark.parametrize(("section", "key"), [("mturk", "once_per_worker"), ("prolific", "once_per_participant")])
+def test_a_main_round_for_qualified_writers_with_one_session_per_participant_is_refused_with_the_fix(
+    tmp_path, section, key
+):
+    # Every writer a main round admits has taken part already (in its qualification round): one
+    # session per participant turned each of them away (and the exclusion qualification or the
+    # "done" group hid the main round's HITs from them), so the main round never had a writer.
+    import tomllib
+
+    import tomli_w
+
+    from study.cli import write_study_files
+
+    folder = tmp_path / "coauthor"
+    write_study_files(folder)
+    path = folder / "study.toml"
+    data = tomllib.loads(path.read_text())
+    data["rounds"] = [
+        {"name": "qualification", "kind": "qualification"},
+        {"name": "main", "kind": "main", "requires": "qualification"},
+    ]
+    data.setdefault(section, {})[key] = True
+    path.write_text(tomli_w.dumps(data))
+    with pytest.raises(config.ConfigError) as error:
+        config.load(folder)
+    message = str(error.value)
+    assert f"{path}: {section}.{key}" in message and "'main'" in message and "Fix:" in message
+
+
 LONG_CODE = "a-woman-has-lived-alone-in-the-woods-for-ten-years-until-one-day-a-knock"  # 72
 
 
