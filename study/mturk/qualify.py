@@ -1,8 +1,9 @@
 """Into MTurk: the study's qualification for writers who passed, and the qualification HIT paid
 (`study qualify` for a qualification round run on MTurk: study.mturk.provider).
 
-For every submission with a final outcome (study.review.rules, study.review.qualify.candidates),
-`qualify`:
+For every submission with a final outcome (study.review.rules, study.review.qualify.candidates)
+whose assignment MTurk has, submitted by the session's own worker (`unconfirmed`: the task URL's
+workerId is whatever the browser sent), `qualify`:
   1. pays the qualification HIT (approves the assignment, which confirms its reward in the
      ledger: study.mturk.review.approve) when the final score is at least `pay_min_score`
      (default 2: all but spam); an entry the ledger already shows as paid is not touched, so
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import delete, select
 
-from study.mturk import ledger, qualifications, review, workers
+from study.mturk import assignments, ledger, qualifications, review, workers
 from study.mturk import settings as mturk_settings
 from study.mturk.client import MTurkError
 from study.mturk.context import Context
@@ -34,6 +35,7 @@ from study.review import settings as review_settings
 from study.review.qualify import Candidate, candidates
 from study.store import reading, writing
 from study.store.db import review_grants
+from study.store.mturk import mturk_assignments
 
 ACTOR = "study qualify"
 
@@ -102,7 +104,19 @@ def qualify(
             report.skipped.append((candidate.submission_id, f"not an MTurk worker (synced from "
                                    f"{candidate.provider}: study qualify --provider {candidate.provider})"))  # fmt: skip
     # A submission no provider has synced yet may be MTurk's, as before the seam.
-    mturk = [c for c in chosen if c.worker_id is not None and c.provider in (None, "mturk")]
+    mturk = []
+    for candidate in chosen:
+        if candidate.worker_id is None or candidate.provider not in (None, "mturk"):
+            continue
+        try:
+            why = unconfirmed(ctx, candidate)
+        except MTurkError as error:
+            report.failures.append((candidate.submission_id, f"checking the assignment: {error}"))
+            continue
+        if why:
+            report.skipped.append((candidate.submission_id, why))
+        else:
+            mturk.append(candidate)
     if pay:
         _pay(ctx, to_pay(ctx, mturk), report, confirm)
     type_id = qualifications.create(
@@ -120,6 +134,41 @@ def qualify(
             ctx, [worker for _, worker, _ in report.granted], subject or ctx.study.title, message
         )
     return report
+
+
+def unconfirmed(ctx: Context, candidate: Candidate) -> str | None:
+    """Why MTurk does not back this submission's worker, or None if it does. The session's
+    worker id is what the task URL said, and anyone can edit a URL: the HIT is paid and the
+    qualification granted only when MTurk has the assignment submitted by that same worker
+    (as `sync` stored it, or asked now)."""
+    with reading(ctx.engine) as connection:
+        row = connection.execute(
+            select(mturk_assignments.c.worker_id).where(
+                mturk_assignments.c.environment == ctx.environment,
+                mturk_assignments.c.assignment_id == candidate.assignment_id,
+            )
+        ).first()
+    if row is not None:
+        worker_id = row[0]
+    else:
+        try:
+            worker_id = assignments.fetch(ctx, candidate.assignment_id)[0]["WorkerId"]
+        except ValueError as error:  # a HIT this study did not post
+            return str(error)
+        except MTurkError as error:
+            if not error.certain:
+                raise
+            return (
+                f"MTurk has no submitted assignment {candidate.assignment_id} ({error.message}): "
+                "the HIT was not submitted, or the task was opened with a made-up link"
+            )
+    if worker_id != candidate.worker_id:
+        return (
+            f"MTurk says assignment {candidate.assignment_id} was done by worker {worker_id}, not "
+            f"by {candidate.worker_id}, whom the session was opened for; `study mturk review` "
+            "rejects it"
+        )
+    return None
 
 
 def _pay(ctx: Context, due: list[Candidate], report: Report, confirm) -> None:

@@ -73,10 +73,16 @@ def take_hit(
     finish: bool = True,
     submit: bool = True,
     written: str = WRITTEN,
+    opened_as: str | None = None,
 ) -> Taken:
+    """`opened_as`: the worker id the task URL is opened with, edited by hand (MTurk's says
+    `worker_id`, who accepted the HIT)."""
     accepted = accept(emulator_url, hit_id, worker_id)
     url = urlsplit(accepted["TaskURL"])
-    entered = task_client.get(f"{url.path}?{url.query}")
+    query = url.query
+    if opened_as is not None:
+        query = query.replace(f"workerId={worker_id}", f"workerId={opened_as}")
+    entered = task_client.get(f"{url.path}?{query}")
     assert entered.status_code == 302, entered.data
     session_id = entered.location.split("/")[2]
     if not finish:

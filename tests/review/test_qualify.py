@@ -4,6 +4,7 @@ qualification with the score as its value and pays each qualification HIT exactl
 
 from __future__ import annotations
 
+import time
 from decimal import Decimal
 
 import pytest
@@ -239,6 +240,7 @@ def _two_submissions_rated(ctx, first_score: int, second_score: int) -> tuple[st
     from sqlalchemy import update
 
     from study.store.db import sessions
+    from study.store.mturk import mturk_assignments
     from tests.review.sessions import finished_session
 
     first = finished_session(ctx.engine, worker_id="A1TWICE", completed_at=1000.0)
@@ -247,6 +249,13 @@ def _two_submissions_rated(ctx, first_score: int, second_score: int) -> tuple[st
             update(sessions).where(sessions.c.session_id == first).values(assignment_id="ASSIGN1")
         )
     second = finished_session(ctx.engine, worker_id="A1TWICE", completed_at=2000.0)
+    with writing(ctx.engine) as connection:  # both HITs submitted by A1TWICE, as sync saw them
+        for assignment_id in ("ASSIGN1", "ASSIGNA1TWICE"):
+            connection.execute(mturk_assignments.insert().values(
+                environment=ctx.environment, assignment_id=assignment_id,
+                hit_id="HITQUALIFICATION1", worker_id="A1TWICE", status="Submitted",
+                synced_at=time.time(),
+            ))  # fmt: skip
     ana, ben = add_reviewer(ctx.engine, "ana"), add_reviewer(ctx.engine, "ben")
     with writing(ctx.engine) as connection:
         submissions.collect(connection, ctx.study)
@@ -284,3 +293,32 @@ def test_a_message_mturk_would_refuse_stops_qualify_before_anyone_is_paid_or_gra
         "A1GOODWRITER",
         "A1GREATWRITER",
     ]
+
+
+def test_qualify_grants_only_the_worker_mturk_says_did_the_qualification_hit(
+    ctx, emulator, model_url, review_folder
+):
+    """The task URL's workerId is whatever the browser sends: a worker who accepted the HIT as
+    A1EVE and opened the task as A1FRIEND wrote a session MTurk knows as A1EVE's."""
+    from study.server import create_app
+
+    hit_id = posting.post(
+        ctx, hits=1, assignments=1, reward=Decimal("2.50"), task_url=TASK_URL
+    ).hits[0]["hit_id"]
+    task = create_app(with_model(ctx.study, model_url), engine=ctx.engine).test_client()
+    taken = take_hit(emulator.url, task, hit_id, "A1EVE", opened_as="A1FRIEND")
+    ana, ben = add_reviewer(ctx.engine, "ana"), add_reviewer(ctx.engine, "ben")
+    with writing(ctx.engine) as connection:
+        submissions.collect(connection, ctx.study)
+        (submission,) = submissions.all_submissions(connection)
+        for reviewer in (ana, ben):
+            rating_store.rate(
+                connection, submission["submission_id"], reviewer, 5, "", scores=(1, 2, 3, 4, 5)
+            )
+    dry = run(str(review_folder), "--endpoint-url", emulator.url, "--dry-run")
+    assert "A1FRIEND  passed  score 5  -  -" in dry  # what the run below does: nothing
+    output = run(str(review_folder), "--endpoint-url", emulator.url)
+    assert "0 granted" in output and "A1EVE" in output  # skipped, naming who MTurk says it was
+    assert [q for q in emulator.state.data["qualifications"].values()] == []  # nobody qualified
+    status = ctx.requester.call("GetAssignment", AssignmentId=taken.assignment_id)
+    assert status["Assignment"]["AssignmentStatus"] == "Submitted"  # left to `study mturk review`

@@ -40,8 +40,10 @@ def qualify(directory, notify, message, subject, pay, dry_run, sandbox, endpoint
     if dry_run:
         chosen = candidates(ctx)
         ours = [c for c in chosen if c.provider in (None, "mturk")]  # not another provider's
+        # As the run would: only submissions MTurk has from the session's own worker.
+        ours = [c for c in ours if c.worker_id and not mturk_qualify.unconfirmed(ctx, c)]
         due = {c.submission_id for c in mturk_qualify.to_pay(ctx, ours)} if pay else set()
-        granting = mturk_qualify.carriers([c for c in ours if c.worker_id])
+        granting = mturk_qualify.carriers(ours)
         for candidate in chosen:
             outcome = candidate.judged.outcome
             action = "grant" if granting.get(candidate.worker_id) is candidate else "-"
