@@ -131,13 +131,22 @@ def expire(ctx: Context, hit_id: str) -> str:
     if epoch(hit["Expiration"]) <= time.time():
         _record(ctx, hit)
         return "already expired"
+    expire_at = dt.datetime.now(dt.timezone.utc)
     try:
-        ctx.requester.call(
-            "UpdateExpirationForHIT", HITId=hit_id, ExpireAt=dt.datetime.now(dt.timezone.utc)
-        )
+        ctx.requester.call("UpdateExpirationForHIT", HITId=hit_id, ExpireAt=expire_at)
     except MTurkError as error:
         if not error.token_already_processed:
             raise
+        # The token is the HIT and the date: either this very request went through before (a
+        # retry), or the HIT was expired at this same second and re-opened since, and MTurk did
+        # nothing now. Only the HIT's expiry tells which; the second needs another date.
+        hit = current(ctx, hit_id)
+        if hit is not None and epoch(hit["Expiration"]) > expire_at.timestamp():
+            ctx.requester.call(
+                "UpdateExpirationForHIT",
+                HITId=hit_id,
+                ExpireAt=expire_at - dt.timedelta(seconds=1),
+            )
     _record(ctx, current(ctx, hit_id))
     return "expired"
 

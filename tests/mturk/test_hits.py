@@ -191,6 +191,33 @@ def test_expire_checks_the_state_first_so_running_it_twice_is_fine(ctx, emulator
     assert ctx.requester.calls.count("UpdateExpirationForHIT") == 1
 
 
+def test_a_hit_expired_reopened_and_expired_again_within_a_second_is_closed(
+    ctx, emulator, monkeypatch
+):
+    # MTurk builds UpdateExpirationForHIT's token from the HIT and the date (in whole seconds),
+    # so the second expire is answered "already processed" and does nothing: the HIT stayed
+    # open, taking workers, while the command said "expired".
+    import datetime as dt
+    from types import SimpleNamespace
+
+    second = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+
+    class Clock(dt.datetime):  # every step below in the same second
+        @classmethod
+        def now(cls, tz=None):
+            return second
+
+    monkeypatch.setattr(
+        hit_actions, "dt", SimpleNamespace(datetime=Clock, timedelta=dt.timedelta, timezone=dt.timezone)
+    )
+    hit_id = _post(ctx).hits[0]["hit_id"]
+    assert hit_actions.expire(ctx, hit_id) == "expired"
+    hit_actions.extend(ctx, hit_id, hours=1)
+    assert ctx.requester.call("GetHIT", HITId=hit_id)["HIT"]["HITStatus"] == "Assignable"
+    assert hit_actions.expire(ctx, hit_id) == "expired"
+    assert ctx.requester.call("GetHIT", HITId=hit_id)["HIT"]["HITStatus"] == "Reviewable"
+
+
 def test_delete_only_a_reviewable_hit_without_submitted_assignments(ctx, emulator):
     hit_id = _post(ctx, assignments=2).hits[0]["hit_id"]
     with pytest.raises(hits.HitError, match="Assignable.*expire"):
