@@ -10,7 +10,7 @@ import datetime as dt
 import time
 import xml.etree.ElementTree as ET
 from decimal import Decimal
-from urllib.parse import urlparse
+from urllib.parse import parse_qs, urlparse
 from xml.sax.saxutils import escape
 
 from sqlalchemy import select, update
@@ -18,6 +18,8 @@ from sqlalchemy import select, update
 from study.mturk import ledger, money, qualifications
 from study.mturk.client import MTurkError
 from study.mturk.context import Context
+from study.review import rounds
+from study.review import settings as review_settings
 from study.store import reading, writing
 from study.store.mturk import mturk_hits
 
@@ -83,11 +85,16 @@ def is_judging(row: dict) -> bool:
     return urlparse(row.get("task_url") or "").path.rstrip("/").endswith(JUDGING_PAGE)
 
 
-def requirements(ctx: Context) -> list[dict]:
-    """The paper's presets, the study's own qualifications, and the exclusion qualification."""
+def requirements(ctx: Context, task_url: str = "") -> list[dict]:
+    """The paper's presets, the study's own qualifications, and the exclusion qualification;
+    for HITs whose `task_url` enters a qualification round, without the qualification that
+    round grants (`entry_qualification`)."""
     settings = ctx.settings
     found = qualifications.paper_requirements() if settings.paper_requirements else []
+    granted_here = entry_qualification(ctx, task_url)
     for requirement in settings.qualifications:
+        if requirement.qualification == granted_here:
+            continue
         item = {
             "QualificationTypeId": qualifications.resolve(
                 ctx.engine, ctx.environment, requirement.qualification
@@ -110,7 +117,24 @@ def requirements(ctx: Context) -> list[dict]:
     return found
 
 
-def hit_type_params(ctx: Context, reward: Decimal) -> dict:
+def entry_qualification(ctx: Context, task_url: str) -> str | None:
+    """[review] qualification when `task_url` is a writers' page entering a qualification round,
+    else None. `study qualify` grants it to the writers who passed that round "so the main
+    round's HITs can require it" (README); the qualification round's own HITs are for writers who
+    do not hold it yet, and requiring it there would let only those who already passed accept."""
+    parts = urlparse(task_url or "")
+    if not task_url or parts.path.rstrip("/").endswith(JUDGING_PAGE):
+        return None
+    try:
+        chosen = rounds.round_named(ctx.study, parse_qs(parts.query).get("round", [""])[0])
+    except KeyError:  # an unknown round: the task server refuses its writers anyway
+        return None
+    if chosen is None or chosen.kind != review_settings.QUALIFICATION:
+        return None
+    return review_settings.from_study(ctx.study).qualification
+
+
+def hit_type_params(ctx: Context, reward: Decimal, task_url: str = "") -> dict:
     settings = ctx.settings
     return {
         "Title": settings.title,
@@ -119,7 +143,7 @@ def hit_type_params(ctx: Context, reward: Decimal) -> dict:
         "Reward": money.usd(reward),
         "AssignmentDurationInSeconds": settings.assignment_seconds,
         "AutoApprovalDelayInSeconds": settings.auto_approve_seconds,
-        "QualificationRequirements": requirements(ctx),
+        "QualificationRequirements": requirements(ctx, task_url),
     }
 
 

@@ -64,7 +64,7 @@ def post(
     cost = money.hit_cost(reward, assignments, hits)
     with reading(ctx.engine) as connection:
         ledger.check_budget(connection, ctx.environment, ctx.budget, cost, f"posting {hits} HITs")
-    params = hit_module.hit_type_params(ctx, reward)
+    params = hit_module.hit_type_params(ctx, reward, url)
     if confirm is not None and not confirm(cost):
         return None
     hit_type_id = ctx.requester.call("CreateHITType", **params)["HITTypeId"]

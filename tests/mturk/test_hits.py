@@ -95,6 +95,51 @@ def test_the_studys_own_qualifications_are_required_by_name(make_ctx, requester,
     assert requirements == [{"QualificationTypeId": type_id, "Comparator": "Exists"}]
 
 
+def test_the_qualification_a_main_round_requires_is_not_required_by_the_qualification_rounds_hits(
+    make_ctx, requester, emulator
+):
+    # README: `study qualify` grants [review] qualification "so the main round's HITs can require
+    # it". Required by every HIT, it also closed the qualification round's HITs to everyone who
+    # had not passed that round already: a second batch of them found no writer.
+    from dataclasses import replace
+
+    from study.mturk import settings as mturk_settings
+    from study.mturk.context import open_context
+
+    base = make_ctx(paper_requirements=False)
+    raw = {
+        **base.study.raw,
+        "rounds": [
+            {"name": "qualification", "kind": "qualification"},
+            {"name": "main", "kind": "main", "requires": "qualification"},
+        ],
+        "mturk": {
+            "budget": "100.00",
+            "paper_requirements": False,
+            "qualifications": [
+                {"name": "coauthor qualified", "comparator": "GreaterThanOrEqualTo", "values": [4]}
+            ],
+        },
+    }
+    study = replace(base.study, raw=raw)
+    ctx = open_context(study, mturk_settings.from_study(study), requester, base.engine)
+    type_id = qualifications.create(requester, ctx.engine, "coauthor qualified", "Passed")
+
+    def post(url):
+        hit_id = posting.post(
+            ctx, hits=1, assignments=2, reward=Decimal("2.50"), task_url=url
+        ).hits[0]["hit_id"]
+        return hit_id, emulator.state.data["hits"][hit_id]["QualificationRequirements"]
+
+    first_round, required = post("https://study.example.org/task?round=qualification")
+    assert required == []
+    assert accept(emulator.url, first_round, "A1NEWWRITER")["AssignmentId"]
+    _, required = post("https://study.example.org/task?round=main")
+    assert required == [
+        {"QualificationTypeId": type_id, "Comparator": "GreaterThanOrEqualTo", "IntegerValues": [4]}
+    ]
+
+
 def test_the_budget_cap_refuses_a_post_before_anything_is_created(make_ctx, emulator):
     ctx = make_ctx(budget="20.00")
     with pytest.raises(ledger.BudgetExceeded) as caught:
