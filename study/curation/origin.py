@@ -13,7 +13,8 @@ did exactly that, and spotted them from keystroke logs. This module reads the sa
   author of the text it copied; in the 2021 release an undo restores a deleted sentence so);
 - **assistant**: what `study.curation.replay` attributes to suggestions (an `api` insert, or a
   `user` insert matching the list just chosen from), and, in a chat arm, a long insert of text
-  one of the assistant's replies holds (`assistant_texts`: the writer pasted it from the panel);
+  one of the assistant's replies holds (`assistant_texts`: the writer pasted it from the panel;
+  an L0 assistant panel's responses are in the log itself, as chat-receive's `proactive.text`);
 - **outside**: a `user` insert of `min_chars` characters or more, in one event (so with no
   keystroke for each character), of text the document did not hold. When it comes within
   `switch_ms` of the window regaining focus (`window-focus`, logged where the study watches
@@ -147,7 +148,8 @@ class Attribution:
     def __init__(
         self, *, min_chars: int = MIN_CHARS, switch_ms: int = SWITCH_MS, assistant_texts: Sequence[str] = ()
     ) -> None:
-        self.min_chars, self.switch_ms, self.assistant_texts = min_chars, switch_ms, assistant_texts
+        self.min_chars, self.switch_ms = min_chars, switch_ms
+        self.assistant_texts = list(assistant_texts)  # and every L0 panel response logged
         self.index = -1  # of the last event added
         self.text = self.authors = ""
         # The last record whose keystroke (study.curation.replay.keystroke) was applied, and
@@ -183,6 +185,12 @@ class Attribution:
             return
         if name == "window-focus":
             self.focused_at = _timestamp(event)
+            return
+        if name == "chat-receive":  # L0's assistant panel: its response, for the writer to paste
+            extension = event.get("proactive")
+            response = extension.get("text") if isinstance(extension, Mapping) else None
+            if isinstance(response, str) and response:
+                self.assistant_texts.append(response)
             return
         delta = event.get("textDelta")
         if not delta:

@@ -159,3 +159,22 @@ def test_the_assistants_text_copied_by_the_writer_is_the_writers_to_replay_only(
     assert document == replay(copied)
     assert document.count("S") == len(accepted)
     assert found.assistant == 2 * len(accepted) and found.outside == 0
+
+
+def test_an_assistant_panels_response_pasted_into_the_text_is_the_assistants():
+    # MindCopilot's L0 panel ([proactive] l0 = "assistant"): the response is in the log itself
+    # (chat-receive), and the writer moves it into the document by paste or Insert at cursor.
+    p = len(PROMPT)
+    response = "Bees visit flowers to gather nectar, and carry pollen between them as they go."
+    proactive = {"paradigm": "L0"}
+    events = _numbered([
+        record("system-initialize", "api", currentDoc=PROMPT, proactive=proactive),
+        record("chat-send", proactive={**proactive, "text": "Tell me about bees."}),
+        record("chat-receive", "api", proactive={**proactive, "chatId": 0, "text": response}),
+        *[{**r, "proactive": proactive} for r in _typed("So: ", p)],
+        record("text-insert", delta=ops({"retain": p + 4}, {"insert": response}),
+               proactive={**proactive, "paste": True, "chatId": 0}),
+    ])
+    found = origin(events)
+    assert (found.typed, found.assistant, found.outside) == (4, len(response), 0)
+    assert not found.flagged  # review would list it as "text from outside"
