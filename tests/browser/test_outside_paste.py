@@ -8,6 +8,7 @@ the outside share per condition."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -120,3 +121,39 @@ class TestFlag:
         assert result.exit_code == 0, result.output
         section = report.read_text(encoding="utf-8").split('<section id="origin">')[1].split("</section>")[0]
         assert f"Sessions with text from outside: {session_id}." in section
+
+
+class TestRefuseBesideAnAssistantPanel:
+    """L0's assistant panel ([proactive] l0 = "assistant"): its responses are text the page
+    shows the writer to paste, as a chat arm's replies are."""
+
+    @pytest.fixture
+    def study_dir(self, tmp_path):
+        from tests.browser.test_proactive_l0 import ARGUMENTATIVE_HIGH
+
+        folder = tmp_path / "study"
+        panel = '\n[proactive]\nl0 = "assistant"\n\n[texts]'
+        write_study_files(folder, replacements={
+            "min_seconds = 600": f'min_seconds = {MIN_SECONDS}\noutside_paste = "refuse"', **CONTACT,
+            "\n[texts]\nconsent": panel + "\nconsent", ARGUMENTATIVE_HIGH: ARGUMENTATIVE_HIGH + 'paradigm = "L1"\n',
+        })  # fmt: skip
+        return folder
+
+    def test_a_response_of_the_assistant_panel_may_be_pasted(self, page, task_server):
+        from tests.browser.test_proactive_assistant import ask, copy_reply
+
+        session_id = start_writing(page, task_server.url)
+        type_text(page, " A quiet town.")
+        response = ask(page, "Write a sentence about the town at night.")
+        assert len(response.strip()) >= 20
+        page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+        copied = copy_reply(page).strip()
+        editor = page.get_by_test_id("editor")
+        editor.focus()
+        page.keyboard.press("End")
+        page.keyboard.press("Control+V")
+        expect(page.get_by_test_id("status")).not_to_contain_text("Pasting text from outside this page is turned off")
+        expect(editor).to_have_value(re.compile(re.escape(" A quiet town.") + r"\s*" + re.escape(copied) + "$"))
+        wait_saved(page)
+        found = origin(_stored(task_server, session_id))
+        assert not found.flagged and found.assistant == len(copied)

@@ -116,6 +116,8 @@ window.StudyEditor = window.StudyEditor || {};
       body.textContent = text;
       item.append(body);
       if (chatId !== undefined) {
+        // A response shown is offered text (editor-paste.js): pasting it is not from outside.
+        StudyEditor.offeredTexts.push(text);
         item.dataset.chatId = String(chatId);
         if (this.settings.insertButton) {
           const button = document.createElement("button");
