@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from study import config
 from study.cli import main, write_study_files
+from tests.curation.conftest import record
 from tests.curation.proactive_session import Script
 from tests.report.conftest import Tables, number
 from tests.server.flow import start, to_writing
@@ -170,3 +171,47 @@ def test_a_judge_that_cannot_be_reached_is_an_error_and_no_report(proactive_stud
     assert result.exit_code == 1 and "cannot reach the judge endpoint at http://127.0.0.1:9/v1" in result.output
     assert "hunter2" not in result.output
     assert not out.exists() and not list(tmp_path.glob("*.partial"))
+
+
+def test_an_assistant_panels_response_pasted_into_the_text_is_the_assistants_in_the_report(tmp_path, model_url):
+    # The paper's L0 ([proactive] l0 = "assistant"): the writer pastes the panel's response.
+    # The strict CoAuthor logs the report's statistics read have no chat-receive; the report
+    # must still read the pasted response as the assistant's, as `study mturk review` does.
+    from study.server import create_app
+
+    folder = tmp_path / "study"
+    write_study_files(folder, replacements={
+        "min_seconds = 600": 'min_seconds = 0\noutside_paste = "flag"',
+        'name = "creative-low"\n': 'name = "creative-low"\nparadigm = "L0"\n',
+        'name = "creative-high"\n': 'name = "creative-high"\nparadigm = "L1"\n',
+        "\n[texts]\nconsent": '\n[proactive]\nl0 = "assistant"\n\n[texts]\nconsent',
+    })  # fmt: skip
+    study = config.load(folder)
+    app = create_app(replace(study, suggestions=replace(study.suggestions, endpoint=model_url)))
+    client = app.test_client()
+    session_id = start(client, access_code="writer-0")
+    to_writing(client, session_id, prompt="shapeshifter")
+    from study.store import sessions as session_store
+    from study.store import writing
+
+    with writing(app.extensions["study.engine"]) as connection:
+        session_store.update_session(connection, session_id, condition="creative-low")
+    asked = client.post(f"/api/sessions/{session_id}/assistant", json={"request": "A sentence, please.", "doc": "x"})
+    assert asked.status_code == 200, asked.json
+    chat_id, response = asked.json["chatId"], asked.json["response"]
+    assert len(response.strip()) >= 20
+    script = Script(paradigm="L0").type(" The door opened.")
+    script.add(record("chat-send"), text="A sentence, please.")
+    script.add(record("chat-receive", "api"), chatId=chat_id, text=response)
+    script.edit(script.end, insert=" " + response, paste=True, chatId=chat_id)
+    events = [{"seq": seq, **{k: v for k, v in e.items() if k != "eventNum"}} for seq, e in enumerate(script.events)]
+    assert client.post(f"/api/sessions/{session_id}/events", json={"events": events}).status_code == 200
+    finish = {"last_seq": len(events) - 1, "text": script.text}
+    assert client.post(f"/s/{session_id}/writing/finish", json=finish).status_code == 200
+    app.extensions["study.engine"].dispose()
+
+    tables = _report(folder, tmp_path / "report.html")
+    section = tables.html.split('<section id="origin">')[1].split("</section>")[0]
+    assert "Sessions with text from outside" not in section
+    rows = {row[0]: row for row in tables.sections["origin"][0]}
+    assert _cell(rows["creative-low"][4]) == 0 and rows["creative-low"][-1] == "0"  # outside (%), sessions

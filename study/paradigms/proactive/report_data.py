@@ -97,6 +97,8 @@ def _proactive_files(folder: Path) -> list[Path]:
 
 def measure(files: list[Path], data: ReportData) -> ProactiveMetrics:
     from study.curation.formats import FORMAT_PROACTIVE, SessionFileError, read_session
+    from study.curation.origin import origin
+    from study.curation.replay import DeltaError
     from study.paradigms.proactive.curation.records import session_paradigm, suggestion_records
     from study.paradigms.proactive.metrics.edit_distance import (
         char_edit_distance,
@@ -108,6 +110,7 @@ def measure(files: list[Path], data: ReportData) -> ProactiveMetrics:
 
     judge = data.judge
     condition_of = data.condition_of()
+    facts_of = {facts.session_id: facts for facts in data.sessions}
     metrics = ProactiveMetrics([], [], judged=judge is not None, judge=getattr(judge, "model", ""))
     for path in files:
         try:
@@ -122,6 +125,13 @@ def measure(files: list[Path], data: ReportData) -> ProactiveMetrics:
         metrics.sessions.append((session.session_id, paradigm,
                                  condition_of.get(session.session_id, paradigm)))  # fmt: skip
         metrics.figures.append(session_figures(session.events, session.session_id, paradigm))
+        if paradigm == "L0" and session.session_id in facts_of:
+            # The strict logs the statistics were read from have no chat-receive, so a response
+            # of L0's panel the writer pasted read there as text from outside; this log has them.
+            try:
+                facts_of[session.session_id].stats.update(origin(session.events).row())
+            except (DeltaError, ValueError):
+                pass
         for r in records:
             accepted = r.outcome in ("accepted", "accepted_modified", "partial")
             row = r.to_dict()
