@@ -12,7 +12,8 @@ did exactly that, and spotted them from keystroke logs. This module reads the sa
   (the writer duplicated, moved or undid the deletion of text of the session: it keeps the
   author of the text it copied; in the 2021 release an undo restores a deleted sentence so);
 - **assistant**: what `study.curation.replay` attributes to suggestions (an `api` insert, or a
-  `user` insert matching the list just chosen from), and, in a chat arm, a long insert of text
+  `user` insert matching the list just chosen from; a long `api` insert only when a suggestion
+  the log showed holds it, since a script may post its own text as `api`), and, in a chat arm, a long insert of text
   one of the assistant's replies holds (`assistant_texts`: the writer pasted it from the panel;
   an L0 assistant panel's responses are in the log itself, as chat-receive's `proactive.text`);
 - **outside**: a `user` insert of `min_chars` characters or more, in one event (so with no
@@ -44,7 +45,7 @@ from study.curation.replay import (
     keystroke,
     to_units,
 )
-from study.curation.suggestions import inserted_text, match_suggestion
+from study.curation.suggestions import inserted_text, match_suggestion, shown_texts
 
 TYPED, ASSISTANT, OUTSIDE = "T", "A", "O"
 SOURCES = {TYPED: "typed", ASSISTANT: "assistant", OUTSIDE: "outside"}
@@ -52,9 +53,14 @@ SOURCES = {TYPED: "typed", ASSISTANT: "assistant", OUTSIDE: "outside"}
 _PENDING = "?"
 # The assistant's text copied by the writer: the assistant's here, the writer's in `replay`.
 _COPIED = "C"
+# Outside text a log claims as the assistant's (an `api` insert no suggestion shown holds): the
+# suggestions' in `replay`, which reads the source alone.
+_FROM_API = "F"
 # The authors of one replay in `replay`'s codes, and the authors a copy of held text takes.
-_AS_REPLAY = str.maketrans({TYPED: WRITER, OUTSIDE: WRITER, _COPIED: WRITER, ASSISTANT: SUGGESTION})
-_AS_COPY = str.maketrans({PROMPT: TYPED, ASSISTANT: _COPIED})
+_AS_REPLAY = str.maketrans(
+    {TYPED: WRITER, OUTSIDE: WRITER, _COPIED: WRITER, ASSISTANT: SUGGESTION, _FROM_API: SUGGESTION}
+)
+_AS_COPY = str.maketrans({PROMPT: TYPED, ASSISTANT: _COPIED, _FROM_API: OUTSIDE})
 # Defaults of [session] outside_min_chars and of the window-switch mark.
 MIN_CHARS = 20
 SWITCH_MS = 10_000
@@ -158,6 +164,7 @@ class Attribution:
         self.keystroke: Mapping | None = None
         self.before = ""
         self.shown: Sequence[Mapping] = ()
+        self.offered: set[str] = set()  # every suggestion shown, its whitespace collapsed
         self.awaiting_choice = False
         self.focused_at: int | None = None
         self.inserts: list[OutsideInsert] = []
@@ -179,6 +186,7 @@ class Attribution:
             return
         if name == "suggestion-open":
             self.shown = event.get("currentSuggestions") or self.shown
+            self.offered.update(" ".join(text.split()) for text in shown_texts(self.shown))
             return
         if name == "suggestion-select":
             self.awaiting_choice = True
@@ -209,6 +217,8 @@ class Attribution:
             self.keystroke, self.before = event, before_text
         if code == _PENDING:
             source = self._source(inserted_text(event), event, before_text, before_authors)
+            if event.get("eventSource") == "api":  # a suggestion to `replay` whatever it holds
+                source = "".join(_FROM_API if code == OUTSIDE else ASSISTANT for code in source)
             self.authors = _fill(self.authors, source)
 
     def _code(self, event: Mapping, name: str, units: int) -> str:
@@ -216,11 +226,19 @@ class Attribution:
         typed, or `_PENDING` for a long insert whose source `_source` decides. Any delta ends
         the wait for the insert of a chosen suggestion."""
         awaiting_choice, self.awaiting_choice = self.awaiting_choice, False
-        if event.get("eventSource") == "api" or (
-            awaiting_choice and name == "text-insert" and match_suggestion(inserted_text(event), self.shown)
-        ):
+        if event.get("eventSource") == "api":
+            # The editor logs a suggestion it inserts as `api`, but so may a script posting its
+            # own text: a long `api` insert is the assistant's when a suggestion shown holds it.
+            if units < self.min_chars or self._was_offered(inserted_text(event)):
+                return ASSISTANT
+            return _PENDING
+        if awaiting_choice and name == "text-insert" and match_suggestion(inserted_text(event), self.shown):
             return ASSISTANT
         return _PENDING if units >= self.min_chars else TYPED
+
+    def _was_offered(self, inserted: str) -> bool:
+        collapsed = " ".join(inserted.split())
+        return any(collapsed in offered for offered in self.offered)
 
     def _walk(self, event: Mapping, name: str, ops: Sequence) -> str:
         """Apply any delta but a keystroke (`apply_delta` walks it op by op); returns the
@@ -266,7 +284,7 @@ class Attribution:
         found = Origin(
             typed=authors.count(TYPED),
             assistant=authors.count(ASSISTANT) + authors.count(_COPIED),
-            outside=authors.count(OUTSIDE),
+            outside=authors.count(OUTSIDE) + authors.count(_FROM_API),
             inserts=tuple(self.inserts),
         )
         return document, found
