@@ -157,3 +157,18 @@ class TestRefuseBesideAnAssistantPanel:
         wait_saved(page)
         found = origin(_stored(task_server, session_id))
         assert not found.flagged and found.assistant == len(copied)
+
+    def test_a_refused_paste_does_not_mark_the_next_keystroke_as_a_paste(self, page, task_server):
+        session_id = start_writing(page, task_server.url)
+        type_text(page, " A quiet town.")
+        _clipboard(page, OUTSIDE)
+        editor = page.get_by_test_id("editor")
+        editor.focus()
+        page.keyboard.press("End")
+        page.keyboard.press("Control+V")
+        expect(page.get_by_test_id("status")).to_contain_text("Pasting text from outside this page is turned off")
+        type_text(page, "Z")
+        wait_saved(page)
+        [keystroke] = [r for r in _stored(task_server, session_id)
+                       if r["eventName"] == "text-insert" and r["textDelta"]["ops"][-1].get("insert") == "Z"]  # fmt: skip
+        assert not keystroke["proactive"].get("paste"), keystroke["proactive"]

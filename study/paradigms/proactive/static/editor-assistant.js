@@ -145,6 +145,9 @@ window.StudyEditor = window.StudyEditor || {};
     }
 
     onPaste(event) {
+      // A paste the page refused (editor-paste.js, which listens first) puts nothing in: the
+      // writer's next keystroke must not be logged as a paste.
+      if (event.defaultPrevented) return;
       const text = event.clipboardData ? event.clipboardData.getData("text/plain") : "";
       const fields = { paste: true };
       const needle = text.trim();
