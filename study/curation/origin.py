@@ -10,7 +10,8 @@ did exactly that, and spotted them from keystroke logs. This module reads the sa
 - **typed**: a `user` insert shorter than `min_chars` (a keystroke, an autocorrection, a word
   the spell checker swapped in), or a longer one whose text the document holds or held before
   (the writer duplicated, moved or undid the deletion of text of the session: it keeps the
-  author of the text it copied; in the 2021 release an undo restores a deleted sentence so);
+  author of the text it copied; in the 2021 release an undo restores a deleted sentence so),
+  or that a selection held (a copy pasted after the writer changed the text it was copied from);
 - **assistant**: what `study.curation.replay` attributes to suggestions (an `api` insert, or a
   `user` insert matching the list just chosen from; a long `api` insert only when a suggestion
   the log showed holds it, since a script may post its own text as `api`), and, in a chat arm, a long insert of text
@@ -169,6 +170,9 @@ class Attribution:
         self.focused_at: int | None = None
         self.inserts: list[OutsideInsert] = []
         self.removed: list[tuple[str, str]] = []  # text deletions took away, with its authors
+        # Long selections, with their authors: what the writer may have copied, and may paste
+        # after changing the original (the document then no longer holds the copy).
+        self.selected: list[tuple[str, str]] = []
 
     def add(self, event: Mapping) -> None:
         """Replay one more event. Raises ValueError when the first is not system-initialize with
@@ -193,6 +197,9 @@ class Attribution:
             return
         if name == "window-focus":
             self.focused_at = _timestamp(event)
+            return
+        if name == "cursor-select":
+            self._select(event.get("cursorRange"))
             return
         if name == "chat-receive":  # L0's assistant panel: its response, for the writer to paste
             extension = event.get("proactive")
@@ -251,11 +258,23 @@ class Attribution:
             raise DeltaError(error.field, f"{error.detail} (event {self.index})") from None
         return code
 
+    def _select(self, selected: object) -> None:
+        if not isinstance(selected, Mapping):
+            return
+        index, length = selected.get("index"), selected.get("length")
+        if type(index) is not int or type(length) is not int or index < 0 or length < self.min_chars:
+            return
+        found = (self.text[index : index + length], self.authors[index : index + length])
+        if self.selected and self.selected[-1][0] in found[0]:
+            self.selected[-1] = found  # a selection growing key by key: keep the longest
+        else:
+            self.selected.append(found)
+
     def _source(self, inserted: str, event: Mapping, before_text: str, before_authors: str) -> str:
         """The authors of a long insert: held text keeps its own, a chat reply is the
         assistant's, anything else is outside (and listed in `inserts`)."""
         units = to_units(inserted)
-        source = _held(units, [(before_text, before_authors), *reversed(self.removed)])
+        source = _held(units, [(before_text, before_authors), *reversed(self.removed), *reversed(self.selected)])
         # A reply copied with a space or line break around it (the writer's own) is still it.
         if source is None and any(inserted.strip() in reply for reply in self.assistant_texts):
             source = _COPIED * len(units)

@@ -87,6 +87,30 @@ class TestRefuse:
         assert not found.flagged and found.outside == 0 and found.typed == 2 * len(own)
 
 
+    def test_a_copy_of_the_writers_sentence_pasted_after_editing_that_sentence_is_their_own(self, page, task_server):
+        # Copy a sentence, change a word of it in place, then paste the copy further on: the
+        # page lets it in (it was copied inside the editor), and the log must read it so too.
+        session_id = start_writing(page, task_server.url)
+        editor = page.get_by_test_id("editor")
+        own = " The keeper climbed the stairs every night."
+        type_text(page, own)
+        before = editor_text(page)
+        start = before.index(own)
+        editor.evaluate("(el, [a, b]) => el.setSelectionRange(a, b)", [start, start + len(own)])
+        page.keyboard.press("Control+C")
+        at = start + len(" The")
+        editor.evaluate("(el, at) => el.setSelectionRange(at, at)", at)
+        type_text(page, " old")
+        page.keyboard.press("Control+End")
+        page.keyboard.press("Control+V")
+        expect(editor).to_have_value(before[:at] + " old" + before[at:] + own)
+        assert "turned off" not in page.get_by_test_id("status").inner_text()
+        wait_saved(page)
+        found = origin(_stored(task_server, session_id))
+        assert not found.flagged, [i.describe() for i in found.inserts]
+        assert found.outside == 0 and found.typed == 2 * len(own) + len(" old")
+
+
 class TestFlag:
     @pytest.fixture
     def study_dir(self, tmp_path):
