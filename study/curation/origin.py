@@ -165,7 +165,12 @@ class Attribution:
         self.keystroke: Mapping | None = None
         self.before = ""
         self.shown: Sequence[Mapping] = ()
-        self.offered: set[str] = set()  # every suggestion shown, its whitespace collapsed
+        # Every suggestion list shown, and their texts with whitespace collapsed, made only when
+        # an `api` insert is not in the list just shown (`_was_offered`): the one pass reads
+        # every session, and most never need it.
+        self.shown_lists: list[Sequence[Mapping]] = []
+        self.offered: set[str] = set()
+        self.collapsed_lists = 0
         self.awaiting_choice = False
         self.focused_at: int | None = None
         self.inserts: list[OutsideInsert] = []
@@ -190,7 +195,7 @@ class Attribution:
             return
         if name == "suggestion-open":
             self.shown = event.get("currentSuggestions") or self.shown
-            self.offered.update(" ".join(text.split()) for text in shown_texts(self.shown))
+            self.shown_lists.append(self.shown)
             return
         if name == "suggestion-select":
             self.awaiting_choice = True
@@ -244,6 +249,12 @@ class Attribution:
         return _PENDING if units >= self.min_chars else TYPED
 
     def _was_offered(self, inserted: str) -> bool:
+        core = inserted.strip()
+        if any(core in text for text in shown_texts(self.shown)):  # the list just shown: most
+            return True
+        for shown in self.shown_lists[self.collapsed_lists :]:
+            self.offered.update(" ".join(text.split()) for text in shown_texts(shown))
+        self.collapsed_lists = len(self.shown_lists)
         collapsed = " ".join(inserted.split())
         return any(collapsed in offered for offered in self.offered)
 
