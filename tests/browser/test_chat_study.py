@@ -3,9 +3,13 @@ log, and a server killed mid-conversation with nothing lost."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from dataclasses import replace
+
 import pytest
 from playwright.sync_api import expect
 
+from study import config
 from study.cli import write_study_files
 from study.paradigms.chat import store as chat_store
 from study.store import make_engine, reading
@@ -29,19 +33,25 @@ def chat_dir(tmp_path):
     return folder
 
 
-@pytest.fixture
-def chat_server(chat_dir, model_url):
-    from dataclasses import replace
-
-    from study import config
-
-    study = config.load(chat_dir)
+@contextmanager
+def serving(folder, model_url):
+    """The chat study in `folder`, answered by the model at `model_url`, served in a thread:
+    its address and the study."""
+    study = config.load(folder)
     study = replace(study, suggestions=replace(study.suggestions, endpoint=model_url))
     server, thread = _serve_in_thread(study)
-    yield f"http://127.0.0.1:{server.port}", study
-    server.shutdown()
-    server.server_close()
-    thread.join(timeout=5)
+    try:
+        yield f"http://127.0.0.1:{server.port}", study
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture
+def chat_server(chat_dir, model_url):
+    with serving(chat_dir, model_url) as served:
+        yield served
 
 
 def test_the_whole_chat_path_in_the_browser(page, chat_server):
@@ -161,9 +171,6 @@ def test_a_killed_server_mid_conversation_loses_nothing(page, chat_dir, model_ur
 
 
 def test_a_model_that_fails_keeps_the_message_and_try_again_gets_the_reply(page, chat_dir):
-    from dataclasses import replace
-
-    from study import config
     from study.lm.backends import DeterministicBackend
     from study.lm.server import serve_in_thread
     from tests.browser.conftest import free_port
@@ -238,11 +245,9 @@ def test_a_message_refused_by_the_rate_limit_is_kept_and_try_again_gets_the_repl
     """A 429 (the session's limit on model calls) leaves the message stored without a reply:
     the page keeps it and offers "Try again", as after a failed model call."""
     import time
-    from dataclasses import replace
 
     from sqlalchemy import delete
 
-    from study import config
     from study.store import writing
     from study.store.db import suggestion_requests
 
@@ -279,16 +284,10 @@ def test_a_finish_whose_answer_never_comes_lets_the_writer_press_finish_again(pa
     # The finish request's connection is dropped without a word: the page gives it up and lets
     # the writer press Finish again, rather than stay on "Saving…" with the button disabled.
     # The page's clock is run forward instead of waited for.
-    from dataclasses import replace
-
-    from study import config
-
     folder = tmp_path / "chat-one-exchange"
     write_study_files(folder, paradigm="chat", replacements={**CONTACT, **EDITED_PANE, "min_exchanges = 8": "min_exchanges = 1"})
-    study = config.load(folder)
-    server, thread = _serve_in_thread(replace(study, suggestions=replace(study.suggestions, endpoint=model_url)))
-    try:
-        start_chat(page, f"http://127.0.0.1:{server.port}")
+    with serving(folder, model_url) as (url, _study):
+        start_chat(page, url)
         page.get_by_test_id("chat-input").fill("Here is my thought for the document.")
         page.get_by_test_id("chat-send").click()
         finish = page.get_by_test_id("finish")
@@ -307,7 +306,3 @@ def test_a_finish_whose_answer_never_comes_lets_the_writer_press_finish_again(pa
         expect(finish).to_be_enabled()
         finish.click()
         page.wait_for_url("**/survey")
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
