@@ -63,6 +63,12 @@ def extend(
                 fit_reservations(ctx, hit_id, current(ctx, hit_id))  # refused: release again
             if not error.token_already_processed:
                 raise
+            # As in `expire`: the token is the HIT and the date, so the HIT may have been
+            # re-opened to this same second before and closed since, and MTurk did nothing now.
+            now_hit = current(ctx, hit_id)
+            if now_hit is not None and epoch(now_hit["Expiration"]) < expire_at.timestamp() - 1:
+                expire_at += dt.timedelta(seconds=1)
+                ctx.requester.call("UpdateExpirationForHIT", HITId=hit_id, ExpireAt=expire_at)
         opened = f"open until {expire_at:%Y-%m-%d %H:%M} UTC"
     done = []
     if more and interrupted:

@@ -236,7 +236,7 @@ def test_expire_checks_the_state_first_so_running_it_twice_is_fine(ctx, emulator
     assert ctx.requester.calls.count("UpdateExpirationForHIT") == 1
 
 
-def test_a_hit_expired_reopened_and_expired_again_within_a_second_is_closed(
+def test_a_hit_expired_and_reopened_twice_within_a_second_is_each_time_as_asked(
     ctx, emulator, monkeypatch
 ):
     # MTurk builds UpdateExpirationForHIT's token from the HIT and the date (in whole seconds),
@@ -261,6 +261,9 @@ def test_a_hit_expired_reopened_and_expired_again_within_a_second_is_closed(
     assert ctx.requester.call("GetHIT", HITId=hit_id)["HIT"]["HITStatus"] == "Assignable"
     assert hit_actions.expire(ctx, hit_id) == "expired"
     assert ctx.requester.call("GetHIT", HITId=hit_id)["HIT"]["HITStatus"] == "Reviewable"
+    # And the other way: re-opened to the same second as the first extend, the HIT must open.
+    assert any(line.startswith("open until") for line in hit_actions.extend(ctx, hit_id, hours=1))
+    assert ctx.requester.call("GetHIT", HITId=hit_id)["HIT"]["HITStatus"] == "Assignable"
 
 
 def test_delete_only_a_reviewable_hit_without_submitted_assignments(ctx, emulator):
