@@ -20,6 +20,7 @@ from study.server.participant import blueprint
 from study.server.stages import at_stage, stage_url
 from study.store import events as event_store
 from study.store import reading
+from study.store.db import storable_text
 
 # -- writing ----------------------------------------------------------------------------------
 
@@ -103,9 +104,7 @@ def finish_writing(session_id):
         session_id,
         "writing",
         writing_finished_at=time.time(),
-        # Without NUL: PostgreSQL's text cannot hold one (every Finish was a 500 there, where
-        # SQLite stored it), and a writer cannot see it. The events keep every character.
-        final_text=body.get("text", "").replace("\x00", ""),
+        final_text=storable_text(body.get("text", "")),
         missing_events=lost,
     )
     return jsonify(next=stage_url(session))

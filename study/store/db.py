@@ -336,6 +336,13 @@ server_activity = Table(
 _SCHEMA_LOCK = 0x5714D7_5C4E
 
 
+def storable_text(text: str) -> str:
+    """`text` without NUL, for a text column: PostgreSQL's text cannot hold one (the statement
+    fails, a 500 for the participant) where SQLite stores it, and no reader can see it. A paste
+    can carry one; an event's record keeps it, escaped in its JSON."""
+    return text.replace("\x00", "") if "\x00" in text else text
+
+
 def create_tables(engine: Engine) -> None:
     if engine.dialect.name == "postgresql":
         # Several hosts started together on a new database each create the missing tables; two

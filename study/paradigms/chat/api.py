@@ -37,7 +37,7 @@ from study.server.context import engine, limits, session_or_404, study
 from study.paradigms.chat import store as chat_store
 from study.store import events as event_store
 from study.store import group_commit, provenance, reading, writing
-from study.store.db import chat_events
+from study.store.db import chat_events, storable_text
 
 blueprint = Blueprint("chat_api", __name__, url_prefix="/api/sessions")
 logger = logging.getLogger(__name__)
@@ -96,7 +96,7 @@ def send(session_id):
         return jsonify(error=f"session is at stage '{session['stage']}', not chat"), 409
     body = contract.body()
     client_id = body["client_id"]
-    content = body["content"].replace("\x00", "").strip()  # as stored (chat_store.inserting_message)
+    content = storable_text(body["content"]).strip()  # as stored (chat_store.inserting_message)
     limit = study().chat.max_message_chars
     if not content or len(content) > limit:
         return jsonify(error=f"a message needs 1 to {limit} characters"), 400

@@ -33,6 +33,7 @@ from study.server import contract, model_calls
 from study.server.context import WRITING_SESSIONS, engine, limits, session_brief_or_404, study, writing_session_or_409
 from study.store import group_commit, provenance, reading
 from study.store import sessions as session_store
+from study.store.db import storable_text
 
 blueprint = Blueprint("chat_arm_api", __name__, url_prefix="/api/sessions")
 
@@ -81,7 +82,7 @@ def send(session_id):
     if refused := _refusal(session):
         return refused
     body = contract.body()
-    content = body["content"].replace("\x00", "").strip()  # as stored (chat_store.inserting_message)
+    content = storable_text(body["content"]).strip()  # as stored (chat_store.inserting_message)
     if not content or len(content) > arm.MAX_MESSAGE_CHARS:
         return jsonify(error=f"a message needs 1 to {arm.MAX_MESSAGE_CHARS} characters"), 400
     condition = study().condition(session["condition"])

@@ -26,7 +26,7 @@ from study.paradigms.chat import store as chat_store
 from study.store import reading, writing
 from study.store import events as event_store
 from study.store import sessions as session_store
-from study.store.db import chat_events
+from study.store.db import chat_events, storable_text
 from study.survey.answers import check_page, word_count
 from study.survey.definition import from_mapping
 
@@ -203,9 +203,7 @@ def finish(session_id):
     if lost and body.get("pending") != 0:
         return jsonify(error="some events have not reached the server yet", missing=missing), 409
     now = time.time()
-    # Without NUL, as the writing stage's final text (study.server.writing_stage): PostgreSQL's
-    # text cannot hold one. The events keep every character.
-    document = body.get("document", "").replace("\x00", "")
+    document = storable_text(body.get("document", ""))
     with writing(engine()) as connection:
         chat_store.update_chat(connection, session_id, chat_finished_at=now, document=document)
     session = stages.advance(

@@ -16,7 +16,7 @@ from sqlalchemy import Connection, func, select, update
 from study.curation.replay import DeltaError, apply_delta, from_units
 from study.store import events as event_store
 from study.store import group_commit
-from study.store.db import chat_events, chat_messages, chat_sessions, suggestion_requests
+from study.store.db import chat_events, chat_messages, chat_sessions, storable_text, suggestion_requests
 from study.store.engine import driver_fetch
 
 
@@ -134,9 +134,7 @@ def inserting_message(
     client_id: str | None = None, model: str | None = None, latency_ms: float | None = None,
 ) -> tuple[tuple[str, tuple], dict]:
     """`insert_message`'s statement, for a staged work's stage, and the message it stores."""
-    # Without NUL (a paste can carry one, a model can write one): PostgreSQL's text cannot hold
-    # it, where SQLite does, and a message a reader cannot see it in is the same message.
-    content = content.replace("\x00", "")
+    content = storable_text(content)  # a paste can carry a NUL, a model can write one
     values = (session_id, seq, role, content, time.time(), client_id, model, latency_ms)
     return (_INSERT, values), {"seq": seq, "role": role, "content": content, "client_id": client_id}
 
