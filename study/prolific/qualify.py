@@ -4,7 +4,9 @@ study's "qualified" participant group, which a main round's Prolific study allow
 qualify` for a round run on Prolific. The same outcomes as MTurk's (study.mturk.qualify), from
 the same candidates (study.review.qualify.candidates, study.review.rules): a submission scored at least
 `[review] pay_min_score` is approved (paid) once; a writer who passed joins the group with the
-score remembered; one a later adjudication failed is taken out again.
+score remembered; one a later adjudication failed is taken out again. A submission Prolific has
+from another participant than the one the session was opened for (an edited PROLIFIC_PID) is
+skipped, neither paid nor admitted, as MTurk's qualify skips it.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class Report:
     added: list[tuple[str, int]] = field(default_factory=list)  # participant, score
     removed: list[str] = field(default_factory=list)
     paid: list[tuple[str, str]] = field(default_factory=list)  # submission (review pseudonym), outcome
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # submission, why
     failures: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -39,11 +42,24 @@ def qualify(ctx: Context, *, pay: bool = True, confirm=None) -> Report:
     settings = review_settings.from_study(ctx.study)
     report = Report()
     with reading(ctx.engine) as connection:
-        ours = set(connection.execute(
-            select(prolific_submissions.c.submission_id)
+        ours = dict(connection.execute(
+            select(prolific_submissions.c.submission_id, prolific_submissions.c.participant_id)
             .where(prolific_submissions.c.environment == ctx.environment)
-        ).scalars())  # fmt: skip
-    chosen = [c for c in shared.candidates(ctx) if c.assignment_id in ours]
+        ).all())  # fmt: skip
+    chosen = []
+    for candidate in shared.candidates(ctx):
+        if candidate.assignment_id not in ours:
+            continue
+        # The session's PID is what the study URL said, and anyone can edit a URL: pay and admit
+        # only the participant Prolific has the submission from (study.mturk.qualify.unconfirmed).
+        participant = ours[candidate.assignment_id]
+        if participant != candidate.worker_id:
+            report.skipped.append((candidate.submission_id, (
+                f"Prolific says submission {candidate.assignment_id} was made by participant "
+                f"{participant}, not by {candidate.worker_id}, whom the session was opened for; "
+                "`study prolific review` rejects it")))  # fmt: skip
+            continue
+        chosen.append(candidate)
     due = []
     for candidate in chosen:
         if not pay or candidate.score is None or candidate.score < settings.pay_min_score:

@@ -186,3 +186,23 @@ def test_live_qualify_shows_the_cost_and_pays_nothing_until_confirmed(ctx, proli
     assert agreed.exit_code == 0, agreed.output
     statuses = {s["participant_id"]: s["status"] for s in ctx.client.pages(f"studies/{first['study_id']}/submissions/")}
     assert statuses == {GOOD: "APPROVED", SPAM: "AWAITING REVIEW"}
+
+
+def test_qualify_pays_and_admits_only_the_participant_prolific_says_took_part(ctx, prolific, task_client):
+    """The study URL's PROLIFIC_PID is whatever the browser sends: a participant who took part
+    as EVE and opened the task as FRIEND wrote a session Prolific knows as EVE's."""
+    eve, friend = "e5" * 12, "f6" * 12
+    first = draft(ctx, "qualification")
+    taken = {eve: take_part(prolific, task_client, first["study_id"], eve, opened_as=friend)}
+    submissions.sync(ctx)
+    rate(ctx, taken, {eve: 5})
+
+    report = qualify.qualify(ctx)
+    assert report.added == [] and report.paid == []  # FRIEND did nothing; EVE's session says FRIEND
+    assert [why for _, why in report.skipped] == [
+        f"Prolific says submission {taken[eve].submission_id} was made by participant {eve}, not "
+        f"by {friend}, whom the session was opened for; `study prolific review` rejects it"
+    ]
+    assert groups.members(ctx, "qualified") == {}
+    (status,) = [s["status"] for s in ctx.client.pages(f"studies/{first['study_id']}/submissions/")]
+    assert status == "AWAITING REVIEW"  # left to `study prolific review`

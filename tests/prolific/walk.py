@@ -28,10 +28,16 @@ def join(prolific, study_id: str, participant_id: str) -> dict:
 
 
 def take_part(prolific, task_client, study_id: str, participant_id: str, *, ai_requests: int = 1,
-              finish: bool = True, come_back: bool = True, written: str = WRITTEN) -> Took:  # fmt: skip
+              finish: bool = True, come_back: bool = True, written: str = WRITTEN,
+              opened_as: str | None = None) -> Took:  # fmt: skip
+    """`opened_as`: the PID the study URL is opened with, edited by hand (Prolific's says
+    `participant_id`, who took part)."""
     joined = join(prolific, study_id, participant_id)
     url = urlsplit(joined["url"])
-    entered = task_client.get(f"{url.path}?{url.query}")
+    query = url.query
+    if opened_as is not None:
+        query = query.replace(f"PROLIFIC_PID={participant_id}", f"PROLIFIC_PID={opened_as}")
+    entered = task_client.get(f"{url.path}?{query}")
     assert entered.status_code == 302, entered.get_data(as_text=True)
     session_id = entered.location.split("/")[2]
     took = Took(session_id, joined["submission_id"], participant_id, None)

@@ -61,6 +61,8 @@ def qualify(directory, no_pay, api_url, live: bool) -> None:
     for submission, outcome in report.paid:
         click.echo(f"paid {submission}: {outcome}")
     click.echo(f"Qualified group: {len(report.added)} added, {len(report.removed)} removed.")
+    for submission, why in report.skipped:
+        click.echo(f"{submission}: skipped, {why}")
     for submission, problem in report.failures:
         click.echo(f"  ! {submission}: {problem}")
 
