@@ -184,7 +184,10 @@ def bind_reward(
         connection.execute(
             payments.insert().values(
                 environment=environment,
-                entry_key=f"reward:{study_id}:submission:{submission_id}"[:64],
+                # Not the study's id too: 67 characters, cut to 64, left two submissions that
+                # Prolific made in the same second (ObjectIds differing in their last three
+                # characters) one key, and the second could never be booked.
+                entry_key=f"reward:submission:{submission_id}",
                 kind="reward",
                 study_id=study_id,
                 amount=reward,

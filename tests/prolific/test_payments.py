@@ -181,3 +181,24 @@ def test_the_same_bonus_run_twice_at_once_is_paid_once(ctx, make_ctx, prolific, 
     with reading(ctx.engine) as connection:
         (entry,) = ledger.entries(connection, ctx.environment, kind="bonus")
     assert entry["status"] == "confirmed"
+
+
+def test_submissions_prolific_made_in_the_same_second_each_get_their_reward_entry(ctx, prolific, task_client, monkeypatch):
+    """Prolific's ids are MongoDB ObjectIds: made in the same second by one of its servers, two
+    differ only in their last characters (a counter)."""
+    from study.prolific.emulator import participant
+
+    counter = iter(range(0x10, 0x100))
+    monkeypatch.setattr(participant, "new_id", lambda: f"6650f1a2b3c4d5e6f7a8b{next(counter):03x}")
+    made = studies.create_draft(ctx, studies.Draft("Write with AI", 250, 1, 10, TASK_URL))
+    studies.publish(ctx, made["study_id"])
+    # A place added on Prolific's website: the ledger reserved one place only.
+    ctx.client.patch(f"studies/{made['study_id']}/", {"total_available_places": 3})
+    took = [take_part(prolific, task_client, made["study_id"], pid) for pid in ("a1" * 12, "b2" * 12, "c3" * 12)]
+    report = submissions.sync(ctx)
+    assert sorted(s.submission_id for s in report.submissions) == sorted(t.submission_id for t in took)
+    with reading(ctx.engine) as connection:
+        bound = {t.submission_id: ledger.reward_entry(connection, ctx.environment, t.submission_id)
+                 for t in took}  # fmt: skip
+    assert [e["status"] for e in bound.values()] == ["intended", "unreserved", "unreserved"]
+    assert len({e["id"] for e in bound.values()}) == 3
