@@ -109,11 +109,15 @@ def proposals(ctx: Context) -> list[Proposal]:
 def approval_cost(ctx: Context, submission_ids: list[str]) -> money.Cost:
     """What approving these submissions pays: their reward entries not yet confirmed."""
     total = money.Cost(0, 0, ctx.currency)
-    with reading(ctx.engine) as connection:
-        for submission_id in submission_ids:
+    for submission_id in submission_ids:
+        with reading(ctx.engine) as connection:
             entry = ledger.reward_entry(connection, ctx.environment, submission_id)
-            if entry is not None and entry["status"] != "confirmed":
-                total += money.Cost(entry["amount"], entry["fee"], ctx.currency)
+        if entry is None:  # not synced yet: stored as `sync` would, which binds it to a place
+            submissions.fetch(ctx, submission_id)
+            with reading(ctx.engine) as connection:
+                entry = ledger.reward_entry(connection, ctx.environment, submission_id)
+        if entry is not None and entry["status"] != "confirmed":
+            total += money.Cost(entry["amount"], entry["fee"], ctx.currency)
     return total
 
 

@@ -164,3 +164,19 @@ def test_stopping_before_sync_keeps_the_reservation_of_a_place_a_participant_too
         totals = ledger.totals(connection, ctx.environment, ctx.currency)
     # The participant's reward stays reserved under the cap, as it was before the stop.
     assert entry["status"] == "intended" and totals.reserved.pay == 250
+
+
+def test_live_approve_of_a_submission_not_yet_synced_shows_the_reward_it_pays(
+    run, study_folder, prolific, ctx, task_client, monkeypatch
+):
+    from study.prolific.context import Context
+
+    out = run("draft", str(study_folder), "--places", "1", "--publish")
+    study_id = re.search(r"Draft (\w+):", out).group(1)
+    took = take_part(prolific, task_client, study_id, "9" * 24)  # finished; no `sync` since
+    monkeypatch.setattr(Context, "live", property(lambda self: True))
+    out = run("approve", str(study_folder), took.submission_id, "--live", input="n\n", code=1)
+    # The place's reward and Prolific's fee on it, as publishing reserved them.
+    assert "LIVE: approving 1 submissions will cost up to $3.33 ($2.50 to participants" in out
+    assert "Nothing approved." in out
+    assert ctx.client.get(f"submissions/{took.submission_id}/")["status"] == "AWAITING REVIEW"
