@@ -344,6 +344,10 @@ def intend_bonus(
     intent an earlier run left unfinished (it crashed, or lost MTurk's answer) is returned
     first, even with `repeat`: it must be reconciled with MTurk's bonus payments before any
     new intent, or a re-run of `--again` pays one more than was meant."""
+    # The same bonus asked for in two shells at once must take turns, or both read no entry and
+    # both write one under the same key (PostgreSQL lets the second read before the first
+    # commits): the second then finds the first's entry, whose token MTurk pays once.
+    take_turn(connection, f"bonus:{environment}:{assignment_id}")
     existing = same_bonus(connection, environment, assignment_id, amount, reason)
     unfinished = [e for e in existing if e["status"] == "intended"]
     if unfinished:

@@ -263,6 +263,10 @@ def intend_bonus(
     """The ledger entry for this bonus and whether it is new. An unfinished one (an earlier run
     crashed or lost Prolific's answer) comes first, even with `repeat`: it is reconciled with
     Prolific's records before anything new is intended."""
+    # The same bonus asked for in two shells at once must take turns, or both read no entry and
+    # both write one under the same key (PostgreSQL lets the second read before the first
+    # commits): the second then finds the first's entry, whose pay call only one run sends.
+    take_turn(connection, f"bonus:{environment}:{submission_id}")
     existing = same_bonus(connection, environment, submission_id, amount, reason)
     unfinished = [e for e in existing if e["status"] == "intended"]
     if unfinished:

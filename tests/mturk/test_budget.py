@@ -262,6 +262,43 @@ def test_two_bonus_commands_at_once_on_postgresql_never_pass_the_cap_together(pg
     assert committed == Decimal("7.20")
 
 
+@pytest.mark.postgres
+def test_the_same_bonus_run_twice_at_once_on_postgresql_is_one_entry(pg_engine):
+    """Two shells run `study mturk bonus` for the same bonus at the same moment, on a study
+    database in PostgreSQL (no cap in the sandbox): the second finds the first's entry, which
+    the token of its SendBonus then makes one payment, instead of failing on a duplicate key."""
+    import threading
+
+    from study.store import writing
+
+    environment = "sandbox:123456789012"
+
+    def intend():
+        return ledger.intend_bonus(connection, environment, assignment_id="3SAME", worker_id="A1SAME",
+                                   hit_id="3HIT", amount=Decimal("1.00"), reason="a vivid scene", repeat=False,
+                                   budget=None)  # fmt: skip
+
+    second: dict = {}
+
+    def second_command() -> None:
+        with writing(pg_engine) as own:
+            second["entry"], second["created"] = ledger.intend_bonus(
+                own, environment, assignment_id="3SAME", worker_id="A1SAME", hit_id="3HIT",
+                amount=Decimal("1.00"), reason="a vivid scene", repeat=False, budget=None)  # fmt: skip
+
+    with writing(pg_engine) as connection:
+        first, created = intend()
+        # The first command has written its intent, not yet committed, when the second reads.
+        thread = threading.Thread(target=second_command)
+        thread.start()
+        until_done_or_waiting(thread, pg_engine)
+    thread.join()
+
+    assert created and second == {"entry": first, "created": False}
+    with reading(pg_engine) as connection:
+        assert len(ledger.entries(connection, environment, kind="bonus")) == 1
+
+
 def test_an_extend_the_cap_stopped_half_way_adds_the_assignments_once_when_run_again(
     cli, tmp_path, emulator
 ):

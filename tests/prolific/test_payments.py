@@ -10,6 +10,8 @@ from study.prolific import ledger, money, payments, studies, submissions
 from study.store import reading
 from tests.prolific.conftest import TASK_URL
 from tests.prolific.walk import take_part
+from tests.store.conftest import postgres_url  # noqa: F401 - the cluster, shared as a fixture
+from tests.store.locks import until_done_or_waiting
 
 
 @pytest.fixture
@@ -202,3 +204,41 @@ def test_submissions_prolific_made_in_the_same_second_each_get_their_reward_entr
                  for t in took}  # fmt: skip
     assert [e["status"] for e in bound.values()] == ["intended", "unreserved", "unreserved"]
     assert len({e["id"] for e in bound.values()}) == 3
+
+
+@pytest.mark.postgres
+def test_the_same_bonus_run_twice_at_once_on_postgresql_is_one_entry(postgres_url):  # noqa: F811
+    """Two shells run `study prolific bonus` for the same bonus at the same moment, on a study
+    database in PostgreSQL: the second finds the first's entry (which only one run may send the
+    pay call of) instead of failing on a duplicate key."""
+    import threading
+
+    from study.store import create_tables, make_engine, writing
+    from study.store.prolific import prolific_payments
+
+    engine = make_engine(postgres_url)
+    create_tables(engine)
+    with engine.begin() as connection:
+        connection.execute(prolific_payments.delete())
+    environment = "prolific:researcher"
+    bonus = dict(study_id="s1", submission_id="sub1", participant_id="p1", amount=100,
+                 reason="a clear ending", repeat=False)  # fmt: skip
+    second: dict = {}
+
+    def second_command() -> None:
+        with writing(engine) as own:
+            second["entry"], second["created"] = ledger.intend_bonus(own, environment, **bonus)
+
+    try:
+        with writing(engine) as connection:
+            first, created = ledger.intend_bonus(connection, environment, **bonus)
+            # The first command has written its intent, not yet committed, when the second reads.
+            thread = threading.Thread(target=second_command)
+            thread.start()
+            until_done_or_waiting(thread, engine)
+        thread.join()
+        assert created and second == {"entry": first, "created": False}
+        with reading(engine) as connection:
+            assert len(ledger.entries(connection, environment, kind="bonus")) == 1
+    finally:
+        engine.dispose()
