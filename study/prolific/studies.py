@@ -22,6 +22,7 @@ from study.prolific.client import ProlificError, is_loopback
 from study.prolific.context import Context
 from study.review import rounds, settings as review_settings
 from study.store import reading, writing
+from study.store.engine import take_turn
 from study.store.prolific import prolific_studies
 
 # Prolific fills these in per participant (prolific_id_option "url_parameters").
@@ -214,16 +215,18 @@ def publish(ctx: Context, study_id: str) -> str:
         return f"already {current['status']}"
     places = current["total_available_places"]
     with reading(ctx.engine) as connection:
-        held = [p for p in ledger.places(connection, ctx.environment, study_id)
-                if p["status"] != "cancelled"]  # fmt: skip
-        missing = places - len(held)
+        missing = _unreserved(connection, ctx, study_id, places)
     if missing > 0:
         needed = quote(ctx, record["reward"], missing)
         with writing(ctx.engine) as connection:
-            ledger.check_budget(connection, ctx.environment, ctx.budget, needed,
-                                f"publishing Prolific study {study_id}")  # fmt: skip
-            ledger.plan_places(connection, ctx.environment, study_id=study_id,
-                               reward=record["reward"], fees=needed.fees, count=missing)  # fmt: skip
+            # Another publish of this study (a second shell) may have reserved them while
+            # Prolific's calculator answered: reserved once, not once per shell.
+            take_turn(connection, f"places:{ctx.environment}:{study_id}")
+            if _unreserved(connection, ctx, study_id, places) == missing:
+                ledger.check_budget(connection, ctx.environment, ctx.budget, needed,
+                                    f"publishing Prolific study {study_id}")  # fmt: skip
+                ledger.plan_places(connection, ctx.environment, study_id=study_id,
+                                   reward=record["reward"], fees=needed.fees, count=missing)  # fmt: skip
     try:
         answer = ctx.client.post(f"studies/{study_id}/transition/", {"action": "PUBLISH"})
     except ProlificError as error:
@@ -233,6 +236,13 @@ def publish(ctx: Context, study_id: str) -> str:
             raise StudyError(f"Prolific did not publish study {study_id}: {error.message}") from None
     refresh(ctx, study_id, answer)
     return "published"
+
+
+def _unreserved(connection, ctx: Context, study_id: str, places: int) -> int:
+    """How many of the study's `places` no reservation (kept or taken) covers yet."""
+    held = [p for p in ledger.places(connection, ctx.environment, study_id)
+            if p["status"] != "cancelled"]  # fmt: skip
+    return places - len(held)
 
 
 def transition(ctx: Context, study_id: str, action: str) -> str:

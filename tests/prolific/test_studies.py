@@ -208,3 +208,25 @@ def test_releasing_more_of_the_newest_places_than_are_open_releases_every_open_o
     assert studies.release_places(ctx, made["study_id"], newest=5, note="adding places failed") == 3
     with reading(ctx.engine) as connection:
         assert ledger.open_places(connection, ctx.environment, made["study_id"]) == []
+
+
+def test_the_same_publish_run_twice_at_once_reserves_the_places_once(ctx, monkeypatch):
+    """A second shell publishes the same study while the first asks Prolific's calculator: both
+    say "published", and the study's three places are reserved once, not six times."""
+    made = draft(ctx, reward=250, places=3)
+    ask_calculator = studies.quote
+
+    def second_shell_meanwhile(*args):
+        monkeypatch.setattr(studies, "quote", ask_calculator)
+        assert studies.publish(ctx, made["study_id"]) == "published"
+        return ask_calculator(*args)
+
+    monkeypatch.setattr(studies, "quote", second_shell_meanwhile)
+    assert studies.publish(ctx, made["study_id"]) == "published"
+    assert on_prolific(ctx, made["study_id"])["status"] == "ACTIVE"
+    with reading(ctx.engine) as connection:
+        held = [p for p in ledger.places(connection, ctx.environment, made["study_id"])
+                if p["status"] != "cancelled"]  # fmt: skip
+        reserved = ledger.totals(connection, ctx.environment, ctx.currency).reserved
+    assert len(held) == 3
+    assert reserved == studies.quote(ctx, 250, 3)
