@@ -8,7 +8,8 @@ workerId is whatever the browser sent), `qualify`:
      ledger: study.mturk.review.approve) when the final score is at least `pay_min_score`
      (default 2: all but spam); an entry the ledger already shows as paid is not touched, so
      re-running pays nobody twice. Disqualified sessions are left to `study mturk review`,
-     whose rules reject them;
+     whose rules reject them; an assignment the researcher rejected stays unpaid (skipped,
+     saying how to override the rejection by hand);
   2. grants the study's qualification (`[review] qualification`, created on first use) to
      writers who passed, with the final score as its integer value, so a main round can
      require e.g. "GreaterThanOrEqualTo 4" or "EqualTo 5"; with `notify`, MTurk emails them.
@@ -52,17 +53,39 @@ class Report:
 
 
 def to_pay(ctx: Context, chosen: list[Candidate]) -> list[Candidate]:
-    """The candidates whose qualification HIT is due and not yet paid according to the ledger."""
-    minimum = review_settings.from_study(ctx.study).pay_min_score
+    """The candidates whose qualification HIT is due and not yet paid according to the ledger,
+    and not rejected (`rejected`)."""
     due = []
-    for candidate in chosen:
-        if candidate.assignment_id is None or candidate.score is None or candidate.score < minimum:
-            continue
+    for candidate in _scored_to_pay(ctx, chosen):
         with reading(ctx.engine) as connection:
             entry = ledger.reward_entry(connection, ctx.environment, candidate.assignment_id)
-        if entry is None or entry["status"] != "confirmed":
+        if not _rejected(ctx, candidate) and (entry is None or entry["status"] != "confirmed"):
             due.append(candidate)
     return due
+
+
+def rejected(ctx: Context, chosen: list[Candidate]) -> list[Candidate]:
+    """The candidates scored to be paid whose assignment the researcher rejected on MTurk (by
+    `study mturk review` or `reject`, as last synced): a rejection stands until it is overridden
+    by hand, which MTurk allows within 30 days (`study mturk approve --override-rejection`)."""
+    return [c for c in _scored_to_pay(ctx, chosen) if _rejected(ctx, c)]
+
+
+def _scored_to_pay(ctx: Context, chosen: list[Candidate]) -> list[Candidate]:
+    minimum = review_settings.from_study(ctx.study).pay_min_score
+    return [c for c in chosen
+            if c.assignment_id is not None and c.score is not None and c.score >= minimum]  # fmt: skip
+
+
+def _rejected(ctx: Context, candidate: Candidate) -> bool:
+    with reading(ctx.engine) as connection:
+        status = connection.execute(
+            select(mturk_assignments.c.status).where(
+                mturk_assignments.c.environment == ctx.environment,
+                mturk_assignments.c.assignment_id == candidate.assignment_id,
+            )
+        ).scalar()
+    return status == "Rejected"
 
 
 def carriers(chosen: list[Candidate]) -> dict[str, Candidate]:
@@ -118,6 +141,12 @@ def qualify(
         else:
             mturk.append(candidate)
     if pay:
+        report.skipped += [
+            (c.submission_id, f"assignment {c.assignment_id} was rejected on MTurk, so its HIT is "
+             f"not paid; to pay it after all: study mturk approve {ctx.study.directory} "
+             f"{c.assignment_id} --override-rejection")
+            for c in rejected(ctx, mturk)
+        ]  # fmt: skip
         _pay(ctx, to_pay(ctx, mturk), report, confirm)
     type_id = qualifications.create(
         ctx.requester, ctx.engine, settings.qualification, settings.qualification_description

@@ -322,3 +322,25 @@ def test_qualify_grants_only_the_worker_mturk_says_did_the_qualification_hit(
     assert [q for q in emulator.state.data["qualifications"].values()] == []  # nobody qualified
     status = ctx.requester.call("GetAssignment", AssignmentId=taken.assignment_id)
     assert status["Assignment"]["AssignmentStatus"] == "Submitted"  # left to `study mturk review`
+
+
+def test_a_qualification_hit_the_researcher_rejected_stays_unpaid_and_says_how_to_pay_it(
+    ctx, rated, emulator, review_folder
+):
+    """`study mturk review` rejected a submission (too little typed, say) that the reviewers then
+    rated well: qualify neither fails on it run after run nor overrides the rejection itself."""
+    from study.mturk import review as mturk_review
+
+    good = rated["A1GOODWRITER"].assignment_id
+    mturk_review.reject(ctx, good, "Sorry, we could not approve this HIT: too little text.")
+    dry = run(str(review_folder), "--endpoint-url", emulator.url, "--dry-run")
+    (line,) = [line for line in dry.splitlines() if " A1GOODWRITER " in line]
+    assert line.endswith("passed  score 4  grant  -")  # what the run below does: no pay
+    output = run(str(review_folder), "--endpoint-url", emulator.url)
+    assert "2 granted, 0 already held, 1 HITs paid or confirmed, 0 failures." in output
+    assert (
+        f"skipped, assignment {good} was rejected on MTurk, so its HIT is not paid; to pay it "
+        f"after all: study mturk approve {review_folder} {good} --override-rejection"
+    ) in output
+    status = ctx.requester.call("GetAssignment", AssignmentId=good)["Assignment"]["AssignmentStatus"]
+    assert status == "Rejected" and rewards(ctx)["A1GOODWRITER"] == "cancelled"
