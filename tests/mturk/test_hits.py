@@ -4,16 +4,20 @@ extending, expiring and deleting them."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 import xml.etree.ElementTree as ET
 from decimal import Decimal
 
 import pytest
 from sqlalchemy import select
 
+from study import config
+
 from study.mturk import hit_actions, hits, ledger, posting, qualifications
 from study.mturk.emulator import accept_and_submit
 from study.mturk.hits import EXTERNAL_QUESTION_NS
 from study.mturk.review import approve, reject
+from study.review import settings as review_settings
 from study.store import reading
 from study.store.mturk import mturk_hits
 from tests.mturk.conftest import TASK_URL, connect
@@ -138,6 +142,45 @@ def test_the_qualification_a_main_round_requires_is_not_required_by_the_qualific
     assert required == [
         {"QualificationTypeId": type_id, "Comparator": "GreaterThanOrEqualTo", "IntegerValues": [4]}
     ]
+
+
+def _uncommented_two_rounds(text: str) -> str:
+    """study.toml as `study init` wrote it, with its commented examples of a required
+    qualification and of the two rounds uncommented, as their comments tell the researcher."""
+    lines = text.splitlines()
+    start = lines.index("# [[mturk.qualifications]]")
+    end = next(i for i in range(start, len(lines)) if not lines[i].startswith("#"))
+    rounds = next(i for i, line in enumerate(lines) if "Uncomment to run the study in two rounds" in line) + 1
+    rounds_end = next(i for i in range(rounds, len(lines)) if not lines[i].startswith("#"))
+    for i in [*range(start, end), *range(rounds, rounds_end)]:
+        lines[i] = lines[i][2:] if lines[i].startswith("# ") else lines[i].lstrip("#")
+    return "\n".join(lines) + "\n"
+
+
+def test_the_templates_example_requirement_is_the_qualification_study_qualify_grants(
+    study_folder, requester, emulator
+):
+    # The template's [mturk] example named "coauthor-qualified" while `study qualify` grants
+    # [review] qualification, "coauthor qualified": uncommented, the qualification round's
+    # HITs could not be posted (no such qualification), and once created by hand the main
+    # round required a qualification nobody is ever granted.
+    from study.mturk import settings as mturk_settings
+    from study.mturk.context import open_context
+
+    path = study_folder / "study.toml"
+    path.write_text(_uncommented_two_rounds(path.read_text(encoding="utf-8")), encoding="utf-8")
+    study = config.load(study_folder)
+    raw = {**study.raw, "mturk": {**study.raw["mturk"], "paper_requirements": False}}
+    study = replace(study, raw=raw)
+    ctx = open_context(study, mturk_settings.from_study(study), requester)
+
+    def required(url):
+        hit_id = posting.post(ctx, hits=1, assignments=2, reward=Decimal("2.50"), task_url=url).hits[0]["hit_id"]
+        return emulator.state.data["hits"][hit_id]["QualificationRequirements"]
+
+    assert required("https://study.example.org/task?round=qualification") == []
+    granted = qualifications.create(requester, ctx.engine, review_settings.from_study(study).qualification, "Passed")
+    assert [r["QualificationTypeId"] for r in required("https://study.example.org/task?round=main")] == [granted]
 
 
 def test_the_budget_cap_refuses_a_post_before_anything_is_created(make_ctx, emulator):
