@@ -133,7 +133,12 @@ def init(directory: str, paradigm: str, design: str | None) -> None:
         )
     _design_alone(paradigm, design)
     write_study_files(target, paradigm=paradigm, design=design)
-    click.echo(f"Created {target / study_config.CONFIG_NAME}. Serve it with: study serve {target}")
+    click.echo(f"Created {target / study_config.CONFIG_NAME}. Try it at once: study demo --dir {target}")
+    # `study serve` refuses the placeholder (study.config.unfinished_consent): say so here, where
+    # the researcher reads what to do next.
+    click.echo(f"Before participants: put the protocol director's name and how to reach them in "
+               f"{target / 'consent.html'} (in place of its [REPLACE ...] line), point [suggestions] "
+               f"in study.toml at your model, then serve it with: study serve {target}")
 
 
 def _design_alone(paradigm: str, design: str | None) -> None:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import click
+import pytest
 from click.testing import CliRunner
 
 from study.cli import GROUPS, main
@@ -95,3 +96,19 @@ def test_a_demo_of_a_design_with_a_paradigm_is_refused_before_it_makes_a_folder(
     assert result.returncode == 1, result.stdout + result.stderr
     assert "leave out --paradigm proactive" in result.stderr
     assert list(tmp_path.iterdir()) == []  # no demo folder holding the design, for the next demo to trip on
+
+
+@pytest.mark.parametrize("paradigm", ["writing", "chat"])
+def test_init_names_the_step_study_serve_needs_before_it_serves_the_study(tmp_path, paradigm):
+    # init printed "Serve it with: study serve DIR", and that command refused the new folder:
+    # its consent page still holds the placeholder for the protocol director's contact.
+    from study.config import CONSENT_CONTACT_PLACEHOLDER
+
+    folder = tmp_path / "s"
+    made = CliRunner().invoke(main, ["init", str(folder), "--paradigm", paradigm])
+    assert made.exit_code == 0, made.output
+    assert CONSENT_CONTACT_PLACEHOLDER in (folder / "consent.html").read_text(encoding="utf-8")
+    said = " ".join(made.output.split())
+    assert f"study demo --dir {folder}" in said
+    assert f"{folder / 'consent.html'}" in said and "protocol director" in said
+    assert said.index("consent.html") < said.index(f"study serve {folder}")
