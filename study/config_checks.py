@@ -18,6 +18,7 @@ import jsonschema
 
 from study import control_arm, paradigms
 from study.paths import schemas_dir
+from study.survey.definition import setting_fix
 
 
 class ConfigError(ValueError):
@@ -97,8 +98,7 @@ def _describe(error: jsonschema.ValidationError, source: Path) -> str:
         where = f"[{key}]" if key else "the top level"
         hint = error.schema.get("properties", {}).get(missing, {}).get("description", "")
         return f"{source}: {where} is missing the key '{missing}'. Fix: add it ({hint or 'see README'})."
-    hint = error.schema.get("description") or "see README, Configuration"
-    return f"{source}: {key}: {error.message}. Fix: set it to {hint}."
+    return f"{source}: {key}: {error.message}. {setting_fix(error.schema.get('description') or 'see README, Configuration')}"
 
 
 def _key_path(parts) -> str:

@@ -395,5 +395,14 @@ def describe_error(error: jsonschema.ValidationError, origin: str, where: str) -
         missing = error.message.split("'")[1] if "'" in error.message else error.message
         hint = error.schema.get("properties", {}).get(missing, {}).get("description", "see README, Surveys")
         return f"{origin}: {key} is missing the key '{missing}'. Fix: add it ({hint})."
-    hint = error.schema.get("description") or "see README, Surveys"
-    return f"{origin}: {key}: {error.message}. Fix: set it to {hint}."
+    return f"{origin}: {key}: {error.message}. {setting_fix(error.schema.get('description') or 'see README, Surveys')}"
+
+
+def setting_fix(description: str) -> str:
+    """The fix for a key with a wrong value, from its schema description. A description that
+    opens with the case it holds in ('for "likert": the number of points, 2 to 11') names the
+    case first: "Fix: for "likert", set it to the number of points, 2 to 11"."""
+    case, colon, meaning = description.partition(": ")
+    if description.startswith("for ") and colon:
+        return f"Fix: {case}, set it to {meaning}."
+    return f"Fix: set it to {description}."

@@ -52,7 +52,7 @@ max = 5
         ('name = "x"\nplacement = "sometimes"\n[[surveys.items]]\nid = "a"\ntype = "text"\ntext = "A?"',
          "surveys[0].placement: 'sometimes' is not one of"),
         ('name = "x"\nplacement = "after_session"\n[[surveys.items]]\nid = "a"\ntype = "likert"\ntext = "A?"\npoints = 12',
-         "surveys[0].items[0].points: 12 is greater than the maximum of 11. Fix: set it to for \"likert\": the number of points"),
+         "surveys[0].items[0].points: 12 is greater than the maximum of 11. Fix: for \"likert\", set it to the number of points, 2 to 11 (default 7)."),
         ('name = "x"\nplacement = "after_session"\n[[surveys.items]]\nid = "a"\ntype = "likert"\ntext = "A?"\npoints = 5\nlabels = ["a", "b"]',
          "surveys.x.items.a.labels: 2 labels for 5 points. Fix:"),
         ('name = "x"\nplacement = "in_session"\n[[surveys.items]]\nid = "a"\ntype = "text"\ntext = "A?"',
