@@ -41,7 +41,11 @@ def test_post_list_and_balance(run, study_folder, emulator):
     assert posted.exit_code == 0, posted.output
     assert "up to $18.00 ($15.00 to workers + $3.00 MTurk fees) (sandbox money)" in posted.output
     hit_ids = _hit_ids(posted.stdout)
-    assert len(hit_ids) == 2 and "https://workersandbox.mturk.com/projects/" in posted.stdout
+    assert len(hit_ids) == 2
+    # Each HIT is shown with where to accept it: the emulator's worker page, not MTurk's sandbox
+    # site, which has never heard of it.
+    assert all(f"{hit_id}  3 x $2.50  {emulator.url}/\n" in posted.stdout for hit_id in hit_ids)
+    assert "workersandbox.mturk.com" not in posted.stdout
     listed = run("list", str(study_folder))
     assert all(f"{hit_id}  Assignable" in listed.stdout for hit_id in hit_ids)
     assert "3 available, 0 in progress, 0 reviewed" in listed.stdout

@@ -9,7 +9,7 @@ import click
 
 from study.mturk import hit_actions
 from study.mturk import hits as hit_module
-from study.mturk import ledger, money, posting, settings
+from study.mturk import client, ledger, money, posting, settings
 from study.mturk.cli.common import (
     account_options,
     confirm_spend,
@@ -141,10 +141,11 @@ def post(directory, count, assignments, reward, task_url, force, sandbox, endpoi
     site = WORKER_SITES["live" if ctx.live else "sandbox"]
     for row in posted.hits:
         hit = row["HIT"]
-        click.echo(
-            f"{hit['HITId']}  {hit['MaxAssignments']} x ${hit['Reward']}  "
-            f"{site}/projects/{hit['HITGroupId']}/tasks"
-        )
+        # A local `study mturk emulate` holds the HIT, not MTurk's worker site: its own page
+        # lists every HIT to accept.
+        where = (f"{endpoint_url.rstrip('/')}/" if endpoint_url and client.is_loopback(endpoint_url)
+                 else f"{site}/projects/{hit['HITGroupId']}/tasks")  # fmt: skip
+        click.echo(f"{hit['HITId']}  {hit['MaxAssignments']} x ${hit['Reward']}  {where}")
     click.echo(f"Posted {len(posted.hits)} HITs; at most {posted.cost.describe()}.")
 
 
