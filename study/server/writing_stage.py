@@ -7,13 +7,16 @@ that one.
 
 from __future__ import annotations
 
+import json
 import time
+from functools import cache
 
 from flask import jsonify, render_template, url_for
 
 from study import paradigms
 from study.config import MIN_TIME_SLACK_SECONDS
 from study.curation import origin
+from study.paths import schemas_dir
 from study.server import contract, stages
 from study.server.context import engine, limits, session_or_404, study
 from study.server.participant import blueprint
@@ -47,6 +50,7 @@ def writing_page(session_id, session):
         "eventsUrl": url_for("events_api.post_events", session_id=session_id),
         "stateUrl": url_for("events_api.state", session_id=session_id),
         "finishUrl": url_for("participant.finish_writing", session_id=session_id),
+        "maxInsert": max_insert(),
     }
     # What each paradigm's part of the editor needs (its suggestion URL, its settings), from
     # its declaration (study.paradigms.base.Paradigm.editor); the scripts and styles of the
@@ -66,6 +70,15 @@ def writing_page(session_id, session):
         "writing.html", study=study(), session=session, prompt=prompt, boot=boot, parts=parts,
         paradigm_scripts=scripts, paradigm_stylesheets=stylesheets,
     )
+
+
+@cache
+def max_insert() -> int:
+    """The longest text one event may insert (schemas/event-batch.schema.json). The editor keeps
+    a longer edit (a huge paste) out of the text: the event API would refuse its event, and then
+    every later one, which edits a text the server never had."""
+    schema = json.loads((schemas_dir() / "event-batch.schema.json").read_text(encoding="utf-8"))
+    return schema["$defs"]["delta"]["oneOf"][1]["properties"]["ops"]["items"]["properties"]["insert"]["maxLength"]
 
 
 @blueprint.post("/s/<session_id>/writing/finish")

@@ -88,12 +88,21 @@
     const before = shadow;
     const delta = StudyEditor.diff(shadow, textarea.value, textarea.selectionEnd, selectedBefore);
     selectedBefore = null;
-    shadow = textarea.value;
-    lastRange = selection();
     if (!delta) return;
-    const inserts = delta.ops.some((op) => op.insert !== undefined);
     // What a part adds to the writer's own edit (e.g. that it was pasted from a reply).
     const added = hooks.map((part) => (part.takePaste ? part.takePaste() : null)).find(Boolean);
+    const tooLong = delta.ops.find((op) => op.insert !== undefined && op.insert.length > boot.maxInsert);
+    if (tooLong) {
+      // The event API stores no longer insert (schemas/event-batch.schema.json): logged, this
+      // edit would be refused, and every later one with it, as each edits a text the server
+      // never had; the writer could not finish. The text goes back to what the log holds.
+      setText(before, lastRange);
+      say(`That is too much text to add at once (${tooLong.insert.length} characters; at most ${boot.maxInsert}): please add it in parts.`, "error");
+      return;
+    }
+    shadow = textarea.value;
+    lastRange = selection();
+    const inserts = delta.ops.some((op) => op.insert !== undefined);
     record(inserts ? "text-insert" : "text-delete", "user", added ? { textDelta: delta, ...added } : { textDelta: delta });
     for (const part of hooks) if (part.onText) part.onText(delta, before);
   }

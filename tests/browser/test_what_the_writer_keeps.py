@@ -137,6 +137,27 @@ def test_undo_takes_back_an_accepted_suggestion_as_it_does_typing(page, task_ser
     assert last == [("text-insert", "api"), ("text-delete", "user"), ("text-delete", "user")]
 
 
+def test_a_paste_too_long_for_one_event_is_kept_out_and_the_writer_can_still_finish(page, task_server, study_dir, tmp_path):
+    # A writer pastes a whole book (more than the 100,000 characters the event API takes in one
+    # insert, schemas/event-batch.schema.json). Logged, its event was refused, and with it every
+    # later one (each edits a text the server never had): nothing typed after it was stored, and
+    # Finish said "Some of your log was not accepted" for good.
+    session_id = start_writing(page, task_server.url)
+    type_text(page, " Before.")
+    typed = editor_text(page)
+    page.keyboard.insert_text("x" * 100_001)
+    expect(page.get_by_test_id("status")).to_contain_text("too much text to add at once (100001 characters; at most 100000)")
+    assert editor_text(page) == typed
+    type_text(page, " After.")
+    wait_saved(page)
+    final = editor_text(page)
+    assert final == typed + " After."
+    finish_writing(page)
+
+    log = export_session(study_dir, tmp_path / "export", session_id)
+    assert replay(log) == final + "\n"
+
+
 # -- leaving the page: the beacon ------------------------------------------------------------
 
 
