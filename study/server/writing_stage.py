@@ -51,6 +51,7 @@ def writing_page(session_id, session):
         "stateUrl": url_for("events_api.state", session_id=session_id),
         "finishUrl": url_for("participant.finish_writing", session_id=session_id),
         "maxInsert": max_insert(),
+        "maxText": max_text(),
     }
     # What each paradigm's part of the editor needs (its suggestion URL, its settings), from
     # its declaration (study.paradigms.base.Paradigm.editor); the scripts and styles of the
@@ -73,12 +74,22 @@ def writing_page(session_id, session):
 
 
 @cache
+def _schema(name: str) -> dict:
+    return json.loads((schemas_dir() / name).read_text(encoding="utf-8"))
+
+
 def max_insert() -> int:
     """The longest text one event may insert (schemas/event-batch.schema.json). The editor keeps
     a longer edit (a huge paste) out of the text: the event API would refuse its event, and then
     every later one, which edits a text the server never had."""
-    schema = json.loads((schemas_dir() / "event-batch.schema.json").read_text(encoding="utf-8"))
-    return schema["$defs"]["delta"]["oneOf"][1]["properties"]["ops"]["items"]["properties"]["insert"]["maxLength"]
+    delta = _schema("event-batch.schema.json")["$defs"]["delta"]
+    return delta["oneOf"][1]["properties"]["ops"]["items"]["properties"]["insert"]["maxLength"]
+
+
+def max_text() -> int:
+    """The longest document the finish takes (schemas/api/finish-writing.schema.json: `text`,
+    with its final newline). The editor keeps the text within it: a longer one could not finish."""
+    return _schema("api/finish-writing.schema.json")["properties"]["text"]["maxLength"]
 
 
 @blueprint.post("/s/<session_id>/writing/finish")

@@ -158,6 +158,25 @@ def test_a_paste_too_long_for_one_event_is_kept_out_and_the_writer_can_still_fin
     assert replay(log) == final + "\n"
 
 
+def test_a_text_grown_past_what_the_finish_takes_is_kept_within_it(page, task_server, study_dir, tmp_path):
+    # Two long pastes, each one accepted: the text on screen grew past the 100,000 characters
+    # the finish takes (schemas/api/finish-writing.schema.json), and Finish said "Cannot finish:
+    # text: must have at most 100000 characters" however often the writer pressed it.
+    session_id = start_writing(page, task_server.url)
+    page.keyboard.insert_text("x" * 60_000)
+    typed = editor_text(page)
+    page.keyboard.insert_text("y" * 60_000)
+    expect(page.get_by_test_id("status")).to_contain_text("Your text cannot be longer than 99999 characters")
+    assert editor_text(page) == typed
+    type_text(page, " The end.")
+    wait_saved(page)
+    final = editor_text(page)
+    finish_writing(page)
+
+    log = export_session(study_dir, tmp_path / "export", session_id)
+    assert replay(log) == final + "\n"
+
+
 # -- leaving the page: the beacon ------------------------------------------------------------
 
 
