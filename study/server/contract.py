@@ -137,6 +137,18 @@ def inlined(reference: str) -> dict:
     return _inline(resolved.contents, resolved.resolver, ())
 
 
+def edit_limits(batch: str, finish: str, text: str) -> dict:
+    """What a page logging a writer's edits lets into its text (study/static/editor-events.js,
+    `tooMuch`), as its boot data: `maxInsert`, the longest text one event of a `batch` may insert,
+    and `maxText`, the longest `text` its `finish` request takes. Past either, the page's log or
+    its finish would be refused, and the writer could never finish."""
+    delta = inlined(batch)["properties"]["events"]["items"]["properties"]["textDelta"]["oneOf"][1]
+    return {
+        "maxInsert": delta["properties"]["ops"]["items"]["properties"]["insert"]["maxLength"],
+        "maxText": inlined(finish)["properties"][text]["maxLength"],
+    }
+
+
 _DROPPED = {"$defs", "$id", "$schema", "$comment"}
 
 

@@ -7,16 +7,13 @@ that one.
 
 from __future__ import annotations
 
-import json
 import time
-from functools import cache
 
 from flask import jsonify, render_template, url_for
 
 from study import paradigms
 from study.config import MIN_TIME_SLACK_SECONDS
 from study.curation import origin
-from study.paths import schemas_dir
 from study.server import contract, stages
 from study.server.context import engine, limits, session_or_404, study
 from study.server.participant import blueprint
@@ -50,8 +47,8 @@ def writing_page(session_id, session):
         "eventsUrl": url_for("events_api.post_events", session_id=session_id),
         "stateUrl": url_for("events_api.state", session_id=session_id),
         "finishUrl": url_for("participant.finish_writing", session_id=session_id),
-        "maxInsert": max_insert(),
-        "maxText": max_text(),
+        # The edits the editor lets in: past them the writer could not finish.
+        **contract.edit_limits("event-batch.schema.json", "api/finish-writing.schema.json", "text"),
     }
     # What each paradigm's part of the editor needs (its suggestion URL, its settings), from
     # its declaration (study.paradigms.base.Paradigm.editor); the scripts and styles of the
@@ -71,25 +68,6 @@ def writing_page(session_id, session):
         "writing.html", study=study(), session=session, prompt=prompt, boot=boot, parts=parts,
         paradigm_scripts=scripts, paradigm_stylesheets=stylesheets,
     )
-
-
-@cache
-def _schema(name: str) -> dict:
-    return json.loads((schemas_dir() / name).read_text(encoding="utf-8"))
-
-
-def max_insert() -> int:
-    """The longest text one event may insert (schemas/event-batch.schema.json). The editor keeps
-    a longer edit (a huge paste) out of the text: the event API would refuse its event, and then
-    every later one, which edits a text the server never had."""
-    delta = _schema("event-batch.schema.json")["$defs"]["delta"]
-    return delta["oneOf"][1]["properties"]["ops"]["items"]["properties"]["insert"]["maxLength"]
-
-
-def max_text() -> int:
-    """The longest document the finish takes (schemas/api/finish-writing.schema.json: `text`,
-    with its final newline). The editor keeps the text within it: a longer one could not finish."""
-    return _schema("api/finish-writing.schema.json")["properties"]["text"]["maxLength"]
 
 
 @blueprint.post("/s/<session_id>/writing/finish")

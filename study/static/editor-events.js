@@ -78,6 +78,22 @@ window.StudyEditor = window.StudyEditor || {};
     return { ops };
   }
 
+  // Why an edit (`delta`, turning `before` into `after`) cannot go in a logged text, or null.
+  // `limits` are the boot data's (study.server.contract.edit_limits). The event API stores no
+  // longer insert: logged, the edit would be refused, and every later one with it, as each edits
+  // a text the server never had. The finish takes no longer text (an edit that shortens a text
+  // already past it goes in). Either way the writer could never finish.
+  function tooMuch(delta, before, after, limits) {
+    const long = delta.ops.find((op) => op.insert !== undefined && op.insert.length > limits.maxInsert);
+    if (long) {
+      return `That is too much text to add at once (${long.insert.length} characters; at most ${limits.maxInsert}): please add it in parts.`;
+    }
+    if (after.length > limits.maxText && after.length > before.length) {
+      return `Your text cannot be longer than ${limits.maxText} characters: this edit would make it ${after.length}.`;
+    }
+    return null;
+  }
+
   // -- records ---------------------------------------------------------------------------------
 
   // The suggestion items the schema accepts, whatever the server sent.
@@ -135,6 +151,7 @@ window.StudyEditor = window.StudyEditor || {};
 
   StudyEditor.diff = diff;
   StudyEditor.append = append;
+  StudyEditor.tooMuch = tooMuch;
   StudyEditor.cleanSuggestions = cleanSuggestions;
   StudyEditor.EventLog = EventLog;
 })(window.StudyEditor);

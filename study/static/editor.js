@@ -91,7 +91,9 @@
     if (!delta) return;
     // What a part adds to the writer's own edit (e.g. that it was pasted from a reply).
     const added = hooks.map((part) => (part.takePaste ? part.takePaste() : null)).find(Boolean);
-    const refusal = tooMuch(delta, before);
+    // The finish's text has the final "\n" (documentText) the textarea has not.
+    const limits = { maxInsert: boot.maxInsert, maxText: boot.maxText - 1 };
+    const refusal = StudyEditor.tooMuch(delta, before, textarea.value, limits);
     if (refusal) {
       setText(before, lastRange);  // back to the text the log holds
       say(refusal, "error");
@@ -102,22 +104,6 @@
     const inserts = delta.ops.some((op) => op.insert !== undefined);
     record(inserts ? "text-insert" : "text-delete", "user", added ? { textDelta: delta, ...added } : { textDelta: delta });
     for (const part of hooks) if (part.onText) part.onText(delta, before);
-  }
-
-  // Why an edit cannot go in the text, or null. The event API stores no longer insert
-  // (schemas/event-batch.schema.json): logged, the edit would be refused, and every later one
-  // with it, as each edits a text the server never had. The finish takes no longer text
-  // (schemas/api/finish-writing.schema.json; an edit that shortens a text past it goes in).
-  // Either way the writer could never finish.
-  function tooMuch(delta, before) {
-    const long = delta.ops.find((op) => op.insert !== undefined && op.insert.length > boot.maxInsert);
-    if (long) {
-      return `That is too much text to add at once (${long.insert.length} characters; at most ${boot.maxInsert}): please add it in parts.`;
-    }
-    if (documentText().length > boot.maxText && textarea.value.length > before.length) {
-      return `Your text cannot be longer than ${boot.maxText - 1} characters: this edit would make it ${documentText().length - 1}.`;
-    }
-    return null;
   }
 
   // A caret move by keys or mouse, not by typing (onInput already took the caret along).

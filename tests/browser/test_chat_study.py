@@ -306,3 +306,32 @@ def test_a_finish_whose_answer_never_comes_lets_the_writer_press_finish_again(pa
         expect(finish).to_be_enabled()
         finish.click()
         page.wait_for_url("**/survey")
+
+
+def test_a_paste_too_long_for_the_log_is_kept_out_of_the_document_and_the_writer_can_finish(page, tmp_path, model_url):
+    # A writer pastes more than the 100,000 characters one event may insert
+    # (schemas/chat-event-batch.schema.json) into the document pane. Logged, its event was refused
+    # and kept unsent, and Finish said "some events have not reached the server yet" for good.
+    folder = tmp_path / "chat-one-exchange"
+    write_study_files(folder, paradigm="chat", replacements={**CONTACT, **EDITED_PANE, "min_exchanges = 8": "min_exchanges = 1"})
+    with serving(folder, model_url) as (url, study):
+        session_id = start_chat(page, url)
+        document = page.get_by_test_id("document")
+        document.click()
+        page.keyboard.insert_text("x" * 100_001)
+        expect(page.get_by_test_id("chat-error")).to_contain_text("too much text to add at once (100001 characters; at most 100000)")
+        assert document.input_value() == ""
+        document.type("My own words.")
+        page.get_by_test_id("chat-input").fill("Here is my thought for the document.")
+        page.get_by_test_id("chat-send").click()
+        finish = page.get_by_test_id("finish")
+        expect(finish).to_be_enabled(timeout=20_000)
+        wait_saved(page)
+        finish.click()
+        page.wait_for_url("**/survey")
+        engine = make_engine(study.database_url)
+        with reading(engine) as connection:
+            replayed, _ = chat_store.document_from_events(connection, session_id)
+            stored = chat_store.get(connection, session_id)["document"]
+        engine.dispose()
+        assert replayed == stored == "My own words."

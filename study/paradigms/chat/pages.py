@@ -160,6 +160,8 @@ def chat_page(session_id, session):
         "eventsUrl": url_for("chat_api.post_events", session_id=session_id),
         "surveysUrl": url_for("surveys.answer_in_session", session_id=session_id, name="NAME", occasion=0)[: -len("NAME/0")],
         "finishUrl": url_for("chat.finish", session_id=session_id),
+        # The edits the document pane lets in: past them the writer could not finish.
+        **contract.edit_limits("chat-event-batch.schema.json", "api/chat-finish.schema.json", "document"),
     }
     return render_template(
         "chat/chat.html", study=study(), session=session, boot=boot, settings=settings,

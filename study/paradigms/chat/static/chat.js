@@ -246,8 +246,14 @@
   function onDocInput() {
     const now = ui.doc.value;
     const delta = window.StudyEditor.diff(lastDoc, now, ui.doc.selectionEnd);
-    lastDoc = now;
     if (!delta) return;
+    const refusal = window.StudyEditor.tooMuch(delta, lastDoc, now, boot);
+    if (refusal) {
+      ui.doc.value = lastDoc;  // back to the text the log holds
+      showError(refusal, false);
+      return;
+    }
+    lastDoc = now;
     const name = delta.ops.some((op) => "insert" in op) ? "text-insert" : "text-delete";
     log(name, "user", { textDelta: delta });
     refresh();
