@@ -169,7 +169,14 @@ window.StudyEditor = window.StudyEditor || {};
         return;
       }
       const message = (answer && answer.error) || `HTTP ${response.status}`;
-      if (response.status >= 500 || response.status === 429 || response.status === 408) {
+      // Only the study server's own answers ({"acked"} or {"error"}) say what became of the
+      // batch. A page from something on the way (a captive portal's login page the request was
+      // redirected to, a proxy's error) or an answer cut off is no refusal: taken for one, its
+      // events were set aside as refused, and the later ones sent edited a text the server
+      // never had. The batch is sent again, as after a network error.
+      const fromServer = answer !== null && typeof answer.error === "string";
+      if (response.status >= 500 || response.status === 429 || response.status === 408
+          || (!fromServer && response.status !== 413)) {
         this.failed(message);
       } else if (response.status === 409) {
         this.superseded(message);

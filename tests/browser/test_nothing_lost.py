@@ -115,6 +115,29 @@ def test_an_emoji_in_the_text_replays_to_the_text_on_screen(page, task_server, s
     assert replay(log) == editor_text(page) + "\n"
 
 
+def test_a_captive_portals_page_in_place_of_the_servers_answer_loses_no_keystroke(page, task_server, study_dir, tmp_path):
+    # The writer's Wi-Fi asks them to log in again: every request is redirected to the portal's
+    # login page, which answers 200 with HTML. The page took each batch for refused by the
+    # server, set its events aside ("The server did not accept part of your log") and sent the
+    # later ones without them; back online, the text never became "All changes saved".
+    session_id = start_writing(page, task_server.url)
+    type_text(page, " Before.")
+    wait_saved(page)
+    portal = "<html><body>Please log in to the hotel Wi-Fi.</body></html>"
+    page.route("**/events", lambda route: route.fulfill(status=200, content_type="text/html", body=portal))
+    type_text(page, " During the portal.")
+    expect(page.get_by_test_id("save-state")).to_have_text("Reconnecting… your text is kept in this browser")
+    page.unroute("**/events")
+    type_text(page, " After.")
+    wait_saved(page)
+    expect(page.get_by_test_id("status")).not_to_contain_text("did not accept")
+
+    seqs = stored_seqs(task_server.study, session_id)
+    assert seqs == list(range(len(seqs)))  # no event set aside
+    log = export_session(study_dir, tmp_path / "export", session_id, unfinished=True)
+    assert replay(log) == editor_text(page) + "\n"
+
+
 @contextmanager
 def _the_same_link_elsewhere(browser, page):
     """The session's link opened in another browser (a phone, another computer), its editor
