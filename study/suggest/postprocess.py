@@ -30,6 +30,12 @@ _SEGMENTER_LOCK = threading.Lock()
 
 _LEADING_SPACE = re.compile(r"^\s*")
 
+# The longest suggestion the editor's log holds (schemas/event-batch.schema.json: a suggestion's
+# `original` and `trimmed`). A model that writes on without ending a sentence, at a large
+# max_tokens, has a longer first sentence: shown whole, the list's suggestion-open would be
+# refused by the event API, and the writer could never finish. It is cut there.
+MAX_CHARS = 5000
+
 # Plain words (letters, spaces, commas, apostrophes, hyphens) up to a full stop, question or
 # exclamation mark that a capitalised word follows, or up to the end: the first sentence of most
 # model outputs. Such a sentence needs none of pysbd's rules but its abbreviations (checked
@@ -180,7 +186,7 @@ def postprocess(
             # (at a low temperature most of a query's outputs can be one text).
             continue
         outputs_seen.add(text)
-        original = first_sentence(text)
+        original = first_sentence(text)[:MAX_CHARS].rstrip()
         trimmed = original.strip()
         if not trimmed or _key(trimmed) in seen:
             continue

@@ -155,3 +155,15 @@ def test_windows_line_breaks_become_the_textareas_so_the_log_matches_the_screen(
     # The editor appends `original` to a <textarea>, which holds "\r\n" as "\n".
     [s] = postprocess(texts("\r\n\r\nThe next morning was cold. It rained."))
     assert s["original"] == "\n\nThe next morning was cold."
+
+
+def test_a_first_sentence_longer_than_the_log_holds_is_cut_to_it() -> None:
+    from study.paths import schemas_dir
+    from study.suggest.postprocess import MAX_CHARS
+
+    schema = json.loads((schemas_dir() / "event-batch.schema.json").read_text(encoding="utf-8"))
+    held = schema["$defs"]["suggestion"]["properties"]
+    assert MAX_CHARS == held["original"]["maxLength"] == held["trimmed"]["maxLength"]
+    [kept] = postprocess([{"text": " and then" * 700}])
+    assert kept["original"] == (" and then" * 700)[:MAX_CHARS].rstrip()
+    assert kept["trimmed"] == kept["original"].strip()
