@@ -374,6 +374,8 @@ def _check_database_url(url: str, source: Path) -> None:
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
+    from study.store.engine import shown_url
+
     example = 'e.g. "postgresql+psycopg://user@host/db", or "" for SQLite in study.db'
     try:
         parsed = make_url(url)
@@ -389,7 +391,7 @@ def _check_database_url(url: str, source: Path) -> None:
         name = parsed.drivername.split("+")[0]
         hint = "postgresql+psycopg://" if name == "postgres" else f"a database SQLAlchemy knows ({example})"
         raise ConfigError(
-            f"{source}: study.database: {parsed.render_as_string(hide_password=True)} names the "
+            f"{source}: study.database: {shown_url(url)} names the "
             f"database kind '{parsed.drivername}', which SQLAlchemy does not know. Fix: start it "
             f"with {hint}."
         ) from None

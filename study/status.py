@@ -15,9 +15,9 @@ from study import paradigms as registry
 
 def database_shown(study) -> str:
     """The database URL with any password hidden, for what the commands print."""
-    from sqlalchemy.engine import make_url
+    from study.store.engine import shown_url
 
-    return make_url(study.database_url).render_as_string(hide_password=True)
+    return shown_url(study.database_url)
 
 
 def _last_minute(recent, slots: int) -> str:

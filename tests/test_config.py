@@ -261,6 +261,7 @@ def test_a_page_text_with_a_template_mistake_is_refused_at_load_naming_its_line(
     ("url", "expected"),
     [
         ("postgres://study:s3cret@localhost/study", r"study\.database: .*postgres.*Fix: .*postgresql\+psycopg://"),
+        ("postgres://study@localhost/study?password=s3cret", r"study\.database: .*postgres.*Fix: .*postgresql\+psycopg://"),
         ("study.db", r"study\.database: .*is not a database URL.*Fix: "),
     ],
 )

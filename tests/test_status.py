@@ -109,6 +109,20 @@ def test_status_of_a_study_whose_database_server_is_down_names_it_and_the_fix(st
     assert "s3cret" not in result.output
 
 
+def test_status_never_shows_a_database_password_given_in_the_url_s_query(study_folder):
+    # libpq (and so psycopg) also takes the password, and the client key's, as parameters:
+    # postgresql://study@host/db?password=..., a form hosting services print.
+    url = "postgresql+psycopg://study@127.0.0.1:1/study?sslmode=prefer&password=s3cret&sslpassword=k3y"
+    toml = study_folder / "study.toml"
+    toml.write_text(toml.read_text().replace('database = ""', f'database = "{url}"', 1))
+
+    result = CliRunner().invoke(main, ["status", str(study_folder)])
+
+    assert result.exit_code == 1, result.output
+    assert "127.0.0.1" in result.output and "sslmode=prefer" in result.output and "Fix:" in result.output
+    assert "s3cret" not in result.output and "k3y" not in result.output
+
+
 def test_status_of_a_study_whose_database_file_is_damaged_names_it_and_the_fix(study_folder):
     (study_folder / "study.db").write_bytes(b"not a database, e.g. a half-copied file" * 200)
 

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DisconnectionError
 
 from study.store import checkpoints
@@ -46,6 +46,18 @@ def _into_wal(cursor) -> None:
             time.sleep(0.01)  # opening a connection: no lock of ours is held
 
 
+def shown_url(url: str | URL) -> str:
+    """A database URL as the commands print it: every password hidden, in the address
+    (user:password@) and among the query's parameters, where libpq takes one too
+    (`?password=...`, the client key's `?sslpassword=...`)."""
+    parsed = make_url(url)
+    secret = [name for name in parsed.query if "password" in name.lower()]
+    shown = parsed.difference_update_query(secret).render_as_string(hide_password=True)
+    if secret:
+        shown += ("&" if "?" in shown else "?") + "&".join(f"{name}=***" for name in secret)
+    return shown
+
+
 def _named_when_unopened(engine: Engine) -> None:
     """A connection that could not be opened (its server down, a damaged SQLite file) carries
     the database it was for, password hidden: the driver's own message may not name it
@@ -54,7 +66,7 @@ def _named_when_unopened(engine: Engine) -> None:
     @event.listens_for(engine, "handle_error")
     def _name(context) -> None:
         if context.connection is None and context.sqlalchemy_exception is not None:
-            context.sqlalchemy_exception.unopened_database = engine.url.render_as_string(hide_password=True)
+            context.sqlalchemy_exception.unopened_database = shown_url(engine.url)
 
 
 def make_engine(url: str, threads: int = DEFAULT_THREADS) -> Engine:
