@@ -204,8 +204,7 @@ def _metadata_row(study: Study, session: dict, release: list[dict], simulated: b
         "worker_id": session["worker_id"] or session["access_code"] or "",
         "session_id": session["session_id"],
         "prompt_code": session["prompt_code"],
-        "temperature": condition.controls()["currentTemperature"],
-        "frequency_penalty": condition.controls()["currentFrequencyPenalty"],
+        **_decoding(condition, release),
         **{key: stats[key] for key in METADATA_COLUMNS[6:13]},
         "genre": study.prompt(session["prompt_code"]).genre,
         "simulated": "true" if simulated else "false",
@@ -217,6 +216,18 @@ def _metadata_row(study: Study, session: dict, release: list[dict], simulated: b
     # its own file).
     no_tab = control_arm.is_control(condition) or not paradigms.counts_suggestions(condition)
     return control_arm.blank_suggestion_figures(row) if no_tab else row
+
+
+def _decoding(condition, release: list[dict]) -> dict:
+    """The session's temperature and frequency penalty as its log records them: a condition's
+    settings edited in study.toml between rounds (its name kept) are not those its earlier
+    sessions' suggestions were made with. The condition's own when no record carries them."""
+    for record in release[:50]:  # the later interface may leave the first event's values empty
+        if record.get("currentTemperature") not in (None, ""):
+            return {"temperature": record["currentTemperature"],
+                    "frequency_penalty": record.get("currentFrequencyPenalty", "")}  # fmt: skip
+    controls = condition.controls()
+    return {"temperature": controls["currentTemperature"], "frequency_penalty": controls["currentFrequencyPenalty"]}
 
 
 def _models_csv(study: Study, rows: list[dict], answered: dict[str, list[str]]) -> bytes:

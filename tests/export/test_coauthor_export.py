@@ -168,3 +168,29 @@ def test_the_server_state_restores_what_a_browser_needs_to_carry_on(client, app,
     assert state["hover_index"] == records[-1]["currentHoverIndex"] != ""
     assert state["last_suggestions"] == last_open["currentSuggestions"]
     assert state["doc"].startswith(records[0]["currentDoc"][:40])
+
+
+def test_metadata_gives_each_session_the_settings_its_log_was_written_with(client, study_folder, tmp_path):
+    """A researcher changes a condition's temperature between rounds, keeping its name: the
+    sessions written before keep the settings their suggestions were made with, in metadata.csv
+    (which `study report` and `study release build` read) as in their logs."""
+    from tests.server.flow import finish
+
+    before = start(client, access_code="round-1")
+    to_writing(client, before, prompt="shapeshifter")
+    finish(client, before)
+    toml = study_folder / "study.toml"
+    low = "temperature = 0.3\ntop_p = 1\npresence_penalty = 0\nfrequency_penalty = 0\n"
+    assert low in toml.read_text()
+    toml.write_text(toml.read_text().replace(low, low.replace("0.3", "0.9").replace("penalty = 0\n", "penalty = 0.5\n")))
+    out = tmp_path / "out"
+
+    result = CliRunner().invoke(main, ["export", str(study_folder), "--out", str(out)])
+
+    assert result.exit_code == 0, result.output
+    with open(out / "metadata.csv", newline="") as handle:
+        rows = {row["session_id"]: row for row in csv.DictReader(handle)}
+    first = json.loads((out / f"{before}.jsonl").read_text().splitlines()[0])
+    assert (first["currentTemperature"], first["currentFrequencyPenalty"]) == ("0.3", "0")
+    assert (rows[before]["temperature"], rows[before]["frequency_penalty"]) == ("0.3", "0")
+    assert rows[before]["condition"] == "creative-low"
