@@ -97,11 +97,11 @@ class Commands(click.Group):
                 raise
             reason = " ".join(str(getattr(error, "orig", error)).split())
             reason += "" if reason.endswith((".", "?")) else "."
-            raise click.ClickException(
-                f"cannot open the study's database {database}: {reason} Fix: start its server, or "
-                "correct [study] database in study.toml (empty: study.db beside it); a damaged "
-                "study.db: restore it from a backup."
-            ) from None
+            fix = getattr(error, "unopened_fix", None) or (
+                "Fix: start its server, or correct [study] database in study.toml (empty: study.db "
+                "beside it); a damaged study.db: restore it from a backup."
+            )
+            raise click.ClickException(f"cannot open the study's database {database}: {reason} {fix}") from None
 
 
 @click.group(cls=Commands)

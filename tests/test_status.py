@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import sqlite3
+import subprocess
 import threading
 import time
+from contextlib import closing
+
+import pytest
 
 from click.testing import CliRunner
 
@@ -131,6 +138,44 @@ def test_status_of_a_study_whose_database_file_is_damaged_names_it_and_the_fix(s
     assert result.exit_code == 1, result.output
     assert isinstance(result.exception, SystemExit), repr(result.exception)
     assert "study.db" in result.output and "Fix:" in result.output
+
+
+@pytest.fixture
+def archived(client, study_folder, tmp_path):
+    """A copy of the study folder, with a session, on a read-only file system (an archived
+    study, a collaborator's read-only share), as a stopped server leaves it: study.db alone.
+    A read-only bind mount of itself, since root writes past chmod."""
+    session_id = start(client, access_code="a")
+    to_writing(client, session_id, prompt="pig")
+    folder = tmp_path / "archived"
+    shutil.copytree(study_folder, folder, ignore=shutil.ignore_patterns("study.db*"))
+    with closing(sqlite3.connect(study_folder / "study.db")) as source, closing(sqlite3.connect(folder / "study.db")) as copy:
+        source.backup(copy)
+    if os.geteuid() != 0:
+        folder.chmod(0o500)
+        yield folder
+        folder.chmod(0o700)
+        return
+    mounted = subprocess.run(["mount", "--bind", str(folder), str(folder)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot bind-mount here: {mounted.stderr.decode().strip()}")
+    try:
+        subprocess.run(["mount", "-o", "remount,ro,bind", str(folder)], check=True)
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)
+
+
+@pytest.mark.parametrize("command", ["status", "export"])
+def test_a_study_folder_that_cannot_be_written_is_named_and_not_called_damaged(archived, tmp_path, command):
+    args = [command, str(archived)] + (["--out", str(tmp_path / "out")] if command == "export" else [])
+
+    result = CliRunner().invoke(main, args)
+
+    assert result.exit_code == 1, result.output
+    assert isinstance(result.exception, SystemExit), repr(result.exception)
+    assert f"{archived} cannot be written" in result.output and "Fix:" in result.output, result.output
+    assert "damaged" not in result.output and (archived / "study.db").stat().st_size > 0
 
 
 def test_status_still_counts_sessions_of_a_condition_renamed_in_study_toml(client, study_folder):

@@ -67,6 +67,25 @@ def _named_when_unopened(engine: Engine) -> None:
     def _name(context) -> None:
         if context.connection is None and context.sqlalchemy_exception is not None:
             context.sqlalchemy_exception.unopened_database = shown_url(engine.url)
+            context.sqlalchemy_exception.unopened_fix = _unwritable_folder(engine)
+
+
+def _unwritable_folder(engine: Engine) -> str | None:
+    """Why a SQLite database in a folder that cannot be written (a read-only mount, an archived
+    copy) does not open, and the fix: SQLite makes the WAL's -wal and -shm files beside it even
+    to read it, and says only "unable to open database file", as for a damaged one."""
+    path = engine.url.database if engine.dialect.name == "sqlite" else None
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return None
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder) or os.access(folder, os.W_OK):
+        return None
+    name = os.path.basename(path)
+    return (
+        f"The folder {folder} cannot be written, and SQLite writes {name}-wal and {name}-shm "
+        f"beside the database even to read it. Fix: make the folder writable, or copy the study "
+        f"folder where you can write and run the command on the copy."
+    )
 
 
 def make_engine(url: str, threads: int = DEFAULT_THREADS) -> Engine:
