@@ -10,6 +10,7 @@ session's current stage, whichever paradigm serves it. The writing path
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from flask import current_app, g, redirect, request, url_for
@@ -108,7 +109,42 @@ def lost_names(study_config, engine) -> str | None:
                     f"which {count} session(s) not yet complete were given. Fix: restore that "
                     f"[[{what}]] entry (a renamed one keeps its old {label}) until they are complete."
                 )
-    return "\n".join(problems) or None
+    left = _left_in_study_db(study_config, engine)
+    return "\n".join([*problems, *([left] if left else [])]) or None
+
+
+def _left_in_study_db(study_config, engine) -> str | None:
+    """Why [study] database, changed (to PostgreSQL, say) while writers were still in sessions
+    that the folder's study.db holds, cannot serve them, or None: it does not have them, so
+    their pages and event batches would no longer be found."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from study.store.engine import make_engine, shown_url
+
+    folder_db = study_config.directory / "study.db"
+    served = engine.url.database if engine.dialect.name == "sqlite" else None
+    if not folder_db.is_file() or (served and Path(served).resolve() == folder_db.resolve()):
+        return None
+    earlier = make_engine(f"sqlite:///{folder_db}")
+    try:
+        with reading(earlier) as connection:
+            waiting = session_store.ids_in_progress(connection)
+    except SQLAlchemyError:
+        return None  # not a study's database: nothing of this study to lose
+    finally:
+        earlier.dispose()
+    if waiting:
+        with reading(engine) as connection:
+            waiting -= session_store.stored_ids(connection, waiting)
+    if not waiting:
+        return None
+    return (
+        f"{study_config.directory / 'study.toml'}: [study] database names {shown_url(engine.url)}, "
+        f"which does not have the {len(waiting)} session(s) not yet complete that {folder_db} "
+        f"holds: served from it, their writers would lose their place. Fix: keep [study] database "
+        f"= \"\" until they are complete (study status shows them), then change it; or, to leave "
+        f"them unfinished, move {folder_db.name} (and its -wal and -shm files) out of the folder."
+    )
 
 
 def noun(session: dict) -> str:

@@ -152,6 +152,18 @@ def names_in_progress(connection: Connection) -> dict[str, Counter]:
     }
 
 
+def ids_in_progress(connection: Connection) -> set[str]:
+    """The sessions not yet complete."""
+    return set(connection.execute(select(sessions.c.session_id).where(sessions.c.stage != "complete")).scalars())
+
+
+def stored_ids(connection: Connection, session_ids: set[str]) -> set[str]:
+    """Those of `session_ids` this database holds."""
+    return set(connection.execute(
+        select(sessions.c.session_id).where(sessions.c.session_id.in_(sorted(session_ids)))
+    ).scalars())  # fmt: skip
+
+
 def all_sessions(connection: Connection, *, finished_only: bool = False) -> list[dict]:
     query = select(sessions).order_by(sessions.c.created_at)
     if finished_only:
