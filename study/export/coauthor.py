@@ -154,12 +154,13 @@ def _write_export(study, out, engine, candidates, simulated, created, stored, re
     with reading(engine) as connection:
         files = export_surveys(study, connection, [row["session_id"] for row in rows])
         answered = provenance.answered_models(connection)
+        asked = provenance.asked_models(connection)
         exported = {row["session_id"] for row in rows}
         beside = {}  # e.g. a chat arm's conversations beside its editor logs
         for module in paradigms.log_hooks():
             if hasattr(module, "files_beside"):
                 beside.update(module.files_beside(study, connection, [s for s in candidates if s["session_id"] in exported]))
-    files["models.csv"] = _models_csv(study, rows, answered)
+    files["models.csv"] = _models_csv(study, rows, asked, answered)
     files.update(beside)
     for name, data in files.items():
         write(out / name, data)
@@ -230,7 +231,7 @@ def _decoding(condition, release: list[dict]) -> dict:
     return {"temperature": controls["currentTemperature"], "frequency_penalty": controls["currentFrequencyPenalty"]}
 
 
-def _models_csv(study: Study, rows: list[dict], answered: dict[str, list[str]]) -> bytes:
+def _models_csv(study: Study, rows: list[dict], asked: dict[str, list[str]], answered: dict[str, list[str]]) -> bytes:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=MODEL_COLUMNS, lineterminator="\n")
     writer.writeheader()
@@ -239,7 +240,7 @@ def _models_csv(study: Study, rows: list[dict], answered: dict[str, list[str]]) 
         writer.writerow({
             "session_id": row["session_id"], "condition": condition.name,
             # A control arm has no model: both cells stay empty rather than name one it never used.
-            "model": "" if control_arm.is_control(condition) else condition.model,
+            "model": "" if control_arm.is_control(condition) else provenance.configured(asked.get(row["session_id"]), condition.model),
             "answered_model": provenance.cell(answered.get(row["session_id"])),
         })  # fmt: skip
     return buffer.getvalue().encode()

@@ -9,6 +9,8 @@ SmolLM2) is then visible in every export and report, not hidden behind the confi
 
 from __future__ import annotations
 
+import json
+
 from sqlalchemy import Connection, select
 
 from study.store.db import suggestion_requests
@@ -36,6 +38,31 @@ def answered_models(connection: Connection, by: str = "session_id") -> dict[str,
     for key, model in rows:
         found.setdefault(key, set()).add(model)
     return {key: sorted(models) for key, models in found.items()}
+
+
+def asked_models(connection: Connection, session_id: str | None = None) -> dict[str, list[str]]:
+    """Per session (or for `session_id` alone), the models its calls asked for
+    (`parameters.model`), sorted: the configured name when the call was made. A condition moved
+    to another model in study.toml between rounds, its name kept, did not ask the new one in its
+    earlier sessions."""
+    query = select(suggestion_requests.c.session_id, suggestion_requests.c.parameters)
+    if session_id is not None:
+        query = query.where(suggestion_requests.c.session_id == session_id)
+    found: dict[str, set[str]] = {}
+    for key, parameters in connection.execute(query):
+        try:
+            model = json.loads(parameters).get("model")
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(model, str) and model:
+            found.setdefault(key, set()).add(model)
+    return {key: sorted(models) for key, models in found.items()}
+
+
+def configured(asked: list[str] | None, condition_model: str) -> str:
+    """The configured model of a session as a CSV cell: the ones its calls asked for, or its
+    condition's in study.toml when it made none."""
+    return cell(asked) or condition_model
 
 
 def cell(models: list[str] | None) -> str:

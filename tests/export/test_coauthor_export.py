@@ -194,3 +194,33 @@ def test_metadata_gives_each_session_the_settings_its_log_was_written_with(clien
     assert (first["currentTemperature"], first["currentFrequencyPenalty"]) == ("0.3", "0")
     assert (rows[before]["temperature"], rows[before]["frequency_penalty"]) == ("0.3", "0")
     assert rows[before]["condition"] == "creative-low"
+
+
+def test_models_csv_names_the_model_each_session_asked_even_after_study_toml_changed_it(client, app, study_folder,
+                                                                                    tmp_path):
+    """A condition moved to another model between rounds, its name kept: the sessions before
+    asked the old model, and models.csv says so (as study report's table of models does)."""
+    from study.store.db import suggestion_requests
+    from tests.server.flow import finish
+
+    before = start(client, access_code="round-1")
+    to_writing(client, before, prompt="shapeshifter")
+    with writing(app.extensions["study.engine"]) as connection:
+        condition = session_store.get(connection, before)["condition"]
+        connection.execute(suggestion_requests.insert().values(
+            session_id=before, created_at=0.0, condition=condition, model="davinci-002",
+            parameters=json.dumps({"model": "davinci-002", "mode": "completion"}), raw="[]",
+            suggestions="[]", latency_ms=800.0, error=None,
+        ))  # fmt: skip
+    finish(client, before)
+    toml = study_folder / "study.toml"
+    assert toml.read_text().count('model = "davinci-002"') == 4
+    toml.write_text(toml.read_text().replace('model = "davinci-002"', 'model = "gpt-3.5-turbo-instruct"'))
+    out = tmp_path / "out"
+
+    result = CliRunner().invoke(main, ["export", str(study_folder), "--out", str(out)])
+
+    assert result.exit_code == 0, result.output
+    with open(out / "models.csv", newline="") as handle:
+        (row,) = csv.DictReader(handle)
+    assert (row["session_id"], row["model"], row["answered_model"]) == (before, "davinci-002", "davinci-002")

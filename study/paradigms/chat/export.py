@@ -15,7 +15,7 @@ from study.config import Study
 from study.export.surveys import export_surveys
 from study.paradigms.chat import store as chat_store
 from study.store import events as event_store
-from study.store import make_engine, reading
+from study.store import make_engine, provenance, reading
 from study.store import sessions as session_store
 from study.store import simulated as simulated_store
 from study.store import surveys as survey_store
@@ -55,7 +55,9 @@ def conversation(study: Study, connection, session: dict) -> dict | None:
         "simulated": simulated,
         **extra,
         "assistant": {"condition": condition.name, "label": label(study, condition.name),
-                      "model": condition.model, "system_prompt": condition.system_prompt,
+                      "model": provenance.configured(provenance.asked_models(connection, session_id).get(session_id),
+                                                     condition.model),
+                      "system_prompt": condition.system_prompt,
                       # The configured name above; here what the endpoint said answered (issue 20).
                       "answered_models": sorted({m["model"] for m in messages if m["role"] == "assistant" and m["model"]}),
                       "context_chars": study.chat.context_chars},

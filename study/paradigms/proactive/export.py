@@ -54,6 +54,7 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
     with reading(engine) as connection:
         candidates = session_store.all_sessions(connection, finished_only=not include_unfinished)
         answered = provenance.answered_models(connection)
+        asked = provenance.asked_models(connection)
     # L0 sessions belong to a MindCopilot study (the baseline of Table 5), not to a CoAuthor one.
     proactive_study = is_proactive_study(study.conditions, study.proactive)
     for session in candidates:
@@ -79,7 +80,8 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
             "session_id": session["session_id"], "paradigm": condition.paradigm,
             "condition": condition.name, "prompt_code": session["prompt_code"],
             "genre": study.prompt(session["prompt_code"]).genre, "events": len(extended),
-            "model": condition.model, "answered_model": provenance.cell(answered.get(session["session_id"])),
+            "model": provenance.configured(asked.get(session["session_id"]), condition.model),
+            "answered_model": provenance.cell(answered.get(session["session_id"])),
         })
     engine.dispose()
     buffer = io.StringIO()
