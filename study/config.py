@@ -277,6 +277,8 @@ def from_mapping(data: dict, directory: Path, source: Path | None = None) -> Stu
     texts = data.get("texts", {})
     database = study.get("database") or f"sqlite:///{directory / 'study.db'}"
     _check_database_url(database, source)
+    if study.get("database"):
+        database = _sqlite_in_folder(database, directory)
     try:
         surveys = survey_definition.load_surveys(data, directory, source)
     except survey_definition.SurveyError as error:
@@ -395,6 +397,21 @@ def _check_database_url(url: str, source: Path) -> None:
             f"database kind '{parsed.drivername}', which SQLAlchemy does not know. Fix: start it "
             f"with {hint}."
         ) from None
+
+
+def _sqlite_in_folder(url: str, directory: Path) -> str:
+    """A SQLite file named by a relative path ("sqlite:///data.db") is the study folder's, as
+    every other file study.toml names: relative to the working directory, the server started
+    in the folder and `study status FOLDER` run from elsewhere each read a database of its own."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    path = parsed.database
+    if parsed.get_backend_name() != "sqlite" or not path or path == ":memory:" or path.startswith("file:"):
+        return url
+    if Path(path).is_absolute():
+        return url
+    return parsed.set(database=str(directory / path)).render_as_string(hide_password=False)
 
 
 def _read_blocklist(directory: Path, name: str, source: Path) -> tuple[str, ...]:

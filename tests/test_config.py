@@ -276,3 +276,27 @@ def test_a_database_url_sqlalchemy_cannot_use_is_refused_naming_the_key_and_the_
     assert str(study_folder / "study.toml") in result.output
     assert re.search(expected, result.output), result.output
     assert "s3cret" not in result.output
+
+
+def test_a_relative_sqlite_path_in_database_is_in_the_study_folder_wherever_a_command_runs(study_folder, tmp_path,
+                                                                                        monkeypatch):
+    # As every other file study.toml names (consent.html, the blocklist): the server started in
+    # the study folder and `study status FOLDER` run from elsewhere read one database, where
+    # status saw none of the sessions and made an empty data.db in the folder it ran from.
+    from study.server import create_app
+    from tests.server.flow import start, to_writing
+
+    _edit(study_folder, 'database = ""', 'database = "sqlite:///data.db"')
+    monkeypatch.chdir(study_folder)
+    app = create_app(config.load(study_folder.relative_to(study_folder)), suggestion_engine=object())
+    to_writing(app.test_client(), start(app.test_client(), access_code="a"), prompt="pig")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+
+    result = CliRunner().invoke(main, ["status", str(study_folder)])
+
+    assert result.exit_code == 0, result.output
+    assert "Sessions: 1 (writing 1)" in result.output
+    assert str(study_folder / "data.db") in result.output
+    assert list(elsewhere.iterdir()) == []
