@@ -154,3 +154,24 @@ def test_the_back_button_after_finishing_leads_to_the_step_the_writer_is_at(page
     expect(page.get_by_test_id("self-evaluation").first).to_be_visible()
     page.go_back()  # and again, from further back
     page.wait_for_url("**/evaluation")
+
+
+def test_the_back_button_after_a_page_that_asked_again_leads_to_the_step_the_writer_is_at(page, task_server):
+    # A survey sent with a question unanswered is shown again as the answer to its POST. Back
+    # from the next page then led to Chromium's "Confirm Form Resubmission" error page
+    # (net::ERR_CACHE_MISS) instead of the step the writer is at.
+    start_writing(page, task_server.url)
+    type_text(page, " The end.")
+    finish_writing(page)
+    for box in page.get_by_test_id("self-evaluation").all():
+        box.check()
+    page.get_by_test_id("next").click()
+    page.wait_for_url("**/survey")
+    page.get_by_test_id("next").click()  # nothing answered: the page asks again
+    expect(page.locator(".error").first).to_have_text("This question needs an answer.")
+    code = evaluate_and_survey(page)
+    page.go_back()
+    page.wait_for_url("**/complete")
+    expect(page.get_by_test_id("verification-code")).to_have_text(code)
+    page.reload()  # a reload of the page that asked again is no resubmission either
+    expect(page.get_by_test_id("verification-code")).to_have_text(code)

@@ -1,0 +1,9 @@
+// A page shown as the answer to its own form's POST (the form was refused and is asked again:
+// a box left unticked, a survey question unanswered). Its history entry is a POST, and pages
+// are sent with Cache-Control: no-store, so the back button from the next page, or a reload,
+// would have Chromium show "Confirm Form Resubmission" (net::ERR_CACHE_MISS) instead of asking
+// the server again. The entry becomes a plain GET of the same address, which leads to the step
+// the session is at (templates/base.html loads this only after a POST).
+"use strict";
+
+window.history.replaceState(window.history.state, "", window.location.href);
