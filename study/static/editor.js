@@ -19,6 +19,8 @@
   const timerLabel = document.getElementById("timer");
   const finishButton = document.getElementById("finish");
   const RETRY_STATE_MS = 2000;
+  const MODIFIER_KEYS = new Set(["Shift", "Control", "Alt", "Meta", "AltGraph", "CapsLock", "Fn"]);
+  const LEAVE_HINT = "Press Tab to leave the text (to the Finish button).";
 
   let log = null;        // StudyEditor.EventLog, once the starting point is known
   let outbox = null;     // StudyEditor.Outbox
@@ -30,6 +32,7 @@
   let mouseSelecting = false;
   let inserting = false;      // page.insert is putting a part's text in (its own record)
   let selectedBefore = null;  // the selection an edit replaces, taken just before it (beforeinput)
+  let leaving = false;        // Esc with nothing to hide: the next Tab leaves the text (onKeyDown)
 
   const documentText = () => textarea.value + "\n";
   const caret = () => textarea.selectionStart;
@@ -129,12 +132,28 @@
   }
 
   // Keys go to the started parts first (keysFirst before the others); Tab is claimed in every
-  // arm, so a writer with no suggestions does not leave the text by it.
+  // arm, so a writer with no suggestions does not leave the text by it. Esc that no part used
+  // (nothing shown to hide) lets the next Tab or Shift+Tab move the focus on, as in a code
+  // editor: a writer without a mouse must still reach the finish button (and a panel's box).
   function onKeyDown(event) {
     mouseSelecting = false;
     if (event.isComposing || !log) return;
+    if (event.key === "Tab" && leaving) {
+      stayInText();
+      return;
+    }
+    if (!MODIFIER_KEYS.has(event.key)) stayInText();
     for (const part of keyHooks) if (part.onKeyDown(event)) return;
+    if (event.key === "Escape") {
+      leaving = true;
+      if (!statusLine.textContent) say(LEAVE_HINT);  // never over a message of the page's
+    }
     if (event.key === "Tab") event.preventDefault();
+  }
+
+  function stayInText() {
+    if (leaving && statusLine.textContent === LEAVE_HINT) say("");
+    leaving = false;
   }
 
   // -- starting point --------------------------------------------------------------------------
@@ -313,6 +332,7 @@
   textarea.addEventListener("keydown", onKeyDown);
   textarea.addEventListener("keyup", checkCursor);
   textarea.addEventListener("mousedown", () => { mouseSelecting = true; });
+  textarea.addEventListener("blur", stayInText);
   document.addEventListener("mouseup", () => {
     if (!mouseSelecting) return;
     mouseSelecting = false;

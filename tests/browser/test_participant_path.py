@@ -175,3 +175,35 @@ def test_the_back_button_after_a_page_that_asked_again_leads_to_the_step_the_wri
     expect(page.get_by_test_id("verification-code")).to_have_text(code)
     page.reload()  # a reload of the page that asked again is no resubmission either
     expect(page.get_by_test_id("verification-code")).to_have_text(code)
+
+
+def test_a_writer_using_only_the_keyboard_reaches_the_finish_button(page, task_server):
+    # Tab and Shift+Tab belong to the suggestions in the editor, so focus could never leave it:
+    # a writer without a mouse could not press Finish. Esc with nothing to hide, then Tab,
+    # leaves the text; Esc that hides the list does not.
+    start_writing(page, task_server.url)
+    type_text(page, " The end.")
+    expect(page.get_by_test_id("finish")).to_be_enabled(timeout=15_000)
+    focused = lambda: page.evaluate("() => document.activeElement.dataset.testid")  # noqa: E731
+    page.keyboard.press("Tab")
+    expect(page.get_by_test_id("suggestion").first).to_be_visible()
+    page.keyboard.press("Escape")  # hides the list
+    page.keyboard.press("Tab")  # asks again
+    expect(page.get_by_test_id("suggestion").first).to_be_visible()
+    assert focused() == "editor"
+    page.keyboard.press("Escape")
+    expect(page.get_by_test_id("suggestion")).to_have_count(0)
+    page.keyboard.press("Escape")  # nothing left to hide
+    expect(page.get_by_test_id("status")).to_have_text("Press Tab to leave the text (to the Finish button).")
+    page.keyboard.press("Tab")
+    assert focused() == "finish"
+    expect(page.get_by_test_id("status")).to_have_text("")
+    page.keyboard.press("Shift+Tab")  # back into the text, where Tab asks for suggestions again
+    assert focused() == "editor"
+    page.keyboard.press("Tab")
+    expect(page.get_by_test_id("suggestion").first).to_be_visible()
+    page.keyboard.press("Escape")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/evaluation")
