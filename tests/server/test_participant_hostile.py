@@ -295,6 +295,27 @@ def test_a_chat_studys_preview_does_not_describe_the_tab_editor(tmp_path):
     assert "at least 0" not in page
 
 
+@pytest.mark.parametrize("paradigm", ["proactive", "L1"])
+def test_a_proactive_studys_preview_and_instructions_describe_ghost_text_not_the_tab_list(tmp_path, paradigm):
+    # They said "press the Tab key: the AI shows suggestions", but in L1-L3 Tab only accepts
+    # the grey text that appears when the writer pauses: writers pressed Tab and nothing came.
+    from study.cli import write_study_files
+    from study.server import create_app
+    from tests.conftest import CONTACT
+
+    write_study_files(tmp_path / "study", paradigm=paradigm, replacements=CONTACT)
+    client = create_app(config.load(tmp_path / "study"), suggestion_engine=object()).test_client()
+    preview = client.get("/task", query_string=PREVIEW).get_data(as_text=True)
+    assert "This is a preview" in preview and "Tab key" not in preview
+    session_id = start(client, access_code="lab-1")
+    assert client.post(f"/s/{session_id}/consent", data={"consent": "yes"}).status_code == 302
+    instructions = client.get(f"/s/{session_id}/instructions").get_data(as_text=True)
+    assert "press the Tab key" not in instructions
+    assert "Shift+Tab" not in instructions
+    assert "When you <strong>pause</strong>" in instructions
+    assert "press <strong>Tab</strong> to accept it" in instructions
+
+
 def test_serve_refuses_a_study_toml_that_lost_a_condition_writers_are_still_in(study_folder, monkeypatch):
     # A condition renamed while writers are in it: each of their pages was an Internal Server
     # Error (KeyError) and their event batches failed until the end of the study.

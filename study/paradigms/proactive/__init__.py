@@ -17,7 +17,11 @@ user-initiated, is an assistant panel the writer asks ([proactive] l0 = "assista
   it draws): its part of `study report`.
 """
 
+from pathlib import Path
+
 from study.paradigms.base import EditorPart, Paradigm, StudyTemplate
+
+HERE = Path(__file__).parent
 
 PARADIGMS = ("L0", "L1", "L2", "L3")
 PROACTIVE = ("L1", "L2", "L3")
@@ -50,9 +54,11 @@ PARADIGM = Paradigm(
     # One suggestion at a time (currentN = 1): a ghost text, not a list.
     condition_defaults={level: {"n": 1} for level in PROACTIVE},
     templates={
+        # init/: instructions for ghost text (templates/init/'s describe CoAuthor's Tab list).
         "proactive": StudyTemplate("MindCopilot's L1, L2 and L3 in rotation (ghost text after a pause)",
-                                   levels=PROACTIVE),
-        **{level: StudyTemplate(f"MindCopilot's {level} only", levels=(level,)) for level in PROACTIVE},
+                                   overlay=str(HERE / "init"), levels=PROACTIVE),
+        **{level: StudyTemplate(f"MindCopilot's {level} only", overlay=str(HERE / "init"), levels=(level,))
+           for level in PROACTIVE},
     },
     exports={"proactive": "study.paradigms.proactive.export"},
     curate="study.paradigms.proactive.curation.cli",
