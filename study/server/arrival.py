@@ -150,16 +150,17 @@ def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> Arriva
 
 def quota_checker(session_id: str, limits: Limits, table: Table) -> event_store.BatchCheck:
     """The check `event_store.ingest` runs on a batch for `table`: the session's quota, counting
-    only the events not stored yet (a resend of stored events is always acknowledged)."""
+    only the events not stored yet (a resend of the very events stored is acknowledged; another
+    event under a stored seq is a Conflict, as in `Arrival`)."""
 
     def check(connection: Connection, rows: list[dict], _stored: tuple[int, int | None]) -> None:
-        present = set(
-            connection.execute(
-                select(table.c.seq).where(
-                    table.c.session_id == session_id, table.c.seq.in_([row["seq"] for row in rows])
-                )
-            ).scalars()
-        )
+        sent = {row["seq"]: row for row in rows}
+        stored_records = connection.execute(
+            select(table.c.seq, table.c.record).where(table.c.session_id == session_id, table.c.seq.in_(list(sent)))
+        ).all()
+        for seq, record in stored_records:
+            _same_event(seq, orjson.loads(record), orjson.loads(sent[seq]["record"]))
+        present = {seq for seq, _record in stored_records}
         new = [row for row in rows if row["seq"] not in present]
         if new:
             stored = event_store.totals(connection, session_id, table)

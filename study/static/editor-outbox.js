@@ -257,7 +257,19 @@ window.StudyEditor = window.StudyEditor || {};
     }
   }
 
+  // Two tabs of one session's page would number their events alike. The newest tab claims the
+  // session; in every older one `onTaken` runs (it stops writing and saving, and says why).
+  function claimTab(sessionId, onTaken) {
+    const tabKey = `${storageKey(sessionId)}.tab`;
+    const tabId = Math.random().toString(36).slice(2);
+    try { window.localStorage.setItem(tabKey, tabId); } catch (error) { return; }
+    window.addEventListener("storage", (event) => {
+      if (event.key === tabKey && event.newValue !== tabId) onTaken();
+    });
+  }
+
   StudyEditor.readSaved = readSaved;
   StudyEditor.storageKey = storageKey;
+  StudyEditor.claimTab = claimTab;
   StudyEditor.Outbox = Outbox;
 })(window.StudyEditor);

@@ -278,13 +278,10 @@
   }
 
   // Two tabs on one session would number their events alike. The newest tab wins; the others
-  // stop writing and saving.
+  // stop writing and saving (StudyEditor.claimTab).
   function claimTab() {
-    const tabKey = `${StudyEditor.storageKey(boot.sessionId)}.tab`;
-    const tabId = Math.random().toString(36).slice(2);
-    try { window.localStorage.setItem(tabKey, tabId); } catch (error) { return; }
-    window.addEventListener("storage", (event) => {
-      if (event.key !== tabKey || event.newValue === tabId || finishing) return;
+    StudyEditor.claimTab(boot.sessionId, () => {
+      if (finishing) return;
       outbox.closed = true;
       closePage("This session is open in another tab or window; please continue writing there.");
     });

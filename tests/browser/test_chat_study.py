@@ -129,6 +129,58 @@ def test_a_rating_due_after_the_last_exchange_can_be_skipped_by_finishing(page, 
     assert occasions == [3, 6]
 
 
+def _replayed_document(study, session_id):
+    engine = make_engine(study.database_url)
+    with reading(engine) as connection:
+        replayed, _ = chat_store.document_from_events(connection, session_id)
+    engine.dispose()
+    return replayed
+
+
+def test_the_same_link_in_a_second_tab_closes_the_first(page, chat_server):
+    # Both tabs numbered their events alike: the server kept the first tab's and dropped the
+    # second's as resends, while both said "All changes saved"; each showed only its own
+    # exchanges, and the document the log replays lost what one of them wrote.
+    url, study = chat_server
+    session_id = start_chat(page, url)
+    exchange(page, "Here is my first thought for the document.", 1)
+    wait_saved(page)
+    second = page.context.new_page()
+    second.goto(page.url)
+    expect(second.get_by_test_id("document")).to_be_editable()
+    expect(page.get_by_test_id("chat-error")).to_contain_text("open in another tab or window")
+    for name in ("chat-input", "chat-send", "finish", "insert-reply"):
+        expect(page.get_by_test_id(name).first).to_be_disabled()
+    expect(page.get_by_test_id("document")).not_to_be_editable()
+    exchange(second, "Here is my second thought for the document.", 2)
+    second.get_by_test_id("insert-reply").last.click()
+    wait_saved(second)
+    assert _replayed_document(study, session_id) == second.get_by_test_id("document").input_value() != ""
+
+
+def test_the_same_link_in_another_browser_is_told_its_text_was_not_kept(page, browser, chat_server):
+    # The other browser's events took the numbers this one had stored: they were acknowledged as
+    # resends and dropped, and it said "All changes saved" over text the log never held.
+    url, study = chat_server
+    session_id = start_chat(page, url)
+    wait_saved(page)
+    elsewhere = browser.new_context()
+    try:
+        other = elsewhere.new_page()
+        other.goto(page.url)
+        expect(other.get_by_test_id("document")).to_be_editable()
+        page.get_by_test_id("document").type("One.")
+        wait_saved(page)
+        other.get_by_test_id("document").type("Two.")
+        expect(other.get_by_test_id("chat-error")).to_contain_text("another window or browser", timeout=15_000)
+        expect(other.get_by_test_id("save-state")).not_to_have_text("All changes saved")
+        expect(other.get_by_test_id("document")).not_to_be_editable()
+        expect(other.get_by_test_id("chat-input")).to_be_disabled()
+    finally:
+        elsewhere.close()
+    assert _replayed_document(study, session_id) == "One."
+
+
 def test_a_killed_server_mid_conversation_loses_nothing(page, chat_dir, model_url):
     server = TaskServerProcess(chat_dir, model_url)
     server.start()

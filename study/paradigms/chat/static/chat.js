@@ -25,6 +25,7 @@
     saved: "All changes saved",
     saving: "Saving…",
     reconnecting: "Reconnecting… your work is kept in this browser",
+    error: "Not saved on the server",
   };
   const RETRY_MS = [500, 1000, 2000, 4000, 5000];
   const FINISH_TIMEOUT_MS = 20000;  // a finish request given up after this (see finish)
@@ -36,6 +37,7 @@
   let owed = [];
   let inFlight = null; // {clientId, content}: a message sent and not yet answered
   let busy = false;
+  let closed = false; // another tab or browser took the session: this page logs and sends no more
   let lastMergedSeq = -1; // the last reply merged into the running document ([chat] document_pane)
   const merged = boot.documentPane !== "edited";
 
@@ -69,12 +71,15 @@
     const enough = exchanges >= boot.minExchanges;
     // A rating due after the last exchange may be skipped by finishing ([chat] rating_before_finish).
     const skippable = blocked && enough && !boot.ratingBeforeFinish && owed.every((item) => item.occasion >= exchanges);
-    ui.input.disabled = busy || blocked;
-    ui.send.disabled = busy || blocked || inFlight !== null;
-    ui.finish.disabled = busy || (blocked && !skippable) || !enough;
+    ui.input.disabled = closed || busy || blocked;
+    ui.send.disabled = closed || busy || blocked || inFlight !== null;
+    ui.finish.disabled = closed || busy || (blocked && !skippable) || !enough;
     document.querySelectorAll("[data-role=finish-instead]").forEach((button) => {
       button.hidden = !skippable;
-      button.disabled = busy;
+      button.disabled = closed || busy;
+    });
+    document.querySelectorAll("[data-testid=insert-reply], [data-testid=rating-submit]").forEach((button) => {
+      button.disabled = closed;
     });
     ui.spinner.hidden = !busy;
   }
@@ -91,6 +96,7 @@
     if (message.role === "assistant" && !merged) {
       const button = document.createElement("button");
       button.type = "button";
+      button.disabled = closed;
       button.textContent = "Insert into document";
       button.setAttribute("data-testid", "insert-reply");
       button.addEventListener("click", () => insertReply(message));
@@ -331,6 +337,17 @@
     refresh();
   }
 
+  // Nothing more is logged or sent from this page: another tab of this browser claimed the
+  // session (StudyEditor.claimTab), or the server stored other events under this page's next
+  // numbers (409: another browser wrote the session). The participant is told why.
+  function closePage(message) {
+    closed = true;
+    outbox.closed = true;
+    ui.doc.readOnly = true;
+    showError(message, false);
+    refresh();
+  }
+
   // -- start ------------------------------------------------------------------------------------
 
   async function loadState() {
@@ -353,7 +370,13 @@
     const saved = window.StudyEditor.readSaved(boot.sessionId);
     const state = await loadState();
     const pending = saved ? saved.pending : [];
-    outbox = new window.StudyEditor.Outbox(boot.sessionId, boot.eventsUrl, pending, { onState: showSaveState });
+    outbox = new window.StudyEditor.Outbox(boot.sessionId, boot.eventsUrl, pending, {
+      onState: showSaveState,
+      onClosed: (message) => {
+        showSaveState("error");
+        closePage(`Your latest changes were not saved: ${message}.`);
+      },
+    });
     outbox.snapshot = snapshot;
     // This browser's copy is newer than the server's whenever it holds unsent edits.
     const doc = saved && typeof saved.doc === "string" ? saved.doc : state.document;
@@ -380,6 +403,9 @@
     window.addEventListener("blur", () => log("window-blur", "user"));
     window.addEventListener("focus", () => log("window-focus", "user"));
     window.addEventListener("pagehide", () => outbox.beacon());
+    window.StudyEditor.claimTab(boot.sessionId, () => {
+      if (!closed) closePage("This session is open in another tab or window; please continue there.");
+    });
     refresh();
     openOwed();
     // A message sent before a reload or a server restart and never answered: ask again.
