@@ -15,10 +15,13 @@ The chat page's log (chat_events) is not a CoAuthor document: it gets the quota 
 Both run inside the transaction that stores the batch (study.store.events.ingest), so two
 batches of one session are never checked against the same stored state. Replaying a whole
 session for every batch would cost O(events) each time; a small per-process cache keeps the
-text after the last batch this process stored, and is used only while the stored count and
-highest seq still match it (another worker process may have stored events meanwhile). The cache
-holds only committed states (`Arrival.committed`), so the event API may also hand one to the
-store as `known`: counting every stored event for every batch is O(events) as well.
+text after the last batch this process stored. When another worker process stored events of the
+session meanwhile, only those are read and applied to it (`_caught_up`); a session this process
+has not seen (after a restart, or a writer's first batch at this worker) is read and replayed
+before the write lock is taken (`_read_stored`), so that one long session resuming never holds
+every other writer's batch up while the whole of it is replayed. The cache holds only committed
+states (`Arrival.committed`, and states read from the database), so the event API may also hand
+one to the store as `known`: counting every stored event for every batch is O(events) as well.
 """
 
 from __future__ import annotations
@@ -27,12 +30,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import orjson
-from sqlalchemy import Connection, Table, select
+from sqlalchemy import Connection, Engine, Table, select
 
 from study.curation.replay import DeltaError, apply_delta, to_units
 from study.server.limits import Limits
 from study.server.session_memory import SessionMemory
 from study.store import events as event_store
+from study.store import reading
 from study.store.db import events as events_table
 
 CACHED_SESSIONS = 4096
@@ -65,7 +69,7 @@ class Arrival:
     parsed records, about 45 objects) alive until the garbage collector's next pass, which at a
     launch then went through hundreds of them each time (docs/benchmarks.md)."""
 
-    def __init__(self, session_id: str, batch: Sequence[Mapping], limits: Limits) -> None:
+    def __init__(self, session_id: str, batch: Sequence[Mapping], limits: Limits, engine: Engine | None = None) -> None:
         self.session_id, self.limits = session_id, limits
         self.by_seq = {item["seq"]: item for item in batch}
         self.ordered = sorted(self.by_seq)
@@ -75,9 +79,13 @@ class Arrival:
         # case, a batch that follows the text this process last checked, is replayed here,
         # before the lock, and inside the lock only confirmed to follow what is stored still.
         # A session's first batch is replayed ahead too, from its initialize event: at a launch
-        # a thousand of them arrive within a second, and each has nothing stored to read.
+        # a thousand of them arrive within a second, and each has nothing stored to read. A
+        # later batch of a session this process has not seen is replayed ahead from what is
+        # stored, read without the write lock (after a restart, every writer's next batch).
         self.ahead: tuple[_Checked, str | event_store.Refused] | None = None
         cached = _checked.get(session_id)
+        if cached is None and engine is not None and self.ordered[0] > 0:
+            cached = _read_stored(engine, session_id)
         records = [(seq, self.by_seq[seq]) for seq in self.ordered]
         try:
             if cached is not None and self.ordered[0] > cached.last_seq:
@@ -118,14 +126,13 @@ class Arrival:
         if not new:
             return
         new.sort(key=lambda row: row["seq"])
-        cached = _checked.get(session_id)
-        usable = cached is not None and (cached.count, cached.last_seq) == (count, last_seq)
-        stored_bytes = cached.bytes if usable else event_store.totals(connection, session_id).bytes
+        base = _caught_up(connection, session_id, ahead[0] if ahead else _checked.get(session_id), count, last_seq)
+        stored_bytes = base.bytes if base else event_store.totals(connection, session_id).bytes
         added_bytes = sum(len(row["record"]) for row in new)
         _within_quota(count, len(new), stored_bytes, added_bytes, limits)
         appended = last_seq is None or new[0]["seq"] > last_seq
-        if usable and appended:
-            text = _apply(cached.text, [(row["seq"], by_seq[row["seq"]]) for row in new])
+        if base is not None and appended:
+            text = _apply(base.text, [(row["seq"], by_seq[row["seq"]]) for row in new])
         else:
             # Out of order, or not cached: replay everything, as the release will.
             stored_rows = connection.execute(
@@ -143,9 +150,52 @@ class Arrival:
             _checked.remember(self.session_id, self.stored)
 
 
-def checker(session_id: str, batch: Sequence[Mapping], limits: Limits) -> Arrival:
-    """The checks of `batch` (items carry `seq`) on its arrival."""
-    return Arrival(session_id, batch, limits)
+def checker(session_id: str, batch: Sequence[Mapping], limits: Limits, engine: Engine | None = None) -> Arrival:
+    """The checks of `batch` (items carry `seq`) on its arrival; with the study's `engine`, a
+    session this process has not seen is read and replayed before the write lock is taken."""
+    return Arrival(session_id, batch, limits, engine)
+
+
+def _read_stored(engine: Engine, session_id: str) -> _Checked | None:
+    """The session's stored state, read and replayed without the write lock, and remembered (it
+    is committed); None when nothing is stored or the stored log does not replay (the check
+    inside the lock then says why)."""
+    with reading(engine) as connection:
+        rows = connection.execute(
+            select(events_table.c.seq, events_table.c.record)
+            .where(events_table.c.session_id == session_id)
+            .order_by(events_table.c.seq)
+        ).all()
+    if not rows:
+        return None
+    try:
+        text = _replay([(seq, orjson.loads(record)) for seq, record in rows])
+    except event_store.Refused:
+        return None
+    state = _Checked(len(rows), rows[-1][0], sum(len(record) for _seq, record in rows), text)
+    _checked.remember(session_id, state)
+    return state
+
+
+def _caught_up(connection: Connection, session_id: str, earlier: _Checked | None, count: int,
+               last_seq: int | None) -> _Checked | None:
+    """The session's stored state (`count` events, the highest `last_seq`) from `earlier`, a
+    committed state of it this process knows: the events stored after it (by another worker
+    process) are read and applied, not the whole session. None when there is no such state, or
+    the log changed otherwise (an earlier gap filled): the whole session is replayed then."""
+    if earlier is None or earlier.last_seq is None or last_seq is None or last_seq < earlier.last_seq:
+        return None
+    if (earlier.count, earlier.last_seq) == (count, last_seq):
+        return earlier
+    rows = connection.execute(
+        select(events_table.c.seq, events_table.c.record)
+        .where(events_table.c.session_id == session_id, events_table.c.seq > earlier.last_seq)
+        .order_by(events_table.c.seq)
+    ).all()
+    if earlier.count + len(rows) != count:
+        return None
+    text = _apply(earlier.text, [(seq, orjson.loads(record)) for seq, record in rows])
+    return _Checked(count, last_seq, earlier.bytes + sum(len(record) for _seq, record in rows), text)
 
 
 def quota_checker(session_id: str, limits: Limits, table: Table) -> event_store.BatchCheck:

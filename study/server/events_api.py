@@ -101,7 +101,7 @@ def _post_events(app: Flask, session_id: str, body: dict) -> Acknowledgement | R
     batch = body["events"]
     if session["stage"] not in OPEN_STAGES:
         return closed(database, session, batch)
-    checks = arrival.checker(session_id, batch, limits(app))
+    checks = arrival.checker(session_id, batch, limits(app), database)
     check, committed = checks.check, [checks.committed]
     try:
         paradigm = study(app).condition(session["condition"]).paradigm
