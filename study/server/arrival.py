@@ -238,12 +238,12 @@ def _same_event(seq: int, stored: Mapping, sent: Mapping) -> None:
 
 def _within_quota(count: int, adding: int, stored_bytes: int, added_bytes: int, limits: Limits) -> None:
     if count + adding > limits.max_events:
-        raise event_store.Refused(
+        raise event_store.Full(
             f"this session has stored {count} events and may store at most "
             f"{limits.max_events}; no more events are accepted"
         )
     if stored_bytes + added_bytes > limits.max_bytes:
-        raise event_store.Refused(
+        raise event_store.Full(
             f"this session's events would take {stored_bytes + added_bytes} bytes, more than "
             f"the {limits.max_bytes} it may store; no more events are accepted"
         )

@@ -4,7 +4,8 @@ POST /api/sessions/<id>/events  {"events": [{"seq": 0, "eventName": ..., ...}, .
   -> 200 {"acked": [0, 1, ...], "stored": 2, "duplicates": 0}
 The format is schemas/event-batch.schema.json. A batch is checked whole before anything is
 written, then stored in one transaction: it is all stored or not at all.
-Each batch must also fit the session's storage quota and replay on top of what is stored
+Each batch must also fit the session's storage quota (past it: 422 with `"full": true`, no
+later event of the session will be stored) and replay on top of what is stored
 and hold to each paradigm's rules for the records it adds (study.paradigms.base: `events`; e.g.
 ghost text's: the session's paradigm, its own suggestion ids and their texts): 422 otherwise,
 with the event at fault named.
@@ -59,12 +60,17 @@ class Refusal:
 
     status: int
     error: str
+    # The session has stored all it may (event_store.Full): the page stops logging and offers
+    # the finish, which takes the session as stored.
+    full: bool = False
 
 
 def respond(answer: Acknowledgement | Refusal):
     """A view's answer for what `acknowledge` (or `store`) returned."""
     if type(answer) is Acknowledgement:
         return current_app.response_class(answer, mimetype="application/json")
+    if answer.full:
+        return jsonify(error=answer.error, full=True), answer.status
     return jsonify(error=answer.error), answer.status
 
 
@@ -151,6 +157,8 @@ def _stored(engine: Engine, session_id: str, batch: list[dict], check: event_sto
         result = event_store.ingest(engine, session_id, batch, check, table=table, expect=expect, known=known)
     except event_store.Conflict as conflict:
         return Refusal(409, str(conflict))
+    except event_store.Full as full:
+        return Refusal(422, str(full), full=True)
     except event_store.Refused as refusal:
         return Refusal(422, str(refusal))
     for hook in committed:

@@ -32,7 +32,9 @@ window.StudyEditor = window.StudyEditor || {};
 
   class Outbox {
     // `ui.onState(state, message)`: "saved", "saving", "reconnecting" or "error";
-    // `ui.onClosed(message)`: the server takes no more of this page's events (409).
+    // `ui.onClosed(message)`: the server takes no more of this page's events (409);
+    // `ui.onFull(message, seq)`: the session has stored all it may, up to `seq` (left out); the
+    // page stops logging, and its promise settles once the page shows what is stored.
     constructor(sessionId, eventsUrl, pending, ui) {
       this.sessionId = sessionId;
       this.eventsUrl = eventsUrl;
@@ -45,10 +47,13 @@ window.StudyEditor = window.StudyEditor || {};
       this.failures = 0;
       this.batchLimit = MAX_BATCH;
       this.closed = false;           // another tab took over the session
+      this.full = null;              // the session's limit was reached: the server's message
+      this.fullShown = null;         // ui.onFull's promise
       this.storageWarned = false;
     }
 
     add(record) {
+      if (this.full) return;  // never to be stored: the page no longer logs (ui.onFull)
       this.pending.push(record);
       this.save();
       if (!this.closed) this.ui.onState(this.failures ? "reconnecting" : "saving");
@@ -180,6 +185,8 @@ window.StudyEditor = window.StudyEditor || {};
         this.failed(message);
       } else if (response.status === 409) {
         this.superseded(message);
+      } else if (response.status === 422 && answer.full === true) {
+        this.reachedLimit(batch, message);
       } else if (response.status === 413 && this.batchLimit > 1) {
         this.batchLimit = Math.max(1, Math.floor(batch.length / 2));
       } else {
@@ -209,6 +216,22 @@ window.StudyEditor = window.StudyEditor || {};
       this.ui.onClosed(message);
     }
 
+    // 422 with `full`: the session has stored all it may ([session] max_events, max_bytes). The
+    // events that still fit are stored one by one; from the first that does not, none ever will
+    // be, and keeping them would keep the writer from finishing ("some of your log was not
+    // accepted"). They are let go, and the page finishes with the text the server stored.
+    reachedLimit(batch, message) {
+      if (batch.length > 1) {
+        this.batchLimit = 1;
+        return;
+      }
+      const first = batch[0].seq;
+      console.warn(`editor: the session is full from event ${first}: ${message}`);
+      this.full = message;
+      this.pending = this.pending.filter((record) => record.seq < first);
+      this.fullShown = Promise.resolve(this.ui.onFull(message, first));
+    }
+
     refused(batch, status, message, answer) {
       // A 4xx names a problem that resending the same batch cannot fix. Narrow it down to the
       // event at fault so the others still reach the server; that one stays saved here.
@@ -227,6 +250,10 @@ window.StudyEditor = window.StudyEditor || {};
       this.rejected.clear();
       for (;;) {
         if (this.closed) return false;
+        if (this.full) {
+          await this.fullShown;
+          return this.pending.length === 0;
+        }
         if (this.unsent().length === 0) return this.pending.length === 0;
         if (this.timer !== null) {
           clearTimeout(this.timer);

@@ -65,6 +65,7 @@
   // -- logging -----------------------------------------------------------------------------------
 
   function record(eventName, eventSource, details) {
+    if (outbox.full) return;  // the session stores no more (atLimit): nothing is numbered
     outbox.add(log.make(eventName, eventSource, caret(), details));
   }
 
@@ -216,6 +217,7 @@
         showSaveState("error");
         closePage(`Your latest changes were not saved: ${message}.`);
       },
+      onFull: atLimit,
     });
     outbox.snapshot = snapshot;
     restoreText();
@@ -252,7 +254,7 @@
       tone: () => statusLine.dataset.tone,
       busy: setSpinner,
       finishing: () => finishing,
-      closed: () => finishing || (outbox !== null && outbox.closed),
+      closed: () => finishing || (outbox !== null && (outbox.closed || Boolean(outbox.full))),
       save: () => outbox.save(),
       keepCaretInView,
       insert(text, details = {}) {
@@ -295,6 +297,23 @@
     say(message, "error");
   }
 
+  // The session has stored all it may ([session] max_events, max_bytes; Outbox.reachedLimit):
+  // the text stops where the server's copy stops, the log with it, and the writer finishes
+  // with that. The edits after it were never stored; the text shown and submitted is the one
+  // the log replays to.
+  async function atLimit(message) {
+    for (const part of hooks) if (part.onClose) part.onClose();
+    textarea.readOnly = true;
+    say("Saving your text…");
+    const state = await serverState();
+    setText(withoutFinalNewline(state.doc ?? boot.prompt));
+    log.nextSeq = state.next_seq;
+    outbox.save();
+    keepCaretInView();
+    say(`Your session has recorded as much as it can (${message}), so your text can no longer `
+      + "change: it is saved as shown. Please press Finish to go on.", "error");
+  }
+
   // -- timer and finish (editor-finish.js) ------------------------------------------------------
 
   function startTimer() {
@@ -314,7 +333,7 @@
     // whose outbox has closed stays closed).
     finishing = false;
     const closed = outcome === "log-refused" && outbox.closed;
-    textarea.readOnly = closed;
+    textarea.readOnly = closed || Boolean(outbox.full);
     finishButton.disabled = closed;
   }
 

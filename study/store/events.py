@@ -38,6 +38,12 @@ class Conflict(Refused):
     batch was stored; the event API answers 409."""
 
 
+class Full(Refused):
+    """The session has stored all it may (study.server.limits: max_events, max_bytes): no later
+    event of it will be stored. The event API says so (`full`), so the page stops logging and
+    lets the writer finish with what is stored."""
+
+
 class SessionMoved(RuntimeError):
     """The session's stage or condition is no longer what `ingest` was told to expect (another
     worker process moved it on); nothing of the batch was stored."""

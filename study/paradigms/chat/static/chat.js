@@ -48,6 +48,7 @@
   }
 
   function log(eventName, eventSource, extra = {}) {
+    if (outbox.full) return;  // the session stores no more (atLimit): nothing is numbered
     const record = {
       seq: nextSeq, eventName, eventSource, eventTimestamp: Date.now(), textDelta: "",
       messageSeq: null, ...extra,
@@ -78,8 +79,9 @@
       button.hidden = !skippable;
       button.disabled = closed || busy;
     });
-    document.querySelectorAll("[data-testid=insert-reply], [data-testid=rating-submit]").forEach((button) => {
-      button.disabled = closed;
+    document.querySelectorAll("[data-testid=rating-submit]").forEach((button) => { button.disabled = closed; });
+    document.querySelectorAll("[data-testid=insert-reply]").forEach((button) => {
+      button.disabled = closed || Boolean(outbox && outbox.full);
     });
     ui.spinner.hidden = !busy;
   }
@@ -266,6 +268,7 @@
   }
 
   function insertReply(message) {
+    if (outbox.full) return;
     const addition = (ui.doc.value && !ui.doc.value.endsWith("\n") ? "\n\n" : "") + message.content;
     const delta = window.StudyEditor.append(ui.doc.value, addition);
     ui.doc.value += addition;
@@ -276,6 +279,7 @@
   }
 
   function mergeReply(message) {
+    if (outbox.full) return;  // the document no longer changes (atLimit)
     if (message.seq <= lastMergedSeq) return; // a resent message's stored reply, merged already
     lastMergedSeq = message.seq;
     const now = window.ChatMerge.merge(ui.doc.value, message.content);
@@ -348,6 +352,21 @@
     refresh();
   }
 
+  // The session has stored all it may ([session] max_events, max_bytes; Outbox.reachedLimit):
+  // the document stops where the server's copy stops, and the participant finishes with it.
+  // The conversation goes on (the server stores its messages), the document no longer changes.
+  async function atLimit(message) {
+    ui.doc.readOnly = true;
+    const state = await loadState();
+    ui.doc.value = state.document;
+    lastDoc = state.document;
+    nextSeq = state.next_seq;
+    outbox.save();
+    showError(`Your session has recorded as much as it can (${message}), so the document can no `
+      + "longer change: it is saved as shown. You can finish when you are ready.", false);
+    refresh();
+  }
+
   // -- start ------------------------------------------------------------------------------------
 
   async function loadState() {
@@ -376,6 +395,7 @@
         showSaveState("error");
         closePage(`Your latest changes were not saved: ${message}.`);
       },
+      onFull: atLimit,
     });
     outbox.snapshot = snapshot;
     // This browser's copy is newer than the server's whenever it holds unsent edits.
