@@ -96,3 +96,14 @@ def test_a_log_citing_an_answer_never_sent_is_refused(study, model_url):
     honest.edit(honest.end, insert=" " + answer["response"], paste=True, chatId=answer["chatId"])
     response = _post(client, session_id, honest)
     assert response.status_code == 200, response.json
+
+
+def test_a_writer_past_50000_characters_can_still_ask_the_panel(study, model_url):
+    # The editor takes a text of up to 99,999 characters; the panel took a document of at most
+    # 50,000, and past them answered "doc: must have at most 50000 characters" to every request.
+    client = _app(study, model_url, "L0").test_client()
+    session_id = _writing(client)
+    doc = "The rain fell on the town all night. " * 2000  # 74,000 characters
+    response = client.post(f"/api/sessions/{session_id}/assistant", json={"request": "Go on.", "doc": doc})
+    assert response.status_code == 200, response.json
+    assert response.json["response"].strip()

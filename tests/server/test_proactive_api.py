@@ -211,3 +211,17 @@ def test_ghost_text_opening_a_quotation_in_chat_mode_is_set_apart_from_the_sente
     assert doc + _ghost_text(study, '"Who is there?" she asked.', "chat", doc) == (
         'Someone knocked at the door. He looked up. "Who is there?" she asked.'
     )
+
+
+def test_a_writer_past_50000_characters_still_gets_ghost_text(study, model_url):
+    # The editor takes a text of up to 99,999 characters (the finish's limit), but the ghost
+    # text request took at most 50,000: past them every request was refused (400) and the
+    # writer's ghost text stopped for good, without a word.
+    app = _app(study, model_url, "L2")
+    client = app.test_client()
+    session_id = _session(client)
+    doc = "The rain fell on the town all night. " * 2000  # 74,000 characters
+    history = [{"kind": "reject", "index": len(doc) - 10, "text": " A rejected idea."}]
+    response = client.post(f"/api/sessions/{session_id}/proactive", json={"doc": doc, "history": history})
+    assert response.status_code == 200, response.json
+    assert response.json["suggestion"]["original"].strip()
