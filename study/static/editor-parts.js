@@ -19,7 +19,9 @@
 //   way), closed() (finishing, or another tab took the session: nothing more may be logged),
 //   save() (the saved copy, after the part's memory changed), insert(text, details) (text
 //   appended at the end, as CoAuthor does with an accepted suggestion, paper §4.2.3, logged as
-//   an api text-insert with `details` added), keepCaretInView().
+//   an api text-insert with `details` added; false, and nothing in, when tooMuch refuses it),
+//   tooMuch(text) (why appending `text` would take the text past what the log or the finish
+//   takes, worded for the writer, or null: ask before logging an accept), keepCaretInView().
 //
 // Hooks a started part may return, each optional; editor.js calls them in the parts' order:
 //   onKeyDown(event) -> true when the part handled the key (nothing else sees it); parts whose

@@ -95,9 +95,7 @@
     if (!delta) return;
     // What a part adds to the writer's own edit (e.g. that it was pasted from a reply).
     const added = hooks.map((part) => (part.takePaste ? part.takePaste() : null)).find(Boolean);
-    // The finish's text has the final "\n" (documentText) the textarea has not.
-    const limits = { maxInsert: boot.maxInsert, maxText: boot.maxText - 1 };
-    const refusal = StudyEditor.tooMuch(delta, before, textarea.value, limits);
+    const refusal = StudyEditor.tooMuch(delta, before, textarea.value, textLimits());
     if (refusal) {
       setText(before, lastRange);  // back to the text the log holds
       say(refusal, "error");
@@ -108,6 +106,17 @@
     const inserts = delta.ops.some((op) => op.insert !== undefined);
     record(inserts ? "text-insert" : "text-delete", "user", added ? { textDelta: delta, ...added } : { textDelta: delta });
     for (const part of hooks) if (part.onText) part.onText(delta, before);
+  }
+
+  // The edits the text takes (StudyEditor.tooMuch). The finish's text has the final "\n"
+  // (documentText) the textarea has not.
+  const textLimits = () => ({ maxInsert: boot.maxInsert, maxText: boot.maxText - 1 });
+
+  // Why `text` appended by a part (an accepted suggestion) cannot go in, or null: the limits
+  // of the writer's own edits hold for it too, or the log or the finish would refuse it.
+  function tooMuchToAppend(text) {
+    const before = textarea.value;
+    return StudyEditor.tooMuch(StudyEditor.append(before, text), before, before + text, textLimits());
   }
 
   // A caret move by keys or mouse, not by typing (onInput already took the caret along).
@@ -257,7 +266,13 @@
       closed: () => finishing || (outbox !== null && (outbox.closed || Boolean(outbox.full))),
       save: () => outbox.save(),
       keepCaretInView,
+      tooMuch: tooMuchToAppend,
       insert(text, details = {}) {
+        const refusal = tooMuchToAppend(text);
+        if (refusal) {  // a part that did not ask page.tooMuch first
+          say(refusal, "error");
+          return false;
+        }
         const before = textarea.value;
         // As an edit of the textarea, so Ctrl+Z takes it back like typing (Quill's history,
         // CoAuthor's editor, does); setting the value would empty the browser's undo history.
@@ -275,6 +290,7 @@
         lastRange = selection();
         record("text-insert", "api", { textDelta: StudyEditor.append(before, text), ...details });
         keepCaretInView();
+        return true;
       },
     };
   }

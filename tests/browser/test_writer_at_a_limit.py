@@ -72,3 +72,91 @@ def test_a_chat_participant_whose_session_is_full_is_told_and_finishes_with_what
             stored = chat_store.get(connection, session_id)["document"]
         engine.dispose()
         assert replayed == stored == shown != ""
+
+
+# -- text that comes by another path than typing ------------------------------------------------
+
+FILLER = "All work and no play makes a dull story. "
+
+
+def _fill_to_the_brim(page, room: int) -> str:
+    """The text grown (one paste) to `room` characters short of the 99,999 the finish takes
+    (the finish's 100,000 counts the final newline)."""
+    page.keyboard.insert_text((FILLER * 3000)[: 99_999 - len(editor_text(page)) - room])
+    return editor_text(page)
+
+
+def test_an_accepted_suggestion_that_would_take_the_text_past_the_finish_is_kept_out(page, task_server, study_dir, tmp_path):
+    # Accepting a Tab suggestion near 100,000 characters pushed the text past what the finish
+    # takes, and Finish said "Cannot finish: text: must have at most 100000 characters" for good.
+    session_id = start_writing(page, task_server.url)
+    typed = _fill_to_the_brim(page, room=2)
+    page.keyboard.press("Tab")
+    expect(page.get_by_test_id("suggestion").first).to_be_visible(timeout=15_000)
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("status")).to_contain_text("Your text cannot be longer than 99999 characters")
+    assert editor_text(page) == typed
+    page.keyboard.press("Escape")
+    finish_writing(page)
+
+    log = export_session(study_dir, tmp_path / "export", session_id)
+    assert replay(log) == typed + "\n"
+
+
+@pytest.fixture
+def ghost_study(study_dir):
+    toml = study_dir / "study.toml"
+    text = toml.read_text().replace('mode = "completion"\n', 'mode = "completion"\nparadigm = "L1"\n')
+    toml.write_text(text.replace("[texts]\n", "[proactive]\n\n[texts]\n"))
+    return study_dir
+
+
+def test_accepted_ghost_text_that_would_take_the_text_past_the_finish_is_kept_out(page, ghost_study, task_server_factory, tmp_path):
+    from study import config
+
+    server = task_server_factory(config.load(ghost_study))
+    session_id = start_writing(page, server.url)
+    typed = _fill_to_the_brim(page, room=2)
+    ghost = page.get_by_test_id("suggestion-ghost")
+    expect(ghost).to_be_visible(timeout=15_000)
+    page.keyboard.press("Tab")
+    expect(page.get_by_test_id("status")).to_contain_text("Your text cannot be longer than 99999 characters")
+    assert editor_text(page) == typed
+    page.keyboard.press("Escape")
+    finish_writing(page)
+
+    log = export_session(ghost_study, tmp_path / "export", session_id)
+    assert replay(log) == typed + "\n"
+
+
+def test_a_chat_reply_inserted_past_what_the_finish_takes_is_kept_out(page, tmp_path, model_url):
+    from study.cli import write_study_files
+    from study.paradigms.chat import store as chat_store
+    from study.store import make_engine, reading
+    from tests.browser.chat_participant import start_chat
+    from tests.browser.test_chat_study import EDITED_PANE, serving
+    from tests.conftest import CONTACT
+
+    folder = tmp_path / "chat-long"
+    write_study_files(folder, paradigm="chat", replacements={**CONTACT, **EDITED_PANE, "min_exchanges = 8": "min_exchanges = 1"})
+    with serving(folder, model_url) as (url, study):
+        session_id = start_chat(page, url)
+        document = page.get_by_test_id("document")
+        document.click()
+        page.keyboard.insert_text((FILLER * 3000)[:99_990])
+        written = document.input_value()
+        page.get_by_test_id("chat-input").fill("Here is my thought for the document.")
+        page.get_by_test_id("chat-send").click()
+        page.get_by_test_id("insert-reply").click()
+        expect(page.get_by_test_id("chat-error")).to_contain_text("cannot be longer than 100000 characters")
+        assert document.input_value() == written
+        finish = page.get_by_test_id("finish")
+        expect(finish).to_be_enabled()
+        finish.click()
+        page.wait_for_url("**/survey")
+        engine = make_engine(study.database_url)
+        with reading(engine) as connection:
+            replayed, _ = chat_store.document_from_events(connection, session_id)
+            stored = chat_store.get(connection, session_id)["document"]
+        engine.dispose()
+        assert replayed == stored == written

@@ -201,10 +201,10 @@
         log("chat-send", "user", { messageSeq: answer.user.seq });
         addMessage(answer.assistant);
         log("chat-receive", "api", { messageSeq: answer.assistant.seq });
-        if (merged) mergeReply(answer.assistant);
         exchanges = answer.exchanges;
         owed = answer.owed;
         showError("", false);
+        if (merged) mergeReply(answer.assistant);  // after: it may say why it was left out
         refresh();
         openOwed();
         return;
@@ -271,6 +271,12 @@
     if (outbox.full) return;
     const addition = (ui.doc.value && !ui.doc.value.endsWith("\n") ? "\n\n" : "") + message.content;
     const delta = window.StudyEditor.append(ui.doc.value, addition);
+    // The limits of the participant's own edits hold for an inserted reply too (onDocInput).
+    const refusal = window.StudyEditor.tooMuch(delta, ui.doc.value, ui.doc.value + addition, boot);
+    if (refusal) {
+      showError(refusal, false);
+      return;
+    }
     ui.doc.value += addition;
     lastDoc = ui.doc.value;
     log("chat-insert", "user", { messageSeq: message.seq });
@@ -283,9 +289,16 @@
     if (message.seq <= lastMergedSeq) return; // a resent message's stored reply, merged already
     lastMergedSeq = message.seq;
     const now = window.ChatMerge.merge(ui.doc.value, message.content);
+    const delta = window.StudyEditor.diff(ui.doc.value, now, now.length);
+    // A merge that would take the document past what the log or the finish takes is left out,
+    // as an edit of the participant's would be: the reply stays in the conversation.
+    const refusal = delta && window.StudyEditor.tooMuch(delta, ui.doc.value, now, boot);
+    if (refusal) {
+      showError(`The reply was not merged into the document: ${refusal}`, false);
+      return;
+    }
     // Logged like an inserted reply, so the document replays from the log as the pane showed it.
     log("chat-merge", "api", { messageSeq: message.seq });
-    const delta = window.StudyEditor.diff(ui.doc.value, now, now.length);
     if (delta) {
       const name = delta.ops.some((op) => "insert" in op) ? "text-insert" : "text-delete";
       log(name, "api", { textDelta: delta, messageSeq: message.seq });

@@ -217,6 +217,11 @@ window.StudyEditor = window.StudyEditor || {};
       const current = this.current;
       let piece = current.rest;
       if (wordOnly) piece = (current.rest.match(/^\s*\S+/) || [current.rest])[0];
+      const refusal = this.page.tooMuch(piece);
+      if (refusal) {  // the ghost text stays: Esc or typing dismisses it as ever
+        this.page.say(refusal, "error");
+        return;
+      }
       const last = piece.length === current.rest.length;
       this.record("suggestion-select", "user", { suggestionId: current.id, partial: !last || current.partial });
       if (last) {

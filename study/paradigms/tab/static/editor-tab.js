@@ -82,6 +82,11 @@ window.StudyEditor = window.StudyEditor || {};
     function accept(position) {
       const item = popup.items[position];
       if (!item || page.finishing()) return;
+      const refusal = page.tooMuch(item.original);
+      if (refusal) {  // the list stays open: the writer may take a shorter one, or Esc
+        page.say(refusal, "error");
+        return;
+      }
       log.suggestionIndex = position;
       page.record("suggestion-select", "user");
       dismiss("api");
