@@ -114,11 +114,11 @@ def _at_survey(client, session_id: str) -> None:
 @pytest.mark.parametrize(
     ("answers", "named"),
     [
-        ({"native_speaker": "Yes", "ownership": "6" * 30_000}, "form.ownership"),
+        ({"native_speaker": "Yes", "ownership": "6" * 50_000}, "form.ownership"),
         ({"native_speaker": ["Yes"] * 101}, "form.native_speaker"),
         ({"native_speaker": "Yes", "no such question!": "1"}, "'no such question!'"),
     ],
-    ids=["answer-30000-chars", "101-values", "odd-field-name"],
+    ids=["answer-50000-chars", "101-values", "odd-field-name"],
 )
 def test_a_survey_page_past_its_declared_caps_stores_nothing(client, app, answers, named):
     session_id = start(client)

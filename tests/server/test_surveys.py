@@ -153,3 +153,33 @@ def test_the_legacy_survey_still_checks_its_answers(client):
     _to_survey(client, session_id)
     page = client.post(f"/s/{session_id}/survey", data={"ownership": "9"}).data.decode()
     assert "Choose a point from 1 to 7." in page and page.count("This question needs an answer.") == 3
+
+
+LONG_ANSWER = """
+[[surveys]]
+name = "story"
+placement = "before_writing"
+[[surveys.items]]
+id = "experience"
+type = "text"
+text = "Tell us about your writing."
+max_chars = 20000
+"""
+
+
+def test_a_long_answer_with_line_breaks_that_fits_its_box_is_taken(study_folder):
+    # The box holds max_chars (at most 20,000) and counts a line break as one character, but the
+    # form posts it as "\r\n": an answer that fitted the box was refused at the door with
+    # "Cannot accept this request: form.experience: must have at most 20000 characters".
+    toml = study_folder / "study.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + LONG_ANSWER, encoding="utf-8")
+    app = create_app(config.load(study_folder), suggestion_engine=object())
+    client = app.test_client()
+    session_id = start(client)
+    _through_presurvey(client, session_id)
+    typed = "Line.\n" * 3300  # 19,800 characters in the box
+    response = client.post(f"/s/{session_id}/presurvey", data={"experience": typed.replace("\n", "\r\n")})
+    assert response.status_code == 302, response.data.decode()[:300]
+    with reading(app.extensions["study.engine"]) as connection:
+        row = survey_store.get(connection, session_id, "story")
+    assert row["answers"] == {"experience": typed.strip()}
