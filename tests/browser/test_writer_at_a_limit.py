@@ -160,3 +160,36 @@ def test_a_chat_reply_inserted_past_what_the_finish_takes_is_kept_out(page, tmp_
             stored = chat_store.get(connection, session_id)["document"]
         engine.dispose()
         assert replayed == stored == written
+
+
+@pytest.fixture
+def panel_study(study_dir):
+    from tests.browser.test_proactive_l0 import ARGUMENTATIVE_HIGH
+
+    toml = study_dir / "study.toml"
+    text = toml.read_text().replace("\n[texts]\nconsent", '\n[proactive]\nl0 = "assistant"\n\n[texts]\nconsent')
+    toml.write_text(text.replace(ARGUMENTATIVE_HIGH, ARGUMENTATIVE_HIGH + 'paradigm = "L1"\n'))
+    return study_dir
+
+
+def test_a_long_question_to_the_assistant_panel_is_kept_to_what_it_takes(page, panel_study, task_server_factory, tmp_path):
+    # The writer pastes their whole draft into L0's assistant panel to ask about it. The panel
+    # took any length: its request was refused ("request: must have at most 4000 characters"),
+    # and a paste past 50,000 characters made a chat-send event the log refuses, so the page said
+    # part of the log was not accepted and Finish never went through.
+    from study import config
+    from tests.browser.test_proactive import logged
+
+    server = task_server_factory(config.load(panel_study))
+    session_id = start_writing(page, server.url)
+    box = page.get_by_test_id("chat-input")
+    box.click()
+    page.keyboard.insert_text((FILLER * 2000)[:60_000])
+    assert len(box.input_value()) == 4000  # the box takes what a question may hold, and says so
+    expect(page.get_by_test_id("assistant-panel")).to_contain_text("At most 4,000 characters.")
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("assistant-reply")).to_have_count(1, timeout=15_000)
+    finish_writing(page)
+
+    (sent,) = [r for r in logged(server, session_id) if r["eventName"] == "chat-send"]
+    assert len(sent["proactive"]["text"]) == 4000

@@ -8,7 +8,7 @@ from __future__ import annotations
 from flask import Blueprint, url_for
 
 from study.paradigms.proactive import PROACTIVE, coauthor_log, is_proactive_study
-from study.server import model_calls
+from study.server import contract, model_calls
 from study.paradigms.proactive.memory import interaction_memory
 
 blueprint = Blueprint("proactive", __name__, template_folder="templates", static_folder="static",
@@ -23,6 +23,8 @@ def boot(study, condition, session_id: str) -> dict:
         found["assistantPanel"] = {
             "url": url_for("proactive_api.ask_assistant", session_id=session_id),
             "insertButton": study.proactive.insert_button,
+            # The longest question the panel's API takes (its text box holds no more).
+            "maxRequest": contract.inlined("api/assistant-request.schema.json")["properties"]["request"]["maxLength"],
         }
     if panel or is_proactive_study(study.conditions, study.proactive):
         # MindCopilot: every paradigm's records carry `proactive` (an assistant panel's too)
