@@ -8,8 +8,9 @@
 - A **session folder**: `metadata.csv` with at least `session_id` and `worker_id` (the release
   format, as `study export` writes it), the sessions as `<session_id>.jsonl` in `sessions/` or
   next to `metadata.csv`, and optionally `survey.csv` (a `session_id` column plus one column per
-  question). Identity columns of `survey.csv` (worker, assignment, HIT, access code, e-mail, IP)
-  are dropped; everything else is treated as free text and scanned.
+  question). Identity columns of `survey.csv` (worker, assignment, HIT, access code, e-mail, IP,
+  Prolific id, however spelled: "Worker ID", "WorkerId") are dropped; everything else is
+  treated as free text and scanned.
 
 A session file without a metadata row has no known writer (it could not honour a withdrawal),
 so it is left out and reported.
@@ -26,9 +27,11 @@ from pathlib import Path
 from study import config as study_config
 from study.release.csvtable import CsvError, read_table
 
+# Compared with a header by its letters and digits only (`identity_column`): spreadsheets and
+# survey tools spell the same column "worker_id", "WorkerId", "Worker ID" or "Access Code".
 IDENTITY_COLUMNS = frozenset({
-    "worker_id", "workerid", "worker", "assignment_id", "assignmentid", "hit_id", "hitid",
-    "access_code", "turk_submit_to", "verification_code", "email", "e-mail", "ip", "ip_address",
+    "workerid", "worker", "assignmentid", "hitid", "accesscode", "turksubmitto",
+    "verificationcode", "email", "emailaddress", "ip", "ipaddress", "prolificpid",
 })  # fmt: skip
 
 
@@ -135,9 +138,15 @@ def _read_survey(path: Path) -> tuple[list[str], dict[str, dict[str, str]]]:
     header, numbered = _read_csv(path)
     if "session_id" not in header:
         raise SourceError(f"{path}: needs a session_id column")
-    columns = [c for c in header if c != "session_id" and c.lower() not in IDENTITY_COLUMNS]
+    columns = [c for c in header if c != "session_id" and not identity_column(c)]
     answers = {row["session_id"].strip(): {c: row[c] for c in columns} for _, row in numbered}
     return columns, answers
+
+
+def identity_column(name: str) -> bool:
+    """Whether a survey.csv column names who answered (worker, assignment, HIT, access code,
+    e-mail, IP, Prolific id), however it is spelled: such a column is never released."""
+    return re.sub(r"[^a-z0-9]", "", name.lower()) in IDENTITY_COLUMNS
 
 
 def _read_csv(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:

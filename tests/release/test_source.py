@@ -133,3 +133,26 @@ def test_a_chat_study_is_refused_with_the_reason_not_as_unfinished(key, tmp_path
     assert result.exit_code == 1
     assert "chat study" in result.output and "--format chat" in result.output
     assert "none finished" not in result.output
+
+
+def test_identity_columns_of_a_survey_are_dropped_however_a_spreadsheet_spells_them(
+    source, key, tmp_path
+):
+    # As survey tools and MTurk's batch files head them; an assignment id and a short access
+    # code are no pattern the redaction knows, so only dropping the column keeps them out.
+    header = ["session_id", "Worker ID", "AssignmentId", "Access Code", "IP Address",
+              "PROLIFIC_PID", "E-mail Address", "ownership"]  # fmt: skip
+    answers = ["A3KX9PQ2ZL7MWT", "3PMBY0YE272Q4D2CIGFQ2ENFQ9S9C4", "P017", "203.0.113.9",
+               "60a1b2c3d4e5f60718293a4b", "jane.doe@example.com", "6"]  # fmt: skip
+    with open(source / "survey.csv", "w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([header, [SMALLEST, *answers]])
+
+    result = build_release(source, version="1.0.0", out=tmp_path / "out", key_path=key.path,
+                           processes=1)  # fmt: skip
+
+    survey = (result.directory / "survey.csv").read_text(encoding="utf-8")
+    assert survey == f"session_id,ownership\n{released(key, SMALLEST)},6\n"
+    for path in result.directory.rglob("*"):
+        if path.is_file():
+            assert b"3PMBY0YE272Q4D2CIGFQ2ENFQ9S9C4" not in path.read_bytes(), path.name
+            assert b"Access Code" not in path.read_bytes(), path.name
