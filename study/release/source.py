@@ -184,6 +184,9 @@ def _from_study(path: Path, scratch: Path) -> Source:
         raise SourceError(str(error)) from None
     source = _from_folder(export_dir, _slug(study.name))
     source.kind, source.path = "study", path
+    # The export writes a row for every log; a .jsonl without one is another of its files (a
+    # chat arm's conversations, study.paradigms.chat.arm_export), not a session left out.
+    source.without_metadata = []
 
     engine = make_engine(study.database_url)
     with reading(engine) as connection:

@@ -12,7 +12,7 @@ import re
 from click.testing import CliRunner
 
 from study import config
-from study.cli import main
+from study.cli import main, write_study_files
 from study.judging import settings as judging_settings
 from study.judging.items import build as build_round
 from study.plan import record as plan_record
@@ -21,8 +21,12 @@ from study.release.pseudonyms import pseudonym
 from study.server import create_app
 from study.store import make_engine, reading, writing
 from study.store import sessions as session_store
+from tests.conftest import CONTACT, COAUTHOR
 from tests.plan.conftest import PLAN, edit
+from tests.release.conftest import SMALLEST
+from tests.release.test_build_study import take_part
 from tests.release.test_contact import CONSENT_LINE, DIRECTOR_EMAIL, a_study, build, one_session
+from tests.server.flow import start, to_writing
 
 JUDGES = ("A2JUDGEWORKERONE", "A3JUDGEWORKERTWO")
 
@@ -164,3 +168,30 @@ def test_the_data_package_lists_the_design_files_with_their_checksums(tmp_path):
     assert sorted(files - documents - set(listed)) == []
     sums = dict(line.split("  ")[::-1] for line in (directory / "SHA256SUMS").read_text().splitlines())
     assert listed["judging/judging_ratings.csv"]["hash"] == "sha256:" + sums["judging/judging_ratings.csv"]
+
+
+def test_a_study_with_a_chat_arm_releases_its_sessions_without_reporting_the_conversations_file(tmp_path):
+    """`study export` writes a chat arm's conversations beside the logs (chat-arm-conversations.jsonl);
+    the release, built from that export, is not missing a session for it."""
+    folder = tmp_path / "study"
+    write_study_files(folder, design="realhumaneval", replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
+    study = config.load(folder)
+    client = create_app(study, suggestion_engine=object()).test_client()
+    events = [json.loads(line) for line in (COAUTHOR / "sessions" / f"{SMALLEST}.jsonl").read_text().splitlines()]
+    arms = {}
+    for code in ("lab-control", "lab-ghost", "lab-chat"):  # the three arms, in study.toml order
+        arms[code] = start(client, access_code=code)
+        to_writing(client, arms[code], prompt="obama")
+    for code in ("lab-control", "lab-chat"):
+        take_part(client, arms[code], events)
+    client.application.extensions["study.engine"].dispose()
+    key = init_keyfile(tmp_path / "study.key")
+
+    result = CliRunner().invoke(main, ["release", "build", str(folder), "--version", "1.0.0",
+                                       "--out", str(tmp_path / "releases"), "--key", str(key.path), "-j", "1"])
+
+    assert result.exit_code == 0, result.output
+    assert "Built" in result.output and "2 sessions by 2 writers" in result.output
+    assert "without a metadata row" not in result.output and "chat-arm-conversations" not in result.output
+    rows = list(csv.DictReader((tmp_path / "releases" / "realhumaneval-1.0.0" / "metadata.csv").open()))
+    assert sorted(r["paradigm"] for r in rows) == ["chat", "none"]
