@@ -25,7 +25,11 @@ Suggestion lists are redacted as texts, except that an inserted suggestion and t
 came from are redacted alike (the curation core matches the two by text), and the inserted text
 is also scanned on its own. The formatting `attributes` of pasted text are not document text
 but may hold some (a link's target, `tel:...` or `mailto:...`): their string values are
-redacted as texts of their own.
+redacted as texts of their own. So are those of a proactive session's extension
+(schemas/coauthor-proactive.schema.json): the text of an accepted span as the writer edited it
+(`suggestion-modify`), an L2 suggestion's `rationale` (the model's, which may quote the
+document), L0's assistant panel requests and replies (`chat-send`, `chat-receive`, `chat-copy`).
+A span's `text` is masked as the document is wherever an entity lies inside the span.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from study.curation.suggestions import EXACT, STRIPPED, inserted_text, match_sug
 from study.release.pii import Detector, Span, mask, redact_text
 
 SUGGESTION_LISTS = ("currentSuggestions", "originalSuggestions")
+EXTENSION = "proactive"  # the key of a proactive session's extension (FORMAT_PROACTIVE)
 REACH = 400  # characters scanned each side of an edit
 ITEM_TEXTS = ("original", "trimmed")
 
@@ -260,6 +265,7 @@ class _SessionRedactor:
         redactions += self._redact_suggestions(events)
         redactions += self._redact_later_documents(events)
         redactions += self._redact_attributes(events)
+        redactions += self._redact_extension(events)
         return RedactedSession(
             self.session_id, events, redactions, masked_characters=len(self.marks)
         )
@@ -360,6 +366,27 @@ class _SessionRedactor:
                     changed = True
             if changed:
                 event["textDelta"] = {**delta, "ops": ops}
+        return redactions
+
+    def _redact_extension(self, events: list[dict]) -> list[Redaction]:
+        """A proactive event's extension holds text of its own (a span's text, a rationale, an
+        assistant panel's request and reply): each string value is redacted as a text."""
+        redactions: list[Redaction] = []
+        for index, event in enumerate(events):
+            extension = event.get(EXTENSION)
+            if not isinstance(extension, Mapping):
+                continue
+            new_extension = dict(extension)
+            for name, value in extension.items():
+                if not isinstance(value, str):
+                    continue
+                redacted, spans = redact_text(value, self.detector)
+                if redacted != value:
+                    new_extension[name] = redacted
+                    where = f"events[{index}].{EXTENSION}.{name}"
+                    redactions += self._item_redactions(where, value, redacted, spans)
+            if new_extension != extension:
+                event[EXTENSION] = new_extension
         return redactions
 
     def _redact_item(self, value: str, as_inserted: Mapping[str, str]) -> tuple[str, list[Span]]:
