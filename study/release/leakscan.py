@@ -1,6 +1,6 @@
 """The leak scan: a finished release must hold no personal data, or it is not released.
 
-Two independent looks at every file:
+Two independent looks at every file (and the text look at its name):
 
 1. **Raw bytes**, with plain regular expressions that need no parsing: e-mail addresses,
    MTurk-shaped worker ids, the API key patterns, and the source's own worker ids (any case,
@@ -104,7 +104,10 @@ class LeakScanner:
         sessions = []
         for name in release_files(directory):
             path = directory / name
-            found = list(self._scan_bytes(name, path.read_bytes()))
+            # A file's name is published too (and is an archive member's): SHA256SUMS lists it,
+            # but its bytes are only searched for the byte patterns, not phone numbers or IPs.
+            found = list(self._found(name, "file name", name))
+            found += self._scan_bytes(name, path.read_bytes())
             if name.endswith(".jsonl"):
                 sessions.append((name, path, tuple(self.known_ids)))
             elif name != SUMS:

@@ -157,3 +157,14 @@ def test_a_damaged_metadata_row_is_reported_with_its_line(copy, cut):
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert "metadata.csv line 3:" in result.output
     assert "layout" in failing(result)
+
+
+def test_a_phone_number_in_a_file_name_fails_the_leak_scan(copy):
+    """A file added by hand with its checksum: its name is published as its content is."""
+    (copy / "notes").mkdir()
+    (copy / "notes" / "call-415-555-2671.txt").write_text("Interview notes.\n")
+    write_sums(copy)
+    result = run_verify(copy)
+    assert result.exit_code == 1
+    assert failing(result) == ["leak scan"]
+    assert "notes/call-415-555-2671.txt file name: PHONE_NUMBER" in result.output
