@@ -2,7 +2,9 @@
 //
 // A digit of the rubric rates at once (a JSON POST of the page's form, comment included), and
 // the answer reveals the other reviewers' ratings, which the server sends only once this
-// reviewer has rated. n saves a changed comment and opens the next submission. Without this
+// reviewer has rated. n saves a changed comment and opens the next submission; it asks for a
+// rating first unless the submission can no longer take one (a researcher decided it, or the
+// server refused the rating as closed, 409), so the reviewer is never held on it. Without this
 // script the same form works with its buttons. Every POST carries the page's CSRF token.
 "use strict";
 
@@ -18,6 +20,7 @@
   const TYPING = "textarea, select, input:not([type=range])";
 
   let rated = boot.rated;  // the stored score, null before the first rating
+  let closed = boot.closed;  // no rating can be saved here any more
   let savedComment = comment.value;
 
   function say(message, tone = "info") {
@@ -33,7 +36,11 @@
       credentials: "same-origin",
     });
     const answer = await response.json().catch(() => ({ error: `the server answered ${response.status}` }));
-    if (!response.ok) throw new Error(answer.error || `the server answered ${response.status}`);
+    if (!response.ok) {
+      const error = new Error(answer.error || `the server answered ${response.status}`);
+      error.status = response.status;
+      throw error;
+    }
     return answer;
   }
 
@@ -83,6 +90,7 @@
       say(`Your rating: ${rated} (saved)`);
       return true;
     } catch (error) {
+      if (error.status === 409) closed = true;
       say(`Not saved: ${error.message}`, "error");
       return false;
     }
@@ -90,7 +98,7 @@
 
   async function next() {
     await pending;
-    if (rated === null) {
+    if (rated === null && !closed) {
       say(`Rate this submission first (${boot.scores.join(", ")}).`, "error");
       return;
     }

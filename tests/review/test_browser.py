@@ -4,14 +4,17 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
+from sqlalchemy import update
 
 from study.curation.replay import replay
+from study.review import accounts, decisions, queue, submissions
 from study.review import ratings as rating_store
-from study.review import submissions
 from study.store import events as event_store
-from study.store import reading
+from study.store import reading, writing
+from study.store.db import review_assignments
 from tests.browser.conftest import free_port
 from tests.review.chromium import in_chromium
 from tests.review.conftest import PASSWORD, add_reviewer
@@ -163,3 +166,51 @@ def comment_steps(page, served, engine) -> None:
     with reading(engine) as connection:
         (stored,) = rating_store.of_submission(connection, first)
     assert (stored["score"], stored["comment"]) == (5, "ending 5 stars")
+
+
+def test_a_submission_a_researcher_decided_meanwhile_lets_the_reviewer_go_on(served, engine):
+    in_chromium(lambda page: decided_steps(page, served, engine))
+
+
+def decided_steps(page, served, engine) -> None:
+    first = open_first_submission(page, served)
+    with writing(engine) as connection:
+        rita = accounts.add(connection, "rita", PASSWORD, role="researcher")
+        decisions.adjudicate(connection, first, rita, 5, "clearly fine", scores=(1, 2, 3, 4, 5))
+    page.reload()
+    assert "ratings are closed" in page.locator(".rating-panel").text_content()
+    page.get_by_test_id("next").click()  # the reviewer cannot rate it: they go on to the next
+    page.wait_for_function(
+        "first => document.querySelector('[data-testid=submission-id]')?.textContent !== first",
+        arg=first,
+    )
+    assert page.get_by_test_id("submission-id").text_content().startswith("S-")
+
+
+def test_a_rating_refused_because_the_place_went_to_others_lets_the_reviewer_go_on(served, engine):
+    in_chromium(lambda page: place_gone_steps(page, served, engine))
+
+
+def place_gone_steps(page, served, engine) -> None:
+    first = open_first_submission(page, served)
+    # Ana's assignment expired and two other reviewers took and rated the submission.
+    with writing(engine) as connection:
+        connection.execute(
+            update(review_assignments)
+            .where(review_assignments.c.submission_id == first)
+            .values(assigned_at=time.time() - 25 * 3600)
+        )
+        for name in ("ben", "cat"):
+            other = accounts.add(connection, name, PASSWORD)
+            queue.next_for(connection, other, needed=2, assignment_hours=24)
+            rating_store.rate(connection, first, other, 4, "", scores=(1, 2, 3, 4, 5))
+    page.keyboard.press("4")
+    page.wait_for_function(
+        "() => document.getElementById('rating-status').textContent.startsWith('Not saved')"
+    )
+    page.keyboard.press("n")
+    page.wait_for_function(
+        "first => document.querySelector('[data-testid=submission-id]')?.textContent !== first",
+        arg=first,
+    )
+    assert page.get_by_test_id("submission-id").text_content().startswith("S-")

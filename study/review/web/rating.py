@@ -119,6 +119,7 @@ def submission(submission_id):
             "nextUrl": url_for("review.next_submission"),
             "scores": list(settings().scores),
             "rated": mine["score"] if mine else None,
+            "closed": decided is not None,
         },
     )
 
