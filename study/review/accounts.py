@@ -15,7 +15,7 @@ import time
 from sqlalchemy import Connection, select, update
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from study.review import audit
+from study.review import audit, queue
 from study.store.db import review_logins, reviewers
 
 ROLES = ("reviewer", "researcher")
@@ -83,6 +83,7 @@ def disable(connection: Connection, name: str, *, by: str = "cli") -> None:
         update(reviewers).where(reviewers.c.reviewer_id == account["reviewer_id"]).values(active=0)
     )
     _end_logins(connection, account["reviewer_id"])
+    queue.expire_assignments(connection, account["reviewer_id"])
     audit.record(connection, by, audit.REVIEWER_DISABLE, name=name)
 
 

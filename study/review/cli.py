@@ -120,7 +120,7 @@ def password(directory: str, name: str, password_stdin: bool) -> None:
 @directory_argument
 @click.argument("name")
 def disable(directory: str, name: str) -> None:
-    """Stop NAME from logging in (their ratings stay)."""
+    """Stop NAME from logging in (their ratings stay; submissions they hold unrated go to others)."""
     engine = _engine(_study(directory))
     try:
         with writing(engine) as connection:

@@ -9,7 +9,8 @@ can come and go and new submissions join as writers finish. The rule (`next_for`
      closest to complete (most places held), then the oldest. Finishing submissions first lets
      outcomes, and so qualifications, flow while reviewing goes on.
 A place is held by a rating, or by an assignment not yet rated that is younger than
-`assignment_hours` (a reviewer who walked away does not block a submission for ever).
+`assignment_hours` (a reviewer who walked away does not block a submission for ever); a
+disabled reviewer's assignments hold nothing from then on (`expire_assignments`).
 So each submission gets its ratings from different reviewers, and a reviewer rates it at most once.
 """
 
@@ -19,7 +20,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, select, update
 
 from study.review import audit
 from study.store.db import review_assignments, review_decisions, review_ratings, review_submissions
@@ -135,6 +136,17 @@ def waits_for(
         rated[submission_id], assigned[submission_id], reviewer_id, time.time(),
         assignment_hours * 3600, needed,
     )  # fmt: skip
+
+
+def expire_assignments(connection: Connection, reviewer_id: int) -> None:
+    """The reviewer's places, as if left unrated too long: a disabled reviewer cannot rate, so
+    their submissions go to others at once, and if the account comes back its old places count
+    as expired (rule 1 hands one back only while nobody else filled it)."""
+    connection.execute(
+        update(review_assignments)
+        .where(review_assignments.c.reviewer_id == reviewer_id)
+        .values(assigned_at=0.0)
+    )
 
 
 def is_assigned(connection: Connection, submission_id: str, reviewer_id: int) -> bool:

@@ -6,7 +6,7 @@ import time
 
 from sqlalchemy import delete, update
 
-from study.review import decisions, queue, submissions
+from study.review import accounts, decisions, queue, submissions
 from study.review import ratings as rating_store
 from study.store import reading, writing
 from study.store.db import review_assignments, suggestion_requests
@@ -74,6 +74,24 @@ def test_an_assignment_left_unrated_too_long_frees_its_place(review_study, engin
             .values(assigned_at=time.time() - 25 * 3600)
         )
     assert next_for(engine, cai) == ids[0]
+
+
+def test_a_disabled_reviewers_unrated_assignment_frees_its_place_at_once(review_study, engine):
+    (submission,) = collected(engine, review_study, 1)
+    ana, ben, cai = (add_reviewer(engine, name) for name in ("ana", "ben", "cai"))
+    assert next_for(engine, ana) == submission
+    assert next_for(engine, ben) == submission
+    with writing(engine) as connection:  # ben leaves the team: study reviewers disable DIR ben
+        accounts.disable(connection, "ben")
+    assert next_for(engine, cai) == submission  # not "nothing to rate" for assignment_hours
+    rate(engine, submission, ana)
+    rate(engine, submission, cai)
+
+    with writing(engine) as connection:  # ben is back (study reviewers password DIR ben)
+        accounts.set_password(connection, "ben", "a new password for ben")
+    assert next_for(engine, ben) is None  # a third rating would exceed ratings_per_submission
+    with reading(engine) as connection:
+        assert len(rating_store.of_submission(connection, submission)) == 2
 
 
 def test_a_reviewer_back_after_their_place_was_given_away_is_not_handed_a_full_submission(
