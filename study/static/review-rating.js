@@ -4,8 +4,10 @@
 // the answer reveals the other reviewers' ratings, which the server sends only once this
 // reviewer has rated. n saves a changed comment and opens the next submission; it asks for a
 // rating first unless the submission can no longer take one (a researcher decided it, or the
-// server refused the rating as closed, 409), so the reviewer is never held on it. Without this
-// script the same form works with its buttons. Every POST carries the page's CSRF token.
+// server refused the rating as closed, 409), so the reviewer is never held on it. A comment
+// changed after rating is saved as the reviewer leaves its box (a link elsewhere included), and
+// leaving the page while still typing it asks first. Without this script the same form works
+// with its buttons. Every POST carries the page's CSRF token.
 "use strict";
 
 (function () {
@@ -22,6 +24,7 @@
   let rated = boot.rated;  // the stored score, null before the first rating
   let closed = boot.closed;  // no rating can be saved here any more
   let savedComment = comment.value;
+  let sentComment = savedComment;  // the comment of the latest rating sent
 
   function say(message, tone = "info") {
     status.textContent = message;
@@ -34,6 +37,7 @@
       body,
       headers: { Accept: "application/json", "X-CSRF-Token": csrfToken },
       credentials: "same-origin",
+      keepalive: true,  // a comment saved as the reviewer follows a link still arrives
     });
     const answer = await response.json().catch(() => ({ error: `the server answered ${response.status}` }));
     if (!response.ok) {
@@ -79,6 +83,7 @@
     say("Saving…");
     const body = new FormData(form);
     body.set("score", String(score));
+    sentComment = comment.value.trim();
     try {
       const answer = await post(boot.rateUrl, body);
       rated = answer.score;
@@ -105,6 +110,19 @@
     if (comment.value.trim() !== savedComment && !(await rate(rated))) return;
     nextForm.submit();
   }
+
+  // What the reviewer wrote under a rating that is not yet on its way to the server.
+  function unsentComment() {
+    return rated !== null && !closed && comment.value.trim() !== sentComment;
+  }
+
+  comment.addEventListener("change", () => {
+    if (unsentComment()) rate(rated);
+  });
+
+  window.addEventListener("beforeunload", (event) => {
+    if (unsentComment()) event.preventDefault();  // the browser asks whether to leave
+  });
 
   form.addEventListener("submit", (event) => {
     const score = Number(event.submitter && event.submitter.value);

@@ -214,3 +214,32 @@ def place_gone_steps(page, served, engine) -> None:
         arg=first,
     )
     assert page.get_by_test_id("submission-id").text_content().startswith("S-")
+
+
+def test_a_comment_written_after_rating_is_kept_when_the_reviewer_leaves_the_page(served, engine):
+    in_chromium(lambda page: comment_after_rating_steps(page, served, engine))
+
+
+def comment_after_rating_steps(page, served, engine) -> None:
+    first = open_first_submission(page, served)
+    page.keyboard.press("4")
+    page.wait_for_function("() => document.getElementById('rating-status').textContent.includes('saved')")
+    page.get_by_test_id("comment").fill("The ending comes out of nowhere.")
+    page.get_by_role("link", name="My queue").click()  # not n: the reviewer goes elsewhere
+    page.wait_for_url(f"{served}/review/")
+    page.get_by_role("link", name=first).click()
+    assert page.get_by_test_id("comment").input_value() == "The ending comes out of nowhere."
+    with reading(engine) as connection:
+        (stored,) = rating_store.of_submission(connection, first)
+    assert stored["comment"] == "The ending comes out of nowhere."
+
+    page.get_by_test_id("comment").fill("On reflection, the ending works.")  # still typing
+    with page.expect_event("dialog") as asked:
+        page.close(run_before_unload=True)  # closing the tab: the browser asks first
+    assert asked.value.type == "beforeunload"
+    asked.value.dismiss()  # stays, and saves it by leaving the box
+    page.get_by_test_id("score-4").focus()
+    page.wait_for_function("() => document.getElementById('rating-status').textContent.includes('saved')")
+    with reading(engine) as connection:
+        (stored,) = rating_store.of_submission(connection, first)
+    assert stored["comment"] == "On reflection, the ending works."
