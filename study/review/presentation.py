@@ -64,7 +64,7 @@ def show(connection: Connection, study: Study, submission: dict) -> Shown:
     shown = Shown(submission["submission_id"], mask(heading), noun, spans=[], replay=None)
     try:
         redacted = redact_session(session["session_id"], events, detector).events
-        start, steps, final = playback.steps(redacted)
+        start, steps, final = playback.steps(_panel_text_as_the_ais(redacted))
     except (ValueError, DeltaError) as error:
         shown.problem = (
             f"The session's events cannot be replayed ({error}); the text the editor sent is shown."
@@ -83,6 +83,21 @@ def show(connection: Connection, study: Study, submission: dict) -> Shown:
     return shown
 
 
+def _panel_text_as_the_ais(events: list[dict]) -> list[dict]:
+    """The log as the page colours it: text an L0 assistant panel's response put into the
+    document (the writer's paste of it, or Insert at cursor: a `user` text-insert carrying the
+    response's `proactive.chatId`) is the AI's, as study.curation.origin reads it. The log keeps
+    it the writer's act, and CoAuthor's replay the writer's text; a reviewer must see it is not."""
+    return [
+        {**event, "eventSource": "api"}
+        if event.get("eventName") == "text-insert"
+        and isinstance(event.get("proactive"), dict)
+        and event["proactive"].get("chatId") is not None
+        else event
+        for event in events
+    ]
+
+
 def _stats(session: dict, events: list, final) -> list[tuple[str, str]]:
     meta = official_metadata(events)
     started, finished = session["writing_started_at"], session["writing_finished_at"]
@@ -91,7 +106,7 @@ def _stats(session: dict, events: list, final) -> list[tuple[str, str]]:
     return [
         ("Writing time", writing),
         ("Session time (log)", f"{meta['time']:.1f} min"),
-        ("AI requests (Tab)", str(rules.ai_requests(events))),
+        ("AI requests", str(rules.ai_requests(events))),
         ("Suggestion lists shown", str(meta["num_query"])),
         ("Suggestions accepted", str(meta["num_selected"])),
         ("Acceptance", f"{meta['perc_selected']}%" if meta["num_query"] else "no queries"),

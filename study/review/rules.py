@@ -22,7 +22,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-AI_REQUEST_EVENT = "suggestion-get"
+# Asking the AI, as the log says it: Tab (or the ghost text's pause), or a request to an L0
+# assistant panel (MindCopilot), whose answers come as chat-receive, not as suggestion lists.
+AI_REQUEST_EVENTS = ("suggestion-get", "chat-send")
 
 DISQUALIFIED = "disqualified"
 AWAITING = "awaiting ratings"
@@ -48,9 +50,9 @@ class Outcome:
 
 
 def ai_requests(events: Sequence[Mapping]) -> int:
-    """How often the log says the writer pressed Tab (shown to reviewers; rule 2 counts the
+    """How often the log says the writer asked the AI (shown to reviewers; rule 2 counts the
     server's requests instead)."""
-    return sum(event.get("eventName") == AI_REQUEST_EVENT for event in events)
+    return sum(event.get("eventName") in AI_REQUEST_EVENTS for event in events)
 
 
 def disqualification(asked: int, min_ai_requests: int) -> str | None:

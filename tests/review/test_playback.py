@@ -9,7 +9,8 @@ import pytest
 
 from study.curation.replay import apply_delta, from_units, to_units
 from study.review import presentation, submissions
-from study.review.playback import author_codes, steps
+from study.review.playback import Step, author_codes, steps
+from study.store import events as event_store
 from study.store import reading, writing
 from tests.review.sessions import build_events, finished_session
 
@@ -81,12 +82,42 @@ def test_a_submission_is_shown_without_worker_ids_even_pasted_into_the_text(revi
     assert "<WORKER____>" in "".join(text for _, text in shown.spans)
     assert [name for name, _ in shown.spans] == ["prompt", "writer", "suggestion", "prompt"]
     stats = dict(shown.stats)
-    assert stats["AI requests (Tab)"] == "1" and stats["Acceptance"] == "100%"
+    assert stats["AI requests"] == "1" and stats["Acceptance"] == "100%"
     assert stats["Writing time"] == "10.7 min"
     assert shown.self_evaluation == [
         ("My story has a clear ending.", True),
         ("I collaboratively wrote my story with AI.", True),
     ]
+
+
+def test_an_assistant_panels_response_the_writer_pasted_is_shown_as_the_ais(review_study, engine):
+    # MindCopilot's L0 panel: the writer asks, the response comes in the log (chat-receive), and
+    # the writer pastes it in (or presses Insert at cursor): a user text-insert with its chatId.
+    prompt = "A woman keeps dating the same shapeshifter."
+    typed = build_events(prompt, [("W", " So:")])
+    session_id = finished_session(engine, round_name="qualification", prompt=prompt, script=[("W", " So:")])
+    response = " He wore a new face each time, and she loved every one of them."
+    end = len(to_units(prompt)) + len(" So:")
+    base = {key: value for key, value in typed[-1].items() if key != "proactive"}
+    panel = [
+        {**base, "eventName": "chat-send", "eventSource": "user", "textDelta": "",
+         "proactive": {"paradigm": "L0", "text": "How could it end?"}},
+        {**base, "eventName": "chat-receive", "eventSource": "api", "textDelta": "",
+         "proactive": {"paradigm": "L0", "chatId": 7, "text": response}},
+        {**base, "eventName": "text-insert", "eventSource": "user",
+         "textDelta": {"ops": [{"retain": end}, {"insert": response}]},
+         "proactive": {"paradigm": "L0", "paste": True, "chatId": 7}},
+    ]  # fmt: skip
+    event_store.ingest(engine, session_id, [{"seq": len(typed) + i, **e} for i, e in enumerate(panel)])
+    with writing(engine) as connection:
+        (submission_id,) = submissions.collect(connection, review_study)
+        shown = presentation.show(connection, review_study, submissions.get(connection, submission_id))
+
+    assert ("suggestion", response) in shown.spans  # marked AI, not the writer's
+    assert play(shown.replay["prompt"], [Step(*s) for s in shown.replay["steps"]])[1].count("S") == len(response)
+    stats = dict(shown.stats)
+    assert stats["AI requests"] == "1"  # the panel request
+    assert stats["Written by the writer"] == f"{100 * 4 / (4 + len(response)):.0f}% of the final text"
 
 
 def test_a_session_whose_log_cannot_be_replayed_shows_the_editors_text(review_study, engine):
