@@ -27,6 +27,7 @@ from study.review import playback, rules
 from study.review.identifiers import IdentifierDetector
 from study.store import events as event_store
 from study.store import sessions as session_store
+from study.store.simulated import simulated_ids
 from study.survey.evaluation import evaluation_items
 
 @dataclass
@@ -39,6 +40,7 @@ class Shown:
     problem: str = ""
     stats: list[tuple[str, str]] = field(default_factory=list)
     self_evaluation: list[tuple[str, bool]] = field(default_factory=list)
+    simulated: bool = False  # written by `study simulate`'s writer, not a participant
 
     def replay_json(self) -> str:
         return json.dumps(self.replay, ensure_ascii=False)
@@ -62,6 +64,8 @@ def show(connection: Connection, study: Study, submission: dict) -> Shown:
     except KeyError:
         heading, noun = session["prompt_code"] or "", "text"
     shown = Shown(submission["submission_id"], mask(heading), noun, spans=[], replay=None)
+    # A pilot's machine-written text is not to be judged as a person's (study.store.simulated).
+    shown.simulated = session["session_id"] in simulated_ids(connection)
     try:
         redacted = redact_session(session["session_id"], events, detector).events
         start, steps, final = playback.steps(_panel_text_as_the_ais(redacted))

@@ -540,3 +540,23 @@ def test_the_standalone_workspaces_error_pages_are_never_framed_or_cached(worksp
         assert response.headers.get("X-Frame-Options") == "DENY"
         assert "frame-ancestors 'none'" in response.headers.get("Content-Security-Policy", "")
         assert response.headers.get("Cache-Control") == "no-store"
+
+
+def test_a_simulated_writers_submission_says_so_to_its_reviewers(workspace, team, engine):
+    from study.store import simulated, writing
+
+    session_id = finished_session(engine, access_code="sim-0", round_name="qualification")
+    with writing(engine) as connection:  # as `study simulate` marks its writers' sessions
+        simulated.mark(connection, session_id, persona="a hurried crowd worker", intent="a story", model="deterministic")
+    ana, rita = log_in(workspace, "ana"), log_in(workspace, "rita")
+    submission_id = next_submission(ana)
+    page = ana.get(f"/review/s/{submission_id}").get_data(as_text=True)
+    assert "simulated writer" in page and "study simulate" in page
+    assert "simulated writer" in rita.get(f"/review/s/{submission_id}/adjudicate").get_data(as_text=True)
+    results = rita.get("/review/results").get_data(as_text=True)
+    assert re.search(rf"{submission_id}</a></td>\s*<td>qualification \(simulated\)</td>", results)
+
+
+def test_a_participants_submission_is_not_marked_simulated(workspace, team, submitted):
+    ana = log_in(workspace, "ana")
+    assert "simulated" not in ana.get(f"/review/s/{next_submission(ana)}").get_data(as_text=True)

@@ -18,6 +18,7 @@ from study.review.web.rating import settings
 from study.server import contract
 from study.server.context import engine, study
 from study.store import reading, writing
+from study.store.simulated import simulated_ids
 
 AUDIT_PAGE = 500
 
@@ -31,6 +32,7 @@ def results():
         submissions.collect(connection, study())
         judged = decisions.judge(connection, study(), submissions.all_submissions(connection))
         all_ratings = rating_store.all_ratings(connection)
+        simulated = simulated_ids(connection)
     disqualified = {j.submission_id for j in judged if j.submission["disqualified"]}
     triples = [
         (r["submission_id"], r["reviewer"], r["score"])
@@ -53,6 +55,7 @@ def results():
         stats=stats,
         show=report.show,
         settings=settings(),
+        simulated=simulated,
     )
 
 
