@@ -1,6 +1,8 @@
 // A judge's task page (templates/judging/task.html): each choice is stored as it is made, so a
 // reload loses nothing; Submit finishes the task once every text is rated
-// (POST /api/judging/<task_id>/ratings, schemas/api/judging-ratings.schema.json).
+// (POST /api/judging/<task_id>/ratings, schemas/api/judging-ratings.schema.json). Submit sends
+// every choice on the page with it, stored in the same request: a choice still on its way (the
+// last one, with Submit pressed at once) or one that failed to save is not missing there.
 (function () {
   "use strict";
   var form = document.getElementById("judging");
@@ -46,8 +48,11 @@
       unrated[0].scrollIntoView({block: "center"});
       return;
     }
+    var chosen = Array.prototype.map.call(form.querySelectorAll("fieldset[data-item] input:checked"), function (input) {
+      return {item: input.closest("fieldset").getAttribute("data-item"), score: parseInt(input.value, 10)};
+    });
     button.disabled = true;
-    send({submit: true}).then(function (answer) {
+    send({ratings: chosen, submit: true}).then(function (answer) {
       window.location.assign(answer.next);
     }, function (error) {
       button.disabled = false;

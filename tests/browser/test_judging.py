@@ -65,3 +65,38 @@ def test_a_judge_rates_every_text_and_submits(study_dir, task_server_factory, pa
     page.goto(f"{server.url}/judge?access_code=judge-7")
     assert "nothing left to rate" in page.get_by_test_id("judging-message").inner_text()
     engine.dispose()
+
+
+def test_submit_right_after_the_last_choice_submits_it_too(study_dir, task_server_factory, page):
+    """A judge who picks the last answer and presses Submit at once (Space, then Enter) does not
+    wait for that choice to be stored: Submit must not be refused for a text the page shows rated."""
+    set_section(study_dir, "judging", {"unit": "document", "k": 1, "items_per_task": 3})
+    study = config.load(study_dir)
+    engine = make_engine(study.database_url)
+    create_tables(engine)
+    finish_sessions(engine, study, TEXTS)
+    with writing(engine) as connection:
+        build(connection, study, judging_settings.from_study(study))
+    server = task_server_factory(study)
+    page.goto(f"{server.url}/judge?access_code=judge-8")
+    items = page.get_by_test_id("judging-item")
+    for index in range(2):
+        items.nth(index).get_by_label("4").check()
+    page.get_by_test_id("judging-status").filter(has_text="2 of 3 texts rated").wait_for()
+
+    held = []  # the last choice's own request, still on its way when Submit is pressed
+    def hold_a_lone_choice(route):
+        body = json.loads(route.request.post_data or "{}")
+        if body.get("submit"):
+            route.continue_()
+        else:
+            held.append(route)
+    page.route("**/api/judging/*/ratings", hold_a_lone_choice)
+    items.nth(2).get_by_label("2").check()
+    page.get_by_test_id("judging-submit").click()
+    code = page.get_by_test_id("verification-code").inner_text()
+    assert len(code) == 12 and len(held) == 1
+    with reading(engine) as connection:
+        assert sorted(connection.execute(select(judging_ratings.c.score)).scalars()) == [2, 4, 4]
+    page.unroute("**/api/judging/*/ratings")  # the held request went with the task's page
+    engine.dispose()
