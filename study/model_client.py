@@ -6,7 +6,8 @@ and simulated writers (study.simulate.run) all talk to an OpenAI-compatible endp
 vLLM, llama.cpp or our own `study lm serve`) through the official `openai` SDK. This module is
 what they share:
 
-- `client()`: build (once per endpoint) a client with a time limit and a retry limit;
+- `client()`: build (once per endpoint) a client with a time limit on the whole answer and a
+  retry limit;
   `participant_client()`: the one the participants' calls use;
 - `create()`: one call answered as plain JSON read by attribute (Tab, ghost text and chat
   replies), and `first_choice()`, `chat_choice()`, `completion_choice()` to read its answer;
@@ -26,10 +27,12 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from functools import lru_cache
 from types import SimpleNamespace
 from urllib.parse import urlsplit, urlunsplit
 
+import httpx
 import openai
 
 from study import precedence
@@ -47,7 +50,54 @@ def client(base_url: str | None, api_key: str, timeout: float, max_retries: int 
     Participant-facing calls keep the SDK's retries off (the default): a writer waiting for a
     suggestion is better served by a fast error than by a second 15 s wait. Batch callers
     (judges, simulated writers) pass a few retries."""
-    return openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries)
+    # The SDK's own client but for the hooks: its pool (up to 1,000 calls at once, as many as
+    # [suggestions] concurrent_requests allows) and its redirects.
+    http_client = httpx.Client(
+        timeout=timeout, follow_redirects=True,
+        limits=httpx.Limits(max_connections=1000, max_keepalive_connections=100),
+        event_hooks={"request": [_start_clock], "response": [_limit_whole_answer]},
+    )  # fmt: skip
+    return openai.OpenAI(
+        base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries, http_client=http_client
+    )
+
+
+# The SDK's time limit is httpx's, which bounds each read from the socket, not the answer: an
+# endpoint that sends a byte now and then (a proxy's keep-alive spaces, a stalled stream's SSE
+# comments) kept its call, and the participant's model-call slot, for as long as it went on,
+# past the time the study counts a call as in flight (study.server.model_calls). The whole
+# answer now has the time limit, counted from the request; a streamed reply twice it, as
+# study.paradigms.chat.assistant.ReplyStream lets a steady one run. Past it the next piece
+# raises httpx's read timeout, which the SDK reports as the call's timeout.
+_STARTED = "study.started"
+
+
+def _start_clock(request: httpx.Request) -> None:
+    request.extensions[_STARTED] = time.monotonic()
+
+
+def _limit_whole_answer(response: httpx.Response) -> None:
+    request = response.request
+    limit = request.extensions.get("timeout", {}).get("read")
+    if limit is None:
+        return
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        limit *= 2
+    response.stream = _AnswerWithin(response.stream, request.extensions[_STARTED] + limit, request)
+
+
+class _AnswerWithin(httpx.SyncByteStream):
+    def __init__(self, stream: httpx.SyncByteStream, deadline: float, request: httpx.Request) -> None:
+        self.stream, self.deadline, self.request = stream, deadline, request
+
+    def __iter__(self):
+        for piece in self.stream:
+            if time.monotonic() > self.deadline:
+                raise httpx.ReadTimeout("the answer took longer than the time limit", request=self.request)
+            yield piece
+
+    def close(self) -> None:
+        self.stream.close()
 
 
 def participant_client(settings: SuggestionSettings) -> openai.OpenAI:

@@ -4,7 +4,9 @@ reply, logs a stream cut off as such, and bounds what the model reads ([chat] co
 from __future__ import annotations
 
 import json
+import socket
 import threading
+import time
 import uuid
 from dataclasses import replace
 
@@ -119,6 +121,44 @@ def test_a_stream_cut_off_stores_no_reply_and_is_logged_as_cut_off(served) -> No
     assert [m["role"] for m in stored] == ["user"]  # the message waits for a whole reply
     assert row["error"].startswith("the reply was cut off after ")
     assert json.loads(row["raw"])[0]["finish_reason"] == "cut_off" and json.loads(row["raw"])[0]["text"]
+
+
+class KeptAlive:
+    """An endpoint that opens the stream and then only keeps it alive, a comment line 5 times a
+    second for 20 s (OpenRouter's ": OPENROUTER PROCESSING" while no model takes the request)."""
+
+    def __init__(self) -> None:
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._stopped = threading.Event()
+        threading.Thread(target=self._answer, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}/v1"
+
+    def _answer(self) -> None:
+        connection, _ = self._listener.accept()
+        with connection:
+            connection.recv(65536)
+            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
+            for _ in range(100):
+                if self._stopped.wait(0.2):
+                    return
+                try:
+                    connection.sendall(b": OPENROUTER PROCESSING\n\n")
+                except OSError:  # the server gave up on it
+                    return
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self._listener.close()
+
+
+def test_a_stream_only_kept_alive_ends_at_twice_the_time_limit(served) -> None:
+    study, _ = served(KeptAlive())
+    client = create_app(replace(study, suggestions=replace(study.suggestions, timeout_seconds=0.5))).test_client()
+    session_id = _chatting(client)
+    began = time.monotonic()
+    lines = _lines(_send(client, session_id, "Help me begin my blog post about gardens."))
+    assert time.monotonic() - began < 5
+    assert lines[-1]["status"] == 504 and lines[-1]["cut_off"] is False
 
 
 def test_the_model_reads_the_document_and_the_latest_turns_within_the_window(served, tmp_path) -> None:

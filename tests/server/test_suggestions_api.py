@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import socket
+import threading
 import time
 from dataclasses import replace
 
@@ -103,6 +105,47 @@ def test_a_slow_endpoint_times_out_instead_of_hanging(study):
         assert "within 0.5 s" in _logged(app)[0]["error"]
     finally:
         stop()
+
+
+@pytest.fixture
+def trickling_endpoint():
+    """An endpoint that answers at once, then sends its body a space at a time, 10 a second, for
+    10 s (a proxy's keep-alive before an answer that never comes), or until the client leaves."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stopped = threading.Event()
+
+    def answer():
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(65536)
+            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
+            for _ in range(100):
+                if stopped.wait(0.1):
+                    return
+                try:
+                    connection.sendall(b" ")
+                except OSError:  # the server gave up on it
+                    return
+
+    thread = threading.Thread(target=answer, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    stopped.set()
+    thread.join(timeout=5)
+    listener.close()
+
+
+def test_an_endpoint_that_trickles_its_answer_times_out_instead_of_holding_the_slot(study, trickling_endpoint):
+    # Each read gets a byte well within the time limit; the answer as a whole never comes.
+    app = _app(study, endpoint=trickling_endpoint, timeout_seconds=0.5)
+    client = app.test_client()
+    session_id = _writing_session(client)
+    began = time.monotonic()
+    response = client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": "Once"})
+    assert time.monotonic() - began < 3
+    assert response.status_code == 504
+    assert response.json["error"] == "suggestions are not available right now"
+    assert "within 0.5 s" in _logged(app)[0]["error"]
 
 
 @pytest.mark.parametrize(
