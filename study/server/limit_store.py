@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import time
 import uuid
 from urllib.parse import urlsplit
 
@@ -26,7 +25,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from study.store import writing
 from study.store.db import start_throttle
-from study.store.engine import take_turn
+from study.store.engine import clock, take_turn
 
 REDIS_URL_VARIABLE = "STUDY_REDIS_URL"
 
@@ -69,7 +68,7 @@ class DatabaseStore:
         # Two hosts counting the same key at once would both see a free place and both take
         # it (a start past the limit under a burst, on PostgreSQL): they count in turn.
         take_turn(connection, f"limit:{key}")
-        now = time.time()
+        now = clock(connection)
         table = start_throttle
         connection.execute(delete(table).where(table.c.at <= now - window))
         counted = connection.execute(
@@ -84,13 +83,16 @@ class DatabaseStore:
         """Nothing to check: the server cannot start without its database."""
 
 
-# KEYS[1]: the counter; ARGV: now, window, limit, a unique member. Atomic in Redis, so two hosts
-# counting the same address at once cannot both take the last place.
+# KEYS[1]: the counter; ARGV: window, limit, a unique member. Atomic in Redis, so two hosts
+# counting the same address at once cannot both take the last place; timed by Redis's clock,
+# which every host shares where their own clocks may disagree.
 _HIT_SCRIPT = """
-local now, window, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
+local window, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 if redis.call('ZCARD', KEYS[1]) >= limit then return 0 end
-redis.call('ZADD', KEYS[1], now, ARGV[4])
+redis.call('ZADD', KEYS[1], now, ARGV[3])
 redis.call('EXPIRE', KEYS[1], math.ceil(window))
 return 1
 """
@@ -129,12 +131,8 @@ class RedisStore:
         )
 
     def hit(self, key: str, limit: int, window: float, connection: Connection | None = None) -> bool:
-        now = time.time()
         try:
-            counted = self._hit(
-                keys=[f"study:{self.namespace}:limit:{key}"],
-                args=[now, window, limit, f"{now:.6f}:{uuid.uuid4().hex[:8]}"],
-            )
+            counted = self._hit(keys=[f"study:{self.namespace}:limit:{key}"], args=[window, limit, uuid.uuid4().hex])
         except self._errors as error:
             raise self._unavailable(error) from None
         return bool(counted)
@@ -145,7 +143,7 @@ class RedisStore:
         refusing every new participant once it runs. The count's key expires within a second."""
         try:
             self.client.ping()
-            self._hit(keys=[f"study:{self.namespace}:limit:check:{uuid.uuid4().hex}"], args=[time.time(), 1, 1, "check"])
+            self._hit(keys=[f"study:{self.namespace}:limit:check:{uuid.uuid4().hex}"], args=[1, 1, "check"])
         except self._errors as error:
             raise self._unavailable(error) from None
 

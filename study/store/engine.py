@@ -424,6 +424,15 @@ def take_turn(connection: Connection, name: str) -> None:
     connection.execute(text("SELECT pg_advisory_xact_lock(:number)"), {"number": number})
 
 
+def clock(connection: Connection) -> float:
+    """Now, in seconds since the epoch, by the clock of the database's host on PostgreSQL, which
+    several hosts share while their own clocks may disagree (a count of the last hour taken by
+    one host an hour ahead would forget every other host's); a SQLite file has one host."""
+    if connection.dialect.name != "postgresql":
+        return time.time()
+    return connection.execute(text("SELECT extract(epoch FROM clock_timestamp())::float8")).scalar_one()
+
+
 def driver_fetch(connection: Connection, sql: str, parameters: tuple | list) -> list[tuple]:
     """Run one statement on `connection`'s own driver connection, inside its transaction.
 

@@ -1,0 +1,45 @@
+"""Hosts whose clocks disagree (a VM that lost its NTP, a host an hour ahead) still keep one
+new-session limit per address: the limit store counts by its own clock, not each host's."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from study.server.limit_store import DatabaseStore, RedisStore
+from study.server.throttle import StartThrottle
+from study.store import create_tables, make_engine
+
+HOUR = 3600
+ADDRESS = "198.51.100.7"
+
+
+@pytest.fixture(params=[pytest.param("postgresql", marks=pytest.mark.postgres), "redis"])
+def store_for_each_host(request):
+    """A function making one host's store: each host has its own client or engine, as it would."""
+    if request.param == "redis":
+        url = request.getfixturevalue("redis_url")
+        yield lambda: RedisStore(url, "clocks")
+        return
+    engine = make_engine(request.getfixturevalue("new_postgres_database"))
+    create_tables(engine)
+    yield lambda: DatabaseStore(engine)
+    engine.dispose()
+
+
+def test_a_host_whose_clock_is_ahead_does_not_reset_an_addresss_start_limit(store_for_each_host, monkeypatch):
+    on_time = StartThrottle(3, store_for_each_host(), "clocks")
+    ahead = StartThrottle(3, store_for_each_host(), "clocks")
+    real_time = time.time
+
+    def on_the_host_ahead(address: str) -> bool:
+        with monkeypatch.context() as clock:
+            clock.setattr(time, "time", lambda: real_time() + 2 * HOUR)
+            return ahead.allow(address)
+
+    assert [on_time.allow(ADDRESS) for _ in range(3)] == [True, True, True]
+    # The address has used its hour, whichever host it asks next.
+    assert on_the_host_ahead(ADDRESS) is False
+    assert on_time.allow(ADDRESS) is False
+    assert on_the_host_ahead("198.51.100.8") is True  # another address is not held back
