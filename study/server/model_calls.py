@@ -60,12 +60,13 @@ _COMMIT_WITHOUT_FLUSH = ("SELECT set_config('synchronous_commit', 'off', true)",
 logger = logging.getLogger(__name__)
 
 # The per-session, study-wide and in-flight counts (`admit`), and the row a call starts as.
-_COUNTS = """
+_COUNTS_SINCE = """
     SELECT
-      (SELECT count(*) FROM suggestion_requests WHERE session_id = ? AND created_at > ?) AS recent,
-      (SELECT count(*) FROM suggestion_requests WHERE created_at > ?) AS everyone,
-      (SELECT count(*) FROM suggestion_requests WHERE error = ? AND created_at > ?) AS in_flight
+      (SELECT count(*) FROM suggestion_requests WHERE session_id = ? AND created_at > {minute_ago}) AS recent,
+      (SELECT count(*) FROM suggestion_requests WHERE created_at > {minute_ago}) AS everyone,
+      (SELECT count(*) FROM suggestion_requests WHERE error = ? AND created_at > {stale}) AS in_flight
 """
+_COUNTS = _COUNTS_SINCE.format(minute_ago="?", stale="?")
 _RECORD = """
     INSERT INTO suggestion_requests
       (session_id, created_at, condition, model, parameters, raw, suggestions, error)
@@ -77,12 +78,18 @@ _RECORD = """
 _AT = session_store.AT_STAGE
 # PostgreSQL: the counts, the session's check and, when they leave room, the row, in one
 # statement (its snapshot is taken after the counting lock is held, in the statement before it).
+# Timed by the database server's clock, which every host shares: a host whose own clock was
+# minutes behind recorded calls that the others' last minute never counted, and counted none of
+# theirs in flight (study.store.engine.clock).
+_CLOCK = "SELECT extract(epoch FROM clock_timestamp())::float8 AS now"
 _COUNT_AND_RECORD = f"""
-    WITH counts AS ({_COUNTS}), at AS ({_AT}),
+    WITH clock AS ({_CLOCK}),
+    counts AS ({_COUNTS_SINCE.format(minute_ago="(SELECT now FROM clock) - 60", stale="(SELECT now FROM clock) - ?")}),
+    at AS ({_AT}),
     recorded AS (
       INSERT INTO suggestion_requests
         (session_id, created_at, condition, model, parameters, raw, suggestions, error)
-      SELECT ?, ?::float8, ?, ?, ?, ?, ?, ? FROM counts, at
+      SELECT ?, clock.now, ?, ?, ?, ?, ?, ? FROM clock, counts, at
       WHERE counts.recent < ? AND counts.everyone < ? AND counts.in_flight < ? AND at.count >= ?
       RETURNING id
     )
@@ -201,22 +208,23 @@ def admission(session_id: str, condition: Condition, busy: str = BUSY, *, confir
         # row when they leave room, and COMMIT; without a flush unless `along` writes something
         # that must outlive a crash (_COMMIT_WITHOUT_FLUSH), in which case the counting lock is
         # held until the flush is done (a chat message's: about 50 a second at 1,000 writers).
-        now = time.time()
-        since = now - 60
-        counts = (session_id, since, since, NO_OUTCOME, now - in_flight_seconds)
         at = (session_id, "writing", condition.name)
         needed = 1 if confirm_writing else 0
-        row = (session_id, now, condition.name, condition.model, "{}", "[]", "[]", NO_OUTCOME)
-        if connection.dialect.name == "postgresql":
+        call = (condition.name, condition.model, "{}", "[]", "[]", NO_OUTCOME)
+        if connection.dialect.name == "postgresql":  # timed by the database's clock (_CLOCK)
+            counts = (session_id, NO_OUTCOME, in_flight_seconds)
             rows = yield group_commit.Last([
                 *(along or [_COMMIT_WITHOUT_FLUSH]),
                 ("SELECT pg_advisory_xact_lock(?)", (_COUNTING_LOCK,)),
-                (_COUNT_AND_RECORD, (*counts, *at, *row, per_session, study_wide, concurrent, needed)),
+                (_COUNT_AND_RECORD, (*counts, *at, session_id, *call, per_session, study_wide, concurrent, needed)),
             ])  # fmt: skip
             ((recent, everyone, in_flight, found, recorded),) = rows[-1]
         else:
+            now = time.time()
+            counts = (session_id, now - 60, now - 60, NO_OUTCOME, now - in_flight_seconds)
             *_, ((recent, everyone, in_flight),), ((found,),) = yield [*along, (_COUNTS, counts), (_AT, at)]
             recorded = None
+            row = (session_id, now, *call)
         if found < needed:
             return Refused(MOVED, 409)
         if recent >= per_session:

@@ -43,3 +43,31 @@ def test_a_host_whose_clock_is_ahead_does_not_reset_an_addresss_start_limit(stor
     assert on_the_host_ahead(ADDRESS) is False
     assert on_time.allow(ADDRESS) is False
     assert on_the_host_ahead("198.51.100.8") is True  # another address is not held back
+
+
+@pytest.mark.postgres
+def test_a_host_whose_clock_is_behind_keeps_the_study_wide_model_call_limit(study_folder, new_postgres_database, model_url, monkeypatch):
+    from study import config
+    from study.server import create_app
+    from tests.server.flow import start, to_writing
+
+    from .test_shared_limits import configure
+
+    configure(study_folder, model_url, suggestions__model_calls_per_minute=2,
+              suggestions__max_requests_per_minute=10, study__database=f'"{new_postgres_database}"')  # fmt: skip
+    on_time, behind = (create_app(config.load(study_folder)).test_client() for _ in range(2))
+    real_time = time.time
+
+    def ask(host, session_id: str) -> int:
+        with monkeypatch.context() as clock:
+            if host is behind:
+                clock.setattr(time, "time", lambda: real_time() - 5 * 60)
+            return host.post(f"/api/sessions/{session_id}/suggestions", json={"doc": "Once upon a time"}).status_code
+
+    writers = []
+    for i, host in enumerate((behind, on_time)):
+        writers.append(start(host, access_code=f"writer-{i}"))
+        to_writing(host, writers[-1])
+    assert [ask(behind, writers[0]) for _ in range(2)] == [200, 200]
+    # Two calls this minute for the whole study, whichever host's clock recorded them.
+    assert ask(on_time, writers[1]) == 429
