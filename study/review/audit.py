@@ -8,11 +8,11 @@ worker ids never enter the log, because researchers read it in the workspace.
 from __future__ import annotations
 
 import json
-import time
 
 from sqlalchemy import Connection, select
 
 from study.store.db import review_audit
+from study.store.engine import clock
 
 # Actions, by the noun they change.
 RATING_CREATE = "rating.create"
@@ -55,7 +55,9 @@ def record(
 ) -> None:
     connection.execute(
         review_audit.insert().values(
-            at=time.time(),
+            # The database's clock on PostgreSQL: the login throttle (study.review.logins) counts
+            # the failures every host records, whose own clocks may disagree.
+            at=clock(connection),
             actor=actor,
             action=action,
             submission_id=submission_id,

@@ -29,7 +29,7 @@ from sqlalchemy import Connection, select, update
 
 from study.review import accounts, audit
 from study.store.db import review_logins
-from study.store.engine import take_turn
+from study.store.engine import clock, take_turn
 
 LOGIN_HOURS = 12
 FREE_FAILURES = 5
@@ -115,7 +115,7 @@ def wait_seconds(connection: Connection, address: str | None) -> float:
     are then checked one at a time on every server and host, so a burst of guesses sent at
     once cannot all pass before the first failure is counted."""
     take_turn(connection, f"login:{address or ''}")
-    now = time.time()
+    now = clock(connection)  # the audit log's (audit.record)
     recent = [
         entry["at"]
         for entry in audit.entries(

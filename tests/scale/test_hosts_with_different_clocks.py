@@ -71,3 +71,21 @@ def test_a_host_whose_clock_is_behind_keeps_the_study_wide_model_call_limit(stud
     assert [ask(behind, writers[0]) for _ in range(2)] == [200, 200]
     # Two calls this minute for the whole study, whichever host's clock recorded them.
     assert ask(on_time, writers[1]) == 429
+
+
+@pytest.mark.postgres
+def test_a_host_whose_clock_is_ahead_still_makes_a_guessing_address_wait(new_postgres_database, monkeypatch):
+    from study.review import logins
+    from study.store import writing
+
+    engine = make_engine(new_postgres_database)
+    create_tables(engine)
+    for _ in range(logins.FREE_FAILURES):  # the free failures, on the host that is on time
+        with writing(engine) as connection:
+            logins.record_failure(connection, "ada", ADDRESS)
+    real_time = time.time
+    monkeypatch.setattr(time, "time", lambda: real_time() + HOUR)  # the next guess, on the host ahead
+    with writing(engine) as connection:
+        wait = logins.wait_seconds(connection, ADDRESS)
+    engine.dispose()
+    assert wait > 0
