@@ -65,7 +65,7 @@ def main() -> None:
         behind = []
         for session_id, events in sessions:
             known_here = arrival._checked.get(session_id)
-            arrival._checked.clear()
+            arrival._checked.forget(session_id)
             _next_batch(client, session_id, events, timed)
             arrival._checked.remember(session_id, known_here)
             behind.append(_next_batch(client, session_id, events, timed))
