@@ -10,6 +10,7 @@ The fee is rounded to the cent, half up (19.99 * 20% = 3.998 -> $4.00).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
@@ -18,6 +19,10 @@ MINIMUM_FEE = CENT
 BASE_RATE = Decimal("0.20")
 LARGE_HIT_RATE = Decimal("0.40")
 LARGE_HIT_ASSIGNMENTS = 10
+
+# An amount as a researcher writes one: digits and a decimal point. Decimal also reads "1e3"
+# ($1,000 for a typo of "1.3"), "1_0" (10) and other scripts' digits, which would be paid.
+PLAIN_AMOUNT = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 
 
 class MoneyError(ValueError):
@@ -30,6 +35,8 @@ def parse_usd(text: str | Decimal | int, *, what: str = "amount") -> Decimal:
         raise MoneyError(f'{what}: give dollars as text such as "2.50", not the float {text!r}')
     raw = str(text).strip().removeprefix("$").strip()
     try:
+        if not isinstance(text, Decimal) and not PLAIN_AMOUNT.fullmatch(raw):
+            raise InvalidOperation
         value = Decimal(raw)
     except InvalidOperation:
         raise MoneyError(f'{what}: {text!r} is not a dollar amount; write it like "2.50"') from None

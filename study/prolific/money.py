@@ -8,12 +8,17 @@ what Prolific's study cost calculator and bonus set-up answer (study.prolific.le
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 SYMBOLS = {"GBP": "£", "USD": "$"}
 # Minor units per hour of estimated completion time.
 MINIMUM_HOURLY = {"GBP": 600, "USD": 800}
+
+# An amount as a researcher writes one: digits and a decimal point. Decimal also reads "1e3"
+# ($1,000 for a typo of "1.3"), "1_0" (10) and other scripts' digits, which would be paid.
+PLAIN_AMOUNT = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 
 
 class MoneyError(ValueError):
@@ -40,6 +45,8 @@ def parse(text: str | int, *, what: str = "amount", currency: str | None = None)
         )
     raw = str(text).strip().lstrip("£$").strip()
     try:
+        if not isinstance(text, Decimal) and not PLAIN_AMOUNT.fullmatch(raw):
+            raise InvalidOperation
         value = Decimal(raw)
     except InvalidOperation:
         raise MoneyError(f'{what}: {text!r} is not an amount of money; write it like "2.50"') from None

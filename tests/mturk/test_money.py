@@ -55,6 +55,10 @@ def test_amounts_are_parsed_exactly(text, value):
         ("0.001", "fractions of a cent"),
         ("0", r"minimum of \$0\.01"),
         ("two", "not a dollar amount"),
+        # Decimal reads these as 1000, 10 and 12: a typo of "1.3" would pay $1,000.
+        ("1e3", "not a dollar amount"),
+        ("1_0", "not a dollar amount"),
+        ("\u0661\u0662", "not a dollar amount"),
         (2.5, "not the float"),
     ],
 )

@@ -43,6 +43,19 @@ def test_draft_publish_review_bonus_and_ledger_from_the_command_line(run, study_
     assert "places" in run("list", str(study_folder))
 
 
+@pytest.mark.parametrize("amount", ["1e3", "1_0", "\u0661\u0662"])
+def test_a_bonus_written_other_than_in_plain_digits_is_refused_and_nothing_is_paid(run, study_folder, prolific,
+                                                                                   task_client, amount):
+    # Python's Decimal reads "1e3" as 1000, "1_0" as 10 and Arabic-Indic digits as theirs.
+    study_id = re.search(r"Draft (\w+):", run("draft", str(study_folder), "--places", "1", "--publish")).group(1)
+    took = take_part(prolific, task_client, study_id, "8" * 24)
+    run("review", str(study_folder), "--yes")
+    out = run("bonus", str(study_folder), took.submission_id, "--amount", amount, "--reason", "thanks", code=1)
+    assert "is not an amount of money" in out and 'write it like "2.50"' in out
+    assert "bonus" not in run("ledger", str(study_folder))
+    assert prolific.state.data["bulk_bonuses"] == {}
+
+
 def test_bad_input_names_the_field_and_the_fix(run, study_folder, monkeypatch):
     out = run("draft", str(study_folder), "--reward", "0.10", code=1)
     assert "below Prolific's minimum hourly rate" in out and "Fix: raise --reward" in out
