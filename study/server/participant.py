@@ -25,6 +25,7 @@ from study.server.context import engine, limits, study
 from study.server.stages import at_stage, stage_url
 from study.store import reading, writing
 from study.store import sessions as session_store
+from study.store.engine import clock
 from study.survey.evaluation import evaluation_items
 
 blueprint = Blueprint("participant", __name__)
@@ -221,7 +222,8 @@ def prompt(session_id, session):
                 prompt_code=chosen.code,
                 condition=condition.name,
                 stage="writing",
-                writing_started_at=time.time(),
+                # The database's clock, which the finish's check reads: hosts' own may disagree.
+                writing_started_at=clock(connection),
             )
     if chosen is not None:
         with reading(engine()) as connection:

@@ -21,6 +21,7 @@ from study.server.stages import at_stage, stage_url
 from study.store import events as event_store
 from study.store import reading
 from study.store.db import storable_text
+from study.store.engine import clock
 
 # -- writing ----------------------------------------------------------------------------------
 
@@ -31,9 +32,9 @@ from study.store.db import storable_text
 def writing_page(session_id, session):
     prompt = study().prompt(session["prompt_code"])
     condition = study().condition(session["condition"])
-    elapsed = time.time() - session["writing_started_at"]
     with reading(engine()) as connection:
         last_seq = event_store.last_seq(connection, session_id)
+        elapsed = clock(connection) - session["writing_started_at"]
     boot = {
         "sessionId": session_id,
         # Quill, which CoAuthor used, always ends a document with a newline; currentDoc keeps it.
@@ -86,7 +87,10 @@ def finish_writing(session_id):
     last_seq = body["last_seq"]
     if problem := limits().last_seq_error(last_seq):
         return jsonify(error=problem), 400
-    remaining = session["writing_started_at"] + study().min_seconds - time.time()
+    with reading(engine()) as connection:
+        # Timed by the database's clock, as the start was: on several hosts whose own clocks
+        # disagree, one ahead let a writer finish early and one behind held them past the time.
+        remaining = session["writing_started_at"] + study().min_seconds - clock(connection)
     if remaining > MIN_TIME_SLACK_SECONDS:
         return jsonify(error=f"please keep writing for {int(remaining)} more seconds"), 409
     with reading(engine()) as connection:
