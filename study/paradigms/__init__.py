@@ -146,6 +146,13 @@ def counts_suggestions(condition) -> bool:
     return all(module.counts_suggestions(condition) for module in log_hooks() if hasattr(module, "counts_suggestions"))
 
 
+def arm_card(study, condition) -> str | None:
+    """What a writer of `condition` had, as a paradigm tells a release's dataset card; None
+    where none does (the Tab list, the core's CoAuthor editor; the control arm is the core's)."""
+    hooks = (module for module in log_hooks() if hasattr(module, "arm_card"))
+    return next((text for text in (module.arm_card(study, condition) for module in hooks) if text), None)
+
+
 def log_format(name: str):
     """The `coauthor_log` module of the paradigm whose extended format is `name` (e.g.
     "coauthor-proactive"), or None for the core's formats."""

@@ -122,6 +122,9 @@ class Paradigm:
     #   beside the others' (the line `study export` prints, or None);
     # - `assistant_texts(connection, session_id) -> list[str]`: what its arm showed the writer
     #   from the assistant, which counts as the assistant's when pasted (study.review.evidence).
+    # - `arm_card(study, condition) -> str | None`: what a writer of `condition` had, and
+    #   what of it a release leaves out, for a release's dataset card (study.release.card);
+    #   None for a condition it does not serve.
     # "" for none.
     coauthor_log: str = ""
     # A study-wide path of its own (a chat study's: intent and prewriting before the chat), its

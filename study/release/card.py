@@ -29,6 +29,10 @@ PAPER = (
     "Lee, Liang & Yang, CoAuthor: Designing a Human-AI Collaborative Writing Dataset for "
     "Exploring Language Model Capabilities, CHI 2022"
 )
+TAB_LIST = (
+    "suggestions on Tab (CoAuthor): pressing Tab asks the model for suggestions, which appear in "
+    "a list the writer may accept, navigate or dismiss."
+)
 SIZES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"))
 
 
@@ -175,11 +179,24 @@ def _composition(s: ReleaseFacts) -> str:
 
 def _collection(facts: ReleaseFacts) -> str:
     study = facts.study
+    arms = [c for c in study.conditions if c.get("arm")] if study else []
+    if not arms:
+        how = (
+            "Writers used the toolkit's editor: the prompt is the initial text; pressing Tab asks "
+            "the model for suggestions, which appear in a list the writer may accept, navigate or "
+            "dismiss. "
+        )
+    else:
+        # Arms of other paradigms than CoAuthor's Tab list: each as it ran (study.release.source).
+        described = [f"- `{c['name']}` ({c['paradigm']}): {c.get('arm') or TAB_LIST}" for c in study.conditions]
+        how = (
+            "Writers used the toolkit's editor: the prompt is the initial text. What they had "
+            "beside it depended on their arm (`condition` in `metadata.csv`):\n\n"
+            + "\n".join(described) + "\n\n"
+        )
     out = [
         "## Collection process\n",
-        "Writers used the toolkit's editor: the prompt is the initial text; pressing Tab asks the "
-        "model for suggestions, which appear in a list the writer may accept, navigate or "
-        "dismiss. The browser logs every event with CoAuthor's names and sends it to the study "
+        how + "The browser logs every event with CoAuthor's names and sends it to the study "
         "server, which stores it before acknowledging it.\n",
         f"**Over what timeframe?** From {facts.first_date} to {facts.last_date} (first and last "
         "event, UTC).\n",

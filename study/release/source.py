@@ -253,7 +253,8 @@ def _study_info(study: study_config.Study, answered: dict[str, list[str]] | None
         conditions=tuple(
             # The model that answered, as the endpoint named it; the configured one if none did.
             {"name": c.name, "genre": c.genre, "mode": c.mode, **c.controls(),
-             "model": ", ".join((answered or {}).get(c.name, [])) or c.model}
+             "model": ", ".join((answered or {}).get(c.name, [])) or c.model,
+             "paradigm": c.paradigm, "arm": _arm_card(study, c)}
             for c in study.conditions
         ),
         prompts=tuple(
@@ -263,6 +264,16 @@ def _study_info(study: study_config.Study, answered: dict[str, list[str]] | None
         consent_text=_plain_text(_render(study.consent_template, study)),
         contact=study.contact,
     )
+
+
+def _arm_card(study: study_config.Study, condition: study_config.Condition) -> str:
+    """What the condition's writers had, for the card; "" for CoAuthor's Tab list."""
+    from study import control_arm, paradigms
+
+    if control_arm.is_control(condition):
+        return ("no assistant (a control arm): the writer writes on their own; the suggestion "
+                "counts of `metadata.csv` are empty, not applicable.")
+    return paradigms.arm_card(study, condition) or ""
 
 
 def _render(template: str, study: study_config.Study) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from study.curation.formats import FORMAT_PROACTIVE
-from study.paradigms.proactive import is_proactive_study
+from study.paradigms.proactive import PROACTIVE, is_proactive_study
 from study.paradigms.proactive.curation import EXTENSION_EVENTS
 from study.paradigms.proactive.curation.checks import PROACTIVE_SOURCES, ProactiveChecks
 
@@ -33,6 +33,21 @@ def checks(checker) -> ProactiveChecks:
 def extends(study) -> bool:
     """Whether the study's logs are in the extended format: a MindCopilot study's."""
     return is_proactive_study(study.conditions, study.proactive)
+
+
+def arm_card(study, condition) -> str | None:
+    # A release is built from `study export`'s strict CoAuthor logs (study.release.source), which
+    # leave this paradigm's own events out.
+    left_out = (" The release has its strict CoAuthor log: MindCopilot's own events (stale and "
+                "modified suggestions, window and stage changes, the panel's requests) are left out.")
+    if condition.paradigm in PROACTIVE:
+        return (f"ghost text (MindCopilot's {condition.paradigm}): when the writer pauses, the model's "
+                "continuation appears in grey after the cursor; Tab accepts it; Esc or typing on ignores it."
+                + left_out)  # fmt: skip
+    if is_proactive_study([condition], study.proactive):
+        return ("MindCopilot's L0: an assistant panel beside the editor answers what the writer asks "
+                "of the document." + left_out)  # fmt: skip
+    return None
 
 
 def to_record(record: dict, event_num: int, paradigm: str | None) -> dict:
