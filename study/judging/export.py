@@ -55,7 +55,7 @@ def write(results: Results, out: Path, *, judge_name: Callable[[str], str] | Non
         {"session_id": session(s), "condition": rs[0]["condition"], "paradigm": rs[0]["paradigm"],
          "items": len({r["item_id"] for r in rs}), "ratings": sum(r["kept"] for r in rs),
          "mean_score": f"{means[s]:.4f}" if s in means else ""}
-        for s, rs in sorted(by_session.items())
+        for s, rs in sorted(by_session.items(), key=lambda pair: session(pair[0]))
     ])  # fmt: skip
     _write(out / JUDGES_CSV, JUDGE_COLUMNS, sorted(
         ({"judge": name(c.judge), "gold_rated": c.gold_rated, "gold_correct": c.gold_correct,

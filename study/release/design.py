@@ -69,6 +69,9 @@ def write(staging: Path, study_path: Path, released: dict[str, str], pseudonym,
             r for r in found.ratings if r["session_id"] in released and r["judge"] not in withdrawn
         ]  # fmt: skip
         found.checks = {j: check for j, check in found.checks.items() if j not in withdrawn}
+        # By what the release names, not the study's session ids and the judges' worker ids (the
+        # database's order): the rows' order must not tell the raw ids' alphabetical order.
+        found.ratings.sort(key=lambda r: (released[r["session_id"]], r["position"], pseudonym(r["judge"])))
         # The round's agreement was computed over every rating; publish it over these.
         found.agreement = judging_results.agreement_of(found.ratings, found.settings)
         judging_export.write(found, staging / JUDGING, judge_name=pseudonym,

@@ -224,3 +224,24 @@ def test_the_card_describes_each_arm_as_it_ran_and_says_a_chat_arms_conversation
     assert "- `chat` (chat): a chat assistant in a panel beside the editor" in collection
     assert "The conversations are not in this release" in collection
 
+
+def test_judging_ratings_are_in_the_order_of_released_ids_not_of_the_judges_worker_ids(tmp_path):
+    """A reader of judging_ratings.csv cannot learn which judge's worker id sorts first: the rows
+    follow the released session ids and the judges' pseudonyms."""
+    folder, study = _one_session_to_judge(tmp_path, k=2)
+    key = init_keyfile(tmp_path / "study.key")
+    # Two judges whose worker ids sort the other way from their pseudonyms under this key.
+    workers = [f"A2JUDGEWORKER{n:03d}" for n in range(30)]
+    first, second = next((a, b) for a in workers for b in workers
+                         if a < b and pseudonym(key, a, "coauthor") > pseudonym(key, b, "coauthor"))
+    judge(study, first, 4)
+    judge(study, second, 5)
+
+    out = tmp_path / "releases"
+    result = CliRunner().invoke(main, ["release", "build", str(folder), "--version", "1.0.0",
+                                       "--out", str(out), "--key", str(key.path), "-j", "1"])
+    assert result.exit_code == 0, result.output
+
+    ratings = list(csv.DictReader((out / "coauthor-1.0.0" / "judging" / "judging_ratings.csv").open()))
+    assert [(r["judge"], r["score"]) for r in ratings] == [
+        (pseudonym(key, second, "coauthor"), "5"), (pseudonym(key, first, "coauthor"), "4")]
