@@ -95,16 +95,33 @@ def writer_share_final(document: Document) -> float:
 
 
 def final_words(document: Document) -> int:
-    """Words of the final text without the prompt (Table 3 "length"), split on whitespace;
-    an embed (a pasted image) separates words and is none."""
-    return len(document.without_prompt().replace(EMBED, " ").split())
+    """Words of the final text without the prompt (Table 3 "length", `count_words`); an embed
+    (a pasted image) separates words and is none."""
+    return count_words(document.without_prompt().replace(EMBED, " "))
 
 
-_TOKEN = re.compile(r"\w+(?:'\w+)*|[^\w\s\ufffc]")  # an embed (EMBED) is no token
+# Chinese and Japanese write no space between words: each ideograph or kana is a word, as word
+# processors count them (a whitespace split made a paragraph of Chinese one word). Their
+# punctuation and full-width marks are no word. Korean spaces its words and is split as English.
+_UNSPACED = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+_WORD = re.compile(f"[{_UNSPACED}]|[^\\s{_UNSPACED}]+")
+_UNSPACED_MARKS = re.compile("[\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+")
+
+
+def count_words(text: str) -> int:
+    """Words: runs of non-space characters (a whitespace split, as the release's word counts),
+    and each Chinese or Japanese character on its own."""
+    return sum(1 for word in _WORD.findall(text) if not _UNSPACED_MARKS.fullmatch(word))
+
+
+# A word (with inner apostrophes), a Chinese or Japanese character, or a punctuation mark; an
+# embed (EMBED) is no token.
+_TOKEN = re.compile(f"[{_UNSPACED}]|(?:(?![{_UNSPACED}])\\w)+(?:'\\w+)*|[^\\w\\s\\ufffc]")
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-cased words (with inner apostrophes) and punctuation marks."""
+    """Lower-cased words (with inner apostrophes), Chinese and Japanese characters one by one,
+    and punctuation marks."""
     return _TOKEN.findall(text.lower())
 
 

@@ -65,6 +65,16 @@ def test_distinct_2_is_unique_bigrams_over_tokens():
     assert math.isnan(distinct_n("   "))
 
 
+def test_chinese_and_japanese_text_counts_a_word_per_character_not_per_paragraph():
+    # A whitespace split made each paragraph of Chinese one word and one distinct-2 token.
+    document = Document(text="P\n蜜蜂很忙。It was cold.", authors="PP" + "W" * 17, event_index=1)
+    assert final_words(document) == 7  # 蜜 蜂 很 忙 (。 is no word) It was cold.
+    assert final_words(Document("P\n雪が降った。 Snow.", "PP" + "W" * 13, 1)) == 6
+    assert final_words(Document("P\n눈이 왔다", "PP" + "W" * 5, 1)) == 2  # Korean spaces its words
+    # 蜜 蜂 很 忙 ， 蜜 蜂 很 忙: 5 distinct bigrams over 9 tokens
+    assert distinct_n("蜜蜂很忙，蜜蜂很忙", 2) == pytest.approx(5 / 9)
+
+
 def test_fixture_means_are_in_the_range_of_the_papers_full_release_figures():
     # Table 3 and section 5.1.3 are full-release means (1,445 sessions); 31 sessions only
     # roughly agree: equality ~0.22-0.30, mutuality 0.38-0.49, writers' share 72.6%, 367 words.

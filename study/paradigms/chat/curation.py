@@ -32,6 +32,7 @@ from pathlib import Path
 
 import jsonschema
 
+from study.curation.metrics import count_words
 from study.curation.schema import field_path
 from study.paradigms.chat.metrics.bleu import bleu_nltk_char
 from study.paradigms.chat.metrics.itr import itr
@@ -145,7 +146,7 @@ def conversation_stats(record: dict) -> dict:
         "assistant_messages": len(assistant),
         "user_tokens": sum(count_tokens(m["content"]) for m in user),
         "assistant_tokens": sum(count_tokens(m["content"]) for m in assistant),
-        "document_words": len(record["document"].split()),
+        "document_words": count_words(record["document"]),
         "interaction_seconds": _span(timing.get("chat_started_at"), timing.get("completed_at")),
         "task_seconds": _span(timing.get("created_at"), timing.get("completed_at")),
         "median_reply_seconds": round(statistics.median(replies), 3) if replies else None,
