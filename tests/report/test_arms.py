@@ -64,6 +64,30 @@ def test_within_subjects_the_difference_is_each_writers_own():
     assert row[3] == "10.00 [10.00, 10.00]"  # writers' own levels cancel out
 
 
+def test_a_writer_who_came_back_to_a_between_subjects_study_does_not_become_the_whole_difference():
+    # Eight writers, one arm each, and one of them (an MTurk worker taking a second HIT) wrote
+    # in both arms: the difference is still of the two groups, not of that writer alone.
+    control = [_facts(f"c{i}", "control", f"w{i}", w, assistant=False) for i, w in enumerate([100, 110, 120, 130])]
+    assisted = [_facts(f"a{i}", "assisted", f"v{i}", w) for i, w in enumerate([150, 160, 170, 180])]
+    assisted.append(_facts("again", "assisted", "w0", 60))
+    html = "".join(arms.build(_data(control + assisted)).parts)
+    [row] = _rows(html, "Difference from the control arm").values()
+    expected = bootstrap_difference([150, 160, 170, 180, 60], [100, 110, 120, 130])
+    assert row[1] == "independent"
+    assert row[3] == f"{expected.mean:.2f} [{expected.low:.2f}, {expected.high:.2f}]"
+
+
+def test_within_subjects_a_writers_sessions_in_an_arm_are_averaged_not_the_last_kept():
+    sessions = []
+    for i, base in enumerate([50, 200, 400]):
+        sessions.append(_facts(f"c{i}", "control", f"w{i}", base, assistant=False))
+        sessions.append(_facts(f"a{i}", "assisted", f"w{i}", base + 10))
+        sessions.append(_facts(f"b{i}", "assisted", f"w{i}", base + 30))  # a second prompt
+    html = "".join(arms.build(_data(sessions)).parts)
+    [row] = _rows(html, "Difference from the control arm").values()
+    assert row[1] == "paired" and row[3] == "20.00 [20.00, 20.00]"
+
+
 def test_one_arm_has_nothing_to_compare():
     assert arms.build(_data([_facts("c0", "control", "w0", 100, assistant=False)])) is None
 

@@ -7,10 +7,11 @@ of the surveys. An arm is a condition. The control is the arm without an assista
 (`paradigm = "none"`, study.control_arm); with several, the first by name.
 
 Between subjects (no writer in two arms) the difference is of two independent groups of
-sessions, each resampled on its own (`intervals.bootstrap_difference`). Within subjects (the
-two arms share writers: `[design] assignment = "within"`) it is the mean of each shared
-writer's difference, writers resampled (`intervals.bootstrap_mean`), so that a writer's own
-level cancels out, as in Dhillon et al.'s Latin square.
+sessions, each resampled on its own (`intervals.bootstrap_difference`). Within subjects (most
+of the two arms' writers wrote in both: `[design] assignment = "within"`) it is the mean of
+each shared writer's difference (of their mean per arm), writers resampled
+(`intervals.bootstrap_mean`), so that a writer's own level cancels out, as in Dhillon et al.'s
+Latin square.
 """
 
 from __future__ import annotations
@@ -57,18 +58,31 @@ def difference(
     values: dict[str, float | None], arm: list[str], control: list[str], writer_of: Callable[[str], str]
 ) -> tuple[Estimate, str]:
     """The arm's difference from the control and how it was taken ("paired" by writer, or
-    "independent")."""
-    arm_writers = {writer_of(s): s for s in arm if s in values}
-    control_writers = {writer_of(s): s for s in control if s in values}
-    shared = sorted(set(arm_writers) & set(control_writers) - {""})
-    if shared:
-        per_writer = []
-        for writer in shared:
-            a, b = values[arm_writers[writer]], values[control_writers[writer]]
-            if a is not None and b is not None:
-                per_writer.append(float(a) - float(b))
+    "independent"). Paired when most of the two arms' writers wrote in both (a within-subjects
+    design, a few dropouts aside), each writer's sessions in an arm averaged; a writer or two
+    who came back to a between-subjects study leave it independent, since pairing would
+    compare those few writers alone."""
+    arm_writers, control_writers = _by_writer(values, arm, writer_of), _by_writer(values, control, writer_of)
+    shared = sorted(set(arm_writers) & set(control_writers))
+    if shared and 2 * len(shared) > len(set(arm_writers) | set(control_writers)):
+        per_writer = [_mean(arm_writers[w]) - _mean(control_writers[w]) for w in shared]
         return bootstrap_mean(per_writer), "paired"
     return bootstrap_difference([values.get(s) for s in arm], [values.get(s) for s in control]), "independent"
+
+
+def _by_writer(values: dict[str, float | None], sessions: list[str],
+               writer_of: Callable[[str], str]) -> dict[str, list[float]]:
+    """Each named writer's values (of their sessions that have one)."""
+    out: dict[str, list[float]] = {}
+    for session_id in sessions:
+        value, writer = values.get(session_id), writer_of(session_id)
+        if writer and value is not None and value == value:  # not NaN
+            out.setdefault(writer, []).append(float(value))
+    return out
+
+
+def _mean(numbers: list[float]) -> float:
+    return sum(numbers) / len(numbers)
 
 
 def build(data: ReportData) -> Section | None:
