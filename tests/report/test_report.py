@@ -166,6 +166,33 @@ def test_equality_and_mutuality_spread_across_writers_and_prompts_without_naming
     assert "writer 1" in html
 
 
+def test_sessions_that_name_no_writer_are_not_counted_as_writers_of_their_own(tmp_path):
+    # A proactive export's sessions.csv carries no worker id: each session was taken for a
+    # writer of its own, so "writers" read 0 beside "writer 1..4" and the writers' spread was
+    # the sessions'.
+    import csv
+    import shutil
+
+    source = tmp_path / "export"
+    (source / "sessions").mkdir(parents=True)
+    chosen = sorted(METADATA)[:4]
+    with open(source / "metadata.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["session_id", "prompt_code", "genre", "condition"],
+                                extrasaction="ignore")
+        writer.writeheader()
+        for session_id in chosen:
+            writer.writerow({**METADATA[session_id], "condition": "c"})
+            shutil.copy(COAUTHOR / "sessions" / f"{session_id}.jsonl", source / "sessions")
+    tables = _report(source, tmp_path)
+    assert tables.rows("overview")["writers"][0] == "–"
+    [ours] = [row for row in tables.sections["table3"][0] if row[:2] == ["combined", "ours"]]
+    assert ours[3] == "–"  # genre, source, prompts, writers
+    spread = tables.rows("variation")
+    assert spread["writer"][:3] == ["0", "–", "–"]
+    assert "4 of 4 sessions name no writer" in tables.texts["variation"]
+    assert "writer 1" not in tables.texts["variation"]
+
+
 def test_grammaticality_with_a_languagetool_server_is_errors_per_word_by_author(tmp_path, languagetool):
     from study.report.sentences import authored_sentences
     from study.curation.replay import replay

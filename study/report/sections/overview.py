@@ -22,7 +22,8 @@ def build(data: ReportData) -> Section:
     if data.metadata:
         section.paragraph(f"Read {data.metadata}.")
     genres = Counter(s.genre for s in data.sessions)
-    writers = len({s.writer for s in data.sessions if s.writer})
+    # None ("–"), not 0, when the data names no writer (a proactive export has no worker ids).
+    writers = len({s.writer for s in data.sessions if s.writer}) or None
     section.table(
         ["", "sessions"],
         [["sessions with a log", len(data.sessions)], ["writers", writers]]

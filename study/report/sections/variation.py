@@ -2,7 +2,10 @@
 collaboration equality and mutuality varied greatly depending on writers, but less on prompts".
 
 Writers are shown as "writer 1", "writer 2", ... (ordered by how many sessions they wrote),
-never by their worker id or access code: a report is shared more freely than the database.
+never by their worker id or access code: a report is shared more freely than the database. A
+session that names no writer (a proactive export's sessions.csv carries no worker id) is in the
+per-prompt figures only: taken as a writer of its own, the writers' spread would be the
+sessions'.
 """
 
 from __future__ import annotations
@@ -41,7 +44,8 @@ def build(data: ReportData) -> Section | None:
     by_writer: dict[str, list] = defaultdict(list)
     for s in data.sessions:
         by_prompt[s.prompt_code].append(s)
-        by_writer[s.writer or s.session_id].append(s)
+        if s.writer:
+            by_writer[s.writer].append(s)
     writers = sorted(by_writer.values(), key=lambda sessions: -len(sessions))
     labelled = {f"writer {i}": sessions for i, sessions in enumerate(writers, start=1)}
     prompt_rows = _means(dict(sorted(by_prompt.items())))
@@ -52,6 +56,10 @@ def build(data: ReportData) -> Section | None:
         "prompts.",
         note=True,
     )
+    unnamed = sum(1 for s in data.sessions if not s.writer)
+    if unnamed:
+        section.paragraph(f"{unnamed} of {len(data.sessions)} sessions name no writer (no worker "
+                          "id in the data): they are in the per-prompt figures only.", note=True)  # fmt: skip
     section.table(
         ["grouped by", "groups", "spread of equality", "spread of mutuality"],
         [["writer", len(writer_rows), _spread(writer_rows, 2), _spread(writer_rows, 3)],
@@ -69,6 +77,8 @@ def build(data: ReportData) -> Section | None:
             f"Equality and mutuality per {title}." + _left_out(title, len(rows), len(measured), len(shown)),
         )  # fmt: skip
     for title, rows in (("prompt", prompt_rows), ("writer", writer_rows)):
+        if not rows:
+            continue
         section.add(f"<details><summary>Per {title} (all {len(rows)})</summary>")
         section.table([title, "sessions", "equality", "mutuality"], rows)
         section.add("</details>")
