@@ -215,3 +215,28 @@ def test_an_assistant_panels_response_pasted_into_the_text_is_the_assistants_in_
     assert "Sessions with text from outside" not in section
     rows = {row[0]: row for row in tables.sections["origin"][0]}
     assert _cell(rows["creative-low"][4]) == 0 and rows["creative-low"][-1] == "0"  # outside (%), sessions
+
+
+def test_a_session_shown_no_suggestion_is_said_to_be_left_out_of_acceptance_not_counted_0(tmp_path):
+    # An L1 writer who never paused long enough for a suggestion: MindCopilot's acceptance (of
+    # the suggestions shown) does not apply, and the report left the session out of Table 3's
+    # and the collaboration section's acceptance while both said a session without a query
+    # counts 0.
+    from tests.curation.conftest import write_lines
+
+    folder = tmp_path / "export"
+    folder.mkdir()
+    took = Script(paradigm="L1").type("Snow fell.")
+    took.suggest(1, " It was cold.", "accept")
+    refused = Script(paradigm="L1").type("Snow fell.")
+    refused.suggest(1, " It was dark.", "esc")
+    never = Script(paradigm="L1").type("Snow fell and fell.")
+    for name, script in (("took", took), ("refused", refused), ("never", never)):
+        write_lines(folder / f"{name}.jsonl", script.events)
+    (folder / "sessions.csv").write_text("session_id,paradigm,condition\n"
+                                         "took,L1,c\nrefused,L1,c\nnever,L1,c\n")  # fmt: skip
+    tables = _report(folder, tmp_path / "r.html")
+    assert number(tables.rows("collaboration")["c"][1]) == 50.0  # (100 + 0) / 2, not / 3
+    for section in ("collaboration", "table3"):
+        assert "1 session(s) of a MindCopilot arm were shown no suggestion" in tables.texts[section]
+        assert "left out of the acceptance means, not counted as 0" in tables.texts[section]

@@ -34,6 +34,20 @@ PAPER_EQUALITY = {
 }  # fmt: skip
 
 
+# MindCopilot's acceptance is per writer, of the suggestions shown (study.paradigms.proactive:
+# one_acceptance), so a ghost-text session shown none, or an L0 session (its assistant panel
+# makes no suggestion), has none, where a Tab session without a query has 0.
+UNMEASURED = ("{n} session(s) of a MindCopilot arm were shown no suggestion (L0's assistant "
+              "panel makes none): MindCopilot's acceptance, of the suggestions shown, does not "
+              "apply to them, so they are left out of the acceptance means, not counted as 0.")
+
+
+def not_applicable(sessions) -> int:
+    """Sessions with an assistant whose acceptance is not applicable (left empty)."""
+    return sum(1 for s in sessions if s.assistant and "perc_selected" in s.stats
+               and s.stats["perc_selected"] is None)  # fmt: skip
+
+
 def _values(sessions, column: str) -> list:
     if column == "perc_selected":
         # A control session had no list to accept from: its acceptance is not applicable, not
@@ -53,6 +67,9 @@ def build(data: ReportData) -> Section | None:
         "paper's Table 3 does, and is not applicable to a control arm (no assistant).",
         note=True,
     )
+    unmeasured = not_applicable(data.sessions)
+    if unmeasured:
+        section.paragraph(UNMEASURED.format(n=unmeasured), note=True)
     # The paper's four conditions (genre x temperature) when every session is in one of them;
     # otherwise the data's own (a study's condition names).
     groups = by_paper_condition(data.sessions)
