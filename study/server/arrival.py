@@ -236,6 +236,15 @@ def _same_event(seq: int, stored: Mapping, sent: Mapping) -> None:
         )
 
 
+def full(stored: event_store.Totals, limits: Limits) -> str | None:
+    """Why a session that has stored `stored` takes no event more, or None while one fits."""
+    try:
+        _within_quota(stored.count, 1, stored.bytes, 1, limits)
+    except event_store.Full as refusal:
+        return str(refusal)
+    return None
+
+
 def _within_quota(count: int, adding: int, stored_bytes: int, added_bytes: int, limits: Limits) -> None:
     if count + adding > limits.max_events:
         raise event_store.Full(

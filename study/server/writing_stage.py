@@ -14,7 +14,7 @@ from flask import jsonify, render_template, url_for
 from study import paradigms
 from study.config import MIN_TIME_SLACK_SECONDS
 from study.curation import origin
-from study.server import contract, stages
+from study.server import arrival, contract, stages
 from study.server.context import engine, limits, session_or_404, study
 from study.server.participant import blueprint
 from study.server.stages import at_stage, stage_url
@@ -33,7 +33,7 @@ def writing_page(session_id, session):
     prompt = study().prompt(session["prompt_code"])
     condition = study().condition(session["condition"])
     with reading(engine()) as connection:
-        last_seq = event_store.last_seq(connection, session_id)
+        stored = event_store.totals(connection, session_id)
         elapsed = clock(connection) - session["writing_started_at"]
     boot = {
         "sessionId": session_id,
@@ -44,7 +44,10 @@ def writing_page(session_id, session):
         "elapsedSeconds": elapsed,
         # The number after the last event stored: a browser's copy that stops before it is older
         # than the server's (the writer went on elsewhere), so the page takes the server's.
-        "storedNextSeq": 0 if last_seq is None else last_seq + 1,
+        "storedNextSeq": 0 if stored.last_seq is None else stored.last_seq + 1,
+        # A session that has stored all it may (the page reloaded after its limit): the editor
+        # says so at once and offers the finish (editor.js, atLimit).
+        "full": arrival.full(stored, limits()),
         "eventsUrl": url_for("events_api.post_events", session_id=session_id),
         "stateUrl": url_for("events_api.state", session_id=session_id),
         "finishUrl": url_for("participant.finish_writing", session_id=session_id),

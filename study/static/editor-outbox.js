@@ -227,6 +227,13 @@ window.StudyEditor = window.StudyEditor || {};
       }
       const first = batch[0].seq;
       console.warn(`editor: the session is full from event ${first}: ${message}`);
+      this.isFull(message, first);
+    }
+
+    // The session has stored all it may, up to `first` (left out): the events from it are let
+    // go and the page shows what is stored (ui.onFull). Also at a page's start, when the server
+    // says the session is full (a reload after its limit).
+    isFull(message, first) {
       this.full = message;
       this.pending = this.pending.filter((record) => record.seq < first);
       this.fullShown = Promise.resolve(this.ui.onFull(message, first));

@@ -242,6 +242,8 @@
     hooks = StudyEditor.parts.map((part) => part.start(boot, page, restored)).filter(Boolean);
     const withKeys = hooks.filter((part) => part.onKeyDown);
     keyHooks = [...withKeys.filter((part) => part.keysFirst), ...withKeys.filter((part) => !part.keysFirst)];
+    // A reload of a session that has stored all it may: said at once, not at the first edit.
+    if (boot.full) outbox.isFull(boot.full, boot.storedNextSeq);
     if (hooks.some((part) => part.memory)) outbox.save();  // the saved copy holds their memory from the start
     const switches = hooks.map((part) => part.windowSwitches);
     if (!switches.includes("own") && (switches.includes("page") || boot.outsidePaste)) {

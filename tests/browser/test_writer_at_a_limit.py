@@ -38,6 +38,29 @@ def test_a_writer_whose_session_is_full_is_told_and_finishes_with_what_is_stored
     assert replay(log) == shown + "\n"
 
 
+def test_a_full_session_reloaded_says_so_at_once_and_finishes(page, small_study, task_server_factory, tmp_path):
+    # After a reload the page learned that the session was full only when the writer's next
+    # edit was refused.
+    from study import config
+
+    server = task_server_factory(config.load(small_study))
+    session_id = start_writing(page, server.url)
+    type_text(page, " one" * 40)
+    status = page.get_by_test_id("status")
+    expect(status).to_contain_text("Your session has recorded as much as it can")
+    shown = editor_text(page)
+
+    page.reload()
+    expect(status).to_contain_text("Your session has recorded as much as it can")
+    expect(page.get_by_test_id("editor")).not_to_be_editable()
+    assert editor_text(page) == shown
+    finish_writing(page)
+
+    log = export_session(small_study, tmp_path / "export", session_id)
+    assert len(log) == 100
+    assert replay(log) == shown + "\n"
+
+
 def test_a_chat_participant_whose_session_is_full_is_told_and_finishes_with_what_is_stored(page, tmp_path, model_url):
     # The chat page's log has the same quota: past it the document pane's edits were refused,
     # and Finish said "some events have not reached the server yet" for good.
