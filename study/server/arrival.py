@@ -135,11 +135,7 @@ class Arrival:
             text = _apply(base.text, [(row["seq"], by_seq[row["seq"]]) for row in new])
         else:
             # Out of order, or not cached: replay everything, as the release will.
-            stored_rows = connection.execute(
-                select(events_table.c.seq, events_table.c.record)
-                .where(events_table.c.session_id == session_id)
-                .order_by(events_table.c.seq)
-            ).all()
+            stored_rows = _stored_after(connection, session_id)
             merged = {seq: orjson.loads(record) for seq, record in stored_rows}
             merged.update((row["seq"], by_seq[row["seq"]]) for row in new)
             text = _replay(sorted(merged.items()))
@@ -161,11 +157,7 @@ def _read_stored(engine: Engine, session_id: str) -> _Checked | None:
     is committed); None when nothing is stored or the stored log does not replay (the check
     inside the lock then says why)."""
     with reading(engine) as connection:
-        rows = connection.execute(
-            select(events_table.c.seq, events_table.c.record)
-            .where(events_table.c.session_id == session_id)
-            .order_by(events_table.c.seq)
-        ).all()
+        rows = _stored_after(connection, session_id)
     if not rows:
         return None
     try:
@@ -187,11 +179,7 @@ def _caught_up(connection: Connection, session_id: str, earlier: _Checked | None
         return None
     if (earlier.count, earlier.last_seq) == (count, last_seq):
         return earlier
-    rows = connection.execute(
-        select(events_table.c.seq, events_table.c.record)
-        .where(events_table.c.session_id == session_id, events_table.c.seq > earlier.last_seq)
-        .order_by(events_table.c.seq)
-    ).all()
+    rows = _stored_after(connection, session_id, earlier.last_seq)
     if earlier.count + len(rows) != count:
         return None
     text = _apply(earlier.text, [(seq, orjson.loads(record)) for seq, record in rows])
@@ -256,6 +244,15 @@ def _within_quota(count: int, adding: int, stored_bytes: int, added_bytes: int, 
             f"this session's events would take {stored_bytes + added_bytes} bytes, more than "
             f"the {limits.max_bytes} it may store; no more events are accepted"
         )
+
+
+def _stored_after(connection: Connection, session_id: str, after: int = -1) -> list[tuple[int, str]]:
+    """(seq, record) of the session's stored events numbered after `after`, in order."""
+    return connection.execute(
+        select(events_table.c.seq, events_table.c.record)
+        .where(events_table.c.session_id == session_id, events_table.c.seq > after)
+        .order_by(events_table.c.seq)
+    ).all()
 
 
 def _replay(records: list[tuple[int, Mapping]]) -> str:
