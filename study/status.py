@@ -5,6 +5,7 @@ last minute (study.server.activity), each recruitment provider's submissions and
 
 from __future__ import annotations
 
+import os
 import time
 
 import click
@@ -58,6 +59,7 @@ def _last_minute(recent, slots: int) -> str:
 def status(directory: str) -> None:
     """How the study in DIRECTORY is going: sessions, conditions, events, suggestions."""
     from study.store import create_tables, make_engine, reading
+    from study.store.engine import sqlite_file
     from study.store.sessions import STAGES
     from study.store.summary import summarize
 
@@ -65,6 +67,13 @@ def status(directory: str) -> None:
         study = study_config.load(directory)
     except study_config.ConfigError as error:
         raise click.ClickException(str(error)) from None
+    database = sqlite_file(study.database_url)
+    if database is not None and not os.path.exists(database):
+        # Made here, an empty study.db would look like a study with no participants yet, and a
+        # mistyped folder would gain a database of its own.
+        click.echo(f"Study '{study.name}' has not been served yet: no database at {database} "
+                   f"(`study serve {directory}` creates it).")
+        return
     engine = make_engine(study.database_url)
     create_tables(engine)
     from study.export.surveys import counts as survey_counts

@@ -140,6 +140,14 @@ def test_status_of_a_study_whose_database_file_is_damaged_names_it_and_the_fix(s
     assert "study.db" in result.output and "Fix:" in result.output
 
 
+def test_status_of_a_study_never_served_says_so_and_makes_no_database(study_folder):
+    result = CliRunner().invoke(main, ["status", str(study_folder)])
+
+    assert result.exit_code == 0, result.output
+    assert "has not been served yet" in result.output and str(study_folder / "study.db") in result.output
+    assert not (study_folder / "study.db").exists(), "an empty study.db would pass for a study nobody joined"
+
+
 @pytest.fixture
 def archived(client, study_folder, tmp_path):
     """A copy of the study folder, with a session, on a read-only file system (an archived

@@ -58,6 +58,16 @@ def shown_url(url: str | URL) -> str:
     return shown
 
 
+def sqlite_file(url: str | URL) -> str | None:
+    """The file of a SQLite database URL; None for PostgreSQL, an in-memory database or a
+    `file:` URI (none of them a file the commands may look for beside the study)."""
+    parsed = make_url(url)
+    path = parsed.database if parsed.get_backend_name() == "sqlite" else None
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return None
+    return path
+
+
 def _named_when_unopened(engine: Engine) -> None:
     """A connection that could not be opened (its server down, a damaged SQLite file) carries
     the database it was for, password hidden: the driver's own message may not name it
