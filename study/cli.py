@@ -44,6 +44,7 @@ class Registered(click.Choice):
 # command's start on a slow host, `study serve` and its restart after a crash included.
 # name: (module, the group or command, commands of other modules joined to it)
 GROUPS = {
+    "backup": ("study.backup", "backup", ()),
     "curate": ("study.curation.cli", "curate", ()),
     # A judging round's judges are recruited on MTurk: its post and review join `study judging`.
     "judging": ("study.judging.cli", "judging", ("study.mturk.cli.judging:post", "study.mturk.cli.judging:review")),
