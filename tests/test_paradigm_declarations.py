@@ -27,6 +27,7 @@ REQUIRED = {
     "commands": ("register",),
     "report": ("load", "build"),
     "simulate": ("participant",),
+    "release": ("conversations",),
 }
 # Optional members of a `coauthor_log` module that go together.
 TOGETHER = (("FORMAT", "KEY", "SOURCES", "checks"), ("extends", "to_record"))

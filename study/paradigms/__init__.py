@@ -157,3 +157,8 @@ def log_format(name: str):
     """The `coauthor_log` module of the paradigm whose extended format is `name` (e.g.
     "coauthor-proactive"), or None for the core's formats."""
     return next((module for module in log_hooks() if getattr(module, "FORMAT", None) == name), None)
+
+
+def release_hooks(study) -> list:
+    """The `release` modules of the paradigms a study's sessions use (study.release.source)."""
+    return [module for module in (p.release_hooks() for p in serving(study)) if module]

@@ -176,6 +176,12 @@ class Paradigm:
     # `describe(number, persona, result, participant, writer) -> str` (the run's line); "" for
     # the writing path's.
     simulate: str = ""
+    # A module holding `conversations(study, connection, sessions) -> list[dict]`: what
+    # `study release build` publishes of these finished sessions beside (or, on a path of its
+    # own, instead of) the editor logs, one record per session keyed by the study's session id,
+    # in `conversations.jsonl` (study.release.conversations, schemas/chat-release.schema.json);
+    # "" for a paradigm whose sessions are all in their logs.
+    release: str = ""
 
     def settings(self):
         """The `config` module, or None for a paradigm with no table of its own."""
@@ -213,6 +219,10 @@ class Paradigm:
 
     def report_module(self):
         return importlib.import_module(self.report) if self.report else None
+
+    def release_hooks(self):
+        """The `release` module, or None."""
+        return importlib.import_module(self.release) if self.release else None
 
     def simulation(self):
         """The `simulate` module, or None for the writing path's."""

@@ -41,11 +41,13 @@ from study.curation.metadata import official_metadata
 from study.curation.runner import run
 from study.curation.stats import session_stats
 from study.paths import schemas_dir
-from study.release import card, changelog, contact, datapackage, design, layout, preflight, publish, redaction_report, tables
+from study.release import (
+    card, changelog, contact, conversations, datapackage, design, layout, preflight, publish, redaction_report, tables,
+)  # fmt: skip
 from study.release.archive import ArchiveError, opened, write_archive
 from study.release.checksums import write_sums
 from study.release.csvtable import CsvError, read_table
-from study.release.diff import ReleaseDiff, diff_releases
+from study.release.diff import diff_releases, reasons
 from study.release.facts import ReleaseFacts, utc_date
 from study.release.keys import ReleaseKey, load_key
 from study.store.permissions import make_public
@@ -55,7 +57,7 @@ from study.release.pseudonyms import ReidentificationTable, pseudonym, released_
 from study.release.redaction import Redaction, redact_session
 from study.release.source import Source, SourceSession, open_source
 from study.release.verify import VerifyReport, source_id_check, verify_directory
-from study.release.versioning import MAJOR, MINOR, Reason, Version, check_version
+from study.release.versioning import Version, check_version
 from study.release.preflight import BuildError
 from study.release.withdraw import load_withdrawals
 
@@ -158,7 +160,10 @@ def build_release(
             if s.worker_id not in withdrawn and s.session_id not in left_out
         ]  # fmt: skip
         excluded = {s.session_id for s in source.sessions if s.worker_id in withdrawn}
-        preflight.check_sessions(source, included, processes)
+        # A chat study's or chat arm's conversations: another data file of the same release.
+        talks = [c for c in source.conversations if c.worker_id not in withdrawn and c.session_id not in left_out]
+        excluded |= {c.session_id for c in source.conversations if c.worker_id in withdrawn}
+        preflight.check_sessions(source, included, processes, talks)
 
         table = ReidentificationTable(key)
         judges = design.judge_ids(source.path) if source.kind == "study" else set()
@@ -184,8 +189,8 @@ def build_release(
         (staging / layout.SESSIONS).mkdir(parents=True)
         try:
             facts, redactions = _write_release(
-                staging, source, included, excluded, withdrawn, table, key, name, namespace, license,
-                number, previous, known_ids, processes, progress,
+                staging, source, included, talks, excluded, withdrawn, table, key, name, namespace,
+                license, number, previous, known_ids, processes, progress,
             )  # fmt: skip
             report = VerifyReport(dirname)
             verify_directory(
@@ -194,7 +199,7 @@ def build_release(
                 scanner=LeakScanner(known_ids, detector, processes),
                 processes=processes,
             )
-            report.checks.append(source_id_check(staging, {s.session_id for s in source.sessions}))
+            report.checks.append(source_id_check(staging, source.session_ids))
             if not report.ok:
                 raise BuildError(
                     "the finished release failed verification, so nothing was released:\n"
@@ -231,13 +236,13 @@ def _released_ids(table: ReidentificationTable, namespace: str) -> dict[str, str
 
 
 def _write_release(
-    staging, source, included, excluded, withdrawn, table, key: ReleaseKey, name, namespace,
+    staging, source, included, talks, excluded, withdrawn, table, key: ReleaseKey, name, namespace,
     license, number, previous, known_ids, processes, progress,
 ) -> tuple[ReleaseFacts, list[Redaction]]:  # fmt: skip
     redactions: list[Redaction] = []
     rows, stats, formats, firsts, lasts = [], [], Counter(), [], []
     by_id = {s.session_id: s for s in included}
-    released = {s.session_id: table.issue_session(s.session_id, namespace) for s in included}
+    released = {s.session_id: table.issue_session(s.session_id, namespace) for s in [*included, *talks]}
     jobs = [(session, known_ids, released[session.session_id]) for session in included]
     for processed in run(_process, jobs, processes=processes, progress=progress, failed=_failed):
         (staging / layout.session_path(processed.session_id)).write_bytes(processed.data)
@@ -262,6 +267,16 @@ def _write_release(
             staging / layout.SURVEY_CSV, ("session_id", *source.survey_columns), survey_rows
         )
     tables.write_csv(staging / layout.STATS_CSV, tables.STATS_COLUMNS, stats)
+    said = conversations.Written()
+    if talks:
+        try:
+            said = conversations.write(staging / layout.CONVERSATIONS, talks, released,
+                                       lambda worker: table.issue(worker, namespace), _detector(known_ids))  # fmt: skip
+        except ValueError as error:  # DeltaError: a document pane's log that does not replay
+            raise BuildError(f"a conversation could not be redacted ({error}); nothing was released. "
+                             f"Build without it: --exclude SESSION (`study status` lists the ids).") from None  # fmt: skip
+        redactions += said.redactions
+        firsts, lasts = firsts + said.first_ms, lasts + said.last_ms
     metadata = {row["session_id"]: row for row in rows}
     tables.write_csv(
         staging / layout.SUMMARY_CSV, tables.SUMMARY_HEADER, tables.summary_rows(stats, metadata)
@@ -275,12 +290,15 @@ def _write_release(
     (staging / layout.SCHEMAS).mkdir()
     for schema in sorted(schemas_dir().glob("coauthor-*.schema.json")):
         shutil.copyfile(schema, staging / layout.SCHEMAS / schema.name)
+    for schema in conversations.SCHEMAS if talks else ():
+        shutil.copyfile(schemas_dir() / schema, staging / layout.SCHEMAS / schema)
 
     facts = ReleaseFacts(
         name=name, version=number, namespace=namespace, license=license,
         key_fingerprint=key.fingerprint, source_kind=source.kind,
         date=utc_date(max(lasts)), first_date=utc_date(min(firsts)), last_date=utc_date(max(lasts)),
-        sessions=len(rows), writers=len({r["worker_id"] for r in rows}),
+        sessions=len(rows), writers=len({r["worker_id"] for r in rows} | said.writers),
+        conversations=said.conversations, messages=said.messages,
         events=sum(row["num_event"] for row in rows), formats=formats,
         genres=Counter(r["genre"] for r in rows if r["genre"]),
         prompts=Counter(r["prompt_code"] for r in rows if r["prompt_code"]),
@@ -291,7 +309,8 @@ def _write_release(
         redacted_by_place=Counter(redaction_report.place(r) for r in redactions),
         redacted_sessions=len({r.session_id for r in redactions}),
         withdrawn_excluded=len(excluded), study=source.study,
-        simulated=sum(1 for r in rows if r.get("simulated") == "true"), design_files=design_files,
+        simulated=sum(1 for r in rows if r.get("simulated") == "true") + said.simulated,
+        design_files=design_files,
     )  # fmt: skip
     previous_changelog = ""
     with _opened_previous(previous[1]) if previous else contextlib.nullcontext() as old:
@@ -313,7 +332,7 @@ def _write_release(
             gone |= {s for s, writer in _writers(old).items() if writer in aliases}
             facts.withdrawn_removed = [s for s in facts.diff.removed if s in gone]
             problem = check_version(
-                number, previous[0], _reasons(facts.diff, facts.withdrawn_removed)
+                number, previous[0], reasons(facts.diff, facts.withdrawn_removed)
             )
             if problem:
                 raise BuildError(problem)
@@ -339,12 +358,14 @@ def _opened_previous(path: Path) -> Iterator[Path]:
 
 
 def _writers(directory: Path) -> dict[str, str]:
-    """released session id -> writer pseudonym, from a release's metadata.csv ({} if unreadable)."""
+    """released session id -> writer pseudonym, from a release's metadata.csv and its
+    conversations ({} for what cannot be read)."""
+    found = conversations.writers(directory)
     try:
         _, numbered = read_table(directory / layout.METADATA_CSV)
     except (OSError, CsvError):
-        return {}
-    return {row.get("session_id", ""): row.get("worker_id", "") for _, row in numbered}
+        return found
+    return {**found, **{row.get("session_id", ""): row.get("worker_id", "") for _, row in numbered}}
 
 
 def _created(directory: Path) -> str:
@@ -354,29 +375,6 @@ def _created(directory: Path) -> str:
     except (OSError, ValueError):
         return ""
     return str(package.get("created", ""))[:10]
-
-
-def _reasons(diff: ReleaseDiff, withdrawn: list[str]) -> list[Reason]:
-    reasons = []
-    if diff.rekeyed:
-        reasons.append(Reason(MAJOR, "the pseudonyms were re-keyed (another key or namespace)"))
-    if diff.layout_changed:
-        reasons.append(Reason(MAJOR, "the release layout changed"))
-    for column in diff.columns_removed:
-        reasons.append(Reason(MAJOR, f"metadata column {column} was removed"))
-    for name in diff.files_removed:
-        reasons.append(Reason(MAJOR, f"file {name} was removed"))
-    others = [s for s in diff.removed if s not in set(withdrawn)]
-    if others:
-        why = f"{len(others)} session(s) were removed for reasons other than withdrawal"
-        reasons.append(Reason(MAJOR, why))
-    if diff.added:
-        reasons.append(Reason(MINOR, f"{len(diff.added)} session(s) were added"))
-    for column in diff.columns_added:
-        reasons.append(Reason(MINOR, f"metadata column {column} was added"))
-    for name in diff.files_added:
-        reasons.append(Reason(MINOR, f"file {name} was added"))
-    return reasons
 
 
 def _survey(

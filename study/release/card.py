@@ -14,6 +14,7 @@ from study.release import versioning
 from study.release.facts import ReleaseFacts
 from study.release.layout import (
     CHANGELOG,
+    CONVERSATIONS,
     DATAPACKAGE,
     METADATA_CSV,
     METADATA_PARQUET,
@@ -55,9 +56,13 @@ def yaml_header(facts: ReleaseFacts) -> str:
         "tags:", "- human-ai-collaboration", "- writing", "- keystroke-logs", "- coauthor",
         "size_categories:", f"- {_q(_size_category(facts.sessions))}",
         "configs:",
-        "- config_name: metadata", f"  data_files: {METADATA_CSV}", "  default: true",
-        "- config_name: stats", f"  data_files: {STATS_CSV}",
     ]  # fmt: skip
+    if facts.sessions:
+        lines += ["- config_name: metadata", f"  data_files: {METADATA_CSV}", "  default: true",
+                  "- config_name: stats", f"  data_files: {STATS_CSV}"]  # fmt: skip
+    if facts.conversations:
+        lines += ["- config_name: conversations", f"  data_files: {CONVERSATIONS}"]
+        lines += [] if facts.sessions else ["  default: true"]
     if facts.survey_sessions:
         lines += ["- config_name: survey", f"  data_files: {SURVEY_CSV}"]
     lines.append("---")
@@ -82,11 +87,13 @@ DESIGN_FILES = {
 
 
 def render(facts: ReleaseFacts) -> str:
-    intro = (
-        f"Keystroke-level logs of people writing with AI suggestions, in the CoAuthor format "
-        f"({PAPER}). Version {facts.version}, {facts.date}. Built by the `study` toolkit "
-        "(`study release build`).\n"
-    )
+    what = (
+        f"Keystroke-level logs of people writing with AI suggestions, in the CoAuthor format ({PAPER})"
+        if facts.sessions else
+        "Conversations of people writing a document with a chat assistant (CollabLLM's "
+        "document-creation study)"
+    )  # fmt: skip
+    intro = f"{what}. Version {facts.version}, {facts.date}. Built by the `study` toolkit (`study release build`).\n"
     sections = (_motivation, _composition, _collection, _preprocessing, _uses, _distribution,
                 _maintenance)  # fmt: skip
     parts = [yaml_header(facts), f"# {facts.title}\n", intro]
@@ -99,29 +106,49 @@ def _table(header: tuple[str, ...], rows: list[tuple]) -> str:
     return "\n".join(lines) + "\n"
 
 
+CHAT_STUDY = (
+    "Participants chose what to write (an intent), noted their thoughts, then wrote the document "
+    "in a pane beside a chat with an assistant they were assigned (its name hidden behind a "
+    "label), rated the chat between exchanges and answered a final survey (CollabLLM, App. E). "
+)
+
+
 def _motivation(facts: ReleaseFacts) -> str:
+    purpose = (
+        "To study how writers collaborate with a language model that suggests the next sentence "
+        "on request, following the CoAuthor design: every keystroke, cursor move and suggestion "
+        "is logged, so the whole writing process can be replayed."
+        if facts.sessions else
+        "To study how people write a document together with a chat assistant, following "
+        "CollabLLM's document-creation study: every message, rating and edit of the document is "
+        "recorded."
+    )  # fmt: skip
     return (
         "## Motivation\n\n"
-        "**For what purpose was the dataset created?** To study how writers collaborate with a "
-        "language model that suggests the next sentence on request, following the CoAuthor "
-        "design: every keystroke, cursor move and suggestion is logged, so the whole writing "
-        "process can be replayed.\n\n"
+        f"**For what purpose was the dataset created?** {purpose}\n\n"
         f"**Who created it, and who funded it?** {CURATOR}\n"
     )
 
 
 def _composition(s: ReleaseFacts) -> str:
+    instances = (
+        "Writing sessions: one writer, one prompt, one condition. This release has "
+        f"**{s.sessions} sessions** by **{s.writers} writers** ({s.events:,} events)"
+        if s.sessions else
+        "Conversations: one participant writing one document with one assistant. This release "
+        f"has **{s.conversations} conversations** by **{s.writers} participants** ({s.messages:,} messages)"
+    )  # fmt: skip
     out = [
         "## Composition\n",
-        "**What do the instances represent?** Writing sessions: one writer, one prompt, one "
-        f"condition. This release has **{s.sessions} sessions** by **{s.writers} writers** "
-        f"({s.events:,} events), written from {s.first_date} to {s.last_date}.\n",
+        f"**What do the instances represent?** {instances}, written from {s.first_date} to {s.last_date}.\n",
     ]
     if s.simulated:
         out.append(
             f"**{s.simulated} of these sessions were written by simulated writers** (`study "
-            "simulate`: a language model playing a participant), not by people; `metadata.csv` "
-            "marks them `simulated=true`. Leave them out of any analysis of human writing.\n"
+            "simulate`: a language model playing a participant), not by people; "
+            + ("`metadata.csv` marks them `simulated=true`" if s.sessions else
+               f"`{CONVERSATIONS}` marks them `\"simulated\": true`")
+            + ". Leave them out of any analysis of human writing.\n"
         )
     if s.genres:
         out.append(_table(("genre", "sessions"), sorted(s.genres.items())))
@@ -130,7 +157,10 @@ def _composition(s: ReleaseFacts) -> str:
         conditions = sorted(s.conditions.items())
         rows = [(g or "-", t or "-", fp or "-", n) for (g, t, fp), n in conditions]
         out.append(_table(("genre", "temperature", "frequency penalty", "sessions"), rows))
-    if s.study and s.study.conditions:
+    if s.study and s.study.conditions and not s.sessions:  # a chat study: its assistants
+        out.append("The assistants, as configured in the study (`study.toml`; participants saw a label):\n")
+        out.append(_table(("condition", "model"), [(c["name"], c["model"]) for c in s.study.conditions]))
+    elif s.study and s.study.conditions:
         out.append("As configured in the study (`study.toml`):\n")
         keys = ("name", "genre", "model", "mode", "currentN", "currentMaxToken",
                 "currentTemperature", "currentTopP", "currentPresencePenalty",
@@ -138,14 +168,15 @@ def _composition(s: ReleaseFacts) -> str:
         header = ("condition", "genre", "model", "mode", "n", "max tokens", "temperature", "top p",
                   "presence penalty", "frequency penalty")  # fmt: skip
         out.append(_table(header, [tuple(c[k] for k in keys) for c in s.study.conditions]))
-    per_prompt = ", ".join(f"{code} {n}" for code, n in sorted(s.prompts.items()))
-    out.append(f"**Prompts:** {len(s.prompts)} prompts (sessions per prompt code: {per_prompt}).\n")
+    if s.sessions:
+        per_prompt = ", ".join(f"{code} {n}" for code, n in sorted(s.prompts.items()))
+        out.append(f"**Prompts:** {len(s.prompts)} prompts (sessions per prompt code: {per_prompt}).\n")
     interface = (
         ", and `schemas/coauthor-interface.schema.json` for sessions of the later interface"
         if s.formats.get("coauthor-interface")
         else ""
     )
-    files = [
+    files = [] if not s.sessions else [
         "- `sessions/<session_id>.jsonl`: the event log, one JSON record per line, in the "
         f"CoAuthor 2021 release format (record schema: `schemas/coauthor-2021.schema.json`"
         f"{interface}). Replaying the `textDelta`s from the prompt (`currentDoc` of the first "
@@ -165,6 +196,22 @@ def _composition(s: ReleaseFacts) -> str:
             f"- `{SURVEY_CSV}`: the post-session survey answers of {s.survey_sessions} sessions "
             f"(columns: {', '.join(s.survey_columns)})."
         )
+    if s.conversations:
+        files.append(
+            f"- `{CONVERSATIONS}`: {s.conversations} conversations ({s.messages:,} messages), one JSON "
+            "record per line (schema: `schemas/chat-release.schema.json`), under the session's "
+            "released id and the writer's pseudonym: " + (
+                "each chat arm session's conversation with the assistant in the panel beside the "
+                "editor, whose log is `sessions/<session_id>.jsonl`."
+                if s.sessions else
+                "the messages with their times (and what each reply read), the assistant (its "
+                "condition and the label participants saw), the intent and pre-writing notes, the "
+                "ratings during the chat and the final survey, the document at the finish and its "
+                "pane's edits (`events`, Quill deltas as in CoAuthor). The writing sessions' "
+                f"tables (`{METADATA_CSV}`, `{METADATA_PARQUET}`, `{STATS_CSV}`, `{SUMMARY_CSV}`) "
+                "have no rows: this study had no CoAuthor editor."
+            )
+        )  # fmt: skip
     files += [DESIGN_FILES[name] for name in s.design_files if name in DESIGN_FILES]
     out.append("**What data does each instance consist of?**\n\n" + "\n".join(files) + "\n")
     out.append("**Is there a label or target?** No. **Are there recommended splits?** No.\n")
@@ -180,7 +227,9 @@ def _composition(s: ReleaseFacts) -> str:
 def _collection(facts: ReleaseFacts) -> str:
     study = facts.study
     arms = [c for c in study.conditions if c.get("arm")] if study else []
-    if not arms:
+    if not facts.sessions:
+        how = CHAT_STUDY
+    elif not arms:
         how = (
             "Writers used the toolkit's editor: the prompt is the initial text; pressing Tab asks "
             "the model for suggestions, which appear in a list the writer may accept, navigate or "
@@ -259,7 +308,10 @@ def _preprocessing(facts: ReleaseFacts) -> str:
         "a released log cannot be matched with the running server or its database. A session "
         "keeps its id in every release of this dataset.\n",
         "**Redaction.** Every piece of free text (the prompt and every inserted text as it stood "
-        "in the document at each moment, the suggestion lists, survey answers) was scanned with "
+        "in the document at each moment, the suggestion lists, survey answers"
+        + (", every message of the conversations, their documents as they stood at each edit, the "
+           "notes and answers" if facts.conversations else "")
+        + ") was scanned with "
         "Microsoft Presidio's pattern recognizers (offline, no language model) for "
         f"{', '.join(ENTITIES)}, including the source's own worker ids of {MIN_KNOWN_ID_LENGTH} "
         "characters or more. Each finding is replaced by a mask of the same length, such as "

@@ -34,6 +34,9 @@ def entry(facts: ReleaseFacts) -> str:
         sections["Added"].append(
             f"First release: {facts.sessions} {_plural(facts.sessions, 'session')} by "
             f"{facts.writers} {_plural(facts.writers, 'writer')}, written {_span(facts)}."
+            if facts.sessions or not facts.conversations else
+            f"First release: {facts.conversations} {_plural(facts.conversations, 'conversation')} by "
+            f"{facts.writers} {_plural(facts.writers, 'participant')}, written {_span(facts)}."
         )
     else:
         if diff.added:

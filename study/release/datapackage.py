@@ -1,8 +1,8 @@
 """datapackage.json: the release as a Frictionless Data Package (https://datapackage.org).
 
 Tables (metadata, survey, stats, summary) are tabular resources with a Table Schema, so the
-`frictionless` validator checks every row; the session logs, the Parquet copy and the record
-schemas are file resources with their size and SHA-256, which the validator checks too, and so
+`frictionless` validator checks every row; the session logs, the conversations, the Parquet
+copy and the record schemas are file resources with their size and SHA-256, which the validator checks too, and so
 are a study's design files (arms.json, judging/, preregistration.json). The
 `study` property records the release layout version, the pseudonym namespace and the key's
 fingerprint (`study.release.keys.ReleaseKey.fingerprint`), which the version rules compare.
@@ -18,6 +18,7 @@ from study.release import contact, tables
 from study.release.checksums import sha256_file
 from study.release.facts import LAYOUT_VERSION, ReleaseFacts
 from study.release.layout import (
+    CONVERSATIONS,
     METADATA_CSV,
     METADATA_PARQUET,
     SCHEMAS,
@@ -74,6 +75,11 @@ def build(directory: Path, facts: ReleaseFacts) -> dict:
     description = "Means by genre and by condition (the paper's Table 3)."
     summary = tables.summary_schema()
     resources.append(_table(directory, SUMMARY_CSV, "summary", summary, description))
+    if (directory / CONVERSATIONS).is_file():
+        resources.append(_file(directory, CONVERSATIONS, "conversations", format="jsonl",
+                               mediatype="application/jsonl", encoding="utf-8",
+                               description="The conversations, one per line, redacted "
+                               "(schemas/chat-release.schema.json)."))  # fmt: skip
     for path in sorted((directory / SCHEMAS).glob("*.json")):
         name = "schema-" + path.stem.replace(".schema", "")
         resources.append(_file(directory, f"{SCHEMAS}/{path.name}", name, format="json",
@@ -97,14 +103,18 @@ def build(directory: Path, facts: ReleaseFacts) -> dict:
         "title": facts.title,
         "version": str(facts.version),
         "created": f"{facts.date}T00:00:00Z",
-        "description": "Keystroke-level logs of writing with AI suggestions (CoAuthor format). "
-        "See README.md.",
+        "description": (
+            "Keystroke-level logs of writing with AI suggestions (CoAuthor format). See README.md."
+            if facts.sessions else "Conversations of people writing a document with a chat "
+            "assistant (conversations.jsonl). See README.md."
+        ),
         "keywords": ["human-ai-collaboration", "writing", "keystroke-logs", "coauthor"],
         "study": {
             "layout": LAYOUT_VERSION,
             "namespace": facts.namespace,
             "key_fingerprint": facts.key_fingerprint,
             "sessions": facts.sessions,
+            "conversations": facts.conversations,
             "writers": facts.writers,
         },
         "resources": resources,

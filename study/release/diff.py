@@ -1,7 +1,8 @@
 """What changed between two releases: sessions added, removed and changed, and the structure.
 
 Sessions are compared by id: a session is changed when its log's checksum differs (from each
-release's SHA256SUMS) or its metadata row differs. The structure (files, metadata columns, the
+release's SHA256SUMS), its conversation's line (conversations.jsonl, study.release.conversations)
+or its metadata row differs. The structure (files, metadata columns, the
 pseudonym key and namespace, the layout version) feeds the version rules
 (`study.release.versioning`).
 """
@@ -12,9 +13,11 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from study.release import conversations
 from study.release.checksums import read_sums
 from study.release.csvtable import read_table
 from study.release.layout import CARD, CHANGELOG, DATAPACKAGE, METADATA_CSV, SESSIONS, SUMS
+from study.release.versioning import MAJOR, MINOR, Reason
 
 # Documents that change with every release; the diff is about data and structure.
 DOCUMENTS = frozenset({CARD, CHANGELOG, DATAPACKAGE, SUMS})
@@ -83,14 +86,19 @@ def diff_releases(old: Path, new: Path) -> ReleaseDiff:
     )
     old_sums, new_sums = read_sums(old), read_sums(new)
     old_sessions, new_sessions = _sessions(old_sums), _sessions(new_sums)
+    # A chat study's sessions are its conversations; a chat arm's session has both.
+    old_talks, new_talks = conversations.digests(old), conversations.digests(new)
+    old_ids, new_ids = set(old_sessions) | set(old_talks), set(new_sessions) | set(new_talks)
     old_columns, old_rows = _metadata(old)
     new_columns, new_rows = _metadata(new)
-    result.added = sorted(set(new_sessions) - set(old_sessions))
-    result.removed = sorted(set(old_sessions) - set(new_sessions))
-    for session_id in sorted(set(old_sessions) & set(new_sessions)):
+    result.added = sorted(new_ids - old_ids)
+    result.removed = sorted(old_ids - new_ids)
+    for session_id in sorted(old_ids & new_ids):
         what = []
-        if old_sessions[session_id] != new_sessions[session_id]:
+        if old_sessions.get(session_id) != new_sessions.get(session_id):
             what.append("log")
+        if old_talks.get(session_id) != new_talks.get(session_id):
+            what.append("conversation")
         before, after = old_rows.get(session_id, {}), new_rows.get(session_id, {})
         columns = [c for c in new_columns if c in old_columns and before.get(c) != after.get(c)]
         if columns:
@@ -116,6 +124,31 @@ def diff_releases(old: Path, new: Path) -> ReleaseDiff:
     ) or old_study.get("namespace") != new_study.get("namespace")
     result.layout_changed = old_study.get("layout") != new_study.get("layout")
     return result
+
+
+def reasons(diff: ReleaseDiff, withdrawn: list[str]) -> list[Reason]:
+    """What the changes `diff` lists require of the version (the rules of study.release.versioning); `withdrawn`: the
+    sessions removed because their writer withdrew."""
+    found = []
+    if diff.rekeyed:
+        found.append(Reason(MAJOR, "the pseudonyms were re-keyed (another key or namespace)"))
+    if diff.layout_changed:
+        found.append(Reason(MAJOR, "the release layout changed"))
+    for column in diff.columns_removed:
+        found.append(Reason(MAJOR, f"metadata column {column} was removed"))
+    for name in diff.files_removed:
+        found.append(Reason(MAJOR, f"file {name} was removed"))
+    others = [s for s in diff.removed if s not in set(withdrawn)]
+    if others:
+        why = f"{len(others)} session(s) were removed for reasons other than withdrawal"
+        found.append(Reason(MAJOR, why))
+    if diff.added:
+        found.append(Reason(MINOR, f"{len(diff.added)} session(s) were added"))
+    for column in diff.columns_added:
+        found.append(Reason(MINOR, f"metadata column {column} was added"))
+    for name in diff.files_added:
+        found.append(Reason(MINOR, f"file {name} was added"))
+    return found
 
 
 def render(diff: ReleaseDiff) -> str:

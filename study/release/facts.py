@@ -44,6 +44,9 @@ class ReleaseFacts:
     redacted_sessions: int = 0
     withdrawn_excluded: int = 0  # sessions left out of this release because their writer withdrew
     simulated: int = 0  # sessions written by `study simulate`, not by people
+    # conversations.jsonl (study.release.conversations): a chat study's or chat arm's, and their messages
+    conversations: int = 0
+    messages: int = 0
     # The study's design files the release carries (study.release.design): arms.json, judging, ...
     design_files: list[str] = field(default_factory=list)
     study: StudyInfo | None = None

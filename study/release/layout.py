@@ -13,7 +13,9 @@ RELEASES/
     survey.csv           survey answers, redacted (only when the source has any)
     stats.csv            the curation core's statistics per session (study.curation.stats)
     summary.csv          Table 3-style means by genre and by condition
-    schemas/coauthor-*.schema.json   the record schemas the sessions follow
+    conversations.jsonl  a chat study's or chat arm's conversations, redacted (conversations.py)
+    schemas/coauthor-*.schema.json   the record schemas the sessions follow (and chat-*.schema.json
+                                     the conversations')
   <name>-X.Y.Z.tar.gz    the same folder, as a deterministic archive (archive.py)
 ```
 """
@@ -35,6 +37,7 @@ METADATA_PARQUET = "metadata.parquet"
 SURVEY_CSV = "survey.csv"
 STATS_CSV = "stats.csv"
 SUMMARY_CSV = "summary.csv"
+CONVERSATIONS = "conversations.jsonl"
 SCHEMAS = "schemas"
 ARCHIVE_SUFFIX = ".tar.gz"
 

@@ -13,7 +13,9 @@ Two independent looks at every file (and the text look at its name):
    the CHANGELOG (after blanking the ISO dates and versions the toolkit writes there:
    "[1.0.0] - 2021-09-06" passes for a phone number), and for each session log every state of
    the document (`study.release.redaction` in detect mode: whatever it would still redact is a
-   leak), which is how text typed one key at a time is seen.
+   leak), which is how text typed one key at a time is seen; in conversations.jsonl every
+   text the redaction reads (study.release.conversations) and every state of each
+   conversation's document pane, the same way.
 
 SHA256SUMS and datapackage.json hashes are hex digests and pass the byte patterns (lower-case).
 
@@ -35,7 +37,7 @@ from typing import Iterable, Iterator
 from study.curation.runner import run
 from study.release import contact
 from study.release.csvtable import wide_fields
-from study.release.layout import SUMS, release_files
+from study.release.layout import CONVERSATIONS, SUMS, release_files
 from study.release.pii import API_KEY_PATTERNS, MIN_KNOWN_ID_LENGTH, WORKER_ID_PATTERN, Detector
 
 EMAIL = r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+"
@@ -108,7 +110,9 @@ class LeakScanner:
             # but its bytes are only searched for the byte patterns, not phone numbers or IPs.
             found = list(self._found(name, "file name", name))
             found += self._scan_bytes(name, path.read_bytes())
-            if name.endswith(".jsonl"):
+            if name == CONVERSATIONS:
+                found.extend(self._scan_conversations(name, directory))
+            elif name.endswith(".jsonl"):
                 sessions.append((name, path, tuple(self.known_ids)))
             elif name != SUMS:
                 found.extend(self._scan_text(name, path, numeric.get(name, frozenset())))
@@ -181,6 +185,29 @@ class LeakScanner:
         for span in self.detector.find_in(text):
             value = (original or text)[span.start : span.end]
             yield Leak(name, where, span.entity, _hint(value), value)
+
+    def _scan_conversations(self, name: str, directory: Path) -> Iterator[Leak]:
+        """Each conversation's texts as the redaction read them, and every state of its
+        document pane (study.release.conversations)."""
+        from study.release import conversations
+        from study.release.redaction import redact_session
+
+        for number, _, record in conversations.lines(directory):
+            if record is None:
+                yield Leak(name, f"line {number}", "not scanned", "not a JSON object")
+                continue
+            for where, text in conversations.texts(record):
+                yield from self._found(name, f"line {number} {where}", text)
+            events = record.get("events")
+            if not isinstance(events, list) or not events:
+                continue
+            try:
+                result = redact_session(str(record.get("session_id", "")), events, self.detector)
+            except (ValueError, TypeError, AttributeError) as error:  # a pane's log that does not replay
+                yield Leak(name, f"line {number} events", "not scanned", f"the log does not replay: {error}")
+                continue
+            for redaction in result.redactions:
+                yield Leak(name, f"line {number} events {redaction.where}", redaction.entity, _hint(redaction.original))
 
     def _scan_session(self, name: str, path: Path) -> Iterator[Leak]:
         from study.curation.formats import SessionFileError, read_session

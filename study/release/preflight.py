@@ -1,7 +1,7 @@
 """What `study release build` checks before it writes anything (study.release.build, step 1):
 the curator's `--exclude` list names sessions of the source, the version is new and greater
-than every release of that name, and the sessions can be released (there are some, each names
-its worker, for withdrawals, and each log is valid). A failure is a BuildError: nothing is
+than every release of that name, and the sessions can be released (there are some, logs or
+conversations, each names its worker, for withdrawals, and each log is valid). A failure is a BuildError: nothing is
 released, and the message says what to do.
 """
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Collection
 
 from study.release import layout
-from study.release.source import Source, SourceSession
+from study.release.source import Source, SourceConversation, SourceSession
 from study.release.versioning import Version
 
 
@@ -20,7 +20,7 @@ class BuildError(Exception):
 
 
 def curator_exclusions(source: Source, exclude: Collection[str]) -> set[str]:
-    known = {s.session_id for s in source.sessions}
+    known = source.session_ids
     wanted = {session_id.strip() for session_id in exclude}
     unknown = sorted(wanted - known)
     if unknown:
@@ -54,12 +54,14 @@ def previous_release(out: Path, name: str, number: Version) -> tuple[Version, Pa
 
 
 def check_sessions(
-    source: Source, included: list[SourceSession], processes: int | None = None
-) -> None:
+    source: Source, included: list[SourceSession], processes: int | None = None,
+    conversations: list[SourceConversation] = (),
+) -> None:  # fmt: skip
+    """`conversations`: those released (a chat study's sessions are nothing else)."""
     from study.curation.runner import validate_paths
     from study.curation.validate import ERROR
 
-    if not included:
+    if not included and not conversations:
         unconfirmed = (
             f" {len(source.unconfirmed)} finished session(s) are not confirmed yet: run "
             "`study mturk sync` (or `study prolific sync`) first, or list lab access codes in "
@@ -69,7 +71,7 @@ def check_sessions(
         raise BuildError(
             f"{source.path}: no sessions to release (all withdrawn, or none finished).{unconfirmed}"
         )
-    nameless = [s.session_id for s in included if not s.worker_id]
+    nameless = [s.session_id for s in [*included, *conversations] if not s.worker_id]
     if nameless:
         raise BuildError(
             f"{len(nameless)} session(s) have no worker_id in the source metadata, e.g. "

@@ -16,6 +16,8 @@ REPORT_COLUMNS = ("session_id", "study_session_id", "where", "entity", "original
 
 
 def place(redaction: Redaction) -> str:
+    if redaction.where.startswith("conversation"):  # study.release.conversations.WHERE
+        return "conversations"
     if redaction.where.startswith("survey"):
         return "survey answers"
     if "Suggestions" in redaction.where:

@@ -2,7 +2,9 @@
 
 - A **study folder** (it has `study.toml`): its finished sessions are exported with
   `study.export.coauthor.export_study` into a scratch folder, exactly as `study export` writes
-  them, and read like any session folder; survey answers and self-evaluations come from the
+  them, and read like any session folder; the conversations of a chat study's sessions (which
+  have no editor log) and of a writing study's chat arm come from the paradigms' `release`
+  hooks (study.paradigms.base), for `study.release.conversations`; survey answers and self-evaluations come from the
   study database; title, pay, duration, conditions, prompts, survey questions and the consent
   text come from `study.toml` for the dataset card.
 - A **session folder**: `metadata.csv` with at least `session_id` and `worker_id` (the release
@@ -48,6 +50,16 @@ class SourceSession:
 
 
 @dataclass(frozen=True)
+class SourceConversation:
+    """A session's conversation as its paradigm's `release` hook gives it (study.paradigms.base):
+    a chat study's session, or a chat arm's beside its log; keyed by the study's session id."""
+
+    session_id: str
+    worker_id: str
+    record: dict
+
+
+@dataclass(frozen=True)
 class StudyInfo:
     """What `study.toml` says about the study, for the dataset card."""
 
@@ -75,10 +87,18 @@ class Source:
     without_metadata: list[str] = field(default_factory=list)
     # Finished sessions left out because nothing confirms a real participant (study.store.verified).
     unconfirmed: list[str] = field(default_factory=list)
+    # The conversations of a chat study's sessions, or of a writing study's chat arm (sorted by
+    # session id); a folder source has none.
+    conversations: list[SourceConversation] = field(default_factory=list)
 
     @property
     def worker_ids(self) -> set[str]:
-        return {s.worker_id for s in self.sessions if s.worker_id}
+        return {s.worker_id for s in [*self.sessions, *self.conversations] if s.worker_id}
+
+    @property
+    def session_ids(self) -> set[str]:
+        """Every session the source names, with a log or a conversation or both."""
+        return {s.session_id for s in [*self.sessions, *self.conversations]}
 
 
 def open_source(path: str | Path, scratch: Path) -> Source:
@@ -167,16 +187,6 @@ def _from_study(path: Path, scratch: Path) -> Source:
         study = study_config.load(path)
     except study_config.ConfigError as error:
         raise SourceError(str(error)) from None
-    if paradigms.path_hooks(study) is not None:
-        # A paradigm's own path (a chat study's conversations) is not a CoAuthor log: the
-        # redaction, leak scan and dataset card of a release are built for writing sessions.
-        own = paradigms.named(study.paradigm)
-        formats = " or ".join(f"--format {name}" for name in own.exports) or "its own format"
-        raise SourceError(
-            f"{path} is a {own.name} study ({own.summary}): study release build publishes "
-            f"writing sessions only, and these sessions are not released yet. For the research "
-            f"team: study export {path} {formats} --out OUT."
-        )
     export_dir = scratch / "export"
     try:
         export_study(study, export_dir)
@@ -195,10 +205,23 @@ def _from_study(path: Path, scratch: Path) -> Source:
         }
         counted = providers.counted_session_ids(connection, limits.from_study(study).access_codes)
         answered = _answered_models(connection)
+        # A chat study's conversations (it has no editor logs), a chat arm's beside its logs.
+        confirmed = [row for session_id, row in sorted(stored.items()) if session_id in counted]
+        records = [r for hooks in paradigms.release_hooks(study)
+                   for r in hooks.conversations(study, connection, confirmed)]  # fmt: skip
     engine.dispose()
     # Only sessions of confirmed participants: a submission a provider synced, or a listed access code.
-    source.unconfirmed = sorted(s.session_id for s in source.sessions if s.session_id not in counted)
+    # On a path of its own (a chat study) a session has no log: its conversation is all of it.
+    own_path = paradigms.path_hooks(study) is not None
+    logged = {s.session_id for s in source.sessions}
+    candidates = set(stored) if own_path else logged
+    source.unconfirmed = sorted(session_id for session_id in candidates if session_id not in counted)
     source.sessions = [s for s in source.sessions if s.session_id in counted]
+    source.conversations = sorted(
+        (SourceConversation(r["session_id"], _writer(stored[r["session_id"]]), r)
+         for r in records if own_path or r["session_id"] in logged),
+        key=lambda c: c.session_id,
+    )  # fmt: skip
     exported = {s.session_id for s in source.sessions}
     questions = [q.id for q in study.survey]
     evaluation = ("clear_ending", "collaborated")
@@ -216,6 +239,12 @@ def _from_study(path: Path, scratch: Path) -> Source:
         source.survey_columns = []
     source.study = _study_info(study, answered)
     return source
+
+
+def _writer(session: dict) -> str:
+    """Who took part, as metadata.csv names them (study.export.coauthor): the worker id, else
+    the lab's access code."""
+    return session["worker_id"] or session["access_code"] or ""
 
 
 def _answered_models(connection) -> dict[str, list[str]]:

@@ -5,8 +5,9 @@
    equal to metadata.csv.
 2. **checksums**: every file matches SHA256SUMS, none is missing and none was added.
 3. **schemas**: the `frictionless` validator accepts datapackage.json (every table row against
-   its Table Schema, every file's size and SHA-256), and every session passes the curation
-   core's validation (`study.curation.validate`: its record schema in `schemas/`, replay).
+   its Table Schema, every file's size and SHA-256), every session passes the curation
+   core's validation (`study.curation.validate`: its record schema in `schemas/`, replay), and
+   every line of conversations.jsonl its schema (`study.release.conversations.problems`).
 4. **leak scan**: `study.release.leakscan`; with the re-identification table (`--key`), also
    every worker id that any release built with that key has pseudonymised. The study's contact,
    declared in datapackage.json (study.release.contact), passes in the card and there only, and
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from study.release import contact, datapackage
+from study.release import contact, conversations, datapackage
 from study.release.archive import ArchiveError, opened
 from study.release.checksums import check_sums
 from study.release.csvtable import CsvError, read_table
@@ -96,6 +97,7 @@ def verify_directory(directory: Path, report: VerifyReport, *, known_ids: Iterab
     if (directory / "datapackage.json").is_file():
         schemas.problems += datapackage.validate(directory)
     schemas.problems += _session_problems(directory, processes)
+    schemas.problems += conversations.problems(directory)
     report.checks.append(schemas)
     scanner = scanner or LeakScanner(known_ids)
     name = "leak scan"

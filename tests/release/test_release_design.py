@@ -197,7 +197,7 @@ def test_a_study_with_a_chat_arm_releases_its_sessions_without_reporting_the_con
     assert sorted(r["paradigm"] for r in rows) == ["chat", "none"]
 
 
-def test_the_card_describes_each_arm_as_it_ran_and_says_a_chat_arms_conversations_are_left_out(tmp_path):
+def test_the_card_describes_each_arm_as_it_ran_and_says_where_a_chat_arms_conversations_are(tmp_path):
     """A reader of a RealHumanEval-style release (no model, ghost text, chat) learns from the card
     what each arm's writers had, not that everyone pressed Tab for a list."""
     folder = tmp_path / "study"
@@ -222,7 +222,7 @@ def test_the_card_describes_each_arm_as_it_ran_and_says_a_chat_arms_conversation
     assert "- `no-model` (none): no assistant (a control arm)" in collection
     assert "- `autocomplete` (L1): ghost text (MindCopilot's L1)" in collection
     assert "- `chat` (chat): a chat assistant in a panel beside the editor" in collection
-    assert "The conversations are not in this release" in collection
+    assert "The conversations are in `conversations.jsonl`, under the session's id" in collection
 
 
 def test_judging_ratings_are_in_the_order_of_released_ids_not_of_the_judges_worker_ids(tmp_path):

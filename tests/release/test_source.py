@@ -122,19 +122,6 @@ def test_a_session_log_with_bytes_that_are_not_utf8_is_named_with_its_line(sourc
     assert f"--exclude {SMALLEST}" in result.output
 
 
-def test_a_chat_study_is_refused_with_the_reason_not_as_unfinished(key, tmp_path):
-    """A chat study's conversations are not CoAuthor logs: the build says so, instead of
-    reporting its finished conversations as "none finished"."""
-    from study.cli import write_study_files
-
-    folder = tmp_path / "chat"
-    write_study_files(folder, paradigm="chat")
-    result = build(folder, key, tmp_path)
-    assert result.exit_code == 1
-    assert "chat study" in result.output and "--format chat" in result.output
-    assert "none finished" not in result.output
-
-
 def test_identity_columns_of_a_survey_are_dropped_however_a_spreadsheet_spells_them(
     source, key, tmp_path
 ):

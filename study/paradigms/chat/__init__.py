@@ -6,7 +6,7 @@ notes their thoughts, then writes the document while chatting with an assistant.
 - `assistant`: the assistant's reply (study.model_client);
 - `pages`: the path's own stages (intent, prewriting, chat); `api`: what the chat page calls;
 - `path_hooks`: what the core asks of a session on that path (survey noun, exchanges, notice, status);
-- `export`: the chat session export; `curation`: `study curate chat`'s measures;
+- `export`: the chat session export; `release`: what a release publishes of its conversations; `curation`: `study curate chat`'s measures;
 - `report`, `report_data`: its section of `study report` and the figures it draws;
 - `simulate`, `simulated_user`: `study simulate`'s chat participant and CollabLLM's user simulator.
 - `arm`, `arm_api`, `arm_export`, `arm_report`: chat as an arm of a writing study (`paradigm =
@@ -50,5 +50,6 @@ PARADIGM = Paradigm(
     simulate="study.paradigms.chat.simulate",
     report="study.paradigms.chat.report",
     coauthor_log="study.paradigms.chat.arm_export",
+    release="study.paradigms.chat.release",
     config="study.paradigms.chat.config",
 )

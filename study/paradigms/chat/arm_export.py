@@ -49,11 +49,11 @@ def files_beside(study, connection, sessions: list[dict]) -> dict[str, bytes]:
 def arm_card(study, condition) -> str | None:
     if not arm.is_chat_arm(condition):
         return None
-    # A release is built from the CoAuthor logs only (study.release.source): the conversations
-    # are free text the release's redaction does not scan.
+    # The release carries the conversations beside the logs (study.paradigms.chat.release).
     return ("a chat assistant in a panel beside the editor, which the writer asks; nothing is "
-            "inserted for them and there is no Tab list. The conversations are not in this "
-            "release: only the editor's log is, where a reply the writer pasted is an insert like any paste.")
+            "inserted for them and there is no Tab list. The conversations are in "
+            "`conversations.jsonl`, under the session's id; in the editor's log a reply the writer "
+            "pasted is an insert like any paste.")
 
 
 def counts_suggestions(condition) -> bool:

@@ -1,0 +1,45 @@
+"""What `study release build` publishes of the chat paradigm's sessions (the `release` hook,
+study.paradigms.base): one conversation record per session, which the release redacts, keys
+and writes to `conversations.jsonl` (study.release.conversations,
+schemas/chat-release.schema.json).
+
+- A chat study's session (CollabLLM's document creation): its whole conversation record as
+  `study export --format chat` writes it (schemas/chat-conversation.schema.json): the messages,
+  the document and its pane's log, the intent, the notes, the ratings and the surveys.
+- A chat arm's session of a writing study: the conversation of the panel beside the editor,
+  whose log the release carries as every arm's (sessions/<session_id>.jsonl); the messages in
+  the chat study's shape, so one file and one schema hold both.
+"""
+
+from __future__ import annotations
+
+from study.paradigms.chat import arm, export
+
+ARM_FORMAT = "study-chat-arm-1"
+
+
+def conversations(study, connection, sessions: list[dict]) -> list[dict]:
+    """The records of `sessions` (the finished, confirmed sessions the release may carry)
+    that had a conversation, keyed by the study's session ids."""
+    from study.paradigms.chat import store as chat_store  # the study database's imports
+
+    records = []
+    for session in sessions:
+        if study.chat is not None:  # a chat study: every session is on the chat path
+            record = export.conversation(study, connection, session)
+            if record is not None:
+                records.append(record)
+            continue
+        condition = study.condition(session["condition"]) if session["condition"] else None
+        if condition is None or not arm.is_chat_arm(condition):
+            continue
+        messages = [
+            {"seq": m["seq"], "role": m["role"], "content": m["content"], "timestamp": m["created_at"],
+             "model": m["model"]}
+            for m in chat_store.messages(connection, session["session_id"])
+        ]  # fmt: skip
+        if not messages:  # the writer never asked the panel: nothing to publish beside the log
+            continue
+        records.append({"format": ARM_FORMAT, "session_id": session["session_id"],
+                        "condition": condition.name, "messages": messages})  # fmt: skip
+    return records
