@@ -4,6 +4,11 @@ Blindness: a reviewer sees other reviewers' ratings of a submission only once th
 themselves (`visible_to`), so the first judgement is their own. A change made after seeing the
 others is allowed (a reviewer may notice what they missed) but the audit entry says it was made
 after seeing them.
+
+Two pages on one rating (a reviewer with the submission open in two tabs) must not overwrite
+each other unnoticed: every stored rating has a `version`, the page sends the version it showed
+(0: none yet), and `rate` refuses a change made over another version with `StaleRating`, which
+says what is stored now. Saving what is already stored is no conflict.
 """
 
 from __future__ import annotations
@@ -21,6 +26,34 @@ MAX_COMMENT = 5000
 
 class RatingError(ValueError):
     pass
+
+
+class StaleRating(RatingError):
+    """A change sent from a page that showed an older version of the rating than is stored."""
+
+    def __init__(self, current: dict | None) -> None:
+        self.current = current  # the rating as stored now (None: the page saw one, now gone)
+        super().__init__(stale_message(current))
+
+
+def stale_message(current: dict | None) -> str:
+    """What changed since the page was opened, and how to get it, in the reviewer's words."""
+    if current is None:
+        return (
+            "Not saved: the rating this page showed is no longer stored. Reload the page to "
+            "see the submission as it is now."
+        )
+    comment = f'the comment "{_preview(current["comment"])}"' if current["comment"] else "no comment"
+    return (
+        "Not saved: this rating was changed in another tab or window after this page was "
+        f"opened; it is now {current['score']} with {comment}. This page's comment is kept in "
+        "its box: reload the page to see the stored rating, or rate again here to replace it "
+        "with this page's."
+    )
+
+
+def _preview(comment: str, length: int = 80) -> str:
+    return comment if len(comment) <= length else comment[: length - 1] + "…"
 
 
 def own(connection: Connection, submission_id: str, reviewer_id: int) -> dict | None:
@@ -45,8 +78,12 @@ def rate(
     comment: str,
     *,
     scores: tuple[int, ...],
+    seen: int | None = None,
 ) -> dict:
-    """Store the reviewer's rating (new or changed) and log it; returns the stored rating."""
+    """Store the reviewer's rating (new or changed) and log it; returns the stored rating.
+
+    `seen`: the version of this rating the reviewer's page showed (0: none); a change over any
+    other version raises StaleRating. None (a script, the command line) does not check."""
     if score not in scores:
         raise RatingError(
             f"score must be one of {', '.join(map(str, sorted(scores)))}, got {score}"
@@ -59,6 +96,10 @@ def rate(
     # the form and a key) would both find no rating, and the second insert would fail.
     take_turn(connection, f"review:rating:{submission_id}:{reviewer['reviewer_id']}")
     before = own(connection, submission_id, reviewer["reviewer_id"])
+    stored = before["version"] if before else 0
+    unchanged = before is not None and (before["score"], before["comment"]) == (score, comment)
+    if seen is not None and seen != stored and not unchanged:
+        raise StaleRating(before)
     if before is None:
         connection.execute(
             review_ratings.insert().values(
@@ -68,6 +109,7 @@ def rate(
                 comment=comment,
                 rated_at=now,
                 updated_at=now,
+                version=1,
             )
         )
         audit.record(
@@ -78,14 +120,14 @@ def rate(
             score=score,
             comment=comment,
         )
-    elif (before["score"], before["comment"]) != (score, comment):
+    elif not unchanged:
         connection.execute(
             update(review_ratings)
             .where(
                 review_ratings.c.submission_id == submission_id,
                 review_ratings.c.reviewer_id == reviewer["reviewer_id"],
             )
-            .values(score=score, comment=comment, updated_at=now)
+            .values(score=score, comment=comment, updated_at=now, version=stored + 1)
         )
         audit.record(
             connection,

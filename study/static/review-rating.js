@@ -8,6 +8,12 @@
 // changed after rating is saved as the reviewer leaves its box (a link elsewhere included), and
 // leaving the page while still typing it asks first. Without this script the same form works
 // with its buttons. Every POST carries the page's CSRF token.
+//
+// Every save also carries the version of the rating the page last saw (the form's hidden
+// version). When the reviewer changed the rating meanwhile in another tab, the server refuses
+// the save (409, stale) and says what is stored now: the page shows that message and the stored
+// score, keeps the reviewer's comment in its box, and takes the stored version, so rating again
+// here is a choice made knowingly to replace the other tab's.
 "use strict";
 
 (function () {
@@ -19,6 +25,7 @@
   const others = document.getElementById("others");
   const othersList = document.getElementById("others-list");
   const csrfToken = form.querySelector("input[name=csrf_token]").value;
+  const version = document.getElementById("rating-version");
   const TYPING = "textarea, select, input:not([type=range])";
 
   let rated = boot.rated;  // the stored score, null before the first rating
@@ -43,6 +50,7 @@
     if (!response.ok) {
       const error = new Error(answer.error || `the server answered ${response.status}`);
       error.status = response.status;
+      error.answer = answer;
       throw error;
     }
     return answer;
@@ -88,6 +96,7 @@
       const answer = await post(boot.rateUrl, body);
       rated = answer.score;
       savedComment = answer.comment;
+      version.value = String(answer.version);
       showChosen(rated);
       showOthers(answer.others);
       document.getElementById("progress-rated").textContent = String(answer.progress.rated);
@@ -95,10 +104,23 @@
       say(`Your rating: ${rated} (saved)`);
       return true;
     } catch (error) {
+      if (error.status === 409 && error.answer.stale) {
+        takeStored(error.answer.current);
+        say(error.message, "error");  // the server's words: what changed, and how to get it
+        return false;
+      }
       if (error.status === 409) closed = true;
       say(`Not saved: ${error.message}`, "error");
       return false;
     }
+  }
+
+  // The rating as another tab stored it; the comment box keeps what this page's reviewer wrote.
+  function takeStored(current) {
+    rated = current ? current.score : null;
+    savedComment = sentComment = current ? current.comment : "";
+    version.value = String(current ? current.version : 0);
+    showChosen(rated);
   }
 
   async function next() {

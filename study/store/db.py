@@ -170,6 +170,9 @@ review_ratings = Table(
     Column("comment", Text, nullable=False, default=""),
     Column("rated_at", Float, nullable=False),
     Column("updated_at", Float, nullable=False),
+    # 1 for the first rating, one more at each change: a page saves only over the version it
+    # showed (study.review.ratings.rate's `seen`), so a stale tab cannot overwrite unnoticed.
+    Column("version", Integer, nullable=False, default=1),
 )
 
 review_decisions = Table(

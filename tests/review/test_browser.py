@@ -243,3 +243,42 @@ def comment_after_rating_steps(page, served, engine) -> None:
     with reading(engine) as connection:
         (stored,) = rating_store.of_submission(connection, first)
     assert stored["comment"] == "On reflection, the ending works."
+
+
+def test_a_rating_changed_in_another_tab_is_not_written_over_and_the_comment_is_kept(served, engine):
+    in_chromium(lambda page: two_tabs_steps(page, served, engine))
+
+
+def two_tabs_steps(page, served, engine) -> None:
+    first = open_first_submission(page, served)
+    other = page.context.new_page()  # the same login, a second tab on the same submission
+    other.goto(page.url)
+    page.get_by_test_id("comment").fill("Strong ending.")
+    page.keyboard.press("Escape")
+    page.keyboard.press("4")
+    page.wait_for_function("() => document.getElementById('rating-status').textContent.includes('saved')")
+
+    other.get_by_test_id("comment").fill("The middle drags.")
+    other.keyboard.press("Escape")
+    other.keyboard.press("2")  # this tab still shows no rating
+    other.wait_for_function("() => document.getElementById('rating-status').dataset.tone === 'error'")
+    status = other.get_by_test_id("rating-status").text_content()
+    assert "changed in another tab" in status and 'it is now 4 with the comment "Strong ending."' in status
+    assert other.get_by_test_id("comment").input_value() == "The middle drags."  # kept
+    assert "chosen" in other.get_by_test_id("score-4").get_attribute("class")  # what is stored
+    with reading(engine) as connection:
+        (stored,) = rating_store.of_submission(connection, first)
+    assert (stored["score"], stored["comment"]) == (4, "Strong ending.")
+
+    other.keyboard.press("2")  # rating again, knowingly, replaces the other tab's
+    other.wait_for_function("() => document.getElementById('rating-status').textContent.includes('saved')")
+    with reading(engine) as connection:
+        (stored,) = rating_store.of_submission(connection, first)
+    assert (stored["score"], stored["comment"]) == (2, "The middle drags.")
+    page.get_by_test_id("comment").fill("Strong ending, after all.")
+    page.keyboard.press("Escape")  # leaving the box saves it: refused, the first tab is stale now
+    page.wait_for_function("() => document.getElementById('rating-status').dataset.tone === 'error'")
+    assert 'it is now 2 with the comment "The middle drags."' in page.get_by_test_id("rating-status").text_content()
+    with reading(engine) as connection:
+        (stored,) = rating_store.of_submission(connection, first)
+    assert (stored["score"], stored["comment"]) == (2, "The middle drags.")

@@ -1,15 +1,19 @@
-"""Ratings are blind until one rates; every rating, edit and decision is in the audit log."""
+"""Ratings are blind until one rates; every rating, edit and decision is in the audit log; a
+change from a page that showed an older rating (another tab) is refused, on SQLite and
+PostgreSQL."""
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import select
 
 from study.review import audit, decisions, queue, submissions
 from study.review import ratings as rating_store
-from study.store import reading, writing
+from study.store import create_tables, reading, writing
 from study.store.db import review_audit
 from tests.review.conftest import add_reviewer
 from tests.review.sessions import finished_session
+from tests.store.conftest import empty_database, postgres_url  # noqa: F401 - the cluster, as a fixture
 
 SCORES = (1, 2, 3, 4, 5)
 
@@ -110,3 +114,61 @@ def test_the_audit_log_never_names_a_worker(review_study, engine):
         rating_store.rate(connection, submission_id, ana, 4, "fine", scores=SCORES)
         rows = connection.execute(select(review_audit)).mappings().all()
     assert rows and not any("A1WRITER" in str(dict(row)) for row in rows)
+
+
+# -- two tabs on one rating -------------------------------------------------------------------
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def any_engine(request, review_study):
+    """The study database on SQLite, or on the test run's PostgreSQL cluster (emptied)."""
+    url = review_study.database_url if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    engine = empty_database(url)
+    yield engine
+    engine.dispose()
+
+
+def test_a_change_from_a_tab_that_showed_an_older_rating_is_refused_saying_what_is_stored(
+    review_study, any_engine
+):
+    submission_id = one_submission(any_engine, review_study)
+    ana = add_reviewer(any_engine, "ana")
+    with writing(any_engine) as connection:
+        # Two tabs opened before any rating (version 0); the first rates.
+        first = rating_store.rate(connection, submission_id, ana, 4, "strong ending", scores=SCORES, seen=0)
+        assert first["version"] == 1
+    with pytest.raises(rating_store.StaleRating) as refused, writing(any_engine) as connection:
+        rating_store.rate(connection, submission_id, ana, 2, "weak middle", scores=SCORES, seen=0)
+    assert str(refused.value).startswith("Not saved: this rating was changed in another tab")
+    assert 'it is now 4 with the comment "strong ending"' in str(refused.value)
+    assert "reload the page" in str(refused.value)
+    assert refused.value.current["version"] == 1
+    with writing(any_engine) as connection:
+        stored = rating_store.own(connection, submission_id, ana["reviewer_id"])
+        assert (stored["score"], stored["comment"], stored["version"]) == (4, "strong ending", 1)
+        assert [e["action"] for e in audit.entries(connection, submission_id=submission_id)] == [
+            audit.RATING_CREATE
+        ]
+        # Sending what is stored is no conflict; rating again over the version now shown is.
+        same = rating_store.rate(connection, submission_id, ana, 4, "strong ending", scores=SCORES, seen=0)
+        assert same["version"] == 1
+        changed = rating_store.rate(connection, submission_id, ana, 2, "weak middle", scores=SCORES, seen=1)
+        assert (changed["score"], changed["comment"], changed["version"]) == (2, "weak middle", 2)
+        with pytest.raises(rating_store.StaleRating):
+            rating_store.rate(connection, submission_id, ana, 5, "", scores=SCORES, seen=1)
+
+
+def test_a_database_made_before_rating_versions_reads_its_ratings_as_version_1(review_study, any_engine):
+    submission_id = one_submission(any_engine, review_study)
+    ana = add_reviewer(any_engine, "ana")
+    with writing(any_engine) as connection:
+        connection.exec_driver_sql("ALTER TABLE review_ratings DROP COLUMN version")
+        connection.exec_driver_sql(
+            "INSERT INTO review_ratings (submission_id, reviewer_id, score, comment, rated_at, updated_at)"
+            f" VALUES ('{submission_id}', {ana['reviewer_id']}, 3, 'old', 1.0, 1.0)"
+        )
+    create_tables(any_engine)
+    with writing(any_engine) as connection:
+        assert rating_store.own(connection, submission_id, ana["reviewer_id"])["version"] == 1
+        changed = rating_store.rate(connection, submission_id, ana, 5, "new", scores=SCORES, seen=1)
+    assert changed["version"] == 2

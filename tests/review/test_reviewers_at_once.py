@@ -111,6 +111,32 @@ def test_a_rating_sent_twice_at_once_is_stored_once_without_an_error_page(worksp
     assert len(stored) == 1 and stored[0]["score"] in (3, 4)
 
 
+def test_two_tabs_changing_one_rating_at_once_save_one_and_refuse_the_other(workspace, engine):
+    # Both tabs show version 1 of ana's rating and send a change at the same moment: the one
+    # that takes its turn second finds version 2 and is refused, never writing over the first.
+    finished_session(engine, worker_id="A1WRITER", round_name="qualification")
+    add_reviewer(engine, "ana")
+    client = log_in(workspace, "ana")
+    submission_id = _next(client).location.rsplit("/", 1)[-1]
+    url = f"/review/s/{submission_id}/rating"
+    as_json = {"Accept": "application/json"}
+    client.post(url, data={"csrf_token": client.csrf, "score": "3", "version": "0"}, headers=as_json)
+
+    def change(score, comment):
+        return client.post(url, data={"csrf_token": client.csrf, "score": str(score),
+                                      "comment": comment, "version": "1"}, headers=as_json)  # fmt: skip
+
+    answers = at_once(engine, "UPDATE review_ratings", lambda: change(4, "tab one"), lambda: change(2, "tab two"))
+
+    assert sorted(getattr(a, "status_code", a) for a in answers) == [200, 409], answers
+    saved = next(a for a in answers if a.status_code == 200).json
+    refused = next(a for a in answers if a.status_code == 409).json
+    assert refused["current"]["comment"] == saved["comment"] and refused["current"]["version"] == 2
+    with reading(engine) as connection:
+        (stored,) = rating_store.of_submission(connection, submission_id)
+    assert (stored["score"], stored["comment"], stored["version"]) == (saved["score"], saved["comment"], 2)
+
+
 def test_a_decision_sent_twice_at_once_is_stored_once(workspace, engine):
     finished_session(engine, worker_id="A1WRITER", round_name="qualification")
     add_reviewer(engine, "rita", role="researcher"), add_reviewer(engine, "ruth", role="researcher")

@@ -327,6 +327,7 @@ def test_a_reviewer_cannot_see_another_reviewers_rating_before_rating(workspace,
     assert rated.json == {
         "score": 5,
         "comment": "ANA-PRIVATE-NOTE",
+        "version": 1,
         "others": [],
         "progress": {"rated": 1, "total": 2},
     }
@@ -400,6 +401,58 @@ def test_a_rating_sent_after_the_place_went_to_others_who_rated_is_refused(
     assert "expired" in late.json["error"]
     with reading(engine) as connection:
         assert [r["score"] for r in rating_store.of_submission(connection, submission_id)] == [5, 5]
+
+
+def test_a_save_from_a_second_tab_that_showed_an_older_rating_is_refused_not_written_over(
+    workspace, team, submitted
+):
+    """Ana opens the submission in two tabs; the first rates 4 with a comment. The second, still
+    showing no rating, sends 2: refused (409) saying what is stored, and nothing changes."""
+    from study.review import ratings as rating_store
+    from study.store import reading
+
+    ana = log_in(workspace, "ana")
+    submission_id = next_submission(ana)
+    page = ana.get(f"/review/s/{submission_id}").get_data(as_text=True)
+    assert 'name="version" id="rating-version" value="0"' in page  # both tabs show this
+    url = f"/review/s/{submission_id}/rating"
+    as_json = {"Accept": "application/json"}
+    first = ana.post(url, data={"score": "4", "comment": "Strong ending.", "version": "0",
+                                "csrf_token": ana.csrf}, headers=as_json)  # fmt: skip
+    assert first.status_code == 200 and first.json["version"] == 1
+
+    stale = ana.post(url, data={"score": "2", "comment": "Weak middle.", "version": "0",
+                                "csrf_token": ana.csrf}, headers=as_json)  # fmt: skip
+    assert stale.status_code == 409
+    assert stale.json["stale"] is True
+    assert {k: stale.json["current"][k] for k in ("score", "comment", "version")} == {
+        "score": 4, "comment": "Strong ending.", "version": 1
+    }
+    assert "changed in another tab" in stale.json["error"]
+    assert 'it is now 4 with the comment "Strong ending."' in stale.json["error"]
+
+    # Without JavaScript: the page again, with the message, the stored rating chosen, the
+    # reviewer's unsaved comment in its box and the stored version, so rating again replaces it.
+    form = ana.post(url, data={"score": "2", "comment": "Weak middle.", "version": "0",
+                               "csrf_token": ana.csrf})  # fmt: skip
+    shown = form.get_data(as_text=True)
+    assert form.status_code == 409
+    assert "changed in another tab" in shown
+    assert ">Weak middle.</textarea>" in shown
+    assert 'id="rating-version" value="1"' in shown
+    assert re.search(r'class="score chosen"[^>]*data-testid="score-4"', shown)
+    with reading(workspace.extensions["study.engine"]) as connection:
+        (stored,) = rating_store.of_submission(connection, submission_id)
+    assert (stored["score"], stored["comment"]) == (4, "Strong ending.")
+
+    again = ana.post(url, data={"score": "2", "comment": "Weak middle.", "version": "1",
+                                "csrf_token": ana.csrf})  # fmt: skip
+    assert again.status_code == 302
+    with reading(workspace.extensions["study.engine"]) as connection:
+        (stored,) = rating_store.of_submission(connection, submission_id)
+    assert (stored["score"], stored["comment"], stored["version"]) == (2, "Weak middle.", 2)
+    refused = ana.post(url, data={"score": "3", "version": "1²", "csrf_token": ana.csrf}, headers=as_json)
+    assert refused.status_code == 400 and refused.json["error"].startswith("version must be")
 
 
 def test_keyboard_shortcuts_and_progress_are_on_the_page(workspace, team, submitted):

@@ -4,7 +4,10 @@ The submission page answers, in order: unknown pseudonym (404); a researcher not
 (to the adjudication view); a reviewer not assigned to it (403); otherwise the rating view,
 with others' ratings only once this reviewer has rated (study.review.ratings.visible_to).
 Rating works as a plain form, and study/static/review-rating.js adds the keyboard: 1-5 rate at
-once (a JSON POST), n saves and asks for the next submission.
+once (a JSON POST), n saves and asks for the next submission. Every save carries the version of
+the rating the page showed: one from a stale page (the same reviewer's other tab changed it) is
+refused 409 with what is stored now (study.review.ratings.StaleRating), and the page without
+JavaScript comes back with that message and the reviewer's unsaved comment.
 """
 
 from __future__ import annotations
@@ -92,6 +95,12 @@ def _submission_or_404(connection, submission_id: str) -> dict:
 @contract.declare("A submission to rate, with its replay", responses={200: None, 302: None, 403: None})
 @login_required
 def submission(submission_id):
+    return _submission_page(submission_id)
+
+
+def _submission_page(submission_id: str, *, stale: rating_store.StaleRating | None = None, comment=None):
+    """The rating view; after a save refused as stale, with its message and the reviewer's
+    unsaved comment in the box, at the stored version (rating again then replaces it)."""
     reviewer_id = g.login.reviewer["reviewer_id"]
     with reading(engine()) as connection:
         found = _submission_or_404(connection, submission_id)
@@ -105,12 +114,15 @@ def submission(submission_id):
         others = rating_store.visible_to(connection, submission_id, reviewer_id)
         decided = decisions.adjudication(connection, submission_id)
         progress = _progress(connection)
-    return render_template(
+    page = render_template(
         "review/submission.html",
         study=study(),
         shown=shown,
         rubric=settings().rubric,
         mine=mine,
+        version=mine["version"] if mine else 0,
+        comment=(mine["comment"] if mine else "") if comment is None else comment,
+        stale=str(stale) if stale else "",
         others=others,
         decided=decided is not None,
         progress=progress,
@@ -122,17 +134,26 @@ def submission(submission_id):
             "closed": decided is not None,
         },
     )
+    return (page, 409) if stale else page
 
 
 @blueprint.post("/s/<submission_id>/rating")
 @contract.declare(
     "Rate a submission", form="api/review.schema.json#/$defs/ratingForm",
-    responses={200: "api/responses.schema.json#/$defs/rated", 302: None, 400: None, 403: None, 409: None},
+    responses={
+        200: "api/responses.schema.json#/$defs/rated", 302: None, 400: None, 403: None,
+        409: "api/responses.schema.json#/$defs/ratingRefused",
+    },
 )  # fmt: skip
 @login_required
 def rate(submission_id):
     reviewer = g.login.reviewer
     raw = request.form.get("score", "")
+    # The version of the rating the page showed (0: none); a client that sends none (a script)
+    # is not checked. Digits only, as the score ("²" is a digit int() refuses).
+    sent = request.form.get("version")
+    if sent is not None and not (sent.isascii() and sent.isdecimal()):
+        return refuse(400, f"version must be the number the page was given, got {sent!r}: reload the page.")
     with writing(engine()) as connection:
         _submission_or_404(connection, submission_id)
         if rating_store.own(
@@ -161,15 +182,30 @@ def rate(submission_id):
                 int(raw) if raw.strip().removeprefix("-").isdecimal() else -1,
                 request.form.get("comment", ""),
                 scores=settings().scores,
+                seen=None if sent is None else int(sent),
             )
+        except rating_store.StaleRating as error:
+            stale = error
         except rating_store.RatingError as error:
             return refuse(400, str(error))
-        others = rating_store.visible_to(connection, submission_id, reviewer["reviewer_id"])
-        progress = _progress(connection)
+        else:
+            stale = None
+            others = rating_store.visible_to(connection, submission_id, reviewer["reviewer_id"])
+            progress = _progress(connection)
+    if stale is not None:
+        # Nothing was stored; the reviewer is shown what is, and keeps what they wrote.
+        if wants_json():
+            current = stale.current
+            return jsonify(error=str(stale), stale=True, current=current and {
+                "score": current["score"], "comment": current["comment"],
+                "version": current["version"], "updated_at": current["updated_at"],
+            }), 409  # fmt: skip
+        return _submission_page(submission_id, stale=stale, comment=request.form.get("comment", ""))
     if wants_json():
         return jsonify(
             score=stored["score"],
             comment=stored["comment"],
+            version=stored["version"],
             others=[
                 {"reviewer": o["reviewer"], "score": o["score"], "comment": o["comment"]}
                 for o in others
