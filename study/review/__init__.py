@@ -16,7 +16,8 @@ Data flows one way: sessions -> submissions (pseudonymous) -> ratings and decisi
 - `audit`: the append-only log of every rating, edit and decision.
 - `agreement` (one statistic per module), `report`: inter-rater agreement for researchers.
 - `playback`, `presentation`: what reviewers see (replay steps with authorship from
-  study.curation.replay, statistics, self-evaluation), never a worker id.
+  study.curation.replay, statistics, self-evaluation), never a worker id; `pastes`: text
+  pasted from outside the study; `panel`: an L0 session's assistant panel conversation.
 - `qualify`: the qualification granted on MTurk, the qualification HITs paid via the ledger.
 - `web`: the Flask blueprint under /review; `cli`: `study reviewers`, `review`, `qualify`.
 """

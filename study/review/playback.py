@@ -12,18 +12,23 @@ study.curation.replay decides it. A change that only deletes becomes an empty re
 still counts as a text change there.
 
 The browser applies the original deltas (UTF-16 positions, as Quill and JavaScript count) with
-those codes; tests check that this reproduces replay()'s final text and authors.
+those codes; tests check that this reproduces replay()'s final text and authors. A change that
+pasted text from outside the study (study.review.pastes) takes the code OUTSIDE instead of the
+writer's, so the page marks that text from the moment it arrived (the curation replay counts it
+the writer's, as CoAuthor's writer share does). `play` applies the steps as the browser does,
+for the final text the page shows before the replay takes over.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 
-from study.curation.replay import Document, replay, to_units
+from study.curation.replay import Document, apply_delta, from_units, replay, to_units
 from study.curation.suggestions import inserted_text
 
 NO_CHANGE = {"ops": [{"retain": 0}]}
+OUTSIDE = "O"  # beside study.curation.replay's P, W and S: text pasted from outside the study
 
 
 @dataclass(frozen=True)
@@ -72,8 +77,9 @@ def author_codes(events: Sequence[Mapping]) -> dict[int, str]:
     return {index: authors[start] for index, start in segments.items()}
 
 
-def steps(events: Sequence[Mapping]) -> tuple[str, list[Step], Document]:
+def steps(events: Sequence[Mapping], outside: Set[int] = frozenset()) -> tuple[str, list[Step], Document]:
     """The prompt, every text change in order, and the final document (study.curation.replay).
+    `outside`: the event indices of pastes from outside, whose text is OUTSIDE's.
     Raises ValueError or DeltaError, as replay() does, for a session that cannot be replayed."""
     final = replay(events)
     codes = author_codes(events)
@@ -85,8 +91,19 @@ def steps(events: Sequence[Mapping]) -> tuple[str, list[Step], Document]:
             Step(
                 t=max(int(event.get("eventTimestamp") or start) - start, 0),
                 event_index=index,
-                author=codes.get(index, ""),  # "": the change only deletes
+                # "": the change only deletes
+                author=OUTSIDE if index in outside and index in codes else codes.get(index, ""),
                 ops=list(event["textDelta"].get("ops") or []),
             )
         )
     return events[0]["currentDoc"], found, final
+
+
+def play(prompt: str, found: Sequence[Step]) -> tuple[str, str]:
+    """The text and its author codes (one per character) after every step, applied as
+    study/static/review-replay.js applies them (a change that only deletes keeps W's place)."""
+    text = to_units(prompt)
+    authors = "P" * len(text)
+    for step in found:
+        text, authors = apply_delta(text, step.ops, authors, step.author or "W")
+    return from_units(text, authors)

@@ -1,5 +1,7 @@
-"""What a reviewer is shown of a submission: the final text coloured by who wrote it, the replay,
-the writer's self-evaluation and the key statistics. Never who the writer is.
+"""What a reviewer is shown of a submission: the final text coloured by who wrote it (text
+pasted from outside the study marked as such, study.review.pastes), the replay, an L0 session's
+assistant panel conversation (study.review.panel), the writer's self-evaluation and the key
+statistics. Never who the writer is.
 
 The view is built field by field from the session (never the session row itself, which holds
 the worker, assignment and HIT ids), and every text that reaches the page, the replay included,
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 
 from sqlalchemy import Connection
@@ -23,12 +26,16 @@ from study.curation.metadata import official_metadata
 from study.curation.metrics import final_words, writer_share_final
 from study.curation.replay import DeltaError
 from study.release.redaction import redact_session
-from study.review import playback, rules
+from study.review import evidence, panel, pastes, playback, rules
 from study.review.identifiers import IdentifierDetector
 from study.store import events as event_store
 from study.store import sessions as session_store
 from study.store.simulated import simulated_ids
 from study.survey.evaluation import evaluation_items
+
+# The page's names of playback's author codes (study.curation.replay's, and OUTSIDE).
+AUTHOR_NAMES = {"P": "prompt", "W": "writer", "S": "suggestion", playback.OUTSIDE: "outside"}
+_RUNS = re.compile(r"P+|W+|S+|O+")
 
 @dataclass
 class Shown:
@@ -41,6 +48,8 @@ class Shown:
     stats: list[tuple[str, str]] = field(default_factory=list)
     self_evaluation: list[tuple[str, bool]] = field(default_factory=list)
     simulated: bool = False  # written by `study simulate`'s writer, not a participant
+    pastes: pastes.Pastes | None = None  # text from outside; None if the log cannot be replayed
+    panel: list[panel.Message] = field(default_factory=list)  # an L0 assistant panel's messages
 
     def replay_json(self) -> str:
         return json.dumps(self.replay, ensure_ascii=False)
@@ -67,21 +76,26 @@ def show(connection: Connection, study: Study, submission: dict) -> Shown:
     # A pilot's machine-written text is not to be judged as a person's (study.store.simulated).
     shown.simulated = session["session_id"] in simulated_ids(connection)
     try:
-        redacted = redact_session(session["session_id"], events, detector).events
-        start, steps, final = playback.steps(_panel_text_as_the_ais(redacted))
+        redacted = _panel_text_as_the_ais(redact_session(session["session_id"], events, detector).events)
+        found = pastes.find(redacted, evidence.assistant_texts(connection, session["session_id"]))
+        start, steps, final = playback.steps(redacted, outside=found.event_indices())
     except (ValueError, DeltaError) as error:
         shown.problem = (
             f"The session's events cannot be replayed ({error}); the text the editor sent is shown."
         )
         shown.spans = [("writer", mask(session["final_text"] or ""))]
     else:
-        shown.spans = [(name, final.text[a:b]) for name, a, b in final.spans()]
+        text, authors = playback.play(start, steps)
+        runs = _RUNS.finditer(authors)
+        shown.spans = [(AUTHOR_NAMES[run.group()[0]], text[run.start() : run.end()]) for run in runs]
+        shown.pastes = found
+        shown.panel = panel.conversation(redacted)
         shown.replay = {
             "prompt": start,
             "duration": steps[-1].t if steps else 0,
             "steps": [[s.t, s.event_index, s.author, s.ops] for s in steps],
         }
-        shown.stats = _stats(session, events, final)
+        shown.stats = _stats(session, events, final, found)
     answers = json.loads(session["self_evaluation"] or "{}")
     shown.self_evaluation = [(text, bool(answers.get(key))) for key, text in evaluation_items(noun)]
     return shown
@@ -102,7 +116,7 @@ def _panel_text_as_the_ais(events: list[dict]) -> list[dict]:
     ]
 
 
-def _stats(session: dict, events: list, final) -> list[tuple[str, str]]:
+def _stats(session: dict, events: list, final, found: pastes.Pastes) -> list[tuple[str, str]]:
     meta = official_metadata(events)
     started, finished = session["writing_started_at"], session["writing_finished_at"]
     writing = f"{(finished - started) / 60:.1f} min" if started and finished else "not recorded"
@@ -114,6 +128,9 @@ def _stats(session: dict, events: list, final) -> list[tuple[str, str]]:
         ("Suggestion lists shown", str(meta["num_query"])),
         ("Suggestions accepted", str(meta["num_selected"])),
         ("Acceptance", f"{meta['perc_selected']}%" if meta["num_query"] else "no queries"),
-        ("Written by the writer", "—" if math.isnan(share) else f"{share:.0f}% of the final text"),
+        # CoAuthor's writer share (Table 3) counts a paste as the writer's: say so beside it.
+        ("Written by the writer", "—" if math.isnan(share) else f"{share:.0f}% of the final text"
+         + (" (pastes from outside included)" if found.share > 0 else "")),
+        ("Pasted from outside", found.summary()),
         ("Words (without prompt)", str(final_words(final))),
     ]

@@ -3,14 +3,17 @@
 //
 // The payload is study.review.playback's: {prompt, duration, steps: [[t, eventIndex, author,
 // ops], ...]}, with t in milliseconds since the session began and author the curation replay's
-// code: P prompt, W writer, S an accepted suggestion (the AI). ops are the session's own Quill
+// code: P prompt, W writer, S an accepted suggestion (the AI), O text pasted from outside the
+// study (study.review.pastes). ops are the session's own Quill
 // delta ops, whose positions count UTF-16 code units, which is how JavaScript strings index, so
 // they apply to strings as they are. They come from the log as the release redactor rewrites
 // it (study.review.presentation): the writer's own identifiers are masked in the keystrokes that
 // typed them, so no moment of the replay spells them.
 //
 // The page first shows the final text as the server rendered it; the replay takes over the
-// text only once the reviewer plays or scrubs.
+// text only once the reviewer plays or scrubs. From then on an L0 session's assistant panel
+// shows only the messages the writer had seen at that moment, and a paste's time in the list
+// of pastes from outside moves the replay there.
 "use strict";
 
 (function () {
@@ -23,7 +26,8 @@
   const scrub = document.getElementById("replay-scrub");
   const clock = document.getElementById("replay-clock");
   const textNode = document.getElementById("replay-text");
-  const CLASSES = { P: "by-prompt", W: "by-writer", S: "by-suggestion" };
+  const CLASSES = { P: "by-prompt", W: "by-writer", S: "by-suggestion", O: "by-outside" };
+  const messages = document.querySelectorAll("[data-testid=panel-message]");
   // While playing, a pause in the session longer than this (session time) is cut short, so a
   // writer's coffee break does not stall the replay.
   const LONGEST_PAUSE_MS = 3000;
@@ -77,6 +81,7 @@
       applied += 1;
     }
     if (applied !== before) renderText();
+    for (const message of messages) message.hidden = Number(message.dataset.t) > position;
     renderControls();
   }
 
@@ -145,6 +150,13 @@
   }
 
   playButton.addEventListener("click", toggle);
+  for (const button of document.querySelectorAll("button[data-seek]")) {
+    button.addEventListener("click", () => {
+      pause();
+      seek(Number(button.dataset.seek));
+      textNode.scrollIntoView({ block: "nearest" });
+    });
+  }
   scrub.addEventListener("input", () => {
     const wanted = Number(scrub.value);  // read before pause() redraws the slider
     pause();

@@ -1,6 +1,10 @@
 """Finished writing sessions made straight in the store, with CoAuthor events built from a
-script of who writes what: ("W", text) the writer types, ("S", text) the writer asks the AI and
-accepts a suggestion, ("Q", "") asks and dismisses, ("D", n) deletes the last n characters."""
+script of who writes what: ("W", text) the writer types (in one insert: 20 characters or more of
+new text is a paste from outside, study.curation.origin), ("S", text) the writer asks the AI and
+accepts a suggestion, ("Q", "") asks and dismisses, ("D", n) deletes the last n characters,
+("F", "") the window regains focus. An L0 assistant panel (MindCopilot): ("ASK", (request,
+chatId, response)) asks and gets a response, ("ASK", (request, None, reason)) gets none,
+("COPY", (chatId, text)) copies from a response, ("PANEL", (chatId, text)) pastes from it."""
 
 from __future__ import annotations
 
@@ -30,6 +34,10 @@ def _event(name: str, source: str, t: int, delta="", suggestions=None) -> dict:
         "currentSuggestions": suggestions or [], "currentSuggestionIndex": 0,
         "currentHoverIndex": "", **CONTROLS,
     }  # fmt: skip
+
+
+def _l0(name: str, source: str, t: int, **extension) -> dict:
+    return {**_event(name, source, t), "proactive": {"paradigm": "L0", **extension}}
 
 
 def build_events(prompt: str, script: list[tuple[str, object]], step_ms: int = 1000) -> list[dict]:
@@ -74,6 +82,22 @@ def build_events(prompt: str, script: list[tuple[str, object]], step_ms: int = 1
                 doc = doc[:-1] + value + "\n"
             else:
                 events.append(_event("suggestion-close", "user", tick()))
+        elif kind == "F":
+            events.append(_event("window-focus", "user", tick()))
+        elif kind == "ASK":
+            request, chat_id, answer = value
+            events.append(_l0("chat-send", "user", tick(), text=request))
+            if chat_id is None:
+                events.append(_l0("suggestion-fail", "api", tick(), reason=answer))
+            else:
+                events.append(_l0("chat-receive", "api", tick(), chatId=chat_id, text=answer))
+        elif kind == "COPY":
+            events.append(_l0("chat-copy", "user", tick(), chatId=value[0], text=value[1]))
+        elif kind == "PANEL":
+            chat_id, text = value
+            event = _event("text-insert", "user", tick(), {"ops": [{"retain": end}, {"insert": text}]})
+            events.append({**event, "proactive": {"paradigm": "L0", "paste": True, "chatId": chat_id}})
+            doc = doc[:-1] + text + "\n"
         elif kind == "D":
             events.append(
                 _event(
@@ -129,7 +153,8 @@ def finished_session(
     event_store.ingest(engine, session_id, [{"seq": i, **e} for i, e in enumerate(events)])
     # Each Tab press reached the task server, which asked the model: its own record is what
     # review and the qualification rules count, never the browser's suggestion-get events.
-    asked = [e for e in events if e["eventName"] == "suggestion-get"]
+    # So did each request of an L0 assistant panel (its chatId is the request's row).
+    asked = [e for e in events if e["eventName"] in ("suggestion-get", "chat-send")]
     with writing(engine) as connection:
         for event in asked:
             connection.execute(insert(suggestion_requests).values(

@@ -19,6 +19,10 @@ from tests.browser.conftest import free_port
 from tests.review.chromium import in_chromium
 from tests.review.conftest import PASSWORD, add_reviewer
 from tests.review.sessions import finished_session
+from tests.review.test_panel import RESPONSE, TAKEN
+from tests.review.test_panel import SCRIPT as ASKING
+from tests.review.test_pastes import PASTED
+from tests.review.test_pastes import SCRIPT as PASTING
 
 pytestmark = pytest.mark.browser
 
@@ -34,13 +38,17 @@ SCRIPT = [
 @pytest.fixture
 def served(review_study, engine):
     """The workspace alone (as `study review DIR` serves it) with two rateable submissions."""
+    for worker in ("A1FIRSTWRITER", "A1SECONDWRITER"):
+        finished_session(engine, worker_id=worker, round_name="qualification", script=SCRIPT)
+    add_reviewer(engine, "ana")
+    yield from serving(review_study, engine)
+
+
+def serving(review_study, engine):
     from werkzeug.serving import make_server
 
     from study.review.web import create_review_app
 
-    for worker in ("A1FIRSTWRITER", "A1SECONDWRITER"):
-        finished_session(engine, worker_id=worker, round_name="qualification", script=SCRIPT)
-    add_reviewer(engine, "ana")
     server = make_server(
         "127.0.0.1", free_port(), create_review_app(review_study, engine=engine), threaded=True
     )
@@ -282,3 +290,42 @@ def two_tabs_steps(page, served, engine) -> None:
     with reading(engine) as connection:
         (stored,) = rating_store.of_submission(connection, first)
     assert (stored["score"], stored["comment"]) == (2, "The middle drags.")
+
+
+
+@pytest.fixture
+def served_paste_and_panel(review_study, engine):
+    """One submission that pasted text from outside and took text from an L0 assistant panel."""
+    finished_session(engine, worker_id="A1MIXEDWRITER", round_name="qualification", script=PASTING + ASKING)
+    add_reviewer(engine, "ana")
+    yield from serving(review_study, engine)
+
+
+def test_the_reviewer_sees_the_paste_and_the_panel_and_the_replay_keeps_them_in_step(
+    served_paste_and_panel, engine
+):
+    in_chromium(lambda page: paste_and_panel_steps(page, served_paste_and_panel))
+
+
+def paste_and_panel_steps(page, served) -> None:
+    open_first_submission(page, served)
+    text = page.get_by_test_id("replay-text")
+    assert text.locator("span.by-outside").all_text_contents() == [PASTED]
+    assert TAKEN in text.locator("span.by-suggestion").all_text_contents()
+    pastes = page.get_by_test_id("pastes")
+    assert "1 paste" in pastes.text_content() and "another window" in pastes.text_content()
+    panel = page.get_by_test_id("panel")
+    assert panel.is_visible() and RESPONSE in panel.text_content()
+    assert page.get_by_test_id("panel-used").text_content() == "She loved every one of them,"
+    messages = page.get_by_test_id("panel-message")
+    assert messages.count() == 4 and all(messages.nth(i).is_visible() for i in range(4))
+
+    scrub_to(page, 0)  # the session's start: no paste yet, the writer has asked nothing
+    assert text.locator("span.by-outside").count() == 0
+    assert not any(messages.nth(i).is_visible() for i in range(4))
+    pastes.get_by_role("button").click()  # the paste's moment
+    assert text.locator("span.by-outside").all_text_contents() == [PASTED]
+    assert shown_text(page).endswith(PASTED + "\n")
+    assert not any(messages.nth(i).is_visible() for i in range(4))  # asked later
+    scrub_to(page, 13_000)  # after the first response, before the second request
+    assert [messages.nth(i).is_visible() for i in range(4)] == [True, True, False, False]

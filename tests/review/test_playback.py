@@ -80,7 +80,8 @@ def test_a_submission_is_shown_without_worker_ids_even_pasted_into_the_text(revi
     assert "A1PASTEDMYID" not in everything.upper()
     assert session_id not in everything
     assert "<WORKER____>" in "".join(text for _, text in shown.spans)
-    assert [name for name, _ in shown.spans] == ["prompt", "writer", "suggestion", "prompt"]
+    # The sentence came in one insert of text the session never held: a paste from outside.
+    assert [name for name, _ in shown.spans] == ["prompt", "outside", "suggestion", "prompt"]
     stats = dict(shown.stats)
     assert stats["AI requests"] == "1" and stats["Acceptance"] == "100%"
     assert stats["Writing time"] == "10.7 min"
