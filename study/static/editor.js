@@ -18,6 +18,7 @@
   const spinner = document.querySelector("[data-testid=spinner]");
   const timerLabel = document.getElementById("timer");
   const finishButton = document.getElementById("finish");
+  const announcer = document.getElementById("announce");
   const RETRY_STATE_MS = 2000;
   const MODIFIER_KEYS = new Set(["Shift", "Control", "Alt", "Meta", "AltGraph", "CapsLock", "Fn"]);
   const LEAVE_HINT = "Press Tab to leave the text (to the Finish button).";
@@ -45,6 +46,15 @@
   function say(message, tone = "info") {
     statusLine.textContent = message;
     statusLine.dataset.tone = tone;
+  }
+
+  // Said to a screen reader only (templates/writing.html's #announce). Emptied first, so the
+  // same words said twice (the same suggestion highlighted again) are read twice.
+  let announcing = null;
+  function announce(message) {
+    clearTimeout(announcing);
+    announcer.textContent = "";
+    announcing = setTimeout(() => { announcer.textContent = message; }, 50);
   }
 
   const SAVE_LABELS = {
@@ -262,6 +272,7 @@
       log,
       record,
       say,
+      announce,
       tone: () => statusLine.dataset.tone,
       busy: setSpinner,
       finishing: () => finishing,
@@ -337,6 +348,8 @@
   function startTimer() {
     StudyEditor.startTimer(boot, timerLabel, () => {
       finishButton.disabled = finishing || (outbox !== null && outbox.closed);
+      // The timer's line changes every second, so it is not a live region; its end is said.
+      if (!finishButton.disabled) announce("You may finish now: Esc, then Tab, leaves the text for the Finish button.");
     });
   }
 
