@@ -15,6 +15,26 @@ from tests.browser.screen_reader import live_text, wait_said
 pytestmark = pytest.mark.browser
 
 
+def test_the_highlighted_suggestion_is_said_as_the_arrows_move_it(page, task_server):
+    start_writing(page, task_server.url)
+    type_text(page, " The night was cold.")
+    page.keyboard.press("Tab")
+    suggestions = page.get_by_test_id("suggestion")
+    expect(suggestions.first).to_be_visible()
+    shown = suggestions.all_inner_texts()
+    wait_said(page, f"{shown[0]} (1 of {len(shown)})")
+    page.keyboard.press("ArrowDown")
+    wait_said(page, f"{shown[1]} (2 of {len(shown)})")
+    page.keyboard.press("ArrowUp")
+    wait_said(page, f"{shown[0]} (1 of {len(shown)})")
+    # Shift+Tab shows the list again at the item last highlighted, and says it.
+    page.keyboard.press("Escape")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Shift+Tab")
+    expect(suggestions.first).to_be_visible()
+    wait_said(page, f"{shown[0]} (1 of {len(shown)})")
+
+
 def test_the_end_of_the_minimum_time_is_said_with_the_way_to_the_finish_button(page, task_server):
     start_writing(page, task_server.url)
     assert "You may finish now" not in live_text(page)

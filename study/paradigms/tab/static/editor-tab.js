@@ -53,18 +53,28 @@ window.StudyEditor = window.StudyEditor || {};
       page.record("suggestion-open", "api", { currentSuggestions: items });
       popup.show(items, 0);
       page.say(`${items.length} suggestions. Up and down arrows to choose, Enter to accept, Esc to hide.`);
+      sayHighlighted();
     }
 
     function reopen() {
       if (page.finishing() || lastSuggestions.length === 0) return;
       page.record("suggestion-reopen", "user");
       popup.show(lastSuggestions, log.suggestionIndex);
+      sayHighlighted();
     }
 
     function move(step) {
       popup.highlight(popup.highlighted + step);
       log.suggestionIndex = popup.highlighted;
       page.record(step < 0 ? "suggestion-up" : "suggestion-down", "user");
+      sayHighlighted();
+    }
+
+    // The focus stays in the text while the arrows move the highlight (aria-activedescendant
+    // on a textarea is read by few screen readers), so the highlighted item is said.
+    function sayHighlighted() {
+      const item = popup.items[popup.highlighted];
+      if (item) page.announce(`${item.trimmed || item.original} (${popup.highlighted + 1} of ${popup.items.length})`);
     }
 
     function hover(position) {
