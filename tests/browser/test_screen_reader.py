@@ -5,10 +5,14 @@ ghost text drawn over the text, the timer reaching zero) must reach a live regio
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import MIN_SECONDS
+from study import config
+from study.cli import write_study_files
+from tests.browser.conftest import CONTACT, MIN_SECONDS
 from tests.browser.participant import start_writing, type_text
 from tests.browser.screen_reader import live_text, wait_said
 
@@ -40,3 +44,24 @@ def test_the_end_of_the_minimum_time_is_said_with_the_way_to_the_finish_button(p
     assert "You may finish now" not in live_text(page)
     expect(page.get_by_test_id("finish")).to_be_enabled(timeout=(MIN_SECONDS + 5) * 1000)
     wait_said(page, "You may finish now: Esc, then Tab, leaves the text for the Finish button.")
+
+
+def proactive_study(folder: Path) -> Path:
+    """Every writer gets L1: ghost text after a pause (MindCopilot)."""
+    write_study_files(folder, replacements={
+        "min_seconds = 600": f"min_seconds = {MIN_SECONDS}", **CONTACT,
+        'mode = "completion"\n': 'mode = "completion"\nparadigm = "L1"\n',
+    })  # fmt: skip
+    return folder
+
+
+def test_a_ghost_text_suggestion_is_said_with_its_keys(page, tmp_path, task_server_factory):
+    # The ghost layer is aria-hidden (it repeats the writer's text in transparent ink), so a
+    # screen reader user never learnt that a suggestion was there, nor what it said.
+    server = task_server_factory(config.load(proactive_study(tmp_path / "study")))
+    start_writing(page, server.url)
+    type_text(page, " The door opened")
+    ghost = page.get_by_test_id("suggestion-ghost")
+    expect(ghost).to_be_visible(timeout=8000)
+    expect(ghost).not_to_be_empty()
+    wait_said(page, f"Suggestion (Tab accepts, Esc or typing rejects): {ghost.text_content().strip()}")

@@ -203,6 +203,11 @@ window.StudyEditor = window.StudyEditor || {};
         maxTokens: answer.maxTokens,
       }, { currentSuggestions: item });
       this.ghost.show(this.current.rest);
+      // The ghost layer is drawn over the text and hidden from screen readers (it repeats the
+      // writer's text): the suggestion and its keys are said instead.
+      const keys = this.settings.partialAccept
+        ? "Tab accepts, Ctrl+Right arrow takes a word, Esc or typing rejects" : "Tab accepts, Esc or typing rejects";
+      this.page.announce(`Suggestion (${keys}): ${this.current.rest.trim()}`);
       this.outcomes.push("shown");  // settled on close: "accepted", "rejected"
       this.remember();
       if (answer.rationale) this.logRationale(answer.rationale);
