@@ -86,6 +86,22 @@
     ui.spinner.hidden = !busy;
   }
 
+  // -- where the focus goes -----------------------------------------------------------------
+
+  // Sending disables the message box and Send, which drops the focus to the page's top: a
+  // keyboard or screen-reader user lost their place at every message. Once the answer is
+  // there, a focus left nowhere goes where the participant is to act next: the rating that
+  // is owed, "Try again", or the message box. A focus they moved themselves (into the
+  // document pane, while the reply was written) stays where it is.
+  function placeFocus() {
+    const active = document.activeElement;
+    if (active && active !== document.body && !active.disabled && active.offsetParent !== null) return;
+    const panel = document.querySelector(".rating-panel:not([hidden])");
+    const target = panel ? panel.querySelector("input, textarea, button")
+      : !ui.retry.hidden ? ui.retry : !ui.input.disabled ? ui.input : null;
+    if (target) target.focus();
+  }
+
   // -- the conversation --------------------------------------------------------------------
 
   function addMessage(message) {
@@ -207,6 +223,7 @@
         if (merged) mergeReply(answer.assistant);  // after: it may say why it was left out
         refresh();
         openOwed();
+        placeFocus();
         return;
       }
       if (response.status === 409 && answer.pending_client_id) {
@@ -229,6 +246,7 @@
         owed = answer.owed;
         refresh();
         openOwed();
+        placeFocus();
         return; // sent again by the participant after the rating
       }
       // The model failed or the request was refused: say so (the server's line is calm).
@@ -237,6 +255,7 @@
       log("chat-fail", "api", { detail: detail.slice(0, 500) });
       showError(cutOff ? `The assistant's reply was cut off: ${answer.error}` : `The assistant did not answer: ${answer.error || response.status}`, modelFailed);
       refresh();
+      placeFocus();
       return;
     }
   }
@@ -322,6 +341,7 @@
     owed = owed.filter((item) => !(item.survey === done.survey && item.occasion === done.occasion));
     refresh();
     openOwed();
+    placeFocus();  // the panel just left hid the focused button: the next one, or the message box
   }
 
   // -- finishing ------------------------------------------------------------------------------

@@ -74,6 +74,15 @@ window.StudyEditor = window.StudyEditor || {};
       list.setAttribute("aria-busy", sending ? "true" : "false");
     }
 
+    // Send is disabled while its message is answered, which drops a focus on it to the page's
+    // top. A focus left nowhere goes back to the message box, or to "Try again" when the reply
+    // did not come; one the writer moved (back into their text) stays.
+    function placeFocus() {
+      const active = document.activeElement;
+      if (active && active !== document.body && !active.disabled && active.offsetParent !== null) return;
+      (retryButton.hidden ? input : retryButton).focus();
+    }
+
     function remember() {
       page.save();  // the saved copy takes memory() below
     }
@@ -140,6 +149,7 @@ window.StudyEditor = window.StudyEditor || {};
       }
       remember();
       refresh();
+      placeFocus();
     }
 
     function send(event) {

@@ -1,0 +1,69 @@
+"""Where the keyboard's focus goes after an action on the chat pages. Sending disables the
+message box and Send; a focus dropped to the top of the page leaves a keyboard or screen-reader
+user to find their way back at every message."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from study import config
+from study.cli import write_study_files
+from tests.browser.chat_participant import start_chat
+from tests.browser.participant import start_writing
+from tests.browser.test_narrow_window import chat_arm_study
+from tests.conftest import CONTACT
+
+pytestmark = pytest.mark.browser
+
+
+def focused(page) -> str:
+    return page.evaluate("() => document.activeElement.dataset.testid || document.activeElement.tagName")
+
+
+def send_by_keyboard(page, text: str) -> None:
+    """Type in the message box, Tab to Send, Enter."""
+    expect(page.get_by_test_id("chat-input")).to_be_focused()
+    page.keyboard.type(text)
+    page.keyboard.press("Tab")
+    expect(page.get_by_test_id("chat-send")).to_be_focused()
+    page.keyboard.press("Enter")
+
+
+def test_a_chat_participant_on_the_keyboard_goes_from_message_to_rating_to_message(page, tmp_path, task_server_factory):
+    folder = tmp_path / "chat-study"
+    write_study_files(folder, paradigm="chat", replacements={**CONTACT, 'document_pane = "merged"': 'document_pane = "edited"'})
+    server = task_server_factory(config.load(folder))
+    start_chat(page, server.url)
+    page.get_by_test_id("chat-input").focus()
+    for n in (1, 2):
+        send_by_keyboard(page, f"Here is my thought number {n}.")
+        expect(page.get_by_test_id("exchange-count")).to_have_text(f"{n} of 8 exchanges", timeout=20_000)
+        # Back in the message box: the next message is typed at once.
+        expect(page.get_by_test_id("chat-input")).to_be_focused()
+
+    # The third reply owes a rating, which blocks the message box: the focus goes to it.
+    send_by_keyboard(page, "Here is my thought number 3.")
+    panel = page.locator(".rating-panel:not([hidden])")
+    expect(panel).to_be_visible(timeout=20_000)
+    slider = panel.locator("input[type=range]")
+    expect(slider).to_be_focused()
+    page.keyboard.press("ArrowRight")  # moved: now it is an answer
+    while focused(page) != "rating-submit":
+        page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    expect(panel).to_have_count(0)
+    expect(page.get_by_test_id("chat-input")).to_be_focused()
+    send_by_keyboard(page, "Here is my thought number 4.")
+    expect(page.get_by_test_id("exchange-count")).to_have_text("4 of 8 exchanges", timeout=20_000)
+
+
+def test_a_chat_arm_writer_who_sends_by_keyboard_stays_in_the_message_box(page, tmp_path, task_server_factory):
+    server = task_server_factory(config.load(chat_arm_study(tmp_path / "study")))
+    start_writing(page, server.url)
+    page.get_by_test_id("chat-input").focus()
+    send_by_keyboard(page, "Give me an opening line.")
+    expect(page.locator('#chat-messages li[data-role="assistant"]')).to_have_count(1, timeout=20_000)
+    expect(page.get_by_test_id("chat-input")).to_be_focused()
+    send_by_keyboard(page, "And a second one.")
+    expect(page.locator('#chat-messages li[data-role="assistant"]')).to_have_count(2, timeout=20_000)
