@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 from study import config
 from study.cli import write_study_files
 from tests.browser.chat_participant import start_chat
-from tests.browser.participant import start_writing
+from tests.browser.participant import start_writing, to_instructions
 from tests.browser.test_narrow_window import chat_arm_study
 from tests.conftest import CONTACT
 
@@ -67,3 +67,30 @@ def test_a_chat_arm_writer_who_sends_by_keyboard_stays_in_the_message_box(page, 
     expect(page.get_by_test_id("chat-input")).to_be_focused()
     send_by_keyboard(page, "And a second one.")
     expect(page.locator('#chat-messages li[data-role="assistant"]')).to_have_count(2, timeout=20_000)
+
+
+def test_removing_a_pre_writing_question_by_keyboard_goes_on_to_the_next_question(page, tmp_path, task_server_factory):
+    folder = tmp_path / "chat-study"
+    write_study_files(folder, paradigm="chat", replacements=CONTACT)
+    server = task_server_factory(config.load(folder))
+    to_instructions(page, server.url, "chat-1")
+    page.get_by_test_id("confirm1").check()
+    page.get_by_test_id("confirm2").check()
+    page.get_by_test_id("next").click()
+    page.get_by_test_id("intent-option").first.check()
+    page.get_by_test_id("next").click()
+    page.wait_for_url("**/prewriting")
+    first, second = page.locator("fieldset[data-question=q1]"), page.locator("fieldset[data-question=q2]")
+    question = first.locator("legend").inner_text().replace("(required)", "").strip()
+    # Each row's button says "Remove"; a screen reader hears which question it removes.
+    remove = page.get_by_role("button", name=f"Remove the question: {question}", exact=True)
+    expect(remove).to_have_count(1)
+    first.locator("textarea").focus()
+    page.keyboard.type("Not this one.")
+    page.keyboard.press("Tab")
+    expect(remove).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(first).to_be_hidden()
+    expect(second.locator("textarea")).to_be_focused()  # not the top of the page
+    page.keyboard.type("Typed straight on.")
+    expect(second.locator("textarea")).to_have_value("Typed straight on.")

@@ -8,15 +8,28 @@
   const form = document.querySelector("form.survey");
   if (!form) return;
 
+  // The next place to write after a question removed: the hidden button took the focus with
+  // it, and a keyboard user would start again from the top of the page.
+  const nextField = (fieldset) => {
+    const fields = Array.from(form.querySelectorAll("textarea, input:not([type=hidden]), button"));
+    const after = fields.filter((field) => fieldset.compareDocumentPosition(field) & Node.DOCUMENT_POSITION_FOLLOWING);
+    return after.find((field) => field.offsetParent !== null);
+  };
+
   form.querySelectorAll("fieldset[data-question^=q]").forEach((fieldset) => {
     const remove = document.createElement("button");
     remove.type = "button";
     remove.textContent = "Remove";
+    // Every row's button reads "Remove": a screen reader names the question it removes.
+    const legend = fieldset.querySelector("legend");
+    remove.setAttribute("aria-label", `Remove the question: ${legend ? legend.textContent.replace("(required)", "").replace(/\s+/g, " ").trim() : ""}`);
     remove.className = "remove-question";
     remove.setAttribute("data-testid", "remove-question");
     remove.addEventListener("click", () => {
       fieldset.querySelector("textarea").value = "";
       fieldset.hidden = true;
+      const next = nextField(fieldset);
+      if (next) next.focus();
     });
     fieldset.appendChild(remove);
   });
