@@ -56,9 +56,12 @@
     return answer;
   }
 
+  // The chosen score is drawn with a border, and told to a screen reader as a pressed button.
   function showChosen(score) {
     for (const button of form.querySelectorAll("button[name=score]")) {
-      button.classList.toggle("chosen", Number(button.value) === score);
+      const chosen = Number(button.value) === score;
+      button.classList.toggle("chosen", chosen);
+      button.setAttribute("aria-pressed", chosen ? "true" : "false");
     }
   }
 

@@ -169,6 +169,12 @@ def comment_steps(page, served, engine) -> None:
     page.wait_for_function(
         "() => document.getElementById('rating-status').textContent.includes('saved')"
     )
+    # The chosen score is more than a border: a screen reader hears it as the pressed button.
+    pressed = page.get_by_role("button", pressed=True).all()
+    assert [button.get_attribute("data-testid") for button in pressed] == ["score-5"]
+    page.reload()
+    pressed = page.get_by_role("button", pressed=True).all()
+    assert [button.get_attribute("data-testid") for button in pressed] == ["score-5"]
     assert page.get_by_test_id("others").is_visible()
     assert page.locator("#progress-rated").text_content() == "1"
     with reading(engine) as connection:
