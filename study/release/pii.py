@@ -30,9 +30,10 @@ affordable (`study.release.redaction`).
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass
 from typing import Iterable
+
+from study.without_torch import torch_hidden
 
 ENTITIES = (
     "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS", "US_SSN",
@@ -95,19 +96,11 @@ def mask(entity: str, length: int) -> str:
 
 
 def _import_presidio():
-    # Presidio imports its spaCy/transformers NLP engines eagerly, and with them torch and
-    # transformers when those are installed (the `lm` extra): about 10 s for engines this module
-    # never uses. Hiding the two packages during the import makes Presidio skip them; they are
-    # importable again right after.
-    hidden = [name for name in ("transformers", "torch") if name not in sys.modules]
-    for name in hidden:
-        sys.modules[name] = None  # type: ignore[assignment]
-    try:
+    # Presidio imports its spaCy/transformers NLP engines eagerly, with torch and transformers
+    # when the `lm` extra installed them: about 10 s for engines this module never uses.
+    with torch_hidden():
         import presidio_analyzer
         from presidio_analyzer import nlp_engine, predefined_recognizers
-    finally:
-        for name in hidden:
-            del sys.modules[name]
     return presidio_analyzer, nlp_engine, predefined_recognizers
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from study.without_torch import torch_hidden
 from study.curation.replay import DeltaError, apply_delta, from_units, to_units
 from study.curation.suggestions import inserted_text, match_suggestion
 
@@ -47,20 +48,24 @@ class EntityModel:
 
 
 def load_model() -> EntityModel:
-    try:
-        import spacy
-        import spacy.util
-    except ImportError:
-        return EntityModel(None, "", "spaCy is not installed: pip install 'study[nlp]'")
-    for name in sorted(spacy.util.get_installed_models()):
-        if not name.startswith("en_"):
-            continue
+    # spaCy would import torch (through thinc) and transformers (through Presidio's spaCy
+    # factory, loaded from its entry points with every pipeline) for a pipeline that uses
+    # neither: most of a report's time (study.without_torch).
+    with torch_hidden():
         try:
-            nlp = spacy.load(name, exclude=_not_needed(name))
-        except (OSError, ValueError):
-            continue
-        if "ner" in nlp.pipe_names:
-            return EntityModel(nlp, name, version=str(nlp.meta.get("version", "")))
+            import spacy
+            import spacy.util
+        except ImportError:
+            return EntityModel(None, "", "spaCy is not installed: pip install 'study[nlp]'")
+        for name in sorted(spacy.util.get_installed_models()):
+            if not name.startswith("en_"):
+                continue
+            try:
+                nlp = spacy.load(name, exclude=_not_needed(name))
+            except (OSError, ValueError):
+                continue
+            if "ner" in nlp.pipe_names:
+                return EntityModel(nlp, name, version=str(nlp.meta.get("version", "")))
     return EntityModel(
         None, "",
         "no spaCy English pipeline with a named-entity recognizer is installed, and none can be "

