@@ -28,7 +28,7 @@ from study.config import ConfigError, Study
 from study.curation.formats import CONTROL_KEYS, RELEASE_KEYS
 from study.curation.metadata import official_metadata
 from study.export.surveys import export_surveys
-from study.store import make_engine, provenance, reading
+from study.store import create_tables, make_engine, provenance, reading
 from study.store import events as event_store
 from study.store import sessions as session_store
 from study.store import simulated as simulated_store
@@ -68,6 +68,8 @@ def release_timestamp(epoch_seconds: float) -> str:
 
 def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -> ExportSummary:
     engine = make_engine(study.database_url)
+    # A database an earlier version made gets the tables and columns read below (study.store.db).
+    create_tables(engine)
     with reading(engine) as connection:
         candidates = session_store.all_sessions(connection, finished_only=not include_unfinished)
         stored = {s["session_id"] for s in session_store.all_sessions(connection)}

@@ -26,7 +26,7 @@ from study.curation.issues import MAX_PER_CODE, SessionReport
 from study.curation.validate import validate_lines
 from study.export.coauthor import to_release_record
 from study.store import events as event_store
-from study.store import make_engine, reading
+from study.store import create_tables, make_engine, reading
 from study.store import sessions as session_store
 
 
@@ -35,6 +35,7 @@ def validate_study(study: Study, keep: int | None = MAX_PER_CODE) -> Iterator[Se
     if study.paradigm != "writing":
         return
     engine = make_engine(study.database_url)
+    create_tables(engine)  # a database an earlier version made: the columns read below
     extended = next((m for m in paradigms.log_hooks() if hasattr(m, "extends") and m.extends(study)), None)
     rules = [m for m in (p.event_rules() for p in paradigms.registered()) if m and hasattr(m, "stored_problems")]
     extension_events = paradigms.extension_events()

@@ -24,7 +24,7 @@ from study.paradigms.chat import arm, arm_export
 def _from_study(path: Path) -> tuple[dict[str, list[str]], dict[str, list[dict]]]:
     from study.paradigms.chat import store as chat_store
     from study.store import events as event_store
-    from study.store import make_engine, reading
+    from study.store import create_tables, make_engine, reading
     from study.store import sessions as session_store
 
     study = study_config.load(path)
@@ -32,6 +32,7 @@ def _from_study(path: Path) -> tuple[dict[str, list[str]], dict[str, list[dict]]
         return {}, {}
     replies, events = {}, {}
     engine = make_engine(study.database_url)
+    create_tables(engine)  # a database an earlier version made: the columns read below
     with reading(engine) as connection:
         for session in session_store.all_sessions(connection, finished_only=True):
             if session["condition"] and arm.is_chat_arm(study.condition(session["condition"])):

@@ -15,7 +15,7 @@ from study.config import Study
 from study.export.surveys import export_surveys
 from study.paradigms.chat import store as chat_store
 from study.store import events as event_store
-from study.store import make_engine, provenance, reading
+from study.store import create_tables, make_engine, provenance, reading
 from study.store import sessions as session_store
 from study.store import simulated as simulated_store
 from study.store import surveys as survey_store
@@ -89,6 +89,7 @@ def export_chat(study: Study, out: Path, *, include_unfinished: bool = False) ->
         raise ValueError(f"{study.directory}: not a chat study (no [chat] table); use --format coauthor")
     private_folder(out)  # worker ids and every message: study.store.permissions
     engine = make_engine(study.database_url)
+    create_tables(engine)  # a database an earlier version made: the columns read below
     lines, ids, messages = [], [], 0
     with reading(engine) as connection:
         for session in session_store.all_sessions(connection):

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from study.config import Study
 from study.export.coauthor import write_atomically, to_release_record
-from study.store import make_engine, provenance, reading
+from study.store import create_tables, make_engine, provenance, reading
 from study.store import events as event_store
 from study.store import sessions as session_store
 from study.store.db import suggestion_requests
@@ -50,6 +50,7 @@ def to_extended_record(record: dict, event_num: int, paradigm: str) -> dict:
 def export_proactive(study: Study, out: Path, *, include_unfinished: bool = False) -> ProactiveExportSummary:
     private_folder(out)  # worker ids and keystrokes: study.store.permissions
     engine = make_engine(study.database_url)
+    create_tables(engine)  # a database an earlier version made: the columns read below
     rows, total, requests = [], 0, []
     with reading(engine) as connection:
         candidates = session_store.all_sessions(connection, finished_only=not include_unfinished)
