@@ -4,8 +4,10 @@ Three kinds, in this order:
   - arm: an arm added, removed or changed since the record (its paradigm, model, decoding), or
     the arms put in another order;
   - setting: any other key of study.toml whose value differs from the record's, [plan] included
-    (a changed outcome or comparison is a deviation too), by its dotted path, and a consent or
-    instructions text rewritten in its file (by its digest);
+    (a changed outcome or comparison is a deviation too), by its dotted path; a survey question
+    changed, added or removed, in study.toml or in the preset or file it names, by
+    `surveys.<survey>.items.<item>.<key>`; and a consent or instructions text rewritten in its
+    file (by its digest);
   - excluded: sessions the analysis leaves out, counted from the study database: sessions begun
     before the record (it should have come first), sessions that did not finish, sessions whose
     MTurk assignment was rejected at review, and judges a judging round's gold check flagged.
@@ -27,6 +29,7 @@ from study.store.db import sessions
 from study.store.simulated import simulated_ids
 
 SKIPPED = ("conditions",)  # compared as arms
+SURVEY_KEYS = ("survey", "surveys")  # compared as asked, when the record has them (record.surveys)
 
 
 @dataclass(frozen=True)
@@ -68,11 +71,16 @@ def compare(signed: dict, study: Study, excluded: dict[str, int]) -> list[Deviat
             if before[name].get(field) != now[name].get(field):
                 found.append(Deviation("arm", f"{name}.{field}",
                                        f"{shown(before[name].get(field))} -> {shown(now[name].get(field))}"))  # fmt: skip
-    old = {k: v for k, v in flatten(signed["configuration"]).items() if k.split(".")[0] not in SKIPPED}
-    new = {k: v for k, v in flatten(record_module.configuration(study)).items() if k.split(".")[0] not in SKIPPED}
+    # A record with the surveys as asked (record.surveys) compares them item by item (which
+    # study.toml's [[survey]] and [[surveys]] lists would repeat, each change as a whole list).
+    skipped = SKIPPED + (SURVEY_KEYS if "surveys" in signed else ())
+    old = {k: v for k, v in flatten(signed["configuration"]).items() if k.split(".")[0] not in skipped}
+    new = {k: v for k, v in flatten(record_module.configuration(study)).items() if k.split(".")[0] not in skipped}
     for key in sorted(old.keys() | new.keys()):
         if old.get(key) != new.get(key):
             found.append(Deviation("setting", key, f"{shown(old.get(key))} -> {shown(new.get(key))}"))
+    if "surveys" in signed:  # a record made before it holds only study.toml's lists, compared above
+        found += survey_changes(signed["surveys"], record_module.surveys(study))
     # study.toml names the texts' files only: the same file name may hold other words now.
     recorded_texts = signed.get("texts_sha256", {})
     for name, now_digest in record_module.texts_sha256(study).items():
@@ -83,6 +91,32 @@ def compare(signed: dict, study: Study, excluded: dict[str, int]) -> list[Deviat
         if count:
             found.append(Deviation("excluded", what, f"{count} session(s)" if "judge" not in what else f"{count} judge(s)"))
     return sorted(found, key=lambda d: ("arm", "setting", "excluded").index(d.kind))
+
+
+def survey_changes(before: dict[str, dict], now: dict[str, dict]) -> list[Deviation]:
+    """The surveys' questions as asked now against the record's (record.surveys): a survey or
+    question added or removed is one deviation, a changed key of either one each."""
+    found = []
+    for name in sorted(before.keys() | now.keys()):
+        if name not in now or name not in before:
+            change = "removed after the record" if name not in now else "added after the record"
+            found.append(Deviation("setting", f"surveys.{name}", f"survey {change}"))
+            continue
+        old_items, new_items = before[name].get("items", {}), now[name].get("items", {})
+        for item in sorted(old_items.keys() | new_items.keys()):
+            if item not in new_items or item not in old_items:
+                change = "removed after the record" if item not in new_items else "added after the record"
+                text = (old_items.get(item) or new_items[item]).get("text", "")
+                found.append(Deviation("setting", f"surveys.{name}.items.{item}", f"question {change}: {shown(text)}"))
+        old = flatten({k: v for k, v in before[name].items() if k != "items"}, f"surveys.{name}")
+        new = flatten({k: v for k, v in now[name].items() if k != "items"}, f"surveys.{name}")
+        for item in sorted(old_items.keys() & new_items.keys()):
+            old.update(flatten(old_items[item], f"surveys.{name}.items.{item}"))
+            new.update(flatten(new_items[item], f"surveys.{name}.items.{item}"))
+        for key in sorted(old.keys() | new.keys()):
+            if old.get(key) != new.get(key):
+                found.append(Deviation("setting", key, f"{shown(old.get(key))} -> {shown(new.get(key))}"))
+    return found
 
 
 def exclusions(connection: Connection, signed: dict, flagged_judges: int = 0) -> dict[str, int]:

@@ -10,14 +10,16 @@ services expect.
 
 What is recorded: study.toml as parsed (without [study] database, which may hold a password,
 and without any user:password in [suggestions] endpoint),
-its SHA-256, the arms, [plan] (hypotheses, exclusions, outcomes, comparisons), and the SHA-256
-of the consent and instructions texts participants will read.
+its SHA-256, the arms, [plan] (hypotheses, exclusions, outcomes, comparisons), the SHA-256
+of the consent and instructions texts participants will read, and every survey's questions as
+participants will be asked them (with a `[[surveys]]` preset's or file's, which study.toml only names).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -107,6 +109,7 @@ def build(study: Study, now: dt.datetime | None = None) -> dict:
         "plan": {"hypotheses": plan.get("hypotheses", ""), "exclusions": plan.get("exclusions", ""),
                  "outcomes": plan.get("outcomes", []), "comparisons": plan.get("comparisons", [])},
         "texts_sha256": texts_sha256(study),
+        "surveys": surveys(study),
     }  # fmt: skip
 
 
@@ -115,6 +118,18 @@ def texts_sha256(study: Study) -> dict[str, str]:
     files, so a text rewritten after the record is found by its digest (study.plan.deviations)."""
     texts = {"consent": study.consent_template, "instructions": study.instructions_template}
     return {name: hashlib.sha256(text.encode("utf-8")).hexdigest() for name, text in texts.items()}
+
+
+def surveys(study: Study) -> dict[str, dict]:
+    """Every survey as participants are asked it, by its name, each item by its id: a survey's
+    preset or file (study.toml names only the file) merged in, so a question reworded there
+    after the record is a deviation named by survey, item and key (study.plan.deviations)."""
+    asked = {}
+    for survey in study.surveys:
+        fields = {f.name: getattr(survey, f.name) for f in dataclasses.fields(survey) if f.name not in ("name", "raw")}
+        fields["items"] = {item.id: dataclasses.asdict(item) for item in survey.items}
+        asked[survey.name] = json.loads(json.dumps(fields))  # tuples as the JSON record holds them
+    return asked
 
 
 def key(directory: Path) -> Ed25519PrivateKey:

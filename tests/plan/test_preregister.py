@@ -149,3 +149,31 @@ def test_verify_lists_arms_put_in_another_order_after_the_record(planned):
     assert "No deviation from the record." not in result.output
     assert ('DEVIATION (arm) order: creative-low, creative-high, argumentative-low, argumentative-high -> '
             "creative-high, creative-low, argumentative-low, argumentative-high") in result.output
+
+
+def test_verify_names_a_question_reworded_in_the_survey_file_study_toml_names(planned):
+    # The after-session survey lives in a file beside study.toml (`[[surveys]] file = ...`):
+    # study.toml is unchanged when a question in it is reworded after the record, or one added,
+    # yet the writers are asked something else than the plan says.
+    (planned / "after.toml").write_text(
+        'title = "About the AI"\n'
+        '[[items]]\nid = "helpful"\ntype = "likert"\ntext = "The AI helped me write."\n'
+        '[[items]]\nid = "again"\ntype = "likert"\ntext = "I would write with it again."\n',
+        encoding="utf-8",
+    )
+    edit(planned, lambda data: data.update(surveys=[{"name": "about_ai", "placement": "after_session",
+                                                     "file": "after.toml"}]))  # fmt: skip
+    assert run("preregister", planned).exit_code == 0
+    (planned / "after.toml").write_text(
+        'title = "About the AI"\n'
+        '[[items]]\nid = "helpful"\ntype = "likert"\ntext = "The AI made my story better."\n'
+        '[[items]]\nid = "again"\ntype = "likert"\ntext = "I would write with it again."\n'
+        '[[items]]\nid = "trust"\ntype = "likert"\ntext = "I trusted the AI."\n',
+        encoding="utf-8",
+    )
+    result = run("preregister", "verify", planned)
+    assert result.exit_code == 0, result.output
+    assert ('DEVIATION (setting) surveys.about_ai.items.helpful.text: "The AI helped me write." -> '
+            '"The AI made my story better."') in result.output  # fmt: skip
+    assert 'DEVIATION (setting) surveys.about_ai.items.trust: question added after the record: "I trusted the AI."' in result.output
+    assert "items.again" not in result.output  # the question left as it was is no deviation
