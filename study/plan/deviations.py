@@ -4,10 +4,10 @@ Three kinds, in this order:
   - arm: an arm added, removed or changed since the record (its paradigm, model, decoding), or
     the arms put in another order;
   - setting: any other key of study.toml whose value differs from the record's, [plan] included
-    (a changed outcome or comparison is a deviation too), by its dotted path; a survey question
-    changed, added or removed, in study.toml or in the preset or file it names, by
-    `surveys.<survey>.items.<item>.<key>`; and a consent or instructions text rewritten in its
-    file (by its digest);
+    (a changed outcome or comparison is a deviation too), by its key (study.plan.changes:
+    `session.min_seconds`, `prompts[mana].text`); a survey question changed, added or removed,
+    in study.toml or in the preset or file it names (`surveys[about_ai].items[trust].text`); and
+    a consent or instructions text rewritten in its file (by its digest);
   - excluded: sessions the analysis leaves out, counted from the study database: sessions begun
     before the record (it should have come first), sessions that did not finish, sessions whose
     MTurk assignment was rejected at review, and judges a judging round's gold check flagged.
@@ -17,7 +17,6 @@ A pure comparison (`compare`) of the record with the current configuration and t
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, select
@@ -25,6 +24,7 @@ from sqlalchemy import Connection, select
 from study import providers
 from study.config import Study
 from study.plan import record as record_module
+from study.plan.changes import changes, shown
 from study.store.db import sessions
 from study.store.simulated import simulated_ids
 
@@ -37,19 +37,6 @@ class Deviation:
     kind: str  # arm | setting | excluded
     what: str
     detail: str
-
-
-def flatten(value, prefix: str = "") -> dict[str, object]:
-    if isinstance(value, dict):
-        out = {}
-        for key, inner in value.items():
-            out.update(flatten(inner, f"{prefix}.{key}" if prefix else key))
-        return out
-    return {prefix: value}
-
-
-def shown(value) -> str:
-    return "(absent)" if value is None else json.dumps(value, ensure_ascii=False)
 
 
 def compare(signed: dict, study: Study, excluded: dict[str, int]) -> list[Deviation]:
@@ -71,16 +58,14 @@ def compare(signed: dict, study: Study, excluded: dict[str, int]) -> list[Deviat
             if before[name].get(field) != now[name].get(field):
                 found.append(Deviation("arm", f"{name}.{field}",
                                        f"{shown(before[name].get(field))} -> {shown(now[name].get(field))}"))  # fmt: skip
-    # A record with the surveys as asked (record.surveys) compares them item by item (which
-    # study.toml's [[survey]] and [[surveys]] lists would repeat, each change as a whole list).
+    # A record with the surveys as asked (record.surveys) compares those, a preset's or file's
+    # questions included, rather than study.toml's [[survey]] and [[surveys]] (which name the file).
     skipped = SKIPPED + (SURVEY_KEYS if "surveys" in signed else ())
-    old = {k: v for k, v in flatten(signed["configuration"]).items() if k.split(".")[0] not in skipped}
-    new = {k: v for k, v in flatten(record_module.configuration(study)).items() if k.split(".")[0] not in skipped}
-    for key in sorted(old.keys() | new.keys()):
-        if old.get(key) != new.get(key):
-            found.append(Deviation("setting", key, f"{shown(old.get(key))} -> {shown(new.get(key))}"))
-    if "surveys" in signed:  # a record made before it holds only study.toml's lists, compared above
-        found += survey_changes(signed["surveys"], record_module.surveys(study))
+    old = {k: v for k, v in signed["configuration"].items() if k not in skipped}
+    new = {k: v for k, v in record_module.configuration(study).items() if k not in skipped}
+    if "surveys" in signed:
+        old["surveys"], new["surveys"] = signed["surveys"], record_module.surveys(study)
+    found += [Deviation("setting", key, detail) for key, detail in changes(old, new)]
     # study.toml names the texts' files only: the same file name may hold other words now.
     recorded_texts = signed.get("texts_sha256", {})
     for name, now_digest in record_module.texts_sha256(study).items():
@@ -91,32 +76,6 @@ def compare(signed: dict, study: Study, excluded: dict[str, int]) -> list[Deviat
         if count:
             found.append(Deviation("excluded", what, f"{count} session(s)" if "judge" not in what else f"{count} judge(s)"))
     return sorted(found, key=lambda d: ("arm", "setting", "excluded").index(d.kind))
-
-
-def survey_changes(before: dict[str, dict], now: dict[str, dict]) -> list[Deviation]:
-    """The surveys' questions as asked now against the record's (record.surveys): a survey or
-    question added or removed is one deviation, a changed key of either one each."""
-    found = []
-    for name in sorted(before.keys() | now.keys()):
-        if name not in now or name not in before:
-            change = "removed after the record" if name not in now else "added after the record"
-            found.append(Deviation("setting", f"surveys.{name}", f"survey {change}"))
-            continue
-        old_items, new_items = before[name].get("items", {}), now[name].get("items", {})
-        for item in sorted(old_items.keys() | new_items.keys()):
-            if item not in new_items or item not in old_items:
-                change = "removed after the record" if item not in new_items else "added after the record"
-                text = (old_items.get(item) or new_items[item]).get("text", "")
-                found.append(Deviation("setting", f"surveys.{name}.items.{item}", f"question {change}: {shown(text)}"))
-        old = flatten({k: v for k, v in before[name].items() if k != "items"}, f"surveys.{name}")
-        new = flatten({k: v for k, v in now[name].items() if k != "items"}, f"surveys.{name}")
-        for item in sorted(old_items.keys() & new_items.keys()):
-            old.update(flatten(old_items[item], f"surveys.{name}.items.{item}"))
-            new.update(flatten(new_items[item], f"surveys.{name}.items.{item}"))
-        for key in sorted(old.keys() | new.keys()):
-            if old.get(key) != new.get(key):
-                found.append(Deviation("setting", key, f"{shown(old.get(key))} -> {shown(new.get(key))}"))
-    return found
 
 
 def exclusions(connection: Connection, signed: dict, flagged_judges: int = 0) -> dict[str, int]:

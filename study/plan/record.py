@@ -120,15 +120,15 @@ def texts_sha256(study: Study) -> dict[str, str]:
     return {name: hashlib.sha256(text.encode("utf-8")).hexdigest() for name, text in texts.items()}
 
 
-def surveys(study: Study) -> dict[str, dict]:
-    """Every survey as participants are asked it, by its name, each item by its id: a survey's
+def surveys(study: Study) -> list[dict]:
+    """Every survey as participants are asked it, in order, its items in order: a survey's
     preset or file (study.toml names only the file) merged in, so a question reworded there
-    after the record is a deviation named by survey, item and key (study.plan.deviations)."""
-    asked = {}
+    after the record is a deviation naming the survey, the item and the key (study.plan.changes)."""
+    asked = []
     for survey in study.surveys:
-        fields = {f.name: getattr(survey, f.name) for f in dataclasses.fields(survey) if f.name not in ("name", "raw")}
-        fields["items"] = {item.id: dataclasses.asdict(item) for item in survey.items}
-        asked[survey.name] = json.loads(json.dumps(fields))  # tuples as the JSON record holds them
+        fields = {f.name: getattr(survey, f.name) for f in dataclasses.fields(survey) if f.name != "raw"}
+        fields["items"] = [dataclasses.asdict(item) for item in survey.items]
+        asked.append(json.loads(json.dumps(fields)))  # tuples as the JSON record holds them
     return asked
 
 

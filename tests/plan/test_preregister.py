@@ -173,7 +173,27 @@ def test_verify_names_a_question_reworded_in_the_survey_file_study_toml_names(pl
     )
     result = run("preregister", "verify", planned)
     assert result.exit_code == 0, result.output
-    assert ('DEVIATION (setting) surveys.about_ai.items.helpful.text: "The AI helped me write." -> '
+    assert ('DEVIATION (setting) surveys[about_ai].items[helpful].text: "The AI helped me write." -> '
             '"The AI made my story better."') in result.output  # fmt: skip
-    assert 'DEVIATION (setting) surveys.about_ai.items.trust: question added after the record: "I trusted the AI."' in result.output
-    assert "items.again" not in result.output  # the question left as it was is no deviation
+    assert 'DEVIATION (setting) surveys[about_ai].items[trust]: added after the record: {"id": "trust"' in result.output
+    assert "items[again]" not in result.output  # the question left as it was is no deviation
+
+
+def test_verify_names_the_prompt_reworded_after_the_record_in_one_line(planned):
+    # One prompt of twenty reworded after launch: the deviation names that prompt and its key,
+    # not the whole [[prompts]] list before and after (16 KB on one line, the change in it unsaid).
+    run("preregister", planned)
+
+    def reword(data):
+        mana = next(prompt for prompt in data["prompts"] if prompt["code"] == "mana")
+        mana["text"] = "Magic returns to a humbled Earth."
+        data["prompts"] = [p for p in data["prompts"] if p["code"] != "pig"]
+
+    edit(planned, reword)
+    result = run("preregister", "verify", planned)
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("DEVIATION (setting) prompts")]
+    assert len(lines) == 2, lines
+    assert lines[0] == "DEVIATION (setting) prompts[pig]: removed after the record"
+    assert lines[1].startswith("DEVIATION (setting) prompts[mana].text: \"Humans once wielded")
+    assert lines[1].endswith(' -> "Magic returns to a humbled Earth."')
