@@ -376,6 +376,7 @@ def _has_everything(connection: Connection) -> bool:
 
 
 def _create_missing(bind: Connection) -> None:
+    earlier = set(inspect(bind).get_table_names())
     metadata.create_all(bind)
     _add_missing_columns(bind)
     # create_all adds indexes only with a new table: an index added to an existing table later
@@ -383,6 +384,12 @@ def _create_missing(bind: Connection) -> None:
     for table in metadata.sorted_tables:
         for index in table.indexes:
             index.create(bind, checkfirst=True)
+    if "sessions" in earlier and "survey_responses" not in earlier:
+        # A database of a version before the survey engine: its answers are moved once, with
+        # the table made for them (imported here: that module reads this one's tables).
+        from study.store.earlier_versions import move_survey_answers
+
+        move_survey_answers(bind)
 
 
 def _add_missing_columns(bind: Connection) -> None:

@@ -62,3 +62,26 @@ def test_a_database_made_by_the_first_version_is_read_by_every_command(app, clie
         assert "Checked 2 sessions" in result.output and "2 valid" in result.output
     else:
         assert "2 sessions by 2 writers" in result.output
+
+
+def test_survey_answers_an_earlier_version_kept_in_the_session_are_exported_and_counted(app, client, study_folder, tmp_path):
+    # Before the survey engine, a session's answers to the [[survey]] questions were kept only
+    # in sessions.survey: the export left them out (no survey.csv) and status counted none.
+    sessions = []
+    for code in ("lab-a", "lab-b"):
+        sessions.append(start(client, access_code=code))
+        to_writing(client, sessions[-1])
+        finish(client, sessions[-1])  # native_speaker Yes, ownership 6, satisfaction 5, reuse 7
+    _as_the_first_version_left_it(app.extensions["study.engine"])
+
+    exported = CliRunner().invoke(main, ["export", str(study_folder), "--out", str(tmp_path / "out")])
+    status = CliRunner().invoke(main, ["status", str(study_folder)])
+    again = CliRunner().invoke(main, ["status", str(study_folder)])  # moved once, not twice
+
+    assert exported.exit_code == 0, exported.output
+    with open(tmp_path / "out" / "survey.csv", newline="") as handle:
+        rows = {row["session_id"]: row for row in csv.DictReader(handle)}
+    assert sorted(rows) == sorted(sessions)
+    assert {(row["native_speaker"], row["ownership"], row["reuse"]) for row in rows.values()} == {("Yes", "6", "7")}
+    assert "Surveys (submitted, in progress): post_session 2" in status.output
+    assert "Surveys (submitted, in progress): post_session 2" in again.output
