@@ -26,6 +26,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.schema import CreateColumn
 
+from study.store.earlier_versions import move_survey_answers
+
 metadata = MetaData()
 
 sessions = Table(
@@ -386,9 +388,7 @@ def _create_missing(bind: Connection) -> None:
             index.create(bind, checkfirst=True)
     if "sessions" in earlier and "survey_responses" not in earlier:
         # A database of a version before the survey engine: its answers are moved once, with
-        # the table made for them (imported here: that module reads this one's tables).
-        from study.store.earlier_versions import move_survey_answers
-
+        # the table made for them.
         move_survey_answers(bind)
 
 

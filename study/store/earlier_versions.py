@@ -11,9 +11,14 @@ from __future__ import annotations
 
 import json
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, column, insert, select, table
 
-from study.store.db import sessions, survey_responses
+# The columns read and written, by name: study.store.db declares the tables and calls this
+# module as it creates them, so this module does not import it.
+sessions = table("sessions", *(column(name) for name in (
+    "session_id", "survey", "created_at", "writing_finished_at", "completed_at")))  # fmt: skip
+survey_responses = table("survey_responses", *(column(name) for name in (
+    "session_id", "survey", "occasion", "placement", "answers", "page", "started_at", "submitted_at")))  # fmt: skip
 
 # What the `[[survey]]` list is now asked as (study.survey.definition.LEGACY_NAME): an
 # after-session survey of one page.
@@ -44,5 +49,5 @@ def move_survey_answers(bind: Connection) -> int:
             "submitted_at": completed_at or started,
         })  # fmt: skip
     if responses:
-        bind.execute(survey_responses.insert(), responses)
+        bind.execute(insert(survey_responses), responses)
     return len(responses)
