@@ -159,7 +159,10 @@ def _study_reports(folders: list[Path], keep: int | None) -> Iterator[SessionRep
             study = load(folder)
         except ConfigError as error:
             raise click.ClickException(f"{folder}: {error}") from None
-        yield from validate_study(study, keep=keep)
+        try:
+            yield from validate_study(study, keep=keep)
+        except ConfigError as error:  # a name its stored sessions use, gone from study.toml
+            raise click.ClickException(str(error)) from None
 
 
 def _print_issues(report: SessionReport, show_warnings: bool) -> None:

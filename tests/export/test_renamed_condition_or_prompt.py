@@ -1,7 +1,8 @@
 """A curator renames a condition or drops a prompt in study.toml after sessions were stored
-under it: `study export`, `study report` (and `--table3`) and `study release build` name
-study.toml, the missing name and the fix, and write nothing (no OUT with some session files and
-no metadata.csv, which would look like a smaller, finished export)."""
+under it: `study export` (`--format proactive` too), `study curate validate`, `study report`
+(and `--table3`) and `study release build` name study.toml, the missing name and the fix, and
+write nothing (no OUT with some session files and no metadata.csv, which would look like a
+smaller, finished export; no session called forged)."""
 
 from __future__ import annotations
 
@@ -44,13 +45,15 @@ def _commands(tmp_path, folder):
         "export": (["export", str(folder), "--out", str(tmp_path / "out")], tmp_path / "out"),
         "report": (["report", str(folder), "--out", str(tmp_path / "r.html")], tmp_path / "r.html"),
         "table3": (["report", str(folder), "--table3"], None),
+        "proactive": (["export", str(folder), "--format", "proactive", "--out", str(tmp_path / "out")], tmp_path / "out"),
+        "validate": (["curate", "validate", str(folder)], None),
         "release": (["release", "build", str(folder), "--version", "1.0.0", "--out",
                      str(tmp_path / "releases"), "--key", str(key)], tmp_path / "releases"),
     }  # fmt: skip
 
 
 @pytest.mark.parametrize("edit, missing", [(_rename_conditions, "creative-low"), (_drop_prompt, "shapeshifter")])
-@pytest.mark.parametrize("command", ["export", "report", "table3", "release"])
+@pytest.mark.parametrize("command", ["export", "report", "table3", "release", "proactive", "validate"])
 def test_a_name_gone_from_study_toml_is_named_and_nothing_is_written(client, study_folder, tmp_path, edit, missing, command):
     _two_finished_sessions(client)
     edit(study_folder)

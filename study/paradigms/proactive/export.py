@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from study.config import Study
-from study.export.coauthor import write_atomically, to_release_record
+from study.export.coauthor import check_stored_names, to_release_record, write_atomically
 from study.store import create_tables, make_engine, provenance, reading
 from study.store import events as event_store
 from study.store import sessions as session_store
@@ -48,7 +48,6 @@ def to_extended_record(record: dict, event_num: int, paradigm: str) -> dict:
 
 
 def export_proactive(study: Study, out: Path, *, include_unfinished: bool = False) -> ProactiveExportSummary:
-    private_folder(out)  # worker ids and keystrokes: study.store.permissions
     engine = make_engine(study.database_url)
     create_tables(engine)  # a database an earlier version made: the columns read below
     rows, total, requests = [], 0, []
@@ -56,6 +55,13 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
         candidates = session_store.all_sessions(connection, finished_only=not include_unfinished)
         answered = provenance.answered_models(connection)
         asked = provenance.asked_models(connection)
+    # Before anything is written, as the CoAuthor export: a condition or prompt renamed or
+    # removed in study.toml after sessions were stored under it stopped this one halfway.
+    try:
+        check_stored_names(study, candidates)
+    finally:
+        engine.dispose()
+    private_folder(out)  # worker ids and keystrokes: study.store.permissions
     # L0 sessions belong to a MindCopilot study (the baseline of Table 5), not to a CoAuthor one.
     proactive_study = is_proactive_study(study.conditions, study.proactive)
     for session in candidates:
