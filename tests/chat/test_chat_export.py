@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 
 from click.testing import CliRunner
 
+from study import config
 from study.cli import main as study_cli
 from study.paradigms.chat.curation import count_tokens, read_conversations
 from tests.chat.flow import choose_intent, prewrite, rate, say, start_chat
@@ -100,3 +102,58 @@ def test_a_rating_after_an_exchange_that_never_happened_is_reported():
     record = {"messages": [{"seq": 0, "role": "user"}, {"seq": 1, "role": "assistant"}],
               "ratings": [{"after_exchange": 3}]}  # fmt: skip
     assert consistency(record) == ["ratings[0].after_exchange: 3 but the conversation has 1 exchanges"]
+
+
+def _finished_conversation(client) -> tuple[str, str]:
+    """A finished conversation's session id and the intent its writer chose."""
+    from study.paradigms.chat import store as chat_store
+    from study.store import reading
+
+    session_id = _conversation(client, "done")
+    response = client.post(f"/s/{session_id}/chat/finish", json={"last_seq": 1, "pending": 0, "document": "Draft."})
+    assert response.status_code == 200, response.json
+    assert client.post(f"/s/{session_id}/survey", data=FINAL).location.endswith("/complete")
+    with reading(client.application.extensions["study.engine"]) as connection:
+        return session_id, chat_store.get(connection, session_id)["intent"]
+
+
+def _export(folder, out):
+    return CliRunner().invoke(study_cli, ["export", str(folder), "--format", "chat", "--out", str(out)])
+
+
+def test_an_arm_renamed_after_its_conversations_is_named_and_nothing_is_written(chat_client, chat_folder, tmp_path):
+    # The arms renamed in study.toml once conversations were stored under them: the export
+    # stopped with a KeyError traceback, after it had made OUT.
+    _finished_conversation(chat_client)
+    path = chat_folder / "study.toml"
+    text = path.read_text(encoding="utf-8")
+    names = sorted(set(re.findall(r'^name = "([^"]+)"', text, flags=re.M)) & {c.name for c in config.load(chat_folder).conditions})
+    for name in names:
+        text = text.replace(f'name = "{name}"', f'name = "{name}-v2"')
+    path.write_text(text, encoding="utf-8")
+
+    result = _export(chat_folder, tmp_path / "out")
+
+    assert result.exit_code == 1, result.output
+    assert not isinstance(result.exception, KeyError), repr(result.exception)
+    assert f"{path}: conditions: no entry with name = '" in result.output and "Fix: restore" in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_intent_gone_from_the_intent_bank_is_named_and_nothing_is_written(chat_client, chat_folder, tmp_path):
+    # The researcher copies the bank to edit it and drops the intent a writer had chosen: the
+    # export stopped on a bare StopIteration.
+    _, intent = _finished_conversation(chat_client)
+    assert CliRunner().invoke(study_cli, ["chat", "copy-intents", str(chat_folder)]).exit_code == 0
+    kind, index = intent.split("/")
+    bank = chat_folder / "intents" / f"{kind}.toml"
+    tables = bank.read_text(encoding="utf-8").split("[[intents]]")
+    bank.write_text("[[intents]]".join(t for t in tables if f"\nindex = {index}\n" not in t), encoding="utf-8")
+    path = chat_folder / "study.toml"
+    path.write_text(path.read_text(encoding="utf-8").replace('intent_bank = ""', 'intent_bank = "intents"'), encoding="utf-8")
+
+    result = _export(chat_folder, tmp_path / "out")
+
+    assert result.exit_code == 1, result.output
+    assert f"chat.intent_bank: no intent '{intent}', which 1 stored session(s) were given" in result.output
+    assert not (tmp_path / "out").exists()

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from study.paradigms.chat.assign import label
-from study.config import Study
+from study.config import ConfigError, Study
 from study.export.surveys import export_surveys
 from study.paradigms.chat import store as chat_store
 from study.store import events as event_store
@@ -87,14 +87,18 @@ def conversation(study: Study, connection, session: dict) -> dict | None:
 def export_chat(study: Study, out: Path, *, include_unfinished: bool = False) -> ChatExportSummary:
     if study.chat is None:
         raise ValueError(f"{study.directory}: not a chat study (no [chat] table); use --format coauthor")
-    private_folder(out)  # worker ids and every message: study.store.permissions
     engine = make_engine(study.database_url)
     create_tables(engine)  # a database an earlier version made: the columns read below
     lines, ids, messages = [], [], 0
     with reading(engine) as connection:
-        for session in session_store.all_sessions(connection):
-            if not include_unfinished and session["stage"] != "complete":
-                continue
+        chosen = [s for s in session_store.all_sessions(connection) if include_unfinished or s["stage"] == "complete"]
+        problems = stored_names_gone(study, connection, chosen)
+    if problems:  # before anything is written: an export that stopped halfway looked finished
+        engine.dispose()
+        raise ConfigError(problems)
+    private_folder(out)  # worker ids and every message: study.store.permissions
+    with reading(engine) as connection:
+        for session in chosen:
             record = conversation(study, connection, session)
             if record is None:
                 continue
@@ -107,6 +111,33 @@ def export_chat(study: Study, out: Path, *, include_unfinished: bool = False) ->
     for name, data in files.items():
         write_private(out / name, data)
     return ChatExportSummary(conversations=len(lines), messages=messages)
+
+
+def stored_names_gone(study: Study, connection, sessions: list[dict]) -> str:
+    """Why these sessions cannot be exported, or "": an arm or an intent they were given that
+    study.toml or its intent bank no longer has (renamed or removed since)."""
+    source = study.directory / "study.toml"
+    arms = {c.name for c in study.conditions}
+    intents = {i.key for i in study.chat.intents}
+    gone: dict[tuple[str, str], int] = {}
+    for session in sessions:
+        chat = chat_store.get(connection, session["session_id"]) if session["condition"] else None
+        if chat is None:
+            continue  # never reached the chat: not exported
+        if session["condition"] not in arms:
+            gone[("condition", session["condition"])] = gone.get(("condition", session["condition"]), 0) + 1
+        if chat["intent"] and chat["intent"] not in intents:
+            gone[("intent", chat["intent"])] = gone.get(("intent", chat["intent"]), 0) + 1
+    problems = []
+    for (what, name), count in sorted(gone.items()):
+        if what == "condition":
+            problems.append(f"{source}: conditions: no entry with name = '{name}', which {count} stored session(s) "
+                            "use. Fix: restore that [[conditions]] entry (a renamed one keeps its old name); "
+                            "sessions already stored keep the name they were given.")  # fmt: skip
+        else:
+            problems.append(f"{source}: chat.intent_bank: no intent '{name}', which {count} stored session(s) were "
+                            "given. Fix: restore it in the intent bank (a reworded one keeps its type and index).")  # fmt: skip
+    return "\n".join(problems)
 
 
 def export(study: Study, out: Path, *, include_unfinished: bool = False) -> str:
