@@ -162,3 +162,11 @@ def log_format(name: str):
 def release_hooks(study) -> list:
     """The `release` modules of the paradigms a study's sessions use (study.release.source)."""
     return [module for module in (p.release_hooks() for p in serving(study)) if module]
+
+
+def arm_as_run(study, condition) -> dict:
+    """The settings a paradigm's replies of `condition` really ran with, where they are not the
+    condition's own (a chat assistant: one reply of its own max_tokens, not a Tab list of `n`),
+    for a release's arms.json and card; {} where the condition's are."""
+    hooks = (module for module in release_hooks(study) if hasattr(module, "arm_as_run"))
+    return next((found for found in (module.arm_as_run(study, condition) for module in hooks) if found), {})

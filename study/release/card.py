@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from study.config import minutes_text
-from study.release import versioning
+from study.release import chat_card, versioning
 from study.release.facts import ReleaseFacts
 from study.release.layout import (
     CHANGELOG,
@@ -46,6 +46,12 @@ def _size_category(n: int) -> str:
     return next((label for limit, label in SIZES if n < limit), "n>1M")
 
 
+def tags(facts: ReleaseFacts) -> list[str]:
+    """The card's tags and datapackage.json's keywords: a chat study has no keystroke logs."""
+    return ["human-ai-collaboration", "writing"] + (["keystroke-logs", "coauthor"] if facts.sessions else
+                                                    ["chat", "conversations"])  # fmt: skip
+
+
 def yaml_header(facts: ReleaseFacts) -> str:
     lines = [
         "---",
@@ -53,7 +59,7 @@ def yaml_header(facts: ReleaseFacts) -> str:
         f"license: {_q(facts.license)}",
         "language:", "- en",
         "task_categories:", "- text-generation",
-        "tags:", "- human-ai-collaboration", "- writing", "- keystroke-logs", "- coauthor",
+        "tags:", *(f"- {tag}" for tag in tags(facts)),
         "size_categories:", f"- {_q(_size_category(facts.sessions))}",
         "configs:",
     ]  # fmt: skip
@@ -89,9 +95,7 @@ DESIGN_FILES = {
 def render(facts: ReleaseFacts) -> str:
     what = (
         f"Keystroke-level logs of people writing with AI suggestions, in the CoAuthor format ({PAPER})"
-        if facts.sessions else
-        "Conversations of people writing a document with a chat assistant (CollabLLM's "
-        "document-creation study)"
+        if facts.sessions else chat_card.WHAT
     )  # fmt: skip
     intro = f"{what}. Version {facts.version}, {facts.date}. Built by the `study` toolkit (`study release build`).\n"
     sections = (_motivation, _composition, _collection, _preprocessing, _uses, _distribution,
@@ -106,22 +110,12 @@ def _table(header: tuple[str, ...], rows: list[tuple]) -> str:
     return "\n".join(lines) + "\n"
 
 
-CHAT_STUDY = (
-    "Participants chose what to write (an intent), noted their thoughts, then wrote the document "
-    "in a pane beside a chat with an assistant they were assigned (its name hidden behind a "
-    "label), rated the chat between exchanges and answered a final survey (CollabLLM, App. E). "
-)
-
-
 def _motivation(facts: ReleaseFacts) -> str:
     purpose = (
         "To study how writers collaborate with a language model that suggests the next sentence "
         "on request, following the CoAuthor design: every keystroke, cursor move and suggestion "
         "is logged, so the whole writing process can be replayed."
-        if facts.sessions else
-        "To study how people write a document together with a chat assistant, following "
-        "CollabLLM's document-creation study: every message, rating and edit of the document is "
-        "recorded."
+        if facts.sessions else chat_card.PURPOSE
     )  # fmt: skip
     return (
         "## Motivation\n\n"
@@ -212,7 +206,9 @@ def _composition(s: ReleaseFacts) -> str:
                 "have no rows: this study had no CoAuthor editor."
             )
         )  # fmt: skip
-    files += [DESIGN_FILES[name] for name in s.design_files if name in DESIGN_FILES]
+    # A chat study's arms are its assistants, and it has no metadata.csv rows to name them.
+    design = {**DESIGN_FILES, "arms.json": DESIGN_FILES["arms.json"] if s.sessions else chat_card.ARMS}
+    files += [design[name] for name in s.design_files if name in design]
     out.append("**What data does each instance consist of?**\n\n" + "\n".join(files) + "\n")
     out.append("**Is there a label or target?** No. **Are there recommended splits?** No.\n")
     out.append(
@@ -228,7 +224,7 @@ def _collection(facts: ReleaseFacts) -> str:
     study = facts.study
     arms = [c for c in study.conditions if c.get("arm")] if study else []
     if not facts.sessions:
-        how = CHAT_STUDY
+        how = chat_card.COLLECTION
     elif not arms:
         how = (
             "Writers used the toolkit's editor: the prompt is the initial text; pressing Tab asks "
@@ -256,12 +252,15 @@ def _collection(facts: ReleaseFacts) -> str:
             f"was a folder of session files, which records none of this. {CURATOR}\n"
         )
         return "\n".join(out)
+    terms = (
+        f"The minimum writing time was {_duration(study.min_seconds)}; a writer could take each "
+        f"prompt up to {study.max_per_prompt} times."
+        if study.min_exchanges is None else chat_card.terms(study)
+    )  # fmt: skip
     out.append(
         "**Who was involved, and how were they compensated?** Crowd workers or lab "
         f"participants; the consent page stated a payment of {study.pay or '(not stated)'} for "
-        f"about {minutes_text(study.duration_minutes)}. The minimum writing time was "
-        f"{_duration(study.min_seconds)}; a writer could take each prompt up to "
-        f"{study.max_per_prompt} times.\n"
+        f"about {minutes_text(study.duration_minutes)}. {terms}\n"
     )
     if study.survey:
         noun = "story/essay"
@@ -307,10 +306,10 @@ def _preprocessing(facts: ReleaseFacts) -> str:
         "HMAC-SHA256 with the same key and namespace, never the id the study's server used, so "
         "a released log cannot be matched with the running server or its database. A session "
         "keeps its id in every release of this dataset.\n",
-        "**Redaction.** Every piece of free text (the prompt and every inserted text as it stood "
-        "in the document at each moment, the suggestion lists, survey answers"
-        + (", every message of the conversations, their documents as they stood at each edit, the "
-           "notes and answers" if facts.conversations else "")
+        "**Redaction.** Every piece of free text ("
+        + ("the prompt and every inserted text as it stood in the document at each moment, the "
+           "suggestion lists, survey answers" if facts.sessions else chat_card.REDACTED)
+        + (", every message of the conversations" if facts.sessions and facts.conversations else "")
         + ") was scanned with "
         "Microsoft Presidio's pattern recognizers (offline, no language model) for "
         f"{', '.join(ENTITIES)}, including the source's own worker ids of {MIN_KNOWN_ID_LENGTH} "
@@ -322,17 +321,19 @@ def _preprocessing(facts: ReleaseFacts) -> str:
         "affected):\n",
         kinds,
         f"**Withdrawals.** Sessions of writers who withdrew are left out{withdrawn}.\n",
+    ] + ([  # a chat study's metadata.csv has no rows to recompute
         "**Recomputed columns.** The metadata columns computed from a log are recomputed from "
         "the released log.\n",
-    ])  # fmt: skip
+    ] if facts.sessions else []))  # fmt: skip
 
 
 def _uses(facts: ReleaseFacts) -> str:
     return (
         "## Uses\n\n"
-        "Research on human-AI collaborative writing: how writers ask for, choose and edit "
-        "suggestions, and how that differs by genre and decoding setting. The logs can be "
-        "replayed to any moment.\n\n"
+        + ("Research on human-AI collaborative writing: how writers ask for, choose and edit "
+           "suggestions, and how that differs by genre and decoding setting. The logs can be "
+           "replayed to any moment." if facts.sessions else chat_card.USES)
+        + "\n\n"
         "**Not for:** re-identifying writers, or judging individual writers.\n"
     )
 

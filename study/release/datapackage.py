@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from study.release import contact, tables
+from study.release import card, contact, tables
 from study.release.checksums import sha256_file
 from study.release.facts import LAYOUT_VERSION, ReleaseFacts
 from study.release.layout import (
@@ -108,7 +108,7 @@ def build(directory: Path, facts: ReleaseFacts) -> dict:
             if facts.sessions else "Conversations of people writing a document with a chat "
             "assistant (conversations.jsonl). See README.md."
         ),
-        "keywords": ["human-ai-collaboration", "writing", "keystroke-logs", "coauthor"],
+        "keywords": card.tags(facts),
         "study": {
             "layout": LAYOUT_VERSION,
             "namespace": facts.namespace,

@@ -59,9 +59,14 @@ def write(staging: Path, study_path: Path, released: dict[str, str], pseudonym,
     who withdrew (judges among them leave the judging files)."""
     study = study_config.load(study_path)
     written = [ARMS]
+    from study import paradigms
     from study.plan.record import arms
 
-    (staging / ARMS).write_text(json.dumps({"arms": arms(study)}, indent=2, ensure_ascii=False) + "\n",
+    # As the arms ran (a chat assistant's one reply, not the Tab list its condition's defaults
+    # describe); the preregistration record keeps the configured values it was signed with.
+    ran = [{**found, **paradigms.arm_as_run(study, condition)}
+           for found, condition in zip(arms(study), study.conditions)]  # fmt: skip
+    (staging / ARMS).write_text(json.dumps({"arms": ran}, indent=2, ensure_ascii=False) + "\n",
                                 encoding="utf-8")  # fmt: skip
     found = _results(study)
     if found is not None:

@@ -73,6 +73,9 @@ class StudyInfo:
     survey: tuple[dict, ...]
     consent_text: str
     contact: str = ""  # [study] contact: published on purpose (study.release.contact)
+    # A chat study's [chat] min_exchanges (the finish works after that many), where a writing
+    # study has its minimum writing time and prompts; None for a writing study.
+    min_exchanges: int | None = None
 
 
 @dataclass
@@ -283,7 +286,7 @@ def _study_info(study: study_config.Study, answered: dict[str, list[str]] | None
             # The model that answered, as the endpoint named it; the configured one if none did.
             {"name": c.name, "genre": c.genre, "mode": c.mode, **c.controls(),
              "model": ", ".join((answered or {}).get(c.name, [])) or c.model,
-             "paradigm": c.paradigm, "arm": _arm_card(study, c)}
+             "paradigm": c.paradigm, "arm": _arm_card(study, c), **_as_run(study, c)}
             for c in study.conditions
         ),
         prompts=tuple(
@@ -292,7 +295,21 @@ def _study_info(study: study_config.Study, answered: dict[str, list[str]] | None
         survey=tuple({"id": q.id, "text": q.text, "type": q.type_name} for q in study.survey),
         consent_text=_plain_text(_render(study.consent_template, study)),
         contact=study.contact,
+        min_exchanges=study.chat.min_exchanges if study.chat is not None else None,
     )
+
+
+def _as_run(study: study_config.Study, condition: study_config.Condition) -> dict:
+    """The card's settings of an arm whose replies ran otherwise than its condition says (a
+    chat assistant: one reply, its own max_tokens), study.paradigms.arm_as_run."""
+    from study import paradigms
+
+    found = paradigms.arm_as_run(study, condition)
+    return {key: value for key, value in {
+        "paradigm": found.get("paradigm"), "mode": found.get("mode"),
+        "currentN": found.get("n") and str(found["n"]),
+        "currentMaxToken": found.get("max_tokens") and str(found["max_tokens"]),
+    }.items() if value}  # fmt: skip
 
 
 def _arm_card(study: study_config.Study, condition: study_config.Condition) -> str:

@@ -216,4 +216,46 @@ def test_a_chat_arms_conversations_are_released_beside_its_logs(model_url, tmp_p
             assert secret.encode() not in data, (name, secret)
     card = (directory / "README.md").read_text(encoding="utf-8")
     assert "The conversations are in `conversations.jsonl`" in card and "`conversations.jsonl`: 1 conversations" in card
+    # The chat arm as it ran: one reply of up to arm.MAX_TOKENS, not the Tab list of its
+    # condition's defaults (n 5, 30 tokens); the preregistration keeps the configured values.
+    from study.paradigms.chat.arm import MAX_TOKENS
+
+    ran = {a["name"]: a for a in json.loads((directory / "arms.json").read_text(encoding="utf-8"))["arms"]}
+    chat_arm = ran[rows["chat"]["condition"]]
+    assert (chat_arm["paradigm"], chat_arm["mode"], chat_arm["n"], chat_arm["max_tokens"]) == ("chat", "chat", 1, MAX_TOKENS)
+    assert ran["autocomplete"]["max_tokens"] == 30 and ran["autocomplete"]["paradigm"] == "L1"  # its own
+    assert f"| {chat_arm['name']} | creative | deterministic | chat | 1 | {MAX_TOKENS} |" in card
     assert CliRunner().invoke(release, ["verify", str(directory), "--key", str(key.path)]).exit_code == 0
+
+
+def test_a_chat_studys_card_and_arms_describe_the_chat_it_ran_not_a_writing_study(
+    chat_client, chat_app, chat_folder, tmp_path
+):
+    """A dataset user of a chat study reads what its participants did (the exchanges asked for,
+    the assistants' one reply of [chat] max_tokens), not the writing path's minimum writing
+    time, prompts, Tab list, recomputed log columns or keystroke logs."""
+    from study import config
+
+    _take_part(chat_client, "Help me with a post about my garden.", access_code=WRITER)
+    chat_app.extensions["study.engine"].dispose()
+    key = init_keyfile(tmp_path / "keys" / "study.key")
+    args = ["build", str(chat_folder), "--version", "1.0.0", "--out", str(tmp_path / "releases"),
+            "--key", str(key.path), "-j", "1"]  # fmt: skip
+    result = CliRunner().invoke(release, args)
+    assert result.exit_code == 0, result.output
+    directory = tmp_path / "releases" / "collabllm-1.0.0"
+    settings = config.load(chat_folder).chat
+
+    card = (directory / "README.md").read_text(encoding="utf-8")
+    assert f"A participant could finish the chat after {settings.min_exchanges} exchanges" in card
+    for writing_only in ("minimum writing time", "each prompt up to", "Recomputed columns",
+                         "choose and edit suggestions", "the suggestion lists", "keystroke-logs",
+                         "`metadata.csv` names each session's"):  # fmt: skip
+        assert writing_only not in card, writing_only
+    assert "every assistant (condition) of the study" in card and "how assistants (the conditions) differ" in card
+    package = json.loads((directory / "datapackage.json").read_text(encoding="utf-8"))
+    assert "keystroke-logs" not in package["keywords"] and "conversations" in package["keywords"]
+
+    arms = json.loads((directory / "arms.json").read_text(encoding="utf-8"))["arms"]
+    assert arms and all((a["paradigm"], a["mode"], a["n"], a["max_tokens"]) == ("chat", "chat", 1, settings.max_tokens)
+                        for a in arms), arms  # fmt: skip

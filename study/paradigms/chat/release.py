@@ -18,11 +18,23 @@ from study.paradigms.chat import arm, export
 ARM_FORMAT = "study-chat-arm-1"
 
 
+def arm_as_run(study, condition) -> dict:
+    """A chat assistant's settings as its replies ran: one reply (no list of `n`) of at most
+    [chat] max_tokens (a chat arm: arm.MAX_TOKENS), whatever the condition's Tab settings say,
+    so that arms.json and the card do not describe a Tab list nobody saw; {} for another arm."""
+    if study.chat is not None:  # a chat study: every condition is an assistant on its path
+        max_tokens = study.chat.max_tokens
+    elif arm.is_chat_arm(condition):
+        max_tokens = arm.MAX_TOKENS
+    else:
+        return {}
+    return {"paradigm": arm.CHAT_ARM, "mode": "chat", "n": 1, "max_tokens": max_tokens}
+
+
 def conversations(study, connection, sessions: list[dict]) -> list[dict]:
     """The records of `sessions` (the finished, confirmed sessions the release may carry)
     that had a conversation, keyed by the study's session ids."""
     from study.paradigms.chat import store as chat_store  # the study database's imports
-
     records = []
     for session in sessions:
         if study.chat is not None:  # a chat study: every session is on the chat path
