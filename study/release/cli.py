@@ -143,10 +143,14 @@ def release_build(
     except (BuildError, SourceError, KeyFileError) as error:
         raise click.ClickException(str(error)) from None
     facts = result.facts
-    click.echo(
-        f"Built {result.directory} ({facts.sessions} sessions by {facts.writers} writers, "
-        f"{facts.events:,} events)"
-    )
+    built = (
+        f"{facts.sessions} sessions by {facts.writers} writers, {facts.events:,} events"
+        if facts.sessions or not facts.conversations else  # a chat study's are conversations
+        f"{facts.conversations} conversations by {facts.writers} writers, {facts.messages:,} messages"
+    )  # fmt: skip
+    if facts.sessions and facts.conversations:  # a chat arm's, beside its logs
+        built += f"; {facts.conversations} conversations, {facts.messages:,} messages"
+    click.echo(f"Built {result.directory} ({built})")
     click.echo(f"Archive {result.archive}")
     if facts.withdrawn_excluded:
         click.echo(f"Left out {facts.withdrawn_excluded} session(s) of withdrawn writers.")

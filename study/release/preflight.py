@@ -62,14 +62,17 @@ def check_sessions(
     from study.curation.validate import ERROR
 
     if not included and not conversations:
+        # A chat study's sessions are its conversations: say so in its words.
+        chat = source.study is not None and source.study.min_exchanges is not None
+        what = "conversations" if chat else "sessions"
         unconfirmed = (
-            f" {len(source.unconfirmed)} finished session(s) are not confirmed yet: run "
-            "`study mturk sync` (or `study prolific sync`) first, or list lab access codes in "
-            "[session] access_codes_file."
+            f" {len(source.unconfirmed)} finished {what[:-1]}(s) are not confirmed yet: for crowd "
+            "workers run `study mturk sync` (or `study prolific sync`) first; a lab session counts "
+            "once its access code is listed in the file [session] access_codes_file names."
             if source.unconfirmed else ""
         )  # fmt: skip
         raise BuildError(
-            f"{source.path}: no sessions to release (all withdrawn, or none finished).{unconfirmed}"
+            f"{source.path}: no {what} to release (all withdrawn, or none finished).{unconfirmed}"
         )
     nameless = [s.session_id for s in [*included, *conversations] if not s.worker_id]
     if nameless:

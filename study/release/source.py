@@ -186,10 +186,19 @@ def _from_study(path: Path, scratch: Path) -> Source:
     from study.store import sessions as session_store
     from study import paradigms, providers
 
+    from study.store.engine import sqlite_file
+
     try:
         study = study_config.load(path)
     except study_config.ConfigError as error:
         raise SourceError(str(error)) from None
+    database = sqlite_file(study.database_url)
+    if database is not None and not Path(database).exists():
+        # Opened here, an empty study.db would be made, and the build would fail on its tables.
+        raise SourceError(
+            f"{path}: study '{study.name}' has not been served yet: no database at {database}, so "
+            f"nothing to release (`study serve {path}` creates it)."
+        )
     export_dir = scratch / "export"
     try:
         export_study(study, export_dir)

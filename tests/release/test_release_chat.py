@@ -243,6 +243,7 @@ def test_a_chat_studys_card_and_arms_describe_the_chat_it_ran_not_a_writing_stud
             "--key", str(key.path), "-j", "1"]  # fmt: skip
     result = CliRunner().invoke(release, args)
     assert result.exit_code == 0, result.output
+    assert "(1 conversations by 1 writers, 16 messages)" in result.output, result.output
     directory = tmp_path / "releases" / "collabllm-1.0.0"
     settings = config.load(chat_folder).chat
 
@@ -259,3 +260,25 @@ def test_a_chat_studys_card_and_arms_describe_the_chat_it_ran_not_a_writing_stud
     arms = json.loads((directory / "arms.json").read_text(encoding="utf-8"))["arms"]
     assert arms and all((a["paradigm"], a["mode"], a["n"], a["max_tokens"]) == ("chat", "chat", 1, settings.max_tokens)
                         for a in arms), arms  # fmt: skip
+
+
+def test_a_chat_study_without_a_confirmed_conversation_says_so(chat_client, chat_app, chat_folder, tmp_path):
+    key = init_keyfile(tmp_path / "keys" / "study.key")
+    args = ["build", str(chat_folder), "--version", "1.0.0", "--out", str(tmp_path / "releases"),
+            "--key", str(key.path), "-j", "1"]  # fmt: skip
+    from study.cli import write_study_files
+
+    never_served = tmp_path / "never-served"  # as `study init --paradigm chat` leaves it
+    write_study_files(never_served, paradigm="chat")
+    result = CliRunner().invoke(release, [args[0], str(never_served), *args[2:]])
+    assert result.exit_code == 1 and "has not been served yet: no database at" in result.output, result.output
+    assert not (never_served / "study.db").exists()  # a mistyped folder gains no database
+
+    _take_part(chat_client, "Nobody confirmed me.", workerId=UNCONFIRMED, assignmentId="3NOSYNC",
+               hitId="3HIT1", turkSubmitTo="https://workersandbox.mturk.com")  # fmt: skip
+    chat_app.extensions["study.engine"].dispose()
+    result = CliRunner().invoke(release, args)
+    assert result.exit_code == 1 and not (tmp_path / "releases" / "collabllm-1.0.0").exists()
+    assert "no conversations to release" in result.output, result.output
+    assert "1 finished conversation(s) are not confirmed yet" in result.output
+    assert "study mturk sync" in result.output and "access_codes_file" in result.output
