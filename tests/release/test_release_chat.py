@@ -197,6 +197,11 @@ def test_a_chat_arms_conversations_are_released_beside_its_logs(model_url, tmp_p
     assert asked.status_code == 200, asked.json
     for code in ("lab-control-0001", "lab-chat-0003"):
         take_part(client, arms[code], events)
+    from study.store import writing
+    from study.store.simulated import mark
+
+    with writing(app.extensions["study.engine"]) as connection:  # as `study simulate` marks its writers
+        mark(connection, arms["lab-chat-0003"], persona="careful", intent="a story", model="deterministic")
     app.extensions["study.engine"].dispose()
     key = init_keyfile(tmp_path / "keys" / "study.key")
 
@@ -210,6 +215,8 @@ def test_a_chat_arms_conversations_are_released_beside_its_logs(model_url, tmp_p
     assert record["session_id"] == rows["chat"]["session_id"] and record["worker_id"] == rows["chat"]["worker_id"]
     assert (directory / "sessions" / f"{record['session_id']}.jsonl").is_file()
     assert [m["role"] for m in record["messages"]] == ["user", "assistant"]
+    # A simulated writer's conversation says so, as its metadata.csv row does.
+    assert rows["chat"]["simulated"] == "true" and record["simulated"] is True
     assert record["messages"][0]["content"] == "Is <EMAIL_____________> a good sign-off? I am <WORKER_____>."
     for name, data in _files(directory).items():
         for secret in (EMAIL, "lab-chat-0003", "lab-control-0001", arms["lab-chat-0003"]):

@@ -35,6 +35,9 @@ def conversations(study, connection, sessions: list[dict]) -> list[dict]:
     """The records of `sessions` (the finished, confirmed sessions the release may carry)
     that had a conversation, keyed by the study's session ids."""
     from study.paradigms.chat import store as chat_store  # the study database's imports
+    from study.store.simulated import simulated_ids
+
+    simulated = simulated_ids(connection)
     records = []
     for session in sessions:
         if study.chat is not None:  # a chat study: every session is on the chat path
@@ -52,6 +55,7 @@ def conversations(study, connection, sessions: list[dict]) -> list[dict]:
         ]  # fmt: skip
         if not messages:  # the writer never asked the panel: nothing to publish beside the log
             continue
-        records.append({"format": ARM_FORMAT, "session_id": session["session_id"],
-                        "condition": condition.name, "messages": messages})  # fmt: skip
+        # Marked as its log's metadata.csv row is, so the file alone tells a simulated writer's.
+        records.append({"format": ARM_FORMAT, "session_id": session["session_id"], "condition": condition.name,
+                        "simulated": session["session_id"] in simulated, "messages": messages})  # fmt: skip
     return records
