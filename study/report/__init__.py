@@ -44,20 +44,30 @@ def render(data: ReportData) -> str:
 
 def write_report(source: str | Path, out: str | Path, *, processes: int | None = None,
                  languagetool: str | None = None, judge: object | None = None) -> ReportData:
-    data = load(source, processes=processes, languagetool=languagetool, judge=judge)
-    html = render(data)
     out = Path(out)
     partial = out.with_name(out.name + ".partial")
     try:
-        partial.write_text(html, encoding="utf-8")
-        partial.replace(out)
+        # Made before the work, which takes minutes for a large study: a folder that is missing,
+        # is a file, or cannot be written is said at once, not once the report is done.
+        partial.touch()
     except OSError as error:
-        # A path under a file (report.html/index.html) cannot hold a partial file to remove
-        # either: the removal fails as the write did, and the message below says why.
+        raise _cannot_write(out, error) from None
+    try:
+        data = load(source, processes=processes, languagetool=languagetool, judge=judge)
+        html = render(data)
+        try:
+            partial.write_text(html, encoding="utf-8")
+            partial.replace(out)
+        except OSError as error:
+            raise _cannot_write(out, error) from None
+    finally:
         with suppress(OSError):
             partial.unlink(missing_ok=True)
-        raise ReportSourceError(
-            f"{out}: cannot write the report ({error.strerror}); nothing was written. "
-            "Fix: choose --out in an existing folder you can write to, with free space."
-        ) from None
     return data
+
+
+def _cannot_write(out: Path, error: OSError) -> ReportSourceError:
+    return ReportSourceError(
+        f"{out}: cannot write the report ({error.strerror}); nothing was written. "
+        "Fix: choose --out in an existing folder you can write to, with free space."
+    )

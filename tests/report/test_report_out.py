@@ -1,5 +1,6 @@
 """`study report --out` in a folder that does not exist, or a disk that fills while the page is
-written: a message naming the file and the fix, no traceback, and no `report.html.partial` left."""
+written: a message naming the file and the fix, no traceback, and no `report.html.partial` left;
+an --out that cannot be written is said before the sessions are read."""
 
 from __future__ import annotations
 
@@ -12,7 +13,12 @@ from study.cli import main
 from tests.conftest import COAUTHOR
 
 
-def test_report_into_a_missing_folder_says_so(tmp_path):
+def _not_read(*args, **kwargs):
+    raise AssertionError("the sessions were read before the report's folder was found unwritable")
+
+
+def test_report_into_a_missing_folder_says_so_before_reading_anything(tmp_path, monkeypatch):
+    monkeypatch.setattr("study.report.load", _not_read)
     out = tmp_path / "no-such-folder" / "report.html"
     result = CliRunner().invoke(main, ["report", str(COAUTHOR / "sessions"), "--out", str(out), "-j", "1"])
     assert result.exit_code == 1, result.output
@@ -37,8 +43,9 @@ def test_a_failed_write_leaves_no_partial_file(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("report")) == []
 
 
-def test_report_into_a_path_under_a_file_says_so(tmp_path):
+def test_report_into_a_path_under_a_file_says_so_before_reading_anything(tmp_path, monkeypatch):
     # e.g. --out report.html/index.html after an earlier report.html
+    monkeypatch.setattr("study.report.load", _not_read)
     (tmp_path / "report.html").write_text("an earlier report", encoding="utf-8")
     out = tmp_path / "report.html" / "index.html"
     result = CliRunner().invoke(main, ["report", str(COAUTHOR / "sessions"), "--out", str(out), "-j", "1"])
