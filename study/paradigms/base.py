@@ -70,6 +70,10 @@ class Paradigm:
     # optionally `SCHEMA` (the table's JSON Schema, where schemas/study.schema.json has none: a
     # paradigm added in its own folder) and `problems(data, source) -> list[str]` (what else it
     # checks of the file, e.g. its conditions); "" for none (study.config, study.config_checks).
+    # Optionally `named_files(study) -> {key: content}`: what each file the table names (by its
+    # study.toml key, e.g. "chat.intent_bank") holds as participants get it or the model is
+    # asked it, as JSON values, for the preregistration record, which then names what changed
+    # in it after the record ({} when the study reads none; study.plan.files).
     config: str = ""
     # Modules (dotted names) each holding a Flask `blueprint` of participant pages, or of a
     # paradigm's part of the core's editor page (its `scripts`, `stylesheets` and templates).
@@ -188,6 +192,11 @@ class Paradigm:
     def settings(self):
         """The `config` module, or None for a paradigm with no table of its own."""
         return importlib.import_module(self.config) if self.config else None
+
+    def named_files(self, study) -> dict:
+        """The `config` module's `named_files(study)`, or {} for a paradigm that names no file."""
+        hook = getattr(self.settings(), "named_files", None)
+        return hook(study) if hook is not None else {}
 
     def page_blueprints(self) -> list:
         return [importlib.import_module(name).blueprint for name in self.pages]

@@ -14,8 +14,9 @@ from __future__ import annotations
 import json
 
 # The key that names a table in a list, in the order tried: [[prompts]] code, a survey item's
-# or [[survey]] question's id, [[surveys]], [[rounds]] and [[plan.outcomes]] name.
-NAMING_KEYS = ("code", "id", "name")
+# or [[survey]] question's id, [[surveys]], [[rounds]] and [[plan.outcomes]] name, a chat
+# intent's key as the record holds it (study.plan.files).
+NAMING_KEYS = ("code", "id", "name", "key")
 
 
 def shown(value) -> str:

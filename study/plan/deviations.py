@@ -6,8 +6,10 @@ Three kinds, in this order:
   - setting: any other key of study.toml whose value differs from the record's, [plan] included
     (a changed outcome or comparison is a deviation too), by its key (study.plan.changes:
     `session.min_seconds`, `prompts[mana].text`); a survey question changed, added or removed,
-    in study.toml or in the preset or file it names (`surveys[about_ai].items[trust].text`); and
-    a consent or instructions text rewritten in its file (by its digest);
+    in study.toml or in the preset or file it names (`surveys[about_ai].items[trust].text`);
+    a consent or instructions text rewritten in its file (by its digest); and any other file
+    study.toml names holding other content than recorded, by its key (study.plan.files:
+    `chat.intent_bank[creative_writing/39].title`, `suggestions.blocklist_file`);
   - excluded: sessions the analysis leaves out, counted from the study database: sessions begun
     before the record (it should have come first), sessions that did not finish, sessions whose
     MTurk assignment was rejected at review, and judges a judging round's gold check flagged.
@@ -24,6 +26,7 @@ from sqlalchemy import Connection, select
 from study import providers
 from study.config import Study
 from study.plan import record as record_module
+from study.plan import files as plan_files
 from study.plan.changes import changes, shown
 from study.store.db import sessions
 from study.store.simulated import simulated_ids
@@ -72,6 +75,15 @@ def compare(signed: dict, study: Study, excluded: dict[str, int]) -> list[Deviat
         if name in recorded_texts and recorded_texts[name] != now_digest:
             found.append(Deviation("setting", f"texts.{name}", "the text participants read changed after the "
                                    f"record (SHA-256 {recorded_texts[name][:12]}... -> {now_digest[:12]}...)"))  # fmt: skip
+    # The other files study.toml names, as participants get them (records made since they
+    # were recorded; an older record is compared as before).
+    if "files" in signed:
+        try:
+            now_files = record_module.files(study)
+        except record_module.PlanError as error:  # a named file unreadable now: itself a deviation
+            found.append(Deviation("setting", "files", str(error)))
+        else:
+            found += [Deviation("setting", key, detail) for key, detail in plan_files.compare(signed["files"], now_files)]
     for what, count in excluded.items():
         if count:
             found.append(Deviation("excluded", what, f"{count} session(s)" if "judge" not in what else f"{count} judge(s)"))

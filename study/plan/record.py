@@ -11,8 +11,11 @@ services expect.
 What is recorded: study.toml as parsed (without [study] database, which may hold a password,
 and without any user:password in [suggestions] endpoint),
 its SHA-256, the arms, [plan] (hypotheses, exclusions, outcomes, comparisons), the SHA-256
-of the consent and instructions texts participants will read, and every survey's questions as
-participants will be asked them (with a `[[surveys]]` preset's or file's, which study.toml only names).
+of the consent and instructions texts participants will read, every survey's questions as
+participants will be asked them (with a `[[surveys]]` preset's or file's, which study.toml only names),
+and what each other file it names holds (`files`: the blocklist, a round's instructions, the
+judges' gold items, a paradigm's own such as the chat intent bank; study.plan.files).
+A record made before a key was added is compared on the keys it holds.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from study.config import CONFIG_NAME, Study
 from study.curation.stats import COLUMNS as STATS_COLUMNS
 from study.model_client import safe_url
+from study.plan import files as plan_files
 
 RECORD_NAME = "preregistration.json"
 KEY_NAME = "preregistration.key"
@@ -110,7 +114,16 @@ def build(study: Study, now: dt.datetime | None = None) -> dict:
                  "outcomes": plan.get("outcomes", []), "comparisons": plan.get("comparisons", [])},
         "texts_sha256": texts_sha256(study),
         "surveys": surveys(study),
+        "files": files(study),
     }  # fmt: skip
+
+
+def files(study: Study) -> dict[str, dict]:
+    """What every other file study.toml names holds as participants get it (study.plan.files)."""
+    try:
+        return plan_files.named_files(study)
+    except (OSError, UnicodeDecodeError, ValueError) as error:  # ConfigError is a ValueError
+        raise PlanError(f"{study.directory / CONFIG_NAME}: a file it names cannot be recorded: {error}") from None
 
 
 def texts_sha256(study: Study) -> dict[str, str]:

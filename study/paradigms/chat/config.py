@@ -135,6 +135,19 @@ def load(data: dict, directory: Path, source: Path) -> ChatSettings | None:
     return load_chat(data, directory, source)
 
 
+def named_files(study) -> dict:
+    """The intent bank as participants are offered it, for the preregistration record
+    (study.paradigms.base: `config`): its file's, its folder's or the shipped one (which a new
+    version of the toolkit may reword); {} for a study without [chat] or with its intents
+    written in study.toml, which the record holds already."""
+    settings, table = study.sections.get(SECTION), study.raw.get(SECTION) or {}
+    if settings is None or "intents" in table:
+        return {}
+    # Each intent by its key ("creative_writing/39"), so a reworded one is named by it.
+    return {"chat.intent_bank": [{"key": i.key, "title": i.title, "description": i.description,
+                                  "questions": list(i.questions)} for i in settings.intents]}  # fmt: skip
+
+
 def problems(data: dict, source: Path) -> list[str]:
     """What is wrong with a study.toml's conditions as far as chat goes: in a chat study every
     condition is an assistant, so neither a control arm nor a chat arm belongs there."""
