@@ -4,7 +4,8 @@ One `<session_id>.jsonl` per session: the 17 keys in the release's order, the si
 control values as strings, `eventNum` 0..n-1 in the browser's sequence order. And
 `metadata.csv` with the release's columns and definitions (shared data README), plus `genre`
 as in the fixtures' metadata, `simulated` (true for a session written by `study simulate`),
-and the session's `condition` and its `paradigm` ("none" for a control arm, whose suggestion
+and the session's `condition` and the `paradigm` it ran with (study.export.as_run: study.toml may
+have changed its arm's since; "none" for a control arm, whose suggestion
 counts are left empty: not applicable, as they are where a paradigm says its writers had no Tab
 list, e.g. a chat arm, whose conversations are in a file of their own beside the logs:
 study.paradigms.base `coauthor_log`). And `models.csv`: each
@@ -24,6 +25,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from study import control_arm, paradigms
+from study.export import as_run
 from study.config import ConfigError, Study
 from study.curation.formats import CONTROL_KEYS, RELEASE_KEYS
 from study.curation.metadata import official_metadata
@@ -79,6 +81,8 @@ def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -
     # Before anything is written: a condition or prompt renamed or removed in study.toml after
     # sessions were stored under it would stop the export halfway.
     check_stored_names(study, candidates)
+    # ... and an arm's paradigm changed under its name, where a session did not store its own.
+    as_run.check_known(study, candidates)
     created: list[Path] = []
     replaced: dict[Path, bytes] = {}
     try:
@@ -199,7 +203,8 @@ def check_stored_names(study: Study, sessions: list[dict]) -> None:
 
 
 def _metadata_row(study: Study, session: dict, release: list[dict], simulated: bool) -> dict:
-    condition = study.condition(session["condition"])
+    # The paradigm the session ran with, which study.toml may have changed since (study.export.as_run).
+    condition = as_run.condition_as_run(study, session)
     stats = official_metadata(release)
     submitted = session["completed_at"] or session["writing_finished_at"] or session["created_at"]
     row = {

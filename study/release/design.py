@@ -1,7 +1,9 @@
 """What a study folder's release carries beside its sessions: the study's design.
 
-- arms.json: every arm (condition) with its paradigm ("none" for the control arm), genre, model
-  and decoding settings; metadata.csv names each session's condition and paradigm;
+- arms.json: every arm (condition) with the paradigm its released sessions ran with ("none" for
+  the control arm; an arm whose paradigm study.toml changed under its name after some of them
+  is listed once per paradigm, study.export.as_run), genre, model and decoding settings;
+  metadata.csv names each session's condition and paradigm;
 - judging/: a judging round's ratings joined to the released sessions (study.judging.export),
   with its rubric and agreement. Judges get the release's keyed pseudonyms, as writers do
   (study.release.pseudonyms), and the rated texts are left out: they are what participants
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Collection
 
 from study import config as study_config
+from study.export import as_run
 from study.judging import export as judging_export
 from study.judging import results as judging_results
 from study.judging import settings as judging_settings
@@ -46,6 +49,17 @@ def _results(study: study_config.Study) -> judging_results.Results | None:
     return found if found.ratings else None
 
 
+def _released_sessions(study: study_config.Study, released: Collection[str]) -> list[dict]:
+    from study.store import sessions as session_store
+
+    engine = make_engine(study.database_url)
+    try:
+        with reading(engine) as connection:
+            return [s for s in session_store.all_sessions(connection) if s["session_id"] in released]
+    finally:
+        engine.dispose()
+
+
 def judge_ids(study_path: Path) -> set[str]:
     """The judges' worker ids (or access codes), which no released file may hold."""
     found = _results(study_config.load(study_path))
@@ -58,6 +72,8 @@ def write(staging: Path, study_path: Path, released: dict[str, str], pseudonym,
     `pseudonym(worker_id)`: the release's pseudonym of a worker; `withdrawn`: the worker ids
     who withdrew (judges among them leave the judging files)."""
     study = study_config.load(study_path)
+    # Each arm as the released sessions ran it (study.export.as_run), not as study.toml has it now.
+    study = as_run.study_as_run(study, _released_sessions(study, released))
     written = [ARMS]
     from study import paradigms
     from study.plan.record import arms

@@ -180,6 +180,7 @@ def _read_csv(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
 
 
 def _from_study(path: Path, scratch: Path) -> Source:
+    from study.export import as_run
     from study.export.coauthor import ExportError, export_study
     from study.store import make_engine, reading
     from study.server import limits
@@ -249,7 +250,9 @@ def _from_study(path: Path, scratch: Path) -> Source:
         source.survey[session_id] = out
     if not source.survey:
         source.survey_columns = []
-    source.study = _study_info(study, answered)
+    # Each arm as its sessions ran it: study.toml may have changed an arm's paradigm under its
+    # name since (study.export.as_run).
+    source.study = _study_info(as_run.study_as_run(study, confirmed), answered)
     return source
 
 

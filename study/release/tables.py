@@ -47,7 +47,7 @@ _DESCRIPTIONS = {
     "a person; empty when the source does not say",
     "condition": "the study condition (arm) the session was assigned to; empty when the source "
     "does not say",
-    "paradigm": "the condition's interaction paradigm: none (a control arm, no assistant: its "
+    "paradigm": "the interaction paradigm the session ran with (its condition's then): none (a control arm, no assistant: its "
     "suggestion counts are empty, not applicable), L0 (Tab suggestions, as CoAuthor), L1-L3 "
     "(proactive ghost text); empty when the source does not say",
 }

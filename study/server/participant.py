@@ -221,6 +221,7 @@ def prompt(session_id, session):
                 session_id,
                 prompt_code=chosen.code,
                 condition=condition.name,
+                paradigm=condition.paradigm,
                 stage="writing",
                 # The database's clock, which the finish's check reads: hosts' own may disagree.
                 writing_started_at=clock(connection),

@@ -109,6 +109,17 @@ def lost_names(study_config, engine) -> str | None:
                     f"which {count} session(s) not yet complete were given. Fix: restore that "
                     f"[[{what}]] entry (a renamed one keeps its old {label}) until they are complete."
                 )
+    # A paradigm changed under the same name (tab -> none): their pages would switch to the new
+    # one mid-session, and their logs be read as the new one's.
+    now = {c.name: c.paradigm for c in study_config.conditions}
+    for (name, paradigm), count in sorted(in_use["paradigm"].items()):
+        if name in now and now[name] != paradigm:
+            problems.append(
+                f"{study_config.directory / 'study.toml'}: conditions: the entry with name = '{name}' says "
+                f"paradigm = '{now[name]}', but {count} session(s) not yet complete began with paradigm = "
+                f"'{paradigm}'. Fix: restore paradigm = \"{paradigm}\" until they are complete, or give "
+                f"the new paradigm a [[conditions]] entry of its own name."
+            )
     left = _left_in_study_db(study_config, engine)
     return "\n".join([*problems, *([left] if left else [])]) or None
 

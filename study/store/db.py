@@ -43,6 +43,10 @@ sessions = Table(
     # What: the prompt and the condition, fixed once the writer picks a prompt.
     Column("prompt_code", String(64)),
     Column("condition", String(64)),
+    # The condition's paradigm when the session was given it: study.toml may change an arm's
+    # paradigm under the same name later (study.export.as_run). NULL in a session begun before
+    # this column was added.
+    Column("paradigm", String(16)),
     # Where the writer is on the participant path (see study.server.flow.STAGES).
     Column("stage", String(16), nullable=False),
     Column("created_at", Float, nullable=False),

@@ -142,13 +142,16 @@ def condition_counts(connection: Connection, prompt_code: str | None = None) -> 
 
 
 def names_in_progress(connection: Connection) -> dict[str, Counter]:
-    """How many sessions not yet complete were given each condition and each prompt code."""
+    """How many sessions not yet complete were given each condition and each prompt code, and
+    each (condition, paradigm) they were given together (sessions begun before the paradigm
+    was stored left out)."""
     rows = connection.execute(
-        select(sessions.c.condition, sessions.c.prompt_code).where(sessions.c.stage != "complete")
+        select(sessions.c.condition, sessions.c.prompt_code, sessions.c.paradigm).where(sessions.c.stage != "complete")
     ).all()
     return {
-        "condition": Counter(condition for condition, _ in rows if condition),
-        "prompt_code": Counter(code for _, code in rows if code),
+        "condition": Counter(condition for condition, _, _ in rows if condition),
+        "prompt_code": Counter(code for _, code, _ in rows if code),
+        "paradigm": Counter((condition, paradigm) for condition, _, paradigm in rows if condition and paradigm),
     }
 
 

@@ -45,7 +45,8 @@ def _assigned(session: dict) -> dict:
         if row is None:
             condition = assign.choose_condition(connection, study())
             document_type = assign.choose_type(connection, study(), condition.name)
-            session_store.update_session(connection, session["session_id"], condition=condition.name)
+            session_store.update_session(connection, session["session_id"], condition=condition.name,
+                                         paradigm=condition.paradigm)
             row = chat_store.create(
                 connection, session["session_id"], document_type, assign.offer(study(), document_type)
             )
