@@ -64,12 +64,27 @@
     error: "Not saved on the server",
   };
 
+  // The footer's save state is no live region: it goes "Saving…", "All changes saved" at every
+  // pause in the typing, which read aloud would talk over the writer's own reading. What a
+  // screen reader is told is what the writer must act on or may stop worrying about: that
+  // saving failed (the status line says it, or announce does when that line holds another
+  // message), and "All changes saved" once the text is saved again after such a failure.
+  let saveTrouble = false;  // "reconnecting" or "error" was shown since the last "saved"
   function showSaveState(state, message) {
+    const before = saveState.dataset.state;
     saveState.textContent = SAVE_LABELS[state];
     saveState.dataset.state = state;
+    const saidOnStatusLine = Boolean(message) || (state === "reconnecting" && !statusLine.textContent);
     if (message) say(message, "error");
     else if (state === "reconnecting" && !statusLine.textContent) say(SAVE_LABELS.reconnecting, "warn");
     else if (state === "saved" && statusLine.dataset.tone === "warn") say("");
+    if (state === "reconnecting" || state === "error") {
+      if (state !== before && !saidOnStatusLine) announce(SAVE_LABELS[state]);
+      saveTrouble = true;
+    } else if (state === "saved" && saveTrouble) {
+      saveTrouble = false;
+      announce(SAVE_LABELS.saved);
+    }
   }
 
   // -- logging -----------------------------------------------------------------------------------
