@@ -44,8 +44,15 @@
       return !set.querySelector("input:checked");
     });
     if (unrated.length) {
-      status.textContent = "Please rate every text first (" + unrated.length + " left).";
-      unrated[0].scrollIntoView({block: "center"});
+      // The focus goes to the first text left unrated, so a keyboard or screen reader user is
+      // where the answer is owed (left on Submit, they would have to hunt for it); its first
+      // answer takes the focus without being chosen. The status line says which text it is.
+      var first = unrated[0];
+      var legend = first.querySelector("legend");
+      status.textContent = "Please rate every text first (" + unrated.length + " left): "
+        + (legend ? legend.textContent.trim() : "this text") + " has no answer yet.";
+      first.scrollIntoView({block: "center"});
+      first.querySelector("input[type=radio]").focus({preventScroll: true});
       return;
     }
     var chosen = Array.prototype.map.call(form.querySelectorAll("fieldset[data-item] input:checked"), function (input) {

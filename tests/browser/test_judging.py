@@ -12,6 +12,7 @@ from study.judging import settings as judging_settings
 from study.judging.items import build
 from study.store import create_tables, make_engine, reading, writing
 from study.store.judging import judging_ratings
+from tests.browser.screen_reader import wait_said
 from tests.judging.finished import finish_sessions, set_section
 
 TEXTS = [
@@ -99,4 +100,32 @@ def test_submit_right_after_the_last_choice_submits_it_too(study_dir, task_serve
     with reading(engine) as connection:
         assert sorted(connection.execute(select(judging_ratings.c.score)).scalars()) == [2, 4, 4]
     page.unroute("**/api/judging/*/ratings")  # the held request went with the task's page
+    engine.dispose()
+
+
+def test_submit_with_a_text_unrated_takes_the_focus_to_it_and_says_why(study_dir, task_server_factory, page):
+    # Left on Submit, a keyboard or screen reader user heard "2 left" and had to hunt for them.
+    set_section(study_dir, "judging", {"unit": "document", "k": 1, "items_per_task": 3})
+    study = config.load(study_dir)
+    engine = make_engine(study.database_url)
+    create_tables(engine)
+    finish_sessions(engine, study, TEXTS)
+    with writing(engine) as connection:
+        build(connection, study, judging_settings.from_study(study))
+    server = task_server_factory(study)
+    page.goto(f"{server.url}/judge?access_code=judge-9")
+    items = page.get_by_test_id("judging-item")
+    items.nth(0).get_by_label("4").check()
+    page.get_by_test_id("judging-status").filter(has_text="1 of 3 texts rated").wait_for()
+
+    page.get_by_test_id("judging-submit").focus()
+    page.keyboard.press("Enter")
+    wait_said(page, "Please rate every text first (2 left): Text 2 of 3 has no answer yet.")
+    focused = page.evaluate("() => [document.activeElement.type, document.activeElement.closest('fieldset')"
+                            "?.querySelector('legend').textContent, document.activeElement.checked]")
+    assert focused == ["radio", "Text 2 of 3", False]  # there, and nothing chosen for the judge
+    page.keyboard.press("ArrowDown")  # the arrows choose among the text's answers
+    page.get_by_test_id("judging-status").filter(has_text="2 of 3 texts rated").wait_for()
+    with reading(engine) as connection:
+        assert len(connection.execute(select(judging_ratings.c.score)).all()) == 2
     engine.dispose()
