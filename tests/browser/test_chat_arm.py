@@ -18,6 +18,7 @@ from study.paradigms.chat import store as chat_store
 from study.store import make_engine, reading
 from tests.browser.conftest import CONTACT, MIN_SECONDS
 from tests.browser.participant import start_writing
+from tests.browser.screen_reader import live_text, wait_said
 
 pytestmark = pytest.mark.browser
 
@@ -177,3 +178,25 @@ def test_a_message_that_never_reached_the_server_survives_a_reload(page, task_se
     page.get_by_test_id("chat-retry").click()
     expect(_messages(page, "assistant")).to_have_count(1)
     assert _stored(task_server, session_id)[0] == ("user", "Give me an opening line.")
+
+
+def test_a_new_reply_is_said_but_a_reload_does_not_read_the_conversation_again(page, task_server, model):
+    # The panel's list was a live region: a reload filled it again, and a screen reader read the
+    # whole conversation out before the writer could go on.
+    start_writing(page, task_server.url)
+    _ask(page, "Give me an opening line.")
+    expect(_messages(page, "assistant")).to_have_count(1)
+    reply = _messages(page, "assistant").first.inner_text()
+    wait_said(page, f"The assistant replied: {reply}")
+
+    page.reload()
+    expect(page.get_by_test_id("editor")).to_be_editable()
+    expect(_messages(page, "assistant")).to_have_count(1)
+    page.wait_for_timeout(500)  # an announcement is made 50 ms after its call
+    said = live_text(page)
+    assert reply not in said and "Give me an opening line." not in said, said
+
+    _ask(page, "And a closing line?")
+    expect(_messages(page, "assistant")).to_have_count(2)
+    said = wait_said(page, f"The assistant replied: {_messages(page, 'assistant').last.inner_text()}")
+    assert "Give me an opening line." not in said and "And a closing line?" not in said, said

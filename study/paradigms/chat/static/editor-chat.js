@@ -127,7 +127,12 @@ window.StudyEditor = window.StudyEditor || {};
         delete message.item.dataset.state;
         message.item.dataset.seq = String(answer.user.seq);
         lastSeq = Math.max(lastSeq, answer.user.seq);
-        if (!list.querySelector(`li[data-seq="${answer.assistant.seq}"]`)) show(answer.assistant);
+        if (!list.querySelector(`li[data-seq="${answer.assistant.seq}"]`)) {
+          show(answer.assistant);
+          // Only a reply that just came is said: the list is no live region, or each reload
+          // (and each load after a 409) would read the conversation again from the start.
+          page.announce(`The assistant replied: ${answer.assistant.content}`);
+        }
         if (!loaded) await load();  // sent before the conversation could be read: show it whole
       } else if (response && response.status === 409 && answer && answer.pending_client_id) {
         // An earlier message of this session waits for its reply (sent from another tab, or
