@@ -9,6 +9,8 @@ import pytest
 from playwright.sync_api import expect
 
 from study import config
+from study.cli import write_study_files
+from tests.browser.conftest import CONTACT
 from tests.browser.participant import start_writing, type_text
 from tests.browser.test_screen_reader import proactive_study
 
@@ -43,3 +45,30 @@ def test_ghost_text_is_as_readable_as_text_must_be(page, tmp_path, task_server_f
     paper = page.get_by_test_id("editor").evaluate("(element) => getComputedStyle(element).backgroundColor")
     assert paper == "rgb(255, 255, 255)"  # the ghost is drawn over the editor's own background
     assert contrast(ink, paper) >= 4.5, (ink, paper)
+
+
+def test_the_finish_button_reads_plainly_before_it_may_be_pressed(page, tmp_path, task_server_factory):
+    # Disabled until the minimum time is over, its label still tells the writer what comes:
+    # white on #8aa9c9 was 2.44:1. It must read as text does, and still look unlike a button
+    # that works.
+    folder = tmp_path / "study"
+    write_study_files(folder, replacements=CONTACT)  # ten minutes' minimum: Finish stays disabled
+    server = task_server_factory(config.load(folder))
+    start_writing(page, server.url)
+    finish = page.get_by_test_id("finish")
+    expect(finish).to_be_disabled()
+    style = "(element) => { const s = getComputedStyle(element); return [s.color, s.backgroundColor, s.borderStyle]; }"
+    ink, face, edge = finish.evaluate(style)
+    assert contrast(ink, face) >= 4.5, (ink, face)
+    # Unlike the enabled button: another face (not the accent blue) and ink.
+    enabled = page.evaluate("""() => {
+        const probe = document.createElement("button");
+        probe.textContent = "Probe";
+        document.body.appendChild(probe);
+        const s = getComputedStyle(probe);
+        const seen = [s.color, s.backgroundColor, s.borderStyle];
+        probe.remove();
+        return seen;
+    }""")
+    assert contrast(enabled[0], enabled[1]) >= 4.5  # the working button reads too
+    assert face != enabled[1] and ink != enabled[0] and edge != enabled[2], (ink, face, edge, enabled)
