@@ -130,6 +130,14 @@ def serving(study) -> list[Paradigm]:
     return [paradigm for paradigm in registered() if used & set(paradigm.conditions)]
 
 
+def simulation(study):
+    """The `simulate` module of the paradigm whose participant pilots `study` (study.simulate.run),
+    or None for the writing path's. A paradigm with a path of its own (the chat study's) pilots
+    only a study on that path: its arms in a writing study (a chat arm) are on the writing path."""
+    return next((paradigm.simulation() for paradigm in serving(study)
+                 if paradigm.simulate and (not paradigm.path or study.paradigm == paradigm.name)), None)  # fmt: skip
+
+
 def log_hooks() -> list:
     """Every paradigm's `coauthor_log` module (study.paradigms.base), in the registry's order."""
     return [module for module in (paradigm.log_hooks() for paradigm in registered()) if module]

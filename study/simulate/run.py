@@ -63,8 +63,9 @@ class RunSummary:
 def simulate(directory: str, options: Options, echo: Callable[[str], None] = print) -> RunSummary:
     study = study_config.load(directory)
     # A paradigm whose sessions need their own participant (proactive ghost text, the chat
-    # path) declares one; the others (Tab suggestions, no assistant) take the writing path's.
-    driver = next((p.simulation() for p in paradigms.serving(study) if p.simulate), writing_path)
+    # study's path) declares one; the others (Tab suggestions, no assistant, a chat arm of a
+    # writing study) take the writing path's.
+    driver = paradigms.simulation(study) or writing_path
     make_writer = getattr(driver, "writer", writing_path.writer)
     describe = getattr(driver, "describe", _describe)
     # The servers started here would print a line per request, drowning the writers' progress.
