@@ -26,7 +26,8 @@ The seam: what the core asks here, and the declaration field that answers it.
   study.export.coauthor, study.export.validate, `study export`), and the rules the event API
   applies to the records it adds (`events`; study.server.events_api);
 - what `study export --format` writes (`exports`), its `study report` section (`report`;
-  study.report) and `study simulate`'s participant (`simulate`; study.simulate.run).
+  study.report) and `study simulate`'s participant (`simulate`; study.simulate.run) and its
+  writer at the paradigm's part of the editor page (`simulate_part`; study.simulate.participant).
 
 tests/test_paradigm_by_addition.py adds one this way, by a folder of the tests alone.
 """
@@ -128,6 +129,12 @@ def serving(study) -> list[Paradigm]:
         return [_REGISTERED[study.paradigm]]
     used = {condition.paradigm for condition in study.conditions}
     return [paradigm for paradigm in registered() if used & set(paradigm.conditions)]
+
+
+def simulated_parts() -> list:
+    """Every paradigm's `simulate_part` module (study.paradigms.base): how `study simulate`'s
+    writer asks at its part of the editor page, in the registry's order."""
+    return [module for module in (paradigm.simulated_part() for paradigm in registered()) if module]
 
 
 def simulation(study):

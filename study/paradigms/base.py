@@ -180,6 +180,17 @@ class Paradigm:
     # `describe(number, persona, result, participant, writer) -> str` (the run's line); "" for
     # the writing path's.
     simulate: str = ""
+    # `study simulate`'s writer at this paradigm's part of the core's editor page where that
+    # part is not the Tab list (a chat arm's panel), whichever participant walks the writing
+    # path: a module holding `KEY`, the boot key that puts the part on the page (as an
+    # EditorPart's), `ASSISTANT`, the assistant as the writer is told of it (what it is, what
+    # asking does: study.simulate.writer.TAB), and `ask(http, writer, text, part) -> str |
+    # None`, one time the writer
+    # asks the AI there, in place of pressing Tab (`part`: the boot data's; `text`: the text
+    # so far): None when no answer came, else the text the writer takes from it into the
+    # document ("" for none), which study.simulate.participant logs as the page would; "" for
+    # none.
+    simulate_part: str = ""
     # A module holding `conversations(study, connection, sessions) -> list[dict]`: what
     # `study release build` publishes of these finished sessions beside (or, on a path of its
     # own, instead of) the editor logs, one record per session keyed by the study's session id,
@@ -238,3 +249,7 @@ class Paradigm:
     def simulation(self):
         """The `simulate` module, or None for the writing path's."""
         return importlib.import_module(self.simulate) if self.simulate else None
+
+    def simulated_part(self):
+        """The `simulate_part` module, or None."""
+        return importlib.import_module(self.simulate_part) if self.simulate_part else None

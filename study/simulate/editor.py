@@ -80,6 +80,13 @@ class EditorLog:
         self.text += character
         self.record("text-insert", "user", textDelta=delta)
 
+    def paste(self, text: str) -> None:
+        """Text pasted at the end of the text (copied from a chat arm's reply): one `input` event,
+        so one user text-insert of all of it, as editor.js logs any paste."""
+        delta = self._append_delta(text)
+        self.text += text
+        self.record("text-insert", "user", textDelta=delta)
+
     def backspace(self) -> None:
         delta = {"ops": [{"retain": len(self.text) - 1}, {"delete": 1}]}
         self.text = self.text[:-1]

@@ -1,7 +1,8 @@
 """One simulated participant on the real participant's path, over real HTTP.
 
 /task?access_code=... -> consent -> instructions -> prompt -> writing (the event API and the
-suggestion API, exactly as the editor's JavaScript calls them) -> finish -> self-evaluation ->
+suggestion API, or the API of the page's own part to ask such as a chat arm's panel, exactly as
+the editor's JavaScript calls them) -> finish -> self-evaluation ->
 survey -> completion page. Each page is read and its form filled as the page shows it; a page
 the simulator does not expect stops the run with the server's own words.
 """
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 
 import httpx
 
+from study import paradigms
 from study.simulate.editor import EditorLog, clean_suggestions
 from study.simulate.forms import Question, questions
 from study.simulate.pages import Page, read_page
@@ -168,18 +170,25 @@ class Participant:
         log = self.editor_log(boot)
         prompt_chars = len(log.text)
         most = int(boot["controls"].get("currentN") or 5)
+        # The page's own part to ask, where it is not the Tab list (a chat arm's panel).
+        part = next((module for module in paradigms.simulated_parts() if module.KEY in boot), None)
+        # A control arm's page has neither (study.control_arm).
+        can_ask = part is not None or "suggestionsUrl" in boot
+        if part is not None:
+            self.writer.assistant = part.ASSISTANT
         for _ in range(MAX_TURNS):
             added = len(log.text[prompt_chars:].split())
             action, text = self.writer.next_step(log.text, added)
-            if action == "finish" and added >= 10 and self.queries == 0 and "suggestionsUrl" in boot:
-                # A pilot writer who never asked pilots nothing of the suggestion interface:
+            if action == "finish" and added >= 10 and self.queries == 0 and can_ask:
+                # A pilot writer who never asked pilots nothing of the assistant's interface:
                 # even the careful persona (asks "mostly when stuck") asks once before finishing.
                 action = "ask"
             elif action == "finish" and added >= 10:
                 break
-            if action == "ask":
-                # A control arm's page has no suggestions URL (study.control_arm): nothing to ask.
-                if "suggestionsUrl" in boot:
+            if action == "ask" and part is not None:
+                self._ask_part(log, part, boot[part.KEY])
+            elif action == "ask":
+                if "suggestionsUrl" in boot:  # a control arm's page has none: nothing to ask
                     self._ask(log, boot["suggestionsUrl"], most)
             else:
                 self._type(log, text)
@@ -223,6 +232,21 @@ class Participant:
         for _ in range(position):
             log.move_down()
         log.accept(items[position])
+        self.accepted += 1
+
+    def _ask_part(self, log: EditorLog, part, settings: dict) -> None:
+        """One question at the page's own part (study.paradigms.base: `simulate_part`), and the
+        text the writer takes from its answer pasted at the end of their text."""
+        self.queries += 1
+        taken = part.ask(self.http, self.writer, log.text, settings)
+        if taken is None:
+            self.failed_queries += 1
+            return
+        if not taken:
+            return
+        if log.text and not log.text[-1].isspace():
+            log.type(" ")  # the writer's own space: what is pasted is the reply's text as it was
+        log.paste(taken)
         self.accepted += 1
 
     def _send(self, log: EditorLog, url: str) -> None:

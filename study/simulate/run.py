@@ -63,8 +63,8 @@ class RunSummary:
 def simulate(directory: str, options: Options, echo: Callable[[str], None] = print) -> RunSummary:
     study = study_config.load(directory)
     # A paradigm whose sessions need their own participant (proactive ghost text, the chat
-    # study's path) declares one; the others (Tab suggestions, no assistant, a chat arm of a
-    # writing study) take the writing path's.
+    # study's path) declares one; the others (Tab suggestions, no assistant, a chat arm, whose
+    # panel the writing path's participant asks) take the writing path's.
     driver = paradigms.simulation(study) or writing_path
     make_writer = getattr(driver, "writer", writing_path.writer)
     describe = getattr(driver, "describe", _describe)

@@ -22,19 +22,21 @@ from study.simulate.personas import Persona
 
 SYSTEM = (
     "You are role-playing a person taking part in a writing study. You write a {noun} in an "
-    "editor that has an AI writing assistant: pressing Tab shows up to five continuations, and "
-    "you may accept one or ignore them. Persona: {persona}. Your intent: {intent}. Stay in "
-    "character as this human writer (not an assistant), keep your personality consistent, do "
-    "not overthink, and occasionally make the small mistakes this person would make. Always "
-    "answer with one JSON object and nothing else."
+    "editor that has an AI writing assistant: {assistant}. Persona: {persona}. Your intent: "
+    "{intent}. Stay in character as this human writer (not an assistant), keep your personality "
+    "consistent, do not overthink, and occasionally make the small mistakes this person would "
+    "make. Always answer with one JSON object and nothing else."
 )
 TURN = (
     "Your {noun} so far (the prompt first):\n<<<\n{text}\n>>>\nIt has {words} words of your own "
     "so far; you aim for about {target}. Choose your next step and answer with JSON: "
     '{{"action": "write", "text": "<the next one or two sentences you type yourself>"}}, or '
-    '{{"action": "ask"}} to press Tab for suggestions, or {{"action": "finish"}} when your '
-    "{noun} is complete."
+    '{{"action": "ask"}} {ask}, or {{"action": "finish"}} when your {noun} is complete.'
 )
+# The assistant as a Tab writer has it: what it is, and what {"action": "ask"} does. A page whose
+# own part is asked instead (a chat arm's panel) says its own (study.paradigms.base: `simulate_part`).
+TAB = ("pressing Tab shows up to five continuations, and you may accept one or ignore them",
+       "to press Tab for suggestions")
 CHOOSE = (
     "The assistant suggests these continuations:\n{items}\nWhich one do you accept? Answer with "
     'JSON {{"choice": <its number>}}, or {{"choice": 0}} to dismiss them all.'
@@ -80,6 +82,7 @@ class SimulatedWriter:
         self.client, self.model, self.temperature = client, model, temperature
         self.rng = random.Random(seed)
         self.decisions = Decisions()
+        self.assistant = TAB
 
     @property
     def intent(self) -> str:
@@ -88,7 +91,8 @@ class SimulatedWriter:
     @property
     def system(self) -> str:
         # The noun is known once the writer has picked a prompt (story or essay).
-        return SYSTEM.format(noun=self.noun, persona=self.persona.description, intent=self.intent)
+        return SYSTEM.format(noun=self.noun, assistant=self.assistant[0], persona=self.persona.description,
+                             intent=self.intent)
 
     # -- the model -------------------------------------------------------------------------
 
@@ -120,7 +124,7 @@ class SimulatedWriter:
         """("write", text to type) | ("ask", "") | ("finish", "")."""
         target = self.persona.target_words
         reply = self.ask_model(TURN.format(noun=self.noun, text=text[-3000:], words=own_words,
-                                            target=target))  # fmt: skip
+                                            target=target, ask=self.assistant[1]))  # fmt: skip
         answer = parse_json(reply)
         if answer and answer.get("action") in ("write", "ask", "finish"):
             action = answer["action"]

@@ -9,9 +9,10 @@ notes their thoughts, then writes the document while chatting with an assistant.
 - `export`: the chat session export; `release`: what a release publishes of its conversations; `curation`: `study curate chat`'s measures;
 - `report`, `report_data`: its section of `study report` and the figures it draws;
 - `simulate`, `simulated_user`: `study simulate`'s chat participant and CollabLLM's user simulator.
-- `arm`, `arm_api`, `arm_export`, `arm_report`: chat as an arm of a writing study (`paradigm =
-  "chat"` in a condition): the panel beside the editor, its API, its conversations in `study
-  export`, and its pasted replies read as the assistant's in `study report`.
+- `arm`, `arm_api`, `arm_export`, `arm_report`, `arm_simulate`: chat as an arm of a writing
+  study (`paradigm = "chat"` in a condition): the panel beside the editor, its API, its
+  conversations in `study export`, its pasted replies read as the assistant's in `study
+  report`, and `study simulate`'s writers asking it.
 """
 
 from pathlib import Path
@@ -48,6 +49,8 @@ PARADIGM = Paradigm(
     curate="study.paradigms.chat.curation_cli",
     commands="study.paradigms.chat.cli",
     simulate="study.paradigms.chat.simulate",
+    # A simulated writer in a chat arm asks the panel where a Tab writer presses Tab.
+    simulate_part="study.paradigms.chat.arm_simulate",
     report="study.paradigms.chat.report",
     coauthor_log="study.paradigms.chat.arm_export",
     release="study.paradigms.chat.release",
