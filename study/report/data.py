@@ -210,8 +210,11 @@ def _read_models(path: Path) -> list[dict]:
 
 
 def _session_files(path: Path, metadata: MetadataFiles) -> dict[str, Path]:
+    # A paradigm's file `study export` writes beside the logs (a chat arm's conversations) is
+    # read by its own report module, not as a session that could not be read.
+    beside = {name for module in _reporting() for name in getattr(module, "BESIDE_LOGS", ())}
     for folder in (path, metadata.folder):
-        files = {p.stem: p for p in session_logs(folder)}
+        files = {p.stem: p for p in session_logs(folder) if p.name not in beside}
         if files:
             return files
     return {}

@@ -111,6 +111,9 @@ def test_a_realhumaneval_pilots_chat_arm_asks_the_panel_pastes_a_reply_and_is_re
     assert exported.exit_code == 0, exported.output
     lines = [json.loads(line) for line in (out / "chat-arm-conversations.jsonl").read_text().splitlines()]
     assert {line["session_id"] for line in lines} == set(chats)
+    # `study report` of that folder reads the file as the chat arm's, not as a session it could not read.
+    reported = CliRunner().invoke(main, ["report", str(out), "--out", str(tmp_path / "r.html"), "-j", "1"])
+    assert reported.exit_code == 0 and "unreadable" not in reported.output, reported.output
 
     # The release publishes them, each saying a simulated writer wrote it.
     key = init_keyfile(tmp_path / "keys" / "study.key")

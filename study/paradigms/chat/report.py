@@ -14,7 +14,7 @@ from collections import Counter
 
 from study.lm.judge_backend import JudgeBackend
 from study.report import plots
-from study.paradigms.chat import arm_report, report_data
+from study.paradigms.chat import arm_export, arm_report, report_data
 from study.paradigms.chat.metrics import itr as itr_metric
 from study.paradigms.chat.report_data import CONVERSATIONS, METRICS, ChatMetrics, number
 from study.report.data import ReportData
@@ -26,6 +26,9 @@ TITLE = "Chat study (CollabLLM)"
 # A folder `study export --format chat` wrote: conversations, no CoAuthor log (`load` reads them).
 EXPORT_FILE = CONVERSATIONS
 EXPORT_WHAT = "a chat study"
+# What `study export` writes beside a writing study's logs that is no session log: a chat arm's
+# conversations (study.paradigms.chat.arm_export), which `load` reads as such.
+BESIDE_LOGS = (arm_export.FILE,)
 NOT_APPLICABLE = (
     "A chat study writes conversations, not a CoAuthor writing log: Table 3, acceptance and "
     "writer share, equality and mutuality, the collaboration spread and CoAuthor's §5.1 "
