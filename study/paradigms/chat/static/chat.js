@@ -19,7 +19,7 @@
     messages: $("messages"), input: $("chat-input"), send: $("chat-send"), form: $("chat-form"),
     error: $("chat-error"), retry: $("chat-retry"), doc: $("document"), words: $("word-count"),
     exchanges: $("exchange-count"), save: $("save-state"), finish: $("finish"),
-    spinner: document.querySelector("[data-testid=chat-spinner]"),
+    spinner: document.querySelector("[data-testid=chat-spinner]"), announcer: $("announce"),
   };
   const SAVE_TEXT = {
     saved: "All changes saved",
@@ -104,8 +104,18 @@
 
   // -- the conversation --------------------------------------------------------------------
 
+  // Said to a screen reader only (the template's #announce). Emptied first, so a reply the
+  // same as the one before is said again.
+  let announcing = null;
+  function announce(text) {
+    clearTimeout(announcing);
+    ui.announcer.textContent = "";
+    announcing = setTimeout(() => { ui.announcer.textContent = text; }, 50);
+  }
+
+  // Shows a stored message; false when the list has it already.
   function addMessage(message) {
-    if (ui.messages.querySelector(`li[data-seq="${message.seq}"]`)) return;
+    if (ui.messages.querySelector(`li[data-seq="${message.seq}"]`)) return false;
     const item = document.createElement("li");
     item.dataset.role = message.role;
     item.dataset.seq = String(message.seq);
@@ -122,10 +132,12 @@
     }
     ui.messages.appendChild(item);
     ui.messages.scrollTop = ui.messages.scrollHeight;
+    return true;
   }
 
   function showError(text, canRetry) {
-    ui.error.textContent = text;
+    // The line is an alert: the same words set again at each retry would be said again.
+    if (ui.error.textContent !== text) ui.error.textContent = text;
     ui.error.hidden = !text;
     ui.retry.hidden = !canRetry;
   }
@@ -215,7 +227,9 @@
         inFlight = null;
         addMessage(answer.user);
         log("chat-send", "user", { messageSeq: answer.user.seq });
-        addMessage(answer.assistant);
+        // Only the whole reply, once, and only when it is new here: the streamed pieces and
+        // the writer's own message are not said (the list is no live region).
+        if (addMessage(answer.assistant)) announce(`The assistant replied: ${answer.assistant.content}`);
         log("chat-receive", "api", { messageSeq: answer.assistant.seq });
         exchanges = answer.exchanges;
         owed = answer.owed;
