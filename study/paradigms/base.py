@@ -181,15 +181,14 @@ class Paradigm:
     # the writing path's.
     simulate: str = ""
     # `study simulate`'s writer at this paradigm's part of the core's editor page where that
-    # part is not the Tab list (a chat arm's panel), whichever participant walks the writing
-    # path: a module holding `KEY`, the boot key that puts the part on the page (as an
-    # EditorPart's), `ASSISTANT`, the assistant as the writer is told of it (what it is, what
-    # asking does: study.simulate.writer.TAB), and `ask(http, writer, text, part) -> str |
-    # None`, one time the writer
-    # asks the AI there, in place of pressing Tab (`part`: the boot data's; `text`: the text
-    # so far): None when no answer came, else the text the writer takes from it into the
-    # document ("" for none), which study.simulate.participant logs as the page would; "" for
-    # none.
+    # part is not the Tab list (a chat arm's panel, L0's assistant panel), whichever participant
+    # walks the writing path: a module holding `KEY`, the boot key that puts the part on the
+    # page (as an EditorPart's), `ASSISTANT`, the assistant as the writer is told of it (what it
+    # is, what asking does: study.simulate.writer.TAB), and `ask(http, writer, log, part) -> str
+    # | None`, one time the writer asks the AI there, in place of pressing Tab (`part`: the boot
+    # data's; `log`: the page's study.simulate.editor.EditorLog, whose text is the text so far),
+    # logging on `log` what the page logs of it, the text taken into the document included
+    # (EditorLog.paste): None when no answer came, else the text taken ("" for none); "" for none.
     simulate_part: str = ""
     # A module holding `conversations(study, connection, sessions) -> list[dict]`: what
     # `study release build` publishes of these finished sessions beside (or, on a path of its

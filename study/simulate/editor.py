@@ -80,12 +80,16 @@ class EditorLog:
         self.text += character
         self.record("text-insert", "user", textDelta=delta)
 
-    def paste(self, text: str) -> None:
-        """Text pasted at the end of the text (copied from a chat arm's reply): one `input` event,
-        so one user text-insert of all of it, as editor.js logs any paste."""
+    def paste(self, text: str, **details) -> None:
+        """Text pasted at the end of the text (copied from an assistant's reply): one `input`
+        event, so one user text-insert of all of it, as editor.js logs any paste (`details`: what
+        a paradigm's log adds to the record, e.g. GhostLog's `proactive`). After the writer's own
+        space where the text ends in none: what is pasted is the reply's text as it was."""
+        if self.text and not self.text[-1].isspace():
+            self.type(" ")
         delta = self._append_delta(text)
         self.text += text
-        self.record("text-insert", "user", textDelta=delta)
+        self.record("text-insert", "user", textDelta=delta, **details)
 
     def backspace(self) -> None:
         delta = {"ops": [{"retain": len(self.text) - 1}, {"delete": 1}]}

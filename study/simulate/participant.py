@@ -235,19 +235,14 @@ class Participant:
         self.accepted += 1
 
     def _ask_part(self, log: EditorLog, part, settings: dict) -> None:
-        """One question at the page's own part (study.paradigms.base: `simulate_part`), and the
-        text the writer takes from its answer pasted at the end of their text."""
+        """One question at the page's own part (study.paradigms.base: `simulate_part`), which
+        logs it as the page does, the text the writer takes from its answer included."""
         self.queries += 1
-        taken = part.ask(self.http, self.writer, log.text, settings)
+        taken = part.ask(self.http, self.writer, log, settings)
         if taken is None:
             self.failed_queries += 1
-            return
-        if not taken:
-            return
-        if log.text and not log.text[-1].isspace():
-            log.type(" ")  # the writer's own space: what is pasted is the reply's text as it was
-        log.paste(taken)
-        self.accepted += 1
+        elif taken:
+            self.accepted += 1
 
     def _send(self, log: EditorLog, url: str) -> None:
         batch = log.take_unsent()

@@ -49,17 +49,23 @@ _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 MAX_COPIED = 600  # characters: a passage a person selects, not the whole of a long reply
 
 
-def ask(http, writer, text: str, part: dict) -> str | None:
+def ask(http, writer, log, part: dict) -> str | None:
     """One question to the panel: None when no reply came, else the passage of the reply the
     writer pastes ("" for none). The hook `simulate_part` (study.paradigms.base)."""
-    message = _message(writer, text)[: part.get("maxMessageChars") or 4000]
+    message = request(writer, log.text)[: part.get("maxMessageChars") or 4000]
     reply = _send(http, part["url"], message)
     if reply is None:
         return None
-    return _copied(writer, reply)
+    taken = copied(writer, reply)
+    if taken:
+        log.paste(taken)
+    return taken
 
 
-def _message(writer, text: str) -> str:
+def request(writer, text: str) -> str:
+    """What the writer types to an assistant beside the editor about `text` (the text so far):
+    the writers' model's message, else what a person stuck asks. L0's panel asks so too
+    (study.paradigms.proactive.assistant_simulate)."""
     answer_text = writer.ask_model(ASK.format(noun=writer.noun, text=text[-3000:]))
     answer = parse_json(answer_text)
     message = " ".join(str(answer.get("message", "")).split()) if answer else ""
@@ -92,9 +98,9 @@ def _send(http, url: str, message: str) -> str | None:
     return None
 
 
-def _copied(writer, reply: str) -> str:
-    """The passage the writer copies: the one the model names when the reply holds it, else by
-    the persona's habits the reply's first sentence or two."""
+def copied(writer, reply: str) -> str:
+    """The passage the writer copies from `reply`: the one the model names when the reply holds
+    it, else by the persona's habits the reply's first sentence or two ("" for none)."""
     answer = parse_json(writer.ask_model(COPY.format(reply=reply[:3000], noun=writer.noun), max_tokens=200))
     named = str(answer.get("copy", "")).strip() if answer else None
     if named == "":

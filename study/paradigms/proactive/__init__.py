@@ -8,7 +8,8 @@ user-initiated, is an assistant panel the writer asks ([proactive] l0 = "assista
 - `memory`: the editor's interaction memory (history, outcomes, accepted spans) rebuilt from
   a session's stored events, for a browser that reloads without its saved copy.
 - `engine`: one proactive query: prompt, model call, post-processing, the per-suggestion record.
-- `assistant`: L0's assistant panel, one request answered against the document.
+- `assistant`: L0's assistant panel, one request answered against the document;
+  `assistant_simulate`: `study simulate`'s writers asking it.
 - `api`: POST /api/sessions/<id>/proactive and /assistant; `export`: the sessions and requests;
 - `arrival`: what the event API writes into (blinding) and checks of (provenance) its records;
 - `coauthor_log`: its events in the CoAuthor log, the extended format, its export beside others;
@@ -63,6 +64,8 @@ PARADIGM = Paradigm(
     exports={"proactive": "study.paradigms.proactive.export"},
     curate="study.paradigms.proactive.curation.cli",
     simulate="study.paradigms.proactive.simulate",
+    # A simulated L0 writer asks the assistant panel where a Tab writer presses Tab.
+    simulate_part="study.paradigms.proactive.assistant_simulate",
     report="study.paradigms.proactive.report",
     coauthor_log="study.paradigms.proactive.coauthor_log",
     config="study.paradigms.proactive.settings",

@@ -36,7 +36,8 @@ NO_JUDGE = (
 TABLE5_COLUMNS = (
     ("paradigm", "paradigm"), ("sessions", "sessions"), ("editing time (min)", "editing_minutes"),
     ("active time (min)", "active_minutes"), ("window switches", "window_switches"),
-    ("panel switches", "panel_switches"), ("suggestions shown", "shown"),
+    ("panel switches", "panel_switches"), ("assistant requests", "chat_requests"),
+    ("suggestions shown", "shown"),
     ("acceptance macro (%)", "acceptance_macro"), ("acceptance micro (%)", "acceptance_micro"),
     ("modify rate (%)", "modify_rate"),
 )
@@ -44,7 +45,7 @@ TABLE5_NOTE = (
     "Means per session of the paradigm. Editing time: the writing page's first event to its "
     "last; active time leaves out the time the page was blurred. Window switches: times the "
     "page lost focus to another window or tab; panel switches: moves between the editor and "
-    "L0's assistant panel. Acceptance as defined above (none for L0, whose assistant makes no "
+    "L0's assistant panel; assistant requests: what the writer sent it. Acceptance as defined above (none for L0, whose assistant makes no "
     "suggestion: Table 5's \"-\")."
 )
 

@@ -12,8 +12,9 @@ the ghost text that comes back is answered per persona (or as the writers' model
 
 Every record carries `proactive`, logged in the editor's order, so the session passes the event
 API's provenance rules (study.paradigms.proactive.curation.provenance) and exports in the
-extended format. An L0 session of the same study presses Tab, its records carrying `proactive`
-too (the server fills in the paradigm, study.paradigms.proactive.arrival).
+extended format. An L0 session of the same study presses Tab ([proactive] l0 = "tab") or asks
+the assistant panel (study.paradigms.proactive.assistant_simulate), its records carrying
+`proactive` too (the server fills in the paradigm, study.paradigms.proactive.arrival).
 """
 
 from __future__ import annotations
