@@ -33,8 +33,11 @@ def clean_suggestions(items: Sequence[Mapping]) -> list[dict]:
 
 
 class EditorLog:
-    def __init__(self, prompt: str, controls: Mapping[str, str], *, clock=time.time) -> None:
+    def __init__(self, prompt: str, controls: Mapping[str, str], *, clock=time.time, extension: str | None = None) -> None:
         self.controls = {key: str(controls.get(key, "")) for key in CONTROL_KEYS}
+        # The key every record carries when a paradigm extends the CoAuthor record (the boot
+        # data's `extension`, as editor-events.js's EventLog), filled from `details[extension]`.
+        self.extension = extension
         self.text = prompt[:-1] if prompt.endswith("\n") else prompt  # the text area's value
         self.next_seq = 0
         self.suggestion_index: int = 0
@@ -66,6 +69,8 @@ class EditorLog:
             **self.controls,
             "seq": self.next_seq,
         }
+        if self.extension:
+            record[self.extension] = dict(details.get(self.extension) or {})
         self.next_seq += 1
         self.unsent.append(record)
         return record

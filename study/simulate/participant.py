@@ -199,7 +199,7 @@ class Participant:
 
     def editor_log(self, boot: dict) -> EditorLog:
         """The page's log; a paradigm's participant may keep records of its own kind."""
-        return EditorLog(boot["prompt"], boot["controls"])
+        return EditorLog(boot["prompt"], boot["controls"], extension=boot.get("extension"))
 
     def _type(self, log: EditorLog, text: str) -> None:
         if log.text and not log.text[-1].isspace() and not text.startswith((" ", "\n")):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from click.testing import CliRunner
 
 from study import config
@@ -43,9 +44,9 @@ class PanelWriterBackend(ScriptedWriterBackend):
         return [Generation(text, [0.0] * len(text), "stop", list(text))]
 
 
-def _study(tmp_path):
-    """`study init --paradigm proactive` with its L1 conditions as L0's assistant panel (whose
-    model answers in chat mode), beside L2 and L3."""
+def _study(tmp_path, as_l0=("L1",)):
+    """`study init --paradigm proactive` with its conditions of `as_l0` as L0's assistant panel
+    (whose model answers in chat mode), beside the others."""
     folder = tmp_path / "l0"
     result = CliRunner().invoke(main, ["init", str(folder), "--paradigm", "proactive"])
     assert result.exit_code == 0, result.output
@@ -53,11 +54,11 @@ def _study(tmp_path):
     text = toml.read_text().replace("min_seconds = 600", "min_seconds = 1")
     blocks = text.split("[[conditions]]")
     for n, block in enumerate(blocks):
-        if 'paradigm = "L1"' in block:
-            blocks[n] = block.replace('paradigm = "L1"', 'paradigm = "L0"').replace('mode = "completion"', 'mode = "chat"')
+        for level in as_l0:
+            if f'paradigm = "{level}"' in block:
+                blocks[n] = block.replace(f'paradigm = "{level}"', 'paradigm = "L0"').replace('mode = "completion"', 'mode = "chat"')
     toml.write_text("[[conditions]]".join(blocks) + '\n[proactive]\nl0 = "assistant"\n')
-    study = config.load(folder)
-    assert {c.paradigm for c in study.conditions} == {"L0", "L2", "L3"}
+    assert {c.paradigm for c in config.load(folder).conditions} == {"L0", *{"L1", "L2", "L3"} - set(as_l0)}
     return folder
 
 
@@ -137,10 +138,14 @@ def test_an_l0_pilots_writers_ask_the_panel_paste_from_it_and_validate(tmp_path,
     assert validated.exit_code == 0 and problems == [], problems
 
 
-def test_with_a_writers_model_that_gives_no_json_every_l0_writer_still_asks_the_panel(tmp_path, suggestion_model):
+@pytest.mark.parametrize("as_l0", [("L1",), ("L1", "L2", "L3")], ids=["beside-ghost-text", "l0-alone"])
+def test_with_a_writers_model_that_gives_no_json_every_l0_writer_still_asks_the_panel(tmp_path, suggestion_model,
+                                                                                      as_l0):
     """The deterministic writers' model answers in sentences: how often to ask is the persona's
-    and the seed's, and an L0 writer who would never ask asks once before finishing."""
-    folder = _study(tmp_path)
+    and the seed's, and an L0 writer who would never ask asks once before finishing. A study of
+    L0 alone takes the writing path's participant, whose records carry `proactive` as the
+    page's boot data says (it stopped on a TypeError)."""
+    folder = _study(tmp_path, as_l0)
     result = CliRunner().invoke(main, ["simulate", str(folder), "--writers", "4",
                                        "--suggestions-endpoint", suggestion_model])  # fmt: skip
     assert result.exit_code == 0, result.output

@@ -35,16 +35,16 @@ _WAIT = (429, 502, 503, 504)  # a refusal for now (limits, the model): worth ano
 
 
 def ask(http, writer, log, part: dict) -> str | None:
-    """One request at the panel, logged on `log` (a GhostLog: every record carries `proactive`):
+    """One request at the panel, logged on `log` (whose records all carry `proactive`: the page's boot data says so):
     None when no response came, else the passage pasted ("" for none). The hook
     `simulate_part` (study.paradigms.base)."""
-    log.record("panel-focus", "user", {"panel": "assistant"})
+    log.record("panel-focus", "user", proactive={"panel": "assistant"})
     text = request(writer, log.text)[: part.get("maxRequest") or 4000].strip()
     answer = _send(http, log, part["url"], text)
     taken = copied(writer, answer[1]) if answer else ""
     if taken:
-        log.record("chat-copy", "user", {"chatId": answer[0], "text": taken})
-    log.record("panel-focus", "user", {"panel": "editor"})
+        log.record("chat-copy", "user", proactive={"chatId": answer[0], "text": taken})
+    log.record("panel-focus", "user", proactive={"panel": "editor"})
     if answer is None:
         return None
     if taken:
@@ -55,14 +55,14 @@ def ask(http, writer, log, part: dict) -> str | None:
 def _send(http, log, url: str, text: str) -> tuple[int, str] | None:
     """(chatId, response), asked as the page asks; each try is the writer pressing Send."""
     for attempt in range(TRIES):
-        log.record("chat-send", "user", {"text": text})
+        log.record("chat-send", "user", proactive={"text": text})
         response = http.post(url, json={"request": text, "doc": log.text})
         is_json = response.headers.get("content-type", "").startswith("application/json")
         body = response.json() if is_json else {}
         if response.status_code == 200 and isinstance(body.get("response"), str):
-            log.record("chat-receive", "api", {"chatId": body["chatId"], "text": body["response"]})
+            log.record("chat-receive", "api", proactive={"chatId": body["chatId"], "text": body["response"]})
             return body["chatId"], body["response"]
-        log.record("suggestion-fail", "api", {"reason": str(body.get("error") or f"HTTP {response.status_code}")[:300]})
+        log.record("suggestion-fail", "api", proactive={"reason": str(body.get("error") or f"HTTP {response.status_code}")[:300]})
         if response.status_code not in _WAIT or attempt + 1 == TRIES:
             return None
         time.sleep(attempt + 1)  # a person reads "No answer this time", then presses Send again
