@@ -53,6 +53,27 @@ class ScriptedWriterBackend:
         return len(text.split())
 
 
+def pilot(folder, writers_backend, *, writers: int, model: str, suggestions: str):
+    """`study simulate FOLDER` with `writers` writers whose model is `writers_backend`, served
+    over HTTP for the run, and the study's suggestions from `suggestions`; the CLI's result."""
+    from click.testing import CliRunner
+
+    from study.cli import main
+
+    writers_url, stop = serve_in_thread(writers_backend)
+    try:
+        return CliRunner().invoke(main, ["simulate", str(folder), "--writers", str(writers), "--llm-url", writers_url,
+                                         "--llm-model", model, "--suggestions-endpoint", suggestions])  # fmt: skip
+    finally:
+        stop()
+
+
+def inserted(record) -> str:
+    """The text an event's delta inserts ("" for none)."""
+    delta = record["textDelta"]
+    return "".join(op.get("insert", "") for op in delta["ops"]) if isinstance(delta, dict) else ""
+
+
 @pytest.fixture(scope="module")
 def suggestion_model():
     base_url, stop = serve_in_thread(DeterministicBackend())

@@ -15,7 +15,6 @@ from study import config
 from study.cli import main, write_study_files
 from study.curation.origin import origin
 from study.lm.backends import Generation
-from study.lm.server import serve_in_thread
 from study.paradigms.chat import arm
 from study.paradigms.chat import store as chat_store
 from study.paradigms.chat.arm_simulate import passage
@@ -25,7 +24,7 @@ from study.store import events as event_store
 from study.store import make_engine, reading
 from study.store import sessions as session_store
 from study.store.simulated import simulated_ids
-from tests.simulate.conftest import ScriptedWriterBackend
+from tests.simulate.conftest import ScriptedWriterBackend, inserted, pilot
 
 MESSAGE = "Could you give me an idea for what the keeper does next?"
 
@@ -71,20 +70,10 @@ def _chat_sessions(folder):
     return sessions, marked, found
 
 
-def _inserted(record) -> str:
-    delta = record["textDelta"]
-    return "".join(op.get("insert", "") for op in delta["ops"]) if isinstance(delta, dict) else ""
-
 
 def test_a_realhumaneval_pilots_chat_arm_asks_the_panel_pastes_a_reply_and_is_released(tmp_path, suggestion_model):
     folder = _study(tmp_path)
-    writers_url, stop = serve_in_thread(ChatArmWriterBackend())
-    try:
-        result = CliRunner().invoke(main, ["simulate", str(folder), "--writers", "3", "--llm-url", writers_url,
-                                           "--llm-model", "chat-arm",
-                                           "--suggestions-endpoint", suggestion_model])  # fmt: skip
-    finally:
-        stop()
+    result = pilot(folder, ChatArmWriterBackend(), writers=3, model="chat-arm", suggestions=suggestion_model)
     assert result.exit_code == 0, result.output
     assert "3 simulated session(s) finished, 0 stopped" in result.output
 
@@ -98,8 +87,8 @@ def test_a_realhumaneval_pilots_chat_arm_asks_the_panel_pastes_a_reply_and_is_re
         replies = [m["content"] for m in messages if m["role"] == "assistant"]
         assert all(replies) and {m["model"] for m in messages if m["role"] == "assistant"} == {"deterministic"}
         # Pasted, not typed: one user insert of a passage a reply holds, as the editor logs a paste.
-        pasted = [_inserted(r) for r in records if r["eventName"] == "text-insert" and r["eventSource"] == "user"
-                  and len(_inserted(r)) > 1]  # fmt: skip
+        pasted = [inserted(r) for r in records if r["eventName"] == "text-insert" and r["eventSource"] == "user"
+                  and len(inserted(r)) > 1]  # fmt: skip
         assert pasted and all(any(text in reply for reply in replies) for text in pasted)
         # The report reads the pasted text as the assistant's (study.paradigms.chat.arm_report).
         found = origin(records, assistant_texts=replies)

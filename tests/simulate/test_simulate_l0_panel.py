@@ -14,13 +14,12 @@ from click.testing import CliRunner
 from study import config
 from study.cli import main
 from study.lm.backends import Generation
-from study.lm.server import serve_in_thread
 from study.store import events as event_store
 from study.store import make_engine, reading
 from study.store import sessions as session_store
 from study.store.db import suggestion_requests
 from tests.report.conftest import Tables, number
-from tests.simulate.conftest import ScriptedWriterBackend
+from tests.simulate.conftest import ScriptedWriterBackend, inserted, pilot
 
 REQUEST = "Could you suggest what the keeper finds in the cellar?"
 
@@ -62,19 +61,10 @@ def _study(tmp_path, as_l0=("L1",)):
     return folder
 
 
-def _text_of(record) -> str:
-    delta = record["textDelta"]
-    return "".join(op.get("insert", "") for op in delta["ops"]) if isinstance(delta, dict) else ""
-
 
 def test_an_l0_pilots_writers_ask_the_panel_paste_from_it_and_validate(tmp_path, suggestion_model):
     folder = _study(tmp_path)
-    writers_url, stop = serve_in_thread(PanelWriterBackend())
-    try:
-        result = CliRunner().invoke(main, ["simulate", str(folder), "--writers", "4", "--llm-url", writers_url,
-                                           "--llm-model", "panel", "--suggestions-endpoint", suggestion_model])  # fmt: skip
-    finally:
-        stop()
+    result = pilot(folder, PanelWriterBackend(), writers=4, model="panel", suggestions=suggestion_model)
     assert result.exit_code == 0, result.output
     assert "4 simulated session(s) finished, 0 stopped" in result.output
 
@@ -107,7 +97,7 @@ def test_an_l0_pilots_writers_ask_the_panel_paste_from_it_and_validate(tmp_path,
         pastes = [r for r in records if r["eventName"] == "text-insert" and r["proactive"].get("paste")]
         assert copies and len(pastes) == len(copies)
         for copy, paste in zip(copies, pastes):
-            assert paste["eventSource"] == "user" and _text_of(paste) == copy["proactive"]["text"]
+            assert paste["eventSource"] == "user" and inserted(paste) == copy["proactive"]["text"]
             assert paste["proactive"]["chatId"] == copy["proactive"]["chatId"]
             assert copy["proactive"]["text"] in answered[copy["proactive"]["chatId"]][1]
         focus = [r["proactive"]["panel"] for r in records if r["eventName"] == "panel-focus"]

@@ -18,13 +18,12 @@ from click.testing import CliRunner
 from study import config
 from study.cli import main
 from study.lm.backends import Generation
-from study.lm.server import serve_in_thread
 from study.simulate.pages import read_page
 from study.store import events as event_store
 from study.store import make_engine, reading
 from study.store import sessions as session_store
 from tests.conftest import CONTACT
-from tests.simulate.conftest import ScriptedWriterBackend
+from tests.simulate.conftest import ScriptedWriterBackend, pilot
 
 REACTIONS = ("accept", "partial", "modify", "reject")
 
@@ -64,12 +63,7 @@ def test_init_writes_one_condition_per_mindcopilot_paradigm_and_genre(tmp_path):
 
 def test_simulated_writers_answer_ghost_text_and_their_sessions_validate(tmp_path, suggestion_model):
     folder = _init(tmp_path, "proactive")
-    writers_url, stop = serve_in_thread(GhostTextWriterBackend())
-    try:
-        result = CliRunner().invoke(main, ["simulate", str(folder), "--writers", "3", "--llm-url", writers_url,
-                                           "--llm-model", "ghost", "--suggestions-endpoint", suggestion_model])  # fmt: skip
-    finally:
-        stop()
+    result = pilot(folder, GhostTextWriterBackend(), writers=3, model="ghost", suggestions=suggestion_model)
     assert result.exit_code == 0, result.output
     assert "3 simulated session(s) finished, 0 stopped" in result.output
 
