@@ -87,5 +87,24 @@ def status(directory: str) -> None:
 def export_command(directory: str, out: str) -> None:
     """Write the ratings joined to their sessions and arms (judging_*.csv, judging_rubric.json)."""
     study, settings = _study(directory)
+    _check_paradigms_known(study)
     written = export_module.write(collect(study, settings), Path(out))
     click.echo(f"Wrote {written} ratings to {Path(out) / export_module.RATINGS_CSV}")
+
+
+def _check_paradigms_known(study) -> None:
+    """Refuse, as `study export` does, where the `paradigm` column could not be told: a session
+    from before each session's paradigm was stored, in an arm whose paradigm changed since
+    (study.export.as_run)."""
+    from study.export import as_run
+    from study.store import sessions as session_store
+
+    engine = make_engine(study.database_url)
+    create_tables(engine)
+    try:
+        with reading(engine) as connection:
+            as_run.check_known(study, session_store.all_sessions(connection, finished_only=True))
+    except study_config.ConfigError as error:
+        raise click.ClickException(str(error)) from None
+    finally:
+        engine.dispose()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sqlalchemy import Connection, select
 
@@ -38,7 +38,6 @@ class Results:
     tasks: int
     tasks_submitted: int
     settings: JudgingSettings
-    arms: dict[str, str] = field(default_factory=dict)  # condition -> paradigm
 
     @property
     def kept(self) -> list[dict]:
@@ -62,6 +61,7 @@ def collect(connection: Connection, study: Study, settings: JudgingSettings) -> 
             judging_ratings.c.item_id, judging_ratings.c.score, judging_tasks.c.judge,
             judging_items.c.session_id, judging_items.c.unit, judging_items.c.position,
             judging_items.c.text, judging_items.c.gold_score, sessions.c.condition,
+            sessions.c.paradigm.label("stored_paradigm"),
         )
         .join(judging_tasks, judging_tasks.c.task_id == judging_ratings.c.task_id)
         .join(judging_items, judging_items.c.item_id == judging_ratings.c.item_id)
@@ -73,14 +73,18 @@ def collect(connection: Connection, study: Study, settings: JudgingSettings) -> 
         ((r["judge"], r["score"], r["gold_score"]) for r in rows if r["gold_score"] is not None),
         tolerance=settings.gold_tolerance, min_correct=settings.gold_min_correct,
     )  # fmt: skip
+    # The paradigm each session ran with, which study.toml may have changed under the arm's name
+    # since (study.export.as_run); a session from before it was stored: its arm's now.
     arms = {c.name: c.paradigm for c in study.conditions}
     ratings = []
     for row in rows:
         if row["gold_score"] is not None:
             continue
         flagged = row["judge"] in checks and checks[row["judge"]].flagged
+        found = dict(row)
+        ran = found.pop("stored_paradigm") or arms.get(row["condition"], "")
         ratings.append({
-            **dict(row), "paradigm": arms.get(row["condition"], ""),
+            **found, "paradigm": ran,
             "judge_flagged": flagged, "kept": not (flagged and settings.exclude_failed_gold),
         })  # fmt: skip
     counts = connection.execute(select(judging_tasks.c.submitted_at)).scalars().all()
@@ -91,7 +95,7 @@ def collect(connection: Connection, study: Study, settings: JudgingSettings) -> 
         ratings=ratings, checks=checks,
         agreement=agreement_of(ratings, settings),
         items=len(items), tasks=len(counts), tasks_submitted=sum(c is not None for c in counts),
-        settings=settings, arms=arms,
+        settings=settings,
     )  # fmt: skip
 
 

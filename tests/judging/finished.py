@@ -24,7 +24,7 @@ def finish_sessions(engine, study, texts: list[str], *, worker_prefix: str = "W"
             now = time.time()
             session_store.update_session(
                 connection, session["session_id"], stage="complete", condition=condition.name,
-                prompt_code=prompt.code, final_text=f"{prompt.text.strip()} {text}\n",
+                paradigm=condition.paradigm, prompt_code=prompt.code, final_text=f"{prompt.text.strip()} {text}\n",
                 writing_started_at=now - 600, writing_finished_at=now, completed_at=now,
             )  # fmt: skip
             made.append(session["session_id"])
