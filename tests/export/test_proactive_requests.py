@@ -42,7 +42,7 @@ def exported(tmp_path: Path, model_url: str) -> tuple[Path, dict[str, str]]:
         sessions[paradigm] = session_id
         to_writing(client, session_id, prompt="shapeshifter")
         with writing(app.extensions["study.engine"]) as connection:
-            session_store.update_session(connection, session_id, condition=condition)
+            session_store.update_session(connection, session_id, condition=condition, paradigm=paradigm)
         script = Script(paradigm=paradigm)
         script.type(" The door opened")
         first = client.post(f"/api/sessions/{session_id}/proactive", json={"doc": script.text[:-1]}).json
@@ -98,3 +98,17 @@ def test_a_broken_requests_file_is_named_with_its_field(exported, tmp_path):
         read_requests(path)
     result = CliRunner().invoke(main, ["curate", "proactive", str(folder), "--out", str(tmp_path / "m")])
     assert result.exit_code == 1 and "requests[1].context" in result.output
+
+
+def test_sessions_csv_names_the_paradigm_each_session_ran_with_after_study_toml_changed_it(exported, tmp_path):
+    from tests.export.test_paradigm_changed_under_its_name import _set_paradigm
+
+    _, sessions = exported
+    folder = tmp_path / "study"
+    _set_paradigm(folder, "creative-low", "L3")  # the L1 arm's name kept for L3 from now on
+    again = tmp_path / "again"
+    result = CliRunner().invoke(main, ["export", str(folder), "--format", "proactive", "--out", str(again)])
+    assert result.exit_code == 0, result.output
+    with (again / "sessions.csv").open(encoding="utf-8") as handle:
+        ran = {row["session_id"]: (row["condition"], row["paradigm"]) for row in csv.DictReader(handle)}
+    assert ran == {sessions["L1"]: ("creative-low", "L1"), sessions["L2"]: ("creative-high", "L2")}

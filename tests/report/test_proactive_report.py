@@ -50,7 +50,7 @@ def proactive_study(tmp_path: Path, model_url: str) -> Path:
         session_id = start(client, access_code=f"writer-{number_}")
         to_writing(client, session_id, prompt="shapeshifter")
         with writing(app.extensions["study.engine"]) as connection:
-            session_store.update_session(connection, session_id, condition=condition)
+            session_store.update_session(connection, session_id, condition=condition, paradigm=PARADIGMS[condition])
         script = Script(paradigm=PARADIGMS[condition])
         script.type(" The door opened")
         for outcome in outcomes:
@@ -195,7 +195,7 @@ def test_an_assistant_panels_response_pasted_into_the_text_is_the_assistants_in_
     from study.store import writing
 
     with writing(app.extensions["study.engine"]) as connection:
-        session_store.update_session(connection, session_id, condition="creative-low")
+        session_store.update_session(connection, session_id, condition="creative-low", paradigm="L0")
     asked = client.post(f"/api/sessions/{session_id}/assistant", json={"request": "A sentence, please.", "doc": "x"})
     assert asked.status_code == 200, asked.json
     chat_id, response = asked.json["chatId"], asked.json["response"]

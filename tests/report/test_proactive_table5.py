@@ -64,7 +64,7 @@ def study_folder(tmp_path: Path, model_url: str) -> Path:
         session_id = start(client, access_code=f"writer-{n}")
         to_writing(client, session_id, prompt="shapeshifter")
         with writing(app.extensions["study.engine"]) as connection:
-            session_store.update_session(connection, session_id, condition=condition)
+            session_store.update_session(connection, session_id, condition=condition, paradigm=PARADIGMS[condition])
         script = Script(paradigm=PARADIGMS[condition])
         script.type(" The door opened")
         for _ in range(blurs):

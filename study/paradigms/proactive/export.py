@@ -2,7 +2,7 @@
 
 One `<session_id>.jsonl` per proactive session: the 17 release keys in the release's order,
 then `proactive`, with every event including the extension events
-(schemas/coauthor-proactive.schema.json), `sessions.csv` naming each session's paradigm,
+(schemas/coauthor-proactive.schema.json), `sessions.csv` naming the paradigm each session ran with,
 condition, prompt, configured model and the model(s) the endpoint said answered, and
 `suggestion_requests.json` (schemas/proactive-requests.schema.json): per L1-L3 suggestion, the
 context the model saw (study.paradigms.proactive.curation.requests). `study export` (format
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from study.config import Study
+from study.export import as_run
 from study.export.coauthor import check_stored_names, to_release_record, write_atomically
 from study.store import create_tables, make_engine, provenance, reading
 from study.store import events as event_store
@@ -59,13 +60,17 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
     # removed in study.toml after sessions were stored under it stopped this one halfway.
     try:
         check_stored_names(study, candidates)
+        # ... and an arm's paradigm changed under its name, where a session did not store its own.
+        as_run.check_known(study, candidates)
     finally:
         engine.dispose()
     private_folder(out)  # worker ids and keystrokes: study.store.permissions
     # L0 sessions belong to a MindCopilot study (the baseline of Table 5), not to a CoAuthor one.
-    proactive_study = is_proactive_study(study.conditions, study.proactive)
+    # Each session is of the paradigm it ran with, which study.toml may have changed under the
+    # arm's name since (study.export.as_run): L1 sessions stay L1 when the arm is L2 now.
+    proactive_study = is_proactive_study(as_run.conditions_as_run(study, candidates), study.proactive)
     for session in candidates:
-        condition = study.condition(session["condition"])
+        condition = as_run.condition_as_run(study, session)
         if not proactive_study:  # L0 and control sessions of a CoAuthor-style study
             continue
         if condition.paradigm not in ("L0", "L1", "L2", "L3"):
