@@ -240,3 +240,14 @@ def test_a_session_shown_no_suggestion_is_said_to_be_left_out_of_acceptance_not_
     for section in ("collaboration", "table3"):
         assert "1 session(s) of a MindCopilot arm were shown no suggestion" in tables.texts[section]
         assert "left out of the acceptance means, not counted as 0" in tables.texts[section]
+
+
+def test_arms_changed_to_another_paradigm_in_study_toml_are_reported_as_they_ran(proactive_study, tmp_path):
+    from tests.export.test_paradigm_changed_under_its_name import _set_paradigm
+
+    before = _report(proactive_study, tmp_path / "before.html")
+    for name in PARADIGMS:  # every ghost-text arm's name kept for Tab lists from now on
+        _set_paradigm(proactive_study, name, "tab")
+    after = _report(proactive_study, tmp_path / "after.html")
+    assert after.sections["proactive"][0] == before.sections["proactive"][0]
+    assert {"L1", "L2", "L3", "all"} <= set(after.rows("proactive"))

@@ -143,3 +143,41 @@ def test_a_copied_passage_is_the_replys_own_text_from_its_start_to_a_sentences_e
     long = "word " * 300 + "end."
     assert len(passage(long, 1)) <= 600 and passage(long, 1) in long and not passage(long, 1).endswith(" ")
     assert passage("", 1) == ""
+
+
+def test_a_chat_arm_changed_to_tab_in_study_toml_keeps_its_sessions_conversations_and_report(tmp_path, suggestion_model):
+    """The arm's name kept for Tab lists after the pilot: `study export` still writes its sessions'
+    conversations, and `study report` still reads their pasted replies as the assistant's."""
+    from tests.export.test_paradigm_changed_under_its_name import _set_paradigm
+    from tests.report.conftest import Tables
+
+    folder = _study(tmp_path)
+    writers_url, stop = serve_in_thread(ChatArmWriterBackend())
+    try:
+        result = CliRunner().invoke(main, ["simulate", str(folder), "--writers", "3", "--llm-url", writers_url,
+                                           "--llm-model", "chat-arm",
+                                           "--suggestions-endpoint", suggestion_model])  # fmt: skip
+    finally:
+        stop()
+    assert result.exit_code == 0, result.output
+    _, _, chats = _chat_sessions(folder)
+    assert chats
+    (chat_arm,) = {c.name for c in config.load(folder).conditions if arm.is_chat_arm(c)}
+
+    def report(name: str) -> Tables:
+        out = tmp_path / f"{name}.html"
+        reported = CliRunner().invoke(main, ["report", str(folder), "--out", str(out), "-j", "1"])
+        assert reported.exit_code == 0, reported.output
+        return Tables(out.read_text(encoding="utf-8"))
+
+    before = report("before")
+    _set_paradigm(folder, chat_arm, "tab")
+    after = report("after")
+    assert after.sections["origin"] == before.sections["origin"]
+
+    out = tmp_path / "export"
+    exported = CliRunner().invoke(main, ["export", str(folder), "--out", str(out)])
+    assert exported.exit_code == 0, exported.output
+    lines = [json.loads(line) for line in (out / "chat-arm-conversations.jsonl").read_text().splitlines()]
+    assert {line["session_id"] for line in lines} == set(chats)
+    assert {line["condition"] for line in lines} == {chat_arm}

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 
+from study.export import as_run
 from study.paradigms.chat import arm
 
 FILE = "chat-arm-conversations.jsonl"
@@ -26,7 +27,8 @@ def conversations(study, connection, sessions: list[dict]) -> bytes | None:
 
     lines = []
     for session in sessions:
-        condition = study.condition(session["condition"])
+        # As the session ran: study.toml may name another paradigm for the arm now (study.export.as_run).
+        condition = as_run.condition_as_run(study, session)
         if not arm.is_chat_arm(condition):
             continue
         messages = [

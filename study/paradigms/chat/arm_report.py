@@ -18,6 +18,7 @@ from study.curation.formats import SessionFileError, read_session
 from study.curation.metadata_files import session_logs
 from study.curation.origin import origin
 from study.curation.replay import DeltaError
+from study.export import as_run
 from study.paradigms.chat import arm, arm_export
 
 
@@ -28,14 +29,14 @@ def _from_study(path: Path) -> tuple[dict[str, list[str]], dict[str, list[dict]]
     from study.store import sessions as session_store
 
     study = study_config.load(path)
-    if not any(arm.is_chat_arm(c) for c in study.conditions):
-        return {}, {}
     replies, events = {}, {}
     engine = make_engine(study.database_url)
     create_tables(engine)  # a database an earlier version made: the columns read below
     with reading(engine) as connection:
         for session in session_store.all_sessions(connection, finished_only=True):
-            if session["condition"] and arm.is_chat_arm(study.condition(session["condition"])):
+            # A chat arm as the session ran it: study.toml may name another paradigm for the arm
+            # now (study.export.as_run).
+            if session["condition"] and arm.is_chat_arm(as_run.condition_as_run(study, session)):
                 sid = session["session_id"]
                 replies[sid] = [m["content"] for m in chat_store.messages(connection, sid) if m["role"] == "assistant"]
                 events[sid] = event_store.records(connection, sid)

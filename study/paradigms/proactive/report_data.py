@@ -23,7 +23,7 @@ from pathlib import Path
 
 from study import config as study_config
 from study.report.data import STUDY, ReportData
-from study.paradigms.proactive import PROACTIVE, is_proactive_study
+from study.paradigms.proactive import PROACTIVE
 
 MODIFY_WINDOW_MS = 60000  # `study curate proactive --modify-window-ms`'s default
 
@@ -42,7 +42,9 @@ def load(data: ReportData) -> None:
     """The report's loader (study.report.data.EXTRA_LOADERS)."""
     if data.kind == STUDY:
         study = study_config.load(data.path)
-        if study.chat is not None or not is_proactive_study(study.conditions, study.proactive):
+        # Which sessions are MindCopilot's is the export's to say, by the paradigm each ran with
+        # (study.export.as_run): an arm that ran L1 may be another paradigm in study.toml now.
+        if study.chat is not None:
             return
         from study.paradigms.proactive.export import export_proactive
 
