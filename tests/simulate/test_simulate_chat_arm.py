@@ -152,13 +152,7 @@ def test_a_chat_arm_changed_to_tab_in_study_toml_keeps_its_sessions_conversation
     from tests.report.conftest import Tables
 
     folder = _study(tmp_path)
-    writers_url, stop = serve_in_thread(ChatArmWriterBackend())
-    try:
-        result = CliRunner().invoke(main, ["simulate", str(folder), "--writers", "3", "--llm-url", writers_url,
-                                           "--llm-model", "chat-arm",
-                                           "--suggestions-endpoint", suggestion_model])  # fmt: skip
-    finally:
-        stop()
+    result = pilot(folder, ChatArmWriterBackend(), writers=3, model="chat-arm", suggestions=suggestion_model)
     assert result.exit_code == 0, result.output
     _, _, chats = _chat_sessions(folder)
     assert chats
