@@ -24,6 +24,7 @@ from study import paradigms
 from study.config import Study
 from study.curation.issues import MAX_PER_CODE, SessionReport
 from study.curation.validate import validate_lines
+from study.export.as_run import paradigm_of
 from study.export.coauthor import check_stored_names, to_release_record
 from study.store import events as event_store
 from study.store import create_tables, make_engine, reading
@@ -64,8 +65,9 @@ def validate_study(study: Study, keep: int | None = MAX_PER_CODE) -> Iterator[Se
 
 
 def _paradigm(study: Study, session: dict) -> str | None:
+    # The paradigm the session ran with (study.export.as_run): its log holds that one's events.
     try:
-        return study.condition(session["condition"]).paradigm
+        return paradigm_of(study, session)
     except KeyError:
         return None
 

@@ -77,6 +77,9 @@ def test_metadata_and_the_release_describe_sessions_by_the_paradigm_they_ran_wit
     assert result.exit_code == 0, result.output
     (row,) = csv.DictReader((out / "metadata.csv").open())
     assert row["paradigm"] == was
+    # Its log is checked as the paradigm it ran with, not as ghost text's.
+    checked = CliRunner().invoke(main, ["curate", "validate", str(folder)])
+    assert checked.exit_code == 0, checked.output
 
     result, directory, _ = build(folder, tmp_path)
     assert result.exit_code == 0, result.output
