@@ -246,8 +246,9 @@ def _models_csv(study: Study, rows: list[dict], asked: dict[str, list[str]], ans
         condition = study.condition(row["condition"])
         writer.writerow({
             "session_id": row["session_id"], "condition": condition.name,
-            # A control arm has no model: both cells stay empty rather than name one it never used.
-            "model": "" if control_arm.is_control(condition) else provenance.configured(asked.get(row["session_id"]), condition.model),
+            # A control session had no model: both cells stay empty rather than name one it never
+            # used. The row's paradigm is the one it ran with (an arm may have changed since).
+            "model": "" if control_arm.is_control_row(row) else provenance.configured(asked.get(row["session_id"]), condition.model),
             "answered_model": provenance.cell(answered.get(row["session_id"])),
         })  # fmt: skip
     return buffer.getvalue().encode()
