@@ -31,9 +31,9 @@ class RatingError(ValueError):
 class StaleRating(RatingError):
     """A change sent from a page that showed an older version of the rating than is stored."""
 
-    def __init__(self, current: dict | None) -> None:
+    def __init__(self, message: str, current: dict | None = None) -> None:
+        super().__init__(message)  # the message alone in args, so that it pickles whole
         self.current = current  # the rating as stored now (None: the page saw one, now gone)
-        super().__init__(stale_message(current))
 
 
 def stale_message(current: dict | None) -> str:
@@ -99,7 +99,7 @@ def rate(
     stored = before["version"] if before else 0
     unchanged = before is not None and (before["score"], before["comment"]) == (score, comment)
     if seen is not None and seen != stored and not unchanged:
-        raise StaleRating(before)
+        raise StaleRating(stale_message(before), before)
     if before is None:
         connection.execute(
             review_ratings.insert().values(

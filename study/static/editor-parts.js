@@ -16,7 +16,7 @@
 //   textarea, log (StudyEditor.EventLog: suggestionIndex and hoverIndex, the record's
 //   persisting fields), record(eventName, eventSource, details), say(message, tone) (the status
 //   line), announce(message) (said to a screen reader only: what the part shows by other means,
-//   a ghost text, a highlighted item), tone()
+//   a suggestion drawn over the text, a highlighted item), tone()
 //   (the status line's tone), busy(on) (the spinner), finishing() (the finish flow is under
 //   way), closed() (finishing, or another tab took the session: nothing more may be logged),
 //   save() (the saved copy, after the part's memory changed), insert(text, details) (text

@@ -49,12 +49,15 @@
   }
 
   // Said to a screen reader only (templates/writing.html's #announce). Emptied first, so the
-  // same words said twice (the same suggestion highlighted again) are read twice.
+  // same words said twice (the same suggestion highlighted again) are read twice; what is said
+  // within the same 50 ms (the text saved again as the minimum time ends) is said together.
   let announcing = null;
+  let toSay = [];
   function announce(message) {
     clearTimeout(announcing);
+    toSay.push(message);
     announcer.textContent = "";
-    announcing = setTimeout(() => { announcer.textContent = message; }, 50);
+    announcing = setTimeout(() => { announcer.textContent = toSay.join(" "); toSay = []; }, 50);
   }
 
   const SAVE_LABELS = {
