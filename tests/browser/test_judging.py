@@ -68,9 +68,8 @@ def test_a_judge_rates_every_text_and_submits(study_dir, task_server_factory, pa
     engine.dispose()
 
 
-def test_submit_right_after_the_last_choice_submits_it_too(study_dir, task_server_factory, page):
-    """A judge who picks the last answer and presses Submit at once (Space, then Enter) does not
-    wait for that choice to be stored: Submit must not be refused for a text the page shows rated."""
+def _three_text_round(study_dir, task_server_factory):
+    """A built round of one task of three texts, served; the study's engine and the server."""
     set_section(study_dir, "judging", {"unit": "document", "k": 1, "items_per_task": 3})
     study = config.load(study_dir)
     engine = make_engine(study.database_url)
@@ -79,6 +78,13 @@ def test_submit_right_after_the_last_choice_submits_it_too(study_dir, task_serve
     with writing(engine) as connection:
         build(connection, study, judging_settings.from_study(study))
     server = task_server_factory(study)
+    return engine, server
+
+
+def test_submit_right_after_the_last_choice_submits_it_too(study_dir, task_server_factory, page):
+    """A judge who picks the last answer and presses Submit at once (Space, then Enter) does not
+    wait for that choice to be stored: Submit must not be refused for a text the page shows rated."""
+    engine, server = _three_text_round(study_dir, task_server_factory)
     page.goto(f"{server.url}/judge?access_code=judge-8")
     items = page.get_by_test_id("judging-item")
     for index in range(2):
@@ -105,14 +111,7 @@ def test_submit_right_after_the_last_choice_submits_it_too(study_dir, task_serve
 
 def test_submit_with_a_text_unrated_takes_the_focus_to_it_and_says_why(study_dir, task_server_factory, page):
     # Left on Submit, a keyboard or screen reader user heard "2 left" and had to hunt for them.
-    set_section(study_dir, "judging", {"unit": "document", "k": 1, "items_per_task": 3})
-    study = config.load(study_dir)
-    engine = make_engine(study.database_url)
-    create_tables(engine)
-    finish_sessions(engine, study, TEXTS)
-    with writing(engine) as connection:
-        build(connection, study, judging_settings.from_study(study))
-    server = task_server_factory(study)
+    engine, server = _three_text_round(study_dir, task_server_factory)
     page.goto(f"{server.url}/judge?access_code=judge-9")
     items = page.get_by_test_id("judging-item")
     items.nth(0).get_by_label("4").check()
