@@ -25,16 +25,19 @@ pytestmark = pytest.mark.browser
 CALM = "not available right now"
 
 
-@pytest.fixture
-def study_dir(tmp_path: Path) -> Path:
+def chat_arm_study(folder: Path) -> Path:
     """RealHumanEval's design with its chat arm only: every writer has the panel."""
-    folder = tmp_path / "study"
     write_study_files(folder, design="realhumaneval",
                       replacements={"min_seconds = 600": f"min_seconds = {MIN_SECONDS}", **CONTACT})  # fmt: skip
     toml = folder / "study.toml"
     text = toml.read_text(encoding="utf-8")
     toml.write_text(text[: text.index("[[conditions]]")] + text[text.index('[[conditions]]\nname = "chat"') :], encoding="utf-8")
     return folder
+
+
+@pytest.fixture
+def study_dir(tmp_path: Path) -> Path:
+    return chat_arm_study(tmp_path / "study")
 
 
 @pytest.fixture

@@ -4,28 +4,15 @@ the text, the assistant's box and the Finish button must stay usable without scr
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from study import config
-from study.cli import write_study_files
-from tests.browser.conftest import CONTACT, MIN_SECONDS
+from tests.browser.test_chat_arm import chat_arm_study
 from tests.browser.participant import start_writing
 
 pytestmark = pytest.mark.browser
 
 PHONE = {"width": 320, "height": 640}
-
-
-def chat_arm_study(folder: Path) -> Path:
-    """RealHumanEval's design with its chat arm only: every writer has the assistant's panel."""
-    write_study_files(folder, design="realhumaneval",
-                      replacements={"min_seconds = 600": f"min_seconds = {MIN_SECONDS}", **CONTACT})  # fmt: skip
-    toml = folder / "study.toml"
-    text = toml.read_text(encoding="utf-8")
-    toml.write_text(text[: text.index("[[conditions]]")] + text[text.index('[[conditions]]\nname = "chat"') :], encoding="utf-8")
-    return folder
 
 
 def boxes(page, *test_ids: str) -> dict[str, dict]:
