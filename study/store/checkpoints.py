@@ -10,7 +10,9 @@ A PASSIVE checkpoint needs no write lock, so here a thread copies the committed 
 times a second while the writers go on appending, and a writer checkpoints itself only as a
 safety net, if the WAL has grown far past that (SAFETY_NET_PAGES). Every few seconds
 of a launch (RESTART_PAGES) the thread copies the last pages with the write turn held, a few
-ms, so that the next writer starts the WAL again from its beginning.
+ms, so that the next writer starts the WAL again from its beginning. That needs a moment with
+no reader inside an older snapshot: readers that each scan a large table, back to back, rarely
+leave one, and then the safety net is what bounds the WAL.
 
 Nothing about durability changes: a commit is in the WAL, where a killed process cannot lose
 it, before the writer answers; a checkpoint only moves it into the database file.

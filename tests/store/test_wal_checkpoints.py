@@ -46,10 +46,12 @@ def test_the_wal_stays_bounded_while_readers_come_and_go(engine, tmp_path, monke
 
     stop = threading.Event()
 
-    def read() -> None:  # page loads: a reader is often in the WAL
+    def read() -> None:  # page loads, each reading one writer's row: a reader is often in the WAL
+        n = 0
         while not stop.wait(0.001):
             with reading(engine) as connection:
-                connection.execute(text("SELECT count(*) FROM pages")).scalar_one()
+                connection.execute(text("SELECT length(body) FROM pages WHERE n = :n"), {"n": n}).scalar()
+            n += 7
 
     readers = [threading.Thread(target=read) for _ in range(2)]
     for reader in readers:
@@ -67,9 +69,12 @@ def test_the_wal_stays_bounded_while_readers_come_and_go(engine, tmp_path, monke
             reader.join()
 
     assert _rows(engine) == list(range(6000))
-    # 6,000 commits wrote about 18,000 pages: copied but never started again, the WAL holds
-    # them all (16,000 here). Started again at 200 pages, it stayed under 3,100.
-    assert largest < 9000 * PAGE, f"the WAL grew to {largest / PAGE:.0f} pages"
+    # 6,000 commits wrote about 18,000 pages: copied but never started again, the WAL grows to
+    # the writers' safety net (16,100 pages here). Started again at 200 pages, it stayed under
+    # 1,200 on a quiet machine and under 1,800 with six busy loops and a disk writer beside it.
+    # (Readers that each scan the whole table, as this test's once did, are in the WAL nearly
+    # all the time: then it was 3,700-4,300 quiet and up to 11,300 in a loaded CI run.)
+    assert largest < 6000 * PAGE, f"the WAL grew to {largest / PAGE:.0f} pages"
 
 
 def _child_writes(url: str) -> None:
