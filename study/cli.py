@@ -45,6 +45,7 @@ class Registered(click.Choice):
 # name: (module, the group or command, commands of other modules joined to it)
 GROUPS = {
     "backup": ("study.backup", "backup", ()),
+    "copy-database": ("study.copy_database", "copy_database", ()),
     "curate": ("study.curation.cli", "curate", ()),
     # A judging round's judges are recruited on MTurk: its post and review join `study judging`.
     "judging": ("study.judging.cli", "judging", ("study.mturk.cli.judging:post", "study.mturk.cli.judging:review")),

@@ -358,8 +358,7 @@ def create_tables(engine: Engine) -> None:
         # concurrent CREATE TABLEs make one fail (a unique violation in pg_type) and that host
         # does not boot. An advisory lock makes them take turns: the second finds the tables.
         with engine.begin() as connection:
-            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
-            _create_missing(connection)
+            create_tables_in(connection)
         return
     with engine.connect() as connection:
         if _has_everything(connection):  # the usual start: nothing to create, no write lock taken
@@ -370,6 +369,14 @@ def create_tables(engine: Engine) -> None:
     # not waited), so of two `study serve` processes started together on a new study one failed.
     with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as connection, connection.begin():
         _create_missing(connection)
+
+
+def create_tables_in(connection: Connection) -> None:
+    """PostgreSQL: create_tables inside the caller's transaction, under the same advisory lock.
+    `study copy-database` creates the tables and copies the rows in one transaction, so a copy
+    that fails leaves not even empty tables behind."""
+    connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
+    _create_missing(connection)
 
 
 def _has_everything(connection: Connection) -> bool:
