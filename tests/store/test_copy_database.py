@@ -11,6 +11,7 @@ import sqlite3
 import time
 import uuid
 from contextlib import closing
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from study.cli import main
 from study.mturk import ledger
 from study.review import accounts
 from study.server import create_app
+from study.server.stages import lost_names
 from study.store import activity, create_tables, make_engine, reading, writing
 from study.store.db import metadata
 from tests.server.flow import finish, start, to_writing
@@ -47,8 +49,15 @@ def new_database(postgres_url) -> str:
     return url.set(drivername="postgresql", database=name).render_as_string(hide_password=False)
 
 
+@dataclass
+class Pilot:
+    folder: Path
+    writing_id: str  # the session still writing when the servers were stopped
+    editor: Editor  # its browser's editor
+
+
 @pytest.fixture
-def piloted(study_folder, monkeypatch) -> Path:
+def pilot(study_folder, monkeypatch) -> Pilot:
     """A study piloted on SQLite: two sessions written to the end and one still writing, served
     through the app; a reviewer account; a HIT's reward slots in the MTurk ledger, one paid."""
     # No activity row during the pilot: the copy refuses a study whose servers answered lately.
@@ -73,7 +82,12 @@ def piloted(study_folder, monkeypatch) -> Path:
         paid = ledger.entries(connection, SANDBOX)[0]
         ledger.confirm(connection, paid["id"], "approved")
     engine.dispose()
-    return study_folder
+    return Pilot(study_folder, writing_id, editor)
+
+
+@pytest.fixture
+def piloted(pilot) -> Path:
+    return pilot.folder
 
 
 def with_driver(url: str) -> str:
@@ -106,7 +120,8 @@ def table_names(url: str) -> list[str]:
         engine.dispose()
 
 
-def test_a_piloted_study_is_served_and_exported_from_postgresql_as_it_was(piloted, new_database, tmp_path):
+def test_a_piloted_study_is_served_and_exported_from_postgresql_as_it_was(pilot, new_database, tmp_path):
+    piloted = pilot.folder
     before_status = CliRunner().invoke(main, ["status", str(piloted)])
     assert before_status.exit_code == 0, before_status.output
     pilot_export = tmp_path / "pilot"
@@ -134,6 +149,25 @@ def test_a_piloted_study_is_served_and_exported_from_postgresql_as_it_was(pilote
     assert sorted(path.name for path in copy_export.iterdir()) == exported
     for name in exported:
         assert (copy_export / name).read_bytes() == (pilot_export / name).read_bytes(), name
+
+
+def test_a_writer_still_writing_goes_on_from_postgresql(pilot, new_database):
+    assert copy(pilot.folder, new_database).exit_code == 0
+    point_at(pilot.folder, with_driver(new_database))
+    study = study_config.load(pilot.folder)
+    engine = make_engine(study.database_url)
+    try:
+        assert lost_names(study, engine) is None, "study serve would refuse to start"
+    finally:
+        engine.dispose()
+    client = create_app(study, suggestion_engine=object()).test_client()
+
+    # The server on PostgreSQL replays the copied events under the next batch, as it does every batch.
+    typed = client.post(f"/api/sessions/{pilot.writing_id}/events", json={"events": pilot.editor.type(" Then another.")})
+
+    assert typed.status_code == 200, typed.json
+    state = client.get(f"/api/sessions/{pilot.writing_id}/state").get_json()
+    assert state["doc"] == pilot.editor.doc
 
 
 def test_the_ledger_remembers_what_it_paid_and_new_rows_take_new_ids(piloted, new_database):
