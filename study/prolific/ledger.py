@@ -12,48 +12,32 @@ written down before Prolific is asked to make it ("intended") and marked once it
 committed = charged + reserved (+ unreserved: seen on Prolific without a reservation), and
 nothing is reserved past the cap; checks run in the transaction that writes the new entries,
 before any money moves.
+
+Every entry records the workspace currency it was written in; totals are per currency and a
+spend never mixes two (study.prolific.totals).
 """
 
 from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass
 
 from sqlalchemy import Connection, select, update
 
 from study.prolific import money
 from study.prolific.context import Budget
+# The books' sums live in study.prolific.totals; named here too, where callers look for them.
+from study.prolific.totals import (  # noqa: F401
+    BudgetExceeded,
+    MixedCurrencies,
+    Totals,
+    by_currency,
+    check_currency,
+    state_earlier_currency,
+    totals,
+)
 from study.store.engine import take_turn
 from study.store.prolific import prolific_payments as payments
-
-
-class BudgetExceeded(RuntimeError):
-    pass
-
-
-@dataclass(frozen=True)
-class Totals:
-    reserved: money.Cost
-    charged: money.Cost
-    unreserved: money.Cost
-    released: money.Cost
-
-    @property
-    def committed(self) -> money.Cost:
-        return self.charged + self.reserved + self.unreserved
-
-
-def totals(connection: Connection, environment: str, currency: str = "GBP") -> Totals:
-    sums = {s: money.Cost(0, 0, currency) for s in ("intended", "confirmed", "unreserved", "cancelled")}
-    rows = connection.execute(
-        select(payments.c.amount, payments.c.fee, payments.c.status).where(
-            payments.c.environment == environment
-        )
-    )
-    for amount, fee, status in rows:
-        sums[status] += money.Cost(amount, fee, currency)
-    return Totals(sums["intended"], sums["confirmed"], sums["unreserved"], sums["cancelled"])
 
 
 def check_budget(
@@ -65,21 +49,22 @@ def check_budget(
     *,
     counted: int = 0,
 ) -> None:
-    """Refuse a spend that would take this environment's commitments past the cap."""
-    if budget is None:
-        return
+    """Refuse a spend that would take this environment's commitments past the cap, or add
+    money in one currency to money committed in another (study.prolific.totals)."""
     currency = adding.currency
-    if budget.cap is None:
-        if budget.live:
+    if budget is None or budget.cap is None:
+        if budget is not None and budget.live:
             raise BudgetExceeded(
                 f"Refusing {what}: Prolific spends real money and this study has no budget cap. "
                 'Fix: set budget = "..." in the [prolific] section of study.toml.'
             )
+        check_currency(connection, environment, currency, what)
         return
     # Two commands at once (two terminals, a review and a bonus) must check one after the
     # other, or both see the same room under the cap and both spend it. SQLite's write lock
     # already orders them; PostgreSQL lets writers run side by side.
     take_turn(connection, f"budget:{environment}")
+    check_currency(connection, environment, currency, what)
     committed = totals(connection, environment, currency).committed.total - counted
     if committed + adding.total > budget.cap:
         left = max(budget.cap - committed, 0)
@@ -108,9 +93,11 @@ def plan_places(
     reward: int,
     fees: int,
     count: int,
+    currency: str,
     status: str = "intended",
 ) -> None:
-    """`count` unbound reward entries for a study's places; `fees`: Prolific's fee on them all."""
+    """`count` unbound reward entries for a study's places; `fees`: Prolific's fee on them all,
+    in the workspace's `currency`."""
     first = len(places(connection, environment, study_id))
     now = time.time()
     for offset, fee in enumerate(split(fees, count)):
@@ -122,6 +109,7 @@ def plan_places(
                 study_id=study_id,
                 amount=reward,
                 fee=fee,
+                currency=currency,
                 status=status,
                 created_at=now,
             )
@@ -173,9 +161,11 @@ def bind_reward(
     participant_id: str,
     reward: int,
     fee: int,
+    currency: str,
 ) -> dict:
-    """The reward entry of a submission: its own, else an open place of its study, else a new
-    "unreserved" one (places added on Prolific's website), which approving reserves first."""
+    """The reward entry of a submission: its own, else an open place of its study (in the
+    currency it was reserved in), else a new "unreserved" one in the workspace's `currency`
+    (places added on Prolific's website), which approving reserves first."""
     own = reward_entry(connection, environment, submission_id)
     if own:
         return own
@@ -192,6 +182,7 @@ def bind_reward(
                 study_id=study_id,
                 amount=reward,
                 fee=fee,
+                currency=currency,
                 status="unreserved",
                 created_at=time.time(),
             )
@@ -217,12 +208,11 @@ def free_place(connection: Connection, entry: dict, note: str) -> None:
     )
 
 
-def reserve(connection: Connection, environment: str, entry: dict, budget: Budget, what: str,
-            currency: str) -> None:  # fmt: skip
+def reserve(connection: Connection, environment: str, entry: dict, budget: Budget, what: str) -> None:
     """Bring an unreserved entry under the cap before paying it, or refuse."""
     if entry["status"] != "unreserved":
         return
-    cost = money.Cost(entry["amount"], entry["fee"], currency)
+    cost = money.Cost(entry["amount"], entry["fee"], entry["currency"])
     check_budget(connection, environment, budget, cost, what, counted=cost.total)
     settle(connection, entry["id"], "intended", "reserved under the cap before paying")
 
@@ -259,6 +249,7 @@ def intend_bonus(
     amount: int,
     reason: str,
     repeat: bool,
+    currency: str,
 ) -> tuple[dict, bool]:
     """The ledger entry for this bonus and whether it is new. An unfinished one (an earlier run
     crashed or lost Prolific's answer) comes first, even with `repeat`: it is reconciled with
@@ -284,6 +275,7 @@ def intend_bonus(
             participant_id=participant_id,
             amount=amount,
             fee=0,  # Prolific says the fee when it sets the payment up
+            currency=currency,
             reason=reason,
             status="intended",
             created_at=time.time(),

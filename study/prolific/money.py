@@ -92,8 +92,17 @@ def major(minor: int) -> str:
     return f"{sign}{abs(minor) // 100}.{abs(minor) % 100:02d}"
 
 
-def show(minor: int, currency: str = "GBP") -> str:
+def show(minor: int, currency: str | None = "GBP") -> str:
+    """250 -> '£2.50'; a ledger entry written before entries recorded their currency (None)
+    shows its amount with the currency said to be unknown, not in today's workspace's."""
+    if currency is None:
+        return f"{major(minor)} (currency unknown)"
     return f"{SYMBOLS.get(currency, currency + ' ')}{major(minor)}"
+
+
+def code(currency: str | None) -> str:
+    """The ISO code as shown in a report, "unknown" for an entry that does not say."""
+    return currency or "unknown"
 
 
 def minimum_reward(minutes: int, currency: str) -> int:
@@ -109,13 +118,18 @@ class Cost:
 
     pay: int
     fees: int
-    currency: str = "GBP"
+    currency: str | None = "GBP"  # None: a ledger entry's from before currencies were recorded
 
     @property
     def total(self) -> int:
         return self.pay + self.fees
 
     def __add__(self, other: "Cost") -> "Cost":
+        # Pence plus cents is no amount at all: a sum over the ledger groups by currency first.
+        if other.currency != self.currency:
+            raise MoneyError(
+                f"cannot add {other.describe()} to {self.describe()}: different currencies"
+            )
         return Cost(self.pay + other.pay, self.fees + other.fees, self.currency)
 
     def describe(self) -> str:
@@ -123,3 +137,22 @@ class Cost:
             f"{show(self.total, self.currency)} ({show(self.pay, self.currency)} to participants "
             f"+ {show(self.fees, self.currency)} Prolific fees)"
         )
+
+
+@dataclass(frozen=True)
+class Costs:
+    """Costs in more than one currency, each kept whole: what approving submissions whose
+    places were reserved under different workspaces' currencies takes, shown side by side."""
+
+    parts: tuple[Cost, ...]
+
+    @classmethod
+    def of(cls, costs: list[Cost], currency: str | None) -> "Costs":
+        """`costs` summed per currency; nothing at all: zero in `currency`."""
+        sums: dict[str | None, Cost] = {}
+        for cost in costs:
+            sums[cost.currency] = sums[cost.currency] + cost if cost.currency in sums else cost
+        return cls(tuple(sums.values()) or (Cost(0, 0, currency),))
+
+    def describe(self) -> str:
+        return " and ".join(part.describe() for part in self.parts)

@@ -62,8 +62,9 @@ def pay(
         entry, created = ledger.intend_bonus(
             connection, ctx.environment, study_id=record["study_id"], submission_id=submission_id,
             participant_id=participant, amount=amount, reason=reason, repeat=repeat,
+            currency=ctx.currency,
         )  # fmt: skip
-    cost = money.Cost(amount, entry["fee"], ctx.currency)
+    cost = money.Cost(amount, entry["fee"], entry["currency"])
     if entry["status"] == "confirmed":
         return BonusOutcome("already paid", entry, cost)
     if entry["pay_sent_at"] is not None:
@@ -77,7 +78,7 @@ def pay(
         return pay(ctx, submission_id, amount, reason, repeat=True, confirm=confirm)
     if entry["bulk_payment_id"] is None:
         entry = set_up(ctx, entry, record["study_id"], participant)
-    cost = money.Cost(amount, entry["fee"], ctx.currency)
+    cost = money.Cost(amount, entry["fee"], entry["currency"])
     try:
         with writing(ctx.engine) as connection:
             ledger.check_budget(connection, ctx.environment, ctx.budget, cost,

@@ -47,11 +47,17 @@ class Prolific:
                     prolific_store.prolific_submissions.c.status.in_(prolific_store.ACCEPTED_WORK),
                 )
             ).scalar_one()  # fmt: skip
-            totals = ledger.totals(connection, environment)
-            # The workspace's currency is Prolific's to say (users/me): amounts in its major unit.
+            per_currency = ledger.by_currency(connection, environment)
+            # Each entry says its currency: a total per currency, never one sum of pence and
+            # cents. The cap is in the workspace's currency, which only Prolific can say (users/me):
+            # with one currency in the ledger it is that one (the budget check refuses a second).
+            known = [c for c in per_currency if c is not None]
+            in_cap = known[0] if len(known) == 1 and None not in per_currency else None
             found.append(Summary(
-                self.name, environment, submitted, money.major(totals.committed.total),
-                money.major(totals.charged.total), money.major(cap) if cap is not None else None,
+                self.name, environment, submitted,
+                _per_currency({c: t.committed for c, t in per_currency.items()}),
+                _per_currency({c: t.charged for c, t in per_currency.items()}),
+                (money.show(cap, in_cap) if in_cap else money.major(cap)) if cap is not None else None,
             ))  # fmt: skip
         return found
 
@@ -112,12 +118,25 @@ class Prolific:
     def balance(self, ctx: Context) -> dict:
         answer = ctx.client.get(f"workspaces/{ctx.workspace_id}/balance/")
         with reading(ctx.engine) as connection:
-            committed = ledger.totals(connection, ctx.environment, ctx.currency).committed.total
-        return {"available": int(answer["available_balance"]), "committed": committed,
-                "cap": ctx.settings.budget}  # fmt: skip
+            per_currency = ledger.by_currency(connection, ctx.environment)
+        here = per_currency.pop(ctx.currency, None)
+        # Money committed in another currency (or an unknown one) is not added to this one's.
+        elsewhere = {money.code(c): t.committed.total for c, t in per_currency.items() if t.committed.total}
+        return {"available": int(answer["available_balance"]), "currency": ctx.currency,
+                "committed": here.committed.total if here else 0, "cap": ctx.settings.budget,
+                "committed_in_other_currencies": elsewhere}  # fmt: skip
 
 
 PROVIDER = Prolific()
+
+
+def _per_currency(costs: dict[str | None, money.Cost]) -> str:
+    """"£12.00", or "£12.00 + $3.00" when the ledger holds two currencies (kept apart); a
+    currency with nothing in this total is left out, unless nothing is in any."""
+    shown = [money.show(cost.total, currency) for currency, cost in costs.items() if cost.total]
+    if not shown and costs:
+        return money.show(0, next(iter(costs)))
+    return " + ".join(shown) or money.major(0)
 
 
 def _environments(connection: Connection) -> list[str]:

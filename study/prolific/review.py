@@ -106,9 +106,10 @@ def proposals(ctx: Context) -> list[Proposal]:
     return found
 
 
-def approval_cost(ctx: Context, submission_ids: list[str]) -> money.Cost:
-    """What approving these submissions pays: their reward entries not yet confirmed."""
-    total = money.Cost(0, 0, ctx.currency)
+def approval_cost(ctx: Context, submission_ids: list[str]) -> money.Costs:
+    """What approving these submissions pays: their reward entries not yet confirmed, each in
+    the currency its place was reserved in, a total per currency."""
+    due = []
     for submission_id in submission_ids:
         with reading(ctx.engine) as connection:
             entry = ledger.reward_entry(connection, ctx.environment, submission_id)
@@ -117,8 +118,8 @@ def approval_cost(ctx: Context, submission_ids: list[str]) -> money.Cost:
             with reading(ctx.engine) as connection:
                 entry = ledger.reward_entry(connection, ctx.environment, submission_id)
         if entry is not None and entry["status"] != "confirmed":
-            total += money.Cost(entry["amount"], entry["fee"], ctx.currency)
-    return total
+            due.append(money.Cost(entry["amount"], entry["fee"], entry["currency"]))
+    return money.Costs.of(due, ctx.currency)
 
 
 def approve(ctx: Context, submission_id: str) -> str:
@@ -138,7 +139,7 @@ def approve(ctx: Context, submission_id: str) -> str:
             if entry is not None:
                 ledger.reserve(connection, ctx.environment, entry, ctx.budget,
                                f"approving submission {submission_id}, which no reservation "
-                               "covered", ctx.currency)  # fmt: skip
+                               "covered")  # fmt: skip
         try:
             ctx.client.post(f"submissions/{submission_id}/transition/", {"action": "APPROVE"})
         except ProlificError:

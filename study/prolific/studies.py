@@ -226,7 +226,8 @@ def publish(ctx: Context, study_id: str) -> str:
                 ledger.check_budget(connection, ctx.environment, ctx.budget, needed,
                                     f"publishing Prolific study {study_id}")  # fmt: skip
                 ledger.plan_places(connection, ctx.environment, study_id=study_id,
-                                   reward=record["reward"], fees=needed.fees, count=missing)  # fmt: skip
+                                   reward=record["reward"], fees=needed.fees, count=missing,
+                                   currency=ctx.currency)  # fmt: skip
     try:
         answer = ctx.client.post(f"studies/{study_id}/transition/", {"action": "PUBLISH"})
     except ProlificError as error:
@@ -275,7 +276,8 @@ def add_places(ctx: Context, study_id: str, count: int) -> int:
                 ledger.check_budget(connection, ctx.environment, ctx.budget, needed,
                                     f"{count} more places of Prolific study {study_id}")  # fmt: skip
                 ledger.plan_places(connection, ctx.environment, study_id=study_id,
-                                   reward=record["reward"], fees=needed.fees, count=count)  # fmt: skip
+                                   reward=record["reward"], fees=needed.fees, count=count,
+                                   currency=ctx.currency)  # fmt: skip
             _set(ctx, record["request_token"], places_pending=target, connection=connection)
     try:
         answer = ctx.client.patch(f"studies/{study_id}/", {"total_available_places": target})

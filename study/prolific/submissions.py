@@ -144,6 +144,7 @@ def store(ctx: Context, record: dict, submission: dict) -> Reconciled:
                 participant_id=submission["participant_id"],
                 reward=record["reward"],
                 fee=fee or 0,
+                currency=ctx.currency,
             )
             if status == "APPROVED" and entry["status"] != "confirmed":
                 ledger.settle(connection, entry["id"], "confirmed", "approved on Prolific (seen by sync)")

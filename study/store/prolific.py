@@ -81,6 +81,11 @@ prolific_payments = Table(
     Column("participant_id", String(64)),
     Column("amount", Integer, nullable=False),  # minor unit
     Column("fee", Integer, nullable=False),  # Prolific's fee and VAT on it, minor unit
+    # The ISO code of the workspace currency the entry was written in (users/me at the time):
+    # pence and cents are both "minor units", and a study can move to a workspace paying in
+    # another. NULL: written before entries recorded it; unknown, never guessed from today's
+    # workspace (README, Prolific, "Money"), until the researcher states it.
+    Column("currency", String(3)),
     Column("reason", Text),
     # intended (counted against the cap, not known paid) | confirmed | cancelled | unreserved
     Column("status", String(10), nullable=False),

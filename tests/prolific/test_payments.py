@@ -222,7 +222,7 @@ def test_the_same_bonus_run_twice_at_once_on_postgresql_is_one_entry(postgres_ur
         connection.execute(prolific_payments.delete())
     environment = "prolific:researcher"
     bonus = dict(study_id="s1", submission_id="sub1", participant_id="p1", amount=100,
-                 reason="a clear ending", repeat=False)  # fmt: skip
+                 reason="a clear ending", repeat=False, currency="GBP")  # fmt: skip
     second: dict = {}
 
     def second_command() -> None:

@@ -42,7 +42,7 @@ def test_a_draft_carries_prolifics_url_parameters_its_own_code_and_nothing_is_re
     other = draft(ctx)
     assert other["completion_code"] != made["completion_code"]
     with reading(ctx.engine) as connection:
-        assert ledger.totals(connection, ctx.environment).committed.total == 0
+        assert ledger.totals(connection, ctx.environment, ctx.currency).committed.total == 0
 
 
 def test_a_reward_below_prolifics_hourly_minimum_is_refused_naming_the_field_and_leaves_nothing(ctx):
@@ -163,7 +163,7 @@ def test_two_studies_published_at_once_on_postgresql_never_pass_the_cap_together
         with writing(engine) as connection:
             ledger.check_budget(connection, environment, budget, needed, f"publishing {study_id}")
             ledger.plan_places(connection, environment, study_id=study_id, reward=300, fees=200,
-                               count=2)  # fmt: skip
+                               count=2, currency="GBP")  # fmt: skip
 
     second: dict = {}
 
@@ -178,7 +178,7 @@ def test_two_studies_published_at_once_on_postgresql_never_pass_the_cap_together
         with writing(engine) as connection:
             ledger.check_budget(connection, environment, budget, needed, "publishing first")
             ledger.plan_places(connection, environment, study_id="first", reward=300, fees=200,
-                               count=2)  # fmt: skip
+                               count=2, currency="GBP")  # fmt: skip
             thread = threading.Thread(target=second_command)
             thread.start()
             until_done_or_waiting(thread, engine)

@@ -62,7 +62,7 @@ def open_account(directory: str, api_url: str | None, live: bool = False) -> Con
     return ctx
 
 
-def confirm_spend(ctx: Context, what: str, cost: money.Cost) -> bool:
+def confirm_spend(ctx: Context, what: str, cost: money.Cost | money.Costs) -> bool:
     """Live always asks, showing the cost (no flag skips it); the emulator just says it."""
     if not ctx.live:
         click.echo(f"{what}: up to {cost.describe()} (emulator money).")

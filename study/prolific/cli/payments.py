@@ -14,7 +14,7 @@ from study.prolific.cli.common import (
     open_account,
     reports_errors,
 )
-from study.store import reading
+from study.store import reading, writing
 
 
 @click.command()
@@ -39,7 +39,7 @@ def bonus(directory, submission_id, amount, reason, again, abandon_unsettled, ap
     )  # fmt: skip
     shown = money.show(value, ctx.currency)
     messages = {
-        "paid": f"Paid {shown} (+{money.show(outcome.cost.fees, ctx.currency)} fees) for "
+        "paid": f"Paid {shown} (+{money.show(outcome.cost.fees, outcome.cost.currency)} fees) for "
         f"{submission_id}; Prolific settles it within minutes.",
         "already paid": f"Already paid: this bonus for {submission_id} is confirmed in the ledger. "
         "Use --again to pay an identical bonus once more.",
@@ -55,20 +55,34 @@ def bonus(directory, submission_id, amount, reason, again, abandon_unsettled, ap
 
 @click.command("ledger")
 @directory_argument
+@click.option("--earlier-currency", metavar="CODE", default=None,
+              help="The currency (e.g. GBP), as Prolific's invoices show it, of the entries "
+              "written before entries recorded theirs; until stated, they show as unknown and "
+              "no new spending is allowed.")
 @api_option
 @reports_errors
-def ledger_command(directory, api_url, live: bool) -> None:
-    """Every payment this study intended, made or cancelled on Prolific."""
+def ledger_command(directory, earlier_currency, api_url, live: bool) -> None:
+    """Every payment this study intended, made or cancelled on Prolific, each in its currency."""
     ctx = open_account(directory, api_url, live)
+    if earlier_currency:
+        with writing(ctx.engine) as connection:
+            stated = ledger.state_earlier_currency(connection, ctx.environment, earlier_currency)
+        click.echo(f"{stated} entries of unknown currency are now in {earlier_currency.upper()}.")
     with reading(ctx.engine) as connection:
         rows = ledger.entries(connection, ctx.environment)
-        totals = ledger.totals(connection, ctx.environment, ctx.currency)
+        per_currency = ledger.by_currency(connection, ctx.environment)
     for row in rows:
         when = dt.datetime.fromtimestamp(row["created_at"], dt.timezone.utc)
         click.echo(
             f"{when:%Y-%m-%d %H:%M}  {row['kind']:<6} {row['status']:<10} "
-            f"{money.show(row['amount'], ctx.currency):>8} +{money.show(row['fee'], ctx.currency):>7} fees  "
+            f"{money.code(row['currency']):<7} {money.show(row['amount'], row['currency']):>8} "
+            f"+{money.show(row['fee'], row['currency']):>7} fees  "
             f"study {row['study_id'] or '-'}  submission {row['submission_id'] or '-'}"
             + (f"  ({row['note']})" if row["note"] else "")
         )
-    click.echo(f"Committed {totals.committed.describe()}; paid {totals.charged.describe()}.")
+    if not per_currency:
+        nothing = money.Cost(0, 0, ctx.currency)
+        per_currency = {ctx.currency: ledger.Totals(nothing, nothing, nothing, nothing)}
+    for currency, totals in per_currency.items():  # never summed across currencies
+        click.echo(f"{money.code(currency)}: committed {totals.committed.describe()}; "
+                   f"paid {totals.charged.describe()}.")  # fmt: skip

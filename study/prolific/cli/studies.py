@@ -28,13 +28,19 @@ def balance(directory: str, api_url: str | None, live: bool) -> None:
         click.echo(f"Workspace balance: {money.show(int(answer['total_balance']), ctx.currency)}, "
                    f"available {money.show(int(answer['available_balance']), ctx.currency)}.")  # fmt: skip
     with reading(ctx.engine) as connection:
-        totals = ledger.totals(connection, ctx.environment, ctx.currency)
+        per_currency = ledger.by_currency(connection, ctx.environment)
     cap = money.show(ctx.settings.budget, ctx.currency) if ctx.settings.budget else "none"
     click.echo(f"Budget cap: {cap}.")
-    for label, cost in (("charged", totals.charged), ("reserved", totals.reserved),
-                        ("unreserved", totals.unreserved), ("released", totals.released),
-                        ("committed", totals.committed)):  # fmt: skip
-        click.echo(f"  {label:<10} {cost.describe()}")
+    if not per_currency:
+        nothing = money.Cost(0, 0, ctx.currency)
+        per_currency = {ctx.currency: ledger.Totals(nothing, nothing, nothing, nothing)}
+    for currency, totals in per_currency.items():  # each currency's own, never summed across
+        if len(per_currency) > 1:
+            click.echo(f"In {money.code(currency)}:")
+        for label, cost in (("charged", totals.charged), ("reserved", totals.reserved),
+                            ("unreserved", totals.unreserved), ("released", totals.released),
+                            ("committed", totals.committed)):  # fmt: skip
+            click.echo(f"  {label:<10} {cost.describe()}")
 
 
 @click.command()
