@@ -29,17 +29,20 @@ def insert_button() -> bool:
     return True
 
 
-@pytest.fixture
-def study_dir(tmp_path: Path, insert_button: bool) -> Path:
-    # The writer (first prompt, creative) gets an L0 condition, run as the assistant panel; one
-    # argumentative condition is L1, so the study is a MindCopilot one.
-    folder = tmp_path / "study"
+def panel_study(folder: Path, insert_button: bool) -> Path:
+    """The writer (first prompt, creative) gets an L0 condition, run as the assistant panel; one
+    argumentative condition is L1, so the study is a MindCopilot one."""
     panel = f'\n[proactive]\nl0 = "assistant"\ninsert_button = {str(insert_button).lower()}\n\n[texts]'
     write_study_files(folder, replacements={
         "min_seconds = 600": f"min_seconds = {MIN_SECONDS}", **CONTACT, "\n[texts]\nconsent": panel + "\nconsent",
         ARGUMENTATIVE_HIGH: ARGUMENTATIVE_HIGH + 'paradigm = "L1"\n',
     })  # fmt: skip
     return folder
+
+
+@pytest.fixture
+def study_dir(tmp_path: Path, insert_button: bool) -> Path:
+    return panel_study(tmp_path / "study", insert_button)
 
 
 def ask(page, request: str) -> str:

@@ -80,9 +80,13 @@ window.StudyEditor = window.StudyEditor || {};
         this.responses.set(answer.chatId, answer.response);
         this.record("chat-receive", "api", { chatId: answer.chatId, text: answer.response });
         this.show("assistant", answer.response, answer.chatId);
+        // Said once, as the chat arm's panel says a reply: the list is no live region.
+        this.page.announce(`The assistant replied: ${answer.response}`);
       } else {
         this.record("suggestion-fail", "api", { reason: answer.error.slice(0, 300) });
-        this.show("error", `No answer this time: ${answer.error}. Try again.`);
+        const message = `No answer this time: ${answer.error}. Try again.`;
+        this.show("error", message);
+        this.page.announce(`${message} Your request is back in the box.`);
         this.input.value = request;
       }
     }
