@@ -92,6 +92,12 @@ class EditorLog:
         space where the text ends in none: what is pasted is the reply's text as it was."""
         if self.text and not self.text[-1].isspace():
             self.type(" ")
+        self.put(text, **details)
+
+    def put(self, text: str, **details) -> None:
+        """`text` put in at the end of the text, exactly as it is, by one `input` event that is
+        the writer's own act (a paste, a panel's "Insert at cursor" button): one user
+        text-insert of all of it, with what the paradigm's log adds (`details`)."""
         delta = self._append_delta(text)
         self.text += text
         self.record("text-insert", "user", textDelta=delta, **details)

@@ -21,15 +21,19 @@ class Persona:
     # the chance of taking only the first word, and of editing the end of what was taken.
     partial_rate: float = 0.15
     modify_rate: float = 0.15
+    # Of the responses a writer takes from L0's assistant panel when it has "Insert at cursor"
+    # (study.paradigms.proactive.assistant_simulate): the chance of pressing it (all of the
+    # response, where the caret is) rather than copying a sentence or two.
+    insert_rate: float = 0.5
 
 
 BUILT_IN = (
     Persona("a careful native English speaker who prefers their own words and asks the AI "
             "mostly when stuck", query_rate=0.2, accept_rate=0.5, typo_rate=0.005, partial_rate=0.3,
-            modify_rate=0.4),
+            modify_rate=0.4, insert_rate=0.2),
     Persona("a hurried crowd worker who wants to finish quickly and accepts most suggestions",
             query_rate=0.7, accept_rate=0.9, typo_rate=0.02, target_words=90, partial_rate=0.05,
-            modify_rate=0.05),
+            modify_rate=0.05, insert_rate=0.8),
     Persona("a non-native English speaker who writes short sentences, makes small spelling "
             "mistakes and uses the AI for ideas", query_rate=0.5, accept_rate=0.7, typo_rate=0.03),
 )  # fmt: skip

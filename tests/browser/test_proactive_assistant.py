@@ -16,6 +16,8 @@ from playwright.sync_api import expect
 from study.cli import main as study_cli
 from study.cli import write_study_files
 from study.curation.validate import validate_file
+from study.paradigms.proactive.assistant_simulate import press_insert
+from study.simulate.editor import CONTROL_KEYS, EditorLog
 from tests.browser.conftest import CONTACT, MIN_SECONDS
 from tests.browser.participant import editor_text, export_session, start_writing, type_text, wait_saved
 from tests.browser.test_proactive import logged, names
@@ -157,3 +159,30 @@ def test_without_the_setting_there_is_no_insert_button(page, task_server, insert
     response = ask(page, "Write a sentence about the town.")
     expect(page.get_by_test_id("assistant-insert")).to_have_count(0)
     assert editor_text(page).endswith(" A quiet town") and response.strip() not in editor_text(page)
+
+
+def test_a_simulated_writer_logs_insert_at_cursor_as_the_page_does(page, task_server):
+    """`study simulate`'s writer has no browser: what it logs of a press of Insert at cursor
+    (study.paradigms.proactive.assistant_simulate.press_insert) must be what this page logs,
+    or a pilot would exercise a path the writers' pages never take."""
+    session_id = start_writing(page, task_server.url)
+    type_text(page, " A quiet town")
+    ask(page, "Write a sentence about the town at night.")
+    before = editor_text(page)
+    page.get_by_test_id("assistant-insert").last.click()
+    wait_saved(page)
+
+    log = logged(task_server, session_id)
+    received = [n for n, r in enumerate(log) if r["eventName"] == "chat-receive"][-1]
+    in_browser = log[received + 1 :]
+    simulated_log = EditorLog(before, {k: log[received][k] for k in CONTROL_KEYS}, extension="proactive")
+    simulated_log.take_unsent()
+    press_insert(simulated_log, log[received]["proactive"]["chatId"], log[received]["proactive"]["text"])
+    simulated = simulated_log.take_unsent()
+
+    def compared(record: dict) -> dict:
+        kept = {k: v for k, v in record.items() if k not in ("eventTimestamp", "seq")}
+        return {**kept, "proactive": {k: v for k, v in record["proactive"].items() if k != "paradigm"}}
+
+    assert [compared(r) for r in in_browser] == [compared(r) for r in simulated]
+    assert [r["eventName"] for r in in_browser] == ["panel-focus", "text-insert"]

@@ -102,17 +102,26 @@ def copied(writer, reply: str) -> str:
     """The passage the writer copies from `reply`: the one the model names when the reply holds
     it, else by the persona's habits the reply's first sentence or two ("" for none)."""
     answer = parse_json(writer.ask_model(COPY.format(reply=reply[:3000], noun=writer.noun), max_tokens=200))
-    named = str(answer.get("copy", "")).strip() if answer else None
-    if named == "":
+    named = named_passage(answer, reply)
+    if named is not None:
         writer.decided(True)
-        return ""
-    if named and named in reply:  # a passage the reply has; a paraphrase would be typed, not pasted
-        writer.decided(True)
-        return named[:MAX_COPIED]
+        return named
     writer.decided(False)
     if writer.rng.random() >= writer.persona.accept_rate:
         return ""
     return passage(reply, writer.rng.choice((1, 2)))
+
+
+def named_passage(answer: dict | None, reply: str) -> str | None:
+    """The passage of `reply` the model's answer names as `copy` ("" for none); None when the
+    answer names nothing the reply holds (the persona's habits decide then). L0's panel reads
+    its writers' answers so too (study.paradigms.proactive.assistant_simulate)."""
+    named = str(answer.get("copy", "")).strip() if answer else None
+    if named == "":
+        return ""
+    if named and named in reply:  # a passage the reply has; a paraphrase would be typed, not pasted
+        return named[:MAX_COPIED]
+    return None
 
 
 def passage(reply: str, sentences: int) -> str:
