@@ -42,7 +42,8 @@ from study.curation.runner import run
 from study.curation.stats import session_stats
 from study.paths import schemas_dir
 from study.release import (
-    card, changelog, contact, conversations, datapackage, design, layout, preflight, publish, redaction_report, tables,
+    arms_as_run, card, changelog, contact, conversations, datapackage, design, layout, preflight, publish,
+    redaction_report, tables,
 )  # fmt: skip
 from study.release.archive import ArchiveError, opened, write_archive
 from study.release.checksums import write_sums
@@ -281,12 +282,11 @@ def _write_release(
     tables.write_csv(
         staging / layout.SUMMARY_CSV, tables.SUMMARY_HEADER, tables.summary_rows(stats, metadata)
     )
-    design_files = []
+    design_files, arms = [], None
     if source.kind == "study":  # arms, judging ratings, preregistration (study.release.design)
-        design_files = design.write(
-            staging, source.path, released, lambda worker: table.issue(worker, namespace),
-            withdrawn,
-        )
+        arms = arms_as_run.study_arms(source.path, released)  # as the released sessions ran them
+        design_files = design.write(staging, source.path, released, lambda worker: table.issue(worker, namespace),
+                                    withdrawn, arms)  # fmt: skip
     (staging / layout.SCHEMAS).mkdir()
     for schema in sorted(schemas_dir().glob("coauthor-*.schema.json")):
         shutil.copyfile(schema, staging / layout.SCHEMAS / schema.name)
@@ -310,7 +310,7 @@ def _write_release(
         redacted_sessions=len({r.session_id for r in redactions}),
         withdrawn_excluded=len(excluded), study=source.study,
         simulated=sum(1 for r in rows if r.get("simulated") == "true") + said.simulated,
-        design_files=design_files,
+        design_files=design_files, arms=arms,
     )  # fmt: skip
     previous_changelog = ""
     with _opened_previous(previous[1]) if previous else contextlib.nullcontext() as old:

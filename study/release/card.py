@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from study.config import minutes_text
-from study.release import chat_card, versioning
+from study.release import arms_as_run, chat_card, versioning
 from study.release.facts import ReleaseFacts
 from study.release.layout import (
     CHANGELOG,
@@ -77,9 +77,12 @@ def yaml_header(facts: ReleaseFacts) -> str:
 
 # The study's design, carried from a study folder (study.release.design).
 DESIGN_FILES = {
-    "arms.json": "- `arms.json`: every arm (condition) of the study with its paradigm (\"none\": no "
-    "assistant, the control arm), genre, model and decoding settings; `metadata.csv` names each "
-    "session's `condition` and `paradigm`.",
+    "arms.json": "- `arms.json`: every arm (condition) of the study as its released sessions ran it, "
+    "with its paradigm (\"none\": no assistant, the control arm), genre, the model its calls asked "
+    "for (`model`) and the models that answered (`answered_models`), decoding settings and "
+    "`sessions`; an arm changed during the study has an entry per setting that ran, `null` is a "
+    "setting not recorded, an arm with `sessions` 0 is as `study.toml` has it; `metadata.csv` "
+    "names each session's `condition` and `paradigm`.",
     "judging": "- `judging/`: the judging round. `judging_ratings.csv` holds one rating per row, "
     "joined to its session and arm (a sentence by its `position` in the session's final text, "
     "split with pysbd; judges are pseudonyms, blind to the arm; `kept` is false for judges who "
@@ -151,17 +154,8 @@ def _composition(s: ReleaseFacts) -> str:
         conditions = sorted(s.conditions.items())
         rows = [(g or "-", t or "-", fp or "-", n) for (g, t, fp), n in conditions]
         out.append(_table(("genre", "temperature", "frequency penalty", "sessions"), rows))
-    if s.study and s.study.conditions and not s.sessions:  # a chat study: its assistants
-        out.append("The assistants, as configured in the study (`study.toml`; participants saw a label):\n")
-        out.append(_table(("condition", "model"), [(c["name"], c["model"]) for c in s.study.conditions]))
-    elif s.study and s.study.conditions:
-        out.append("As configured in the study (`study.toml`):\n")
-        keys = ("name", "genre", "model", "mode", "currentN", "currentMaxToken",
-                "currentTemperature", "currentTopP", "currentPresencePenalty",
-                "currentFrequencyPenalty")  # fmt: skip
-        header = ("condition", "genre", "model", "mode", "n", "max tokens", "temperature", "top p",
-                  "presence penalty", "frequency penalty")  # fmt: skip
-        out.append(_table(header, [tuple(c[k] for k in keys) for c in s.study.conditions]))
+    if s.arms:  # a study folder's: as its released sessions ran them, not as study.toml says now
+        out.append(_arms(s))
     if s.sessions:
         per_prompt = ", ".join(f"{code} {n}" for code, n in sorted(s.prompts.items()))
         out.append(f"**Prompts:** {len(s.prompts)} prompts (sessions per prompt code: {per_prompt}).\n")
@@ -218,6 +212,31 @@ def _composition(s: ReleaseFacts) -> str:
         "still reveal personal details that no pattern recognises, such as names.\n"
     )
     return "\n".join(out)
+
+
+def _arms(s: ReleaseFacts) -> str:
+    noun = "sessions" if s.sessions else "conversations"
+    what = "conditions" if s.sessions else "assistants (participants saw a label)"
+    header = ("condition", "paradigm", "genre", "model", "answered by", "mode", "n", "max tokens",
+              "temperature", "top p", "presence penalty", "frequency penalty", noun)  # fmt: skip
+    rows = [
+        (arm.name, arm.paradigm, arm.genre or "-",
+         *(["-"] * 9 if arm.control else
+           [arms_as_run.text(arm.values("model")), ", ".join(arm.answered) or arms_as_run.NOT_RECORDED,
+            *(arms_as_run.text(arm.values(key)) for key in arms_as_run.SETTINGS[1:])]),
+         arm.sessions)
+        for arm in s.arms.arms if arm.sessions
+    ]  # fmt: skip
+    out = (
+        f"The {what}, as the released {noun} ran them: the model and settings each model call "
+        "was sent with and the model the endpoint named in its reply (else the settings in the "
+        f"session's log); a condition whose settings changed during the study has a row per "
+        f"setting it ran with. \"{arms_as_run.NOT_RECORDED}\": nothing stored with the {noun} "
+        "says (no model call, or stored before the toolkit recorded it).\n\n" + _table(header, rows)
+    )
+    if s.arms.notes:
+        out += "\n**`study.toml` now says otherwise.** " + " ".join(s.arms.notes) + "\n"
+    return out
 
 
 def _collection(facts: ReleaseFacts) -> str:

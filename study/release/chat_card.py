@@ -39,9 +39,11 @@ USES = (
 )
 
 ARMS = (
-    "- `arms.json`: every assistant (condition) of the study with its model, decoding settings "
-    f"and system prompt (`paradigm` \"chat\"); each line of `{CONVERSATIONS}` names its assistant "
-    "in `assistant.condition`."
+    "- `arms.json`: every assistant (condition) of the study as its released conversations ran "
+    "it: the model its calls asked for and the models that answered, decoding settings and "
+    "`sessions` (an entry per setting that ran; `null`: not recorded), with its system prompt as "
+    f"`study.toml` has it (`paradigm` \"chat\"); each line of `{CONVERSATIONS}` names its "
+    "assistant in `assistant.condition`."
 )
 
 

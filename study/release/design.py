@@ -1,9 +1,10 @@
 """What a study folder's release carries beside its sessions: the study's design.
 
-- arms.json: every arm (condition) with the paradigm its released sessions ran with ("none" for
-  the control arm; an arm whose paradigm study.toml changed under its name after some of them
-  is listed once per paradigm, study.export.as_run), genre, model and decoding settings;
-  metadata.csv names each session's condition and paradigm;
+- arms.json: every arm (condition) as its released sessions ran it (study.release.arms_as_run):
+  paradigm ("none" for the control arm), genre, model asked for and the models that answered,
+  decoding settings, and how many sessions; an arm whose paradigm or settings study.toml changed
+  under its name is listed once per paradigm and settings that ran; metadata.csv names each
+  session's condition and paradigm;
 - judging/: a judging round's ratings joined to the released sessions (study.judging.export),
   with its rubric and agreement. Judges get the release's keyed pseudonyms, as writers do
   (study.release.pseudonyms), and the rated texts are left out: they are what participants
@@ -24,11 +25,11 @@ from pathlib import Path
 from typing import Collection
 
 from study import config as study_config
-from study.export import as_run
 from study.judging import export as judging_export
 from study.judging import results as judging_results
 from study.judging import settings as judging_settings
 from study.plan import record as plan_record
+from study.release import arms_as_run
 from study.store import create_tables, make_engine, reading
 
 ARMS = "arms.json"
@@ -49,39 +50,22 @@ def _results(study: study_config.Study) -> judging_results.Results | None:
     return found if found.ratings else None
 
 
-def _released_sessions(study: study_config.Study, released: Collection[str]) -> list[dict]:
-    from study.store import sessions as session_store
-
-    engine = make_engine(study.database_url)
-    try:
-        with reading(engine) as connection:
-            return [s for s in session_store.all_sessions(connection) if s["session_id"] in released]
-    finally:
-        engine.dispose()
-
-
 def judge_ids(study_path: Path) -> set[str]:
     """The judges' worker ids (or access codes), which no released file may hold."""
     found = _results(study_config.load(study_path))
     return {r["judge"] for r in found.ratings} | set(found.checks) if found else set()
 
 
-def write(staging: Path, study_path: Path, released: dict[str, str], pseudonym,
-          withdrawn: Collection[str] = ()) -> list[str]:  # fmt: skip
+def write(staging: Path, study_path: Path, released: dict[str, str], pseudonym, withdrawn: Collection[str],
+          arms: arms_as_run.ArmsAsRun) -> list[str]:  # fmt: skip
     """Write the design files; returns their names. `released`: source -> released session id;
     `pseudonym(worker_id)`: the release's pseudonym of a worker; `withdrawn`: the worker ids
-    who withdrew (judges among them leave the judging files)."""
+    who withdrew (judges among them leave the judging files); `arms`: as the sessions ran them."""
     study = study_config.load(study_path)
-    # Each arm as the released sessions ran it (study.export.as_run), not as study.toml has it now.
-    study = as_run.study_as_run(study, _released_sessions(study, released))
     written = [ARMS]
-    from study import paradigms
-    from study.plan.record import arms
-
-    # As the arms ran (a chat assistant's one reply, not the Tab list its condition's defaults
-    # describe); the preregistration record keeps the configured values it was signed with.
-    ran = [{**found, **paradigms.arm_as_run(study, condition)}
-           for found, condition in zip(arms(study), study.conditions)]  # fmt: skip
+    # Each arm as the released sessions ran it (study.release.arms_as_run), not as study.toml has
+    # it now; the preregistration record keeps the configured values it was signed with.
+    ran = [arms_as_run.to_json(arm) for arm in arms.arms]
     (staging / ARMS).write_text(json.dumps({"arms": ran}, indent=2, ensure_ascii=False) + "\n",
                                 encoding="utf-8")  # fmt: skip
     found = _results(study)

@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+from study.release.arms_as_run import ArmsAsRun
 from study.release.diff import ReleaseDiff
 from study.release.source import StudyInfo
 from study.release.versioning import Version
@@ -49,6 +50,8 @@ class ReleaseFacts:
     messages: int = 0
     # The study's design files the release carries (study.release.design): arms.json, judging, ...
     design_files: list[str] = field(default_factory=list)
+    # A study folder's arms as its released sessions ran them (study.release.arms_as_run).
+    arms: ArmsAsRun | None = None
     study: StudyInfo | None = None
     previous: Version | None = None
     previous_date: str = ""

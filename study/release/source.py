@@ -5,8 +5,9 @@
   them, and read like any session folder; the conversations of a chat study's sessions (which
   have no editor log) and of a writing study's chat arm come from the paradigms' `release`
   hooks (study.paradigms.base), for `study.release.conversations`; survey answers and self-evaluations come from the
-  study database; title, pay, duration, conditions, prompts, survey questions and the consent
-  text come from `study.toml` for the dataset card.
+  study database; title, pay, duration, the conditions' paradigms, prompts, survey questions
+  and the consent text come from `study.toml` for the dataset card (the models and settings the
+  conditions ran with come from the database: study.release.arms_as_run).
 - A **session folder**: `metadata.csv` with at least `session_id` and `worker_id` (the release
   format, as `study export` writes it), the sessions as `<session_id>.jsonl` in `sessions/` or
   next to `metadata.csv`, and optionally `survey.csv` (a `session_id` column plus one column per
@@ -217,7 +218,6 @@ def _from_study(path: Path, scratch: Path) -> Source:
             s["session_id"]: s for s in session_store.all_sessions(connection, finished_only=True)
         }
         counted = providers.counted_session_ids(connection, limits.from_study(study).access_codes)
-        answered = _answered_models(connection)
         # A chat study's conversations (it has no editor logs), a chat arm's beside its logs.
         confirmed = [row for session_id, row in sorted(stored.items()) if session_id in counted]
         records = [r for hooks in paradigms.release_hooks(study)
@@ -252,7 +252,7 @@ def _from_study(path: Path, scratch: Path) -> Source:
         source.survey_columns = []
     # Each arm as its sessions ran it: study.toml may have changed an arm's paradigm under its
     # name since (study.export.as_run).
-    source.study = _study_info(as_run.study_as_run(study, confirmed), answered)
+    source.study = _study_info(as_run.study_as_run(study, confirmed))
     return source
 
 
@@ -260,21 +260,6 @@ def _writer(session: dict) -> str:
     """Who took part, as metadata.csv names them (study.export.coauthor): the worker id, else
     the lab's access code."""
     return session["worker_id"] or session["access_code"] or ""
-
-
-def _answered_models(connection) -> dict[str, list[str]]:
-    """Per condition, the models the endpoint said answered (suggestion_requests.model)."""
-    from sqlalchemy import select
-
-    from study.store.db import suggestion_requests as requests
-
-    rows = connection.execute(
-        select(requests.c.condition, requests.c.model).where(requests.c.error.is_(None)).distinct()
-    )
-    answered: dict[str, list[str]] = {}
-    for condition, model in rows:
-        answered.setdefault(condition, []).append(model)
-    return {condition: sorted(models) for condition, models in answered.items()}
 
 
 def _cell(value) -> str:
@@ -287,18 +272,20 @@ def _cell(value) -> str:
     return str(value)
 
 
-def _study_info(study: study_config.Study, answered: dict[str, list[str]] | None = None) -> StudyInfo:
+def _study_info(study: study_config.Study) -> StudyInfo:
+    from study import paradigms
+
     return StudyInfo(
         title=study.title,
         pay=study.pay,
         duration_minutes=study.duration_minutes,
         min_seconds=study.min_seconds,
         max_per_prompt=study.max_per_prompt,
+        # The card's arms by what their writers had; their models and settings as they ran are
+        # study.release.arms_as_run's, from the database.
         conditions=tuple(
-            # The model that answered, as the endpoint named it; the configured one if none did.
-            {"name": c.name, "genre": c.genre, "mode": c.mode, **c.controls(),
-             "model": ", ".join((answered or {}).get(c.name, [])) or c.model,
-             "paradigm": c.paradigm, "arm": _arm_card(study, c), **_as_run(study, c)}
+            {"name": c.name, "genre": c.genre, "arm": _arm_card(study, c),
+             "paradigm": paradigms.arm_as_run(study, c).get("paradigm", c.paradigm)}
             for c in study.conditions
         ),
         prompts=tuple(
@@ -309,19 +296,6 @@ def _study_info(study: study_config.Study, answered: dict[str, list[str]] | None
         contact=study.contact,
         min_exchanges=study.chat.min_exchanges if study.chat is not None else None,
     )
-
-
-def _as_run(study: study_config.Study, condition: study_config.Condition) -> dict:
-    """The card's settings of an arm whose replies ran otherwise than its condition says (a
-    chat assistant: one reply, its own max_tokens), study.paradigms.arm_as_run."""
-    from study import paradigms
-
-    found = paradigms.arm_as_run(study, condition)
-    return {key: value for key, value in {
-        "paradigm": found.get("paradigm"), "mode": found.get("mode"),
-        "currentN": found.get("n") and str(found["n"]),
-        "currentMaxToken": found.get("max_tokens") and str(found["max_tokens"]),
-    }.items() if value}  # fmt: skip
 
 
 def _arm_card(study: study_config.Study, condition: study_config.Condition) -> str:

@@ -68,3 +68,21 @@ def configured(asked: list[str] | None, condition_model: str) -> str:
 def cell(models: list[str] | None) -> str:
     """The answering models as one CSV cell; empty when no call was answered."""
     return SEPARATOR.join(models or [])
+
+
+def calls_of(connection: Connection) -> dict[str, list[tuple[dict, str | None]]]:
+    """Per session, each model call as stored: what was sent (`parameters`: the configured model,
+    mode and decoding settings when it was made) and the model the endpoint named (None for a
+    failed call, which answered nothing). A call still waiting for its outcome (parameters "{}")
+    is left out: it records nothing of what was sent."""
+    query = select(suggestion_requests.c.session_id, suggestion_requests.c.parameters,
+                   suggestion_requests.c.model, suggestion_requests.c.error).order_by(suggestion_requests.c.id)  # fmt: skip
+    found: dict[str, list[tuple[dict, str | None]]] = {}
+    for session_id, parameters, model, error in connection.execute(query):
+        try:
+            sent = json.loads(parameters)
+        except ValueError:
+            continue
+        if isinstance(sent, dict) and sent:
+            found.setdefault(session_id, []).append((sent, None if error else model))
+    return found

@@ -22,7 +22,9 @@ from tests.server.flow import to_writing
 WORKER = "A2STUDYWORKER77"
 
 
-def take_part(client, session_id: str, events: list[dict]) -> None:
+def take_part(client, session_id: str, events: list[dict], while_writing=None) -> None:
+    """The writer's events, then `while_writing()` (e.g. asking for suggestions), the finish,
+    the self-evaluation and the survey."""
     batch = [
         {"seq": seq, **{k: v for k, v in e.items() if k != "eventNum"}}
         for seq, e in enumerate(events)
@@ -32,6 +34,8 @@ def take_part(client, session_id: str, events: list[dict]) -> None:
             f"/api/sessions/{session_id}/events", json={"events": batch[start : start + 200]}
         )
         assert response.status_code == 200, response.json
+    if while_writing is not None:
+        while_writing()
     response = client.post(
         f"/s/{session_id}/writing/finish", json={"last_seq": len(batch) - 1, "text": "final"}
     )
@@ -148,8 +152,12 @@ def test_a_study_folder_releases_its_sessions_survey_and_description(
     assert "payment of $2.50" in card and "minimum writing time was 0 seconds" in card
     assert "> **DESCRIPTION:** You are invited to participate" not in card  # markup is gone
     assert "> DESCRIPTION: You are invited to participate in a research study" in card
-    assert "| creative-low | creative | davinci-002-2026-01-15 |" in card  # the one that answered
-    assert "| creative-high | creative | davinci-002 |" in card  # never answered: as configured
+    # The arms as the released session ran them: a call of a session the release does not carry
+    # credits no arm with its model, and the writer never pressed Tab, so no model is recorded
+    # (not study.toml's, which never ran for them).
+    assert "davinci-002-2026-01-15" not in card
+    assert f"| {row['condition']} | L0 | argumentative | not recorded | not recorded |" in card
+    assert "| creative-low |" not in card and "No released session ran with `creative-low`" in card
     assert "for about 15 minutes." in card
     assert "| ownership | I feel like the story/essay is mine. | likert7 |" in card
     package = json.loads((directory / "datapackage.json").read_text())

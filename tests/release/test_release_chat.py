@@ -231,7 +231,9 @@ def test_a_chat_arms_conversations_are_released_beside_its_logs(model_url, tmp_p
     chat_arm = ran[rows["chat"]["condition"]]
     assert (chat_arm["paradigm"], chat_arm["mode"], chat_arm["n"], chat_arm["max_tokens"]) == ("chat", "chat", 1, MAX_TOKENS)
     assert ran["autocomplete"]["max_tokens"] == 30 and ran["autocomplete"]["paradigm"] == "L1"  # its own
-    assert f"| {chat_arm['name']} | creative | deterministic | chat | 1 | {MAX_TOKENS} |" in card
+    # The card's row: the model its call asked for, the one that answered, one reply of MAX_TOKENS.
+    assert (f"| {chat_arm['name']} | chat | creative | {chat_arm['model']} | deterministic | chat | 1 | "
+            f"{MAX_TOKENS} |") in card  # fmt: skip
     assert CliRunner().invoke(release, ["verify", str(directory), "--key", str(key.path)]).exit_code == 0
 
 

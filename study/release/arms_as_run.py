@@ -1,0 +1,224 @@
+"""The arms as the released sessions ran them: a release's card and arms.json describe these.
+
+study.toml says how each condition is set on the day of the build, and a study may change a
+setting during its run under the condition's name (a model swapped after a pilot, a
+temperature raised, an arm added). What ran is stored with the sessions:
+
+- each model call's `parameters`: the configured model, mode and decoding settings it was sent
+  with, and the model the endpoint named in its reply (study.store.provenance);
+- the paradigm each session was given (sessions.paradigm, study.export.as_run);
+- the decoding settings the server wrote into every record of the session's log
+  (study.server.events_api.fill_controls), for a session that made no model call.
+
+An arm is listed once per paradigm and settings its released sessions ran with, with how many
+sessions did, in the order of their first session. A value nothing stored records is "not
+recorded" (an empty tuple here, null in arms.json), never study.toml's of today: a reader must
+not be told a setting ran that did not. An arm no released session ran is listed as study.toml
+has it, with 0 sessions: it is part of the study's design, and nothing claims it ran.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import select
+
+from study import config as study_config
+from study import control_arm, paradigms
+from study.export import as_run
+from study.store import make_engine, provenance, reading
+from study.store import sessions as session_store
+from study.store.db import events
+
+SETTINGS = ("model", "mode", "n", "max_tokens", "temperature", "top_p", "presence_penalty",
+            "frequency_penalty")  # fmt: skip
+LABELS = {"paradigm": "paradigm", "model": "model", "mode": "mode", "n": "n", "max_tokens": "max tokens",
+          "temperature": "temperature", "top_p": "top p", "presence_penalty": "presence penalty",
+          "frequency_penalty": "frequency penalty"}  # fmt: skip
+# Where a CoAuthor record keeps the decoding settings its session ran with.
+LOG_KEYS = {"n": "currentN", "max_tokens": "currentMaxToken", "temperature": "currentTemperature",
+            "top_p": "currentTopP", "presence_penalty": "currentPresencePenalty",
+            "frequency_penalty": "currentFrequencyPenalty"}  # fmt: skip
+NOT_RECORDED = "not recorded"
+# A chat reply's call (study.paradigms.chat.assistant.call_parameters) records mode "chat_reply"
+# and no n: it is one reply from the chat API, which arms.json calls mode "chat", n 1.
+CHAT_REPLY = "chat_reply"
+# The later interface may leave the first records' settings empty (study.export.coauthor).
+LOG_RECORDS_READ = 50
+
+
+@dataclass(frozen=True)
+class Arm:
+    name: str
+    genre: str
+    paradigm: str
+    # (setting, the distinct values its sessions ran with); () where nothing recorded it.
+    settings: tuple[tuple[str, tuple], ...]
+    answered: tuple[str, ...] = ()  # the models the endpoint named in its replies
+    sessions: int = 0
+    system_prompt: str = ""  # study.toml's: a call does not record it
+
+    def values(self, key: str) -> tuple:
+        return self.paradigm if key == "paradigm" else dict(self.settings)[key]
+
+    @property
+    def control(self) -> bool:
+        return control_arm.is_control(self)
+
+
+def _number(value):
+    """A setting as one comparable value: numbers as numbers ("0.9" in a log, 0.9 in a call)."""
+    if isinstance(value, bool) or value in (None, ""):
+        return None if value in (None, "") else value
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return value
+    return int(number) if number.is_integer() else number
+
+
+def _sent(parameters: dict) -> dict:
+    if parameters.get("mode") == CHAT_REPLY:
+        return {**parameters, "mode": "chat", "n": 1}
+    return parameters
+
+
+def session_settings(calls: list[dict], log: dict | None, own_calls: bool) -> tuple[tuple[str, tuple], ...]:
+    """A session's settings as it ran: each from its model calls, else (a decoding setting)
+    from its log. `own_calls`: its paradigm calls the model otherwise than the condition's
+    Tab settings say (a chat assistant), so the log's Tab settings say nothing of what ran."""
+    found = []
+    for key in SETTINGS:
+        values = {_number(_sent(call).get(key)) for call in calls} - {None}
+        if not values and log and not own_calls and key in LOG_KEYS:
+            values = {_number(log.get(LOG_KEYS[key]))} - {None}
+        found.append((key, tuple(sorted(values, key=str))))
+    return tuple(found)
+
+
+def planned(study: study_config.Study, condition: study_config.Condition) -> Arm:
+    """The arm as study.toml has it today (with what its paradigm says its replies use)."""
+    if control_arm.is_control(condition):
+        settings = tuple((key, ()) for key in SETTINGS)
+    else:
+        found = {key: getattr(condition, key) for key in SETTINGS} | paradigms.arm_as_run(study, condition)
+        settings = tuple((key, (_number(found[key]),)) for key in SETTINGS)
+    paradigm = paradigms.arm_as_run(study, condition).get("paradigm", condition.paradigm)
+    return Arm(condition.name, condition.genre, paradigm, settings, system_prompt=condition.system_prompt)
+
+
+def collect(study: study_config.Study, sessions: list[dict], calls: dict[str, list[tuple[dict, str | None]]],
+            logs: dict[str, dict]) -> list[Arm]:  # fmt: skip
+    """The arms `sessions` (in the order they began) ran, in study.toml's order; `calls` and
+    `logs` as `load` reads them."""
+    groups: dict[tuple, list] = {}
+    for session in sessions:
+        if not session.get("condition"):
+            continue
+        sent = calls.get(session["session_id"], [])
+        ran = as_run.condition_as_run(study, session)
+        own = paradigms.arm_as_run(study, ran)  # a chat assistant's replies: not the Tab settings
+        settings = session_settings([call for call, _ in sent], logs.get(session["session_id"]), bool(own))
+        group = groups.setdefault((ran.name, own.get("paradigm", ran.paradigm), settings), [0, set()])
+        group[0] += 1
+        group[1].update(model for _, model in sent if model)
+    arms = []
+    for condition in study.conditions:
+        ran = [(key, group) for key, group in groups.items() if key[0] == condition.name]
+        if not ran:
+            arms.append(planned(study, condition))
+        arms += [Arm(name, condition.genre, paradigm, settings, tuple(sorted(answered)), count, condition.system_prompt)
+                 for (name, paradigm, settings), (count, answered) in ran]  # fmt: skip
+    return arms
+
+
+def load(study: study_config.Study, released: Collection[str]) -> list[Arm]:
+    """The arms the `released` sessions (the study's session ids) ran, from the study database."""
+    engine = make_engine(study.database_url)
+    try:
+        with reading(engine) as connection:
+            sessions = [s for s in session_store.all_sessions(connection) if s["session_id"] in released]
+            calls = provenance.calls_of(connection)
+            logs = {s["session_id"]: _log_settings(connection, s["session_id"]) for s in sessions}
+    finally:
+        engine.dispose()
+    return collect(study, sessions, calls, logs)
+
+
+def _log_settings(connection, session_id: str) -> dict | None:
+    query = (select(events.c.record).where(events.c.session_id == session_id)
+             .order_by(events.c.seq).limit(LOG_RECORDS_READ))  # fmt: skip
+    for (record,) in connection.execute(query):
+        try:
+            parsed = json.loads(record)
+        except ValueError:
+            continue
+        if isinstance(parsed, dict) and parsed.get("currentTemperature") not in (None, ""):
+            return parsed
+    return None
+
+
+def text(values: tuple) -> str:
+    """A setting as the card writes it: "not recorded" when nothing recorded it."""
+    return "; ".join(str(v) for v in values) if values else NOT_RECORDED
+
+
+def to_json(arm: Arm) -> dict:
+    """An arm as arms.json lists it: a setting its sessions ran with two values of is a list."""
+    settings = {key: (None if not v else v[0] if len(v) == 1 else list(v)) for key, v in arm.settings}
+    return {"name": arm.name, "paradigm": arm.paradigm, "genre": arm.genre, **settings,
+            "system_prompt": arm.system_prompt, "answered_models": list(arm.answered), "sessions": arm.sessions}  # fmt: skip
+
+
+def differences(study: study_config.Study, arms: list[Arm]) -> list[str]:
+    """Where study.toml today says otherwise than the released sessions ran, one sentence each.
+    The card gives these beside the table of what ran rather than today's values in it: a reader
+    re-running the study from study.toml (or the preregistration's copy of it) must learn that
+    it no longer says what these sessions had."""
+    notes, unused = [], []
+    for condition in study.conditions:
+        ran = [arm for arm in arms if arm.name == condition.name and arm.sessions]
+        if not ran:
+            unused.append(f"`{condition.name}`")
+            continue
+        today = planned(study, condition)
+        keys = ("paradigm",) + (() if today.control else SETTINGS)
+        for key in keys:
+            now = today.values(key)
+            had = Counter()
+            for arm in ran:
+                had[arm.values(key)] += arm.sessions
+            recorded = {values for values in had if values}
+            if not recorded or recorded == {now}:
+                continue
+            parts = [f"{n} ran with {text(values) if key != 'paradigm' else values}" if values else f"{n} did not record it"
+                     for values, n in had.items()]  # fmt: skip
+            shown = now if key == "paradigm" else text(now) if now else "none"
+            total = sum(had.values())
+            notes.append(f"study.toml now sets {LABELS[key]} {shown} for `{condition.name}`; of its {total} "
+                         f"released session{'s' if total != 1 else ''}, {', '.join(parts)}.")  # fmt: skip
+    if unused:
+        names = unused[0] if len(unused) == 1 else f"{', '.join(unused[:-1])} and {unused[-1]}"
+        notes.append(f"No released session ran with {names}, which study.toml has as "
+                     f"condition{'s' if len(unused) != 1 else ''}.")  # fmt: skip
+    return notes
+
+
+@dataclass(frozen=True)
+class ArmsAsRun:
+    """What a release says of its arms: as they ran, and where study.toml now differs."""
+
+    arms: list[Arm]
+    notes: list[str]
+
+
+def study_arms(study_path: Path, released: Collection[str]) -> ArmsAsRun:
+    """The arms of the study in `study_path` as its `released` sessions (the study's session
+    ids) ran them, and where its study.toml now says otherwise."""
+    study = study_config.load(study_path)
+    arms = load(study, released)
+    return ArmsAsRun(arms, differences(study, arms))

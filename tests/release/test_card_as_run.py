@@ -1,0 +1,135 @@
+"""A release's card and arms.json say what the released sessions ran with, not what study.toml
+says on the day of the build: a researcher who raises a condition's temperature and swaps its
+model between sessions (keeping its name) publishes both settings, each with its sessions, and
+a note that study.toml now says otherwise; what nothing recorded reads "not recorded"."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from study import config
+from study.cli import write_study_files
+from study.release.cli import release
+from study.release.keys import init_keyfile
+from study.server import create_app
+from study.store import writing
+from study.store import sessions as session_store
+from tests.conftest import COAUTHOR, CONTACT
+from tests.release.conftest import SMALLEST
+from tests.release.test_build_study import synced, take_part
+from tests.server.flow import to_writing
+
+ARM = "creative-high"  # temperature 0.75 and davinci-002 in `study init`'s study.toml
+SWAPPED = "gpt-3.5-turbo-instruct"
+
+
+def a_study(tmp_path, model_url):
+    folder = tmp_path / "study"
+    write_study_files(folder, replacements={
+        "min_seconds = 600": "min_seconds = 0", 'endpoint = ""': f'endpoint = "{model_url}"', **CONTACT,
+    })  # fmt: skip
+    return folder
+
+
+def serve_one(folder, worker: str, *, asks: bool) -> None:
+    """A synced MTurk worker writes a session of ARM with study.toml as it is now (a `study serve`
+    started afresh), pressing Tab once if `asks`."""
+    app = create_app(config.load(folder))
+    client = app.test_client()
+    entry = {"workerId": worker, "assignmentId": f"3A{worker}", "hitId": "3HIT1",
+             "turkSubmitTo": "https://workersandbox.mturk.com"}  # fmt: skip
+    session_id = client.get("/task", query_string=entry).location.split("/")[2]
+    to_writing(client, session_id, prompt="shapeshifter")
+    with writing(app.extensions["study.engine"]) as connection:  # both sessions in the same arm
+        session_store.update_session(connection, session_id, condition=ARM)
+    events = [json.loads(line) for line in (COAUTHOR / "sessions" / f"{SMALLEST}.jsonl").read_text().splitlines()]
+
+    def press_tab():
+        answer = client.post(f"/api/sessions/{session_id}/suggestions", json={"doc": "The door opened"})
+        assert answer.status_code == 200, answer.json
+
+    take_part(client, session_id, events, press_tab if asks else None)
+    synced(app, f"3A{worker}", worker)
+    app.extensions["study.engine"].dispose()
+
+
+def change_arm(folder, old: str, new: str) -> None:
+    """The researcher edits ARM's block of study.toml, keeping its name."""
+    path = folder / "study.toml"
+    text = path.read_text()
+    at = text.index(f'name = "{ARM}"')
+    end = text.index("[[conditions]]", at)
+    assert old in text[at:end]
+    path.write_text(text[:at] + text[at:end].replace(old, new) + text[end:])
+
+
+def build(folder, tmp_path):
+    key = init_keyfile(tmp_path / "study.key")
+    args = ["build", str(folder), "--version", "1.0.0", "--out", str(tmp_path / "releases"),
+            "--key", str(key.path), "-j", "1"]  # fmt: skip
+    result = CliRunner().invoke(release, args)
+    assert result.exit_code == 0, result.output
+    directory = tmp_path / "releases" / "coauthor-1.0.0"
+    card = (directory / "README.md").read_text(encoding="utf-8")
+    arms = json.loads((directory / "arms.json").read_text(encoding="utf-8"))["arms"]
+    return card, arms
+
+
+def card_rows(card: str) -> dict[str, list[dict]]:
+    """The card's table of the conditions (the one whose first column is `condition`):
+    condition -> its rows, by column."""
+    table = "| condition |" + card.split("\n| condition |", 1)[1].split("\n\n", 1)[0]
+    lines = [[cell.strip() for cell in line.strip("|").split("|")] for line in table.splitlines()]
+    header, rows = lines[0], lines[2:]
+    found: dict[str, list[dict]] = {}
+    for row in rows:
+        found.setdefault(row[0], []).append(dict(zip(header, row)))
+    return found
+
+
+def test_a_setting_changed_between_sessions_is_published_as_each_session_ran(tmp_path, model_url):
+    folder = a_study(tmp_path, model_url)
+    serve_one(folder, "A1FIRSTWRITER", asks=True)
+    change_arm(folder, "temperature = 0.75", "temperature = 0.9")  # after the pilot
+    change_arm(folder, 'model = "davinci-002"', f'model = "{SWAPPED}"')
+    serve_one(folder, "A2SECONDWRITER", asks=True)
+
+    card, arms = build(folder, tmp_path)
+
+    rows = card_rows(card)
+    ran = [(r["model"], r.get("answered by"), r["temperature"], r.get("sessions")) for r in rows[ARM]]
+    assert ran == [("davinci-002", "deterministic", "0.75", "1"), (SWAPPED, "deterministic", "0.9", "1")]
+    # The other conditions of study.toml ran no released session: not in the table, said in a note.
+    assert set(rows) == {ARM}
+    assert ("No released session ran with `creative-low`, `argumentative-low` and `argumentative-high`, "
+            "which study.toml has as conditions.") in card
+    assert (f"study.toml now sets temperature 0.9 for `{ARM}`; of its 2 released sessions, 1 ran with "
+            "0.75, 1 ran with 0.9.") in card  # fmt: skip
+    assert f"study.toml now sets model {SWAPPED} for `{ARM}`" in card
+
+    mine = [(a["model"], a["temperature"], a["answered_models"], a["sessions"]) for a in arms if a["name"] == ARM]
+    assert mine == [("davinci-002", 0.75, ["deterministic"], 1), (SWAPPED, 0.9, ["deterministic"], 1)]
+    # An arm nobody ran keeps study.toml's design, and says no session ran it.
+    (low,) = [a for a in arms if a["name"] == "creative-low"]
+    assert (low["temperature"], low["sessions"]) == (0.3, 0)
+
+
+def test_a_session_without_a_model_call_has_its_model_not_recorded_and_its_settings_from_its_log(tmp_path, model_url):
+    """The first writer never pressed Tab: no call says which model they would have had, so the
+    card does not borrow today's; their log says the temperature the server gave them."""
+    folder = a_study(tmp_path, model_url)
+    serve_one(folder, "A1FIRSTWRITER", asks=False)
+    change_arm(folder, "temperature = 0.75", "temperature = 0.9")
+    change_arm(folder, 'model = "davinci-002"', f'model = "{SWAPPED}"')
+
+    card, arms = build(folder, tmp_path)
+
+    (row,) = card_rows(card)[ARM]
+    assert (row["model"], row.get("answered by"), row["temperature"], row["max tokens"]) == (
+        "not recorded", "not recorded", "0.75", "30")
+    assert SWAPPED not in card.split("## Composition", 1)[1].split("**`study.toml` now says otherwise.**")[0]
+    assert f"study.toml now sets temperature 0.9 for `{ARM}`; of its 1 released session, 1 ran with 0.75." in card
+    (arm,) = [a for a in arms if a["name"] == ARM]
+    assert (arm["model"], arm["answered_models"], arm["temperature"], arm["sessions"]) == (None, [], 0.75, 1)
