@@ -16,9 +16,11 @@ from study.release.keys import init_keyfile
 from study.server import create_app
 from study.store import writing
 from study.store import sessions as session_store
+from tests.chat.conftest import chat_folder  # noqa: F401 - a fixture
 from tests.conftest import COAUTHOR, CONTACT
 from tests.release.conftest import SMALLEST
 from tests.release.test_build_study import synced, take_part
+from tests.release.test_release_chat import WITHDRAWN, WRITER, _build, _take_part
 from tests.server.flow import to_writing
 
 ARM = "creative-high"  # temperature 0.75 and davinci-002 in `study init`'s study.toml
@@ -133,3 +135,34 @@ def test_a_session_without_a_model_call_has_its_model_not_recorded_and_its_setti
     assert f"study.toml now sets temperature 0.9 for `{ARM}`; of its 1 released session, 1 ran with 0.75." in card
     (arm,) = [a for a in arms if a["name"] == ARM]
     assert (arm["model"], arm["answered_models"], arm["temperature"], arm["sessions"]) == (None, [], 0.75, 1)
+
+
+def test_a_chat_studys_assistants_are_published_as_their_conversations_ran(chat_folder, model_url, tmp_path):
+    """The researcher moves every assistant to a warmer temperature and another model after the
+    first conversation: the card's table of assistants and arms.json keep what that
+    conversation's replies were asked with."""
+    toml = chat_folder / "study.toml"
+    toml.write_text(toml.read_text().replace('endpoint = ""', f'endpoint = "{model_url}"'))
+
+    def serve(code: str) -> dict:
+        app = create_app(config.load(chat_folder))
+        session_id = _take_part(app.test_client(), "Help me with a post about my garden.", access_code=code)
+        with writing(app.extensions["study.engine"]) as connection:
+            found = session_store.get(connection, session_id)
+        app.extensions["study.engine"].dispose()
+        return found
+
+    first = serve(WRITER)
+    toml.write_text(toml.read_text().replace("temperature = 0.6", "temperature = 0.95")
+                    .replace('model = "Llama-3.1-8B-Instruct"', 'model = "Qwen2.5-7B-Instruct"'))  # fmt: skip
+    serve(WITHDRAWN)  # only a code of the lab's list here: nobody withdrew
+    directory = _build(chat_folder, init_keyfile(tmp_path / "study.key"), tmp_path / "releases", "1.0.0")
+
+    card = (directory / "README.md").read_text(encoding="utf-8")
+    arm = first["condition"]
+    model = "collabllm-llama-3.1-8b" if arm == "collabllm" else "Llama-3.1-8B-Instruct"
+    rows = card_rows(card)[arm]
+    assert any((r["model"], r.get("temperature"), r.get("mode"), r.get("n")) == (model, "0.6", "chat", "1") for r in rows), rows
+    assert f"study.toml now sets temperature 0.95 for `{arm}`" in card
+    arms = json.loads((directory / "arms.json").read_text(encoding="utf-8"))["arms"]
+    assert (model, 0.6) in [(a["model"], a["temperature"]) for a in arms if a["name"] == arm and a["sessions"]]
