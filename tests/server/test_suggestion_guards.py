@@ -111,7 +111,7 @@ def served():
 
 
 def test_slow_model_calls_leave_threads_for_events(study_folder, endpoint_factory, served):
-    endpoint = endpoint_factory(delay=5.0)
+    endpoint = endpoint_factory(delay=8.0)
     app = create_app(_study(study_folder, endpoint.url, concurrent_requests=2))
     session_id = _writing_session(app.test_client())
     base = served(app)
@@ -132,11 +132,11 @@ def test_slow_model_calls_leave_threads_for_events(study_folder, endpoint_factor
         event_seconds = time.monotonic() - began
         answers = [future.result() for future in asked]
 
-    # Neither the event nor a refusal waits for the model (5 s per call): they are answered while
-    # both admitted calls still hold it. Waiting would take 4.5 s or more; the margin is for a
-    # loaded machine, where an answer has taken over a second.
-    assert posted.status_code == 200 and event_seconds < 2.5, event_seconds
+    # Neither the event nor a refusal waits for the model (8 s per call): they are answered while
+    # both admitted calls still hold it. Waiting would take 7.5 s or more; the margin is for a
+    # loaded machine, where a refusal has taken 2.5 s (a CI-like run with four other test runs).
+    assert posted.status_code == 200 and event_seconds < 5, event_seconds
     assert sorted(status for status, _ in answers).count(200) == 2
     refused = [seconds for status, seconds in answers if status == 503]
-    assert len(refused) == 6 and max(refused) < 2.5
+    assert len(refused) == 6 and max(refused) < 5, refused
     assert endpoint.calls == 2
