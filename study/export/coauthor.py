@@ -25,7 +25,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from study import control_arm, paradigms
-from study.export import as_run
+from study.export import as_run, settings_as_run
 from study.config import ConfigError, Study
 from study.curation.formats import CONTROL_KEYS, RELEASE_KEYS
 from study.curation.metadata import official_metadata
@@ -41,6 +41,8 @@ METADATA_COLUMNS = (
     "num_query", "num_selected", "perc_selected", "num_cursor", "time", "num_event",
     "written_by_human", "genre", "simulated", "condition", "paradigm",
 )  # fmt: skip
+# The decoding settings metadata.csv gives, by their names in study.export.settings_as_run.
+DECODING_COLUMNS = ("temperature", "frequency_penalty")
 # models.csv, beside metadata.csv (whose columns stay the release's): per session the model the
 # study configured and the model(s) the endpoint said answered (study.store.provenance).
 MODEL_COLUMNS = ("session_id", "condition", "model", "answered_model")
@@ -135,12 +137,17 @@ def _write_export(study, out, engine, candidates, simulated, created, stored, re
         private_folder(out)
         created.append(out)
     extension_events = paradigms.extension_events()
+    with reading(engine) as connection:
+        calls = provenance.calls_of(connection)  # what each session's model calls were sent with
     for session in candidates:
         with reading(engine) as connection:
             records = event_store.records(connection, session["session_id"])
         if not records:
             skipped += 1
             continue
+        # The settings the server wrote into the log, read from the whole log as the release's
+        # arms are (study.release.arms_as_run), before the extension events leave it.
+        log = settings_as_run.log_settings(records)
         # Events a paradigm added (e.g. MindCopilot's ghost text): the strict CoAuthor file has none.
         records = [r for r in records if r["eventName"] not in extension_events]
         release = [to_release_record(r, i) for i, r in enumerate(records)]
@@ -149,7 +156,8 @@ def _write_export(study, out, engine, candidates, simulated, created, stored, re
             b"".join(_dumps(record) + b"\n" for record in release),
         )
         total_events += len(release)
-        rows.append(_metadata_row(study, session, release, session["session_id"] in simulated))
+        sent = [call for call, _ in calls.get(session["session_id"], [])]
+        rows.append(_metadata_row(study, session, release, session["session_id"] in simulated, sent, log))
 
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=METADATA_COLUMNS, lineterminator="\n")
@@ -202,9 +210,13 @@ def check_stored_names(study: Study, sessions: list[dict]) -> None:
         raise ConfigError("\n".join(problems))
 
 
-def _metadata_row(study: Study, session: dict, release: list[dict], simulated: bool) -> dict:
+def _metadata_row(study: Study, session: dict, release: list[dict], simulated: bool, sent: list[dict],
+                  log: dict | None) -> dict:  # fmt: skip
+    """`sent`: the parameters of the session's model calls; `log`: its log's record of settings."""
     # The paradigm the session ran with, which study.toml may have changed since (study.export.as_run).
     condition = as_run.condition_as_run(study, session)
+    # A chat arm's replies are not asked with the Tab settings its log records (paradigms.arm_as_run).
+    own_calls = bool(paradigms.arm_as_run(study, condition))
     stats = official_metadata(release)
     submitted = session["completed_at"] or session["writing_finished_at"] or session["created_at"]
     row = {
@@ -212,7 +224,7 @@ def _metadata_row(study: Study, session: dict, release: list[dict], simulated: b
         "worker_id": session["worker_id"] or session["access_code"] or "",
         "session_id": session["session_id"],
         "prompt_code": session["prompt_code"],
-        **_decoding(condition, release),
+        **_decoding(settings_as_run.session_settings(sent, log, own_calls)),
         **{key: stats[key] for key in METADATA_COLUMNS[6:13]},
         "genre": study.prompt(session["prompt_code"]).genre,
         "simulated": "true" if simulated else "false",
@@ -226,16 +238,14 @@ def _metadata_row(study: Study, session: dict, release: list[dict], simulated: b
     return control_arm.blank_suggestion_figures(row) if no_tab else row
 
 
-def _decoding(condition, release: list[dict]) -> dict:
-    """The session's temperature and frequency penalty as its log records them: a condition's
-    settings edited in study.toml between rounds (its name kept) are not those its earlier
-    sessions' suggestions were made with. The condition's own when no record carries them."""
-    for record in release[:50]:  # the later interface may leave the first event's values empty
-        if record.get("currentTemperature") not in (None, ""):
-            return {"temperature": record["currentTemperature"],
-                    "frequency_penalty": record.get("currentFrequencyPenalty", "")}  # fmt: skip
-    controls = condition.controls()
-    return {"temperature": controls["currentTemperature"], "frequency_penalty": controls["currentFrequencyPenalty"]}
+def _decoding(settings: tuple[tuple[str, tuple], ...]) -> dict:
+    """metadata.csv's temperature and frequency penalty: what the session ran with
+    (study.export.settings_as_run: its model calls, else its log), so a condition's settings
+    edited in study.toml between rounds (its name kept) are not given to its earlier sessions.
+    Empty, the release's missing value, where nothing stored records one, or where the session's
+    calls were sent with two (a server restarted mid-session): never study.toml's of today."""
+    ran = dict(settings)
+    return {column: str(ran[column][0]) if len(ran[column]) == 1 else "" for column in DECODING_COLUMNS}
 
 
 def _models_csv(study: Study, rows: list[dict], asked: dict[str, list[str]], answered: dict[str, list[str]]) -> bytes:

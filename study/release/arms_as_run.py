@@ -10,7 +10,8 @@ temperature raised, an arm added). What ran is stored with the sessions:
 - the decoding settings the server wrote into every record of the session's log
   (study.server.events_api.fill_controls), for a session that made no model call.
 
-An arm is listed once per paradigm and settings its released sessions ran with, with how many
+Each session's settings are read as study.export.settings_as_run reads them for `study
+export`'s metadata.csv, so the card, arms.json and metadata.csv agree. An arm is listed once per paradigm and settings its released sessions ran with, with how many
 sessions did, in the order of their first session. A value nothing stored records is "not
 recorded" (an empty tuple here, null in arms.json), never study.toml's of today: a reader must
 not be told a setting ran that did not. An arm no released session ran is listed as study.toml
@@ -19,36 +20,22 @@ has it, with 0 sessions: it is part of the study's design, and nothing claims it
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import select
-
 from study import config as study_config
 from study import control_arm, paradigms
-from study.export import as_run
+from study.export import as_run, settings_as_run
+from study.export.settings_as_run import SETTINGS
 from study.store import make_engine, provenance, reading
 from study.store import sessions as session_store
-from study.store.db import events
 
-SETTINGS = ("model", "mode", "n", "max_tokens", "temperature", "top_p", "presence_penalty",
-            "frequency_penalty")  # fmt: skip
 LABELS = {"paradigm": "paradigm", "model": "model", "mode": "mode", "n": "n", "max_tokens": "max tokens",
           "temperature": "temperature", "top_p": "top p", "presence_penalty": "presence penalty",
           "frequency_penalty": "frequency penalty"}  # fmt: skip
-# Where a CoAuthor record keeps the decoding settings its session ran with.
-LOG_KEYS = {"n": "currentN", "max_tokens": "currentMaxToken", "temperature": "currentTemperature",
-            "top_p": "currentTopP", "presence_penalty": "currentPresencePenalty",
-            "frequency_penalty": "currentFrequencyPenalty"}  # fmt: skip
 NOT_RECORDED = "not recorded"
-# A chat reply's call (study.paradigms.chat.assistant.call_parameters) records mode "chat_reply"
-# and no n: it is one reply from the chat API, which arms.json calls mode "chat", n 1.
-CHAT_REPLY = "chat_reply"
-# The later interface may leave the first records' settings empty (study.export.coauthor).
-LOG_RECORDS_READ = 50
 
 
 @dataclass(frozen=True)
@@ -70,43 +57,13 @@ class Arm:
         return control_arm.is_control(self)
 
 
-def _number(value):
-    """A setting as one comparable value: numbers as numbers ("0.9" in a log, 0.9 in a call)."""
-    if isinstance(value, bool) or value in (None, ""):
-        return None if value in (None, "") else value
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return value
-    return int(number) if number.is_integer() else number
-
-
-def _sent(parameters: dict) -> dict:
-    if parameters.get("mode") == CHAT_REPLY:
-        return {**parameters, "mode": "chat", "n": 1}
-    return parameters
-
-
-def session_settings(calls: list[dict], log: dict | None, own_calls: bool) -> tuple[tuple[str, tuple], ...]:
-    """A session's settings as it ran: each from its model calls, else (a decoding setting)
-    from its log. `own_calls`: its paradigm calls the model otherwise than the condition's
-    Tab settings say (a chat assistant), so the log's Tab settings say nothing of what ran."""
-    found = []
-    for key in SETTINGS:
-        values = {_number(_sent(call).get(key)) for call in calls} - {None}
-        if not values and log and not own_calls and key in LOG_KEYS:
-            values = {_number(log.get(LOG_KEYS[key]))} - {None}
-        found.append((key, tuple(sorted(values, key=str))))
-    return tuple(found)
-
-
 def planned(study: study_config.Study, condition: study_config.Condition) -> Arm:
     """The arm as study.toml has it today (with what its paradigm says its replies use)."""
     if control_arm.is_control(condition):
         settings = tuple((key, ()) for key in SETTINGS)
     else:
         found = {key: getattr(condition, key) for key in SETTINGS} | paradigms.arm_as_run(study, condition)
-        settings = tuple((key, (_number(found[key]),)) for key in SETTINGS)
+        settings = tuple((key, (settings_as_run.number(found[key]),)) for key in SETTINGS)
     paradigm = paradigms.arm_as_run(study, condition).get("paradigm", condition.paradigm)
     return Arm(condition.name, condition.genre, paradigm, settings, system_prompt=condition.system_prompt)
 
@@ -122,7 +79,7 @@ def collect(study: study_config.Study, sessions: list[dict], calls: dict[str, li
         sent = calls.get(session["session_id"], [])
         ran = as_run.condition_as_run(study, session)
         own = paradigms.arm_as_run(study, ran)  # a chat assistant's replies: not the Tab settings
-        settings = session_settings([call for call, _ in sent], logs.get(session["session_id"]), bool(own))
+        settings = settings_as_run.session_settings([call for call, _ in sent], logs.get(session["session_id"]), bool(own))
         group = groups.setdefault((ran.name, own.get("paradigm", ran.paradigm), settings), [0, set()])
         group[0] += 1
         group[1].update(model for _, model in sent if model)
@@ -143,23 +100,10 @@ def load(study: study_config.Study, released: Collection[str]) -> list[Arm]:
         with reading(engine) as connection:
             sessions = [s for s in session_store.all_sessions(connection) if s["session_id"] in released]
             calls = provenance.calls_of(connection)
-            logs = {s["session_id"]: _log_settings(connection, s["session_id"]) for s in sessions}
+            logs = {s["session_id"]: settings_as_run.stored_log_settings(connection, s["session_id"]) for s in sessions}
     finally:
         engine.dispose()
     return collect(study, sessions, calls, logs)
-
-
-def _log_settings(connection, session_id: str) -> dict | None:
-    query = (select(events.c.record).where(events.c.session_id == session_id)
-             .order_by(events.c.seq).limit(LOG_RECORDS_READ))  # fmt: skip
-    for (record,) in connection.execute(query):
-        try:
-            parsed = json.loads(record)
-        except ValueError:
-            continue
-        if isinstance(parsed, dict) and parsed.get("currentTemperature") not in (None, ""):
-            return parsed
-    return None
 
 
 def text(values: tuple) -> str:

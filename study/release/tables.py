@@ -33,8 +33,11 @@ _DESCRIPTIONS = {
     "session_id": "the session's released id (keyed, not the study server's id); its log is "
     "sessions/<session_id>.jsonl",
     "prompt_code": "the prompt the writer chose",
-    "temperature": "sampling temperature of the session's condition",
-    "frequency_penalty": "frequency penalty of the session's condition",
+    "temperature": "sampling temperature of the session's condition as the session ran it: its "
+    "model calls were sent with it (else its log records it), which study.toml may no longer say; "
+    "empty when nothing stored with the session records it",
+    "frequency_penalty": "frequency penalty of the session's condition as the session ran it (as "
+    "temperature); empty when nothing stored with the session records it",
     "num_query": "number of suggestion-open events",
     "num_selected": "number of suggestion-select events",
     "perc_selected": "round(100 * num_selected / num_query), 0 without queries",
