@@ -149,7 +149,10 @@ def _composition(s: ReleaseFacts) -> str:
         )
     if s.genres:
         out.append(_table(("genre", "sessions"), sorted(s.genres.items())))
-    if s.conditions:
+    # A study folder's release has one table of its conditions, as its released sessions ran
+    # them (_arms: genre, decoding settings and sessions, and more); a folder of sessions (the
+    # CoAuthor release as distributed) has only metadata.csv's settings to group by.
+    if s.conditions and not s.arms:
         out.append("**Conditions** (decoding settings of the suggestions):\n")
         conditions = sorted(s.conditions.items())
         rows = [(g or "-", t or "-", fp or "-", n) for (g, t, fp), n in conditions]
