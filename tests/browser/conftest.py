@@ -85,6 +85,13 @@ def _serve_in_thread(study: config.Study):
 
 
 @pytest.fixture
+def model(endpoint_factory):
+    """A model endpoint that counts the calls it answers (tests/server/counting_endpoint.py); a
+    module whose writers use it serves it with `def endpoint(model): return model.url`."""
+    return endpoint_factory()
+
+
+@pytest.fixture
 def endpoint(model_url) -> str:
     """The model endpoint the task server asks; override it to simulate a broken model."""
     return model_url

@@ -41,11 +41,6 @@ def study_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def model(endpoint_factory):
-    return endpoint_factory()
-
-
-@pytest.fixture
 def endpoint(model) -> str:
     return model.url
 

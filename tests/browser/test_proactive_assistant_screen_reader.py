@@ -22,11 +22,6 @@ def study_dir(tmp_path):
 
 
 @pytest.fixture
-def model(endpoint_factory):
-    return endpoint_factory()
-
-
-@pytest.fixture
 def endpoint(model) -> str:
     return model.url
 

@@ -18,12 +18,26 @@ from study.prolific.context import open_context
 from study.prolific.emulator import State, serve_in_thread
 
 
+def _workspace(state: State, monkeypatch):
+    running = serve_in_thread(state)
+    monkeypatch.setenv("PROLIFIC_TOKEN", running.state.token)
+    monkeypatch.setenv("PROLIFIC_API_URL", running.api)
+    return running
+
+
 @pytest.fixture
 def prolific(tmp_path, monkeypatch):
     """The emulator, with PROLIFIC_TOKEN and PROLIFIC_API_URL set as a researcher sets them."""
-    running = serve_in_thread(State(tmp_path / "prolific-emulator.json"))
-    monkeypatch.setenv("PROLIFIC_TOKEN", running.state.token)
-    monkeypatch.setenv("PROLIFIC_API_URL", running.api)
+    running = _workspace(State(tmp_path / "prolific-emulator.json"), monkeypatch)
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def pound_workspace(tmp_path, monkeypatch):
+    """An emulated workspace whose currency is pounds, as a UK researcher's is (`prolific`'s
+    pays in dollars)."""
+    running = _workspace(State(tmp_path / "pounds.json", currency="GBP"), monkeypatch)
     yield running
     running.stop()
 

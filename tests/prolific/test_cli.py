@@ -137,18 +137,6 @@ def test_pause_and_start_turn_recruiting_off_and_on(run, study_folder, ctx):
     assert ctx.client.get(f"studies/{study_id}/")["status"] == "ACTIVE"
 
 
-@pytest.fixture
-def pound_workspace(tmp_path, monkeypatch):
-    """An emulated workspace whose currency is pounds, as a UK researcher's is."""
-    from study.prolific.emulator import State, serve_in_thread
-
-    running = serve_in_thread(State(tmp_path / "pounds.json", currency="GBP"))
-    monkeypatch.setenv("PROLIFIC_TOKEN", running.state.token)
-    monkeypatch.setenv("PROLIFIC_API_URL", running.api)
-    yield running
-    running.stop()
-
-
 @pytest.mark.parametrize("where", ["[study] pay", "--reward"])
 def test_dollars_are_never_paid_as_pounds_on_a_pound_workspace(pound_workspace, study_folder, where):
     # `study init` promises pay = "$2.50" on the consent page; [prolific] sets no reward.

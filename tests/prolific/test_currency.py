@@ -13,7 +13,6 @@ from sqlalchemy import inspect
 
 from study import config
 from study.cli import main
-from study.prolific.emulator import State, serve_in_thread
 from study.store import make_engine, writing
 from study.store.prolific import prolific_payments
 from tests.prolific.conftest import TASK_URL, with_prolific
@@ -21,13 +20,9 @@ from tests.prolific.walk import take_part
 
 
 @pytest.fixture
-def prolific(tmp_path, monkeypatch):
+def prolific(pound_workspace):
     """The emulator as a workspace paying in pounds (the conftest's pays in dollars)."""
-    running = serve_in_thread(State(tmp_path / "prolific-emulator.json", currency="GBP"))
-    monkeypatch.setenv("PROLIFIC_TOKEN", running.state.token)
-    monkeypatch.setenv("PROLIFIC_API_URL", running.api)
-    yield running
-    running.stop()
+    return pound_workspace
 
 
 @pytest.fixture
