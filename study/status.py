@@ -54,6 +54,20 @@ def _last_minute(recent, slots: int) -> str:
     return "\n".join(lines)
 
 
+def _arm_lists_line(lists, older: int, study) -> str | None:
+    """Within subjects, once study.toml's arms changed mid-study: each participant keeps the arm
+    list they began with (study.server.within), so the researcher sees how many began with each.
+    None while everyone began with study.toml's list (one per genre) of now."""
+    current = {tuple(c.name for c in study.conditions_for(genre)) for genre in {c.genre for c in study.conditions}}
+    if set(lists) <= current:
+        return None
+    parts = [f"{count} with {', '.join(arms)}" + (" (study.toml's now)" if arms in current else "")
+             for arms, count in lists.items()]  # fmt: skip
+    if older:
+        parts.append(f"{older} before arm lists were stored (they take study.toml's)")
+    return "Participants by the arm list they began with: " + "; ".join(parts)
+
+
 @click.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
 def status(directory: str) -> None:
@@ -80,7 +94,7 @@ def status(directory: str) -> None:
     from study.store.simulated import simulated_ids
 
     from study import providers
-    from study.server import model_calls
+    from study.server import model_calls, within
     from study.server.limits import from_study as limits_of
     from study.store.activity import recent as recent_activity
 
@@ -94,6 +108,8 @@ def status(directory: str) -> None:
         hooks = registry.path_hooks(study)  # e.g. a chat study's conversations
         path_lines = hooks.status(connection, study) if hooks is not None else []
         simulated = len(simulated_ids(connection))
+        within_design = study.assignment == "within"
+        arm_lists = within.arm_lists_begun(connection) if within_design else None
         # Every recruitment provider's submissions and money, from the database alone.
         recruitment = [line for provider in providers.registered()
                        for line in provider.summaries(connection, study)]  # fmt: skip
@@ -109,6 +125,8 @@ def status(directory: str) -> None:
     gone = sorted(name for name in summary.conditions if name not in configured)
     click.echo("Conditions: " + ", ".join([*(f"{name} {summary.conditions[name]}" for name in configured),
                                            *(f"{name} {summary.conditions[name]} (not in study.toml)" for name in gone)]))
+    if arm_lists is not None and (line := _arm_lists_line(*arm_lists, study)):
+        click.echo(line)
     if simulated:
         click.echo(f"Simulated sessions (study simulate, not people): {simulated}")
     click.echo(f"Events stored: {summary.events}")

@@ -33,11 +33,17 @@ def available_prompts(connection: Connection, study: Study, session: dict) -> li
     ]
 
 
-def choose_condition(connection: Connection, study: Study, prompt: Prompt) -> Condition:
+def hold_choice(connection: Connection) -> None:
+    """Take the turn to choose a condition, until this transaction commits its choice: on
+    PostgreSQL a transaction-scoped advisory lock, after which READ COMMITTED shows the next
+    chooser counts that include it (SQLite's write transaction already serialises choosers).
+    Within subjects (study.server.within) a new participant's Latin square row takes it too."""
     if connection.dialect.name == "postgresql":
-        # Held until this transaction commits its choice; READ COMMITTED then shows the next
-        # chooser counts that include it.
         connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _CONDITION_LOCK})
+
+
+def choose_condition(connection: Connection, study: Study, prompt: Prompt) -> Condition:
+    hold_choice(connection)
     candidates = study.conditions_for(prompt.genre)
     on_prompt = session_store.condition_counts(connection, prompt.code)
     overall = session_store.condition_counts(connection)

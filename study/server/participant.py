@@ -208,17 +208,20 @@ def prompt(session_id, session):
         elif request.method == "POST":
             code = request.form.get("prompt", "")
             chosen = next((p for p in available if p.code == code), None)
+        sequence = {}  # within subjects: the participant's arm list and row, kept with the session
         if chosen is not None and study().assignment == "within":
-            condition = within.next_condition(connection, study(), chosen, session)
+            condition, stored = within.next_condition(connection, study(), chosen, session)
             if condition is None:
                 return render_template("message.html", study=study(), title="Thank you",
                                        message="You have written in every part of this study.")  # fmt: skip
+            sequence = {"within_order": stored} if stored else {}
         elif chosen is not None:
             condition = assignment.choose_condition(connection, study(), chosen)
         if chosen is not None:
             session_store.update_session(
                 connection,
                 session_id,
+                **sequence,
                 prompt_code=chosen.code,
                 condition=condition.name,
                 paradigm=condition.paradigm,

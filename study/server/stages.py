@@ -17,6 +17,7 @@ from flask import current_app, g, redirect, request, url_for
 
 from study import paradigms, providers
 from study.config import GENRE_NOUNS
+from study.server import within
 from study.server.context import engine, session_or_404, study
 from study.store import sessions as session_store
 from study.store import reading, writing
@@ -96,6 +97,10 @@ def lost_names(study_config, engine) -> str | None:
     their pages and event batches would fail with a KeyError, until the end of the study."""
     with reading(engine) as connection:
         in_use = session_store.names_in_progress(connection)
+        # Within subjects, an arm is in use before its session begins: participants part-way
+        # through their sequence are owed it (study.server.within).
+        owed = (within.owed_arms_lost(connection, study_config, study_config.directory / "study.toml")
+                if study_config.assignment == "within" else [])
     known = {"condition": {c.name for c in study_config.conditions}}
     if paradigms.path_hooks(study_config) is None:  # a chat study's prompt_code is its intent
         known["prompt_code"] = {p.code for p in study_config.prompts}
@@ -121,7 +126,7 @@ def lost_names(study_config, engine) -> str | None:
                 f"the new paradigm a [[conditions]] entry of its own name."
             )
     left = _left_in_study_db(study_config, engine)
-    return "\n".join([*problems, *([left] if left else [])]) or None
+    return "\n".join([*problems, *owed, *([left] if left else [])]) or None
 
 
 def _left_in_study_db(study_config, engine) -> str | None:

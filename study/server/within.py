@@ -8,13 +8,29 @@ r-th to begin, counted from 0) takes row r mod k, and row r is Williams' design 
 square when k is odd (every arm in every position equally often). After each session the
 participant answers its survey (the per-arm questionnaire), and the completion page offers the
 next arm's session until every arm is done.
+
+A participant keeps the arm list (and row) they began the genre with: it is stored with each of
+their sessions (sessions.within_order), so an arm added, removed or moved in study.toml mid-study
+changes no one's order part-way through. A new participant's rank counts only those who began
+with the same arm list, so a changed list starts a square of its own at row 0, balanced among
+its own participants. An arm a participant part-way through is still owed and study.toml no
+longer has stops `study serve` at its start (owed_arms_lost). Participants who began before the
+list was stored (an older database) have none: they take study.toml's arms in the row of their
+arrival rank among everyone, as before, and count as having begun with study.toml's list of
+the day when a new participant's row is chosen.
 """
 
 from __future__ import annotations
 
+import json
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
 from sqlalchemy import Connection
 
 from study.config import Condition, Prompt, Study
+from study.server import assignment
 from study.store import participants
 
 
@@ -38,17 +54,94 @@ def order(arms: list[Condition], rank: int) -> list[Condition]:
     return [arms[i] for i in row]
 
 
-def next_condition(connection: Connection, study: Study, prompt: Prompt, session: dict) -> Condition | None:
-    """The arm this participant's session takes next, or None when every arm is done."""
+@dataclass(frozen=True)
+class Sequence:
+    """The arms of one genre as the participant began them (study.toml order then) and their
+    row of the Latin square over them."""
+
+    genre: str
+    arms: tuple[str, ...]
+    row: int
+
+    def order(self) -> list[str]:
+        return [self.arms[i] for i in latin_square(len(self.arms))[self.row]]
+
+    def stored(self) -> str:
+        return json.dumps({"genre": self.genre, "arms": list(self.arms), "row": self.row})
+
+    @classmethod
+    def read(cls, stored: str) -> Sequence:
+        data = json.loads(stored)
+        return cls(data["genre"], tuple(data["arms"]), int(data["row"]))
+
+
+def next_condition(
+    connection: Connection, study: Study, prompt: Prompt, session: dict
+) -> tuple[Condition | None, str | None]:
+    """The arm this participant's session takes next (None when every arm is done) and the
+    sequence to store with the session (None for a participant from before it was stored)."""
     arms = study.conditions_for(prompt.genre)
     key = participants.participant_key(session)
     if key is None:
-        return arms[0]
+        return arms[0], None
     done = set(participants.assigned_conditions(connection, key, excluding=session["session_id"]))
-    for arm in order(arms, participants.arrival_rank(connection, key)):
-        if arm.name not in done:
-            return arm
-    return None
+    parts = _parts(connection, key)
+    if _from_before(parts):
+        for arm in order(arms, participants.arrival_rank(connection, key)):
+            if arm.name not in done:
+                return arm, None
+        return None, None
+    sequence = _sequences(parts).get(prompt.genre)
+    if sequence is None:
+        assignment.hold_choice(connection)  # two participants beginning at once get two rows
+        names = tuple(arm.name for arm in arms)
+        sequence = Sequence(prompt.genre, names, _began_with(connection, names) % len(names))
+    for name in sequence.order():
+        if name not in done:
+            return study.condition(name), sequence.stored()
+    return None, None
+
+
+def _parts(connection: Connection, key: tuple[str, str]) -> list[tuple[tuple[str, str], str, str | None]]:
+    return [part for part in participants.assigned_sessions(connection) if part[0] == key]
+
+
+def _from_before(parts) -> bool:
+    """Whether the participant began before sequences were stored (a session of theirs has
+    none): they keep study.toml's arms and their arrival rank, as that version gave them."""
+    return any(stored is None for _, _, stored in parts)
+
+
+def _sequences(parts) -> dict[str, Sequence]:
+    """A participant's sequence per genre, from their sessions (oldest first)."""
+    found: dict[str, Sequence] = {}
+    for _, _, stored in parts:
+        if stored is not None:
+            sequence = Sequence.read(stored)
+            found.setdefault(sequence.genre, sequence)
+    return found
+
+
+def _began_with(connection: Connection, arms: tuple[str, ...]) -> int:
+    """How many participants began with this arm list (the next one's rank), counting those
+    from before sequences were stored as having begun with it: study.toml gives it them now."""
+    sequences, older = set(), set()
+    for key, _, stored in participants.assigned_sessions(connection):
+        if stored is None:
+            older.add(key)
+        elif Sequence.read(stored).arms == arms:
+            sequences.add(key)
+    return len(sequences) + len(older - sequences)
+
+
+def _arm_lists(study: Study, connection: Connection, key) -> dict[str, set[str]]:
+    """Per genre the arms this participant is to write in: their sequence's, else study.toml's."""
+    parts = _parts(connection, key)
+    genres = {p.genre for p in study.prompts}
+    lists = {genre: {c.name for c in study.conditions_for(genre)} for genre in genres}
+    if not _from_before(parts):
+        lists.update({genre: set(s.arms) for genre, s in _sequences(parts).items() if genre in lists})
+    return lists
 
 
 def remaining(connection: Connection, study: Study, session: dict) -> int:
@@ -56,7 +149,7 @@ def remaining(connection: Connection, study: Study, session: dict) -> int:
     key = participants.participant_key(session)
     if key is None or not session.get("prompt_code"):
         return 0
-    arms = {c.name for c in study.conditions_for(study.prompt(session["prompt_code"]).genre)}
+    arms = _arm_lists(study, connection, key).get(study.prompt(session["prompt_code"]).genre, set())
     return len(arms - set(participants.assigned_conditions(connection, key, excluding="")))
 
 
@@ -66,6 +159,44 @@ def every_arm_done(connection: Connection, study: Study, session: dict) -> bool:
     key = participants.participant_key(session)
     if key is None:
         return False
-    genres = {p.genre for p in study.prompts}
-    arms = {c.name for c in study.conditions if c.genre in genres}
+    arms = set().union(*_arm_lists(study, connection, key).values())
     return arms <= set(participants.assigned_conditions(connection, key, excluding=""))
+
+
+def arm_lists_begun(connection: Connection) -> tuple[Counter, int]:
+    """How many participants began with each arm list (a tuple of names, study.toml order
+    then), and how many began before arm lists were stored, for `study status`."""
+    lists: dict[tuple[str, ...], set] = {}
+    older = set()
+    for key, _, stored in participants.assigned_sessions(connection):
+        if stored is None:
+            older.add(key)
+        else:
+            lists.setdefault(Sequence.read(stored).arms, set()).add(key)
+    began = Counter({arms: len(keys) for arms, keys in lists.items()})
+    return began, len(older - set().union(*lists.values()))
+
+
+def owed_arms_lost(connection: Connection, study: Study, toml: Path) -> list[str]:
+    """Why `study serve` cannot go on with participants part-way through their sequence: an arm
+    they still have to write in that study.toml no longer has (removed or renamed). Taking
+    them through the rest of their list without it would leave them short of an arm that the
+    paired analysis (each writer's own difference) expects, without anyone deciding so."""
+    done: dict[tuple[str, str], set[str]] = {}
+    sequences: dict[tuple[str, str], list[str]] = {}
+    for key, condition, stored in participants.assigned_sessions(connection):
+        done.setdefault(key, set()).add(condition)
+        if stored is not None:
+            sequences.setdefault(key, []).append(stored)
+    known = {c.name for c in study.conditions}
+    owed_by: Counter = Counter()
+    for key, stored in sequences.items():
+        owed = {name for s in {Sequence.read(text) for text in stored} for name in s.arms} - done[key]
+        owed_by.update(owed - known)
+    return [
+        f"{toml}: conditions: no entry with name = '{name}', an arm {count} participant(s) part-way "
+        f"through a within-subjects sequence have still to write in (their order was fixed when they "
+        f"began). Fix: restore that [[conditions]] entry (a renamed one keeps its old name) until "
+        f"they have written in it; `study status` counts the participants who began with each arm list."
+        for name, count in sorted(owed_by.items())
+    ]

@@ -47,6 +47,12 @@ sessions = Table(
     # paradigm under the same name later (study.export.as_run). NULL in a session begun before
     # this column was added.
     Column("paradigm", String(16)),
+    # Within subjects (study.server.within): the arm list, in study.toml order, and the Latin
+    # square row this participant began the genre's sequence with, as JSON; every session of
+    # the sequence carries it, so an arm added, removed or moved in study.toml later changes
+    # nobody's order mid-sequence. NULL between subjects and in a session begun before this
+    # column was added (that participant keeps the order study.toml gives).
+    Column("within_order", Text),
     # Where the writer is on the participant path (see study.server.flow.STAGES).
     Column("stage", String(16), nullable=False),
     Column("created_at", Float, nullable=False),

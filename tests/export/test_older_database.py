@@ -16,7 +16,7 @@ from study.store import writing
 from tests.server.flow import finish, start, to_writing
 
 # The tables and indexes of the first version's database (the skeleton, 1cc090a): the rest, and
-# sessions.missing_events, came later.
+# sessions.missing_events and sessions.within_order, came later.
 FIRST_TABLES = {"sessions", "events", "suggestion_requests"}
 FIRST_INDEXES = {"ix_sessions_worker_id", "ix_sessions_access_code", "suggestion_requests_by_session"}
 
@@ -29,7 +29,8 @@ def _as_the_first_version_left_it(engine) -> None:
             ).scalars().all()
             for name in set(names) - keep:
                 connection.exec_driver_sql(f'DROP {kind.upper()} "{name}"')
-        connection.exec_driver_sql("ALTER TABLE sessions DROP COLUMN missing_events")
+        for column in ("missing_events", "within_order"):
+            connection.exec_driver_sql(f"ALTER TABLE sessions DROP COLUMN {column}")
     engine.dispose()
 
 
