@@ -16,7 +16,7 @@ from study.cli import main
 from study.config import HIDDEN_CONTROLS
 from study.store import make_engine, writing
 from study.store.db import events
-from tests.release.test_card_as_run import a_study, change_arm, serve_one
+from tests.export.served_as_run import a_study, change_arm, serve_one
 
 
 def forget_log_settings(folder) -> None:

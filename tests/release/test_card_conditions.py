@@ -13,7 +13,8 @@ from study.release.arms_as_run import NOT_RECORDED
 from study.release.build import build_release
 from tests.export.test_settings_as_run import served
 from tests.release.conftest import copy_source, metadata_rows
-from tests.release.test_card_as_run import a_study, build, card_rows
+from tests.export.served_as_run import a_study
+from tests.release.test_card_as_run import build, card_rows
 
 OLDER_TABLE = "**Conditions** (decoding settings of the suggestions):"
 
