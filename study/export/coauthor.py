@@ -8,9 +8,9 @@ and the session's `condition` and the `paradigm` it ran with (study.export.as_ru
 have changed its arm's since; "none" for a control arm, whose suggestion
 counts are left empty: not applicable, as they are where a paradigm says its writers had no Tab
 list, e.g. a chat arm, whose conversations are in a file of their own beside the logs:
-study.paradigms.base `coauthor_log`). And `models.csv`: each
-session's configured model beside the model(s) the endpoint said answered. Files are written to
-a temporary name and renamed, so
+study.paradigms.base `coauthor_log`). And `models.csv`: the model each session's calls were
+sent with (study.export.settings_as_run) beside the model(s) the endpoint said answered. Files
+are written to a temporary name and renamed, so
 an interrupted export never leaves a half-written session file.
 """
 
@@ -43,8 +43,9 @@ METADATA_COLUMNS = (
 )  # fmt: skip
 # The decoding settings metadata.csv gives, by their names in study.export.settings_as_run.
 DECODING_COLUMNS = ("temperature", "frequency_penalty")
-# models.csv, beside metadata.csv (whose columns stay the release's): per session the model the
-# study configured and the model(s) the endpoint said answered (study.store.provenance).
+# models.csv, beside metadata.csv (whose columns stay the release's): per session the model its
+# calls were sent with (study.export.settings_as_run) and the model(s) the endpoint said answered
+# (study.store.provenance).
 MODEL_COLUMNS = ("session_id", "condition", "model", "answered_model")
 # The release gives submission times in US/Pacific local time, e.g. "8/26/2021 20:49:16".
 PACIFIC = ZoneInfo("US/Pacific")
@@ -121,6 +122,7 @@ class ExportError(ValueError):
 
 def _write_export(study, out, engine, candidates, simulated, created, stored, replaced) -> ExportSummary:
     rows, total_events, skipped = [], 0, 0
+    sent_by_session: dict[str, list[dict]] = {}
 
     def write(path: Path, data: bytes) -> None:
         """write_atomically, noting each file this run creates (removed again if a write fails)
@@ -156,7 +158,7 @@ def _write_export(study, out, engine, candidates, simulated, created, stored, re
             b"".join(_dumps(record) + b"\n" for record in release),
         )
         total_events += len(release)
-        sent = [call for call, _ in calls.get(session["session_id"], [])]
+        sent = sent_by_session[session["session_id"]] = [call for call, _ in calls.get(session["session_id"], [])]
         rows.append(_metadata_row(study, session, release, session["session_id"] in simulated, sent, log))
 
     buffer = io.StringIO()
@@ -168,13 +170,12 @@ def _write_export(study, out, engine, candidates, simulated, created, stored, re
     with reading(engine) as connection:
         files = export_surveys(study, connection, [row["session_id"] for row in rows])
         answered = provenance.answered_models(connection)
-        asked = provenance.asked_models(connection)
         exported = {row["session_id"] for row in rows}
         beside = {}  # e.g. a chat arm's conversations beside its editor logs
         for module in paradigms.log_hooks():
             if hasattr(module, "files_beside"):
                 beside.update(module.files_beside(study, connection, [s for s in candidates if s["session_id"] in exported]))
-    files["models.csv"] = _models_csv(study, rows, asked, answered)
+    files["models.csv"] = _models_csv(rows, sent_by_session, answered)
     files.update(beside)
     for name, data in files.items():
         write(out / name, data)
@@ -248,17 +249,21 @@ def _decoding(settings: tuple[tuple[str, tuple], ...]) -> dict:
     return {column: str(ran[column][0]) if len(ran[column]) == 1 else "" for column in DECODING_COLUMNS}
 
 
-def _models_csv(study: Study, rows: list[dict], asked: dict[str, list[str]], answered: dict[str, list[str]]) -> bytes:
+def _models_csv(rows: list[dict], sent: dict[str, list[dict]], answered: dict[str, list[str]]) -> bytes:
+    """`sent`: per session the parameters of its model calls; `answered`: the models the endpoint
+    named (study.store.provenance)."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=MODEL_COLUMNS, lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        condition = study.condition(row["condition"])
+        asked = settings_as_run.models_sent(sent[row["session_id"]])
         writer.writerow({
-            "session_id": row["session_id"], "condition": condition.name,
-            # A control session had no model: both cells stay empty rather than name one it never
-            # used. The row's paradigm is the one it ran with (an arm may have changed since).
-            "model": "" if control_arm.is_control_row(row) else provenance.configured(asked.get(row["session_id"]), condition.model),
+            "session_id": row["session_id"], "condition": row["condition"],
+            # What its calls were sent with, empty for a session that made none: study.toml's
+            # model of today would credit it with one swapped in under the condition's name since.
+            # A control session (by the paradigm it ran with: its arm may have changed since) had
+            # no model.
+            "model": "" if control_arm.is_control_row(row) else provenance.cell(asked),
             "answered_model": provenance.cell(answered.get(row["session_id"])),
         })  # fmt: skip
     return buffer.getvalue().encode()

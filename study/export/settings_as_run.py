@@ -3,8 +3,9 @@
 A study may change a condition's settings during its run under the condition's name (a model
 swapped after a pilot, a temperature raised): its earlier sessions ran with the old ones. What
 ran is stored with the sessions, and this module is the one reading of it, for `study export`'s
-metadata.csv (study.export.coauthor) and a release's card and arms.json
-(study.release.arms_as_run), so the two never disagree:
+metadata.csv and models.csv (study.export.coauthor), a proactive export's sessions.csv
+(study.paradigms.proactive.export) and a release's card and arms.json
+(study.release.arms_as_run), so they never disagree:
 
 - each model call's `parameters`: the configured model, mode and decoding settings it was sent
   with (study.store.provenance.calls_of);
@@ -66,6 +67,13 @@ def session_settings(calls: list[dict], log: dict | None, own_calls: bool) -> tu
             values = {number(log.get(LOG_KEYS[key]))} - {None}
         found.append((key, tuple(sorted(values, key=str))))
     return tuple(found)
+
+
+def models_sent(calls: list[dict]) -> list[str]:
+    """The models a session's calls were sent with (session_settings' "model"), sorted; none for
+    a session that made no call: its log records no model, and study.toml's of today may have
+    been swapped in after it (for models.csv and a proactive export's sessions.csv)."""
+    return [str(model) for model in dict(session_settings(calls, None, own_calls=True))["model"]]
 
 
 def log_settings(records: Iterable[dict]) -> dict | None:

@@ -3,7 +3,8 @@
 One `<session_id>.jsonl` per proactive session: the 17 release keys in the release's order,
 then `proactive`, with every event including the extension events
 (schemas/coauthor-proactive.schema.json), `sessions.csv` naming the paradigm each session ran with,
-condition, prompt, configured model and the model(s) the endpoint said answered, and
+condition, prompt, the model its calls were sent with (study.export.settings_as_run) and the
+model(s) the endpoint said answered, and
 `suggestion_requests.json` (schemas/proactive-requests.schema.json): per L1-L3 suggestion, the
 context the model saw (study.paradigms.proactive.curation.requests). `study export` (format
 coauthor) writes the strict CoAuthor files of the
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from study.config import Study
-from study.export import as_run
+from study.export import as_run, settings_as_run
 from study.export.coauthor import check_stored_names, to_release_record, write_atomically
 from study.store import create_tables, make_engine, provenance, reading
 from study.store import events as event_store
@@ -29,7 +30,8 @@ from study.store.permissions import private_folder
 from study.paradigms.proactive import PROACTIVE, is_proactive_study
 from study.paradigms.proactive.curation.requests import FILE_NAME, request_entry, requests_document
 
-# model: as the study configured it; answered_model: as the endpoint named it (study.store.provenance).
+# model: as the session's calls were sent with it, empty when it made none (as models.csv's);
+# answered_model: as the endpoint named it (study.store.provenance).
 SESSION_COLUMNS = (
     "session_id", "paradigm", "condition", "prompt_code", "genre", "events", "model", "answered_model",
 )
@@ -55,7 +57,7 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
     with reading(engine) as connection:
         candidates = session_store.all_sessions(connection, finished_only=not include_unfinished)
         answered = provenance.answered_models(connection)
-        asked = provenance.asked_models(connection)
+        calls = provenance.calls_of(connection)  # what each session's model calls were sent with
     # Before anything is written, as the CoAuthor export: a condition or prompt renamed or
     # removed in study.toml after sessions were stored under it stopped this one halfway.
     try:
@@ -92,7 +94,8 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
             "session_id": session["session_id"], "paradigm": condition.paradigm,
             "condition": condition.name, "prompt_code": session["prompt_code"],
             "genre": study.prompt(session["prompt_code"]).genre, "events": len(extended),
-            "model": provenance.configured(asked.get(session["session_id"]), condition.model),
+            # Not study.toml's of today, which may have been swapped in after a session that never asked.
+            "model": provenance.cell(settings_as_run.models_sent([c for c, _ in calls.get(session["session_id"], [])])),
             "answered_model": provenance.cell(answered.get(session["session_id"])),
         })
     engine.dispose()
