@@ -1,19 +1,22 @@
 """models.csv and a proactive export's sessions.csv name the model each session's calls were sent
 with, never study.toml's of the day of the export: a researcher who swaps a condition's model
 between rounds (keeping its name) does not see an earlier session that never asked for a
-suggestion credited with the new model, in the export or in `study report` of it; and a session
-is described by the paradigm it ran with when its arm has since become a control arm."""
+suggestion credited with the new model, in the export or in `study report` of it; a session
+asked two models (swapped while it ran) names each once; and a session is described by the
+paradigm it ran with when its arm has since become a control arm."""
 
 from __future__ import annotations
 
 import csv
+import json
 
 from click.testing import CliRunner
 
 from study import config
 from study.cli import main
-from study.store import make_engine, reading
+from study.store import make_engine, reading, writing
 from study.store import sessions as session_store
+from study.store.db import suggestion_requests
 from tests.export.served_as_run import ARM, SWAPPED, a_study, change_arm, serve_one
 
 # ARM's settings in `study init`'s study.toml: what a control arm may not have (study.control_arm).
@@ -105,3 +108,36 @@ def test_models_csv_keeps_the_model_of_a_session_whose_arm_became_a_control_arm(
     (row,) = by_worker(folder, out / "models.csv").values()
     assert (row["condition"], row["model"], row["answered_model"]) == (ARM, "davinci-002", "deterministic")
 
+
+def asked_again_with(folder, worker: str, model: str) -> None:
+    """`worker`'s session asks once more, with `model`: study.toml swapped the model and the
+    server restarted while they wrote (the call as the server stores it, but for its model)."""
+    engine = make_engine(config.load(folder).database_url)
+    with writing(engine) as connection:
+        (session,) = [s for s in session_store.all_sessions(connection) if s["worker_id"] == worker]
+        call = dict(connection.execute(suggestion_requests.select().where(
+            suggestion_requests.c.session_id == session["session_id"])).mappings().first())  # fmt: skip
+        sent = {**json.loads(call.pop("parameters")), "model": model}
+        call.pop("id")
+        connection.execute(suggestion_requests.insert().values(**call, parameters=json.dumps(sent)))
+    engine.dispose()
+
+
+def test_a_session_that_asked_two_models_has_both_and_the_report_names_each_once(tmp_path, model_url):
+    folder = a_study(tmp_path, model_url)
+    serve_one(folder, "A1ASKEDWRITER", asks=True)
+    serve_one(folder, "A2TWOMODELSWRITER", asks=True)
+    asked_again_with(folder, "A2TWOMODELSWRITER", SWAPPED)
+    out = tmp_path / "out"
+
+    result = CliRunner().invoke(main, ["export", str(folder), "--out", str(out)])
+
+    assert result.exit_code == 0, result.output
+    rows = by_worker(folder, out / "models.csv")
+    assert {worker: r["model"] for worker, r in rows.items()} == {
+        "A1ASKEDWRITER": "davinci-002", "A2TWOMODELSWRITER": f"davinci-002; {SWAPPED}"}
+    for source in (out, folder):  # the export's models.csv, and the study's calls
+        report = tmp_path / f"report-{source.name}.html"
+        result = CliRunner().invoke(main, ["report", str(source), "--out", str(report)])
+        assert result.exit_code == 0, result.output
+        assert models_row(ARM, f"davinci-002; {SWAPPED}", "deterministic") in report.read_text(encoding="utf-8"), source

@@ -72,8 +72,12 @@ def _with_models(section: Section, data: ReportData) -> Section:
         _models(section, [(r["condition"], r.get("configured"), None if r["error"] else r.get("model"))
                           for r in data.requests])  # fmt: skip
     elif data.models:  # an export folder: its models.csv
-        _models(section, [(r["condition"], r.get("model"), a) for r in data.models
-                          for a in (r.get("answered_model") or "").split(SEPARATOR) or [None]])  # fmt: skip
+        # Both cells may name several models, joined by SEPARATOR (a session whose calls were
+        # sent with two: a model swapped and the server restarted while it ran).
+        _models(section, [(r["condition"], asked, None) for r in data.models
+                          for asked in (r.get("model") or "").split(SEPARATOR)]
+                         + [(r["condition"], None, answering) for r in data.models
+                            for answering in (r.get("answered_model") or "").split(SEPARATOR)])  # fmt: skip
     return section
 
 
