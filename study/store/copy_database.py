@@ -12,9 +12,11 @@ the copy), and a copy during which anything was committed to study.db is rolled 
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 from sqlalchemy import Connection, Engine, func, insert, inspect, select, text
 from sqlalchemy.engine import URL, make_url
@@ -27,6 +29,8 @@ from study.store.engine import shown_url, sqlite_file
 # A server process adds a row to server_activity at least once a minute while it answers
 # requests (study.server.activity); `study status` calls the last minute's rows live.
 LIVE_SECONDS = 60
+# How long the copy tries to have study.db to itself (_alone), in seconds.
+ALONE_SECONDS = 1.0
 # Rows read from study.db and inserted into PostgreSQL per statement.
 BATCH_ROWS = 1000
 # What study.toml is shown in place of the password, which this command never prints.
@@ -53,6 +57,11 @@ def copy_database(source_url: str, to: str, *, now: float | None = None) -> Copi
     source = _source_file(source_url)
     target_url, password = _postgresql(to)
     target = _reached(target_url, password)
+    try:
+        _alone(source)
+    except CopyError:
+        target.dispose()
+        raise
     reader = make_engine(f"sqlite:///{source}", threads=1)
     try:
         # As every command does: a study.db of an earlier version gains what this one declares
@@ -143,6 +152,36 @@ def _reached(url: URL, password: str | None) -> Engine:
                         f"copied. Fix: check the host, port and database name, that the server accepts "
                         f"connections from this machine, and the user's password.") from None
     return engine
+
+
+def _alone(source: Path) -> None:
+    """Refuse while any other program has study.db open: a server that no writer has reached
+    since it started writes no activity row (`_not_served` cannot see it), but its pooled
+    connections hold the database open, and a writer arriving after the copy would store into
+    study.db what PostgreSQL never gets. In WAL mode every open connection holds a shared lock
+    on the file, so a connection in exclusive locking mode can read only when it is the only one.
+    (This process's own WAL checkpoint thread lets go of its connection within a round,
+    study.store.checkpoints.INTERVAL: hence a second of tries.)"""
+    deadline = time.monotonic() + ALONE_SECONDS
+    while True:
+        probe = sqlite3.connect(f"file:{quote(str(source))}?mode=rw", uri=True, isolation_level=None, timeout=0)
+        try:
+            probe.execute("PRAGMA locking_mode=EXCLUSIVE")
+            probe.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) and "busy" not in str(error):
+                raise CopyError(f"{source} cannot be read: {error}. Nothing was copied.") from None
+            if time.monotonic() > deadline:
+                raise CopyError(
+                    f"{source} is open in another program: a `study serve` of the study (even one "
+                    f"no writer has reached yet), `study review`, gunicorn, or a sqlite3 shell. A writer "
+                    f"who arrived after the copy would be stored in study.db and not in PostgreSQL. "
+                    f"Nothing was copied. Fix: stop every program that has it open, then run this again."
+                ) from None
+        finally:
+            probe.close()
+        time.sleep(0.05)
 
 
 def _not_served(reader: Engine, source: Path, now: float) -> None:

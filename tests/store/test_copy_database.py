@@ -251,6 +251,20 @@ def test_a_study_being_served_is_not_copied(piloted, new_database):
     assert table_names(with_driver(new_database)) == []
 
 
+def test_a_server_no_writer_has_reached_yet_is_seen_by_its_open_database(piloted, new_database):
+    # Started after the pilot, it answered nothing: no activity row, but its pool holds study.db
+    # open, and the first writer to arrive after the copy would be stored in study.db alone.
+    idle = create_app(study_config.load(piloted), suggestion_engine=object())
+
+    refused = copy(piloted, new_database)
+
+    assert refused.exit_code == 1
+    assert "is open in another program" in refused.output and "Nothing was copied" in refused.output
+    assert table_names(with_driver(new_database)) == []
+    idle.extensions["study.engine"].dispose()  # the server stopped
+    assert copy(piloted, new_database).exit_code == 0
+
+
 def test_a_server_that_cannot_be_reached_is_named_without_its_password(piloted):
     with closing(socket.socket()) as probe:
         probe.bind(("127.0.0.1", 0))
