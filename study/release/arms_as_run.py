@@ -5,7 +5,8 @@ setting during its run under the condition's name (a model swapped after a pilot
 temperature raised, an arm added). What ran is stored with the sessions:
 
 - each model call's `parameters`: the configured model, mode and decoding settings it was sent
-  with, and the model the endpoint named in its reply (study.store.provenance);
+  with (and a chat assistant's reply, its system prompt: study.paradigms.chat.assistant), and
+  the model the endpoint named in its reply (study.store.provenance);
 - the paradigm each session was given (sessions.paradigm, study.export.as_run);
 - the decoding settings the server wrote into every record of the session's log
   (study.server.events_api.fill_controls), for a session that made no model call.
@@ -47,7 +48,9 @@ class Arm:
     settings: tuple[tuple[str, tuple], ...]
     answered: tuple[str, ...] = ()  # the models the endpoint named in its replies
     sessions: int = 0
-    system_prompt: str = ""  # study.toml's: a call does not record it
+    # The system prompts its sessions' calls were sent with (a chat assistant's replies record
+    # theirs); () where no call recorded one (a Tab arm's calls do not).
+    system_prompts: tuple[str, ...] = ()
 
     def values(self, key: str) -> tuple:
         return self.paradigm if key == "paradigm" else dict(self.settings)[key]
@@ -65,7 +68,7 @@ def planned(study: study_config.Study, condition: study_config.Condition) -> Arm
         found = {key: getattr(condition, key) for key in SETTINGS} | paradigms.arm_as_run(study, condition)
         settings = tuple((key, (settings_as_run.number(found[key]),)) for key in SETTINGS)
     paradigm = paradigms.arm_as_run(study, condition).get("paradigm", condition.paradigm)
-    return Arm(condition.name, condition.genre, paradigm, settings, system_prompt=condition.system_prompt)
+    return Arm(condition.name, condition.genre, paradigm, settings, system_prompts=(condition.system_prompt,))
 
 
 def collect(study: study_config.Study, sessions: list[dict], calls: dict[str, list[tuple[dict, str | None]]],
@@ -80,7 +83,8 @@ def collect(study: study_config.Study, sessions: list[dict], calls: dict[str, li
         ran = as_run.condition_as_run(study, session)
         own = paradigms.arm_as_run(study, ran)  # a chat assistant's replies: not the Tab settings
         settings = settings_as_run.session_settings([call for call, _ in sent], logs.get(session["session_id"]), bool(own))
-        group = groups.setdefault((ran.name, own.get("paradigm", ran.paradigm), settings), [0, set()])
+        prompts = tuple(sorted({call["system_prompt"] for call, _ in sent if isinstance(call.get("system_prompt"), str)}))
+        group = groups.setdefault((ran.name, own.get("paradigm", ran.paradigm), settings, prompts), [0, set()])
         group[0] += 1
         group[1].update(model for _, model in sent if model)
     arms = []
@@ -88,8 +92,8 @@ def collect(study: study_config.Study, sessions: list[dict], calls: dict[str, li
         ran = [(key, group) for key, group in groups.items() if key[0] == condition.name]
         if not ran:
             arms.append(planned(study, condition))
-        arms += [Arm(name, condition.genre, paradigm, settings, tuple(sorted(answered)), count, condition.system_prompt)
-                 for (name, paradigm, settings), (count, answered) in ran]  # fmt: skip
+        arms += [Arm(name, condition.genre, paradigm, settings, tuple(sorted(answered)), count, prompts)
+                 for (name, paradigm, settings, prompts), (count, answered) in ran]  # fmt: skip
     return arms
 
 
@@ -113,9 +117,14 @@ def text(values: tuple) -> str:
 
 def to_json(arm: Arm) -> dict:
     """An arm as arms.json lists it: a setting its sessions ran with two values of is a list."""
-    settings = {key: (None if not v else v[0] if len(v) == 1 else list(v)) for key, v in arm.settings}
+    settings = {key: _one_or_list(v) for key, v in arm.settings}
     return {"name": arm.name, "paradigm": arm.paradigm, "genre": arm.genre, **settings,
-            "system_prompt": arm.system_prompt, "answered_models": list(arm.answered), "sessions": arm.sessions}  # fmt: skip
+            "system_prompt": _one_or_list(arm.system_prompts), "answered_models": list(arm.answered),
+            "sessions": arm.sessions}  # fmt: skip
+
+
+def _one_or_list(values: tuple):
+    return None if not values else values[0] if len(values) == 1 else list(values)
 
 
 def differences(study: study_config.Study, arms: list[Arm]) -> list[str]:
@@ -145,11 +154,23 @@ def differences(study: study_config.Study, arms: list[Arm]) -> list[str]:
             total = sum(had.values())
             notes.append(f"study.toml now sets {LABELS[key]} {shown} for `{condition.name}`; of its {total} "
                          f"released session{'s' if total != 1 else ''}, {', '.join(parts)}.")  # fmt: skip
+        notes += _prompt_differs(condition, ran)
     if unused:
         names = unused[0] if len(unused) == 1 else f"{', '.join(unused[:-1])} and {unused[-1]}"
         notes.append(f"No released session ran with {names}, which study.toml has as "
                      f"condition{'s' if len(unused) != 1 else ''}.")  # fmt: skip
     return notes
+
+
+def _prompt_differs(condition: study_config.Condition, ran: list[Arm]) -> list[str]:
+    """The note when sessions' calls recorded a system prompt other than study.toml's now. The
+    prompts themselves (a few KB each) are left to arms.json: the card only points there."""
+    other = sum(arm.sessions for arm in ran if arm.system_prompts and arm.system_prompts != (condition.system_prompt,))
+    if not other:
+        return []
+    total = sum(arm.sessions for arm in ran)
+    return [f"study.toml now sets another system prompt for `{condition.name}` than {other} of its {total} "
+            f"released session{'s' if total != 1 else ''} ran with; `arms.json` gives each that ran."]  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -40,10 +40,10 @@ USES = (
 
 ARMS = (
     "- `arms.json`: every assistant (condition) of the study as its released conversations ran "
-    "it: the model its calls asked for and the models that answered, decoding settings and "
-    "`sessions` (an entry per setting that ran; `null`: not recorded), with its system prompt as "
-    f"`study.toml` has it (`paradigm` \"chat\"); each line of `{CONVERSATIONS}` names its "
-    "assistant in `assistant.condition`."
+    "it: the model its calls asked for and the models that answered, decoding settings, "
+    "the system prompt its replies were sent with and `sessions` (an entry per setting that ran; "
+    f"`null`: not recorded; `paradigm` \"chat\"); each line of `{CONVERSATIONS}` names its "
+    "assistant in `assistant.condition`, with the model and system prompt its own replies were sent with."
 )
 
 

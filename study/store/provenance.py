@@ -59,10 +59,21 @@ def asked_models(connection: Connection, session_id: str | None = None) -> dict[
     return {key: sorted(models) for key, models in found.items()}
 
 
-def configured(asked: list[str] | None, condition_model: str) -> str:
-    """The configured model of a session as a CSV cell: the ones its calls asked for, or its
-    condition's in study.toml when it made none."""
-    return cell(asked) or condition_model
+def sent(connection: Connection, session_id: str, key: str, mode: str) -> list:
+    """The distinct values of `key` in the `parameters` of the session's calls of `mode`, in the
+    order they were first sent; none when no such call recorded it (a call made before the
+    setting was recorded, or no call at all): study.toml's of today may not be what was sent."""
+    query = (select(suggestion_requests.c.parameters).where(suggestion_requests.c.session_id == session_id)
+             .order_by(suggestion_requests.c.id))  # fmt: skip
+    found = []
+    for (parameters,) in connection.execute(query):
+        try:
+            call = json.loads(parameters)
+        except ValueError:
+            continue
+        if isinstance(call, dict) and call.get("mode") == mode and key in call and call[key] not in found:
+            found.append(call[key])
+    return found
 
 
 def cell(models: list[str] | None) -> str:

@@ -3,10 +3,12 @@ arm's session is exported as every writing session's (CoAuthor 2021 format, meta
 naming its condition and `paradigm` = "chat"), and its conversation beside it, one JSON line
 per session in `chat-arm-conversations.jsonl`:
 
-    {"session_id": ..., "condition": ..., "paradigm": "chat",
+    {"session_id": ..., "condition": ..., "paradigm": "chat", "model": ..., "system_prompt": ...,
      "messages": [{"seq", "role", "content", "created_at", "model"}]}
 
-so each arm keeps its own format and every file names its arm. The chat paradigm's
+so each arm keeps its own format and every file names its arm. `model` (the name asked for)
+and `system_prompt` are what the replies were sent with (study.paradigms.chat.sent_with; null
+when nothing stored says), each message's `model` the one the endpoint said answered. The chat paradigm's
 `coauthor_log` hook (study.paradigms.base): `files_beside`, and `counts_suggestions` (a chat
 arm's writer had no Tab list: its metadata's suggestion counts are not applicable).
 """
@@ -24,6 +26,7 @@ FILE = "chat-arm-conversations.jsonl"
 def conversations(study, connection, sessions: list[dict]) -> bytes | None:
     """The file's bytes for the chat-arm sessions among `sessions`, or None when there are none."""
     from study.paradigms.chat import store as chat_store  # see `assistant_texts`
+    from study.paradigms.chat.sent_with import sent_with
 
     lines = []
     for session in sessions:
@@ -37,7 +40,8 @@ def conversations(study, connection, sessions: list[dict]) -> bytes | None:
             for m in chat_store.messages(connection, session["session_id"])
         ]  # fmt: skip
         lines.append(json.dumps({"session_id": session["session_id"], "condition": condition.name,
-                                 "paradigm": arm.CHAT_ARM, "messages": messages}))  # fmt: skip
+                                 "paradigm": arm.CHAT_ARM, **sent_with(connection, session["session_id"]),
+                                 "messages": messages}))  # fmt: skip
     return "".join(line + "\n" for line in lines).encode("utf-8") if lines else None
 
 

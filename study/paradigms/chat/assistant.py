@@ -86,9 +86,16 @@ def window(
 
 
 def call_parameters(condition: Condition, max_tokens: int, read: Window | None = None) -> dict:
-    """The call as stored in suggestion_requests.parameters."""
+    """The call as stored in suggestion_requests.parameters, with the condition's system prompt
+    (without the document `window` adds to it: that is the conversation's, not a setting).
+
+    The prompt is stored whole with every call, not as a hash beside a table of texts: the
+    call's row alone then says what was sent, with no second table for copies, backups and
+    databases from before to keep in step. It costs a few KB a reply (CollabLLM's is ~3 KB), as
+    much as the reply's own text, which the row already holds twice (raw, suggestions)."""
     out = {
-        "model": condition.model, "mode": "chat_reply", "max_tokens": max_tokens,
+        "model": condition.model, "system_prompt": condition.system_prompt, "mode": "chat_reply",
+        "max_tokens": max_tokens,
         "temperature": condition.temperature, "top_p": condition.top_p,
         "presence_penalty": condition.presence_penalty,
         "frequency_penalty": condition.frequency_penalty,

@@ -14,8 +14,9 @@ from study.paradigms.chat.assign import label
 from study.config import ConfigError, Study
 from study.export.surveys import export_surveys
 from study.paradigms.chat import store as chat_store
+from study.paradigms.chat.sent_with import sent_with
 from study.store import events as event_store
-from study.store import create_tables, make_engine, provenance, reading
+from study.store import create_tables, make_engine, reading
 from study.store import sessions as session_store
 from study.store import simulated as simulated_store
 from study.store import surveys as survey_store
@@ -54,11 +55,10 @@ def conversation(study: Study, connection, session: dict) -> dict | None:
         # Written by `study simulate` (study.store.simulated), never a person's: as metadata.csv says.
         "simulated": simulated,
         **extra,
+        # As its replies were sent (sent_with), null where nothing stored says: not study.toml's.
         "assistant": {"condition": condition.name, "label": label(study, condition.name),
-                      "model": provenance.configured(provenance.asked_models(connection, session_id).get(session_id),
-                                                     condition.model),
-                      "system_prompt": condition.system_prompt,
-                      # The configured name above; here what the endpoint said answered (issue 20).
+                      **sent_with(connection, session_id),
+                      # The name asked for above; here what the endpoint said answered (issue 20).
                       "answered_models": sorted({m["model"] for m in messages if m["role"] == "assistant" and m["model"]}),
                       "context_chars": study.chat.context_chars},
         "document_type": chat["document_type"],

@@ -8,7 +8,8 @@ schemas/chat-release.schema.json).
   the document and its pane's log, the intent, the notes, the ratings and the surveys.
 - A chat arm's session of a writing study: the conversation of the panel beside the editor,
   whose log the release carries as every arm's (sessions/<session_id>.jsonl); the messages in
-  the chat study's shape, so one file and one schema hold both.
+  the chat study's shape, so one file and one schema hold both, with the model and system
+  prompt its replies were sent with (study.paradigms.chat.sent_with).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ def conversations(study, connection, sessions: list[dict]) -> list[dict]:
     """The records of `sessions` (the finished, confirmed sessions the release may carry)
     that had a conversation, keyed by the study's session ids."""
     from study.paradigms.chat import store as chat_store  # the study database's imports
+    from study.paradigms.chat.sent_with import sent_with
     from study.store.simulated import simulated_ids
 
     simulated = simulated_ids(connection)
@@ -57,5 +59,6 @@ def conversations(study, connection, sessions: list[dict]) -> list[dict]:
             continue
         # Marked as its log's metadata.csv row is, so the file alone tells a simulated writer's.
         records.append({"format": ARM_FORMAT, "session_id": session["session_id"], "condition": condition.name,
-                        "simulated": session["session_id"] in simulated, "messages": messages})  # fmt: skip
+                        "simulated": session["session_id"] in simulated,
+                        **sent_with(connection, session["session_id"]), "messages": messages})  # fmt: skip
     return records
