@@ -129,3 +129,44 @@ def test_a_release_gives_each_conversation_and_arm_the_prompt_and_model_that_ran
     first_arm = ran[0][0]
     assert f"study.toml now sets another system prompt for `{first_arm}` than 1 of its " in card, card
     assert CliRunner().invoke(release, ["verify", str(directory), "--key", str(key.path)]).exit_code == 0
+
+
+def test_a_chat_arms_conversations_beside_the_logs_say_what_their_replies_were_sent_with(tmp_path, endpoint_factory):
+    """A writing study's chat arm (RealHumanEval's design): its model and prompt edited between
+    two writers, `study export`'s chat-arm-conversations.jsonl gives each writer's own."""
+    from tests.chat.flow import chat_arm_study
+    from tests.conftest import COAUTHOR
+    from tests.release.conftest import SMALLEST
+    from tests.release.test_build_study import take_part
+    from tests.server.flow import start, to_writing
+
+    events = [json.loads(line) for line in (COAUTHOR / "sessions" / f"{SMALLEST}.jsonl").read_text().splitlines()]
+
+    endpoint = endpoint_factory()
+    folder = tmp_path / "study"
+    chat_arm_study(folder, endpoint.url)
+    asked = {}
+    for code, edit in (("lab-chat-0001", False), ("lab-chat-0002", True), ("lab-chat-0003", False)):
+        if edit:
+            path = folder / "study.toml"
+            path.write_text(path.read_text().replace('model = "davinci-002"', 'model = "gpt-4o-mini"')
+                            .replace("You are a helpful writing assistant.", EDITED))  # fmt: skip
+        app, client = _serve(folder)
+        asked[code] = start(client, access_code=code)
+        to_writing(client, asked[code], prompt="obama")
+        if code != "lab-chat-0003":  # the third writer never asks the panel
+            answer = client.post(f"/api/sessions/{asked[code]}/assistant/messages",
+                                 json={"client_id": f"c-{code}", "content": "An opening line, please."})  # fmt: skip
+            assert answer.status_code == 200, answer.json
+        take_part(client, asked[code], events)
+        app.extensions["study.engine"].dispose()
+    assert endpoint.calls == 2
+
+    result = CliRunner().invoke(study_cli, ["export", str(folder), "--out", str(tmp_path / "out"), "--all"])
+
+    assert result.exit_code == 0, result.output
+    lines = (tmp_path / "out" / "chat-arm-conversations.jsonl").read_text(encoding="utf-8").splitlines()
+    sent = {r["session_id"]: (r["model"], r["system_prompt"]) for r in map(json.loads, lines)}
+    assert sent[asked["lab-chat-0001"]] == ("davinci-002", "You are a helpful writing assistant.")
+    assert sent[asked["lab-chat-0002"]] == ("gpt-4o-mini", EDITED)
+    assert sent[asked["lab-chat-0003"]] == (None, None)
