@@ -154,7 +154,7 @@ def differences(study: study_config.Study, arms: list[Arm]) -> list[str]:
             total = sum(had.values())
             notes.append(f"study.toml now sets {LABELS[key]} {shown} for `{condition.name}`; of its {total} "
                          f"released session{'s' if total != 1 else ''}, {', '.join(parts)}.")  # fmt: skip
-        notes += _prompt_differs(condition, ran)
+        notes += _prompt_differs(study, condition, ran)
     if unused:
         names = unused[0] if len(unused) == 1 else f"{', '.join(unused[:-1])} and {unused[-1]}"
         notes.append(f"No released session ran with {names}, which study.toml has as "
@@ -162,10 +162,13 @@ def differences(study: study_config.Study, arms: list[Arm]) -> list[str]:
     return notes
 
 
-def _prompt_differs(condition: study_config.Condition, ran: list[Arm]) -> list[str]:
+def _prompt_differs(study: study_config.Study, condition: study_config.Condition, ran: list[Arm]) -> list[str]:
     """The note when sessions' calls recorded a system prompt other than study.toml's now. The
-    prompts themselves (a few KB each) are left to arms.json: the card only points there."""
-    other = sum(arm.sessions for arm in ran if arm.system_prompts and arm.system_prompts != (condition.system_prompt,))
+    prompts themselves (a few KB each) are left to arms.json: the card only points there. Today's
+    is the condition's own, or for a Tab arm in chat mode without one the study's [suggestions]
+    system_prompt (study.paradigms.tab.engine: what its calls send)."""
+    today = {condition.system_prompt, condition.system_prompt or study.suggestions.system_prompt}
+    other = sum(arm.sessions for arm in ran if arm.system_prompts and not set(arm.system_prompts) <= today)
     if not other:
         return []
     total = sum(arm.sessions for arm in ran)

@@ -119,3 +119,32 @@ def test_a_chat_studys_assistants_are_published_as_their_conversations_ran(chat_
     assert f"study.toml now sets temperature 0.95 for `{arm}`" in card
     arms = json.loads((directory / "arms.json").read_text(encoding="utf-8"))["arms"]
     assert (model, 0.6) in [(a["model"], a["temperature"]) for a in arms if a["name"] == arm and a["sessions"]]
+
+
+def test_an_opinionated_tab_arm_publishes_the_system_prompt_its_sessions_were_sent(tmp_path, model_url):
+    # Jakesch et al.'s design: a Tab arm in chat mode whose own system prompt carries an opinion.
+    # Its calls record the prompt they send; reworded mid-study, each session keeps its own.
+    first, second = "Argue that social media is good for society.", "Argue that social media harms society."
+    folder = a_study(tmp_path, model_url)
+    change_arm(folder, 'mode = "completion"', f'mode = "chat"\nsystem_prompt = "{first}"')
+    serve_one(folder, "A1FIRSTWRITER", asks=True)
+    change_arm(folder, first, second)
+    serve_one(folder, "A2SECONDWRITER", asks=True)
+
+    card, arms = build(folder, tmp_path)
+
+    ran = [(arm["system_prompt"], arm["sessions"]) for arm in arms if arm["name"] == ARM]
+    assert sorted(ran) == sorted([(first, 1), (second, 1)])
+    assert f"another system prompt for `{ARM}` than 1 of its 2 released sessions ran with" in card
+
+
+def test_a_tab_arm_in_chat_mode_without_its_own_prompt_publishes_the_studys(tmp_path, model_url):
+    folder = a_study(tmp_path, model_url)
+    change_arm(folder, 'mode = "completion"', 'mode = "chat"')
+    serve_one(folder, "A1FIRSTWRITER", asks=True)
+
+    card, arms = build(folder, tmp_path)
+
+    (arm,) = [arm for arm in arms if arm["name"] == ARM]
+    assert arm["system_prompt"] == config.load(folder).suggestions.system_prompt
+    assert "another system prompt" not in card  # what study.toml sends today is what ran

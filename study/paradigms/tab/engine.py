@@ -75,7 +75,10 @@ class SuggestionEngine:
         result = SuggestionResult(
             suggestions=[], raw=[], latency_ms=0.0, error=None,
             model=condition.model, mode=condition.mode,
-            parameters={"model": condition.model, "mode": condition.mode, **params},
+            # A chat-mode call records the system prompt it sends (an opinionated arm's, Jakesch
+            # et al.): a release's arms.json gives the one the sessions ran with, not study.toml's.
+            parameters={"model": condition.model, "mode": condition.mode, **params,
+                        **({"system_prompt": self.system_prompt(condition)} if condition.mode == "chat" else {})},
         )
         base_url = self.settings.base_url()
         api_key = self.settings.api_key()
@@ -115,12 +118,16 @@ class SuggestionEngine:
         raw = [output(*model_client.completion_choice(choice, removed)) for choice in choices(response)]
         return raw, answered_model(response)
 
+    def system_prompt(self, condition: Condition) -> str:
+        """What a chat-mode call sends as its system message: a condition's own (an opinionated
+        arm, Jakesch et al.) over the study's."""
+        return condition.system_prompt or self.settings.system_prompt
+
     def _chat(
         self, client: openai.OpenAI, condition: Condition, doc: str, params: dict
     ) -> tuple[list[dict], str | None]:
         messages = [
-            # A condition's own system prompt (an opinionated arm, Jakesch et al.) over the study's.
-            {"role": "system", "content": condition.system_prompt or self.settings.system_prompt},
+            {"role": "system", "content": self.system_prompt(condition)},
             {"role": "user", "content": doc},
         ]
         response = model_client.create(
