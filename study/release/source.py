@@ -220,7 +220,9 @@ def _from_study(path: Path, scratch: Path) -> Source:
         counted = providers.counted_session_ids(connection, limits.from_study(study).access_codes)
         # A chat study's conversations (it has no editor logs), a chat arm's beside its logs.
         confirmed = [row for session_id, row in sorted(stored.items()) if session_id in counted]
-        records = [r for hooks in paradigms.release_hooks(study)
+        # The paradigms the sessions ran with: a chat arm changed to Tab lists under its name
+        # since still has its chat sessions' conversations (study.export.as_run).
+        records = [r for hooks in paradigms.release_hooks(as_run.study_as_run(study, confirmed))
                    for r in hooks.conversations(study, connection, confirmed)]  # fmt: skip
     engine.dispose()
     # Only sessions of confirmed participants: a submission a provider synced, or a listed access code.

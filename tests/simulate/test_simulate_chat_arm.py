@@ -175,3 +175,12 @@ def test_a_chat_arm_changed_to_tab_in_study_toml_keeps_its_sessions_conversation
     lines = [json.loads(line) for line in (out / "chat-arm-conversations.jsonl").read_text().splitlines()]
     assert {line["session_id"] for line in lines} == set(chats)
     assert {line["condition"] for line in lines} == {chat_arm}
+
+    # The release publishes them too, as the chat arm's they were.
+    key = init_keyfile(tmp_path / "keys" / "study.key")
+    built = CliRunner().invoke(release, ["build", str(folder), "--version", "1.0.0", "--out",
+                                         str(tmp_path / "releases"), "--key", str(key.path), "-j", "1"])  # fmt: skip
+    assert built.exit_code == 0, built.output
+    directory = tmp_path / "releases" / "realhumaneval-1.0.0"
+    records = [json.loads(line) for line in (directory / "conversations.jsonl").read_text().splitlines()]
+    assert len(records) == len(chats) and {r["condition"] for r in records} == {chat_arm}

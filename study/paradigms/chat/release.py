@@ -14,6 +14,7 @@ schemas/chat-release.schema.json).
 
 from __future__ import annotations
 
+from study.export import as_run
 from study.paradigms.chat import arm, export
 
 ARM_FORMAT = "study-chat-arm-1"
@@ -47,7 +48,9 @@ def conversations(study, connection, sessions: list[dict]) -> list[dict]:
             if record is not None:
                 records.append(record)
             continue
-        condition = study.condition(session["condition"]) if session["condition"] else None
+        # The paradigm the session ran with: an arm changed to Tab lists under its name since
+        # keeps the conversations its chat sessions had (study.export.as_run).
+        condition = as_run.condition_as_run(study, session) if session["condition"] else None
         if condition is None or not arm.is_chat_arm(condition):
             continue
         messages = [
