@@ -5,37 +5,16 @@ row 0, and an arm someone part-way through is still owed cannot silently disappe
 
 from __future__ import annotations
 
-import tomllib
-
-import tomli_w
 from click.testing import CliRunner
 
 from study import config
-from study.cli import main, write_study_files
-from study.server import create_app, serving
+from study.cli import main
+from study.server import serving
 from study.server.within import latin_square
-from study.store import make_engine, reading
-from study.store import sessions as session_store
-from tests.conftest import CONTACT
-from tests.server.flow import finish, start, to_writing
-
-ARMS = ["no-ai", "next-sentence", "next-paragraph"]  # the dhillon design, in study.toml order
-
-
-def _dhillon(tmp_path):
-    folder = tmp_path / "dhillon"
-    write_study_files(folder, design="dhillon", replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
-    return folder
-
-
-def _edit_arms(folder, edit) -> list[dict]:
-    """study.toml's [[conditions]] as `edit` makes them; returns them as they were."""
-    toml = folder / config.CONFIG_NAME
-    data = tomllib.loads(toml.read_text(encoding="utf-8"))
-    before = data["conditions"]
-    data["conditions"] = edit(before)
-    toml.write_text(tomli_w.dumps(data), encoding="utf-8")
-    return before
+from study.store import make_engine
+from tests.server.study_edits import (
+    DHILLON_ARMS, conditions_given, dhillon_study, edit_arms, serve_again, told_all_done, write_part,
+)
 
 
 def _add_two_sentences(conditions: list[dict]) -> list[dict]:
@@ -43,69 +22,42 @@ def _add_two_sentences(conditions: list[dict]) -> list[dict]:
     return [*conditions, {**conditions[1], "name": "next-two-sentences", "max_tokens": 60}]
 
 
-def _client(folder):
-    return create_app(config.load(folder), suggestion_engine=object()).test_client()
-
-
-def _part(client, code: str, first: bool) -> str:
-    session_id = start(client, access_code=code, **({} if first else {"another": "1"}))
-    to_writing(client, session_id)
-    finish(client, session_id)
-    return session_id
-
-
-def _conditions(folder) -> dict[str, str]:
-    engine = make_engine(config.load(folder).database_url)
-    with reading(engine) as connection:
-        given = {s["session_id"]: s["condition"] for s in session_store.all_sessions(connection)}
-    engine.dispose()
-    return given
-
-
-def _told_all_done(client, code: str) -> bool:
-    last = client.get(f"/task?access_code={code}&another=1").location.split("/")[2]
-    client.post(f"/s/{last}/consent", data={"consent": "yes"})
-    client.post(f"/s/{last}/instructions")
-    page = client.post(f"/s/{last}/prompt", data={"prompt": "shapeshifter"}).get_data(as_text=True)
-    return "You have written in every part of this study." in page
-
-
 def test_participants_part_way_through_keep_their_order_when_an_arm_is_added(tmp_path):
-    folder = _dhillon(tmp_path)
-    client = _client(folder)
+    folder = dhillon_study(tmp_path)
+    client = serve_again(folder)
     writers = ["p1", "p2", "p3"]
-    taken = {code: [_part(client, code, first=True)] for code in writers}
+    taken = {code: [write_part(client, code, first=True)] for code in writers}
 
-    _edit_arms(folder, _add_two_sentences)
-    client = _client(folder)  # `study serve` again, on the same database
+    edit_arms(folder, _add_two_sentences)
+    client = serve_again(folder)  # `study serve` again, on the same database
     for code in writers:
-        taken[code] += [_part(client, code, first=False) for _ in range(2)]
+        taken[code] += [write_part(client, code, first=False) for _ in range(2)]
         # Their third part was their last: the page says so rather than offer the new arm.
         page = client.get(f"/s/{taken[code][-1]}/complete").get_data(as_text=True)
         assert "You have written every part of this study." in page and "another=1" not in page
-        assert _told_all_done(client, code)
+        assert told_all_done(client, code)
 
-    given = _conditions(folder)
+    given = conditions_given(folder)
     orders = [[given[s] for s in taken[code]] for code in writers]
     # Each writer's order is their row of the three-arm square they began with, whole: no
     # position repeats across them, and none was given the arm added after they began.
-    assert orders == [[ARMS[i] for i in row] for row in latin_square(3)]
+    assert orders == [[DHILLON_ARMS[i] for i in row] for row in latin_square(3)]
 
 
 def test_new_participants_after_an_arm_is_added_start_a_square_of_their_own_at_row_0(tmp_path):
-    folder = _dhillon(tmp_path)
-    client = _client(folder)
+    folder = dhillon_study(tmp_path)
+    client = serve_again(folder)
     for code in ("p1", "p2"):  # two began with three arms (rows 0 and 1 of that square)
-        _part(client, code, first=True)
+        write_part(client, code, first=True)
 
-    _edit_arms(folder, _add_two_sentences)
-    client = _client(folder)
-    arms = [*ARMS, "next-two-sentences"]
+    edit_arms(folder, _add_two_sentences)
+    client = serve_again(folder)
+    arms = [*DHILLON_ARMS, "next-two-sentences"]
     newcomers = ["n1", "n2", "n3", "n4"]
-    taken = {code: [_part(client, code, first=part == 0) for part in range(4)] for code in newcomers}
-    assert all(_told_all_done(client, code) for code in newcomers)
+    taken = {code: [write_part(client, code, first=part == 0) for part in range(4)] for code in newcomers}
+    assert all(told_all_done(client, code) for code in newcomers)
 
-    given = _conditions(folder)
+    given = conditions_given(folder)
     orders = [[given[s] for s in taken[code]] for code in newcomers]
     # The first newcomer takes row 0 of the four-arm square (Williams' design), not row 2 as if
     # the two who began with three arms were in this square too...
@@ -116,12 +68,12 @@ def test_new_participants_after_an_arm_is_added_start_a_square_of_their_own_at_r
 
 
 def test_serve_refuses_a_study_toml_without_an_arm_participants_part_way_through_are_owed(tmp_path, monkeypatch):
-    folder = _dhillon(tmp_path)
-    client = _client(folder)
+    folder = dhillon_study(tmp_path)
+    client = serve_again(folder)
     for code in ("p1", "p2", "p3"):
-        _part(client, code, first=True)  # p1 and p2 still owe next-paragraph, p3 wrote in it
+        write_part(client, code, first=True)  # p1 and p2 still owe next-paragraph, p3 wrote in it
     # Every session is complete: only the arm lists the participants began with still need it.
-    before = _edit_arms(folder, lambda conditions: [c for c in conditions if c["name"] != "next-paragraph"])
+    before = edit_arms(folder, lambda conditions: [c for c in conditions if c["name"] != "next-paragraph"])
 
     served = []
     monkeypatch.setattr(serving, "run", lambda app, **options: served.append(app))
@@ -134,23 +86,23 @@ def test_serve_refuses_a_study_toml_without_an_arm_participants_part_way_through
     status = CliRunner().invoke(main, ["status", str(folder)])
     assert "Participants by the arm list they began with: 3 with no-ai, next-sentence, next-paragraph\n" in status.output
 
-    _edit_arms(folder, lambda _: before)  # the fix: the arm restored until they have written in it
+    edit_arms(folder, lambda _: before)  # the fix: the arm restored until they have written in it
     result = CliRunner().invoke(main, ["serve", str(folder)])
     assert result.exit_code == 0, result.output
     assert len(served) == 1
 
 
 def test_study_status_counts_the_participants_who_began_with_each_arm_list(tmp_path):
-    folder = _dhillon(tmp_path)
-    client = _client(folder)
+    folder = dhillon_study(tmp_path)
+    client = serve_again(folder)
     for code in ("p1", "p2", "p3"):
-        _part(client, code, first=True)
+        write_part(client, code, first=True)
     one_list = CliRunner().invoke(main, ["status", str(folder)])
     assert one_list.exit_code == 0, one_list.output
     assert "arm list" not in one_list.output  # nothing changed: nothing to say
 
-    _edit_arms(folder, _add_two_sentences)
-    _part(_client(folder), "n1", first=True)
+    edit_arms(folder, _add_two_sentences)
+    write_part(serve_again(folder), "n1", first=True)
     both = CliRunner().invoke(main, ["status", str(folder)])
     assert both.exit_code == 0, both.output
     assert ("Participants by the arm list they began with: 3 with no-ai, next-sentence, next-paragraph; "
@@ -161,19 +113,19 @@ def test_a_database_from_before_arm_lists_were_stored_opens_and_its_participants
     # Two participants began under a version that stored no arm list: the column is added when
     # the study is served again; they go on in study.toml's arms at the rows of their arrival,
     # and the next participant continues that square (row 2) rather than restart it.
-    folder = _dhillon(tmp_path)
-    client = _client(folder)
-    taken = {code: [_part(client, code, first=True)] for code in ("p1", "p2")}
+    folder = dhillon_study(tmp_path)
+    client = serve_again(folder)
+    taken = {code: [write_part(client, code, first=True)] for code in ("p1", "p2")}
     engine = make_engine(config.load(folder).database_url)
     with engine.begin() as connection:
         connection.exec_driver_sql("ALTER TABLE sessions DROP COLUMN within_order")
     engine.dispose()
 
-    client = _client(folder)
+    client = serve_again(folder)
     for code in ("p1", "p2"):
-        taken[code] += [_part(client, code, first=False) for _ in range(2)]
-    taken["p3"] = [_part(client, "p3", first=part == 0) for part in range(3)]
-    assert all(_told_all_done(client, code) for code in taken)
-    given = _conditions(folder)
+        taken[code] += [write_part(client, code, first=False) for _ in range(2)]
+    taken["p3"] = [write_part(client, "p3", first=part == 0) for part in range(3)]
+    assert all(told_all_done(client, code) for code in taken)
+    given = conditions_given(folder)
     orders = [[given[s] for s in taken[code]] for code in ("p1", "p2", "p3")]
-    assert orders == [[ARMS[i] for i in row] for row in latin_square(3)]
+    assert orders == [[DHILLON_ARMS[i] for i in row] for row in latin_square(3)]
