@@ -54,6 +54,10 @@ class Condition:
     # "L1" idle-triggered ghost text, "L2" stateful, "L3" adaptive (README, Proactive co-writing).
     # "none": the control arm, no assistant (study.control_arm).
     paradigm: str = "L0"
+    # False closes the arm to new participants (a pilot showed it broken) while the sessions
+    # given it, and within subjects the participants owed it, go on: study.server.assignment,
+    # study.server.within.
+    assign: bool = True
 
     def controls(self) -> dict[str, str]:
         """The six `current*` control values of the CoAuthor record, as the strings it stores;
@@ -191,6 +195,11 @@ class Study:
 
     def conditions_for(self, genre: str) -> list[Condition]:
         return [c for c in self.conditions if c.genre == genre]
+
+    def open_conditions_for(self, genre: str) -> list[Condition]:
+        """The conditions of the genre a new session may be given: those not closed with
+        `assign = false`."""
+        return [c for c in self.conditions_for(genre) if c.assign]
 
 
 # The contact line of the consent form `study init` writes; `study serve` will not start while

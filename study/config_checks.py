@@ -80,10 +80,10 @@ def _check_schema(data: dict, source: Path) -> None:
     found = validator(paradigms.condition_paradigms(), tables).iter_errors(data)
     errors = sorted(found, key=lambda e: list(e.absolute_path))
     if errors:
-        raise ConfigError("\n".join(_describe(error, source) for error in errors))
+        raise ConfigError("\n".join(_describe(error, data, source) for error in errors))
 
 
-def _describe(error: jsonschema.ValidationError, source: Path) -> str:
+def _describe(error: jsonschema.ValidationError, data: dict, source: Path) -> str:
     key = _key_path(error.absolute_path)
     if error.validator == "additionalProperties":
         extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
@@ -98,7 +98,15 @@ def _describe(error: jsonschema.ValidationError, source: Path) -> str:
         where = f"[{key}]" if key else "the top level"
         hint = error.schema.get("properties", {}).get(missing, {}).get("description", "")
         return f"{source}: {where} is missing the key '{missing}'. Fix: add it ({hint or 'see README'})."
-    return f"{source}: {key}: {error.message}. {setting_fix(error.schema.get('description') or 'see README, Configuration')}"
+    fix = setting_fix(error.schema.get("description") or "see README, Configuration")
+    path = list(error.absolute_path)
+    if error.validator == "type" and len(path) == 3 and path[0] == "conditions":
+        # A value of the wrong kind in a condition (assign = "no"): name the condition, which
+        # its position alone leaves the researcher to count.
+        name = data["conditions"][path[1]].get("name")
+        if isinstance(name, str):
+            return f"{source}: conditions[{path[1]}] ('{name}').{path[2]}: {error.message}. {fix}"
+    return f"{source}: {key}: {error.message}. {fix}"
 
 
 def _key_path(parts) -> str:

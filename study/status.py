@@ -123,7 +123,10 @@ def status(directory: str) -> None:
     # Sessions stored under a condition study.toml no longer names (renamed mid-study) are still
     # sessions: counted under their stored name, as `study export` names them when it refuses.
     gone = sorted(name for name in summary.conditions if name not in configured)
-    click.echo("Conditions: " + ", ".join([*(f"{name} {summary.conditions[name]}" for name in configured),
+    closed = {c.name for c in study.conditions if not c.assign}
+    click.echo("Conditions: " + ", ".join([*(f"{name} {summary.conditions[name]}"
+                                             + (" (closed to new participants)" if name in closed else "")
+                                             for name in configured),
                                            *(f"{name} {summary.conditions[name]} (not in study.toml)" for name in gone)]))
     if arm_lists is not None and (line := _arm_lists_line(*arm_lists, study)):
         click.echo(line)

@@ -79,6 +79,9 @@ def _edit(folder, old, new):
         ('name = "creative-high"', 'name = "creative-low"', r"conditions\[1\]\.name: 'creative-low' is used twice"),
         ('consent = "consent.html"', 'consent = "missing.html"', r"texts\.consent: cannot read .*missing\.html"),
         ("[session]", "[session\n", r"not valid TOML"),
+        # Closing an arm mid-study: "no" is a string, not false; the message names the arm.
+        ('name = "creative-high"', 'name = "creative-high"\nassign = "no"',
+         r"conditions\[1\] \('creative-high'\)\.assign: 'no' is not of type 'boolean'\. Fix: set it to true .* or false \(closed to new participants"),
     ],
 )
 def test_config_errors_name_file_key_and_fix(study_folder, old, new, expected):

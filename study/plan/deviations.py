@@ -1,8 +1,8 @@
 """Every deviation from the preregistration record, as a methods reviewer would list them.
 
 Three kinds, in this order:
-  - arm: an arm added, removed or changed since the record (its paradigm, model, decoding), or
-    the arms put in another order;
+  - arm: an arm added, removed or changed since the record (its paradigm, model, decoding,
+    or closed to new participants with `assign = false`), or the arms put in another order;
   - setting: any other key of study.toml whose value differs from the record's, [plan] included
     (a changed outcome or comparison is a deviation too), by its key (study.plan.changes:
     `session.min_seconds`, `prompts[mana].text`); a survey question changed, added or removed,
@@ -58,9 +58,11 @@ def compare(signed: dict, study: Study, excluded: dict[str, int]) -> list[Deviat
         found.append(Deviation("arm", "order", f"{', '.join(kept_before)} -> {', '.join(kept_now)}"))
     for name in sorted(now.keys() & before.keys()):
         for field in record_module.ARM_FIELDS:
-            if before[name].get(field) != now[name].get(field):
-                found.append(Deviation("arm", f"{name}.{field}",
-                                       f"{shown(before[name].get(field))} -> {shown(now[name].get(field))}"))  # fmt: skip
+            default = record_module.ARM_FIELD_DEFAULTS.get(field)
+            old_value, new_value = before[name].get(field, default), now[name].get(field, default)
+            if old_value != new_value:
+                found.append(Deviation("arm", f"{name}.{field}", f"{shown(old_value)} -> {shown(new_value)}"
+                                       + _meaning(field, new_value)))  # fmt: skip
     # A record with the surveys as asked (record.surveys) compares those, a preset's or file's
     # questions included, rather than study.toml's [[survey]] and [[surveys]] (which name the file).
     skipped = SKIPPED + (SURVEY_KEYS if "surveys" in signed else ())
@@ -88,6 +90,13 @@ def compare(signed: dict, study: Study, excluded: dict[str, int]) -> list[Deviat
         if count:
             found.append(Deviation("excluded", what, f"{count} session(s)" if "judge" not in what else f"{count} judge(s)"))
     return sorted(found, key=lambda d: ("arm", "setting", "excluded").index(d.kind))
+
+
+def _meaning(field: str, value) -> str:
+    """What a methods reviewer reads a changed arm field as, where its value alone says little."""
+    if field == "assign":
+        return " (closed to new participants after the record)" if value is False else " (reopened to new participants)"
+    return ""
 
 
 def exclusions(connection: Connection, signed: dict, flagged_judges: int = 0) -> dict[str, int]:

@@ -40,7 +40,9 @@ RECORD_NAME = "preregistration.json"
 KEY_NAME = "preregistration.key"
 FORMAT = "study-preregistration/1"
 ARM_FIELDS = ("name", "paradigm", "genre", "model", "mode", "n", "max_tokens", "temperature", "top_p",
-              "presence_penalty", "frequency_penalty", "system_prompt")  # fmt: skip
+              "presence_penalty", "frequency_penalty", "system_prompt", "assign")  # fmt: skip
+# What an arm field was in a record made before it was recorded: every arm was open then.
+ARM_FIELD_DEFAULTS = {"assign": True}
 
 
 class PlanError(ValueError):

@@ -189,12 +189,24 @@ def presurvey(session_id, session):
 
 
 @blueprint.route("/s/<session_id>/prompt", methods=["GET", "POST"])
-@contract.declare("Choose a prompt", form="api/pages.schema.json#/$defs/promptForm", responses={200: None, 302: None})
+@contract.declare("Choose a prompt", form="api/pages.schema.json#/$defs/promptForm", responses={200: None, 302: None, 403: None})
 @at_stage("prompt")
 def prompt(session_id, session):
 
     with writing(engine()) as connection:
-        available = assignment.available_prompts(connection, study(), session)
+        # A genre whose every arm is closed (assign = false) has no condition for a new session;
+        # within subjects a participant still owed one of its arms takes its prompts as before.
+        genres = (within.open_genres(connection, study(), session) if study().assignment == "within"
+                  else assignment.open_genres(study()))  # fmt: skip
+        available = assignment.available_prompts(connection, study(), session, genres)
+        if not available and assignment.available_prompts(connection, study(), session):
+            return render_template(
+                "message.html",
+                study=study(),
+                title="Closed to new writers",
+                message="This study is not taking new writers at the moment. Thank you for your "
+                "interest; please close this page (on MTurk, return the HIT).",
+            ), 403
         if not available:
             return render_template(
                 "message.html",
@@ -204,7 +216,7 @@ def prompt(session_id, session):
             )
         chosen = None
         if study().prompt_selection == "assign":
-            chosen = assignment.assign_prompt(connection, study(), session)
+            chosen = assignment.assign_prompt(connection, study(), session, genres)
         elif request.method == "POST":
             code = request.form.get("prompt", "")
             chosen = next((p for p in available if p.code == code), None)

@@ -107,12 +107,14 @@ def lost_names(study_config, engine) -> str | None:
     problems = []
     for key, names in known.items():
         what, label = ("conditions", "name") if key == "condition" else ("prompts", "code")
+        # Removing an arm is how a researcher would stop giving it: the key that does so is the fix.
+        closing = "; to give it to no new session, keep the entry with assign = false" if key == "condition" else ""
         for name, count in sorted(in_use[key].items()):
             if name not in names:
                 problems.append(
                     f"{study_config.directory / 'study.toml'}: {what}: no entry with {label} = '{name}', "
                     f"which {count} session(s) not yet complete were given. Fix: restore that "
-                    f"[[{what}]] entry (a renamed one keeps its old {label}) until they are complete."
+                    f"[[{what}]] entry (a renamed one keeps its old {label}) until they are complete{closing}."
                 )
     # A paradigm changed under the same name (tab -> none): their pages would switch to the new
     # one mid-session, and their logs be read as the new one's.

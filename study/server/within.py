@@ -18,6 +18,11 @@ longer has stops `study serve` at its start (owed_arms_lost). Participants who b
 list was stored (an older database) have none: they take study.toml's arms in the row of their
 arrival rank among everyone, as before, and count as having begun with study.toml's list of
 the day when a new participant's row is chosen.
+
+An arm closed with `assign = false` is left out of a new participant's list (a list of its own,
+so its own square), while participants part-way through still write in it when their order
+reaches it: their order was fixed when they began, and skipping it would leave each one arm
+short of their paired comparison and move the arms after it to other positions of their row.
 """
 
 from __future__ import annotations
@@ -81,12 +86,14 @@ def next_condition(
     """The arm this participant's session takes next (None when every arm is done) and the
     sequence to store with the session (None for a participant from before it was stored)."""
     arms = study.conditions_for(prompt.genre)
+    # A newcomer's arms; the prompt page offers no prompt of a genre with none (open_genres).
+    open_arms = study.open_conditions_for(prompt.genre)
     key = participants.participant_key(session)
     if key is None:
-        return arms[0], None
+        return open_arms[0], None
     done = set(participants.assigned_conditions(connection, key, excluding=session["session_id"]))
     parts = _parts(connection, key)
-    if _from_before(parts):
+    if _from_before(parts):  # they began with every arm of study.toml's, closed ones included
         for arm in order(arms, participants.arrival_rank(connection, key)):
             if arm.name not in done:
                 return arm, None
@@ -94,8 +101,9 @@ def next_condition(
     sequence = _sequences(parts).get(prompt.genre)
     if sequence is None:
         assignment.hold_choice(connection)  # two participants beginning at once get two rows
-        names = tuple(arm.name for arm in arms)
-        sequence = Sequence(prompt.genre, names, _began_with(connection, names) % len(names))
+        names = tuple(arm.name for arm in open_arms)
+        everyone = tuple(arm.name for arm in arms)
+        sequence = Sequence(prompt.genre, names, _began_with(connection, names, everyone) % len(names))
     for name in sequence.order():
         if name not in done:
             return study.condition(name), sequence.stored()
@@ -122,26 +130,40 @@ def _sequences(parts) -> dict[str, Sequence]:
     return found
 
 
-def _began_with(connection: Connection, arms: tuple[str, ...]) -> int:
+def _began_with(connection: Connection, arms: tuple[str, ...], everyone: tuple[str, ...]) -> int:
     """How many participants began with this arm list (the next one's rank), counting those
-    from before sequences were stored as having begun with it: study.toml gives it them now."""
+    from before sequences were stored as having begun with it when it is study.toml's whole
+    list (`everyone`, closed arms included): study.toml gives it them now."""
     sequences, older = set(), set()
     for key, _, stored in participants.assigned_sessions(connection):
         if stored is None:
             older.add(key)
         elif Sequence.read(stored).arms == arms:
             sequences.add(key)
-    return len(sequences) + len(older - sequences)
+    return len(sequences) + (len(older - sequences) if arms == everyone else 0)
 
 
 def _arm_lists(study: Study, connection: Connection, key) -> dict[str, set[str]]:
-    """Per genre the arms this participant is to write in: their sequence's, else study.toml's."""
+    """Per genre the arms this participant is to write in: their sequence's, else the open
+    arms a newcomer gets (study.toml's all, for a participant from before sequences)."""
     parts = _parts(connection, key)
     genres = {p.genre for p in study.prompts}
-    lists = {genre: {c.name for c in study.conditions_for(genre)} for genre in genres}
-    if not _from_before(parts):
-        lists.update({genre: set(s.arms) for genre, s in _sequences(parts).items() if genre in lists})
+    if _from_before(parts):
+        return {genre: {c.name for c in study.conditions_for(genre)} for genre in genres}
+    lists = {genre: {c.name for c in study.open_conditions_for(genre)} for genre in genres}
+    lists.update({genre: set(s.arms) for genre, s in _sequences(parts).items() if genre in lists})
     return lists
+
+
+def open_genres(connection: Connection, study: Study, session: dict) -> set[str]:
+    """The genres whose prompts this participant may take: those with an open arm, and those
+    their own arm list has arms in, closed or not (their order was fixed when they began; one
+    who has written in all of them is told so on choosing, as before)."""
+    found = assignment.open_genres(study)
+    key = participants.participant_key(session)
+    if key is None:
+        return found
+    return found | {genre for genre, arms in _arm_lists(study, connection, key).items() if arms}
 
 
 def remaining(connection: Connection, study: Study, session: dict) -> int:
@@ -197,6 +219,7 @@ def owed_arms_lost(connection: Connection, study: Study, toml: Path) -> list[str
         f"{toml}: conditions: no entry with name = '{name}', an arm {count} participant(s) part-way "
         f"through a within-subjects sequence have still to write in (their order was fixed when they "
         f"began). Fix: restore that [[conditions]] entry (a renamed one keeps its old name) until "
-        f"they have written in it; `study status` counts the participants who began with each arm list."
+        f"they have written in it; to give it to no new participant, keep the entry with "
+        f"assign = false. `study status` counts the participants who began with each arm list."
         for name, count in sorted(owed_by.items())
     ]

@@ -197,3 +197,30 @@ def test_verify_names_the_prompt_reworded_after_the_record_in_one_line(planned):
     assert lines[0] == "DEVIATION (setting) prompts[pig]: removed after the record"
     assert lines[1].startswith("DEVIATION (setting) prompts[mana].text: \"Humans once wielded")
     assert lines[1].endswith(' -> "Magic returns to a humbled Earth."')
+
+
+def test_verify_lists_an_arm_closed_to_new_participants_after_the_record(planned):
+    # Closing an arm (assign = false) changes who is given it from then on: a deviation a
+    # methods reviewer must see, named for what it did.
+    run("preregister", planned)
+    assert all(arm["assign"] is True for arm in json.loads((planned / "preregistration.json").read_text())["arms"])
+    edit(planned, lambda data: data["conditions"][0].update(assign=False))
+    result = run("preregister", "verify", planned)
+    assert result.exit_code == 0, result.output
+    assert ("DEVIATION (arm) creative-low.assign: true -> false (closed to new participants after the record)"
+            in result.output)
+    assert "creative-high.assign" not in result.output
+
+
+def test_a_record_made_before_arms_could_be_closed_counts_its_arms_as_open(planned):
+    from study.plan import deviations
+
+    run("preregister", planned)
+    signed = json.loads((planned / "preregistration.json").read_text())
+    for arm in signed["arms"]:
+        del arm["assign"]  # as a record of an earlier version holds them
+    assert [d for d in deviations.compare(signed, config.load(planned), {}) if d.kind == "arm"] == []
+    edit(planned, lambda data: data["conditions"][1].update(assign=False))
+    found = [d for d in deviations.compare(signed, config.load(planned), {}) if d.kind == "arm"]
+    assert [(d.what, d.detail) for d in found] == [
+        ("creative-high.assign", "true -> false (closed to new participants after the record)")]

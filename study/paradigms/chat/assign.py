@@ -22,10 +22,15 @@ from study.store import sessions as session_store
 _random = random.SystemRandom()
 
 
-def choose_condition(connection: Connection, study: Study) -> Condition:
+def choose_condition(connection: Connection, study: Study) -> Condition | None:
+    """The rule (module docstring) over the assistants not closed with `assign = false`; None
+    when every one is closed: the study takes no new participant."""
+    candidates = [c for c in study.conditions if c.assign]
+    if not candidates:
+        return None
     counts = session_store.condition_counts(connection)
-    fewest = min(counts[c.name] for c in study.conditions)
-    return _random.choice([c for c in study.conditions if counts[c.name] == fewest])
+    fewest = min(counts[c.name] for c in candidates)
+    return _random.choice([c for c in candidates if counts[c.name] == fewest])
 
 
 def choose_type(connection: Connection, study: Study, condition: str) -> str:

@@ -38,12 +38,15 @@ blueprint = Blueprint("chat", __name__, template_folder="templates", static_fold
 OWN_QUESTIONS = 5  # rows for the participant's own questions (App. E: "Add New Question")
 
 
-def _assigned(session: dict) -> dict:
-    """The session's chat row, made on first sight: assistant, document type, intents shown."""
+def _assigned(session: dict) -> dict | None:
+    """The session's chat row, made on first sight: assistant, document type, intents shown;
+    None for a new session while every assistant is closed (`assign = false`)."""
     with writing(engine()) as connection:
         row = chat_store.get(connection, session["session_id"])
         if row is None:
             condition = assign.choose_condition(connection, study())
+            if condition is None:
+                return None
             document_type = assign.choose_type(connection, study(), condition.name)
             session_store.update_session(connection, session["session_id"], condition=condition.name,
                                          paradigm=condition.paradigm)
@@ -54,10 +57,14 @@ def _assigned(session: dict) -> dict:
 
 
 @blueprint.route("/s/<session_id>/intent", methods=["GET", "POST"])
-@contract.declare("Choose an intent (CollabLLM step 1)", form="api/pages.schema.json#/$defs/intentForm", responses={200: None, 302: None})
+@contract.declare("Choose an intent (CollabLLM step 1)", form="api/pages.schema.json#/$defs/intentForm", responses={200: None, 302: None, 403: None})
 @at_stage("intent")
 def intent(session_id, session):
     row = _assigned(session)
+    if row is None:
+        return render_template("message.html", study=study(), title="Closed to new writers",
+                               message="This study is not taking new writers at the moment. Thank you for "
+                               "your interest; please close this page."), 403  # fmt: skip
     settings = study().chat
     offered = [settings.intent(key) for key in row["offered"]]
     chosen, error = None, None
