@@ -50,7 +50,7 @@ from granian.log import LogLevels
 from study.server import model_calls
 from study.server.event_lane import EventLane
 from study.server.limits import Limits
-from study.store.engine import keep_write_connection
+from study.store.engine import hold_open, keep_write_connection
 
 DEFAULT_WRITERS = 1000
 _PR_SET_PDEATHSIG = 1
@@ -83,6 +83,7 @@ def _app_in_worker() -> Flask:
     die_with_master()
     assert _app is not None, "serving.run sets the app before the workers start"
     keep_write_connection(_app.extensions["study.engine"])  # the worker's engine lives as long as it
+    hold_open(_app.extensions["study.engine"])  # seen by `study copy-database` before its first writer
     return _app
 
 

@@ -361,6 +361,17 @@ def keep_write_connection(engine: Engine) -> None:
         event.listen(engine, "engine_disposed", _drop_kept)
 
 
+def hold_open(engine: Engine) -> None:
+    """Open this process's kept write connection now rather than at its first write: a served
+    worker then holds study.db open from its start, so `study copy-database` (which must be alone
+    with the file, study.store.copy_database) sees a server no writer has reached yet. Its first
+    writer would otherwise be stored in study.db after the copy, and never reach PostgreSQL.
+    Only after the fork (a connection must not cross one); nothing to hold on PostgreSQL."""
+    turn = _write_turns.get(engine)
+    if turn is not None and turn.keeps and turn.database is not None:
+        _kept(engine)
+
+
 @contextmanager
 def group_connection(engine: Engine) -> Iterator[Connection]:
     """The connection for one PostgreSQL transaction of the process's group writer

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import socket
 import sqlite3
+import sys
 import time
 import uuid
 from contextlib import closing
@@ -28,6 +29,7 @@ from study.server import create_app
 from study.server.stages import lost_names
 from study.store import activity, create_tables, make_engine, reading, writing
 from study.store.db import metadata
+from tests.scale.servers import ServerProcess, free_port
 from tests.server.flow import finish, start, to_writing
 from tests.store.records import Editor
 
@@ -263,6 +265,24 @@ def test_a_server_no_writer_has_reached_yet_is_seen_by_its_open_database(piloted
     assert table_names(with_driver(new_database)) == []
     idle.extensions["study.engine"].dispose()  # the server stopped
     assert copy(piloted, new_database).exit_code == 0
+
+
+def test_a_study_serve_no_writer_has_reached_yet_is_refused(piloted, new_database, tmp_path):
+    # `study serve` itself: its master empties the pool before forking the workers, so a worker
+    # that has answered only /healthz (no database) must still hold study.db open, or the copy
+    # goes ahead under it and its first writer is stored in study.db alone.
+    port = free_port()
+    server = ServerProcess([sys.executable, "-m", "study", "serve", str(piloted), "--port", str(port),
+                            "--workers", "1"], port, tmp_path / "serve.log")
+    server.start(timeout=60)
+    try:
+        refused = copy(piloted, new_database)
+    finally:
+        server.stop()
+
+    assert refused.exit_code == 1, refused.output
+    assert "is open in another program" in refused.output and "Nothing was copied" in refused.output
+    assert table_names(with_driver(new_database)) == []
 
 
 def test_a_server_that_cannot_be_reached_is_named_without_its_password(piloted):
