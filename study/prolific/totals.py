@@ -101,8 +101,12 @@ def check_currency(connection: Connection, environment: str, currency: str | Non
 def state_earlier_currency(connection: Connection, environment: str, currency: str) -> int:
     """Record the researcher's word for the currency of the entries written before entries
     recorded one (looked up on Prolific); returns how many. Entries that say theirs keep it."""
-    if len(currency) != 3 or not currency.isascii() or not currency.isalpha():
-        raise ValueError(f"--earlier-currency {currency!r} is not an ISO currency code. Fix: e.g. GBP or USD.")
+    # Only the currencies Prolific pays in: a typo ("GPB") would be stored for good (an entry
+    # that says its currency keeps it), and every later spend refused as mixing currencies.
+    if currency.upper() not in money.SYMBOLS:
+        known = " or ".join(sorted(money.SYMBOLS))
+        raise ValueError(f"--earlier-currency {currency!r} is not a currency Prolific pays in; nothing was "
+                         f"recorded. Fix: give the one the workspace's invoices show, {known}.")
     stated = f"currency {currency.upper()} stated by the researcher"
     return connection.execute(
         update(payments)

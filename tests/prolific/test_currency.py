@@ -156,3 +156,19 @@ def test_an_older_database_opens_and_shows_its_entries_of_unknown_currency(run, 
     study_id, out = publish(run, study_folder, places=1)
     assert f"{study_id}: published." in out
     assert {e["currency"] for e in stored_entries(study_folder)} == {"GBP"}
+
+
+def test_a_currency_prolific_does_not_pay_in_is_refused_and_the_entries_stay_unknown(run, study_folder, prolific, task_client):
+    # A typo stored as the researcher's word would stay for good and refuse every later spend.
+    study_id, _ = publish(run, study_folder, places=1)
+    _as_the_version_before_currencies_left_it(study_folder)
+
+    out = run("prolific", "ledger", str(study_folder), "--earlier-currency", "GPB", code=1)
+
+    assert "'GPB' is not a currency Prolific pays in; nothing was recorded" in out and "GBP or USD" in out
+    assert {e["currency"] for e in stored_entries(study_folder)} == {None}
+    assert "2 entries of unknown currency are now in GBP." not in out
+    out = run("prolific", "ledger", str(study_folder), "--earlier-currency", "GBP")
+    assert "are now in GBP" in out
+    out = run("prolific", "ledger", str(study_folder), "--earlier-currency", "GBP")
+    assert "No entry is of unknown currency" in out and "0 entries" not in out

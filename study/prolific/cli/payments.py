@@ -67,7 +67,8 @@ def ledger_command(directory, earlier_currency, api_url, live: bool) -> None:
     if earlier_currency:
         with writing(ctx.engine) as connection:
             stated = ledger.state_earlier_currency(connection, ctx.environment, earlier_currency)
-        click.echo(f"{stated} entries of unknown currency are now in {earlier_currency.upper()}.")
+        click.echo(f"{stated} entries of unknown currency are now in {earlier_currency.upper()}." if stated
+                   else "No entry is of unknown currency: every one already says its own; nothing was recorded.")
     with reading(ctx.engine) as connection:
         rows = ledger.entries(connection, ctx.environment)
         per_currency = ledger.by_currency(connection, ctx.environment)
