@@ -194,6 +194,11 @@ def presurvey(session_id, session):
 def prompt(session_id, session):
 
     with writing(engine()) as connection:
+        # Within subjects, a participant back after their last arm (the "another" link of an
+        # older page, a bookmark) is told so at once, not after picking a prompt.
+        if study().assignment == "within" and within.every_arm_done(connection, study(), session):
+            return render_template("message.html", study=study(), title="Thank you",
+                                   message="You have written in every part of this study.")  # fmt: skip
         # A genre whose every arm is closed (assign = false) has no condition for a new session;
         # within subjects a participant still owed one of its arms takes its prompts as before.
         genres = (within.open_genres(connection, study(), session) if study().assignment == "within"
