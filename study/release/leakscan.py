@@ -21,7 +21,9 @@ SHA256SUMS and datapackage.json hashes are hex digests and pass the byte pattern
 
 The one exception is the study's own contact, which the release declares in datapackage.json
 (study.release.contact): its e-mail addresses and phone numbers pass in the card and in
-datapackage.json, and nowhere else.
+datapackage.json, and nowhere else. (The host of a URL that preregistration.json quotes from
+study.toml, a model endpoint at "http://127.0.0.1:8001/v1", is the study's own server, not
+personal data: `_without_url_host`.)
 """
 
 from __future__ import annotations
@@ -33,8 +35,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
+from urllib.parse import urlsplit
 
 from study.curation.runner import run
+from study.plan.record import RECORD_NAME as PREREGISTRATION
 from study.release import contact
 from study.release.csvtable import wide_fields
 from study.release.layout import CONVERSATIONS, SUMS, release_files
@@ -169,6 +173,8 @@ class LeakScanner:
             except ValueError:
                 value = path.read_text(encoding="utf-8", errors="replace")
             for where, text in _strings(value, ""):
+                if name == PREREGISTRATION and where.startswith("configuration."):
+                    text = _without_url_host(text)
                 yield from self._found(name, where or "(top)", text)
         else:
             for number, line in enumerate(
@@ -252,6 +258,22 @@ def _numeric_columns(directory: Path) -> dict[str, frozenset[str]]:
         }
     except (OSError, ValueError, KeyError, TypeError):
         return {}
+
+
+def _without_url_host(text: str) -> str:
+    """A setting's URL with its host blanked: the preregistration record quotes study.toml, whose
+    model endpoint or task page is often a bare address ("http://127.0.0.1:8001/v1"), the study's
+    own server, published on purpose as part of the plan and nobody's personal data. The record
+    is signed, so it cannot be redacted; the rest of the URL (a key in its query) is still scanned."""
+    try:
+        parts = urlsplit(text.strip())
+        host = parts.hostname
+    except ValueError:
+        return text
+    if parts.scheme not in ("http", "https") or not host:
+        return text
+    start = text.lower().find(host)
+    return text if start < 0 else text[:start] + " " * len(host) + text[start + len(host):]
 
 
 def _strings(value, where: str) -> Iterator[tuple[str, str]]:

@@ -39,3 +39,38 @@ def test_the_endpoints_password_never_reaches_a_release_through_the_preregistrat
     # Verifying the plan against the study still finds no deviation in the configuration.
     verified = CliRunner().invoke(main, ["preregister", "verify", str(folder)])
     assert verified.exit_code == 0, verified.output
+
+
+def test_a_study_whose_model_is_at_a_bare_address_is_released_with_its_preregistration(tmp_path):
+    # study.toml's own example, a local `study lm serve`: the record quotes it, signed, so the
+    # leak scan must not take the study's own server for a participant's IP address.
+    folder = a_study(tmp_path, declared=True)
+
+    def configure(data):
+        data.update(plan=PLAN)
+        data["suggestions"]["endpoint"] = "http://127.0.0.1:8001/v1"
+
+    edit(folder, configure)
+    assert CliRunner().invoke(main, ["preregister", str(folder)]).exit_code == 0
+    one_session(folder, " The lighthouse keeper waited.")
+
+    result, directory, _ = build(folder, tmp_path)
+
+    assert result.exit_code == 0, result.output
+    published = plan_record.load(directory / "preregistration.json")
+    assert published["configuration"]["suggestions"]["endpoint"] == "http://127.0.0.1:8001/v1"
+    verified = CliRunner().invoke(main, ["release", "verify", str(directory)])
+    assert verified.exit_code == 0, verified.output
+
+
+def test_an_address_a_writer_typed_is_still_caught_in_a_release(tmp_path):
+    # Only a URL's host in the record's configuration passes; the same address in a session is
+    # redacted, as before.
+    folder = a_study(tmp_path, declared=True)
+    one_session(folder, " My server is at 203.0.113.7 if you need it.")
+
+    result, directory, _ = build(folder, tmp_path)
+
+    assert result.exit_code == 0, result.output
+    for path in directory.rglob("*.jsonl"):
+        assert b"203.0.113.7" not in path.read_bytes(), path.name
