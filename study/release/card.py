@@ -261,6 +261,16 @@ def _collection(facts: ReleaseFacts) -> str:
             "beside it depended on their arm (`condition` in `metadata.csv`):\n\n"
             + "\n".join(described) + "\n\n"
         )
+    if study and study.assignment == "within":
+        # A reader pairing sessions needs to know they come in sets per writer, and in which order.
+        how += (
+            "**Arms were assigned within subjects:** each writer (`worker_id` in `metadata.csv`) "
+            "was to write one session in every arm of the prompt's genre, in the order of a row of "
+            "a Latin square (Williams' design for an even number of arms, the cyclic square for an "
+            "odd one), the r-th writer to begin taking row r; `timestamp` gives each writer's "
+            "order. Compare a writer's sessions with each other (paired), not as independent "
+            "groups.\n\n"
+        )
     out = [
         "## Collection process\n",
         how + "The browser logs every event with CoAuthor's names and sends it to the study "

@@ -77,6 +77,8 @@ class StudyInfo:
     # A chat study's [chat] min_exchanges (the finish works after that many), where a writing
     # study has its minimum writing time and prompts; None for a writing study.
     min_exchanges: int | None = None
+    # [design] assignment: "within" (each writer in every arm, study.server.within) or "between".
+    assignment: str = "between"
 
 
 @dataclass
@@ -297,6 +299,7 @@ def _study_info(study: study_config.Study) -> StudyInfo:
         consent_text=_plain_text(_render(study.consent_template, study)),
         contact=study.contact,
         min_exchanges=study.chat.min_exchanges if study.chat is not None else None,
+        assignment=study.assignment,
     )
 
 
