@@ -85,12 +85,21 @@ DESIGNS = {
 }
 
 
+PAPER_CONDITIONS_COMMENT = (
+    "# The paper's four conditions (App. A.2 and Fig. 2): two levels of randomness per genre.\n"
+    "# A new session gets the least-used condition of its prompt's genre (see README).\n"
+)
+
+
 def design_toml(text: str, design: Design) -> str:
     """The `study init` template's study.toml `text` made into `design`'s."""
     text = text.replace('name = "coauthor"', f'name = "{design.name}"', 1)
     data = tomllib.loads(text)
     genres = {c["genre"] for c in design.conditions}
     prompts = design.prompts or tuple(p for p in data["prompts"] if p["genre"] in genres)
+    # The template's comment on its conditions describes CoAuthor's four, balanced between
+    # subjects; above a design's arms (within subjects, for one) it would say the wrong thing.
+    text = text.replace(PAPER_CONDITIONS_COMMENT, "", 1)
     lines = text.splitlines(keepends=True)
     text = _replace_tables(lines, "[[conditions]]", {"conditions": list(design.conditions)},
                            f"# study init --design {design.name}: {design.summary}.\n")  # fmt: skip

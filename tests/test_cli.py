@@ -112,3 +112,16 @@ def test_init_names_the_step_study_serve_needs_before_it_serves_the_study(tmp_pa
     assert f"study demo --dir {folder}" in said
     assert f"{folder / 'consent.html'}" in said and "protocol director" in said
     assert said.index("consent.html") < said.index(f"study serve {folder}")
+
+
+def test_init_of_a_within_subjects_design_does_not_describe_the_papers_four_balanced_conditions(tmp_path):
+    # Above dhillon's three arms, assigned within subjects, study.toml said "The paper's four
+    # conditions ... A new session gets the least-used condition", which misleads its editor.
+    result = CliRunner().invoke(main, ["init", str(tmp_path / "s"), "--design", "dhillon"])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "s" / "study.toml").read_text(encoding="utf-8")
+
+    assert "The paper's four conditions" not in text and "least-used condition" not in text
+    assert "# study init --design dhillon: within subjects" in text
+    plain = CliRunner().invoke(main, ["init", str(tmp_path / "coauthor")])
+    assert plain.exit_code == 0 and "The paper's four conditions" in (tmp_path / "coauthor" / "study.toml").read_text()
