@@ -153,7 +153,7 @@ def status(directory: str) -> None:
     for line in recruitment:
         cap = f" of a {line.cap} cap" if line.cap is not None else " (no cap)"
         click.echo(f"{providers.provider_for(line.provider).title} ({line.environment}): "
-                   f"{line.submissions} submissions synced; committed {line.committed}{cap}, "
+                   f"{line.submissions} synced submissions awaiting review or approved; committed {line.committed}{cap}, "
                    f"paid {line.paid}")  # fmt: skip
     if study.surveys:
         click.echo("Surveys (submitted, in progress): " + ", ".join(

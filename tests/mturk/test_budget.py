@@ -201,7 +201,7 @@ def test_study_status_shows_mturks_committed_money_against_the_cap(cli, tmp_path
     assert status.exit_code == 0, status.output
     (line,) = [line for line in status.output.splitlines() if line.startswith("MTurk (")]
     # Two slots of $0.40 with MTurk's 20% fee reserved; nothing submitted or paid yet.
-    assert line.endswith(": 0 submissions synced; committed $0.96 of a $1.00 cap, paid $0.00")
+    assert line.endswith(": 0 synced submissions awaiting review or approved; committed $0.96 of a $1.00 cap, paid $0.00")
 
 
 # -- two commands at once on a PostgreSQL study database ----------------------------------

@@ -105,7 +105,7 @@ def test_study_qualify_runs_prolifics_qualify_for_a_round_run_on_prolific(ctx, p
     (line,) = [line for line in status.output.splitlines() if line.startswith("Prolific (prolific:")]
     # Two places of 2.50 reserved with Prolific's fee (0.83 each), the approved one paid, in the
     # emulated workspace's dollars, which every entry records.
-    assert line.endswith(": 2 submissions synced; committed $6.66 of a $1000.00 cap, paid $3.33")
+    assert line.endswith(": 2 synced submissions awaiting review or approved; committed $6.66 of a $1000.00 cap, paid $3.33")
 
     # With MTurk's submissions in the same database, the researcher says which round is meant.
     with writing(ctx.engine) as connection:
