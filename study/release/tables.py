@@ -3,8 +3,9 @@
 `metadata.csv` keeps CoAuthor's columns (shared data README, "Metadata columns") with two
 changes: `worker_id` holds the writer's pseudonym (`study.release.pseudonyms`), and the
 columns computed from the log (num_query ... written_by_human) are recomputed from the released
-log with `study.curation.metadata.official_metadata`, so they always agree with it (but for a
-control arm's suggestion counts, empty: not applicable). Source
+log with `study.curation.metadata.official_metadata`, so they always agree with it (but for the
+suggestion counts of a session that had no Tab list, a control arm's or a chat arm's: empty, not
+applicable, as `study export` leaves them). Source
 columns outside this list are not released. Rows are sorted by session_id.
 """
 
@@ -16,7 +17,9 @@ import math
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from study import control_arm
+from types import SimpleNamespace
+
+from study import control_arm, paradigms
 from study.curation.stats import COLUMNS as STATS_COLUMNS
 from study.curation.stats import SUMMARY_COLUMNS, Summary, condition_of
 from study.export.coauthor import METADATA_COLUMNS
@@ -50,9 +53,11 @@ _DESCRIPTIONS = {
     "a person; empty when the source does not say",
     "condition": "the study condition (arm) the session was assigned to; empty when the source "
     "does not say",
-    "paradigm": "the interaction paradigm the session ran with (its condition's then): none (a control arm, no assistant: its "
-    "suggestion counts are empty, not applicable), L0 (Tab suggestions, as CoAuthor), L1-L3 "
-    "(proactive ghost text); empty when the source does not say",
+    "paradigm": "the interaction paradigm the session ran with (its condition's then): none (a "
+    "control arm, no assistant: its suggestion counts are empty, not applicable), L0 (Tab "
+    "suggestions, as CoAuthor), L1-L3 (proactive ghost text), chat (a chat assistant in a panel "
+    "beside the editor, no Tab list: its suggestion counts are empty, not applicable; its "
+    "conversation is in conversations.jsonl); empty when the source does not say",
 }
 
 
@@ -62,7 +67,15 @@ def metadata_row(source_row: Mapping, pseudonym: str, official: Mapping, session
     row["session_id"] = session_id
     for column in COMPUTED:
         row[column] = official[column]
-    return control_arm.blank_suggestion_figures(row) if control_arm.is_control_row(row) else row
+    return control_arm.blank_suggestion_figures(row) if _had_no_tab_list(row) else row
+
+
+def _had_no_tab_list(row: Mapping) -> bool:
+    """A session that could not ask for a Tab list: a count of 0 would say the writer could ask
+    and did not. The same reading as `study export`'s metadata.csv (study.export.coauthor), so
+    the release and the export it is built from agree."""
+    arm = SimpleNamespace(paradigm=str(row.get("paradigm") or "") or None)
+    return control_arm.is_control_row(row) or not paradigms.counts_suggestions(arm)
 
 
 def metadata_schema() -> dict:

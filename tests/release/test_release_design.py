@@ -197,6 +197,43 @@ def test_a_study_with_a_chat_arm_releases_its_sessions_without_reporting_the_con
     assert sorted(r["paradigm"] for r in rows) == ["chat", "none"]
 
 
+def test_a_chat_arms_suggestion_counts_are_not_applicable_in_the_release_as_in_the_export(tmp_path):
+    """A chat arm's writer had no Tab list: metadata.csv leaves its suggestion counts empty (not
+    applicable), as the control arm's and as `study export` does, not 0 (which would say the writer
+    could ask and never did); datapackage.json's `paradigm` field says so."""
+    folder = tmp_path / "study"
+    write_study_files(folder, design="realhumaneval", replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
+    study = config.load(folder)
+    client = create_app(study, suggestion_engine=object()).test_client()
+    events = [json.loads(line) for line in (COAUTHOR / "sessions" / f"{SMALLEST}.jsonl").read_text().splitlines()]
+    for code in ("lab-control", "lab-ghost", "lab-chat"):  # the three arms, in study.toml order
+        session_id = start(client, access_code=code)
+        to_writing(client, session_id, prompt="obama")
+        if code != "lab-ghost":
+            take_part(client, session_id, events)
+    client.application.extensions["study.engine"].dispose()
+    key = init_keyfile(tmp_path / "study.key")
+    runner = CliRunner()
+    exported = runner.invoke(main, ["export", str(folder), "--out", str(tmp_path / "export")])
+    assert exported.exit_code == 0, exported.output
+    result = runner.invoke(main, ["release", "build", str(folder), "--version", "1.0.0",
+                                  "--out", str(tmp_path / "releases"), "--key", str(key.path), "-j", "1"])
+    assert result.exit_code == 0, result.output
+
+    directory = tmp_path / "releases" / "realhumaneval-1.0.0"
+    counts = ("num_query", "num_selected", "perc_selected")
+    released = {r["paradigm"]: r for r in csv.DictReader((directory / "metadata.csv").open(encoding="utf-8"))}
+    export = {r["paradigm"]: r for r in csv.DictReader((tmp_path / "export" / "metadata.csv").open(encoding="utf-8"))}
+    for paradigm in ("chat", "none"):
+        assert [released[paradigm][c] for c in counts] == ["", "", ""], paradigm
+        assert [export[paradigm][c] for c in counts] == ["", "", ""], paradigm
+    package = json.loads((directory / "datapackage.json").read_text(encoding="utf-8"))
+    (metadata,) = [r for r in package["resources"] if r["path"] == "metadata.csv"]
+    (field,) = [f for f in metadata["schema"]["fields"] if f["name"] == "paradigm"]
+    assert "chat (a chat assistant in a panel beside the editor, no Tab list: its suggestion counts are empty" in field["description"]
+    assert runner.invoke(main, ["release", "verify", str(directory), "--key", str(key.path)]).exit_code == 0
+
+
 def test_the_card_describes_each_arm_as_it_ran_and_says_where_a_chat_arms_conversations_are(tmp_path):
     """A reader of a RealHumanEval-style release (no model, ghost text, chat) learns from the card
     what each arm's writers had, not that everyone pressed Tab for a list."""
