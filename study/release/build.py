@@ -253,7 +253,7 @@ def _write_release(
         rows.append(
             tables.metadata_row(session.metadata, alias, processed.official, processed.session_id)
         )
-        stats.append(processed.stats)
+        stats.append(tables.stats_row(processed.stats, rows[-1]))
         formats[processed.format] += 1
         firsts.append(processed.official["first_timestamp"])
         lasts.append(processed.official["last_timestamp"])

@@ -180,7 +180,10 @@ def _composition(s: ReleaseFacts) -> str:
         "`assistant_share` and `outside_share` of the final text, and `outside_inserts`, the "
         "inserts of text from outside the study, so a reader can drop or keep those sessions); "
         f"`{SUMMARY_CSV}`: their means by genre and by "
-        "condition (the paper's Table 3).",
+        "condition (the paper's Table 3; a condition is the arm `metadata.csv` names, else the "
+        "decoding settings). A session without a Tab list (a control or chat arm's) has its "
+        "suggestion counts empty, not applicable, here as in `metadata.csv`, and is left out of "
+        "the means of queries and acceptance.",
     ]
     if s.survey_sessions:
         files.append(

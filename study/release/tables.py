@@ -163,12 +163,26 @@ SUMMARY_HEADER = ("grouping", "group", "sessions") + tuple(
 )
 
 
+def stats_row(stats: Mapping, metadata_row: Mapping) -> dict:
+    """A session's row of stats.csv: the curation core's statistics, but for a session that had no
+    Tab list, whose suggestion counts are empty as in metadata.csv (not applicable), so the two
+    files do not say 0 and "not applicable" of one session, and summary.csv's queries and
+    acceptance are over the sessions that could ask (as `study report`'s Table 3)."""
+    if not _had_no_tab_list(metadata_row):
+        return dict(stats)
+    return {**stats, **{column: None for column in control_arm.SUGGESTION_COLUMNS}}
+
+
 def summary_rows(stats: Sequence[Mapping], metadata: Mapping[str, Mapping]) -> list[dict]:
-    """Table 3-style means per genre and per condition (`study.curation.stats.Summary`)."""
+    """Table 3-style means per genre and per condition (`study.curation.stats.Summary`). The
+    condition is the session's arm where the source names one (a study's, as in metadata.csv and
+    the card), else CoAuthor's reading of its decoding settings (Figure 2's low/high randomness):
+    a study's arms that share a temperature are not one condition."""
     enriched = {
         session_id: {
             **row,
-            "condition": condition_of(row.get("temperature"), row.get("frequency_penalty")),
+            "condition": row.get("condition")
+            or condition_of(row.get("temperature"), row.get("frequency_penalty")),
         }
         for session_id, row in metadata.items()
     }

@@ -197,10 +197,10 @@ def test_a_study_with_a_chat_arm_releases_its_sessions_without_reporting_the_con
     assert sorted(r["paradigm"] for r in rows) == ["chat", "none"]
 
 
-def test_a_chat_arms_suggestion_counts_are_not_applicable_in_the_release_as_in_the_export(tmp_path):
-    """A chat arm's writer had no Tab list: metadata.csv leaves its suggestion counts empty (not
-    applicable), as the control arm's and as `study export` does, not 0 (which would say the writer
-    could ask and never did); datapackage.json's `paradigm` field says so."""
+def _released_with_three_arms(tmp_path, export: bool = False):
+    """A RealHumanEval-style study (no model, ghost text, chat) whose control and chat writers
+    finish a session, the ghost-text writer none; its release 1.0.0 (and, if `export`, its
+    `study export` in tmp_path/export)."""
     folder = tmp_path / "study"
     write_study_files(folder, design="realhumaneval", replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
     study = config.load(folder)
@@ -214,13 +214,23 @@ def test_a_chat_arms_suggestion_counts_are_not_applicable_in_the_release_as_in_t
     client.application.extensions["study.engine"].dispose()
     key = init_keyfile(tmp_path / "study.key")
     runner = CliRunner()
-    exported = runner.invoke(main, ["export", str(folder), "--out", str(tmp_path / "export")])
-    assert exported.exit_code == 0, exported.output
+    if export:
+        exported = runner.invoke(main, ["export", str(folder), "--out", str(tmp_path / "export")])
+        assert exported.exit_code == 0, exported.output
     result = runner.invoke(main, ["release", "build", str(folder), "--version", "1.0.0",
                                   "--out", str(tmp_path / "releases"), "--key", str(key.path), "-j", "1"])
     assert result.exit_code == 0, result.output
-
     directory = tmp_path / "releases" / "realhumaneval-1.0.0"
+    assert runner.invoke(main, ["release", "verify", str(directory), "--key", str(key.path)]).exit_code == 0
+    return directory
+
+
+def test_a_chat_arms_suggestion_counts_are_not_applicable_in_the_release_as_in_the_export(tmp_path):
+    """A chat arm's writer had no Tab list: metadata.csv leaves its suggestion counts empty (not
+    applicable), as the control arm's and as `study export` does, not 0 (which would say the writer
+    could ask and never did); datapackage.json's `paradigm` field says so."""
+    directory = _released_with_three_arms(tmp_path, export=True)
+
     counts = ("num_query", "num_selected", "perc_selected")
     released = {r["paradigm"]: r for r in csv.DictReader((directory / "metadata.csv").open(encoding="utf-8"))}
     export = {r["paradigm"]: r for r in csv.DictReader((tmp_path / "export" / "metadata.csv").open(encoding="utf-8"))}
@@ -231,7 +241,25 @@ def test_a_chat_arms_suggestion_counts_are_not_applicable_in_the_release_as_in_t
     (metadata,) = [r for r in package["resources"] if r["path"] == "metadata.csv"]
     (field,) = [f for f in metadata["schema"]["fields"] if f["name"] == "paradigm"]
     assert "chat (a chat assistant in a panel beside the editor, no Tab list: its suggestion counts are empty" in field["description"]
-    assert runner.invoke(main, ["release", "verify", str(directory), "--key", str(key.path)]).exit_code == 0
+
+
+def test_summary_csv_gives_the_means_of_each_arm_by_its_name_and_no_suggestion_figures_without_a_tab_list(tmp_path):
+    """summary.csv's conditions are the arms metadata.csv and the card name, not a reading of
+    their temperatures (which put a control arm, calling no model, under "unknown"); a control
+    or chat arm's queries and acceptance are empty there and in stats.csv, as in metadata.csv,
+    not a mean of zeros."""
+    directory = _released_with_three_arms(tmp_path)
+
+    summary = {(r["grouping"], r["group"]): r for r in csv.DictReader((directory / "summary.csv").open(encoding="utf-8"))}
+    assert {group for grouping, group in summary if grouping == "condition"} == {"no-model", "chat", "combined"}
+    for group in ("no-model", "chat", "combined"):
+        row = summary[("condition", group)]
+        assert (row["sessions"], row["queries"], row["acceptance (%)"]) == ("1" if group != "combined" else "2", "", ""), group
+        assert row["length (words)"] != "", group  # what the logs do say is still averaged
+    metadata = {r["session_id"]: r["paradigm"] for r in csv.DictReader((directory / "metadata.csv").open(encoding="utf-8"))}
+    for row in csv.DictReader((directory / "stats.csv").open(encoding="utf-8")):
+        assert (row["num_query"], row["num_selected"], row["perc_selected"]) == ("", "", ""), metadata[row["session_id"]]
+        assert row["num_event"] != ""
 
 
 def test_the_card_describes_each_arm_as_it_ran_and_says_where_a_chat_arms_conversations_are(tmp_path):
