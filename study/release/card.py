@@ -250,6 +250,15 @@ def _collection(facts: ReleaseFacts) -> str:
     arms = [c for c in study.conditions if c.get("arm")] if study else []
     if not facts.sessions:
         how = chat_card.COLLECTION
+    elif not study:
+        # A folder of session files (the CoAuthor release as distributed, 2021) says nothing of the
+        # editor that recorded it: its writers need not have used this toolkit's.
+        how = (
+            "The logs are in CoAuthor's format: the prompt is the initial text; pressing Tab asks "
+            "the model for suggestions, which appear in a list the writer may accept, navigate or "
+            "dismiss. The source was a folder of session files, which does not say which editor "
+            "or server recorded them.\n"
+        )
     elif not arms:
         how = (
             "Writers used the toolkit's editor: the prompt is the initial text; pressing Tab asks "
@@ -274,10 +283,13 @@ def _collection(facts: ReleaseFacts) -> str:
             "order. Compare a writer's sessions with each other (paired), not as independent "
             "groups.\n\n"
         )
+    recorded = "" if not study else (
+        "The browser logs every event with CoAuthor's names and sends it to the study server, "
+        "which stores it before acknowledging it.\n"
+    )
     out = [
         "## Collection process\n",
-        how + "The browser logs every event with CoAuthor's names and sends it to the study "
-        "server, which stores it before acknowledging it.\n",
+        how + recorded,
         f"**Over what timeframe?** From {facts.first_date} to {facts.last_date} (first and last "
         "event, UTC).\n",
     ]

@@ -61,3 +61,18 @@ def test_a_release_of_a_folder_of_sessions_keeps_the_table_of_metadatas_settings
     assert "| genre | temperature | frequency penalty | sessions |" in table
     assert "| creative | 0.75 | 1 | 1 |" in table and "| argumentative | 0.2 | 0.5 | 1 |" in table
     assert "| condition |" not in card
+
+
+def test_a_release_of_a_folder_of_sessions_does_not_say_who_recorded_them(tmp_path, key):
+    """The CoAuthor sessions as distributed were written in 2021 with CoAuthor's own interface:
+    the card of a folder of sessions says their format, not that the writers used this toolkit's
+    editor and server, which nothing in the folder records."""
+    source = copy_source(tmp_path / "coauthor", [metadata_rows()[0]["session_id"]])
+
+    built = build_release(source, version="1.0.0", out=tmp_path / "releases", key_path=key.path, processes=1)
+
+    card = (built.directory / "README.md").read_text(encoding="utf-8")
+    collection = card.split("## Collection process\n", 1)[1].split("**Over what timeframe?**")[0]
+    assert "toolkit's editor" not in collection and "study server" not in collection
+    assert collection.strip().startswith("The logs are in CoAuthor's format: the prompt is the initial text;")
+    assert "does not say which editor or server recorded them" in collection
