@@ -133,6 +133,8 @@ def differences(study: study_config.Study, arms: list[Arm]) -> list[str]:
     re-running the study from study.toml (or the preregistration's copy of it) must learn that
     it no longer says what these sessions had."""
     notes, unused = [], []
+    # A chat study's card counts conversations (its instances), a writing study's sessions.
+    unit = "conversation" if study.chat is not None else "session"
     for condition in study.conditions:
         ran = [arm for arm in arms if arm.name == condition.name and arm.sessions]
         if not ran:
@@ -153,16 +155,17 @@ def differences(study: study_config.Study, arms: list[Arm]) -> list[str]:
             shown = now if key == "paradigm" else text(now) if now else "none"
             total = sum(had.values())
             notes.append(f"study.toml now sets {LABELS[key]} {shown} for `{condition.name}`; of its {total} "
-                         f"released session{'s' if total != 1 else ''}, {', '.join(parts)}.")  # fmt: skip
-        notes += _prompt_differs(study, condition, ran)
+                         f"released {unit}{'s' if total != 1 else ''}, {', '.join(parts)}.")  # fmt: skip
+        notes += _prompt_differs(study, condition, ran, unit)
     if unused:
         names = unused[0] if len(unused) == 1 else f"{', '.join(unused[:-1])} and {unused[-1]}"
-        notes.append(f"No released session ran with {names}, which study.toml has as "
+        notes.append(f"No released {unit} ran with {names}, which study.toml has as "
                      f"condition{'s' if len(unused) != 1 else ''}.")  # fmt: skip
     return notes
 
 
-def _prompt_differs(study: study_config.Study, condition: study_config.Condition, ran: list[Arm]) -> list[str]:
+def _prompt_differs(study: study_config.Study, condition: study_config.Condition, ran: list[Arm],
+                    unit: str) -> list[str]:
     """The note when sessions' calls recorded a system prompt other than study.toml's now. The
     prompts themselves (a few KB each) are left to arms.json: the card only points there. Today's
     is the condition's own, or for a Tab arm in chat mode without one the study's [suggestions]
@@ -173,7 +176,7 @@ def _prompt_differs(study: study_config.Study, condition: study_config.Condition
         return []
     total = sum(arm.sessions for arm in ran)
     return [f"study.toml now sets another system prompt for `{condition.name}` than {other} of its {total} "
-            f"released session{'s' if total != 1 else ''} ran with; `arms.json` gives each that ran."]  # fmt: skip
+            f"released {unit}{'s' if total != 1 else ''} ran with; `arms.json` gives each that ran."]  # fmt: skip
 
 
 @dataclass(frozen=True)

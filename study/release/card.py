@@ -141,8 +141,10 @@ def _composition(s: ReleaseFacts) -> str:
     ]
     if s.simulated:
         out.append(
-            f"**{s.simulated} of these sessions were written by simulated writers** (`study "
-            "simulate`: a language model playing a participant), not by people; "
+            (f"**{s.simulated} of these sessions were written by simulated writers** (`study "
+             if s.sessions else
+             f"**{s.simulated} of these conversations were had by simulated participants** (`study ")
+            + "simulate`: a language model playing a participant), not by people; "
             + ("`metadata.csv` marks them `simulated=true`" if s.sessions else
                f"`{CONVERSATIONS}` marks them `\"simulated\": true`")
             + ". Leave them out of any analysis of human writing.\n"

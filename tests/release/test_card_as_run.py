@@ -13,7 +13,8 @@ from study import config
 from study.release.cli import release
 from study.release.keys import init_keyfile
 from study.server import create_app
-from study.store import writing
+from study.store import make_engine, writing
+from study.store.simulated import mark
 from study.store import sessions as session_store
 from tests.chat.conftest import chat_folder  # noqa: F401 - a fixture
 from tests.export.served_as_run import ARM, SWAPPED, a_study, change_arm, serve_one
@@ -106,6 +107,10 @@ def test_a_chat_studys_assistants_are_published_as_their_conversations_ran(chat_
         return found
 
     first = serve(WRITER)
+    engine = make_engine(config.load(chat_folder).database_url)
+    with writing(engine) as connection:  # as `study simulate` marks its participants
+        mark(connection, first["session_id"], persona="careful", intent="a post", model="deterministic")
+    engine.dispose()
     toml.write_text(toml.read_text().replace("temperature = 0.6", "temperature = 0.95")
                     .replace('model = "Llama-3.1-8B-Instruct"', 'model = "Qwen2.5-7B-Instruct"'))  # fmt: skip
     serve(WITHDRAWN)  # only a code of the lab's list here: nobody withdrew
@@ -116,7 +121,11 @@ def test_a_chat_studys_assistants_are_published_as_their_conversations_ran(chat_
     model = "collabllm-llama-3.1-8b" if arm == "collabllm" else "Llama-3.1-8B-Instruct"
     rows = card_rows(card)[arm]
     assert any((r["model"], r.get("temperature"), r.get("mode"), r.get("n")) == (model, "0.6", "chat", "1") for r in rows), rows
-    assert f"study.toml now sets temperature 0.95 for `{arm}`" in card
+    assert f"study.toml now sets temperature 0.95 for `{arm}`; of its " in card
+    # The card counts a chat study's conversations, its notes and its line on simulation too.
+    assert "released session" not in card and "released conversation" in card
+    assert "No released conversation ran with" in card  # 2 conversations, 3 assistants
+    assert "**1 of these conversations were had by simulated participants**" in card
     arms = json.loads((directory / "arms.json").read_text(encoding="utf-8"))["arms"]
     assert (model, 0.6) in [(a["model"], a["temperature"]) for a in arms if a["name"] == arm and a["sessions"]]
 
