@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from study.release import card, contact, tables
+from study.release import card, contact, design, tables
 from study.release.checksums import sha256_file
 from study.release.facts import LAYOUT_VERSION, ReleaseFacts
 from study.release.layout import (
@@ -72,7 +72,9 @@ def build(directory: Path, facts: ReleaseFacts) -> dict:
         resources.append(_table(directory, SURVEY_CSV, "survey", survey, description))
     description = "Statistics per session from the curation core (study.curation.stats)."
     resources.append(_table(directory, STATS_CSV, "stats", tables.stats_schema(), description))
-    description = "Means by genre and by condition (the paper's Table 3)."
+    description = ("Means by genre and by condition (the paper's Table 3): a condition is the "
+                   "arm metadata.csv names, else its decoding settings; queries and acceptance "
+                   "are over the sessions that had a Tab list, empty for a group without one.")
     summary = tables.summary_schema()
     resources.append(_table(directory, SUMMARY_CSV, "summary", summary, description))
     if (directory / CONVERSATIONS).is_file():
@@ -92,8 +94,10 @@ def build(directory: Path, facts: ReleaseFacts) -> dict:
         for path in (p for p in paths if p.is_file()):
             relative = path.relative_to(directory).as_posix()
             kind = path.suffix.lstrip(".")
+            described = {"description": design.DESCRIPTIONS[relative]} if relative in design.DESCRIPTIONS else {}
             resources.append(_file(directory, relative, path.stem.lower(), format=kind,
-                                   mediatype=_MEDIATYPES.get(kind, "application/octet-stream")))  # fmt: skip
+                                   mediatype=_MEDIATYPES.get(kind, "application/octet-stream"),
+                                   **described))  # fmt: skip
     for path in sorted((directory / SESSIONS).glob("*.jsonl")):
         resources.append(_file(directory, f"{SESSIONS}/{path.name}", f"session-{path.stem}",
                                format="jsonl", mediatype="application/jsonl",

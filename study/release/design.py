@@ -35,6 +35,20 @@ from study.store import create_tables, make_engine, reading
 ARMS = "arms.json"
 JUDGING = "judging"
 PREREGISTRATION = plan_record.RECORD_NAME
+# datapackage.json's word on each design file (study.release.datapackage), so a reader of the
+# package alone learns what arms.json's entries are and what its nulls mean.
+DESCRIPTIONS = {
+    ARMS: "Every arm (condition) of the study as its released sessions ran it, under `arms`: "
+    "name, paradigm (none: a control arm, no assistant), genre, the model its calls asked for "
+    "(`model`) and the models that answered (`answered_models`), mode, n, max_tokens, "
+    "temperature, top_p, presence_penalty, frequency_penalty, the system prompt its calls were "
+    "sent with (`system_prompt`; a list where they were sent several), and `sessions`. An arm whose settings changed during the study has an entry "
+    "per setting that ran; null is a setting nothing stored with the sessions records; an arm "
+    "with `sessions` 0 ran no released session and is as study.toml has it.",
+    PREREGISTRATION: "The signed record of `study preregister`, as it is (its signature still "
+    "verifies): the plan, the arms and study.toml as configured when it was signed (arms.json "
+    "says how the released sessions ran the arms).",
+}
 
 
 def _results(study: study_config.Study) -> judging_results.Results | None:

@@ -262,6 +262,22 @@ def test_summary_csv_gives_the_means_of_each_arm_by_its_name_and_no_suggestion_f
         assert row["num_event"] != ""
 
 
+def test_datapackage_describes_arms_json_and_summary_csv_as_they_are(tmp_path):
+    """A reader of datapackage.json alone learns what arms.json's entries are and what its nulls
+    mean, and that summary.csv's conditions are the arms (its queries empty without a Tab list)."""
+    directory = _released_with_three_arms(tmp_path)
+
+    package = json.loads((directory / "datapackage.json").read_text(encoding="utf-8"))
+    described = {r["path"]: r.get("description") or "" for r in package["resources"]}
+    assert described["arms.json"].startswith("Every arm (condition) of the study as its released sessions ran it")
+    assert "null is a setting nothing stored with the sessions records" in described["arms.json"]
+    arms = json.loads((directory / "arms.json").read_text(encoding="utf-8"))["arms"]
+    for key in arms[0]:  # every key of an entry is named in the description
+        assert f"{key}" in described["arms.json"], key
+    assert "a condition is the arm metadata.csv names" in described["summary.csv"]
+    assert "empty for a group without one" in described["summary.csv"]
+
+
 def test_the_card_describes_each_arm_as_it_ran_and_says_where_a_chat_arms_conversations_are(tmp_path):
     """A reader of a RealHumanEval-style release (no model, ghost text, chat) learns from the card
     what each arm's writers had, not that everyone pressed Tab for a list."""
