@@ -366,10 +366,11 @@ def _preprocessing(facts: ReleaseFacts) -> str:
         "`<EMAIL_____________>`, where it was typed, so the logs still replay: the text at any "
         "event is the original text with masked characters. Names of people and places are not "
         "detected.\n",
-        f"Findings in this release ({places or 'none'}; {facts.redacted_sessions} sessions "
-        "affected):\n",
+        f"Findings in this release ({places or 'none'}; {facts.redacted_sessions} "
+        f"{'sessions' if facts.sessions else 'conversations'} affected):\n",
         kinds,
-        f"**Withdrawals.** Sessions of writers who withdrew are left out{withdrawn}.\n",
+        ("**Withdrawals.** Sessions of writers" if facts.sessions else
+         "**Withdrawals.** Conversations of participants") + f" who withdrew are left out{withdrawn}.\n",
     ] + ([  # a chat study's metadata.csv has no rows to recompute
         "**Recomputed columns.** The metadata columns computed from a log are recomputed from "
         "the released log.\n",

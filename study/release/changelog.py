@@ -30,18 +30,20 @@ def render(facts: ReleaseFacts, previous_changelog: str = "") -> str:
 def entry(facts: ReleaseFacts) -> str:
     sections: dict[str, list[str]] = {"Added": [], "Changed": [], "Removed": [], "Security": []}
     diff = facts.diff
+    # A chat study's instances are conversations, had by participants (as its card says).
+    unit, who = ("session", "writer") if facts.sessions or not facts.conversations else ("conversation", "participant")
     if diff is None:
         sections["Added"].append(
             f"First release: {facts.sessions} {_plural(facts.sessions, 'session')} by "
             f"{facts.writers} {_plural(facts.writers, 'writer')}, written {_span(facts)}."
-            if facts.sessions or not facts.conversations else
-            f"First release: {facts.conversations} {_plural(facts.conversations, 'conversation')} by "
-            f"{facts.writers} {_plural(facts.writers, 'participant')}, written {_span(facts)}."
+            if unit == "session" else
+            f"First release: {facts.conversations} {_plural(facts.conversations, unit)} by "
+            f"{facts.writers} {_plural(facts.writers, who)}, written {_span(facts)}."
         )
     else:
         if diff.added:
             sections["Added"].append(
-                f"{len(diff.added)} {_plural(len(diff.added), 'session')}: {_ids(diff.added)}."
+                f"{len(diff.added)} {_plural(len(diff.added), unit)}: {_ids(diff.added)}."
             )
         for column in diff.columns_added:
             sections["Added"].append(f"Column `{column}` in metadata.")
@@ -49,7 +51,7 @@ def entry(facts: ReleaseFacts) -> str:
             sections["Added"].append(f"File `{name}`.")
         if diff.changed:
             sections["Changed"].append(
-                f"{len(diff.changed)} {_plural(len(diff.changed), 'session')}: "
+                f"{len(diff.changed)} {_plural(len(diff.changed), unit)}: "
                 + _ids(
                     [f"`{c.session_id}` ({'; '.join(c.what)})" for c in diff.changed], quote=False
                 )
@@ -67,12 +69,12 @@ def entry(facts: ReleaseFacts) -> str:
         others = [s for s in diff.removed if s not in set(facts.withdrawn_removed)]
         if withdrawn:
             sections["Removed"].append(
-                f"{len(withdrawn)} {_plural(len(withdrawn), 'session')} whose writer withdrew "
+                f"{len(withdrawn)} {_plural(len(withdrawn), unit)} whose {who} withdrew "
                 "from the study."
             )
         if others:
             sections["Removed"].append(
-                f"{len(others)} {_plural(len(others), 'session')} no longer in the source: "
+                f"{len(others)} {_plural(len(others), unit)} no longer in the source: "
                 f"{_ids(others)}."
             )
         for column in diff.columns_removed:
@@ -83,7 +85,7 @@ def entry(facts: ReleaseFacts) -> str:
         kinds = ", ".join(f"{n} {entity}" for entity, n in sorted(facts.redacted_by_entity.items()))
         sections["Security"].append(
             f"Personal data redacted before release ({kinds}) in {facts.redacted_sessions} "
-            f"{_plural(facts.redacted_sessions, 'session')}"
+            f"{_plural(facts.redacted_sessions, unit)}"
             + (" and the survey answers." if facts.redacted_by_place.get("survey") else ".")
         )
     lines = [f"## [{facts.version}] - {facts.date}", ""]

@@ -43,9 +43,13 @@ class ReleaseDiff:
     columns_removed: list[str] = field(default_factory=list)
     rekeyed: bool = False
     layout_changed: bool = False
+    # What a release counts: a chat study's instances are its conversations (it has no
+    # writing sessions), everything else's its sessions.
+    unit: str = "session"
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        # `--json` keeps its keys: what a release counts is in its datapackage.json's `study`.
+        return {key: value for key, value in asdict(self).items() if key != "unit"}
 
 
 def release_info(directory: Path) -> dict:
@@ -84,6 +88,9 @@ def diff_releases(old: Path, new: Path) -> ReleaseDiff:
         old=f"{old_info['name']} {old_info['version']}".strip(),
         new=f"{new_info['name']} {new_info['version']}".strip(),
     )
+    if all(not info["study"].get("sessions") and info["study"].get("conversations")
+           for info in (old_info, new_info)):  # fmt: skip
+        result.unit = "conversation"
     old_sums, new_sums = read_sums(old), read_sums(new)
     old_sessions, new_sessions = _sessions(old_sums), _sessions(new_sums)
     # A chat study's sessions are its conversations; a chat arm's session has both.
@@ -140,10 +147,10 @@ def reasons(diff: ReleaseDiff, withdrawn: list[str]) -> list[Reason]:
         found.append(Reason(MAJOR, f"file {name} was removed"))
     others = [s for s in diff.removed if s not in set(withdrawn)]
     if others:
-        why = f"{len(others)} session(s) were removed for reasons other than withdrawal"
+        why = f"{len(others)} {diff.unit}(s) were removed for reasons other than withdrawal"
         found.append(Reason(MAJOR, why))
     if diff.added:
-        found.append(Reason(MINOR, f"{len(diff.added)} session(s) were added"))
+        found.append(Reason(MINOR, f"{len(diff.added)} {diff.unit}(s) were added"))
     for column in diff.columns_added:
         found.append(Reason(MINOR, f"metadata column {column} was added"))
     for name in diff.files_added:
@@ -155,7 +162,7 @@ def render(diff: ReleaseDiff) -> str:
     lines = [f"{diff.old} -> {diff.new}"]
 
     def section(title: str, items: list[str], sign: str) -> None:
-        noun = "session" if len(items) == 1 else "sessions"
+        noun = diff.unit if len(items) == 1 else f"{diff.unit}s"
         lines.append(f"{title} {len(items)} {noun}" + (":" if items else ""))
         lines.extend(f"  {sign} {item}" for item in items)
 

@@ -119,6 +119,8 @@ def test_a_chat_study_is_released_redacted_keyed_and_without_withdrawn_or_unconf
     card = (second / "README.md").read_text(encoding="utf-8")
     assert "in conversations" in card and "**1 conversations** by **1 participants** (16 messages)" in card
     assert "`conversations.jsonl`: 1 conversations" in card
+    assert "sessions affected" not in card and "conversations affected):" in card
+    assert "**Withdrawals.** Conversations of participants who withdrew are left out (1 in this release)." in card
 
     # No raw id, no withdrawn or unconfirmed writer's words, in any released byte.
     for name, data in _files(second).items():
@@ -127,10 +129,13 @@ def test_a_chat_study_is_released_redacted_keyed_and_without_withdrawn_or_unconf
             assert secret.lower().encode() not in lowered, (name, secret)
     package = json.loads((second / "datapackage.json").read_text(encoding="utf-8"))
     assert "conversations.jsonl" in {r["path"] for r in package["resources"]}
+    # The changelog and the diff count a chat study's conversations, as its card does.
     changelog = (second / "CHANGELOG.md").read_text(encoding="utf-8")
-    assert "withdr" in changelog.lower()
+    assert "- 1 conversation whose participant withdrew from the study." in changelog
+    assert "Personal data redacted before release (" in changelog and "in 1 conversation." in changelog
     diff = CliRunner().invoke(release, ["diff", str(first), str(second)])
-    assert "removed 1 session" in diff.output, diff.output
+    assert "added 0 conversations\nremoved 1 conversation:\n" in diff.output, diff.output
+    assert "session" not in diff.output
 
     # The same source, key and version: the same bytes.
     again = tmp_path / "again"
