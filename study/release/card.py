@@ -114,11 +114,18 @@ def _table(header: tuple[str, ...], rows: list[tuple]) -> str:
 
 
 def _motivation(facts: ReleaseFacts) -> str:
+    # A study whose arms are not all CoAuthor's Tab list (a control arm, ghost text, a chat
+    # panel) was not about next-sentence suggestions on request: its card says it compares arms.
+    other_arms = facts.study is not None and any(c.get("arm") for c in facts.study.conditions)
     purpose = (
+        chat_card.PURPOSE if not facts.sessions else
+        "To compare how people write in the study's arms (what each arm's writers had beside the "
+        "editor is under Collection process), with CoAuthor's logs: every keystroke, cursor move "
+        "and suggestion is logged, so the whole writing process can be replayed."
+        if other_arms else
         "To study how writers collaborate with a language model that suggests the next sentence "
         "on request, following the CoAuthor design: every keystroke, cursor move and suggestion "
         "is logged, so the whole writing process can be replayed."
-        if facts.sessions else chat_card.PURPOSE
     )  # fmt: skip
     return (
         "## Motivation\n\n"

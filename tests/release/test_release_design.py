@@ -278,6 +278,17 @@ def test_datapackage_describes_arms_json_and_summary_csv_as_they_are(tmp_path):
     assert "empty for a group without one" in described["summary.csv"]
 
 
+def test_the_cards_purpose_is_comparing_the_arms_when_they_are_not_all_coauthors_tab_list(tmp_path):
+    """No model, ghost text and a chat panel: the study was not about a model that suggests the
+    next sentence on request, as CoAuthor's was, and the card's Motivation does not say it was."""
+    directory = _released_with_three_arms(tmp_path)
+
+    card = (directory / "README.md").read_text(encoding="utf-8")
+    motivation = card.split("## Motivation", 1)[1].split("## ", 1)[0]
+    assert "suggests the next sentence on request" not in motivation
+    assert "To compare how people write in the study's arms" in motivation
+
+
 def test_the_card_describes_each_arm_as_it_ran_and_says_where_a_chat_arms_conversations_are(tmp_path):
     """A reader of a RealHumanEval-style release (no model, ghost text, chat) learns from the card
     what each arm's writers had, not that everyone pressed Tab for a list."""
