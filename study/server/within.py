@@ -111,7 +111,7 @@ def next_condition(
 
 
 def _parts(connection: Connection, key: tuple[str, str]) -> list[tuple[tuple[str, str], str, str | None]]:
-    return [part for part in participants.assigned_sessions(connection) if part[0] == key]
+    return [part for part in participants.assigned_sessions(connection, key) if part[0] == key]
 
 
 def _from_before(parts) -> bool:
@@ -181,8 +181,9 @@ def every_arm_done(connection: Connection, study: Study, session: dict) -> bool:
     key = participants.participant_key(session)
     if key is None:
         return False
-    arms = set().union(*_arm_lists(study, connection, key).values())
-    return arms <= set(participants.assigned_conditions(connection, key, excluding=""))
+    done = set(participants.assigned_conditions(connection, key, excluding=""))
+    # A newcomer has done nothing, even where every arm is closed to them (none left to give).
+    return bool(done) and set().union(*_arm_lists(study, connection, key).values()) <= done
 
 
 def arm_lists_begun(connection: Connection) -> tuple[Counter, int]:

@@ -49,15 +49,21 @@ def arrival_rank(connection: Connection, key: tuple[str, str]) -> int:
     )
 
 
-def assigned_sessions(connection: Connection) -> list[tuple[tuple[str, str], str, str | None]]:
-    """Every session given a condition, oldest first: (participant key, condition, stored
-    within_order or None). Within-subjects studies are lab-sized (tens of participants), so
-    the arm lists are compared in Python rather than by parsing JSON in SQL."""
-    rows = connection.execute(
+def assigned_sessions(
+    connection: Connection, key: tuple[str, str] | None = None
+) -> list[tuple[tuple[str, str], str, str | None]]:
+    """Every session given a condition (only participant `key`'s when given), oldest first:
+    (participant key, condition, stored within_order or None). Within-subjects studies are
+    lab-sized (tens of participants), so the arm lists are compared in Python rather than by
+    parsing JSON in SQL."""
+    query = (
         select(sessions.c.worker_id, sessions.c.access_code, sessions.c.condition, sessions.c.within_order)
         .where(sessions.c.condition.is_not(None))
         .order_by(sessions.c.created_at, sessions.c.session_id)
     )  # fmt: skip
+    if key is not None:
+        query = query.where(sessions.c[key[0]] == key[1])
+    rows = connection.execute(query)
     found = []
     for worker_id, access_code, condition, within_order in rows:
         key = participant_key({"worker_id": worker_id, "access_code": access_code})

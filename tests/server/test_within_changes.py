@@ -47,9 +47,9 @@ def test_participants_part_way_through_keep_their_order_when_an_arm_is_added(tmp
 def test_a_participant_back_after_every_arm_is_told_so_before_any_prompt_is_offered(tmp_path):
     # The "another" link of an earlier part's page, or a bookmark of it, followed after the last
     # part: the prompt page says the study is done rather than list prompts to pick from.
-    client = _client(_dhillon(tmp_path))
+    client = serve_again(dhillon_study(tmp_path))
     for first in (True, False, False):
-        _part(client, "p1", first=first)
+        write_part(client, "p1", first=first)
 
     back = client.get("/task?access_code=p1&another=1").location.split("/")[2]
     client.post(f"/s/{back}/consent", data={"consent": "yes"})
