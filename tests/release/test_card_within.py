@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from study.release.cli import release
 from study.release.keys import init_keyfile
-from tests.server.test_within_changes import _client, _dhillon, _part
+from tests.server.study_edits import dhillon_study, serve_again, write_part
 
 
 def _card(folder, tmp_path) -> str:
@@ -20,10 +20,10 @@ def _card(folder, tmp_path) -> str:
 
 
 def test_the_card_of_a_within_subjects_study_says_each_writer_wrote_in_every_arm(tmp_path):
-    folder = _dhillon(tmp_path)
-    client = _client(folder)
+    folder = dhillon_study(tmp_path)
+    client = serve_again(folder)
     for first in (True, False, False):
-        _part(client, "lab-writer-1", first=first)
+        write_part(client, "lab-writer-1", first=first)
 
     card = _card(folder, tmp_path)
 
