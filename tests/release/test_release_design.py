@@ -292,23 +292,7 @@ def test_the_cards_purpose_is_comparing_the_arms_when_they_are_not_all_coauthors
 def test_the_card_describes_each_arm_as_it_ran_and_says_where_a_chat_arms_conversations_are(tmp_path):
     """A reader of a RealHumanEval-style release (no model, ghost text, chat) learns from the card
     what each arm's writers had, not that everyone pressed Tab for a list."""
-    folder = tmp_path / "study"
-    write_study_files(folder, design="realhumaneval", replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
-    study = config.load(folder)
-    client = create_app(study, suggestion_engine=object()).test_client()
-    events = [json.loads(line) for line in (COAUTHOR / "sessions" / f"{SMALLEST}.jsonl").read_text().splitlines()]
-    for code in ("lab-control", "lab-ghost", "lab-chat"):
-        session_id = start(client, access_code=code)
-        to_writing(client, session_id, prompt="obama")
-        if code != "lab-ghost":
-            take_part(client, session_id, events)
-    client.application.extensions["study.engine"].dispose()
-    key = init_keyfile(tmp_path / "study.key")
-    result = CliRunner().invoke(main, ["release", "build", str(folder), "--version", "1.0.0",
-                                       "--out", str(tmp_path / "releases"), "--key", str(key.path), "-j", "1"])
-    assert result.exit_code == 0, result.output
-
-    card = (tmp_path / "releases" / "realhumaneval-1.0.0" / "README.md").read_text()
+    card = (_released_with_three_arms(tmp_path) / "README.md").read_text()
     collection = card.split("## Collection process\n", 1)[1].split("**Over what timeframe?**")[0]
     assert "pressing Tab asks the model for suggestions" not in collection
     assert "- `no-model` (none): no assistant (a control arm)" in collection

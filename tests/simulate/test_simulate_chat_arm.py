@@ -56,6 +56,15 @@ def _study(tmp_path, paradigm_of_the_autocomplete_arm: str = "L1"):
     return folder
 
 
+def _released(folder, tmp_path):
+    """The study's release 1.0.0, built as a curator builds it."""
+    key = init_keyfile(tmp_path / "keys" / "study.key")
+    built = CliRunner().invoke(release, ["build", str(folder), "--version", "1.0.0", "--out",
+                                         str(tmp_path / "releases"), "--key", str(key.path), "-j", "1"])  # fmt: skip
+    assert built.exit_code == 0, built.output
+    return tmp_path / "releases" / "realhumaneval-1.0.0"
+
+
 def _chat_sessions(folder):
     study = config.load(folder)
     engine = make_engine(study.database_url)
@@ -105,11 +114,7 @@ def test_a_realhumaneval_pilots_chat_arm_asks_the_panel_pastes_a_reply_and_is_re
     assert reported.exit_code == 0 and "unreadable" not in reported.output, reported.output
 
     # The release publishes them, each saying a simulated writer wrote it.
-    key = init_keyfile(tmp_path / "keys" / "study.key")
-    built = CliRunner().invoke(release, ["build", str(folder), "--version", "1.0.0", "--out",
-                                         str(tmp_path / "releases"), "--key", str(key.path), "-j", "1"])  # fmt: skip
-    assert built.exit_code == 0, built.output
-    directory = tmp_path / "releases" / "realhumaneval-1.0.0"
+    directory = _released(folder, tmp_path)
     records = [json.loads(line) for line in (directory / "conversations.jsonl").read_text().splitlines()]
     rows = {r["session_id"]: r for r in csv.DictReader((directory / "metadata.csv").open(encoding="utf-8"))}
     assert len(records) == len(chats)
@@ -177,10 +182,6 @@ def test_a_chat_arm_changed_to_tab_in_study_toml_keeps_its_sessions_conversation
     assert {line["condition"] for line in lines} == {chat_arm}
 
     # The release publishes them too, as the chat arm's they were.
-    key = init_keyfile(tmp_path / "keys" / "study.key")
-    built = CliRunner().invoke(release, ["build", str(folder), "--version", "1.0.0", "--out",
-                                         str(tmp_path / "releases"), "--key", str(key.path), "-j", "1"])  # fmt: skip
-    assert built.exit_code == 0, built.output
-    directory = tmp_path / "releases" / "realhumaneval-1.0.0"
+    directory = _released(folder, tmp_path)
     records = [json.loads(line) for line in (directory / "conversations.jsonl").read_text().splitlines()]
     assert len(records) == len(chats) and {r["condition"] for r in records} == {chat_arm}
