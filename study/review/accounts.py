@@ -9,6 +9,7 @@ Accounts are made on the command line (`study reviewers add DIR NAME`), never th
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 
@@ -21,8 +22,6 @@ from study.store.db import review_logins, reviewers
 ROLES = ("reviewer", "researcher")
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
 MIN_PASSWORD = 10
-# Checked against when the name is unknown, so a wrong name takes as long as a wrong password.
-_DUMMY_HASH = generate_password_hash("not a password of anyone")
 
 
 class AccountError(ValueError):
@@ -91,9 +90,17 @@ def verify(connection: Connection, name: str, password: str) -> dict | None:
     """The active account with this name and password, else None."""
     account = by_name(connection, name)
     if account is None or not account["active"]:
-        check_password_hash(_DUMMY_HASH, password)
+        check_password_hash(_dummy_hash(), password)
         return None
     return account if check_password_hash(account["password_hash"], password) else None
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    """A hash to check an unknown name's password against, so that a wrong name takes as long
+    as a wrong password. Made at the first unknown name rather than at import: scrypt takes
+    0.1-0.6 s, which every server process and every `study` command would pay at start."""
+    return generate_password_hash("not a password of anyone")
 
 
 def by_name(connection: Connection, name: str) -> dict | None:
