@@ -59,18 +59,28 @@ def entering(work):
     taken while the transaction holds the database's write lock (on SQLite every writer's
     event batches wait behind it): a Redis that does not answer would hold them all up for its
     socket timeout. The transaction stops where it would count, the start is counted with no
-    transaction open, and `work` runs again with the answer."""
+    transaction open, and `work` runs again with the answer. A count the second run does not
+    use (the session is there by then: a double-click's other request made it) is given back,
+    so only sessions created use up the address's hour, as in the study database."""
     try:
         with writing(engine()) as connection:
             return work(connection)
     except _CountOutside:
         pass
-    g.study_start_allowed = current_app.extensions["study.start_throttle"].allow(request.remote_addr)
+    throttle = current_app.extensions["study.start_throttle"]
+    taken = throttle.take(request.remote_addr)
+    g.study_start_allowed = taken is not None
+    created = False
     try:
         with writing(engine()) as connection:
-            return work(connection)
+            answer = work(connection)
+        created = g.get("study_start_used", False)  # committed: the session is there
+        return answer
     finally:
         g.pop("study_start_allowed", None)
+        g.pop("study_start_used", None)
+        if taken is not None and not created:
+            throttle.give_back(taken)
 
 
 def start_allowed(connection) -> bool:
@@ -86,6 +96,8 @@ def start_allowed(connection) -> bool:
     if isinstance(throttle.store, DatabaseStore) or throttle.per_hour <= 0:
         return throttle.allow(request.remote_addr, connection)
     if "study_start_allowed" in g:
+        # The caller creates the session when this is True (`entering` keeps the count then).
+        g.study_start_used = g.study_start_allowed
         return g.study_start_allowed
     raise _CountOutside
 

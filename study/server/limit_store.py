@@ -131,11 +131,29 @@ class RedisStore:
         )
 
     def hit(self, key: str, limit: int, window: float, connection: Connection | None = None) -> bool:
+        return self.take(key, limit, window) is not None
+
+    def take(self, key: str, limit: int, window: float) -> str | None:
+        """Count one event for `key` unless `limit` are counted in the last `window` seconds: the
+        count's own token, for `give_back`, or None when the limit is reached (nothing counted)."""
+        member = uuid.uuid4().hex
         try:
-            counted = self._hit(keys=[f"study:{self.namespace}:limit:{key}"], args=[window, limit, uuid.uuid4().hex])
+            counted = self._hit(keys=[self._key(key)], args=[window, limit, member])
         except self._errors as error:
             raise self._unavailable(error) from None
-        return bool(counted)
+        return member if counted else None
+
+    def give_back(self, key: str, member: str) -> None:
+        """Uncount the event `take` counted as `member`: what it counted did not happen. A Redis
+        that does not answer now only keeps the count until its window passes, so this logs
+        rather than fail a request that has already been answered."""
+        try:
+            self.client.zrem(self._key(key), member)
+        except self._errors as error:
+            logger.warning("%s: a count could not be given back (%s); it lapses with its window", self.name, error)
+
+    def _key(self, key: str) -> str:
+        return f"study:{self.namespace}:limit:{key}"
 
     def check(self) -> None:
         """A count, not only a PING: a Redis that answers but cannot take one (a read-only

@@ -10,6 +10,7 @@ the hour, so the limit is one limit for every worker process and host serving th
 from __future__ import annotations
 
 import ipaddress
+from dataclasses import dataclass
 
 from sqlalchemy import Connection
 
@@ -31,8 +32,32 @@ class StartThrottle:
         joins `connection`'s transaction when given (the one creating the session)."""
         if self.per_hour <= 0:
             return True
-        key = address_key(self.namespace, counted_as(address) if address else "?")
-        return self.store.hit(f"starts:{key}", self.per_hour, WINDOW_SECONDS, connection)
+        return self.store.hit(self._key(address), self.per_hour, WINDOW_SECONDS, connection)
+
+    def take(self, address: str | None) -> Taken | None:
+        """RedisStore: count one new session for `address` before the transaction that may create
+        it (study.server.entry_pages.entering); what to `give_back` if it creates none, or None
+        when the address has used up its hour (nothing counted then)."""
+        key = self._key(address)
+        member = self.store.take(key, self.per_hour, WINDOW_SECONDS)
+        return None if member is None else Taken(key, member)
+
+    def give_back(self, taken: Taken) -> None:
+        """Uncount a start that created no session (a second click that found the session the
+        first made, a transaction that failed): only sessions created use up the hour, as with
+        the study database's count, made inside the transaction that creates the session."""
+        self.store.give_back(taken.key, taken.member)
+
+    def _key(self, address: str | None) -> str:
+        return f"starts:{address_key(self.namespace, counted_as(address) if address else '?')}"
+
+
+@dataclass(frozen=True)
+class Taken:
+    """One start counted in Redis: its key and its own member of the key's sorted set."""
+
+    key: str
+    member: str
 
 
 def counted_as(address: str) -> str:
