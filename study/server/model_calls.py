@@ -18,6 +18,11 @@ chat assistant's replies (chat_api) all go through here, in this order:
 4. `unavailable()`: a failure reaches the participant as one calm sentence; the reason, which can
    name the endpoint's address and HTTP status, goes to the server log and the row, which
    `study status` summarises.
+
+A worker killed mid-call (kill -9, the out-of-memory killer) leaves its calls' rows without an
+outcome, holding slots. Each row names its process (study.server.serving_process), and a process
+of the same host that starts, or that finds every slot taken, settles the rows of this host's
+processes that no longer run (`settle_stopped_calls`): their slots are free at once.
 """
 
 from __future__ import annotations
@@ -26,15 +31,19 @@ import json
 import logging
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from flask import current_app, g, jsonify
+from sqlalchemy import Engine, select, update
 
 from study import model_client
 from study.config import Condition
+from study.server import serving_process
 from study.server.context import WRITING_SESSIONS, engine, limits, study
-from study.store import group_commit, provenance
+from study.store import group_commit, provenance, reading, writing
+from study.store.db import suggestion_requests
 from study.store import sessions as session_store
 from study.suggest import postprocess
 
@@ -44,6 +53,9 @@ BUSY = "suggestions are busy right now; try again in a moment"
 MOVED = "this session is no longer at the writing stage"
 # Written before the model is called, replaced by the outcome; left only if the server stopped.
 NO_OUTCOME = "no outcome recorded: the server stopped while the model was being asked"
+# What such a row says once a process of its host has seen that the process which made the call
+# no longer runs (`settle_stopped_calls`).
+SERVER_STOPPED = "no outcome: the server process that asked the model stopped (killed or crashed) before the answer"
 # PostgreSQL: one advisory lock that requests take in turn to count and record, so the
 # study-wide count cannot be read by two requests at once (SQLite's write lock does this).
 _COUNTING_LOCK = 0x5714D7_CA11
@@ -69,8 +81,8 @@ _COUNTS_SINCE = """
 _COUNTS = _COUNTS_SINCE.format(minute_ago="?", stale="?")
 _RECORD = """
     INSERT INTO suggestion_requests
-      (session_id, created_at, condition, model, parameters, raw, suggestions, error)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+      (session_id, created_at, condition, model, parameters, raw, suggestions, error, server_host, server_process)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
 """
 
 
@@ -88,8 +100,8 @@ _COUNT_AND_RECORD = f"""
     at AS ({_AT}),
     recorded AS (
       INSERT INTO suggestion_requests
-        (session_id, created_at, condition, model, parameters, raw, suggestions, error)
-      SELECT ?, clock.now, ?, ?, ?, ?, ?, ? FROM clock, counts, at
+        (session_id, created_at, condition, model, parameters, raw, suggestions, error, server_host, server_process)
+      SELECT ?, clock.now, ?, ?, ?, ?, ?, ?, ?, ? FROM clock, counts, at
       WHERE counts.recent < ? AND counts.everyone < ? AND counts.in_flight < ? AND at.count >= ?
       RETURNING id
     )
@@ -186,7 +198,11 @@ def admit(session_id: str, condition: Condition, busy: str = BUSY, *, confirm_wr
     `confirm_writing`: the session must still be at the writing stage in `condition` (the view
     may have it from memory, context.writing_session_or_409), else Refused (409) and forgotten."""
     work = admission(session_id, condition, busy, confirm_writing=confirm_writing)
-    return admitted(session_id, group_commit.run_staged(engine(), work, key=None, ahead=True))
+    outcome = group_commit.run_staged(engine(), work, key=None, ahead=True)
+    if _slots_freed(outcome):  # counted again without the calls of processes that stopped
+        work = admission(session_id, condition, busy, confirm_writing=confirm_writing)
+        outcome = group_commit.run_staged(engine(), work, key=None, ahead=True)
+    return admitted(session_id, outcome)
 
 
 def admission(session_id: str, condition: Condition, busy: str = BUSY, *, confirm_writing: bool = False):
@@ -200,6 +216,8 @@ def admission(session_id: str, condition: Condition, busy: str = BUSY, *, confir
     study_wide = limits().model_calls_per_minute
     concurrent = limits().concurrent_suggestions
     in_flight_seconds = _in_flight_seconds()
+    made_by = serving_process.this_process()
+    server = (made_by.host, made_by.process) if made_by else (None, None)
 
     def count_and_record(connection, along: group_commit.Statements = ()):
         # Runs on whichever request thread leads the group: no Flask globals in here. Three
@@ -210,7 +228,7 @@ def admission(session_id: str, condition: Condition, busy: str = BUSY, *, confir
         # held until the flush is done (a chat message's: about 50 a second at 1,000 writers).
         at = (session_id, "writing", condition.name)
         needed = 1 if confirm_writing else 0
-        call = (condition.name, condition.model, "{}", "[]", "[]", NO_OUTCOME)
+        call = (condition.name, condition.model, "{}", "[]", "[]", NO_OUTCOME, *server)
         if connection.dialect.name == "postgresql":  # timed by the database's clock (_CLOCK)
             counts = (session_id, NO_OUTCOME, in_flight_seconds)
             rows = yield group_commit.Last([
@@ -233,7 +251,9 @@ def admission(session_id: str, condition: Condition, busy: str = BUSY, *, confir
             logger.warning("model calls: the study-wide limit of %d per minute is reached", study_wide)
             return Refused(busy, 429, busy=True)
         # A row without an outcome is a call in flight, on this process or another; one left by
-        # a server that stopped mid-call stops counting once no call could still be running.
+        # a server that stopped mid-call stops counting once no call could still be running, or
+        # at once when a process of its host settles it (`settle_stopped_calls`): another host's
+        # processes cannot be seen from here, so its rows wait out the window.
         if in_flight >= concurrent:
             return Refused(busy, 503, busy=True)
         if recorded is not None:
@@ -252,8 +272,55 @@ def admitted(session_id: str, outcome: int | Refused) -> int:
             WRITING_SESSIONS.forget(session_id)
         if outcome.busy:
             g.study_model_call_busy = True
+            _slots_freed(outcome)  # for the next request (a chat arm's admission does not retry)
         raise outcome
     return outcome
+
+
+# When this process last looked for calls of stopped processes in each study database, having
+# found every slot taken: at most once a second, so a busy launch's refusals do not each cost a read.
+_LOOK_EVERY_SECONDS = 1.0
+_last_look: weakref.WeakKeyDictionary[Engine, float] = weakref.WeakKeyDictionary()
+_look_lock = threading.Lock()
+
+
+def _slots_freed(outcome: int | Refused) -> bool:
+    """Whether `outcome` is a refusal for want of a slot and settling the calls of this host's
+    stopped processes freed any."""
+    if not (isinstance(outcome, Refused) and outcome.busy and outcome.status == 503):
+        return False
+    database = engine()
+    with _look_lock:
+        now, last = time.monotonic(), _last_look.get(database)
+        if last is not None and now - last < _LOOK_EVERY_SECONDS:
+            return False
+        _last_look[database] = now
+    return settle_stopped_calls(database) > 0
+
+
+def settle_stopped_calls(engine: Engine) -> int:
+    """Give every call without an outcome that a process of this host made, and that process no
+    longer runs (killed mid-call), the outcome SERVER_STOPPED, freeing its slot; how many. `study
+    serve`'s workers call it as they start (a worker the master starts again after a kill), the
+    app as it is built, and a request that finds every slot taken. Rows of other hosts, and rows
+    that name no process (/proc missing, or made before rows named one), keep the time window."""
+    here = serving_process.this_host()
+    if here is None:
+        return 0
+    calls = suggestion_requests.c
+    without_outcome = (calls.error == NO_OUTCOME) & (calls.server_host == here)
+    with reading(engine) as connection:
+        named = connection.execute(select(calls.server_process).distinct().where(without_outcome)).scalars().all()
+    stopped = sorted(process for process in named if process and not serving_process.running(process))
+    if not stopped:
+        return 0
+    with writing(engine) as connection:
+        statement = update(suggestion_requests).where(without_outcome & calls.server_process.in_(stopped))
+        settled = connection.execute(statement.values(error=SERVER_STOPPED)).rowcount
+    if settled:
+        logger.warning("model calls: %d left without an outcome by stopped server processes (%s) are settled; "
+                       "their slots are free", settled, ", ".join(stopped))  # fmt: skip
+    return settled
 
 
 def settle(

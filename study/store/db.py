@@ -94,6 +94,12 @@ suggestion_requests = Table(
     Column("suggestions", Text, nullable=False),  # JSON: what the writer was shown
     Column("latency_ms", Float),
     Column("error", Text),
+    # The server process that made the call (study.server.serving_process): a process of the
+    # same host settles the calls of one killed mid-call, whose rows would otherwise hold the
+    # model-call slots until their time window passed. NULL where /proc cannot say, and in rows
+    # from before these columns (added to an existing database by _add_missing_columns).
+    Column("server_host", Text),
+    Column("server_process", String(64)),
     Index("suggestion_requests_by_session", "session_id", "created_at"),
     # The study-wide model-call counts (study.server.model_calls) read the last minute's rows.
     Index("suggestion_requests_by_time", "created_at"),

@@ -1,0 +1,113 @@
+"""A `study serve` worker killed with SIGKILL while the model is being asked (the out-of-memory
+killer, an operator's kill -9) does not hold the study's model-call slot for the time window
+(2 x timeout + 10 s): the worker granian starts in its place settles the dead one's call as
+stopped, and the next suggestion is admitted at once (study.server.model_calls
+`settle_stopped_calls`)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy import select
+
+from study import config
+from study.server.model_calls import SERVER_STOPPED, in_flight_seconds
+from study.store import make_engine, reading
+from study.store.db import suggestion_requests
+
+from .browser import start_writing
+from .servers import ServerProcess, free_port
+from .test_shared_limits import DATABASES, configure, database_keys
+
+pytestmark = pytest.mark.slow
+
+
+def _workers(master_pid: int) -> set[int]:
+    """The processes the server's master forked (its worker; Linux's /proc)."""
+    children = Path(f"/proc/{master_pid}/task/{master_pid}/children").read_text().split()
+    return {int(pid) for pid in children}
+
+
+def _wait_for(condition, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while not (found := condition()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.05)
+    return found
+
+
+@pytest.mark.parametrize("database", DATABASES)
+def test_a_worker_killed_mid_call_frees_the_study_s_model_call_slot_at_once(study_folder, tmp_path, endpoint_factory, database, request):
+    endpoint = endpoint_factory()
+    endpoint.hold()  # the model hangs: the worker is killed while it waits for the answer
+    configure(study_folder, endpoint.url, suggestions__concurrent_requests=1, **database_keys(database, request))
+    study = config.load(study_folder)
+    port = free_port()
+    server = ServerProcess(
+        [sys.executable, "-m", "study", "serve", str(study_folder), "--port", str(port), "--workers", "1"],
+        port, tmp_path / "server.log",
+    )  # fmt: skip
+    server.start()
+    try:
+        client = httpx.Client(base_url=server.url, timeout=60)
+        session_id = start_writing(client, "writer-1")
+        asked = []
+        first = threading.Thread(target=lambda: asked.append(_ask(server, session_id)))
+        first.start()
+        _wait_for(lambda: endpoint.calls == 1, 30, "the model to be asked")
+        (worker,) = _workers(server.process.pid)
+        os.kill(worker, signal.SIGKILL)
+        killed_at = time.monotonic()
+        first.join(timeout=30)
+        assert asked == [None], "the killed worker's request got no answer"
+        endpoint.release()
+
+        # granian starts a worker in the dead one's place.
+        _wait_for(lambda: _workers(server.process.pid) - {worker}, 30, "a new worker")
+        _wait_for(lambda: _healthy(server), 30, "the new worker to answer")
+        # The new worker settled the dead one's call as it started, before any request.
+        assert _outcomes(study) == [SERVER_STOPPED]
+        status = _ask(server, session_id)
+        waited = time.monotonic() - killed_at
+    finally:
+        server.stop()
+
+    # Before, the dead call's row took the only slot until its window passed: 503 meanwhile.
+    assert status == 200
+    assert waited < in_flight_seconds(study)
+    assert endpoint.calls == 2
+    assert _outcomes(study) == [SERVER_STOPPED, None]
+    assert "settled" in server.log_text()
+
+
+def _outcomes(study) -> list[str | None]:
+    engine = make_engine(study.database_url)
+    with reading(engine) as connection:
+        query = select(suggestion_requests.c.error).order_by(suggestion_requests.c.id)
+        outcomes = connection.execute(query).scalars().all()
+    engine.dispose()
+    return outcomes
+
+
+def _ask(server: ServerProcess, session_id: str) -> int | None:
+    """The suggestion request's status; None when the connection died without an answer."""
+    try:
+        return httpx.post(f"{server.url}/api/sessions/{session_id}/suggestions",
+                          json={"doc": "Once upon a time"}, timeout=60).status_code  # fmt: skip
+    except httpx.TransportError:
+        return None
+
+
+def _healthy(server: ServerProcess) -> bool:
+    try:
+        return httpx.get(f"{server.url}/healthz", timeout=1).status_code == 200
+    except httpx.TransportError:
+        return False
