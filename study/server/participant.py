@@ -34,6 +34,8 @@ blueprint = Blueprint("participant", __name__)
 # long after the survey (time to submit the HIT, or to note the code, and to reload the page);
 # after that, or once the provider has the submission, it says only that the session is finished.
 COMPLETE_PAGE_SECONDS = 3600
+# Within subjects, what a participant who has written in every arm is told when they come back.
+ALL_PARTS_DONE = "You have written in every part of this study."
 
 
 @blueprint.after_request
@@ -111,6 +113,11 @@ def task():
         def work(connection):
             session = session_store.latest_for_access_code(connection, access_code)
             another = args.get("another") == "1"
+            if another and session and session["stage"] == "complete" and _nothing_owed(connection, session):
+                # Within subjects, a participant who has written in every arm (the link of an
+                # earlier part's page, a bookmark) is told so here: a new session would stay
+                # at the prompt stage for good, counted among the study's unfinished ones.
+                return entry_pages.message("Thank you", ALL_PARTS_DONE, 200)
             if session is None or (another and session["stage"] == "complete"):
                 refusal = rounds.entry_refusal(
                     connection, study(), round_name, access_code=access_code
@@ -128,6 +135,10 @@ def task():
     return entry_pages.cannot_start(
         "open this page from MTurk, or add your access code: /task?access_code=YOUR-CODE"
     )
+
+
+def _nothing_owed(connection, session: dict) -> bool:
+    return study().assignment == "within" and within.every_arm_done(connection, study(), session)
 
 
 # -- consent and instructions -----------------------------------------------------------------
@@ -197,8 +208,7 @@ def prompt(session_id, session):
         # Within subjects, a participant back after their last arm (the "another" link of an
         # older page, a bookmark) is told so at once, not after picking a prompt.
         if study().assignment == "within" and within.every_arm_done(connection, study(), session):
-            return render_template("message.html", study=study(), title="Thank you",
-                                   message="You have written in every part of this study.")  # fmt: skip
+            return render_template("message.html", study=study(), title="Thank you", message=ALL_PARTS_DONE)
         # A genre whose every arm is closed (assign = false) has no condition for a new session;
         # within subjects a participant still owed one of its arms takes its prompts as before.
         genres = (within.open_genres(connection, study(), session) if study().assignment == "within"
@@ -229,8 +239,7 @@ def prompt(session_id, session):
         if chosen is not None and study().assignment == "within":
             condition, stored = within.next_condition(connection, study(), chosen, session)
             if condition is None:
-                return render_template("message.html", study=study(), title="Thank you",
-                                       message="You have written in every part of this study.")  # fmt: skip
+                return render_template("message.html", study=study(), title="Thank you", message=ALL_PARTS_DONE)
             sequence = {"within_order": stored} if stored else {}
         elif chosen is not None:
             condition = assignment.choose_condition(connection, study(), chosen)

@@ -157,13 +157,17 @@ def _arm_lists(study: Study, connection: Connection, key) -> dict[str, set[str]]
 
 def open_genres(connection: Connection, study: Study, session: dict) -> set[str]:
     """The genres whose prompts this participant may take: those with an open arm, and those
-    their own arm list has arms in, closed or not (their order was fixed when they began; one
-    who has written in all of them is told so on choosing, as before)."""
+    their own arm list has arms in, closed or not (their order was fixed when they began), less
+    those whose every arm they have written in: a prompt of such a genre has no arm left for
+    them, and the session that chose it would stay at the prompt stage for good."""
     found = assignment.open_genres(study)
     key = participants.participant_key(session)
     if key is None:
         return found
-    return found | {genre for genre, arms in _arm_lists(study, connection, key).items() if arms}
+    lists = _arm_lists(study, connection, key)
+    done = set(participants.assigned_conditions(connection, key, excluding=""))
+    finished = {genre for genre, arms in lists.items() if arms and arms <= done}
+    return (found | {genre for genre, arms in lists.items() if arms}) - finished
 
 
 def remaining(connection: Connection, study: Study, session: dict) -> int:

@@ -1,0 +1,91 @@
+"""A within-subjects participant who has written in every arm is owed nothing more: no page
+offers them another session, and a request for one (an earlier part's link, a bookmark)
+creates none and says they are done (study.server.within, study.server.participant.task)."""
+
+from __future__ import annotations
+
+from study import config
+from study.cli import write_study_files
+from study.server import create_app
+from study.store import make_engine, reading
+from study.store import sessions as session_store
+from tests.conftest import CONTACT
+from tests.server.flow import finish, start, to_writing
+from tests.server.study_edits import dhillon_study, serve_again, write_part
+
+
+def _sessions(folder) -> list[dict]:
+    engine = make_engine(config.load(folder).database_url)
+    with reading(engine) as connection:
+        rows = session_store.all_sessions(connection)
+    engine.dispose()
+    return rows
+
+
+def test_back_after_the_last_arm_a_participant_is_told_so_and_no_session_is_made(tmp_path):
+    folder = dhillon_study(tmp_path)
+    client = serve_again(folder)
+    last = [write_part(client, "p1", first=part == 0) for part in range(3)][-1]
+    page = client.get(f"/s/{last}/complete").get_data(as_text=True)
+    assert "another=1" not in page and "You have written every part of this study." in page
+    before = len(_sessions(folder))
+
+    back = client.get("/task?access_code=p1&another=1")
+
+    assert back.status_code == 200
+    assert "You have written in every part of this study." in back.get_data(as_text=True)
+    assert len(_sessions(folder)) == before  # nothing left at the prompt stage
+    assert all(s["stage"] == "complete" for s in _sessions(folder))
+    # Without `another`, the participant's last session is shown again, as before.
+    assert client.get("/task?access_code=p1").location.endswith(f"/s/{last}/complete")
+
+
+def test_a_participant_part_way_through_still_gets_their_next_part(tmp_path):
+    folder = dhillon_study(tmp_path)
+    client = serve_again(folder)
+    write_part(client, "p1", first=True)
+    nxt = client.get("/task?access_code=p1&another=1")
+    assert nxt.status_code == 302 and "/consent" in nxt.location
+    assert len(_sessions(folder)) == 2
+
+
+def _two_genre_within_study(tmp_path):
+    """`study init`'s study (two arms per genre) with the arms assigned within subjects."""
+    folder = tmp_path / "two-genres"
+    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
+    toml = folder / config.CONFIG_NAME
+    toml.write_text(toml.read_text(encoding="utf-8") + '\n[design]\nassignment = "within"\n', encoding="utf-8")
+    return folder
+
+
+def test_a_genre_whose_every_arm_is_written_is_not_offered_again(tmp_path):
+    # After both creative arms the participant still owes the argumentative ones: the next
+    # session's prompt page lists only argumentative prompts. A creative prompt would have no
+    # arm left to give, and its session would stay at the prompt stage.
+    folder = _two_genre_within_study(tmp_path)
+    study = config.load(folder)
+    client = create_app(study, suggestion_engine=object()).test_client()
+    for part in range(2):
+        session_id = start(client, access_code="p1", **({"another": "1"} if part else {}))
+        to_writing(client, session_id, prompt="shapeshifter")
+        finish(client, session_id)
+    third = start(client, access_code="p1", another="1")
+    client.post(f"/s/{third}/consent", data={"consent": "yes"})
+    client.post(f"/s/{third}/instructions")
+    page = client.get(f"/s/{third}/prompt").get_data(as_text=True)
+    creative = {p.code for p in study.prompts if p.genre == "creative"}
+    argumentative = {p.code for p in study.prompts if p.genre == "argumentative"}
+    assert not any(f'value="{code}"' in page for code in creative)
+    assert all(f'value="{code}"' in page for code in argumentative)
+    refused = client.post(f"/s/{third}/prompt", data={"prompt": "shapeshifter"})
+    assert refused.status_code == 200 and "/writing" not in (refused.location or "")
+
+    to_writing(client, third, prompt="screen")
+    finish(client, third)
+    fourth = start(client, access_code="p1", another="1")
+    to_writing(client, fourth, prompt="dating")
+    finish(client, fourth)
+    given = [s["condition"] for s in _sessions(folder)]
+    assert sorted(given) == sorted(c.name for c in study.conditions)  # every arm once
+    back = client.get("/task?access_code=p1&another=1")
+    assert back.status_code == 200 and "every part of this study" in back.get_data(as_text=True)
