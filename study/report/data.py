@@ -9,7 +9,8 @@
   the public CoAuthor release as distributed: `creative.csv` and `argumentative.csv` with the
   sessions beside them, in one folder or split per genre; `study.curation.metadata_files`):
   only finished sessions are there, so there is no funnel and no stage timing; survey answers
-  come from `survey.csv` when present. `ReportData.metadata` says which layout was read.
+  come from `survey.csv` when present (study.report.survey_answers reads both). `ReportData.metadata`
+  says which layout was read.
 
 Sessions marked simulated (`study simulate`) carry `simulated=true` in the metadata.
 """
@@ -20,7 +21,7 @@ import csv
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,8 +38,10 @@ from study.curation.metadata_files import (
 )
 from study.curation.runner import run
 from study.report.entities import EntityModel, load_model
+from study.report.errors import ReportSourceError
 from study.report.facts import SessionFacts, session_facts
 from study.report.grammar import LanguageToolError, check_server
+from study.report.survey_answers import Question, read_survey_csv, study_survey
 
 STUDY, RELEASE, FOLDER = "study", "release", "folder"
 # Time spent between the timestamps the study database keeps for a session.
@@ -55,19 +58,6 @@ STAGE_SPANS = (
 # (study.report.sections.plugins says the shape).
 EXTRA_LOADERS: list[Callable[[ReportData], None]] = []
 NO_LOGS = EntityModel(None, "", "there are no session logs to read")
-
-
-class ReportSourceError(ValueError):
-    pass
-
-
-@dataclass(frozen=True)
-class Question:
-    id: str
-    text: str
-    kind: str  # scale | choice | text
-    options: tuple[str, ...] = ()
-    points: tuple[int, ...] = tuple(range(1, 8))  # the values of a scale (likert or slider)
 
 
 @dataclass
@@ -189,7 +179,7 @@ def _from_sessions(path: Path, model: EntityModel | None, processes: int | None)
                             conditions=conditions, processes=processes)
     survey = (metadata.folder if metadata else path) / "survey.csv"
     if survey.is_file():
-        data.questions, data.answers = _read_survey_csv(survey)
+        data.questions, data.answers = read_survey_csv(survey)
     tables = [m.EXPORT_FILE for m in exports if hasattr(m, "export_conditions")]
     for name in ("models.csv", *tables):  # what `study export` wrote beside the logs
         models = (metadata.folder if metadata else path) / name
@@ -283,7 +273,7 @@ def _from_study(path: Path, model: EntityModel | None, processes: int | None) ->
         funnel = _funnel(connection, rows)
         requests = _requests(connection)
         completed = [r["session_id"] for r in rows if r["completed_at"]]
-        questions, answers = _study_survey(study, connection, completed)
+        questions, answers = study_survey(study, connection, completed)
     engine.dispose()
     with tempfile.TemporaryDirectory(prefix="study-report-") as scratch:
         try:
@@ -349,62 +339,3 @@ def _requests(connection) -> list[dict]:
         request["configured"] = parameters.get("model") if isinstance(parameters, dict) else None
         requests.append(request)
     return requests
-
-
-def _study_survey(study, connection, session_ids: list[str]) -> tuple[list[Question], dict[str, dict[str, object]]]:
-    """The survey engine's questions (typed by their study.toml definition) and the answers of
-    completed sessions, one column per question as `study export` writes survey.csv (an
-    in-session question once per occasion, `ID@K`)."""
-    from study.export.surveys import survey_rows
-    from study.store import surveys as survey_store
-
-    responses = survey_store.all_responses(connection)
-    columns, rows = survey_rows(study, responses, session_ids)
-    items = {item.id: item for survey in study.surveys for item in survey.items}
-    questions = []
-    for column in columns:
-        item = items[column.split("@")[0]]
-        # One question for stories and essays alike, as the release's card words it.
-        text = item.text.replace("{noun}", "story/essay")
-        if "@" in column:
-            text += f" (after exchange {column.split('@')[1]})"
-        if item.type in ("likert", "slider"):
-            questions.append(Question(column, text, "scale", points=tuple(item.scale())))
-        elif item.type == "single":
-            questions.append(Question(column, text, "choice", item.options))
-        else:  # free text, and multiple choice (its answers are joined with "; ")
-            questions.append(Question(column, text, "text"))
-    return questions, {row.pop("session_id"): row for row in rows}
-
-
-def _read_survey_csv(path: Path) -> tuple[list[Question], dict[str, dict[str, object]]]:
-    try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            reader = csv.DictReader(handle)
-            if "session_id" not in (reader.fieldnames or ()):
-                raise ReportSourceError(f"{path}: needs a session_id column")
-            columns = [c for c in reader.fieldnames if c != "session_id"]
-            answers = {row["session_id"]: {c: row.get(c) or "" for c in columns} for row in reader}
-    except UnicodeDecodeError as error:
-        # A survey.csv edited in a spreadsheet is often saved in its own encoding (Windows-1252).
-        raise ReportSourceError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start}); "
-                                "export the sheet as CSV UTF-8") from None  # fmt: skip
-    except csv.Error as error:
-        raise ReportSourceError(f"{path}: not readable as CSV ({error})") from None
-    return [_infer_question(c, (a[c] for a in answers.values())) for c in columns], answers
-
-
-def _infer_question(column: str, values: Iterable[str]) -> Question:
-    """A release's survey.csv has no question types: answers 1-7 only read as a 7-point scale,
-    answers 1-10 with some above 7 as a 1-10 scale (CollabLLM's ratings, spec B3), a few
-    distinct answers each given by more than one session as a choice, anything else as free
-    text. A pilot's few free-text answers are few distinct values too: an answer only one
-    writer gave may be their own words, which stay out of a report that may be shared."""
-    given = [v for v in values if v != ""]
-    if given and all(v.isdigit() and 1 <= int(v) <= 10 for v in given):
-        top = 7 if all(int(v) <= 7 for v in given) else 10
-        return Question(column, column, "scale", points=tuple(range(1, top + 1)))
-    distinct = sorted(set(given))
-    if given and len(distinct) <= 8 and all(given.count(v) > 1 for v in distinct):
-        return Question(column, column, "choice", tuple(distinct))
-    return Question(column, column, "text")

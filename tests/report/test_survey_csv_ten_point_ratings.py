@@ -5,7 +5,7 @@ between the strings "10", "8", "9"."""
 
 from __future__ import annotations
 
-from study.report.data import _read_survey_csv
+from study.report.survey_answers import read_survey_csv as _read_survey_csv
 
 
 def test_ten_point_ratings_in_an_exported_survey_csv_are_a_1_to_10_scale(tmp_path):

@@ -10,7 +10,8 @@ from collections import Counter
 from html import escape
 
 from study.report import plots
-from study.report.data import Question, ReportData
+from study.report.data import ReportData
+from study.report.survey_answers import Question
 from study.report.html import Section
 from study.report.intervals import bootstrap_mean
 

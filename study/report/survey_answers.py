@@ -1,0 +1,80 @@
+"""The survey's questions and answers a report shows: from the study database (typed by their
+study.toml definition) or from a release's or export's `survey.csv` (types inferred from the
+answers, which is all such a file has)."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from study.report.errors import ReportSourceError
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    text: str
+    kind: str  # scale | choice | text
+    options: tuple[str, ...] = ()
+    points: tuple[int, ...] = tuple(range(1, 8))  # the values of a scale (likert or slider)
+
+
+def study_survey(study, connection, session_ids: list[str]) -> tuple[list[Question], dict[str, dict[str, object]]]:
+    """The survey engine's questions (typed by their study.toml definition) and the answers of
+    completed sessions, one column per question as `study export` writes survey.csv (an
+    in-session question once per occasion, `ID@K`)."""
+    from study.export.surveys import survey_rows
+    from study.store import surveys as survey_store
+
+    responses = survey_store.all_responses(connection)
+    columns, rows = survey_rows(study, responses, session_ids)
+    items = {item.id: item for survey in study.surveys for item in survey.items}
+    questions = []
+    for column in columns:
+        item = items[column.split("@")[0]]
+        # One question for stories and essays alike, as the release's card words it.
+        text = item.text.replace("{noun}", "story/essay")
+        if "@" in column:
+            text += f" (after exchange {column.split('@')[1]})"
+        if item.type in ("likert", "slider"):
+            questions.append(Question(column, text, "scale", points=tuple(item.scale())))
+        elif item.type == "single":
+            questions.append(Question(column, text, "choice", item.options))
+        else:  # free text, and multiple choice (its answers are joined with "; ")
+            questions.append(Question(column, text, "text"))
+    return questions, {row.pop("session_id"): row for row in rows}
+
+
+def read_survey_csv(path: Path) -> tuple[list[Question], dict[str, dict[str, object]]]:
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            if "session_id" not in (reader.fieldnames or ()):
+                raise ReportSourceError(f"{path}: needs a session_id column")
+            columns = [c for c in reader.fieldnames if c != "session_id"]
+            answers = {row["session_id"]: {c: row.get(c) or "" for c in columns} for row in reader}
+    except UnicodeDecodeError as error:
+        # A survey.csv edited in a spreadsheet is often saved in its own encoding (Windows-1252).
+        raise ReportSourceError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start}); "
+                                "export the sheet as CSV UTF-8") from None  # fmt: skip
+    except csv.Error as error:
+        raise ReportSourceError(f"{path}: not readable as CSV ({error})") from None
+    return [infer_question(c, (a[c] for a in answers.values())) for c in columns], answers
+
+
+def infer_question(column: str, values: Iterable[str]) -> Question:
+    """A release's survey.csv has no question types: answers 1-7 only read as a 7-point scale,
+    answers 1-10 with some above 7 as a 1-10 scale (CollabLLM's ratings, spec B3), a few
+    distinct answers each given by more than one session as a choice, anything else as free
+    text. A pilot's few free-text answers are few distinct values too: an answer only one
+    writer gave may be their own words, which stay out of a report that may be shared."""
+    given = [v for v in values if v != ""]
+    if given and all(v.isdigit() and 1 <= int(v) <= 10 for v in given):
+        top = 7 if all(int(v) <= 7 for v in given) else 10
+        return Question(column, column, "scale", points=tuple(range(1, top + 1)))
+    distinct = sorted(set(given))
+    if given and len(distinct) <= 8 and all(given.count(v) > 1 for v in distinct):
+        return Question(column, column, "choice", tuple(distinct))
+    return Question(column, column, "text")
