@@ -8,9 +8,10 @@ import click
 @click.command("simulate")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
 @click.option("--writers", default=None, type=click.IntRange(min=1),
-              help="How many simulated writers take part (each writes one session). Default: one "
-              "per prompt (a chat study: one per assistant), so the pilot writes every prompt "
-              "and condition.")
+              help="How many simulated writers take part (each writes one session; within "
+              "subjects, one per arm). Default: one per prompt (a chat study: one per "
+              "assistant; within subjects, whole Latin squares of writers), so the pilot writes "
+              "every prompt and condition.")
 @click.option("--url", default=None, metavar="URL",
               help="A server already running for DIRECTORY (e.g. http://127.0.0.1:5000); "
               "default: start one on a free local port.")

@@ -40,11 +40,19 @@ class PromptDraws:
 
 
 def default_writers(study: Study) -> int:
-    """A pilot's default size: one writer per prompt (every condition then gets sessions too);
+    """A pilot's default size: one writer per prompt (every condition then gets sessions too;
+    within subjects, whole Latin squares of writers with a session per prompt);
     a study on a paradigm's own path has no prompts (a chat study's users are assigned their
     assistant), so one per condition."""
     if study.paradigm != "writing":
         return max(1, len(study.conditions))
+    if study.assignment == "within":
+        # Each writer writes once in every arm of a genre (k sessions): enough writers for a
+        # session on every prompt, in whole Latin squares (k writers: every row once), so each
+        # arm is written as often in each position.
+        k = max((len(study.conditions_for(genre)) for genre in {p.genre for p in study.prompts}), default=1)
+        needed = max(k, -(-len(study.prompts) // k))
+        return -(-needed // k) * k
     return max(1, len(study.prompts), len(study.conditions))
 
 

@@ -73,7 +73,7 @@ class _PageParser(HTMLParser):
             if field_ is not None and field_.kind == "checkbox" and not field_.question:
                 field_.question = " ".join(self._label.split())
             self._in_label = False
-        elif self._capture is not None and tag in ("script", "p", "button", "span", "div", "li"):
+        elif self._capture is not None and tag in ("script", "p", "button", "span", "div", "li", "a"):
             kind, key = self._capture_key
             text = "".join(self._capture)
             (self.scripts if kind == "script" else self.testids)[key] = text.strip()

@@ -3,7 +3,8 @@
 /task?access_code=... -> consent -> instructions -> prompt -> writing (the event API and the
 suggestion API, or the API of the page's own part to ask such as a chat arm's panel, exactly as
 the editor's JavaScript calls them) -> finish -> self-evaluation ->
-survey -> completion page. Each page is read and its form filled as the page shows it; a page
+survey -> completion page, and within subjects again from the completion page's link to the
+next part (`another=1`) for each arm still owed. Each page is read and its form filled as the page shows it; a page
 the simulator does not expect stops the run with the server's own words.
 """
 
@@ -63,13 +64,20 @@ class Participant:
         self.mark, self.choose_prompt = mark, choose_prompt
         self.queries = self.accepted = self.failed_queries = 0
         self.prompt_code = ""
+        # Whether the last completion page linked a next part (a within-subjects arm still owed).
+        self.next_part = False
 
     # -- the path --------------------------------------------------------------------------
 
-    def run(self) -> SessionResult:
-        """The participant's path, page by page, until the completion page. Each page's stage
-        is handled by `_step`, which a chat participant (study.paradigms.chat.simulate) overrides."""
-        response = self.http.get("/task", params={"access_code": self.access_code})
+    def run(self, *, another: bool = False) -> SessionResult:
+        """The participant's path, page by page, until the completion page; `another`: a later
+        session of the same participant, as the completion page's link asks for one. Each
+        page's stage is handled by `_step`, which a chat participant
+        (study.paradigms.chat.simulate) overrides."""
+        self.queries = self.accepted = self.failed_queries = 0
+        self.prompt_code, self.next_part = "", False
+        params = {"access_code": self.access_code, **({"another": "1"} if another else {})}
+        response = self.http.get("/task", params=params)
         location = self._redirect(response, "the entry page /task")
         session_id = _SESSION_PATH.search(location).group(1)
         self.mark(session_id)
@@ -83,8 +91,9 @@ class Participant:
             if response.status_code != 200:
                 raise SimulationError(f"GET {location}: HTTP {response.status_code}")
             if stage == "complete":
-                code = read_page(response.text).testids.get("verification-code", "")
-                return self._result(session_id, code, events)
+                shown = read_page(response.text).testids
+                self.next_part = "next-part" in shown
+                return self._result(session_id, shown.get("verification-code", ""), events)
             location, events = self._step(stage, location, response.text, events)
         raise SimulationError(f"session {session_id} did not reach the completion page")
 

@@ -5,7 +5,8 @@ The server is the study's own (`create_app`, served over HTTP on a free local po
 OpenAI-compatible endpoint (`llm_url`); without one, a local endpoint with the deterministic
 backend of `study lm serve` is started, which exercises the whole path but writes canned
 sentences. Each session is marked in the study database (`simulated_sessions`) as soon as it
-exists, so nothing downstream can take it for a participant's.
+exists, so nothing downstream can take it for a participant's. Within subjects each writer
+writes one session per arm of their list, following the completion page's link to the next.
 """
 
 from __future__ import annotations
@@ -106,22 +107,29 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
                 writer.noun = GENRE_NOUNS.get(study.prompt(code).genre, "text")
                 return code
 
+            results, stopped = [], None
             with httpx.Client(base_url=base_url, timeout=60, follow_redirects=False) as http:
                 participant = driver.participant(http, writer, f"sim-{run_id}-{number}", study=study, mark=mark,
                                                  choose_prompt=choose_prompt, record=record)  # fmt: skip
                 try:
-                    result = participant.run()
+                    results.append(participant.run())
+                    echo(describe(number, persona, results[-1], participant, writer))
+                    # Within subjects the completion page links the arm the writer still owes
+                    # (study.server.within): a writer takes every part, in their row's order, so
+                    # the pilot exercises the design and its data pair each writer's arms. The
+                    # bound stops a server that kept offering parts.
+                    while getattr(participant, "next_part", False) and len(results) < len(study.conditions):
+                        results.append(participant.run(another=True))
+                        echo(describe(number, persona, results[-1], participant, writer))
                 except (SimulationError, httpx.HTTPError) as error:
-                    with lock:
-                        summary.errors.append(f"writer {number}: {error}")
+                    stopped = f"writer {number}: {error}"
                     echo(f"writer {number}: stopped: {error}")
-                    return
             with lock:
-                summary.sessions.append(result)
+                summary.sessions.extend(results)
+                summary.errors.extend([stopped] if stopped else [])
                 summary.decisions.by_model += writer.decisions.by_model
                 summary.decisions.by_fallback += writer.decisions.by_fallback
                 summary.decisions.failures += writer.decisions.failures
-            echo(describe(number, persona, result, participant, writer))
 
         with ThreadPoolExecutor(max_workers=max(1, min(options.parallel, writers))) as pool:
             list(pool.map(one, range(writers)))

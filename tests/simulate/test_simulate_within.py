@@ -1,0 +1,72 @@
+"""`study simulate` in a within-subjects study: each simulated writer writes in every arm of
+their list, in their Latin-square row's order, following the completion page's link to the
+next part, so a pilot exercises the design and its release pairs each writer's arms."""
+
+from __future__ import annotations
+
+import csv
+from collections import defaultdict
+
+from click.testing import CliRunner
+from sqlalchemy import select
+
+from study import config
+from study.cli import main, write_study_files
+from study.server.within import latin_square
+from study.simulate.coverage import default_writers
+from study.store import make_engine, reading
+from study.store import sessions as session_store
+from study.store.db import simulated_sessions
+from tests.conftest import CONTACT
+
+ARMS = ["no-ai", "next-sentence", "next-paragraph"]  # the dhillon design, in study.toml order
+
+
+def _dhillon(tmp_path):
+    folder = tmp_path / "dhillon"
+    write_study_files(folder, design="dhillon", replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
+    return folder
+
+
+def test_each_simulated_writer_writes_in_every_arm_in_their_row_s_order(tmp_path, suggestion_model):
+    folder = _dhillon(tmp_path)
+    runner = CliRunner()
+    result = runner.invoke(main, ["simulate", str(folder), "--writers", "3",
+                                  "--suggestions-endpoint", suggestion_model])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "9 simulated session(s) finished, 0 stopped" in result.output
+
+    engine = make_engine(config.load(folder).database_url)
+    with reading(engine) as connection:
+        sessions = session_store.all_sessions(connection)
+        marked = {row.session_id for row in connection.execute(select(simulated_sessions))}
+    engine.dispose()
+    assert len(sessions) == 9 and all(s["stage"] == "complete" for s in sessions)
+    assert marked == {s["session_id"] for s in sessions}
+    orders = defaultdict(list)
+    for s in sorted(sessions, key=lambda s: s["created_at"]):
+        orders[s["access_code"]].append(s["condition"])
+    # Three writers, three rows of the square: every arm once per writer, once per position.
+    assert sorted(orders.values()) == sorted([ARMS[i] for i in row] for row in latin_square(3))
+
+    # The release pairs them: each writer's pseudonym has a session in every arm.
+    from study.release.keys import init_keyfile
+
+    (tmp_path / "keys").mkdir()
+    key = init_keyfile(tmp_path / "keys" / "study.key")
+    out = tmp_path / "releases"
+    built = runner.invoke(main, ["release", "build", str(folder), "--version", "1.0.0",
+                                 "--out", str(out), "--key", str(key.path), "-j", "1"])  # fmt: skip
+    assert built.exit_code == 0, built.output
+    rows = list(csv.DictReader(open(out / "dhillon-1.0.0" / "metadata.csv", encoding="utf-8")))
+    arms_of = defaultdict(set)
+    for row in rows:
+        arms_of[row["worker_id"]].add(row["condition"])
+    assert len(arms_of) == 3 and all(arms == set(ARMS) for arms in arms_of.values())
+
+
+def test_a_within_subjects_pilot_is_whole_latin_squares_of_writers_by_default(tmp_path):
+    study = config.load(_dhillon(tmp_path))
+    writers = default_writers(study)
+    assert writers % 3 == 0  # every row of the three-arm square as often
+    assert writers * 3 >= len(study.prompts)  # a session for every prompt
