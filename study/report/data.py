@@ -3,7 +3,8 @@
 - A **study folder** (`study.toml`): its finished sessions are exported exactly as `study
   export` writes them (into a scratch folder) and read back like any session folder; the
   participation funnel, the time spent at each stage, the suggestion requests and the survey
-  answers come from the study database, the survey questions from `study.toml`.
+  answers come from the study database, the survey questions from `study.toml`, and within
+  subjects the design as it ran (study.report.within_design).
 - A **release** (`datapackage.json`, as `study release build` writes it) or a **session folder**
   (`metadata.csv` with the sessions beside it or in `sessions/`, as `study export` writes it, or
   the public CoAuthor release as distributed: `creative.csv` and `argumentative.csv` with the
@@ -41,7 +42,9 @@ from study.report.entities import EntityModel, load_model
 from study.report.errors import ReportSourceError
 from study.report.facts import SessionFacts, session_facts
 from study.report.grammar import LanguageToolError, check_server
+from study.report import within_design
 from study.report.survey_answers import Question, read_survey_csv, study_survey
+from study.report.within_design import WithinDesign
 
 STUDY, RELEASE, FOLDER = "study", "release", "folder"
 # Time spent between the timestamps the study database keeps for a session.
@@ -96,6 +99,9 @@ class ReportData:
     # those nobody has written yet; empty for a release or an export, which only know sessions.
     planned_prompts: list[str] = field(default_factory=list)
     planned_conditions: list[str] = field(default_factory=list)
+    # A within-subjects study folder's design as it ran (study.report.within_design); None
+    # between subjects, and for a release or an export, which hold no arm lists or rows.
+    within: WithinDesign | None = None
 
     @property
     def simulated(self) -> int:
@@ -274,6 +280,7 @@ def _from_study(path: Path, model: EntityModel | None, processes: int | None) ->
         requests = _requests(connection)
         completed = [r["session_id"] for r in rows if r["completed_at"]]
         questions, answers = study_survey(study, connection, completed)
+        within = within_design.read(connection, study) if study.assignment == "within" else None
     engine.dispose()
     with tempfile.TemporaryDirectory(prefix="study-report-") as scratch:
         try:
@@ -294,6 +301,7 @@ def _from_study(path: Path, model: EntityModel | None, processes: int | None) ->
     }
     data.requests = requests
     data.questions, data.answers = questions, answers
+    data.within = within
     data.planned_prompts = [p.code for p in study.prompts]
     data.planned_conditions = [c.name for c in study.conditions]
     return data

@@ -18,6 +18,7 @@ from study.store import make_engine, reading
 from study.store import sessions as session_store
 from study.store.db import simulated_sessions
 from tests.conftest import CONTACT
+from tests.report.conftest import Tables
 
 ARMS = ["no-ai", "next-sentence", "next-paragraph"]  # the dhillon design, in study.toml order
 
@@ -63,6 +64,16 @@ def test_each_simulated_writer_writes_in_every_arm_in_their_row_s_order(tmp_path
     for row in rows:
         arms_of[row["worker_id"]].add(row["condition"])
     assert len(arms_of) == 3 and all(arms == set(ARMS) for arms in arms_of.values())
+
+    # And the study's report sets each writer's arms next to each other.
+    report = tmp_path / "report.html"
+    assert runner.invoke(main, ["report", str(folder), "--out", str(report)]).exit_code == 0
+    tables = Tables(report.read_text(encoding="utf-8"))
+    assert tables.rows("within")["all"][3:] == ["3", "3", "0"]  # began, completed every arm, part-way
+    paired = tables.rows("within", 1)
+    assert [paired[f"{later} - {earlier}"][0] for earlier, later in
+            (("no-ai", "next-sentence"), ("no-ai", "next-paragraph"), ("next-sentence", "next-paragraph"))] == ["3"] * 3
+    assert {row[0] for arms, row in tables.rows("arms", 1).items() if arms != "arms"} == {"paired"}
 
 
 def test_a_within_subjects_pilot_is_whole_latin_squares_of_writers_by_default(tmp_path):

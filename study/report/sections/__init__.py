@@ -28,6 +28,7 @@ from study.report.sections import (
     table3,
     timing,
     variation,
+    within,
 )
 
 SECTIONS = (
@@ -48,4 +49,5 @@ SECTIONS_AFTER_PARADIGMS = (
     judging.build,
     survey.build,
     arms.build,
+    within.build,  # a within-subjects study's design and its arms paired
 )
