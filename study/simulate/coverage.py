@@ -8,6 +8,7 @@ least so far in the run; ties are broken by the writer's seeded generator.
 
 from __future__ import annotations
 
+import math
 import random
 import threading
 from collections import Counter
@@ -47,12 +48,13 @@ def default_writers(study: Study) -> int:
     if study.paradigm != "writing":
         return max(1, len(study.conditions))
     if study.assignment == "within":
-        # Each writer writes once in every arm of a genre (k sessions): enough writers for a
-        # session on every prompt, in whole Latin squares (k writers: every row once), so each
-        # arm is written as often in each position.
-        k = max((len(study.conditions_for(genre)) for genre in {p.genre for p in study.prompts}), default=1)
-        needed = max(k, -(-len(study.prompts) // k))
-        return -(-needed // k) * k
+        # Each writer writes once in every arm of every genre: enough writers for a session on
+        # every prompt, in whole Latin squares (k writers use each row of a genre's k-arm square
+        # once), so each arm is written as often in each position.
+        arms = [len(study.conditions_for(genre)) for genre in sorted({p.genre for p in study.prompts})]
+        square = math.lcm(*arms) if arms else 1
+        needed = max(square, -(-len(study.prompts) // max(1, sum(arms))))
+        return -(-needed // square) * square
     return max(1, len(study.prompts), len(study.conditions))
 
 

@@ -64,8 +64,10 @@ class Participant:
         self.mark, self.choose_prompt = mark, choose_prompt
         self.queries = self.accepted = self.failed_queries = 0
         self.prompt_code = ""
-        # Whether the last completion page linked a next part (a within-subjects arm still owed).
-        self.next_part = False
+        # Whether the last completion page linked a next part (a within-subjects arm still owed)
+        # and whether it offered another session (between subjects: more of the same; within
+        # subjects: the arms of another genre, once one genre's are all written).
+        self.next_part = self.another_session = False
 
     # -- the path --------------------------------------------------------------------------
 
@@ -75,7 +77,7 @@ class Participant:
         page's stage is handled by `_step`, which a chat participant
         (study.paradigms.chat.simulate) overrides."""
         self.queries = self.accepted = self.failed_queries = 0
-        self.prompt_code, self.next_part = "", False
+        self.prompt_code, self.next_part, self.another_session = "", False, False
         params = {"access_code": self.access_code, **({"another": "1"} if another else {})}
         response = self.http.get("/task", params=params)
         location = self._redirect(response, "the entry page /task")
@@ -93,6 +95,7 @@ class Participant:
             if stage == "complete":
                 shown = read_page(response.text).testids
                 self.next_part = "next-part" in shown
+                self.another_session = "another-session" in shown
                 return self._result(session_id, shown.get("verification-code", ""), events)
             location, events = self._step(stage, location, response.text, events)
         raise SimulationError(f"session {session_id} did not reach the completion page")

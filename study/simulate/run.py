@@ -115,10 +115,13 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
                     results.append(participant.run())
                     echo(describe(number, persona, results[-1], participant, writer))
                     # Within subjects the completion page links the arm the writer still owes
-                    # (study.server.within): a writer takes every part, in their row's order, so
-                    # the pilot exercises the design and its data pair each writer's arms. The
+                    # (study.server.within), or another session once a genre's arms are all
+                    # written and another genre's are owed: a writer takes every part, in their
+                    # row's order, so the pilot exercises the design and its data pair each
+                    # writer's arms. Between subjects a writer writes one session, as before. The
                     # bound stops a server that kept offering parts.
-                    while getattr(participant, "next_part", False) and len(results) < len(study.conditions):
+                    while (study.assignment == "within" and _offers_more(participant)
+                           and len(results) < len(study.conditions)):  # fmt: skip
                         results.append(participant.run(another=True))
                         echo(describe(number, persona, results[-1], participant, writer))
                 except (SimulationError, httpx.HTTPError) as error:
@@ -140,6 +143,11 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
         for stop in reversed(stops):
             stop()
         engine.dispose()
+
+
+def _offers_more(participant) -> bool:
+    """Whether the completion page the participant last saw offered them another session."""
+    return getattr(participant, "next_part", False) or getattr(participant, "another_session", False)
 
 
 def _describe(number: int, persona: Persona, result: SessionResult, participant, writer) -> str:

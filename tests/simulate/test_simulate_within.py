@@ -81,3 +81,27 @@ def test_a_within_subjects_pilot_is_whole_latin_squares_of_writers_by_default(tm
     writers = default_writers(study)
     assert writers % 3 == 0  # every row of the three-arm square as often
     assert writers * 3 >= len(study.prompts)  # a session for every prompt
+
+
+def test_with_arms_in_two_genres_a_simulated_writer_writes_in_every_arm_of_both(tmp_path, suggestion_model):
+    # `study init`'s four conditions (two per genre) assigned within subjects: once a writer's
+    # arms of one genre are written, the completion page offers another session, whose prompt
+    # page lists the other genre's prompts only (study.server.within.open_genres).
+    folder = tmp_path / "two-genres"
+    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
+    toml = folder / config.CONFIG_NAME
+    toml.write_text(toml.read_text(encoding="utf-8") + '\n[design]\nassignment = "within"\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["simulate", str(folder), "--writers", "2",
+                                       "--suggestions-endpoint", suggestion_model])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "8 simulated session(s) finished, 0 stopped" in result.output
+    study = config.load(folder)
+    engine = make_engine(study.database_url)
+    with reading(engine) as connection:
+        sessions = session_store.all_sessions(connection)
+    engine.dispose()
+    arms_of = defaultdict(list)
+    for s in sessions:
+        arms_of[s["access_code"]].append(s["condition"])
+    assert len(arms_of) == 2
+    assert all(sorted(arms) == sorted(c.name for c in study.conditions) for arms in arms_of.values())
