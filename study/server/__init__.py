@@ -161,7 +161,7 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     from study.server import model_calls
 
     # A server started again after a crash on this host: the calls its processes had in flight.
-    model_calls.settle_stopped_calls(engine)
+    model_calls.settle_stopped_calls(engine, study)
 
     @app.errorhandler(model_calls.ModelCallLost)
     def model_call_lost(error: model_calls.ModelCallLost):

@@ -43,6 +43,7 @@ from study.config import Condition
 from study.server import serving_process
 from study.server.context import WRITING_SESSIONS, engine, limits, study
 from study.store import group_commit, provenance, reading, writing
+from study.store.engine import clock
 from study.store.db import suggestion_requests
 from study.store import sessions as session_store
 from study.suggest import postprocess
@@ -295,21 +296,25 @@ def _slots_freed(outcome: int | Refused) -> bool:
         if last is not None and now - last < _LOOK_EVERY_SECONDS:
             return False
         _last_look[database] = now
-    return settle_stopped_calls(database) > 0
+    return settle_stopped_calls(database, study()) > 0
 
 
-def settle_stopped_calls(engine: Engine) -> int:
+def settle_stopped_calls(engine: Engine, study_config) -> int:
     """Give every call without an outcome that a process of this host made, and that process no
     longer runs (killed mid-call), the outcome SERVER_STOPPED, freeing its slot; how many. `study
     serve`'s workers call it as they start (a worker the master starts again after a kill), the
     app as it is built, and a request that finds every slot taken. Rows of other hosts, and rows
-    that name no process (/proc missing, or made before rows named one), keep the time window."""
+    that name no process (/proc missing, or made before rows named one), keep the time window;
+    rows past it hold no slot and keep NO_OUTCOME."""
     here = serving_process.this_host()
     if here is None:
         return 0
     calls = suggestion_requests.c
-    without_outcome = (calls.error == NO_OUTCOME) & (calls.server_host == here)
     with reading(engine) as connection:
+        # Only rows still counted in flight hold a slot: older ones say NO_OUTCOME already, and
+        # the window's index keeps this read small on the busy path of a long study's table.
+        since = clock(connection) - in_flight_seconds(study_config)
+        without_outcome = (calls.error == NO_OUTCOME) & (calls.server_host == here) & (calls.created_at > since)
         named = connection.execute(select(calls.server_process).distinct().where(without_outcome)).scalars().all()
     stopped = sorted(process for process in named if process and not serving_process.running(process))
     if not stopped:

@@ -90,7 +90,7 @@ def _app_in_worker() -> Flask:
     # granian starts a worker again when one dies (kill -9, the out-of-memory killer): the calls
     # the dead one had in flight free their slots now rather than after their time window.
     try:
-        model_calls.settle_stopped_calls(_app.extensions["study.engine"])
+        model_calls.settle_stopped_calls(_app.extensions["study.engine"], _app.extensions["study"])
     except SQLAlchemyError as error:  # the next request that finds every slot taken tries again
         logger.warning("model calls of stopped server processes could not be settled: %s", error)
     return _app

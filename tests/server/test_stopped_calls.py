@@ -17,7 +17,7 @@ from sqlalchemy import insert, select
 
 from study import config
 from study.server import create_app, serving_process
-from study.server.model_calls import NO_OUTCOME, SERVER_STOPPED
+from study.server.model_calls import NO_OUTCOME, SERVER_STOPPED, in_flight_seconds, settle_stopped_calls
 from study.store import create_tables, reading, writing
 from study.store.db import suggestion_requests
 from tests.server.flow import start, to_writing
@@ -45,10 +45,10 @@ def _app_with_one_slot(study_folder, endpoint):
     return app, client, session_id
 
 
-def _call_in_flight(app, host: str | None, process: str | None) -> int:
+def _call_in_flight(app, host: str | None, process: str | None, *, seconds_ago: float = 0) -> int:
     with writing(app.extensions["study.engine"]) as connection:
         return connection.execute(insert(suggestion_requests).values(
-            session_id="0" * 32, created_at=time.time(), condition="gpt3", model="m", parameters="{}",
+            session_id="0" * 32, created_at=time.time() - seconds_ago, condition="gpt3", model="m", parameters="{}",
             raw="[]", suggestions="[]", error=NO_OUTCOME, server_host=host, server_process=process,
         )).inserted_primary_key[0]  # fmt: skip
 
@@ -73,6 +73,18 @@ def test_a_call_of_a_killed_process_of_this_host_frees_its_slot_at_once(study_fo
     assert _ask(client, session_id) == 200
     assert endpoint.calls == 1
     assert _outcome(app, left) == SERVER_STOPPED
+
+
+def test_a_stopped_call_past_its_window_is_left_as_it_was(study_folder, endpoint_factory):
+    # Past its window a row holds no slot: the look for stopped processes (on every refusal for
+    # want of a slot, once a second) reads the window's rows only, not a long study's whole table.
+    endpoint = endpoint_factory()
+    app, client, session_id = _app_with_one_slot(study_folder, endpoint)
+    window = in_flight_seconds(app.extensions["study"])
+    old = _call_in_flight(app, serving_process.this_host(), _stopped_process(), seconds_ago=window + 5)
+    assert settle_stopped_calls(app.extensions["study.engine"], app.extensions["study"]) == 0
+    assert _outcome(app, old) == NO_OUTCOME
+    assert _ask(client, session_id) == 200
 
 
 def test_a_call_of_another_host_or_of_a_running_process_keeps_its_slot(study_folder, endpoint_factory):
