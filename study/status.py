@@ -47,10 +47,13 @@ def _last_minute(recent, slots: int) -> str:
             f"{recent.events:,} events stored"
         ]
     # No request waits for a slot: past them it is refused at once (503), and counted here.
-    lines.append(
-        f"  model calls: {recent.in_flight} in flight of {slots} slots, 0 waiting, "
-        f"{recent.busy_refusals:,} refused busy in the last minute"
-    )
+    # So the line says what is in flight and how long the oldest has waited for the model.
+    if recent.in_flight:
+        age = max(0.0, time.time() - recent.oldest_in_flight_at)
+        calls = f"{recent.in_flight} in flight of {slots} slots, the oldest asked {age:.0f} s ago"
+    else:
+        calls = f"none in flight ({slots} slots)"
+    lines.append(f"  model calls: {calls}, {recent.busy_refusals:,} refused busy in the last minute")
     return "\n".join(lines)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -215,7 +216,7 @@ def test_a_model_call_still_waiting_for_the_model_is_in_flight_not_failed(client
     session_id = start(client, access_code="a")
     to_writing(client, session_id, prompt="pig")
     with writing(app.extensions["study.engine"]) as connection:
-        for created_at in (time.time(), 0.0):
+        for created_at in (time.time() - 2, time.time() - 12, 0.0):
             connection.execute(suggestion_requests.insert().values(
                 session_id=session_id, created_at=created_at, condition="creative-high", model="m",
                 parameters="{}", raw="[]", suggestions="[]", error=NO_OUTCOME,
@@ -223,6 +224,20 @@ def test_a_model_call_still_waiting_for_the_model_is_in_flight_not_failed(client
 
     output = CliRunner().invoke(main, ["status", str(study_folder)]).output
 
-    assert "Suggestion requests: 2, failed 1 (50%)" in output, output
+    assert "Suggestion requests: 3, failed 1 (33%)" in output, output
     assert f"failed 1x: {NO_OUTCOME}" in output
-    assert "model calls: 1 in flight" in output
+    # How many wait for the model and how long the oldest has: a slow model shows as an old call.
+    (calls,) = [line for line in output.splitlines() if "model calls:" in line]
+    assert re.search(r"model calls: 2 in flight of 4 slots, the oldest asked 1[23] s ago,", calls), calls
+    assert "waiting" not in calls
+
+
+def test_with_no_model_call_in_flight_status_says_none_and_nothing_about_waiting(client, study_folder):
+    # Nothing waits for a slot (past them a call is refused at once), so the line never counts
+    # waiting calls: it says none is in flight.
+    start(client, access_code="a")
+
+    output = CliRunner().invoke(main, ["status", str(study_folder)]).output
+
+    (calls,) = [line for line in output.splitlines() if "model calls:" in line]
+    assert calls.strip() == "model calls: none in flight (4 slots), 0 refused busy in the last minute", calls

@@ -87,6 +87,9 @@ class Recent:
     event_queue_max: int  # the most event batches that waited at once for the database (one process)
     events: int  # events stored (from the events table itself)
     in_flight: int  # model calls asked and not answered yet, on every process
+    # When the oldest of them was asked (its row's created_at), None when none is in flight: an
+    # operator tells a slow model (an old call) from a busy one (many young calls).
+    oldest_in_flight_at: float | None = None
 
 
 def recent(connection: Connection, in_flight_marker: str, in_flight_seconds: float,
@@ -104,12 +107,12 @@ def recent(connection: Connection, in_flight_marker: str, in_flight_seconds: flo
     stored = connection.execute(
         select(func.count()).select_from(events).where(events.c.received_at > since)
     ).scalar_one()
-    in_flight = connection.execute(
-        select(func.count())
+    in_flight, oldest_in_flight_at = connection.execute(
+        select(func.count(), func.min(suggestion_requests.c.created_at))
         .select_from(suggestion_requests)
         .where(suggestion_requests.c.created_at > now - in_flight_seconds)
         .where(suggestion_requests.c.error == in_flight_marker)
-    ).scalar_one()
+    ).one()
     return Recent(
         seconds=seconds,
         processes=len({row["process"] for row in rows}),
@@ -121,4 +124,5 @@ def recent(connection: Connection, in_flight_marker: str, in_flight_seconds: flo
         event_queue_max=max((row["event_queue_max"] for row in rows), default=0),
         events=stored,
         in_flight=in_flight,
+        oldest_in_flight_at=oldest_in_flight_at,
     )
