@@ -3,7 +3,11 @@ and arguments it shows, and every study.toml example it shows loads beside `stud
 
 from __future__ import annotations
 
+import ast
+import inspect
+import json
 import re
+import textwrap
 import tomllib
 from pathlib import Path
 
@@ -122,3 +126,72 @@ def test_every_study_toml_example_of_the_readme_loads_in_a_new_study(tmp_path, e
     (folder / "instructions-qualification.html").write_text("<p>Write once.</p>", encoding="utf-8")
     data = _merged(tomllib.loads((folder / "study.toml").read_text(encoding="utf-8")), tomllib.loads(example))
     config.from_mapping(data, folder)
+
+
+# The README's configuration table lists these tables of study.toml key by key; the others
+# ([[conditions]], [judging], [plan], ...) have one row each naming their keys, or a section.
+KEY_BY_KEY = ("study", "session", "design", "suggestions", "texts")
+
+
+def _configuration_table() -> set[str]:
+    """'[table] key' for every key a row of the README's configuration table names: its first
+    cell, e.g. "`[study] pay`, `duration_minutes`" names two."""
+    text = ROOT.joinpath("README.md").read_text(encoding="utf-8")
+    section = text.split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0]
+    named = set()
+    for row in re.findall(r"^\| (.*?) \|", section, re.M):
+        table = None
+        for code in re.findall(r"`([^`]*)`", row):
+            if found := re.fullmatch(r"\[(\w+)\] (\w+)", code):
+                table = found.group(1)
+                named.add(code)
+            elif table and re.fullmatch(r"\w+", code):
+                named.add(f"[{table}] {code}")
+    return named
+
+
+def _table_of(node: ast.expr) -> str | None:
+    """"suggestions" for `data["suggestions"]` or `data.get("suggestions", {})`."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "data":
+        return node.slice.value if isinstance(node.slice, ast.Constant) else None
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "data"):  # fmt: skip
+        return node.args[0].value
+    return None
+
+
+def _keys_config_reads() -> set[str]:
+    """'[table] key' for every key of study.toml's tables that study.config.from_mapping reads:
+    `study.get("contact", "")` once `study = data["study"]`, `sugg["system_prompt"]`,
+    `data.get("design", {}).get("assignment", ...)`."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(config.from_mapping)))
+    tables = {node.targets[0].id: table for node in ast.walk(tree)
+              if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+              and (table := _table_of(node.value))}  # fmt: skip
+    keys = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+            owner, key = node.func.value, node.args[0]
+        elif isinstance(node, ast.Subscript):
+            owner, key = node.value, node.slice
+        else:
+            continue
+        table = tables.get(owner.id) if isinstance(owner, ast.Name) else _table_of(owner)
+        if table and isinstance(key, ast.Constant):
+            keys.add(f"[{table}] {key.value}")
+    return keys
+
+
+def test_every_key_study_config_reads_has_a_row_in_the_readmes_configuration_table():
+    read = _keys_config_reads()
+    assert {"[study] contact", "[design] assignment", "[suggestions] system_prompt"} <= read  # the walk works
+    assert sorted(read - _configuration_table()) == []
+
+
+def test_every_key_the_schema_allows_in_a_key_by_key_table_has_a_row_in_the_readme():
+    # schemas/study.schema.json is what study.toml may hold; the README's table is where a
+    # researcher looks a key up, so a key the schema gains (read in study.server.limits, say)
+    # needs its row.
+    schema = json.loads(ROOT.joinpath("schemas", "study.schema.json").read_text(encoding="utf-8"))
+    allowed = {f"[{table}] {key}" for table in KEY_BY_KEY for key in schema["properties"][table]["properties"]}
+    assert sorted(allowed - _configuration_table()) == []
