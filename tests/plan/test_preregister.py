@@ -1,5 +1,6 @@
 """`study preregister`: a signed, timestamped record before launch, refused after it; verify
-finds a changed record and lists every deviation; `study mturk post` warns without a record."""
+finds a changed record and lists every deviation; `study mturk post` warns without a record while
+nobody has started, and does not send the researcher to a record too late to make after."""
 
 from __future__ import annotations
 
@@ -114,6 +115,31 @@ def test_posting_work_warns_when_no_record_exists(planned, emulator, monkeypatch
     run("preregister", planned)
     second = run(*args)
     assert second.exit_code == 0 and "preregistration" not in second.stderr
+
+
+def test_posting_after_participants_started_does_not_suggest_a_record_too_late_to_make(planned, emulator, monkeypatch):
+    # A second batch of HITs, posted once writers have taken part: `study preregister` would be
+    # refused now, so `post` must not send the researcher to it.
+    import boto3
+
+    from study.mturk import client
+    from tests.mturk.conftest import TASK_URL, _botocore_session
+
+    monkeypatch.setattr(client, "new_session", lambda: boto3.Session(botocore_session=_botocore_session()))
+    edit(planned, lambda data: data.update(mturk={"budget": "100.00"}))
+    study = config.load(planned)
+    engine = make_engine(study.database_url)
+    create_tables(engine)
+    finish_sessions(engine, study, ["An early writer's story."])
+    engine.dispose()
+
+    posted = run("mturk", "post", planned, "--task-url", TASK_URL, "--endpoint-url", emulator.url, "--reward", "2.50")
+
+    assert posted.exit_code == 0, posted.output
+    assert "study preregister" not in posted.stderr
+    assert "has no preregistration record, and 1 participant session(s) have already started" in posted.stderr
+    assert "would not be fixed before launch" in posted.stderr
+    assert run("preregister", planned).exit_code != 0  # what the suggestion would have led to
 
 
 def test_verify_lists_instructions_changed_after_the_record(planned):

@@ -18,6 +18,7 @@ from study.mturk.cli.common import (
     open_account,
     reports_errors,
 )
+from study.plan import deviations as plan_deviations
 from study.plan import record as plan_record
 from study.store import reading
 
@@ -112,15 +113,9 @@ def post(directory, count, assignments, reward, task_url, force, sandbox, endpoi
         raise click.ClickException(mismatch + " Fix: make them agree, or pass --force.")
     if mismatch:
         click.echo(f"Warning: {mismatch}", err=True)
-    if not (study.directory / plan_record.RECORD_NAME).is_file():
-        # Issue 27: a report cannot tell planned comparisons from explorations without a record.
-        click.echo(
-            f"Warning: {directory} has no preregistration record, so `study report` cannot tell "
-            f"planned comparisons from explorations. Fix: study preregister {directory} (before "
-            "anyone starts).",
-            err=True,
-        )
     ctx = open_account(directory, sandbox, endpoint_url, study)
+    if (note := _no_record_note(study, ctx.engine, directory)) is not None:
+        click.echo(note, err=True)
     posted = posting.post(
         ctx,
         hits=count,
@@ -147,6 +142,28 @@ def post(directory, count, assignments, reward, task_url, force, sandbox, endpoi
                  else f"{site}/projects/{hit['HITGroupId']}/tasks")  # fmt: skip
         click.echo(f"{hit['HITId']}  {hit['MaxAssignments']} x ${hit['Reward']}  {where}")
     click.echo(f"Posted {len(posted.hits)} HITs; at most {posted.cost.describe()}.")
+
+
+def _no_record_note(study, engine, directory: str) -> str | None:
+    """What `post` says of a study with no preregistration record (issue 27: a report cannot
+    tell planned comparisons from explorations without one), or None when it has one. The fix,
+    `study preregister`, holds only while no participant has started: after that the command
+    refuses, as a record written then would not be a plan fixed before launch."""
+    if (study.directory / plan_record.RECORD_NAME).is_file():
+        return None
+    with reading(engine) as connection:
+        started = plan_deviations.started(connection)
+    if started:
+        return (
+            f"Note: {directory} has no preregistration record, and {started} participant "
+            "session(s) have already started, so a plan recorded now would not be fixed before "
+            "launch: `study report` shows every comparison as exploratory."
+        )
+    return (
+        f"Warning: {directory} has no preregistration record, so `study report` cannot tell "
+        f"planned comparisons from explorations. Fix: study preregister {directory} (before "
+        "anyone starts)."
+    )
 
 
 @click.command("list")
