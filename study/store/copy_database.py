@@ -56,24 +56,25 @@ def copy_database(source_url: str, to: str, *, now: float | None = None) -> Copi
     `to`. Raises CopyError."""
     source = _source_file(source_url)
     target_url, password = _postgresql(to)
-    target = _reached(target_url, password)
-    try:
-        _alone(source)
-    except CopyError:
-        target.dispose()
-        raise
+    # What study.db alone can refuse comes before PostgreSQL is asked anything: a researcher whose
+    # server still runs is told so at once (not after a connection's timeout, nor that PostgreSQL
+    # is unreachable while the copy could not go ahead anyway).
+    _alone(source)
     reader = make_engine(f"sqlite:///{source}", threads=1)
     try:
         # As every command does: a study.db of an earlier version gains what this one declares
         # (tables, columns with their defaults), so every table below can be read whole.
         create_tables(reader)
         _not_served(reader, source, time.time() if now is None else now)
-        copied = _copied(reader, target, source, password)
-        not_copied = sorted(set(inspect(reader).get_table_names()) - set(metadata.tables))
-        rows = _verified(target, copied, password)
+        target = _reached(target_url, password)
+        try:
+            copied = _copied(reader, target, source, password)
+            not_copied = sorted(set(inspect(reader).get_table_names()) - set(metadata.tables))
+            rows = _verified(target, copied, password)
+        finally:
+            target.dispose()
     finally:
         reader.dispose()
-        target.dispose()
     return Copied(source=source, target=shown_url(target_url), rows=rows, database=study_toml_url(target_url),
                   password_given=password is not None, not_copied=not_copied)  # fmt: skip
 

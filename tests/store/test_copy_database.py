@@ -298,6 +298,43 @@ def test_a_server_that_cannot_be_reached_is_named_without_its_password(piloted):
     assert "Tr0ub4dor-secret" not in refused.output
 
 
+def _unreachable() -> str:
+    """A PostgreSQL address nothing answers at: a port just closed."""
+    with closing(socket.socket()) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return f"postgresql://study@127.0.0.1:{probe.getsockname()[1]}/main"
+
+
+def test_a_study_being_served_is_refused_before_postgresql_is_asked(piloted):
+    # The researcher forgot a server: that is what they must hear, not that PostgreSQL is
+    # unreachable, which they would fix only to be refused again.
+    engine = make_engine(study_config.load(piloted).database_url)
+    now = time.time()
+    with writing(engine) as connection:
+        activity.record(connection, activity.Interval("host-a:4242", started_at=now - 10, ended_at=now - 1, requests=5))
+    engine.dispose()
+
+    refused = copy(piloted, _unreachable())
+
+    assert refused.exit_code == 1
+    assert "is being served" in refused.output and "host-a:4242" in refused.output
+    assert "cannot reach PostgreSQL" not in refused.output
+
+
+def test_a_study_db_open_in_another_program_is_refused_before_postgresql_is_asked(piloted):
+    idle = create_app(study_config.load(piloted), suggestion_engine=object())
+    try:
+        refused = copy(piloted, _unreachable())
+    finally:
+        idle.extensions["study.engine"].dispose()
+
+    assert refused.exit_code == 1
+    assert "is open in another program" in refused.output
+    assert "cannot reach PostgreSQL" not in refused.output
+    # With study.db free, the copy could go ahead: now the unreachable PostgreSQL is the news.
+    assert "cannot reach PostgreSQL" in copy(piloted, _unreachable()).output
+
+
 def test_a_database_that_does_not_exist_is_named_without_its_password(piloted, postgres_url):
     missing = make_url(postgres_url).set(drivername="postgresql", database="no_such_db", password="Tr0ub4dor-secret")
 
