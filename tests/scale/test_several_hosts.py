@@ -43,7 +43,7 @@ def host(folder: Path, tmp_path: Path, name: str) -> ServerProcess:
     """One host of the recipe: gunicorn on the study's WSGI app, trusting one proxy."""
     port = free_port()
     command = [
-        sys.executable, "-m", "gunicorn", "--workers", "2", "--threads", "4",
+        sys.executable, "-m", "gunicorn", "-c", "python:study.server.gunicorn_config", "--workers", "2", "--threads", "4",
         "--bind", f"127.0.0.1:{port}", "--forwarded-allow-ips", "127.0.0.1", "study.server.wsgi:app",
     ]  # fmt: skip
     env = {"STUDY_DIR": str(folder), "STUDY_SECRET_KEY": "one-key-for-every-host", "STUDY_TRUSTED_PROXIES": "1"}

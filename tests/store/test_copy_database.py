@@ -285,6 +285,33 @@ def test_a_study_serve_no_writer_has_reached_yet_is_refused(piloted, new_databas
     assert table_names(with_driver(new_database)) == []
 
 
+@pytest.mark.parametrize("preload", [False, True], ids=["workers-import", "preload"])
+def test_an_idle_gunicorn_with_the_shipped_config_is_refused(piloted, new_database, tmp_path, preload):
+    # The README's gunicorn recipe: its workers open study.db at their first request, unless
+    # the shipped config's hook holds it open from their start. Answering only /healthz (no
+    # database), an idle gunicorn must still be seen, or its first writer after the copy is
+    # stored in study.db alone.
+    port = free_port()
+    command = [sys.executable, "-m", "gunicorn", "-c", "python:study.server.gunicorn_config",
+               "-w", "1", "-b", f"127.0.0.1:{port}", "study.server.wsgi:app"]  # fmt: skip
+    server = ServerProcess(command + (["--preload"] if preload else []), port, tmp_path / "gunicorn.log",
+                           env={"STUDY_DIR": str(piloted), "STUDY_SECRET_KEY": "test-key"})  # fmt: skip
+    server.start(timeout=60)
+    try:
+        # Idle: past the start's own write (the worker answered /healthz, so it has loaded the
+        # app), whose WAL checkpoint connection is let go within a round or two
+        # (study.store.checkpoints): only a connection the worker holds can refuse the copy.
+        time.sleep(4)
+        refused = copy(piloted, new_database)
+    finally:
+        server.stop()
+
+    assert refused.exit_code == 1, refused.output
+    assert "is open in another program" in refused.output and "Nothing was copied" in refused.output
+    assert table_names(with_driver(new_database)) == []
+    assert copy(piloted, new_database).exit_code == 0  # gunicorn stopped: nothing else held it
+
+
 def test_a_server_that_cannot_be_reached_is_named_without_its_password(piloted):
     with closing(socket.socket()) as probe:
         probe.bind(("127.0.0.1", 0))
