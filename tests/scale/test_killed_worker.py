@@ -1,8 +1,8 @@
-"""A `study serve` worker killed with SIGKILL while the model is being asked (the out-of-memory
-killer, an operator's kill -9) does not hold the study's model-call slot for the time window
-(2 x timeout + 10 s): the worker granian starts in its place settles the dead one's call as
-stopped, and the next suggestion is admitted at once (study.server.model_calls
-`settle_stopped_calls`)."""
+"""A server worker killed with SIGKILL while the model is being asked (the out-of-memory killer,
+an operator's kill -9) does not hold the study's model-call slot for the time window (2 x
+timeout + 10 s): the worker the master starts in its place (`study serve`'s granian, or gunicorn
+with the shipped config, study.server.gunicorn_config) settles the dead one's call as stopped,
+and the next suggestion is admitted at once (study.server.model_calls `settle_stopped_calls`)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from study.store.db import suggestion_requests
 
 from .browser import start_writing
 from .servers import ServerProcess, free_port
-from .test_shared_limits import DATABASES, configure, database_keys
+from .test_shared_limits import configure, database_keys
 
 pytestmark = pytest.mark.slow
 
@@ -44,18 +44,32 @@ def _wait_for(condition, timeout: float, what: str):
     return found
 
 
-@pytest.mark.parametrize("database", DATABASES)
-def test_a_worker_killed_mid_call_frees_the_study_s_model_call_slot_at_once(study_folder, tmp_path, endpoint_factory, database, request):
+def _server(kind: str, study_folder: Path, tmp_path: Path) -> ServerProcess:
+    """One worker under its master: `study serve` (granian), or gunicorn as the README's recipe
+    runs it with --preload (the app is built once in the master, so a worker started again does
+    not build it: only the shipped config's hook settles the dead worker's calls)."""
+    port = free_port()
+    if kind == "serve":
+        command = [sys.executable, "-m", "study", "serve", str(study_folder), "--port", str(port), "--workers", "1"]
+        return ServerProcess(command, port, tmp_path / "server.log")
+    command = [sys.executable, "-m", "gunicorn", "-c", "python:study.server.gunicorn_config", "--preload",
+               "-w", "1", "--threads", "4", "-b", f"127.0.0.1:{port}", "study.server.wsgi:app"]  # fmt: skip
+    return ServerProcess(command, port, tmp_path / "server.log",
+                         env={"STUDY_DIR": str(study_folder), "STUDY_SECRET_KEY": "test-key"})  # fmt: skip
+
+
+@pytest.mark.parametrize(("kind", "database"), [
+    ("serve", "sqlite"),
+    pytest.param("serve", "postgresql", marks=pytest.mark.postgres),
+    ("gunicorn", "sqlite"),
+])
+def test_a_worker_killed_mid_call_frees_the_study_s_model_call_slot_at_once(study_folder, tmp_path, endpoint_factory, kind, database, request):
     endpoint = endpoint_factory()
     endpoint.hold()  # the model hangs: the worker is killed while it waits for the answer
     configure(study_folder, endpoint.url, suggestions__concurrent_requests=1, **database_keys(database, request))
     study = config.load(study_folder)
-    port = free_port()
-    server = ServerProcess(
-        [sys.executable, "-m", "study", "serve", str(study_folder), "--port", str(port), "--workers", "1"],
-        port, tmp_path / "server.log",
-    )  # fmt: skip
-    server.start()
+    server = _server(kind, study_folder, tmp_path)
+    server.start(timeout=60)
     try:
         client = httpx.Client(base_url=server.url, timeout=60)
         session_id = start_writing(client, "writer-1")
@@ -70,7 +84,7 @@ def test_a_worker_killed_mid_call_frees_the_study_s_model_call_slot_at_once(stud
         assert asked == [None], "the killed worker's request got no answer"
         endpoint.release()
 
-        # granian starts a worker in the dead one's place.
+        # The master starts a worker in the dead one's place.
         _wait_for(lambda: _workers(server.process.pid) - {worker}, 30, "a new worker")
         _wait_for(lambda: _healthy(server), 30, "the new worker to answer")
         # The new worker settled the dead one's call as it started, before any request.
