@@ -73,7 +73,7 @@ def release_timestamp(epoch_seconds: float) -> str:
 
 def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -> ExportSummary:
     engine = make_engine(study.database_url)
-    # A database an earlier version made gets the tables and columns read below (study.store.db).
+    # A database an earlier version made gets the tables and columns read below (study.store.schema).
     create_tables(engine)
     with reading(engine) as connection:
         candidates = session_store.all_sessions(connection, finished_only=not include_unfinished)

@@ -26,7 +26,6 @@ import botocore.exceptions
 from sqlalchemy import Engine, func, select, update
 
 from study.store import reading, writing
-from study.store.db import review_grants
 from study.store.mturk import (
     mturk_assignments,
     mturk_extensions,
@@ -34,6 +33,7 @@ from study.store.mturk import (
     mturk_payments,
     mturk_qualifications,
 )
+from study.store.review_tables import review_grants
 
 STS_REGION = "us-east-1"
 MTURK_TABLES = (

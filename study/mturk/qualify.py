@@ -35,8 +35,8 @@ from study.review import audit
 from study.review import settings as review_settings
 from study.review.qualify import Candidate, candidates
 from study.store import reading, writing
-from study.store.db import review_grants
 from study.store.mturk import mturk_assignments
+from study.store.review_tables import review_grants
 
 ACTOR = "study qualify"
 

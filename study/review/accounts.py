@@ -17,7 +17,7 @@ from sqlalchemy import Connection, select, update
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from study.review import audit, queue
-from study.store.db import review_logins, reviewers
+from study.store.review_tables import review_logins, reviewers
 
 ROLES = ("reviewer", "researcher")
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")

@@ -11,8 +11,8 @@ import json
 
 from sqlalchemy import Connection, select
 
-from study.store.db import review_audit
 from study.store.engine import clock
+from study.store.review_tables import review_audit
 
 # Actions, by the noun they change.
 RATING_CREATE = "rating.create"

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, select, update
 
 from study.review import accounts, audit
-from study.store.db import review_logins
 from study.store.engine import clock, take_turn
+from study.store.review_tables import review_logins
 
 LOGIN_HOURS = 12
 FREE_FAILURES = 5

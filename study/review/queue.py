@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, select, update
 
 from study.review import audit
-from study.store.db import review_assignments, review_decisions, review_ratings, review_submissions
 from study.store.engine import take_turn
+from study.store.review_tables import review_assignments, review_decisions, review_ratings, review_submissions
 
 
 @dataclass(frozen=True)

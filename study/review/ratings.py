@@ -18,8 +18,8 @@ import time
 from sqlalchemy import Connection, select, update
 
 from study.review import audit
-from study.store.db import review_ratings, reviewers
 from study.store.engine import take_turn
+from study.store.review_tables import review_ratings, reviewers
 
 MAX_COMMENT = 5000
 

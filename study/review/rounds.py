@@ -25,8 +25,9 @@ from study.config import Study
 from study.review import decisions
 from study.review import settings as review_settings
 from study.review.settings import Round
-from study.store.db import session_rounds, sessions
+from study.store.db import sessions
 from study.store.engine import take_turn
+from study.store.review_tables import session_rounds
 
 ONCE_REFUSAL = (
     "You have already taken part in the qualification round, and each writer takes part only "

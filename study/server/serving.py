@@ -19,7 +19,7 @@ worker's full collection then visits only what requests made, not the app's 230,
 
 The workers share everything that matters through the database (sessions, events, model calls,
 limits; study.server.limit_store) and, with SQLite, take the write lock in turn without sleeping
-(study.store.db). The app is built once in the master (so a bad study.toml fails before any
+(study.store.engine). The app is built once in the master (so a bad study.toml fails before any
 fork, and the tables are created once) and the forked workers inherit it with an empty
 connection pool.
 

@@ -26,7 +26,7 @@ Flask SECRET_KEY. Nothing signs cookies today (the session id travels in the URL
 key only earns a warning, but anything that starts using Flask's `session` would break.
 
 With SQLite, the workers share one study.db file; it is opened in WAL mode and every write
-takes the write lock up front (study.store.db), so they queue rather than fail. Several hosts
+takes the write lock up front (study.store.engine), so they queue rather than fail. Several hosts
 need PostgreSQL (`database = "postgresql+psycopg://..."` in study.toml).
 """
 

@@ -15,9 +15,33 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from sqlalchemy import Connection, delete, func, insert, select
+from sqlalchemy import Column, Connection, Float, Index, Integer, String, Table, Text, delete, func, insert, select
 
-from study.store.db import events, server_activity, suggestion_requests
+from study.store.db import events, metadata, suggestion_requests
+
+
+server_activity = Table(
+    "server_activity",
+    metadata,
+    # What each server process answered, one row per process and interval of a few seconds
+    # (study.server.activity), for `study status`'s last minute; rows older than an hour are
+    # deleted as new ones are written. Counts only: no session, address or path.
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("process", String(128), nullable=False),  # host name and process id
+    Column("started_at", Float, nullable=False),
+    Column("ended_at", Float, nullable=False),
+    Column("requests", Integer, nullable=False),
+    Column("event_requests", Integer, nullable=False),
+    Column("suggestion_requests", Integer, nullable=False),  # Tab, ghost text and chat replies
+    Column("busy_refusals", Integer, nullable=False),  # model-call requests refused 503 or 429
+    # JSON {bucket: count}: the time each event request spent in the server, on the buckets of
+    # study.store.activity (what the writer's acknowledgement waited for, network aside).
+    Column("event_ms_histogram", Text, nullable=False),
+    # The most event batches that waited at once behind a group being written in the process
+    # (study.store.group_commit.deepest_waiting): the database's queue, for the operator.
+    Column("event_queue_max", Integer, nullable=False, server_default="0"),
+    Index("server_activity_by_time", "ended_at"),
+)
 
 # Upper edges of the buckets in ms: 0.5 ms to about 100 s in steps of 25%; the last bucket is
 # open-ended.

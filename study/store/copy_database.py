@@ -23,8 +23,10 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from study.store import create_tables, make_engine
-from study.store.db import create_tables_in, metadata, server_activity
+from study.store.activity import server_activity
+from study.store.db import metadata
 from study.store.engine import shown_url, sqlite_file
+from study.store.schema import create_tables_in
 
 # A server process adds a row to server_activity at least once a minute while it answers
 # requests (study.server.activity); `study status` calls the last minute's rows live.

@@ -1,5 +1,5 @@
 """Data an earlier version of the toolkit kept elsewhere, moved where this one reads it, once,
-as study.store.db.create_tables adds the table that now holds it.
+as study.store.schema.create_tables adds the table that now holds it.
 
 Survey answers: before the survey engine (f2e02cb) a session's answers to the `[[survey]]`
 questions were kept only in `sessions.survey`; every reader now takes them from
@@ -13,8 +13,8 @@ import json
 
 from sqlalchemy import Connection, column, insert, select, table
 
-# The columns read and written, by name: study.store.db declares the tables and calls this
-# module as it creates them, so this module does not import it.
+# The columns read and written, by name: study.store.schema calls this module as it creates
+# the tables, and the tables' own modules import study.store, so this module imports none of them.
 sessions = table("sessions", *(column(name) for name in (
     "session_id", "survey", "created_at", "writing_finished_at", "completed_at")))  # fmt: skip
 survey_responses = table("survey_responses", *(column(name) for name in (

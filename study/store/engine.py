@@ -1,7 +1,8 @@
 """The study database's engine and transactions: SQLite (WAL, private files, writers taking
 turns) or PostgreSQL through one SQLAlchemy URL. `writing` and `reading` are the only ways the
 toolkit opens a transaction; the event API's hot path reads and writes on the driver directly
-(`driver_fetch`, `driver_read`). The tables are study.store.db's.
+(`driver_fetch`, `driver_read`). The tables are declared on study.store.db's metadata and
+created by study.store.schema.
 """
 
 from __future__ import annotations

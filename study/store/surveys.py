@@ -11,10 +11,26 @@ from __future__ import annotations
 import json
 import time
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Column, Connection, Float, Integer, String, Table, Text, select
 
-from study.store.db import sessions, survey_responses
+from study.store.db import metadata, sessions
 from study.store.engine import take_turn
+
+
+survey_responses = Table(
+    "survey_responses",
+    metadata,
+    # One row per survey asked in a session, and per occasion of an in-session survey (the
+    # exchange count it followed; 0 for surveys placed on the participant's path).
+    Column("session_id", String(32), primary_key=True),
+    Column("survey", String(64), primary_key=True),
+    Column("occasion", Integer, primary_key=True, autoincrement=False),
+    Column("placement", String(16), nullable=False),
+    Column("answers", Text, nullable=False),  # JSON: item id -> answer, only shown questions
+    Column("page", Integer, nullable=False),  # the next page to answer (pages done + 1)
+    Column("started_at", Float, nullable=False),
+    Column("submitted_at", Float),  # NULL until the last page is answered
+)
 
 
 def get(connection: Connection, session_id: str, survey: str, occasion: int = 0) -> dict | None:

@@ -19,7 +19,7 @@ from study.lm.server import serve_in_thread
 from study.paradigms.chat import store as chat_store
 from study.store import events as event_store
 from study.store import make_engine, reading
-from study.store.db import chat_events
+from study.store.chat_tables import chat_events
 from tests.browser.chat_participant import exchange, rate, start_chat, wait_saved
 from tests.browser.conftest import TaskServerProcess
 from tests.chat.merge_script import ADDED, FIRST, REPLIES, REWRITE

@@ -1,4 +1,4 @@
-"""A study database made by an earlier version of the toolkit (study.store.db adds the tables,
+"""A study database made by an earlier version of the toolkit (study.store.schema adds the tables,
 columns and indexes it lacks): the commands that read a study's sessions without serving it
 open it as `study serve`, `study status` and `study report` do, rather than stopping on
 'no such column: sessions.missing_events' with a traceback."""

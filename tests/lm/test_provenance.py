@@ -17,7 +17,8 @@ from study.cli import main, write_study_files
 from study.server import create_app
 from study.store import reading, writing
 from study.store import sessions as session_store
-from study.store.db import chat_messages, suggestion_requests
+from study.store.chat_tables import chat_messages
+from study.store.db import suggestion_requests
 from tests.chat.flow import choose_intent, prewrite, say, start_chat
 from tests.lm import served
 from tests.server.flow import INIT_EVENT, start, to_writing

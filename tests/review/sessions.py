@@ -17,8 +17,9 @@ from study.curation.replay import to_units
 from study.store import events as event_store
 from study.store import sessions as session_store
 from study.store import writing
-from study.store.db import session_rounds, suggestion_requests
+from study.store.db import suggestion_requests
 from study.store.mturk import mturk_assignments
+from study.store.review_tables import session_rounds
 
 CONTROLS = {
     "currentN": "5", "currentMaxToken": "30", "currentTemperature": "0.3", "currentTopP": "1",

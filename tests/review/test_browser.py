@@ -14,7 +14,7 @@ from study.review import accounts, decisions, queue, submissions
 from study.review import ratings as rating_store
 from study.store import events as event_store
 from study.store import reading, writing
-from study.store.db import review_assignments
+from study.store.review_tables import review_assignments
 from tests.browser.conftest import free_port
 from tests.review.chromium import in_chromium
 from tests.review.conftest import PASSWORD, add_reviewer

@@ -9,7 +9,8 @@ from sqlalchemy import delete, update
 from study.review import accounts, decisions, queue, submissions
 from study.review import ratings as rating_store
 from study.store import reading, writing
-from study.store.db import review_assignments, suggestion_requests
+from study.store.db import suggestion_requests
+from study.store.review_tables import review_assignments
 from tests.review.conftest import add_reviewer
 from tests.review.sessions import finished_session
 

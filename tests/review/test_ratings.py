@@ -10,7 +10,7 @@ from sqlalchemy import select
 from study.review import audit, decisions, queue, submissions
 from study.review import ratings as rating_store
 from study.store import create_tables, reading, writing
-from study.store.db import review_audit
+from study.store.review_tables import review_audit
 from tests.review.conftest import add_reviewer
 from tests.review.sessions import finished_session
 from tests.store.conftest import empty_database, postgres_url  # noqa: F401 - the cluster, as a fixture

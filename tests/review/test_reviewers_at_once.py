@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import func, select
 
 from study.store import reading
-from study.store.db import review_assignments, review_decisions, review_submissions
+from study.store.review_tables import review_assignments, review_decisions, review_submissions
 from study.review import ratings as rating_store
 from tests.review.at_once import at_once
 from tests.review.conftest import add_reviewer, log_in, set_sections

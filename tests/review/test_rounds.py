@@ -8,7 +8,7 @@ from sqlalchemy import insert
 from study.review import decisions, rounds, submissions
 from study.review import ratings as rating_store
 from study.store import reading, writing
-from study.store.db import session_rounds
+from study.store.review_tables import session_rounds
 from tests.review.conftest import add_reviewer
 from tests.review.sessions import finished_session
 

@@ -374,7 +374,7 @@ def test_a_rating_sent_after_the_place_went_to_others_who_rated_is_refused(
 
     from study.review import ratings as rating_store
     from study.store import reading, writing
-    from study.store.db import review_assignments
+    from study.store.review_tables import review_assignments
 
     add_reviewer(engine, "cai")
     ana, ben, cai = log_in(workspace, "ana"), log_in(workspace, "ben"), log_in(workspace, "cai")

@@ -12,7 +12,9 @@ from sqlalchemy import func, select
 
 from study.server import create_app
 from study.store import reading
-from study.store.db import chat_events, suggestion_requests, survey_responses
+from study.store.chat_tables import chat_events
+from study.store.db import suggestion_requests
+from study.store.surveys import survey_responses
 from tests.chat.conftest import chat_app, chat_client, chat_folder, chat_study  # noqa: F401 (fixtures)
 from tests.chat.flow import choose_intent, prewrite, say, start_chat
 from tests.server.flow import start, to_writing

@@ -13,7 +13,8 @@ from sqlalchemy import func, select
 from study.review.web import create_review_app
 from study.server.contract import contract_of, is_static
 from study.store import reading
-from study.store.db import sessions, survey_responses
+from study.store.db import sessions
+from study.store.surveys import survey_responses
 from tests.chat.conftest import chat_app, chat_client, chat_folder, chat_study  # noqa: F401 (fixtures)
 from tests.chat.flow import choose_intent, start_chat
 from tests.review.conftest import (  # noqa: F401 (fixtures)

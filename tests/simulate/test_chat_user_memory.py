@@ -20,7 +20,7 @@ from study.lm.backends import Generation
 from study.lm.server import serve_in_thread
 from study.server import create_app
 from study.store import make_engine, reading
-from study.store.db import simulated_conversations
+from study.store.simulated import simulated_conversations
 from tests.chat.flow import choose_intent, prewrite, rate, say, start_chat
 
 MARKER = "[[TERMINATE CHAT]]"

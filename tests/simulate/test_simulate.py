@@ -14,7 +14,8 @@ from study.cli import main
 from study.store import make_engine, reading
 from study.store import events as event_store
 from study.store import sessions as session_store
-from study.store.db import simulated_sessions, suggestion_requests
+from study.store.db import suggestion_requests
+from study.store.simulated import simulated_sessions
 from tests.simulate.conftest import SCRIPTED_TEXT
 
 

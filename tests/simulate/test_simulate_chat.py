@@ -17,7 +17,7 @@ from study.lm.server import serve_in_thread
 from study.paradigms.chat import store as chat_store
 from study.store import make_engine, reading
 from study.store import sessions as session_store
-from study.store.db import simulated_sessions
+from study.store.simulated import simulated_sessions
 
 
 def test_simulated_chat_users_finish_and_the_pipeline_accepts_and_counts_them(suggestion_model, tmp_path):
@@ -154,7 +154,7 @@ def test_simulated_users_of_a_merged_document_see_it_grow_as_a_person_would(sugg
     study/paradigms/chat/static/chat.js does, the users do not type into it, and the log replays to it."""
     from study.paradigms.chat.merge import merge
     from study.store import events as event_store
-    from study.store.db import chat_events, chat_messages
+    from study.store.chat_tables import chat_events, chat_messages
 
     folder = tmp_path / "chat-pilot"
     write_study_files(folder, paradigm="chat")

@@ -1,4 +1,4 @@
-"""study.store.db.create_tables: processes started together on a new study database all find
+"""study.store.schema.create_tables: processes started together on a new study database all find
 their tables (a launch's `study serve` processes, a status command beside them)."""
 
 from __future__ import annotations
@@ -61,3 +61,40 @@ def test_a_database_made_before_missing_events_opens_and_keeps_its_sessions(engi
     with reading(engine) as connection:
         session = session_store.get(connection, "0123456789abcdef0123456789abcdef")
     assert (session["final_text"], session["missing_events"]) == ("Once upon a time.", 0)
+
+
+# Every module of the toolkit imported, then the tables declared on the store's metadata.
+EVERY_MODULE = """
+import importlib, pkgutil, study
+for found in pkgutil.walk_packages(study.__path__, "study."):
+    if not found.name.endswith(("__main__", "wsgi")):  # a CLI run; a gunicorn entry needing STUDY_DIR
+        importlib.import_module(found.name)
+from study.store.db import metadata
+print("\\n".join(metadata.tables))
+"""
+
+ONLY_THE_STORE = """
+import sqlite3, sys
+from study.store import create_tables, make_engine
+from study.store.db import metadata
+create_tables(make_engine(sys.argv[1]))
+print("\\n".join(metadata.tables))
+print("--")
+print("\\n".join(row[0] for row in sqlite3.connect(sys.argv[2]).execute("SELECT name FROM sqlite_master WHERE type = 'table'")))
+"""
+
+
+def test_a_process_that_imports_only_the_store_creates_every_table_the_toolkit_declares(tmp_path):
+    # Each area declares its tables in its own module (study.store.review_tables, chat_tables,
+    # surveys, ...). A server or `study copy-database` may have imported no more than study.store
+    # when it creates or copies the tables: a table whose module the store does not import itself
+    # would be missing from a new database, and left behind by a copy.
+    def run(code: str, *args: str) -> str:
+        done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    declared = run(EVERY_MODULE).split()
+    listed, created = run(ONLY_THE_STORE, f"sqlite:///{tmp_path / 'study.db'}", str(tmp_path / "study.db")).split("--")
+    assert listed.split() == declared  # the same tables, in the same order
+    assert sorted(created.split()) == sorted(declared)

@@ -37,7 +37,8 @@ from study.server.context import engine, limits, session_or_404, study
 from study.paradigms.chat import store as chat_store
 from study.store import events as event_store
 from study.store import group_commit, provenance, reading, writing
-from study.store.db import chat_events, storable_text
+from study.store.chat_tables import chat_events
+from study.store.db import storable_text
 
 blueprint = Blueprint("chat_api", __name__, url_prefix="/api/sessions")
 logger = logging.getLogger(__name__)

@@ -20,7 +20,7 @@ from study.store import create_tables, make_engine, reading
 from study.store import sessions as session_store
 from study.store import simulated as simulated_store
 from study.store import surveys as survey_store
-from study.store.db import chat_events
+from study.store.chat_tables import chat_events
 from study.store.permissions import private_folder, write_private
 
 FORMAT = "study-chat-1"

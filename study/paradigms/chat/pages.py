@@ -26,7 +26,8 @@ from study.paradigms.chat import store as chat_store
 from study.store import reading, writing
 from study.store import events as event_store
 from study.store import sessions as session_store
-from study.store.db import chat_events, storable_text
+from study.store.chat_tables import chat_events
+from study.store.db import storable_text
 from study.survey.answers import check_page, word_count
 from study.survey.definition import from_mapping
 

@@ -16,7 +16,8 @@ from sqlalchemy import Connection, func, select, update
 from study.curation.replay import DeltaError, apply_delta, from_units
 from study.store import events as event_store
 from study.store import group_commit
-from study.store.db import chat_events, chat_messages, chat_sessions, storable_text, suggestion_requests
+from study.store.chat_tables import chat_events, chat_messages, chat_sessions
+from study.store.db import storable_text, suggestion_requests
 from study.store.engine import driver_fetch
 
 
