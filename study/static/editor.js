@@ -3,11 +3,12 @@
 //
 // Loaded last, after editor-events.js (records, deltas), editor-outbox.js (saving and sending),
 // editor-parts.js (the plugin interface), the session's paradigms' scripts (templates/
-// writing.html), editor-paste.js and editor-finish.js (the timer, finishing). What a paradigm
-// adds to the page (a suggestion list, text shown over the writer's, a panel) is a part its
-// script registered (editor-parts.js says what a part gets and what it may return); this file
-// names none of them. The logged document is the textarea's value plus a final "\n", as in Quill,
-// which CoAuthor used; cursor indices are the textarea's indices.
+// writing.html), editor-paste.js, editor-status.js (the status line, what a screen reader is
+// told, the save state), editor-start.js (where the session stands) and editor-finish.js (the
+// timer, finishing). What a paradigm adds to the page (a suggestion list, text shown over the
+// writer's, a panel) is a part its script registered (editor-parts.js says what a part gets and
+// what it may return); this file names none of them. The logged document is the textarea's value
+// plus a final "\n", as in Quill, which CoAuthor used; cursor indices are the textarea's indices.
 "use strict";
 
 (function (StudyEditor) {
@@ -19,7 +20,6 @@
   const timerLabel = document.getElementById("timer");
   const finishButton = document.getElementById("finish");
   const announcer = document.getElementById("announce");
-  const RETRY_STATE_MS = 2000;
   const MODIFIER_KEYS = new Set(["Shift", "Control", "Alt", "Meta", "AltGraph", "CapsLock", "Fn"]);
   const LEAVE_HINT = "Press Tab to leave the text (to the Finish button).";
 
@@ -41,54 +41,9 @@
     index: textarea.selectionStart, length: textarea.selectionEnd - textarea.selectionStart,
   });
 
-  // -- status line ------------------------------------------------------------------------------
+  // -- status line (editor-status.js) -----------------------------------------------------------
 
-  function say(message, tone = "info") {
-    statusLine.textContent = message;
-    statusLine.dataset.tone = tone;
-  }
-
-  // Said to a screen reader only (templates/writing.html's #announce). Emptied first, so the
-  // same words said twice (the same suggestion highlighted again) are read twice; what is said
-  // within the same 50 ms (the text saved again as the minimum time ends) is said together.
-  let announcing = null;
-  let toSay = [];
-  function announce(message) {
-    clearTimeout(announcing);
-    toSay.push(message);
-    announcer.textContent = "";
-    announcing = setTimeout(() => { announcer.textContent = toSay.join(" "); toSay = []; }, 50);
-  }
-
-  const SAVE_LABELS = {
-    saved: "All changes saved",
-    saving: "Saving…",
-    reconnecting: "Reconnecting… your text is kept in this browser",
-    error: "Not saved on the server",
-  };
-
-  // The footer's save state is no live region: it goes "Saving…", "All changes saved" at every
-  // pause in the typing, which read aloud would talk over the writer's own reading. What a
-  // screen reader is told is what the writer must act on or may stop worrying about: that
-  // saving failed (the status line says it, or announce does when that line holds another
-  // message), and "All changes saved" once the text is saved again after such a failure.
-  let saveTrouble = false;  // "reconnecting" or "error" was shown since the last "saved"
-  function showSaveState(state, message) {
-    const before = saveState.dataset.state;
-    saveState.textContent = SAVE_LABELS[state];
-    saveState.dataset.state = state;
-    const saidOnStatusLine = Boolean(message) || (state === "reconnecting" && !statusLine.textContent);
-    if (message) say(message, "error");
-    else if (state === "reconnecting" && !statusLine.textContent) say(SAVE_LABELS.reconnecting, "warn");
-    else if (state === "saved" && statusLine.dataset.tone === "warn") say("");
-    if (state === "reconnecting" || state === "error") {
-      if (state !== before && !saidOnStatusLine) announce(SAVE_LABELS[state]);
-      saveTrouble = true;
-    } else if (state === "saved" && saveTrouble) {
-      saveTrouble = false;
-      announce(SAVE_LABELS.saved);
-    }
-  }
+  const { say, announce, showSaveState } = StudyEditor.statusLine({ statusLine, saveState, announcer });
 
   // -- logging -----------------------------------------------------------------------------------
 
@@ -205,50 +160,19 @@
     lastRange = selection();
   }
 
-  const withoutFinalNewline = (doc) => (doc.endsWith("\n") ? doc.slice(0, -1) : doc);
-
-  // Where this session stands: this browser's copy, else the server's replay of what it
-  // stored, else a fresh start. system-initialize is logged only in the last case, so a
-  // session has exactly one. A copy that stops before the server's last event is older than
-  // the server's (the writer went on in another browser): its next events would take numbers
-  // the server already holds, which it acknowledges as resends and drops.
+  // Where this session stands (editor-start.js): this browser's copy needs no request, so a page
+  // that has one begins at once.
   async function start() {
-    const saved = StudyEditor.readSaved(boot.sessionId);
-    if (saved && saved.nextSeq >= boot.storedNextSeq) {
-      begin(saved.nextSeq, saved.pending, saved, () => setText(withoutFinalNewline(saved.doc), saved.cursor), { saved });
-      return;
-    }
-    const state = await serverState();
-    if (state.doc !== null && state.doc !== undefined) {
-      const indices = { suggestionIndex: state.suggestion_index, hoverIndex: state.hover_index };
-      begin(state.next_seq, [], indices, () => setText(withoutFinalNewline(state.doc)), { server: state });
-      return;
-    }
-    begin(state.next_seq || 0, [], {}, () => setText(withoutFinalNewline(boot.prompt)), {});
-    record("system-initialize", "api", { currentDoc: documentText() });
+    const point = StudyEditor.savedStart(boot) || await StudyEditor.serverStart(boot, say);
+    begin(point);
+    if (point.fresh) record("system-initialize", "api", { currentDoc: documentText() });
   }
 
-  async function serverState() {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        const response = await fetch(boot.stateUrl, { cache: "no-store" });
-        const answer = await response.json().catch(() => null);
-        if (response.ok && answer) return answer;
-        console.error("editor: cannot load the session's state", response.status, answer);
-        say(`Cannot load your session yet (${(answer && answer.error) || `HTTP ${response.status}`}); retrying…`, "warn");
-      } catch (error) {
-        say("Connecting to the server…", "warn");
-      }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(RETRY_STATE_MS * attempt, 5000)));
-    }
-  }
-
-  // `restored`: where the parts take back their memory from, the same place as the text: {saved}
-  // (this browser's copy), {server} (the server's replay) or {} (a new session).
-  function begin(nextSeq, pending, indices, restoreText, restored) {
+  // `point`: a starting point (editor-start.js).
+  function begin(point) {
     // boot.extension: every record carries the extension of the CoAuthor record (EventLog).
-    log = new StudyEditor.EventLog(boot.controls, nextSeq, indices, boot.extension);
-    outbox = new StudyEditor.Outbox(boot.sessionId, boot.eventsUrl, pending, {
+    log = new StudyEditor.EventLog(boot.controls, point.nextSeq, point.indices, boot.extension);
+    outbox = new StudyEditor.Outbox(boot.sessionId, boot.eventsUrl, point.pending, {
       onState: showSaveState,
       onClosed: (message) => {
         showSaveState("error");
@@ -257,7 +181,7 @@
       onFull: atLimit,
     });
     outbox.snapshot = snapshot;
-    restoreText();
+    setText(StudyEditor.withoutFinalNewline(point.doc), point.cursor);
     outbox.save();
     outbox.schedule(0);
     if (boot.outsidePaste) StudyEditor.guardPastes(textarea, boot.outsidePaste, say);
@@ -267,7 +191,7 @@
     say("");
     claimTab();
     const page = pageForParts();
-    hooks = StudyEditor.parts.map((part) => part.start(boot, page, restored)).filter(Boolean);
+    hooks = StudyEditor.parts.map((part) => part.start(boot, page, point.restored)).filter(Boolean);
     const withKeys = hooks.filter((part) => part.onKeyDown);
     keyHooks = [...withKeys.filter((part) => part.keysFirst), ...withKeys.filter((part) => !part.keysFirst)];
     // A reload of a session that has stored all it may: said at once, not at the first edit.
@@ -352,8 +276,8 @@
     for (const part of hooks) if (part.onClose) part.onClose();
     textarea.readOnly = true;
     say("Saving your text…");
-    const state = await serverState();
-    setText(withoutFinalNewline(state.doc ?? boot.prompt));
+    const state = await StudyEditor.serverState(boot.stateUrl, say);
+    setText(StudyEditor.withoutFinalNewline(state.doc ?? boot.prompt));
     log.nextSeq = state.next_seq;
     outbox.save();
     keepCaretInView();
