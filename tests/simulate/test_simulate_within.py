@@ -16,7 +16,7 @@ from study.server.within import latin_square
 from study.simulate.coverage import default_writers
 from study.store import make_engine, reading
 from study.store import sessions as session_store
-from study.store.db import simulated_sessions
+from study.store.simulated import simulated_sessions
 from tests.conftest import CONTACT
 from tests.report.conftest import Tables
 
