@@ -28,11 +28,12 @@ import httpx
 from werkzeug.serving import make_server
 
 from study import config
-from study.cli import CHAT_DEMO, write_study_files
+from study.cli import write_study_files
+from study.paradigms.chat import CHAT_DEMO
 from study.lm.server import serve_in_thread
 from study.lm.smollm2 import SmolLM2Backend
 from study.server import create_app
-from study.store import chat as chat_store
+from study.paradigms.chat import store as chat_store
 from study.store import make_engine, reading
 
 GOAL_SECONDS = 10.0

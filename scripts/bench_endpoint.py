@@ -10,9 +10,9 @@ server's own overhead is what remains of a writer's wait.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
-import sys
 
 # Each of a request's outputs differs from the others, and runs past its first sentence into the
 # next, cut where `max_tokens` would cut it: as a model's five outputs at CoAuthor's settings
@@ -74,4 +74,8 @@ async def main(port: int, delay: float) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(int(sys.argv[1]), float(sys.argv[2])))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("port", type=int)
+    parser.add_argument("delay_seconds", type=float)
+    arguments = parser.parse_args()
+    asyncio.run(main(arguments.port, arguments.delay_seconds))
