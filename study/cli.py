@@ -434,6 +434,13 @@ def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None
         if found.ratings:
             click.echo(f"Exported {write(found, Path(out))} judging ratings to {Path(out) / RATINGS_CSV}")
 
+    # A qualification round's reviews (the reviewers' workspace), for the team's own analysis.
+    from study.review.export import export_beside as export_reviews
+
+    reviewed = export_reviews(study, Path(out))
+    if reviewed:
+        click.echo(reviewed)
+
     # Arms of several paradigms: a paradigm's arms may keep their own format too (e.g. ghost
     # text's extended logs, study.paradigms.proactive.coauthor_log).
     for module in registry.log_hooks():

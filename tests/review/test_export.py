@@ -1,0 +1,80 @@
+"""`study export` of a study whose qualification round was reviewed writes the reviewers' ratings
+and each submission's outcome beside metadata.csv: the numbers a paper reports agreement and
+the qualification from, which the workspace otherwise only shows on its pages."""
+
+from __future__ import annotations
+
+import csv
+import stat
+
+from click.testing import CliRunner
+
+from study.cli import main
+from study.review import decisions, submissions
+from study.review import ratings as rating_store
+from study.store import writing
+from tests.review.conftest import add_reviewer
+from tests.review.sessions import finished_session
+
+SCORES = (1, 2, 3, 4, 5)
+
+
+def read(path) -> list[dict]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def export(folder, out) -> str:
+    result = CliRunner().invoke(main, ["export", str(folder), "--out", str(out)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_export_writes_every_rating_and_outcome(review_folder, review_study, engine, tmp_path):
+    agreed = finished_session(engine, worker_id="A1AGREED", round_name="qualification")
+    split = finished_session(engine, worker_id="A1SPLIT", round_name="qualification")
+    waiting = finished_session(engine, worker_id="A1WAITING", round_name="qualification")
+    ana, ben = add_reviewer(engine, "ana"), add_reviewer(engine, "ben")
+    rita = add_reviewer(engine, "rita", role="researcher")
+    with writing(engine) as connection:
+        submissions.collect(connection, review_study)
+        named = {s["session_id"]: s["submission_id"] for s in submissions.all_submissions(connection)}
+        for reviewer, score in ((ana, 4), (ben, 5)):
+            rating_store.rate(connection, named[agreed], reviewer, score, "", scores=SCORES)
+        rating_store.rate(connection, named[split], ana, 5, "clear ending", scores=SCORES)
+        rating_store.rate(connection, named[split], ben, 2, "", scores=SCORES)
+        # ana changes her mind after seeing ben's rating: the export says it was saved twice.
+        rating_store.rate(connection, named[split], ana, 3, "on reflection", scores=SCORES)
+        decisions.adjudicate(connection, named[split], rita, 2, "no ending", scores=SCORES)
+        rating_store.rate(connection, named[waiting], ana, 4, "", scores=SCORES)
+
+    out = tmp_path / "out"
+    said = export(review_folder, out)
+
+    assert "Exported 5 reviewers' ratings of 3 submissions" in said
+    ratings = read(out / "review_ratings.csv")
+    assert len(ratings) == 5
+    changed = next(r for r in ratings if r["submission"] == named[split] and r["reviewer"] == "ana")
+    assert (changed["score"], changed["comment"], changed["version"]) == ("3", "on reflection", "2")
+    assert changed["session_id"] == split and changed["round"] == "qualification"
+    outcomes = {row["session_id"]: row for row in read(out / "review_outcomes.csv")}
+    assert (outcomes[agreed]["status"], outcomes[agreed]["score"], outcomes[agreed]["scores"]) == (
+        "passed", "4", "4 5",
+    )  # fmt: skip  (the lower middle of an even count)
+    assert outcomes[split]["status"] == "failed"
+    assert (outcomes[split]["adjudicated_score"], outcomes[split]["adjudicated_by"]) == ("2", "rita")
+    assert outcomes[split]["adjudication_note"] == "no ending"
+    assert outcomes[waiting]["status"] == "awaiting ratings"
+    # The session ids lead to metadata.csv's worker ids: as private as the rest of the export.
+    for name in ("review_ratings.csv", "review_outcomes.csv"):
+        assert stat.S_IMODE((out / name).stat().st_mode) == 0o600
+
+
+def test_a_study_never_reviewed_exports_no_review_files(review_folder, engine, tmp_path):
+    finished_session(engine, worker_id="A1WRITER", round_name="qualification")
+    out = tmp_path / "out"
+    said = export(review_folder, out)
+
+    assert "reviewers' ratings" not in said
+    assert not (out / "review_ratings.csv").exists()
+    assert not (out / "review_outcomes.csv").exists()
