@@ -97,6 +97,7 @@ def status(directory: str) -> None:
     from study.store.simulated import simulated_ids
 
     from study import providers
+    from study.review import progress as review_progress
     from study.server import model_calls, within
     from study.server.limits import from_study as limits_of
     from study.store.activity import recent as recent_activity
@@ -116,6 +117,7 @@ def status(directory: str) -> None:
         # Every recruitment provider's submissions and money, from the database alone.
         recruitment = [line for provider in providers.registered()
                        for line in provider.summaries(connection, study)]  # fmt: skip
+        review_lines = review_progress.lines(connection, study)
     engine.dispose()
     total = sum(summary.stages.values())
     click.echo(f"Study '{study.name}' ({database_shown(study)})")
@@ -135,6 +137,8 @@ def status(directory: str) -> None:
         click.echo(line)
     if simulated:
         click.echo(f"Simulated sessions (study simulate, not people): {simulated}")
+    for line in review_lines:
+        click.echo(line)
     click.echo(f"Events stored: {summary.events}")
     for line in path_lines:
         click.echo(line)

@@ -1,0 +1,44 @@
+"""What `study status` says of a study's rounds and its review: how many sessions each round
+holds, and where the reviewed submissions stand (the workspace's Outcomes page in one line), so a
+researcher sees from the command line when ratings are owed, disagreements wait for them, or the
+round is ready for `study qualify`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from sqlalchemy import Connection, func, select
+
+from study.config import Study
+from study.review import decisions, rounds, rules, submissions
+from study.review import settings as review_settings
+from study.store.db import review_ratings, sessions
+
+
+def lines(connection: Connection, study: Study) -> list[str]:
+    """Nothing for a study without rounds that was never reviewed."""
+    found = []
+    declared = review_settings.from_study(study).rounds
+    if declared:
+        counts = []
+        for declared_round in declared:
+            in_round = rounds.sessions_in(study, declared_round.name)
+            total = connection.execute(select(func.count()).where(in_round)).scalar()
+            complete = connection.execute(
+                select(func.count()).where(in_round, sessions.c.stage == "complete")
+            ).scalar()
+            counts.append(f"{declared_round.name} {total} ({complete} complete)")
+        found.append("Rounds (sessions): " + ", ".join(counts))
+    # The submissions the workspace (or `study qualify`) has listed; one not yet opened there is
+    # listed at its next page view, so a finished session may be missing here until then.
+    listed = submissions.all_submissions(connection)
+    if listed:
+        outcomes = Counter(j.outcome.status for j in decisions.judge(connection, study, listed))
+        rated = connection.execute(select(func.count()).select_from(review_ratings)).scalar()
+        by = connection.execute(select(func.count(func.distinct(review_ratings.c.reviewer_id)))).scalar()
+        found.append(
+            f"Review: {len(listed)} submissions, {rated} ratings by {by} reviewers; "
+            + ", ".join(f"{status} {outcomes.get(status, 0)}" for status in rules.STATUSES)
+        )
+    return found
