@@ -335,3 +335,23 @@ def paste_and_panel_steps(page, served) -> None:
     assert not any(messages.nth(i).is_visible() for i in range(4))  # asked later
     scrub_to(page, 13_000)  # after the first response, before the second request
     assert [messages.nth(i).is_visible() for i in range(4)] == [True, True, False, False]
+
+
+def test_a_screen_reader_is_told_where_the_ai_s_text_begins_and_ends(served, engine):
+    in_chromium(lambda page: authorship_steps(page, served, engine))
+
+
+def authorship_steps(page, served, engine) -> None:
+    """Colour tells the eye who wrote each piece; the accessibility tree (what a screen reader
+    reads) says it in words, in the final text and during the replay, and the text itself (what a
+    copy or a script gets) stays the writer's."""
+    submission_id = open_first_submission(page, served)
+    final = replay(events_of(engine, submission_id))
+    told = page.get_by_test_id("replay-text").aria_snapshot()
+    assert "[AI suggestion] He smiled, and she knew. [end of AI suggestion]" in told
+    assert "[prompt] " in told and " She met him again." in told
+    assert shown_text(page) == final.text
+    scrub_to(page, 6500)  # the replay draws the text anew
+    assert "[AI suggestion] He smiled, and she knew. [end of AI suggestion]" in (
+        page.get_by_test_id("replay-text").aria_snapshot()
+    )
