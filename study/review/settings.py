@@ -178,9 +178,11 @@ def _check(settings: ReviewSettings, study: Study, source) -> None:
             f"{source}: rounds: more than one round says default = true. Fix: keep one."
         )
     scores = settings.scores
-    if len(set(scores)) != len(scores):
+    twice = sorted({score for score in scores if scores.count(score) > 1})
+    if twice:
         problems.append(
-            f"{source}: review.rubric: a score is used twice. Fix: one entry per score."
+            f"{source}: review.rubric: the score {', '.join(map(str, twice))} is used twice. "
+            "Fix: one entry per score."
         )
     if not min(scores) <= settings.pass_mark <= max(scores):
         problems.append(

@@ -85,3 +85,26 @@ def test_the_schema_rejects_unknown_round_keys(review_folder):
     set_sections(review_folder, rounds=[{"name": "q", "kind": "qualification", "colour": "red"}])
     with pytest.raises(config.ConfigError, match="unknown key 'colour'"):
         config.load(review_folder)
+
+
+@pytest.mark.parametrize(
+    ("review", "message"),
+    [
+        ({"max_spread": -1}, "review.max_spread: -1 is less than the minimum of 0. Fix: set it to "
+         "the widest spread of one submission's ratings that needs no adjudication"),
+        ({"min_ai_requests": -1}, "review.min_ai_requests: -1 is less than the minimum of 0. Fix: set "
+         "it to the fewest AI requests a session needs to be reviewed"),
+        ({"pay_min_score": "2"}, "review.pay_min_score: '2' is not of type 'integer'. Fix: set it to "
+         "the lowest score whose qualification HIT `study qualify` pays"),
+        ({"rubric": [{"score": 4, "description": "good"}, {"score": 4, "description": "fine"},
+                     {"score": 1, "description": "spam"}]},
+         "review.rubric: the score 4 is used twice. Fix: one entry per score"),
+    ],
+)
+def test_a_wrong_review_value_s_fix_says_what_to_set_it_to(review_folder, review, message):
+    """The fix reads as a sentence a researcher can follow (it is built from the schema's
+    description of the key: "Fix: set it to <description>")."""
+    set_sections(review_folder, review=review)
+    with pytest.raises(config.ConfigError) as raised:
+        review_settings.from_study(config.load(review_folder))
+    assert message in str(raised.value)
