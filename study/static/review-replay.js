@@ -110,8 +110,9 @@
   function renderControls() {
     scrub.value = String(Math.round(position));
     clock.textContent = `${clockText(position)} / ${clockText(data.duration)}`;
+    // The label says what pressing it does; no aria-pressed besides, which would have a screen
+    // reader say "Pause, pressed" while playing and "Play, not pressed" once paused.
     playButton.textContent = playing ? "Pause" : "Play";
-    playButton.setAttribute("aria-pressed", String(playing));
   }
 
   // -- playing --------------------------------------------------------------------------------

@@ -355,3 +355,19 @@ def authorship_steps(page, served, engine) -> None:
     assert "[AI suggestion] He smiled, and she knew. [end of AI suggestion]" in (
         page.get_by_test_id("replay-text").aria_snapshot()
     )
+
+
+def test_a_screen_reader_hears_the_play_button_say_what_it_does_and_nothing_contrary(served, engine):
+    in_chromium(lambda page: play_button_steps(page, served))
+
+
+def play_button_steps(page, served) -> None:
+    open_first_submission(page, served)
+    controls = page.get_by_test_id("replay-controls")
+    assert 'button "Play"' in controls.aria_snapshot() and "pressed" not in controls.aria_snapshot()
+    scrub_to(page, 0)
+    page.get_by_test_id("replay-speed").select_option("1")
+    page.get_by_test_id("replay-play").click()
+    told = controls.aria_snapshot()
+    # Not "Pause, pressed": a toggle whose label also changes says two opposite things.
+    assert 'button "Pause"' in told and "pressed" not in told
