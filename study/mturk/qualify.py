@@ -49,6 +49,10 @@ class Report:
     paid: list[tuple[str, str]] = field(default_factory=list)  # submission, outcome
     skipped: list[tuple[str, str]] = field(default_factory=list)  # submission, why
     failures: list[tuple[str, str]] = field(default_factory=list)
+    # Submitted HITs this command does not pay (disqualified, or scored below pay_min_score),
+    # neither approved nor rejected yet: MTurk approves (pays) them by itself once
+    # auto_approve_hours pass, unless the researcher rejects them first.
+    unpaid: list[tuple[str, str, str]] = field(default_factory=list)  # submission, assignment, why
     notify_failures: dict[str, str] = field(default_factory=dict)
 
 
@@ -77,15 +81,34 @@ def _scored_to_pay(ctx: Context, chosen: list[Candidate]) -> list[Candidate]:
             if c.assignment_id is not None and c.score is not None and c.score >= minimum]  # fmt: skip
 
 
+def left_unpaid(ctx: Context, chosen: list[Candidate]) -> list[tuple[str, str, str]]:
+    """The candidates this command will not pay whose assignment is neither approved nor
+    rejected (as last synced), with why it is not paid."""
+    minimum = review_settings.from_study(ctx.study).pay_min_score
+    found = []
+    for c in chosen:
+        if c.assignment_id is None or (c.score is not None and c.score >= minimum):
+            continue
+        if _status(ctx, c) in ("Approved", "Rejected"):
+            continue
+        why = "disqualified" if c.score is None else f"scored {c.score}, below pay_min_score {minimum}"
+        found.append((c.submission_id, c.assignment_id, why))
+    return found
+
+
 def _rejected(ctx: Context, candidate: Candidate) -> bool:
+    return _status(ctx, candidate) == "Rejected"
+
+
+def _status(ctx: Context, candidate: Candidate) -> str | None:
+    """The assignment's status at MTurk as last synced (None: never synced)."""
     with reading(ctx.engine) as connection:
-        status = connection.execute(
+        return connection.execute(
             select(mturk_assignments.c.status).where(
                 mturk_assignments.c.environment == ctx.environment,
                 mturk_assignments.c.assignment_id == candidate.assignment_id,
             )
         ).scalar()
-    return status == "Rejected"
 
 
 def carriers(chosen: list[Candidate]) -> dict[str, Candidate]:
@@ -148,6 +171,7 @@ def qualify(
             for c in rejected(ctx, mturk)
         ]  # fmt: skip
         _pay(ctx, to_pay(ctx, mturk), report, confirm)
+        report.unpaid += left_unpaid(ctx, mturk)
     type_id = qualifications.create(
         ctx.requester, ctx.engine, settings.qualification, settings.qualification_description
     )

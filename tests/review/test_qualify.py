@@ -131,6 +131,30 @@ def test_qualify_grants_the_score_as_value_and_pays_each_hit_once(
         assert ledger.count(connection, ctx.environment, kind="reward", status="confirmed") == 2
 
 
+def test_qualify_names_the_hits_it_leaves_unpaid_which_mturk_would_pay_by_itself(
+    ctx, rated, emulator, review_folder
+):
+    """Spam and a session that never asked the AI are not paid by `study qualify`, but MTurk
+    auto-approves a submitted HIT after auto_approve_hours: the researcher is told which, and
+    how to decide them, until they are decided."""
+    spam, never = rated["A1SPAMMER"].assignment_id, rated["A1NEVERASKED"].assignment_id
+    output = run(str(review_folder), "--endpoint-url", emulator.url)
+    assert f"not paid, scored 1, below pay_min_score 2 (assignment {spam})" in output
+    assert f"not paid, disqualified (assignment {never})" in output
+    assert "MTurk approves (pays) a submitted HIT by itself 72 hours after its submission" in output
+    assert f"study mturk reject {review_folder} {spam} {never} --feedback TEXT" in output
+
+    rejected = CliRunner().invoke(mturk_cli, [
+        "reject", str(review_folder), spam, never, "--feedback", "No story was written.",
+        "--endpoint-url", emulator.url,
+    ], catch_exceptions=False)  # fmt: skip
+    assert rejected.exit_code == 0, rejected.output
+    CliRunner().invoke(mturk_cli, ["sync", str(review_folder), "--endpoint-url", emulator.url],
+                       catch_exceptions=False)  # fmt: skip
+    again = run(str(review_folder), "--endpoint-url", emulator.url)
+    assert "not paid" not in again and "auto" not in again
+
+
 def test_a_grant_is_undone_with_qual_revoke_and_not_repeated(ctx, rated, emulator, review_folder):
     run(str(review_folder), "--endpoint-url", emulator.url)
     revoked = CliRunner().invoke(

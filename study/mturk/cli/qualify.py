@@ -14,6 +14,7 @@ from study.mturk.cli.common import (
     open_account,
     reports_errors,
 )
+from study.mturk import settings as mturk_settings
 from study.review import settings as review_settings
 from study.review.qualify import candidates
 
@@ -73,6 +74,17 @@ def qualify(directory, notify, message, subject, pay, dry_run, sandbox, endpoint
         )
     for submission_id, why in report.skipped:
         click.echo(f"{submission_id}: skipped, {why}")
+    if report.unpaid:
+        hours = mturk_settings.from_study(ctx.study).auto_approve_hours
+        for submission_id, assignment_id, why in report.unpaid:
+            click.echo(f"{submission_id}: not paid, {why} (assignment {assignment_id})")
+        ids = " ".join(assignment_id for _, assignment_id, _ in report.unpaid)
+        click.echo(
+            f"Not paid here is not unpaid: MTurk approves (pays) a submitted HIT by itself "
+            f"{hours:g} hours after its submission, so {len(report.unpaid)} HIT(s) above will be "
+            f"paid unless decided before then. Fix: study mturk reject {directory} {ids} "
+            f"--feedback TEXT (or approve them)."
+        )
     for worker_id, why in report.notify_failures.items():
         click.echo(f"{worker_id}: not emailed, {why}", err=True)
     click.echo(
