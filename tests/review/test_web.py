@@ -613,3 +613,14 @@ def test_a_simulated_writers_submission_says_so_to_its_reviewers(workspace, team
 def test_a_participants_submission_is_not_marked_simulated(workspace, team, submitted):
     ana = log_in(workspace, "ana")
     assert "simulated" not in ana.get(f"/review/s/{next_submission(ana)}").get_data(as_text=True)
+
+
+def test_the_home_page_reads_as_a_sentence_with_a_submission_waiting(workspace, team, engine):
+    """"You have rated 0, 1 waiting for your rating ...", not "rated 0 , 1 waiting"."""
+    finished_session(engine, worker_id="A1WAITING", round_name="qualification")
+    client = log_in(workspace, "ana")
+    assert client.post("/review/next", data={"csrf_token": client.csrf}).status_code == 302
+    page = client.get("/review/").get_data(as_text=True)
+    progress = re.search(r'<p data-testid="progress">(.*?)</p>', page, re.S).group(1)
+    shown = " ".join(re.sub(r"<[^>]+>", "", progress).split())  # as a browser lays it out
+    assert shown.startswith("You have rated 0, 1 waiting for your rating and "), shown
