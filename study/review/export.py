@@ -27,7 +27,7 @@ from study.config import Study
 from study.review import decisions, submissions
 from study.review import ratings as rating_store
 from study.store import make_engine, reading
-from study.store.db import review_decisions, reviewers
+from study.store.review_tables import review_decisions, reviewers
 from study.store.permissions import write_private
 from study.store.simulated import simulated_ids
 

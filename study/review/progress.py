@@ -13,7 +13,8 @@ from sqlalchemy import Connection, func, select
 from study.config import Study
 from study.review import decisions, rounds, rules, submissions
 from study.review import settings as review_settings
-from study.store.db import review_ratings, sessions
+from study.store.db import sessions
+from study.store.review_tables import review_ratings
 
 
 def lines(connection: Connection, study: Study) -> list[str]:
