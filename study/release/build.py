@@ -179,7 +179,7 @@ def build_release(
             try:
                 contact.check_consent(
                     source.study.consent_text, source.study.contact, detector,
-                    where=f"{Path(source_path) / 'study.toml'}",
+                    where=f"{Path(source_path) / 'study.toml'}", unfinished=source.study.unfinished_consent,
                 )  # fmt: skip
             except contact.ContactError as error:
                 raise BuildError(f"{error} Nothing was released.") from None

@@ -4,7 +4,9 @@ Review boards require the consent page to name the protocol director and how to 
 and the dataset card quotes the consent page (study.release.card). `[study] contact` in
 study.toml declares that contact. The build then
 
-1. refuses, before writing anything, a consent page naming an e-mail address or phone number
+1. refuses, before writing anything, a consent page that still holds `study init`'s placeholder
+   contact (`study serve` refuses it too: the card would publish the placeholder as the contact
+   participants were given), and a consent page naming an e-mail address or phone number
    the declaration does not hold (`undeclared`): publishing it would be an accident;
 2. states the contact on the card as published on purpose, and records it in datapackage.json
    as a Frictionless contributor with the role "contact" (`contributor`), so that
@@ -57,8 +59,15 @@ def is_published(entity: str, text: str, published: Iterable[tuple[str, str]]) -
     return (entity, normalized(entity, text)) in set(published)
 
 
-def check_consent(consent_text: str, contact: str, detector: Detector, where: str) -> None:
-    """Refuse a consent page that names personal data the study did not declare as its contact."""
+def check_consent(consent_text: str, contact: str, detector: Detector, where: str, unfinished: str = "") -> None:
+    """Refuse a consent page that is not ready (`unfinished`: why, from
+    study.config.unfinished_consent) or names personal data the study did not declare as its
+    contact."""
+    if unfinished:
+        raise ContactError(
+            f"{where}: not releasing: the dataset card quotes the consent page as participants "
+            f"read it, and {unfinished}"
+        )
     published = published_values(contact, detector)
     for span in detector.find_in(consent_text):
         value = consent_text[span.start : span.end]

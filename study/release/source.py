@@ -79,6 +79,9 @@ class StudyInfo:
     min_exchanges: int | None = None
     # [design] assignment: "within" (each writer in every arm, study.server.within) or "between".
     assignment: str = "between"
+    # Why the consent page is not ready for participants (study.config.unfinished_consent): it
+    # still holds `study init`'s placeholder contact, which the card would quote; "" when ready.
+    unfinished_consent: str = ""
 
 
 @dataclass
@@ -300,6 +303,7 @@ def _study_info(study: study_config.Study) -> StudyInfo:
         contact=study.contact,
         min_exchanges=study.chat.min_exchanges if study.chat is not None else None,
         assignment=study.assignment,
+        unfinished_consent=study_config.unfinished_consent(study) or "",
     )
 
 

@@ -10,12 +10,14 @@ import pytest
 
 from study import config
 from study.cli import write_study_files
+from tests.conftest import CONTACT
 
 
 @pytest.fixture
 def chat_folder(tmp_path: Path) -> Path:
     folder = tmp_path / "chat-study"
-    write_study_files(folder, paradigm="chat")
+    # As a researcher leaves it before serving: the consent page names a real contact.
+    write_study_files(folder, paradigm="chat", replacements=CONTACT)
     return folder
 
 

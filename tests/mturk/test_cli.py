@@ -57,6 +57,22 @@ def test_post_list_and_balance(run, study_folder, emulator):
     )
 
 
+def test_posting_warns_while_the_consent_page_holds_the_init_placeholder(run, study_folder):
+    from study.config import CONSENT_CONTACT_PLACEHOLDER as PLACEHOLDER
+    from tests.conftest import CONTACT
+
+    consent = study_folder / "consent.html"
+    text = consent.read_text().replace(CONTACT[PLACEHOLDER], PLACEHOLDER)  # as `study init` wrote it
+    consent.write_text(text)
+    posted = run("post", str(study_folder), "--task-url", TASK_URL)
+    # A warning, as `study serve` and `study release build` refuse the placeholder anyway.
+    assert posted.exit_code == 0, posted.output
+    assert "`study serve` will not start" in posted.stderr and "consent page (consent.html)" in posted.stderr
+    consent.write_text(text.replace(PLACEHOLDER, CONTACT[PLACEHOLDER]))
+    again = run("post", str(study_folder), "--task-url", TASK_URL)
+    assert again.exit_code == 0 and "consent" not in again.stderr
+
+
 def test_live_mode_asks_showing_the_cost_and_posts_nothing_on_no(run, study_folder, emulator):
     live = ("--live", "--endpoint-url", emulator.url)
     declined = run(

@@ -134,3 +134,34 @@ def test_a_study_without_a_declared_contact_is_refused_before_anything_is_writte
     assert result.exit_code != 0
     assert "study.toml's [study] contact does not declare" in result.output
     assert not directory.exists() and not list((tmp_path / "releases").glob("*.partial"))
+
+
+def test_a_consent_page_still_holding_the_init_placeholder_is_refused_with_the_fix(tmp_path):
+    # `study init`'s consent page, its contact line never filled in: the card would publish
+    # "[REPLACE ...]" as the contact participants were given.
+    folder = tmp_path / "study"
+    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0"})
+    one_session(folder, " A story.")
+
+    result, directory, key = build(folder, tmp_path)
+
+    assert result.exit_code != 0
+    assert f"{folder / 'study.toml'}: not releasing" in result.output
+    assert "the consent page (consent.html) still says" in result.output
+    assert config.CONSENT_CONTACT_PLACEHOLDER in result.output
+    assert "Fix: replace it with the protocol director's name" in result.output
+    assert "Nothing was released" in result.output
+    assert not directory.exists() and not list((tmp_path / "releases").glob("*.partial"))
+
+    # Filled in (and declared), the same study is released, its card quoting the real contact.
+    consent = folder / "consent.html"
+    consent.write_text(consent.read_text().replace(config.CONSENT_CONTACT_PLACEHOLDER, CONSENT_LINE))
+    toml = folder / "study.toml"
+    toml.write_text(toml.read_text().replace('contact = ""', f'contact = "{CONSENT_LINE}"'))
+    (tmp_path / "after").mkdir()
+
+    result, directory, key = build(folder, tmp_path / "after")
+
+    assert result.exit_code == 0, result.output
+    card = (directory / "README.md").read_text()
+    assert CONSENT_LINE in card and "[REPLACE" not in card

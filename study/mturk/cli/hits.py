@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import click
 
+from study import config as study_config
 from study.mturk import hit_actions
 from study.mturk import hits as hit_module
 from study.mturk import client, ledger, money, posting, settings
@@ -113,6 +114,12 @@ def post(directory, count, assignments, reward, task_url, force, sandbox, endpoi
         raise click.ClickException(mismatch + " Fix: make them agree, or pass --force.")
     if mismatch:
         click.echo(f"Warning: {mismatch}", err=True)
+    unfinished = study_config.unfinished_consent(study)
+    if unfinished:
+        # A warning, not a refusal: the HITs may be posted before the server is up, and `study
+        # serve` (and `study release build`) refuse the placeholder anyway.
+        click.echo(f"Warning: {directory}: `study serve` will not start, so workers who accept "
+                   f"would find no study: {unfinished}", err=True)  # fmt: skip
     ctx = open_account(directory, sandbox, endpoint_url, study)
     if (note := _no_record_note(study, ctx.engine, directory)) is not None:
         click.echo(note, err=True)
