@@ -61,6 +61,8 @@ def entry(facts: ReleaseFacts) -> str:
             sections["Changed"].append(
                 f"{_plural(len(diff.files_changed), 'File')} {_ids(diff.files_changed)}."
             )
+        # Which arm changed and how, not just that arms.json did (study.release.arms_diff).
+        sections["Changed"] += [f"Arms (`arms.json`): {change}." for change in diff.arms]
         if diff.rekeyed:
             sections["Changed"].append(
                 "Writer pseudonyms were re-keyed: they do not match earlier releases."

@@ -4,7 +4,7 @@ Sessions are compared by id: a session is changed when its log's checksum differ
 release's SHA256SUMS), its conversation's line (conversations.jsonl, study.release.conversations)
 or its metadata row differs. The structure (files, metadata columns, the
 pseudonym key and namespace, the layout version) feeds the version rules
-(`study.release.versioning`).
+(`study.release.versioning`). A changed arms.json is itemised arm by arm (study.release.arms_diff).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from study.release import conversations
+from study.release import arms_diff, conversations
 from study.release.checksums import read_sums
 from study.release.csvtable import read_table
 from study.release.layout import CARD, CHANGELOG, DATAPACKAGE, METADATA_CSV, SESSIONS, SUMS
@@ -39,6 +39,8 @@ class ReleaseDiff:
     files_added: list[str] = field(default_factory=list)
     files_removed: list[str] = field(default_factory=list)
     files_changed: list[str] = field(default_factory=list)
+    # What changed in arms.json, one sentence per arm (study.release.arms_diff).
+    arms: list[str] = field(default_factory=list)
     columns_added: list[str] = field(default_factory=list)
     columns_removed: list[str] = field(default_factory=list)
     rekeyed: bool = False
@@ -123,6 +125,8 @@ def diff_releases(old: Path, new: Path) -> ReleaseDiff:
     result.files_changed = sorted(
         n for n in set(others_old) & set(others_new) if others_old[n] != others_new[n]
     )
+    if arms_diff.ARMS in result.files_changed:
+        result.arms = arms_diff.changes(old, new)
     result.columns_added = [c for c in new_columns if c not in old_columns]
     result.columns_removed = [c for c in old_columns if c not in new_columns]
     old_study, new_study = old_info["study"], new_info["study"]
@@ -177,6 +181,7 @@ def render(diff: ReleaseDiff) -> str:
     for title, items in others:
         if items:
             lines.append(f"{title}: {', '.join(items)}")
+    lines.extend(f"  {arms_diff.ARMS}: {change}" for change in diff.arms)
     if diff.rekeyed:
         lines.append(
             "pseudonyms re-keyed: another key or namespace "
