@@ -16,7 +16,9 @@ export`'s metadata.csv, so the card, arms.json and metadata.csv agree. An arm is
 sessions did, in the order of their first session. A value nothing stored records is "not
 recorded" (an empty tuple here, null in arms.json), never study.toml's of today: a reader must
 not be told a setting ran that did not. An arm no released session ran is listed as study.toml
-has it, with 0 sessions: it is part of the study's design, and nothing claims it ran.
+has it, with 0 sessions: it is part of the study's design, and nothing claims it ran. Whether an
+arm is closed to new participants (`assign = false`) is study.toml's at the build: that is the
+arm's state as of the release, which the reader comparing arm sizes needs.
 """
 
 from __future__ import annotations
@@ -51,6 +53,9 @@ class Arm:
     # The system prompts its sessions' calls were sent with (a chat assistant's replies record
     # theirs); () where no call recorded one (a Tab arm's calls do not).
     system_prompts: tuple[str, ...] = ()
+    # Closed to new participants (`assign = false`) in study.toml when the release is built: it
+    # took nobody who began after that, so a reader must not read its smaller count as chance.
+    closed: bool = False
 
     def values(self, key: str) -> tuple:
         return self.paradigm if key == "paradigm" else dict(self.settings)[key]
@@ -68,7 +73,8 @@ def planned(study: study_config.Study, condition: study_config.Condition) -> Arm
         found = {key: getattr(condition, key) for key in SETTINGS} | paradigms.arm_as_run(study, condition)
         settings = tuple((key, (settings_as_run.number(found[key]),)) for key in SETTINGS)
     paradigm = paradigms.arm_as_run(study, condition).get("paradigm", condition.paradigm)
-    return Arm(condition.name, condition.genre, paradigm, settings, system_prompts=(condition.system_prompt,))
+    return Arm(condition.name, condition.genre, paradigm, settings, system_prompts=(condition.system_prompt,),
+               closed=not condition.assign)
 
 
 def collect(study: study_config.Study, sessions: list[dict], calls: dict[str, list[tuple[dict, str | None]]],
@@ -92,7 +98,8 @@ def collect(study: study_config.Study, sessions: list[dict], calls: dict[str, li
         ran = [(key, group) for key, group in groups.items() if key[0] == condition.name]
         if not ran:
             arms.append(planned(study, condition))
-        arms += [Arm(name, condition.genre, paradigm, settings, tuple(sorted(answered)), count, prompts)
+        arms += [Arm(name, condition.genre, paradigm, settings, tuple(sorted(answered)), count, prompts,
+                     closed=not condition.assign)
                  for (name, paradigm, settings, prompts), (count, answered) in ran]  # fmt: skip
     return arms
 
@@ -120,7 +127,7 @@ def to_json(arm: Arm) -> dict:
     settings = {key: _one_or_list(v) for key, v in arm.settings}
     return {"name": arm.name, "paradigm": arm.paradigm, "genre": arm.genre, **settings,
             "system_prompt": _one_or_list(arm.system_prompts), "answered_models": list(arm.answered),
-            "sessions": arm.sessions}  # fmt: skip
+            "sessions": arm.sessions, "closed": arm.closed}  # fmt: skip
 
 
 def _one_or_list(values: tuple):

@@ -15,8 +15,9 @@ DESIGN_FILES = {
     "with its paradigm (\"none\": no assistant, the control arm), genre, the model its calls asked "
     "for (`model`) and the models that answered (`answered_models`), decoding settings and "
     "`sessions`; an arm changed during the study has an entry per setting that ran, `null` is a "
-    "setting not recorded, an arm with `sessions` 0 is as `study.toml` has it; `metadata.csv` "
-    "names each session's `condition` and `paradigm`.",
+    "setting not recorded, an arm with `sessions` 0 is as `study.toml` has it; `closed` is true for "
+    "an arm closed to new participants (`assign = false` in `study.toml` when the release was "
+    "built); `metadata.csv` names each session's `condition` and `paradigm`.",
     "judging": "- `judging/`: the judging round. `judging_ratings.csv` holds one rating per row, "
     "joined to its session and arm (a sentence by its `position` in the session's final text, "
     "split with pysbd; judges are pseudonyms, blind to the arm; `kept` is false for judges who "
@@ -129,13 +130,14 @@ def arms(s: ReleaseFacts) -> str:
     noun = "sessions" if s.sessions else "conversations"
     what = "conditions" if s.sessions else "assistants (participants saw a label)"
     header = ("condition", "paradigm", "genre", "model", "answered by", "mode", "n", "max tokens",
-              "temperature", "top p", "presence penalty", "frequency penalty", noun)  # fmt: skip
+              "temperature", "top p", "presence penalty", "frequency penalty", noun,
+              "new participants")  # fmt: skip
     rows = [
         (arm.name, arm.paradigm, arm.genre or "-",
          *(["-"] * 9 if arm.control else
            [arms_as_run.text(arm.values("model")), ", ".join(arm.answered) or arms_as_run.NOT_RECORDED,
             *(arms_as_run.text(arm.values(key)) for key in arms_as_run.SETTINGS[1:])]),
-         arm.sessions)
+         arm.sessions, "closed" if arm.closed else "open")
         for arm in s.arms.arms if arm.sessions
     ]  # fmt: skip
     out = (
@@ -145,6 +147,14 @@ def arms(s: ReleaseFacts) -> str:
         f"setting it ran with. \"{arms_as_run.NOT_RECORDED}\": nothing stored with the {noun} "
         "says (no model call, or stored before the toolkit recorded it).\n\n" + table(header, rows)
     )
+    closed = [f"`{arm.name}`" for arm in s.arms.arms if arm.closed and arm.sessions]
+    if closed:
+        # A reader comparing the arms' sizes must not take a closed arm's smaller count for chance.
+        names = ", ".join(dict.fromkeys(closed))
+        out += (f"\n**Closed to new participants:** {names} (`assign = false` in `study.toml` when "
+                f"this release was built): {'it' if len(set(closed)) == 1 else 'each'} took no new "
+                f"participant after it was closed, so its count of {noun} is no measure of how "
+                "participants were divided between the arms.\n")
     if s.arms.notes:
         out += "\n**`study.toml` now says otherwise.** " + " ".join(s.arms.notes) + "\n"
     return out

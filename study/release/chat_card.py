@@ -41,8 +41,9 @@ USES = (
 ARMS = (
     "- `arms.json`: every assistant (condition) of the study as its released conversations ran "
     "it: the model its calls asked for and the models that answered, decoding settings, "
-    "the system prompt its replies were sent with and `sessions` (an entry per setting that ran; "
-    f"`null`: not recorded; `paradigm` \"chat\"); each line of `{CONVERSATIONS}` names its "
+    "the system prompt its replies were sent with, `sessions` and `closed` (true: closed to new "
+    "participants, `assign = false` in `study.toml` when the release was built; an entry per "
+    f"setting that ran; `null`: not recorded; `paradigm` \"chat\"); each line of `{CONVERSATIONS}` names its "
     "assistant in `assistant.condition`, with the model and system prompt its own replies were sent with."
 )
 

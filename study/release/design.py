@@ -42,7 +42,9 @@ DESCRIPTIONS = {
     "name, paradigm (none: a control arm, no assistant), genre, the model its calls asked for "
     "(`model`) and the models that answered (`answered_models`), mode, n, max_tokens, "
     "temperature, top_p, presence_penalty, frequency_penalty, the system prompt its calls were "
-    "sent with (`system_prompt`; a list where they were sent several), and `sessions`. An arm whose settings changed during the study has an entry "
+    "sent with (`system_prompt`; a list where they were sent several), `sessions`, and `closed`: true "
+    "for an arm closed to new participants (`assign = false` in study.toml when the release was "
+    "built), whose count of sessions stopped growing then. An arm whose settings changed during the study has an entry "
     "per setting that ran; null is a setting nothing stored with the sessions records; an arm "
     "with `sessions` 0 ran no released session and is as study.toml has it.",
     PREREGISTRATION: "The signed record of `study preregister`, as it is (its signature still "
