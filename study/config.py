@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from types import MappingProxyType
 
 import jinja2
 
@@ -31,6 +32,11 @@ GENRE_NOUNS = {"creative": "story", "argumentative": "essay"}
 # (Condition.page_controls): the server fills them in.
 HIDDEN_CONTROLS = ("currentMaxToken", "currentTemperature", "currentTopP", "currentPresencePenalty",
                    "currentFrequencyPenalty")  # fmt: skip
+# The six controls of the records of a session that had no Tab list, a control arm's
+# (Condition.controls) or one whose paradigm offers none (a chat arm's:
+# study.paradigms.counts_suggestions): empty, as schemas/coauthor-defs.schema.json allows, not the
+# condition's n and decoding defaults, which would read as if it had offered Tab lists.
+NO_TAB_CONTROLS = MappingProxyType({key: "" for key in ("currentN", *HIDDEN_CONTROLS)})
 
 
 @dataclass(frozen=True)

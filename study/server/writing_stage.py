@@ -12,7 +12,7 @@ import time
 from flask import jsonify, render_template, url_for
 
 from study import paradigms
-from study.config import MIN_TIME_SLACK_SECONDS
+from study.config import MIN_TIME_SLACK_SECONDS, NO_TAB_CONTROLS
 from study.curation import origin
 from study.server import arrival, contract, stages
 from study.server.context import engine, limits, session_or_404, study
@@ -39,7 +39,8 @@ def writing_page(session_id, session):
         "sessionId": session_id,
         # Quill, which CoAuthor used, always ends a document with a newline; currentDoc keeps it.
         "prompt": prompt.text.rstrip("\n") + "\n",
-        "controls": condition.page_controls(),  # no decoding setting: the event API fills them in
+        # No decoding setting: the event API fills them in; none at all without a Tab list.
+        "controls": condition.page_controls() if paradigms.counts_suggestions(condition) else dict(NO_TAB_CONTROLS),
         "minSeconds": study().min_seconds,
         "elapsedSeconds": elapsed,
         # The number after the last event stored: a browser's copy that stops before it is older

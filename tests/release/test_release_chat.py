@@ -239,6 +239,12 @@ def test_a_chat_arms_conversations_are_released_beside_its_logs(model_url, tmp_p
     # The card's row: the model its call asked for, the one that answered, one reply of MAX_TOKENS.
     assert (f"| {chat_arm['name']} | chat | creative | {chat_arm['model']} | deterministic | chat | 1 | "
             f"{MAX_TOKENS} |") in card  # fmt: skip
+    # Its editor log agrees: no Tab list, so none of the Tab settings (its writer's page sent the
+    # CoAuthor session's currentN 5), in every record; CoAuthor's format allows them empty.
+    from study.curation.formats import CONTROL_KEYS
+
+    log = [json.loads(line) for line in (directory / "sessions" / f"{record['session_id']}.jsonl").read_text().splitlines()]
+    assert {(key, r[key]) for r in log for key in CONTROL_KEYS} == {(key, "") for key in CONTROL_KEYS}
     assert CliRunner().invoke(release, ["verify", str(directory), "--key", str(key.path)]).exit_code == 0
 
 
