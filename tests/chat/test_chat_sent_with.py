@@ -19,6 +19,7 @@ from study.paths import schemas_dir
 from study.server import create_app
 from study.store import make_engine, reading
 from study.store import sessions as session_store
+from tests.conftest import CONTACT
 from tests.chat.flow import choose_intent, prewrite, rate, say, start_chat
 from tests.chat.test_chat_path import FINAL
 
@@ -62,7 +63,7 @@ def _edit_every_assistant(folder) -> None:
 def _a_study_edited_between_two_conversations(tmp_path, endpoint_factory):
     endpoint = endpoint_factory()
     folder = tmp_path / "chat-study"
-    write_study_files(folder, paradigm="chat", replacements={'endpoint = ""': f'endpoint = "{endpoint.url}"'})
+    write_study_files(folder, paradigm="chat", replacements={'endpoint = ""': f'endpoint = "{endpoint.url}"', **CONTACT})
     before = config.load(folder)
     app, client = _serve(folder)
     first = _finished(client, "chatlab-writer-0001")

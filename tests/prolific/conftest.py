@@ -16,6 +16,7 @@ from study.cli import write_study_files
 from study.prolific import client, settings
 from study.prolific.context import open_context
 from study.prolific.emulator import State, serve_in_thread
+from tests.conftest import CONTACT
 
 
 def _workspace(state: State, monkeypatch):
@@ -45,7 +46,8 @@ def pound_workspace(tmp_path, monkeypatch):
 @pytest.fixture
 def study_folder(tmp_path) -> Path:
     folder = tmp_path / "study"
-    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0"})
+    # As a researcher leaves it before serving: the consent page names a real contact.
+    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
     return folder
 
 
