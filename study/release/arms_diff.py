@@ -46,12 +46,14 @@ def _values(entries: list[dict], key: str) -> str:
     return "; ".join(seen) if seen else "none"
 
 
-def _label(key: str) -> str:
-    return key.replace("_", " ")
+def _label(key: str, unit: str) -> str:
+    # arms.json's `sessions` counts what the release counts: a chat study's conversations.
+    return f"{unit}s" if key == "sessions" else key.replace("_", " ")
 
 
-def changes(old: Path, new: Path) -> list[str]:
-    """Each arm's change from `old`'s arms.json to `new`'s; [] when either has none."""
+def changes(old: Path, new: Path, unit: str = "session") -> list[str]:
+    """Each arm's change from `old`'s arms.json to `new`'s; [] when either has none. `unit`:
+    what the releases count (study.release.diff.ReleaseDiff.unit)."""
     before, after = _entries(old), _entries(new)
     if before is None or after is None:
         return []
@@ -75,7 +77,7 @@ def changes(old: Path, new: Path) -> list[str]:
         for key in shared:
             a, b = _values(was, key), _values(now, key)
             if a != b:
-                parts.append(f"{_label(key)} changed" if key in UNQUOTED else f"{_label(key)} {a} -> {b}")
+                parts.append(f"{_label(key, unit)} changed" if key in UNQUOTED else f"{_label(key, unit)} {a} -> {b}")
         if len(was) != len(now):
             parts.append(f"entries (settings it ran with) {len(was)} -> {len(now)}")
         if parts:

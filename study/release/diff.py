@@ -126,7 +126,7 @@ def diff_releases(old: Path, new: Path) -> ReleaseDiff:
         n for n in set(others_old) & set(others_new) if others_old[n] != others_new[n]
     )
     if arms_diff.ARMS in result.files_changed:
-        result.arms = arms_diff.changes(old, new)
+        result.arms = arms_diff.changes(old, new, result.unit)
     result.columns_added = [c for c in new_columns if c not in old_columns]
     result.columns_removed = [c for c in old_columns if c not in new_columns]
     old_study, new_study = old_info["study"], new_info["study"]

@@ -142,7 +142,7 @@ def test_diff_as_json(built):
     assert result.exit_code == 0
     assert json.loads(result.output) | {} == {
         "old": "coauthor 1.0.0", "new": "coauthor 1.0.0", "added": [], "removed": [], "changed": [],
-        "files_added": [], "files_removed": [], "files_changed": [], "columns_added": [],
+        "files_added": [], "files_removed": [], "files_changed": [], "arms": [], "columns_added": [],
         "columns_removed": [], "rekeyed": False, "layout_changed": False,
     }  # fmt: skip
 
