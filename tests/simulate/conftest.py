@@ -17,6 +17,7 @@ import pytest
 from study.cli import write_study_files
 from study.lm.backends import DeterministicBackend, Generation
 from study.lm.server import serve_in_thread
+from tests.conftest import CONTACT
 
 SCRIPTED_TEXT = "The lighthouse keeper counted the boats twice."
 
@@ -91,5 +92,6 @@ def writers_model():
 @pytest.fixture
 def pilot_folder(tmp_path: Path) -> Path:
     folder = tmp_path / "pilot"
-    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 1"})
+    # Its consent page names a contact: the pilot's release quotes it (study release build refuses the placeholder).
+    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 1", **CONTACT})
     return folder

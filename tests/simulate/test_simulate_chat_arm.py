@@ -24,6 +24,7 @@ from study.store import events as event_store
 from study.store import make_engine, reading
 from study.store import sessions as session_store
 from study.store.simulated import simulated_ids
+from tests.conftest import CONTACT
 from tests.simulate.conftest import ScriptedWriterBackend, inserted, pilot
 
 MESSAGE = "Could you give me an idea for what the keeper does next?"
@@ -50,7 +51,7 @@ class ChatArmWriterBackend(ScriptedWriterBackend):
 
 def _study(tmp_path, paradigm_of_the_autocomplete_arm: str = "L1"):
     folder = tmp_path / "pilot"
-    write_study_files(folder, design="realhumaneval", replacements={"min_seconds = 600": "min_seconds = 1"})
+    write_study_files(folder, design="realhumaneval", replacements={"min_seconds = 600": "min_seconds = 1", **CONTACT})
     toml = folder / "study.toml"
     toml.write_text(toml.read_text().replace('paradigm = "L1"', f'paradigm = "{paradigm_of_the_autocomplete_arm}"'))
     return folder
