@@ -188,12 +188,15 @@ def bind_reward(
             )
         )
         free = places(connection, environment, study_id)[-1]
+    # A re-offered place's note tells why its last submission left it ("re-offered: rejected");
+    # kept on the new submission's entry it would read as this one's rejection, and an approval
+    # would then show as a rejected submission paid.
     connection.execute(
         update(payments)
         .where(payments.c.id == free["id"])
-        .values(submission_id=submission_id, participant_id=participant_id)
+        .values(submission_id=submission_id, participant_id=participant_id, note=None)
     )
-    return {**free, "submission_id": submission_id, "participant_id": participant_id}
+    return {**free, "submission_id": submission_id, "participant_id": participant_id, "note": None}
 
 
 def free_place(connection: Connection, entry: dict, note: str) -> None:
@@ -201,6 +204,8 @@ def free_place(connection: Connection, entry: dict, note: str) -> None:
     reservation stays and waits for the next participant."""
     # An unreserved entry was never under the cap: nothing to keep for the next participant.
     status = "cancelled" if entry["status"] == "unreserved" else "intended"
+    if status == "intended":
+        note = f"re-offered: {note}"
     connection.execute(
         update(payments)
         .where(payments.c.id == entry["id"])

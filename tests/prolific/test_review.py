@@ -121,3 +121,21 @@ def test_prolific_decisions_reach_the_report_funnel_and_the_preregistrations_exc
     assert "approved on MTurk" not in funnel
     assert {good.submission_id, idle.submission_id} <= {
         s["id"] for s in ctx.client.pages(f"studies/{study_id}/submissions/")}
+
+
+def test_a_place_re_offered_after_a_rejection_does_not_book_its_next_submission_as_rejected(ctx, prolific, task_client, study_id):
+    # The ledger's note is what `study prolific ledger` prints after an entry: an auditor must
+    # not read the next participant's approved reward as a rejected submission paid.
+    idle = take_part(prolific, task_client, study_id, "f" * 24, ai_requests=0)
+    submissions.sync(ctx)
+    review.reject(ctx, idle.submission_id, "x" * 120, "LOW_EFFORT")
+    with reading(ctx.engine) as connection:
+        freed = ledger.open_places(connection, ctx.environment, study_id)
+    assert [p["note"] for p in freed] == ["re-offered: rejected", None, None]
+    later = [take_part(prolific, task_client, study_id, pid * 24) for pid in "gh"]
+    submissions.sync(ctx)
+    for took in later:
+        assert review.approve(ctx, took.submission_id) == "approved"
+    with reading(ctx.engine) as connection:
+        paid = [ledger.reward_entry(connection, ctx.environment, t.submission_id) for t in later]
+    assert [(p["status"], p["note"]) for p in paid] == [("confirmed", None), ("confirmed", None)]
