@@ -29,6 +29,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from study.mturk import hits as hit_module
 from study.mturk import ledger, posting, qualifications
+from study.mturk.client import MTurkError
 from study.mturk.context import Context
 from study.store import reading, writing
 from study.store import sessions as session_store
@@ -260,7 +261,21 @@ def exclude_submitters(ctx: Context) -> list[str]:
 def fetch(ctx: Context, assignment_id: str) -> tuple[dict, dict]:
     """MTurk's assignment and its HIT, stored locally as `sync` would; refuses an assignment
     of a HIT this study did not post (another study's on the same account)."""
-    response = ctx.requester.call("GetAssignment", AssignmentId=assignment_id)
+    try:
+        response = ctx.requester.call("GetAssignment", AssignmentId=assignment_id)
+    except MTurkError as error:
+        # MTurk answers "does not exist" for a typo, for an id from the other environment, and
+        # for an assignment its worker returned or abandoned: MTurk keeps no record of those,
+        # so they can be neither approved nor bonused.
+        if error.certain and "does not exist" in error.message.lower():
+            raise ValueError(
+                f"MTurk has no assignment {assignment_id} in {ctx.environment}: a worker who "
+                "returned or abandoned a HIT leaves no assignment to approve or bonus, and an id "
+                "from the sandbox is unknown to --live and the other way round. Fix: check the "
+                "id and the environment (`study mturk sync DIR` lists the submitted "
+                "assignments); nothing was paid or recorded."
+            ) from None
+        raise
     assignment, hit = response["Assignment"], response["HIT"]
     ours = {r["hit_id"] for r in hit_module.rows(ctx) if r["hit_id"]}
     if hit["HITId"] not in ours and not posting.is_ours(ctx, hit):

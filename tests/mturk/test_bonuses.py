@@ -154,3 +154,19 @@ def test_again_after_a_crash_before_sending_sends_that_bonus_once(
     monkeypatch.setattr(ctx.requester, "call", real)
     assert bonuses.pay(ctx, assignment_id, ONE, "Great story", repeat=True).status == "paid"
     assert len(_paid(emulator, assignment_id)) == 2
+
+
+def test_a_bonus_for_an_assignment_its_worker_returned_is_refused_with_the_fix(ctx, emulator):
+    from study.mturk.emulator import worker
+
+    hit_id = post_hit(ctx, assignments=1, reward="2.50")
+    taken = worker.accept(emulator.state, hit_id, "A1RETURNER")
+    worker.return_assignment(emulator.state, taken["AssignmentId"])
+    with pytest.raises(ValueError) as refused:
+        bonuses.pay(ctx, taken["AssignmentId"], ONE, "Thanks for trying")
+    message = str(refused.value)
+    assert f"MTurk has no assignment {taken['AssignmentId']}" in message
+    assert "returned or abandoned" in message and "Fix: check the id and the environment" in message
+    assert "SendBonus" not in ctx.requester.calls and _paid(emulator, taken["AssignmentId"]) == []
+    with reading(ctx.engine) as connection:
+        assert ledger.entries(connection, ctx.environment, kind="bonus") == []
