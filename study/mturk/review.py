@@ -238,7 +238,10 @@ def approve(
                 f"approving rejected assignment {assignment_id}",
             )
         if reopened:  # approving a rejection: the reward is due again
-            ledger.settle(connection, entry["id"], "intended")
+            # The note replaces "rejected", which `study mturk ledger` would otherwise print
+            # after the paid reward: a rejected assignment paid, to whoever audits the books.
+            ledger.settle(connection, entry["id"], "intended",
+                          "rejected, then approved with --override-rejection")  # fmt: skip
     if paid_already:
         outcome = "already approved"
     else:

@@ -373,7 +373,11 @@ def test_a_rejection_can_be_overridden_and_then_the_reward_is_paid(ctx, emulator
     assert approve(ctx, done["AssignmentId"], "Sorry, our mistake.", override_rejection=True) == "approved"
     with reading(ctx.engine) as connection:
         assert ledger.totals(connection, ctx.environment).paid.total == Decimal("3.00")
+        paid = ledger.reward_entry(connection, ctx.environment, done["AssignmentId"])
     assert ctx.requester.client.get_account_balance()["AvailableBalance"] == "9997.00"
+    # The ledger's note (printed by `study mturk ledger`) says why a rejected assignment was paid.
+    assert paid["status"] == "confirmed"
+    assert paid["note"] == "rejected, then approved with --override-rejection"
 
 
 def test_a_judging_post_does_not_finish_an_interrupted_writers_post_in_its_place(
