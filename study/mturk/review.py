@@ -27,6 +27,7 @@ rejecting cancels it.
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -221,13 +222,16 @@ def approve(
     with writing(ctx.engine) as connection:
         entry = _bind_reward(connection, ctx, assignment, hit, budget=None if paid_already else ctx.budget)
         if not paid_already:
-            ledger.reserve(
-                connection,
-                ctx.environment,
-                entry,
-                ctx.budget,
-                f"approving assignment {assignment_id}, which no reservation covered",
-            )
+            try:
+                ledger.reserve(
+                    connection,
+                    ctx.environment,
+                    entry,
+                    ctx.budget,
+                    f"approving assignment {assignment_id}, which no reservation covered",
+                )
+            except ledger.BudgetExceeded as refusal:
+                raise ledger.BudgetExceeded(f"{refusal} {_pays_itself(assignment)}") from None
         reopened = entry["status"] == "cancelled"
         if reopened and not paid_already:
             ledger.check_budget(
@@ -264,6 +268,21 @@ def approve(
         ledger.confirm(connection, entry["id"])
         _set_status(connection, ctx, assignment_id, "Approved", feedback)
     return outcome
+
+
+def _pays_itself(assignment: dict) -> str:
+    """Refusing to approve work already done spends nothing for long: MTurk approves a
+    submission by itself when its auto-approval time comes, cap or not."""
+    when = assignment.get("AutoApprovalTime")
+    at = (
+        f"at {dt.datetime.fromtimestamp(hit_module.epoch(when), dt.timezone.utc):%Y-%m-%d %H:%M} UTC"
+        if when is not None
+        else "after [mturk] auto_approve_hours"
+    )
+    return (
+        f"The work is done, though: unless it is rejected (only if it breaks the review rules), "
+        f"MTurk approves and pays it by itself {at}, whatever the cap says."
+    )
 
 
 def reject(ctx: Context, assignment_id: str, feedback: str) -> str:

@@ -4,6 +4,7 @@ longer be taken, and `balance` shows charged, reserved and released."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from decimal import Decimal
 
@@ -74,10 +75,14 @@ def test_approving_a_submission_sync_found_unreserved_checks_the_cap(make_ctx, e
     )
     assignments.sync(ctx)  # records what MTurk may owe, past the cap, without reserving it
     assert approve(ctx, first["AssignmentId"]) == "approved"
-    with pytest.raises(ledger.BudgetExceeded, match="no reservation covered"):
+    with pytest.raises(ledger.BudgetExceeded, match="no reservation covered") as refused:
         approve(ctx, second["AssignmentId"])
-    assert emulator.state.data["assignments"][second["AssignmentId"]]["AssignmentStatus"] == (
-        "Submitted"
+    waiting = emulator.state.data["assignments"][second["AssignmentId"]]
+    assert waiting["AssignmentStatus"] == "Submitted"
+    # "spend less" cannot apply to work already done: the refusal says MTurk pays it anyway.
+    auto = dt.datetime.fromtimestamp(waiting["AutoApprovalTime"], dt.timezone.utc)
+    assert f"MTurk approves and pays it by itself at {auto:%Y-%m-%d %H:%M} UTC" in str(
+        refused.value
     )
     assert ctx.requester.client.get_account_balance()["AvailableBalance"] == "9997.00"
 
