@@ -16,7 +16,7 @@ from study.mturk.client import MTurkError
 from study.mturk.emulator import accept_and_submit
 from study.mturk.review import approve
 from study.store import reading
-from tests.mturk.conftest import TASK_URL, new_study, post_hit, with_mturk
+from tests.mturk.conftest import TASK_URL, connect, new_study, post_hit, with_mturk
 from tests.store.conftest import postgres_url  # noqa: F401 - the cluster, shared as a fixture
 from tests.store.locks import until_done_or_waiting
 
@@ -319,3 +319,21 @@ def test_an_extend_the_cap_stopped_half_way_adds_the_assignments_once_when_run_a
     assert again.exit_code == 0, again.output
     assert emulator.state.data["hits"][hit_id]["MaxAssignments"] == 5  # asked for once: 3 + 2
     assert "reserved  $15.00" in cli("balance", str(folder)).stdout
+
+
+def test_balance_says_by_how_much_unreserved_submissions_put_the_books_over_the_cap(
+    cli, tmp_path, emulator
+):
+    folder = new_study(tmp_path / "study", budget="3.00")
+    hit_id = _hit_id(cli("post", str(folder), "--task-url", TASK_URL))
+    # Assignments added on the requester website: their submissions count, never reserved.
+    connect(emulator.url).client.create_additional_assignments_for_hit(
+        HITId=hit_id, NumberOfAdditionalAssignments=1
+    )
+    for worker in ("A1FIRST", "A1SECOND"):
+        accept_and_submit(emulator.state, hit_id, worker, {"verificationCode": "X"})
+    assert cli("sync", str(folder)).exit_code == 0
+    books = cli("balance", str(folder)).stdout
+    assert "committed $6.00" in books and "$-" not in books
+    assert "Budget cap: $3.00 (over by $3.00: MTurk has paid or may pay submissions" in books
+    assert "Fix: raise budget in [mturk] of study.toml" in books

@@ -60,9 +60,21 @@ def balance(directory: str, sandbox: bool, endpoint_url: str | None) -> None:
         f"{money.show(totals.charged.total)} + still spendable {money.show(spendable.total)}"
     )
     cap = ctx.settings.budget
-    click.echo(
-        f"Budget cap: {money.show(cap) if cap is not None else 'none'}"
-        + (f" ({money.show(cap - totals.committed.total)} left)" if cap is not None else "")
+    click.echo(f"Budget cap: {money.show(cap) if cap is not None else 'none'}" + _room(cap, totals))
+
+
+def _room(cap, totals: ledger.Totals) -> str:
+    if cap is None:
+        return ""
+    left = cap - totals.committed.total
+    if left >= 0:
+        return f" ({money.show(left)} left)"
+    # Only money MTurk pays whatever the cap says takes the books past it: submissions on
+    # assignments added outside this tool, or approved on the requester website.
+    return (
+        f" (over by {money.show(-left)}: MTurk has paid or may pay submissions no reservation "
+        "covered; nothing new is reserved until the books are under the cap. Fix: raise budget "
+        "in [mturk] of study.toml)"
     )
 
 
