@@ -246,9 +246,21 @@ def _unreserved(connection, ctx: Context, study_id: str, places: int) -> int:
     return places - len(held)
 
 
+# Where each transition leaves a study. Prolific refuses to repeat one (400 "Cannot STOP a study
+# that is COMPLETED"), so a re-run of a command killed after Prolific moved the study (or one done
+# on the website) must find it there and send nothing, or `stop` never gets to release the
+# reservations of the places nobody took.
+REACHED = {"PAUSE": ("PAUSED",), "START": ("ACTIVE",), "STOP": CLOSED}
+
+
 def transition(ctx: Context, study_id: str, action: str) -> str:
-    """PAUSE, START or STOP one of this study's Prolific studies."""
+    """PAUSE, START or STOP one of this study's Prolific studies; "already <status>" when an
+    earlier run or the website did it."""
     row(ctx, study_id)
+    current = ctx.client.get(f"studies/{study_id}/")
+    if current["status"] in REACHED.get(action, ()):
+        refresh(ctx, study_id, current)
+        return f"already {current['status']}"
     answer = ctx.client.post(f"studies/{study_id}/transition/", {"action": action})
     refresh(ctx, study_id, answer)
     return answer["status"]

@@ -181,3 +181,26 @@ def test_live_approve_of_a_submission_not_yet_synced_shows_the_reward_it_pays(
     assert "LIVE: approving 1 submissions will cost up to $3.33 ($2.50 to participants" in out
     assert "Nothing approved." in out
     assert ctx.client.get(f"submissions/{took.submission_id}/")["status"] == "AWAITING REVIEW"
+
+
+def test_stop_run_again_after_its_answer_was_lost_releases_the_untaken_places(run, study_folder, prolific, ctx):
+    import httpx
+
+    from study.prolific import ledger
+    from study.store import reading
+
+    out = run("draft", str(study_folder), "--places", "3", "--publish")
+    study_id = re.search(r"Draft (\w+):", out).group(1)
+    # Prolific stops the study, and the answer never reaches the command (killed, connection lost).
+    httpx.post(prolific.url + "/_emulator/faults", json={
+        "method": "POST", "path": "/api/v1/studies/*/transition/", "when": "after"})  # fmt: skip
+    run("stop", str(study_folder), study_id, code=1)
+    status = ctx.client.get(f"studies/{study_id}/")["status"]
+    assert status in ("AWAITING REVIEW", "COMPLETED")
+    # The README's advice for any paying command: run it again.
+    out = run("stop", str(study_folder), study_id)
+    assert f"{study_id}: already {status}." in out
+    assert "Released the reservation of 3 untaken places." in out
+    with reading(ctx.engine) as connection:
+        totals = ledger.totals(connection, ctx.environment, ctx.currency)
+    assert totals.committed.total == 0 and totals.released.pay == 750
