@@ -4,7 +4,7 @@
   export` writes them (into a scratch folder) and read back like any session folder; the
   participation funnel, the time spent at each stage, the suggestion requests and the survey
   answers come from the study database, the survey questions from `study.toml`, and within
-  subjects the design as it ran (study.report.within_design).
+  subjects the design as it ran (study.export.within_design).
 - A **release** (`datapackage.json`, as `study release build` writes it) or a **session folder**
   (`metadata.csv` with the sessions beside it or in `sessions/`, as `study export` writes it, or
   the public CoAuthor release as distributed: `creative.csv` and `argumentative.csv` with the
@@ -42,9 +42,9 @@ from study.report.entities import EntityModel, load_model
 from study.report.errors import ReportSourceError
 from study.report.facts import SessionFacts, session_facts
 from study.report.grammar import LanguageToolError, check_server
-from study.report import within_design
+from study.export import within_design
 from study.report.survey_answers import Question, read_survey_csv, study_survey
-from study.report.within_design import WithinDesign
+from study.export.within_design import WithinDesign
 
 STUDY, RELEASE, FOLDER = "study", "release", "folder"
 # Time spent between the timestamps the study database keeps for a session.
@@ -99,7 +99,7 @@ class ReportData:
     # those nobody has written yet; empty for a release or an export, which only know sessions.
     planned_prompts: list[str] = field(default_factory=list)
     planned_conditions: list[str] = field(default_factory=list)
-    # A within-subjects study folder's design as it ran (study.report.within_design); None
+    # A within-subjects study folder's design as it ran (study.export.within_design); None
     # between subjects, and for a release or an export, which hold no arm lists or rows.
     within: WithinDesign | None = None
 

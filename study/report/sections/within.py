@@ -11,7 +11,7 @@ unit, so their own level cancels out). Then each outcome's mean by position in t
 session, second, ...): the practice or fatigue the Latin square balances across arms, which the
 researcher should still see.
 
-Only from a study folder (study.report.within_design): a release holds no arm lists or rows.
+Only from a study folder (study.export.within_design): a release holds no arm lists or rows.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from study.report.data import ReportData
 from study.report.html import Section
 from study.report.intervals import RESAMPLES, bootstrap_mean
 from study.report.sections.arms import outcomes
-from study.report.within_design import WithinDesign, order_of
+from study.export.within_design import WithinDesign, order_of
 
 
 def build(data: ReportData) -> Section | None:

@@ -1,11 +1,11 @@
 """A within-subjects study's design as it ran (`[design] assignment = "within"`,
-study.server.within), read from the study database for `study report`: which arm lists and
-Latin-square rows participants began with, how far each got, and each participant's completed
-session in each arm, so the report can set a participant's arms next to each other.
+study.server.within), read from the study database: which arm lists and Latin-square rows
+participants began with, how far each got, and each participant's completed session in each
+arm, so `study report` can set a participant's arms next to each other and a release can carry
+the design (study.release.within, within.json) for its readers to do the same.
 
-Only a study folder has this: a release or an export holds finished sessions alone (no arm
-list, no row, no participant who stopped part-way). Participants are numbered here, never
-named: the report may be mailed, and an access code or worker id is not for its readers.
+Participants are numbered here, never named: the report may be mailed, and an access code or
+worker id is not for its readers (a release names them by their pseudonym, study.release.within).
 """
 
 from __future__ import annotations
