@@ -43,7 +43,7 @@ from study.curation.stats import session_stats
 from study.paths import schemas_dir
 from study.release import (
     arms_as_run, card, changelog, contact, conversations, datapackage, design, layout, preflight, publish,
-    redaction_report, tables,
+    redaction_report, tables, within,
 )  # fmt: skip
 from study.release.archive import ArchiveError, opened, write_archive
 from study.release.checksums import write_sums
@@ -282,15 +282,20 @@ def _write_release(
     tables.write_csv(
         staging / layout.SUMMARY_CSV, tables.SUMMARY_HEADER, tables.summary_rows(stats, metadata)
     )
-    design_files, arms = [], None
+    design_files, arms, within_design = [], None, None
     if source.kind == "study":  # arms, judging ratings, preregistration (study.release.design)
         arms = arms_as_run.study_arms(source.path, released)  # as the released sessions ran them
         design_files = design.write(staging, source.path, released, lambda worker: table.issue(worker, namespace),
                                     withdrawn, arms)  # fmt: skip
+        # Within subjects, each released session's participant, arm and position (study.release.within).
+        within_design = within.collect(source.path, released, {s.session_id: table.issue(s.worker_id, namespace) for s in included})
+        design_files += within.write(staging, within_design)
     (staging / layout.SCHEMAS).mkdir()
     for schema in sorted(schemas_dir().glob("coauthor-*.schema.json")):
         shutil.copyfile(schema, staging / layout.SCHEMAS / schema.name)
     for schema in conversations.SCHEMAS if talks else ():
+        shutil.copyfile(schemas_dir() / schema, staging / layout.SCHEMAS / schema)
+    for schema in [within.SCHEMA] if within_design else ():
         shutil.copyfile(schemas_dir() / schema, staging / layout.SCHEMAS / schema)
 
     facts = ReleaseFacts(
@@ -310,7 +315,7 @@ def _write_release(
         redacted_sessions=len({r.session_id for r in redactions}),
         withdrawn_excluded=len(excluded), study=source.study,
         simulated=sum(1 for r in rows if r.get("simulated") == "true") + said.simulated,
-        design_files=design_files, arms=arms,
+        design_files=design_files, arms=arms, within=within_design,
     )  # fmt: skip
     previous_changelog = ""
     with _opened_previous(previous[1]) if previous else contextlib.nullcontext() as old:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from study.config import minutes_text
-from study.release import card_composition, chat_card, versioning
+from study.release import card_composition, chat_card, versioning, within_card
 from study.release.facts import ReleaseFacts
 from study.release.layout import CHANGELOG, CONVERSATIONS, DATAPACKAGE, METADATA_CSV, STATS_CSV, SUMS, SURVEY_CSV
 from study.release.markdown import table
@@ -128,16 +128,7 @@ def _collection(facts: ReleaseFacts) -> str:
             "beside it depended on their arm (`condition` in `metadata.csv`):\n\n"
             + "\n".join(described) + "\n\n"
         )
-    if study and study.assignment == "within":
-        # A reader pairing sessions needs to know they come in sets per writer, and in which order.
-        how += (
-            "**Arms were assigned within subjects:** each writer (`worker_id` in `metadata.csv`) "
-            "was to write one session in every arm of the prompt's genre, in the order of a row of "
-            "a Latin square (Williams' design for an even number of arms, the cyclic square for an "
-            "odd one), the r-th writer to begin taking row r; `timestamp` gives each writer's "
-            "order. Compare a writer's sessions with each other (paired), not as independent "
-            "groups.\n\n"
-        )
+    how += within_card.collection(facts)  # within subjects: sessions in sets per writer
     recorded = "" if not study else (
         "The browser logs every event with CoAuthor's names and sends it to the study server, "
         "which stores it before acknowledging it.\n"

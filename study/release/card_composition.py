@@ -4,7 +4,7 @@ between Motivation and Collection process)."""
 
 from __future__ import annotations
 
-from study.release import arms_as_run, chat_card
+from study.release import arms_as_run, chat_card, within, within_card
 from study.release.facts import ReleaseFacts
 from study.release.layout import CONVERSATIONS, METADATA_CSV, METADATA_PARQUET, STATS_CSV, SUMMARY_CSV, SURVEY_CSV
 from study.release.markdown import table
@@ -27,6 +27,7 @@ DESIGN_FILES = {
     "preregistration.json": "- `preregistration.json`: the study's plan, recorded before launch "
     "and signed (Ed25519; `study preregister verify` checks it): configuration, arms, outcome "
     "measures and planned comparisons.",
+    within.WITHIN: within_card.FILE,
 }
 
 

@@ -3,9 +3,11 @@
 Tables (metadata, survey, stats, summary) are tabular resources with a Table Schema, so the
 `frictionless` validator checks every row; the session logs, the conversations, the Parquet
 copy and the record schemas are file resources with their size and SHA-256, which the validator checks too, and so
-are a study's design files (arms.json, judging/, preregistration.json). The
+are a study's design files (arms.json, judging/, preregistration.json, within.json). The
 `study` property records the release layout version, the pseudonym namespace and the key's
-fingerprint (`study.release.keys.ReleaseKey.fingerprint`), which the version rules compare.
+fingerprint (`study.release.keys.ReleaseKey.fingerprint`), which the version rules compare, and
+within subjects the design (`design`: study.release.within.summary); between subjects it has no
+`design`.
 No `$schema` URL is given: validation stays offline.
 """
 
@@ -14,7 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from study.release import card, contact, design, tables
+from study.release import card, contact, design, tables, within
 from study.release.checksums import sha256_file
 from study.release.facts import LAYOUT_VERSION, ReleaseFacts
 from study.release.layout import (
@@ -94,7 +96,8 @@ def build(directory: Path, facts: ReleaseFacts) -> dict:
         for path in (p for p in paths if p.is_file()):
             relative = path.relative_to(directory).as_posix()
             kind = path.suffix.lstrip(".")
-            described = {"description": design.DESCRIPTIONS[relative]} if relative in design.DESCRIPTIONS else {}
+            descriptions = {**design.DESCRIPTIONS, within.WITHIN: within.DESCRIPTION}
+            described = {"description": descriptions[relative]} if relative in descriptions else {}
             resources.append(_file(directory, relative, path.stem.lower(), format=kind,
                                    mediatype=_MEDIATYPES.get(kind, "application/octet-stream"),
                                    **described))  # fmt: skip
@@ -123,6 +126,8 @@ def build(directory: Path, facts: ReleaseFacts) -> dict:
         },
         "resources": resources,
     }
+    if facts.within is not None:  # within subjects: the sessions come in sets per participant
+        package["study"]["design"] = within.summary(facts.within)
     if facts.study and facts.study.contact:
         package["contributors"] = [contact.contributor(facts.study.contact)]
     if facts.license not in ("other", "unknown", ""):

@@ -1,5 +1,8 @@
 """What a study folder's release carries beside its sessions: the study's design.
 
+(Within subjects, study.release.within writes within.json beside these: who wrote which
+session, in which arm and at which position of their Latin-square order.)
+
 - arms.json: every arm (condition) as its released sessions ran it (study.release.arms_as_run):
   paradigm ("none" for the control arm), genre, model asked for and the models that answered,
   decoding settings, and how many sessions; an arm whose paradigm or settings study.toml changed

@@ -52,6 +52,8 @@ class ReleaseFacts:
     design_files: list[str] = field(default_factory=list)
     # A study folder's arms as its released sessions ran them (study.release.arms_as_run).
     arms: ArmsAsRun | None = None
+    # A within-subjects study's within.json (study.release.within); None between subjects.
+    within: dict | None = None
     study: StudyInfo | None = None
     previous: Version | None = None
     previous_date: str = ""

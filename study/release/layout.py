@@ -15,7 +15,10 @@ RELEASES/
     summary.csv          Table 3-style means by genre and by condition
     conversations.jsonl  a chat study's or chat arm's conversations, redacted (conversations.py)
     schemas/coauthor-*.schema.json   the record schemas the sessions follow (and chat-*.schema.json
-                                     the conversations')
+                                     the conversations', within-release.schema.json
+                                     within.json's)
+    arms.json, judging/, preregistration.json   a study's design (design.py)
+    within.json          a within-subjects study's design: participants, rows, positions (within.py)
   <name>-X.Y.Z.tar.gz    the same folder, as a deterministic archive (archive.py)
 ```
 """

@@ -8,11 +8,13 @@
    its Table Schema, every file's size and SHA-256), every session passes the curation
    core's validation (`study.curation.validate`: its record schema in `schemas/`, replay), and
    every line of conversations.jsonl its schema (`study.release.conversations.problems`).
-4. **leak scan**: `study.release.leakscan`; with the re-identification table (`--key`), also
+4. **within-subjects design** (a release that has within.json): `study.release.within.problems`,
+   the file against its schema, metadata.csv (every session, its writer and arm) and itself.
+5. **leak scan**: `study.release.leakscan`; with the re-identification table (`--key`), also
    every worker id that any release built with that key has pseudonymised. The study's contact,
    declared in datapackage.json (study.release.contact), passes in the card and there only, and
    the check's line names it.
-5. **session ids** (with `--key`, and always in `study release build`): no file holds a study
+6. **session ids** (with `--key`, and always in `study release build`): no file holds a study
    session id that a release re-keyed (`study.release.pseudonyms.released_session_id`).
 """
 
@@ -23,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from study.release import contact, conversations, datapackage
+from study.release import contact, conversations, datapackage, within
 from study.release.archive import ArchiveError, opened
 from study.release.checksums import check_sums
 from study.release.csvtable import CsvError, read_table
@@ -99,6 +101,8 @@ def verify_directory(directory: Path, report: VerifyReport, *, known_ids: Iterab
     schemas.problems += _session_problems(directory, processes)
     schemas.problems += conversations.problems(directory)
     report.checks.append(schemas)
+    if (directory / within.WITHIN).is_file():
+        report.checks.append(Check(f"within-subjects design ({within.WITHIN})", within.problems(directory)))
     scanner = scanner or LeakScanner(known_ids)
     name = "leak scan"
     published = contact.from_package(directory)
