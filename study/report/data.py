@@ -10,8 +10,9 @@
   the public CoAuthor release as distributed: `creative.csv` and `argumentative.csv` with the
   sessions beside them, in one folder or split per genre; `study.curation.metadata_files`):
   only finished sessions are there, so there is no funnel and no stage timing; survey answers
-  come from `survey.csv` when present (study.report.survey_answers reads both). `ReportData.metadata`
-  says which layout was read.
+  come from `survey.csv` when present (study.report.survey_answers reads both), and a
+  within-subjects release's design from its `within.json` (study.release.within).
+  `ReportData.metadata` says which layout was read.
 
 Sessions marked simulated (`study simulate`) carry `simulated=true` in the metadata.
 """
@@ -43,8 +44,9 @@ from study.report.errors import ReportSourceError
 from study.report.facts import SessionFacts, session_facts
 from study.report.grammar import LanguageToolError, check_server
 from study.export import within_design
-from study.report.survey_answers import Question, read_survey_csv, study_survey
 from study.export.within_design import WithinDesign
+from study.release import within as release_within
+from study.report.survey_answers import Question, read_survey_csv, study_survey
 
 STUDY, RELEASE, FOLDER = "study", "release", "folder"
 # Time spent between the timestamps the study database keeps for a session.
@@ -99,8 +101,10 @@ class ReportData:
     # those nobody has written yet; empty for a release or an export, which only know sessions.
     planned_prompts: list[str] = field(default_factory=list)
     planned_conditions: list[str] = field(default_factory=list)
-    # A within-subjects study folder's design as it ran (study.export.within_design); None
-    # between subjects, and for a release or an export, which hold no arm lists or rows.
+    # A within-subjects study's design as it ran: a study folder's from its database
+    # (study.export.within_design), a release's from its within.json (study.release.within, its
+    # released participants only); None between subjects, and for an export, which holds no
+    # arm lists or rows.
     within: WithinDesign | None = None
 
     @property
@@ -183,6 +187,11 @@ def _from_sessions(path: Path, model: EntityModel | None, processes: int | None)
         kind = RELEASE if (metadata.folder / "datapackage.json").is_file() else FOLDER
         data = _from_folder(path, metadata, kind, model, title=metadata.folder.resolve().name,
                             conditions=conditions, processes=processes)
+        if kind == RELEASE:  # a within-subjects release carries its design (study.release.within)
+            try:
+                data.within = release_within.read(metadata.folder)
+            except release_within.WithinFileError as error:
+                raise ReportSourceError(str(error)) from None
     survey = (metadata.folder if metadata else path) / "survey.csv"
     if survey.is_file():
         data.questions, data.answers = read_survey_csv(survey)

@@ -2,6 +2,7 @@
 each released session's participant pseudonym, arm and position in that participant's order,
 each participant's arm list and Latin-square row, and the counts of released participants; so a
 reader of the published data can analyse it paired and check the counterbalancing. `study
+report` on the release shows the study folder's "Within-subjects design" section, and `study
 release verify` refuses a within.json at odds with metadata.csv or with itself."""
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from study.server.within import latin_square
 from study.store import make_engine, reading
 from study.store import sessions as session_store
 from tests.conftest import CONTACT
+from tests.report.conftest import Tables
 
 ARMS = ["no-ai", "next-sentence", "next-paragraph"]  # the dhillon design, in study.toml order
 
@@ -101,6 +103,34 @@ def test_the_package_and_the_card_say_the_design_and_count_released_participants
     assert "**Arms were assigned within subjects:**" in card
     assert "| creative | no-ai, next-sentence, next-paragraph | 1 | next-sentence → next-paragraph → no-ai | 1 | 1 | 0 |" in card
     assert "- `within.json`: the within-subjects design" in card
+
+
+def test_the_release_s_report_shows_the_study_folder_s_within_subjects_design(piloted):
+    folder, release, tmp_path = piloted
+    runner = CliRunner()
+    tables = {}
+    for name, source in (("study", folder), ("release", release)):
+        out = tmp_path / f"{name}.html"
+        result = runner.invoke(main, ["report", str(source), "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        tables[name] = Tables(out.read_text(encoding="utf-8"))
+    study, released = tables["study"].sections["within"], tables["release"].sections["within"]
+    assert released[0] == study[0]  # lists and rows, began, completed every arm, part-way
+    assert released[0][-1][4:] == ["3", "3", "0"]
+    assert released == study  # the paired differences and positions: the same figures
+    assert "From a release: its participants are the released ones" in tables["release"].texts["within"]
+
+
+def test_a_release_s_report_refuses_a_within_json_not_of_its_schema_naming_the_field(piloted):
+    _, release, tmp_path = piloted
+    copy = tmp_path / "broken"
+    shutil.copytree(release, copy)
+    design = json.loads((copy / "within.json").read_text(encoding="utf-8"))
+    design["participants"][1]["sessions"][0]["position"] = 0
+    (copy / "within.json").write_text(json.dumps(design), encoding="utf-8")
+    result = CliRunner().invoke(main, ["report", str(copy), "--out", str(tmp_path / "broken.html")])
+    assert result.exit_code != 0
+    assert "within.json: participants[1].sessions[0].position: 0 is less than the minimum of 1" in result.output
 
 
 def _tampered(release, tmp_path, name: str, change) -> str:

@@ -11,18 +11,26 @@ unit, so their own level cancels out). Then each outcome's mean by position in t
 session, second, ...): the practice or fatigue the Latin square balances across arms, which the
 researcher should still see.
 
-Only from a study folder (study.export.within_design): a release holds no arm lists or rows.
+From a study folder (study.export.within_design) or a within-subjects release (its within.json,
+study.release.within: the same figures for the same sessions, its participants being the
+released ones); an export holds no arm lists or rows.
 """
 
 from __future__ import annotations
 
 from itertools import combinations
 
-from study.report.data import ReportData
+from study.report.data import RELEASE, ReportData
 from study.report.html import Section
 from study.report.intervals import RESAMPLES, bootstrap_mean
 from study.report.sections.arms import outcomes
 from study.export.within_design import WithinDesign, order_of
+
+RELEASED = (
+    " From a release: its participants are the released ones (who withdrew, or none of whose "
+    "sessions was released, are not counted), and part-way also counts those a session of whom "
+    "was left out of it."
+)
 
 
 def build(data: ReportData) -> Section | None:
@@ -35,7 +43,8 @@ def build(data: ReportData) -> Section | None:
         "list they began with, in the order of their row of a Latin square over it (Williams' "
         "design for an even number of arms, the cyclic square for an odd one; rows from 0). "
         "Part-way: participants without a completed session in every arm of their list, who "
-        "stopped or have not come back yet.",
+        "stopped or have not come back yet."
+        + (RELEASED if data.kind == RELEASE else ""),
         note=True,
     )
     rows = []
