@@ -186,6 +186,7 @@ def test_a_between_subjects_release_carries_no_design_file(tmp_path):
 
 
 def test_counts_are_of_released_participants_and_a_left_out_session_leaves_its_writer_part_way(tmp_path):
+    # Writer 4 withdraws: not a released participant, not counted (the study's report counts 4).
     from tests.server.study_edits import dhillon_study, serve_again, write_part
 
     folder = dhillon_study(tmp_path)
@@ -194,8 +195,11 @@ def test_counts_are_of_released_participants_and_a_left_out_session_leaves_its_w
     for first in (True, False, False):
         write_part(client, "lab-writer-2", first=first)
     write_part(client, "lab-writer-3", first=True)  # stops after one of three arms
+    for first in (True, False):
+        write_part(client, "lab-writer-4", first=first)  # then withdraws
     client.application.extensions["study.engine"].dispose()
     key = init_keyfile(tmp_path / "study.key")
+    assert CliRunner().invoke(main, ["withdraw", "lab-writer-4", "--key", str(key.path)]).exit_code == 0
     # The curator leaves out writer 1's second session (say its log does not replay).
     built = CliRunner().invoke(main, ["release", "build", str(folder), "--version", "1.0.0", "--out",
                                       str(tmp_path / "releases"), "--key", str(key.path), "-j", "1",
