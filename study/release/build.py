@@ -287,15 +287,14 @@ def _write_release(
         arms = arms_as_run.study_arms(source.path, released)  # as the released sessions ran them
         design_files = design.write(staging, source.path, released, lambda worker: table.issue(worker, namespace),
                                     withdrawn, arms)  # fmt: skip
-        # Within subjects, each released session's participant, arm and position (study.release.within).
-        within_design = within.collect(source.path, released, {s.session_id: table.issue(s.worker_id, namespace) for s in included})
+        # Within subjects, each released session's writer, arm and position (study.release.within).
+        writers = {s.session_id: table.issue(s.worker_id, namespace) for s in included}
+        within_design = within.collect(source.path, released, writers)
         design_files += within.write(staging, within_design)
     (staging / layout.SCHEMAS).mkdir()
     for schema in sorted(schemas_dir().glob("coauthor-*.schema.json")):
         shutil.copyfile(schema, staging / layout.SCHEMAS / schema.name)
-    for schema in conversations.SCHEMAS if talks else ():
-        shutil.copyfile(schemas_dir() / schema, staging / layout.SCHEMAS / schema)
-    for schema in [within.SCHEMA] if within_design else ():
+    for schema in [*(conversations.SCHEMAS if talks else ()), *([within.SCHEMA] if within_design else [])]:
         shutil.copyfile(schemas_dir() / schema, staging / layout.SCHEMAS / schema)
 
     facts = ReleaseFacts(
