@@ -22,7 +22,9 @@ import jinja2
 from study import control_arm
 from study.config_checks import ConfigError, check_file, own_path, read_sections
 from study.paths import not_utf8_where, templates_dir
+from study.survey import checks as survey_checks
 from study.survey import definition as survey_definition
+from study.survey import questions as survey_questions
 
 CONFIG_NAME = "study.toml"
 GENRE_NOUNS = {"creative": "story", "argumentative": "essay"}
@@ -148,7 +150,7 @@ class Study:
     prompts: tuple[Prompt, ...]
     # The questions of every survey asked on the participant's path (not in-session), in order:
     # the columns of the survey table a release carries (study.release.source).
-    survey: tuple[survey_definition.Item, ...]
+    survey: tuple[survey_questions.Item, ...]
     consent_template: str
     instructions_template: str
     raw: dict = field(repr=False, compare=False, default_factory=dict)
@@ -159,7 +161,7 @@ class Study:
     # address or phone number a release publishes on purpose (study.release.contact).
     contact: str = ""
     # Every survey, `[[survey]]` first (as "post_session"), then `[[surveys]]` (study.survey).
-    surveys: tuple[survey_definition.Survey, ...] = ()
+    surveys: tuple[survey_questions.Survey, ...] = ()
     # [texts] instructions_confirmations: required checkboxes on the instructions page.
     instructions_confirmations: tuple[str, ...] = ()
     # The built-in paradigms' own tables, as every paradigm's is in `sections` (their `config`
@@ -300,7 +302,7 @@ def from_mapping(data: dict, directory: Path, source: Path | None = None) -> Stu
         raise ConfigError(str(error)) from None
     sections = read_sections(data, directory, source)
     path_of_its_own = own_path(data)
-    unasked = survey_definition.never_asked(surveys, path_of_its_own.name if path_of_its_own else "writing", source)
+    unasked = survey_checks.never_asked(surveys, path_of_its_own.name if path_of_its_own else "writing", source)
     if unasked:
         raise ConfigError("\n".join(unasked))
 

@@ -25,7 +25,7 @@ from study.store import reading, writing
 from study.store import surveys as survey_store
 from study.survey import placement
 from study.survey.answers import check_page, visible
-from study.survey.definition import Survey
+from study.survey.questions import Survey
 
 blueprint = Blueprint("surveys", __name__)
 

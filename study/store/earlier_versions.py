@@ -20,7 +20,7 @@ sessions = table("sessions", *(column(name) for name in (
 survey_responses = table("survey_responses", *(column(name) for name in (
     "session_id", "survey", "occasion", "placement", "answers", "page", "started_at", "submitted_at")))  # fmt: skip
 
-# What the `[[survey]]` list is now asked as (study.survey.definition.LEGACY_NAME): an
+# What the `[[survey]]` list is now asked as (study.survey.questions.LEGACY_NAME): an
 # after-session survey of one page.
 LEGACY_SURVEY, LEGACY_PLACEMENT = "post_session", "after_session"
 

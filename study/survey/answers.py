@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from study.survey.definition import Item, Survey
+from study.survey.questions import Item, Survey
 
 _WORD = re.compile(r"\S+")
 

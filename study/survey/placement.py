@@ -15,7 +15,7 @@ from __future__ import annotations
 from sqlalchemy import Connection
 
 from study.store import surveys as survey_store
-from study.survey.definition import Survey
+from study.survey.questions import Survey
 
 # The stage whose page asks in_session surveys; a session past it takes no new answers to them.
 IN_SESSION_STAGE = "chat"
