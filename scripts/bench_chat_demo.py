@@ -28,6 +28,7 @@ import httpx
 from werkzeug.serving import make_server
 
 from study import config
+from study import config_texts
 from study.cli import write_study_files
 from study.paradigms.chat import CHAT_DEMO
 from study.lm.server import serve_in_thread
@@ -86,7 +87,7 @@ def main() -> None:
     print(f"SmolLM2 loaded in {time.perf_counter() - start:.1f} s; demo caps: {CHAT_DEMO}")
     with tempfile.TemporaryDirectory() as folder:
         write_study_files(Path(folder), paradigm="chat", replacements={
-            **CHAT_DEMO, config.CONSENT_CONTACT_PLACEHOLDER: "a benchmark, no participant"})  # fmt: skip
+            **CHAT_DEMO, config_texts.CONSENT_CONTACT_PLACEHOLDER: "a benchmark, no participant"})  # fmt: skip
         study = config.load(folder)
         study = replace(study, suggestions=replace(study.suggestions, endpoint=model_url))
         server = make_server("127.0.0.1", 0, create_app(study), threaded=True)

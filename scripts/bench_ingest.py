@@ -58,6 +58,7 @@ from typing import NamedTuple
 import httpx
 
 from study import config as study_config
+from study import config_texts
 from study.cli import write_study_files
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -332,7 +333,7 @@ def _run(options, base: Path, endpoint: str) -> int:
     disk = stack.fsync_cost(base)  # the disk the study's database (or the cluster) is on
     directory = base / "study"
     replacements = {"min_seconds = 600": "min_seconds = 0", "max_per_prompt = 5": "max_per_prompt = 100000",
-                    study_config.CONSENT_CONTACT_PLACEHOLDER: "the benchmark (nobody)"}
+                    config_texts.CONSENT_CONTACT_PLACEHOLDER: "the benchmark (nobody)"}
     if options.database_url:
         replacements['database = ""'] = f'database = "{options.database_url}"'
     if endpoint:

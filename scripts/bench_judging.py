@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 import tomli_w  # noqa: E402
 
 from study import config  # noqa: E402
+from study import config_texts  # noqa: E402
 from study.cli import write_study_files  # noqa: E402
 from study.judging import results  # noqa: E402
 from study.judging import settings as judging_settings  # noqa: E402
@@ -49,7 +50,7 @@ def sentence(rng: random.Random) -> str:
 
 
 def make_study(folder: Path, sentences: int, k: int, per_task: int) -> config.Study:
-    write_study_files(folder, replacements={config.CONSENT_CONTACT_PLACEHOLDER: "Benchmark, nobody"})
+    write_study_files(folder, replacements={config_texts.CONSENT_CONTACT_PLACEHOLDER: "Benchmark, nobody"})
     path = folder / "study.toml"
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     data["judging"] = {"unit": "sentence", "k": k, "items_per_task": per_task}

@@ -32,6 +32,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from study import config
+    from study import config_texts
     from study.cli import write_study_files
     from study.server import arrival, create_app
 
@@ -39,7 +40,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch) / "study"
         write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0",
-                                                config.CONSENT_CONTACT_PLACEHOLDER: "Dr. Bench"})  # fmt: skip
+                                                config_texts.CONSENT_CONTACT_PLACEHOLDER: "Dr. Bench"})  # fmt: skip
         study = config.load(folder)
         app = create_app(study, suggestion_engine=object())
         client = app.test_client()

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from study import config as study_config
+from study import config_texts
 from study import paradigms as registry
 from study.paths import templates_dir
 from study.status import database_shown
@@ -136,7 +137,7 @@ def init(directory: str, paradigm: str, design: str | None) -> None:
     _design_alone(paradigm, design)
     write_study_files(target, paradigm=paradigm, design=design)
     click.echo(f"Created {target / study_config.CONFIG_NAME}. Try it at once: study demo --dir {target}")
-    # `study serve` refuses the placeholder (study.config.unfinished_consent): say so here, where
+    # `study serve` refuses the placeholder (study.config_texts.unfinished_consent): say so here, where
     # the researcher reads what to do next.
     click.echo(f"Before participants: put the protocol director's name and how to reach them in "
                f"{target / 'consent.html'} (in place of its [REPLACE ...] line), point [suggestions] "
@@ -255,7 +256,7 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
     from study.store.engine import make_engine
 
     study = _load(directory)
-    unfinished = study_config.unfinished_consent(study)
+    unfinished = config_texts.unfinished_consent(study)
     if unfinished:
         raise click.ClickException(f"{directory}: not serving participants yet: {unfinished}")
     workers = workers or serving.default_workers()
@@ -361,7 +362,7 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
         replacements={
             "min_seconds = 600": f"min_seconds = {min_seconds}",
             # A local demonstration has no protocol director; say so instead of a placeholder.
-            study_config.CONSENT_CONTACT_PLACEHOLDER: "nobody: this is a local demonstration "
+            config_texts.CONSENT_CONTACT_PLACEHOLDER: "nobody: this is a local demonstration "
             "of the study software, and nothing you write leaves this computer",
             **registry.study_templates()[paradigm].demo,
         },

@@ -7,12 +7,13 @@ from pathlib import Path
 import pytest
 
 from study import config
+from study import config_texts
 from study.cli import write_study_files
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 COAUTHOR = SHARED / "data" / "coauthor"
-# `study serve` refuses a consent page without a real contact (study.config.unfinished_consent).
-CONTACT = {config.CONSENT_CONTACT_PLACEHOLDER: "Dr. Ada Test, Department of Testing, Example University"}
+# `study serve` refuses a consent page without a real contact (study.config_texts.unfinished_consent).
+CONTACT = {config_texts.CONSENT_CONTACT_PLACEHOLDER: "Dr. Ada Test, Department of Testing, Example University"}
 
 
 @pytest.fixture

@@ -67,7 +67,7 @@ def _refused_on_a_taken_port(*command: str) -> None:
 
 def test_serving_on_a_port_another_program_listens_on_names_the_port_and_the_fix(tmp_path):
     from study.cli import write_study_files
-    from study.config import CONSENT_CONTACT_PLACEHOLDER
+    from study.config_texts import CONSENT_CONTACT_PLACEHOLDER
 
     folder = tmp_path / "study"
     write_study_files(folder, replacements={CONSENT_CONTACT_PLACEHOLDER: "Dr. A. Researcher, a@example.org"})
@@ -102,7 +102,7 @@ def test_a_demo_of_a_design_with_a_paradigm_is_refused_before_it_makes_a_folder(
 def test_init_names_the_step_study_serve_needs_before_it_serves_the_study(tmp_path, paradigm):
     # init printed "Serve it with: study serve DIR", and that command refused the new folder:
     # its consent page still holds the placeholder for the protocol director's contact.
-    from study.config import CONSENT_CONTACT_PLACEHOLDER
+    from study.config_texts import CONSENT_CONTACT_PLACEHOLDER
 
     folder = tmp_path / "s"
     made = CliRunner().invoke(main, ["init", str(folder), "--paradigm", paradigm])

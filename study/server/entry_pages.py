@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 from flask import current_app, g, render_template, request
 
 from study import paradigms
-from study.config import min_writing_text, study_duration
+from study.config_texts import min_writing_text, study_duration
 from study.server import page_security
 from study.server.context import engine, study
 from study.server.limit_store import DatabaseStore

@@ -25,7 +25,7 @@ from flask import Blueprint, Flask, current_app, jsonify
 from sqlalchemy import Engine, Table
 
 from study import paradigms
-from study.config import NO_TAB_CONTROLS
+from study.config_types import NO_TAB_CONTROLS
 from study.curation.replay import DeltaError, replay
 from study.server import arrival, contract
 from study.server.context import WRITING_SESSIONS, engine, limits, session_brief_or_404, session_or_404, study
@@ -126,7 +126,7 @@ def _post_events(app: Flask, session_id: str, body: dict) -> Acknowledgement | R
 def fill_controls(condition, body: dict) -> None:
     """Every record of a batch (checked at the door) gets the condition's decoding settings,
     whatever the page sent: it was given them empty (config.Condition.page_controls). A
-    session whose paradigm has no Tab list gets all six empty (config.NO_TAB_CONTROLS)."""
+    session whose paradigm has no Tab list gets all six empty (config_types.NO_TAB_CONTROLS)."""
     # A session without a Tab list (a chat arm's) ran no Tab settings: its records say none.
     hidden = condition.decoding_record if paradigms.counts_suggestions(condition) else NO_TAB_CONTROLS
     for event in body["events"]:

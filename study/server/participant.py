@@ -17,7 +17,7 @@ from flask import Blueprint, current_app, g, redirect, render_template, request
 from markupsafe import Markup
 
 from study import control_arm, paradigms
-from study.config import min_writing_text, study_duration
+from study.config_texts import min_writing_text, study_duration
 from study import providers
 from study.review import rounds
 from study.server import assignment, contract, entry_pages, page_security, stages, surveys, within

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from flask import current_app, g, redirect, request, url_for
 
 from study import paradigms, providers
-from study.config import GENRE_NOUNS
+from study.config_types import GENRE_NOUNS
 from study.server import within
 from study.server.context import engine, session_or_404, study
 from study.store import sessions as session_store

@@ -12,7 +12,8 @@ import time
 from flask import jsonify, render_template, url_for
 
 from study import paradigms
-from study.config import MIN_TIME_SLACK_SECONDS, NO_TAB_CONTROLS
+from study.config_texts import MIN_TIME_SLACK_SECONDS
+from study.config_types import NO_TAB_CONTROLS
 from study.curation import origin
 from study.server import arrival, contract, stages
 from study.server.context import engine, limits, session_or_404, study

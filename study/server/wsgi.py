@@ -39,6 +39,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from study import config as study_config
+from study import config_texts
 from study.server import create_app, stages
 from study.server.activity import ActivityConfigError
 from study.server.limit_store import LimitStoreUnavailable
@@ -109,7 +110,7 @@ def load_app():
         study = study_config.load(directory)
     except study_config.ConfigError as error:
         raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {error}") from None
-    unfinished = study_config.unfinished_consent(study)
+    unfinished = config_texts.unfinished_consent(study)
     if unfinished:
         raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {unfinished}")
     if not os.environ.get(SECRET_KEY_VARIABLE):

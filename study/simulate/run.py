@@ -24,7 +24,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from study import config as study_config
-from study.config import GENRE_NOUNS
+from study.config_types import GENRE_NOUNS
 from study import paradigms
 from study.simulate import participant as writing_path
 from study.simulate.coverage import PromptDraws, default_writers, left_out

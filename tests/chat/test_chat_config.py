@@ -6,6 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from study import config
+from study import config_texts
 from study.cli import main as study_cli
 
 
@@ -69,7 +70,7 @@ def test_a_new_chat_study_is_not_served_until_its_consent_names_a_contact(tmp_pa
     """As the writing study: `study serve` refuses a consent page with no real person to reach."""
     folder = tmp_path / "chat"
     assert CliRunner().invoke(study_cli, ["init", str(folder), "--paradigm", "chat"]).exit_code == 0
-    assert "consent.html" in config.unfinished_consent(config.load(folder))  # what `study serve` checks
+    assert "consent.html" in config_texts.unfinished_consent(config.load(folder))  # what `study serve` checks
     consent = folder / "consent.html"
-    consent.write_text(consent.read_text().replace(config.CONSENT_CONTACT_PLACEHOLDER, "Dr. Ada Lovelace, ada@example.org"))
-    assert config.unfinished_consent(config.load(folder)) is None
+    consent.write_text(consent.read_text().replace(config_texts.CONSENT_CONTACT_PLACEHOLDER, "Dr. Ada Lovelace, ada@example.org"))
+    assert config_texts.unfinished_consent(config.load(folder)) is None

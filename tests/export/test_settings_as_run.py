@@ -13,7 +13,7 @@ from sqlalchemy import select, update
 
 from study import config
 from study.cli import main
-from study.config import HIDDEN_CONTROLS
+from study.config_types import HIDDEN_CONTROLS
 from study.store import make_engine, writing
 from study.store.db import events
 from tests.export.served_as_run import a_study, change_arm, serve_one

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from study import config
+from study import config_texts
 from study.cli import write_study_files
 from study.release.cli import release
 from study.release.keys import init_keyfile
@@ -28,7 +29,7 @@ def a_study(tmp_path, *, declared: bool):
     folder = tmp_path / "study"
     replacements = {
         "min_seconds = 600": "min_seconds = 0",
-        config.CONSENT_CONTACT_PLACEHOLDER: CONSENT_LINE,
+        config_texts.CONSENT_CONTACT_PLACEHOLDER: CONSENT_LINE,
     }
     if declared:
         replacements['contact = ""'] = f'contact = "{CONSENT_LINE}"'
