@@ -15,7 +15,7 @@ import time
 from sqlalchemy import Connection, or_, select, update
 
 from study.store import sessions as session_store
-from study.store.engine import take_turn
+from study.store.coordination import take_turn
 from study.store.judging import judging_items, judging_ratings, judging_task_items, judging_tasks
 
 CANDIDATES = 200  # free tasks read per query while looking for one without a seen item

@@ -22,7 +22,7 @@ import logging
 from sqlalchemy.exc import SQLAlchemyError
 
 from study.server import model_calls
-from study.store.engine import hold_open
+from study.store.transactions import hold_open
 
 logger = logging.getLogger(__name__)
 

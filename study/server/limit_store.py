@@ -25,7 +25,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from study.store import writing
 from study.store.db import start_throttle
-from study.store.engine import clock, take_turn
+from study.store.coordination import clock, take_turn
 
 REDIS_URL_VARIABLE = "STUDY_REDIS_URL"
 

@@ -43,7 +43,7 @@ from study.config import Condition
 from study.server import serving_process
 from study.server.context import WRITING_SESSIONS, engine, limits, study
 from study.store import group_commit, provenance, reading, writing
-from study.store.engine import clock
+from study.store.coordination import clock
 from study.store.db import suggestion_requests
 from study.store import sessions as session_store
 from study.suggest import postprocess
@@ -93,7 +93,7 @@ _AT = session_store.AT_STAGE
 # statement (its snapshot is taken after the counting lock is held, in the statement before it).
 # Timed by the database server's clock, which every host shares: a host whose own clock was
 # minutes behind recorded calls that the others' last minute never counted, and counted none of
-# theirs in flight (study.store.engine.clock).
+# theirs in flight (study.store.coordination.clock).
 _CLOCK = "SELECT extract(epoch FROM clock_timestamp())::float8 AS now"
 _COUNT_AND_RECORD = f"""
     WITH clock AS ({_CLOCK}),
@@ -362,7 +362,7 @@ def settling(
     suggestions: list, latency_ms: float, error: str | None,
 ) -> tuple[str, tuple]:
     """The statement that settles a model call's row (`settle`), for a staged work's stage
-    (study.store.group_commit) or study.store.engine.driver_fetch."""
+    (study.store.group_commit) or study.store.driver.driver_fetch."""
     values = (
         # The model that answered, as the endpoint's reply names it (UNNAMED when it named
         # none); the one asked for when nothing answered (parameters keep the configured name

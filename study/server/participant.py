@@ -25,7 +25,7 @@ from study.server.context import engine, limits, study
 from study.server.stages import at_stage, stage_url
 from study.store import reading, writing
 from study.store import sessions as session_store
-from study.store.engine import clock
+from study.store.coordination import clock
 from study.survey.evaluation import evaluation_items
 
 blueprint = Blueprint("participant", __name__)

@@ -19,7 +19,7 @@ worker's full collection then visits only what requests made, not the app's 230,
 
 The workers share everything that matters through the database (sessions, events, model calls,
 limits; study.server.limit_store) and, with SQLite, take the write lock in turn without sleeping
-(study.store.engine). The app is built once in the master (so a bad study.toml fails before any
+(study.store.write_turn). The app is built once in the master (so a bad study.toml fails before any
 fork, and the tables are created once) and the forked workers inherit it with an empty
 connection pool.
 
@@ -51,7 +51,7 @@ from granian.log import LogLevels
 from study.server import model_calls
 from study.server.event_lane import EventLane
 from study.server.limits import Limits
-from study.store.engine import hold_open, keep_write_connection
+from study.store.transactions import hold_open, keep_write_connection
 
 DEFAULT_WRITERS = 1000
 _PR_SET_PDEATHSIG = 1

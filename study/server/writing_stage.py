@@ -22,7 +22,7 @@ from study.server.stages import at_stage, stage_url
 from study.store import events as event_store
 from study.store import reading
 from study.store.db import storable_text
-from study.store.engine import clock
+from study.store.coordination import clock
 
 # -- writing ----------------------------------------------------------------------------------
 

@@ -26,7 +26,7 @@ Flask SECRET_KEY. Nothing signs cookies today (the session id travels in the URL
 key only earns a warning, but anything that starts using Flask's `session` would break.
 
 With SQLite, the workers share one study.db file; it is opened in WAL mode and every write
-takes the write lock up front (study.store.engine), so they queue rather than fail. Several hosts
+takes the write lock up front (study.store.transactions), so they queue rather than fail. Several hosts
 need PostgreSQL (`database = "postgresql+psycopg://..."` in study.toml).
 """
 
@@ -44,7 +44,8 @@ from study.server import create_app, stages
 from study.server.activity import ActivityConfigError
 from study.server.limit_store import LimitStoreUnavailable
 from study.store import make_engine
-from study.store.engine import DEFAULT_THREADS, keep_write_connection
+from study.store.engine import DEFAULT_THREADS
+from study.store.transactions import keep_write_connection
 
 STUDY_DIR_VARIABLE = "STUDY_DIR"
 SECRET_KEY_VARIABLE = "STUDY_SECRET_KEY"
@@ -134,7 +135,7 @@ def load_app():
     # workers: a pooled connection (an SQLite handle or a PostgreSQL socket) must not be
     # inherited by several processes. Emptying the pool here makes each worker open its own.
     application.extensions["study.engine"].dispose()
-    # Each worker's engine lives as long as the worker (study.store.engine.keep_write_connection).
+    # Each worker's engine lives as long as the worker (study.store.transactions.keep_write_connection).
     keep_write_connection(application.extensions["study.engine"])
     return application
 

@@ -1,7 +1,8 @@
 """Storage: the study database (SQLite or PostgreSQL through SQLAlchemy Core)."""
 
 from study.store.schema import create_tables
-from study.store.engine import make_engine, reading, writing
+from study.store.engine import make_engine
+from study.store.transactions import reading, writing
 # Every module that declares tables on study.store.db's metadata, imported here so that
 # create_tables and `study copy-database` find them all whichever module a command imported
 # first. Keep this order: it keeps metadata.tables in the order it had when study.store.db declared

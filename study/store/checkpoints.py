@@ -50,13 +50,13 @@ class Checkpoints:
     def reset(self) -> None:
         # In a forked child too: a lock another thread held at the fork would stay held there.
         self._lock = threading.Lock()
-        self._written: set = set()  # study.store.engine.WriteTurn, one per database
+        self._written: set = set()  # study.store.write_turn.WriteTurn, one per database
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()  # the running thread's own
 
     def wrote(self, turn) -> None:
         """A write transaction committed on the database whose writers take `turn`
-        (study.store.engine.WriteTurn)."""
+        (study.store.write_turn.WriteTurn)."""
         with self._lock:
             self._written.add(turn)
             if self._thread is None:

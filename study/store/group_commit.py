@@ -1,7 +1,7 @@
 """Group commit: the event batches that arrive together are stored in one transaction.
 
 At a 1,000-writer launch the event API stores about a thousand batches a second. Each in its
-own transaction, every batch would take the write turn (study.store.engine.WriteTurn), begin,
+own transaction, every batch would take the write turn (study.store.write_turn.WriteTurn), begin,
 commit and hand the turn on; and a request thread holding the turn must also win the GIL back
 from every other request thread of its process before it can let go, so the turn is held far
 longer than its few statements take, and the batches queue behind it (issue 17).
@@ -55,7 +55,8 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine
 
-from study.store.engine import driver_fetch, group_connection, writing
+from study.store.driver import driver_fetch
+from study.store.transactions import group_connection, writing
 
 # Items written in one transaction at most: a group is also the latency of its last item.
 MAX_GROUP = 128
@@ -227,7 +228,7 @@ def _wake(item: _Item) -> None:
 
 def _write(engine: Engine, group: list[_Item], leader: bool = False) -> None:
     # `leader`: written by this process's one group leader, who may use the connection the
-    # process keeps for it (study.store.engine.group_connection); the others write side by side.
+    # process keeps for it (study.store.transactions.group_connection); the others write side by side.
     try:
         if engine.dialect.name == "postgresql" and all(item.staged for item in group):
             with _postgres_transaction(engine, leader) as (connection, send):

@@ -20,7 +20,8 @@ from sqlalchemy.engine import URL, make_url
 
 from study.store.backup import Backup, BackupError, default_path, written_then_placed
 from study.store.db import events, sessions
-from study.store.engine import clock, make_engine
+from study.store.coordination import clock
+from study.store.engine import make_engine
 
 # Where Debian's postgresql-client packages put their tools, one folder per major version.
 DEBIAN_TOOLS = Path("/usr/lib/postgresql")

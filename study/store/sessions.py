@@ -11,7 +11,7 @@ from collections import Counter
 from sqlalchemy import Connection, Engine, func, select, update
 
 from study.store.db import sessions, suggestion_requests
-from study.store.engine import driver_read
+from study.store.driver import driver_read
 
 # The participant's path, in order (see study.server.participant). "presurvey" holds the
 # surveys placed before writing (study.survey); with none configured it passes straight on. A
@@ -65,7 +65,7 @@ def get(connection: Connection, session_id: str) -> dict | None:
 
 
 def brief(engine: Engine, session_id: str) -> dict | None:
-    """A session's id, stage and condition, read on the driver (store.engine.driver_read): what the
+    """A session's id, stage and condition, read on the driver (store.driver.driver_read): what the
     event API needs for every batch, at a fraction of `get`'s CPU."""
     rows = driver_read(
         engine, "SELECT stage, condition FROM sessions WHERE session_id = ?", (session_id,)

@@ -14,7 +14,7 @@ import time
 from sqlalchemy import Column, Connection, Float, Integer, String, Table, Text, select
 
 from study.store.db import metadata, sessions
-from study.store.engine import take_turn
+from study.store.coordination import take_turn
 
 
 survey_responses = Table(

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from study.cli import main as study_cli
 from study.server import serving
 from study.store import make_engine
-from study.store.engine import driver_read
+from study.store.driver import driver_read
 
 THREADS = 12
 

@@ -10,7 +10,7 @@ from sqlalchemy.engine import make_url
 
 from study.store import engine as engine_module
 from study.store import make_engine, reading
-from study.store.engine import driver_read
+from study.store.driver import driver_read
 
 pytestmark = pytest.mark.postgres
 

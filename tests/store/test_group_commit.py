@@ -19,6 +19,7 @@ from study.server.limits import Limits
 from study.store import events as event_store
 from study.store import engine as store_engine
 from study.store import group_commit
+from study.store.transactions import keep_write_connection
 
 from .records import event_count
 from .test_events import new_session, typed_batches
@@ -303,7 +304,7 @@ def test_on_postgresql_a_model_calls_row_does_not_wait_for_a_group_in_progress(e
         holder.join(10)
 
 
-# A served worker's group writer on PostgreSQL (study.store.engine.keep_write_connection).
+# A served worker's group writer on PostgreSQL (study.store.transactions.keep_write_connection).
 
 postgresql_only = pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
 
@@ -318,7 +319,7 @@ def _backend_of_a_group(engine) -> int:
 
 def _kept_then_dropped_by_the_database(engine) -> int:
     """The backend of the group writer's kept connection, which the database has just ended."""
-    store_engine.keep_write_connection(engine)
+    keep_write_connection(engine)
     gone = _backend_of_a_group(engine)
     with engine.connect() as admin:
         admin.exec_driver_sql(f"SELECT pg_terminate_backend({gone})")
@@ -337,7 +338,7 @@ def _connections_to(engine) -> int:
 @pytest.mark.postgres
 @postgresql_only
 def test_a_served_workers_groups_are_written_on_the_connection_it_keeps(engine):
-    store_engine.keep_write_connection(engine)
+    keep_write_connection(engine)
     first = _backend_of_a_group(engine)
     with engine.connect() as other:  # the pool's next connection is not the group writer's
         assert other.exec_driver_sql("SELECT pg_backend_pid()").scalar_one() != first
@@ -368,7 +369,7 @@ def test_after_a_failed_group_the_next_is_written_on_a_new_connection(engine):
 @pytest.mark.postgres
 @postgresql_only
 def test_dispose_closes_the_group_writers_kept_connection(engine):
-    store_engine.keep_write_connection(engine)
+    keep_write_connection(engine)
     _backend_of_a_group(engine)
     engine.dispose()
     assert _connections_to(engine) == 0

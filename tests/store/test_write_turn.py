@@ -1,4 +1,4 @@
-"""SQLite writers take turns (study.store.engine.WriteTurn) instead of meeting SQLite's busy
+"""SQLite writers take turns (study.store.write_turn.WriteTurn) instead of meeting SQLite's busy
 handler: several processes with several threads each write to one file at once, with the busy
 timeout at 0, and none is told "database is locked"."""
 
@@ -16,7 +16,8 @@ import pytest
 from sqlalchemy import text
 
 from study.store import make_engine, reading, writing
-from study.store.engine import driver_fetch, keep_write_connection
+from study.store.driver import driver_fetch
+from study.store.transactions import keep_write_connection
 
 WRITER = textwrap.dedent(
     """
@@ -106,7 +107,7 @@ def _open_on(paths: list[str]) -> list[str]:
     return found
 
 
-# A served worker's kept write connection (study.store.engine.keep_write_connection).
+# A served worker's kept write connection (study.store.transactions.keep_write_connection).
 
 
 def _kept_log(tmp_path):

@@ -18,7 +18,7 @@ from study.store import events as event_store
 from study.store import group_commit
 from study.store.chat_tables import chat_events, chat_messages, chat_sessions
 from study.store.db import storable_text, suggestion_requests
-from study.store.engine import driver_fetch
+from study.store.driver import driver_fetch
 
 
 def get(connection: Connection, session_id: str) -> dict | None:
@@ -91,7 +91,7 @@ def add_message(connection: Connection, session_id: str, role: str, content: str
     return insert_message(connection, session_id, next_seq, role, content, **values)
 
 
-# A chat arm's message path reads and writes on the driver (study.store.engine.driver_fetch):
+# A chat arm's message path reads and writes on the driver (study.store.driver.driver_fetch):
 # SQLAlchemy's statement machinery costs several times these statements' own work, and every
 # message of every writer in a chat arm pays it (issue 17).
 _CONVERSATION = "SELECT seq, role, content, client_id FROM chat_messages WHERE session_id = ? ORDER BY seq"
