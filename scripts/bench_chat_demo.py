@@ -3,7 +3,7 @@
     python scripts/bench_chat_demo.py [--exchanges 8]
 
 Runs what `study demo --paradigm chat` runs (the model endpoint and the study server, each in a
-thread of this process, with the demo's caps: study.cli.CHAT_DEMO), walks one participant
+thread of this process, with the demo's caps: study.paradigms.chat.CHAT_DEMO), walks one participant
 through consent, intent and pre-writing over HTTP, then sends the messages and reads each reply
 as the page does (streamed). Prints, per exchange, the seconds to the first piece of the reply
 and to the whole reply, its length, and what the model read (messages read / left out); then

@@ -109,7 +109,7 @@ FOUNDATIONS = ("study.paths", "study.config", "study.control_arm", "study.model_
                "study.survey", "study.curation")  # fmt: skip
 BUILT_ON_THEM = ("study.server", "study.report", "study.release", "study.mturk", "study.review",
                  "study.judging", "study.simulate", "study.plan", "study.export", "study.paradigms.",
-                 "study.cli")  # fmt: skip
+                 "study.cli", "study.new_study", "study.serve", "study.demo")  # fmt: skip
 
 
 def paradigm_imports(edges: dict[str, set[str]]) -> list[str]:

@@ -21,7 +21,7 @@ The seam: what the core asks here, and the declaration field that answers it.
   `path_hooks`; study.server.stages, study.server.surveys, study.server.participant, `study status`);
 - its `study curate` commands (`curate`; study.curation.cli) and its own `study` commands
   (`commands`; study.cli);
-- what `study init --paradigm` and `study demo --paradigm` write (`templates`; study.cli);
+- what `study init --paradigm` and `study demo --paradigm` write (`templates`; study.new_study, study.demo);
 - what each adds to a writing study's CoAuthor log and its export (`coauthor_log`;
   study.export.coauthor, study.export.validate, `study export`), and the rules the event API
   applies to the records it adds (`events`; study.server.events_api);
