@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from study import config as study_config
+from study import config_texts
 from study.release.csvtable import CsvError, read_table
 
 # Compared with a header by its letters and digits only (`identity_column`): spreadsheets and
@@ -303,7 +304,7 @@ def _study_info(study: study_config.Study) -> StudyInfo:
         contact=study.contact,
         min_exchanges=study.chat.min_exchanges if study.chat is not None else None,
         assignment=study.assignment,
-        unfinished_consent=study_config.unfinished_consent(study) or "",
+        unfinished_consent=config_texts.unfinished_consent(study) or "",
     )
 
 

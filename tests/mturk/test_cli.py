@@ -58,7 +58,7 @@ def test_post_list_and_balance(run, study_folder, emulator):
 
 
 def test_posting_warns_while_the_consent_page_holds_the_init_placeholder(run, study_folder):
-    from study.config import CONSENT_CONTACT_PLACEHOLDER as PLACEHOLDER
+    from study.config_texts import CONSENT_CONTACT_PLACEHOLDER as PLACEHOLDER
     from tests.conftest import CONTACT
 
     consent = study_folder / "consent.html"

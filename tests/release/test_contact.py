@@ -149,14 +149,14 @@ def test_a_consent_page_still_holding_the_init_placeholder_is_refused_with_the_f
     assert result.exit_code != 0
     assert f"{folder / 'study.toml'}: not releasing" in result.output
     assert "the consent page (consent.html) still says" in result.output
-    assert config.CONSENT_CONTACT_PLACEHOLDER in result.output
+    assert config_texts.CONSENT_CONTACT_PLACEHOLDER in result.output
     assert "Fix: replace it with the protocol director's name" in result.output
     assert "Nothing was released" in result.output
     assert not directory.exists() and not list((tmp_path / "releases").glob("*.partial"))
 
     # Filled in (and declared), the same study is released, its card quoting the real contact.
     consent = folder / "consent.html"
-    consent.write_text(consent.read_text().replace(config.CONSENT_CONTACT_PLACEHOLDER, CONSENT_LINE))
+    consent.write_text(consent.read_text().replace(config_texts.CONSENT_CONTACT_PLACEHOLDER, CONSENT_LINE))
     toml = folder / "study.toml"
     toml.write_text(toml.read_text().replace('contact = ""', f'contact = "{CONSENT_LINE}"'))
     (tmp_path / "after").mkdir()

@@ -8,6 +8,7 @@ from collections.abc import Callable
 import click
 
 from study import config as study_config
+from study import config_texts
 from study.mturk import hit_actions
 from study.mturk import hits as hit_module
 from study.mturk import client, ledger, money, posting, settings
@@ -126,7 +127,7 @@ def post(directory, count, assignments, reward, task_url, force, sandbox, endpoi
         raise click.ClickException(mismatch + " Fix: make them agree, or pass --force.")
     if mismatch:
         click.echo(f"Warning: {mismatch}", err=True)
-    unfinished = study_config.unfinished_consent(study)
+    unfinished = config_texts.unfinished_consent(study)
     if unfinished:
         # A warning, not a refusal: the HITs may be posted before the server is up, and `study
         # serve` (and `study release build`) refuse the placeholder anyway.
