@@ -104,7 +104,8 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
             app.register_blueprint(blueprint)
     app.extensions["study.stage_endpoints"] = paradigms.stage_endpoints()
     # What the participant's requests look up by name (each recruitment provider's entry path,
-    # each paradigm's event rules and editor, the study's own path), imported now: `study serve`
+    # each paradigm's event rules, editor and log hooks (whether an arm has a Tab list, asked of
+    # every event batch), the study's own path), imported now: `study serve`
     # forks its workers after this. A worker that imported them at its first request held its
     # GIL for the import while every writer's batches waited (MTurk's boto3 alone took 0.3 s),
     # and kept them out of the garbage collector's freeze (study.server.serving).
@@ -114,6 +115,7 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     for paradigm in paradigms.registered():
         paradigm.event_rules()
         paradigm.editor_state()
+        paradigm.log_hooks()
     paradigms.path_hooks(study)
     # The judges' pages of a judging round (study.judging.web).
     from study.judging.web import blueprint as judging_blueprint
