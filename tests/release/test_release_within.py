@@ -14,17 +14,15 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from study import config
 from study.cli import main, write_study_files
 from study.lm.backends import DeterministicBackend
 from study.lm.server import serve_in_thread
 from study.release.checksums import write_sums
 from study.release.keys import init_keyfile
 from study.server.within import latin_square
-from study.store import make_engine, reading
-from study.store import sessions as session_store
 from tests.conftest import CONTACT
 from tests.report.conftest import Tables
+from tests.server.study_edits import sessions_of
 
 ARMS = ["no-ai", "next-sentence", "next-paragraph"]  # the dhillon design, in study.toml order
 
@@ -49,13 +47,6 @@ def piloted(tmp_path_factory):
     assert built.exit_code == 0, built.output
     return folder, out / "dhillon-1.0.0", tmp_path
 
-
-def _sessions(folder) -> list[dict]:
-    engine = make_engine(config.load(folder).database_url)
-    with reading(engine) as connection:
-        found = session_store.all_sessions(connection)
-    engine.dispose()
-    return found
 
 
 def test_each_released_session_names_its_participant_arm_and_position_and_their_row(piloted):
@@ -82,7 +73,7 @@ def test_each_released_session_names_its_participant_arm_and_position_and_their_
 
     # Nothing raw: no access code, worker id or study session id in the file.
     text = (release / "within.json").read_text(encoding="utf-8")
-    for stored in _sessions(folder):
+    for stored in sessions_of(folder):
         for value in (stored["access_code"], stored["worker_id"], stored["session_id"]):
             assert not value or value not in text
 

@@ -48,12 +48,17 @@ def write_part(client, code: str, first: bool) -> str:
     return session_id
 
 
-def conditions_given(folder) -> dict[str, str]:
+def sessions_of(folder) -> list[dict]:
+    """Every session the study in `folder` has stored, as the study database holds it."""
     engine = make_engine(config.load(folder).database_url)
     with reading(engine) as connection:
-        given = {s["session_id"]: s["condition"] for s in session_store.all_sessions(connection)}
+        found = session_store.all_sessions(connection)
     engine.dispose()
-    return given
+    return found
+
+
+def conditions_given(folder) -> dict[str, str]:
+    return {s["session_id"]: s["condition"] for s in sessions_of(folder)}
 
 
 def told_all_done(client, code: str) -> bool:

@@ -7,19 +7,10 @@ from __future__ import annotations
 from study import config
 from study.cli import write_study_files
 from study.server import create_app
-from study.store import make_engine, reading
-from study.store import sessions as session_store
 from tests.conftest import CONTACT
 from tests.server.flow import finish, start, to_writing
-from tests.server.study_edits import dhillon_study, serve_again, write_part
+from tests.server.study_edits import dhillon_study, serve_again, sessions_of, write_part
 
-
-def _sessions(folder) -> list[dict]:
-    engine = make_engine(config.load(folder).database_url)
-    with reading(engine) as connection:
-        rows = session_store.all_sessions(connection)
-    engine.dispose()
-    return rows
 
 
 def test_back_after_the_last_arm_a_participant_is_told_so_and_no_session_is_made(tmp_path):
@@ -28,14 +19,14 @@ def test_back_after_the_last_arm_a_participant_is_told_so_and_no_session_is_made
     last = [write_part(client, "p1", first=part == 0) for part in range(3)][-1]
     page = client.get(f"/s/{last}/complete").get_data(as_text=True)
     assert "another=1" not in page and "You have written every part of this study." in page
-    before = len(_sessions(folder))
+    before = len(sessions_of(folder))
 
     back = client.get("/task?access_code=p1&another=1")
 
     assert back.status_code == 200
     assert "You have written in every part of this study." in back.get_data(as_text=True)
-    assert len(_sessions(folder)) == before  # nothing left at the prompt stage
-    assert all(s["stage"] == "complete" for s in _sessions(folder))
+    assert len(sessions_of(folder)) == before  # nothing left at the prompt stage
+    assert all(s["stage"] == "complete" for s in sessions_of(folder))
     # Without `another`, the participant's last session is shown again, as before.
     assert client.get("/task?access_code=p1").location.endswith(f"/s/{last}/complete")
 
@@ -46,7 +37,7 @@ def test_a_participant_part_way_through_still_gets_their_next_part(tmp_path):
     write_part(client, "p1", first=True)
     nxt = client.get("/task?access_code=p1&another=1")
     assert nxt.status_code == 302 and "/consent" in nxt.location
-    assert len(_sessions(folder)) == 2
+    assert len(sessions_of(folder)) == 2
 
 
 def _two_genre_within_study(tmp_path):
@@ -85,7 +76,7 @@ def test_a_genre_whose_every_arm_is_written_is_not_offered_again(tmp_path):
     fourth = start(client, access_code="p1", another="1")
     to_writing(client, fourth, prompt="dating")
     finish(client, fourth)
-    given = [s["condition"] for s in _sessions(folder)]
+    given = [s["condition"] for s in sessions_of(folder)]
     assert sorted(given) == sorted(c.name for c in study.conditions)  # every arm once
     back = client.get("/task?access_code=p1&another=1")
     assert back.status_code == 200 and "every part of this study" in back.get_data(as_text=True)
