@@ -44,14 +44,24 @@ _REGISTERED: dict[str, Paradigm] = {
 }
 
 
+# The paradigms' log hook modules (`log_hooks`), found once per registry: every event batch asks
+# them whether its arm has a Tab list (study.server.events_api.fill_controls), and importing each
+# by name again (four lookups and a list) cost 8 us a batch on a slow host.
+_log_hooks: tuple | None = None
+
+
 def register(paradigm: Paradigm) -> Paradigm:
     """Add a paradigm (or replace one of the same name); returns it, for use at module level."""
+    global _log_hooks
     _REGISTERED[paradigm.name] = paradigm
+    _log_hooks = None
     return paradigm
 
 
 def unregister(name: str) -> None:
+    global _log_hooks
     _REGISTERED.pop(name, None)
+    _log_hooks = None
 
 
 def registered() -> list[Paradigm]:
@@ -145,9 +155,12 @@ def simulation(study):
                  if paradigm.simulate and (not paradigm.path or study.paradigm == paradigm.name)), None)  # fmt: skip
 
 
-def log_hooks() -> list:
+def log_hooks() -> tuple:
     """Every paradigm's `coauthor_log` module (study.paradigms.base), in the registry's order."""
-    return [module for module in (paradigm.log_hooks() for paradigm in registered()) if module]
+    global _log_hooks
+    if _log_hooks is None:
+        _log_hooks = tuple(module for module in (paradigm.log_hooks() for paradigm in registered()) if module)
+    return _log_hooks
 
 
 def extension_events() -> frozenset[str]:
