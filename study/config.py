@@ -17,9 +17,6 @@ from pathlib import Path
 import jinja2
 
 from study.config_checks import ConfigError, check_file, own_path, read_sections
-# Imported from here by release/ (the card) and MTurk's review since before study.config_texts
-# held them; kept until those modules import them from there.
-from study.config_texts import MIN_TIME_SLACK_SECONDS, min_writing_text, minutes_text, study_duration
 # study.config is the facade the toolkit reads study.toml through: most modules import the typed
 # study and its error from here (config.load, config.Study, config.Condition, config.ConfigError).
 from study.config_types import Condition, Prompt, Study, SuggestionSettings
@@ -28,8 +25,7 @@ from study.survey import checks as survey_checks
 from study.survey import definition as survey_definition
 
 __all__ = ["CONFIG_NAME", "Condition", "ConfigError", "Prompt", "Study", "SuggestionSettings", "from_mapping",
-           "load", "missing_id_message", "new_study_id",
-           "MIN_TIME_SLACK_SECONDS", "min_writing_text", "minutes_text", "study_duration"]  # fmt: skip
+           "load", "missing_id_message", "new_study_id"]  # fmt: skip
 
 CONFIG_NAME = "study.toml"
 

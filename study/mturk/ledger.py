@@ -29,7 +29,7 @@ from decimal import Decimal
 from sqlalchemy import Connection, func, select, update
 
 from study.mturk import money
-from study.store.engine import take_turn
+from study.store.coordination import take_turn
 from study.store.mturk import mturk_payments as payments
 
 OPEN = ("intended", "confirmed", "unreserved")  # what counts against the cap

@@ -34,7 +34,7 @@ from decimal import Decimal
 from sqlalchemy import update
 
 from study import control_arm
-from study.config import MIN_TIME_SLACK_SECONDS
+from study.config_texts import MIN_TIME_SLACK_SECONDS
 from study.mturk import assignments as assignment_module
 from study.mturk import hits as hit_module
 from study.mturk import ledger, money

@@ -36,7 +36,7 @@ from study.prolific.totals import (  # noqa: F401
     state_earlier_currency,
     totals,
 )
-from study.store.engine import take_turn
+from study.store.coordination import take_turn
 from study.store.prolific import prolific_payments as payments
 
 

@@ -22,7 +22,7 @@ from study.prolific.client import ProlificError, is_loopback
 from study.prolific.context import Context
 from study.review import rounds, settings as review_settings
 from study.store import reading, writing
-from study.store.engine import take_turn
+from study.store.coordination import take_turn
 from study.store.prolific import prolific_studies
 
 # Prolific fills these in per participant (prolific_id_option "url_parameters").

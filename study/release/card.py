@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from study.config import minutes_text
+from study.config_texts import minutes_text
 from study.release import card_composition, chat_card, versioning, within_card
 from study.release.facts import ReleaseFacts
 from study.release.layout import CHANGELOG, CONVERSATIONS, DATAPACKAGE, METADATA_CSV, STATS_CSV, SUMS, SURVEY_CSV

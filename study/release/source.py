@@ -325,8 +325,8 @@ def _render(template: str, study: study_config.Study) -> str:
         jinja2.Environment(autoescape=True)
         .from_string(template)
         .render(study=study, minutes=study.duration_minutes, pay=study.pay, noun="story or essay",
-                duration=study_config.study_duration(study),
-                min_writing=study_config.min_writing_text(study))
+                duration=config_texts.study_duration(study),
+                min_writing=config_texts.min_writing_text(study))
     )
 
 

@@ -11,7 +11,7 @@ import json
 
 from sqlalchemy import Connection, select
 
-from study.store.engine import clock
+from study.store.coordination import clock
 from study.store.review_tables import review_audit
 
 # Actions, by the noun they change.

@@ -18,7 +18,7 @@ from study.review import ratings as rating_store
 from study.review import settings as review_settings
 from study.review.rules import Outcome
 from study.store.db import sessions
-from study.store.engine import take_turn
+from study.store.coordination import take_turn
 from study.store.review_tables import review_decisions, review_submissions
 
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, select, update
 
 from study.review import accounts, audit
-from study.store.engine import clock, take_turn
+from study.store.coordination import clock, take_turn
 from study.store.review_tables import review_logins
 
 LOGIN_HOURS = 12

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, select, update
 
 from study.review import audit
-from study.store.engine import take_turn
+from study.store.coordination import take_turn
 from study.store.review_tables import review_assignments, review_decisions, review_ratings, review_submissions
 
 

@@ -18,7 +18,7 @@ import time
 from sqlalchemy import Connection, select, update
 
 from study.review import audit
-from study.store.engine import take_turn
+from study.store.coordination import take_turn
 from study.store.review_tables import review_ratings, reviewers
 
 MAX_COMMENT = 5000

@@ -26,7 +26,7 @@ from study.review import decisions
 from study.review import settings as review_settings
 from study.review.settings import Round
 from study.store.db import sessions
-from study.store.engine import take_turn
+from study.store.coordination import take_turn
 from study.store.review_tables import session_rounds
 
 ONCE_REFUSAL = (

@@ -20,7 +20,7 @@ from study.review import audit, rounds, rules
 from study.review import settings as review_settings
 from study.store import sessions as session_store
 from study.store.db import sessions
-from study.store.engine import take_turn
+from study.store.coordination import take_turn
 from study.store.review_tables import review_submissions
 
 # Pseudonyms avoid look-alike characters (0/O, 1/I/L), as verification codes do.

@@ -16,9 +16,6 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DisconnectionError
 
 from study.store import checkpoints
-# Imported from here by a dozen modules of review/, mturk/ and prolific/ since before
-# study.store.coordination held them; kept until those modules import them from there.
-from study.store.coordination import clock, take_turn  # noqa: F401
 from study.store.write_turn import give_turn
 
 
