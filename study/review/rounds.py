@@ -13,6 +13,8 @@ The task server asks this module (study.server.participant, study.server.assignm
     round with `requires` takes only writers who passed that round (study.review.decisions);
   - `record`: the round of a new session;
   - `prompt_codes`, `instructions`: what the session's round offers.
+`study simulate` asks it too (`round_named`, `offered_prompts`), so a pilot covers the round its
+writers enter rather than the whole study.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import html
 
 from sqlalchemy import Connection, or_, select
 
-from study.config import Study
+from study.config import Prompt, Study
 from study.review import decisions
 from study.review import settings as review_settings
 from study.review.settings import Round
@@ -118,10 +120,20 @@ def record(connection: Connection, study: Study, session_id: str, round_name: st
         connection.execute(session_rounds.insert().values(session_id=session_id, round=chosen.name))
 
 
+def offered_codes(chosen: Round | None) -> set[str] | None:
+    """The prompts a round offers; None: every prompt (no rounds, or a round without a list)."""
+    return set(chosen.prompts) if chosen is not None and chosen.prompts else None
+
+
+def offered_prompts(study: Study, chosen: Round | None) -> list[Prompt]:
+    """The prompts a round offers, in study order."""
+    codes = offered_codes(chosen)
+    return [p for p in study.prompts if codes is None or p.code in codes]
+
+
 def prompt_codes(connection: Connection, study: Study, session_id: str) -> set[str] | None:
     """The prompts the session's round offers; None: every prompt."""
-    chosen = round_of(connection, study, session_id)
-    return set(chosen.prompts) if chosen is not None and chosen.prompts else None
+    return offered_codes(round_of(connection, study, session_id))
 
 
 def instructions(connection: Connection, study: Study, session_id: str) -> str:
