@@ -11,7 +11,8 @@ import click
               help="How many simulated writers take part (each writes one session; within "
               "subjects, one per arm). Default: one per prompt (a chat study: one per "
               "assistant; within subjects, whole Latin squares of writers), so the pilot writes "
-              "every prompt and condition.")
+              "every prompt and condition; with [[rounds]], one per prompt of the round a link "
+              "without ?round= enters.")
 @click.option("--url", default=None, metavar="URL",
               help="A server already running for DIRECTORY (e.g. http://127.0.0.1:5000); "
               "default: start one on a free local port.")
@@ -79,12 +80,16 @@ def simulate(directory, writers, url, llm_url, llm_model, personas, intent,
             "not answer (see `study status`). Fix: [suggestions] endpoint in study.toml, "
             "OPENAI_BASE_URL, or --suggestions-endpoint URL.", err=True,
         )  # fmt: skip
+    # In a study with rounds the writers could write only what their round offers: say so, and
+    # name nothing of another round as if more writers could pilot it.
+    where = f" in round '{summary.round}'" if summary.round else ""
     for what, missing in (("prompt", summary.prompts_left_out), ("condition", summary.conditions_left_out)):
         if missing:
-            click.echo(f"No session yet for {len(missing)} {what}(s): {', '.join(missing)}. "
+            click.echo(f"No session yet{where} for {len(missing)} {what}(s): {', '.join(missing)}. "
                        "Run more writers (--writers) to pilot them.")  # fmt: skip
     if not summary.prompts_left_out and not summary.conditions_left_out:
-        click.echo("Every prompt and condition has a session.")
+        click.echo(f"Every prompt and condition of round '{summary.round}' has a session." if summary.round
+                   else "Every prompt and condition has a session.")  # fmt: skip
     click.echo("These sessions are marked simulated; `study report` and `study export` say so.")
     if summary.errors:
         raise SystemExit(1)

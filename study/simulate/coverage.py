@@ -1,7 +1,9 @@
 """What a pilot covers: which prompt each simulated writer takes, and what the pilot left out.
 
 A pilot pilots the study only if every prompt (and so every condition, which the server
-assigns per prompt's genre, balanced) is written at least once. Drawing prompts at random
+assigns per prompt's genre, balanced) is written at least once. In a study with rounds the
+writers enter one round, as a participant's link without ?round= does (study.review.rounds),
+and can write only the prompts it offers: the pilot covers that round, not the whole study. Drawing prompts at random
 leaves whole genres out of a small pilot, so writers take the genre, then the prompt, drawn
 least so far in the run; ties are broken by the writer's seeded generator.
 """
@@ -13,11 +15,37 @@ import random
 import threading
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from sqlalchemy import Connection, select
 
-from study.config import Study
+from study.config import Condition, Prompt, Study
+from study.review import rounds
+from study.review.settings import Round
 from study.store.db import sessions
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a pilot's writers can write: the round they enter (None: a study without rounds),
+    its prompts, and the conditions of those prompts' genres, in study.toml order."""
+
+    round: Round | None
+    prompts: tuple[Prompt, ...]
+    conditions: tuple[Condition, ...]
+
+
+def scope(study: Study) -> Scope:
+    """The pilot's scope: simulated writers enter with an access code and no ?round=, so the
+    server puts them in its default round, by the rule it applies to every entry."""
+    entered = rounds.round_named(study, None)
+    prompts = tuple(rounds.offered_prompts(study, entered))
+    if rounds.offered_codes(entered) is None:
+        return Scope(entered, prompts, tuple(study.conditions))
+    # The server gives a session an arm of its prompt's genre: a round of creative prompts
+    # never assigns the argumentative arms.
+    genres = {p.genre for p in prompts}
+    return Scope(entered, prompts, tuple(c for c in study.conditions if c.genre in genres))
 
 
 class PromptDraws:
@@ -40,28 +68,33 @@ class PromptDraws:
             return code
 
 
-def default_writers(study: Study) -> int:
-    """A pilot's default size: one writer per prompt (every condition then gets sessions too;
-    within subjects, whole Latin squares of writers with a session per prompt);
+def default_writers(study: Study, covered: Scope) -> int:
+    """A pilot's default size: one writer per prompt of its scope (every condition then gets
+    sessions too; within subjects, whole Latin squares of writers with a session per prompt);
     a study on a paradigm's own path has no prompts (a chat study's users are assigned their
     assistant), so one per condition."""
     if study.paradigm != "writing":
-        return max(1, len(study.conditions))
+        return max(1, len(covered.conditions))
     if study.assignment == "within":
         # Each writer writes once in every arm of every genre: enough writers for a session on
         # every prompt, in whole Latin squares (k writers use each row of a genre's k-arm square
         # once), so each arm is written as often in each position.
-        arms = [len(study.conditions_for(genre)) for genre in sorted({p.genre for p in study.prompts})]
+        arms = [len(study.conditions_for(genre)) for genre in sorted({p.genre for p in covered.prompts})]
         square = math.lcm(*arms) if arms else 1
-        needed = max(square, -(-len(study.prompts) // max(1, sum(arms))))
+        needed = max(square, -(-len(covered.prompts) // max(1, sum(arms))))
         return -(-needed // square) * square
-    return max(1, len(study.prompts), len(study.conditions))
+    return max(1, len(covered.prompts), len(covered.conditions))
 
 
-def left_out(study: Study, connection: Connection) -> tuple[list[str], list[str]]:
-    """The prompts and conditions with no session in the study's database, in study.toml order."""
-    rows = connection.execute(select(sessions.c.prompt_code, sessions.c.condition)).all()
+def left_out(study: Study, covered: Scope, connection: Connection) -> tuple[list[str], list[str]]:
+    """The prompts and conditions of the scope with no session (in its round, if it has one)
+    in the study's database, in study.toml order."""
+    query = select(sessions.c.prompt_code, sessions.c.condition)
+    if covered.round is not None:
+        # Another round's session on the same prompt piloted other instructions and entry rules.
+        query = query.where(rounds.sessions_in(study, covered.round.name))
+    rows = connection.execute(query).all()
     prompts = {row.prompt_code for row in rows}
     conditions = {row.condition for row in rows}
-    unwritten = [p.code for p in study.prompts if p.code not in prompts] if study.paradigm == "writing" else []
-    return unwritten, [c.name for c in study.conditions if c.name not in conditions]
+    unwritten = [p.code for p in covered.prompts if p.code not in prompts] if study.paradigm == "writing" else []
+    return unwritten, [c.name for c in covered.conditions if c.name not in conditions]

@@ -27,7 +27,7 @@ from study import config as study_config
 from study.config_types import GENRE_NOUNS
 from study import paradigms
 from study.simulate import participant as writing_path
-from study.simulate.coverage import PromptDraws, default_writers, left_out
+from study.simulate.coverage import PromptDraws, default_writers, left_out, scope
 from study.simulate.participant import SessionResult, SimulationError
 from study.simulate.personas import BUILT_IN, DEFAULT_INTENT, Persona
 from study.simulate.writer import Decisions
@@ -56,6 +56,10 @@ class RunSummary:
     errors: list[str] = field(default_factory=list)
     decisions: Decisions = field(default_factory=Decisions)
     model: str = ""
+    # The round the writers entered (None: the study has no rounds), and how many prompts the
+    # study has in all: the coverage below is of that round's prompts and conditions.
+    round: str | None = None
+    study_prompts: int = 0
     # What the study's database still has no session of after the run (study.toml order).
     prompts_left_out: list[str] = field(default_factory=list)
     conditions_left_out: list[str] = field(default_factory=list)
@@ -77,17 +81,22 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
     try:
         base_url = _server(study, options, stops)
         llm_url, model = _model(options, stops)
-        summary = RunSummary(model=model)
+        covered = scope(study)
+        summary = RunSummary(model=model, round=covered.round.name if covered.round else None,
+                             study_prompts=len(study.prompts))  # fmt: skip
         client = _openai_client(llm_url)
         run_id = secrets.token_hex(3)
         lock = threading.Lock()
         draws = PromptDraws(study)
-        writers = options.writers or default_writers(study)
+        writers = options.writers or default_writers(study, covered)
+        if covered.round is not None:
+            echo(f"Writers enter round '{covered.round.name}' (as a task link without ?round= "
+                 f"does), which offers {len(covered.prompts)} of the study's {len(study.prompts)} prompt(s).")  # fmt: skip
 
         def one(number: int) -> None:
             persona = options.personas[number % len(options.personas)]
             rng = random.Random(f"{options.seed}-{number}")
-            genres = {p.genre for p in study.prompts}
+            genres = {p.genre for p in covered.prompts}
             noun = getattr(driver, "NOUN", None) or " or ".join(sorted(GENRE_NOUNS.get(g, "text") for g in genres))
             writer = make_writer(persona, options.intent, noun, client=client, model=model,
                                  seed=rng.randrange(2**32), study=study)  # fmt: skip
@@ -137,7 +146,7 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
         with ThreadPoolExecutor(max_workers=max(1, min(options.parallel, writers))) as pool:
             list(pool.map(one, range(writers)))
         with reading(engine) as connection:
-            summary.prompts_left_out, summary.conditions_left_out = left_out(study, connection)
+            summary.prompts_left_out, summary.conditions_left_out = left_out(study, covered, connection)
         return summary
     finally:
         for stop in reversed(stops):

@@ -7,11 +7,12 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from study import config
-from study.cli import main
+from study.cli import main, write_study_files
 from study.simulate.personas import Persona
 from study.simulate.run import Options, simulate
 from study.store import make_engine, reading
 from study.store.db import sessions
+from tests.conftest import CONTACT
 
 
 def _written(folder) -> tuple[set[str], set[str]]:
@@ -51,3 +52,55 @@ def test_a_writer_who_would_never_ask_still_asks_once(pilot_folder, suggestion_m
                                                   suggestions_endpoint=suggestion_model), echo=lambda _: None)  # fmt: skip
     assert len(summary.sessions) == 2 and not summary.errors
     assert all(result.queries == 1 for result in summary.sessions)
+
+
+# study.toml's template's rounds, uncommented as a researcher running two rounds would: a
+# qualification round of five creative prompts (a link without ?round= enters it), then a main
+# round for the writers who passed.
+QUALIFICATION = ["shapeshifter", "reincarnation", "mana", "obama", "pig"]
+TEMPLATE_ROUNDS = ('# [[rounds]]\n# name = "qualification"\n# kind = "qualification"\n',
+                   '# prompts = ["shapeshifter", "reincarnation", "mana", "obama", "pig"]\n',
+                   '# [[rounds]]\n# name = "main"\n# kind = "main"\n# requires = "qualification"\n')
+
+
+def _with_rounds(tmp_path):
+    folder = tmp_path / "rounds"
+    uncommented = {line: line.replace("# ", "") for line in TEMPLATE_ROUNDS}
+    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 1", **uncommented, **CONTACT})
+    assert [r["name"] for r in config.load(folder).raw["rounds"]] == ["qualification", "main"]
+    return folder
+
+
+def test_a_pilot_of_a_study_with_rounds_writes_and_reports_the_round_its_writers_enter(tmp_path, suggestion_model):
+    folder = _with_rounds(tmp_path)
+    study = config.load(folder)
+    creative = [c.name for c in study.conditions if c.genre == "creative"]
+    result = CliRunner().invoke(main, ["simulate", str(folder), "--suggestions-endpoint",
+                                       suggestion_model, "--parallel", "4"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    # One writer per prompt of the round, not of the study's 20.
+    assert "5 simulated session(s) finished, 0 stopped" in result.output
+    prompts, conditions = _written(folder)
+    assert prompts == set(QUALIFICATION)
+    assert conditions == set(creative)
+    # The 15 prompts and two arms outside the round are not reported as left out.
+    assert "No session yet" not in result.output
+    assert "Every prompt and condition of round 'qualification' has a session." in result.output
+    assert ("Writers enter round 'qualification' (as a task link without ?round= does), which "
+            f"offers 5 of the study's {len(study.prompts)} prompt(s).") in result.output  # fmt: skip
+
+
+def test_a_smaller_pilot_of_a_round_names_only_what_the_round_left_out(tmp_path, suggestion_model):
+    folder = _with_rounds(tmp_path)
+    result = CliRunner().invoke(main, ["simulate", str(folder), "--writers", "2",
+                                       "--suggestions-endpoint", suggestion_model])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "2 simulated session(s) finished, 0 stopped" in result.output  # --writers still counts
+    prompts, _ = _written(folder)
+    assert prompts < set(QUALIFICATION)
+    missing = [code for code in QUALIFICATION if code not in prompts]
+    assert (f"No session yet in round 'qualification' for 3 prompt(s): {', '.join(missing)}."
+            in result.output)  # fmt: skip
+    # The argumentative arms are never given in a round of creative prompts: no more writers
+    # could pilot them, so they are not named.
+    assert "condition(s)" not in result.output

@@ -13,7 +13,7 @@ from sqlalchemy import select
 from study import config
 from study.cli import main, write_study_files
 from study.server.within import latin_square
-from study.simulate.coverage import default_writers
+from study.simulate.coverage import default_writers, scope
 from study.store import make_engine, reading
 from study.store import sessions as session_store
 from study.store.simulated import simulated_sessions
@@ -78,7 +78,7 @@ def test_each_simulated_writer_writes_in_every_arm_in_their_row_s_order(tmp_path
 
 def test_a_within_subjects_pilot_is_whole_latin_squares_of_writers_by_default(tmp_path):
     study = config.load(_dhillon(tmp_path))
-    writers = default_writers(study)
+    writers = default_writers(study, scope(study))
     assert writers % 3 == 0  # every row of the three-arm square as often
     assert writers * 3 >= len(study.prompts)  # a session for every prompt
 
