@@ -37,6 +37,11 @@ class Progress:
     def total(self) -> int:
         return self.rated + self.assigned + self.available
 
+    @property
+    def nothing_to_rate(self) -> bool:
+        """Nothing waits for this reviewer now: their part is done until new submissions come."""
+        return not self.assigned and not self.available
+
 
 def _state(connection: Connection):
     rated = defaultdict(set)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from flask import abort, g, jsonify, redirect, render_template, request, url_for
 
-from study.review import decisions, presentation, queue, submissions
+from study.review import decisions, presentation, queue, rules, submissions
 from study.review import ratings as rating_store
 from study.review import settings as review_settings
 from study.review.web.base import blueprint
@@ -49,13 +49,24 @@ def home():
             for rating in rating_store.all_ratings(connection)
             if rating["reviewer_id"] == g.login.reviewer["reviewer_id"]
         ]
+        # A researcher with nothing to rate is pointed to what waits for them instead.
+        to_adjudicate = (
+            _awaiting_adjudication(connection)
+            if g.login.researcher and progress.nothing_to_rate
+            else 0
+        )
     return render_template(
         "review/home.html",
         study=study(),
         progress=progress,
         rated=sorted(mine, key=lambda r: -r["when"]),
-        done=request.args.get("done") == "1",
+        to_adjudicate=to_adjudicate,
     )
+
+
+def _awaiting_adjudication(connection) -> int:
+    judged = decisions.judge(connection, study(), submissions.all_submissions(connection))
+    return sum(j.outcome.status == rules.DISAGREEMENT for j in judged)
 
 
 @blueprint.post("/next")
