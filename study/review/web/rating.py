@@ -7,7 +7,8 @@ Rating works as a plain form, and study/static/review-rating.js adds the keyboar
 once (a JSON POST), n saves and asks for the next submission. Every save carries the version of
 the rating the page showed: one from a stale page (the same reviewer's other tab changed it) is
 refused 409 with what is stored now (study.review.ratings.StaleRating), and the page without
-JavaScript comes back with that message and the reviewer's unsaved comment.
+JavaScript comes back with that message and the reviewer's unsaved comment. The rating that is
+stored, sent again (a score double-clicked without JavaScript), is no conflict: it is shown saved.
 """
 
 from __future__ import annotations

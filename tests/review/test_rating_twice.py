@@ -1,0 +1,72 @@
+"""A rating sent twice from one page (a quick double click of a score without JavaScript, a form
+sent again) is saved once and shown saved; a different rating from that page, now older than the
+stored one, is still refused as a change made elsewhere."""
+
+from __future__ import annotations
+
+import re
+
+from study.review import audit
+from study.review import ratings as rating_store
+from study.store import reading
+from tests.review.conftest import log_in
+from tests.review.test_web import next_submission, submitted, team  # noqa: F401  (fixtures)
+
+# As a browser sends a textarea's line break, with the spaces around it that saving trims.
+COMMENT = "  Strong ending.\r\nThe middle drags.  "
+
+
+def test_the_same_rating_sent_twice_without_javascript_is_saved_once_and_shown_saved(
+    workspace, engine, team, submitted
+):
+    ana = log_in(workspace, "ana")
+    submission_id = next_submission(ana)
+    url = f"/review/s/{submission_id}/rating"
+    form = {"score": "4", "comment": COMMENT, "version": "0", "csrf_token": ana.csrf}
+
+    first, second = ana.post(url, data=form), ana.post(url, data=form)  # the double click
+
+    for answer in (first, second):
+        assert answer.status_code == 302 and answer.location == f"/review/s/{submission_id}"
+    page = ana.get(second.location).get_data(as_text=True)
+    status = re.search(r'data-testid="rating-status"[^>]*>([^<]*)</p>', page).group(1)
+    assert status == "Your rating: 4"
+    assert "another tab" not in page
+    assert 'id="rating-version" value="1"' in page
+    with reading(engine) as connection:
+        (stored,) = rating_store.of_submission(connection, submission_id)
+        logged = [e["action"] for e in audit.entries(connection, submission_id=submission_id)]
+    assert (stored["score"], stored["comment"], stored["version"]) == (
+        4, "Strong ending.\r\nThe middle drags.", 1,
+    )  # fmt: skip
+    assert logged.count(audit.RATING_CREATE) == 1 and audit.RATING_EDIT not in logged
+
+
+def test_a_changed_rating_sent_twice_is_saved_once_and_a_different_one_from_that_page_refused(
+    workspace, engine, team, submitted
+):
+    """Ana rated 4 (version 1); the page then showing it changes it to 2, double-clicked. The
+    repeat is the stored rating again. A 5 sent from that page (still showing version 1) is not
+    what is stored: refused as before, with the stored rating."""
+    ana = log_in(workspace, "ana")
+    submission_id = next_submission(ana)
+    url = f"/review/s/{submission_id}/rating"
+    as_json = {"Accept": "application/json"}
+    ana.post(url, data={"score": "4", "version": "0", "csrf_token": ana.csrf})
+    changed = {"score": "2", "comment": "Weak middle.", "version": "1", "csrf_token": ana.csrf}
+
+    assert ana.post(url, data=changed).status_code == 302
+    again = ana.post(url, data=changed, headers=as_json)  # the same, as the page's script sends it
+    assert again.status_code == 200
+    assert (again.json["score"], again.json["comment"], again.json["version"]) == (2, "Weak middle.", 2)
+
+    other = ana.post(url, data={**changed, "score": "5"})
+    assert other.status_code == 409
+    assert "changed in another tab" in other.get_data(as_text=True)
+    other_json = ana.post(url, data={**changed, "score": "5"}, headers=as_json)
+    assert other_json.status_code == 409 and other_json.json["current"]["version"] == 2
+    with reading(engine) as connection:
+        (stored,) = rating_store.of_submission(connection, submission_id)
+        logged = [e["action"] for e in audit.entries(connection, submission_id=submission_id)]
+    assert (stored["score"], stored["comment"], stored["version"]) == (2, "Weak middle.", 2)
+    assert logged.count(audit.RATING_EDIT) == 1
