@@ -184,6 +184,17 @@ def taken(ctx: Context, hit_id: str) -> list[dict]:
     return list(ctx.requester.pages("ListAssignmentsForHIT", "Assignments", HITId=hit_id))
 
 
+def awaiting_review(ctx: Context, hit_id: str) -> list[dict]:
+    """The HIT's assignments submitted and neither approved nor rejected yet. None of GetHIT's
+    counts holds them (Pending is accepted and not submitted, Completed is approved or
+    rejected), so they are asked for by status; each carries its AutoApprovalTime."""
+    return list(
+        ctx.requester.pages(
+            "ListAssignmentsForHIT", "Assignments", HITId=hit_id, AssignmentStatuses=["Submitted"]
+        )
+    )
+
+
 def open_slots(hit: dict | None) -> int:
     """How many more assignments of the HIT can still be submitted (none once closed)."""
     if hit is None or hit["HITStatus"] in CLOSED:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
 import pytest
@@ -48,12 +49,53 @@ def test_post_list_and_balance(run, study_folder, emulator):
     assert "workersandbox.mturk.com" not in posted.stdout
     listed = run("list", str(study_folder))
     assert all(f"{hit_id}  Assignable" in listed.stdout for hit_id in hit_ids)
-    assert "3 available, 0 in progress, 0 reviewed" in listed.stdout
+    assert "3 available, 0 in progress, 0 awaiting review, 0 reviewed" in listed.stdout
+    assert "0 submission(s) awaiting review in all." in listed.stdout
     balance = run("balance", str(study_folder))
     assert "Available: $10000.00" in balance.stdout
     assert (
         "committed $18.00" in balance.stdout
         and "Budget cap: $100.00 ($82.00 left)" in balance.stdout
+    )
+
+
+def _utc(epoch: float) -> str:
+    return f"{dt.datetime.fromtimestamp(epoch, dt.timezone.utc):%Y-%m-%d %H:%M} UTC"
+
+
+def test_list_counts_submissions_awaiting_review_and_when_mturk_pays_them(
+    run, study_folder, emulator
+):
+    first_hit, second_hit = _hit_ids(
+        run(
+            "post", str(study_folder), "--hits", "2", "--assignments", "2", "--task-url", TASK_URL
+        ).stdout
+    )
+    early = accept_and_submit(emulator.state, second_hit, "A1EARLY", {"verificationCode": "X"})
+    emulator.state.advance(2 * 3600)
+    late = accept_and_submit(emulator.state, first_hit, "A1LATE", {"verificationCode": "X"})
+    listed = run("list", str(study_folder)).stdout
+    # A submitted assignment is neither in progress (accepted, not submitted) nor reviewed.
+    assert (
+        f"{first_hit}  Assignable   max 2: 1 available, 0 in progress, 1 awaiting review, "
+        "0 reviewed" in listed
+    )
+    assert f"MTurk auto-approves (pays) the first at {_utc(late['AutoApprovalTime'])}" in listed
+    assert (
+        f"2 submission(s) awaiting review in all; MTurk auto-approves (pays) the first at "
+        f"{_utc(early['AutoApprovalTime'])}. Decide them with `study mturk review {study_folder}`."
+        in listed
+    )
+    approved = run("approve", str(study_folder), early["AssignmentId"])
+    assert approved.exit_code == 0, approved.output
+    listed = run("list", str(study_folder)).stdout
+    assert (
+        f"{second_hit}  Assignable   max 2: 1 available, 0 in progress, 0 awaiting review, "
+        "1 reviewed" in listed
+    )
+    assert (
+        f"1 submission(s) awaiting review in all; MTurk auto-approves (pays) the first at "
+        f"{_utc(late['AutoApprovalTime'])}." in listed
     )
 
 

@@ -191,23 +191,50 @@ def _no_record_note(study, engine, directory: str) -> str | None:
 @account_options
 @reports_errors
 def list_hits(directory: str, sandbox: bool, endpoint_url: str | None) -> None:
-    """This study's HITs: status, assignments available / in progress / reviewed, expiry."""
+    """This study's HITs: status, assignments available / in progress / submitted and awaiting
+    review / reviewed, expiry; and when MTurk auto-approves the earliest submission waiting."""
     ctx = open_account(directory, sandbox, endpoint_url)
     rows = hit_module.study_hits(ctx)
     if not rows:
         click.echo(f"No HITs in {ctx.environment} yet; post some with `study mturk post`.")
+    waiting: list[dict] = []
+    commands: set[str] = set()
     for row in rows:
         hit = row.get("HIT")
         if hit is None:
             click.echo(f"{row['hit_id']}  {row['status']}")
             continue
-        expires = dt.datetime.fromtimestamp(hit_module.epoch(hit["Expiration"]), dt.timezone.utc)
+        submitted = hit_module.awaiting_review(ctx, hit["HITId"])
+        waiting += submitted
+        if submitted:
+            commands.add("study judging review" if hit_module.is_judging(row) else "study mturk review")
         click.echo(
             f"{hit['HITId']}  {hit['HITStatus']:<12} max {hit['MaxAssignments']}: "
             f"{hit['NumberOfAssignmentsAvailable']} available, {hit['NumberOfAssignmentsPending']} "
-            f"in progress, {hit['NumberOfAssignmentsCompleted']} reviewed  "
-            f"expires {expires:%Y-%m-%d %H:%M} UTC"
+            f"in progress, {len(submitted)} awaiting review, "
+            f"{hit['NumberOfAssignmentsCompleted']} reviewed  expires {_utc(hit['Expiration'])}"
+            + _first_auto_approval(submitted, "  ")
         )
+    if rows:
+        click.echo(
+            f"{len(waiting)} submission(s) awaiting review in all"
+            + _first_auto_approval(waiting, "; ")
+            + (". Decide them with " if commands else "")
+            + " or ".join(f"`{c} {directory}`" for c in sorted(commands, reverse=True))
+            + "."
+        )
+
+
+def _first_auto_approval(submitted: list[dict], separator: str) -> str:
+    """When MTurk approves and pays the earliest of `submitted` by itself, if it says."""
+    times = [a["AutoApprovalTime"] for a in submitted if a.get("AutoApprovalTime") is not None]
+    if not times:
+        return ""
+    return f"{separator}MTurk auto-approves (pays) the first at {_utc(min(times, key=hit_module.epoch))}"
+
+
+def _utc(value) -> str:
+    return f"{dt.datetime.fromtimestamp(hit_module.epoch(value), dt.timezone.utc):%Y-%m-%d %H:%M} UTC"
 
 
 @click.command()
