@@ -6,7 +6,9 @@ the same candidates (study.review.qualify.candidates, study.review.rules): a sub
 `[review] pay_min_score` is approved (paid) once; a writer who passed joins the group with the
 score remembered; one a later adjudication failed is taken out again. A submission Prolific has
 from another participant than the one the session was opened for (an edited PROLIFIC_PID) is
-skipped, neither paid nor admitted, as MTurk's qualify skips it.
+skipped, neither paid nor admitted, as MTurk's qualify skips it. The submissions it does not pay
+and that still await review are named (`Report.unpaid`), as MTurk's qualify names them: they are
+left for the researcher to approve or reject.
 """
 
 from __future__ import annotations
@@ -34,6 +36,10 @@ class Report:
     paid: list[tuple[str, str]] = field(default_factory=list)  # submission (review pseudonym), outcome
     skipped: list[tuple[str, str]] = field(default_factory=list)  # submission, why
     failures: list[tuple[str, str]] = field(default_factory=list)
+    # Submissions this command does not pay (disqualified, or scored below pay_min_score) that
+    # are still AWAITING REVIEW: Prolific pays one only once it is approved, so they wait for
+    # the researcher to approve or reject them.
+    unpaid: list[tuple[str, str, str]] = field(default_factory=list)  # submission, Prolific's id, why
 
 
 def qualify(ctx: Context, *, pay: bool = True, confirm=None) -> Report:
@@ -42,10 +48,13 @@ def qualify(ctx: Context, *, pay: bool = True, confirm=None) -> Report:
     settings = review_settings.from_study(ctx.study)
     report = Report()
     with reading(ctx.engine) as connection:
-        ours = dict(connection.execute(
-            select(prolific_submissions.c.submission_id, prolific_submissions.c.participant_id)
+        synced = connection.execute(
+            select(prolific_submissions.c.submission_id, prolific_submissions.c.participant_id,
+                   prolific_submissions.c.status)
             .where(prolific_submissions.c.environment == ctx.environment)
-        ).all())  # fmt: skip
+        ).all()  # fmt: skip
+    ours = {row.submission_id: row.participant_id for row in synced}
+    status = {row.submission_id: row.status for row in synced}
     chosen = []
     for candidate in shared.candidates(ctx):
         if candidate.assignment_id not in ours:
@@ -83,6 +92,8 @@ def qualify(ctx: Context, *, pay: bool = True, confirm=None) -> Report:
         with writing(ctx.engine) as connection:
             audit.record(connection, ACTOR, audit.QUALIFY_PAY, candidate.submission_id,
                          outcome=outcome, environment=ctx.environment)  # fmt: skip
+    if pay:
+        report.unpaid = left_unpaid(chosen, status, settings.pay_min_score)
     # A writer passes if any of their submissions passes (study.review.decisions.writer_passed,
     # the task server's check), with their best score; only writers none of whose passes leave.
     passed: dict[str, int] = {}
@@ -102,3 +113,17 @@ def qualify(ctx: Context, *, pay: bool = True, confirm=None) -> Report:
                 audit.record(connection, ACTOR, audit.QUALIFY_REVOKE, candidate.submission_id,
                              environment=ctx.environment)  # fmt: skip
     return report
+
+
+def left_unpaid(chosen, status: dict[str, str], minimum: int) -> list[tuple[str, str, str]]:
+    """The candidates `qualify` does not pay whose submission is still AWAITING REVIEW (as last
+    synced), with why it is not paid."""
+    found = []
+    for c in chosen:
+        if c.score is not None and c.score >= minimum:
+            continue
+        if status.get(c.assignment_id) != "AWAITING REVIEW":
+            continue
+        why = "disqualified" if c.score is None else f"scored {c.score}, below pay_min_score {minimum}"
+        found.append((c.submission_id, c.assignment_id, why))
+    return found

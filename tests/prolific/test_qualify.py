@@ -207,3 +207,38 @@ def test_qualify_pays_and_admits_only_the_participant_prolific_says_took_part(ct
     assert groups.members(ctx, "qualified") == {}
     (status,) = [s["status"] for s in ctx.client.pages(f"studies/{first['study_id']}/submissions/")]
     assert status == "AWAITING REVIEW"  # left to `study prolific review`
+
+
+def test_qualify_lists_the_submissions_it_does_not_pay_that_still_await_review(
+    ctx, prolific, task_client, study_folder
+):
+    """As MTurk's qualify does: a submission scored below pay_min_score is not approved here,
+    but it is not decided either; the researcher is told which, and how to decide them."""
+    with_prolific(study_folder, task_url=TASK_URL, budget="1000.00")
+    first = draft(ctx, "qualification")
+    taken = {pid: take_part(prolific, task_client, first["study_id"], pid) for pid in (GOOD, SPAM)}
+    submissions.sync(ctx)
+    rate(ctx, taken, {GOOD: 5, SPAM: 1})
+    spam_id = taken[SPAM].submission_id
+
+    done = CliRunner().invoke(main, ["prolific", "qualify", str(study_folder)])
+    assert done.exit_code == 0, done.output
+    (line,) = [line for line in done.output.splitlines() if "not paid" in line]
+    assert line.endswith(f": not paid, scored 1, below pay_min_score 2 (Prolific submission {spam_id})")
+    assert (
+        "Not paid here is not decided: 1 submission(s) above are still AWAITING REVIEW on Prolific, "
+        "which pays a submission once it is approved (this study's completion code asks Prolific "
+        f"for a manual review). Fix: study prolific reject {study_folder} {spam_id} --message TEXT "
+        "--category CATEGORY (or approve them)."
+    ) in done.output
+
+    why = "The text has fewer words than the task asked for, and the reviewers rated it as spam. " * 2
+    rejected = CliRunner().invoke(main, ["prolific", "reject", str(study_folder), spam_id,
+                                         "--message", why, "--category", "LOW_EFFORT"])  # fmt: skip
+    assert rejected.exit_code == 0, rejected.output
+    again = CliRunner().invoke(main, ["prolific", "qualify", str(study_folder)])
+    assert again.exit_code == 0, again.output
+    assert "not paid" not in again.output and "Not paid here" not in again.output
+    assert not any(line.startswith("paid ") for line in again.output.splitlines())  # nobody twice
+    statuses = {s["participant_id"]: s["status"] for s in ctx.client.pages(f"studies/{first['study_id']}/submissions/")}
+    assert statuses == {GOOD: "APPROVED", SPAM: "REJECTED"}

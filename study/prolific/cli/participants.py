@@ -63,6 +63,16 @@ def qualify(directory, no_pay, api_url, live: bool) -> None:
     click.echo(f"Qualified group: {len(report.added)} added, {len(report.removed)} removed.")
     for submission, why in report.skipped:
         click.echo(f"{submission}: skipped, {why}")
+    for submission, submission_id, why in report.unpaid:
+        click.echo(f"{submission}: not paid, {why} (Prolific submission {submission_id})")
+    if report.unpaid:
+        ids = " ".join(submission_id for _, submission_id, _ in report.unpaid)
+        click.echo(
+            f"Not paid here is not decided: {len(report.unpaid)} submission(s) above are still "
+            "AWAITING REVIEW on Prolific, which pays a submission once it is approved (this "
+            "study's completion code asks Prolific for a manual review). Fix: study prolific "
+            f"reject {directory} {ids} --message TEXT --category CATEGORY (or approve them)."
+        )
     for submission, problem in report.failures:
         click.echo(f"  ! {submission}: {problem}")
 
