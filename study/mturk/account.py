@@ -30,6 +30,7 @@ from study.store.mturk import (
     mturk_assignments,
     mturk_extensions,
     mturk_hits,
+    mturk_missing_submissions,
     mturk_payments,
     mturk_qualifications,
 )
@@ -42,6 +43,7 @@ MTURK_TABLES = (
     mturk_qualifications,
     mturk_payments,
     mturk_extensions,
+    mturk_missing_submissions,
     review_grants,
 )
 

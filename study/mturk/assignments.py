@@ -5,7 +5,9 @@ completion page submits the session's verification code with the assignment. `sy
 assignment of the study's HITs, stores it in mturk_assignments, and matches it to its session by
 assignment id, checking that worker, HIT and code agree. Disagreements are reported, never
 silently fixed: they are what peers' trackers complain about most (the database and MTurk
-disagreeing on who submitted what).
+disagreeing on who submitted what). A session with no submitted assignment is warned about once,
+at the sync that first finds it (mturk_missing_submissions), and counted at later ones: MTurk
+lists no returned or abandoned assignment, so nothing later would tell the researcher more.
 
 It also keeps the books in step with MTurk: reward entries bound to submitted assignments,
 confirmed when MTurk approved (also by auto-approval), cancelled when rejected or never taken
@@ -34,7 +36,7 @@ from study.mturk.context import Context
 from study.store import reading, writing
 from study.store import sessions as session_store
 from study.store.db import sessions
-from study.store.mturk import mturk_assignments
+from study.store.mturk import mturk_assignments, mturk_missing_submissions
 
 CODE_FIELD = "verificationCode"  # the completion page's hidden field (templates/complete.html)
 
@@ -56,6 +58,8 @@ class Reconciled:
 class SyncReport:
     assignments: list[Reconciled] = field(default_factory=list)
     sessions_without_assignment: list[dict] = field(default_factory=list)
+    # Those of them an earlier sync already warned about: counted, not warned about again.
+    warned_before: set[str] = field(default_factory=set)
     adopted_hits: list[str] = field(default_factory=list)
     excluded_workers: list[str] = field(default_factory=list)
     # HIT id -> open assignments nobody reserved under the cap (extended outside `study mturk`)
@@ -78,6 +82,7 @@ class SyncReport:
             f"session {s['session_id']} (worker {s['worker_id']}, assignment {s['assignment_id']}) has no "
             "submitted assignment on MTurk: still working, returned the HIT, or submitted nothing"
             for s in self.sessions_without_assignment
+            if s["session_id"] not in self.warned_before
         ]
         return found
 
@@ -154,6 +159,7 @@ def sync(ctx: Context) -> SyncReport:
     report.sessions_without_assignment = _unsubmitted_sessions(
         ctx, {r["hit_id"] for r in rows}, submitted_ids
     )
+    report.warned_before = _remember_missing(ctx, report.sessions_without_assignment)
     if ctx.settings.once_per_worker:
         report.excluded_workers = exclude_submitters(ctx)
     return report
@@ -231,6 +237,29 @@ def _unsubmitted_sessions(ctx: Context, hit_ids: set[str], submitted: set[str]) 
     with reading(ctx.engine) as connection:
         rows = connection.execute(select(sessions).where(sessions.c.hit_id.in_(hit_ids))).mappings()
         return [dict(r) for r in rows if r["assignment_id"] not in submitted]
+
+
+def _remember_missing(ctx: Context, missing: list[dict]) -> set[str]:
+    """Record the sessions with no submission on MTurk; answer those recorded before."""
+    ids = [s["session_id"] for s in missing]
+    if not ids:
+        return set()
+    with reading(ctx.engine) as connection:
+        seen = set(connection.execute(
+            select(mturk_missing_submissions.c.session_id).where(
+                mturk_missing_submissions.c.environment == ctx.environment,
+                mturk_missing_submissions.c.session_id.in_(ids))
+        ).scalars())  # fmt: skip
+    new = [i for i in ids if i not in seen]
+    if new:
+        with writing(ctx.engine) as connection:
+            dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
+            now = time.time()
+            # Two syncs at once may both find a session new: both warn, one row stays.
+            connection.execute(dialect.insert(mturk_missing_submissions).on_conflict_do_nothing(), [
+                {"environment": ctx.environment, "session_id": i, "first_seen_at": now} for i in new
+            ])  # fmt: skip
+    return seen
 
 
 def exclude_submitters(ctx: Context) -> list[str]:

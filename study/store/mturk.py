@@ -68,6 +68,17 @@ mturk_assignments = Table(
     Index("mturk_assignments_by_worker", "environment", "worker_id"),
 )
 
+mturk_missing_submissions = Table(
+    "mturk_missing_submissions",
+    metadata,
+    Column("environment", String(255), primary_key=True),
+    # A session bound to an assignment MTurk listed no submission for (returned, abandoned, or
+    # still being worked on): `sync` warns when it first finds one, then only counts it, so the
+    # warning does not come back at every run (study.mturk.assignments).
+    Column("session_id", String(32), primary_key=True),
+    Column("first_seen_at", Float, nullable=False),
+)
+
 mturk_qualifications = Table(
     "mturk_qualifications",
     metadata,

@@ -312,3 +312,27 @@ def test_emulate_takes_the_balance_as_dollars_or_says_what_is_wrong(tmp_path, mo
         mturk, ["emulate", "--state", str(tmp_path / "b.json"), "--balance", "lots"]
     )
     assert wrong.exit_code != 0 and "--balance" in wrong.output and "2.50" in wrong.output
+
+
+def test_sync_warns_of_a_returned_hit_once_then_counts_it(run, study_folder, emulator, task_app_for_folder):
+    import httpx
+
+    hit_id = _hit_ids(
+        run("post", str(study_folder), "--assignments", "2", "--task-url", TASK_URL).stdout
+    )[0]
+    left = take_hit(
+        emulator.url, task_app_for_folder.test_client(), hit_id, "A1LEFT", submit=False
+    )
+    returned = httpx.post(f"{emulator.url}/_emulator/return", data={"AssignmentId": left.assignment_id})
+    assert returned.status_code == 200, returned.text
+    first = run("sync", str(study_folder))
+    assert first.exit_code == 0, first.output
+    warning = f"session {left.session_id} (worker A1LEFT, assignment {left.assignment_id}) has no"
+    assert warning in first.stdout and "as warned at an earlier sync" not in first.stdout
+    second = run("sync", str(study_folder))
+    assert second.exit_code == 0, second.output
+    assert warning not in second.stdout
+    assert (
+        "1 session(s) still with no submitted assignment on MTurk (returned or abandoned the "
+        "HIT, or still working), as warned at an earlier sync." in second.stdout
+    )

@@ -41,6 +41,11 @@ def _print_sync(report: assignments.SyncReport) -> None:
         click.echo(f"Exclusion qualification granted to {len(report.excluded_workers)} workers.")
     for problem in report.problems:
         click.echo(f"  ! {problem}")
+    if report.warned_before:
+        click.echo(
+            f"{len(report.warned_before)} session(s) still with no submitted assignment on MTurk "
+            "(returned or abandoned the HIT, or still working), as warned at an earlier sync."
+        )
 
 
 @click.command()
