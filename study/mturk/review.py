@@ -291,9 +291,7 @@ def reject(ctx: Context, assignment_id: str, feedback: str) -> str:
         raise ValueError("A rejection needs feedback telling the worker why.")
     assignment, hit = assignment_module.fetch(ctx, assignment_id)
     if assignment["AssignmentStatus"] == "Approved":
-        raise ValueError(
-            f"Assignment {assignment_id} is already approved; MTurk cannot reject it now."
-        )
+        raise ValueError(_too_late_to_reject(ctx, assignment))
     outcome = "already rejected"
     if assignment["AssignmentStatus"] == "Submitted":
         try:
@@ -309,6 +307,29 @@ def reject(ctx: Context, assignment_id: str, feedback: str) -> str:
         ledger.settle(connection, entry["id"], "cancelled", "rejected")
         _set_status(connection, ctx, assignment_id, "Rejected", feedback)
     return outcome
+
+
+def _too_late_to_reject(ctx: Context, assignment: dict) -> str:
+    """Why an approved assignment cannot be rejected, and what is left to do. Nobody can approve
+    a submission after its auto-approval time, since MTurk has approved it by then: an approval
+    at or after that time is MTurk's own."""
+    assignment_id = assignment["AssignmentId"]
+    approved, due = assignment.get("ApprovalTime"), assignment.get("AutoApprovalTime")
+    if approved is None or due is None or hit_module.epoch(approved) < hit_module.epoch(due):
+        return (
+            f"Assignment {assignment_id} is already approved (paid); MTurk cannot reject an "
+            "approved assignment."
+        )
+    at = dt.datetime.fromtimestamp(hit_module.epoch(approved), dt.timezone.utc)
+    return (
+        f"Assignment {assignment_id} was auto-approved: nobody decided it before its "
+        f"auto-approval time, so MTurk approved and paid it by itself at {at:%Y-%m-%d %H:%M} UTC. "
+        "A rejection is no longer possible and the payment cannot be taken back. Fix: none for "
+        "this assignment (if its work broke the review rules, `study mturk block "
+        f"{ctx.study.directory} {assignment['WorkerId']} --reason TEXT` keeps the worker from "
+        "your other HITs); for later submissions, decide them before MTurk does (`study mturk "
+        "list` says when it will), or raise [mturk] auto_approve_hours for HITs posted from now on."
+    )
 
 
 def _bind_reward(connection, ctx: Context, assignment: dict, hit: dict, *, budget) -> dict:

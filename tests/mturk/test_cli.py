@@ -336,3 +336,28 @@ def test_sync_warns_of_a_returned_hit_once_then_counts_it(run, study_folder, emu
         "1 session(s) still with no submitted assignment on MTurk (returned or abandoned the "
         "HIT, or still working), as warned at an earlier sync." in second.stdout
     )
+
+
+def test_rejecting_an_auto_approved_assignment_says_mturk_paid_it_and_what_is_left(run, study_folder, emulator):
+    hit_id = _hit_ids(
+        run("post", str(study_folder), "--assignments", "2", "--task-url", TASK_URL).stdout
+    )[0]
+    late = accept_and_submit(emulator.state, hit_id, "A1LATE", {"verificationCode": "X"})
+    decided = accept_and_submit(emulator.state, hit_id, "A1DECIDED", {"verificationCode": "X"})
+    assert run("approve", str(study_folder), decided["AssignmentId"]).exit_code == 0
+    emulator.state.advance(73 * 3600)  # past [mturk] auto_approve_hours (72)
+
+    refused = run("reject", str(study_folder), late["AssignmentId"], "--feedback", "Too short.")
+    assert refused.exit_code == 1
+    assert (
+        f"Assignment {late['AssignmentId']} was auto-approved: nobody decided it before its "
+        f"auto-approval time, so MTurk approved and paid it by itself at "
+        f"{_utc(late['AutoApprovalTime'])}. A rejection is no longer possible"
+    ) in refused.output
+    assert f"study mturk block {study_folder} A1LATE --reason TEXT" in refused.output
+    # One the researcher approved is not said to be MTurk's doing.
+    again = run("reject", str(study_folder), decided["AssignmentId"], "--feedback", "Too short.")
+    assert again.exit_code == 1 and "auto-approved" not in again.output
+    assert f"Assignment {decided['AssignmentId']} is already approved (paid)" in again.output
+    statuses = {a["AssignmentStatus"] for a in emulator.state.data["assignments"].values()}
+    assert statuses == {"Approved"}
