@@ -100,7 +100,8 @@ def check_budget(
         if budget.live:
             raise BudgetExceeded(
                 f"Refusing {what}: live mode spends real money and this study has no budget cap. "
-                'Fix: set budget = "..." in the [mturk] section of study.toml.'
+                'Fix: set the most this study may spend in dollars, fees included, e.g. budget = '
+                '"100.00", in the [mturk] section of study.toml.'
             )
         return
     # Two commands at once (two terminals, a review and a bonus) must check one after the

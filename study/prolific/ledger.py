@@ -56,7 +56,9 @@ def check_budget(
         if budget is not None and budget.live:
             raise BudgetExceeded(
                 f"Refusing {what}: Prolific spends real money and this study has no budget cap. "
-                'Fix: set budget = "..." in the [prolific] section of study.toml.'
+                "Fix: set the most this study may spend, fees included, in "
+                f'{currency or "the workspace currency"}, e.g. budget = '
+                f'"{money.as_written(8000, currency)}", in the [prolific] section of study.toml.'
             )
         check_currency(connection, environment, currency, what)
         return

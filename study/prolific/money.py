@@ -41,7 +41,7 @@ def parse(text: str | int, *, what: str = "amount", currency: str | None = None)
     if currency and written and written != currency:
         raise MoneyError(
             f"{what}: {text!r} is in {written}, but this Prolific workspace pays in {currency}. "
-            f'Fix: give the amount in {currency}, e.g. "{show(250, currency)}"'
+            f'Fix: give the amount in {currency}, e.g. "{as_written(250, currency)}"'
         )
     raw = str(text).strip().lstrip("£$").strip()
     try:
@@ -98,6 +98,13 @@ def show(minor: int, currency: str | None = "GBP") -> str:
     if currency is None:
         return f"{major(minor)} (currency unknown)"
     return f"{SYMBOLS.get(currency, currency + ' ')}{major(minor)}"
+
+
+def as_written(minor: int, currency: str) -> str:
+    """250 -> "£2.50" for a pound workspace: an amount as study.toml may give it for a workspace
+    paying in `currency`, which `parse` accepts (a currency without a symbol here: "2.50", which
+    is read in the workspace's currency; "EUR 2.50" would be refused)."""
+    return f"{SYMBOLS.get(currency, '')}{major(minor)}"
 
 
 def code(currency: str | None) -> str:

@@ -80,6 +80,10 @@ def from_study(study: Study) -> ProlificSettings:
     return settings
 
 
+# What the fixes' examples give: a reward per place, and a budget for a whole study.
+EXAMPLES = {"reward": 250, "budget": 8000}
+
+
 def check_currency(study: Study, currency: str, *, reward: bool = False) -> None:
     """The study's amounts written with a symbol must be in the workspace's currency, which only
     Prolific knows (users/me): `study init` writes pay = "$2.50", which would otherwise become
@@ -99,7 +103,7 @@ def check_currency(study: Study, currency: str, *, reward: bool = False) -> None
             raise SettingsError(
                 f"{where} is {text!r}, in {found}, but this Prolific workspace pays in "
                 f"{currency}. Fix: set {key} in [prolific] in {currency}, e.g. "
-                f'{key} = "{money.major(250)}"'
+                f'{key} = "{money.as_written(EXAMPLES[key], currency)}"'
                 + (", and make [study] pay, which the consent page shows, say the same."
                    if key == "reward" else ".")
             )

@@ -3,6 +3,7 @@ extending, expiring and deleting them."""
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import replace
 import xml.etree.ElementTree as ET
@@ -196,8 +197,13 @@ def test_the_budget_cap_refuses_a_post_before_anything_is_created(make_ctx, emul
 
 def test_live_mode_needs_a_budget_cap(make_ctx, emulator):
     live = make_ctx(account=connect(emulator.url, live=True))
-    with pytest.raises(ledger.BudgetExceeded, match="no budget cap"):
+    with pytest.raises(ledger.BudgetExceeded, match="no budget cap") as refused:
         _post(live)
+    # The fix's example is a budget study.toml takes as it is written.
+    example = re.search(r'e\.g\. budget = "([^"]+)"', str(refused.value)).group(1)
+    capped = make_ctx(account=connect(emulator.url, live=True), budget=example)
+    assert capped.settings.budget == Decimal("100.00")
+    _post(capped)
 
 
 def test_a_declined_confirmation_posts_nothing(ctx, emulator):

@@ -172,3 +172,15 @@ def test_a_currency_prolific_does_not_pay_in_is_refused_and_the_entries_stay_unk
     assert "are now in GBP" in out
     out = run("prolific", "ledger", str(study_folder), "--earlier-currency", "GBP")
     assert "No entry is of unknown currency" in out and "0 entries" not in out
+
+
+def test_the_budgets_example_in_the_currency_fix_is_one_the_study_accepts(run, study_folder):
+    """`study init` thinks in dollars; a pound workspace refuses a "$" budget, and the example
+    the fix gives is a whole study's budget, written in pounds as study.toml takes it."""
+    with_prolific(study_folder, budget="$50.00")
+    out = run("prolific", "balance", str(study_folder), code=1)
+    assert "[prolific] budget is '$50.00', in USD, but this Prolific workspace pays in GBP" in out
+    example = re.search(r'e\.g\. budget = "([^"]+)"', out).group(1)
+    assert example == "£80.00"
+    with_prolific(study_folder, budget=example)
+    assert "Budget cap: £80.00" in run("prolific", "balance", str(study_folder))
