@@ -19,9 +19,9 @@ Both providers file a participant's session alike (study.store.db.sessions): the
 PID as `worker_id`, the assignment or Prolific submission as `assignment_id`, the HIT or
 Prolific study as `hit_id`, so the repeat guard, review, rounds and releases (keyed pseudonyms
 of worker ids) treat them the same. What they do not share is money: each keeps its own ledger
-table and budget cap (study.mturk.ledger in USD, study.prolific.ledger in the workspace
-currency's minor units), filed under its own account (`environment`); a summary carries each
-in its own currency.
+table and budget cap (study.mturk.ledger and study.mturk.budget in USD, study.prolific.ledger
+in the workspace currency's minor units), filed under its own account (`environment`); a
+summary carries each in its own currency.
 
 The operations, in the words of issue 19: post work, list it, sync submissions with sessions,
 review them by the shared rules, approve / reject, pay a bonus through the ledger, qualify

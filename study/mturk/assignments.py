@@ -13,7 +13,7 @@ It also keeps the books in step with MTurk: reward entries bound to submitted as
 confirmed when MTurk approved (also by auto-approval), cancelled when rejected or never taken
 (slots of closed and deleted HITs are released); it never reserves anything itself, so a
 submission it finds without a reservation is recorded "unreserved" and approving it checks the
-cap (study.mturk.ledger);
+cap (study.mturk.ledger, study.mturk.budget);
 HITs of this study that a crashed post left unrecorded are adopted; with once_per_worker the
 exclusion qualification is granted to every worker who submitted.
 """

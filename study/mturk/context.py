@@ -10,7 +10,7 @@ from sqlalchemy import Engine
 from study.config import Study
 from study.mturk import account
 from study.mturk.client import Requester
-from study.mturk.ledger import Budget
+from study.mturk.budget import Budget
 from study.mturk.settings import MTurkSettings
 from study.store import create_tables, make_engine
 

@@ -20,7 +20,7 @@ from typing import Callable
 from sqlalchemy import select, update
 
 from study.mturk import hits as hit_module
-from study.mturk import ledger, money
+from study.mturk import budget, ledger, money
 from study.mturk.client import MTurkError
 from study.mturk.context import Context
 from study.store import reading, writing
@@ -42,7 +42,7 @@ def add(
     reward = Decimal(hit["Reward"])
     cost = money.Cost(reward * more, money.fee(reward, assignments=total) * more)
     with reading(ctx.engine) as connection:  # refused before anyone is asked to confirm
-        ledger.check_budget(
+        budget.check_budget(
             connection, ctx.environment, ctx.budget, cost, f"{more} more assignments of {hit_id}"
         )
     if confirm is not None and not confirm(cost):

@@ -11,7 +11,7 @@ import time
 from decimal import Decimal
 from typing import Callable
 
-from study.mturk import assignments, extensions, ledger, money
+from study.mturk import assignments, budget, extensions, ledger, money
 from study.mturk.client import MTurkError
 from study.mturk.context import Context
 from study.mturk.hits import (
@@ -104,7 +104,7 @@ def _reserve_reopened(
     cost = money.Cost(reward * missing, fee * missing)
     what = f"re-opening {missing} assignments of HIT {hit_id}"
     with reading(ctx.engine) as connection:  # refused before anyone is asked to confirm
-        ledger.check_budget(connection, ctx.environment, ctx.budget, cost, what)
+        budget.check_budget(connection, ctx.environment, ctx.budget, cost, what)
     if confirm is not None and not confirm(cost):
         return False
     with writing(ctx.engine) as connection:  # the cap is checked before MTurk is asked

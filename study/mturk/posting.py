@@ -21,7 +21,7 @@ from typing import Callable
 
 from study.config import Study, missing_id_message
 from study.mturk import hits as hit_module
-from study.mturk import ledger, money
+from study.mturk import budget, ledger, money
 from study.mturk.client import MTurkError
 from study.mturk.context import Context
 from study.store import reading, writing
@@ -63,14 +63,14 @@ def post(
     url = hit_module.check_task_url(task_url, allow_http=_dry_run(ctx), page=page)
     cost = money.hit_cost(reward, assignments, hits)
     with reading(ctx.engine) as connection:
-        ledger.check_budget(connection, ctx.environment, ctx.budget, cost, f"posting {hits} HITs")
+        budget.check_budget(connection, ctx.environment, ctx.budget, cost, f"posting {hits} HITs")
     params = hit_module.hit_type_params(ctx, reward, url)
     if confirm is not None and not confirm(cost):
         return None
     hit_type_id = ctx.requester.call("CreateHITType", **params)["HITTypeId"]
     planned = []
     with writing(ctx.engine) as connection:
-        ledger.check_budget(connection, ctx.environment, ctx.budget, cost, f"posting {hits} HITs")
+        budget.check_budget(connection, ctx.environment, ctx.budget, cost, f"posting {hits} HITs")
         for _ in range(hits):
             row = {
                 "environment": ctx.environment,

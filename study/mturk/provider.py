@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import Connection, func, select
 
 from study.config import Study
-from study.mturk import assignments, bonuses, hits, ledger, money, posting, repeat, review, workers
+from study.mturk import assignments, bonuses, budget, hits, money, posting, repeat, review, workers
 from study.mturk import entry
 from study.mturk import qualify as mturk_qualify
 from study.mturk import settings as mturk_settings
@@ -52,7 +52,7 @@ class MTurk:
                     mturk_assignments.c.status.in_(repeat.ACCEPTED_WORK),
                 )
             ).scalar_one()  # fmt: skip
-            totals = ledger.totals(connection, environment)
+            totals = budget.totals(connection, environment)
             found.append(Summary(
                 self.name, environment, submitted, money.show(totals.committed.total),
                 money.show(totals.paid.total), money.show(cap) if cap is not None else None,
@@ -104,7 +104,7 @@ class MTurk:
     def balance(self, ctx: Context) -> dict:
         available = ctx.requester.call("GetAccountBalance")["AvailableBalance"]
         with reading(ctx.engine) as connection:
-            committed = ledger.totals(connection, ctx.environment).committed.total
+            committed = budget.totals(connection, ctx.environment).committed.total
         return {"available": Decimal(available), "committed": committed, "cap": ctx.settings.budget}
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import delete, select
 
-from study.mturk import assignments, ledger, qualifications, review, workers
+from study.mturk import assignments, budget, ledger, qualifications, review, workers
 from study.mturk import settings as mturk_settings
 from study.mturk.client import MTurkError
 from study.mturk.context import Context
@@ -237,7 +237,7 @@ def _pay(ctx: Context, due: list[Candidate], report: Report, confirm) -> None:
     for candidate in due:
         try:
             outcome = review.approve(ctx, candidate.assignment_id, feedback)
-        except (MTurkError, ledger.BudgetExceeded, ValueError) as error:
+        except (MTurkError, budget.BudgetExceeded, ValueError) as error:
             report.failures.append((candidate.submission_id, f"payment: {error}"))
             continue
         report.paid.append((candidate.submission_id, outcome))

@@ -37,7 +37,7 @@ from study import control_arm
 from study.config_texts import MIN_TIME_SLACK_SECONDS
 from study.mturk import assignments as assignment_module
 from study.mturk import hits as hit_module
-from study.mturk import ledger, money
+from study.mturk import budget, ledger, money
 from study.mturk.client import MTurkError
 from study.mturk.context import Context
 from study.review import evidence as review_evidence
@@ -230,11 +230,11 @@ def approve(
                     ctx.budget,
                     f"approving assignment {assignment_id}, which no reservation covered",
                 )
-            except ledger.BudgetExceeded as refusal:
-                raise ledger.BudgetExceeded(f"{refusal} {_pays_itself(assignment)}") from None
+            except budget.BudgetExceeded as refusal:
+                raise budget.BudgetExceeded(f"{refusal} {_pays_itself(assignment)}") from None
         reopened = entry["status"] == "cancelled"
         if reopened and not paid_already:
-            ledger.check_budget(
+            budget.check_budget(
                 connection,
                 ctx.environment,
                 ctx.budget,
@@ -359,7 +359,7 @@ def apply(ctx: Context, chosen: list[Proposal]) -> dict[str, str]:
                 outcomes[proposal.assignment_id] = reject(
                     ctx, proposal.assignment_id, proposal.feedback
                 )
-        except (MTurkError, ledger.BudgetExceeded, ValueError) as error:
+        except (MTurkError, budget.BudgetExceeded, ValueError) as error:
             outcomes[proposal.assignment_id] = f"failed: {error}"
     return outcomes
 

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from study.mturk import bonuses, ledger
+from study.mturk import bonuses, budget, ledger
 from study.mturk.emulator import accept_and_submit
 from study.store import reading
 from tests.mturk.conftest import post_hit
@@ -99,7 +99,7 @@ def test_the_budget_cap_refuses_a_bonus_before_paying(make_ctx, emulator):
     assignment_id = accept_and_submit(
         emulator.state, hit_id, "A1WRITER", {"verificationCode": "X"}
     )["AssignmentId"]
-    with pytest.raises(ledger.BudgetExceeded, match=r"a bonus of \$2.00"):
+    with pytest.raises(budget.BudgetExceeded, match=r"a bonus of \$2.00"):
         bonuses.pay(ctx, assignment_id, Decimal("2.00"), "Great story")  # 3.00 + 2.40 > 5.00
     assert _paid(emulator, assignment_id) == []
     assert (

@@ -11,7 +11,7 @@ from decimal import Decimal
 import httpx
 import pytest
 
-from study.mturk import assignments, hit_actions, hits, ledger
+from study.mturk import assignments, budget, hit_actions, hits, ledger
 from study.mturk.client import MTurkError
 from study.mturk.emulator import accept_and_submit
 from study.mturk.review import approve
@@ -52,10 +52,10 @@ def test_re_opening_within_the_cap_reserves_the_slots_again(ctx, emulator):
     done = accept_and_submit(emulator.state, hit_id, "A1FIRST", {"verificationCode": "X"})
     hit_actions.expire(ctx, hit_id)
     with reading(ctx.engine) as connection:
-        assert ledger.totals(connection, ctx.environment).reserved.total == Decimal("3.00")
+        assert budget.totals(connection, ctx.environment).reserved.total == Decimal("3.00")
     hit_actions.extend(ctx, hit_id, hours=1)
     with reading(ctx.engine) as connection:
-        reserved = ledger.totals(connection, ctx.environment).reserved.total
+        reserved = budget.totals(connection, ctx.environment).reserved.total
     assert reserved == Decimal("6.00")  # the submission's reward and the slot open again
     assert approve(ctx, done["AssignmentId"]) == "approved"
 
@@ -75,7 +75,7 @@ def test_approving_a_submission_sync_found_unreserved_checks_the_cap(make_ctx, e
     )
     assignments.sync(ctx)  # records what MTurk may owe, past the cap, without reserving it
     assert approve(ctx, first["AssignmentId"]) == "approved"
-    with pytest.raises(ledger.BudgetExceeded, match="no reservation covered") as refused:
+    with pytest.raises(budget.BudgetExceeded, match="no reservation covered") as refused:
         approve(ctx, second["AssignmentId"])
     waiting = emulator.state.data["assignments"][second["AssignmentId"]]
     assert waiting["AssignmentStatus"] == "Submitted"
@@ -115,7 +115,7 @@ def test_extend_run_again_after_a_crash_adds_the_assignments_once(ctx, emulator,
     hit_actions.extend(ctx, hit_id, more=2, hours=1)
     assert emulator.state.data["hits"][hit_id]["MaxAssignments"] == 7  # asked anew: added
     with reading(ctx.engine) as connection:
-        assert ledger.totals(connection, ctx.environment).reserved.total == Decimal("21.00")
+        assert budget.totals(connection, ctx.environment).reserved.total == Decimal("21.00")
 
 
 def test_an_extend_that_never_reached_mturk_is_sent_by_the_next_run(ctx, emulator, monkeypatch):
@@ -157,7 +157,7 @@ def test_sync_releases_the_slots_of_a_hit_deleted_elsewhere(ctx, emulator):
     mturk.delete_hit(HITId=hit_id)
     assignments.sync(ctx)
     with reading(ctx.engine) as connection:
-        totals = ledger.totals(connection, ctx.environment)
+        totals = budget.totals(connection, ctx.environment)
     assert totals.committed.total == Decimal("0.00") and totals.released.total == Decimal("6.00")
 
 
@@ -231,14 +231,14 @@ def test_two_bonus_commands_at_once_on_postgresql_never_pass_the_cap_together(pg
 
     from study.store import writing
 
-    budget = ledger.Budget(cap=Decimal("10.00"), live=True)
+    cap = budget.Budget(cap=Decimal("10.00"), live=True)
     environment = "live:123456789012"
 
     def intend(assignment_id: str) -> None:
         with writing(pg_engine) as connection:
             ledger.intend_bonus(connection, environment, assignment_id=assignment_id,
                                 worker_id="A1" + assignment_id, hit_id="3HIT", amount=Decimal("6.00"),
-                                reason="a vivid scene", repeat=False, budget=budget)  # fmt: skip
+                                reason="a vivid scene", repeat=False, budget=cap)  # fmt: skip
 
     second: dict = {}
 
@@ -246,14 +246,14 @@ def test_two_bonus_commands_at_once_on_postgresql_never_pass_the_cap_together(pg
         try:
             intend("3SECOND")
             second["outcome"] = "intended"
-        except ledger.BudgetExceeded as error:
+        except budget.BudgetExceeded as error:
             second["outcome"] = str(error)
 
     # Each bonus costs $7.20 with MTurk's fee: either fits under the $10.00 cap, not both.
     with writing(pg_engine) as connection:
         ledger.intend_bonus(connection, environment, assignment_id="3FIRST", worker_id="A1FIRST",
                             hit_id="3HIT", amount=Decimal("6.00"), reason="a vivid scene",
-                            repeat=False, budget=budget)  # fmt: skip
+                            repeat=False, budget=cap)  # fmt: skip
         # The first command has checked the cap and written its intent, not yet committed,
         # when the second one checks.
         thread = threading.Thread(target=second_command)
@@ -263,7 +263,7 @@ def test_two_bonus_commands_at_once_on_postgresql_never_pass_the_cap_together(pg
 
     assert "Refusing a bonus of $6.00" in second["outcome"]
     with reading(pg_engine) as connection:
-        committed = ledger.totals(connection, environment).committed.total
+        committed = budget.totals(connection, environment).committed.total
     assert committed == Decimal("7.20")
 
 

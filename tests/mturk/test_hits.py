@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from study import config
 
-from study.mturk import hit_actions, hits, ledger, posting, qualifications
+from study.mturk import budget, hit_actions, hits, ledger, posting, qualifications
 from study.mturk.emulator import accept_and_submit
 from study.mturk.hits import EXTERNAL_QUESTION_NS
 from study.mturk.review import approve, reject
@@ -81,7 +81,7 @@ def test_post_creates_a_hit_type_and_hits_with_the_papers_requirements(ctx, emul
     }
     with reading(ctx.engine) as connection:
         slots = ledger.entries(connection, ctx.environment, kind="reward")
-        committed = ledger.totals(connection, ctx.environment).committed
+        committed = budget.totals(connection, ctx.environment).committed
     assert len(slots) == 6 and all(s["status"] == "intended" and s["hit_id"] for s in slots)
     assert committed.total == Decimal("18.00")  # 6 x (2.50 + 0.50)
 
@@ -186,18 +186,18 @@ def test_the_templates_example_requirement_is_the_qualification_study_qualify_gr
 
 def test_the_budget_cap_refuses_a_post_before_anything_is_created(make_ctx, emulator):
     ctx = make_ctx(budget="20.00")
-    with pytest.raises(ledger.BudgetExceeded) as caught:
+    with pytest.raises(budget.BudgetExceeded) as caught:
         _post(ctx, hits_count=3, assignments=3)  # 9 x 3.00 = 27.00
     assert "$27.00" in str(caught.value) and "$20.00" in str(caught.value)
     assert emulator.state.data["hits"] == {} and emulator.state.data["hit_types"] == {}
     _post(ctx, hits_count=2, assignments=3)  # 18.00 fits
-    with pytest.raises(ledger.BudgetExceeded, match=r"\$18.00 is already committed"):
+    with pytest.raises(budget.BudgetExceeded, match=r"\$18.00 is already committed"):
         _post(ctx, hits_count=1, assignments=1)  # 3.00 more would pass 20.00
 
 
 def test_live_mode_needs_a_budget_cap(make_ctx, emulator):
     live = make_ctx(account=connect(emulator.url, live=True))
-    with pytest.raises(ledger.BudgetExceeded, match="no budget cap") as refused:
+    with pytest.raises(budget.BudgetExceeded, match="no budget cap") as refused:
         _post(live)
     # The fix's example is a budget study.toml takes as it is written.
     example = re.search(r'e\.g\. budget = "([^"]+)"', str(refused.value)).group(1)
@@ -351,7 +351,7 @@ def test_a_rejection_cancels_the_reward_it_had_reserved(ctx, emulator):
     done = accept_and_submit(emulator.state, hit_id, "A1WORKER", {"verificationCode": "X"})
     reject(ctx, done["AssignmentId"], "No session found for this code.")
     with reading(ctx.engine) as connection:
-        assert ledger.totals(connection, ctx.environment).committed.total == Decimal("0.00")
+        assert budget.totals(connection, ctx.environment).committed.total == Decimal("0.00")
 
 
 def test_sync_after_a_crashed_post_records_the_hit_and_post_then_posts_anew(ctx, emulator, monkeypatch):
@@ -378,7 +378,7 @@ def test_a_rejection_can_be_overridden_and_then_the_reward_is_paid(ctx, emulator
         approve(ctx, done["AssignmentId"])
     assert approve(ctx, done["AssignmentId"], "Sorry, our mistake.", override_rejection=True) == "approved"
     with reading(ctx.engine) as connection:
-        assert ledger.totals(connection, ctx.environment).paid.total == Decimal("3.00")
+        assert budget.totals(connection, ctx.environment).paid.total == Decimal("3.00")
         paid = ledger.reward_entry(connection, ctx.environment, done["AssignmentId"])
     assert ctx.requester.client.get_account_balance()["AvailableBalance"] == "9997.00"
     # The ledger's note (printed by `study mturk ledger`) says why a rejected assignment was paid.
@@ -433,7 +433,7 @@ def test_a_post_mturk_refuses_leaves_nothing_planned_so_the_fixed_post_goes_out(
         )
     assert "none of the 3 HITs was posted" in str(refused.value)
     with reading(ctx.engine) as connection:
-        assert ledger.totals(connection, ctx.environment).committed.total == Decimal("0.00")
+        assert budget.totals(connection, ctx.environment).committed.total == Decimal("0.00")
     fixed = _post(ctx, hits_count=3)  # the researcher fixed the URL: it is what gets posted
     assert not fixed.resumed and len(fixed.hits) == 3
     assert {row["task_url"] for row in fixed.hits} == {TASK_URL}

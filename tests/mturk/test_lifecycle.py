@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import httpx
 
-from study.mturk import assignments, bonuses, hit_actions, hits, ledger, review, workers
+from study.mturk import assignments, bonuses, budget, hit_actions, hits, ledger, review, workers
 from study.mturk.emulator import accept_and_submit
 from study.store import reading
 from tests.mturk.conftest import TASK_URL, post_hit
@@ -98,7 +98,7 @@ def test_a_study_from_posting_to_payment(ctx, emulator, task_app):
     assert hit_actions.delete(ctx, hit_id) == "deleted"
 
     with reading(ctx.engine) as connection:
-        totals = ledger.totals(connection, ctx.environment)
+        totals = budget.totals(connection, ctx.environment)
     # One approved reward (2.50 + 0.50) and one bonus (1.00 + 0.20); everything else released.
     assert (totals.paid.total, totals.committed.total) == (Decimal("4.20"), Decimal("4.20"))
     assert mturk.get_account_balance()["AvailableBalance"] == "9995.80"
@@ -168,7 +168,7 @@ def test_sync_records_rewards_mturk_owes_even_past_the_cap(make_ctx, emulator, t
     assignments.sync(live)
     with reading(live.engine) as connection:
         rewards = ledger.entries(connection, live.environment, kind="reward")
-        committed = ledger.totals(connection, live.environment).committed
+        committed = budget.totals(connection, live.environment).committed
     assert sorted(r["worker_id"] for r in rewards) == ["A1FIRST", "A1SECOND"]
     assert committed.total == Decimal(
         "6.00"

@@ -67,7 +67,7 @@ def test_approve_records_a_rejection_already_overridden_on_mturk_even_at_the_cap
     """A rejection overridden on the requester website has been paid by MTurk: `approve` must
     record it ("already approved"), not refuse it under the cap as if it were new spending,
     which left the ledger $3.00 short of what MTurk charged."""
-    from study.mturk import ledger
+    from study.mturk import budget
     from study.store import reading
 
     ctx = make_ctx(budget="3.00")
@@ -80,13 +80,13 @@ def test_approve_records_a_rejection_already_overridden_on_mturk_even_at_the_cap
     )
     assert review.approve(ctx, done["AssignmentId"]) == "already approved"
     with reading(ctx.engine) as connection:
-        assert ledger.totals(connection, ctx.environment).paid.total == Decimal("3.00")
+        assert budget.totals(connection, ctx.environment).paid.total == Decimal("3.00")
 
 
 def test_approve_records_an_assignment_already_approved_on_mturk_even_at_the_cap(make_ctx, emulator):
     """A HIT extended on the website (no reservation) whose second assignment MTurk has already
     approved and paid: `approve` records it as paid, where it refused it under the cap."""
-    from study.mturk import ledger
+    from study.mturk import budget
     from study.store import reading
 
     ctx = make_ctx(budget="3.00")
@@ -98,4 +98,4 @@ def test_approve_records_an_assignment_already_approved_on_mturk_even_at_the_cap
     ctx.requester.call("ApproveAssignment", AssignmentId=second["AssignmentId"])  # on the website
     assert review.approve(ctx, second["AssignmentId"]) == "already approved"
     with reading(ctx.engine) as connection:
-        assert ledger.totals(connection, ctx.environment).paid.total == Decimal("6.00")
+        assert budget.totals(connection, ctx.environment).paid.total == Decimal("6.00")

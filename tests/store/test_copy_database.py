@@ -23,7 +23,7 @@ from sqlalchemy.engine import make_url
 
 from study import config as study_config
 from study.cli import main
-from study.mturk import ledger
+from study.mturk import budget, ledger
 from study.review import accounts
 from study.server import create_app
 from study.server.stages import lost_names
@@ -177,7 +177,7 @@ def test_the_ledger_remembers_what_it_paid_and_new_rows_take_new_ids(piloted, ne
     engine = make_engine(with_driver(new_database))
     try:
         with reading(engine) as connection:
-            assert ledger.totals(connection, SANDBOX).paid.total > 0
+            assert budget.totals(connection, SANDBOX).paid.total > 0
             copied_ids = [entry["id"] for entry in ledger.entries(connection, SANDBOX)]
         # The servers' own inserts after the move: a HIT's next slots, a second reviewer.
         with writing(engine) as connection:

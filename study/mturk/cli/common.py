@@ -8,9 +8,9 @@ import click
 from study import config as study_config
 from study.mturk import (
     bonuses,
+    budget,
     client,
     hits,
-    ledger,
     money,
     qualifications,
     settings,
@@ -25,7 +25,7 @@ EXPECTED = (
     client.NoCredentials,
     validate.InvalidRequest,
     hits.HitError,
-    ledger.BudgetExceeded,
+    budget.BudgetExceeded,
     qualifications.QualificationError,
     bonuses.BonusError,
     settings.SettingsError,

@@ -11,7 +11,7 @@ from study import config as study_config
 from study import config_texts
 from study.mturk import hit_actions
 from study.mturk import hits as hit_module
-from study.mturk import client, ledger, money, posting, settings
+from study.mturk import budget, client, money, posting, settings
 from study.mturk.cli.common import (
     account_options,
     confirm_spend,
@@ -36,7 +36,7 @@ def balance(directory: str, sandbox: bool, endpoint_url: str | None) -> None:
     ctx = open_account(directory, sandbox, endpoint_url)
     response = ctx.requester.call("GetAccountBalance")
     with reading(ctx.engine) as connection:
-        totals = ledger.totals(connection, ctx.environment)
+        totals = budget.totals(connection, ctx.environment)
     click.echo(
         f"Available: ${response['AvailableBalance']}  (on hold: ${response.get('OnHoldBalance', '0.00')})"
     )
@@ -64,7 +64,7 @@ def balance(directory: str, sandbox: bool, endpoint_url: str | None) -> None:
     click.echo(f"Budget cap: {money.show(cap) if cap is not None else 'none'}" + _room(cap, totals))
 
 
-def _room(cap, totals: ledger.Totals) -> str:
+def _room(cap, totals: budget.Totals) -> str:
     if cap is None:
         return ""
     left = cap - totals.committed.total

@@ -6,7 +6,7 @@ import datetime as dt
 
 import click
 
-from study.mturk import bonuses, ledger, money
+from study.mturk import bonuses, budget, ledger, money
 from study.mturk.cli.common import (
     account_options,
     confirm_spend,
@@ -58,7 +58,7 @@ def ledger_command(directory, sandbox, endpoint_url) -> None:
     ctx = open_account(directory, sandbox, endpoint_url)
     with reading(ctx.engine) as connection:
         rows = ledger.entries(connection, ctx.environment)
-        totals = ledger.totals(connection, ctx.environment)
+        totals = budget.totals(connection, ctx.environment)
     for row in rows:
         when = dt.datetime.fromtimestamp(row["created_at"], dt.timezone.utc)
         click.echo(
