@@ -151,7 +151,7 @@ def test_a_chat_study_that_assigns_the_intent_is_simulated_too(suggestion_model,
 
 def test_simulated_users_of_a_merged_document_see_it_grow_as_a_person_would(suggestion_model, tmp_path):
     """[chat] document_pane = "merged" (the default): the simulated page merges every reply as
-    study/paradigms/chat/static/chat.js does, the users do not type into it, and the log replays to it."""
+    study/paradigms/chat/static/chat-document.js does, the users do not type into it, and the log replays to it."""
     from study.paradigms.chat.merge import merge
     from study.store import events as event_store
     from study.store.chat_tables import chat_events, chat_messages
