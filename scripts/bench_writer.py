@@ -326,7 +326,7 @@ class TabSuggestions:
 
 
 class GhostText:
-    """L1 ghost text, the body study/paradigms/proactive/static/editor-proactive.js `fetch`
+    """L1 ghost text, the body study/paradigms/proactive/static/editor-proactive-trigger.js `fetch`
     sends: the textarea's text, the idle threshold, no history (L1 is stateless) and what
     became of each earlier ghost text. (The page asks after an idle pause; this writer asks on
     the benchmark's schedule, as for Tab.) It never accepts one: a ghost text was stale when the

@@ -43,10 +43,11 @@ PARADIGM = Paradigm(
     pages=("study.paradigms.proactive.editor",),
     apis=("study.paradigms.proactive.api",),
     editor="study.paradigms.proactive.editor",
-    scripts=("editor-ghost.js", "editor-proactive.js", "editor-assistant.js"),
+    scripts=("editor-ghost.js", "editor-proactive-memory.js", "editor-proactive-trigger.js",
+             "editor-proactive-status.js", "editor-proactive.js", "editor-assistant.js"),
     stylesheets=("editor-ghost.css", "editor-assistant.css"),
     # L0's assistant panel (templates/proactive/); L1-L3's status bar and log are drawn by
-    # editor-proactive.js.
+    # editor-proactive-status.js.
     editor_parts=(EditorPart("assistantPanel", panel="proactive/assistant_panel.html",
                              keys="proactive/assistant_keys.html", page_class="with-assistant",
                              spinner=True),),

@@ -10,7 +10,7 @@ The interaction history is a list of items in the order they happened, each one 
   "accept" | "add", "index": i, "text": "..."}` (a rejected suggestion, deleted text, or, in
   the simulation, a suggestion recorded as accepted although the reference text goes on).
 Positions are the document's character indices. The editor keeps them up to date as the writer
-edits (static/editor-proactive.js); the simulation builds them itself (study.metrics...).
+edits (static/editor-proactive-memory.js); the simulation builds them itself (study.metrics...).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What the core's editor page needs for ghost text and L0's assistant panel
 (study.paradigms.base.Paradigm.editor), and its part of that page, served by `blueprint`:
-static/editor-ghost.js and editor-proactive.js (L1-L3), editor-assistant.js and .css with
+static/editor-ghost.js and editor-proactive*.js (L1-L3), editor-assistant.js and .css with
 templates/proactive/assistant_panel.html (L0)."""
 
 from __future__ import annotations

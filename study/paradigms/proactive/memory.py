@@ -1,6 +1,6 @@
 """The editor's interaction memory rebuilt from a session's stored events.
 
-editor-proactive.js keeps three lists that L2 and L3 requests carry (README, Proactive
+editor-proactive-memory.js keeps three lists that L2 and L3 requests carry (README, Proactive
 co-writing): `history` (the accepted, rejected, deleted and added spans of
 study.paradigms.proactive.context), `outcomes` (one per suggestion shown or stale, oldest first:
 L3's rejection run) and `accepted` (the spans of accepted suggestions: L3's kept-words window
@@ -100,7 +100,7 @@ class _Memory:
 
 
 def interaction_memory(events: Sequence[Mapping]) -> dict:
-    """{"history", "outcomes", "accepted"} as editor-proactive.js holds them after `events`
+    """{"history", "outcomes", "accepted"} as editor-proactive-memory.js holds them after `events`
     (stored records in order, the first a system-initialize). Pure: reads nothing else."""
     memory = _Memory()
     if not events:

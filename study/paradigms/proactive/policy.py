@@ -16,7 +16,7 @@ toolkit implements (spec A2.4, all thresholds in `[proactive]` of study.toml):
    survived their edits), clamped to [`min_tokens`, the condition's max_tokens]. Before the
    first acceptance: the condition's max_tokens.
 
-The editor applies rule 3 itself (it owns the idle timer; editor-proactive.js mirrors
+The editor applies rule 3 itself (it owns the idle timer; editor-proactive-trigger.js mirrors
 `idle_threshold`), the server applies 1, 2 and 4 to each request.
 """
 

@@ -2,7 +2,7 @@
 
 The writer types as on the writing path (study.simulate.participant); where a Tab writer would
 press Tab, this one pauses. The pause asks POST /api/sessions/<id>/proactive as the editor's idle
-timer does (static/editor-proactive.js), with the interaction memory L2 and L3 send, and
+timer does (static/editor-proactive-trigger.js), with the interaction memory L2 and L3 send, and
 the ghost text that comes back is answered per persona (or as the writers' model says):
 
 - accept: Tab takes it all;
@@ -106,7 +106,7 @@ class ProactiveParticipant(Participant):
     # -- one pause ----------------------------------------------------------------------------
 
     def _threshold(self, text: str) -> tuple[int, str | None]:
-        """The idle threshold and writing stage, as editor-proactive.js computes them (L3's
+        """The idle threshold and writing stage, as editor-proactive-trigger.js computes them (L3's
         rule 3, study.paradigms.proactive.policy)."""
         s = self.settings
         if not s["staged"]:
