@@ -88,7 +88,9 @@ def rate(
         raise RatingError(
             f"score must be one of {', '.join(map(str, sorted(scores)))}, got {score}"
         )
-    comment = comment.strip()
+    # A browser sends a comment box's line breaks as CRLF, while the box holds LF ones: stored as
+    # the box holds them, the comment a page is given back compares equal to what it shows.
+    comment = comment.replace("\r\n", "\n").replace("\r", "\n").strip()
     if len(comment) > MAX_COMMENT:
         raise RatingError(f"Please keep the comment under {MAX_COMMENT} characters.")
     now = time.time()
