@@ -13,8 +13,9 @@ The task server asks this module (study.server.participant, study.server.assignm
     round with `requires` takes only writers who passed that round (study.review.decisions);
   - `record`: the round of a new session;
   - `prompt_codes`, `instructions`: what the session's round offers.
-`study simulate` asks it too (`round_named`, `offered_prompts`), so a pilot covers the round its
-writers enter rather than the whole study.
+`study simulate` asks it too (`round_named`, `offered_prompts`, `required_round`), so a pilot
+covers the round its writers enter rather than the whole study, and is not started in a round
+that would turn its writers away.
 """
 
 from __future__ import annotations
@@ -105,12 +106,18 @@ def entry_refusal(
         ).first()
         if earlier is not None:
             return ONCE_REFUSAL
-    if chosen.requires:
+    required = required_round(chosen)
+    if required:
         if writer is None or not decisions.writer_passed(
-            connection, study, chosen.requires, worker_id=worker_id, access_code=access_code
+            connection, study, required, worker_id=worker_id, access_code=access_code
         ):
             return NOT_QUALIFIED
     return None
+
+
+def required_round(chosen: Round | None) -> str:
+    """The round a writer must have passed to enter `chosen` ("": a newcomer may enter)."""
+    return chosen.requires if chosen is not None else ""
 
 
 def record(connection: Connection, study: Study, session_id: str, round_name: str | None) -> None:

@@ -48,6 +48,22 @@ def scope(study: Study) -> Scope:
     return Scope(entered, prompts, tuple(c for c in study.conditions if c.genre in genres))
 
 
+def closed_to_pilots(study: Study, covered: Scope) -> str | None:
+    """Why no simulated writer could enter the pilot's round, with what to do; None if they can.
+    Simulated writers are newcomers: none has passed a round."""
+    required = rounds.required_round(covered.round)
+    if not required:
+        return None
+    return (
+        f"{study.directory / 'study.toml'}: rounds: round '{covered.round.name}', which a task link "
+        f"without ?round= enters, admits only writers who passed round '{required}'; no simulated "
+        "writer has, so the server would turn every one away. Fix: pilot in a copy of this folder "
+        f"in which '{required}' is the round a link without ?round= enters (default = true on it, "
+        "and on no other round), so that the pilot's sessions stay out of this study's database; "
+        "see README, Simulated writers."
+    )
+
+
 class PromptDraws:
     """The prompt each writer of one run takes (shared by the run's writers, thread-safe)."""
 

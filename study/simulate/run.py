@@ -27,7 +27,7 @@ from study import config as study_config
 from study.config_types import GENRE_NOUNS
 from study import paradigms
 from study.simulate import participant as writing_path
-from study.simulate.coverage import PromptDraws, default_writers, left_out, scope
+from study.simulate.coverage import PromptDraws, closed_to_pilots, default_writers, left_out, scope
 from study.simulate.participant import SessionResult, SimulationError
 from study.simulate.personas import BUILT_IN, DEFAULT_INTENT, Persona
 from study.simulate.writer import Decisions
@@ -75,13 +75,16 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
     describe = getattr(driver, "describe", _describe)
     # The servers started here would print a line per request, drowning the writers' progress.
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    covered = scope(study)
+    refusal = closed_to_pilots(study, covered)
+    if refusal:
+        raise SimulationError(refusal)  # before any server, model or writer is started
     engine = make_engine(study.database_url)
     create_tables(engine)
     stops: list[Callable[[], None]] = []
     try:
         base_url = _server(study, options, stops)
         llm_url, model = _model(options, stops)
-        covered = scope(study)
         summary = RunSummary(model=model, round=covered.round.name if covered.round else None,
                              study_prompts=len(study.prompts))  # fmt: skip
         client = _openai_client(llm_url)

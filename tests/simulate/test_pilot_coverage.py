@@ -63,9 +63,13 @@ TEMPLATE_ROUNDS = ('# [[rounds]]\n# name = "qualification"\n# kind = "qualificat
                    '# [[rounds]]\n# name = "main"\n# kind = "main"\n# requires = "qualification"\n')
 
 
-def _with_rounds(tmp_path):
+def _with_rounds(tmp_path, *, main_default: bool = False):
+    """The template's study with its rounds; `main_default`: the main round is the one a link
+    without ?round= enters (default = true)."""
     folder = tmp_path / "rounds"
     uncommented = {line: line.replace("# ", "") for line in TEMPLATE_ROUNDS}
+    if main_default:
+        uncommented[TEMPLATE_ROUNDS[2]] += "default = true\n"
     write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 1", **uncommented, **CONTACT})
     assert [r["name"] for r in config.load(folder).raw["rounds"]] == ["qualification", "main"]
     return folder
@@ -104,3 +108,20 @@ def test_a_smaller_pilot_of_a_round_names_only_what_the_round_left_out(tmp_path,
     # The argumentative arms are never given in a round of creative prompts: no more writers
     # could pilot them, so they are not named.
     assert "condition(s)" not in result.output
+
+
+def test_a_pilot_whose_writers_would_enter_a_round_for_qualified_writers_is_refused_before_any_writer(tmp_path):
+    """The main round made the default (a researcher past the qualification round): a link
+    without ?round= enters it, and the server admits only writers who passed 'qualification',
+    which no simulated writer has. The run says so and what to do, instead of twenty writers
+    turned away and 'Run more writers'."""
+    folder = _with_rounds(tmp_path, main_default=True)
+    result = CliRunner().invoke(main, ["simulate", str(folder)])
+    assert result.exit_code == 1
+    assert (f"{folder / 'study.toml'}: rounds: round 'main', which a task link without ?round= "
+            "enters, admits only writers who passed round 'qualification'; no simulated writer "
+            "has, so the server would turn every one away.") in result.output  # fmt: skip
+    assert ("Fix: pilot in a copy of this folder in which 'qualification' is the round a link "
+            "without ?round= enters (default = true on it, and on no other round)") in result.output  # fmt: skip
+    assert "writer 0" not in result.output and "Run more writers" not in result.output
+    assert not (folder / "study.db").exists()  # no writer entered: not even a database was made
