@@ -71,7 +71,11 @@ def release_timestamp(epoch_seconds: float) -> str:
     return f"{local.month}/{local.day}/{local.year} {local.hour}:{local:%M:%S}"
 
 
-def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -> ExportSummary:
+def export_study(study: Study, out: Path, *, include_unfinished: bool = False,
+                 calls: dict[str, list[tuple[dict, str | None]]] | None = None) -> ExportSummary:
+    """`calls`: the study's model calls as stored (study.store.provenance.calls_of), given by a
+    caller that needs them for more than the export (a release's arms.json), so that both read
+    them once and say the same; read here when not given."""
     engine = make_engine(study.database_url)
     # A database an earlier version made gets the tables and columns read below (study.store.schema).
     create_tables(engine)
@@ -89,7 +93,7 @@ def export_study(study: Study, out: Path, *, include_unfinished: bool = False) -
     created: list[Path] = []
     replaced: dict[Path, bytes] = {}
     try:
-        return _write_export(study, out, engine, candidates, simulated, created, stored, replaced)
+        return _write_export(study, out, engine, candidates, simulated, created, stored, replaced, calls)
     except OSError as error:
         # A disk that fills, a folder made read-only: no export half in place. The files this
         # run created go again, and the tables it replaced (metadata.csv, survey.csv, ...) are
@@ -120,7 +124,7 @@ class ExportError(ValueError):
     """The export could not be written; nothing it created is left behind."""
 
 
-def _write_export(study, out, engine, candidates, simulated, created, stored, replaced) -> ExportSummary:
+def _write_export(study, out, engine, candidates, simulated, created, stored, replaced, calls) -> ExportSummary:
     rows, total_events, skipped = [], 0, 0
     sent_by_session: dict[str, list[dict]] = {}
 
@@ -139,8 +143,9 @@ def _write_export(study, out, engine, candidates, simulated, created, stored, re
         private_folder(out)
         created.append(out)
     extension_events = paradigms.extension_events()
-    with reading(engine) as connection:
-        calls = provenance.calls_of(connection)  # what each session's model calls were sent with
+    if calls is None:
+        with reading(engine) as connection:
+            calls = provenance.calls_of(connection)  # what each session's model calls were sent with
     for session in candidates:
         with reading(engine) as connection:
             records = event_store.records(connection, session["session_id"])

@@ -12,7 +12,8 @@ temperature raised, an arm added). What ran is stored with the sessions:
   (study.server.events_api.fill_controls), for a session that made no model call.
 
 Each session's settings are read as study.export.settings_as_run reads them for `study
-export`'s metadata.csv, so the card, arms.json and metadata.csv agree. An arm is listed once per paradigm and settings its released sessions ran with, with how many
+export`'s metadata.csv, from the same read of the model calls (study.release.source), so the
+card, arms.json and metadata.csv agree. An arm is listed once per paradigm and settings its released sessions ran with, with how many
 sessions did, in the order of their first session. A value nothing stored records is "not
 recorded" (an empty tuple here, null in arms.json), never study.toml's of today: a reader must
 not be told a setting ran that did not. An arm no released session ran is listed as study.toml
@@ -32,7 +33,7 @@ from study import config as study_config
 from study import control_arm, paradigms
 from study.export import as_run, settings_as_run
 from study.export.settings_as_run import SETTINGS
-from study.store import make_engine, provenance, reading
+from study.store import make_engine, reading
 from study.store import sessions as session_store
 
 LABELS = {"paradigm": "paradigm", "model": "model", "mode": "mode", "n": "n", "max_tokens": "max tokens",
@@ -104,13 +105,14 @@ def collect(study: study_config.Study, sessions: list[dict], calls: dict[str, li
     return arms
 
 
-def load(study: study_config.Study, released: Collection[str]) -> list[Arm]:
-    """The arms the `released` sessions (the study's session ids) ran, from the study database."""
+def load(study: study_config.Study, released: Collection[str],
+         calls: dict[str, list[tuple[dict, str | None]]]) -> list[Arm]:
+    """The arms the `released` sessions (the study's session ids) ran, from the study database
+    and its model calls as read for the export (`calls`, study.store.provenance.calls_of)."""
     engine = make_engine(study.database_url)
     try:
         with reading(engine) as connection:
             sessions = [s for s in session_store.all_sessions(connection) if s["session_id"] in released]
-            calls = provenance.calls_of(connection)
             logs = {s["session_id"]: settings_as_run.stored_log_settings(connection, s["session_id"]) for s in sessions}
     finally:
         engine.dispose()
@@ -194,9 +196,10 @@ class ArmsAsRun:
     notes: list[str]
 
 
-def study_arms(study_path: Path, released: Collection[str]) -> ArmsAsRun:
+def study_arms(study_path: Path, released: Collection[str],
+               calls: dict[str, list[tuple[dict, str | None]]]) -> ArmsAsRun:
     """The arms of the study in `study_path` as its `released` sessions (the study's session
-    ids) ran them, and where its study.toml now says otherwise."""
+    ids) ran them, and where its study.toml now says otherwise; `calls` as `load` takes them."""
     study = study_config.load(study_path)
-    arms = load(study, released)
+    arms = load(study, released, calls)
     return ArmsAsRun(arms, differences(study, arms))

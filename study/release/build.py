@@ -284,7 +284,7 @@ def _write_release(
     )
     design_files, arms, within_design = [], None, None
     if source.kind == "study":  # arms, judging ratings, preregistration (study.release.design)
-        arms = arms_as_run.study_arms(source.path, released)  # as the released sessions ran them
+        arms = arms_as_run.study_arms(source.path, released, source.calls)  # as the released sessions ran them
         design_files = design.write(staging, source.path, released, lambda worker: table.issue(worker, namespace),
                                     withdrawn, arms)  # fmt: skip
         # Within subjects, each released session's writer, arm and position (study.release.within).

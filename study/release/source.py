@@ -100,6 +100,10 @@ class Source:
     # The conversations of a chat study's sessions, or of a writing study's chat arm (sorted by
     # session id); a folder source has none.
     conversations: list[SourceConversation] = field(default_factory=list)
+    # A study's model calls as stored (study.store.provenance.calls_of): read once, for the
+    # export's metadata.csv and the release's arms.json (study.release.arms_as_run); a folder
+    # source has none.
+    calls: dict[str, list[tuple[dict, str | None]]] = field(default_factory=dict)
 
     @property
     def worker_ids(self) -> set[str]:
@@ -187,13 +191,8 @@ def _read_csv(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
 
 
 def _from_study(path: Path, scratch: Path) -> Source:
-    from study.export import as_run
     from study.export.coauthor import ExportError, export_study
-    from study.store import make_engine, reading
-    from study.server import limits
-    from study.store import sessions as session_store
-    from study import paradigms, providers
-
+    from study.store import create_tables, make_engine, provenance, reading
     from study.store.engine import sqlite_file
 
     try:
@@ -208,17 +207,37 @@ def _from_study(path: Path, scratch: Path) -> Source:
             f"nothing to release (`study serve {path}` creates it)."
         )
     export_dir = scratch / "export"
-    try:
-        export_study(study, export_dir)
-    except (study_config.ConfigError, ExportError) as error:
-        raise SourceError(str(error)) from None
-    source = _from_folder(export_dir, _slug(study.name))
-    source.kind, source.path = "study", path
-    # The export writes a row for every log; a .jsonl without one is another of its files (a
-    # chat arm's conversations, study.paradigms.chat.arm_export), not a session left out.
-    source.without_metadata = []
-
     engine = make_engine(study.database_url)
+    try:
+        # A database an earlier version made gets the columns read here, as the export's would.
+        create_tables(engine)
+        # Read once for metadata.csv (the export) and arms.json (study.release.arms_as_run), so
+        # the two describe the same calls.
+        with reading(engine) as connection:
+            calls = provenance.calls_of(connection)
+        try:
+            export_study(study, export_dir, calls=calls)
+        except (study_config.ConfigError, ExportError) as error:
+            raise SourceError(str(error)) from None
+        source = _from_folder(export_dir, _slug(study.name))
+        source.kind, source.path, source.calls = "study", path, calls
+        # The export writes a row for every log; a .jsonl without one is another of its files (a
+        # chat arm's conversations, study.paradigms.chat.arm_export), not a session left out.
+        source.without_metadata = []
+        return _with_stored(source, study, engine)
+    finally:
+        engine.dispose()
+
+
+def _with_stored(source: Source, study: study_config.Study, engine) -> Source:
+    """`source` (the study's export) with what the database adds: the participants confirmed,
+    the conversations, the survey answers and the arms as their sessions ran them."""
+    from study.export import as_run
+    from study.server import limits
+    from study.store import reading
+    from study.store import sessions as session_store
+    from study import paradigms, providers
+
     with reading(engine) as connection:
         stored = {
             s["session_id"]: s for s in session_store.all_sessions(connection, finished_only=True)
@@ -230,7 +249,6 @@ def _from_study(path: Path, scratch: Path) -> Source:
         # since still has its chat sessions' conversations (study.export.as_run).
         records = [r for hooks in paradigms.release_hooks(as_run.study_as_run(study, confirmed))
                    for r in hooks.conversations(study, connection, confirmed)]  # fmt: skip
-    engine.dispose()
     # Only sessions of confirmed participants: a submission a provider synced, or a listed access code.
     # On a path of its own (a chat study) a session has no log: its conversation is all of it.
     own_path = paradigms.path_hooks(study) is not None

@@ -5,9 +5,12 @@ a note that study.toml now says otherwise; what nothing recorded reads "not reco
 
 from __future__ import annotations
 
+import csv
 import json
 
 from click.testing import CliRunner
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
 
 from study import config
 from study.release.cli import release
@@ -70,6 +73,32 @@ def test_a_setting_changed_between_sessions_is_published_as_each_session_ran(tmp
     # An arm nobody ran keeps study.toml's design, and says no session ran it.
     (low,) = [a for a in arms if a["name"] == "creative-low"]
     assert (low["temperature"], low["sessions"]) == (0.3, 0)
+
+
+def test_the_build_reads_the_model_calls_once_for_metadata_csv_and_arms_json(tmp_path, model_url):
+    """metadata.csv's settings (the study's export) and arms.json come from one read of the stored
+    model calls: a study's calls table grows with every Tab press, and two reads of it during a
+    build could also see two different tables (a call settled between them)."""
+    folder = a_study(tmp_path, model_url)
+    serve_one(folder, "A1FIRSTWRITER", asks=True)
+    change_arm(folder, "temperature = 0.75", "temperature = 0.9")
+    serve_one(folder, "A2SECONDWRITER", asks=True)
+    reads = []
+
+    def note(connection, cursor, statement, parameters, context, executemany):
+        if statement.lstrip().upper().startswith("SELECT") and "suggestion_requests.parameters" in statement:
+            reads.append(statement)
+
+    event.listen(Engine, "before_cursor_execute", note)
+    try:
+        card, arms = build(folder, tmp_path)
+    finally:
+        event.remove(Engine, "before_cursor_execute", note)
+
+    assert len(reads) == 1, reads
+    with open(tmp_path / "releases" / "coauthor-1.0.0" / "metadata.csv", newline="", encoding="utf-8") as handle:
+        temperatures = sorted(float(row["temperature"]) for row in csv.DictReader(handle))
+    assert temperatures == sorted(a["temperature"] for a in arms if a["name"] == ARM) == [0.75, 0.9]
 
 
 def test_a_session_without_a_model_call_has_its_model_not_recorded_and_its_settings_from_its_log(tmp_path, model_url):
