@@ -55,7 +55,8 @@ from study.store.permissions import make_public
 from study.release.leakscan import LeakScanner
 from study.release.pii import Detector, redact_text
 from study.release.pseudonyms import ReidentificationTable, pseudonym, released_session_id
-from study.release.redaction import Redaction, redact_session
+from study.release.redaction import redact_session
+from study.release.redaction_report import Redaction, span_redactions
 from study.release.source import Source, SourceSession, open_source
 from study.release.verify import VerifyReport, source_id_check, verify_directory
 from study.release.versioning import Version, check_version
@@ -395,10 +396,6 @@ def _survey(
             value = answers.get(column, "")
             redacted, spans = redact_text(value, detector)
             row[column] = redacted
-            redactions += [
-                Redaction(session.session_id, f"survey {column}", s.entity, value[s.start : s.end],
-                          redacted[s.start : s.end], s.score, s.recognizer)
-                for s in spans
-            ]  # fmt: skip
+            redactions += span_redactions(session.session_id, f"survey {column}", value, redacted, spans)
         rows.append(row)
     return rows

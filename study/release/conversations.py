@@ -31,7 +31,8 @@ from typing import Callable, Iterator
 
 from study.release.layout import CONVERSATIONS, SESSIONS
 from study.release.pii import Detector, redact_text
-from study.release.redaction import Redaction, redact_session
+from study.release.redaction import redact_session
+from study.release.redaction_report import Redaction, span_redactions
 
 SCHEMA = "chat-release.schema.json"
 SCHEMAS = ("chat-conversation.schema.json", SCHEMA)  # what the release's schemas/ carries for it
@@ -88,11 +89,7 @@ def redact(record: dict, session_id: str, detector: Detector) -> tuple[dict, lis
 
     def redacted(where: str, text: str) -> str:
         new, spans = redact_text(text, detector)
-        redactions.extend(
-            Redaction(session_id, f"{WHERE} {where}", s.entity, text[s.start : s.end],
-                      new[s.start : s.end], s.score, s.recognizer)
-            for s in spans
-        )  # fmt: skip
+        redactions.extend(span_redactions(session_id, f"{WHERE} {where}", text, new, spans))
         return new
 
     return _map_strings(out, "", redacted), redactions

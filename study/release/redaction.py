@@ -21,45 +21,24 @@ character, a finding in the final document wins, then the longest; so the final 
 the redacted final text, and a character that was part of an entity at any moment stays masked
 wherever it survives.
 
-Suggestion lists are redacted as texts, except that an inserted suggestion and the list item it
-came from are redacted alike (the curation core matches the two by text), and the inserted text
-is also scanned on its own. The formatting `attributes` of pasted text are not document text
-but may hold some (a link's target, `tel:...` or `mailto:...`): their string values are
-redacted as texts of their own. So are those of a proactive session's extension
-(schemas/coauthor-proactive.schema.json): the text of an accepted span as the writer edited it
-(`suggestion-modify`), an L2 suggestion's `rationale` (the model's, which may quote the
-document), L0's assistant panel requests and replies (`chat-send`, `chat-receive`, `chat-copy`).
-A span's `text` is masked as the document is wherever an entity lies inside the span.
+The texts of the log beside the document (suggestion lists, a later `currentDoc`, pasted
+text's formatting `attributes`, a proactive session's extension) are redacted as texts of their
+own (study.release.redaction_texts); an inserted suggestion is also scanned here on its own, as
+its list item will be, so that the two are masked alike.
 """
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from study.curation.quote import quote
-from study.curation.replay import EMBED, DeltaError, is_embed
 from study.curation.suggestions import EXACT, STRIPPED, inserted_text, match_suggestion
-from study.release.pii import Detector, Span, mask, redact_text
+from study.release.pii import Detector, Span, mask
+from study.release.redaction_origins import DocumentOrigins
+from study.release.redaction_report import Redaction
+from study.release.redaction_texts import SUGGESTION_LISTS, redact_texts
 
-SUGGESTION_LISTS = ("currentSuggestions", "originalSuggestions")
-EXTENSION = "proactive"  # the key of a proactive session's extension (FORMAT_PROACTIVE)
 REACH = 400  # characters scanned each side of an edit
-ITEM_TEXTS = ("original", "trimmed")
-
-
-@dataclass(frozen=True)
-class Redaction:
-    """One thing the redactor replaced, for the curator's review (never part of a release)."""
-
-    session_id: str
-    where: str
-    entity: str
-    original: str
-    replacement: str
-    score: float
-    recognizer: str
 
 
 @dataclass
@@ -78,83 +57,12 @@ class _Mark:
     length: int
 
 
-class _Provenance:
-    """The document during replay, with the origin of each character.
-
-    Origins are integers handed out in insertion order; `segments` maps the first origin of each
-    insert back to (event index, op index), op index -1 being `currentDoc`.
-    """
-
-    def __init__(self) -> None:
-        self.text = ""
-        self.origin: list[int] = []
-        self.starts: list[int] = []
-        self.segments: list[tuple[int, int, str]] = []  # (event, op, inserted text)
-        self.next_id = 0
-
-    def _new(self, event: int, op: int, text: str) -> list[int]:
-        self.starts.append(self.next_id)
-        self.segments.append((event, op, text))
-        ids = list(range(self.next_id, self.next_id + len(text)))
-        self.next_id += len(text)
-        return ids
-
-    def reset(self, event: int, text: str) -> None:
-        self.text = text
-        self.origin = self._new(event, -1, text)
-
-    def apply(self, event: int, ops: Sequence[Mapping]) -> list[tuple[int, int]]:
-        """Apply a delta; returns the (start, end) ranges it touched in the new text."""
-        position, touched = 0, []
-        for number, op in enumerate(ops):
-            if not isinstance(op, Mapping):
-                raise DeltaError(f"ops[{number}]", f"must be an object (event {event})")
-            if "insert" in op:
-                value = op["insert"]
-                if not isinstance(value, str):
-                    if not is_embed(value):
-                        raise DeltaError(f"ops[{number}].insert", f"is not text (event {event})")
-                    value = EMBED  # one position, as in Quill; a pasted image carries no text
-                self.text = self.text[:position] + value + self.text[position:]
-                self.origin[position:position] = self._new(event, number, value)
-                touched.append((position, position + len(value)))
-                position += len(value)
-            elif "retain" in op or "delete" in op:
-                key = "retain" if "retain" in op else "delete"
-                count = op[key]
-                if type(count) is not int or count < 0 or position + count > len(self.text):
-                    raise DeltaError(
-                        f"ops[{number}].{key}",
-                        f"cannot apply {quote(count)} at {position} (event {event})",
-                    )
-                if key == "retain":
-                    position += count
-                else:
-                    self.text = self.text[:position] + self.text[position + count :]
-                    del self.origin[position : position + count]
-                    touched.append((position, position))
-        return touched
-
-    def locate(self, origin: int) -> tuple[int, int, int]:
-        """(event, op, offset) of the insert that put character `origin` in the document."""
-        index = bisect.bisect_right(self.starts, origin) - 1
-        event, op, _ = self.segments[index]
-        return event, op, origin - self.starts[index]
-
-    def inserted(self, event: int, op: int) -> str:
-        """The text that (event, op) inserted (op -1: the event's currentDoc)."""
-        for segment_event, segment_op, text in self.segments:
-            if (segment_event, segment_op) == (event, op):
-                return text
-        raise KeyError((event, op))
-
-
 class _SessionRedactor:
     def __init__(self, session_id: str, events: Sequence[Mapping], detector: Detector) -> None:
         self.session_id = session_id
         self.events = events
         self.detector = detector
-        self.doc = _Provenance()
+        self.doc = DocumentOrigins()
         self.marks: dict[int, _Mark] = {}
         # Each entity as first seen, with the origins of its characters (to drop, from the
         # curator's report, the incomplete sightings of an entity being typed).
@@ -262,10 +170,7 @@ class _SessionRedactor:
                       mask(span.entity, len(original)), span.score, span.recognizer)
             for (_, original), (index, span, _) in self._complete_sightings()
         ]  # fmt: skip
-        redactions += self._redact_suggestions(events)
-        redactions += self._redact_later_documents(events)
-        redactions += self._redact_attributes(events)
-        redactions += self._redact_extension(events)
+        redactions += redact_texts(self.session_id, events, self.accepted, self.detector)
         return RedactedSession(
             self.session_id, events, redactions, masked_characters=len(self.marks)
         )
@@ -278,134 +183,6 @@ class _SessionRedactor:
                 len(other) > len(origins) and origins <= other for _, (_, _, other) in found
             ):
                 yield key, (index, span, origins)
-
-    def _redact_suggestions(self, events: list[dict]) -> list[Redaction]:
-        # The redacted form of each accepted suggestion's text, as it now stands in the log.
-        as_inserted: dict[str, str] = {}
-        for index, text, shown in self.accepted:
-            redacted = inserted_text(events[index])
-            if redacted == text:
-                continue
-            lead, trail = len(text) - len(text.lstrip()), len(text) - len(text.rstrip())
-            core = redacted[lead : len(redacted) - trail]
-            for item in shown:
-                for key in ITEM_TEXTS:
-                    value = item.get(key) if isinstance(item, Mapping) else None
-                    if isinstance(value, str) and value.strip() == text.strip():
-                        head = len(value) - len(value.lstrip())
-                        tail = len(value) - len(value.rstrip())
-                        as_inserted.setdefault(
-                            value, value[:head] + core + value[len(value) - tail :]
-                        )
-        redactions: list[Redaction] = []
-        seen: set[str] = set()
-        for index, event in enumerate(events):
-            for key in SUGGESTION_LISTS:
-                items = event.get(key)
-                if not items:
-                    continue
-                new_items = []
-                for number, item in enumerate(items):
-                    if not isinstance(item, Mapping):
-                        new_items.append(item)
-                        continue
-                    item = dict(item)
-                    for text_key in ITEM_TEXTS:
-                        value = item.get(text_key)
-                        if not isinstance(value, str):
-                            continue
-                        redacted, spans = self._redact_item(value, as_inserted)
-                        if redacted != value:
-                            item[text_key] = redacted
-                            if value not in seen:
-                                seen.add(value)
-                                where = f"events[{index}].{key}[{number}].{text_key}"
-                                redactions += self._item_redactions(where, value, redacted, spans)
-                    new_items.append(item)
-                event[key] = new_items
-        return redactions
-
-    def _redact_later_documents(self, events: list[dict]) -> list[Redaction]:
-        """A `currentDoc` after the first event (the format has none; validation warns) is not
-        replayed, so it is redacted as a text of its own."""
-        redactions = []
-        for index, event in enumerate(events[1:], start=1):
-            value = event.get("currentDoc")
-            if isinstance(value, str) and value:
-                event["currentDoc"], spans = redact_text(value, self.detector)
-                redactions += self._item_redactions(
-                    f"events[{index}].currentDoc", value, event["currentDoc"], spans
-                )[: len(spans)]
-        return redactions
-
-    def _redact_attributes(self, events: list[dict]) -> list[Redaction]:
-        """Formatting `attributes` of pasted text hold text of their own that is not part of the
-        document (a link's target: `tel:...`, `mailto:...`): each string value is redacted as
-        a text of its own, with a same-length mask, so the attributes keep their shape."""
-        redactions: list[Redaction] = []
-        for index, event in enumerate(events):
-            delta = event.get("textDelta")
-            if not isinstance(delta, Mapping) or not isinstance(delta.get("ops"), list):
-                continue
-            ops, changed = list(delta["ops"]), False
-            for number, op in enumerate(ops):
-                attributes = op.get("attributes") if isinstance(op, Mapping) else None
-                if not isinstance(attributes, Mapping):
-                    continue
-                new_attributes = dict(attributes)
-                for name, value in attributes.items():
-                    if not isinstance(value, str):
-                        continue
-                    redacted, spans = redact_text(value, self.detector)
-                    if redacted != value:
-                        new_attributes[name] = redacted
-                        where = f"events[{index}].textDelta.ops[{number}].attributes.{name}"
-                        redactions += self._item_redactions(where, value, redacted, spans)
-                if new_attributes != attributes:
-                    ops[number] = {**op, "attributes": new_attributes}
-                    changed = True
-            if changed:
-                event["textDelta"] = {**delta, "ops": ops}
-        return redactions
-
-    def _redact_extension(self, events: list[dict]) -> list[Redaction]:
-        """A proactive event's extension holds text of its own (a span's text, a rationale, an
-        assistant panel's request and reply): each string value is redacted as a text."""
-        redactions: list[Redaction] = []
-        for index, event in enumerate(events):
-            extension = event.get(EXTENSION)
-            if not isinstance(extension, Mapping):
-                continue
-            new_extension = dict(extension)
-            for name, value in extension.items():
-                if not isinstance(value, str):
-                    continue
-                redacted, spans = redact_text(value, self.detector)
-                if redacted != value:
-                    new_extension[name] = redacted
-                    where = f"events[{index}].{EXTENSION}.{name}"
-                    redactions += self._item_redactions(where, value, redacted, spans)
-            if new_extension != extension:
-                event[EXTENSION] = new_extension
-        return redactions
-
-    def _redact_item(self, value: str, as_inserted: Mapping[str, str]) -> tuple[str, list[Span]]:
-        if value in as_inserted:
-            return as_inserted[value], list(self.detector.find(value))
-        return redact_text(value, self.detector)
-
-    def _item_redactions(
-        self, where: str, value: str, redacted: str, spans: list[Span]
-    ) -> list[Redaction]:
-        if not spans:  # masked only because the inserted copy was masked in context
-            return [
-                Redaction(self.session_id, where, "IN_CONTEXT", value, redacted, 0.0, "document")
-            ]
-        return [
-            Redaction(self.session_id, where, s.entity, value[s.start : s.end],
-                      redacted[s.start : s.end], s.score, s.recognizer)
-            for s in spans
-        ]  # fmt: skip
 
 
 def redact_session(

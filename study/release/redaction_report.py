@@ -1,18 +1,44 @@
 """The curator's redaction report (study.release.build): every redaction with its original
 text, for review before publication. It holds the original text and the study's session ids,
 so it is written private, beside the key, never into the release.
+
+Each line is a `Redaction`, as the redactors (study.release.redaction, .redaction_texts,
+.conversations and the survey answers' in .build) record what they replaced: where, the entity,
+the original and its mask, and the recognizer that found it.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+from dataclasses import dataclass
 from pathlib import Path
 
-from study.release.redaction import Redaction
+from study.release.pii import Span
 from study.store.permissions import private_folder, write_private
 
 REPORT_COLUMNS = ("session_id", "study_session_id", "where", "entity", "original", "replacement", "score", "recognizer")
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """One thing the redactor replaced, for the curator's review (never part of a release)."""
+
+    session_id: str
+    where: str
+    entity: str
+    original: str
+    replacement: str
+    score: float
+    recognizer: str
+
+
+def span_redactions(session_id: str, where: str, value: str, redacted: str, spans: list[Span]) -> list[Redaction]:
+    """One Redaction per entity the detector found in the text `value`, `redacted` its masked form."""
+    return [
+        Redaction(session_id, where, s.entity, value[s.start : s.end], redacted[s.start : s.end], s.score, s.recognizer)
+        for s in spans
+    ]
 
 
 def place(redaction: Redaction) -> str:
