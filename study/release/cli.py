@@ -131,7 +131,8 @@ def release_build(
     in the text is masked, withdrawn writers are left out, and the finished folder must pass
     `study release verify` or nothing is released. Never overwrites a version.
     """
-    from study.release.build import BuildError, build_release
+    from study.release.build import build_release
+    from study.release.preflight import BuildError
     from study.release.source import SourceError
 
     try:

@@ -3,8 +3,8 @@ text, for review before publication. It holds the original text and the study's 
 so it is written private, beside the key, never into the release.
 
 Each line is a `Redaction`, as the redactors (study.release.redaction, .redaction_texts,
-.conversations and the survey answers' in .build) record what they replaced: where, the entity,
-the original and its mask, and the recognizer that found it.
+.conversations, and .redact_source for the survey answers) record what they replaced: where,
+the entity, the original and its mask, and the recognizer that found it.
 """
 
 from __future__ import annotations

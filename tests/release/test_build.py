@@ -14,8 +14,9 @@ import pytest
 
 from study.curation.formats import read_session
 from study.curation.replay import apply_delta
-from study.release.build import BuildError, build_release
+from study.release.build import build_release
 from study.release.layout import release_files
+from study.release.preflight import BuildError
 from study.release.pseudonyms import ReidentificationTable, is_pseudonym
 from study.release.verify import verify
 from tests.release.conftest import EMAIL, INTERFACE, SMALLEST, copy_source, released
@@ -220,16 +221,16 @@ def test_the_archive_is_deterministic_and_safe(pii_release):
 
 def test_a_leak_in_the_finished_release_blocks_it(key, tmp_path, monkeypatch):
     """If redaction ever missed something, the leak scan stops the release and removes it."""
-    from study.release import build as build_module
+    from study.release import redact_source
 
-    real = build_module._process
+    real = redact_source.process
 
     def leaky(session):
         processed = real(session)
         processed.data = processed.data.replace(b"audiobooks", EMAIL.encode(), 1)
         return processed
 
-    monkeypatch.setattr(build_module, "_process", leaky)
+    monkeypatch.setattr(redact_source, "process", leaky)
     source = copy_source(tmp_path / "coauthor", [SMALLEST])
     with pytest.raises(BuildError, match="leak scan"):
         build_release(source, version="1.0.0", out=tmp_path / "out", key_path=key.path, processes=1)

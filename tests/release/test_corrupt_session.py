@@ -21,6 +21,7 @@ import pytest
 from study.release.build import build_release
 from study.release.checksums import write_sums
 from study.release.keys import init_keyfile, load_key
+from study.release.preflight import BuildError
 from study.release.pseudonyms import released_session_id
 from tests.release.conftest import SMALLEST, copy_source
 
@@ -128,20 +129,20 @@ def deadline():
 def test_a_session_that_breaks_redaction_in_a_worker_stops_the_build_by_name(
     tmp_path, monkeypatch, deadline
 ):
-    import study.release.build as build
+    from study.release import redact_source
 
-    real = build.redact_session
+    real = redact_source.redact_session
 
     def dies_on_one(session_id, events, detector):
         if session_id == CORRUPTED:
             os._exit(9)  # the worker dies outright, as under the out-of-memory killer
         return real(session_id, events, detector)
 
-    monkeypatch.setattr(build, "redact_session", dies_on_one)  # forked workers inherit it
+    monkeypatch.setattr(redact_source, "redact_session", dies_on_one)  # forked workers inherit it
     key = init_keyfile(tmp_path / "study.key")
     source = copy_source(tmp_path / "coauthor", SESSIONS)
-    with pytest.raises(build.BuildError, match=rf"{CORRUPTED}\.jsonl: could not be redacted"):
-        build.build_release(
+    with pytest.raises(BuildError, match=rf"{CORRUPTED}\.jsonl: could not be redacted"):
+        build_release(
             source, version="1.0.0", out=tmp_path / "out", key_path=key.path, processes=2
         )
     assert not list((tmp_path / "out").iterdir())  # nothing released, no partial folder

@@ -11,8 +11,9 @@ import pytest
 from study.release import build as build_module
 from study.release import publish as publish_module
 from study.release import redaction_report
-from study.release.build import BuildError, build_release
+from study.release.build import build_release
 from study.release.layout import existing_releases
+from study.release.preflight import BuildError
 from study.release.pseudonyms import ReidentificationTable
 from study.release.verify import verify
 from tests.release.conftest import SMALLEST, copy_source, released

@@ -8,10 +8,11 @@ import pytest
 from click.testing import CliRunner
 
 from study.curation.formats import read_session
-from study.release.build import BuildError, build_release
+from study.release.build import build_release
 from study.release.cli import release, withdraw
 from study.release.diff import diff_releases
 from study.release.keys import init_keyfile
+from study.release.preflight import BuildError
 from study.release.pseudonyms import pseudonym
 from tests.release.conftest import EMAIL, copy_source, released, write_metadata, write_session
 from tests.release.inject import Writer
