@@ -43,20 +43,17 @@ import sys
 
 from flask import Flask
 from granian import Granian
-from sqlalchemy.exc import SQLAlchemyError
 from granian.constants import HTTPModes, Interfaces
 from granian.http import HTTP1Settings
 from granian.log import LogLevels
 
-from study.server import model_calls
+from study.server import model_calls, worker_start
 from study.server.event_lane import EventLane
 from study.server.limits import Limits
-from study.store.transactions import hold_open, keep_write_connection
+from study.store.transactions import keep_write_connection
 
 DEFAULT_WRITERS = 1000
 _PR_SET_PDEATHSIG = 1
-
-logger = logging.getLogger(__name__)
 
 # The app the master built, for the workers it forks (see `_app_in_worker`).
 _app: Flask | None = None
@@ -86,13 +83,10 @@ def _app_in_worker() -> Flask:
     die_with_master()
     assert _app is not None, "serving.run sets the app before the workers start"
     keep_write_connection(_app.extensions["study.engine"])  # the worker's engine lives as long as it
-    hold_open(_app.extensions["study.engine"])  # seen by `study copy-database` before its first writer
-    # granian starts a worker again when one dies (kill -9, the out-of-memory killer): the calls
-    # the dead one had in flight free their slots now rather than after their time window.
-    try:
-        model_calls.settle_stopped_calls(_app.extensions["study.engine"], _app.extensions["study"])
-    except SQLAlchemyError as error:  # the next request that finds every slot taken tries again
-        logger.warning("model calls of stopped server processes could not be settled: %s", error)
+    # Seen by `study copy-database` before its first writer; and granian starts a worker again
+    # when one dies (kill -9, the out-of-memory killer): the calls the dead one had in flight
+    # free their slots now rather than after their time window.
+    worker_start.start_worker(_app)
     return _app
 
 
