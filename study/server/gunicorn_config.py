@@ -3,11 +3,11 @@ to gunicorn as a module:
 
     STUDY_DIR=path/to/study gunicorn -c python:study.server.gunicorn_config -w 4 'study.server.wsgi:app'
 
-Its one hook runs in each worker as it starts what `study serve`'s granian workers run at theirs
-(study.server.worker_start): the worker holds study.db open from its start, and settles the model
-calls a killed worker left in flight (gunicorn starts a worker again when one dies; with
---preload the app is not built again, so create_app's own look does not run).
-Command-line options (-w, --threads, -b ...) still apply beside it.
+It is no longer needed: study.server.wsgi has each worker hold study.db open and settle the model
+calls of killed workers as it starts, with or without it and with or without --preload
+(study.server.worker_start). Its one hook does the same once more after gunicorn has loaded the
+app in the worker, which finds the database held and nothing left to settle, so the commands
+written with it keep working. Command-line options (-w, --threads, -b ...) still apply beside it.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""What a task-server worker process does as it starts, before its first request, under a
+"""What a task-server worker process does as it starts, before its first request, under every
 server that forks its workers from a master: `study serve`'s granian workers
-(study.server.serving), and gunicorn's with the shipped config (study.server.gunicorn_config):
+(study.server.serving), and gunicorn's (study.server.wsgi, which runs it after each fork, and the
+shipped config's hook, study.server.gunicorn_config):
 - it holds study.db open from its start: a worker otherwise opens the database at its first
   request, so `study copy-database`, which must have study.db to itself
   (study.store.copy_database), would go ahead under an idle server, and the first writer to
@@ -8,8 +9,8 @@ server that forks its workers from a master: `study serve`'s granian workers
 - it settles the model calls a killed worker left in flight (the master starts a worker again
   when one dies, without building the app again), freeing their slots now rather than after
   their time window (study.server.model_calls).
-Both may run twice in one worker: the second finds the database held already and nothing left
-to settle.
+Both may run twice in one worker (gunicorn with the shipped config): the second finds the
+database held already and nothing left to settle.
 """
 
 from __future__ import annotations

@@ -38,14 +38,16 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from study import config as study_config
 from study import config_texts
-from study.server import create_app, stages
+from study.server import create_app, stages, worker_start
 from study.server.activity import ActivityConfigError
 from study.server.limit_store import LimitStoreUnavailable
 from study.store import make_engine
 from study.store.engine import DEFAULT_THREADS
-from study.store.transactions import keep_write_connection
+from study.store.transactions import hold_open, keep_write_connection, let_go
 
 STUDY_DIR_VARIABLE = "STUDY_DIR"
 SECRET_KEY_VARIABLE = "STUDY_SECRET_KEY"
@@ -137,7 +139,45 @@ def load_app():
     application.extensions["study.engine"].dispose()
     # Each worker's engine lives as long as the worker (study.store.transactions.keep_write_connection).
     keep_write_connection(application.extensions["study.engine"])
+    _start_in_every_worker(application)
     return application
+
+
+def _start_in_every_worker(application) -> None:
+    """Have every process that serves the app hold study.db open and settle the model calls
+    of killed workers from its start (study.server.worker_start), with or without gunicorn's
+    --preload and without the shipped config (`gunicorn 'study.server.wsgi:app'`, as every
+    gunicorn tutorial runs an app)."""
+    engine = application.extensions["study.engine"]
+    # Without --preload this runs in the worker itself (create_app has just settled): it holds
+    # study.db from here. With --preload it runs in the master, which holds it until it forks.
+    hold_open(engine)
+    # Why fork hooks rather than a gunicorn hook: gunicorn's hooks come only from a config file
+    # (-c), which a plain run has not, while every worker of a --preload master is its fork,
+    # started again by a fork after a kill, where the app is not built again. The hooks let go
+    # of the held connection around each fork (no SQLite connection may cross one: the child
+    # would take the parent's locks for its own) and hold it again on both sides. A fork that
+    # is not a worker (gunicorn's --daemon and USR2 re-exec, a subprocess with a preexec_fn)
+    # does the same; both steps are harmless there, and undone by its exit or exec.
+    os.register_at_fork(
+        before=lambda: let_go(engine),
+        after_in_parent=lambda: _hold_again(engine),
+        after_in_child=lambda: _forked(application),
+    )
+
+
+def _hold_again(engine) -> None:
+    try:
+        hold_open(engine)
+    except SQLAlchemyError as error:  # raised in a fork hook, it would only be printed
+        logger.warning("study.db could not be held open again after a fork: %s", error)
+
+
+def _forked(application) -> None:
+    # SQLAlchemy's advice for a child: leave the parent's pooled connections to the parent
+    # without closing them (close=False), and open its own.
+    application.extensions["study.engine"].dispose(close=False)
+    worker_start.start_worker(application)
 
 
 app = load_app()

@@ -123,6 +123,19 @@ def hold_open(engine: Engine) -> None:
         _kept(engine)
 
 
+def let_go(engine: Engine) -> None:
+    """Close this process's kept write connection now (SQLite), as just before a fork: the
+    child must not inherit an open connection (SQLite's locks and its shared-memory index are
+    the process's, and a child of a process holding one would think them its own), and a
+    `hold_open` after the fork opens the parent's and the child's own. Left open while this
+    thread writes on it (a fork inside a write), which the child then leaves alone (`_kept`)."""
+    turn = turn_of(engine)
+    if turn is None or not turn.keeps or turn.taken():
+        return
+    with turn.held():  # another thread's write on it ends first
+        _drop_kept(engine)
+
+
 @contextmanager
 def group_connection(engine: Engine) -> Iterator[Connection]:
     """The connection for one PostgreSQL transaction of the process's group writer

@@ -1,8 +1,8 @@
 """A server worker killed with SIGKILL while the model is being asked (the out-of-memory killer,
 an operator's kill -9) does not hold the study's model-call slot for the time window (2 x
 timeout + 10 s): the worker the master starts in its place (`study serve`'s granian, or gunicorn
-with the shipped config, study.server.gunicorn_config) settles the dead one's call as stopped,
-and the next suggestion is admitted at once (study.server.model_calls `settle_stopped_calls`)."""
+with or without the shipped config, study.server.gunicorn_config) settles the dead one's call as
+stopped, and the next suggestion is admitted at once (study.server.worker_start)."""
 
 from __future__ import annotations
 
@@ -45,14 +45,16 @@ def _wait_for(condition, timeout: float, what: str):
 
 
 def _server(kind: str, study_folder: Path, tmp_path: Path) -> ServerProcess:
-    """One worker under its master: `study serve` (granian), or gunicorn as the README's recipe
-    runs it with --preload (the app is built once in the master, so a worker started again does
-    not build it: only the shipped config's hook settles the dead worker's calls)."""
+    """One worker under its master: `study serve` (granian), or gunicorn with --preload (the app
+    is built once in the master, so a worker started again does not build it), as the README's
+    recipe runs it with the shipped config ("gunicorn") or as a tutorial runs an app, without
+    ("gunicorn-plain")."""
     port = free_port()
     if kind == "serve":
         command = [sys.executable, "-m", "study", "serve", str(study_folder), "--port", str(port), "--workers", "1"]
         return ServerProcess(command, port, tmp_path / "server.log")
-    command = [sys.executable, "-m", "gunicorn", "-c", "python:study.server.gunicorn_config", "--preload",
+    config = ["-c", "python:study.server.gunicorn_config"] if kind == "gunicorn" else []
+    command = [sys.executable, "-m", "gunicorn", *config, "--preload",
                "-w", "1", "--threads", "4", "-b", f"127.0.0.1:{port}", "study.server.wsgi:app"]  # fmt: skip
     return ServerProcess(command, port, tmp_path / "server.log",
                          env={"STUDY_DIR": str(study_folder), "STUDY_SECRET_KEY": "test-key"})  # fmt: skip
@@ -62,6 +64,8 @@ def _server(kind: str, study_folder: Path, tmp_path: Path) -> ServerProcess:
     ("serve", "sqlite"),
     pytest.param("serve", "postgresql", marks=pytest.mark.postgres),
     ("gunicorn", "sqlite"),
+    ("gunicorn-plain", "sqlite"),
+    pytest.param("gunicorn-plain", "postgresql", marks=pytest.mark.postgres),
 ])
 def test_a_worker_killed_mid_call_frees_the_study_s_model_call_slot_at_once(study_folder, tmp_path, endpoint_factory, kind, database, request):
     endpoint = endpoint_factory()
