@@ -2,8 +2,7 @@
 
 `create_app(study)` is the application factory; `study serve` runs it on granian with a worker
 process per core (study.server.serving), `study demo` under waitress in one process, and
-`gunicorn -c python:study.server.gunicorn_config 'study.server.wsgi:app'` as the operator
-configures gunicorn (see README).
+`gunicorn 'study.server.wsgi:app'` as the operator configures gunicorn (see README).
 It also mounts the reviewers' workspace under /review (study.review.web).
 """
 

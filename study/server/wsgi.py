@@ -1,10 +1,12 @@
 """The task server as a WSGI module, for running it under gunicorn with several processes:
 
     export STUDY_DIR=path/to/study STUDY_SECRET_KEY=...
-    gunicorn -c python:study.server.gunicorn_config -w 4 'study.server.wsgi:app'
+    gunicorn -w 4 'study.server.wsgi:app'
 
-(the shipped config's hook has each worker hold study.db open from its start, so that `study
-copy-database` sees an idle server: study.server.gunicorn_config.)
+Each worker holds study.db open from its start, so that `study copy-database` sees an idle
+server, and settles the model calls a killed worker left in flight (study.server.worker_start),
+with or without --preload; the shipped config (`-c python:study.server.gunicorn_config`) does
+the same once more, and is no longer needed.
 
 (`--threads 4` as well makes each worker a threaded one, which keeps the editors' connections
 open between batches and goes on serving while a request waits for the database or the model;
