@@ -120,15 +120,9 @@ def redact_attributes(session_id: str, events: list[dict], detector: Detector) -
             attributes = op.get("attributes") if isinstance(op, Mapping) else None
             if not isinstance(attributes, Mapping):
                 continue
-            new_attributes = dict(attributes)
-            for name, value in attributes.items():
-                if not isinstance(value, str):
-                    continue
-                redacted, spans = redact_text(value, detector)
-                if redacted != value:
-                    new_attributes[name] = redacted
-                    where = f"events[{index}].textDelta.ops[{number}].attributes.{name}"
-                    redactions += _item_redactions(session_id, where, value, redacted, spans)
+            where = f"events[{index}].textDelta.ops[{number}].attributes"
+            new_attributes, found = _redact_values(session_id, attributes, where, detector)
+            redactions += found
             if new_attributes != attributes:
                 ops[number] = {**op, "attributes": new_attributes}
                 changed = True
@@ -145,18 +139,25 @@ def redact_extension(session_id: str, events: list[dict], detector: Detector) ->
         extension = event.get(EXTENSION)
         if not isinstance(extension, Mapping):
             continue
-        new_extension = dict(extension)
-        for name, value in extension.items():
-            if not isinstance(value, str):
-                continue
-            redacted, spans = redact_text(value, detector)
-            if redacted != value:
-                new_extension[name] = redacted
-                where = f"events[{index}].{EXTENSION}.{name}"
-                redactions += _item_redactions(session_id, where, value, redacted, spans)
+        new_extension, found = _redact_values(session_id, extension, f"events[{index}].{EXTENSION}", detector)
+        redactions += found
         if new_extension != extension:
             event[EXTENSION] = new_extension
     return redactions
+
+
+def _redact_values(session_id: str, values: Mapping, where: str, detector: Detector) -> tuple[dict, list[Redaction]]:
+    """Each string value of `values` (a paste's attributes, a proactive extension) redacted as a
+    text of its own; `where` names the mapping in the session's events."""
+    new_values, redactions = dict(values), []
+    for name, value in values.items():
+        if not isinstance(value, str):
+            continue
+        redacted, spans = redact_text(value, detector)
+        if redacted != value:
+            new_values[name] = redacted
+            redactions += _item_redactions(session_id, f"{where}.{name}", value, redacted, spans)
+    return new_values, redactions
 
 
 def _redact_item(value: str, as_inserted: Mapping[str, str], detector: Detector) -> tuple[str, list[Span]]:
