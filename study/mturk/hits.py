@@ -184,13 +184,19 @@ def taken(ctx: Context, hit_id: str) -> list[dict]:
     return list(ctx.requester.pages("ListAssignmentsForHIT", "Assignments", HITId=hit_id))
 
 
-def awaiting_review(ctx: Context, hit_id: str) -> list[dict]:
+def awaiting_review(ctx: Context, hit: dict) -> list[dict]:
     """The HIT's assignments submitted and neither approved nor rejected yet. None of GetHIT's
     counts holds them (Pending is accepted and not submitted, Completed is approved or
-    rejected), so they are asked for by status; each carries its AutoApprovalTime."""
+    rejected), so they are asked for by status; each carries its AutoApprovalTime. A HIT whose
+    counts add up to its MaxAssignments has none, and MTurk is not asked: a study of many HITs
+    reviewed already lists them without a call each. (The gap is not the number submitted: an
+    expired HIT counts its slots nobody took as neither available nor anything else.)"""
+    counted = sum(hit[f"NumberOfAssignments{kind}"] for kind in ("Available", "Pending", "Completed"))
+    if counted >= hit["MaxAssignments"]:
+        return []
     return list(
         ctx.requester.pages(
-            "ListAssignmentsForHIT", "Assignments", HITId=hit_id, AssignmentStatuses=["Submitted"]
+            "ListAssignmentsForHIT", "Assignments", HITId=hit["HITId"], AssignmentStatuses=["Submitted"]
         )
     )
 

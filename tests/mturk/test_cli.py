@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 
 import pytest
@@ -97,6 +98,35 @@ def test_list_counts_submissions_awaiting_review_and_when_mturk_pays_them(
         f"1 submission(s) awaiting review in all; MTurk auto-approves (pays) the first at "
         f"{_utc(late['AutoApprovalTime'])}." in listed
     )
+
+
+def test_list_asks_mturk_for_submissions_only_of_hits_that_may_hold_some(
+    run, study_folder, emulator, monkeypatch
+):
+    # A study of many HITs lists them without a call each where the HIT's own counts leave no
+    # room for a submission awaiting review.
+    asked = []
+    botocore_session = _botocore_session()
+    botocore_session.register(
+        "before-call.mturk-requester.ListAssignmentsForHIT",
+        lambda params, **_: asked.append(json.loads(params["body"])["HITId"]),
+    )
+    monkeypatch.setattr(client, "new_session", lambda: Session(botocore_session=botocore_session))
+    first_hit, second_hit = _hit_ids(
+        run(
+            "post", str(study_folder), "--hits", "2", "--assignments", "2", "--task-url", TASK_URL
+        ).stdout
+    )
+    assert "0 submission(s) awaiting review in all." in run("list", str(study_folder)).stdout
+    assert asked == []
+    submitted = accept_and_submit(emulator.state, second_hit, "A1ONE", {"verificationCode": "X"})
+    listed = run("list", str(study_folder)).stdout
+    assert "1 submission(s) awaiting review in all" in listed
+    assert asked == [second_hit]
+    assert run("approve", str(study_folder), submitted["AssignmentId"]).exit_code == 0
+    asked.clear()
+    assert "0 submission(s) awaiting review in all." in run("list", str(study_folder)).stdout
+    assert asked == []
 
 
 def test_posting_warns_while_the_consent_page_holds_the_init_placeholder(run, study_folder):

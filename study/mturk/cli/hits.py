@@ -204,7 +204,7 @@ def list_hits(directory: str, sandbox: bool, endpoint_url: str | None) -> None:
         if hit is None:
             click.echo(f"{row['hit_id']}  {row['status']}")
             continue
-        submitted = hit_module.awaiting_review(ctx, hit["HITId"])
+        submitted = hit_module.awaiting_review(ctx, hit)
         waiting += submitted
         if submitted:
             commands.add("study judging review" if hit_module.is_judging(row) else "study mturk review")
