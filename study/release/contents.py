@@ -88,7 +88,7 @@ def write_release(
                                     withdrawn, arms)  # fmt: skip
         # Within subjects, each released session's writer, arm and position (study.release.within).
         writers = {s.session_id: table.issue(s.worker_id, namespace) for s in included}
-        within_design = within.collect(source.path, released, writers)
+        within_design = within.collect(source.within, released, writers)
         design_files += within.write(staging, within_design)
     (staging / layout.SCHEMAS).mkdir()
     for schema in sorted(schemas_dir().glob("coauthor-*.schema.json")):

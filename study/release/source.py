@@ -29,6 +29,7 @@ from pathlib import Path
 
 from study import config as study_config
 from study import config_texts
+from study.export.within_design import WithinDesign
 from study.release.csvtable import CsvError, read_table
 
 # Compared with a header by its letters and digits only (`identity_column`): spreadsheets and
@@ -104,6 +105,9 @@ class Source:
     # export's metadata.csv and the release's arms.json (study.release.arms_as_run); a folder
     # source has none.
     calls: dict[str, list[tuple[dict, str | None]]] = field(default_factory=dict)
+    # A within-subjects study's design as it ran (study.export.within_design), read with the
+    # calls, for within.json (study.release.within); None between subjects and for a folder.
+    within: WithinDesign | None = None
 
     @property
     def worker_ids(self) -> set[str]:
@@ -191,6 +195,7 @@ def _read_csv(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
 
 
 def _from_study(path: Path, scratch: Path) -> Source:
+    from study.export import within_design
     from study.export.coauthor import ExportError, export_study
     from study.store import create_tables, make_engine, provenance, reading
     from study.store.engine import sqlite_file
@@ -212,15 +217,17 @@ def _from_study(path: Path, scratch: Path) -> Source:
         # A database an earlier version made gets the columns read here, as the export's would.
         create_tables(engine)
         # Read once for metadata.csv (the export) and arms.json (study.release.arms_as_run), so
-        # the two describe the same calls.
+        # the two describe the same calls; within subjects the design (within.json) in the same
+        # read, so it describes the same study.db as they do.
         with reading(engine) as connection:
             calls = provenance.calls_of(connection)
+            design = within_design.read(connection, study) if study.assignment == "within" else None
         try:
             export_study(study, export_dir, calls=calls)
         except (study_config.ConfigError, ExportError) as error:
             raise SourceError(str(error)) from None
         source = _from_folder(export_dir, _slug(study.name))
-        source.kind, source.path, source.calls = "study", path, calls
+        source.kind, source.path, source.calls, source.within = "study", path, calls, design
         # The export writes a row for every log; a .jsonl without one is another of its files (a
         # chat arm's conversations, study.paradigms.chat.arm_export), not a session left out.
         source.without_metadata = []

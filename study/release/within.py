@@ -3,11 +3,12 @@
 A reader of the published data needs the design to analyse it paired and to check the
 counterbalancing: which participant wrote which sessions, in which arm, at which position of
 their order, and the arm list and Latin-square row that order came from (study.server.within).
-The build takes the design as it ran from the study database (study.export.within_design) and
-keeps the released part of it: released sessions under their released ids, participants under
-their pseudonyms (metadata.csv's worker_id), never a worker id or access code. A participant with
-no released session (withdrawn, left out, or who finished none) is not a released participant:
-the counts are of released participants, and the file says so.
+The build takes the design as it ran from the study database (study.export.within_design, read
+by study.release.source with the model calls) and keeps the released part of it: released
+sessions under their released ids, participants under their pseudonyms (metadata.csv's
+worker_id), never a worker id or access code. A participant with no released session (withdrawn,
+left out, or who finished none) is not a released participant: the counts are of released
+participants, and the file says so.
 
 `read` gives the report the same WithinDesign it reads from a study folder, so `study report`
 on a release shows the same "Within-subjects design" section; `problems` is `study release
@@ -22,12 +23,9 @@ from collections import Counter
 from functools import cache
 from pathlib import Path
 
-from study import config as study_config
-from study.export import within_design
 from study.export.within_design import Participant, WithinDesign, order_of
 from study.release.csvtable import CsvError, read_table
 from study.release.layout import METADATA_CSV
-from study.store import make_engine, reading
 
 WITHIN = "within.json"
 SCHEMA = "within-release.schema.json"
@@ -46,19 +44,13 @@ class WithinFileError(ValueError):
     pass
 
 
-def collect(study_path: Path, released: dict[str, str], pseudonyms: dict[str, str]) -> dict | None:
-    """within.json's content for a within-subjects study (None between subjects). `released`:
-    study session id -> released id; `pseudonyms`: study session id -> its writer's pseudonym,
-    for the sessions with a released log."""
-    study = study_config.load(study_path)
-    if study.assignment != "within":
+def collect(design: WithinDesign | None, released: dict[str, str], pseudonyms: dict[str, str]) -> dict | None:
+    """within.json's content for a within-subjects study's `design` as the release's source read
+    it (study.release.source, with the model calls); None between subjects (`design` None).
+    `released`: study session id -> released id; `pseudonyms`: study session id -> its writer's
+    pseudonym, for the sessions with a released log."""
+    if design is None:
         return None
-    engine = make_engine(study.database_url)
-    try:
-        with reading(engine) as connection:
-            design = within_design.read(connection, study)
-    finally:
-        engine.dispose()
     participants = []
     for person in design.participants:
         # Their released sessions, by position; sessions of no released log are not in the release.

@@ -210,3 +210,53 @@ def test_counts_are_of_released_participants_and_a_left_out_session_leaves_its_w
     assert package["study"]["design"]["participants"] == {"began": 3, "completed_every_arm": 1, "part_way": 2}
     assert "lab-writer" not in (release / "within.json").read_text(encoding="utf-8")
     assert CliRunner().invoke(main, ["release", "verify", str(release)]).exit_code == 0
+
+
+def test_the_build_reads_the_design_once_in_the_read_of_the_model_calls(tmp_path):
+    """within.json's design comes from the read that gives metadata.csv's and arms.json's model
+    calls (study.release.source), not from study.db opened again later in the build: a session
+    finished or withdrawn between two reads would have within.json describe another database
+    than metadata.csv."""
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+
+    from tests.server.study_edits import dhillon_study, serve_again, write_part
+
+    folder = dhillon_study(tmp_path)
+    client = serve_again(folder)
+    for writer in ("lab-writer-1", "lab-writer-2"):
+        for first in (True, False, False):
+            write_part(client, writer, first=first)
+    client.application.extensions["study.engine"].dispose()
+    key = init_keyfile(tmp_path / "study.key")
+    reads = []  # (what, the SQLite connection it ran on), in the order run; "end": a transaction's
+
+    def note(connection, cursor, statement, parameters, context, executemany):
+        if not statement.lstrip().upper().startswith("SELECT"):
+            return
+        if "suggestion_requests.parameters" in statement:
+            reads.append(("calls", cursor.connection))
+        elif "sessions.within_order" in statement and "WHERE sessions.condition IS NOT NULL" in statement:
+            reads.append(("design", cursor.connection))  # study.export.within_design.read
+
+    def ended(connection):
+        reads.append(("end", connection.connection.dbapi_connection))
+
+    hooks = (("before_cursor_execute", note), ("commit", ended), ("rollback", ended))
+    for name, hook in hooks:
+        event.listen(Engine, name, hook)
+    try:
+        built = CliRunner().invoke(main, ["release", "build", str(folder), "--version", "1.0.0", "--out",
+                                          str(tmp_path / "releases"), "--key", str(key.path), "-j", "1"])  # fmt: skip
+    finally:
+        for name, hook in hooks:
+            event.remove(Engine, name, hook)
+    assert built.exit_code == 0, built.output
+
+    assert [what for what, _ in reads if what != "end"] == ["calls", "design"], reads
+    (calls, design) = [index for index, (what, _) in enumerate(reads) if what != "end"]
+    database = reads[calls][1]
+    assert reads[design][1] is database  # the same connection to study.db ...
+    assert not any(what == "end" and c is database for what, c in reads[calls:design])  # ... in one transaction
+    document = json.loads((tmp_path / "releases" / "dhillon-1.0.0" / "within.json").read_text(encoding="utf-8"))
+    assert [len(person["sessions"]) for person in document["participants"]] == [3, 3]
