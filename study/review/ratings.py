@@ -56,6 +56,19 @@ def _preview(comment: str, length: int = 80) -> str:
     return comment if len(comment) <= length else comment[: length - 1] + "…"
 
 
+def _box_line_breaks(comment: str) -> str:
+    """The comment with the line breaks a comment box holds (LF): a browser sends CRLF."""
+    return comment.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _stored(row) -> dict:
+    """A stored rating as every reader is given it. A rating saved before comments were stored
+    with LF line breaks holds the CRLF its browser sent: read as the box holds it, it compares
+    equal to the page's comment, so saving it again is no change. The audit log keeps what was
+    stored then."""
+    return {**row, "comment": _box_line_breaks(row["comment"])}
+
+
 def own(connection: Connection, submission_id: str, reviewer_id: int) -> dict | None:
     row = (
         connection.execute(
@@ -67,7 +80,7 @@ def own(connection: Connection, submission_id: str, reviewer_id: int) -> dict | 
         .mappings()
         .first()
     )
-    return dict(row) if row else None
+    return _stored(row) if row else None
 
 
 def rate(
@@ -88,9 +101,8 @@ def rate(
         raise RatingError(
             f"score must be one of {', '.join(map(str, sorted(scores)))}, got {score}"
         )
-    # A browser sends a comment box's line breaks as CRLF, while the box holds LF ones: stored as
-    # the box holds them, the comment a page is given back compares equal to what it shows.
-    comment = comment.replace("\r\n", "\n").replace("\r", "\n").strip()
+    # Stored as the box holds it, the comment a page is given back compares equal to what it shows.
+    comment = _box_line_breaks(comment).strip()
     if len(comment) > MAX_COMMENT:
         raise RatingError(f"Please keep the comment under {MAX_COMMENT} characters.")
     now = time.time()
@@ -154,7 +166,7 @@ def of_submission(connection: Connection, submission_id: str) -> list[dict]:
         .where(review_ratings.c.submission_id == submission_id)
         .order_by(review_ratings.c.rated_at)
     ).mappings()
-    return [dict(row) for row in rows]
+    return [_stored(row) for row in rows]
 
 
 def others(connection: Connection, submission_id: str, reviewer_id: int) -> list[dict]:
@@ -174,4 +186,4 @@ def all_ratings(connection: Connection) -> list[dict]:
         .join(reviewers, reviewers.c.reviewer_id == review_ratings.c.reviewer_id)
         .order_by(review_ratings.c.submission_id, review_ratings.c.rated_at)
     ).mappings()
-    return [dict(row) for row in rows]
+    return [_stored(row) for row in rows]

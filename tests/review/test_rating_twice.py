@@ -70,3 +70,41 @@ def test_a_changed_rating_sent_twice_is_saved_once_and_a_different_one_from_that
         logged = [e["action"] for e in audit.entries(connection, submission_id=submission_id)]
     assert (stored["score"], stored["comment"], stored["version"]) == (2, "Weak middle.", 2)
     assert logged.count(audit.RATING_EDIT) == 1
+
+
+def test_a_comment_stored_with_crlf_before_is_the_stored_one_when_sent_again(workspace, engine, team, submitted):
+    """A rating saved before comments were stored as the box holds them keeps the CRLF its
+    browser sent. Sent again as it is (the page showing it, a double click), it is no change: no
+    new version, no audit entry; a refusal answers with the comment as the box holds it, and
+    the audit log keeps what was stored."""
+    import time
+
+    from study.store import writing
+    from study.store.review_tables import review_ratings
+
+    ana = log_in(workspace, "ana")
+    submission_id = next_submission(ana)
+    old = "Strong ending.\r\nThe middle drags."  # as an earlier version stored it
+    with writing(engine) as connection:  # what that version's rate() wrote
+        now = time.time()
+        connection.execute(review_ratings.insert().values(
+            submission_id=submission_id, reviewer_id=team["ana"]["reviewer_id"], score=4, comment=old,
+            rated_at=now, updated_at=now, version=1))  # fmt: skip
+        audit.record(connection, "ana", audit.RATING_CREATE, submission_id, score=4, comment=old)
+    url = f"/review/s/{submission_id}/rating"
+    form = {"score": "4", "comment": COMMENT, "version": "1", "csrf_token": ana.csrf}
+    as_json = {"Accept": "application/json"}
+
+    again = ana.post(url, data=form, headers=as_json)
+    from_another_tab = ana.post(url, data={**form, "score": "5", "version": "0"}, headers=as_json)
+
+    assert again.status_code == 200 and (again.json["version"], again.json["comment"]) == (
+        1, "Strong ending.\nThe middle drags.")  # fmt: skip
+    assert from_another_tab.status_code == 409
+    assert from_another_tab.json["current"]["comment"] == "Strong ending.\nThe middle drags."
+    with reading(engine) as connection:
+        (stored,) = rating_store.of_submission(connection, submission_id)
+        logged = audit.entries(connection, submission_id=submission_id)
+    assert (stored["score"], stored["version"]) == (4, 1)
+    rated = [e for e in logged if e["action"].startswith("rating.")]
+    assert [(e["action"], e["detail"]["comment"]) for e in rated] == [(audit.RATING_CREATE, old)]
