@@ -13,8 +13,8 @@ temperature raised, an arm added). What ran is stored with the sessions:
 
 Each session's settings are read as study.export.settings_as_run reads them for `study
 export`'s metadata.csv, from the same read of the model calls (study.release.source), so the
-card, arms.json and metadata.csv agree. An arm is listed once per paradigm and settings its released sessions ran with, with how many
-sessions did, in the order of their first session. A value nothing stored records is "not
+card, arms.json and metadata.csv agree. An arm is listed once per paradigm and settings its
+released sessions ran with, with how many sessions did, in the order of their first session. A value nothing stored records is "not
 recorded" (an empty tuple here, null in arms.json), never study.toml's of today: a reader must
 not be told a setting ran that did not. An arm no released session ran is listed as study.toml
 has it, with 0 sessions: it is part of the study's design, and nothing claims it ran. Whether an

@@ -3,9 +3,10 @@
 A pilot pilots the study only if every prompt (and so every condition, which the server
 assigns per prompt's genre, balanced) is written at least once. In a study with rounds the
 writers enter one round, as a participant's link without ?round= does (study.review.rounds),
-and can write only the prompts it offers: the pilot covers that round, not the whole study. Drawing prompts at random
-leaves whole genres out of a small pilot, so writers take the genre, then the prompt, drawn
-least so far in the run; ties are broken by the writer's seeded generator.
+and can write only the prompts it offers: the pilot covers that round, not the whole study.
+Drawing prompts at random leaves whole genres out of a small pilot, so writers take the genre,
+then the prompt, drawn least so far in the run; ties are broken by the writer's seeded
+generator.
 """
 
 from __future__ import annotations
