@@ -16,6 +16,7 @@ once_per_participant every submitter joins the "done" group, which new studies b
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 from sqlalchemy import select
@@ -186,3 +187,9 @@ def fetch(ctx: Context, submission_id: str) -> tuple[dict, dict]:
     record = studies.row(ctx, study_id)
     store(ctx, record, submission)
     return submission, record
+
+
+def by_status(ctx: Context, study_id: str) -> Counter[str]:
+    """How many of a Prolific study's submissions are in each status (AWAITING REVIEW,
+    APPROVED, ...), as Prolific reports them now."""
+    return Counter(s["status"] for s in ctx.client.pages(f"studies/{study_id}/submissions/"))

@@ -204,3 +204,41 @@ def test_stop_run_again_after_its_answer_was_lost_releases_the_untaken_places(ru
     with reading(ctx.engine) as connection:
         totals = ledger.totals(connection, ctx.environment, ctx.currency)
     assert totals.committed.total == 0 and totals.released.pay == 750
+
+
+def _drafted(out: str) -> str:
+    return re.search(r"Draft (\w+):", out).group(1)
+
+
+def test_list_counts_each_studys_submissions_awaiting_review_until_they_are_decided(
+    run, study_folder, prolific, task_client
+):
+    import httpx
+
+    first = _drafted(run("draft", str(study_folder), "--places", "3", "--publish"))
+    second = _drafted(run("draft", str(study_folder), "--places", "1", "--publish"))
+    take_part(prolific, task_client, first, "1" * 24)
+    take_part(prolific, task_client, first, "2" * 24)
+    left = take_part(prolific, task_client, first, "3" * 24, finish=False)
+    httpx.post(prolific.url + "/_emulator/return", json={"submission_id": left.submission_id})
+    took = take_part(prolific, task_client, second, "4" * 24)
+    listed = run("list", str(study_folder))
+    assert (f"{first}  ACTIVE           2/3 places  $2.50  round -  0 in progress, 2 awaiting review, "
+            "0 approved, 0 rejected, 1 returned, 0 timed out") in listed  # fmt: skip
+    assert (f"{second}  AWAITING REVIEW  1/1 places  $2.50  round -  0 in progress, "
+            "1 awaiting review") in listed  # fmt: skip
+    assert (f"3 submission(s) awaiting review in all. Decide them with `study prolific review "
+            f"{study_folder}`.") in listed  # fmt: skip
+
+    run("approve", str(study_folder), took.submission_id)
+    listed = run("list", str(study_folder))
+    assert (f"{second}  COMPLETED        1/1 places  $2.50  round -  0 in progress, "
+            "0 awaiting review, 1 approved") in listed  # fmt: skip
+    assert "2 submission(s) awaiting review in all. Decide them with" in listed
+
+    run("review", str(study_folder), "--yes")
+    listed = run("list", str(study_folder))
+    assert (f"{first}  ACTIVE           2/3 places  $2.50  round -  0 in progress, "
+            "0 awaiting review, 2 approved") in listed  # fmt: skip
+    assert "0 submission(s) awaiting review in all." in listed and "Decide them" not in listed
+

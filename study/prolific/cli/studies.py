@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from study.prolific import ledger, money, studies
+from study.prolific import ledger, money, studies, submissions
 from study.prolific import settings as prolific_settings
 from study.prolific.cli.common import (
     api_option,
@@ -157,14 +157,35 @@ def places(directory: str, study_id: str, count: int, api_url: str | None, live:
 @api_option
 @reports_errors
 def list_studies(directory: str, api_url: str | None, live: bool) -> None:
-    """This study's Prolific studies (only those it created), as Prolific reports them now."""
+    """This study's Prolific studies (only those it created), as Prolific reports them now: status,
+    places, reward, round, and how many of each one's submissions are in progress, awaiting
+    review, approved, rejected, returned and timed out; then the total awaiting review."""
     ctx = open_account(directory, api_url, live)
     studies.recover(ctx)
-    for record in studies.rows(ctx):
-        if not record["study_id"]:
-            continue
+    listed = [record for record in studies.rows(ctx) if record["study_id"]]
+    waiting = 0
+    for record in listed:
         current = ctx.client.get(f"studies/{record['study_id']}/")
         studies.refresh(ctx, record["study_id"], current)
+        counts = submissions.by_status(ctx, record["study_id"])
+        waiting += counts["AWAITING REVIEW"]
+        shown = "  " + ", ".join(f"{counts[status]} {label}" for status, label in SUBMISSION_STATUSES)
         click.echo(f"{record['study_id']}  {current['status']:<16} "
                    f"{current.get('places_taken', 0)}/{current['total_available_places']} places  "
-                   f"{money.show(record['reward'], ctx.currency)}  round {record['round'] or '-'}")  # fmt: skip
+                   f"{money.show(record['reward'], ctx.currency)}  round {record['round'] or '-'}"
+                   + shown)  # fmt: skip
+    if listed:
+        decide = f". Decide them with `study prolific review {directory}`." if waiting else "."
+        click.echo(f"{waiting} submission(s) awaiting review in all{decide}")
+
+
+# Every status Prolific documents for a submission, shown even at 0 so that one study's line
+# reads like the next.
+SUBMISSION_STATUSES = (
+    ("ACTIVE", "in progress"),
+    ("AWAITING REVIEW", "awaiting review"),
+    ("APPROVED", "approved"),
+    ("REJECTED", "rejected"),
+    ("RETURNED", "returned"),
+    ("TIMED-OUT", "timed out"),
+)
