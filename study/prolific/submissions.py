@@ -189,7 +189,11 @@ def fetch(ctx: Context, submission_id: str) -> tuple[dict, dict]:
     return submission, record
 
 
-def by_status(ctx: Context, study_id: str) -> Counter[str]:
+def by_status(ctx: Context, study_id: str, study_status: str) -> Counter[str]:
     """How many of a Prolific study's submissions are in each status (AWAITING REVIEW,
-    APPROVED, ...), as Prolific reports them now."""
+    APPROVED, ...), as Prolific reports them now. Nobody can join a draft (UNPUBLISHED), so a
+    draft has none and Prolific is not asked: a study with many drafts is listed without a call
+    for each."""
+    if study_status == "UNPUBLISHED":
+        return Counter()
     return Counter(s["status"] for s in ctx.client.pages(f"studies/{study_id}/submissions/"))

@@ -242,3 +242,24 @@ def test_list_counts_each_studys_submissions_awaiting_review_until_they_are_deci
             "0 awaiting review, 2 approved") in listed  # fmt: skip
     assert "0 submission(s) awaiting review in all." in listed and "Decide them" not in listed
 
+
+def test_list_asks_prolific_for_no_submissions_of_a_draft(run, study_folder, prolific, monkeypatch):
+    # Nobody can join a draft: a study of many drafts is listed without a call for each.
+    import requests
+
+    draft = _drafted(run("draft", str(study_folder), "--places", "1"))
+    published = _drafted(run("draft", str(study_folder), "--places", "1", "--publish"))
+    asked = []
+    send = requests.Session.request
+
+    def recorded(self, method, url, *args, **kwargs):
+        asked.append(url)
+        return send(self, method, url, *args, **kwargs)
+
+    monkeypatch.setattr(requests.Session, "request", recorded)
+    listed = run("list", str(study_folder))
+    assert f"{draft}  UNPUBLISHED      0/1 places  $2.50  round -\n" in listed
+    assert f"{published}  ACTIVE" in listed and "0 submission(s) awaiting review in all." in listed
+    assert [url for url in asked if "/submissions/" in url] == [
+        f"{prolific.api}studies/{published}/submissions/"
+    ]

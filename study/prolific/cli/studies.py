@@ -159,7 +159,8 @@ def places(directory: str, study_id: str, count: int, api_url: str | None, live:
 def list_studies(directory: str, api_url: str | None, live: bool) -> None:
     """This study's Prolific studies (only those it created), as Prolific reports them now: status,
     places, reward, round, and how many of each one's submissions are in progress, awaiting
-    review, approved, rejected, returned and timed out; then the total awaiting review."""
+    review, approved, rejected, returned and timed out (a draft has none); then the total awaiting
+    review."""
     ctx = open_account(directory, api_url, live)
     studies.recover(ctx)
     listed = [record for record in studies.rows(ctx) if record["study_id"]]
@@ -167,9 +168,11 @@ def list_studies(directory: str, api_url: str | None, live: bool) -> None:
     for record in listed:
         current = ctx.client.get(f"studies/{record['study_id']}/")
         studies.refresh(ctx, record["study_id"], current)
-        counts = submissions.by_status(ctx, record["study_id"])
+        counts = submissions.by_status(ctx, record["study_id"], current["status"])
         waiting += counts["AWAITING REVIEW"]
-        shown = "  " + ", ".join(f"{counts[status]} {label}" for status, label in SUBMISSION_STATUSES)
+        shown = "" if current["status"] == "UNPUBLISHED" else "  " + ", ".join(
+            f"{counts[status]} {label}" for status, label in SUBMISSION_STATUSES
+        )
         click.echo(f"{record['study_id']}  {current['status']:<16} "
                    f"{current.get('places_taken', 0)}/{current['total_available_places']} places  "
                    f"{money.show(record['reward'], ctx.currency)}  round {record['round'] or '-'}"
