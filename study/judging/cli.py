@@ -60,6 +60,8 @@ def build(directory: str) -> None:
         f"Built a judging round of {built.items} {settings.unit} item(s) from {built.sessions} session(s), "
         f"{built.gold} gold item(s): {built.tasks} task(s), each item rated by {settings.k} judges."
     )
+    if built.simulated:
+        click.echo(f"Left out {built.simulated} simulated session(s) (study simulate): judges rate what people wrote.")
 
 
 @judging.command()

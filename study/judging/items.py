@@ -42,6 +42,7 @@ class Built:
     items: int
     gold: int
     tasks: int
+    simulated: int = 0  # finished sessions left out as written by `study simulate`
 
 
 @cache
@@ -95,9 +96,10 @@ def build(connection: Connection, study: Study, settings: JudgingSettings) -> Bu
         connection.execute(delete(table))
     simulated = simulated_ids(connection)
     now = time.time()
-    rows, sessions_used = [], 0
+    rows, sessions_used, simulated_left_out = [], 0, 0
     for session in session_store.all_sessions(connection, finished_only=True):
         if session["session_id"] in simulated:
+            simulated_left_out += 1
             continue
         # Blind: a worker id (or assignment id, access code) the writer typed into the text is
         # masked as the reviewers' workspace masks it (study.review.identifiers).
@@ -118,6 +120,15 @@ def build(connection: Connection, study: Study, settings: JudgingSettings) -> Bu
         gold_rows = [{"item_id": new_item_id(), "session_id": None, "unit": "gold",
                       "position": 0, "text": g.text, "gold_score": g.score, "created_at": now}
                      for g in found]  # fmt: skip
+    if not rows and simulated_left_out:
+        # A pilot's folder holds only `study simulate`'s sessions: "no finished session" would
+        # send the researcher looking for a fault in sessions they can see are finished.
+        raise BuildError(
+            f"no session a person finished has text to judge: the {simulated_left_out} finished "
+            "session(s) in this study were written by `study simulate`, and judges rate only what "
+            "people wrote. Fix: build the round once people have finished sessions (study status "
+            "counts them)."
+        )
     if not rows:
         raise BuildError(
             "no finished session has text to judge yet. Fix: build the round once writers have finished."
@@ -135,4 +146,4 @@ def build(connection: Connection, study: Study, settings: JudgingSettings) -> Bu
         placed += [{"task_id": task_id, "item_id": item, "position": i} for i, item in enumerate(task.items)]
     connection.execute(judging_tasks.insert(), task_rows)
     connection.execute(judging_task_items.insert(), placed)
-    return Built(sessions_used, len(rows), len(gold_rows), len(task_rows))
+    return Built(sessions_used, len(rows), len(gold_rows), len(task_rows), simulated_left_out)

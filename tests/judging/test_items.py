@@ -53,3 +53,47 @@ def test_judges_rate_the_text_the_log_shows_not_a_text_sent_at_finish(tmp_path):
         texts = connection.execute(select(judging_items.c.text)).scalars().all()
     engine.dispose()
     assert texts == [typed.strip()]
+
+
+def _pilot(tmp_path, texts: list[str], simulated: int):
+    """A study whose first `simulated` finished sessions were written by `study simulate`
+    (marked as it marks them), the rest by people."""
+    from study.store import create_tables
+    from study.store import simulated as simulated_store
+    from study.store import writing
+    from tests.judging.finished import finish_sessions
+
+    folder = tmp_path / "study"
+    write_study_files(folder, replacements=CONTACT)
+    set_section(folder, "judging", {"unit": "document", "k": 1, "items_per_task": 2})
+    study = config.load(folder)
+    engine = make_engine(study.database_url)
+    create_tables(engine)
+    made = finish_sessions(engine, study, texts)
+    with writing(engine) as connection:
+        for session_id in made[:simulated]:
+            simulated_store.mark(connection, session_id, persona="careful", intent="a story", model="deterministic")
+    engine.dispose()
+    return folder
+
+
+def test_a_pilot_of_simulated_writers_only_is_told_why_nothing_is_judged(tmp_path):
+    # Right after `study simulate` every session is finished, so "no finished session" would
+    # send the researcher looking for a fault in the sessions instead of for people.
+    folder = _pilot(tmp_path, ["A simulated story.", "Another simulated essay."], simulated=2)
+
+    built = CliRunner().invoke(main, ["judging", "build", str(folder)])
+
+    assert built.exit_code == 1
+    assert "the 2 finished session(s) in this study were written by `study simulate`" in built.output
+    assert "Fix: build the round once people have finished sessions" in built.output
+
+
+def test_building_says_how_many_simulated_sessions_it_left_out(tmp_path):
+    folder = _pilot(tmp_path, ["A simulated story.", "A person's essay.", "Another person's story."], simulated=1)
+
+    built = CliRunner().invoke(main, ["judging", "build", str(folder)])
+
+    assert built.exit_code == 0, built.output
+    assert "2 document item(s) from 2 session(s)" in built.output
+    assert "Left out 1 simulated session(s) (study simulate)" in built.output
