@@ -48,9 +48,13 @@ class Proposal:
 
 
 def judging_context(ctx: Context, settings: JudgingSettings) -> Context:
-    """The study's MTurk context with the judging HIT's title and description."""
+    """The study's MTurk context with the judging HIT's title and description, and without the
+    qualifications [mturk] requires of writers: a main round's "passed the qualification round"
+    would let only the study's own writers judge, rating their peers' texts and their own, from
+    a pool too small to fill the round. The paper's requirements ([mturk] paper_requirements)
+    still apply."""
     return replace(ctx, settings=replace(ctx.settings, title=settings.title, description=settings.description,
-                                         keywords="rating, reading, text"))  # fmt: skip
+                                         keywords="rating, reading, text", qualifications=()))  # fmt: skip
 
 
 def judging_url(task_url: str) -> str:

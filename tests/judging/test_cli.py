@@ -75,3 +75,29 @@ def test_a_post_run_again_after_a_crash_says_it_finished_the_interrupted_one(fin
     again = runner.invoke(main, [*post, "--hits", "2", "--assignments", "1"])
     assert again.exit_code == 0, again.output
     assert "interrupted post" in again.output and "nothing new was posted" in again.output
+
+
+def test_judging_hits_do_not_require_the_qualification_writers_needed(finished_study, emulator, requester):
+    # A two-round study's main round requires "passed the qualification round" ([[mturk.qualifications]],
+    # as study init's study.toml shows): on a judging HIT it would let only the study's own
+    # writers judge, rating their peers' texts and their own.
+    from study.mturk import qualifications
+
+    study_folder = finished_study
+    set_section(study_folder, "mturk", {
+        "budget": "50.00", "task_url": "https://study.example.org/task",
+        "qualifications": [{"name": "coauthor qualified", "comparator": "GreaterThanOrEqualTo", "values": [4]}],
+    })  # fmt: skip
+    engine = make_engine(config.load(study_folder).database_url)
+    writers_qualification = qualifications.create(requester, engine, "coauthor qualified", "Passed")
+    engine.dispose()
+    runner = CliRunner()
+    assert runner.invoke(main, ["judging", "build", str(study_folder)]).exit_code == 0
+
+    posted = runner.invoke(main, ["judging", "post", str(study_folder), "--endpoint-url", emulator.url])
+
+    assert posted.exit_code == 0, posted.output
+    (hit,) = client.connect(live=False, endpoint_url=emulator.url).call("ListHITs")["HITs"]
+    required = {r["QualificationTypeId"] for r in hit["QualificationRequirements"]}
+    assert writers_qualification not in required
+    assert "000000000000000000L0" in required  # the paper's approval rate > 97% still applies
