@@ -101,3 +101,19 @@ def test_judging_hits_do_not_require_the_qualification_writers_needed(finished_s
     required = {r["QualificationTypeId"] for r in hit["QualificationRequirements"]}
     assert writers_qualification not in required
     assert "000000000000000000L0" in required  # the paper's approval rate > 97% still applies
+
+
+def test_a_round_of_ten_or_more_tasks_is_posted_in_hits_mturk_charges_20_percent_on(finished_study, emulator):
+    # MTurk charges 40% on a HIT of 10 or more assignments; one HIT per round would double the
+    # fees of every round past nine tasks, and a round's judges need not share a HIT.
+    study_folder = finished_study
+    set_section(study_folder, "judging", {"unit": "document", "k": 4, "items_per_task": 1, "reward": "$0.60"})
+    runner = CliRunner()
+    assert runner.invoke(main, ["judging", "build", str(study_folder)]).exit_code == 0  # 3 texts x 4: 12 tasks
+
+    posted = runner.invoke(main, ["judging", "post", str(study_folder), "--endpoint-url", emulator.url])
+
+    assert posted.exit_code == 0, posted.output
+    hits = client.connect(live=False, endpoint_url=emulator.url).call("ListHITs")["HITs"]
+    assert sorted(h["MaxAssignments"] for h in hits) == [6, 6]  # every task reached, each HIT under 10
+    assert "at most $8.64 ($7.20 to workers + $1.44 MTurk fees)" in posted.output

@@ -20,10 +20,12 @@ from study.mturk.cli.common import (
 
 @click.command()
 @directory_argument
-@click.option("--hits", "count", default=1, show_default=True, type=click.IntRange(min=1))
+@click.option("--hits", "count", default=None, type=click.IntRange(min=1),
+              help="HITs to post (default: as many as keep each under 10 assignments, which "
+                   "MTurk charges 40% instead of 20%; 1 with --assignments).")
 @click.option("--assignments", default=None, type=click.IntRange(min=1),
               help="Judges per HIT (default: every unfinished task no posted judging HIT "
-                   "reaches yet, spread over --hits).")
+                   "reaches yet, spread over the HITs).")
 @click.option("--reward", default=None, metavar="USD", help="Pay per task (default: [judging] reward).")
 @click.option("--task-url", default=None, metavar="URL",
               help="The https address of /judge (default: /judge beside [mturk] task_url).")
@@ -41,7 +43,10 @@ def post(directory, count, assignments, reward, task_url, sandbox, endpoint_url)
         raise click.ClickException(f"No judging round yet. Fix: study judging build {directory}")
     ctx = open_account(directory, sandbox, endpoint_url, study)
     url = task_url or recruit.judging_url(ctx.settings.task_url)
-    per_hit = assignments or _judges_needed(ctx, found.tasks - found.tasks_submitted, count)
+    if assignments:
+        count, per_hit = count or 1, assignments
+    else:
+        count, per_hit = _judges_needed(ctx, found.tasks - found.tasks_submitted, count)
     posted = recruit.post(
         ctx, settings, hits=count, assignments=per_hit, reward=amount, task_url=url,
         confirm=lambda cost: confirm_spend(ctx, f"posting {count} judging HITs x {per_hit} assignments", cost),
@@ -56,9 +61,11 @@ def post(directory, count, assignments, reward, task_url, sandbox, endpoint_url)
     click.echo(f"Posted {len(posted.hits)} judging HITs; at most {posted.cost.describe()}.")
 
 
-def _judges_needed(ctx, unfinished: int, count: int) -> int:
-    """Assignments per HIT for the unfinished tasks that no open judging assignment reaches yet:
-    HITs posted before still bring judges, so posting again must not ask for every task twice."""
+def _judges_needed(ctx, unfinished: int, count: int | None) -> tuple[int, int]:
+    """HITs and assignments per HIT for the unfinished tasks that no open judging assignment
+    reaches yet: HITs posted before still bring judges, so posting again must not ask for every
+    task twice. Without `count`, HITs of at most 9 assignments: MTurk charges 40% on a HIT of 10
+    or more (study.mturk.money), and a round's judges need not share a HIT."""
     coming = sum(hit_module.open_slots(row.get("HIT")) for row in hit_module.study_hits(ctx)
                  if hit_module.is_judging(row))  # fmt: skip
     if unfinished - coming <= 0:
@@ -67,7 +74,10 @@ def _judges_needed(ctx, unfinished: int, count: int) -> int:
             f"posted have {coming} open assignments. Fix: wait for their judges (study judging "
             "review), or pass --assignments N to post more anyway."
         )
-    return max(1, math.ceil((unfinished - coming) / count))
+    missing = unfinished - coming
+    if count is None:
+        count = math.ceil(missing / (money.LARGE_HIT_ASSIGNMENTS - 1))
+    return count, max(1, math.ceil(missing / count))
 
 
 @click.command()
