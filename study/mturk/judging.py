@@ -30,6 +30,7 @@ from study.mturk import hits as hit_module
 from study.mturk import posting
 from study.mturk import review as mturk_review
 from study.mturk.context import Context
+from study.review import settings as review_settings
 from study.store import reading
 from study.store.judging import judging_tasks
 
@@ -49,12 +50,14 @@ class Proposal:
 
 def judging_context(ctx: Context, settings: JudgingSettings) -> Context:
     """The study's MTurk context with the judging HIT's title and description, and without the
-    qualifications [mturk] requires of writers: a main round's "passed the qualification round"
-    would let only the study's own writers judge, rating their peers' texts and their own, from
-    a pool too small to fill the round. The paper's requirements ([mturk] paper_requirements)
-    still apply."""
+    qualification the review grants writers ([review] qualification): a main round's "passed
+    the qualification round" would let only the study's own writers judge, rating their peers'
+    texts and their own, from a pool too small to fill the round. The researcher's other
+    requirements (a language, a region) and the paper's ([mturk] paper_requirements) apply."""
+    granted = review_settings.from_study(ctx.study).qualification
+    kept = tuple(q for q in ctx.settings.qualifications if q.qualification != granted)
     return replace(ctx, settings=replace(ctx.settings, title=settings.title, description=settings.description,
-                                         keywords="rating, reading, text", qualifications=()))  # fmt: skip
+                                         keywords="rating, reading, text", qualifications=kept))  # fmt: skip
 
 
 def judging_url(task_url: str) -> str:

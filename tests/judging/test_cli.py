@@ -82,14 +82,20 @@ def test_judging_hits_do_not_require_the_qualification_writers_needed(finished_s
     # as study init's study.toml shows): on a judging HIT it would let only the study's own
     # writers judge, rating their peers' texts and their own.
     from study.mturk import qualifications
+    from study.review import settings as review_settings
 
     study_folder = finished_study
     set_section(study_folder, "mturk", {
         "budget": "50.00", "task_url": "https://study.example.org/task",
-        "qualifications": [{"name": "coauthor qualified", "comparator": "GreaterThanOrEqualTo", "values": [4]}],
+        "qualifications": [{"name": "coauthor qualified", "comparator": "GreaterThanOrEqualTo", "values": [4]},
+                           {"name": "fluent in English"}],
     })  # fmt: skip
-    engine = make_engine(config.load(study_folder).database_url)
+    study = config.load(study_folder)
+    assert review_settings.from_study(study).qualification == "coauthor qualified"  # what `study qualify` grants
+    engine = make_engine(study.database_url)
     writers_qualification = qualifications.create(requester, engine, "coauthor qualified", "Passed")
+    # A requirement of the researcher's own, not the review's, is one judges must meet too.
+    language = qualifications.create(requester, engine, "fluent in English", "Speaks English fluently")
     engine.dispose()
     runner = CliRunner()
     assert runner.invoke(main, ["judging", "build", str(study_folder)]).exit_code == 0
@@ -100,6 +106,7 @@ def test_judging_hits_do_not_require_the_qualification_writers_needed(finished_s
     (hit,) = client.connect(live=False, endpoint_url=emulator.url).call("ListHITs")["HITs"]
     required = {r["QualificationTypeId"] for r in hit["QualificationRequirements"]}
     assert writers_qualification not in required
+    assert language in required
     assert "000000000000000000L0" in required  # the paper's approval rate > 97% still applies
 
 
