@@ -67,11 +67,14 @@ def check_task_url(url: str, *, allow_http: bool = False, page: str = "/task") -
     parts = urlparse(url or "")
     schemes = ("https", "http") if allow_http else ("https",)
     if parts.scheme not in schemes or not parts.netloc:
-        raise HitError(
-            f"The task URL {url!r} is not an https URL. Fix: pass --task-url (or set task_url in "
-            "[mturk]) to the https address of the task server's /task page, e.g. "
-            "https://study.example.org/task."
-        )
+        if page == "/task":
+            fix = ("pass --task-url (or set task_url in [mturk]) to the https address of the task "
+                   "server's /task page, e.g. https://study.example.org/task.")  # fmt: skip
+        else:  # a judging round's page, found beside [mturk] task_url (study.mturk.judging)
+            fix = (f"set task_url in [mturk] to the https address of the task server's /task page "
+                   f"(the {page} page beside it is used), or pass --task-url "
+                   f"https://study.example.org{page}.")  # fmt: skip
+        raise HitError(f"The task URL {url!r} is not an https URL. Fix: {fix}")
     if not parts.path.rstrip("/").endswith(page):
         raise HitError(
             f"The task URL {url!r} does not end with {page}, the page where workers enter the "

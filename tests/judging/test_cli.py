@@ -124,3 +124,18 @@ def test_a_round_of_ten_or_more_tasks_is_posted_in_hits_mturk_charges_20_percent
     hits = client.connect(live=False, endpoint_url=emulator.url).call("ListHITs")["HITs"]
     assert sorted(h["MaxAssignments"] for h in hits) == [6, 6]  # every task reached, each HIT under 10
     assert "at most $8.64 ($7.20 to workers + $1.44 MTurk fees)" in posted.output
+
+
+def test_posting_without_a_task_url_names_the_judging_page_in_its_fix(finished_study, emulator):
+    # Following a fix that names /task for a judging HIT would only meet a second error asking
+    # for /judge.
+    study_folder = finished_study
+    set_section(study_folder, "mturk", {"budget": "50.00", "task_url": ""})
+    runner = CliRunner()
+    assert runner.invoke(main, ["judging", "build", str(study_folder)]).exit_code == 0
+
+    posted = runner.invoke(main, ["judging", "post", str(study_folder), "--endpoint-url", emulator.url])
+
+    assert posted.exit_code == 1
+    assert "the /judge page beside it is used" in posted.output
+    assert "--task-url https://study.example.org/judge" in posted.output
