@@ -96,7 +96,7 @@ def build_release(
             )
         namespace = namespace or name
         publish.finish_interrupted(out)
-        previous = preflight.previous_release(out, name, number)
+        previous = preflight.previous_release(out, name, number, key)
         withdrawals = load_withdrawals(key)
         withdrawn = {entry.worker_id for entry in withdrawals}
         left_out = preflight.curator_exclusions(source, exclude)

@@ -7,10 +7,12 @@ released, and the message says what to do.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Collection
 
 from study.release import layout
+from study.release.keys import ReleaseKey
 from study.release.source import Source, SourceConversation, SourceSession
 from study.release.versioning import Version
 
@@ -32,25 +34,52 @@ def curator_exclusions(source: Source, exclude: Collection[str]) -> set[str]:
     return wanted
 
 
-def previous_release(out: Path, name: str, number: Version) -> tuple[Version, Path] | None:
+def previous_release(
+    out: Path, name: str, number: Version, key: ReleaseKey | None = None
+) -> tuple[Version, Path] | None:
     releases = layout.existing_releases(out, name)
+    if not releases:
+        return None
+    # Another dataset may already hold the name (every `study init` study is "coauthor"): its
+    # releases then answer to another key, and "build the next version" would continue them.
+    other = another_key(releases[max(releases)], key)
     if number in releases:
         paths = ", ".join(str(p) for p in releases[number])
         raise BuildError(
             f"{name} {number} already exists ({paths}); a release is never overwritten. "
-            "Build the next version."
+            + (other or "Build the next version.")
         )
     later = sorted(v for v in releases if v > number)
     if later:
         raise BuildError(
             f"{name} {later[-1]} already exists; the new version must be greater than {later[-1]}."
+            + (f" {other}" if other else "")
         )
-    if not releases:
-        return None
     latest = max(releases)
     # Prefer the folder; an archive alone will do.
     paths = sorted(releases[latest], key=lambda p: not p.is_dir())
     return latest, paths[0]
+
+
+def another_key(paths: list[Path], key: ReleaseKey | None) -> str:
+    """What to do when the release at `paths` was built with a key other than `key` ("" when
+    it was built with it, or its folder cannot say: an archive alone, an unreadable package)."""
+    folder = next((p for p in paths if p.is_dir()), None)
+    if key is None or folder is None:
+        return ""
+    try:
+        package = json.loads((folder / layout.DATAPACKAGE).read_text(encoding="utf-8"))
+        theirs = str(package["study"]["key_fingerprint"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+    if theirs == key.fingerprint:
+        return ""
+    return (
+        f"{folder} was built with another key (fingerprint {theirs}; {key.path} has "
+        f"{key.fingerprint}). Fix: if this source is another dataset, give its releases their "
+        "own name with --name (or another --out); if it is the same dataset, build with the "
+        "key its releases were built with."
+    )
 
 
 def check_sessions(

@@ -21,7 +21,7 @@ from study.release.csvtable import CsvError, read_table
 from study.release.diff import diff_releases, reasons
 from study.release.facts import ReleaseFacts
 from study.release.keys import ReleaseKey
-from study.release.preflight import BuildError
+from study.release.preflight import BuildError, another_key
 from study.release.pseudonyms import pseudonym, released_session_id
 from study.release.versioning import Version, check_version
 
@@ -66,7 +66,8 @@ def compare(
     facts.withdrawn_removed = [s for s in facts.diff.removed if s in gone]
     problem = check_version(facts.version, facts.previous, reasons(facts.diff, facts.withdrawn_removed))
     if problem:
-        raise BuildError(problem)
+        other = another_key([old], key) if facts.diff.rekeyed else ""
+        raise BuildError(f"{problem} {other}" if other else problem)
 
 
 def _writers(directory: Path) -> dict[str, str]:

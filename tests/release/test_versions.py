@@ -138,6 +138,30 @@ def test_another_key_needs_a_major_version(history, tmp_path):
         )
 
 
+def test_another_dataset_of_the_same_name_is_told_to_take_its_own_name(history, tmp_path):
+    """Every `study init` study is named "coauthor": a second dataset built into the same folder
+    with its own key must not be sent on to "build the next version" of the first."""
+    other = init_keyfile(tmp_path / "other.key")
+    source = copy_source(tmp_path / "coauthor", ADDED)
+
+    def build(version, *more):
+        return CliRunner().invoke(release, [
+            "build", str(source), "--version", version, "--out", str(history["out"]),
+            "--key", str(other.path), "-j", "1", *more,
+        ])  # fmt: skip
+
+    for version in ("1.0.0", "1.1.2"):  # the name taken, then a next version of the other's
+        refused = build(version)
+        assert refused.exit_code == 1
+        output = " ".join(refused.output.split())
+        assert "was built with another key" in output, output
+        assert history["key"].fingerprint in output and other.fingerprint in output
+        assert "own name with --name" in output
+        assert "Build the next version" not in output
+    assert build("1.0.0", "--name", "pilot").exit_code == 0
+    assert (history["out"] / "pilot-1.0.0").is_dir()
+
+
 def test_a_version_below_the_latest_is_refused(history):
     with pytest.raises(BuildError, match="must be greater than 1.1.1"):
         build_release(
