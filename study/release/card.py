@@ -251,5 +251,13 @@ def _maintenance(facts: ReleaseFacts) -> str:
         "## Maintenance\n\n"
         f"Changes are listed in `{CHANGELOG}`. A writer may withdraw at any time: their sessions "
         "leave every later release. Errata and withdrawal requests go to the research team.\n\n"
-        f"**Contact:** {CURATOR}\n"
+        f"**Contact:** {_contact(facts)}\n"
     )
+
+
+def _contact(facts: ReleaseFacts) -> str:
+    # The contact declared in study.toml is the one participants were told to reach, and is
+    # published on purpose (study.release.contact); a folder of sessions declares none.
+    if facts.study and facts.study.contact:
+        return f"{facts.study.contact} (the study's contact, as its consent page names them)."
+    return CURATOR

@@ -92,6 +92,20 @@ def test_a_release_publishes_the_declared_contact_and_still_redacts_what_writers
     )
 
 
+def test_the_cards_maintenance_section_names_the_declared_contact(tmp_path):
+    # Errata and withdrawal requests go to the contact; a card that says "the curator fills
+    # this in" there, beside the declared contact, cannot be filled in without breaking
+    # SHA256SUMS.
+    folder = a_study(tmp_path, declared=True)
+    one_session(folder, " A story.")
+    result, directory, key = build(folder, tmp_path)
+    assert result.exit_code == 0, result.output
+    maintenance = (directory / "README.md").read_text().split("## Maintenance", 1)[1]
+    assert f"**Contact:** {CONSENT_LINE}" in maintenance
+    assert "Not known to the toolkit" not in maintenance
+    assert CliRunner().invoke(release, ["verify", str(directory)]).exit_code == 0
+
+
 def test_the_contact_is_published_in_the_card_only(tmp_path):
     folder = a_study(tmp_path, declared=True)
     one_session(folder, " A story.")
