@@ -265,6 +265,15 @@ def withdraw(worker_id: str, key_path: str, reason: str) -> None:
             f"Recorded the withdrawal in {withdrawals_path(key)}. "
             "The next release leaves out their sessions."
         )
+        from study.release.pseudonyms import ReidentificationTable
+
+        if entry.worker_id not in ReidentificationTable(key).worker_ids():
+            # A mistyped id is recorded as readily as a real one, and leaves nothing out.
+            click.echo(
+                f"Note: no release built with {key.path} holds this worker. If one should, check "
+                "the id as the study's data spells it (MTurk ids are case-sensitive) and record "
+                "it again; the next build warns if its source has no session of theirs either."
+            )
     else:
         click.echo(f"Already withdrawn (recorded {entry.recorded}); nothing to do.")
 

@@ -193,3 +193,19 @@ def test_a_withdrawal_that_matches_no_writer_is_pointed_out_at_the_build(tmp_pat
     assert result.exit_code == 0, result.output
     assert "1 recorded withdrawal matches no writer" in result.output
     assert "email of 3 May" in result.output and typo not in result.output
+
+
+def test_withdrawing_a_worker_no_release_holds_says_so_at_once(built, tmp_path):
+    # The id is mistyped the day the writer asks; the warning must not wait for the next build,
+    # weeks later, when nobody remembers the e-mail.
+    typo = WORKER[:-1] + "H"
+    mistyped = CliRunner().invoke(withdraw, [typo, "--key", str(built["key"].path)])
+    assert mistyped.exit_code == 0, mistyped.output
+    assert "Recorded the withdrawal" in mistyped.output
+    assert "no release built with" in mistyped.output and "case-sensitive" in mistyped.output
+
+    other_writer = "AFXYOGWOLRAFK6"  # wrote 88daaed5, released in the fixture's 1.0.0
+    released_writer = CliRunner().invoke(withdraw, [other_writer, "--key", str(built["key"].path)])
+    assert released_writer.exit_code == 0, released_writer.output
+    assert "Recorded the withdrawal" in released_writer.output
+    assert "no release built with" not in released_writer.output
