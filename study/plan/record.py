@@ -31,6 +31,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from study import control_arm
 from study.config import CONFIG_NAME, Study
 from study.curation.stats import COLUMNS as STATS_COLUMNS
 from study.model_client import safe_url
@@ -86,10 +87,26 @@ def check_plan(study: Study) -> dict:
         if outcome["measure"] not in measures:
             problems.append(f"{source}: plan.outcomes[{i}].measure: {outcome['measure']!r} is not a per-session "
                             f"figure the report computes. Fix: one of {', '.join(measures)}.")  # fmt: skip
+    measure_of = {o["name"]: o["measure"] for o in plan.get("outcomes", [])}
+    controls = control_arm.control_names(study.conditions)
     for i, comparison in enumerate(plan.get("comparisons", [])):
         if comparison["outcome"] not in outcomes:
             problems.append(f"{source}: plan.comparisons[{i}].outcome: no [[plan.outcomes]] is named "
                             f"{comparison['outcome']!r}. Fix: one of {sorted(outcomes)} or add that outcome.")  # fmt: skip
+        # A control arm's writers had nothing to ask: its suggestion counts are "not applicable"
+        # (blank in exports and releases), so such a comparison would set the assisted arm's
+        # figure against a zero nobody measured.
+        elif measure_of[comparison["outcome"]] in control_arm.SUGGESTION_COLUMNS:
+            for side in ("treatment", "control"):
+                if comparison[side] in controls:
+                    problems.append(
+                        f"{source}: plan.comparisons[{i}].{side}: {comparison[side]!r} is a control arm "
+                        f"(paradigm = \"{control_arm.NO_ASSISTANT}\"), where outcome "
+                        f"{comparison['outcome']!r} ({measure_of[comparison['outcome']]}) is not "
+                        "applicable: its writers had no suggestions to ask for or accept. Fix: compare "
+                        "two assisted arms on it, or compare the control arm on a figure every arm has "
+                        "(e.g. writer_share_final, final_words, time)."
+                    )  # fmt: skip
         for side in ("treatment", "control"):
             if comparison[side] not in names:
                 problems.append(f"{source}: plan.comparisons[{i}].{side}: no condition is named "

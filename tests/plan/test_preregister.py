@@ -75,6 +75,26 @@ def test_an_outcome_the_report_cannot_measure_is_named_with_the_fix(planned):
     assert "writer_share_final" in result.output and "judging" in result.output
 
 
+def test_a_suggestion_figure_compared_against_a_control_arm_is_refused_with_the_fix(planned):
+    # A control arm's acceptance is "not applicable" everywhere else (export, report, release):
+    # a planned comparison of it would report the assisted arm against a zero nobody measured.
+    def control_on_acceptance(data):
+        data["conditions"].append({"name": "no-ai", "genre": "creative", "paradigm": "none"})
+        data["plan"]["outcomes"].append({"name": "acceptance", "measure": "perc_selected"})
+        data["plan"]["comparisons"][0].update(outcome="acceptance", control="no-ai")
+
+    edit(planned, control_on_acceptance)
+    result = run("preregister", planned)
+    assert result.exit_code != 0
+    assert ("plan.comparisons[0].control: 'no-ai' is a control arm (paradigm = \"none\"), where outcome "
+            "'acceptance' (perc_selected) is not applicable") in result.output
+    assert "Fix: compare two assisted arms on it" in result.output
+    assert not (planned / "preregistration.json").exists()
+    # The same arm on a figure every arm has is a plan.
+    edit(planned, lambda data: data["plan"]["comparisons"][0].update(outcome="own words"))
+    assert run("preregister", planned).exit_code == 0
+
+
 def test_verify_lists_a_changed_setting_an_added_arm_and_excluded_sessions(planned):
     run("preregister", planned)
 
