@@ -75,10 +75,10 @@ def load(data: ReportData) -> None:
     if any(session_id not in pilots for session_id in condition):
         facts.simulated_left_out = len(pilots)
         condition = {s: c for s, c in condition.items() if s not in pilots}
+    writer_of = {s.session_id: s.writer for s in data.sessions}
     for comparison in plan["comparisons"]:
         outcome = outcomes.get(comparison["outcome"], {"name": comparison["outcome"], "measure": ""})
         values = measure_values(data, outcome["measure"])
-        arm = {side: [v for s, v in values.items() if condition.get(s) == comparison[side]]
-               for side in ("treatment", "control")}  # fmt: skip
-        facts.estimates.append((comparison, outcome, comparison_module.difference(arm["treatment"], arm["control"])))
+        facts.estimates.append((comparison, outcome, comparison_module.estimate(
+            values, condition, writer_of, comparison["treatment"], comparison["control"])))  # fmt: skip
     data.extras["plan"] = facts

@@ -183,3 +183,43 @@ def test_a_record_signed_with_another_key_than_the_study_s_is_not_trusted_by_the
     html = out.read_text()
     assert "The preregistration record cannot be trusted" in html
     assert "signed with another key" in html
+
+
+def test_a_within_subjects_planned_comparison_is_paired_by_writer(tmp_path):
+    # Dhillon et al.'s design: every writer writes in every arm. Writers differ a lot in how
+    # much they write, and each writes 3 words more with next-paragraph suggestions; the
+    # preregistered test is of that own difference, as "Arms compared" takes it, not of two
+    # independent groups whose interval the writers' spread would widen past zero.
+    from tests.server.flow import INIT_EVENT, start, to_writing
+    from tests.server.study_edits import conditions_given, dhillon_study, serve_again
+
+    folder = dhillon_study(tmp_path)
+    plan = {"outcomes": [{"name": "length", "measure": "final_words"}],
+            "comparisons": [{"name": "H1", "outcome": "length", "treatment": "next-paragraph", "control": "no-ai"}]}
+    edit(folder, lambda data: data.update(plan=plan))
+    study = config.load(folder)
+    record_module.write(folder, record_module.sign(record_module.build(study), record_module.key(folder)))
+    client = serve_again(folder)
+    for writer in range(4):
+        for part in range(3):
+            session_id = start(client, access_code=f"p{writer}", **({"another": "1"} if part else {}))
+            to_writing(client, session_id)
+            words = 10 * (writer + 1) + (3 if conditions_given(folder)[session_id] == "next-paragraph" else 0)
+            doc, typed = "Prompt.\n", " ".join(["word"] * words)
+            events = [{**INIT_EVENT, "seq": 0, "currentDoc": doc, "currentCursor": len(doc)},
+                      {**INIT_EVENT, "seq": 1, "eventName": "text-insert", "eventSource": "user",
+                       "eventTimestamp": 1_700_000_001_000, "textDelta": {"ops": [{"retain": len(doc)}, {"insert": typed}]},
+                       "currentDoc": doc + typed, "currentCursor": len(doc + typed)}]  # fmt: skip
+            assert client.post(f"/api/sessions/{session_id}/events", json={"events": events}).status_code == 200
+            finished = client.post(f"/s/{session_id}/writing/finish", json={"last_seq": 1, "text": doc + typed})
+            assert finished.status_code == 200, finished.json
+            assert client.post(f"/s/{session_id}/evaluation", data={"clear_ending": "yes", "collaborated": "yes"}).status_code == 302
+            answers = {"native_speaker": "Yes", "ownership": "6", "satisfaction": "5", "reuse": "7"}
+            assert client.post(f"/s/{session_id}/survey", data=answers).status_code == 302
+    client.application.extensions["study.engine"].dispose()
+
+    out = tmp_path / "report.html"
+    write_report(folder, out, processes=1)
+    row = Tables(out.read_text()).rows("plan", 0)["H1"]
+    assert row[4] == "4 / 4"  # sessions (treatment / control)
+    assert row[7:] == ["3.00", "[3.00, 3.00]", "paired, 4 writers"]  # difference, interval, taken as

@@ -42,11 +42,15 @@ def build(data: ReportData) -> Section | None:
             f"{comparison['treatment']} vs {comparison['control']}", comparison.get("direction", "two-sided"),
             comparison.get("hypothesis", ""), f"{estimate.n_treatment} / {estimate.n_control}",
             _number(estimate.treatment), _number(estimate.control), _number(estimate.difference), interval,
+            f"paired, {estimate.participants} writers" if estimate.participants else "independent",
         ])  # fmt: skip
     section.table(["comparison", "outcome", "arms", "predicted", "hypothesis", "sessions (T / C)",
-                   "treatment mean", "control mean", "difference", "95% interval"], rows)  # fmt: skip
-    section.paragraph("Difference: treatment mean minus control mean; 95% percentile bootstrap over "
-                      "each arm's sessions (none with fewer than 3 sessions in an arm).", note=True)  # fmt: skip
+                   "treatment mean", "control mean", "difference", "95% interval", "taken as"], rows)  # fmt: skip
+    section.paragraph("Difference: treatment mean minus control mean; 95% percentile bootstrap. "
+                      "Independent: over each arm's sessions (none with fewer than 3 sessions in an arm). "
+                      "Paired (most of the two arms' writers wrote in both, as within subjects): the mean "
+                      "of each writer's own difference, the means over those writers, writers resampled "
+                      "(none with fewer than 3).", note=True)  # fmt: skip
     if facts.simulated_left_out:
         section.paragraph(f"{facts.simulated_left_out} session(s) of simulated writers (study simulate) are "
                           "left out of these comparisons.", note=True)  # fmt: skip
