@@ -13,7 +13,7 @@ analysis of independent groups there would misstate the preregistered test's int
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,24 +50,41 @@ def difference(treatment: Sequence[float], control: Sequence[float], *, seed: in
     return Difference(int(t.size), int(c.size), mean_t, mean_c, mean_t - mean_c, low, high)
 
 
+def writer_means(values: Mapping[str, float | None], sessions: Iterable[str],
+                 writer_of: Callable[[str], str]) -> dict[str, float]:
+    """Each named writer's mean over their `sessions` that have a value (not None, not NaN)."""
+    found: dict[str, list[float]] = {}
+    for session_id in sessions:
+        value, writer = values.get(session_id), writer_of(session_id)
+        if writer and _finite(value):
+            found.setdefault(writer, []).append(float(value))
+    return {writer: float(np.mean(numbers)) for writer, numbers in found.items()}
+
+
+def paired_writers(treatment: Mapping[str, float], control: Mapping[str, float]) -> list[str] | None:
+    """The writers to pair two arms by (their `writer_means`), or None for two independent groups:
+    paired when most of the two arms' writers wrote in both (a within-subjects design, a few
+    dropouts aside); a writer or two who came back to a between-subjects study leave it
+    independent, since pairing would compare those few writers alone. The report's "Arms
+    compared" (study.report.sections.arms) and a planned comparison take the same rule."""
+    shared = sorted(treatment.keys() & control.keys())
+    if shared and 2 * len(shared) > len(treatment.keys() | control.keys()):
+        return shared
+    return None
+
+
 def estimate(values: Mapping[str, float | None], arm_of: Mapping[str, str], writer_of: Mapping[str, str],
              treatment: str, control: str, *, seed: int = SEED) -> Difference:
     """The comparison of `treatment` with `control` over sessions' `values`: paired by writer
-    when most of the two arms' writers wrote in both (a within-subjects design, a few dropouts
-    aside), else of two independent groups (a writer or two who came back to a
-    between-subjects study do not make it paired)."""
+    (`paired_writers`), else of two independent groups of sessions."""
     sides = {side: {s: v for s, v in values.items() if arm_of.get(s) == side and _finite(v)}
              for side in (treatment, control)}  # fmt: skip
-    by_writer: dict[str, dict[str, list[float]]] = {treatment: {}, control: {}}
-    for side, measured in sides.items():
-        for session_id, value in measured.items():
-            if writer_of.get(session_id):
-                by_writer[side].setdefault(writer_of[session_id], []).append(float(value))
-    shared = sorted(by_writer[treatment].keys() & by_writer[control].keys())
-    if not shared or 2 * len(shared) <= len(by_writer[treatment].keys() | by_writer[control].keys()):
+    by_writer = {side: writer_means(values, sides[side], lambda s: writer_of.get(s, "")) for side in sides}
+    shared = paired_writers(by_writer[treatment], by_writer[control])
+    if shared is None:
         return difference(list(sides[treatment].values()), list(sides[control].values()), seed=seed)
-    t = np.asarray([np.mean(by_writer[treatment][w]) for w in shared], dtype=float)
-    c = np.asarray([np.mean(by_writer[control][w]) for w in shared], dtype=float)
+    t = np.asarray([by_writer[treatment][w] for w in shared], dtype=float)
+    c = np.asarray([by_writer[control][w] for w in shared], dtype=float)
     differences = t - c
     low = high = math.nan
     if differences.size >= MIN_SESSIONS:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from study.plan import comparisons
 from study.report.data import ReportData
 from study.report.html import Section
 from study.report.intervals import (
@@ -57,32 +58,14 @@ def outcomes(data: ReportData) -> list[tuple[str, dict[str, float | None]]]:
 def difference(
     values: dict[str, float | None], arm: list[str], control: list[str], writer_of: Callable[[str], str]
 ) -> tuple[Estimate, str]:
-    """The arm's difference from the control and how it was taken ("paired" by writer, or
-    "independent"). Paired when most of the two arms' writers wrote in both (a within-subjects
-    design, a few dropouts aside), each writer's sessions in an arm averaged; a writer or two
-    who came back to a between-subjects study leave it independent, since pairing would
-    compare those few writers alone."""
-    arm_writers, control_writers = _by_writer(values, arm, writer_of), _by_writer(values, control, writer_of)
-    shared = sorted(set(arm_writers) & set(control_writers))
-    if shared and 2 * len(shared) > len(set(arm_writers) | set(control_writers)):
-        per_writer = [_mean(arm_writers[w]) - _mean(control_writers[w]) for w in shared]
-        return bootstrap_mean(per_writer), "paired"
+    """The arm's difference from the control and how it was taken: "paired" by writer, each
+    writer's sessions in an arm averaged, or "independent" (study.plan.comparisons.paired_writers)."""
+    arm_writers = comparisons.writer_means(values, arm, writer_of)
+    control_writers = comparisons.writer_means(values, control, writer_of)
+    shared = comparisons.paired_writers(arm_writers, control_writers)
+    if shared is not None:
+        return bootstrap_mean([arm_writers[w] - control_writers[w] for w in shared]), "paired"
     return bootstrap_difference([values.get(s) for s in arm], [values.get(s) for s in control]), "independent"
-
-
-def _by_writer(values: dict[str, float | None], sessions: list[str],
-               writer_of: Callable[[str], str]) -> dict[str, list[float]]:
-    """Each named writer's values (of their sessions that have one)."""
-    out: dict[str, list[float]] = {}
-    for session_id in sessions:
-        value, writer = values.get(session_id), writer_of(session_id)
-        if writer and value is not None and value == value:  # not NaN
-            out.setdefault(writer, []).append(float(value))
-    return out
-
-
-def _mean(numbers: list[float]) -> float:
-    return sum(numbers) / len(numbers)
 
 
 def build(data: ReportData) -> Section | None:
