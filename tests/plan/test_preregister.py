@@ -137,6 +137,33 @@ def test_posting_work_warns_when_no_record_exists(planned, emulator, monkeypatch
     assert second.exit_code == 0 and "preregistration" not in second.stderr
 
 
+def test_posting_work_after_the_study_changed_since_its_record_warns_of_the_deviation(planned, emulator, monkeypatch):
+    # HITs posted on a study.toml that no longer says what the record fixed run another study
+    # than the one preregistered: the researcher hears of it before the work goes out.
+    import boto3
+
+    from study.mturk import client
+    from tests.mturk.conftest import TASK_URL, _botocore_session
+
+    monkeypatch.setattr(client, "new_session", lambda: boto3.Session(botocore_session=_botocore_session()))
+    edit(planned, lambda data: data.update(mturk={"budget": "100.00"}))
+    run("preregister", planned)
+
+    def later_minimum(data):
+        data["session"]["min_seconds"] = 120
+
+    edit(planned, later_minimum)
+    args = ["mturk", "post", planned, "--task-url", TASK_URL, "--endpoint-url", emulator.url, "--reward", "2.50"]
+    posted = run(*args)
+
+    assert posted.exit_code == 0, posted.output
+    assert "differs from its preregistration record in 1 place(s) (session.min_seconds: 0 -> 120)" in posted.stderr
+    assert f"study preregister verify {planned}" in posted.stderr
+    edit(planned, lambda data: data["session"].update(min_seconds=0))
+    again = run(*args)
+    assert again.exit_code == 0 and "preregistration" not in again.stderr
+
+
 def test_posting_after_participants_started_does_not_suggest_a_record_too_late_to_make(planned, emulator, monkeypatch):
     # A second batch of HITs, posted once writers have taken part: `study preregister` would be
     # refused now, so `post` must not send the researcher to it.

@@ -170,7 +170,7 @@ def _no_record_note(study, engine, directory: str) -> str | None:
     `study preregister`, holds only while no participant has started: after that the command
     refuses, as a record written then would not be a plan fixed before launch."""
     if (study.directory / plan_record.RECORD_NAME).is_file():
-        return None
+        return _changed_since_record(study, directory)
     with reading(engine) as connection:
         started = plan_deviations.started(connection)
     if started:
@@ -183,6 +183,25 @@ def _no_record_note(study, engine, directory: str) -> str | None:
         f"Warning: {directory} has no preregistration record, so `study report` cannot tell "
         f"planned comparisons from explorations. Fix: study preregister {directory} (before "
         "anyone starts)."
+    )
+
+
+def _changed_since_record(study, directory: str) -> str | None:
+    """What `post` says when study.toml (or a file it names) no longer says what the
+    preregistration record fixed: the HITs would run another study than the one recorded."""
+    try:
+        signed = plan_record.load(study.directory / plan_record.RECORD_NAME)
+    except plan_record.PlanError as error:
+        return f"Warning: {error}"
+    changed = [d for d in plan_deviations.compare(signed, study, {}) if d.kind != "excluded"]
+    if not changed:
+        return None
+    first = changed[0]
+    return (
+        f"Warning: {directory} differs from its preregistration record in {len(changed)} place(s) "
+        f"({first.what}: {first.detail}{'; ...' if len(changed) > 1 else ''}); `study report` "
+        f"lists each as a deviation. Fix: undo the change before posting, or keep it and report "
+        f"it (study preregister verify {directory} lists them all)."
     )
 
 
