@@ -214,6 +214,8 @@ def prompt(session_id, session):
         genres = (within.open_genres(connection, study(), session) if study().assignment == "within"
                   else assignment.open_genres(study()))  # fmt: skip
         available = assignment.available_prompts(connection, study(), session, genres)
+        if study().assignment == "within":
+            available = within.unwritten_first(connection, study(), session, available)
         if not available and assignment.available_prompts(connection, study(), session):
             return render_template(
                 "message.html",

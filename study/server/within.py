@@ -37,6 +37,7 @@ from sqlalchemy import Connection
 from study.config import Condition, Prompt, Study
 from study.server import assignment
 from study.store import participants
+from study.store import sessions as session_store
 
 
 def latin_square(k: int) -> list[list[int]]:
@@ -168,6 +169,17 @@ def open_genres(connection: Connection, study: Study, session: dict) -> set[str]
     done = set(participants.assigned_conditions(connection, key, excluding=""))
     finished = {genre for genre, arms in lists.items() if arms and arms <= done}
     return (found | {genre for genre, arms in lists.items() if arms}) - finished
+
+
+def unwritten_first(connection: Connection, study: Study, session: dict, available: list[Prompt]) -> list[Prompt]:
+    """The prompts this participant may take for their next arm: those they have not written
+    yet, in each genre where any remain. Dhillon et al. gave each condition a prompt of its own:
+    a prompt written in two arms would make the prompt part of the comparison of the arms. A
+    genre whose every prompt they have written (fewer prompts than arms) keeps them all, so
+    they can still write in every arm."""
+    written = session_store.prompt_counts(connection, session)
+    fresh = {p.genre for p in available if not written[p.code]}
+    return [p for p in available if not written[p.code] or p.genre not in fresh]
 
 
 def remaining(connection: Connection, study: Study, session: dict) -> int:

@@ -203,7 +203,7 @@ def test_a_within_subjects_planned_comparison_is_paired_by_writer(tmp_path):
     for writer in range(4):
         for part in range(3):
             session_id = start(client, access_code=f"p{writer}", **({"another": "1"} if part else {}))
-            to_writing(client, session_id)
+            to_writing(client, session_id, prompt=None)  # a prompt of their own for each arm
             words = 10 * (writer + 1) + (3 if conditions_given(folder)[session_id] == "next-paragraph" else 0)
             doc, typed = "Prompt.\n", " ".join(["word"] * words)
             events = [{**INIT_EVENT, "seq": 0, "currentDoc": doc, "currentCursor": len(doc)},

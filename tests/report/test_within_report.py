@@ -61,7 +61,7 @@ def _dhillon_with_four_participants(tmp_path):
     for code, parts in (("p1", 3), ("p2", 3), ("p3", 3), ("p4", 1)):
         for part in range(parts):
             session_id = start(client, access_code=code, **({"another": "1"} if part else {}))
-            to_writing(client, session_id)
+            to_writing(client, session_id, prompt=None)  # a prompt of their own for each arm
             _write(client, session_id, WORDS[_condition(folder, session_id)])
     return folder
 

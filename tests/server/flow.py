@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 INIT_EVENT = {
     "eventName": "system-initialize", "eventSource": "api", "eventTimestamp": 1_700_000_000_000,
     "textDelta": "", "cursorRange": "", "currentDoc": "", "currentCursor": 0,
@@ -18,9 +20,14 @@ def start(client, **params) -> str:
     return response.location.split("/")[2]
 
 
-def to_writing(client, session_id: str, prompt: str = "shapeshifter") -> None:
+def to_writing(client, session_id: str, prompt: str | None = "shapeshifter") -> None:
+    """Consent, instructions and the prompt page; `prompt` None: the first prompt the page offers
+    (within subjects, a prompt this participant has not written yet)."""
     assert client.post(f"/s/{session_id}/consent", data={"consent": "yes"}).status_code == 302
     assert client.post(f"/s/{session_id}/instructions").status_code == 302
+    if prompt is None:
+        page = client.get(f"/s/{session_id}/prompt").get_data(as_text=True)
+        prompt = re.search(r'name="prompt" value="([^"]+)"', page).group(1)
     response = client.post(f"/s/{session_id}/prompt", data={"prompt": prompt})
     assert response.location.endswith(f"/s/{session_id}/writing"), response.data
 

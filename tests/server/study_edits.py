@@ -43,7 +43,7 @@ def serve_again(folder):
 def write_part(client, code: str, first: bool) -> str:
     """One whole session of the participant with this access code (a later one by `another=1`)."""
     session_id = start(client, access_code=code, **({} if first else {"another": "1"}))
-    to_writing(client, session_id)
+    to_writing(client, session_id, prompt=None)  # a prompt of their own for each arm
     finish(client, session_id)
     return session_id
 

@@ -70,7 +70,7 @@ def test_within_subjects_each_participant_takes_every_arm_once_then_is_told_they
         taken[code] = []
         for part in range(3):
             session_id = start(client, access_code=code, **({"another": "1"} if part else {}))
-            to_writing(client, session_id)
+            to_writing(client, session_id, prompt=None)  # a prompt of their own for each arm
             taken[code].append(session_id)
             finish(client, session_id)
         done = client.get(f"/task?access_code={code}&another=1")
@@ -129,7 +129,7 @@ def test_within_subjects_the_last_part_s_completion_page_offers_no_further_sessi
     client = create_app(study, suggestion_engine=object()).test_client()
     for part in range(3):
         session_id = start(client, access_code="p1", **({"another": "1"} if part else {}))
-        to_writing(client, session_id)
+        to_writing(client, session_id, prompt=None)  # a prompt of their own for each arm
         finish(client, session_id)
     page = client.get(f"/s/{session_id}/complete").get_data(as_text=True)
     assert "another=1" not in page and "Write another session" not in page

@@ -58,7 +58,7 @@ def test_a_genre_whose_every_arm_is_written_is_not_offered_again(tmp_path):
     client = create_app(study, suggestion_engine=object()).test_client()
     for part in range(2):
         session_id = start(client, access_code="p1", **({"another": "1"} if part else {}))
-        to_writing(client, session_id, prompt="shapeshifter")
+        to_writing(client, session_id, prompt=None if part else "shapeshifter")  # a prompt per arm
         finish(client, session_id)
     third = start(client, access_code="p1", another="1")
     client.post(f"/s/{third}/consent", data={"consent": "yes"})
@@ -68,7 +68,7 @@ def test_a_genre_whose_every_arm_is_written_is_not_offered_again(tmp_path):
     argumentative = {p.code for p in study.prompts if p.genre == "argumentative"}
     assert not any(f'value="{code}"' in page for code in creative)
     assert all(f'value="{code}"' in page for code in argumentative)
-    refused = client.post(f"/s/{third}/prompt", data={"prompt": "shapeshifter"})
+    refused = client.post(f"/s/{third}/prompt", data={"prompt": "mana"})
     assert refused.status_code == 200 and "/writing" not in (refused.location or "")
 
     to_writing(client, third, prompt="screen")
@@ -80,3 +80,24 @@ def test_a_genre_whose_every_arm_is_written_is_not_offered_again(tmp_path):
     assert sorted(given) == sorted(c.name for c in study.conditions)  # every arm once
     back = client.get("/task?access_code=p1&another=1")
     assert back.status_code == 200 and "every part of this study" in back.get_data(as_text=True)
+
+
+def test_each_arm_is_written_on_a_prompt_the_participant_has_not_written(tmp_path):
+    # Dhillon et al. gave each condition a prompt of its own: a prompt written in two arms would
+    # make the prompt part of the arms' comparison. The next part's page leaves it out.
+    folder = dhillon_study(tmp_path)
+    client = serve_again(folder)
+    first = start(client, access_code="p1")
+    to_writing(client, first, prompt="shapeshifter")
+    finish(client, first)
+    second = start(client, access_code="p1", another="1")
+    client.post(f"/s/{second}/consent", data={"consent": "yes"})
+    client.post(f"/s/{second}/instructions")
+
+    page = client.get(f"/s/{second}/prompt").get_data(as_text=True)
+
+    assert 'value="shapeshifter"' not in page and 'value="mana"' in page
+    again = client.post(f"/s/{second}/prompt", data={"prompt": "shapeshifter"})
+    assert "/writing" not in (again.location or "")
+    to_writing_from_prompt = client.post(f"/s/{second}/prompt", data={"prompt": "mana"})
+    assert to_writing_from_prompt.location.endswith(f"/s/{second}/writing")
