@@ -9,7 +9,7 @@ from study.cli import write_study_files
 from study.server import create_app
 from tests.conftest import CONTACT
 from tests.server.flow import finish, start, to_writing
-from tests.server.study_edits import dhillon_study, serve_again, sessions_of, write_part
+from tests.server.study_edits import dhillon_study, serve_again, sessions_of, told_all_done, write_part
 
 
 
@@ -101,3 +101,24 @@ def test_each_arm_is_written_on_a_prompt_the_participant_has_not_written(tmp_pat
     assert "/writing" not in (again.location or "")
     to_writing_from_prompt = client.post(f"/s/{second}/prompt", data={"prompt": "mana"})
     assert to_writing_from_prompt.location.endswith(f"/s/{second}/writing")
+
+
+def test_a_genre_with_fewer_prompts_than_arms_offers_its_prompts_again(tmp_path):
+    # Two prompts and three arms: once both are written, the third arm is still written (on a
+    # prompt already written) rather than the participant being left with nothing to choose.
+    import tomli_w
+    import tomllib
+
+    folder = dhillon_study(tmp_path)
+    toml = folder / config.CONFIG_NAME
+    data = tomllib.loads(toml.read_text(encoding="utf-8"))
+    data["prompts"] = data["prompts"][:2]
+    toml.write_text(tomli_w.dumps(data), encoding="utf-8")
+    client = serve_again(folder)
+
+    parts = [write_part(client, "p1", first=part == 0) for part in range(3)]
+
+    written = {s["session_id"]: s for s in sessions_of(folder)}
+    assert len({written[s]["prompt_code"] for s in parts[:2]}) == 2  # a prompt of its own while any remain
+    assert len({written[s]["condition"] for s in parts}) == 3  # and every arm written
+    assert told_all_done(client, "p1")
