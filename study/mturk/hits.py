@@ -287,3 +287,8 @@ def update_hit(ctx: Context, hit_id: str, **values) -> None:
 
 def epoch(value) -> float:
     return value.timestamp() if isinstance(value, dt.datetime) else float(value)
+
+
+def utc_text(value) -> str:
+    """An MTurk time (a datetime from boto3, or epoch seconds) as a researcher reads it."""
+    return f"{dt.datetime.fromtimestamp(epoch(value), dt.timezone.utc):%Y-%m-%d %H:%M} UTC"

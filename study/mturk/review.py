@@ -27,7 +27,6 @@ rejecting cancels it.
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -275,7 +274,7 @@ def _pays_itself(assignment: dict) -> str:
     submission by itself when its auto-approval time comes, cap or not."""
     when = assignment.get("AutoApprovalTime")
     at = (
-        f"at {dt.datetime.fromtimestamp(hit_module.epoch(when), dt.timezone.utc):%Y-%m-%d %H:%M} UTC"
+        f"at {hit_module.utc_text(when)}"
         if when is not None
         else "after [mturk] auto_approve_hours"
     )
@@ -320,10 +319,9 @@ def _too_late_to_reject(ctx: Context, assignment: dict) -> str:
             f"Assignment {assignment_id} is already approved (paid); MTurk cannot reject an "
             "approved assignment."
         )
-    at = dt.datetime.fromtimestamp(hit_module.epoch(approved), dt.timezone.utc)
     return (
         f"Assignment {assignment_id} was auto-approved: nobody decided it before its "
-        f"auto-approval time, so MTurk approved and paid it by itself at {at:%Y-%m-%d %H:%M} UTC. "
+        f"auto-approval time, so MTurk approved and paid it by itself at {hit_module.utc_text(approved)}. "
         "A rejection is no longer possible and the payment cannot be taken back. Fix: none for "
         "this assignment (if its work broke the review rules, `study mturk block "
         f"{ctx.study.directory} {assignment['WorkerId']} --reason TEXT` keeps the worker from "

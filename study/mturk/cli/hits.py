@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable
 
 import click
@@ -231,7 +230,7 @@ def list_hits(directory: str, sandbox: bool, endpoint_url: str | None) -> None:
             f"{hit['HITId']}  {hit['HITStatus']:<12} max {hit['MaxAssignments']}: "
             f"{hit['NumberOfAssignmentsAvailable']} available, {hit['NumberOfAssignmentsPending']} "
             f"in progress, {len(submitted)} awaiting review, "
-            f"{hit['NumberOfAssignmentsCompleted']} reviewed  expires {_utc(hit['Expiration'])}"
+            f"{hit['NumberOfAssignmentsCompleted']} reviewed  expires {hit_module.utc_text(hit['Expiration'])}"
             + _first_auto_approval(submitted, "  ")
         )
     if rows:
@@ -249,11 +248,8 @@ def _first_auto_approval(submitted: list[dict], separator: str) -> str:
     times = [a["AutoApprovalTime"] for a in submitted if a.get("AutoApprovalTime") is not None]
     if not times:
         return ""
-    return f"{separator}MTurk auto-approves (pays) the first at {_utc(min(times, key=hit_module.epoch))}"
-
-
-def _utc(value) -> str:
-    return f"{dt.datetime.fromtimestamp(hit_module.epoch(value), dt.timezone.utc):%Y-%m-%d %H:%M} UTC"
+    first = min(times, key=hit_module.epoch)
+    return f"{separator}MTurk auto-approves (pays) the first at {hit_module.utc_text(first)}"
 
 
 @click.command()
