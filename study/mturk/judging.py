@@ -13,16 +13,21 @@ the ledger (idempotent: a re-run finds the entry). The rules, in order:
   1. the code matches: a task was claimed with this assignment, by this worker, was submitted,
      and the verification code sent to MTurk is the task's;
   2. gold: with [judging] reject_failed_gold, a judge flagged by the gold check is rejected;
-     otherwise they are paid and their ratings left out (study.judging.results).
+     otherwise (the default) they are paid, since they did the work and MTurk's accepted reason
+     to reject is a failed attention check the researcher chose to enforce. Either way the
+     proposal's `flags` tell the researcher, never the worker, how the judge did on the gold
+     items and whether their ratings are kept ([judging] exclude_failed_gold,
+     study.judging.results), so no flagged judge is paid as a plain approval.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from sqlalchemy import select
 
+from study.judging.gold import JudgeCheck
 from study.judging.results import Results
 from study.judging.settings import JudgingSettings
 from study.mturk import assignments as assignment_module
@@ -46,6 +51,8 @@ class Proposal:
     decision: str  # approve | reject
     reasons: list[str]
     feedback: str
+    # For the researcher, never the worker: the gold check of a flagged judge and what follows.
+    flags: list[str] = field(default_factory=list)
 
 
 def judging_context(ctx: Context, settings: JudgingSettings) -> Context:
@@ -74,6 +81,22 @@ def post(ctx: Context, settings: JudgingSettings, *, hits: int, assignments: int
     )  # fmt: skip
 
 
+def gold_flags(check: JudgeCheck | None, settings: JudgingSettings) -> list[str]:
+    """What the researcher reviewing a judge flagged by the gold check must see. Pure."""
+    if check is None or not check.flagged:
+        return []
+    kept = ("left out of the results, report and release ([judging] exclude_failed_gold = true)"
+            if settings.exclude_failed_gold else "kept, marked judge_flagged ([judging] exclude_failed_gold = false)")
+    paid = ("rejected: [judging] reject_failed_gold = true" if settings.reject_failed_gold else
+            "paid for the work done; to reject flagged judges set [judging] reject_failed_gold = true")
+    return [
+        f"flagged by gold: {check.gold_correct} of {check.gold_rated} gold items rated within "
+        f"{settings.gold_tolerance} of the known score ({settings.gold_min_correct:.0%} needed)",
+        f"ratings {kept}",
+        paid,
+    ]  # fmt: skip
+
+
 def propose(assignment: dict, task: dict | None, *, flagged: bool, reject_flagged: bool) -> Proposal:
     """The decision for one submitted judging assignment (a row of mturk_assignments). Pure."""
     reasons = []
@@ -98,7 +121,6 @@ def propose(assignment: dict, task: dict | None, *, flagged: bool, reject_flagge
 def proposals(ctx: Context, results: Results) -> list[Proposal]:
     """A proposal for every judging assignment `sync` last saw as Submitted."""
     judging = {r["hit_id"] for r in hit_module.rows(ctx) if hit_module.is_judging(r)}
-    flagged = set(results.flagged)
     found = []
     with reading(ctx.engine) as connection:
         for assignment in assignment_module.stored(ctx, status="Submitted"):
@@ -107,9 +129,11 @@ def proposals(ctx: Context, results: Results) -> list[Proposal]:
             row = connection.execute(
                 select(judging_tasks).where(judging_tasks.c.assignment_id == assignment["assignment_id"])
             ).mappings().first()  # fmt: skip
-            found.append(propose(assignment, dict(row) if row else None,
-                                 flagged=assignment["worker_id"] in flagged,
-                                 reject_flagged=results.settings.reject_failed_gold))  # fmt: skip
+            check = results.checks.get(assignment["worker_id"])
+            proposal = propose(assignment, dict(row) if row else None, flagged=bool(check and check.flagged),
+                               reject_flagged=results.settings.reject_failed_gold)  # fmt: skip
+            proposal.flags = gold_flags(check, results.settings)
+            found.append(proposal)
     return found
 
 

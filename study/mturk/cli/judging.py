@@ -95,10 +95,13 @@ def review(directory, yes, sandbox, endpoint_url) -> None:
         click.echo("Nothing to review: no submitted judging assignments are waiting.")
         return
     for proposal in proposals:
-        click.echo(f"{proposal.decision.upper():<8} {proposal.assignment_id}  worker {proposal.worker_id}")
+        flagged = "  flagged by gold" if proposal.flags else ""
+        click.echo(f"{proposal.decision.upper():<8} {proposal.assignment_id}  worker {proposal.worker_id}{flagged}")
         for reason in proposal.reasons:
             click.echo(f"         - {reason}")
-    what = f"{sum(p.decision == 'approve' for p in proposals)} approvals and {sum(p.decision == 'reject' for p in proposals)} rejections"
+        for flag in proposal.flags:
+            click.echo(f"         ! {flag}")
+    what = _counted(proposals)
     if ctx.live:
         if not click.confirm(f"LIVE: apply {what}?", default=False):
             raise click.ClickException("Nothing applied.")
@@ -106,3 +109,13 @@ def review(directory, yes, sandbox, endpoint_url) -> None:
         raise click.ClickException("Nothing applied.")
     for assignment_id, outcome in recruit.apply(ctx, proposals).items():
         click.echo(f"{assignment_id}: {outcome}")
+
+
+def _counted(proposals: list[recruit.Proposal]) -> str:
+    """What the researcher confirms, naming the flagged judges among those paid or rejected."""
+    parts = []
+    for decision, plural in (("approve", "approvals"), ("reject", "rejections")):
+        chosen = [p for p in proposals if p.decision == decision]
+        flagged = sum(bool(p.flags) for p in chosen)
+        parts.append(f"{len(chosen)} {plural}" + (f" ({flagged} of judges flagged by gold)" if flagged else ""))
+    return " and ".join(parts)
