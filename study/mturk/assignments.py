@@ -15,7 +15,9 @@ confirmed when MTurk approved (also by auto-approval), cancelled when rejected o
 submission it finds without a reservation is recorded "unreserved" and approving it checks the
 cap (study.mturk.ledger, study.mturk.budget);
 HITs of this study that a crashed post left unrecorded are adopted; with once_per_worker the
-exclusion qualification is granted to every worker who submitted.
+exclusion qualification is granted to every worker who submitted writing (not judging: a judge
+rates several tasks of a round, each a HIT the qualification would close to them; the task
+server keeps judges from writing instead, study.mturk.repeat).
 """
 
 from __future__ import annotations
@@ -263,13 +265,17 @@ def _remember_missing(ctx: Context, missing: list[dict]) -> set[str]:
 
 
 def exclude_submitters(ctx: Context) -> list[str]:
-    """Grant the exclusion qualification to each worker who submitted and does not hold it yet."""
+    """Grant the exclusion qualification to each worker who submitted a writers' HIT and does
+    not hold it yet. Judging HITs require it too, so writers never judge; a judge's assignments
+    do not earn it, or the round's other judging HITs would be closed to them."""
     type_id = qualifications.ensure_exclusion(ctx.requester, ctx.engine, ctx.study)
+    judging = [r["hit_id"] for r in hit_module.rows(ctx) if r["hit_id"] and hit_module.is_judging(r)]
     with reading(ctx.engine) as connection:
         pending = connection.execute(
             select(mturk_assignments.c.assignment_id, mturk_assignments.c.worker_id).where(
                 mturk_assignments.c.environment == ctx.environment,
                 mturk_assignments.c.excluded_at.is_(None),
+                mturk_assignments.c.hit_id.not_in(judging),
             )
         ).all()
     workers = sorted({worker for _, worker in pending})

@@ -10,7 +10,8 @@ Cases on entry, in order:
   3. returning worker: the session bound to the assignment resumes (another worker holding
      the assignment's link is refused);
   4. new worker: refused when [mturk] once_per_worker and the worker already took part (the
-     exclusion qualification can reach a worker too late to stop a second accept), when the
+     exclusion qualification can reach a worker too late to stop a second accept) or judged
+     the study's texts (study.mturk.repeat: judges do not get that qualification), when the
      round refuses them (study.review.rounds), or when their address started too many
      sessions; else a new session bound to the assignment.
 At the end, the completion page shows a form posting the verification code to turkSubmitTo's
@@ -59,6 +60,8 @@ def enter(args, round_name: str | None):
         if session is None:
             if repeat_session(connection, study(), worker_id, assignment_id) is not None:
                 return entry_pages.refuse_repeat(repeat.REFUSAL)
+            if repeat.once_per_worker(study()) and repeat.judged(connection, worker_id):
+                return entry_pages.refuse_repeat(repeat.JUDGE_REFUSAL)
             refusal = rounds.entry_refusal(connection, study(), round_name, worker_id=worker_id)
             if refusal:
                 return entry_pages.refuse_round(refusal)

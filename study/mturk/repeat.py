@@ -3,6 +3,12 @@
 The exclusion qualification (study.mturk.qualifications) keeps most repeat workers away, but a
 worker can accept a second HIT before the qualification is granted; the task server therefore
 checks the worker id itself when a new assignment arrives (study.server.participant.task).
+
+A judge of the study's judging round (study.judging) may not write in it either: they have read
+its prompts and other writers' texts. They are kept out here rather than by a qualification:
+the exclusion qualification would also close the round's other judging HITs to them (a judge
+rates several tasks), and a qualification of judges' own would not reach the writers' HITs
+posted before the round, which cannot take a new requirement.
 """
 
 from __future__ import annotations
@@ -10,8 +16,9 @@ from __future__ import annotations
 from sqlalchemy import Connection, exists, select
 
 from study.config import Study
+from study.mturk.hits import is_judging
 from study.store.db import sessions
-from study.store.mturk import mturk_assignments
+from study.store.mturk import mturk_assignments, mturk_hits
 
 ACCEPTED_WORK = ("Submitted", "Approved")
 
@@ -49,7 +56,24 @@ def earlier_session(connection: Connection, worker_id: str, assignment_id: str) 
     return dict(row) if row else None
 
 
+def judged(connection: Connection, worker_id: str) -> bool:
+    """Whether this worker submitted a judging HIT of the study that `study mturk sync` has seen
+    at MTurk (as for sessions, an assignment nobody confirmed does not count)."""
+    rows = connection.execute(
+        select(mturk_hits.c.task_url)
+        .join(mturk_assignments, (mturk_assignments.c.environment == mturk_hits.c.environment)
+              & (mturk_assignments.c.hit_id == mturk_hits.c.hit_id))
+        .where(mturk_assignments.c.worker_id == worker_id, mturk_assignments.c.status.in_(ACCEPTED_WORK))
+    ).mappings()  # fmt: skip
+    return any(is_judging(row) for row in rows)
+
+
 REFUSAL = (
     "You have already taken part in this study, and each worker may take part only once. "
+    "Please return this HIT; thank you for your interest."
+)
+
+JUDGE_REFUSAL = (
+    "You have rated texts from this study, so you cannot also write in it. "
     "Please return this HIT; thank you for your interest."
 )
