@@ -58,12 +58,14 @@ def earlier_session(connection: Connection, worker_id: str, assignment_id: str) 
 
 def judged(connection: Connection, worker_id: str) -> bool:
     """Whether this worker submitted a judging HIT of the study that `study mturk sync` has seen
-    at MTurk (as for sessions, an assignment nobody confirmed does not count)."""
+    at MTurk (as for sessions, an assignment nobody confirmed does not count). A rejected one
+    counts too: what bars a judge from writing is having read the texts, not being paid."""
     rows = connection.execute(
         select(mturk_hits.c.task_url)
         .join(mturk_assignments, (mturk_assignments.c.environment == mturk_hits.c.environment)
               & (mturk_assignments.c.hit_id == mturk_hits.c.hit_id))
-        .where(mturk_assignments.c.worker_id == worker_id, mturk_assignments.c.status.in_(ACCEPTED_WORK))
+        .where(mturk_assignments.c.worker_id == worker_id,
+               mturk_assignments.c.status.in_((*ACCEPTED_WORK, "Rejected")))
     ).mappings()  # fmt: skip
     return any(is_judging(row) for row in rows)
 

@@ -136,3 +136,23 @@ def test_sessions_nobody_confirmed_do_not_lock_a_worker_out(ctx):
     synced(ctx, "3MADEUP", "A1VICTIM", status="Rejected")  # MTurk knows it, but as rejected work
     with reading(ctx.engine) as connection:
         assert repeat.earlier_session(connection, "A1VICTIM", "3NEXT") is None
+
+
+def test_a_judge_is_refused_at_the_task_once_mturk_confirmed_their_judging_even_if_rejected(ctx):
+    """A judge read the study's texts whether or not they were paid; a judging assignment nobody
+    confirmed (sync has not seen it) locks nobody out, as for writers' sessions."""
+    from study.server import create_app
+    from study.store.mturk import mturk_hits
+
+    study = replace(ctx.study, raw={**ctx.study.raw, "mturk": {"once_per_worker": True}})
+    client = create_app(study, suggestion_engine=object(), engine=ctx.engine).test_client()
+    with writing(ctx.engine) as connection:
+        connection.execute(mturk_hits.insert().values(
+            environment=ctx.environment, request_token="t1", hit_id="3H1", max_assignments=2, reward="0.60",
+            task_url="https://study.example.org/judge", status="Assignable", created_at=time.time(),
+        ))  # fmt: skip
+    synced(ctx, "3JUDGED", "A1JUDGE", status="Rejected")  # on the judging HIT 3H1
+    worker = {"hitId": "3W", "turkSubmitTo": "https://www.mturk.com", "assignmentId": "3WRITE"}
+    refused = client.get("/task", query_string={**worker, "workerId": "A1JUDGE"})
+    assert refused.status_code == 403 and b"rated texts from this study" in refused.data
+    assert client.get("/task", query_string={**worker, "workerId": "A1OTHER"}).status_code == 302
