@@ -8,6 +8,7 @@ import click
 
 from study import config_texts
 from study.cli_options import load_study
+from study.plan import launch as plan_launch
 from study.status import database_shown
 
 
@@ -93,6 +94,9 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
     lost = stages.lost_names(study, app.extensions["study.engine"])
     if lost:
         raise click.ClickException(f"{directory}: not serving participants: {lost}")
+    # A warning only: a study already running must start again after a crash or a restart.
+    if (note := plan_launch.note(study, app.extensions["study.engine"], directory, "serving participants")) is not None:
+        click.echo(note, err=True)
     click.echo(f"Serving '{study.name}' on {http_address(host, port)}/  (database: {database_shown(study)})")
     click.echo(f"{workers} worker processes x {threads} threads (and {model_calls} for model calls),"
                f" up to {writers} open connections each")

@@ -92,6 +92,12 @@ def compare(signed: dict, study: Study, excluded: dict[str, int]) -> list[Deviat
     return sorted(found, key=lambda d: ("arm", "setting", "excluded").index(d.kind))
 
 
+def of_study(signed: dict, study: Study) -> list[Deviation]:
+    """The deviations of study.toml and the files it names (arms and settings), without the
+    database's counts of sessions left out: what a launch warns of and `study status` counts."""
+    return [d for d in compare(signed, study, {}) if d.kind != "excluded"]
+
+
 def _meaning(field: str, value) -> str:
     """What a methods reviewer reads a changed arm field as, where its value alone says little."""
     if field == "assign":

@@ -19,8 +19,7 @@ from study.mturk.cli.common import (
     open_account,
     reports_errors,
 )
-from study.plan import deviations as plan_deviations
-from study.plan import record as plan_record
+from study.plan import launch as plan_launch
 from study.store import reading
 
 WORKER_SITES = {"sandbox": "https://workersandbox.mturk.com", "live": "https://worker.mturk.com"}
@@ -133,7 +132,7 @@ def post(directory, count, assignments, reward, task_url, force, sandbox, endpoi
         click.echo(f"Warning: {directory}: `study serve` will not start, so workers who accept "
                    f"would find no study: {unfinished}", err=True)  # fmt: skip
     ctx = open_account(directory, sandbox, endpoint_url, study)
-    if (note := _no_record_note(study, ctx.engine, directory)) is not None:
+    if (note := plan_launch.note(study, ctx.engine, directory)) is not None:
         click.echo(note, err=True)
     posted = posting.post(
         ctx,
@@ -161,47 +160,6 @@ def post(directory, count, assignments, reward, task_url, force, sandbox, endpoi
                  else f"{site}/projects/{hit['HITGroupId']}/tasks")  # fmt: skip
         click.echo(f"{hit['HITId']}  {hit['MaxAssignments']} x ${hit['Reward']}  {where}")
     click.echo(f"Posted {len(posted.hits)} HITs; at most {posted.cost.describe()}.")
-
-
-def _no_record_note(study, engine, directory: str) -> str | None:
-    """What `post` says of a study with no preregistration record (issue 27: a report cannot
-    tell planned comparisons from explorations without one), or None when it has one. The fix,
-    `study preregister`, holds only while no participant has started: after that the command
-    refuses, as a record written then would not be a plan fixed before launch."""
-    if (study.directory / plan_record.RECORD_NAME).is_file():
-        return _changed_since_record(study, directory)
-    with reading(engine) as connection:
-        started = plan_deviations.started(connection)
-    if started:
-        return (
-            f"Note: {directory} has no preregistration record, and {started} participant "
-            "session(s) have already started, so a plan recorded now would not be fixed before "
-            "launch: `study report` shows every comparison as exploratory."
-        )
-    return (
-        f"Warning: {directory} has no preregistration record, so `study report` cannot tell "
-        f"planned comparisons from explorations. Fix: study preregister {directory} (before "
-        "anyone starts)."
-    )
-
-
-def _changed_since_record(study, directory: str) -> str | None:
-    """What `post` says when study.toml (or a file it names) no longer says what the
-    preregistration record fixed: the HITs would run another study than the one recorded."""
-    try:
-        signed = plan_record.load(study.directory / plan_record.RECORD_NAME)
-    except plan_record.PlanError as error:
-        return f"Warning: {error}"
-    changed = [d for d in plan_deviations.compare(signed, study, {}) if d.kind != "excluded"]
-    if not changed:
-        return None
-    first = changed[0]
-    return (
-        f"Warning: {directory} differs from its preregistration record in {len(changed)} place(s) "
-        f"({first.what}: {first.detail}{'; ...' if len(changed) > 1 else ''}); `study report` "
-        f"lists each as a deviation. Fix: undo the change before posting, or keep it and report "
-        f"it (study preregister verify {directory} lists them all)."
-    )
 
 
 @click.command("list")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from study.plan import launch as plan_launch
 from study.prolific import ledger, money, studies, submissions
 from study.prolific import settings as prolific_settings
 from study.prolific.cli.common import (
@@ -79,7 +80,7 @@ def draft(directory, places, reward, minutes, task_url, round_name, then_publish
                f"{money.show(made['reward'], ctx.currency)}; completion code {made['completion_code']}.")  # fmt: skip
     click.echo(f"  URL: {made['task_url']}")
     if then_publish:
-        _publish(ctx, made["study_id"])
+        _publish(ctx, made["study_id"], directory)
 
 
 @click.command()
@@ -90,11 +91,14 @@ def draft(directory, places, reward, minutes, task_url, round_name, then_publish
 def publish(directory: str, study_id: str, api_url: str | None, live: bool) -> None:
     """Publish a draft: its cost (Prolific's calculator, fees included) is reserved under the
     budget cap first; live asks for confirmation showing it."""
-    _publish(open_account(directory, api_url, live), study_id)
+    _publish(open_account(directory, api_url, live), study_id, directory)
 
 
-def _publish(ctx, study_id: str) -> None:
+def _publish(ctx, study_id: str, directory: str) -> None:
     record = studies.row(ctx, study_id)
+    # Said before the cost is confirmed: the researcher may still stop and record the plan.
+    if (note := plan_launch.note(ctx.study, ctx.engine, directory, "publishing")) is not None:
+        click.echo(note, err=True)
     current = ctx.client.get(f"studies/{study_id}/")
     cost = studies.quote(ctx, record["reward"], current["total_available_places"])
     if current["status"] == "UNPUBLISHED" and not confirm_spend(ctx, f"publishing {study_id}", cost):
