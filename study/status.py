@@ -12,6 +12,8 @@ import click
 
 from study import config as study_config
 from study import paradigms as registry
+from study.plan import deviations as plan_deviations
+from study.plan import standing as plan_standing
 
 
 def database_shown(study) -> str:
@@ -90,6 +92,7 @@ def status(directory: str) -> None:
         # mistyped folder would gain a database of its own.
         click.echo(f"Study '{study.name}' has not been served yet: no database at {database} "
                    f"(`study serve {directory}` creates it).")
+        click.echo(plan_standing.line(study, directory, started=0))
         return
     engine = make_engine(study.database_url)
     create_tables(engine)
@@ -118,6 +121,7 @@ def status(directory: str) -> None:
         recruitment = [line for provider in providers.registered()
                        for line in provider.summaries(connection, study)]  # fmt: skip
         review_lines = review_progress.lines(connection, study)
+        started = plan_deviations.started(connection)
     engine.dispose()
     total = sum(summary.stages.values())
     click.echo(f"Study '{study.name}' ({database_shown(study)})")
@@ -133,6 +137,7 @@ def status(directory: str) -> None:
                                              + (" (closed to new participants)" if name in closed else "")
                                              for name in configured),
                                            *(f"{name} {summary.conditions[name]} (not in study.toml)" for name in gone)]))
+    click.echo(plan_standing.line(study, directory, started))
     if arm_lists is not None and (line := _arm_lists_line(*arm_lists, study)):
         click.echo(line)
     if simulated:

@@ -67,10 +67,7 @@ def verify_command(directory: str) -> None:
     """Check the record's signature and list every deviation from it."""
     study = _load(directory)
     try:
-        signed = record_module.load(study.directory / record_module.RECORD_NAME)
-        key_path = study.directory / record_module.KEY_NAME
-        expected = record_module.public_text(record_module.key(study.directory)) if key_path.exists() else None
-        record_module.verify(signed, expected_key=expected)
+        signed = record_module.checked(study.directory)
     except record_module.PlanError as error:
         raise click.ClickException(str(error)) from None
     click.echo(f"Signature OK: recorded {signed['recorded_at']}, SHA-256 {record_module.digest(signed)}.")

@@ -220,6 +220,15 @@ def load(path: Path) -> dict:
     return value
 
 
+def checked(directory: Path) -> dict:
+    """The record in `directory`, its signature checked (and by the study's own key, while
+    DIR/preregistration.key is there); PlanError when it cannot be trusted."""
+    signed = load(directory / RECORD_NAME)
+    expected = public_text(key(directory)) if (directory / KEY_NAME).exists() else None
+    verify(signed, expected_key=expected)
+    return signed
+
+
 def verify(signed: dict, *, expected_key: str | None = None) -> None:
     """Raise PlanError unless the signature holds (and is by `expected_key`, when given)."""
     signature = signed["signature"]
