@@ -34,8 +34,12 @@ def preregister() -> None:
 
 @preregister.command("record")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
-def record_command(directory: str) -> None:
-    """Write DIR/preregistration.json, signed; refused once participants have started."""
+@click.option("--replace", is_flag=True,
+              help="Record the plan again over an existing record (before anyone starts), keeping "
+                   "the earlier one beside it as preregistration.replaced-<its time>.json.")
+def record_command(directory: str, replace: bool) -> None:
+    """Write DIR/preregistration.json, signed; refused once participants have started, and
+    over an existing record unless --replace."""
     study = _load(directory)
     engine = make_engine(study.database_url)
     create_tables(engine)
@@ -48,11 +52,30 @@ def record_command(directory: str) -> None:
             "not be a plan made before launch. Nothing was written. `study report` lists deviations "
             "from an existing record instead."
         )
+    earlier = record_module.earlier(study.directory)
+    if earlier is not None and not replace:
+        # The digest may already be deposited (OSF, AsPredicted): replaced silently, it would
+        # match nothing in the study's folder.
+        raise click.ClickException(
+            f"{study.directory / record_module.RECORD_NAME} already holds a record, made "
+            f"{earlier.recorded_at} (SHA-256 {earlier.sha256}). Nothing was written. Fix: keep it "
+            f"(study preregister verify {directory} checks it), or record the plan again with "
+            f"study preregister {directory} --replace, which keeps the earlier record beside it."
+        )
     try:
-        signed = record_module.sign(record_module.build(study), record_module.key(study.directory))
+        record = record_module.build(study)
+        if earlier is not None:
+            # Signed into the new record: a reader of it (a release ships it) learns the plan was
+            # recorded before, and which digest a deposit of that one holds.
+            record["replaces"] = {"recorded_at": earlier.recorded_at, "sha256": earlier.sha256}
+        signed = record_module.sign(record, record_module.key(study.directory))
+        kept = record_module.set_aside(study.directory, earlier) if earlier is not None else None
     except record_module.PlanError as error:
         raise click.ClickException(str(error)) from None
     path = record_module.write(study.directory, signed)
+    if kept is not None:
+        click.echo(f"Kept the earlier record, made {earlier.recorded_at} (SHA-256 {earlier.sha256}), "
+                   f"as {kept}: this one replaces it.")  # fmt: skip
     plan = signed["plan"]
     click.echo(f"Wrote {path}: {len(signed['arms'])} arm(s), {len(plan['outcomes'])} outcome(s), "
                f"{len(plan['comparisons'])} planned comparison(s), recorded {signed['recorded_at']}.")  # fmt: skip

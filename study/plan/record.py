@@ -15,6 +15,8 @@ of the consent and instructions texts participants will read, every survey's que
 participants will be asked them (with a `[[surveys]]` preset's or file's, which study.toml only names),
 and what each other file it names holds (`files`: the blocklist, a round's instructions, the
 judges' gold items, a paradigm's own such as the chat intent bank; study.plan.files).
+A record made with `--replace` also holds the time and SHA-256 of the record it replaced
+(`replaces`), which is kept beside it (`set_aside`).
 A record made before a key was added is compared on the keys it holds.
 """
 
@@ -206,6 +208,50 @@ def write(directory: Path, signed: dict) -> Path:
     partial.write_text(json.dumps(signed, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     os.replace(partial, path)
     return path
+
+
+@dataclasses.dataclass(frozen=True)
+class Earlier:
+    """A record already in the study's folder: when it was made and the SHA-256 printed then."""
+
+    recorded_at: str
+    sha256: str
+
+
+def earlier(directory: Path) -> Earlier | None:
+    """The record `study preregister` would replace, or None. One that cannot be read is named
+    by its file's time and the SHA-256 of its bytes: it is kept all the same."""
+    path = directory / RECORD_NAME
+    if not path.is_file():
+        return None
+    try:
+        signed = load(path)
+        return Earlier(str(signed["recorded_at"]), digest(signed))
+    except (PlanError, KeyError):
+        modified = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.timezone.utc)
+        return Earlier(modified.strftime("%Y-%m-%dT%H:%M:%SZ"), hashlib.sha256(path.read_bytes()).hexdigest())
+
+
+def set_aside(directory: Path, replaced: Earlier) -> Path:
+    """Copy the record about to be replaced, byte for byte, to
+    preregistration.replaced-<its time>.json beside it, never over another (a digest deposited
+    with OSF must keep matching a file). Only preregistration.json is the study's record: verify,
+    the report and a release read that one alone."""
+    stamp = replaced.recorded_at.replace("-", "").replace(":", "")  # no ':' in a file name (Windows, macOS)
+    content = (directory / RECORD_NAME).read_bytes()
+    for attempt in range(1, 1000):
+        suffix = "" if attempt == 1 else f"-{attempt}"
+        kept = directory / f"{Path(RECORD_NAME).stem}.replaced-{stamp}{suffix}.json"
+        try:
+            descriptor = os.open(kept, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            continue
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(content)
+            handle.flush()
+            os.fsync(handle.fileno())
+        return kept
+    raise PlanError(f"{directory}: 999 replaced records of {replaced.recorded_at} already; nothing was written.")
 
 
 def load(path: Path) -> dict:

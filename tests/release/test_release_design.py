@@ -48,6 +48,9 @@ def test_a_study_release_carries_arms_judging_ratings_and_the_preregistration(tm
     plan = {**PLAN, "comparisons": [{"outcome": "quality", "treatment": "creative-high", "control": "creative-low"}]}
     edit(folder, lambda data: data.update(plan=plan, judging={"unit": "document", "k": 2, "items_per_task": 5}))
     assert CliRunner().invoke(main, ["preregister", str(folder)]).exit_code == 0
+    # Recorded again before launch: the release ships the study's record, naming the one it
+    # replaced (kept in the study's folder only).
+    assert CliRunner().invoke(main, ["preregister", str(folder), "--replace"]).exit_code == 0
     # The writer types the director's address and a phone number of their own.
     one_session(folder, f" Ask {DIRECTOR_EMAIL} or ring me at (415) 555-2671.")
     study = config.load(folder)
@@ -85,6 +88,8 @@ def test_a_study_release_carries_arms_judging_ratings_and_the_preregistration(tm
     assert (directory / "preregistration.json").read_bytes() == (folder / "preregistration.json").read_bytes()
     plan_record.verify(plan_record.load(directory / "preregistration.json"))
     assert not (directory / "preregistration.key").exists()
+    assert "replaces" in json.loads((directory / "preregistration.json").read_text())
+    assert [p.name for p in directory.rglob("preregistration*")] == ["preregistration.json"]
 
     # The director's contact is published on purpose; what the writer typed is still caught.
     card = (directory / "README.md").read_text()
