@@ -72,7 +72,7 @@ def arms(study: Study) -> list[dict]:
 
 
 def check_plan(study: Study) -> dict:
-    """[plan] as recorded; a comparison naming an unknown outcome or arm is an error."""
+    """[plan] as recorded; a comparison naming an unknown outcome or arm, or of an arm with itself, is an error."""
     plan = study.raw.get("plan", {})
     source = study.directory / CONFIG_NAME
     outcomes = {o["name"] for o in plan.get("outcomes", [])}
@@ -109,6 +109,12 @@ def check_plan(study: Study) -> dict:
                         "two assisted arms on it, or compare the control arm on a figure every arm has "
                         "(e.g. writer_share_final, final_words, time)."
                     )  # fmt: skip
+        if comparison["treatment"] == comparison["control"]:
+            # Its difference is 0 by construction: nothing the study could confirm or refute.
+            named = f" ({comparison['name']!r})" if comparison.get("name") else ""
+            problems.append(f"{source}: plan.comparisons[{i}]{named}: treatment {comparison['treatment']!r} and "
+                            f"control {comparison['control']!r} are the same arm, compared with itself. Fix: "
+                            "name two different [[conditions]] as treatment and control.")  # fmt: skip
         for side in ("treatment", "control"):
             if comparison[side] not in names:
                 problems.append(f"{source}: plan.comparisons[{i}].{side}: no condition is named "

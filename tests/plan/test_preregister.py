@@ -297,3 +297,14 @@ def test_a_record_made_before_arms_could_be_closed_counts_its_arms_as_open(plann
     found = [d for d in deviations.compare(signed, config.load(planned), {}) if d.kind == "arm"]
     assert [(d.what, d.detail) for d in found] == [
         ("creative-high.assign", "true -> false (closed to new participants after the record)")]
+
+
+def test_a_comparison_of_an_arm_with_itself_is_refused_naming_it_and_the_fix(planned):
+    # A typo (control = the treatment's name) would preregister a difference that is 0 by
+    # construction: a test the study cannot fail, found only when the report is read.
+    edit(planned, lambda data: data["plan"]["comparisons"][0].update(control="creative-high"))
+    result = run("preregister", planned)
+    assert result.exit_code != 0
+    assert ("plan.comparisons[0] ('H1'): treatment 'creative-high' and control 'creative-high' are the same "
+            "arm, compared with itself. Fix: name two different [[conditions]] as treatment and control.") in result.output
+    assert not (planned / "preregistration.json").exists()
