@@ -31,7 +31,9 @@ from study.plan.changes import changes, shown
 from study.store.db import sessions
 from study.store.simulated import simulated_ids
 
-SKIPPED = ("conditions",)  # compared as arms
+# [conditions] is compared as arms; [release] (who created the dataset and who funded it,
+# study.release.creators) is the release's, declared when it is built, not part of the design.
+SKIPPED = ("conditions", "release")
 SURVEY_KEYS = ("survey", "surveys")  # compared as asked, when the record has them (record.surveys)
 
 

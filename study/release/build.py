@@ -31,9 +31,9 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Collection
+from typing import Collection, Sequence
 
-from study.release import contact, design, layout, preflight, publish, redact_source, redaction_report
+from study.release import contact, creators, design, layout, preflight, publish, redact_source, redaction_report
 from study.release.archive import write_archive
 from study.release.contents import write_release
 from study.release.facts import ReleaseFacts
@@ -78,17 +78,23 @@ def build_release(
     processes: int | None = None,
     progress: bool | None = None,
     exclude: Collection[str] = (),
+    creator: Sequence[str] = (),
+    funding: str | None = None,
 ) -> BuildResult:
     """Build the release (see the module docstring). `exclude`: session ids the curator leaves
-    out (`--exclude`), e.g. a session whose log cannot be replayed."""
+    out (`--exclude`), e.g. a session whose log cannot be replayed. `creator` and `funding`
+    (`--creator`, `--funding`): who created the dataset and who funded it, replacing a study's
+    [release] values (study.release.creators)."""
     try:
         number = Version.parse(version)
+        creators.check_options(creator, funding)
     except ValueError as error:
         raise BuildError(str(error)) from None
     key = load_key(key_path)
     out = Path(out)
     with tempfile.TemporaryDirectory(prefix="study-release-") as scratch:
         source = open_source(source_path, Path(scratch))
+        source.creators = creators.from_options(creator, funding, source.creators)
         name = name or source.name
         if not layout.NAME.match(name):
             raise BuildError(

@@ -3,7 +3,9 @@
 Composition section, with the table of the study's arms, is study.release.card_composition's.
 
 Where the toolkit cannot know an answer (who funded the work, a contact address), the card says
-so in an italic note for the curator to fill in before publishing.
+so in an italic note for the curator. The curator answers the first before the build
+(study.release.creators: `[release]` in study.toml, or `--creator` and `--funding`), the
+second with `[study] contact` (study.release.contact).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import json
 
 from study.config_texts import minutes_text
-from study.release import card_composition, chat_card, versioning, within_card
+from study.release import card_composition, chat_card, creators, versioning, within_card
 from study.release.facts import ReleaseFacts
 from study.release.layout import CHANGELOG, CONVERSATIONS, DATAPACKAGE, METADATA_CSV, STATS_CSV, SUMS, SURVEY_CSV
 from study.release.markdown import table
@@ -96,7 +98,7 @@ def _motivation(facts: ReleaseFacts) -> str:
     return (
         "## Motivation\n\n"
         f"**For what purpose was the dataset created?** {purpose}\n\n"
-        f"**Who created it, and who funded it?** {CURATOR}\n"
+        f"**Who created it, and who funded it?** {creators.answer(facts.creators) or CURATOR}\n"
     )
 
 

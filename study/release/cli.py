@@ -120,9 +120,18 @@ def release() -> None:
     metavar="SESSION",
     help="Leave this session out (repeatable), e.g. one whose log cannot be replayed.",
 )
+@click.option(
+    "--creator", "creator", multiple=True, metavar="NAME",
+    help='Who created the dataset (repeatable), e.g. "Ada Lovelace (Example University)": the '
+    "card and datapackage.json name them. Default: [release] creators in study.toml.",
+)  # fmt: skip
+@click.option(
+    "--funding", default=None, metavar="TEXT",
+    help='Who funded the work, e.g. "NSF grant IIS-2112633". Default: [release] funding in study.toml.',
+)  # fmt: skip
 def release_build(
     source, version, out, key_path, name, namespace, license_, report, processes, progress,
-    exclude,
+    exclude, creator, funding,
 ) -> None:  # fmt: skip
     """Build OUT/<name>-VERSION/ and its .tar.gz from SOURCE.
 
@@ -139,7 +148,7 @@ def release_build(
         result = build_release(
             source, version=version, out=out, key_path=key_path, name=name, namespace=namespace,
             license=license_, report_path=report, processes=processes, progress=progress,
-            exclude=exclude,
+            exclude=exclude, creator=creator, funding=funding,
         )  # fmt: skip
     except (BuildError, SourceError, KeyFileError) as error:
         raise click.ClickException(str(error)) from None

@@ -113,7 +113,7 @@ def write_release(
         redacted_sessions=len({r.session_id for r in redactions}),
         withdrawn_excluded=len(excluded), study=source.study,
         simulated=sum(1 for r in rows if r.get("simulated") == "true") + said.simulated,
-        design_files=design_files, arms=arms, within=within_design,
+        design_files=design_files, arms=arms, within=within_design, creators=source.creators,
     )  # fmt: skip
     previous_changelog = ""
     with previous.opened(before[1]) if before else contextlib.nullcontext() as old:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from study.release import card, contact, design, tables, within
+from study.release import card, contact, creators, design, tables, within
 from study.release.checksums import sha256_file
 from study.release.facts import LAYOUT_VERSION, ReleaseFacts
 from study.release.layout import (
@@ -128,8 +128,12 @@ def build(directory: Path, facts: ReleaseFacts) -> dict:
     }
     if facts.within is not None:  # within subjects: the sessions come in sets per participant
         package["study"]["design"] = within.summary(facts.within)
+    # The creators and the funding the curator declared (study.release.creators), then the contact.
+    declared = creators.contributors(facts.creators)
     if facts.study and facts.study.contact:
-        package["contributors"] = [contact.contributor(facts.study.contact)]
+        declared.append(contact.contributor(facts.study.contact))
+    if declared:
+        package["contributors"] = declared
     if facts.license not in ("other", "unknown", ""):
         package["licenses"] = [{"name": facts.license}]
     return package

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from study.release.arms_as_run import ArmsAsRun
+from study.release.creators import Creators
 from study.release.diff import ReleaseDiff
 from study.release.source import StudyInfo
 from study.release.versioning import Version
@@ -55,6 +56,8 @@ class ReleaseFacts:
     # A within-subjects study's within.json (study.release.within); None between subjects.
     within: dict | None = None
     study: StudyInfo | None = None
+    # Who created the dataset and who funded it, as the curator declared them (study.release.creators).
+    creators: Creators = field(default_factory=Creators)
     previous: Version | None = None
     previous_date: str = ""
     diff: ReleaseDiff | None = None

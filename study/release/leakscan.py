@@ -20,8 +20,8 @@ Two independent looks at every file (and the text look at its name):
 SHA256SUMS and datapackage.json hashes are hex digests and pass the byte patterns (lower-case).
 
 The one exception is the study's own contact, which the release declares in datapackage.json
-(study.release.contact): its e-mail addresses and phone numbers pass in the card and in
-datapackage.json, and nowhere else. (The host of a URL that preregistration.json quotes from
+(study.release.contact), and its creators and funding (study.release.creators): their e-mail
+addresses and phone numbers pass in the card and in datapackage.json, and nowhere else. (The host of a URL that preregistration.json quotes from
 study.toml, a model endpoint at "http://127.0.0.1:8001/v1", is the study's own server, not
 personal data: `_without_url_host`.)
 """
@@ -39,7 +39,7 @@ from urllib.parse import urlsplit
 
 from study.curation.runner import run
 from study.plan.record import RECORD_NAME as PREREGISTRATION
-from study.release import contact
+from study.release import contact, creators
 from study.release.csvtable import wide_fields
 from study.release.layout import CONVERSATIONS, SUMS, release_files
 from study.release.pii import API_KEY_PATTERNS, MIN_KNOWN_ID_LENGTH, WORKER_ID_PATTERN, Detector
@@ -106,7 +106,8 @@ class LeakScanner:
         global _SCANNER
         leaks: list[Leak] = []
         numeric = _numeric_columns(directory)
-        published = contact.published_values(contact.from_package(directory), self.detector)
+        declared = (contact.from_package(directory), *creators.from_package(directory).texts())
+        published = frozenset().union(*(contact.published_values(text, self.detector) for text in declared))
         sessions = []
         for name in release_files(directory):
             path = directory / name

@@ -30,6 +30,7 @@ from pathlib import Path
 from study import config as study_config
 from study import config_texts
 from study.export.within_design import WithinDesign
+from study.release.creators import Creators, from_study
 from study.release.csvtable import CsvError, read_table
 
 # Compared with a header by its letters and digits only (`identity_column`): spreadsheets and
@@ -108,6 +109,9 @@ class Source:
     # A within-subjects study's design as it ran (study.export.within_design), read with the
     # calls, for within.json (study.release.within); None between subjects and for a folder.
     within: WithinDesign | None = None
+    # Who created the dataset and who funded it (study.release.creators): a study's [release],
+    # replaced by `study release build --creator/--funding`; a folder's come from those only.
+    creators: Creators = field(default_factory=Creators)
 
     @property
     def worker_ids(self) -> set[str]:
@@ -286,6 +290,7 @@ def _with_stored(source: Source, study: study_config.Study, engine) -> Source:
     # Each arm as its sessions ran it: study.toml may have changed an arm's paradigm under its
     # name since (study.export.as_run).
     source.study = _study_info(as_run.study_as_run(study, confirmed))
+    source.creators = from_study(study.raw)
     return source
 
 

@@ -308,3 +308,13 @@ def test_a_comparison_of_an_arm_with_itself_is_refused_naming_it_and_the_fix(pla
     assert ("plan.comparisons[0] ('H1'): treatment 'creative-high' and control 'creative-high' are the same "
             "arm, compared with itself. Fix: name two different [[conditions]] as treatment and control.") in result.output
     assert not (planned / "preregistration.json").exists()
+
+
+def test_creators_and_funding_declared_for_the_release_after_the_record_are_no_deviation(planned):
+    # The curator fills in [release] when the dataset is built, long after the record: who
+    # created and funded it changes nothing participants did.
+    run("preregister", planned)
+    edit(planned, lambda data: data.update(release={"creators": ["Ada Lovelace"], "funding": "NSF grant 123"}))
+    result = run("preregister", "verify", planned)
+    assert result.exit_code == 0, result.output
+    assert "No deviation from the record." in result.output
