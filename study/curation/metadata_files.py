@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,12 +52,13 @@ class MetadataFiles:
     def layout(self) -> str:
         return "metadata.csv" if self.files[0].name == METADATA_CSV else "per-genre sheets"
 
-    def describe(self) -> str:
-        """Which layout was read, in words (the report and the CLI print it)."""
+    def describe(self, shown: Callable[[Path], str] = str) -> str:
+        """Which layout was read, in words (the CLI prints it; the report too, with `shown`
+        giving each path as the report shows it: study.report.shown_paths)."""
         if self.layout == METADATA_CSV:
-            return f"metadata from {self.files[0]}"
+            return f"metadata from {shown(self.files[0])}"
         names = " and ".join(f.name for f in self.files)
-        return (f"metadata from the release's per-genre sheets {names} in {self.folder} "
+        return (f"metadata from the release's per-genre sheets {names} in {shown(self.folder)} "
                 "(genre from the file name)")  # fmt: skip
 
 

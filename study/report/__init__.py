@@ -54,6 +54,7 @@ def write_report(source: str | Path, out: str | Path, *, processes: int | None =
         raise _cannot_write(out, error) from None
     try:
         data = load(source, processes=processes, languagetool=languagetool, judge=judge)
+        data.report_folder = out.parent
         html = render(data)
         try:
             partial.write_text(html, encoding="utf-8")

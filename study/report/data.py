@@ -91,8 +91,13 @@ class ReportData:
     # `--judge-endpoint` or `--deterministic-judge` gave one; without it those are not computed.
     judge: object | None = None
     # Which metadata was read, in words (MetadataFiles.describe): metadata.csv or the release's
-    # per-genre sheets.
+    # per-genre sheets; `metadata_files` the files themselves, which the report names by
+    # study.report.shown_paths, never by where they lie on this disk.
     metadata: str = ""
+    metadata_files: MetadataFiles | None = None
+    # The folder the report is written into (study.report.write_report), which the paths it
+    # shows are relative to; None: not known, names alone.
+    report_folder: Path | None = None
     # An export folder's provenance (models.csv, or a paradigm's export table, e.g. a proactive
     # export's sessions.csv): per
     # session its condition, the configured model and the model(s) that answered.
@@ -234,7 +239,7 @@ def _from_folder(path: Path, found: MetadataFiles, kind: str, model: EntityModel
     files = _session_files(path, found)
     if model is None:
         model = load_model() if files else NO_LOGS
-    data = ReportData(kind, path, title, [], model, metadata=found.describe())
+    data = ReportData(kind, path, title, [], model, metadata=found.describe(), metadata_files=found)
     jobs = []
     for session_id, file in files.items():
         meta = dict(metadata.get(session_id, {}))

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
 
 from study.report.data import RELEASE, STUDY, ReportData
 from study.report.html import Section
+from study.report.shown_paths import shown
 
 KINDS = {
     STUDY: "a study folder (its database and its sessions exported as `study export` writes them)",
@@ -18,8 +20,12 @@ KINDS = {
 
 def build(data: ReportData) -> Section:
     section = Section("overview", "Overview")
-    section.paragraph(f"Source: {data.path} — {KINDS[data.kind]}.")
-    if data.metadata:
+    # Shared or published, the report must not say where the data lay on this disk.
+    where = partial(shown, report_folder=data.report_folder)
+    section.paragraph(f"Source: {where(data.path)} — {KINDS[data.kind]}.")
+    if data.metadata_files is not None:
+        section.paragraph(f"Read {data.metadata_files.describe(where)}.")
+    elif data.metadata:
         section.paragraph(f"Read {data.metadata}.")
     genres = Counter(s.genre for s in data.sessions)
     # None ("–"), not 0, when the data names no writer (a proactive export has no worker ids).

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import math
 
+from study.plan.record import RECORD_NAME
 from study.report.data import ReportData
 from study.report.html import Section
+from study.report.shown_paths import shown
 
 
 def _number(value: float) -> float | None:
@@ -23,7 +25,10 @@ def build(data: ReportData) -> Section | None:
                           "report is exploratory.")  # fmt: skip
         return section
     if facts.problem:
-        section.paragraph(f"The preregistration record cannot be trusted: {facts.problem}")
+        # The record's path as the report shows paths (study.report.shown_paths), not this disk's.
+        record = data.path / RECORD_NAME
+        problem = facts.problem.replace(str(record), shown(record, data.report_folder))
+        section.paragraph(f"The preregistration record cannot be trusted: {problem}")
         if facts.signed is None:
             return section
     signed = facts.signed
