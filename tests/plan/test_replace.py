@@ -68,3 +68,19 @@ def test_an_unreadable_record_is_kept_too_and_named_by_the_digest_of_its_bytes(p
     assert refused.exit_code != 0 and f"SHA-256 {digest}" in refused.output
     assert run("preregister", planned, "--replace").exit_code == 0
     assert [p.read_text() for p in planned.glob("preregistration.replaced-*.json")] == ["{ half a record"]
+
+
+def test_the_report_names_the_record_s_digest_and_the_one_it_replaced(planned, tmp_path):
+    # A reader who finds the earlier digest deposited (OSF) learns from the report that the
+    # plan was recorded again before launch, and which digest the report's plan has.
+    run("preregister", planned)
+    first = json.loads((planned / "preregistration.json").read_text())
+    edit(planned, lambda data: data["plan"]["comparisons"][0].update(direction="two-sided"))
+    assert run("preregister", planned, "--replace").exit_code == 0
+    now = json.loads((planned / "preregistration.json").read_text())
+    out = tmp_path / "report.html"
+    assert run("report", planned, "--out", out).exit_code == 0
+    html = out.read_text()
+    assert f"SHA-256 {record.digest(now)}" in html
+    assert (f"This record replaces one made {first['recorded_at']} (SHA-256 {record.digest(first)}), "
+            "recorded again before any participant started") in html

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from study.plan.record import RECORD_NAME
+from study.plan.record import RECORD_NAME, digest
 from study.report.data import ReportData
 from study.report.html import Section
 from study.report.shown_paths import shown
@@ -32,9 +32,16 @@ def build(data: ReportData) -> Section | None:
         if facts.signed is None:
             return section
     signed = facts.signed
-    section.paragraph(f"Preregistered {signed['recorded_at']} (preregistration.json, Ed25519-signed). "
-                      "These comparisons were fixed before launch; every other figure of this report is "
-                      "exploratory.", note=True)  # fmt: skip
+    # The digest is what a researcher deposits (OSF, AsPredicted): a reader checks it there.
+    section.paragraph(f"Preregistered {signed['recorded_at']} (preregistration.json, Ed25519-signed, "
+                      f"SHA-256 {digest(signed)}). These comparisons were fixed before launch; every other "
+                      "figure of this report is exploratory.", note=True)  # fmt: skip
+    if replaced := signed.get("replaces"):
+        # `study preregister --replace`, before anyone started: a deposit of the earlier
+        # record must not read as the plan this report follows.
+        section.paragraph(f"This record replaces one made {replaced['recorded_at']} (SHA-256 "
+                          f"{replaced['sha256']}), recorded again before any participant started; the "
+                          "study's folder keeps it as preregistration.replaced-*.json.", note=True)  # fmt: skip
     if signed["plan"].get("hypotheses"):
         section.paragraph(f"Hypotheses: {signed['plan']['hypotheses']}")
     rows = []
