@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Connection, select
 
 from study.config import Study
-from study.server.within import Sequence, latin_square
+from study.server.within import CYCLIC, Sequence, square_before, square_rows
 from study.store import participants
 from study.store.db import sessions
 
@@ -27,6 +27,10 @@ class Participant:
     row: int | None  # their Latin-square row; None: began before rows were stored
     completed: dict[str, str] = field(default_factory=dict)  # arm -> their completed session
     position: dict[str, int] = field(default_factory=dict)  # completed session -> 1, 2, ... in their order
+    square: str = ""  # the square their row is of (study.server.within); "": as before squares were stored
+
+    def __post_init__(self) -> None:
+        self.square = self.square or square_before(len(self.arms))
 
     @property
     def every_arm(self) -> bool:
@@ -38,18 +42,35 @@ class WithinDesign:
     participants: list[Participant]
     arms: list[str]  # every arm in study.toml order, then any only the database names
 
-    def lists(self) -> list[tuple[str, tuple[str, ...], int | None, list[Participant]]]:
-        """(genre, arm list, row, its participants) for each list and row begun, in order."""
+    def lists(self) -> list[tuple[str, tuple[str, ...], int | None, str, list[Participant]]]:
+        """(genre, arm list, row, square, its participants) for each list and row begun, in order."""
         groups: dict[tuple, list[Participant]] = {}
         for person in self.participants:
-            groups.setdefault((person.genre, person.arms, person.row), []).append(person)
-        order = lambda key: (key[0], key[1], -1 if key[2] is None else key[2])  # noqa: E731
-        return [(*key, groups[key]) for key in sorted(groups, key=order)]
+            groups.setdefault((person.genre, person.arms, person.row, person.square), []).append(person)
+        return [(*key, groups[key]) for key in sorted(groups, key=list_order)]
 
 
-def order_of(arms: tuple[str, ...], row: int | None) -> list[str]:
-    """The arms in the order of `row` of the Latin square over them (as study.server.within)."""
-    return list(arms) if row is None else [arms[i] for i in latin_square(len(arms))[row]]
+def list_order(key: tuple) -> tuple:
+    """How lists are sorted, by (genre, arm list, row, square): a row of the cyclic square after
+    the same row of Williams' design."""
+    genre, arms, row, square = key
+    return genre, arms, -1 if row is None else row, square == CYCLIC
+
+
+def order_of(arms: tuple[str, ...], row: int | None, square: str = "") -> list[str]:
+    """The arms in the order of `row` of the square over them (as study.server.within; "":
+    the square of a participant from before squares were stored)."""
+    if row is None:
+        return list(arms)
+    return [arms[i] for i in square_rows(len(arms), square or square_before(len(arms)))[row]]
+
+
+def row_label(row: int | None, square: str) -> str | int:
+    """A list's row as the report and the card show it: the row of a participant who began in
+    the cyclic square (an odd number of arms, before Williams' design for it) says so."""
+    if row is None:
+        return "before rows were stored"
+    return f"{row} (cyclic square)" if square == CYCLIC else row
 
 
 def read(connection: Connection, study: Study) -> WithinDesign:
@@ -73,7 +94,8 @@ def read(connection: Connection, study: Study) -> WithinDesign:
         if person is None:
             # One who began before lists were stored took study.toml's arms (server.within).
             arms = stored.arms if stored else tuple(c.name for c in study.conditions_for(genre))
-            person = found[(key, genre)] = Participant(genre, arms, stored.row if stored else None)
+            person = found[(key, genre)] = Participant(genre, arms, stored.row if stored else None,
+                                                       square=stored.square if stored else "")
         if row["completed_at"] and row["condition"] not in person.completed:
             person.completed[row["condition"]] = row["session_id"]
             person.position[row["session_id"]] = len(person.completed)

@@ -23,9 +23,10 @@ from collections import Counter
 from functools import cache
 from pathlib import Path
 
-from study.export.within_design import Participant, WithinDesign, order_of
+from study.export.within_design import Participant, WithinDesign, list_order, order_of
 from study.release.csvtable import CsvError, read_table
 from study.release.layout import METADATA_CSV
+from study.server.within import square_before, square_rows
 
 WITHIN = "within.json"
 SCHEMA = "within-release.schema.json"
@@ -59,7 +60,7 @@ def collect(design: WithinDesign | None, released: dict[str, str], pseudonyms: d
             continue
         participants.append({
             "worker_id": pseudonyms[mine[0][2]], "genre": person.genre, "arms": list(person.arms),
-            "row": person.row, "order": order_of(person.arms, person.row),
+            "row": person.row, "square": person.square, "order": order_of(person.arms, person.row, person.square),
             "sessions": [{"session_id": released[s], "condition": arm, "position": position}
                          for position, arm, s in mine],
         })  # fmt: skip
@@ -71,14 +72,22 @@ def lists(participants: list[dict]) -> list[dict]:
     """Each arm list and row begun, with its counts (WithinDesign.lists' order)."""
     groups: dict[tuple, list[dict]] = {}
     for person in participants:
-        groups.setdefault((person["genre"], tuple(person["arms"]), person["row"]), []).append(person)
+        groups.setdefault((person["genre"], tuple(person["arms"]), person["row"], _square(person)), []).append(person)
     out = []
-    for genre, arms, row in sorted(groups, key=lambda k: (k[0], k[1], -1 if k[2] is None else k[2])):
-        people = groups[(genre, arms, row)]
+    for genre, arms, row, square in sorted(groups, key=list_order):
+        people = groups[(genre, arms, row, square)]
         complete = sum(1 for p in people if _every_arm(p))
-        out.append({"genre": genre, "arms": list(arms), "row": row, "order": order_of(arms, row),
-                    "began": len(people), "completed_every_arm": complete, "part_way": len(people) - complete})  # fmt: skip
+        entry = {"genre": genre, "arms": list(arms), "row": row, "order": order_of(arms, row, square),
+                 "began": len(people), "completed_every_arm": complete, "part_way": len(people) - complete}  # fmt: skip
+        # A file built before squares were written names none, and its lists are still its own.
+        out.append({**entry, "square": square} if any("square" in p for p in people) else entry)
     return out
+
+
+def _square(person: dict) -> str:
+    """A participant's square; a within.json built before squares were written has none: its
+    rows are of the square of that version (study.server.within.square_before)."""
+    return person.get("square") or square_before(len(person["arms"]))
 
 
 def _every_arm(person: dict) -> bool:
@@ -118,7 +127,7 @@ def read(directory: Path) -> WithinDesign | None:
         sessions = person["sessions"]
         people.append(Participant(person["genre"], tuple(person["arms"]), person["row"],
                                   {s["condition"]: s["session_id"] for s in sessions},
-                                  {s["session_id"]: s["position"] for s in sessions}))  # fmt: skip
+                                  {s["session_id"]: s["position"] for s in sessions}, _square(person)))  # fmt: skip
     return WithinDesign(people, list(document["arms"]))
 
 
@@ -169,12 +178,16 @@ def problems(directory: Path) -> list[str]:
     except (OSError, CsvError):
         return []  # the layout check says what is wrong with metadata.csv
     metadata = {row.get("session_id", ""): row for _, row in numbered}
+    found = _rows_beyond(document)
+    if found:
+        return found  # no order, and so no list, to check them against
     listed: set[str] = set()
     for index, person in enumerate(document["participants"]):
         where = f"{WITHIN}: participants[{index}]"
-        if person["order"] != order_of(tuple(person["arms"]), person["row"]):
-            found.append(f"{where}: order is not row {person['row']} of the Latin square over its arms "
-                         f"({' → '.join(order_of(tuple(person['arms']), person['row']))})")  # fmt: skip
+        expected = order_of(tuple(person["arms"]), person["row"], _square(person))
+        if person["order"] != expected:
+            found.append(f"{where}: order is not row {person['row']} of the {_square(person)} square over its "
+                         f"arms ({' → '.join(expected)})")  # fmt: skip
         found += [f"{where}: arm {arm} is not among the study's arms" for arm in person["arms"]
                   if arm not in document["arms"]]  # fmt: skip
         for count, what in ((Counter(s["position"] for s in person["sessions"]), "position"),
@@ -187,6 +200,16 @@ def problems(directory: Path) -> list[str]:
     if document["lists"] != lists(document["participants"]):
         found.append(f"{WITHIN}: lists do not count its participants (as they would: "
                      f"{json.dumps(lists(document['participants']))})")  # fmt: skip
+    return found
+
+
+def _rows_beyond(document: dict) -> list[str]:
+    found = []
+    for index, person in enumerate(document["participants"]):
+        rows = len(square_rows(len(person["arms"]), _square(person)))
+        if person["row"] is not None and person["row"] >= rows:
+            found.append(f"{WITHIN}: participants[{index}]: row {person['row']}, but the {_square(person)} "
+                         f"square over its {len(person['arms'])} arms has rows 0 to {rows - 1}")  # fmt: skip
     return found
 
 

@@ -7,8 +7,10 @@ arms as independent groups and could not check the counterbalancing.
 
 from __future__ import annotations
 
+from study.export.within_design import row_label
 from study.release.facts import ReleaseFacts
 from study.release.within import COUNTED, WITHIN
+from study.server.within import square_before
 
 FILE = (
     f"- `{WITHIN}`: the within-subjects design (schema: `schemas/within-release.schema.json`): "
@@ -27,8 +29,11 @@ def collection(facts: ReleaseFacts) -> str:
     text = (
         "**Arms were assigned within subjects:** each writer (`worker_id` in `metadata.csv`) "
         "was to write one session in every arm of the prompt's genre, in the order of a row of "
-        "a Latin square (Williams' design for an even number of arms, the cyclic square for an "
-        "odd one; rows from 0), the r-th writer to begin with an arm list taking row r. Compare "
+        "Williams' design (every arm in every position, and directly after every other arm, "
+        "equally often: one Latin square for an even number of arms, two for an odd one, each "
+        "row then its mirror image; rows from 0; a row marked cyclic is of the cyclic square an "
+        "odd number of arms took before), the r-th writer to begin with an arm list taking row r "
+        "modulo the rows. Compare "
         "a writer's sessions with each other (paired), not as independent groups"
     )
     if facts.within is None:
@@ -43,7 +48,7 @@ def collection(facts: ReleaseFacts) -> str:
     rows = ["| genre | arm list | row | order | began | completed every arm | part-way |",
             "|---|---|---|---|---|---|---|"]  # fmt: skip
     for entry in facts.within["lists"]:
-        row = "before rows were stored" if entry["row"] is None else entry["row"]
+        row = row_label(entry["row"], entry.get("square") or square_before(len(entry["arms"])))
         rows.append(f"| {entry['genre']} | {', '.join(entry['arms'])} | {row} | {' → '.join(entry['order'])} "
                     f"| {entry['began']} | {entry['completed_every_arm']} | {entry['part_way']} |")  # fmt: skip
     return text + "\n".join(rows) + "\n\n"

@@ -2,10 +2,18 @@
 MindCopilot's user study, issue 21 item 2): each participant writes once in every arm of the
 prompt's genre, one session per arm, in an order counterbalanced across participants.
 
-The order is a row of a Latin square over the arms in study.toml order: participant r (the
-r-th to begin, counted from 0) takes row r mod k, and row r is Williams' design when k is even
-(every arm follows every other arm once: first-order carry-over balanced) and the cyclic
-square when k is odd (every arm in every position equally often). After each session the
+The order is a row of Williams' design over the k arms in study.toml order (`latin_square`):
+every arm in every position equally often, and every arm directly after every other equally
+often (first-order carry-over balanced). For an even k that is one Latin square of k rows; for
+an odd k no k rows can balance carry-over, so it is two squares, the k rows and their mirror
+images, 2k rows. Participant r (the r-th to begin, counted from 0) takes row r mod the rows.
+
+Before Williams' design for an odd k, an odd k took the cyclic square (`cyclic_square`: row r
+is r, r+1, ...; positions balanced, carry-over not). A participant keeps the square they began
+in: a sequence is stored with its square, and one stored without (an older version) is read as
+that version gave it, the cyclic square for an odd k. A study in progress goes on counting its
+participants, so the next one takes row (their count) mod 2k; for k = 3 the cyclic rows are
+Williams' first three, the next three being their mirror images. After each session the
 participant answers its survey (the per-arm questionnaire), and the completion page offers the
 next arm's session until every arm is done.
 
@@ -40,45 +48,68 @@ from study.store import participants
 from study.store import sessions as session_store
 
 
+WILLIAMS, CYCLIC = "williams", "cyclic"  # the squares, by the name a stored sequence gives them
+
+
 def latin_square(k: int) -> list[list[int]]:
-    """k rows of arm indices, each a permutation of range(k) (module docstring)."""
-    if k % 2 == 0:
-        first, low, high = [0], 1, k - 1
-        while len(first) < k:
-            first.append(low)
-            low += 1
-            if len(first) < k:
-                first.append(high)
-                high -= 1
-        return [[(arm + r) % k for arm in first] for r in range(k)]
+    """Williams' design over k arms (Williams 1949; module docstring): rows of arm indices, each
+    a permutation of range(k), k rows for an even k and 2k for an odd k (the k rows, then each
+    of them reversed)."""
+    first, low, high = [0], 1, k - 1
+    while len(first) < k:
+        first.append(low)
+        low += 1
+        if len(first) < k:
+            first.append(high)
+            high -= 1
+    rows = [[(arm + r) % k for arm in first] for r in range(k)]
+    return rows if k % 2 == 0 else rows + [row[::-1] for row in rows]
+
+
+def cyclic_square(k: int) -> list[list[int]]:
+    """The square an odd k took before Williams' design for it (module docstring): k rows."""
     return [[(r + j) % k for j in range(k)] for r in range(k)]
 
 
+def square_before(k: int) -> str:
+    """The square of a participant who began before squares were stored: Williams' for an even
+    k (as now), the cyclic square for an odd k."""
+    return WILLIAMS if k % 2 == 0 else CYCLIC
+
+
+def square_rows(k: int, square: str) -> list[list[int]]:
+    return cyclic_square(k) if square == CYCLIC else latin_square(k)
+
+
 def order(arms: list[Condition], rank: int) -> list[Condition]:
-    """The arms in the order participant `rank` takes them."""
-    row = latin_square(len(arms))[rank % len(arms)]
-    return [arms[i] for i in row]
+    """The arms in the order participant `rank` took them, for a participant from before
+    sequences were stored (their square is the one of that version)."""
+    rows = square_rows(len(arms), square_before(len(arms)))
+    return [arms[i] for i in rows[rank % len(rows)]]
 
 
 @dataclass(frozen=True)
 class Sequence:
-    """The arms of one genre as the participant began them (study.toml order then) and their
-    row of the Latin square over them."""
+    """The arms of one genre as the participant began them (study.toml order then), their row
+    and the square it is a row of (WILLIAMS for whoever begins now)."""
 
     genre: str
     arms: tuple[str, ...]
     row: int
+    square: str = WILLIAMS
 
     def order(self) -> list[str]:
-        return [self.arms[i] for i in latin_square(len(self.arms))[self.row]]
+        return [self.arms[i] for i in square_rows(len(self.arms), self.square)[self.row]]
 
     def stored(self) -> str:
-        return json.dumps({"genre": self.genre, "arms": list(self.arms), "row": self.row})
+        return json.dumps({"genre": self.genre, "arms": list(self.arms), "row": self.row, "square": self.square})
 
     @classmethod
     def read(cls, stored: str) -> Sequence:
         data = json.loads(stored)
-        return cls(data["genre"], tuple(data["arms"]), int(data["row"]))
+        arms = tuple(data["arms"])
+        # Stored without a square: by a version that gave an odd k the cyclic square.
+        return cls(data["genre"], arms, int(data["row"]), data.get("square") or square_before(len(arms)))
 
 
 def next_condition(
@@ -104,7 +135,8 @@ def next_condition(
         assignment.hold_choice(connection)  # two participants beginning at once get two rows
         names = tuple(arm.name for arm in open_arms)
         everyone = tuple(arm.name for arm in arms)
-        sequence = Sequence(prompt.genre, names, _began_with(connection, names, everyone) % len(names))
+        rank = _began_with(connection, names, everyone)
+        sequence = Sequence(prompt.genre, names, rank % len(latin_square(len(names))))
     for name in sequence.order():
         if name not in done:
             return study.condition(name), sequence.stored()
@@ -132,7 +164,8 @@ def _sequences(parts) -> dict[str, Sequence]:
 
 
 def _began_with(connection: Connection, arms: tuple[str, ...], everyone: tuple[str, ...]) -> int:
-    """How many participants began with this arm list (the next one's rank), counting those
+    """How many participants began with this arm list, in either square (the next one's rank:
+    a study in progress goes on from its count, module docstring), counting those
     from before sequences were stored as having begun with it when it is study.toml's whole
     list (`everyone`, closed arms included): study.toml gives it them now."""
     sequences, older = set(), set()

@@ -10,7 +10,8 @@ import click
 @click.option("--writers", default=None, type=click.IntRange(min=1),
               help="How many simulated writers take part (each writes one session; within "
               "subjects, one per arm). Default: one per prompt (a chat study: one per "
-              "assistant; within subjects, whole Latin squares of writers), so the pilot writes "
+              "assistant; within subjects, whole squares of writers: every row of each "
+              "genre's Williams design, 2k rows for an odd number k of arms), so the pilot writes "
               "every prompt and condition; with [[rounds]], one per prompt of the round a link "
               "without ?round= enters.")
 @click.option("--url", default=None, metavar="URL",

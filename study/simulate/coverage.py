@@ -23,6 +23,7 @@ from sqlalchemy import Connection, select
 from study.config import Condition, Prompt, Study
 from study.review import rounds
 from study.review.settings import Round
+from study.server.within import latin_square
 from study.store.db import sessions
 
 
@@ -87,17 +88,18 @@ class PromptDraws:
 
 def default_writers(study: Study, covered: Scope) -> int:
     """A pilot's default size: one writer per prompt of its scope (every condition then gets
-    sessions too; within subjects, whole Latin squares of writers with a session per prompt);
+    sessions too; within subjects, whole squares of writers with a session per prompt);
     a study on a paradigm's own path has no prompts (a chat study's users are assigned their
     assistant), so one per condition."""
     if study.paradigm != "writing":
         return max(1, len(covered.conditions))
     if study.assignment == "within":
         # Each writer writes once in every arm of every genre: enough writers for a session on
-        # every prompt, in whole Latin squares (k writers use each row of a genre's k-arm square
-        # once), so each arm is written as often in each position.
+        # every prompt, in whole squares (as many writers as a genre's square has rows use each
+        # row once: k for k arms, 2k for an odd k, study.server.within), so each arm is written
+        # as often in each position and after each other arm.
         arms = [len(study.conditions_for(genre)) for genre in sorted({p.genre for p in covered.prompts})]
-        square = math.lcm(*arms) if arms else 1
+        square = math.lcm(*(len(latin_square(k)) for k in arms)) if arms else 1
         needed = max(square, -(-len(covered.prompts) // max(1, sum(arms))))
         return -(-needed // square) * square
     return max(1, len(covered.prompts), len(covered.conditions))

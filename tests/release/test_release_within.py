@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from study.cli import main, write_study_files
 from study.lm.backends import DeterministicBackend
 from study.lm.server import serve_in_thread
-from study.release.checksums import write_sums
+from study.release.checksums import sha256_file, write_sums
 from study.release.keys import init_keyfile
 from study.server.within import latin_square
 from tests.conftest import CONTACT
@@ -162,6 +162,36 @@ def test_verify_passes_the_release_and_names_what_is_at_odds_in_within_json(pilo
 
     output = _tampered(release, tmp_path, "raw", raw_code)
     assert "within.json: participants[0].worker_id: 'lab-writer-1' does not match" in output
+
+
+def test_verify_passes_a_within_json_built_before_squares_were_named(piloted):
+    # A release built by a version that wrote no `square`: its rows are of the square of that
+    # version (the cyclic one for three arms, whose rows 0-2 are Williams' first three).
+    _, release, tmp_path = piloted
+    copy = tmp_path / "unnamed"
+    shutil.copytree(release, copy)
+    design = json.loads((copy / "within.json").read_text(encoding="utf-8"))
+    assert {p["square"] for p in design["participants"]} == {e["square"] for e in design["lists"]} == {"williams"}
+    for entry in (*design["participants"], *design["lists"]):
+        del entry["square"]
+    (copy / "within.json").write_text(json.dumps(design, indent=2) + "\n", encoding="utf-8")
+    package = json.loads((copy / "datapackage.json").read_text(encoding="utf-8"))
+    for entry in package["study"]["design"]["lists"]:
+        del entry["square"]
+    (resource,) = [r for r in package["resources"] if r["path"] == "within.json"]
+    resource.update(bytes=(copy / "within.json").stat().st_size, hash="sha256:" + sha256_file(copy / "within.json"))
+    (copy / "datapackage.json").write_text(json.dumps(package, indent=2) + "\n", encoding="utf-8")
+    write_sums(copy)
+    result = CliRunner().invoke(main, ["release", "verify", str(copy)])
+    assert result.exit_code == 0, result.output
+
+    def beyond(design):
+        for entry in (*design["participants"], *design["lists"]):
+            del entry["square"]  # three arms, cyclic: rows 0-2 only
+        design["participants"][0]["row"] = 4
+
+    output = _tampered(release, tmp_path, "beyond", beyond)
+    assert "participants[0]: row 4, but the cyclic square over its 3 arms has rows 0 to 2" in output
 
 
 def test_a_between_subjects_release_carries_no_design_file(tmp_path):

@@ -14,6 +14,7 @@ from study.store import sessions as session_store
 from tests.conftest import CONTACT
 from tests.report.conftest import Tables, number
 from tests.server.flow import INIT_EVENT, start, to_writing
+from tests.server.study_edits import edit_arms, five_arms
 
 PROMPT = "Prompt.\n"
 # Words each arm's sessions end with more than the prompt: next-sentence is 10 words longer than
@@ -54,7 +55,7 @@ def _report(folder, tmp_path) -> Tables:
 
 
 def _dhillon_with_four_participants(tmp_path):
-    """p1-p3 write in all three arms (rows 0, 1, 2); p4 (row 0 again) stops after one."""
+    """p1-p3 write in all three arms (rows 0, 1, 2); p4 (row 3, row 0's mirror image) stops after one."""
     folder = tmp_path / "dhillon"
     write_study_files(folder, design="dhillon", replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
     client = create_app(config.load(folder), suggestion_engine=object()).test_client()
@@ -72,15 +73,16 @@ def test_a_within_subjects_report_shows_the_design_and_each_participant_s_arms_p
     design = {tuple(row[1:3]): row[3:] for row in tables.sections["within"][0][1:]}
     arms = "no-ai, next-sentence, next-paragraph"
     # began, completed every arm, part-way, per row of the square
-    assert design[(arms, "0")] == ["no-ai → next-sentence → next-paragraph", "2", "1", "1"]
+    assert design[(arms, "0")] == ["no-ai → next-sentence → next-paragraph", "1", "1", "0"]
     assert design[(arms, "1")] == ["next-sentence → next-paragraph → no-ai", "1", "1", "0"]
     assert design[(arms, "2")] == ["next-paragraph → no-ai → next-sentence", "1", "1", "0"]
+    assert design[(arms, "3")] == ["next-paragraph → next-sentence → no-ai", "1", "0", "1"]
     assert design[("", "")] == ["", "4", "3", "1"]
 
     paired = tables.sections["within"][1]
     length = paired[0].index("length (words)")
     rows = {row[0]: row for row in paired[1:]}
-    assert rows["next-sentence - no-ai"][1] == "3"  # p4 wrote in no-ai only: not paired
+    assert rows["next-sentence - no-ai"][1] == "3"  # p4 wrote in next-paragraph only: not paired
     assert number(rows["next-sentence - no-ai"][length]) == 10
     assert number(rows["next-paragraph - no-ai"][length]) == 30
     assert number(rows["next-paragraph - next-sentence"][length]) == 20
@@ -89,6 +91,35 @@ def test_a_within_subjects_report_shows_the_design_and_each_participant_s_arms_p
     assert by_position["1"][0] == "4" and by_position["2"][0] == "3" and by_position["3"][0] == "3"
     text = tables.texts["within"]
     assert "p1" not in text and "p4" not in text  # participants counted, never named
+
+
+def test_a_participant_who_began_in_the_cyclic_square_is_shown_in_its_row_and_order(tmp_path):
+    # Five arms. p1 began under a version that gave an odd number of arms the cyclic square (a
+    # sequence stored without its square) and finished their row there; p2 began since, in
+    # Williams' design, and wrote one part.
+    folder = tmp_path / "dhillon"
+    write_study_files(folder, design="dhillon", replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
+    edit_arms(folder, five_arms)
+    arms = [c.name for c in config.load(folder).conditions]
+    words = {name: 10 * (number + 1) for number, name in enumerate(arms)}
+    for code, parts in (("p1", 1), ("p1", 4), ("p2", 1)):
+        client = create_app(config.load(folder), suggestion_engine=object()).test_client()
+        for part in range(parts):
+            session_id = start(client, access_code=code, **({"another": "1"} if parts == 4 or part else {}))
+            to_writing(client, session_id, prompt=None)
+            _write(client, session_id, words[_condition(folder, session_id)])
+        if code == "p1" and parts == 1:
+            engine = make_engine(config.load(folder).database_url)
+            with engine.begin() as connection:
+                connection.exec_driver_sql("UPDATE sessions SET within_order = json_remove(within_order, '$.square')")
+            engine.dispose()
+
+    tables = _report(folder, tmp_path)
+    design = {tuple(row[1:3]): row[3:] for row in tables.sections["within"][0][1:]}
+    listed = ", ".join(arms)
+    assert design[(listed, "0 (cyclic square)")] == [" → ".join(arms), "1", "1", "0"]
+    williams = [arms[i] for i in (1, 2, 0, 3, 4)]  # row 1 of Williams' design for five arms
+    assert design[(listed, "1")] == [" → ".join(williams), "1", "0", "1"]
 
 
 def test_a_between_subjects_report_has_no_within_subjects_section(tmp_path):

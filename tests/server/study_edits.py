@@ -35,6 +35,12 @@ def edit_arms(folder, edit) -> list[dict]:
     return before
 
 
+def five_arms(conditions: list[dict]) -> list[dict]:
+    """The dhillon design's arms and two more Tab arms: with five arms, Williams' design's first
+    rows are not the cyclic square's, as they are with three (study.server.within)."""
+    return [*conditions, *({**conditions[1], "name": f"next-{n}-sentences", "max_tokens": 30 * n} for n in (2, 3))]
+
+
 def serve_again(folder):
     """A test client of the study as study.toml says now (`study serve` again)."""
     return create_app(config.load(folder), suggestion_engine=object()).test_client()

@@ -25,14 +25,17 @@ def _design(tmp_path, name, endpoint=""):
     return config.load(folder)
 
 
-@pytest.mark.parametrize("k", [2, 3, 4, 5, 6])
-def test_the_latin_square_puts_every_arm_once_in_every_row_and_every_position(k):
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 6, 7])
+def test_the_square_balances_positions_and_which_arm_follows_which(k):
+    # Williams' design: k rows for an even k, 2k for an odd k (each row and its mirror image).
     square = latin_square(k)
+    assert len(square) == (k if k % 2 == 0 else 2 * k)
     assert all(sorted(row) == list(range(k)) for row in square)
-    assert all(sorted(column) == list(range(k)) for column in zip(*square))
-    if k % 2 == 0:  # Williams: every arm directly follows every other arm exactly once
-        pairs = [(row[i], row[i + 1]) for row in square for i in range(k - 1)]
-        assert sorted(pairs) == sorted(itertools.permutations(range(k), 2))
+    each = len(square) // k
+    assert all(sorted(column) == sorted(list(range(k)) * each) for column in zip(*square))
+    # First-order carry-over: every arm directly after every other arm equally often.
+    pairs = [(row[i], row[i + 1]) for row in square for i in range(k - 1)]
+    assert sorted(pairs) == sorted(list(itertools.permutations(range(k), 2)) * each)
 
 
 def test_the_chat_arm_answers_its_own_writing_session_only(tmp_path, endpoint_factory):
@@ -87,7 +90,10 @@ def test_within_subjects_each_participant_takes_every_arm_once_then_is_told_they
         ["no-ai", "next-sentence", "next-paragraph"],
         ["next-sentence", "next-paragraph", "no-ai"],
         ["next-paragraph", "no-ai", "next-sentence"],
-        ["no-ai", "next-sentence", "next-paragraph"],  # the fourth starts the square again
+        # The fourth takes row 3 of Williams' design for three arms, row 0 reversed, rather than
+        # row 0 again: after every three arms' rows, their mirror images, so every arm directly
+        # follows every other arm equally often.
+        ["next-paragraph", "next-sentence", "no-ai"],
     ]
 
 

@@ -5,6 +5,7 @@ row 0, and an arm someone part-way through is still owed cannot silently disappe
 
 from __future__ import annotations
 
+import pytest
 from click.testing import CliRunner
 
 from study import config
@@ -13,7 +14,7 @@ from study.server import serving
 from study.server.within import latin_square
 from study.store import make_engine
 from tests.server.study_edits import (
-    DHILLON_ARMS, conditions_given, dhillon_study, edit_arms, serve_again, told_all_done, write_part,
+    DHILLON_ARMS, conditions_given, dhillon_study, edit_arms, five_arms, serve_again, told_all_done, write_part,
 )
 
 
@@ -41,7 +42,7 @@ def test_participants_part_way_through_keep_their_order_when_an_arm_is_added(tmp
     orders = [[given[s] for s in taken[code]] for code in writers]
     # Each writer's order is their row of the three-arm square they began with, whole: no
     # position repeats across them, and none was given the arm added after they began.
-    assert orders == [[DHILLON_ARMS[i] for i in row] for row in latin_square(3)]
+    assert orders == [[DHILLON_ARMS[i] for i in row] for row in latin_square(3)[:3]]
 
 
 def test_a_participant_back_after_every_arm_is_told_so_before_any_prompt_is_offered(tmp_path):
@@ -141,4 +142,36 @@ def test_a_database_from_before_arm_lists_were_stored_opens_and_its_participants
     assert all(told_all_done(client, code) for code in taken)
     given = conditions_given(folder)
     orders = [[given[s] for s in taken[code]] for code in ("p1", "p2", "p3")]
-    assert orders == [[DHILLON_ARMS[i] for i in row] for row in latin_square(3)]
+    assert orders == [[DHILLON_ARMS[i] for i in row] for row in latin_square(3)[:3]]
+
+
+@pytest.mark.parametrize("older", [
+    "UPDATE sessions SET within_order = json_remove(within_order, '$.square')",  # stored no square
+    "ALTER TABLE sessions DROP COLUMN within_order",  # stored no sequence at all
+])  # fmt: skip
+def test_a_participant_who_began_in_the_cyclic_square_keeps_their_order_and_a_newcomer_takes_williams(tmp_path, older):
+    # Five arms, under an older version, which gave an odd number of arms the cyclic square:
+    # p1 wrote one part (row 0), p2 two (row 1).
+    folder = dhillon_study(tmp_path)
+    edit_arms(folder, five_arms)
+    arms = [c.name for c in config.load(folder).conditions]
+    client = serve_again(folder)
+    taken = {"p1": [write_part(client, "p1", first=True)]}
+    taken["p2"] = [write_part(client, "p2", first=part == 0) for part in range(2)]
+    engine = make_engine(config.load(folder).database_url)
+    with engine.begin() as connection:
+        connection.exec_driver_sql(older)
+    engine.dispose()
+
+    client = serve_again(folder)
+    taken["p1"] += [write_part(client, "p1", first=False) for _ in range(4)]
+    taken["p2"] += [write_part(client, "p2", first=False) for _ in range(3)]
+    taken["p3"] = [write_part(client, "p3", first=part == 0) for part in range(5)]
+    assert all(told_all_done(client, code) for code in taken)
+    given = conditions_given(folder)
+    orders = {code: [given[s] for s in sessions] for code, sessions in taken.items()}
+    # p1 and p2 finish their cyclic rows (0 and 1) whole: no one's order changes part-way...
+    assert orders["p1"] == [arms[i] for i in (0, 1, 2, 3, 4)]
+    assert orders["p2"] == [arms[i] for i in (1, 2, 3, 4, 0)]
+    # ...and the third participant takes row 2 of Williams' design (ten rows for five arms).
+    assert orders["p3"] == [arms[i] for i in latin_square(5)[2]] == [arms[i] for i in (2, 3, 1, 4, 0)]

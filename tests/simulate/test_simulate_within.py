@@ -5,8 +5,10 @@ next part, so a pilot exercises the design and its release pairs each writer's a
 from __future__ import annotations
 
 import csv
+import tomllib
 from collections import defaultdict
 
+import tomli_w
 from click.testing import CliRunner
 from sqlalchemy import select
 
@@ -47,8 +49,9 @@ def test_each_simulated_writer_writes_in_every_arm_in_their_row_s_order(tmp_path
     orders = defaultdict(list)
     for s in sorted(sessions, key=lambda s: s["created_at"]):
         orders[s["access_code"]].append(s["condition"])
-    # Three writers, three rows of the square: every arm once per writer, once per position.
-    assert sorted(orders.values()) == sorted([ARMS[i] for i in row] for row in latin_square(3))
+    # Three writers, the first three rows of Williams' design: every arm once per writer, once
+    # per position (the next three writers would take their mirror images).
+    assert sorted(orders.values()) == sorted([ARMS[i] for i in row] for row in latin_square(3)[:3])
 
     # The release pairs them: each writer's pseudonym has a session in every arm.
     from study.release.keys import init_keyfile
@@ -79,8 +82,20 @@ def test_each_simulated_writer_writes_in_every_arm_in_their_row_s_order(tmp_path
 def test_a_within_subjects_pilot_is_whole_latin_squares_of_writers_by_default(tmp_path):
     study = config.load(_dhillon(tmp_path))
     writers = default_writers(study, scope(study))
-    assert writers % 3 == 0  # every row of the three-arm square as often
+    assert writers % 6 == 0  # every row of Williams' design for three arms (six rows) as often
     assert writers * 3 >= len(study.prompts)  # a session for every prompt
+
+
+def test_a_within_subjects_pilot_with_few_prompts_still_takes_every_row_of_an_odd_square(tmp_path):
+    # Three arms and three prompts: one writer per prompt would do, but the six rows of Williams'
+    # design for three arms (each and its mirror image) need six writers to balance carry-over.
+    folder = _dhillon(tmp_path)
+    toml = folder / config.CONFIG_NAME
+    data = tomllib.loads(toml.read_text(encoding="utf-8"))
+    data["prompts"] = data["prompts"][:3]
+    toml.write_text(tomli_w.dumps(data), encoding="utf-8")
+    study = config.load(folder)
+    assert default_writers(study, scope(study)) == 6
 
 
 def test_with_arms_in_two_genres_a_simulated_writer_writes_in_every_arm_of_both(tmp_path, suggestion_model):

@@ -24,7 +24,7 @@ from study.report.data import RELEASE, ReportData
 from study.report.html import Section
 from study.report.intervals import RESAMPLES, bootstrap_mean
 from study.report.sections.arms import outcomes
-from study.export.within_design import WithinDesign, order_of
+from study.export.within_design import WithinDesign, order_of, row_label
 
 RELEASED = (
     " From a release: its participants are the released ones (who withdrew, or none of whose "
@@ -40,18 +40,20 @@ def build(data: ReportData) -> Section | None:
     section = Section("within", "Within-subjects design")
     section.paragraph(
         "Arms were assigned within subjects: each participant writes once in every arm of the "
-        "list they began with, in the order of their row of a Latin square over it (Williams' "
-        "design for an even number of arms, the cyclic square for an odd one; rows from 0). "
+        "list they began with, in the order of their row of Williams' design over it (one "
+        "Latin square for an even number of arms, two, each row and its mirror image, for an "
+        "odd one; rows from 0; a row marked cyclic is of the cyclic square an odd number of "
+        "arms took before). "
         "Part-way: participants without a completed session in every arm of their list, who "
         "stopped or have not come back yet."
         + (RELEASED if data.kind == RELEASE else ""),
         note=True,
     )
     rows = []
-    for genre, arms, row, people in design.lists():
+    for genre, arms, row, square, people in design.lists():
         complete = sum(1 for p in people if p.every_arm)
-        rows.append([genre, ", ".join(arms), "before rows were stored" if row is None else row,
-                     " → ".join(order_of(arms, row)), len(people), complete, len(people) - complete])  # fmt: skip
+        rows.append([genre, ", ".join(arms), row_label(row, square),
+                     " → ".join(order_of(arms, row, square)), len(people), complete, len(people) - complete])  # fmt: skip
     everyone = design.participants
     complete = sum(1 for p in everyone if p.every_arm)
     rows.append(["all", "", "", "", len(everyone), complete, len(everyone) - complete])
