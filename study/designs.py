@@ -13,7 +13,10 @@
 Each is the `study init` template with its [[conditions]] (and, for jakesch, its prompt)
 replaced, a `[design]` table and the design's survey questions added; the rest of the file,
 comments included, is kept, so every setting stays where the README documents it. Each runs
-at once on the local model: `study demo --dir FOLDER`.
+at once on the local model: `study demo --dir FOLDER`. All three have a no-AI control arm, so
+the texts every arm reads (the HIT, the study's title, the consent form, the instructions, the
+survey's reuse question) are worded for writers with and without an assistant
+(CONTROL_ARM_TEXTS, CONTROL_ARM_PAGES).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import tomli_w
 
 from study import paradigms
 from study.config import Condition
+from study.control_arm import NO_ASSISTANT
 
 OPINION = (
     "You help a writer with an essay on whether social media is good for society. Continue the "
@@ -85,6 +89,46 @@ DESIGNS = {
 }
 
 
+# A design with a control arm (study.control_arm): texts every participant reads, whichever arm
+# they are in, may not promise the AI some will not have, nor tell the arms apart (conditions are
+# blind). The template's, then the design's: the study's title (every page's heading), the HIT
+# as the marketplace shows it, and the survey's reuse question, which to a control writer would
+# ask about a system they did not have; asked of the tool as each writer had it, it compares the
+# arms instead.
+CONTROL_ARM_TEXTS = (
+    ('title = "Writing with AI"', 'title = "A writing study"'),
+    ('title = "Write a short story or essay with an AI assistant"', 'title = "Write a short story or essay"'),
+    ('description = "Write for at least ten minutes with an AI that suggests sentences, then answer a short survey."',
+     'description = "Write a short story or essay for at least ten minutes in a text editor, then answer a short survey."'),
+    ('keywords = "writing, story, essay, AI, survey"', 'keywords = "writing, story, essay, survey"'),
+    ('text = "If the system is available for free, I would reuse the system."',
+     'text = "If this writing tool, as I used it here, were available for free, I would use it again."'),
+)  # fmt: skip
+
+
+# The same for the pages every arm reads before its arm is assigned (the consent form and the
+# instructions come before the prompt): they say the assistant may or may not be there, and
+# that the writing page says which, rather than promise it or require working with it.
+CONTROL_ARM_PAGES = {
+    "consent.html": (
+        ("The editor shows suggestions for next\nsentences, from which you can choose one",
+         "Depending on the session, the editor may show\nsuggestions for next sentences, from which you can choose one"),
+    ),
+    "instructions.html": (
+        ("<h2>Writing with artificial intelligence</h2>", "<h2>The writing task</h2>"),
+        ("write an interesting {{ noun }} with an AI-powered writing assistant.</p>",
+         "write an interesting {{ noun }}. Depending on the session, the editor offers an\n"
+         "AI-powered writing assistant or none: the writing page says which.</p>"),
+        ("<p>Whenever you feel stuck or want some inspiration, <strong>press the Tab key</strong>",
+         "<p>Where the editor offers the assistant: whenever you feel stuck or want some inspiration,\n"
+         "<strong>press the Tab key</strong>"),
+        ("(2) that you <strong>collaborate with the AI</strong> for at least\n<strong>{{ min_writing }}</strong>.",
+         "(2) that you write for at least <strong>{{ min_writing }}</strong>, with the AI where the\n"
+         "editor offers it."),
+    ),
+}  # fmt: skip
+
+
 PAPER_CONDITIONS_COMMENT = (
     "# The paper's four conditions (App. A.2 and Fig. 2): two levels of randomness per genre.\n"
     "# A new session gets the least-used condition of its prompt's genre (see README).\n"
@@ -94,6 +138,9 @@ PAPER_CONDITIONS_COMMENT = (
 def design_toml(text: str, design: Design) -> str:
     """The `study init` template's study.toml `text` made into `design`'s."""
     text = text.replace('name = "coauthor"', f'name = "{design.name}"', 1)
+    if has_control_arm(design):
+        for template, neutral in CONTROL_ARM_TEXTS:
+            text = text.replace(template, neutral, 1)
     data = tomllib.loads(text)
     genres = {c["genre"] for c in design.conditions}
     prompts = design.prompts or tuple(p for p in data["prompts"] if p["genre"] in genres)
@@ -107,6 +154,20 @@ def design_toml(text: str, design: Design) -> str:
     extra = "".join("\n[[survey]]\n" + tomli_w.dumps(item) for item in design.survey)
     return (text.rstrip("\n") + "\n\n# How the arms are assigned (README, Paradigms as arms).\n"
             + tomli_w.dumps({"design": {"assignment": design.assignment}}) + extra)
+
+
+def design_page(name: str, text: str, design: Design) -> str:
+    """The `study init` template's page `name` (consent.html, instructions.html) for `design`:
+    beside a control arm, worded for every arm (CONTROL_ARM_PAGES)."""
+    if not has_control_arm(design):
+        return text
+    for template, neutral in CONTROL_ARM_PAGES.get(name, ()):
+        text = text.replace(template, neutral, 1)
+    return text
+
+
+def has_control_arm(design: Design) -> bool:
+    return any(condition.get("paradigm") == NO_ASSISTANT for condition in design.conditions)
 
 
 def paradigm_toml(text: str, values: tuple[str, ...]) -> str:

@@ -92,4 +92,8 @@ def write_study_files(
             from study.designs import DESIGNS, design_toml
 
             text = design_toml(text, DESIGNS[design])
+        elif design:
+            from study.designs import DESIGNS, design_page
+
+            text = design_page(source.name, text, DESIGNS[design])
         destination.write_text(text, encoding="utf-8")

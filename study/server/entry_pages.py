@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 from flask import current_app, g, render_template, request
 
-from study import paradigms
+from study import control_arm, paradigms
 from study.config_texts import min_writing_text, study_duration
 from study.server import page_security
 from study.server.context import engine, study
@@ -24,10 +24,13 @@ def preview(*, prolific: bool = False):
     """The task as a worker sees it before taking part (MTurk's preview, Prolific's): nothing is
     stored. It states the timer's minimum as the instructions do (min_writing_text); a study on
     a paradigm's own path (a chat study's) has neither the Tab editor nor that timer, so its
-    preview states the study's duration instead, as its consent page does."""
+    preview states the study's duration instead, as its consent page does. Beside a control arm
+    (study.control_arm) it promises no AI: the worker does not know their arm, and some will
+    have none."""
     return render_template(
         "preview.html", study=study(), prolific=prolific, min_writing=min_writing_text(study()),
         own_path=paradigms.path_hooks(study()) is not None, duration=study_duration(study()),
+        control_arm=bool(control_arm.control_names(study().conditions)),
     )  # fmt: skip
 
 
