@@ -35,6 +35,14 @@ def edit_arms(folder, edit) -> list[dict]:
     return before
 
 
+def keep_prompts(folder, count: int) -> None:
+    """study.toml with its first `count` prompts only."""
+    toml = folder / config.CONFIG_NAME
+    data = tomllib.loads(toml.read_text(encoding="utf-8"))
+    data["prompts"] = data["prompts"][:count]
+    toml.write_text(tomli_w.dumps(data), encoding="utf-8")
+
+
 def five_arms(conditions: list[dict]) -> list[dict]:
     """The dhillon design's arms and two more Tab arms: with five arms, Williams' design's first
     rows are not the cyclic square's, as they are with three (study.server.within)."""

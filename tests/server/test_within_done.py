@@ -9,7 +9,7 @@ from study.cli import write_study_files
 from study.server import create_app
 from tests.conftest import CONTACT
 from tests.server.flow import finish, start, to_writing
-from tests.server.study_edits import dhillon_study, serve_again, sessions_of, told_all_done, write_part
+from tests.server.study_edits import dhillon_study, keep_prompts, serve_again, sessions_of, told_all_done, write_part
 
 
 
@@ -106,14 +106,8 @@ def test_each_arm_is_written_on_a_prompt_the_participant_has_not_written(tmp_pat
 def test_a_genre_with_fewer_prompts_than_arms_offers_its_prompts_again(tmp_path):
     # Two prompts and three arms: once both are written, the third arm is still written (on a
     # prompt already written) rather than the participant being left with nothing to choose.
-    import tomli_w
-    import tomllib
-
     folder = dhillon_study(tmp_path)
-    toml = folder / config.CONFIG_NAME
-    data = tomllib.loads(toml.read_text(encoding="utf-8"))
-    data["prompts"] = data["prompts"][:2]
-    toml.write_text(tomli_w.dumps(data), encoding="utf-8")
+    keep_prompts(folder, 2)
     client = serve_again(folder)
 
     parts = [write_part(client, "p1", first=part == 0) for part in range(3)]

@@ -5,10 +5,8 @@ next part, so a pilot exercises the design and its release pairs each writer's a
 from __future__ import annotations
 
 import csv
-import tomllib
 from collections import defaultdict
 
-import tomli_w
 from click.testing import CliRunner
 from sqlalchemy import select
 
@@ -21,6 +19,7 @@ from study.store import sessions as session_store
 from study.store.simulated import simulated_sessions
 from tests.conftest import CONTACT
 from tests.report.conftest import Tables
+from tests.server.study_edits import keep_prompts
 
 ARMS = ["no-ai", "next-sentence", "next-paragraph"]  # the dhillon design, in study.toml order
 
@@ -90,10 +89,7 @@ def test_a_within_subjects_pilot_with_few_prompts_still_takes_every_row_of_an_od
     # Three arms and three prompts: one writer per prompt would do, but the six rows of Williams'
     # design for three arms (each and its mirror image) need six writers to balance carry-over.
     folder = _dhillon(tmp_path)
-    toml = folder / config.CONFIG_NAME
-    data = tomllib.loads(toml.read_text(encoding="utf-8"))
-    data["prompts"] = data["prompts"][:3]
-    toml.write_text(tomli_w.dumps(data), encoding="utf-8")
+    keep_prompts(folder, 3)
     study = config.load(folder)
     assert default_writers(study, scope(study)) == 6
 
