@@ -23,6 +23,7 @@ from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from study.prolific import groups, ledger, studies
+from study.prolific.client import ProlificError
 from study.prolific.context import Context
 from study.store import reading, writing
 from study.store import sessions as session_store
@@ -182,11 +183,30 @@ def stored(ctx: Context, *, status: str | None = None) -> list[dict]:
 def fetch(ctx: Context, submission_id: str) -> tuple[dict, dict]:
     """Prolific's submission and this study's record of its Prolific study; refuses a
     submission of a study this study did not create."""
-    submission = ctx.client.get(f"submissions/{submission_id}/")
+    try:
+        submission = ctx.client.get(f"submissions/{submission_id}/")
+    except ProlificError as error:
+        if error.status != 404:
+            raise
+        raise studies.StudyError(_not_a_submission(ctx, submission_id)) from None
     study_id = submission.get("study_id") or (submission.get("study") or {}).get("id")
     record = studies.row(ctx, study_id)
     store(ctx, record, submission)
     return submission, record
+
+
+def _not_a_submission(ctx: Context, given: str) -> str:
+    """Why Prolific knows no submission `given`, and which id to give instead. Prolific's web
+    app pays bonuses by participant id, so a researcher may well give a PID here."""
+    theirs = [s for s in stored(ctx) if s["participant_id"] == given]
+    if theirs:
+        listed = ", ".join(f"{s['submission_id']} (Prolific study {s['study_id']}, {s['status']})"
+                           for s in theirs)  # fmt: skip
+        return (f"{given} is a participant's id (PID), not a submission id. Fix: give their "
+                f"submission's id instead: {listed}.")
+    return (f"Prolific has no submission {given}. Fix: copy the submission id (not the "
+            "participant's PID) from the proposals of `study prolific review DIR` or from "
+            "`study prolific ledger DIR`, after `study prolific sync DIR`.")
 
 
 def by_status(ctx: Context, study_id: str, study_status: str) -> Counter[str]:
