@@ -31,6 +31,9 @@ class MixedCurrencies(BudgetExceeded):
 
 @dataclass(frozen=True)
 class Totals:
+    """`released`: place reservations that will not be paid (places nobody took, rejected,
+    returned or timed-out submissions of a stopped study)."""
+
     reserved: money.Cost
     charged: money.Cost
     unreserved: money.Cost
@@ -58,12 +61,16 @@ def by_currency(connection: Connection, environment: str) -> dict[str | None, To
     """The totals of each currency the ledger holds, in code order, unknown (None) last."""
     sums: dict[str | None, dict[str, money.Cost]] = {}
     rows = connection.execute(
-        select(payments.c.currency, payments.c.amount, payments.c.fee, payments.c.status).where(
-            payments.c.environment == environment
-        )
+        select(payments.c.currency, payments.c.amount, payments.c.fee, payments.c.status,
+               payments.c.kind).where(payments.c.environment == environment)  # fmt: skip
     )
-    for currency, amount, fee, status in rows:
+    for currency, amount, fee, status, kind in rows:
         of = sums.setdefault(currency, {s: money.Cost(0, 0, currency) for s in STATUSES})
+        if status == "cancelled" and kind != "reward":
+            # A cancelled bonus (refused by the cap or by Prolific, declined, abandoned) was
+            # never one of the study's reservations: counted as released, a $500 typo the cap
+            # refused showed as $666 released under an $80 cap. The ledger lists it, and why.
+            continue
         of[status] += money.Cost(amount, fee, currency)
     return {
         currency: Totals(of["intended"], of["confirmed"], of["unreserved"], of["cancelled"])

@@ -38,10 +38,18 @@ def balance(directory: str, api_url: str | None, live: bool) -> None:
     for currency, totals in per_currency.items():  # each currency's own, never summed across
         if len(per_currency) > 1:
             click.echo(f"In {money.code(currency)}:")
-        for label, cost in (("charged", totals.charged), ("reserved", totals.reserved),
-                            ("unreserved", totals.unreserved), ("released", totals.released),
-                            ("committed", totals.committed)):  # fmt: skip
-            click.echo(f"  {label:<10} {cost.describe()}")
+        for label, cost, meaning in (
+            ("charged", totals.charged, "paid: approved rewards and bonuses sent"),
+            ("reserved", totals.reserved, "places open, taken or awaiting review, and bonuses "
+             "being sent: may still be paid"),
+            ("unreserved", totals.unreserved, "submissions `sync` found with no place reserved"),
+            ("released", totals.released, "reservations of places that will not be paid"),
+            ("committed", totals.committed, "charged + reserved + unreserved: what the cap counts"),
+        ):  # fmt: skip
+            click.echo(f"  {label:<10} {cost.describe()}  ({meaning})")
+        if ctx.settings.budget and currency == ctx.currency:
+            left = ctx.settings.budget - totals.committed.total
+            click.echo(f"  left under the cap: {money.show(max(left, 0), currency)}")
 
 
 @click.command()
