@@ -20,6 +20,7 @@ from werkzeug.wrappers import Request, Response
 from study.prolific.emulator import (
     account,
     bonuses,
+    fees,
     groups,
     messages,
     participant,
@@ -173,7 +174,7 @@ class Emulator:
             active = [s for s in self.state.data["studies"].values()
                       if s["status"] == "ACTIVE" and not s.get("_deleted")]
             rows = "".join(
-                f"<li><b>{escape(s['name'])}</b> ({s['reward']} cents, "
+                f"<li><b>{escape(s['name'])}</b> ({fees.show(s['reward'], self.state.currency)}, "
                 f"{s['estimated_completion_time']} min, "
                 f"{self.state.places_taken(s)}/{s['total_available_places']} places taken)"
                 f"<form method='get' action='/_emulator/take-part'>"

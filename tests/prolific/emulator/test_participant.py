@@ -88,3 +88,16 @@ def test_the_home_page_lists_studies_open_to_participants(researcher, emulator):
     page = requests.get(emulator.url + "/").text
     assert "Open one" in page and open_study["id"] in page
     assert draft["id"] not in page
+
+
+def test_the_studies_open_to_participants_show_their_reward_in_the_workspaces_currency(tmp_path):
+    from study.prolific.emulator import State, serve_in_thread
+    from tests.prolific.emulator.conftest import Researcher
+
+    running = serve_in_thread(State(tmp_path / "pounds.json", currency="GBP"))
+    try:
+        Researcher(running).published(reward=250)
+        page = requests.get(running.url + "/").text
+        assert "£2.50," in page and "cents" not in page
+    finally:
+        running.stop()
