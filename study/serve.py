@@ -100,8 +100,27 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
     click.echo(f"Serving '{study.name}' on {http_address(host, port)}/  (database: {database_shown(study)})")
     click.echo(f"{workers} worker processes x {threads} threads (and {model_calls} for model calls),"
                f" up to {writers} open connections each")
-    click.echo(f"Participants start at {http_address(host, port)}/task?access_code=YOUR-CODE")
+    for line in entry_lines(study, http_address(host, port)):
+        click.echo(line)
     short = serving.files_short(writers, threads + model_calls)
     if short:
         click.echo(short, err=True)
     serving.run(app, host=host, port=port, workers=workers, threads=threads, writers=writers)
+
+
+def entry_lines(study, address: str) -> list[str]:
+    """Where participants start, as `study serve` says it: with an access code, and through
+    each recruitment provider study.toml sets up ([mturk], [prolific]), whose link carries the
+    provider's own parameters rather than a code (study.server.participant.task)."""
+    from study import providers
+
+    codes = study.raw.get("session", {}).get("access_codes_file")
+    lines = [f"Participants start at {address}/task?access_code=YOUR-CODE"
+             + (f" (one of {codes}'s codes)" if codes else " (any code you hand out)")]  # fmt: skip
+    for provider in providers.registered():
+        if provider.name in study.raw:
+            lines.append(f"{provider.title} participants need no code: they come through the link "
+                         f"`study {provider.name}` gives {provider.title} ({address}/task with "
+                         f"{provider.title}'s parameters; README, {provider.title})")  # fmt: skip
+    return lines
+
