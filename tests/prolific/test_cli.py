@@ -122,6 +122,8 @@ def test_live_publishing_shows_the_calculators_cost_and_spends_nothing_until_con
 
     out = run("publish", str(study_folder), study_id, "--live", input="n\n", code=1)
     assert f"LIVE: publishing {study_id} will cost up to {shown}" in out and "Nothing published." in out
+    # The room under the cap is said before the researcher confirms: nothing is committed yet.
+    assert "of real money ($50.00 left under the $50.00 budget cap). Continue?" in out
     assert ctx.client.get(f"studies/{study_id}/")["status"] == "UNPUBLISHED"
     out = run("publish", str(study_folder), study_id, "--live", input="y\n")
     assert f"{study_id}: published." in out

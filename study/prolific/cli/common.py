@@ -68,5 +68,20 @@ def confirm_spend(ctx: Context, what: str, cost: money.Cost | money.Costs) -> bo
         click.echo(f"{what}: up to {cost.describe()} (emulator money).")
         return True
     return click.confirm(
-        f"LIVE: {what} will cost up to {cost.describe()} of real money. Continue?", default=False
+        f"LIVE: {what} will cost up to {cost.describe()} of real money{_room(ctx)}. Continue?", default=False
     )
+
+
+def _room(ctx: Context) -> str:
+    """What is left under the budget cap, said before the researcher confirms: the check itself
+    comes after (study.prolific.ledger.check_budget, in the spend's own transaction), so a spend
+    past the cap is refused once confirmed, and seeing the room first spares the surprise."""
+    cap = ctx.settings.budget
+    if cap is None:
+        return ""
+    from study.store import reading
+
+    with reading(ctx.engine) as connection:
+        committed = ledger.totals(connection, ctx.environment, ctx.currency).committed.total
+    left = money.show(max(cap - committed, 0), ctx.currency)
+    return f" ({left} left under the {money.show(cap, ctx.currency)} budget cap)"
