@@ -74,16 +74,12 @@ class Commands(click.Group):
         except Exception as error:
             # Any command's first use of a database that cannot be opened (study.store.engine
             # names it): in words, not the driver's traceback.
-            database = getattr(error, "unopened_database", None)
-            if database is None:
+            from study.store.engine import unopened_message  # sqlalchemy: only once one failed
+
+            message = unopened_message(error)
+            if message is None:
                 raise
-            reason = " ".join(str(getattr(error, "orig", error)).split())
-            reason += "" if reason.endswith((".", "?")) else "."
-            fix = getattr(error, "unopened_fix", None) or (
-                "Fix: start its server, or correct [study] database in study.toml (empty: study.db "
-                "beside it); a damaged study.db: restore it from a backup."
-            )
-            raise click.ClickException(f"cannot open the study's database {database}: {reason} {fix}") from None
+            raise click.ClickException(message) from None
 
 
 @click.group(cls=Commands)

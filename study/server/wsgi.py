@@ -48,7 +48,7 @@ from study.server import create_app, stages, worker_start
 from study.server.activity import ActivityConfigError
 from study.server.limit_store import LimitStoreUnavailable
 from study.store import make_engine
-from study.store.engine import DEFAULT_THREADS
+from study.store.engine import DEFAULT_THREADS, unopened_message
 from study.store.transactions import hold_open, keep_write_connection, let_go
 
 STUDY_DIR_VARIABLE = "STUDY_DIR"
@@ -132,6 +132,12 @@ def load_app():
             application = create_app(study, engine=make_engine(study.database_url, threads))
         except (LimitStoreUnavailable, ActivityConfigError) as error:
             raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {error}") from None
+        except SQLAlchemyError as error:
+            # As `study serve` says it (study.cli): the database and the fix, not a traceback.
+            message = unopened_message(error)
+            if message is None:
+                raise
+            raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {message}") from None
     lost = stages.lost_names(study, application.extensions["study.engine"])
     if lost:
         raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {lost}")

@@ -25,7 +25,7 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from study.store import create_tables, make_engine
 from study.store.activity import server_activity
 from study.store.db import metadata
-from study.store.engine import shown_url, sqlite_file
+from study.store.engine import missing_database_fix, shown_url, sqlite_file
 from study.store.schema import create_tables_in
 
 # A server process adds a row to server_activity at least once a minute while it answers
@@ -151,9 +151,11 @@ def _reached(url: URL, password: str | None) -> Engine:
             connection.execute(text("SELECT 1"))
     except SQLAlchemyError as error:
         engine.dispose()
+        fix = missing_database_fix(url, error.orig, otherwise="name an existing one in --to") or (
+            "Fix: check the host, port and database name, that the server accepts connections from "
+            "this machine, and the user's password.")
         raise CopyError(f"cannot reach PostgreSQL at {_where(url)}: {_said(error, password)} Nothing was "
-                        f"copied. Fix: check the host, port and database name, that the server accepts "
-                        f"connections from this machine, and the user's password.") from None
+                        f"copied. {fix}") from None
     return engine
 
 

@@ -8,6 +8,8 @@ study.store.db's metadata and created by study.store.schema.
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import sqlite3
 import time
 
@@ -73,7 +75,46 @@ def _named_when_unopened(engine: Engine) -> None:
     def _name(context) -> None:
         if context.connection is None and context.sqlalchemy_exception is not None:
             context.sqlalchemy_exception.unopened_database = shown_url(engine.url)
-            context.sqlalchemy_exception.unopened_fix = _unwritable_folder(engine)
+            context.sqlalchemy_exception.unopened_fix = _unwritable_folder(engine) or missing_database_fix(
+                engine.url, context.original_exception
+            )
+
+
+def unopened_message(error: BaseException) -> str | None:
+    """What a command or a server starting says of a database it could not open, with the
+    fix, in words rather than the driver's traceback; None for any other error."""
+    database = getattr(error, "unopened_database", None)
+    if database is None:
+        return None
+    reason = " ".join(str(getattr(error, "orig", error)).split())
+    reason += "" if reason.endswith((".", "?")) else "."
+    fix = getattr(error, "unopened_fix", None) or (
+        "Fix: start its server, or correct [study] database in study.toml (empty: study.db "
+        "beside it); a damaged study.db: restore it from a backup."
+    )
+    return f"cannot open the study's database {database}: {reason} {fix}"
+
+
+def missing_database_fix(
+    url: URL, error: BaseException | None, otherwise: str = "correct [study] database in study.toml"
+) -> str | None:
+    """The fix when a PostgreSQL server answers but has no database of that name: the study
+    creates its tables, never the database itself, so the operator must (or `otherwise`)."""
+    if url.get_backend_name() != "postgresql" or error is None:
+        return None
+    # libpq's message at connection time carries no SQLSTATE to test; it reads
+    # 'FATAL:  database "NAME" does not exist' (in English, the server's default lc_messages).
+    if not re.search(r'database ".*" does not exist', str(error)):
+        return None
+    command = ["createdb"]
+    for option, value in (("-h", url.host), ("-p", url.port), ("-U", url.username)):
+        if value:
+            command += [option, str(value)]
+    command.append(url.database or "DBNAME")
+    return (
+        f"The study creates its tables, but not the database. Fix: create it "
+        f"({shlex.join(command)}), or {otherwise}."
+    )
 
 
 def _unwritable_folder(engine: Engine) -> str | None:
