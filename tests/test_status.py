@@ -241,3 +241,22 @@ def test_with_no_model_call_in_flight_status_says_none_and_nothing_about_waiting
 
     (calls,) = [line for line in output.splitlines() if "model calls:" in line]
     assert calls.strip() == "model calls: none in flight (4 slots), 0 refused busy in the last minute", calls
+
+
+def test_a_server_whose_last_writer_stopped_still_shows_what_it_answered(app, study_folder):
+    # A pilot's one writer, or the end of a launch: no request comes after the last batch to
+    # write the process's counts, and `study status` must not say "no requests recorded".
+    app.extensions["study.activity"].seconds = 0.2
+    session_id = start(app.test_client(), access_code="last-writer")
+    to_writing(app.test_client(), session_id, prompt="pig")
+    post_init(app.test_client(), session_id)  # its one event batch, and then nothing more
+
+    deadline = time.monotonic() + 10
+    while True:
+        output = CliRunner().invoke(main, ["status", str(study_folder)]).output
+        if "1 event batches" in output or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+
+    assert "no requests recorded" not in output, output
+    assert re.search(r"Last minute, 1 server process: \d+ requests \(1 event batches, 0 asking the model\)", output), output

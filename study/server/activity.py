@@ -6,8 +6,12 @@ server, and how many model calls are in flight or refused as busy. Each process 
 memory (a lock and a few integers per request) and writes one row per interval of
 `STUDY_ACTIVITY_SECONDS` (default 10) to the study database, so the counts of every worker
 process and host add up. The row is written after a response has been sent (its
-`call_on_close`), so no writer's acknowledgement waits for it, and an idle server writes nothing.
-Counting can never fail a request: a row that cannot be written is logged and dropped.
+`call_on_close`), so no writer's acknowledgement waits for it, or, when no request came after the
+interval's end, by a timer the interval's first request armed: a process whose last writer has
+stopped (a pilot's one writer, the end of a launch, a worker the others' traffic passed by) still
+shows what it answered, where `study status` said "no requests recorded" while requests went
+unwritten. An idle server writes nothing. Counting can never fail a request: a row that cannot
+be written is logged and dropped.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import os
 import socket
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from functools import partial
 
@@ -71,7 +76,24 @@ class Recorder:
         if self.current is None or self.pid != os.getpid():
             self.pid = os.getpid()
             self.current = activity_store.Interval(f"{socket.gethostname()}:{self.pid}", started_at=now)
+            # The timer holds the recorder weakly, and the engine's pool of the moment: an app
+            # that is gone, or whose engine was disposed since (a server stopped, a test over),
+            # writes nothing, rather than open a connection again to a database left behind.
+            timer = threading.Timer(
+                self.seconds, _store_when_due, args=(weakref.ref(self), self.current, self.engine.pool)
+            )
+            timer.daemon = True  # a process that exits leaves its last interval unwritten
+            timer.start()
         return self.current
+
+    def store_when_due(self, interval: activity_store.Interval) -> None:
+        """The interval's end came with no request to write it: write it from here, unless a
+        request past its end took it first."""
+        with self.lock:
+            if self.current is not interval:
+                return
+            self.current = None
+        self.store(interval)
 
     def count(
         self, event_ms: float | None, model_call: bool, refused: bool
@@ -89,7 +111,7 @@ class Recorder:
             interval.busy_refusals += refused
             if now - interval.started_at < self.seconds:
                 return None
-            self.current = activity_store.Interval(interval.process, started_at=now)
+            self.current = None  # the next request starts the next interval, and arms its timer
             return interval
 
     def answered(self, response, event_ms: float | None, model_call: bool, refused: bool):
@@ -114,6 +136,12 @@ class Recorder:
         except SQLAlchemyError as error:
             # Only counts for the operator's status line are lost; nothing of the study's data.
             logger.warning("could not record this server's activity for `study status`: %s", error)
+
+
+def _store_when_due(recorder: weakref.ref, interval: activity_store.Interval, pool) -> None:
+    alive = recorder()
+    if alive is not None and alive.engine.pool is pool:  # dispose() gives the engine a new pool
+        alive.store_when_due(interval)
 
 
 def install(app: Flask, engine: Engine) -> None:

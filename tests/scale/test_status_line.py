@@ -77,9 +77,9 @@ def test_status_sums_the_last_minute_of_two_servers_and_shows_model_calls_in_fli
         held = pool.submit(clients[0].post, ask, json={"doc": "Once upon a time"})
         assert held_endpoint.asked.wait(30)
         assert clients[1].post(ask, json={"doc": "Once upon a time"}).status_code == 503  # the one slot is taken
-        # Each process writes its counts with its first request after its interval: ask until
-        # both have written everything above, the refusal included (it may sit in a later row
-        # than the event batches).
+        # Each process writes its counts at its interval's end (a request past it, or its
+        # timer): ask until both have written everything above, the refusal included (it may
+        # sit in a later row than the event batches).
         deadline = time.monotonic() + 60
         while True:
             for client in clients:
