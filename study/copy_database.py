@@ -8,6 +8,7 @@ import click
 
 from study import config as study_config
 from study.status import database_shown
+from study.store.engine import sqlite_file
 
 
 @click.command("copy-database")
@@ -26,6 +27,16 @@ def copy_database(directory: str, to: str) -> None:
         study = study_config.load(directory)
     except study_config.ConfigError as error:
         raise click.ClickException(str(error)) from None
+    pilot = study.directory / "study.db"
+    if sqlite_file(study.database_url) is None and pilot.is_file():
+        # The README's order invites it: [study] database set to PostgreSQL first, and the
+        # pilot's study.db, still in the folder, is what to copy.
+        raise click.ClickException(
+            f"[study] database in {study.directory / study_config.CONFIG_NAME} already names "
+            f"{database_shown(study)}, not a SQLite file: this command copies the database it names, "
+            f"which must be the pilot's study.db. Nothing was copied. Fix: to copy {pilot}, set [study] "
+            f"database = \"\" again, run this command, then set [study] database to the line it prints."
+        )
     try:
         made = copied_into(study.database_url, to)
     except CopyError as error:

@@ -159,10 +159,19 @@ def _left_in_study_db(study_config, engine) -> str | None:
     return (
         f"{study_config.directory / 'study.toml'}: [study] database names {shown_url(engine.url)}, "
         f"which does not have the {len(waiting)} session(s) not yet complete that {folder_db} "
-        f"holds: served from it, their writers would lose their place. Fix: keep [study] database "
-        f"= \"\" until they are complete (study status shows them), then change it; or, to leave "
-        f"them unfinished, move {folder_db.name} (and its -wal and -shm files) out of the folder."
+        f"holds: served from it, their writers would lose their place. Fix: to move them (and "
+        f"everything else {folder_db.name} holds) into it, set [study] database = \"\" again, stop "
+        f"the servers, run `study copy-database {study_config.directory} --to {_copy_target(engine)}` "
+        f"into an empty database, then set [study] database back; or keep [study] database = \"\" "
+        f"until they are complete (study status shows them), then change it; or, to leave them "
+        f"unfinished, move {folder_db.name} (and its -wal and -shm files) out of the folder."
     )
+
+
+def _copy_target(engine) -> str:
+    # As `study copy-database --to` takes it: without the password (given as PGPASSWORD).
+    url = engine.url.set(drivername=engine.url.get_backend_name(), password=None)
+    return url.difference_update_query([name for name in url.query if "password" in name.lower()]).render_as_string()
 
 
 def noun(session: dict) -> str:
