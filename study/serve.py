@@ -72,7 +72,7 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
     from study.server.limit_store import LimitStoreUnavailable
     from study.server.limits import from_study as limits_from_study
     from study.server.proxy import ProxyConfigError
-    from study.store.engine import make_engine
+    from study.store.engine import connections_short, make_engine
 
     study = load_study(directory)
     unfinished = config_texts.unfinished_consent(study)
@@ -102,9 +102,10 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
                f" up to {writers} open connections each")
     for line in entry_lines(study, http_address(host, port)):
         click.echo(line)
-    short = serving.files_short(writers, threads + model_calls)
-    if short:
-        click.echo(short, err=True)
+    for short in (serving.files_short(writers, threads + model_calls),
+                  connections_short(app.extensions["study.engine"], workers, threads + model_calls)):
+        if short:
+            click.echo(short, err=True)
     serving.run(app, host=host, port=port, workers=workers, threads=threads, writers=writers)
 
 

@@ -135,6 +135,36 @@ def _unwritable_folder(engine: Engine) -> str | None:
     )
 
 
+# A PostgreSQL pool keeps a connection for every request thread and _SPARE more, and opens up to
+# _OVERFLOW beyond them for a moment.
+_SPARE, _OVERFLOW = 2, 4
+
+
+def connections_short(engine: Engine, processes: int, threads: int) -> str | None:
+    """A warning for the operator when the PostgreSQL server lets fewer connections in than
+    `processes` processes of `threads` request threads each may open (None on SQLite, or when
+    it lets enough in). Past max_connections PostgreSQL refuses a new one ("too many clients
+    already"), and the request that wanted it fails: a writer's batch, a suggestion."""
+    if engine.dialect.name != "postgresql":
+        return None
+    with engine.connect() as connection:
+        allowed = int(connection.exec_driver_sql("SHOW max_connections").scalar_one())
+        reserved = int(connection.exec_driver_sql("SHOW superuser_reserved_connections").scalar_one())
+    each = threads + _SPARE + _OVERFLOW
+    needed = processes * each
+    if needed <= allowed - reserved:
+        return None
+    return (
+        f"Warning: PostgreSQL at {engine.url.host or 'the local socket'} lets {allowed - reserved} "
+        f"connections in (max_connections {allowed}, {reserved} kept for superusers), and this "
+        f"server's {processes} worker processes may open {needed} ({each} each: {threads} threads "
+        f"and {_SPARE + _OVERFLOW} to spare); every other host of the study needs its own share. "
+        f"Past it PostgreSQL refuses connections and writers' requests fail. Fix: raise it "
+        f"(ALTER SYSTEM SET max_connections = {needed + reserved + 10}, then restart PostgreSQL), "
+        f"or serve with fewer --workers or --threads."
+    )
+
+
 def make_engine(url: str, threads: int = DEFAULT_THREADS) -> Engine:
     """An engine for `url`, for a process with `threads` request threads; SQLite gets WAL, a
     busy timeout and explicit write locking."""
@@ -147,7 +177,7 @@ def make_engine(url: str, threads: int = DEFAULT_THREADS) -> Engine:
         # psycopg prepares no statement of its own: the hot ones are prepared by
         # study.store.pg_rounds, and psycopg would drop them with its own (DEALLOCATE ALL)
         # whenever a transaction on their connection rolls back.
-        engine = create_engine(url, future=True, pool_size=threads + 2, max_overflow=4,
+        engine = create_engine(url, future=True, pool_size=threads + _SPARE, max_overflow=_OVERFLOW,
                                connect_args={"prepare_threshold": None})
         _ping_after_idle(engine)
         _named_when_unopened(engine)
