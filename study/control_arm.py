@@ -20,6 +20,10 @@ NO_ASSISTANT = "none"  # the value of a condition's `paradigm` in study.toml
 NOT_APPLICABLE = "not applicable"
 # metadata.csv columns that count suggestions: meaningless without an assistant.
 SUGGESTION_COLUMNS = ("num_query", "num_selected", "perc_selected")
+# CoAuthor's collaboration scores (§5.1.3), over event blocks of the writer and the model: with
+# no model, equality would read 0 ("no turn change") and mutuality, whose printed sets count
+# `insert` as interaction too, about 0.37 for a writer who could not interact at all.
+COLLABORATION_SCORES = ("equality", "mutuality")
 # Decoding settings a control condition may not set: it calls no model.
 MODEL_KEYS = ("model", "mode", "n", "max_tokens", "temperature", "top_p", "presence_penalty",
               "frequency_penalty", "system_prompt")  # fmt: skip

@@ -98,6 +98,8 @@ def session_facts(session: Session, meta: Mapping, *, nlp=None,
         unanswered=unanswered,
         latencies_ms=latencies,
     )
+    if not facts.assistant:  # not applicable without a model to collaborate with
+        facts.stats.update(dict.fromkeys(control_arm.COLLABORATION_SCORES))
     sentences = authored_sentences(document)
     for kind, sentence in sentences:
         value = distinct_n(sentence, 2)

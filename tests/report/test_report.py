@@ -229,11 +229,10 @@ def test_a_study_nobody_entered_yet_gets_a_report_with_an_empty_funnel(study_fol
     assert tables.rows("overview")["sessions with a log"][0] == "0"
 
 
-def test_a_control_arms_sessions_do_not_pull_down_the_acceptance_of_all_sessions(tmp_path):
-    # A control session has no list to accept from: its own row says "not applicable", so the
-    # "all" row must not average it in as an acceptance of 0 (Table 3 leaves it out likewise).
+def _export_with_a_control_session(tmp_path):
+    """Three released sessions with queries as an "assisted" arm and one without any as a
+    control arm (paradigm "none"), exported as `study export` writes them."""
     import csv
-    import shutil
 
     source = tmp_path / "export"
     (source / "sessions").mkdir(parents=True)
@@ -258,9 +257,30 @@ def test_a_control_arms_sessions_do_not_pull_down_the_acceptance_of_all_sessions
                          for line in lines]
                 assert '"0.2"' not in "".join(lines)
             (source / "sessions" / f"{session_id}.jsonl").write_text("\n".join(lines) + "\n")
+    return source, assisted
+
+
+def test_a_control_arms_sessions_do_not_pull_down_the_acceptance_of_all_sessions(tmp_path):
+    # A control session has no list to accept from: its own row says "not applicable", so the
+    # "all" row must not average it in as an acceptance of 0 (Table 3 leaves it out likewise).
+    source, assisted = _export_with_a_control_session(tmp_path)
     tables = _report(source, tmp_path)
     collaboration = tables.rows("collaboration")
     assert collaboration["control"][1] == "not applicable"
     expected = statistics.mean(int(METADATA[s]["perc_selected"]) for s in assisted)
     assert collaboration["all"][0] == "4"  # every session still counts in the other measures
     assert abs(number(collaboration["all"][1]) - expected) < 0.06, collaboration["all"]
+
+
+def test_a_control_arm_has_no_equality_or_mutuality_and_does_not_enter_the_all_row(tmp_path):
+    # Section 5.1.3 scores how a writer and the model shared turns and interacted. Without a
+    # model, equality read 0.00 and mutuality 0.37 (the printed sets count `insert` as
+    # interaction), a difference from the assisted arm the assistant did not cause, and the
+    # "all" row averaged them in.
+    source, _ = _export_with_a_control_session(tmp_path)
+    collaboration = _report(source, tmp_path).rows("collaboration")
+    heading = collaboration["condition"]
+    for score in ("equality", "mutuality"):
+        column = heading.index(score)
+        assert collaboration["control"][column] == "not applicable", collaboration["control"]
+        assert collaboration["all"][column] == collaboration["assisted"][column]

@@ -12,7 +12,7 @@ blocks (`study.curation.metrics`, the paper's printed sets). Intervals: `study.r
 
 from __future__ import annotations
 
-from study.control_arm import NOT_APPLICABLE
+from study.control_arm import COLLABORATION_SCORES, NOT_APPLICABLE
 from study.report import plots
 from study.report.conditions import by_paper_condition, label
 from study.report.data import ReportData
@@ -64,7 +64,9 @@ def build(data: ReportData) -> Section | None:
         "Means per condition with 95% confidence intervals in brackets: the percentile "
         f"bootstrap over sessions ({RESAMPLES} resamples, fixed seed). No interval is given for "
         "fewer than 3 sessions. Acceptance counts a session without a query as 0, as the "
-        "paper's Table 3 does, and is not applicable to a control arm (no assistant).",
+        "paper's Table 3 does. Acceptance, equality and mutuality are not applicable to a "
+        "control arm (no assistant: no list to accept from, no turns to share), so its sessions "
+        "are not in the \"all\" row of those three either.",
         note=True,
     )
     unmeasured = not_applicable(data.sessions)
@@ -86,8 +88,10 @@ def build(data: ReportData) -> Section | None:
         for name, members in groups.items() for _, column, _ in MEASURES
     }  # fmt: skip
     for name in data.control_conditions():
-        # No assistant, so no list to accept from: "not applicable", where 0 would read as refusal.
-        estimates[(name, "perc_selected")] = NOT_APPLICABLE
+        # No assistant, so no list to accept from: "not applicable", where 0 would read as refusal;
+        # and no turns or interaction with one (study.control_arm.COLLABORATION_SCORES).
+        for column in ("perc_selected", *COLLABORATION_SCORES):
+            estimates[(name, column)] = NOT_APPLICABLE
     section.table(
         ["condition", "sessions", *(heading for heading, _, _ in MEASURES),
          *(["paper equality"] if paper else [])],
