@@ -223,3 +223,8 @@ def test_a_within_subjects_planned_comparison_is_paired_by_writer(tmp_path):
     row = Tables(out.read_text()).rows("plan", 0)["H1"]
     assert row[4] == "4 / 4"  # sessions (treatment / control)
     assert row[7:] == ["3.00", "[3.00, 3.00]", "paired, 4 writers"]  # difference, interval, taken as
+    # A reader reproduces the interval from the note: which bootstrap, how many resamples, the
+    # seed, and that it is two-sided although a comparison may predict a direction.
+    note = Tables(out.read_text()).texts["plan"]
+    assert "two-sided whatever the predicted direction" in note
+    assert "percentile bootstrap of the difference of means (2000 resamples, numpy's default_rng seeded 20230423)" in note

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from study.plan.comparisons import RESAMPLES, SEED
 from study.plan.record import RECORD_NAME, digest
 from study.report.data import ReportData
 from study.report.html import Section
@@ -58,8 +59,12 @@ def build(data: ReportData) -> Section | None:
         ])  # fmt: skip
     section.table(["comparison", "outcome", "arms", "predicted", "hypothesis", "sessions (T / C)",
                    "treatment mean", "control mean", "difference", "95% interval", "taken as"], rows)  # fmt: skip
-    section.paragraph("Difference: treatment mean minus control mean; 95% percentile bootstrap. "
-                      "Independent: over each arm's sessions (none with fewer than 3 sessions in an arm). "
+    section.paragraph("Difference: treatment mean minus control mean. 95% interval: two-sided whatever the "
+                      "predicted direction (read against a one-sided prediction, it is a test at the 2.5% "
+                      f"level), the percentile bootstrap of the difference of means ({RESAMPLES} resamples, "
+                      f"numpy's default_rng seeded {SEED}). "
+                      "Independent: over each arm's sessions, each arm resampled on its own (none with fewer "
+                      "than 3 sessions in an arm). "
                       "Paired (most of the two arms' writers wrote in both, as within subjects): the mean "
                       "of each writer's own difference, the means over those writers, writers resampled "
                       "(none with fewer than 3).", note=True)  # fmt: skip
