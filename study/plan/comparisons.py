@@ -19,7 +19,12 @@ from dataclasses import dataclass
 import numpy as np
 
 RESAMPLES = 2000
-SEED = 20230423  # CHI 2023, Jakesch et al.'s venue: any fixed number would do
+# CHI 2022, CoAuthor's venue: any fixed number would do. The report's intervals take the same
+# (study.report.intervals), and every bootstrap here and there resamples its values sorted, so
+# the interval depends on the values alone, not on the order sessions or writers were listed
+# in: the same comparison in "Planned comparisons", "Arms compared" and "Within-subjects
+# design" then has one interval, not three that differ by the resampling's noise.
+SEED = 20220429
 MIN_SESSIONS = 3
 
 
@@ -36,8 +41,8 @@ class Difference:
 
 
 def difference(treatment: Sequence[float], control: Sequence[float], *, seed: int = SEED) -> Difference:
-    t = np.asarray([v for v in treatment if v is not None and not math.isnan(v)], dtype=float)
-    c = np.asarray([v for v in control if v is not None and not math.isnan(v)], dtype=float)
+    t = np.sort(np.asarray([v for v in treatment if v is not None and not math.isnan(v)], dtype=float))
+    c = np.sort(np.asarray([v for v in control if v is not None and not math.isnan(v)], dtype=float))
     if t.size == 0 or c.size == 0:
         return Difference(int(t.size), int(c.size), math.nan, math.nan, math.nan, math.nan, math.nan)
     mean_t, mean_c = float(t.mean()), float(c.mean())
@@ -85,7 +90,7 @@ def estimate(values: Mapping[str, float | None], arm_of: Mapping[str, str], writ
         return difference(list(sides[treatment].values()), list(sides[control].values()), seed=seed)
     t = np.asarray([by_writer[treatment][w] for w in shared], dtype=float)
     c = np.asarray([by_writer[control][w] for w in shared], dtype=float)
-    differences = t - c
+    differences = np.sort(t - c)
     low = high = math.nan
     if differences.size >= MIN_SESSIONS:
         rng = np.random.default_rng(seed)

@@ -3,10 +3,11 @@
 Method: the percentile bootstrap. The sessions of a group are resampled with replacement
 `RESAMPLES` times, the mean is taken each time, and the 2.5th and 97.5th percentiles of those
 means bound the 95% interval. Sessions are the unit (not events or sentences), because the
-writer's choices within a session are not independent. The generator is seeded, so the same
-data always gives the same interval. A bootstrap needs no normality assumption, which matters
-for bounded, skewed figures such as an acceptance rate; with fewer than `MIN_SESSIONS`
-sessions no interval is given (it would mostly reflect the few values themselves).
+writer's choices within a session are not independent. The generator is seeded and the values
+resampled sorted, so the same values always give the same interval, whatever order they come
+in (study.plan.comparisons.SEED). A bootstrap needs no normality assumption, which matters for
+bounded, skewed figures such as an acceptance rate; with fewer than `MIN_SESSIONS` sessions no
+interval is given (it would mostly reflect the few values themselves).
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-RESAMPLES = 2000
+from study.plan.comparisons import RESAMPLES, SEED  # one seed and one count for every interval
+
 LEVEL = 0.95
 MIN_SESSIONS = 3
-SEED = 20220429  # CHI 2022, CoAuthor's venue: any fixed number would do
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ def finite(values: Sequence[float | int | None]) -> list[float]:
 
 def bootstrap_mean(values: Sequence[float | int | None], *, seed: int = SEED) -> Estimate:
     """The mean of `values` (NaN and None left out) with its 95% percentile-bootstrap interval."""
-    data = np.asarray(finite(values), dtype=float)
+    data = np.sort(np.asarray(finite(values), dtype=float))  # sorted: study.plan.comparisons.SEED
     if data.size == 0:
         return Estimate(0, math.nan, math.nan, math.nan)
     mean = float(data.mean())
@@ -69,7 +70,7 @@ def bootstrap_difference(
     its own. `n` is the smaller group's size; no interval when either has fewer than
     MIN_SESSIONS. For arms a writer took in turn (within subjects), take `bootstrap_mean` of
     each writer's difference instead: the writers are then the unit."""
-    a, b = np.asarray(finite(treated), dtype=float), np.asarray(finite(control), dtype=float)
+    a, b = np.sort(np.asarray(finite(treated), dtype=float)), np.sort(np.asarray(finite(control), dtype=float))
     if a.size == 0 or b.size == 0:
         return Estimate(min(a.size, b.size), math.nan, math.nan, math.nan)
     difference = float(a.mean() - b.mean())

@@ -9,7 +9,7 @@ from pathlib import Path
 from study.report.data import Question, ReportData
 from study.report.entities import EntityModel
 from study.report.facts import SessionFacts
-from study.report.intervals import bootstrap_difference
+from study.report.intervals import bootstrap_difference, bootstrap_mean
 from study.report.sections import arms
 
 
@@ -96,3 +96,33 @@ def test_without_a_control_arm_there_are_means_and_no_differences():
     sessions = [_facts(f"a{i}", "tab", f"w{i}", 100) for i in range(3)] + [_facts(f"b{i}", "chat", f"v{i}", 90) for i in range(3)]
     html = "".join(arms.build(_data(sessions)).parts)
     assert "no control arm" in html and "Difference from the control arm" not in html
+
+
+def test_the_same_comparison_has_one_interval_in_arms_compared_and_in_the_planned_comparisons():
+    # A within-subjects study, writers listed in one order among the sessions and in another
+    # among the shared writers: "Arms compared" and a planned comparison of the same two arms
+    # printed intervals that differed by the resampling's noise (a seed of each and the values
+    # resampled in the order they came), which a reviewer cannot tell from a mistake.
+    from study.plan import comparisons
+
+    gains = {"w3": 12, "w1": -4, "w4": 9, "w0": 1, "w2": 20, "w5": -7}
+    sessions = []
+    for i, (writer, gain) in enumerate(gains.items()):
+        sessions.append(_facts(f"c{i}", "control", writer, 100 + 30 * i, assistant=False))
+        sessions.append(_facts(f"a{i}", "assisted", writer, 100 + 30 * i + gain))
+    html = "".join(arms.build(_data(sessions)).parts)
+    [row] = _rows(html, "Difference from the control arm").values()
+    values = {s.session_id: s.stats["final_words"] for s in sessions}
+    planned = comparisons.estimate(values, {s.session_id: s.condition for s in sessions},
+                                   {s.session_id: s.writer for s in sessions}, "assisted", "control")  # fmt: skip
+    assert planned.participants == 6 and row[1] == "paired"
+    assert row[3] == f"{planned.difference:.2f} [{planned.low:.2f}, {planned.high:.2f}]"
+
+
+def test_an_interval_depends_on_the_values_not_on_the_order_they_are_listed_in():
+    values = [3.0, 9.0, 4.0, 12.0, 5.0, 1.0, 8.0]
+    forward, backward = bootstrap_mean(values), bootstrap_mean(values[::-1])
+    assert (forward.low, forward.high) == (backward.low, backward.high)
+    treated, control = [150, 170, 160, 190, 120], [100, 135, 110, 130]
+    one, other = bootstrap_difference(treated, control), bootstrap_difference(treated[::-1], control[::-1])
+    assert (one.low, one.high) == (other.low, other.high)
