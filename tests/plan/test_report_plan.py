@@ -71,6 +71,10 @@ def test_the_report_shows_the_planned_comparisons_first_with_every_deviation(rep
     assert deviations[("setting", "session.min_seconds")] == "0 -> 30"
     assert deviations[("excluded", "did not finish writing")] == "2 session(s)"
     assert "Krippendorff's alpha" in tables.texts["judging"]
+    # The per-arm scores say how their interval is made, so a reader can reproduce it (the
+    # alpha's, computable with scores that vary: tests/report/test_arms.py).
+    assert ("Mean score per condition: each session's mean of its kept ratings, averaged over sessions, "
+            "with the 95% percentile bootstrap over sessions (2000 resamples") in tables.texts["judging"]
     judged = tables.rows("judging", 0)
     assert {arm for arm in judged if arm != "condition"} <= {"creative-low", "creative-high"}
 

@@ -6,7 +6,8 @@ import math
 
 from study.report.data import ReportData
 from study.report.html import Section
-from study.report.intervals import bootstrap_mean
+from study.report.intervals import RESAMPLES, bootstrap_mean
+from study.review.agreement.interval import RESAMPLES as ALPHA_RESAMPLES
 
 
 def build(data: ReportData) -> Section | None:
@@ -23,11 +24,15 @@ def build(data: ReportData) -> Section | None:
     else:
         interval = "" if math.isnan(figures.low) else f", 95% interval [{figures.low:.2f}, {figures.high:.2f}]"
         section.paragraph(f"Krippendorff's alpha ({figures.level}): {figures.alpha:.2f}{interval}, "
-                          f"over {figures.items} items rated at least twice (bootstrap over items).")  # fmt: skip
+                          f"over {figures.items} items rated at least twice (Krippendorff 2011; the interval "
+                          f"is the percentile bootstrap over items, {ALPHA_RESAMPLES} resamples, fixed seed).")  # fmt: skip
     condition = data.condition_of()
     by_arm: dict[str, list[float]] = {}
     for session_id, mean in figures.per_session.items():
         by_arm.setdefault(condition.get(session_id, "unknown"), []).append(mean)
+    section.paragraph("Mean score per condition: each session's mean of its kept ratings, averaged over "
+                      f"sessions, with the 95% percentile bootstrap over sessions ({RESAMPLES} resamples, fixed "
+                      "seed; none for fewer than 3).", note=True)  # fmt: skip
     section.table(["condition", "sessions", "mean score [95% interval]"],
                   [[arm, len(values), bootstrap_mean(values)] for arm, values in sorted(by_arm.items())])  # fmt: skip
     return section
