@@ -231,4 +231,5 @@ def test_a_within_subjects_planned_comparison_is_paired_by_writer(tmp_path):
     # seed, and that it is two-sided although a comparison may predict a direction.
     note = Tables(out.read_text()).texts["plan"]
     assert "two-sided whatever the predicted direction" in note
+    assert "Few sessions or writers: the smallest group with an interval here has 4. Over so few" in note
     assert "percentile bootstrap of the difference of means (2000 resamples, numpy's default_rng seeded 20220429)" in note

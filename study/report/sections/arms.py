@@ -26,6 +26,7 @@ from study.report.intervals import (
     Estimate,
     bootstrap_difference,
     bootstrap_mean,
+    few_note,
 )
 
 LOGGED = (
@@ -90,25 +91,29 @@ def build(data: ReportData) -> Section | None:
            "so no difference from a control is given."),
         note=True,
     )  # fmt: skip
-    section.table(
-        ["arm", "sessions", *(heading for heading, _ in measured)],
-        [[arm, len(members[arm]),
-          *(bootstrap_mean([values.get(s) for s in members[arm]]) for _, values in measured)]
-         for arm in arms],
-    )  # fmt: skip
-    if not controls:
-        return section
-    control = members[controls[0]]
+    per_arm = {arm: [bootstrap_mean([values.get(s) for s in members[arm]]) for _, values in measured] for arm in arms}
     rows = []
-    for arm in arms:
+    for arm in arms if controls else ():
         if arm == controls[0]:
             continue
         cells, kinds = [], set()
         for _, values in measured:
-            estimate, kind = difference(values, members[arm], control, lambda s: writers.get(s, ""))
+            estimate, kind = difference(values, members[arm], members[controls[0]], lambda s: writers.get(s, ""))
             cells.append(estimate)
             kinds.add(kind)
         rows.append([f"{arm} - {controls[0]}", " / ".join(sorted(kinds)), *cells])
+    caveat = few_note(e.n for estimates in [*per_arm.values(), *(row[2:] for row in rows)] for e in estimates)
+    if caveat:
+        section.paragraph(caveat, note=True)
+    section.table(
+        ["arm", "sessions", *(heading for heading, _ in measured)],
+        [[arm, len(members[arm]), *per_arm[arm]] for arm in arms],
+    )  # fmt: skip
+    if not controls:
+        return section
     section.add("<h3>Difference from the control arm</h3>")
+    section.paragraph("Paired, the difference is the mean over the writers in both arms of each one's own "
+                      "difference (their sessions in an arm averaged first), so it can differ from the "
+                      "difference of the arm means above, which are over all of each arm's sessions.", note=True)  # fmt: skip
     section.table(["arms", "comparison", *(heading for heading, _ in measured)], rows)
     return section

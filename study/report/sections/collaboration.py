@@ -17,7 +17,7 @@ from study.report import plots
 from study.report.conditions import by_paper_condition, label
 from study.report.data import ReportData
 from study.report.html import Section
-from study.report.intervals import RESAMPLES, bootstrap_mean
+from study.report.intervals import RESAMPLES, bootstrap_mean, few_note
 
 MEASURES = (
     ("acceptance (%)", "perc_selected", "Acceptance rate: suggestions accepted per list shown (%)."),
@@ -87,6 +87,9 @@ def build(data: ReportData) -> Section | None:
         (name, column): bootstrap_mean(_values(members, column))
         for name, members in groups.items() for _, column, _ in MEASURES
     }  # fmt: skip
+    caveat = few_note(e.n for e in estimates.values())
+    if caveat:
+        section.paragraph(caveat, note=True)
     for name in data.control_conditions():
         # No assistant, so no list to accept from: "not applicable", where 0 would read as refusal;
         # and no turns or interaction with one (study.control_arm.COLLABORATION_SCORES).

@@ -9,6 +9,7 @@ from study.plan.comparisons import RESAMPLES, SEED
 from study.plan.record import RECORD_NAME, digest
 from study.report.data import ReportData
 from study.report.html import Section
+from study.report.intervals import few_note
 from study.report.shown_paths import shown
 
 
@@ -68,6 +69,11 @@ def build(data: ReportData) -> Section | None:
                       "Paired (most of the two arms' writers wrote in both, as within subjects): the mean "
                       "of each writer's own difference, the means over those writers, writers resampled "
                       "(none with fewer than 3).", note=True)  # fmt: skip
+    # Paired, the units are the writers in both arms; otherwise each arm's sessions.
+    caveat = few_note((e.participants or min(e.n_treatment, e.n_control) for _, _, e in facts.estimates),
+                      "sessions or writers")  # fmt: skip
+    if caveat:
+        section.paragraph(caveat, note=True)
     if facts.simulated_left_out:
         section.paragraph(f"{facts.simulated_left_out} session(s) of simulated writers (study simulate) are "
                           "left out of these comparisons.", note=True)  # fmt: skip

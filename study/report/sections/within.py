@@ -22,7 +22,7 @@ from itertools import combinations
 
 from study.report.data import RELEASE, ReportData
 from study.report.html import Section
-from study.report.intervals import RESAMPLES, bootstrap_mean
+from study.report.intervals import RESAMPLES, bootstrap_mean, few_note
 from study.report.sections.arms import outcomes
 from study.export.within_design import WithinDesign, order_of, row_label
 
@@ -86,6 +86,9 @@ def _paired(section: Section, design: WithinDesign, measured) -> None:
         "participants, fixed seed; none for fewer than 3).",
         note=True,
     )
+    caveat = few_note((row[1] for row in rows), "participants")
+    if caveat:
+        section.paragraph(caveat, note=True)
     section.table(["arms", "participants with both", *(heading for heading, _ in measured)], rows)
 
 
