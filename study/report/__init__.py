@@ -33,11 +33,18 @@ def render(data: ReportData) -> str:
     sections = [s for s in (build(data) for build in builds) if s is not None]
     banner = ""
     if data.simulated:
+        everyone = len(data.sessions) + len(data.unlogged)
         banner = (
-            f"{data.simulated} of {len(data.sessions) + len(data.unlogged)} sessions were written "
+            f"{data.simulated} of {everyone} sessions were written "
             "by simulated writers (study simulate), not by people. Their figures pilot the "
             "study; they say nothing about human writers."
         )
+        if data.simulated < everyone:
+            # A pilot before launch leaves its sessions in the study: only the planned
+            # comparisons leave them out (study.report.plan), every other figure has them.
+            banner += (" They are in every figure of this report but the planned comparisons, "
+                       "beside the people's: leave them out (the export's `simulated` column) "
+                       "before publishing any other figure.")  # fmt: skip
     intro = [f"Made by `study report` on {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC."]
     return page(f"Study report: {data.title}", intro, sections, banner)
 

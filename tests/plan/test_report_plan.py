@@ -142,6 +142,12 @@ def test_the_planned_comparisons_leave_out_the_simulated_pilot_writers(tmp_path)
     comparisons = Tables(html).rows("plan", 0)
     assert comparisons["H1"][4] == "1 / 1"  # sessions (treatment / control): the two people
     assert "4 session(s) of simulated writers (study simulate) are left out of these comparisons." in html
+    # The exploratory figures still hold the pilot's sessions beside the people's: the banner
+    # says so, lest a researcher publish them as the people's.
+    assert ("4 of 6 sessions were written by simulated writers (study simulate), not by people. Their figures "
+            "pilot the study; they say nothing about human writers. They are in every figure of this report but "
+            "the planned comparisons, beside the people's: leave them out (the export's `simulated` column) "
+            "before publishing any other figure.") in html.replace("&#x27;", "'")
 
 
 def test_a_session_rejected_at_review_is_left_out_of_the_planned_comparisons(tmp_path):
