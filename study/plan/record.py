@@ -98,14 +98,19 @@ def check_plan(study: Study) -> dict:
         # A control arm's writers had nothing to ask: its suggestion counts are "not applicable"
         # (blank in exports and releases), so such a comparison would set the assisted arm's
         # figure against a zero nobody measured.
-        elif measure_of[comparison["outcome"]] in control_arm.SUGGESTION_COLUMNS:
+        # Likewise §5.1.3's equality and mutuality: turns shared with the model and interaction
+        # with it, which the report leaves "not applicable" for a control arm.
+        elif measure_of[comparison["outcome"]] in (*control_arm.SUGGESTION_COLUMNS, *control_arm.COLLABORATION_SCORES):
+            why = ("its writers had no model to share turns or interact with"
+                   if measure_of[comparison["outcome"]] in control_arm.COLLABORATION_SCORES
+                   else "its writers had no suggestions to ask for or accept")  # fmt: skip
             for side in ("treatment", "control"):
                 if comparison[side] in controls:
                     problems.append(
                         f"{source}: plan.comparisons[{i}].{side}: {comparison[side]!r} is a control arm "
                         f"(paradigm = \"{control_arm.NO_ASSISTANT}\"), where outcome "
                         f"{comparison['outcome']!r} ({measure_of[comparison['outcome']]}) is not "
-                        "applicable: its writers had no suggestions to ask for or accept. Fix: compare "
+                        f"applicable: {why}. Fix: compare "
                         "two assisted arms on it, or compare the control arm on a figure every arm has "
                         "(e.g. writer_share_final, final_words, time)."
                     )  # fmt: skip

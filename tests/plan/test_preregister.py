@@ -95,6 +95,23 @@ def test_a_suggestion_figure_compared_against_a_control_arm_is_refused_with_the_
     assert run("preregister", planned).exit_code == 0
 
 
+def test_equality_compared_against_a_control_arm_is_refused_with_the_fix(planned):
+    # The report reads a control arm's equality and mutuality as "not applicable" (no model to
+    # share turns with): a planned comparison of them would come out empty after launch.
+    def control_on_equality(data):
+        data["conditions"].append({"name": "no-ai", "genre": "creative", "paradigm": "none"})
+        data["plan"]["outcomes"].append({"name": "turns", "measure": "equality"})
+        data["plan"]["comparisons"][0].update(outcome="turns", treatment="no-ai")
+
+    edit(planned, control_on_equality)
+    result = run("preregister", planned)
+    assert result.exit_code != 0
+    assert ("plan.comparisons[0].treatment: 'no-ai' is a control arm (paradigm = \"none\"), where outcome "
+            "'turns' (equality) is not applicable: its writers had no model to share turns or interact with. "
+            "Fix: compare two assisted arms on it") in result.output
+    assert not (planned / "preregistration.json").exists()
+
+
 def test_verify_lists_a_changed_setting_an_added_arm_and_excluded_sessions(planned):
     run("preregister", planned)
 
