@@ -167,10 +167,14 @@ def stats_row(stats: Mapping, metadata_row: Mapping) -> dict:
     """A session's row of stats.csv: the curation core's statistics, but for a session that had no
     Tab list, whose suggestion counts are empty as in metadata.csv (not applicable), so the two
     files do not say 0 and "not applicable" of one session, and summary.csv's queries and
-    acceptance are over the sessions that could ask (as `study report`'s Table 3)."""
-    if not _had_no_tab_list(metadata_row):
-        return dict(stats)
-    return {**stats, **{column: None for column in control_arm.SUGGESTION_COLUMNS}}
+    acceptance are over the sessions that could ask (as `study report`'s Table 3). A control
+    arm's equality and mutuality are empty too: with no model there are no turns to share (0)
+    and no interaction (the paper's printed sets count `insert`, so about 0.37), as `study
+    report` reads them (study.control_arm.COLLABORATION_SCORES)."""
+    blank = [*control_arm.SUGGESTION_COLUMNS] if _had_no_tab_list(metadata_row) else []
+    if control_arm.is_control_row(metadata_row):
+        blank += control_arm.COLLABORATION_SCORES
+    return {**stats, **dict.fromkeys(blank)}
 
 
 def summary_rows(stats: Sequence[Mapping], metadata: Mapping[str, Mapping]) -> list[dict]:

@@ -265,6 +265,11 @@ def test_summary_csv_gives_the_means_of_each_arm_by_its_name_and_no_suggestion_f
     for row in csv.DictReader((directory / "stats.csv").open(encoding="utf-8")):
         assert (row["num_query"], row["num_selected"], row["perc_selected"]) == ("", "", ""), metadata[row["session_id"]]
         assert row["num_event"] != ""
+        # No model at all in the control arm: no turns to share, no interaction (as the report
+        # reads them); the chat arm had a model, so its scores stand.
+        scores = (row["equality"], row["mutuality"])
+        assert (scores == ("", "")) == (metadata[row["session_id"]] == "none"), (metadata[row["session_id"]], scores)
+    assert summary[("condition", "no-model")]["equality"] == ""
 
 
 def test_datapackage_describes_arms_json_and_summary_csv_as_they_are(tmp_path):
