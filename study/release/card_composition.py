@@ -90,7 +90,8 @@ def composition(s: ReleaseFacts) -> str:
         "condition (the paper's Table 3; a condition is the arm `metadata.csv` names, else the "
         "decoding settings). A session without a Tab list (a control or chat arm's) has its "
         "suggestion counts empty, not applicable, here as in `metadata.csv`, and is left out of "
-        "the means of queries and acceptance.",
+        "the means of queries and acceptance; a control arm's session (no model) has its equality "
+        "and mutuality empty too, and is left out of their means.",
     ]
     if s.survey_sessions:
         files.append(
