@@ -1,20 +1,24 @@
 """A planned comparison's estimate: each arm's mean with its interval, and the difference.
 
 The difference of means (treatment minus control) with a 95% percentile-bootstrap interval;
-seeded, so the same data gives the same interval. Between subjects the two arms' sessions are
-resampled independently (sessions are the unit, as in study.report.intervals; no interval with
-fewer than three sessions in an arm). Within subjects (most of the two arms' writers wrote in
-both: `[design] assignment = "within"`) each writer is the unit: the difference is the mean of
-each writer's own difference (of their mean per arm), writers resampled (no interval with fewer
-than three), so a writer's own level cancels out, as the report's "Arms compared" takes it; an
-analysis of independent groups there would misstate the preregistered test's interval. Pure.
+seeded, so the same data gives the same interval. How the two arms are compared is the
+design's (`pairing`), not the data's, so a preregistered analysis cannot change with how many
+stopped part-way. Between subjects (`[design] assignment = "between"`) the two arms' sessions
+are resampled independently (sessions are the unit, as in study.report.intervals; no interval
+with fewer than three sessions in an arm), even where a writer came back. Within subjects
+(`"within"`) each writer is the unit: the difference is the mean of each writer's own
+difference (of their mean per arm) over the writers with a value in both arms, writers
+resampled (no interval with fewer than three), so a writer's own level cancels out, as the
+report's "Arms compared" takes it; an analysis of independent groups there would misstate the
+preregistered test's interval. With the design unknown (a folder of sessions, a release without
+within.json) it is inferred: paired when most of the two arms' writers wrote in both. Pure.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -37,7 +41,10 @@ class Difference:
     difference: float
     low: float
     high: float
-    participants: int = 0  # paired: the writers in both arms; 0: independent groups of sessions
+    participants: int = 0  # paired: the writers in both arms
+    paired: bool = False  # False: two independent groups of sessions
+    one_arm_only: int = 0  # paired: writers left out for a value in one of the two arms only
+    inferred: bool = False  # the design not known: taken as `pairing` infers it
 
 
 def difference(treatment: Sequence[float], control: Sequence[float], *, seed: int = SEED) -> Difference:
@@ -66,30 +73,57 @@ def writer_means(values: Mapping[str, float | None], sessions: Iterable[str],
     return {writer: float(np.mean(numbers)) for writer, numbers in found.items()}
 
 
-def paired_writers(treatment: Mapping[str, float], control: Mapping[str, float]) -> list[str] | None:
-    """The writers to pair two arms by (their `writer_means`), or None for two independent groups:
-    paired when most of the two arms' writers wrote in both (a within-subjects design, a few
-    dropouts aside); a writer or two who came back to a between-subjects study leave it
-    independent, since pairing would compare those few writers alone. The report's "Arms
-    compared" (study.report.sections.arms) and a planned comparison take the same rule."""
+WITHIN, BETWEEN = "within", "between"  # [design] assignment (study.config)
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """How two arms are compared: `writers` to pair them by, or None for two independent groups
+    of sessions."""
+
+    writers: list[str] | None
+    one_arm_only: int = 0  # paired: writers with a value in one of the two arms only, left out
+    inferred: bool = False  # the design unknown: decided from how many writers wrote in both
+
+
+def pairing(treatment: Mapping[str, float], control: Mapping[str, float], design: str | None) -> Pairing:
+    """The one rule for how two arms are compared, given each arm's `writer_means` and the
+    study's `design` ([design] assignment, None when not known). Within subjects, always paired
+    by the writers with a value in both arms, however many stopped part-way: a preregistered
+    analysis must not turn into another with the dropout. Between subjects, always independent:
+    a writer or two who came back would otherwise be compared alone. Not known, inferred:
+    paired when most of the two arms' writers wrote in both. The report's "Arms compared"
+    (study.report.sections.arms) and a planned comparison take this rule."""
     shared = sorted(treatment.keys() & control.keys())
-    if shared and 2 * len(shared) > len(treatment.keys() | control.keys()):
-        return shared
-    return None
+    one_arm_only = len(treatment.keys() | control.keys()) - len(shared)
+    if design == WITHIN:
+        return Pairing(shared, one_arm_only)
+    if design == BETWEEN:
+        return Pairing(None)
+    if shared and 2 * len(shared) > len(shared) + one_arm_only:
+        return Pairing(shared, one_arm_only, inferred=True)
+    return Pairing(None, inferred=True)
 
 
 def estimate(values: Mapping[str, float | None], arm_of: Mapping[str, str], writer_of: Mapping[str, str],
-             treatment: str, control: str, *, seed: int = SEED) -> Difference:
-    """The comparison of `treatment` with `control` over sessions' `values`: paired by writer
-    (`paired_writers`), else of two independent groups of sessions."""
+             treatment: str, control: str, *, design: str | None = None, seed: int = SEED) -> Difference:
+    """The comparison of `treatment` with `control` over sessions' `values`, as the `design`
+    ([design] assignment; None: not known) says to take it (`pairing`): paired by writer, or of
+    two independent groups of sessions."""
     sides = {side: {s: v for s, v in values.items() if arm_of.get(s) == side and _finite(v)}
              for side in (treatment, control)}  # fmt: skip
     by_writer = {side: writer_means(values, sides[side], lambda s: writer_of.get(s, "")) for side in sides}
-    shared = paired_writers(by_writer[treatment], by_writer[control])
-    if shared is None:
-        return difference(list(sides[treatment].values()), list(sides[control].values()), seed=seed)
-    t = np.asarray([by_writer[treatment][w] for w in shared], dtype=float)
-    c = np.asarray([by_writer[control][w] for w in shared], dtype=float)
+    taken = pairing(by_writer[treatment], by_writer[control], design)
+    if taken.writers is None:
+        found = difference(list(sides[treatment].values()), list(sides[control].values()), seed=seed)
+        return replace(found, inferred=taken.inferred)
+    paired = {"paired": True, "participants": len(taken.writers), "one_arm_only": taken.one_arm_only,
+              "inferred": taken.inferred}  # fmt: skip
+    if not taken.writers:  # within subjects, nobody has a value in both arms yet
+        return Difference(len(sides[treatment]), len(sides[control]), math.nan, math.nan, math.nan,
+                          math.nan, math.nan, **paired)  # fmt: skip
+    t = np.asarray([by_writer[treatment][w] for w in taken.writers], dtype=float)
+    c = np.asarray([by_writer[control][w] for w in taken.writers], dtype=float)
     differences = np.sort(t - c)
     low = high = math.nan
     if differences.size >= MIN_SESSIONS:
@@ -97,7 +131,7 @@ def estimate(values: Mapping[str, float | None], arm_of: Mapping[str, str], writ
         boot = differences[rng.integers(0, differences.size, size=(RESAMPLES, differences.size))].mean(axis=1)
         low, high = (float(x) for x in np.percentile(boot, [2.5, 97.5]))
     return Difference(len(sides[treatment]), len(sides[control]), float(t.mean()), float(c.mean()),
-                      float(differences.mean()), low, high, participants=len(shared))  # fmt: skip
+                      float(differences.mean()), low, high, **paired)  # fmt: skip
 
 
 def _finite(value) -> bool:

@@ -71,6 +71,17 @@ def arms(study: Study) -> list[dict]:
     return [{field: getattr(c, field) for field in ARM_FIELDS} for c in study.conditions]
 
 
+def assignment(signed: dict) -> str | None:
+    """The design the record fixed: its study.toml's [design] assignment ("between" where it had
+    none, study.config's default), which decides how a planned comparison is taken
+    (study.plan.comparisons.pairing); None for a record without the configuration."""
+    configuration = signed.get("configuration")
+    if not isinstance(configuration, dict):
+        return None
+    design = configuration.get("design")
+    return str(design.get("assignment", "between")) if isinstance(design, dict) else "between"
+
+
 def check_plan(study: Study) -> dict:
     """[plan] as recorded; a comparison naming an unknown outcome or arm, or of an arm with itself, is an error."""
     plan = study.raw.get("plan", {})

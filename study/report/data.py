@@ -111,6 +111,10 @@ class ReportData:
     # released participants only); None between subjects, and for an export, which holds no
     # arm lists or rows.
     within: WithinDesign | None = None
+    # How arms were assigned ([design] assignment): a study folder's study.toml, "within" for a
+    # release with within.json; None where not known (an export, the CoAuthor release, a release
+    # without within.json), and "Arms compared" then infers it (study.plan.comparisons.pairing).
+    design: str | None = None
 
     @property
     def simulated(self) -> int:
@@ -197,6 +201,7 @@ def _from_sessions(path: Path, model: EntityModel | None, processes: int | None)
                 data.within = release_within.read(metadata.folder)
             except release_within.WithinFileError as error:
                 raise ReportSourceError(str(error)) from None
+            data.design = "within" if data.within is not None else None
     survey = (metadata.folder if metadata else path) / "survey.csv"
     if survey.is_file():
         data.questions, data.answers = read_survey_csv(survey)
@@ -316,6 +321,7 @@ def _from_study(path: Path, model: EntityModel | None, processes: int | None) ->
     data.requests = requests
     data.questions, data.answers = questions, answers
     data.within = within
+    data.design = study.assignment
     data.planned_prompts = [p.code for p in study.prompts]
     data.planned_conditions = [c.name for c in study.conditions]
     return data

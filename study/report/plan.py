@@ -76,9 +76,12 @@ def load(data: ReportData) -> None:
         facts.simulated_left_out = len(pilots)
         condition = {s: c for s, c in condition.items() if s not in pilots}
     writer_of = {s.session_id: s.writer for s in data.sessions}
+    # The design the record fixed decides paired or independent, not the study.toml of today
+    # (a change of it is a deviation) nor how many stopped part-way.
+    design = record_module.assignment(facts.signed)
     for comparison in plan["comparisons"]:
         outcome = outcomes.get(comparison["outcome"], {"name": comparison["outcome"], "measure": ""})
         values = measure_values(data, outcome["measure"])
         facts.estimates.append((comparison, outcome, comparison_module.estimate(
-            values, condition, writer_of, comparison["treatment"], comparison["control"])))  # fmt: skip
+            values, condition, writer_of, comparison["treatment"], comparison["control"], design=design)))  # fmt: skip
     data.extras["plan"] = facts

@@ -140,3 +140,31 @@ def test_intervals_over_few_sessions_say_they_are_too_narrow():
     assert "Few sessions: the smallest group with an interval here has 5. Over so few, a percentile-bootstrap " \
            "interval is too narrow" in arms_of(5)
     assert "Few sessions" not in arms_of(20)
+
+
+def test_the_design_decides_paired_or_independent_and_an_unknown_one_is_said_to_be_inferred():
+    # Three writers in both arms, four who stopped after one: most of the writers are in one arm.
+    sessions = []
+    for i, base in enumerate([50, 200, 400]):
+        sessions.append(_facts(f"c{i}", "control", f"w{i}", base, assistant=False))
+        sessions.append(_facts(f"a{i}", "assisted", f"w{i}", base + 10))
+    sessions += [_facts("a3", "assisted", "w3", 900), _facts("a4", "assisted", "w4", 30),
+                 _facts("c5", "control", "w5", 700, assistant=False), _facts("c6", "control", "w6", 5, assistant=False)]
+    within = _data(sessions)
+    within.design = "within"
+    html = "".join(arms.build(within).parts)
+    [row] = _rows(html, "Difference from the control arm").values()
+    assert row[1] == "paired (4 in one arm only left out)" and row[3] == "10.00 [10.00, 10.00]"
+    assert "inferred" not in html
+
+    unknown = "".join(arms.build(_data(sessions)).parts)  # an export: no study.toml, no within.json
+    [row] = _rows(unknown, "Difference from the control arm").values()
+    assert row[1] == "independent"  # 3 of 7 writers in both
+    assert "not known from this folder (no study.toml, no within.json), so it was inferred" in unknown
+
+    # Between subjects, writers who came back to the other arm are not paired, however many.
+    came_back = _data([s for s in sessions if s.writer in {"w0", "w1", "w2"}])
+    came_back.design = "between"
+    [row] = _rows("".join(arms.build(came_back).parts), "Difference from the control arm").values()
+    expected = bootstrap_difference([60, 210, 410], [50, 200, 400])
+    assert row[1] == "independent" and row[3] == f"10.00 [{expected.low:.2f}, {expected.high:.2f}]"

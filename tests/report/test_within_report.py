@@ -132,3 +132,37 @@ def test_a_between_subjects_report_has_no_within_subjects_section(tmp_path):
         _write(client, session_id, 12)
     tables = _report(folder, tmp_path)
     assert "within" not in tables.sections and "allocation" in tables.sections
+
+
+def test_a_within_subjects_comparison_stays_paired_when_most_participants_stop_part_way(tmp_path):
+    # A methods reviewer's case: p1-p3 write in all three arms, six more stop after their first.
+    # Writers differ in how much they write (5 words a participant), next-sentence adds exactly
+    # 10. Most of next-sentence's and no-ai's writers wrote in one of them only, and the
+    # preregistered test, and "Arms compared", had turned into one of independent groups: the
+    # analysis changed with the dropout. The design fixes it: paired over p1-p3, the others counted.
+    from study.plan import record as record_module
+    from tests.plan.conftest import edit
+
+    folder = tmp_path / "dhillon"
+    write_study_files(folder, design="dhillon", replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
+    plan = {"outcomes": [{"name": "length", "measure": "final_words"}],
+            "comparisons": [{"name": "H1", "outcome": "length", "treatment": "next-sentence", "control": "no-ai"}]}
+    edit(folder, lambda data: data.update(plan=plan))
+    record_module.write(folder, record_module.sign(record_module.build(config.load(folder)), record_module.key(folder)))
+    client = create_app(config.load(folder), suggestion_engine=object()).test_client()
+    for number in range(9):
+        for part in range(3 if number < 3 else 1):
+            session_id = start(client, access_code=f"p{number}", **({"another": "1"} if part else {}))
+            to_writing(client, session_id, prompt=None)
+            _write(client, session_id, WORDS[_condition(folder, session_id)] + 5 * number)
+
+    tables = _report(folder, tmp_path)
+    design = {tuple(row[1:3]): row[3:] for row in tables.sections["within"][0][1:]}
+    assert design[("", "")] == ["", "9", "3", "6"]  # began, completed every arm, part-way
+    planned = tables.rows("plan", 0)["H1"]
+    assert planned[7:] == ["10.00", "[10.00, 10.00]", "paired, 3 writers (4 in one arm only left out)"]
+    compared = tables.rows("arms", 1)["next-sentence - no-ai"]
+    length = tables.sections["arms"][1][0].index("length (words)")
+    assert compared[0] == "paired (4 in one arm only left out)"
+    assert compared[length - 1] == "10.00 [10.00, 10.00]"
+    assert "inferred" not in tables.texts["arms"] + tables.texts["plan"]  # the design is known

@@ -6,12 +6,14 @@ definition), the typed and outside shares (`study.curation.origin`), and every s
 of the surveys. An arm is a condition. The control is the arm without an assistant
 (`paradigm = "none"`, study.control_arm); with several, the first by name.
 
-Between subjects (no writer in two arms) the difference is of two independent groups of
-sessions, each resampled on its own (`intervals.bootstrap_difference`). Within subjects (most
-of the two arms' writers wrote in both: `[design] assignment = "within"`) it is the mean of
-each shared writer's difference (of their mean per arm), writers resampled
-(`intervals.bootstrap_mean`), so that a writer's own level cancels out, as in Dhillon et al.'s
-Latin square.
+The design decides how (study.plan.comparisons.pairing, the rule a planned comparison takes
+too). Between subjects (`[design] assignment = "between"`) the difference is of two
+independent groups of sessions, each resampled on its own (`intervals.bootstrap_difference`),
+even where a writer came back. Within subjects (`"within"`) it is the mean of each writer's
+difference (of their mean per arm) over the writers with a value in both arms, writers
+resampled (`intervals.bootstrap_mean`), so that a writer's own level cancels out, as in Dhillon
+et al.'s Latin square, however many stopped part-way. Where the design is not known (an export,
+the CoAuthor release) it is inferred: paired when most of the two arms' writers wrote in both.
 """
 
 from __future__ import annotations
@@ -57,16 +59,19 @@ def outcomes(data: ReportData) -> list[tuple[str, dict[str, float | None]]]:
 
 
 def difference(
-    values: dict[str, float | None], arm: list[str], control: list[str], writer_of: Callable[[str], str]
+    values: dict[str, float | None], arm: list[str], control: list[str], writer_of: Callable[[str], str],
+    design: str | None = None,
 ) -> tuple[Estimate, str]:
     """The arm's difference from the control and how it was taken: "paired" by writer, each
-    writer's sessions in an arm averaged, or "independent" (study.plan.comparisons.paired_writers)."""
+    writer's sessions in an arm averaged (and how many writers in one arm only were left out),
+    or "independent", as the `design` says (study.plan.comparisons.pairing)."""
     arm_writers = comparisons.writer_means(values, arm, writer_of)
     control_writers = comparisons.writer_means(values, control, writer_of)
-    shared = comparisons.paired_writers(arm_writers, control_writers)
-    if shared is not None:
-        return bootstrap_mean([arm_writers[w] - control_writers[w] for w in shared]), "paired"
-    return bootstrap_difference([values.get(s) for s in arm], [values.get(s) for s in control]), "independent"
+    taken = comparisons.pairing(arm_writers, control_writers, design)
+    if taken.writers is None:
+        return bootstrap_difference([values.get(s) for s in arm], [values.get(s) for s in control]), "independent"
+    estimate = bootstrap_mean([arm_writers[w] - control_writers[w] for w in taken.writers])
+    return estimate, f"paired ({taken.one_arm_only} in one arm only left out)" if taken.one_arm_only else "paired"
 
 
 def build(data: ReportData) -> Section | None:
@@ -85,12 +90,18 @@ def build(data: ReportData) -> Section | None:
         "Each outcome's mean per arm with its 95% percentile-bootstrap interval "
         f"({RESAMPLES} resamples, fixed seed; none for fewer than 3 sessions)"
         + (f", and each arm's difference from the control arm, {controls[0]}: between "
-           "subjects the two groups of sessions are resampled independently; where the arms "
-           "share writers (within subjects) the difference is each writer's own, writers "
-           "resampled." if controls else "; the study has no control arm (paradigm \"none\"), "
-           "so no difference from a control is given."),
+           "subjects the two groups of sessions are resampled independently, even where a writer "
+           "came back; within subjects the difference is each writer's own, over the writers "
+           "with a value in both arms (those in one arm only are left out, and counted), "
+           "writers resampled, however many stopped part-way." if controls else "; the study has "
+           "no control arm (paradigm \"none\"), so no difference from a control is given."),
         note=True,
     )  # fmt: skip
+    if controls and data.design is None:
+        section.paragraph("The design (between or within subjects) is not known from this folder (no "
+                          "study.toml, no within.json), so it was inferred: each difference is paired "
+                          "where most of the two arms' writers wrote in both, else independent.",
+                          note=True)  # fmt: skip
     per_arm = {arm: [bootstrap_mean([values.get(s) for s in members[arm]]) for _, values in measured] for arm in arms}
     rows = []
     for arm in arms if controls else ():
@@ -98,7 +109,8 @@ def build(data: ReportData) -> Section | None:
             continue
         cells, kinds = [], set()
         for _, values in measured:
-            estimate, kind = difference(values, members[arm], members[controls[0]], lambda s: writers.get(s, ""))
+            estimate, kind = difference(values, members[arm], members[controls[0]], lambda s: writers.get(s, ""),
+                                        data.design)
             cells.append(estimate)
             kinds.add(kind)
         rows.append([f"{arm} - {controls[0]}", " / ".join(sorted(kinds)), *cells])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from study.plan.comparisons import RESAMPLES, SEED
+from study.plan.comparisons import RESAMPLES, SEED, Difference
 from study.plan.record import RECORD_NAME, digest
 from study.report.data import ReportData
 from study.report.html import Section
@@ -15,6 +15,14 @@ from study.report.shown_paths import shown
 
 def _number(value: float) -> float | None:
     return None if math.isnan(value) else value
+
+
+def taken_as(estimate: Difference) -> str:
+    """The "taken as" cell: independent, or paired over how many writers and how many left out."""
+    if not estimate.paired:
+        return "independent"
+    left_out = f" ({estimate.one_arm_only} in one arm only left out)" if estimate.one_arm_only else ""
+    return f"paired, {estimate.participants} writers{left_out}"
 
 
 def build(data: ReportData) -> Section | None:
@@ -56,7 +64,7 @@ def build(data: ReportData) -> Section | None:
             f"{comparison['treatment']} vs {comparison['control']}", comparison.get("direction", "two-sided"),
             comparison.get("hypothesis", ""), f"{estimate.n_treatment} / {estimate.n_control}",
             _number(estimate.treatment), _number(estimate.control), _number(estimate.difference), interval,
-            f"paired, {estimate.participants} writers" if estimate.participants else "independent",
+            taken_as(estimate),
         ])  # fmt: skip
     section.table(["comparison", "outcome", "arms", "predicted", "hypothesis", "sessions (T / C)",
                    "treatment mean", "control mean", "difference", "95% interval", "taken as"], rows)  # fmt: skip
@@ -66,11 +74,18 @@ def build(data: ReportData) -> Section | None:
                       f"numpy's default_rng seeded {SEED}). "
                       "Independent: over each arm's sessions, each arm resampled on its own (none with fewer "
                       "than 3 sessions in an arm). "
-                      "Paired (most of the two arms' writers wrote in both, as within subjects): the mean "
-                      "of each writer's own difference, the means over those writers, writers resampled "
-                      "(none with fewer than 3).", note=True)  # fmt: skip
+                      "Paired: the mean of each writer's own difference, the means over those writers, "
+                      "writers resampled (none with fewer than 3). The design the record fixed decides which "
+                      "(study.plan.comparisons.pairing): within subjects always paired, over the writers with "
+                      "a value in both arms (those who stopped before writing in one of them are left out, "
+                      "and counted here), however many stopped; between subjects always independent, even "
+                      "where a writer came back.", note=True)  # fmt: skip
+    if any(e.inferred for _, _, e in facts.estimates):
+        section.paragraph("The record does not hold the study's design (no configuration in it), so how each "
+                          "comparison is taken was inferred from the data: paired where most of the two arms' "
+                          "writers wrote in both.", note=True)  # fmt: skip
     # Paired, the units are the writers in both arms; otherwise each arm's sessions.
-    caveat = few_note((e.participants or min(e.n_treatment, e.n_control) for _, _, e in facts.estimates),
+    caveat = few_note((e.participants if e.paired else min(e.n_treatment, e.n_control) for _, _, e in facts.estimates),
                       "sessions or writers")  # fmt: skip
     if caveat:
         section.paragraph(caveat, note=True)
