@@ -47,51 +47,18 @@ from study import config_texts
 from study.server import create_app, stages, worker_start
 from study.server.activity import ActivityConfigError
 from study.server.limit_store import LimitStoreUnavailable
+from study.server.wsgi_environment import (
+    SECRET_KEY_VARIABLE,
+    STUDY_DIR_VARIABLE,
+    WSGIConfigError,
+    request_threads,
+    study_dir,
+)
 from study.store import make_engine
-from study.store.engine import DEFAULT_THREADS, unopened_message
+from study.store.engine import unopened_message
 from study.store.transactions import hold_open, keep_write_connection, let_go
 
-STUDY_DIR_VARIABLE = "STUDY_DIR"
-SECRET_KEY_VARIABLE = "STUDY_SECRET_KEY"
-THREADS_VARIABLE = "STUDY_THREADS"
-
 logger = logging.getLogger(__name__)
-
-
-class WSGIConfigError(RuntimeError):
-    """The environment does not say which study to serve, or the study does not load."""
-
-
-def study_dir() -> Path:
-    value = os.environ.get(STUDY_DIR_VARIABLE, "").strip()
-    if not value:
-        raise WSGIConfigError(
-            f"the environment variable {STUDY_DIR_VARIABLE} is not set; set it to the study "
-            f"folder that holds {study_config.CONFIG_NAME}, e.g. "
-            f"{STUDY_DIR_VARIABLE}=my-study gunicorn -w 4 'study.server.wsgi:app'"
-        )
-    path = Path(value)
-    if not path.is_dir():
-        raise WSGIConfigError(
-            f"{STUDY_DIR_VARIABLE}={value}: no such folder; point it at the study folder "
-            f"that holds {study_config.CONFIG_NAME} (create one with `study init {value}`)"
-        )
-    return path
-
-
-def request_threads() -> int:
-    """The request threads of each worker (gunicorn's `--threads`), from STUDY_THREADS; 16 when
-    it is not set, which the recipes' `--threads 8` and `--threads 16` stay within."""
-    value = os.environ.get(THREADS_VARIABLE, "").strip()
-    if not value:
-        return DEFAULT_THREADS
-    if not value.isdecimal() or int(value) < 1:  # isdigit passes "²", which int() refuses
-        raise WSGIConfigError(
-            f"{THREADS_VARIABLE}={value}: give the request threads of each worker as a whole "
-            f"number from 1, the same as gunicorn's --threads (e.g. {THREADS_VARIABLE}=32 "
-            f"gunicorn --threads 32 ...)"
-        )
-    return int(value)
 
 
 @contextmanager

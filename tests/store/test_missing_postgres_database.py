@@ -59,7 +59,7 @@ def test_gunicorn_on_a_database_not_created_says_so_without_a_driver_traceback(s
 
     assert started.returncode != 0
     last = started.stderr.strip().splitlines()[-1]
-    assert last.startswith(f"study.server.wsgi.WSGIConfigError: STUDY_DIR={study_folder}: cannot open"), last
+    assert last.startswith(f"study.server.wsgi_environment.WSGIConfigError: STUDY_DIR={study_folder}: cannot open"), last
     assert f"Fix: create it ({createdb(missing)})" in last
     assert "Tr0ub4dor-secret" not in started.stderr
 
