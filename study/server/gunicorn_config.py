@@ -10,7 +10,10 @@ database held and nothing left to settle. What only this config does, in gunicor
 (the arbiter), which alone knows `-w`:
 
 - `when_ready` warns once, as `study serve` does, when PostgreSQL's max_connections is below
-  what the workers' pools may open (study.store.engine.connections_short).
+  what the workers' pools may open (study.store.engine.connections_short);
+- `on_starting` gives each gunicorn a control socket of its own, named for its bind address
+  (study.server.control_socket), where gunicorn 25.1+ would make every gunicorn of a machine
+  share one and delete it for all when one stops.
 
 Command-line options (-w, --threads, -b ...) still apply beside it.
 """
@@ -21,14 +24,20 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 
 # gunicorn reads every name of this module that is one of its settings as that setting: no
-# import here may be named like one.
+# import here may be named like one (the module study.server.control_socket is).
 from study import config as study_config
 from study.server import wsgi_environment, worker_start
+from study.server.control_socket import own as own_control_socket
 from study.store import make_engine
 from study.store.engine import connections_short
 
 # gunicorn's worker classes that serve one request per thread, `--threads` of them (sync is one).
 _THREADED = ("sync", "gthread")
+
+
+def on_starting(server) -> None:
+    """Called by gunicorn in the master before it starts anything: before its control socket."""
+    own_control_socket(server.cfg, server.log)
 
 
 def when_ready(server) -> None:

@@ -1,12 +1,18 @@
 """The shipped gunicorn config (README, "Scale: PostgreSQL and gunicorn"): what gunicorn's
 master, which alone knows `-w`, tells or keeps for the operator. It warns once, as `study serve`
-does, when PostgreSQL lets in fewer connections than the workers' pools may open."""
+does, when PostgreSQL lets in fewer connections than the workers' pools may open; and two
+gunicorns of the recipe on one machine each keep a control socket of their own."""
 
 from __future__ import annotations
 
+import os
+import re
+import socket
 import sys
+import time
 from pathlib import Path
 
+from gunicorn.config import KNOWN_SETTINGS
 import pytest
 
 from .conftest import new_postgres_database  # noqa: F401 - the fixture
@@ -62,3 +68,46 @@ def test_gunicorns_threads_within_max_connections_are_not_warned(
     server.stop()
 
     assert SHORT not in server.log_text() and "Booting worker" in server.log_text()
+
+
+def control_socket(server: ServerProcess) -> str:
+    """Where the server's master says its control socket listens (its thread starts once the
+    first workers are forked, and may say so after they answer)."""
+    deadline = time.monotonic() + 10
+    while not (found := re.findall(r"Control socket listening at (\S+)", server.log_text())):
+        assert time.monotonic() < deadline, server.log_text()
+        time.sleep(0.05)
+    return found[-1]
+
+
+def answers(path: str) -> bool:
+    with socket.socket(socket.AF_UNIX) as client:
+        try:
+            client.connect(path)
+        except OSError:
+            return False
+    return True
+
+
+@pytest.mark.skipif("control_socket" not in {setting.name for setting in KNOWN_SETTINGS},
+                    reason="gunicorn before 25.1 opens no control socket")
+def test_two_gunicorns_on_one_host_each_keep_their_own_control_socket(study_folder, tmp_path):
+    # As two hosts of the recipe run on one machine (tests/scale/test_several_hosts.py), or two
+    # studies: the second one to stop must still be reachable by `gunicornc`.
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"HOME": str(home), "XDG_RUNTIME_DIR": ""}
+    first = gunicorn(study_folder, tmp_path / "first.log", "-w", "1", env=env)
+    second = gunicorn(study_folder, tmp_path / "second.log", "-w", "1", env=env)
+    first.start(timeout=60)
+    try:
+        second.start(timeout=60)
+        path, other = control_socket(first), control_socket(second)
+        second.stop()
+
+        assert path != other
+        assert path.startswith(str(home / ".gunicorn" / "gunicorn-127.0.0.1-"))
+        assert os.path.exists(path) and answers(path)
+    finally:
+        first.stop()
+        second.stop()
