@@ -23,6 +23,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from study.store import create_tables, make_engine
+from study.store.holders import holders, named
 from study.store.activity import server_activity
 from study.store.db import metadata
 from study.store.engine import missing_database_fix, shown_url, sqlite_file
@@ -178,15 +179,24 @@ def _alone(source: Path) -> None:
             if "locked" not in str(error) and "busy" not in str(error):
                 raise CopyError(f"{source} cannot be read: {error}. Nothing was copied.") from None
             if time.monotonic() > deadline:
-                raise CopyError(
-                    f"{source} is open in another program: a `study serve` of the study (even one "
-                    f"no writer has reached yet), `study review`, gunicorn, or a sqlite3 shell. A writer "
-                    f"who arrived after the copy would be stored in study.db and not in PostgreSQL. "
-                    f"Nothing was copied. Fix: stop every program that has it open, then run this again."
-                ) from None
+                raise CopyError(_held_open(source)) from None
         finally:
             probe.close()
         time.sleep(0.05)
+
+
+def _held_open(source: Path) -> str:
+    """The refusal when another program has study.db open, naming its processes where Linux's
+    /proc tells them (study.store.holders), else the programs it may be."""
+    found = holders(source)
+    if found:
+        which, stop = named(found), "stop them (a gunicorn's workers stop with its master)"
+    else:
+        which = ("a `study serve` of the study (even one no writer has reached yet), `study review`, "
+                 "gunicorn, or a sqlite3 shell")
+        stop = "stop every program that has it open"
+    return (f"{source} is open in another program: {which}. A writer who arrived after the copy would be "
+            f"stored in study.db and not in PostgreSQL. Nothing was copied. Fix: {stop}, then run this again.")
 
 
 def _not_served(reader: Engine, source: Path, now: float) -> None:
