@@ -5,8 +5,9 @@
 
 Each worker holds study.db open from its start, so that `study copy-database` sees an idle
 server, and settles the model calls a killed worker left in flight (study.server.worker_start),
-with or without --preload; the shipped config (`-c python:study.server.gunicorn_config`) does
-the same once more, and is no longer needed.
+with or without --preload. The shipped config (`-c python:study.server.gunicorn_config`) does
+the same once more, and, in gunicorn's master, warns when PostgreSQL's max_connections is short
+for `-w` workers and gives each gunicorn a control socket of its own.
 
 (`--threads 4` as well makes each worker a threaded one, which keeps the editors' connections
 open between batches and goes on serving while a request waits for the database or the model;

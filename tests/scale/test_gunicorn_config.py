@@ -31,9 +31,14 @@ def gunicorn(study_folder: Path, log: Path, *options: str, env: dict | None = No
                          env={"STUDY_DIR": str(study_folder), "STUDY_SECRET_KEY": "test-key", **(env or {})})
 
 
-def on_postgresql(study_folder: Path, url: str) -> None:
+def log_on_postgresql(study_folder: Path, url: str, log: Path, *options: str) -> str:
+    """What gunicorn logged, started on the study moved to PostgreSQL at `url`, and stopped."""
     toml = study_folder / "study.toml"
     toml.write_text(toml.read_text().replace('database = ""', f'database = "{url}"', 1))
+    server = gunicorn(study_folder, log, *options, env={"STUDY_THREADS": "100"})
+    server.start(timeout=60)
+    server.stop()
+    return server.log_text()
 
 
 @pytest.mark.postgres
@@ -41,14 +46,10 @@ def test_more_connections_than_postgresql_lets_in_are_named_once_by_the_master(
     study_folder, new_postgres_database, tmp_path  # noqa: F811
 ):
     # The test cluster lets 197 in (max_connections 200, 3 for superusers); two workers of 100
-    # threads and 6 to spare may open 212.
-    on_postgresql(study_folder, new_postgres_database)
-    server = gunicorn(study_folder, tmp_path / "gunicorn.log", "-w", "2", "--threads", "100",
-                      env={"STUDY_THREADS": "100"})
-    server.start(timeout=60)
-    server.stop()
+    # threads (STUDY_THREADS 100 as well) and 6 to spare may open 212.
+    log = log_on_postgresql(study_folder, new_postgres_database, tmp_path / "gunicorn.log",
+                            "-w", "2", "--threads", "100")
 
-    log = server.log_text()
     assert log.count(SHORT) == 1, log
     assert "lets 197 connections in (max_connections 200, 3 kept for superusers)" in log
     assert "2 worker processes may open 212 (106 each: 100 threads" in log
@@ -61,13 +62,10 @@ def test_gunicorns_threads_within_max_connections_are_not_warned(
 ):
     # STUDY_THREADS sizes each pool for 100 threads, but a worker of 4 threads holds no more than
     # 4 connections and its spares: two of them fit.
-    on_postgresql(study_folder, new_postgres_database)
-    server = gunicorn(study_folder, tmp_path / "gunicorn.log", "-w", "2", "--threads", "4",
-                      env={"STUDY_THREADS": "100"})
-    server.start(timeout=60)
-    server.stop()
+    log = log_on_postgresql(study_folder, new_postgres_database, tmp_path / "gunicorn.log",
+                            "-w", "2", "--threads", "4")
 
-    assert SHORT not in server.log_text() and "Booting worker" in server.log_text()
+    assert SHORT not in log and "Booting worker" in log
 
 
 def control_socket(server: ServerProcess) -> str:
