@@ -190,7 +190,8 @@ def _held_open(source: Path) -> str:
     /proc tells them (study.store.holders), else the programs it may be."""
     found = holders(source)
     if found:
-        which, stop = named(found), "stop them (a gunicorn's workers stop with its master)"
+        # The process named is the one to stop: a server's master, whose workers stop with it.
+        which, stop = named(found), "stop " + ("it" if len(found) == 1 else "them")
     else:
         which = ("a `study serve` of the study (even one no writer has reached yet), `study review`, "
                  "gunicorn, or a sqlite3 shell")

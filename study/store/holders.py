@@ -7,6 +7,7 @@ elsewhere, and for another user's processes (whose links only root may read), no
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 PROC = Path("/proc")
@@ -14,25 +15,58 @@ PROC = Path("/proc")
 SHOWN_CHARACTERS = 200
 
 
-def holders(path: Path) -> list[tuple[int, str]]:
-    """The processes other than this one that have `path` open: (process id, command line),
-    by process id; empty where /proc cannot tell."""
+@dataclass
+class Holder:
+    """A program holding the file: its process (a server's master, when the holders are its
+    workers: stopping it stops them) and those of its processes that hold the file."""
+
+    pid: int
+    command: str
+    holding: list[int] = field(default_factory=list)
+
+
+def holders(path: Path) -> list[Holder]:
+    """The programs other than this process that have `path` open, by process id; empty where
+    /proc cannot tell. A worker forked by a master of the same command line (gunicorn's, `study
+    serve`'s) is counted under its master, the process to stop."""
     target = os.path.realpath(path)
-    found = []
     try:
         pids = sorted(int(name) for name in os.listdir(PROC) if name.isdecimal())
     except OSError:
         return []
+    found: dict[int, Holder] = {}
     for pid in pids:
         if pid == os.getpid():
             continue
         try:
             fds = PROC / str(pid) / "fd"
-            if any(os.readlink(fds / fd) == target for fd in os.listdir(fds)):
-                found.append((pid, command_line(pid)))
+            if not any(os.readlink(fds / fd) == target for fd in os.listdir(fds)):
+                continue
         except OSError:  # another user's process, or one that ended meanwhile
             continue
-    return found
+        command = command_line(pid)
+        top = pid
+        while (parent := _parent(top)) not in (None, os.getpid()) and _same_program(command_line(parent), command):
+            top = parent
+        found.setdefault(top, Holder(top, command)).holding.append(pid)
+    return sorted(found.values(), key=lambda holder: holder.pid)
+
+
+def _same_program(parent: str, child: str) -> bool:
+    """Whether a child process is a worker of its parent: the same command line, or gunicorn's
+    titles when setproctitle is installed (`gunicorn: master [app]`, `gunicorn: worker [app]`)."""
+    return parent == child or (parent.startswith("gunicorn: master") and child.startswith("gunicorn: worker"))
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        status = (PROC / str(pid) / "status").read_text()
+    except OSError:
+        return None
+    for line in status.splitlines():
+        if line.startswith("PPid:"):
+            return int(line.split()[1]) or None
+    return None
 
 
 def command_line(pid: int) -> str:
@@ -52,6 +86,15 @@ def command_line(pid: int) -> str:
     return shown if len(shown) <= SHOWN_CHARACTERS else shown[: SHOWN_CHARACTERS - 3] + "..."
 
 
-def named(found: list[tuple[int, str]]) -> str:
-    """The processes as a refusal names them: `process 4242 (gunicorn: master [...])`, ..."""
-    return ", ".join(f"process {pid} ({command})" for pid, command in found)
+def named(found: list[Holder]) -> str:
+    """The programs as a refusal names them: `process 4242 (python -m gunicorn ...), whose
+    processes 4250 and 4251 hold it`."""
+    shown = []
+    for holder in found:
+        others = [str(pid) for pid in holder.holding if pid != holder.pid]
+        whose = ""
+        if others:
+            listed = ", ".join(others[:-1]) + " and " + others[-1] if len(others) > 1 else others[0]
+            whose = f", whose process{'es' if len(others) > 1 else ''} {listed} hold{'' if len(others) > 1 else 's'} it"
+        shown.append(f"process {holder.pid} ({holder.command}){whose}")
+    return "; ".join(shown)

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from study import config as study_config
 from study.cli import main
 from study.store import create_tables, make_engine
+from tests.scale.servers import ServerProcess, free_port
 
 # A program that opens study.db, reads it (as a sqlite3 shell or an idle server does) and keeps
 # it open until its stdin closes.
@@ -57,8 +58,28 @@ def test_the_process_holding_study_db_open_is_named_with_its_command_line(study_
 
     assert refused.exit_code == 1
     assert f"is open in another program: process {holder.pid} ({sys.executable} {shell} {study_db})." in refused.output
-    assert "Nothing was copied" in refused.output and "Fix: stop them" in refused.output
+    assert "Nothing was copied" in refused.output and "Fix: stop it, then run this again" in refused.output
     assert "cannot reach PostgreSQL" not in refused.output
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux's /proc")
+def test_an_idle_gunicorn_is_named_by_its_master_the_process_to_stop(study_folder, study_db, tmp_path):
+    # Its workers hold study.db from their start (study.server.wsgi); the master may not, but
+    # stopping it is what stops them.
+    port = free_port()
+    command = [sys.executable, "-m", "gunicorn", "-c", "python:study.server.gunicorn_config", "-w", "2",
+               "-b", f"127.0.0.1:{port}", "study.server.wsgi:app"]
+    server = ServerProcess(command, port, tmp_path / "gunicorn.log",
+                           env={"STUDY_DIR": str(study_folder), "STUDY_SECRET_KEY": "test-key"})
+    server.start(timeout=60)
+    try:
+        refused = CliRunner().invoke(main, ["copy-database", str(study_folder), "--to", unreachable()])
+    finally:
+        server.stop()
+
+    assert refused.exit_code == 1
+    assert f"is open in another program: process {server.process.pid} ({' '.join(command)}), whose processes " in refused.output
+    assert "Fix: stop it, then run this again" in refused.output
 
 
 def test_a_study_db_nobody_holds_goes_on_to_postgresql(study_folder, study_db):
