@@ -78,12 +78,6 @@ def check_budget(
         )
 
 
-def split(total: int, count: int) -> list[int]:
-    """`total` minor units over `count` entries, the remainder on the first ones."""
-    base, extra = divmod(total, count)
-    return [base + (1 if index < extra else 0) for index in range(count)]
-
-
 # -- reward places ----------------------------------------------------------------------------
 
 
@@ -93,16 +87,17 @@ def plan_places(
     *,
     study_id: str,
     reward: int,
-    fees: int,
+    fee: int,
     count: int,
     currency: str,
     status: str = "intended",
 ) -> None:
-    """`count` unbound reward entries for a study's places; `fees`: Prolific's fee on them all,
-    in the workspace's `currency`."""
+    """`count` unbound reward entries for a study's places, each at what approving it is
+    charged: `reward` and `fee`, Prolific's fee (and VAT) on one place (study.prolific.studies.
+    quote), in the workspace's `currency`: line by line the ledger reads as Prolific's invoice."""
     first = len(places(connection, environment, study_id))
     now = time.time()
-    for offset, fee in enumerate(split(fees, count)):
+    for offset in range(count):
         connection.execute(
             payments.insert().values(
                 environment=environment,

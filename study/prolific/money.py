@@ -131,6 +131,10 @@ class Cost:
     def total(self) -> int:
         return self.pay + self.fees
 
+    def times(self, count: int) -> "Cost":
+        """`count` of this cost, e.g. the places of a study each charged this."""
+        return Cost(self.pay * count, self.fees * count, self.currency)
+
     def __add__(self, other: "Cost") -> "Cost":
         # Pence plus cents is no amount at all: a sum over the ledger groups by currency first.
         if other.currency != self.currency:

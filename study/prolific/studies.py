@@ -196,13 +196,21 @@ def recover(ctx: Context) -> list[str]:
     return adopted
 
 
+def place_charge(ctx: Context, reward: int) -> money.Cost:
+    """What approving one place at `reward` is charged, fees and VAT included, by Prolific's
+    calculator asked for ONE place. Prolific charges each approval its reward with the fee on
+    that reward, rounded to the cent per place (the emulator's fee model, emulator/fees.py);
+    the calculator's total for many places rounds once, so at $2.50 and a third it says $10.00
+    for three places where three approvals are charged 3 x $3.33. Reserved per place at this
+    charge, each ledger line reads as Prolific's invoice line, and the cap counts what
+    approving them all takes."""
+    answer = ctx.client.post("study-cost-calculator/", {"reward": reward, "total_available_places": 1})
+    return money.Cost(reward, int(round(float(answer["total_cost"]))) - reward, ctx.currency)
+
+
 def quote(ctx: Context, reward: int, places: int) -> money.Cost:
-    """What `places` places at `reward` cost, fees and VAT included, by Prolific's calculator."""
-    answer = ctx.client.post(
-        "study-cost-calculator/", {"reward": reward, "total_available_places": places}
-    )
-    total = int(round(float(answer["total_cost"])))
-    return money.Cost(reward * places, total - reward * places, ctx.currency)
+    """What approving `places` places at `reward` is charged (place_charge, `places` times)."""
+    return place_charge(ctx, reward).times(places)
 
 
 def publish(ctx: Context, study_id: str) -> str:
@@ -217,7 +225,8 @@ def publish(ctx: Context, study_id: str) -> str:
     with reading(ctx.engine) as connection:
         missing = _unreserved(connection, ctx, study_id, places)
     if missing > 0:
-        needed = quote(ctx, record["reward"], missing)
+        one = place_charge(ctx, record["reward"])
+        needed = one.times(missing)
         with writing(ctx.engine) as connection:
             # Another publish of this study (a second shell) may have reserved them while
             # Prolific's calculator answered: reserved once, not once per shell.
@@ -226,7 +235,7 @@ def publish(ctx: Context, study_id: str) -> str:
                 ledger.check_budget(connection, ctx.environment, ctx.budget, needed,
                                     f"publishing Prolific study {study_id}")  # fmt: skip
                 ledger.plan_places(connection, ctx.environment, study_id=study_id,
-                                   reward=record["reward"], fees=needed.fees, count=missing,
+                                   reward=record["reward"], fee=one.fees, count=missing,
                                    currency=ctx.currency)  # fmt: skip
     try:
         answer = ctx.client.post(f"studies/{study_id}/transition/", {"action": "PUBLISH"})
@@ -284,11 +293,12 @@ def add_places(ctx: Context, study_id: str, count: int) -> int:
         target = have + count
         with writing(ctx.engine) as connection:
             if current["status"] != "UNPUBLISHED":
-                needed = quote(ctx, record["reward"], count)
+                one = place_charge(ctx, record["reward"])
+                needed = one.times(count)
                 ledger.check_budget(connection, ctx.environment, ctx.budget, needed,
                                     f"{count} more places of Prolific study {study_id}")  # fmt: skip
                 ledger.plan_places(connection, ctx.environment, study_id=study_id,
-                                   reward=record["reward"], fees=needed.fees, count=count,
+                                   reward=record["reward"], fee=one.fees, count=count,
                                    currency=ctx.currency)  # fmt: skip
             _set(ctx, record["request_token"], places_pending=target, connection=connection)
     try:

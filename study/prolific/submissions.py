@@ -121,7 +121,7 @@ def store(ctx: Context, record: dict, submission: dict) -> Reconciled:
             bound = ledger.reward_entry(connection, ctx.environment, submission["id"])
             spare = ledger.open_places(connection, ctx.environment, record["study_id"])
         if bound is None and not spare:  # only then is Prolific's fee for one place needed
-            fee = studies.quote(ctx, record["reward"], 1).fees
+            fee = studies.place_charge(ctx, record["reward"]).fees
     with writing(ctx.engine) as connection:
         session = session_store.by_assignment(connection, submission["id"])
         upsert(connection, {

@@ -162,7 +162,7 @@ def test_two_studies_published_at_once_on_postgresql_never_pass_the_cap_together
     def publish(study_id: str) -> None:
         with writing(engine) as connection:
             ledger.check_budget(connection, environment, budget, needed, f"publishing {study_id}")
-            ledger.plan_places(connection, environment, study_id=study_id, reward=300, fees=200,
+            ledger.plan_places(connection, environment, study_id=study_id, reward=300, fee=100,
                                count=2, currency="GBP")  # fmt: skip
 
     second: dict = {}
@@ -177,7 +177,7 @@ def test_two_studies_published_at_once_on_postgresql_never_pass_the_cap_together
     try:
         with writing(engine) as connection:
             ledger.check_budget(connection, environment, budget, needed, "publishing first")
-            ledger.plan_places(connection, environment, study_id="first", reward=300, fees=200,
+            ledger.plan_places(connection, environment, study_id="first", reward=300, fee=100,
                                count=2, currency="GBP")  # fmt: skip
             thread = threading.Thread(target=second_command)
             thread.start()
@@ -214,14 +214,14 @@ def test_the_same_publish_run_twice_at_once_reserves_the_places_once(ctx, monkey
     """A second shell publishes the same study while the first asks Prolific's calculator: both
     say "published", and the study's three places are reserved once, not six times."""
     made = draft(ctx, reward=250, places=3)
-    ask_calculator = studies.quote
+    ask_calculator = studies.place_charge
 
     def second_shell_meanwhile(*args):
-        monkeypatch.setattr(studies, "quote", ask_calculator)
+        monkeypatch.setattr(studies, "place_charge", ask_calculator)
         assert studies.publish(ctx, made["study_id"]) == "published"
         return ask_calculator(*args)
 
-    monkeypatch.setattr(studies, "quote", second_shell_meanwhile)
+    monkeypatch.setattr(studies, "place_charge", second_shell_meanwhile)
     assert studies.publish(ctx, made["study_id"]) == "published"
     assert on_prolific(ctx, made["study_id"])["status"] == "ACTIVE"
     with reading(ctx.engine) as connection:

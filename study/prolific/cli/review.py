@@ -84,7 +84,8 @@ def approve(directory, submission_ids, api_url, live: bool) -> None:
     """Approve submissions and pay their rewards."""
     ctx = open_account(directory, api_url, live)
     cost = review_module.approval_cost(ctx, list(submission_ids))
-    if ctx.live and not confirm_spend(ctx, f"approving {len(submission_ids)} submissions", cost):
+    # The emulator says the cost too ("emulator money"), as bonus and publish do.
+    if not confirm_spend(ctx, f"approving {len(submission_ids)} submissions", cost):
         raise click.ClickException("Nothing approved.")
     for submission_id in submission_ids:
         click.echo(f"{submission_id}: {review_module.approve(ctx, submission_id)}")
