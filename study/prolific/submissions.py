@@ -206,7 +206,7 @@ def _not_a_submission(ctx: Context, given: str) -> str:
                 f"submission's id instead: {listed}.")
     return (f"Prolific has no submission {given}. Fix: copy the submission id (not the "
             "participant's PID) from the proposals of `study prolific review DIR` or from "
-            "`study prolific ledger DIR`, after `study prolific sync DIR`.")
+            "`study prolific ledger DIR --all`, after `study prolific sync DIR`.")
 
 
 def by_status(ctx: Context, study_id: str, study_status: str) -> Counter[str]:

@@ -47,6 +47,38 @@ class Totals:
 STATUSES = ("intended", "confirmed", "unreserved", "cancelled")
 
 
+@dataclass(frozen=True)
+class Group:
+    """Reward places of one Prolific study that read alike in the ledger: same status, currency,
+    reward, fee and note (a stopped study's hundred untaken places are one group)."""
+
+    entries: tuple[dict, ...]
+
+    @property
+    def first(self) -> dict:
+        return self.entries[0]
+
+    @property
+    def cost(self) -> money.Cost:
+        return money.Cost(sum(e["amount"] for e in self.entries),
+                          sum(e["fee"] for e in self.entries), self.first["currency"])  # fmt: skip
+
+
+def grouped(entries: list[dict]) -> list[dict | Group]:
+    """The ledger as `study prolific ledger` shows it by default: each study's reward places
+    grouped by status (with their count and sum), and on lines of their own what differs from
+    the study's other places: bonuses and unreserved submissions (places nobody reserved). A
+    group of one is its entry, shown with its submission. Order: where each first appears."""
+    slots: dict[tuple, list[dict]] = {}
+    for index, entry in enumerate(entries):
+        if entry["kind"] != "reward" or entry["status"] == "unreserved":
+            slots[("own", index)] = [entry]
+            continue
+        alike = tuple(entry[field] for field in ("study_id", "status", "currency", "amount", "fee", "note"))
+        slots.setdefault(("place", *alike), []).append(entry)
+    return [Group(tuple(found)) if len(found) > 1 else found[0] for found in slots.values()]
+
+
 def totals(connection: Connection, environment: str, currency: str | None) -> Totals:
     """The totals of the entries written in `currency` (None: those whose currency is unknown);
     entries in any other currency are not in them."""

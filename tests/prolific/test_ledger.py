@@ -1,5 +1,6 @@
 """`study prolific ledger` as an auditor reads it beside Prolific's invoice: each reward line is
-what Prolific charges for that approval."""
+what Prolific charges for that approval, a study's many places fit on a few lines (grouped by
+status, `--all` for every one), and what differs (bonuses) keeps its own line."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from click.testing import CliRunner
 from study.cli import main
 from tests.prolific.conftest import TASK_URL, with_prolific
 from tests.prolific.walk import take_part
+
+REJECTION = "The session does not show the writing the task asked for, so we cannot approve it. " * 2
 
 
 @pytest.fixture
@@ -56,3 +59,28 @@ def test_an_approved_place_is_booked_at_what_prolific_charges_for_it(run, study_
     # Every place is reserved at that charge, so the cap counts what approving all three takes.
     assert "committed $9.99 ($7.50 to participants + $2.49 Prolific fees)" in out
     assert "paid $3.33 ($2.50 to participants + $0.83 Prolific fees)" in out
+
+
+def test_a_studys_places_are_grouped_by_status_and_all_lists_each(run, study_folder, prolific, task_client):
+    study_id = publish(run, study_folder, places=6)
+    approved = take_part(prolific, task_client, study_id, "1" * 24)
+    rejected = take_part(prolific, task_client, study_id, "2" * 24)
+    run("sync", str(study_folder))
+    run("approve", str(study_folder), approved.submission_id)
+    run("reject", str(study_folder), rejected.submission_id, "--message", REJECTION, "--category", "LOW_EFFORT")
+    run("bonus", str(study_folder), approved.submission_id, "--amount", "1.00", "--reason", "thanks")
+    run("stop", str(study_folder), study_id)
+
+    lines = ledger_lines(run("ledger", str(study_folder)))
+    # The approval (one place: with its submission), the five places nobody took, released
+    # together with their reason, and the bonus on its own line.
+    assert len(lines) == 3, lines
+    (place,) = [line for line in lines if "reward confirmed" in line]
+    assert approved.submission_id in place
+    (untaken,) = [line for line in lines if "reward cancelled" in line]
+    assert "5 x $2.50 +$0.83 fees = $16.65" in untaken and "(5 places; " in untaken
+    assert sum("bonus  confirmed" in line for line in lines) == 1
+
+    every = ledger_lines(run("ledger", str(study_folder), "--all"))
+    assert len(every) == 7  # six places and the bonus
+    assert sum("reward cancelled" in line for line in every) == 5

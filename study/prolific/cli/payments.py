@@ -6,7 +6,7 @@ import datetime as dt
 
 import click
 
-from study.prolific import ledger, money, payments
+from study.prolific import ledger, money, payments, totals
 from study.prolific.cli.common import (
     api_option,
     confirm_spend,
@@ -55,14 +55,19 @@ def bonus(directory, submission_id, amount, reason, again, abandon_unsettled, ap
 
 @click.command("ledger")
 @directory_argument
+@click.option("--all", "every_entry", is_flag=True,
+              help="Every entry on a line of its own, each reward place with its submission "
+              "(by default a study's places are grouped by status, with their count and sum).")
 @click.option("--earlier-currency", metavar="CODE", default=None,
               help="The currency (e.g. GBP), as Prolific's invoices show it, of the entries "
               "written before entries recorded theirs; until stated, they show as unknown and "
               "no new spending is allowed.")
 @api_option
 @reports_errors
-def ledger_command(directory, earlier_currency, api_url, live: bool) -> None:
-    """Every payment this study intended, made or cancelled on Prolific, each in its currency."""
+def ledger_command(directory, every_entry, earlier_currency, api_url, live: bool) -> None:
+    """Every payment this study intended, made or cancelled on Prolific, each in its currency:
+    a study's reward places grouped by status, bonuses and unreserved submissions each on
+    their own line (--all: every entry)."""
     ctx = open_account(directory, api_url, live)
     if earlier_currency:
         with writing(ctx.engine) as connection:
@@ -72,18 +77,35 @@ def ledger_command(directory, earlier_currency, api_url, live: bool) -> None:
     with reading(ctx.engine) as connection:
         rows = ledger.entries(connection, ctx.environment)
         per_currency = ledger.by_currency(connection, ctx.environment)
-    for row in rows:
-        when = dt.datetime.fromtimestamp(row["created_at"], dt.timezone.utc)
-        click.echo(
-            f"{when:%Y-%m-%d %H:%M}  {row['kind']:<6} {row['status']:<10} "
-            f"{money.code(row['currency']):<7} {money.show(row['amount'], row['currency']):>8} "
-            f"+{money.show(row['fee'], row['currency']):>7} fees  "
-            f"study {row['study_id'] or '-'}  submission {row['submission_id'] or '-'}"
-            + (f"  ({row['note']})" if row["note"] else "")
-        )
+    for item in rows if every_entry else totals.grouped(rows):
+        click.echo(_group_line(item) if isinstance(item, totals.Group) else _entry_line(item))
     if not per_currency:
         nothing = money.Cost(0, 0, ctx.currency)
         per_currency = {ctx.currency: ledger.Totals(nothing, nothing, nothing, nothing)}
-    for currency, totals in per_currency.items():  # never summed across currencies
-        click.echo(f"{money.code(currency)}: committed {totals.committed.describe()}; "
-                   f"paid {totals.charged.describe()}.")  # fmt: skip
+    for currency, sums in per_currency.items():  # never summed across currencies
+        click.echo(f"{money.code(currency)}: committed {sums.committed.describe()}; "
+                   f"paid {sums.charged.describe()}.")  # fmt: skip
+
+
+def _entry_line(row: dict) -> str:
+    when = dt.datetime.fromtimestamp(row["created_at"], dt.timezone.utc)
+    return (
+        f"{when:%Y-%m-%d %H:%M}  {row['kind']:<6} {row['status']:<10} "
+        f"{money.code(row['currency']):<7} {money.show(row['amount'], row['currency']):>8} "
+        f"+{money.show(row['fee'], row['currency']):>7} fees  "
+        f"study {row['study_id'] or '-'}  submission {row['submission_id'] or '-'}"
+        + (f"  ({row['note']})" if row["note"] else "")
+    )
+
+
+def _group_line(group: totals.Group) -> str:
+    """`5 x $2.50 +$0.83 fees = $16.65`: each place's charge as Prolific's invoice lists it."""
+    first, currency = group.first, group.first["currency"]
+    when = dt.datetime.fromtimestamp(first["created_at"], dt.timezone.utc)
+    return (
+        f"{when:%Y-%m-%d %H:%M}  {'reward':<6} {first['status']:<10} {money.code(currency):<7} "
+        f"{len(group.entries)} x {money.show(first['amount'], currency)} "
+        f"+{money.show(first['fee'], currency)} fees = {money.show(group.cost.total, currency)}  "
+        f"study {first['study_id'] or '-'}  ({len(group.entries)} places"
+        + (f"; {first['note']})" if first["note"] else ")")
+    )
