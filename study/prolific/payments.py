@@ -39,6 +39,7 @@ class BonusOutcome:
     status: str  # paid | already paid | found paid | pending | declined
     entry: dict
     cost: money.Cost
+    submission_status: str = ""  # on Prolific: APPROVED, REJECTED, ...
 
 
 def pay(
@@ -49,15 +50,17 @@ def pay(
     *,
     repeat: bool = False,
     abandon: bool = False,
-    confirm: Callable[[money.Cost], bool] | None = None,
+    confirm: Callable[[money.Cost, str], bool] | None = None,
 ) -> BonusOutcome:
-    """Pay `amount` (minor units) to the participant of `submission_id`."""
+    """Pay `amount` (minor units) to the participant of `submission_id`. `confirm` is asked
+    with the cost and the submission's status on Prolific, which pays bonuses whatever it is:
+    a rejected submission's participant may be paid for partial work."""
     if not reason.strip():
         raise BonusError("--reason is empty: the ledger keys a bonus by its reason. Fix: say why.")
     if amount < 1:
         raise BonusError("--amount must be at least 0.01.")
     submission, record = submissions.fetch(ctx, submission_id)
-    participant = submission["participant_id"]
+    participant, status = submission["participant_id"], submission["status"]
     with writing(ctx.engine) as connection:
         entry, created = ledger.intend_bonus(
             connection, ctx.environment, study_id=record["study_id"], submission_id=submission_id,
@@ -66,13 +69,13 @@ def pay(
         )  # fmt: skip
     cost = money.Cost(amount, entry["fee"], entry["currency"])
     if entry["status"] == "confirmed":
-        return BonusOutcome("already paid", entry, cost)
+        return BonusOutcome("already paid", entry, cost, status)
     if entry["pay_sent_at"] is not None:
         if paid_on_prolific(ctx, submission_id, amount):
             _settle(ctx, entry, "confirmed", "found in Prolific's bonus payments by a later run")
-            return BonusOutcome("found paid", entry, cost)
+            return BonusOutcome("found paid", entry, cost, status)
         if not abandon:
-            return BonusOutcome("pending", entry, cost)
+            return BonusOutcome("pending", entry, cost, status)
         _settle(ctx, entry, "cancelled",
                 "abandoned: the researcher found on Prolific that it was never paid")  # fmt: skip
         return pay(ctx, submission_id, amount, reason, repeat=True, confirm=confirm)
@@ -87,15 +90,15 @@ def pay(
     except ledger.BudgetExceeded:
         _give_up(ctx, entry, "refused by the budget cap")  # nothing was sent
         raise
-    if confirm is not None and not confirm(cost):
+    if confirm is not None and not confirm(cost, status):
         _give_up(ctx, entry, "declined before sending")
-        return BonusOutcome("declined", entry, cost)
+        return BonusOutcome("declined", entry, cost, status)
     with writing(ctx.engine) as connection:  # durable before the call that cannot be repeated
         # Only the run that marks the entry sends its pay call: another run of the same bonus
         # at the same moment (a second terminal) finds it marked and sends nothing.
         claimed = ledger.claim_pay(connection, entry["id"], entry["bulk_payment_id"], time.time())
     if not claimed:
-        return BonusOutcome("pending", entry, cost)
+        return BonusOutcome("pending", entry, cost, status)
     try:
         ctx.client.post(f"bulk-bonus-payments/{entry['bulk_payment_id']}/pay/")
     except ProlificError as error:
@@ -107,7 +110,7 @@ def pay(
             "again: it checks Prolific's records and never sends this payment's pay call twice."
         ) from None
     _settle(ctx, entry, "confirmed", "accepted by Prolific (bonuses settle within minutes)")
-    return BonusOutcome("paid", entry, cost)
+    return BonusOutcome("paid", entry, cost, status)
 
 
 def set_up(ctx: Context, entry: dict, study_id: str, participant: str) -> dict:

@@ -1,11 +1,13 @@
 """`study prolific ledger` as an auditor reads it beside Prolific's invoice: each reward line is
 what Prolific charges for that approval, a study's many places fit on a few lines (grouped by
-status, `--all` for every one), and what differs (bonuses) keeps its own line."""
+status, `--all` for every one), and what differs (bonuses, a bonus to a rejected submission)
+says so."""
 
 from __future__ import annotations
 
 import re
 
+import httpx
 import pytest
 from click.testing import CliRunner
 
@@ -84,3 +86,20 @@ def test_a_studys_places_are_grouped_by_status_and_all_lists_each(run, study_fol
     every = ledger_lines(run("ledger", str(study_folder), "--all"))
     assert len(every) == 7  # six places and the bonus
     assert sum("reward cancelled" in line for line in every) == 5
+
+
+def test_a_bonus_to_a_rejected_submission_is_paid_and_says_it_was_rejected(run, study_folder, prolific, task_client):
+    # Prolific pays a bonus to anyone who took part in the study, a rejected submission too
+    # (partial work): the toolkit pays it as asked, and says to whom.
+    study_id = publish(run, study_folder, places=1)
+    took = take_part(prolific, task_client, study_id, "3" * 24)
+    run("sync", str(study_folder))
+    run("reject", str(study_folder), took.submission_id, "--message", REJECTION, "--category", "LOW_EFFORT")
+
+    out = run("bonus", str(study_folder), took.submission_id, "--amount", "0.50", "--reason", "partial work")
+
+    assert f"a bonus for {took.submission_id}, a submission you REJECTED" in out
+    assert f"Paid $0.50 (+$0.17 fees) for {took.submission_id}, a submission you REJECTED" in out
+    assert httpx.post(prolific.url + "/_emulator/settle").status_code == 200
+    assert prolific.state.data["submissions"][took.submission_id]["bonus_payments"] == [50]
+

@@ -132,7 +132,7 @@ def test_a_bonus_for_a_submission_of_another_study_is_refused(ctx, prolific, sub
 
 
 def test_a_run_killed_after_setting_the_bonus_up_pays_it_once_on_the_next_run(ctx, prolific, submission):
-    def killed(cost):  # the process dies while asking the researcher, before anything is paid
+    def killed(cost, status):  # the process dies while asking the researcher, before anything is paid
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):

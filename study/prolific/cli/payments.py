@@ -35,12 +35,12 @@ def bonus(directory, submission_id, amount, reason, again, abandon_unsettled, ap
     value = money.parse(amount, what="--amount", currency=ctx.currency)
     outcome = payments.pay(
         ctx, submission_id, value, reason, repeat=again, abandon=abandon_unsettled,
-        confirm=lambda cost: confirm_spend(ctx, f"a bonus for {submission_id}", cost),
+        confirm=lambda cost, status: confirm_spend(ctx, f"a bonus for {submission_id}{_rejected(status)}", cost),
     )  # fmt: skip
     shown = money.show(value, ctx.currency)
     messages = {
         "paid": f"Paid {shown} (+{money.show(outcome.cost.fees, outcome.cost.currency)} fees) for "
-        f"{submission_id}; Prolific settles it within minutes.",
+        f"{submission_id}{_rejected(outcome.submission_status)}; Prolific settles it within minutes.",
         "already paid": f"Already paid: this bonus for {submission_id} is confirmed in the ledger. "
         "Use --again to pay an identical bonus once more.",
         "found paid": f"Prolific had already paid this bonus for {submission_id} (an earlier run did "
@@ -51,6 +51,12 @@ def bonus(directory, submission_id, amount, reason, again, abandon_unsettled, ap
         "declined": "Nothing paid.",
     }
     click.echo(messages[outcome.status])
+
+
+def _rejected(status: str) -> str:
+    """Said with a bonus to a rejected submission: Prolific pays it (some researchers pay for
+    partial work), and the researcher should know it goes to work they rejected."""
+    return ", a submission you REJECTED (Prolific pays it all the same)" if status == "REJECTED" else ""
 
 
 @click.command("ledger")
