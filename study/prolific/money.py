@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 SYMBOLS = {"GBP": "£", "USD": "$"}
+# The minor unit of each currency Prolific pays in, as a message names it.
+MINOR_UNITS = {"GBP": "penny", "USD": "cent"}
 # Minor units per hour of estimated completion time.
 MINIMUM_HOURLY = {"GBP": 600, "USD": 800}
 
@@ -32,7 +34,7 @@ def written_currency(text: str | int) -> str | None:
 
 
 def parse(text: str | int, *, what: str = "amount", currency: str | None = None) -> int:
-    """'2.50', '£2.5' or '3' -> 250 (minor units); refuses fractions of a penny and amounts < 0.01,
+    """'2.50', '£2.5' or '3' -> 250 (minor units); refuses fractions of a cent (penny) and amounts < 0.01,
     and, given the workspace's `currency`, an amount whose symbol names another one: Prolific
     pays in the workspace's currency whatever the symbol says, so "$2.50" would be £2.50."""
     if isinstance(text, float):
@@ -51,10 +53,17 @@ def parse(text: str | int, *, what: str = "amount", currency: str | None = None)
     except InvalidOperation:
         raise MoneyError(f'{what}: {text!r} is not an amount of money; write it like "2.50"') from None
     if not value.is_finite() or value != value.quantize(Decimal("0.01")):
-        raise MoneyError(f'{what}: {text!r} has fractions of a penny; write it like "2.50"')
+        raise MoneyError(f'{what}: {text!r} has fractions of a {minor_unit(currency)}; write it like "2.50"')
     if value < Decimal("0.01"):
         raise MoneyError(f'{what}: {text!r} must be at least 0.01')
     return int(value * 100)
+
+
+def minor_unit(currency: str | None) -> str:
+    """The minor unit a message names: cent for a dollar workspace, penny for a pound one,
+    "cent or penny" when the currency is not known yet (study.toml is read before Prolific
+    says the workspace's)."""
+    return MINOR_UNITS.get(currency or "", "cent or penny")
 
 
 def whole_minor(amount: int | str | Decimal, *, what: str = "amount") -> int:

@@ -184,3 +184,10 @@ def test_the_budgets_example_in_the_currency_fix_is_one_the_study_accepts(run, s
     assert example == "£80.00"
     with_prolific(study_folder, budget=example)
     assert "Budget cap: £80.00" in run("prolific", "balance", str(study_folder))
+
+
+
+def test_an_amount_below_the_penny_names_the_pound_workspaces_penny(run, study_folder, prolific):
+    out = run("prolific", "draft", str(study_folder), "--reward", "2.505", code=1)
+    assert "--reward: '2.505' has fractions of a penny" in out and "cent" not in out
+    assert prolific.state.data["studies"] == {}

@@ -103,3 +103,8 @@ def test_a_bonus_to_a_rejected_submission_is_paid_and_says_it_was_rejected(run, 
     assert httpx.post(prolific.url + "/_emulator/settle").status_code == 200
     assert prolific.state.data["submissions"][took.submission_id]["bonus_payments"] == [50]
 
+
+def test_an_amount_below_the_cent_names_the_dollar_workspaces_cent(run, study_folder, prolific):
+    out = run("draft", str(study_folder), "--reward", "2.505", code=1)
+    assert "--reward: '2.505' has fractions of a cent; write it like \"2.50\"" in out
+    assert "penny" not in out and prolific.state.data["studies"] == {}
