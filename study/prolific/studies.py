@@ -208,9 +208,19 @@ def place_charge(ctx: Context, reward: int) -> money.Cost:
     return money.Cost(reward, int(round(float(answer["total_cost"]))) - reward, ctx.currency)
 
 
-def quote(ctx: Context, reward: int, places: int) -> money.Cost:
-    """What approving `places` places at `reward` is charged (place_charge, `places` times)."""
-    return place_charge(ctx, reward).times(places)
+def quote(ctx: Context, reward: int, places: int, one: money.Cost | None = None) -> money.Cost:
+    """The most `places` places at `reward` may cost, fees and VAT included, as the budget cap
+    counts it and a confirmation shows it: approving each place is charged `place_charge`
+    (`one`, when already asked), but the notes on Prolific say to budget by the calculator's
+    answer for the whole study, which rounds once and may be a cent or so more; the larger of
+    the two is counted, so the cap holds however Prolific rounds. The ledger's lines are the
+    place charges (study.prolific.ledger.plan_places)."""
+    each = (one or place_charge(ctx, reward)).times(places)
+    answer = ctx.client.post("study-cost-calculator/", {"reward": reward, "total_available_places": places})
+    whole = int(round(float(answer["total_cost"])))
+    if whole <= each.total:
+        return each
+    return money.Cost(reward * places, whole - reward * places, ctx.currency)
 
 
 def publish(ctx: Context, study_id: str) -> str:
@@ -226,7 +236,7 @@ def publish(ctx: Context, study_id: str) -> str:
         missing = _unreserved(connection, ctx, study_id, places)
     if missing > 0:
         one = place_charge(ctx, record["reward"])
-        needed = one.times(missing)
+        needed = quote(ctx, record["reward"], missing, one)
         with writing(ctx.engine) as connection:
             # Another publish of this study (a second shell) may have reserved them while
             # Prolific's calculator answered: reserved once, not once per shell.
@@ -294,7 +304,7 @@ def add_places(ctx: Context, study_id: str, count: int) -> int:
         with writing(ctx.engine) as connection:
             if current["status"] != "UNPUBLISHED":
                 one = place_charge(ctx, record["reward"])
-                needed = one.times(count)
+                needed = quote(ctx, record["reward"], count, one)
                 ledger.check_budget(connection, ctx.environment, ctx.budget, needed,
                                     f"{count} more places of Prolific study {study_id}")  # fmt: skip
                 ledger.plan_places(connection, ctx.environment, study_id=study_id,

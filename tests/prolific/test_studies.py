@@ -65,12 +65,23 @@ def test_publishing_reserves_the_calculators_cost_fees_included_under_the_cap(ma
     with reading(ctx.engine) as connection:
         assert ledger.totals(connection, ctx.environment, ctx.currency).committed.total == 0
 
+    # $9.99 holds the three approvals' charges but not the calculator's $10.00 for the study:
+    # the cap counts the larger, so it refuses (the notes: budget by the calculator).
+    with pytest.raises(ledger.BudgetExceeded, match=r"budget cap is \$9.99"):
+        studies.publish(make_ctx(budget="9.99"), made["study_id"])
+
     roomy = make_ctx(budget="100.00")
     assert studies.publish(roomy, made["study_id"]) == "published"
     assert on_prolific(roomy, made["study_id"])["status"] == "ACTIVE"
     with reading(roomy.engine) as connection:
         totals = ledger.totals(connection, roomy.environment, roomy.currency)
-    assert (totals.reserved.pay, totals.reserved.fees) == (cost.pay, cost.fees)
+    # Each place is reserved at what approving it is charged (the ledger reads as the invoice);
+    # the cap counted the larger of that and the calculator's answer for the whole study
+    # (rounded once: $10.00 for three places charged $3.33 each), as the notes on Prolific say.
+    each = studies.place_charge(roomy, 250)
+    assert (totals.reserved.pay, totals.reserved.fees) == (3 * each.pay, 3 * each.fees)
+    whole = roomy.client.post("study-cost-calculator/", {"reward": 250, "total_available_places": 3})["total_cost"]
+    assert cost.total == max(3 * each.total, int(round(float(whole)))) > totals.reserved.total
     assert studies.publish(roomy, made["study_id"]) == "already ACTIVE"
 
 
@@ -229,4 +240,4 @@ def test_the_same_publish_run_twice_at_once_reserves_the_places_once(ctx, monkey
                 if p["status"] != "cancelled"]  # fmt: skip
         reserved = ledger.totals(connection, ctx.environment, ctx.currency).reserved
     assert len(held) == 3
-    assert reserved == studies.quote(ctx, 250, 3)
+    assert reserved == studies.place_charge(ctx, 250).times(3)
