@@ -8,7 +8,9 @@ from __future__ import annotations
 import os
 import re
 import socket
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -92,8 +94,9 @@ def answers(path: str) -> bool:
 def test_two_gunicorns_on_one_host_each_keep_their_own_control_socket(study_folder, tmp_path):
     # As two hosts of the recipe run on one machine (tests/scale/test_several_hosts.py), or two
     # studies: the second one to stop must still be reachable by `gunicornc`.
-    home = tmp_path / "home"
-    home.mkdir()
+    # A short home: a Unix socket's path holds at most 107 bytes, and pytest's folders
+    # (popen-gw0/test_...) would leave no room for gunicorn's own default path either.
+    home = Path(tempfile.mkdtemp(prefix="home-", dir="/tmp"))
     env = {"HOME": str(home), "XDG_RUNTIME_DIR": ""}
     first = gunicorn(study_folder, tmp_path / "first.log", "-w", "1", env=env)
     second = gunicorn(study_folder, tmp_path / "second.log", "-w", "1", env=env)
@@ -109,3 +112,4 @@ def test_two_gunicorns_on_one_host_each_keep_their_own_control_socket(study_fold
     finally:
         first.stop()
         second.stop()
+        shutil.rmtree(home, ignore_errors=True)

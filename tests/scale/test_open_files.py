@@ -66,7 +66,8 @@ def test_a_host_limit_below_the_writers_is_named_at_start_with_the_fix(study_fol
 def test_the_advised_number_of_writers_is_served_without_a_warning(study_folder, tmp_path):
     server = serve_under_the_limit(study_folder, tmp_path, writers=476)
     try:
-        assert "Warning" not in server.log_text()
+        # No warning of open files (the start's other notes, e.g. of the preregistration, may stand).
+        assert "lets a process open" not in server.log_text()
         assert held_connections_answered(server, 476) == 476
     finally:
         server.stop()

@@ -4,6 +4,7 @@ researcher stops the right one rather than hunting for it."""
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -48,7 +49,10 @@ def unreachable() -> str:
 def test_the_process_holding_study_db_open_is_named_with_its_command_line(study_folder, study_db, tmp_path):
     shell = tmp_path / "pilot_shell.py"
     shell.write_text(HOLDER)
-    holder = subprocess.Popen([sys.executable, str(shell), str(study_db)],
+    # Its arguments relative to its folder: the refusal cuts a command line at 200 characters,
+    # and pytest's folders (popen-gw1/test_...) can make absolute ones longer.
+    database = os.path.relpath(study_db, tmp_path)
+    holder = subprocess.Popen([sys.executable, shell.name, database], cwd=tmp_path,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline() == "holding\n"
@@ -57,7 +61,7 @@ def test_the_process_holding_study_db_open_is_named_with_its_command_line(study_
         holder.communicate(timeout=10)
 
     assert refused.exit_code == 1
-    assert f"is open in another program: process {holder.pid} ({sys.executable} {shell} {study_db})." in refused.output
+    assert f"is open in another program: process {holder.pid} ({sys.executable} {shell.name} {database})." in refused.output
     assert "Nothing was copied" in refused.output and "Fix: stop it, then run this again" in refused.output
     assert "cannot reach PostgreSQL" not in refused.output
 
