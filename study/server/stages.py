@@ -137,7 +137,7 @@ def _left_in_study_db(study_config, engine) -> str | None:
     their pages and event batches would no longer be found."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from study.store.engine import make_engine, shown_url
+    from study.store.engine import make_engine, shown_url, without_password
 
     folder_db = study_config.directory / "study.db"
     served = engine.url.database if engine.dialect.name == "sqlite" else None
@@ -161,17 +161,11 @@ def _left_in_study_db(study_config, engine) -> str | None:
         f"which does not have the {len(waiting)} session(s) not yet complete that {folder_db} "
         f"holds: served from it, their writers would lose their place. Fix: to move them (and "
         f"everything else {folder_db.name} holds) into it, set [study] database = \"\" again, stop "
-        f"the servers, run `study copy-database {study_config.directory} --to {_copy_target(engine)}` "
+        f"the servers, run `study copy-database {study_config.directory} --to {without_password(engine.url)}` "
         f"into an empty database, then set [study] database back; or keep [study] database = \"\" "
         f"until they are complete (study status shows them), then change it; or, to leave them "
         f"unfinished, move {folder_db.name} (and its -wal and -shm files) out of the folder."
     )
-
-
-def _copy_target(engine) -> str:
-    # As `study copy-database --to` takes it: without the password (given as PGPASSWORD).
-    url = engine.url.set(drivername=engine.url.get_backend_name(), password=None)
-    return url.difference_update_query([name for name in url.query if "password" in name.lower()]).render_as_string()
 
 
 def noun(session: dict) -> str:

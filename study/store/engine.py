@@ -56,6 +56,18 @@ def shown_url(url: str | URL) -> str:
     return shown
 
 
+def without_password(url: str | URL) -> str:
+    """`url` as a command takes it where the password comes from PGPASSWORD or ~/.pgpass: every
+    password left out, in the address and among the query's parameters, and the driver's name
+    too (`postgresql://`, as libpq's tools write it). URL.create, not URL.set: set() takes a
+    password of None as "leave it as it is"."""
+    parsed = make_url(url)
+    bare = URL.create(parsed.get_backend_name(), parsed.username, None, parsed.host, parsed.port,
+                      parsed.database, parsed.query)  # fmt: skip
+    secret = [name for name in bare.query if "password" in name.lower()]
+    return bare.difference_update_query(secret).render_as_string(hide_password=False)
+
+
 def sqlite_file(url: str | URL) -> str | None:
     """The file of a SQLite database URL; None for PostgreSQL, an in-memory database or a
     `file:` URI (none of them a file the commands may look for beside the study)."""

@@ -16,12 +16,12 @@ import subprocess
 from pathlib import Path
 
 from sqlalchemy import func, select, text
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine import make_url
 
 from study.store.backup import Backup, BackupError, default_path, written_then_placed
 from study.store.db import events, sessions
 from study.store.coordination import clock
-from study.store.engine import make_engine
+from study.store.engine import make_engine, without_password
 
 # Where Debian's postgresql-client packages put their tools, one folder per major version.
 DEBIAN_TOOLS = Path("/usr/lib/postgresql")
@@ -50,10 +50,7 @@ def libpq_target(url: str) -> tuple[str, str | None]:
     password = parsed.password or parsed.query.get("password")
     if isinstance(password, tuple):  # a parameter given twice: libpq takes the last
         password = password[-1]
-    # URL.create, not URL.set: set() takes a password of None as "leave it as it is".
-    bare = URL.create("postgresql", parsed.username, None, parsed.host, parsed.port, parsed.database,
-                      parsed.query).difference_update_query(["password"])
-    return bare.render_as_string(hide_password=False), password
+    return without_password(parsed), password
 
 
 def back_up(url: str, directory: Path, out: Path | None = None, *, overwrite: bool = False) -> Backup:
