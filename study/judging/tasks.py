@@ -2,7 +2,8 @@
 
 `claim` answers, in order: the assignment already holds a task (a reload: the same task);
 otherwise the first free task, in the design's order, that shares no item with a task this
-judge took before (so an item's k ratings come from k judges); None when none is left. A task
+judge took before (so an item's k ratings come from k judges), if the caller's `may_claim`
+lets this judge take another (the task server's per-address throttle); None when none is left. A task
 claimed but not submitted within `hold_seconds` is free again, so a judge who walked away does
 not keep items from being rated. Judges are keyed by MTurk worker id or lab access code.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Callable
 
 from sqlalchemy import Connection, or_, select, update
 
@@ -27,6 +29,10 @@ class TaskError(ValueError):
 
 class TaskNotReady(TaskError):
     """A request the task cannot take in its state: submitted, or not fully rated (409)."""
+
+
+class TooManyClaims(Exception):
+    """`may_claim` refused a new task: the judge's address has claimed too many (429)."""
 
 
 def get(connection: Connection, task_id: str) -> dict | None:
@@ -55,6 +61,7 @@ def _seen_items(connection: Connection, judge: str) -> set[str]:
 def claim(
     connection: Connection, *, judge: str, hold_seconds: float, assignment_id: str | None = None,
     hit_id: str | None = None, turk_submit_to: str | None = None, now: float | None = None,
+    may_claim: Callable[[], bool] | None = None,
 ) -> dict | None:  # fmt: skip
     now = time.time() if now is None else now
     # Judges entering at once take turns: on PostgreSQL two would pick the same free task, and
@@ -99,6 +106,11 @@ def claim(
         for task_id, number in candidates:
             if items.get(task_id, set()) & seen:
                 continue
+            # Asked only now, so a reload or a full round uses up nothing: without it anyone
+            # with the round's address could hold every task with made-up worker ids or access
+            # codes, each for hold_seconds, and real judges would be told nothing is left.
+            if may_claim is not None and not may_claim():
+                raise TooManyClaims
             # A reclaimed task starts afresh: the walked-away judge's partial ratings go, and it
             # gets a new address, so the page they may still have open can no longer rate or
             # submit it in the next judge's name (its posts find no task).

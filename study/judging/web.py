@@ -20,7 +20,7 @@ from study.judging import settings as judging_settings
 from study.judging import tasks
 from study.mturk import settings as mturk_settings
 from study.mturk.entry import PREVIEW_ASSIGNMENT
-from study.server import contract, page_security
+from study.server import contract, entry_pages, page_security
 from study.server.context import engine, limits, study
 from study.store import reading, writing
 
@@ -65,7 +65,7 @@ def message(text: str, status: int = 200):
 @blueprint.get("/judge")
 @contract.declare(
     "Enter a judging round: from MTurk (assignmentId, hitId, workerId, turkSubmitTo) or with an access code",
-    query="api/pages.schema.json#/$defs/judgeQuery", responses={200: None, 302: None, 400: None, 409: None},
+    query="api/pages.schema.json#/$defs/judgeQuery", responses={200: None, 302: None, 400: None, 409: None, 429: None},
 )  # fmt: skip
 def entry():
     args = request.args
@@ -92,11 +92,22 @@ def entry():
         claim = {"judge": code}
     else:
         return message("Open this page from MTurk, or add your access code: /judge?access_code=YOUR-CODE", 400)
-    with writing(engine()) as connection:
+
+    def work(connection):
+        # A new task counts as a new session does against the address's hour (study.server.
+        # entry_pages.start_allowed), in the same count.
         try:
-            task = tasks.claim(connection, hold_seconds=hold_seconds(), **claim)
+            return tasks.claim(connection, hold_seconds=hold_seconds(), **claim,
+                               may_claim=lambda: entry_pages.start_allowed(connection))  # fmt: skip
         except tasks.TaskError as error:
             return message(f"{error}.", 409)
+        except tasks.TooManyClaims:
+            return message("Too many judging tasks were started from your network in the last hour; "
+                           "please try again later.", 429)  # fmt: skip
+
+    task = entry_pages.entering(work)
+    if not isinstance(task, dict | None):
+        return task  # a refusal
     if task is None:
         return message("Every text has all the ratings it needs, so there is nothing left to rate. "
                        "Please return this HIT; thank you for your interest.")  # fmt: skip

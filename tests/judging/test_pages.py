@@ -264,3 +264,28 @@ def test_a_judges_pages_are_never_kept_in_the_browsers_cache(client):
     assert client.get(f"/judge/{task_id}/complete").headers.get("Cache-Control") == "no-store"
     # Asked again, the task page sends the judge to the completion page.
     assert client.get(location).location.endswith(f"/judge/{task_id}/complete")
+
+
+@pytest.mark.parametrize("counted_in", ["the study database", "Redis"])
+def test_one_address_may_claim_only_so_many_tasks_an_hour_and_others_still_get_theirs(
+    tmp_path, request, monkeypatch, counted_in
+):
+    # A stranger with the round's address, making up a judge per request, would otherwise hold
+    # every task for the assignment time while real judges read that nothing is left to rate.
+    if counted_in == "Redis":
+        monkeypatch.setenv("STUDY_REDIS_URL", request.getfixturevalue("redis_url"))
+    folder = tmp_path / "study"
+    _judged(folder, [f"Text number {n} for the judges to rate." for n in range(6)])
+    toml = folder / "study.toml"
+    toml.write_text(toml.read_text().replace("[session]\n", "[session]\nnew_sessions_per_ip_per_hour = 2\n"))
+    app = create_app(config.load(folder), suggestion_engine=object())
+    client = app.test_client()
+    stranger = {"REMOTE_ADDR": "203.0.113.7"}
+    statuses = [client.get("/judge", query_string={"access_code": f"bot-{n}"}, environ_base=stranger).status_code
+                for n in range(3)]  # fmt: skip
+    assert statuses == [302, 302, 429]
+    # A judge reloading their task uses up nothing, and another address still gets a task.
+    assert client.get("/judge", query_string={"access_code": "bot-0"}, environ_base=stranger).status_code == 302
+    judge = client.get("/judge", query_string=MTURK, environ_base={"REMOTE_ADDR": "198.51.100.2"})
+    assert judge.status_code == 302 and judge.location.startswith("/judge/")
+    app.extensions["study.engine"].dispose()
