@@ -56,6 +56,11 @@ PATH_PARAMETERS = "api/path-parameters.schema.json"
 ERROR = "api/responses.schema.json#/$defs/error"
 # A problem list is for people: the first few name what to fix.
 MAX_PROBLEMS = 20
+# No request of ours nests deeper than a few levels (an event's textDelta.ops[].attributes is
+# six); the validator's wording of a value nested hundreds deep (orjson reads up to 1,024)
+# recursed past Python's limit, a 500 for anyone who sent one.
+MAX_NESTING = 64
+SHOWN_LEVELS = 8  # of such a value's path, in the refusal
 
 
 @dataclass(frozen=True)
@@ -208,8 +213,27 @@ def problems(reference: str, instance, where: str = "") -> list[str]:
     """What is wrong with `instance` under the schema, one line per field, [] when valid."""
     if fast_check(reference)(instance):
         return []
+    if (deep := _too_deep(instance)) is not None:
+        path = ".".join(part for part in (where, field_path(deep[:SHOWN_LEVELS])) if part)
+        return [f"{path}...: lists and objects nest deeper than {MAX_NESTING} levels; "
+                "no request to this server nests that deep"]
     errors = sorted(validator(reference).iter_errors(instance), key=lambda e: list(e.absolute_path))
     return [problem(error, where) for error in errors[:MAX_PROBLEMS]]
+
+
+def _too_deep(value) -> list | None:
+    """The path to where lists and objects in `value` first nest deeper than MAX_NESTING, or
+    None; found without recursion, as the validator's own wording would need it."""
+    stack = [(value, [])]
+    while stack:
+        value, path = stack.pop()
+        children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        for key, child in children:
+            if isinstance(child, dict | list):
+                if len(path) + 2 > MAX_NESTING:  # the child's level: `value` is at len(path) + 1
+                    return [*path, key]
+                stack.append((child, [*path, key]))
+    return None
 
 
 # -- wording ----------------------------------------------------------------------------------

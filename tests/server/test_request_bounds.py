@@ -4,6 +4,7 @@ Tab request sends the model, [chat] history_chars the conversation sent for a re
 
 from __future__ import annotations
 
+import orjson
 from sqlalchemy import func, select
 
 from study import config
@@ -34,6 +35,25 @@ def test_a_request_past_max_request_bytes_is_a_413_naming_the_cap_and_nothing_is
 
     assert response.status_code == 413 and "200000" in response.json["error"]
     with reading(app.extensions["study.engine"]) as connection:
+        assert connection.execute(select(func.count()).select_from(events)).scalar_one() == 0
+
+
+
+def test_a_body_nested_hundreds_deep_is_refused_naming_the_nesting_and_nothing_is_stored(client):
+    # orjson reads JSON nested up to 1,024 deep; wording what is wrong with a value nested about
+    # that deep recursed past Python's limit, and anyone with a session id got a 500 for it.
+    session_id = start(client)
+    to_writing(client, session_id)
+    deep = "[" * 1019 + "]" * 1019
+    event = orjson.dumps({**INIT_EVENT, "seq": 0}).decode().replace('"currentSuggestions":[]', f'"currentSuggestions":{deep}')
+
+    batch = client.post(f"/api/sessions/{session_id}/events", data=f'{{"events":[{event}]}}', content_type="application/json")
+    finish = client.post(f"/s/{session_id}/writing/finish", data=f'{{"last_seq":0,"text":{deep}}}',
+                         content_type="application/json")  # fmt: skip
+
+    assert batch.status_code == 422 and "nest deeper than 64 levels" in batch.json["error"]
+    assert finish.status_code == 400 and "nest deeper than 64 levels" in finish.json["error"]
+    with reading(client.application.extensions["study.engine"]) as connection:
         assert connection.execute(select(func.count()).select_from(events)).scalar_one() == 0
 
 
