@@ -4,6 +4,7 @@ participant reads, and the per-address throttle on new sessions."""
 
 from __future__ import annotations
 
+import logging
 from urllib.parse import urlsplit
 
 from flask import current_app, g, render_template, request
@@ -13,7 +14,10 @@ from study.config_texts import min_writing_text, study_duration
 from study.server import page_security
 from study.server.context import engine, study
 from study.server.limit_store import DatabaseStore
+from study.server.proxy import TRUSTED_PROXIES
 from study.store import writing
+
+logger = logging.getLogger(__name__)
 
 
 def message(title: str, text: str, status: int):
@@ -94,6 +98,7 @@ def start_allowed(connection) -> bool:
     # Nor is a peer without an address: a Unix socket's (gunicorn -b unix:...), which only a
     # process on this machine can reach.
     if not request.remote_addr or page_security.is_loopback(request.remote_addr):
+        _proxy_not_trusted()
         return True
     throttle = current_app.extensions["study.start_throttle"]
     if isinstance(throttle.store, DatabaseStore) or throttle.per_hour <= 0:
@@ -103,6 +108,25 @@ def start_allowed(connection) -> bool:
         g.study_start_used = g.study_start_allowed
         return g.study_start_allowed
     raise _CountOutside
+
+
+def _proxy_not_trusted() -> None:
+    """Tell the operator, once per server process, when a proxy on this machine forwards its
+    clients (X-Forwarded-For) but STUDY_TRUSTED_PROXIES is unset: every writer then arrives from
+    the proxy's loopback address, which is not throttled, so anyone may start sessions without
+    limit, and nothing else would say so (study.server.proxy)."""
+    if current_app.config.get(TRUSTED_PROXIES) or "X-Forwarded-For" not in request.headers:
+        return
+    if current_app.extensions.setdefault("study.untrusted_proxy_told", False):
+        return
+    current_app.extensions["study.untrusted_proxy_told"] = True
+    logger.warning(
+        "new sessions arrive through a proxy on this machine (they carry X-Forwarded-For), but "
+        "%s is not set: every participant counts as the proxy's loopback address, which is not "
+        "throttled, so [session] new_sessions_per_ip_per_hour limits no one. Fix: restart the "
+        "server with %s=1 (the number of proxies in front of it), bound to loopback only.",
+        TRUSTED_PROXIES, TRUSTED_PROXIES,
+    )
 
 
 def loopback_request() -> bool:

@@ -8,6 +8,8 @@ Unix socket (gunicorn -b unix:...) has no address at all, and is not throttled e
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from study import config
@@ -107,3 +109,19 @@ def test_a_number_of_proxies_that_is_not_0_to_10_is_refused_naming_the_setting(m
     monkeypatch.setenv("STUDY_TRUSTED_PROXIES", given)
     with pytest.raises(proxy.ProxyConfigError, match="STUDY_TRUSTED_PROXIES=.*0 to 10"):
         proxy.trusted_proxies()
+
+
+def test_a_local_proxy_whose_clients_are_not_trusted_is_named_to_the_operator_once(study_folder, caplog):
+    # nginx on this machine without STUDY_TRUSTED_PROXIES: every writer is 127.0.0.1, which is
+    # not throttled, so the hourly limit holds no one back; only the server log can say so.
+    client = _app(study_folder, per_hour=3).test_client()
+    forwarded = {"REMOTE_ADDR": "127.0.0.1"}
+
+    with caplog.at_level(logging.WARNING, logger="study.server.entry_pages"):
+        for i in range(3):
+            client.get("/task", query_string={"access_code": f"writer-{i}"}, environ_base=forwarded,
+                       headers={"X-Forwarded-For": f"203.0.113.{i}"})  # fmt: skip
+
+    told = [record.getMessage() for record in caplog.records if "STUDY_TRUSTED_PROXIES=1" in record.getMessage()]
+    assert len(told) == 1 and "limits no one" in told[0]
+
