@@ -12,8 +12,6 @@ the verification code to MTurk, as the writers' does.
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from flask import Blueprint, abort, current_app, g, jsonify, redirect, render_template, request, url_for
 
 from study.judging import settings as judging_settings
@@ -52,12 +50,6 @@ def hold_seconds() -> float:
     return mturk_settings.from_study(study()).assignment_seconds
 
 
-def loopback_request() -> bool:
-    return page_security.is_loopback(request.remote_addr) and page_security.is_loopback(
-        urlsplit("//" + request.host).hostname
-    )
-
-
 def message(text: str, status: int = 200):
     return render_template("judging/message.html", study=study(), message=text), status
 
@@ -80,7 +72,7 @@ def entry():
         submit_to = args.get("turkSubmitTo", "").strip() or None
         if submit_to is not None:
             try:
-                submit_to = page_security.submit_origin(submit_to, loopback_allowed=loopback_request())
+                submit_to = page_security.submit_origin(submit_to, loopback_allowed=entry_pages.loopback_request())
             except page_security.NotMTurk as error:
                 return message(f"{error}; open the task from MTurk.", 400)
         claim = {"judge": worker_id, "assignment_id": assignment_id, "hit_id": hit_id, "turk_submit_to": submit_to}
@@ -172,7 +164,7 @@ def complete(task_id):
     submit_origin = None
     if task["assignment_id"] and task["turk_submit_to"]:
         try:
-            submit_origin = page_security.submit_origin(task["turk_submit_to"], loopback_allowed=loopback_request())
+            submit_origin = page_security.submit_origin(task["turk_submit_to"], loopback_allowed=entry_pages.loopback_request())
         except page_security.NotMTurk:
             submit_origin = None
     g.submit_origin = submit_origin
