@@ -74,6 +74,7 @@ def from_mapping(data: dict, directory: Path, source: Path | None = None) -> Stu
     sections = read_sections(data, directory, source)
     path_of_its_own = own_path(data)
     unasked = survey_checks.never_asked(surveys, path_of_its_own.name if path_of_its_own else "writing", source)
+    unasked += survey_checks.arm_problems(surveys, [c["name"] for c in data["conditions"]], source)
     if unasked:
         raise ConfigError("\n".join(unasked))
 

@@ -184,6 +184,10 @@ def surveys(study: Study) -> list[dict]:
     for survey in study.surveys:
         fields = {f.name: getattr(survey, f.name) for f in dataclasses.fields(survey) if f.name != "raw"}
         fields["items"] = [dataclasses.asdict(item) for item in survey.items]
+        if not survey.arms:
+            # Every arm, as before `arms` existed: a record made then holds no such key, and
+            # should not read as changed.
+            del fields["arms"]
         asked.append(json.loads(json.dumps(fields)))  # tuples as the JSON record holds them
     return asked
 

@@ -49,7 +49,7 @@ def owed_surveys(connection, session: dict) -> list:
         for row in survey_store.for_session(connection, session["session_id"])
         if row["placement"] == "in_session"
     }
-    return placement.in_session_due(study().surveys, study().paradigm, exchanges, answered)
+    return placement.in_session_due(study().surveys, study().paradigm, session["condition"], exchanges, answered)
 
 
 def stage_page(session: dict, stage: str, finish: Callable[[dict], str]):

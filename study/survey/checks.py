@@ -1,7 +1,8 @@
 """What a survey definition must satisfy beyond its schema: unique survey names and question
 ids, pages numbered without a gap, a cadence for an in-session survey, options for a choice,
 slider bands inside the range, a show-if reading an earlier question and an answer it can
-take, and a survey the study's path would ever ask. Each problem is one line naming the file,
+take, a survey the study's path would ever ask, and arms (`arms`) the study has and knows when
+the survey is asked. Each problem is one line naming the file,
 the key and the fix (study.survey.definition gathers them into one SurveyError).
 """
 
@@ -63,6 +64,38 @@ def never_asked(surveys: tuple[Survey, ...], paradigm: str, source: Path) -> lis
                 f'{where}.placement: "in_session" surveys are asked between a chat study\'s exchanges '
                 "(a [chat] table); this writing study would never ask it. Fix: set placement = "
                 '"after_session" (or "before_writing", "end_of_study").'
+            )
+    return problems
+
+
+def arm_problems(surveys: tuple[Survey, ...], arms: list[str], source: Path) -> list[str]:
+    """What is wrong with the `arms` of the study's `[[surveys]]` tables, given the study's arms
+    (its [[conditions]] names, in order): an arm it does not have, an empty list (a survey no
+    session is asked), or a before_writing survey, asked before the session is given its arm (at
+    the prompt; a chat study's at the intent), so no rule could tell whom to ask."""
+    problems = []
+    known = ", ".join(arms)
+    # The [[surveys]] tables in order, as surveys[N] numbers them (the [[survey]] list has no raw).
+    for index, s in enumerate(s for s in surveys if s.raw):
+        if "arms" not in s.raw:
+            continue
+        where = f"{source}: surveys[{index}].arms"
+        if not s.arms:
+            problems.append(
+                f"{where}: an empty list asks survey '{s.name}' in no arm, so it would never be asked. "
+                f"Fix: name the arms to ask it in (this study's: {known}), or remove arms to ask every arm."
+            )
+        for k, arm in enumerate(s.arms):
+            if arm not in arms:
+                problems.append(
+                    f"{where}[{k}]: this study has no arm named '{arm}' (its arms, the [[conditions]] "
+                    f"names: {known}). Fix: write one of those names as study.toml spells it, or remove it."
+                )
+        if s.arms and s.placement == "before_writing":
+            problems.append(
+                f'{where}: a "before_writing" survey is asked before the session is given its arm, so it '
+                "cannot be limited to arms. Fix: remove arms (ask it in every arm), or set placement = "
+                '"after_session" to ask it of these arms after their session.'
             )
     return problems
 

@@ -143,6 +143,7 @@ def _build(mapping: dict) -> Survey:
         intro=mapping.get("intro", ""),
         every=mapping.get("every", 0),
         paradigms=tuple(mapping.get("paradigms", PARADIGMS)),
+        arms=tuple(mapping.get("arms", ())),
         source=mapping.get("source", ""),
         submit=mapping.get("submit", "Submit"),
         raw=mapping,

@@ -7,7 +7,15 @@
   in the first session that reaches the end;
 - in_session: inside the chat, after every `every` exchanges, blocking until answered
   (CollabLLM's periodic rating); `occasion` is the exchange count it follows.
-A survey may be limited to a paradigm (`paradigms`), e.g. CoAuthor's to writing sessions.
+A survey may be limited to a paradigm (`paradigms`), e.g. CoAuthor's to writing sessions, and
+to arms (`arms`: [[conditions]] names), e.g. "How helpful were the AI's suggestions?" to the AI
+arms of a study with a no-AI control arm. The session's arm (its stored `condition`) decides:
+between subjects a participant is asked the surveys of the one arm they wrote in; within
+subjects each session's survey stage asks its own arm's, after that arm's session. An
+`end_of_study` survey limited to arms is asked once per participant, in the first session of a
+listed arm that reaches the end: a participant who writes in none of them is never asked it. A
+session has no arm before its prompt (a chat study's intent), so a before_writing survey cannot
+be limited to arms (study.survey.checks refuses it).
 """
 
 from __future__ import annotations
@@ -35,6 +43,8 @@ def stage_surveys(connection: Connection, surveys, paradigm: str, session: dict,
         for survey in surveys:
             if survey.placement != placement or not survey.asks_in(paradigm):
                 continue
+            if not survey.asks_of(session.get("condition")):
+                continue
             if placement == "end_of_study":
                 own = survey_store.get(connection, session["session_id"], survey.name)
                 if own is None and survey_store.submitted_by_participant(connection, session, survey.name):
@@ -43,14 +53,19 @@ def stage_surveys(connection: Connection, surveys, paradigm: str, session: dict,
     return due
 
 
-def in_session_due(surveys, paradigm: str, exchanges: int, answered: set[tuple[str, int]]) -> list[tuple[Survey, int]]:
-    """In-session surveys owed after `exchanges` exchanges: (survey, occasion) for each
-    checkpoint k, 2k, ... <= exchanges not yet answered. Pure, for the chat API and its tests."""
+def in_session_due(
+    surveys, paradigm: str, arm: str | None, exchanges: int, answered: set[tuple[str, int]]
+) -> list[tuple[Survey, int]]:
+    """In-session surveys a session in `arm` owes after `exchanges` exchanges: (survey, occasion)
+    for each checkpoint k, 2k, ... <= exchanges not yet answered. Pure, for the chat API."""
     owed = []
-    for survey in surveys:
-        if survey.placement != "in_session" or not survey.asks_in(paradigm):
-            continue
+    for survey in in_session(surveys, paradigm, arm):
         for occasion in range(survey.every, exchanges + 1, survey.every):
             if (survey.name, occasion) not in answered:
                 owed.append((survey, occasion))
     return owed
+
+
+def in_session(surveys, paradigm: str, arm: str | None) -> list[Survey]:
+    """The in-session surveys a session of `paradigm` in `arm` is asked (the chat page's forms)."""
+    return [s for s in surveys if s.placement == "in_session" and s.asks_in(paradigm) and s.asks_of(arm)]

@@ -92,6 +92,8 @@ class Survey:
     intro: str = ""
     every: int = 0
     paradigms: tuple[str, ...] = PARADIGMS
+    # The arms ([[conditions]] names) whose sessions are asked it; empty: every arm.
+    arms: tuple[str, ...] = ()
     source: str = ""
     submit: str = "Submit"
     raw: dict = field(repr=False, compare=False, default_factory=dict)
@@ -108,3 +110,8 @@ class Survey:
 
     def asks_in(self, paradigm: str) -> bool:
         return paradigm in self.paradigms
+
+    def asks_of(self, arm: str | None) -> bool:
+        """Whether a session in `arm` is asked it; a session not yet given an arm (None) is
+        asked only a survey of every arm."""
+        return not self.arms or arm in self.arms

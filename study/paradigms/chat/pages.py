@@ -29,6 +29,7 @@ from study.store import sessions as session_store
 from study.store.chat_tables import chat_events
 from study.store.db import storable_text
 from study.survey.answers import check_page, word_count
+from study.survey import placement
 from study.survey.definition import from_mapping
 
 # Its pages' templates (templates/chat/) and scripts (static/), and the chat arm's
@@ -157,7 +158,7 @@ def chat_page(session_id, session):
     if row["chat_started_at"] is None:
         with writing(engine()) as connection:
             chat_store.update_chat(connection, session_id, chat_started_at=time.time())
-    periodic = [s for s in study().surveys if s.placement == "in_session" and s.asks_in("chat")]
+    periodic = placement.in_session(study().surveys, "chat", session["condition"])
     boot = {
         "sessionId": session_id,
         "minExchanges": settings.min_exchanges,

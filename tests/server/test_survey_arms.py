@@ -1,0 +1,145 @@
+"""A survey asked of some arms only (`arms` on a [[surveys]] table): a study with a no-AI control
+arm asks "How helpful were the AI's suggestions?" of its AI arm alone, between and within
+subjects; study.toml naming an arm the study lacks is refused; the export leaves the control
+sessions' cells empty."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+from click.testing import CliRunner
+
+from study import config
+from study.cli import main as study_cli
+from study.server import create_app
+from tests.server.flow import post_init, start, to_writing
+from tests.server.test_control_arm import CONTROL, CREATIVE_LOW
+
+AI_ONLY = """
+[[surveys]]
+name = "assistant"
+placement = "after_session"
+arms = ["creative-high"]
+[[surveys.items]]
+id = "ai_helpful"
+type = "likert"
+text = "How helpful were the AI's suggestions?"
+"""
+END_AI_ONLY = """
+[[surveys]]
+name = "goodbye"
+placement = "end_of_study"
+arms = ["creative-high"]
+[[surveys.items]]
+id = "ai_overall"
+type = "likert"
+text = "Over the whole study, how much did the AI help you?"
+"""
+LEGACY = {"native_speaker": "Yes", "ownership": "6", "satisfaction": "5", "reuse": "7"}
+
+
+def _study(folder, extra: str, within: bool = False):
+    """The init study with its creative-low arm a no-AI control (creative: control, high)."""
+    toml = folder / "study.toml"
+    text = toml.read_text(encoding="utf-8").replace(CREATIVE_LOW, CONTROL)
+    if within:
+        text += '\n[design]\nassignment = "within"\n'
+    toml.write_text(text + extra, encoding="utf-8")
+    return config.load(folder)
+
+
+def _to_survey(client, session_id):
+    post_init(client, session_id)
+    client.post(f"/s/{session_id}/writing/finish", json={"last_seq": 0, "text": "Prompt.\n"})
+    client.post(f"/s/{session_id}/evaluation", data={"clear_ending": "yes", "collaborated": "yes"})
+
+
+def _survey_pages(client, session_id) -> list[str]:
+    """Every survey page the session is shown until its completion page, each answered."""
+    pages = []
+    while True:
+        page = client.get(f"/s/{session_id}/survey")
+        if page.status_code == 302:
+            assert page.location.endswith("/complete"), page.location
+            return pages
+        html = page.get_data(as_text=True)
+        pages.append(html)
+        answers = {**LEGACY, "ai_helpful": "6", "ai_overall": "5"}
+        response = client.post(f"/s/{session_id}/survey", data=answers)
+        assert response.status_code == 302, response.get_data(as_text=True)[:500]
+
+
+def _condition(client, session_id) -> str:
+    html = client.get(f"/s/{session_id}/writing").get_data(as_text=True)
+    return "creative-control" if "there is no AI assistant in this session" in html else "creative-high"
+
+
+def test_between_subjects_only_the_ai_arm_is_asked_the_ai_question_and_the_export_leaves_control_empty(
+    study_folder, tmp_path
+):
+    client = create_app(_study(study_folder, AI_ONLY), suggestion_engine=object()).test_client()
+    asked = {}
+    for code in ("lab-1", "lab-2"):
+        session_id = start(client, access_code=code)
+        to_writing(client, session_id)  # the first creative session: the control arm; the second: AI
+        arm = _condition(client, session_id)
+        _to_survey(client, session_id)
+        asked[arm] = (session_id, _survey_pages(client, session_id))
+    control_id, control_pages = asked["creative-control"]
+    ai_id, ai_pages = asked["creative-high"]
+    assert not any("How helpful were the AI" in page for page in control_pages)
+    assert len(control_pages) == 1 and "Are you a native English speaker?" in control_pages[0]
+    assert len(ai_pages) == 2 and "How helpful were the AI&#39;s suggestions?" in ai_pages[1]
+
+    out = tmp_path / "export"
+    result = CliRunner().invoke(study_cli, ["export", str(study_folder), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = {r["session_id"]: r for r in csv.DictReader((out / "survey.csv").open(encoding="utf-8"))}
+    # Not asked: an empty cell (a missing value), never a 0 a reader would average.
+    assert rows[control_id]["ai_helpful"] == "" and rows[control_id]["ownership"] == "6"
+    assert rows[ai_id]["ai_helpful"] == "6"
+
+
+def test_within_subjects_the_arm_s_survey_follows_its_own_session_and_the_end_survey_waits_for_a_listed_arm(
+    study_folder,
+):
+    client = create_app(_study(study_folder, AI_ONLY + END_AI_ONLY, within=True),
+                        suggestion_engine=object()).test_client()  # fmt: skip
+    seen = []
+    for part in range(2):
+        session_id = start(client, access_code="p1", **({"another": "1"} if part else {}))
+        to_writing(client, session_id, prompt=None)
+        arm = _condition(client, session_id)
+        _to_survey(client, session_id)
+        seen.append((arm, "".join(_survey_pages(client, session_id))))
+    assert {arm for arm, _ in seen} == {"creative-control", "creative-high"}
+    for arm, pages in seen:
+        ai = arm == "creative-high"
+        assert ("How helpful were the AI" in pages) is ai
+        # Asked once, in the participant's session of a listed arm, whichever came first.
+        assert ("Over the whole study, how much did the AI help you?" in pages) is ai
+
+
+@pytest.mark.parametrize("arms, key, expected", [
+    ('["creative-high", "creative-hihg"]', "surveys[0].arms[1]", "no arm named 'creative-hihg'"),
+    ("[]", "surveys[0].arms", "an empty list asks survey 'assistant' in no arm"),
+])  # fmt: skip
+def test_an_unknown_or_empty_arm_list_is_refused_naming_the_key_the_study_s_arms_and_the_fix(
+    study_folder, arms, key, expected
+):
+    with pytest.raises(config.ConfigError) as error:
+        _study(study_folder, AI_ONLY.replace('["creative-high"]', arms))
+    message = str(error.value)
+    assert f"study.toml: {key}: " in message and expected in message
+    assert "creative-control, creative-high, argumentative-low, argumentative-high" in message
+    assert "Fix: " in message
+
+
+def test_a_before_writing_survey_limited_to_arms_is_refused_as_asked_before_the_arm_is_known(study_folder):
+    with pytest.raises(config.ConfigError):
+        _study(study_folder, AI_ONLY.replace("after_session", "before_writing"))
+    result = CliRunner().invoke(study_cli, ["status", str(study_folder)])
+    assert result.exit_code != 0
+    assert 'surveys[0].arms: a "before_writing" survey is asked before the session is given its arm' in result.output
+    assert 'Fix: remove arms (ask it in every arm), or set placement = "after_session"' in result.output
