@@ -1,6 +1,9 @@
 """The survey's questions and answers a report shows: from the study database (typed by their
 study.toml definition) or from a release's or export's `survey.csv` (types inferred from the
-answers, which is all such a file has)."""
+answers, which is all such a file has). A question its survey asks of some arms only (`arms`,
+study.survey.placement) reads "not asked" in the other arms' figures, rather than a mean or a
+count over answers nobody was asked for; a file does not say which arms were asked, so there
+such an arm has no answers ("–")."""
 
 from __future__ import annotations
 
@@ -19,6 +22,13 @@ class Question:
     kind: str  # scale | choice | text
     options: tuple[str, ...] = ()
     points: tuple[int, ...] = tuple(range(1, 8))  # the values of a scale (likert or slider)
+    arms: tuple[str, ...] = ()  # the arms its survey asks; empty: every arm (or not known)
+
+    def asked_of(self, arm: str) -> bool:
+        return not self.arms or arm in self.arms
+
+
+NOT_ASKED = "not asked"
 
 
 def study_survey(study, connection, session_ids: list[str]) -> tuple[list[Question], dict[str, dict[str, object]]]:
@@ -31,19 +41,21 @@ def study_survey(study, connection, session_ids: list[str]) -> tuple[list[Questi
     responses = survey_store.all_responses(connection)
     columns, rows = survey_rows(study, responses, session_ids)
     items = {item.id: item for survey in study.surveys for item in survey.items}
+    arms_of = {item.id: survey.arms for survey in study.surveys for item in survey.items}
     questions = []
     for column in columns:
         item = items[column.split("@")[0]]
+        arms = arms_of[item.id]
         # One question for stories and essays alike, as the release's card words it.
         text = item.text.replace("{noun}", "story/essay")
         if "@" in column:
             text += f" (after exchange {column.split('@')[1]})"
         if item.type in ("likert", "slider"):
-            questions.append(Question(column, text, "scale", points=tuple(item.scale())))
+            questions.append(Question(column, text, "scale", points=tuple(item.scale()), arms=arms))
         elif item.type == "single":
-            questions.append(Question(column, text, "choice", item.options))
+            questions.append(Question(column, text, "choice", item.options, arms=arms))
         else:  # free text, and multiple choice (its answers are joined with "; ")
-            questions.append(Question(column, text, "text"))
+            questions.append(Question(column, text, "text", arms=arms))
     return questions, {row.pop("session_id"): row for row in rows}
 
 

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from study import config
 from study.cli import main as study_cli
 from study.server import create_app
+from tests.report.conftest import Tables
 from tests.server.flow import post_init, start, to_writing
 from tests.server.test_control_arm import CONTROL, CREATIVE_LOW
 
@@ -75,17 +76,23 @@ def _condition(client, session_id) -> str:
     return "creative-control" if "there is no AI assistant in this session" in html else "creative-high"
 
 
+def _between(study_folder, writers: int = 2) -> dict[str, list[tuple[str, list[str]]]]:
+    """Arm -> (session id, survey pages shown) of each writer, in a between-subjects study."""
+    client = create_app(_study(study_folder, AI_ONLY), suggestion_engine=object()).test_client()
+    asked = {}
+    for n in range(writers):
+        session_id = start(client, access_code=f"lab-{n}")
+        to_writing(client, session_id)  # creative sessions take turns: the control arm first, then AI
+        arm = _condition(client, session_id)
+        _to_survey(client, session_id)
+        asked.setdefault(arm, []).append((session_id, _survey_pages(client, session_id)))
+    return asked
+
+
 def test_between_subjects_only_the_ai_arm_is_asked_the_ai_question_and_the_export_leaves_control_empty(
     study_folder, tmp_path
 ):
-    client = create_app(_study(study_folder, AI_ONLY), suggestion_engine=object()).test_client()
-    asked = {}
-    for code in ("lab-1", "lab-2"):
-        session_id = start(client, access_code=code)
-        to_writing(client, session_id)  # the first creative session: the control arm; the second: AI
-        arm = _condition(client, session_id)
-        _to_survey(client, session_id)
-        asked[arm] = (session_id, _survey_pages(client, session_id))
+    asked = {arm: sessions[0] for arm, sessions in _between(study_folder).items()}
     control_id, control_pages = asked["creative-control"]
     ai_id, ai_pages = asked["creative-high"]
     assert not any("How helpful were the AI" in page for page in control_pages)
@@ -99,6 +106,26 @@ def test_between_subjects_only_the_ai_arm_is_asked_the_ai_question_and_the_expor
     # Not asked: an empty cell (a missing value), never a 0 a reader would average.
     assert rows[control_id]["ai_helpful"] == "" and rows[control_id]["ownership"] == "6"
     assert rows[ai_id]["ai_helpful"] == "6"
+
+
+def test_the_report_reads_not_asked_for_the_control_arm_rather_than_a_figure(study_folder, tmp_path):
+    _between(study_folder, writers=4)
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(study_cli, ["report", str(study_folder), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    tables = Tables(out.read_text(encoding="utf-8"))
+    survey = tables.sections["survey"][-1]  # the last question: ai_helpful
+    assert survey[0][:3] == ["condition", "answers", "mean [95% CI]"]
+    rows = {row[0]: row[1:3] for row in survey[1:]}
+    assert rows["creative-control"] == ["not asked", ""] and rows["creative-high"] == ["2", "6.00"]
+    arms = tables.sections["arms"]
+    column = arms[0][0].index("ai_helpful (survey)")
+    per_arm = {row[0]: row[column] for row in arms[0][1:]}
+    assert per_arm == {"creative-control": "not asked", "creative-high": "6.00"}
+    difference = {row[0]: row[arms[1][0].index("ai_helpful (survey)")] for row in arms[1][1:]}
+    assert difference == {"creative-high - creative-control": "not asked"}
+    # A question every arm was asked still compares them.
+    assert arms[0][0].index("ownership (survey)") and "not asked" not in arms[1][1][arms[1][0].index("ownership (survey)")]
 
 
 def test_within_subjects_the_arm_s_survey_follows_its_own_session_and_the_end_survey_waits_for_a_listed_arm(

@@ -3,7 +3,8 @@ interval, and each arm's difference from the control arm with its interval.
 
 Outcomes: writing time and final length (Table 3's), the writer share (Table 3's, CoAuthor's
 definition), the typed and outside shares (`study.curation.origin`), and every scale question
-of the surveys. An arm is a condition. The control is the arm without an assistant
+of the surveys (an arm a survey does not ask, `arms`, reads "not asked" there, and so does
+a difference from or to it). An arm is a condition. The control is the arm without an assistant
 (`paradigm = "none"`, study.control_arm); with several, the first by name.
 
 The design decides how (study.plan.comparisons.pairing, the rule a planned comparison takes
@@ -23,6 +24,7 @@ from collections.abc import Callable
 from study.plan import comparisons
 from study.report.data import ReportData
 from study.report.html import Section
+from study.report.survey_answers import NOT_ASKED
 from study.report.intervals import (
     RESAMPLES,
     Estimate,
@@ -56,6 +58,12 @@ def outcomes(data: ReportData) -> list[tuple[str, dict[str, float | None]]]:
         if values:
             found.append((f"{question.id} (survey)", values))
     return found
+
+
+def not_asked(data: ReportData) -> dict[str, set[str]]:
+    """Outcome heading (as `outcomes` names it) -> the arms its survey did not ask."""
+    arms = data.conditions()
+    return {f"{q.id} (survey)": {a for a in arms if not q.asked_of(a)} for q in data.questions if q.arms}
 
 
 def difference(
@@ -102,19 +110,28 @@ def build(data: ReportData) -> Section | None:
                           "study.toml, no within.json), so it was inferred: each difference is paired "
                           "where most of the two arms' writers wrote in both, else independent.",
                           note=True)  # fmt: skip
-    per_arm = {arm: [bootstrap_mean([values.get(s) for s in members[arm]]) for _, values in measured] for arm in arms}
+    unasked = not_asked(data)
+    per_arm = {
+        arm: [NOT_ASKED if arm in unasked.get(heading, ()) else bootstrap_mean([values.get(s) for s in members[arm]])
+              for heading, values in measured]
+        for arm in arms
+    }  # fmt: skip
     rows = []
     for arm in arms if controls else ():
         if arm == controls[0]:
             continue
         cells, kinds = [], set()
-        for _, values in measured:
+        for heading, values in measured:
+            if unasked.get(heading, set()) & {arm, controls[0]}:
+                cells.append(NOT_ASKED)  # no difference to an arm that was never asked the question
+                continue
             estimate, kind = difference(values, members[arm], members[controls[0]], lambda s: writers.get(s, ""),
                                         data.design)
             cells.append(estimate)
             kinds.add(kind)
         rows.append([f"{arm} - {controls[0]}", " / ".join(sorted(kinds)), *cells])
-    caveat = few_note(e.n for estimates in [*per_arm.values(), *(row[2:] for row in rows)] for e in estimates)
+    caveat = few_note(e.n for estimates in [*per_arm.values(), *(row[2:] for row in rows)] for e in estimates
+                      if e != NOT_ASKED)
     if caveat:
         section.paragraph(caveat, note=True)
     section.table(

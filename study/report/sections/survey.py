@@ -2,7 +2,8 @@
 
 7-point items: mean with a 95% bootstrap interval per condition and the count of each point;
 choice items: the count of each option per condition; free-text items: how many answered (the
-answers themselves stay in the data, not in a report that may be shared)."""
+answers themselves stay in the data, not in a report that may be shared). A condition a question's
+survey did not ask (`arms`) reads "not asked", and is left out of the item's plot."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from html import escape
 
 from study.report import plots
 from study.report.data import ReportData
-from study.report.survey_answers import Question
+from study.report.survey_answers import NOT_ASKED, Question
 from study.report.html import Section
 from study.report.intervals import bootstrap_mean
 
@@ -35,24 +36,34 @@ def build(data: ReportData) -> Section | None:
 
 
 def _item(section: Section, question: Question, by_condition: dict[str, list]) -> None:
+    # An arm its survey did not ask has no answers to count: 0 answers, or a 0 per point, would
+    # read as an arm that was asked and said nothing. Its row says so, in the conditions' order.
+    unasked = [c for c in by_condition if not question.asked_of(c)]
+    asked = {c: v for c, v in by_condition.items() if c not in unasked}
+
+    def rows(figures, blanks: int) -> list[list]:
+        return [[c, NOT_ASKED, *[""] * blanks] if c in unasked else [c, *figures(asked[c])] for c in by_condition]
+
     if question.kind == "scale":
         points = [str(p) for p in question.points]
-        numbers = {c: [int(v) for v in values if str(v).lstrip("-").isdigit()] for c, values in by_condition.items()}
-        section.table(
-            ["condition", "answers", "mean [95% CI]", *points],
-            [[c, len(v), bootstrap_mean(v), *(Counter(v)[int(p)] for p in points)]
-             for c, v in numbers.items()],
-        )  # fmt: skip
+        numbers = {c: numbers_of(values) for c, values in asked.items()}
+        section.table(["condition", "answers", "mean [95% CI]", *points], rows(
+            lambda v: (len(numbers_of(v)), bootstrap_mean(numbers_of(v)), *(Counter(numbers_of(v))[int(p)] for p in points)),
+            len(points) + 1,
+        ))  # fmt: skip
         section.figure(
             plots.grouped_bars(points, {c: [Counter(v)[int(p)] for p in points]
                                         for c, v in numbers.items()}, ylabel="answers"),
-            f"{question.id}: answers per point of the {len(points)}-point scale, by condition.",
+            f"{question.id}: answers per point of the {len(points)}-point scale, by condition"
+            + (f" (not asked in {', '.join(unasked)})." if unasked else "."),
         )  # fmt: skip
     elif question.kind == "choice":
-        options = list(question.options) or sorted({str(v) for vs in by_condition.values() for v in vs})
-        section.table(
-            ["condition", "answers", *options],
-            [[c, len(v), *(Counter(map(str, v))[o] for o in options)] for c, v in by_condition.items()],
-        )  # fmt: skip
+        options = list(question.options) or sorted({str(v) for vs in asked.values() for v in vs})
+        section.table(["condition", "answers", *options],
+                      rows(lambda v: (len(v), *(Counter(map(str, v))[o] for o in options)), len(options)))  # fmt: skip
     else:
-        section.table(["condition", "answered"], [[c, len(v)] for c, v in by_condition.items()])
+        section.table(["condition", "answered"], rows(lambda v: (len(v),), 0))
+
+
+def numbers_of(values: list) -> list[int]:
+    return [int(v) for v in values if str(v).lstrip("-").isdigit()]

@@ -23,7 +23,8 @@ from itertools import combinations
 from study.report.data import RELEASE, ReportData
 from study.report.html import Section
 from study.report.intervals import RESAMPLES, bootstrap_mean, few_note
-from study.report.sections.arms import outcomes
+from study.report.sections.arms import not_asked, outcomes
+from study.report.survey_answers import NOT_ASKED
 from study.export.within_design import WithinDesign, order_of, row_label
 
 RELEASED = (
@@ -60,12 +61,12 @@ def build(data: ReportData) -> Section | None:
     section.table(["genre", "arm list", "row", "order", "began", "completed every arm", "part-way"], rows)
     measured = outcomes(data)
     if measured:
-        _paired(section, design, measured)
+        _paired(section, design, measured, not_asked(data))
         _by_position(section, design, measured)
     return section
 
 
-def _paired(section: Section, design: WithinDesign, measured) -> None:
+def _paired(section: Section, design: WithinDesign, measured, unasked: dict[str, set[str]]) -> None:
     rows = []
     for genre in sorted({p.genre for p in design.participants}):
         people = [p for p in design.participants if p.genre == genre]
@@ -73,7 +74,10 @@ def _paired(section: Section, design: WithinDesign, measured) -> None:
         for earlier, later in combinations(arms, 2):
             both = [p for p in people if earlier in p.completed and later in p.completed]
             cells = []
-            for _, values in measured:
+            for heading, values in measured:
+                if unasked.get(heading, set()) & {earlier, later}:
+                    cells.append(NOT_ASKED)  # a survey one of the two arms did not ask
+                    continue
                 pairs = [(values.get(p.completed[later]), values.get(p.completed[earlier])) for p in both]
                 cells.append(bootstrap_mean([b - a for b, a in pairs if _number(a) and _number(b)]))
             rows.append([f"{later} - {earlier}", len(both), *cells])
