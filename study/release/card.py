@@ -161,7 +161,14 @@ def _collection(facts: ReleaseFacts) -> str:
         noun = "story/essay"
         rows = [(q["id"], q["text"].replace("{noun}", noun), q["type"]) for q in study.survey]
         out.append("**Survey questions:**\n")
-        out.append(table(("id", "question", "type"), rows))
+        if any(q.get("arms") for q in study.survey):
+            # Some questions were asked of some arms only: their other arms' cells are empty.
+            rows = [(*row, ", ".join(q.get("arms") or ()) or "every arm") for row, q in zip(rows, study.survey)]
+            out.append(table(("id", "question", "type", "asked in"), rows))
+            out.append("A question asked in some arms only has an empty cell in `survey.csv` for "
+                       "the other arms' sessions: they were not asked it.\n")
+        else:
+            out.append(table(("id", "question", "type"), rows))
     out.append("**Consent.** Writers agreed to this text before taking part:\n")
     paragraphs = study.consent_text.split("\n\n")
     out.append("\n>\n".join(f"> {paragraph}" for paragraph in paragraphs) + "\n")

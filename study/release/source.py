@@ -313,6 +313,8 @@ def _cell(value) -> str:
 def _study_info(study: study_config.Study) -> StudyInfo:
     from study import paradigms
 
+    arms_of = {item.id: s.arms for s in study.surveys for item in s.items}
+
     return StudyInfo(
         title=study.title,
         pay=study.pay,
@@ -329,7 +331,10 @@ def _study_info(study: study_config.Study) -> StudyInfo:
         prompts=tuple(
             {"code": p.code, "genre": p.genre, "title": p.heading} for p in study.prompts
         ),
-        survey=tuple({"id": q.id, "text": q.text, "type": q.type_name} for q in study.survey),
+        # A question of a survey asked of some arms only (`arms`) says which: the other arms'
+        # cells in survey.csv are empty because nobody there was asked, not because nobody answered.
+        survey=tuple({"id": q.id, "text": q.text, "type": q.type_name, "arms": arms_of.get(q.id, ())}
+                     for q in study.survey),  # fmt: skip
         consent_text=_plain_text(_render(study.consent_template, study)),
         contact=study.contact,
         min_exchanges=study.chat.min_exchanges if study.chat is not None else None,

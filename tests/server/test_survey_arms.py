@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from study import config
 from study.cli import main as study_cli
+from study.release.keys import init_keyfile
 from study.server import create_app
 from tests.report.conftest import Tables
 from tests.server.flow import post_init, start, to_writing
@@ -170,3 +171,25 @@ def test_a_before_writing_survey_limited_to_arms_is_refused_as_asked_before_the_
     assert result.exit_code != 0
     assert 'surveys[0].arms: a "before_writing" survey is asked before the session is given its arm' in result.output
     assert 'Fix: remove arms (ask it in every arm), or set placement = "after_session"' in result.output
+
+
+def test_a_release_leaves_the_control_sessions_cells_empty_and_its_card_says_which_arms_were_asked(
+    study_folder, tmp_path
+):
+    sessions = {arm: ids[0][0] for arm, ids in _between(study_folder).items()}
+    key = init_keyfile(tmp_path / "study.key")
+    result = CliRunner().invoke(study_cli, ["release", "build", str(study_folder), "--version", "1.0.0",
+                                            "--out", str(tmp_path / "releases"), "--key", str(key.path), "-j", "1"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    release = tmp_path / "releases" / "coauthor-1.0.0"
+    rows = list(csv.DictReader((release / "survey.csv").open(encoding="utf-8")))
+    by_arm = {}
+    metadata = {r["session_id"]: r["condition"] for r in csv.DictReader((release / "metadata.csv").open())}
+    for row in rows:
+        by_arm[metadata[row["session_id"]]] = row
+    assert set(by_arm) == set(sessions)
+    assert by_arm["creative-control"]["ai_helpful"] == "" and by_arm["creative-high"]["ai_helpful"] == "6"
+    card = (release / "README.md").read_text(encoding="utf-8")
+    assert "| id | question | type | asked in |" in card
+    assert "| ai_helpful | How helpful were the AI's suggestions? | likert7 | creative-high |" in card
+    assert "| ownership |" in card and "| every arm |" in card
