@@ -130,7 +130,7 @@ def test_the_report_reads_not_asked_for_the_control_arm_rather_than_a_figure(stu
 
 
 def test_within_subjects_the_arm_s_survey_follows_its_own_session_and_the_end_survey_waits_for_a_listed_arm(
-    study_folder,
+    study_folder, tmp_path
 ):
     client = create_app(_study(study_folder, AI_ONLY + END_AI_ONLY, within=True),
                         suggestion_engine=object()).test_client()  # fmt: skip
@@ -147,6 +147,15 @@ def test_within_subjects_the_arm_s_survey_follows_its_own_session_and_the_end_su
         assert ("How helpful were the AI" in pages) is ai
         # Asked once, in the participant's session of a listed arm, whichever came first.
         assert ("Over the whole study, how much did the AI help you?" in pages) is ai
+
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(study_cli, ["report", str(study_folder), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    (paired,) = [t for t in Tables(out.read_text(encoding="utf-8")).sections["within"]
+                 if t[0][:2] == ["arms", "participants with both"]]  # fmt: skip
+    row = dict(zip(paired[0], paired[1]))
+    # No participant's own difference on a question one of the two arms never asked.
+    assert row["ai_helpful (survey)"] == "not asked" and row["ownership (survey)"] != "not asked"
 
 
 @pytest.mark.parametrize("arms, key, expected", [
