@@ -131,7 +131,7 @@ def build(data: ReportData) -> Section | None:
             kinds.add(kind)
         rows.append([f"{arm} - {controls[0]}", " / ".join(sorted(kinds)), *cells])
     caveat = few_note(e.n for estimates in [*per_arm.values(), *(row[2:] for row in rows)] for e in estimates
-                      if e != NOT_ASKED)
+                      if isinstance(e, Estimate))
     if caveat:
         section.paragraph(caveat, note=True)
     section.table(
