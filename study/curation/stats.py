@@ -183,8 +183,9 @@ def render_table(rows: list[dict], digits: int = 1) -> str:
     headings = list(rows[0])
     cells = [[_cell(row[h], digits) for h in headings] for row in rows]
     widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headings)]
-    # A blank cell (a figure a row does not have) keeps a column of numbers right-aligned.
-    numeric = [all(isinstance(row[h], (int, float)) or row[h] == "" for row in rows)
+    # A blank cell (a figure a row does not have) or an unknown one (None, shown "–") keeps a
+    # column of numbers right-aligned.
+    numeric = [all(isinstance(row[h], (int, float)) or row[h] in ("", None) for row in rows)
                for h in headings]  # fmt: skip
 
     def line(values: list[str]) -> str:
@@ -197,6 +198,8 @@ def render_table(rows: list[dict], digits: int = 1) -> str:
 
 
 def _cell(value: object, digits: int) -> str:
+    if value is None:
+        return "–"
     if isinstance(value, float):
         return (
             "nan"

@@ -107,7 +107,13 @@ def _print_table3(source: str, processes: int | None = None) -> None:
     rows, skipped = [], []
     for row, problem in stats_paths(files, "paper", processes=processes):
         (rows.append(row) if row is not None else skipped.append(problem))
-    click.echo(render_table(with_paper(table3(rows, metadata))))
+    ours = table3(rows, metadata)
+    click.echo(render_table(with_paper(ours)))
+    for count, column in (("writers", "worker_id"), ("prompts", "prompt_code")):
+        if ours and ours[0][count] is None:
+            click.echo(f"\n{count}: not counted (–): no session's row in "
+                       f"{', '.join(str(f) for f in found.files)} has a {column}. Add the "
+                       f"release's {column} column to count them.")
     folders = sorted({str(f.parent) for f in files})
     click.echo(
         f"\n{len(rows)} sessions from {', '.join(folders)}; {found.describe()}. The paper's rows "

@@ -9,7 +9,8 @@ length the words of the final text without the prompt, queries the release's `nu
 gives its 75.7 / 67.6 / 72.3 from the release's own `perc_selected`), written by writers the
 writer's share of the final text. The last column, not in the paper, is acceptance over
 sessions with at least one query only. Prompts, writers and sessions are counted from the
-metadata of the sessions present.
+metadata of the sessions present; where no session's metadata names a writer (no `worker_id`
+column) or a prompt, that count is unknown (None), not 0.
 
 Two of the paper's figures are not reproduced by any reading, and are left as they are:
 writers (the release's metadata holds 57 creative and 47 argumentative worker ids, the paper
@@ -47,13 +48,17 @@ def table3(rows: Iterable[Mapping], metadata: Mapping[str, Mapping]) -> list[dic
         for genre in (meta.get("genre") or "(no metadata)", "combined"):
             prompts.setdefault(genre, set()).add(meta.get("prompt_code"))
             writers.setdefault(genre, set()).add(meta.get("worker_id"))
+    # Metadata without a worker_id (or prompt_code) column cannot count writers (prompts):
+    # "0 writers" would read as a measured figure.
+    known = {key: any(meta.get(key) for meta in metadata.values())
+             for key in ("prompt_code", "worker_id")}  # fmt: skip
     out = []
     for entry in summary.table():
         genre = entry["genre"]
         out.append({
             "genre": genre,
-            "prompts": len(prompts[genre] - {None, ""}),
-            "writers": len(writers[genre] - {None, ""}),
+            "prompts": len(prompts[genre] - {None, ""}) if known["prompt_code"] else None,
+            "writers": len(writers[genre] - {None, ""}) if known["worker_id"] else None,
             "sessions": entry["sessions"],
             **{heading: entry[heading] for heading in COLUMNS[3:]},
         })  # fmt: skip

@@ -146,3 +146,25 @@ def test_table3_reads_the_sessions_on_the_cores_it_is_given(monkeypatch):
     result = CliRunner().invoke(main, ["report", "--table3", "-j", "1", str(COAUTHOR)])
     assert result.exit_code == 0, result.output
     assert asked == [{"processes": 1}]
+
+
+def test_table3_without_worker_ids_says_writers_are_not_counted_rather_than_zero(tmp_path):
+    # A curator's metadata.csv that lost its worker_id column: the sessions are still measured,
+    # but the writers cannot be counted, and "0 writers" would read as a finding.
+    folder = tmp_path / "release"
+    folder.mkdir()
+    (folder / "sessions").symlink_to(COAUTHOR / "sessions")
+    with open(COAUTHOR / "metadata.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    with open(folder / "metadata.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, [c for c in rows[0] if c != "worker_id"],
+                                extrasaction="ignore")  # fmt: skip
+        writer.writeheader()
+        writer.writerows(rows)
+    result = CliRunner().invoke(main, ["report", "--table3", str(folder)])
+    assert result.exit_code == 0, result.output
+    table = _rows(result.output)
+    for genre in ("creative", "argumentative", "combined"):
+        assert table[(genre, "ours")][1] == "–"
+    assert table[("combined", "ours")][2] == "31"
+    assert "writers: not counted" in result.output and "worker_id" in result.output

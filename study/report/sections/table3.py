@@ -19,10 +19,6 @@ def build(data: ReportData) -> Section | None:
         for s in sessions
     }
     rows = with_paper(table3([s.stats for s in sessions], metadata))
-    if not any(s.writer for s in sessions):  # no worker id in the data: unknown, not 0 writers
-        for row in rows:
-            if row["source"] == "ours":
-                row["writers"] = None
     section = Section("table3", "CoAuthor Table 3: overall statistics")
     section.paragraph(
         "The paper's rows are over the full CoAuthor release (1,445 sessions, GPT-3). Readings: "
