@@ -146,7 +146,7 @@ def _from_folder(path: Path, name: str) -> Source:
     columns, numbered = _read_csv(metadata_path)
     missing = {"session_id", "worker_id"} - set(columns)
     if missing:
-        raise SourceError(f"{metadata_path}: missing column(s) {', '.join(sorted(missing))}")
+        raise SourceError(_missing_columns(metadata_path, sorted(missing), columns))
     rows = {}
     for number, row in numbered:
         session_id = row["session_id"].strip()
@@ -174,6 +174,19 @@ def _from_folder(path: Path, name: str) -> Source:
     if (path / "survey.csv").is_file():
         source.survey_columns, source.survey = _read_survey(path / "survey.csv")
     return source
+
+
+def _missing_columns(path: Path, missing: list[str], columns: list[str]) -> str:
+    """What a metadata.csv without session_id or worker_id lacks, and how to give it: the
+    column may be there under another spelling (MTurk's batch files say `WorkerId`)."""
+    fixes = []
+    for name in missing:
+        spelled = [c for c in columns if re.sub(r"[^a-z0-9]", "", c.lower()) == name.replace("_", "")]
+        fixes.append(f"rename column {spelled[0]!r} to {name}" if spelled else f"add a {name} column")
+    return (f"{path} line 1: no {' or '.join(missing)} column (the header has: "
+            f"{', '.join(columns) or 'nothing'}). Fix: {'; '.join(fixes)}. session_id is each "
+            "log's file name without .jsonl; worker_id the writer's id, which the release "
+            "replaces by a keyed pseudonym.")
 
 
 def _read_survey(path: Path) -> tuple[list[str], dict[str, dict[str, str]]]:

@@ -143,3 +143,29 @@ def test_identity_columns_of_a_survey_are_dropped_however_a_spreadsheet_spells_t
         if path.is_file():
             assert b"3PMBY0YE272Q4D2CIGFQ2ENFQ9S9C4" not in path.read_bytes(), path.name
             assert b"Access Code" not in path.read_bytes(), path.name
+
+
+
+def _without_worker_id(data: bytes) -> bytes:
+    lines = [line.rstrip(b"\r\n").split(b",") for line in data.splitlines()]
+    at = lines[0].index(b"worker_id")
+    return b"".join(b",".join(c for i, c in enumerate(cells) if i != at) + b"\n" for cells in lines)
+
+
+@pytest.mark.parametrize(
+    "damage, fix",
+    [
+        (_without_worker_id, "Fix: add a worker_id column"),
+        # MTurk's batch results spell it WorkerId
+        (lambda data: data.replace(b"worker_id", b"WorkerId", 1), "Fix: rename column 'WorkerId' to worker_id"),
+    ],
+)  # fmt: skip
+def test_a_metadata_csv_without_worker_id_names_the_header_line_and_the_fix(source, key, tmp_path,
+                                                                            damage, fix):  # fmt: skip
+    path = source / "metadata.csv"
+    path.write_bytes(damage(path.read_bytes()))
+    result = build(source, key, tmp_path)
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert f"{path} line 1: no worker_id column" in result.output
+    assert fix in result.output
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
