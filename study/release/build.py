@@ -140,8 +140,8 @@ def build_release(
         (staging / layout.SESSIONS).mkdir(parents=True)
         try:
             facts, redactions = write_release(
-                staging, source, included, talks, excluded, withdrawn, table, key, name, namespace,
-                license, number, previous, known_ids, processes, progress,
+                staging, source, included, talks, excluded, withdrawn, left_out, table, key, name,
+                namespace, license, number, previous, known_ids, processes, progress,
             )  # fmt: skip
             report = VerifyReport(dirname)
             verify_directory(

@@ -68,11 +68,18 @@ def entry(facts: ReleaseFacts) -> str:
                 "Writer pseudonyms were re-keyed: they do not match earlier releases."
             )
         withdrawn = [s for s in diff.removed if s in set(facts.withdrawn_removed)]
-        others = [s for s in diff.removed if s not in set(facts.withdrawn_removed)]
+        left_out = [s for s in diff.removed if s in set(facts.left_out_removed)]
+        others = [s for s in diff.removed
+                  if s not in set(facts.withdrawn_removed) | set(left_out)]  # fmt: skip
         if withdrawn:
             sections["Removed"].append(
                 f"{len(withdrawn)} {_plural(len(withdrawn), unit)} whose {who} withdrew "
                 "from the study."
+            )
+        if left_out:
+            sections["Removed"].append(
+                f"{len(left_out)} {_plural(len(left_out), unit)} the curator left out "
+                f"(`--exclude`): {_ids(left_out)}."
             )
         if others:
             sections["Removed"].append(

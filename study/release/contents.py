@@ -32,8 +32,8 @@ from study.release.source import Source
 
 
 def write_release(
-    staging: Path, source: Source, included, talks, excluded, withdrawn, table, key: ReleaseKey, name, namespace,
-    license, number, before, known_ids, processes, progress,
+    staging: Path, source: Source, included, talks, excluded, withdrawn, left_out, table, key: ReleaseKey, name,
+    namespace, license, number, before, known_ids, processes, progress,
 ) -> tuple[ReleaseFacts, list[Redaction]]:  # fmt: skip
     """Write the release into `staging`: the redacted sessions and conversations, the tables,
     the study's design files, the schemas, datapackage.json, the card, the CHANGELOG and
@@ -121,7 +121,7 @@ def write_release(
             previous_changelog = previous.follow(facts, before[0], old)
         datapackage.write(staging, facts)
         if old is not None:
-            previous.compare(facts, staging, old, key, excluded, withdrawn)
+            previous.compare(facts, staging, old, key, excluded, withdrawn, left_out)
     (staging / layout.CARD).write_text(card.render(facts), encoding="utf-8")
     (staging / layout.CHANGELOG).write_text(
         changelog.render(facts, previous_changelog), encoding="utf-8"

@@ -62,6 +62,7 @@ class ReleaseFacts:
     previous_date: str = ""
     diff: ReleaseDiff | None = None
     withdrawn_removed: list[str] = field(default_factory=list)  # previously released, now withdrawn
+    left_out_removed: list[str] = field(default_factory=list)  # previously released, now --exclude'd
 
     @property
     def title(self) -> str:

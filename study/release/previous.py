@@ -50,12 +50,13 @@ def follow(facts: ReleaseFacts, number: Version, old: Path) -> str:
 
 def compare(
     facts: ReleaseFacts, staging: Path, old: Path, key: ReleaseKey, excluded: Collection[str],
-    withdrawn: Collection[str],
+    withdrawn: Collection[str], left_out: Collection[str] = (),
 ) -> None:  # fmt: skip
     """Give `facts` the difference between the release in `staging` and the previous one in
     `old`, and which of the sessions gone were withdrawn (`excluded`: the study's ids of the
-    withdrawn sessions still in the source; `withdrawn`: the withdrawn worker ids); raise
-    BuildError when the version chosen does not fit the difference."""
+    withdrawn sessions still in the source; `withdrawn`: the withdrawn worker ids) or left out
+    by the curator (`left_out`: the study's ids given to `--exclude`); raise BuildError when
+    the version chosen does not fit the difference."""
     write_sums(staging)  # provisional: the diff reads checksums
     facts.diff = diff_releases(old, staging)
     gone = {released_session_id(key, s, facts.namespace) for s in excluded}
@@ -64,6 +65,8 @@ def compare(
     aliases = {pseudonym(key, worker, facts.namespace) for worker in withdrawn}
     gone |= {s for s, writer in _writers(old).items() if writer in aliases}
     facts.withdrawn_removed = [s for s in facts.diff.removed if s in gone]
+    chosen = {released_session_id(key, s, facts.namespace) for s in left_out}
+    facts.left_out_removed = [s for s in facts.diff.removed if s in chosen and s not in gone]
     problem = check_version(facts.version, facts.previous, reasons(facts.diff, facts.withdrawn_removed))
     if problem:
         other = another_key([old], key) if facts.diff.rekeyed else ""

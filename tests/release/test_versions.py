@@ -230,3 +230,23 @@ def test_a_release_that_only_corrects_survey_answers_says_so_in_the_changelog(tm
     entry = (patch.directory / "CHANGELOG.md").read_text().split("## [1.0.0]")[0]
     assert "Documentation only" not in entry, entry
     assert "`survey.csv`" in entry, entry
+
+
+def test_a_session_the_curator_excludes_is_named_as_left_out_in_the_changelog(tmp_path):
+    """`--exclude` removes a session on purpose: the next version's changelog says the curator
+    left it out, not that it is "no longer in the source" (it still is)."""
+    key = init_keyfile(tmp_path / "keys" / "study.key")
+    out = tmp_path / "releases"
+    source = copy_source(tmp_path / "coauthor", FIRST)
+
+    def build(version, *extra):
+        result = CliRunner().invoke(release, ["build", str(source), "--version", version, "--out",
+                                              str(out), "--key", str(key.path), "-j", "1", *extra])  # fmt: skip
+        assert result.exit_code == 0, result.output
+
+    build("1.0.0")
+    build("2.0.0", "--exclude", FIRST[0])
+    entry = (out / "coauthor-2.0.0" / "CHANGELOG.md").read_text().split("## [1.0.0]")[0]
+    gone = released(key, FIRST[0], "coauthor")
+    assert f"1 session the curator left out (`--exclude`): `{gone}`." in entry
+    assert "no longer in the source" not in entry
