@@ -191,9 +191,20 @@ def replay(file: str, at, authors: bool, mark: str, as_json: bool) -> None:
     With --authors, characters are marked by who wrote them: prompt, writer (user events) or
     suggestion (accepted GPT-3 suggestions).
     """
+    every = f"`study curate validate {file}` lists every problem"
     try:
-        document = replay_session(read_session(file).events, at)
-    except (SessionFileError, DeltaError, ValueError) as error:
+        session = read_session(file)  # its messages name the file and line
+    except SessionFileError as error:
+        raise click.ClickException(f"{error}; {every}.") from None
+    try:
+        document = replay_session(session.events, at)
+    except DeltaError as error:
+        line = "" if error.event is None else f" line {session.line_of(error.event)}"
+        raise click.ClickException(
+            f"{file}{line}: {error}. Fix: restore the original log (lines lost, changed or out "
+            f"of order), or replay an earlier event with --at; {every}."
+        ) from None
+    except ValueError as error:
         raise click.ClickException(f"{file}: {error}") from None
     if as_json:
         spans = [{"author": a, "start": s, "end": e} for a, s, e in document.spans()]
@@ -232,7 +243,9 @@ def blocks(file: str, as_json: bool, mutuality_sets: str) -> None:
     try:
         session = read_session(file)
     except SessionFileError as error:
-        raise click.ClickException(str(error)) from None
+        raise click.ClickException(
+            f"{error}; `study curate validate {file}` lists every problem."
+        ) from None
     events = session.events
     for index, event in enumerate(events):
         if type(event.get("eventName")) is not str:

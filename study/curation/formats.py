@@ -170,10 +170,16 @@ def read_session(path: str | os.PathLike) -> Session:
                     raise SessionFileError(
                         f"{path} line {number}: {problem}. Fix: {ENCODING_FIXES[code]}"
                     ) from None
-                raise SessionFileError(f"{path} line {number}: not valid JSON ({error})") from None
+                raise SessionFileError(
+                    f"{path} line {number}: not valid JSON ({error}). Fix: repair or remove the line"
+                    + (" (the file ends inside it: copy the file again from its source if the copy "
+                       "was cut short)" if not data.endswith(b"\n") and number == data.count(b"\n") + 1
+                       else "")
+                ) from None  # fmt: skip
             if type(record) is not dict:
                 raise SessionFileError(
-                    f"{path} line {number}: expected an event object, got {type(record).__name__}"
+                    f"{path} line {number}: expected an event object, got {type(record).__name__}. "
+                    "Fix: each line must be one event object; remove or repair the line"
                 )
             events.append(record)
             lines.append(number)
@@ -181,7 +187,7 @@ def read_session(path: str | os.PathLike) -> Session:
         if collecting:
             gc.enable()
     if not events:
-        raise SessionFileError(f"{path}: the file has no events")
+        raise SessionFileError(f"{path}: the file has no events. Fix: remove the file or restore its lines")
     found = detect_format(events[0])
     if found is None:
         raise SessionFileError(

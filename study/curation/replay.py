@@ -80,15 +80,16 @@ _PROMPT_RUNS = re.compile(r"P+|[^P]+")
 class DeltaError(ValueError):
     """A delta that cannot apply to the text; `field` names the op, e.g. `ops[1].retain`."""
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, message: str, event: int | None = None) -> None:
         super().__init__(f"textDelta.{field} {message}")
         self.field = field
         self.detail = message
+        self.event = event  # the index of the event whose delta failed, when replay knows it
 
     def __reduce__(self):
         # Raised in worker processes: unpickling calls the class with these arguments (the
         # default, the one formatted message, would not fit this __init__).
-        return type(self), (self.field, self.detail)
+        return type(self), (self.field, self.detail, self.event)
 
 
 @dataclass(frozen=True)
@@ -282,6 +283,6 @@ def replay(events: Sequence[Mapping], at: int | None = None) -> Document:
         try:
             text, authors = apply_delta(text, delta_ops(delta), authors, code)
         except DeltaError as error:
-            raise DeltaError(error.field, f"{error.detail} (event {index})") from None
+            raise DeltaError(error.field, f"{error.detail} (event {index})", index) from None
     text, authors = from_units(text, authors)
     return Document(text=text, authors=authors, event_index=last)

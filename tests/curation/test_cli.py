@@ -114,6 +114,32 @@ def test_replay_prints_text_at_an_event_and_marks_authors(tmp_path):
     assert result.exit_code != 0 and "out of range" in result.output
 
 
+def test_replay_of_a_file_cut_short_names_it_once_with_its_last_line_and_the_fix(tmp_path):
+    # A copy that stopped mid-line: the last line is half a record, with no newline.
+    data = SMALLEST.read_bytes().rstrip(b"\n")
+    path = tmp_path / SMALLEST.name
+    path.write_bytes(data[:-40])
+    for command in ("replay", "blocks"):
+        result = run(command, path)
+        assert result.exit_code == 1
+        message = result.output.removeprefix("Error: ")
+        assert message.startswith(f"{path} line 302: not valid JSON"), message
+        assert message.count(str(path)) == 2  # once where, once in the validate command to run
+        assert "Fix: repair or remove the line (the file ends inside it" in message
+        assert f"`study curate validate {path}` lists every problem" in message
+
+
+def test_replay_of_a_delta_that_does_not_fit_names_its_line_and_the_fix(tmp_path):
+    events = [json.loads(line) for line in SMALLEST.read_text().splitlines()]
+    index = next(i for i, e in enumerate(events) if e["eventName"] == "text-insert" and i > 50)
+    events[index]["textDelta"] = {"ops": [{"retain": 100000}, {"insert": "x"}]}
+    path = write_lines(tmp_path / "s.jsonl", events)
+    result = run("replay", path)
+    assert result.exit_code == 1
+    assert f"{path} line {index + 1}: textDelta.ops[0].retain 100000" in result.output
+    assert "Fix: restore the original log" in result.output
+    assert run("replay", path, "--at", index - 1).exit_code == 0  # the text before it still replays
+
 def test_blocks_lists_blocks_and_scores():
     result = run("blocks", SMALLEST)
     assert result.exit_code == 0
