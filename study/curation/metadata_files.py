@@ -144,7 +144,17 @@ def _rows(file: Path):
                     f"{file}: no session_id column (found: {', '.join(reader.fieldnames or ())}"
                     "). Export the release's sheet with its header row."
                 )
+            width = len(reader.fieldnames)
             for row in reader:
+                # A short row (a sheet cut short by a copy that stopped) would read its missing
+                # cells as absent: a session without its writer or genre, counted silently.
+                if None in row or None in row.values():
+                    cells = width + len(row.get(None) or ()) - sum(v is None for v in row.values())
+                    raise MetadataError(
+                        f"{file} line {reader.line_num}: {cells} cell(s) where the header has "
+                        f"{width}. Fix: give every row one cell per column (quote cells that hold "
+                        "commas); a short last row means the file was cut short: copy or export it again."
+                    )
                 yield reader.line_num, row
     except UnicodeDecodeError as error:
         raise MetadataError(f"{file}: not UTF-8 text ({error.reason} at byte {error.start}); "

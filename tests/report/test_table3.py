@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import shutil
 
 import pytest
 from click.testing import CliRunner
@@ -168,3 +169,24 @@ def test_table3_without_worker_ids_says_writers_are_not_counted_rather_than_zero
         assert table[(genre, "ours")][1] == "–"
     assert table[("combined", "ours")][2] == "31"
     assert "writers: not counted" in result.output and "worker_id" in result.output
+
+
+@pytest.mark.parametrize("command", [["report", "--table3"], ["curate", "stats", "--summary", "genre"]])
+def test_a_metadata_csv_cut_short_is_refused_with_its_last_line_not_read_as_a_row_without_a_writer(
+    tmp_path, command
+):  # fmt: skip
+    # A copy that stopped inside the last row: read as it was, that session lost its
+    # worker_id and genre and the counts changed without a word.
+    folder = tmp_path / "release"
+    folder.mkdir()
+    shutil.copytree(COAUTHOR / "sessions", folder / "sessions")
+    data = (COAUTHOR / "metadata.csv").read_bytes()
+    (folder / "metadata.csv").write_bytes(data[: data.rstrip().rfind(b",", 0, len(data) - 60)])
+    lines = (folder / "metadata.csv").read_bytes().count(b"\n") + 1
+    args = [*command, str(folder if command[0] == "report" else folder / "sessions")]
+    if command[0] == "curate":
+        args += ["--out", str(tmp_path / "stats.csv")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1, result.output
+    assert f"{folder / 'metadata.csv'} line {lines}:" in result.output
+    assert "where the header has 14. Fix: give every row one cell per column" in result.output
