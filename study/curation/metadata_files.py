@@ -74,13 +74,15 @@ def metadata_in(folder: str | os.PathLike) -> MetadataFiles | None:
 def find_metadata(path: str | os.PathLike, levels_up: int = 1) -> MetadataFiles | None:
     """The metadata for the sessions in (or at) `path`: in its folder or up to `levels_up`
     folders above (the release's sheets sit one level above `sessions/`, or two above a
-    per-genre split `sessions/creative/`)."""
-    path = Path(path).resolve()
-    folder = path if path.is_dir() else path.parent
-    for candidate in (folder, *folder.parents[:levels_up]):
-        found = metadata_in(candidate)
-        if found is not None:
-            return found
+    per-genre split `sessions/creative/`). The folders above are those of the path as given
+    first: a `sessions` linked to the logs elsewhere (a copy of a large release spared) reads
+    the metadata beside the link, and that beside its target only when there is none."""
+    for path in (Path(os.path.abspath(path)), Path(path).resolve()):
+        folder = path if path.is_dir() else path.parent
+        for candidate in (folder, *folder.parents[:levels_up]):
+            found = metadata_in(candidate)
+            if found is not None:
+                return found
     return None
 
 

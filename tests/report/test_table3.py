@@ -190,3 +190,20 @@ def test_a_metadata_csv_cut_short_is_refused_with_its_last_line_not_read_as_a_ro
     assert result.exit_code == 1, result.output
     assert f"{folder / 'metadata.csv'} line {lines}:" in result.output
     assert "where the header has 14. Fix: give every row one cell per column" in result.output
+
+
+@pytest.mark.parametrize("command", [["report", "--table3"], ["curate", "stats", "--summary", "genre"]])
+def test_sessions_linked_from_elsewhere_read_the_metadata_beside_the_link(tmp_path, command):
+    # A curator spares a copy of a large release: sessions/ is a link to the logs, beside their
+    # own edited metadata.csv. That metadata is the one to read, not the one beside the logs.
+    folder = tmp_path / "curated"
+    folder.mkdir()
+    (folder / "sessions").symlink_to(COAUTHOR / "sessions")
+    shutil.copy(COAUTHOR / "metadata.csv", folder / "metadata.csv")
+    args = [*command, str(folder / "sessions")]
+    if command[0] == "curate":
+        args += ["--out", str(tmp_path / "stats.csv")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert str(folder / "metadata.csv") in result.output
+    assert str(COAUTHOR / "metadata.csv") not in result.output
