@@ -10,7 +10,7 @@ from study.metrics.judges.options import judge_options, open_judge
 
 
 @click.command("report")
-@click.argument("source", type=click.Path(exists=True, file_okay=False))
+@click.argument("source", type=click.Path(exists=True))
 @click.option("--out", type=click.Path(dir_okay=False), default="report.html", show_default=True,
               help="The HTML file to write.")  # fmt: skip
 @click.option("--table3", is_flag=True,
@@ -36,6 +36,17 @@ def report(source: str, out: str, table3: bool, processes: int | None,
     from study.metrics.judges.client import JudgeError
     from study.report import ReportSourceError, write_report
 
+    if not Path(source).is_dir():
+        # A release is published as a folder and a .tar.gz of it: the archive is what a
+        # reader downloads, and what `study release verify` takes.
+        fix = (f"it is a release archive: unpack it first (`tar xzf {source}`) and give its folder"
+               if source.endswith(".tar.gz") else
+               f"give the folder that holds it ({Path(source).parent})")  # fmt: skip
+        raise click.BadParameter(
+            f"{source} is a file; SOURCE is a folder (a study folder, a release's folder or a "
+            f"folder of sessions): {fix}.",
+            param_hint="SOURCE",
+        )
     if table3:
         _print_table3(source, processes)
         return

@@ -207,3 +207,14 @@ def test_sessions_linked_from_elsewhere_read_the_metadata_beside_the_link(tmp_pa
     assert result.exit_code == 0, result.output
     assert str(folder / "metadata.csv") in result.output
     assert str(COAUTHOR / "metadata.csv") not in result.output
+
+
+@pytest.mark.parametrize("table3", [["--table3"], []])
+def test_a_release_archive_given_as_source_says_to_unpack_it(tmp_path, table3):
+    # The .tar.gz is what a release is downloaded as, and what `study release verify` takes.
+    archive = tmp_path / "coauthor-1.0.0.tar.gz"
+    archive.write_bytes(b"\x1f\x8b")
+    result = CliRunner().invoke(main, ["report", *table3, str(archive), "--out", str(tmp_path / "r.html")])
+    assert result.exit_code == 2
+    assert f"unpack it first (`tar xzf {archive}`) and give its folder" in result.output
+    assert not (tmp_path / "r.html").exists()
