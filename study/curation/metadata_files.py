@@ -137,10 +137,30 @@ def read_metadata_files(found: MetadataFiles) -> dict[str, dict]:
     return rows
 
 
+def other_separator(columns: list[str]) -> str:
+    """The separator of a header read as one column when it is not a comma (Excel in many
+    locales saves "CSV" with semicolons), else "": the fix is then to save it again, not to
+    add the columns it seems to lack."""
+    if len(columns) == 1:
+        for separator in (";", "\t", "|"):
+            if separator in columns[0]:
+                return separator
+    return ""
+
+
+def separator_fix(file: Path, separator: str) -> str:
+    shown = "a tab" if separator == "\t" else repr(separator)
+    return (f"{file} line 1: the cells are separated by {shown}, not commas. Fix: save it as CSV "
+            "with commas (in Excel: CSV UTF-8 (Comma delimited)).")
+
+
 def _rows(file: Path):
     try:
         with open(file, newline="", encoding="utf-8-sig") as handle:
             reader = csv.DictReader(handle)
+            separator = other_separator(reader.fieldnames or [])
+            if separator:
+                raise MetadataError(separator_fix(file, separator))
             if "session_id" not in (reader.fieldnames or ()):
                 raise MetadataError(
                     f"{file}: no session_id column (found: {', '.join(reader.fieldnames or ())}"

@@ -30,6 +30,7 @@ from pathlib import Path
 from study import config as study_config
 from study import config_texts
 from study.export.within_design import WithinDesign
+from study.curation.metadata_files import other_separator, separator_fix
 from study.release.creators import Creators, from_study
 from study.release.csvtable import CsvError, read_table
 
@@ -146,7 +147,9 @@ def _from_folder(path: Path, name: str) -> Source:
     columns, numbered = _read_csv(metadata_path)
     missing = {"session_id", "worker_id"} - set(columns)
     if missing:
-        raise SourceError(_missing_columns(metadata_path, sorted(missing), columns))
+        separator = other_separator(columns)
+        raise SourceError(separator_fix(metadata_path, separator) if separator
+                          else _missing_columns(metadata_path, sorted(missing), columns))  # fmt: skip
     rows = {}
     for number, row in numbered:
         session_id = row["session_id"].strip()
@@ -192,7 +195,8 @@ def _missing_columns(path: Path, missing: list[str], columns: list[str]) -> str:
 def _read_survey(path: Path) -> tuple[list[str], dict[str, dict[str, str]]]:
     header, numbered = _read_csv(path)
     if "session_id" not in header:
-        raise SourceError(f"{path}: needs a session_id column")
+        separator = other_separator(header)
+        raise SourceError(separator_fix(path, separator) if separator else f"{path}: needs a session_id column")
     columns = [c for c in header if c != "session_id" and not identity_column(c)]
     answers = {row["session_id"].strip(): {c: row[c] for c in columns} for _, row in numbered}
     return columns, answers

@@ -169,3 +169,16 @@ def test_a_metadata_csv_without_worker_id_names_the_header_line_and_the_fix(sour
     assert f"{path} line 1: no worker_id column" in result.output
     assert fix in result.output
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+@pytest.mark.parametrize("name", ["metadata.csv", "survey.csv"])
+def test_a_csv_saved_with_semicolons_is_told_to_be_saved_with_commas(source, key, tmp_path, name):
+    # Excel in many locales saves "CSV" with semicolons: the header is then one column, and
+    # "add a session_id column" would send the curator the wrong way.
+    path = source / name
+    data = path.read_bytes() if path.exists() else f"session_id,comments\n{SMALLEST},fine\n".encode()
+    path.write_bytes(data.replace(b",", b";"))
+    result = build(source, key, tmp_path)
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert f"{path} line 1: the cells are separated by ';', not commas. Fix: save it as CSV with commas" in result.output
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())

@@ -218,3 +218,17 @@ def test_a_release_archive_given_as_source_says_to_unpack_it(tmp_path, table3):
     assert result.exit_code == 2
     assert f"unpack it first (`tar xzf {archive}`) and give its folder" in result.output
     assert not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize("command", [["report", "--table3"], ["curate", "stats", "--summary", "genre"]])
+def test_a_metadata_csv_saved_with_semicolons_is_told_to_be_saved_with_commas(tmp_path, command):
+    folder = tmp_path / "release"
+    shutil.copytree(COAUTHOR / "sessions", folder / "sessions")
+    (folder / "metadata.csv").write_bytes((COAUTHOR / "metadata.csv").read_bytes().replace(b",", b";"))
+    args = [*command, str(folder if command[0] == "report" else folder / "sessions")]
+    if command[0] == "curate":
+        args += ["--out", str(tmp_path / "stats.csv")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1, result.output
+    assert f"{folder / 'metadata.csv'} line 1: the cells are separated by ';', not commas" in result.output
+    assert "no session_id column" not in result.output
