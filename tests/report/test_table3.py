@@ -171,7 +171,22 @@ def test_table3_without_worker_ids_says_writers_are_not_counted_rather_than_zero
     assert "writers: not counted" in result.output and "worker_id" in result.output
 
 
-@pytest.mark.parametrize("command", [["report", "--table3"], ["curate", "stats", "--summary", "genre"]])
+
+# The two commands that read a release's metadata beside its sessions: Table 3, and the
+# curation core's summary that Table 3's means come from.
+BOTH_READERS = pytest.mark.parametrize(
+    "command", [["report", "--table3"], ["curate", "stats", "--summary", "genre"]]
+)
+
+
+def _read(command: list[str], sessions, tmp_path):
+    """Run a reader on a sessions folder (Table 3 on the folder holding it)."""
+    args = [*command, str(sessions.parent if command[0] == "report" else sessions)]
+    if command[0] == "curate":
+        args += ["--out", str(tmp_path / "stats.csv")]
+    return CliRunner().invoke(main, args)
+
+@BOTH_READERS
 def test_a_metadata_csv_cut_short_is_refused_with_its_last_line_not_read_as_a_row_without_a_writer(
     tmp_path, command
 ):  # fmt: skip
@@ -183,16 +198,13 @@ def test_a_metadata_csv_cut_short_is_refused_with_its_last_line_not_read_as_a_ro
     data = (COAUTHOR / "metadata.csv").read_bytes()
     (folder / "metadata.csv").write_bytes(data[: data.rstrip().rfind(b",", 0, len(data) - 60)])
     lines = (folder / "metadata.csv").read_bytes().count(b"\n") + 1
-    args = [*command, str(folder if command[0] == "report" else folder / "sessions")]
-    if command[0] == "curate":
-        args += ["--out", str(tmp_path / "stats.csv")]
-    result = CliRunner().invoke(main, args)
+    result = _read(command, folder / "sessions", tmp_path)
     assert result.exit_code == 1, result.output
     assert f"{folder / 'metadata.csv'} line {lines}:" in result.output
     assert "where the header has 14. Fix: give every row one cell per column" in result.output
 
 
-@pytest.mark.parametrize("command", [["report", "--table3"], ["curate", "stats", "--summary", "genre"]])
+@BOTH_READERS
 def test_sessions_linked_from_elsewhere_read_the_metadata_beside_the_link(tmp_path, command):
     # A curator spares a copy of a large release: sessions/ is a link to the logs, beside their
     # own edited metadata.csv. That metadata is the one to read, not the one beside the logs.
@@ -203,7 +215,7 @@ def test_sessions_linked_from_elsewhere_read_the_metadata_beside_the_link(tmp_pa
     args = [*command, str(folder / "sessions")]
     if command[0] == "curate":
         args += ["--out", str(tmp_path / "stats.csv")]
-    result = CliRunner().invoke(main, args)
+    result = CliRunner().invoke(main, args)  # the sessions folder itself, for both
     assert result.exit_code == 0, result.output
     assert str(folder / "metadata.csv") in result.output
     assert str(COAUTHOR / "metadata.csv") not in result.output
@@ -220,15 +232,12 @@ def test_a_release_archive_given_as_source_says_to_unpack_it(tmp_path, table3):
     assert not (tmp_path / "r.html").exists()
 
 
-@pytest.mark.parametrize("command", [["report", "--table3"], ["curate", "stats", "--summary", "genre"]])
+@BOTH_READERS
 def test_a_metadata_csv_saved_with_semicolons_is_told_to_be_saved_with_commas(tmp_path, command):
     folder = tmp_path / "release"
     shutil.copytree(COAUTHOR / "sessions", folder / "sessions")
     (folder / "metadata.csv").write_bytes((COAUTHOR / "metadata.csv").read_bytes().replace(b",", b";"))
-    args = [*command, str(folder if command[0] == "report" else folder / "sessions")]
-    if command[0] == "curate":
-        args += ["--out", str(tmp_path / "stats.csv")]
-    result = CliRunner().invoke(main, args)
+    result = _read(command, folder / "sessions", tmp_path)
     assert result.exit_code == 1, result.output
     assert f"{folder / 'metadata.csv'} line 1: the cells are separated by ';', not commas" in result.output
     assert "no session_id column" not in result.output
