@@ -170,11 +170,12 @@ def read_session(path: str | os.PathLike) -> Session:
                     raise SessionFileError(
                         f"{path} line {number}: {problem}. Fix: {ENCODING_FIXES[code]}"
                     ) from None
+                # A file that ends inside its last line is most often a copy that stopped.
+                cut = not data.endswith(b"\n") and number == data.count(b"\n") + 1
                 raise SessionFileError(
-                    f"{path} line {number}: not valid JSON ({error}). Fix: repair or remove the line"
-                    + (" (the file ends inside it: copy the file again from its source if the copy "
-                       "was cut short)" if not data.endswith(b"\n") and number == data.count(b"\n") + 1
-                       else "")
+                    f"{path} line {number}: not valid JSON ({error}). Fix: repair or remove the "
+                    "line" + (" (the file ends inside it: copy the file again from its source if "
+                              "the copy was cut short)" if cut else "")
                 ) from None  # fmt: skip
             if type(record) is not dict:
                 raise SessionFileError(
