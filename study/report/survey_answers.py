@@ -8,6 +8,7 @@ such an arm has no answers ("–")."""
 from __future__ import annotations
 
 import csv
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ class Question:
     options: tuple[str, ...] = ()
     points: tuple[int, ...] = tuple(range(1, 8))  # the values of a scale (likert or slider)
     arms: tuple[str, ...] = ()  # the arms its survey asks; empty: every arm (or not known)
+    group: str = ""  # the dimension it belongs to (its survey item's `group`, e.g. MindCopilot's PW)
 
     def asked_of(self, arm: str) -> bool:
         return not self.arms or arm in self.arms
@@ -51,7 +53,8 @@ def study_survey(study, connection, session_ids: list[str]) -> tuple[list[Questi
         if "@" in column:
             text += f" (after exchange {column.split('@')[1]})"
         if item.type in ("likert", "slider"):
-            questions.append(Question(column, text, "scale", points=tuple(item.scale()), arms=arms))
+            questions.append(Question(column, text, "scale", points=tuple(item.scale()), arms=arms,
+                                      group=item.group))
         elif item.type == "single":
             questions.append(Question(column, text, "choice", item.options, arms=arms))
         else:  # free text, and multiple choice (its answers are joined with "; ")
@@ -85,8 +88,26 @@ def infer_question(column: str, values: Iterable[str]) -> Question:
     given = [v for v in values if v != ""]
     if given and all(v.isdigit() and 1 <= int(v) <= 10 for v in given):
         top = 7 if all(int(v) <= 7 for v in given) else 10
-        return Question(column, column, "scale", points=tuple(range(1, top + 1)))
+        group = preset_groups().get(column, "")
+        return Question(column, column, "scale", points=tuple(range(1, top + 1)), group=group)
     distinct = sorted(set(given))
     if given and len(distinct) <= 8 and all(given.count(v) > 1 for v in distinct):
         return Question(column, column, "choice", tuple(distinct))
     return Question(column, column, "text")
+
+
+@functools.cache
+def preset_groups() -> dict[str, str]:
+    """Question id -> dimension, for the shipped instruments' grouped items (templates/surveys/:
+    MindCopilot's q1_mental_demand is PW, ...). A file's columns carry no survey definition, and
+    a shipped instrument's ids are what a study using it exports."""
+    import tomllib
+
+    from study.survey.definition import from_mapping, presets
+
+    groups = {}
+    for path in presets().values():
+        with open(path, "rb") as handle:
+            survey = from_mapping(tomllib.load(handle), where=path.name, origin=str(path))
+        groups.update({item.id: item.group for item in survey.items if item.group})
+    return groups

@@ -3,7 +3,9 @@
 7-point items: mean with a 95% bootstrap interval per condition and the count of each point;
 choice items: the count of each option per condition; free-text items: how many answered (the
 answers themselves stay in the data, not in a report that may be shared). A condition a question's
-survey did not ask (`arms`) reads "not asked", and is left out of the item's plot."""
+survey did not ask (`arms`) reads "not asked", and is left out of the item's plot. Items grouped
+in dimensions (an item's `group`, as MindCopilot's PW, US, CU and AD) are then summarised per
+dimension and condition (study.report.survey_dimensions)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ from html import escape
 from study.report import plots
 from study.report.data import ReportData
 from study.report.survey_answers import NOT_ASKED, Question
-from study.report.html import Section
+from study.report.survey_dimensions import dimensions
+from study.report.html import Section, cell
 from study.report.intervals import bootstrap_mean
 
 
@@ -23,6 +26,7 @@ def build(data: ReportData) -> Section | None:
     section = Section("survey", "Survey results")
     condition_of = data.condition_of()  # chat conversations too
     conditions = data.conditions()
+    numeric: dict[str, dict[str, list[int]]] = {c: {} for c in conditions}
     for question in data.questions:
         section.add(f"<h3>{escape(question.text)}</h3>")
         by_condition = {c: [] for c in conditions}
@@ -32,7 +36,30 @@ def build(data: ReportData) -> Section | None:
             if condition is not None and value not in (None, ""):
                 by_condition[condition].append(value)
         _item(section, question, by_condition)
+        if question.kind == "scale":
+            for condition, values in by_condition.items():
+                numeric[condition][question.id] = numbers_of(values)
+    _dimensions(section, data.questions, numeric)
     return section
+
+
+def _dimensions(section: Section, questions: list[Question], numeric: dict[str, dict[str, list[int]]]) -> None:
+    rows = dimensions(questions, numeric)
+    if not rows:
+        return
+    section.add("<h3>Questionnaire dimensions</h3>")
+    section.paragraph(
+        "Per condition, each dimension's items (a survey item's group): the mean of the item means "
+        "(as MindCopilot's Table 13 gives PW, US, CU and AD), and the shares of all its answers "
+        "above, at and below the scale's midpoint (favourable, neutral, unfavourable; on a 1-7 "
+        "scale 5-7, 4 and 1-3: Fig. 6's diverging bars). Higher is favourable on every item.",
+        note=True,
+    )
+    section.table(
+        ["condition", "dimension", "items", "mean", "% favourable", "% neutral", "% unfavourable"],
+        [[d.condition, d.group, d.items, d.mean, *(cell(share, 1) for share in (d.favourable, d.neutral, d.unfavourable))]
+         for d in rows],
+    )  # fmt: skip
 
 
 def _item(section: Section, question: Question, by_condition: dict[str, list]) -> None:
