@@ -197,3 +197,32 @@ def test_without_a_judge_table_1_has_no_itr_and_says_why(chat_study_folder, tmp_
     tables = _report(path.parent, tmp_path / "report.html")
     table1 = next(t for t in tables.sections["chat"] if t[0][:2] == ["assistant", "n"] and "Doc BLEU" in t[0])
     assert "ITR" not in table1[0] and "ITR is not computed: it needs an LLM judge" in tables.texts["chat"]
+
+
+def test_final_ratings_are_given_as_collabllms_shares_and_relative_changes(chat_study_folder, tmp_path):
+    """CollabLLM §6 (spec B2.4): the shares of conversations whose final document and interaction
+    ratings are >= 8 and >= 9 (its 91.4 % and 56.9 %), and each assistant's means against each
+    other's as a relative change (its +17.6 % satisfaction, -10.4 % time against Base)."""
+    tables = _report(chat_study_folder, tmp_path / "report.html")
+    curated = _curated(chat_study_folder, tmp_path)
+    assistants = sorted({r["assistant"] for r in curated})
+    shares = next(t for t in tables.sections["chat"] if t[0][:3] == ["assistant", "n", "document rating >= 8 (%)"])
+    assert shares[0][2:] == ["document rating >= 8 (%)", "document rating >= 9 (%)",
+                             "interaction rating >= 8 (%)", "interaction rating >= 9 (%)"]
+    by_assistant = {row[0]: row[1:] for row in shares[1:]}
+    for assistant in assistants:
+        mine = [r for r in curated if r["assistant"] == assistant]
+        expected = [str(len(mine))] + [
+            f"{100 * sum(int(r[column]) >= at for r in mine) / len(mine):.1f}"
+            for column in ("final_document_rating", "final_interaction_rating") for at in (8, 9)
+        ]
+        assert by_assistant[assistant] == expected, assistant
+
+    changes = next(t for t in tables.sections["chat"] if t[0][:2] == ["assistant", "against"])
+    assert changes[0][2:] == ["document rating (% change)", "interaction rating (% change)", "interaction time (% change)"]
+    pairs = {(row[0], row[1]): row[2:] for row in changes[1:]}
+    assert set(pairs) == {(a, b) for a in assistants for b in assistants if a != b}
+    for (a, b), cells in pairs.items():
+        for cell, column in zip(cells, ("final_document_rating", "final_interaction_rating", "interaction_seconds")):
+            mine, theirs = (statistics.mean(float(r[column]) for r in curated if r["assistant"] == x) for x in (a, b))
+            assert number(cell) == pytest.approx(100 * (mine - theirs) / theirs, abs=0.2), (a, b, column)

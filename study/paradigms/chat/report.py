@@ -9,6 +9,7 @@ writing study's analyses does not apply to conversations."""
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections import Counter
 
@@ -16,6 +17,7 @@ from study.lm.judge_backend import JudgeBackend
 from study.report import plots
 from study.paradigms.chat import arm_export, arm_report, report_data
 from study.paradigms.chat.metrics import itr as itr_metric
+from study.paradigms.chat.metrics import ratings
 from study.paradigms.chat.report_data import CONVERSATIONS, METRICS, ChatMetrics, number
 from study.report.data import ReportData
 from study.report.html import Section
@@ -79,11 +81,57 @@ def build(data: ReportData) -> Section | None:
     plugins.means_table(section, per_session, condition_of, headings[:6])
     plugins.means_table(section, per_session, condition_of, headings[6:])
     _trajectory(section, entry)
+    _final_ratings(section, entry)
     _simulated_and_human(section, entry)
     if entry.problems:
         section.paragraph(f"{len(entry.problems)} conversation line(s) could not be used, e.g. "
                           f"{entry.problems[0]}. `study curate chat` lists them.", note=True)  # fmt: skip
     return section
+
+
+# (column, heading) of the figures CollabLLM's §6 compares between assistants.
+RATED = (("final_document_rating", "document rating"), ("final_interaction_rating", "interaction rating"))
+COMPARED_MEANS = (*RATED, ("interaction_seconds", "interaction time"))
+
+
+def _final_ratings(section: Section, entry: ChatMetrics) -> None:
+    """The final ratings as CollabLLM's §6 reports them: per assistant the shares rated >= 8 and
+    >= 9, then each assistant's means against each other's (study.paradigms.chat.metrics.ratings)."""
+    assistants = sorted({row["assistant"] for row in entry.rows})
+    of = {a: [row for row in entry.rows if row["assistant"] == a] for a in assistants}
+
+    def values(assistant: str, column: str) -> list[float]:
+        return [v for v in (number(row[column]) for row in of[assistant]) if v is not None]
+
+    def mean(assistant: str, column: str) -> float:
+        given = values(assistant, column)
+        return statistics.mean(given) if given else math.nan
+
+    section.add("<h3>Final ratings as CollabLLM reports them</h3>")
+    section.paragraph(
+        "Per assistant, the percent of its conversations whose final document and interaction "
+        "ratings (1-10) are at least 8 and at least 9 (CollabLLM's \"good (8-9)\" and \"very good "
+        "(9-10)\" shares, read as >= 8 and >= 9; its \"highly engaging\" share names no item or "
+        "threshold); then each assistant's mean rating and interaction time against another's, "
+        "as a relative change 100 x (assistant - baseline) / baseline (the paper's +17.6 % "
+        "satisfaction and -10.4 % time against Base).",
+        note=True,
+    )
+    rows = []
+    for assistant in assistants:
+        cells = [assistant, len(of[assistant])]
+        for column, _ in RATED:
+            cells += [ratings.share_at_least(values(assistant, column), t) for t in ratings.THRESHOLDS]
+        rows.append(cells)
+    section.table(["assistant", "n", *(f"{heading} >= {t} (%)" for _, heading in RATED for t in ratings.THRESHOLDS)],
+                  rows, digits=1)  # fmt: skip
+    if len(assistants) > 1:
+        section.table(
+            ["assistant", "against", *(f"{heading} (% change)" for _, heading in COMPARED_MEANS)],
+            [[a, b, *(ratings.relative_change(mean(a, c), mean(b, c)) for c, _ in COMPARED_MEANS)]
+             for a in assistants for b in assistants if a != b],
+            digits=1,
+        )  # fmt: skip
 
 
 def _trajectory(section: Section, entry: ChatMetrics) -> None:
