@@ -154,3 +154,38 @@ def test_a_ked_weights_file_with_a_non_number_is_named_without_a_traceback(tmp_p
                                             "--weights", str(weights)])  # fmt: skip
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert "weights.json" in result.output
+
+
+def test_the_simulation_gives_table_11_per_domain_and_table_4_pools_its_counts(tmp_path):
+    """MindCopilot Table 11: HAR and KED per domain; Table 4's Overall, Scientific and Creative
+    are the domains' queries pooled, not the mean of their rates (spec A3.1 [D], C10). The demo
+    queries with some references made to start as the model's suggestion (which the judge then
+    accepts, rule 12) and one creative query left out: the domains' rates and sizes differ."""
+    demo = [json.loads(line) for line in (templates_dir() / "proactive" / "queries-demo.jsonl").read_text().splitlines()]
+    first = tmp_path / "first"
+    result = CliRunner().invoke(study_cli, ["curate", "proactive-simulate", str(templates_dir() / "proactive" / "queries-demo.jsonl"),
+                                            "--out", str(first), "--levels", "L1", "--deterministic-judge"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    suggestions = [q["suggestion"] for q in _rows(first / "queries.csv")]
+    # D4: 1 of 3 accepted, D5: 2 of 3, D11: 0 of 3, D13: 2 of 2.
+    for index in (0, 3, 4, 9, 10):
+        demo[index]["reference"] = suggestions[index] + " And so the day went on."
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text("".join(json.dumps(q) + "\n" for q in demo[:11]), encoding="utf-8")
+    out = tmp_path / "sim"
+    result = CliRunner().invoke(study_cli, ["curate", "proactive-simulate", str(queries), "--out", str(out),
+                                            "--levels", "L1", "--deterministic-judge"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+
+    table11 = {r["domain"]: r for r in _rows(out / "table11.csv")}
+    assert list(table11) == ["D4 Popular Science", "D5 Principle Analysis", "D11 Short Fiction", "D13 Travel"]
+    assert [(r["accepted"], r["n"], r["har"]) for r in table11.values()] == [
+        ("1", "3", "33.33"), ("2", "3", "66.67"), ("0", "3", "0.0"), ("2", "2", "100.0")]
+    per_query = _rows(out / "queries.csv")
+    for domain, row in table11.items():
+        keds = [float(q["ked"]) for q in per_query if q["domain"] == domain and q["har"] == "True"]
+        assert row["ked"] == (str(round(sum(keds) / len(keds), 2)) if keds else "nan"), domain  # accepted only
+    assert float(table11["D4 Popular Science"]["ked"]) > 0
+    (row,) = _rows(out / "table4.csv")
+    # Pooled: 5 of 11, 3 of 6, 2 of 5; the mean of the domains' rates would be 50, 50 and 50.
+    assert (row["overall_har"], row["scientific_har"], row["creative_har"]) == ("45.45", "50.0", "40.0")

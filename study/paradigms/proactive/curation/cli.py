@@ -210,9 +210,11 @@ def proactive(paths, out, weights, layers, modify_window_ms, judge_endpoint, jud
 def proactive_simulate(queries, out, model_endpoint, model, mode, levels, max_tokens, temperature,
                        judge_endpoint, judge_model, judge_key_env, judge_cache, deterministic_judge):
     """Replay continuation QUERIES (schemas/proactive-queries.schema.json) through a model in L1
-    and L2 and judge them: Table 4 (HAR % / KED) and Fig. 4 (HAR by progress, L2 - L1)."""
+    and L2 and judge them: Table 4 (HAR % / KED), Table 11 (the same per domain) and Fig. 4
+    (HAR by progress, L2 - L1)."""
     from study.config import Condition, SuggestionSettings
-    from study.paradigms.proactive.curation.continuation import QueryFileError, figure4, read_queries, run, table4
+    from study.paradigms.proactive.curation.continuation import QueryFileError, figure4, read_queries, run
+    from study.paradigms.proactive.curation.continuation import table4, table11
     from study.paradigms.proactive.engine import ProactiveEngine
     from study.paradigms.proactive.settings import ProactiveSettings
 
@@ -255,6 +257,7 @@ def proactive_simulate(queries, out, model_endpoint, model, mode, levels, max_to
     rows4, fig4 = table4(outcomes), figure4(outcomes)
     _write_csv(out / "queries.csv", per_query)
     _write_csv(out / "table4.csv", rows4)
+    _write_csv(out / "table11.csv", table11(outcomes))
     _write_csv(out / "figure4.csv", fig4)
     click.echo(f"{len(items)} queries, model {model}")
     click.echo(_table(rows4, ["level", "overall_har", "overall_ked", "scientific_har", "scientific_ked",

@@ -10,8 +10,8 @@ history is simulated (spec A5 [I], the paper does not say): after each query of 
 suggestion is recorded as `<accept>` or `<reject>` by its HAR verdict, and the true text up to
 the next query as `<add>`. The suggestion's KED is to the reference (the "final user-edited
 text" of the simulation, spec A3.2). Results have the shape of Table 4 (HAR % / KED per
-level, overall, scientific, creative) and Fig. 4 (HAR by writing-progress bin, L2 - L1 with a
-bootstrap CI).
+level, overall, scientific, creative), Table 11 (the same per domain) and Fig. 4 (HAR by
+writing-progress bin, L2 - L1 with a bootstrap CI).
 """
 
 from __future__ import annotations
@@ -148,6 +148,31 @@ def table4(outcomes: Sequence[Outcome]) -> list[dict]:
         row["invalid_or_failed"] = sum(1 for o in outcomes if o.level == level and o.accept is None)
         rows.append(row)
     return rows
+
+
+def table11(outcomes: Sequence[Outcome]) -> list[dict]:
+    """One row per level and domain: HAR % over the domain's queries, KED over its HAR-accepted
+    ones (NaN when none), and the counts (Table 11's shape). Table 4's Overall, Scientific and
+    Creative are these domains' counts pooled, never the mean of their rates (spec A3.1 [D])."""
+    rows = []
+    for level in sorted({o.level for o in outcomes}):
+        mine = [o for o in outcomes if o.level == level]
+        for domain in sorted({o.query.domain for o in mine}, key=_domain_order):
+            group = [o for o in mine if o.query.domain == domain]
+            rate = har_rate(o.accept for o in group)
+            rows.append({
+                "level": level, "domain": domain, "category": group[0].query.category,
+                "har": round(rate.percent, 2) if rate.n else math.nan,
+                "ked": round(ked_mean(o.ked for o in group if o.accept), 2),
+                "accepted": rate.accepted, "n": rate.n, "invalid_or_failed": rate.invalid,
+            })  # fmt: skip
+    return rows
+
+
+def _domain_order(domain: str) -> tuple:
+    """D1 .. D16 in the paper's order (D2 before D10), other names after them by name."""
+    head = domain.split()[0]
+    return (0, int(head[1:]), domain) if head[:1] == "D" and head[1:].isdigit() else (1, 0, domain)
 
 
 def figure4(outcomes: Sequence[Outcome], resamples: int = 1000, seed: int = 0) -> list[dict]:
