@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from click.testing import CliRunner
 
 from study import config
+from study.cli import main
 from study.survey.definition import presets
 
 
@@ -28,6 +30,40 @@ placement = "after_session"
     assert [i.group for i in survey.items[:10]] == ["PW"] * 4 + ["US"] * 2 + ["CU"] * 2 + ["AD"] * 2
     # The legacy [[survey]] list is still the first survey, asked after each session.
     assert study.surveys[0].name == "post_session" and study.surveys[0].placement == "after_session"
+
+
+def test_the_shipped_instruments_ask_what_the_papers_asked(study_folder, tmp_path):
+    """MindCopilot Tab. 12-13 (spec A4): ten items, every one on the 7-point valence scale with
+    Tab. 13's labels. CollabLLM App. E (spec B3), as `study init --paradigm chat` asks it: a 1-10
+    slider every 3 exchanges, and a final survey of five questions (strengths, weaknesses, why
+    the session ended with its four reasons, interaction and document ratings), both ratings in
+    the five bands of the periodic one."""
+    study = _with(study_folder, """
+[[surveys]]
+preset = "mindcopilot-q1-q10"
+name = "mindcopilot"
+""")
+    mindcopilot = next(s for s in study.surveys if s.name == "mindcopilot")
+    scale = ["Very Bad", "Bad", "Lightly Bad", "Moderate", "Lightly Good", "Good", "Very Good"]
+    likert = [i for i in mindcopilot.items if i.type == "likert"]
+    assert len(likert) == 10 and all(i.points == 7 and list(i.labels) == scale for i in likert)
+
+    result = CliRunner().invoke(main, ["init", str(tmp_path / "chat"), "--paradigm", "chat"])
+    assert result.exit_code == 0, result.output
+    surveys = {s.name: s for s in config.load(tmp_path / "chat").surveys}
+    bands = [(1, 2, "very poor"), (3, 4, "poor"), (5, 6, "average"), (7, 8, "good"), (9, 10, "very good")]
+    periodic = surveys["periodic"]
+    (rating,) = periodic.items
+    assert (periodic.placement, periodic.every, rating.type, rating.min, rating.max) == ("in_session", 3, "slider", 1, 10)
+    assert [(b.start, b.end, b.label) for b in rating.bands] == bands
+    final = surveys["final"]
+    asked = [i.id for i in final.items if i.show_if is None]
+    assert asked == ["strengths", "weaknesses", "end_reason", "interaction_rating", "document_rating"]
+    assert final.item("end_reason").options == ("I am satisfied with the document the AI created", "The AI was not helpful",
+                                                "Technical issues with the interface", "Other reason")  # fmt: skip
+    assert final.item("end_reason_other").show_if.equals == "Other reason"
+    for item in ("interaction_rating", "document_rating"):
+        assert [(b.start, b.end, b.label) for b in final.item(item).bands] == bands, item
 
 
 def test_a_survey_can_live_in_its_own_file(study_folder):
