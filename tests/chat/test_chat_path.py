@@ -73,6 +73,7 @@ def test_a_whole_conversation_with_ratings_every_three_exchanges(chat_client, ch
     prewrite(chat_client, session_id)
     page = chat_client.get(f"/s/{session_id}/chat").data.decode()
     assert "Submit Periodic Evaluation" in page
+    assert "The final document should ideally be 200–500 words." in page  # App. E's length target
     assert not re.search(r"Assistant [ABC]\b", page)  # no arm letter: the writer stays blind
     for exchange in range(1, 10):
         response = say(chat_client, session_id, f"Message number {exchange}, about my document.")
