@@ -6,6 +6,7 @@ import csv
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from study.cli import main as study_cli
@@ -189,3 +190,62 @@ def test_the_simulation_gives_table_11_per_domain_and_table_4_pools_its_counts(t
     (row,) = _rows(out / "table4.csv")
     # Pooled: 5 of 11, 3 of 6, 2 of 5; the mean of the domains' rates would be 50, 50 and 50.
     assert (row["overall_har"], row["scientific_har"], row["creative_har"]) == ("45.45", "50.0", "40.0")
+
+
+def _kappa(pairs: list[tuple[bool, bool]]) -> float:
+    """Cohen's kappa of two yes/no raters, from its 2 x 2 definition."""
+    n = len(pairs)
+    observed = sum(a == b for a, b in pairs) / n
+    yes_a, yes_b = sum(a for a, _ in pairs) / n, sum(b for _, b in pairs) / n
+    expected = yes_a * yes_b + (1 - yes_a) * (1 - yes_b)
+    return (observed - expected) / (1 - expected)
+
+
+def test_har_alignment_gives_table_1s_alignment_and_kappa_per_layer_with_the_class_balance(tmp_path):
+    """MindCopilot Table 1: the judge's verdicts against expert labels, as the percent of items
+    they agree on and Cohen's kappa, per checklist layers (HAR_L1, HAR_L1+L2, HAR_Full)."""
+    context = "The experiment ran at room temperature for three hours and"
+    labelled = [  # (completion, reference, the expert's verdict)
+        (" for three hours and the samples dried.", " the samples were dried.", False),  # rule 1 fires
+        (" the samples were dried overnight.", " the samples were dried overnight.", True),  # rule 12
+        (" giraffes enjoy tall acacia leaves.", " the samples were dried.", False),  # off topic: rule 14
+        (" zebras graze on the open savanna.", " the samples were dried.", True),
+        (" the samples were dried in the oven.", " the samples were dried in the oven.", False),
+        (" for three hours and then it stopped.", " the cells were counted.", False),
+    ]
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps({"id": f"x{n}", "context": context, "reference": reference,
+                                          "completion": completion, "expert": expert}) + "\n"
+                              for n, (completion, reference, expert) in enumerate(labelled)), encoding="utf-8")  # fmt: skip
+    out = tmp_path / "alignment"
+    result = CliRunner().invoke(study_cli, ["curate", "har-alignment", str(labels), "--out", str(out), "--deterministic-judge"])
+    assert result.exit_code == 0, result.output
+
+    items = _rows(out / "items.csv")
+    verdicts = {layer: [i["judge"] == "True" for i in items if i["layers"] == layer] for layer in ("L1", "L1+L2", "full")}
+    assert verdicts["full"] == [False, True, False, False, True, False]
+    assert verdicts["L1"] == [False, True, True, True, True, False]  # rules 1-5 only: off topic passes
+    experts = [expert for *_, expert in labelled]
+    table = {r["layers"]: r for r in _rows(out / "alignment.csv")}
+    assert list(table) == ["L1", "L1+L2", "full"]
+    for layer, judged in verdicts.items():
+        pairs = list(zip(judged, experts))
+        row = table[layer]
+        assert (row["n"], row["invalid"]) == ("6", "0")
+        assert float(row["alignment"]) == pytest.approx(100 * sum(a == b for a, b in pairs) / 6)
+        assert float(row["kappa"]) == pytest.approx(_kappa(pairs))
+        assert float(row["expert_accepts"]) == pytest.approx(100 * 2 / 6)  # the class balance beside kappa
+        assert float(row["judge_accepts"]) == pytest.approx(100 * sum(judged) / 6)
+    # The same alignment (4 of 6) with other kappas: kappa depends on how often each says accept.
+    assert table["full"]["alignment"] == table["L1"]["alignment"] and float(table["full"]["alignment"]) == pytest.approx(400 / 6)
+    assert (float(table["full"]["kappa"]), float(table["L1"]["kappa"])) == pytest.approx((0.25, 0.4))
+
+
+def test_har_alignment_names_the_line_and_field_of_a_bad_label(tmp_path):
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text('{"context": "a", "reference": "b", "completion": "c", "expert": true}\n'
+                      '{"context": "a", "reference": "b", "completion": "c", "expert": "yes"}\n', encoding="utf-8")  # fmt: skip
+    result = CliRunner().invoke(study_cli, ["curate", "har-alignment", str(labels), "--out", str(tmp_path / "o"), "--deterministic-judge"])
+    assert result.exit_code == 1
+    assert f"{labels} line 2: expert must be true (accept) or false (reject), got 'yes'" in result.output
+    assert not (tmp_path / "o" / "alignment.csv").exists()

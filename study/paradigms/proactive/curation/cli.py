@@ -88,6 +88,7 @@ def register(curate: click.Group) -> None:
     curate.add_command(proactive)
     curate.add_command(proactive_simulate)
     curate.add_command(ked_calibrate)
+    curate.add_command(har_alignment)
 
 
 @click.command("proactive")
@@ -322,5 +323,47 @@ def ked_calibrate(paths, out, held_out, judge_endpoint, judge_model, judge_key_e
             for name, c in (("KED fitted", calibration.held_out_fitted), ("KED default", calibration.held_out_default),
                             ("Levenshtein", calibration.held_out_levenshtein))]
     click.echo(_table(held, ["held-out", "n", "pearson", "spearman"]))
+    if deterministic_judge:
+        click.echo(DETERMINISTIC_NOTE, err=True)
+
+
+@click.command("har-alignment")
+@click.argument("labels", type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Folder for items.csv and alignment.csv.")
+@click.option("--layers", default="L1,L1+L2,full", show_default=True,
+              help="HAR checklist layers to validate, comma-separated (Table 1's HAR_L1, HAR_L1+L2, HAR_Full).")
+@judge_options
+def har_alignment(labels, out, layers, judge_endpoint, judge_model, judge_key_env, judge_cache, deterministic_judge):
+    """Validate the HAR judge against expert labels (MindCopilot §4.1, Table 1): alignment rate
+    (percent of items where the judge's verdict is the expert's) and Cohen's kappa per checklist
+    layers, with the class balance kappa depends on. LABELS: JSON lines with context, reference,
+    completion and expert (true: accept)."""
+    from study.paradigms.proactive.curation.labels import LabelFileError, read_labels
+    from study.paradigms.proactive.metrics.alignment import alignment_and_kappa
+    from study.paradigms.proactive.metrics.har import LAYERS, HarItem, har
+
+    wanted = [layer.strip() for layer in layers.split(",") if layer.strip()]
+    if not wanted or set(wanted) - set(LAYERS):
+        raise click.UsageError(f"--layers takes {', '.join(LAYERS)}, comma-separated; got {layers!r}")
+    try:
+        items = read_labels(Path(labels))
+    except LabelFileError as error:
+        raise click.ClickException(str(error)) from None
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows, table = [], []
+    with open_judge(judge_endpoint, judge_model, judge_key_env, judge_cache, deterministic_judge, out, True) as judge:
+        for layer in wanted:
+            verdicts = [har(HarItem(i.context, i.reference, i.completion), judge, layers=layer) for i in items]
+            rows += [{"id": i.id, "layers": layer, "expert": i.expert, "judge": v.accept, "rule": v.rule}
+                     for i, v in zip(items, verdicts)]  # fmt: skip
+            result = alignment_and_kappa([v.accept for v in verdicts], [i.expert for i in items])
+            table.append({"layers": layer, "n": result.n, "invalid": result.invalid, "alignment": result.percent,
+                          "kappa": result.kappa, "expert_accepts": result.expert_accepts,
+                          "judge_accepts": result.judge_accepts})  # fmt: skip
+    _write_csv(out / "items.csv", rows)
+    _write_csv(out / "alignment.csv", table)
+    click.echo(f"{len(items)} expert-labelled items")
+    click.echo(_table(table, list(table[0])))
     if deterministic_judge:
         click.echo(DETERMINISTIC_NOTE, err=True)
