@@ -247,5 +247,5 @@ def test_har_alignment_names_the_line_and_field_of_a_bad_label(tmp_path):
                       '{"context": "a", "reference": "b", "completion": "c", "expert": "yes"}\n', encoding="utf-8")  # fmt: skip
     result = CliRunner().invoke(study_cli, ["curate", "har-alignment", str(labels), "--out", str(tmp_path / "o"), "--deterministic-judge"])
     assert result.exit_code == 1
-    assert f"{labels} line 2: expert must be true (accept) or false (reject), got 'yes'" in result.output
+    assert f"{labels} line 2: expert: 'yes' is not of type 'boolean'. Fix: see schemas/har-labels.schema.json" in result.output
     assert not (tmp_path / "o" / "alignment.csv").exists()

@@ -16,7 +16,6 @@ writing-progress bin, L2 - L1 with a bootstrap CI).
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from collections import defaultdict
@@ -24,13 +23,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import jsonschema
-
 from study.config import Condition
+from study.paradigms.proactive.curation.json_lines import read_json_lines
 from study.paradigms.proactive.metrics.har import HarItem, har
 from study.paradigms.proactive.metrics.har_rate import har_rate
 from study.paradigms.proactive.metrics.ked import ked, ked_mean
-from study.paths import schemas_dir
 from study.paradigms.proactive.context import HistoryItem
 
 QUERY_KEYS = ("article", "domain", "category", "context", "reference", "progress")
@@ -66,32 +63,11 @@ class Outcome:
     error: str | None = None
 
 
-def _validator() -> jsonschema.Draft202012Validator:
-    schema = json.loads((schemas_dir() / "proactive-queries.schema.json").read_text(encoding="utf-8"))
-    return jsonschema.Draft202012Validator(schema)
-
-
 def read_queries(path: Path) -> list[Query]:
-    queries = []
-    validator = _validator()
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except ValueError as exc:
-            raise QueryFileError(f"{path} line {number}: not JSON ({exc})") from None
-        error = next(iter(validator.iter_errors(data)), None)
-        if error is not None:
-            where = ".".join(str(p) for p in error.absolute_path) or "the line"
-            raise QueryFileError(
-                f"{path} line {number}: {where}: {error.message}. "
-                "Fix: see schemas/proactive-queries.schema.json"
-            )
-        queries.append(Query(**{k: data[k] for k in QUERY_KEYS}))
-    if not queries:
+    rows = read_json_lines(path, "proactive-queries.schema.json", QueryFileError)
+    if not rows:
         raise QueryFileError(f"{path}: no queries")
-    return queries
+    return [Query(**{k: data[k] for k in QUERY_KEYS}) for _, data in rows]
 
 
 def simulated_history(previous: Sequence[tuple[Query, str, bool | None]], query: Query) -> list[HistoryItem]:
