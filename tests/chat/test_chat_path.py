@@ -232,3 +232,36 @@ def test_the_landing_page_needs_both_boxes_and_shows_the_operator_notice(chat_fo
     refused = client.post(f"/s/{session_id}/instructions", data={"confirm1": "yes"})
     assert refused.status_code == 200 and "Please tick every box to continue." in refused.data.decode()
     assert client.post(f"/s/{session_id}/instructions", data=CONFIRMED).location == f"/s/{session_id}/intent"
+
+
+def test_the_assistant_never_reads_the_prewriting_notes(chat_folder):
+    """CollabLLM App. E: the pre-writing answers are the participant's own, viewable from the chat
+    page; "the AI has no access to them". Every model call of the conversation leaves them out."""
+    from study import config
+    from study.lm.backends import DeterministicBackend
+    from study.lm.server import serve_in_thread
+
+    prompts = []
+
+    class Recording(DeterministicBackend):
+        def generate(self, prompt, **options):
+            prompts.append(prompt)
+            return super().generate(prompt, **options)
+
+    base_url, stop = serve_in_thread(Recording())
+    try:
+        study = config.load(chat_folder)
+        app = create_app(replace(study, suggestions=replace(study.suggestions, endpoint=base_url)))
+        client = app.test_client()
+        session_id = start_chat(client)
+        choose_intent(client, session_id)
+        prewrite(client, session_id)
+        page = client.get(f"/s/{session_id}/chat").data.decode()
+        assert ANSWER in page  # the participant can read their notes beside the chat
+        for exchange in range(1, 4):
+            assert say(client, session_id, f"Draft the opening, take {exchange}.").status_code == 200
+        _db(app).dispose()
+    finally:
+        stop()
+    assert len(prompts) >= 3 and all("Draft the opening, take 1." in p for p in prompts)
+    assert not any(ANSWER in p or "warm and honest tone" in p for p in prompts)
