@@ -55,6 +55,23 @@ def test_har_is_pooled_over_queries_and_reproduces_table_4(row):
     assert round((s.percent + c.percent) / 2, 2) != overall
 
 
+def test_the_har_prompt_has_app_hs_fields_in_order_and_the_layers_rules():
+    """App. H: <USER_INPUT>, <REFERENCE>, <COMPLETION>, then a boxed {accept, triggered_condition,
+    reasoning}; Table 1's ablations ask rules 1-5, 1-11 or all 17 (App. B.5's three layers)."""
+    from study.paradigms.proactive.metrics.har import messages
+
+    item = HarItem("The lab was cold", " and quiet.", " and dark.")
+    for layers, last in (("L1", 5), ("L1+L2", 11), ("full", 17)):
+        (message,) = messages(item, layers)
+        text = message["content"]
+        fields = [text.index(f) for f in ('<USER_INPUT>: "The lab was cold"', '<REFERENCE>: " and quiet."',
+                                          '<COMPLETION>: " and dark."', '\\boxed{{"accept"')]  # fmt: skip
+        assert fields == sorted(fields)
+        rules = [int(line.split(".")[0]) for line in text.splitlines() if line[:1].isdigit()]
+        assert rules == list(range(1, last + 1)), layers
+        assert ("If none of these rules fires -> accept." in text) == (last < 17)  # reading (a): a filter
+
+
 def test_invalid_verdicts_leave_the_denominator_and_an_empty_rate_is_nan():
     assert har_rate([True, False, None]) == Rate(50.0, 1, 2, 1)
     assert math.isnan(har_rate([]).percent)
