@@ -35,6 +35,9 @@ class StudyTemplate:
     designs: bool = True
     # What `study demo` changes in its study.toml for the small local model (old -> new text).
     demo: dict[str, str] = field(default_factory=dict)
+    # What `study init` (and `study demo`) change in study.toml for this choice (old -> new
+    # text), e.g. MindCopilot's post-task questionnaire turned on from its commented example.
+    study_toml: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

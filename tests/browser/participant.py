@@ -71,13 +71,17 @@ def evaluate_and_survey(page: Page) -> str:
         box.check()
     page.get_by_test_id("next").click()
     page.wait_for_url("**/survey")
-    for question in page.locator("fieldset[data-question]").all():
-        radios = question.locator("input[type=radio]")
-        if radios.count():
-            radios.last.check()
-        else:
-            question.locator("textarea").fill("The suggestions were fun.")
-    page.get_by_test_id("next").click()
+    for _ in range(5):  # a page per survey after the session (a MindCopilot study has two)
+        for question in page.locator("fieldset[data-question]").all():
+            radios = question.locator("input[type=radio]")
+            if radios.count():
+                radios.last.check()
+            else:
+                question.locator("textarea").fill("The suggestions were fun.")
+        with page.expect_navigation():
+            page.get_by_test_id("next").click()
+        if page.url.endswith("/complete"):
+            break
     page.wait_for_url("**/complete")
     code = page.get_by_test_id("verification-code")
     expect(code).not_to_be_empty()

@@ -4,6 +4,7 @@ modify or reject it, logged so that the event API takes it and the proactive exp
 
 from __future__ import annotations
 
+import csv
 import itertools
 import json
 import socket
@@ -92,6 +93,16 @@ def test_simulated_writers_answer_ghost_text_and_their_sessions_validate(tmp_pat
     problems = [i["message"] for s in found["sessions"] for i in s["issues"] if i["severity"] == "error"]
     assert validated.exit_code == 0 and problems == [], problems
     assert CliRunner().invoke(main, ["curate", "validate", str(folder)]).exit_code == 0
+    # MindCopilot's post-task questionnaire (App. F) was asked after every session, on its 1-7 scale.
+    strict = tmp_path / "strict"
+    assert CliRunner().invoke(main, ["export", str(folder), "--out", str(strict)]).exit_code == 0
+    with (strict / "survey.csv").open(encoding="utf-8") as handle:
+        answers = list(csv.DictReader(handle))
+    questionnaire = [f"q{n}_" for n in range(1, 11)]
+    assert len(answers) == 3
+    for row in answers:
+        given = [value for column, value in row.items() if column.startswith(tuple(questionnaire))]
+        assert len(given) == 10 and all(1 <= int(value) <= 7 for value in given), row
 
 
 def test_study_serve_serves_an_initialised_l2_study_at_once(tmp_path, suggestion_model):

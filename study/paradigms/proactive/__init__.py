@@ -26,6 +26,15 @@ HERE = Path(__file__).parent
 
 PARADIGMS = ("L0", "L1", "L2", "L3")
 PROACTIVE = ("L1", "L2", "L3")
+# A new MindCopilot study asks the paper's post-task questionnaire after every session (App. F:
+# "after each writing task"), turned on from templates/init/study.toml's commented example.
+QUESTIONNAIRE = {
+    '# collabllm-periodic, collabllm-final. For example:\n# [[surveys]]\n# name = "mindcopilot"\n'
+    '# preset = "mindcopilot-q1-q10"\n# placement = "after_session"\n':
+    '# collabllm-periodic, collabllm-final.\n# MindCopilot\'s post-task questionnaire (App. F, Tab. 12), '
+    'after every session:\n[[surveys]]\nname = "mindcopilot"\npreset = "mindcopilot-q1-q10"\n'
+    'placement = "after_session"\n',
+}
 
 
 def is_proactive_study(conditions, settings=None) -> bool:
@@ -58,8 +67,9 @@ PARADIGM = Paradigm(
     templates={
         # init/: instructions for ghost text (templates/init/'s describe CoAuthor's Tab list).
         "proactive": StudyTemplate("MindCopilot's L1, L2 and L3 in rotation (ghost text after a pause)",
-                                   overlay=str(HERE / "init"), levels=PROACTIVE),
-        **{level: StudyTemplate(f"MindCopilot's {level} only", overlay=str(HERE / "init"), levels=(level,))
+                                   overlay=str(HERE / "init"), levels=PROACTIVE, study_toml=QUESTIONNAIRE),
+        **{level: StudyTemplate(f"MindCopilot's {level} only", overlay=str(HERE / "init"), levels=(level,),
+                                study_toml=QUESTIONNAIRE)
            for level in PROACTIVE},
     },
     exports={"proactive": "study.paradigms.proactive.export"},
