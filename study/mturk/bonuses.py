@@ -7,7 +7,10 @@ from the entry. Re-running the same bonus finds the entry and then:
     is checked first, so a payment made more than 24 hours ago (when MTurk has forgotten the
     token) is recognised; otherwise it is sent again with the same token, and MTurk's "token
     has already been processed" refusal means it was paid: the entry is confirmed.
-`--again` (one more identical bonus on purpose) makes a new entry only when no entry of that
+The reason is compared with its spacing normalised ("Great story " is "Great story"), and a
+bonus of another amount for a reason the assignment already has a bonus for is refused without
+`--again`: a bonus scheme changed and run again would otherwise pay everyone twice.
+`--again` (one more bonus for the same reason, on purpose) makes a new entry only when no entry of that
 bonus is left "intended": an unfinished one is reconciled as above first, so re-running a
 crashed `--again` pays the one bonus it meant, not two.
 """
@@ -45,7 +48,8 @@ def pay(
     confirm: Callable[[money.Cost], bool] | None = None,
 ) -> BonusOutcome:
     """Pay `amount` to the worker of `assignment_id`; `repeat` pays an identical bonus again."""
-    if not reason.strip():
+    reason = ledger.reason_text(reason)
+    if not reason:
         raise BonusError("A bonus needs a reason: the worker sees it with the payment.")
     cost = money.bonus_cost(amount)
     assignment, hit = assignments.fetch(ctx, assignment_id)
@@ -98,7 +102,7 @@ def pay(
 def _paid_on_mturk(ctx: Context, assignment_id: str, amount: Decimal, reason: str) -> bool:
     """True if MTurk lists more payments of this bonus than the ledger has confirmed."""
     on_mturk = sum(
-        Decimal(b["BonusAmount"]) == amount and b["Reason"] == reason
+        Decimal(b["BonusAmount"]) == amount and ledger.reason_text(b["Reason"]) == reason
         for b in ctx.requester.pages(
             "ListBonusPayments", "BonusPayments", AssignmentId=assignment_id
         )

@@ -221,21 +221,61 @@ def request_token(entry_key: str) -> str:
     return "study-" + entry_key.replace(":", "-")[:58]
 
 
+def reason_text(reason: str) -> str:
+    """A bonus's reason as it is keyed, stored and sent: its words with single spaces, so the
+    same command typed again with a stray space or a trailing newline is the same bonus."""
+    return " ".join(reason.split())
+
+
+class SameReason(ValueError):
+    """A bonus of another amount for a reason the assignment is already paid (or being paid) for."""
+
+
 def same_bonus(
     connection: Connection, environment: str, assignment_id: str, amount: Decimal, reason: str
 ) -> list[dict]:
+    return [
+        e
+        for e in _bonuses_for_reason(connection, environment, assignment_id, reason)
+        if e["amount"] == money.usd(amount)
+    ]
+
+
+def _bonuses_for_reason(
+    connection: Connection, environment: str, assignment_id: str, reason: str
+) -> list[dict]:
+    # Compared in Python: entries written before reasons were normalised keep their spacing.
     rows = connection.execute(
         select(payments)
         .where(
             payments.c.environment == environment,
             payments.c.kind == "bonus",
             payments.c.assignment_id == assignment_id,
-            payments.c.amount == money.usd(amount),
-            payments.c.reason == reason,
         )
         .order_by(payments.c.id)
     ).mappings()
-    return [dict(row) for row in rows]
+    return [dict(row) for row in rows if reason_text(row["reason"] or "") == reason_text(reason)]
+
+
+def _refuse_another_amount(
+    connection: Connection, environment: str, assignment_id: str, amount: Decimal, reason: str
+) -> None:
+    """A bonus scheme changed from $1.00 to $1.50 and run again over every assignment would
+    pay each worker twice for one reason: a second amount for the same reason is asked for."""
+    earlier = [
+        e
+        for e in _bonuses_for_reason(connection, environment, assignment_id, reason)
+        if e["status"] in ("confirmed", "intended") and e["amount"] != money.usd(amount)
+    ]
+    if earlier:
+        e = earlier[-1]
+        state = "paid" if e["status"] == "confirmed" else "sent by an earlier run that did not finish"
+        raise SameReason(
+            f"Assignment {assignment_id} already has a bonus of {money.show(Decimal(e['amount']))} "
+            f"for {reason_text(reason)!r} ({state}); nothing was paid. Fix: to pay "
+            f"{money.show(amount)} more for the same reason on purpose, add --again; otherwise "
+            "give the reason this bonus is for (`study mturk ledger DIR` lists the bonuses paid)."
+        )
 
 
 def intend_bonus(
@@ -266,6 +306,8 @@ def intend_bonus(
     paid = [e for e in existing if e["status"] == "confirmed"]
     if paid and not repeat:
         return paid[-1], False
+    if not repeat:
+        _refuse_another_amount(connection, environment, assignment_id, amount, reason)
     occurrence = len(existing)
     key = bonus_key(assignment_id, amount, reason, occurrence)
     check_budget(

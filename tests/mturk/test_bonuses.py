@@ -89,8 +89,30 @@ def test_after_24_hours_the_ledger_still_prevents_a_second_payment(
 def test_a_second_identical_bonus_needs_to_be_asked_for(ctx, emulator, assignment_id):
     bonuses.pay(ctx, assignment_id, ONE, "Great story")
     assert bonuses.pay(ctx, assignment_id, ONE, "Great story", repeat=True).status == "paid"
-    assert bonuses.pay(ctx, assignment_id, Decimal("0.50"), "Great story").status == "paid"
+    assert bonuses.pay(ctx, assignment_id, Decimal("0.50"), "Clear ending").status == "paid"
     assert len(_paid(emulator, assignment_id)) == 3
+
+
+def test_one_reason_is_paid_once_whatever_its_spacing_or_a_changed_amount(
+    cli, study_folder, assignment_id, emulator
+):
+    """A researcher re-runs their bonus command from a script whose reason gained a trailing
+    space, then with the scheme's amount raised: neither pays the worker for the reason again."""
+    bonus = ("bonus", str(study_folder), assignment_id, "--amount")
+    assert cli(*bonus, "1.00", "--reason", "Great story").exit_code == 0
+    again = cli(*bonus, "1.00", "--reason", "Great  story \n")
+    assert again.exit_code == 0 and "Already paid" in again.stdout
+    raised = cli(*bonus, "1.50", "--reason", "Great story")
+    assert raised.exit_code == 1
+    assert (
+        f"Assignment {assignment_id} already has a bonus of $1.00 for 'Great story' (paid)"
+        in raised.output
+        and "add --again" in raised.output
+    )
+    assert [b["BonusAmount"] for b in _paid(emulator, assignment_id)] == ["1.00"]
+    # Asked for on purpose, it is paid, once.
+    assert cli(*bonus, "1.50", "--reason", "Great story", "--again").exit_code == 0
+    assert [b["BonusAmount"] for b in _paid(emulator, assignment_id)] == ["1.00", "1.50"]
 
 
 def test_the_budget_cap_refuses_a_bonus_before_paying(make_ctx, emulator):

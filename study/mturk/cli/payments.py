@@ -22,7 +22,12 @@ from study.store import reading
 @click.argument("assignment_id")
 @click.option("--amount", required=True, metavar="USD", help='The bonus, e.g. "1.00".')
 @click.option("--reason", required=True, help="Why: the worker sees this with the payment.")
-@click.option("--again", is_flag=True, help="Pay an identical bonus once more on purpose.")
+@click.option(
+    "--again",
+    is_flag=True,
+    help="Pay once more, on purpose, a bonus for a reason this assignment was already paid "
+    "a bonus for (the same amount or another).",
+)
 @account_options
 @reports_errors
 def bonus(directory, assignment_id, amount, reason, again, sandbox, endpoint_url) -> None:
