@@ -10,8 +10,8 @@ from the entry. Re-running the same bonus finds the entry and then:
 The reason is compared with its spacing normalised ("Great story " is "Great story"), and a
 bonus of another amount for a reason the assignment already has a bonus for is refused without
 `--again`: a bonus scheme changed and run again would otherwise pay everyone twice.
-`--again` (one more bonus for the same reason, on purpose) makes a new entry only when no entry of that
-bonus is left "intended": an unfinished one is reconciled as above first, so re-running a
+`--again` (one more bonus for the same reason, on purpose) makes a new entry only when no entry
+of that bonus is left "intended": an unfinished one is reconciled as above first, so re-running a
 crashed `--again` pays the one bonus it meant, not two.
 """
 
@@ -36,6 +36,7 @@ class BonusOutcome:
     status: str  # paid | already paid | found paid | declined
     entry: dict
     cost: money.Cost
+    assignment_status: str = ""  # on MTurk: Submitted, Approved or Rejected
 
 
 def pay(
@@ -45,9 +46,11 @@ def pay(
     reason: str,
     *,
     repeat: bool = False,
-    confirm: Callable[[money.Cost], bool] | None = None,
+    confirm: Callable[[money.Cost, str], bool] | None = None,
 ) -> BonusOutcome:
-    """Pay `amount` to the worker of `assignment_id`; `repeat` pays an identical bonus again."""
+    """Pay `amount` to the worker of `assignment_id`; `repeat` pays an identical bonus again.
+    `confirm` is shown the cost and the assignment's status on MTurk: MTurk pays a bonus for a
+    rejected assignment too (some researchers pay for partial work)."""
     reason = ledger.reason_text(reason)
     if not reason:
         raise BonusError("A bonus needs a reason: the worker sees it with the payment.")
@@ -70,10 +73,11 @@ def pay(
     if not created and _paid_on_mturk(ctx, assignment_id, amount, reason):
         _settle(ctx, entry, "confirmed", "found in MTurk's bonus payments by a later run")
         return BonusOutcome("found paid", entry, cost)
-    if confirm is not None and not confirm(cost):
+    status = assignment["AssignmentStatus"]
+    if confirm is not None and not confirm(cost, status):
         if created:
             _settle(ctx, entry, "cancelled", "declined before sending")
-        return BonusOutcome("declined", entry, cost)
+        return BonusOutcome("declined", entry, cost, status)
     try:
         ctx.requester.call(
             "SendBonus",
@@ -96,7 +100,7 @@ def pay(
         ) from None
     with writing(ctx.engine) as connection:
         ledger.confirm(connection, entry["id"])
-    return BonusOutcome("paid", entry, cost)
+    return BonusOutcome("paid", entry, cost, status)
 
 
 def _paid_on_mturk(ctx: Context, assignment_id: str, amount: Decimal, reason: str) -> bool:

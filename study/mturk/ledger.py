@@ -269,7 +269,7 @@ def _refuse_another_amount(
     ]
     if earlier:
         e = earlier[-1]
-        state = "paid" if e["status"] == "confirmed" else "sent by an earlier run that did not finish"
+        state = "paid" if e["status"] == "confirmed" else "sent by an earlier run, unfinished"
         raise SameReason(
             f"Assignment {assignment_id} already has a bonus of {money.show(Decimal(e['amount']))} "
             f"for {reason_text(reason)!r} ({state}); nothing was paid. Fix: to pay "

@@ -192,3 +192,19 @@ def test_a_bonus_for_an_assignment_its_worker_returned_is_refused_with_the_fix(c
     assert "SendBonus" not in ctx.requester.calls and _paid(emulator, taken["AssignmentId"]) == []
     with reading(ctx.engine) as connection:
         assert ledger.entries(connection, ctx.environment, kind="bonus") == []
+
+
+def test_a_bonus_for_a_rejected_assignment_says_so_before_and_after_paying(
+    cli, study_folder, assignment_id, emulator
+):
+    """MTurk pays a bonus for rejected work too; the researcher is told it goes to work they
+    rejected (a mistyped assignment id, or partial work paid on purpose)."""
+    rejected = cli("reject", str(study_folder), assignment_id, "--feedback", "No session found.")
+    assert rejected.exit_code == 0, rejected.output
+    bonus = ("bonus", str(study_folder), assignment_id, "--amount", "0.50")
+    paid = cli(*bonus, "--reason", "Partial work")
+    assert paid.exit_code == 0, paid.output
+    said = f"{assignment_id}, an assignment you REJECTED (MTurk pays it all the same)"
+    assert f"a bonus for {said}: up to $0.60" in paid.stdout
+    assert f"Paid $0.50 (+$0.10 fee) for {said}." in paid.stdout
+    assert [b["BonusAmount"] for b in _paid(emulator, assignment_id)] == ["0.50"]

@@ -41,10 +41,13 @@ def bonus(directory, assignment_id, amount, reason, again, sandbox, endpoint_url
         value,
         reason,
         repeat=again,
-        confirm=lambda cost: confirm_spend(ctx, f"a bonus for {assignment_id}", cost),
+        confirm=lambda cost, status: confirm_spend(
+            ctx, f"a bonus for {assignment_id}{_rejected(status)}", cost
+        ),
     )
     messages = {
-        "paid": f"Paid {money.show(value)} (+{money.show(outcome.cost.fees)} fee) for {assignment_id}.",
+        "paid": f"Paid {money.show(value)} (+{money.show(outcome.cost.fees)} fee) for "
+        f"{assignment_id}{_rejected(outcome.assignment_status)}.",
         "already paid": f"Already paid: this bonus for {assignment_id} is in the ledger as confirmed. "
         "Use --again to pay an identical bonus once more.",
         "found paid": f"MTurk had already paid this bonus for {assignment_id} (an earlier run did not "
@@ -52,6 +55,14 @@ def bonus(directory, assignment_id, amount, reason, again, sandbox, endpoint_url
         "declined": "Nothing paid.",
     }
     click.echo(messages[outcome.status])
+
+
+def _rejected(status: str) -> str:
+    """Said with a bonus for a rejected assignment: MTurk pays it (some researchers pay for
+    partial work), and the researcher should know it goes to work they rejected."""
+    if status != "Rejected":
+        return ""
+    return ", an assignment you REJECTED (MTurk pays it all the same)"
 
 
 @click.command("ledger")
