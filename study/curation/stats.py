@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TextIO
 
+from study import out_file
 from study.curation.blocks import BLOCK_NAMES, UNMATCHED, BlockTokens
 from study.curation.formats import Session
 from study.curation.metadata import MetadataTally
@@ -228,7 +229,7 @@ class RowWriter:
             self._handle = target
         else:
             self.path = Path(target)
-            self._partial = self.path.with_name(f".{self.path.name}.partial")
+            self._partial = out_file.partial_for(self.path, f".{self.path.name}.partial")
             self.parquet = self.path.suffix.lower() == ".parquet"
             self._owned = not self.parquet
             if not self.parquet:
@@ -263,7 +264,7 @@ class RowWriter:
         if not self.parquet:
             if self._owned:
                 self._handle.close()
-                self._partial.replace(self.path)
+                out_file.place(self._partial, self.path)
             else:
                 self._handle.flush()
             return
@@ -274,7 +275,7 @@ class RowWriter:
             pq.write_table(_arrow_schema().empty_table(), self._partial)
         else:
             self._writer.close()
-        self._partial.replace(self.path)
+        out_file.place(self._partial, self.path)
 
     def discard(self) -> None:
         """Stop without writing the file: the partial rows are removed, a previous file kept."""
@@ -285,7 +286,7 @@ class RowWriter:
             self._handle.close()
         elif self._writer is not None:
             self._writer.close()
-        self._partial.unlink(missing_ok=True)
+        out_file.discard(self._partial, self.path)
 
     def __enter__(self) -> RowWriter:
         return self

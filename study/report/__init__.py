@@ -13,7 +13,7 @@ from contextlib import suppress
 from datetime import datetime, timezone
 from pathlib import Path
 
-from study import paradigms
+from study import out_file, paradigms
 from study.report import judging as judging_report
 from study.report import plan as plan_report
 from study.report.data import EXTRA_LOADERS, ReportData, ReportSourceError, load  # noqa: F401
@@ -52,7 +52,7 @@ def render(data: ReportData) -> str:
 def write_report(source: str | Path, out: str | Path, *, processes: int | None = None,
                  languagetool: str | None = None, judge: object | None = None) -> ReportData:
     out = Path(out)
-    partial = out.with_name(out.name + ".partial")
+    partial = out_file.partial_for(out, out.name + ".partial")
     try:
         # Made before the work, which takes minutes for a large study: a folder that is missing,
         # is a file, or cannot be written is said at once, not once the report is done.
@@ -65,12 +65,12 @@ def write_report(source: str | Path, out: str | Path, *, processes: int | None =
         html = render(data)
         try:
             partial.write_text(html, encoding="utf-8")
-            partial.replace(out)
+            out_file.place(partial, out)
         except OSError as error:
             raise _cannot_write(out, error) from None
     finally:
         with suppress(OSError):
-            partial.unlink(missing_ok=True)
+            out_file.discard(partial, out)
     return data
 
 

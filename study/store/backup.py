@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from study import out_file
 from study.store.permissions import PRIVATE_FILE, private_folder
 
 BACKUPS_FOLDER = "backups"
@@ -40,6 +41,9 @@ def default_path(directory: Path, now: float, suffix: str) -> Path:
 
 
 def refuse_existing(out: Path, overwrite: bool) -> None:
+    if out_file.is_stream(out):  # a rename would put the backup in place of /dev/null or a pipe
+        raise BackupError(f"{out} is not a file but a device or a pipe; nothing was written. Fix: "
+                          "give --out a file name: a backup is a file that a restore reads.")
     if out.exists() and not overwrite:
         raise BackupError(f"{out} already exists; nothing was written. Fix: give another --out, "
                           f"or add --overwrite to replace it.")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from study import model_client
+from study import model_client, out_file
 from study.paradigms.chat.config import DocumentType
 
 QUESTIONS = 10  # App. E: ten topic-specific pre-writing questions per intent
@@ -135,9 +135,9 @@ def write_bank(path: Path, drafted: Drafted, document_type: DocumentType, *, end
     text = "\n".join(lines) + "\n"
     tomllib.loads(text)  # a bug here must never leave an unreadable bank behind
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
+    partial = out_file.partial_for(path, path.name + ".partial")
     partial.write_text(text, encoding="utf-8")
-    partial.replace(path)
+    out_file.place(partial, path)
 
 
 def _string(value: str) -> str:
