@@ -145,6 +145,11 @@ def bind_reward(
     """The reward entry of an assignment: its own, else a free slot of its HIT, else a new one
     (a HIT extended outside this tool): checked against the budget, or without one (`sync`)
     recorded as "unreserved", which approving reserves first."""
+    # Two commands binding assignments of one HIT at once (`sync` in one shell, `approve` in
+    # another) must look for a free slot one after the other: on PostgreSQL both would read the
+    # same slot as free, and the second's update would take it from the first assignment,
+    # leaving it no reward entry. SQLite's write lock already orders them.
+    take_turn(connection, f"reward:{environment}:{hit_id}")
     own = (
         connection.execute(
             select(payments).where(

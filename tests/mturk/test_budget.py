@@ -304,6 +304,46 @@ def test_the_same_bonus_run_twice_at_once_on_postgresql_is_one_entry(pg_engine):
         assert len(ledger.entries(connection, environment, kind="bonus")) == 1
 
 
+@pytest.mark.postgres
+def test_two_assignments_of_one_hit_bound_at_once_on_postgresql_each_keep_their_reward(pg_engine):
+    """`study mturk sync` in one shell and `approve` in another bind two assignments of one HIT
+    to its reward slots at the same moment, on PostgreSQL: each gets a slot of its own. Both
+    once read the same slot as free, and the second's update took it over, leaving the first
+    assignment with no reward entry: charged less than MTurk paid, and the cap unguarded."""
+    import threading
+
+    from study.store import writing
+
+    environment = "sandbox:123456789012"
+    with writing(pg_engine) as connection:
+        ledger.plan_rewards(connection, environment, hit_token="post-1", reward=Decimal("3.00"),
+                            max_assignments=2, count=2, hit_id="3HIT")  # fmt: skip
+
+    def bind(connection, assignment_id: str) -> dict:
+        return ledger.bind_reward(connection, environment, hit_id="3HIT", assignment_id=assignment_id,
+                                  worker_id=f"A{assignment_id}", reward=Decimal("3.00"), max_assignments=2,
+                                  budget=None)  # fmt: skip
+
+    second: dict = {}
+
+    def second_command() -> None:
+        with writing(pg_engine) as own:
+            second["entry"] = bind(own, "3SECOND")
+
+    with writing(pg_engine) as connection:
+        first = bind(connection, "3FIRST")
+        # The first has taken a slot, not yet committed, when the second looks for a free one.
+        thread = threading.Thread(target=second_command)
+        thread.start()
+        until_done_or_waiting(thread, pg_engine)
+    thread.join()
+
+    assert second["entry"]["id"] != first["id"]
+    with reading(pg_engine) as connection:
+        bound = {e["assignment_id"] for e in ledger.entries(connection, environment, kind="reward")}
+    assert bound == {"3FIRST", "3SECOND"}
+
+
 def test_an_extend_the_cap_stopped_half_way_adds_the_assignments_once_when_run_again(
     cli, tmp_path, emulator
 ):
