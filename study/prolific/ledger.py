@@ -24,6 +24,7 @@ import time
 
 from sqlalchemy import Connection, select, update
 
+from study.mturk.ledger import SameReason, reason_text
 from study.prolific import money
 from study.prolific.context import Budget
 # The books' sums live in study.prolific.totals; named here too, where callers look for them.
@@ -236,9 +237,31 @@ def same_bonus(
         payments.c.submission_id == submission_id,
         payments.c.amount == amount,
     )
-    if reason is not None:
-        query = query.where(payments.c.reason == reason)
-    return [dict(row) for row in connection.execute(query.order_by(payments.c.id)).mappings()]
+    rows = [dict(row) for row in connection.execute(query.order_by(payments.c.id)).mappings()]
+    # Compared in Python, spacing normalised: entries written before reasons were normalised
+    # keep theirs, and "thanks " typed again is the same bonus as "thanks".
+    return rows if reason is None else [r for r in rows if reason_text(r["reason"] or "") == reason_text(reason)]
+
+
+def _refuse_another_amount(connection: Connection, environment: str, submission_id: str, amount: int,
+                           reason: str, currency: str) -> None:  # fmt: skip
+    """A bonus scheme changed from 1.00 to 1.50 and run again over every submission would pay
+    each participant twice for one reason: a second amount for the same reason is asked for."""
+    rows = connection.execute(select(payments).where(
+        payments.c.environment == environment, payments.c.kind == "bonus",
+        payments.c.submission_id == submission_id, payments.c.amount != amount,
+        payments.c.status.in_(("confirmed", "intended")),
+    ).order_by(payments.c.id)).mappings()  # fmt: skip
+    earlier = [r for r in rows if reason_text(r["reason"] or "") == reason]
+    if earlier:
+        e = earlier[-1]
+        state = "paid" if e["status"] == "confirmed" else "sent by an earlier run, unfinished"
+        raise SameReason(
+            f"Submission {submission_id} already has a bonus of {money.show(e['amount'], e['currency'] or currency)} "
+            f"for {reason!r} ({state}); nothing was paid. Fix: to pay {money.show(amount, currency)} more "
+            "for the same reason on purpose, add --again; otherwise give the reason this bonus is "
+            "for (`study prolific ledger DIR --all` lists the bonuses paid)."
+        )
 
 
 def intend_bonus(
@@ -260,6 +283,7 @@ def intend_bonus(
     # both write one under the same key (PostgreSQL lets the second read before the first
     # commits): the second then finds the first's entry, whose pay call only one run sends.
     take_turn(connection, f"bonus:{environment}:{submission_id}")
+    reason = reason_text(reason)  # as it is keyed, stored and sent
     existing = same_bonus(connection, environment, submission_id, amount, reason)
     unfinished = [e for e in existing if e["status"] == "intended"]
     if unfinished:
@@ -267,6 +291,8 @@ def intend_bonus(
     paid = [e for e in existing if e["status"] == "confirmed"]
     if paid and not repeat:
         return paid[-1], False
+    if not repeat:
+        _refuse_another_amount(connection, environment, submission_id, amount, reason, currency)
     connection.execute(
         payments.insert().values(
             environment=environment,

@@ -61,12 +61,15 @@ def pay(
         raise BonusError("--amount must be at least 0.01.")
     submission, record = submissions.fetch(ctx, submission_id)
     participant, status = submission["participant_id"], submission["status"]
-    with writing(ctx.engine) as connection:
-        entry, created = ledger.intend_bonus(
-            connection, ctx.environment, study_id=record["study_id"], submission_id=submission_id,
-            participant_id=participant, amount=amount, reason=reason, repeat=repeat,
-            currency=ctx.currency,
-        )  # fmt: skip
+    try:
+        with writing(ctx.engine) as connection:
+            entry, created = ledger.intend_bonus(
+                connection, ctx.environment, study_id=record["study_id"], submission_id=submission_id,
+                participant_id=participant, amount=amount, reason=reason, repeat=repeat,
+                currency=ctx.currency,
+            )  # fmt: skip
+    except ledger.SameReason as error:
+        raise BonusError(str(error)) from None
     cost = money.Cost(amount, entry["fee"], entry["currency"])
     if entry["status"] == "confirmed":
         return BonusOutcome("already paid", entry, cost, status)

@@ -59,6 +59,18 @@ def test_a_bonus_is_paid_once_and_asking_again_pays_nothing(ctx, prolific, submi
     assert bonuses_on_prolific(ctx, submission) == [100, 100]
 
 
+def test_one_reason_is_paid_once_whatever_its_spacing_or_a_changed_amount(ctx, prolific, submission):
+    # A bonus script run again with a stray space, or with the scheme's amount changed, must not
+    # pay the participant a second time for the same reason; --again still does, on purpose.
+    assert payments.pay(ctx, submission, 100, "a clear ending").status == "paid"
+    assert payments.pay(ctx, submission, 100, " a clear  ending ").status == "already paid"
+    with pytest.raises(payments.BonusError, match=r"already has a bonus of \$1.00 for 'a clear ending' \(paid\)"):
+        payments.pay(ctx, submission, 150, "a clear ending")
+    assert payments.pay(ctx, submission, 150, "a clear ending", repeat=True).status == "paid"
+    settle(prolific)
+    assert bonuses_on_prolific(ctx, submission) == [100, 150]
+
+
 def test_a_lost_answer_is_reconciled_from_prolifics_records_and_pay_is_never_sent_twice(ctx, prolific, submission):
     lose_next_pay(prolific, "after")  # Prolific queues the payment; the answer never arrives
     with pytest.raises(payments.BonusError, match="may or may not have been paid"):
