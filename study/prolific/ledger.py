@@ -164,6 +164,11 @@ def bind_reward(
     """The reward entry of a submission: its own, else an open place of its study (in the
     currency it was reserved in), else a new "unreserved" one in the workspace's `currency`
     (places added on Prolific's website), which approving reserves first."""
+    # Two commands binding submissions of one study at once (`sync` in one shell, `approve` in
+    # another) must look for an open place one after the other: on PostgreSQL both would read
+    # the same place as open, and the second's update would take it from the first submission,
+    # leaving it no reward entry. SQLite's write lock already orders them.
+    take_turn(connection, f"reward:{environment}:{study_id}")
     own = reward_entry(connection, environment, submission_id)
     if own:
         return own

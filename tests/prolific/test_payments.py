@@ -254,3 +254,48 @@ def test_the_same_bonus_run_twice_at_once_on_postgresql_is_one_entry(postgres_ur
             assert len(ledger.entries(connection, environment, kind="bonus")) == 1
     finally:
         engine.dispose()
+
+
+@pytest.mark.postgres
+def test_two_submissions_of_one_study_bound_at_once_on_postgresql_each_keep_their_place(postgres_url):  # noqa: F811
+    """`study prolific sync` in one shell and `approve` in another bind two submissions of one
+    study to its places at the same moment, on PostgreSQL: each gets a place of its own. Both
+    once read the same place as open, and the second's update took it from the first, which was
+    left with no reward entry: charged less than Prolific was paid, and the cap unguarded."""
+    import threading
+
+    from study.store import create_tables, make_engine, writing
+    from study.store.prolific import prolific_payments
+
+    engine = make_engine(postgres_url)
+    create_tables(engine)
+    environment = "prolific:researcher"
+
+    def bind(connection, submission_id: str) -> dict:
+        return ledger.bind_reward(connection, environment, study_id="s2", submission_id=submission_id,
+                                  participant_id=f"p-{submission_id}", reward=250, fee=83, currency="GBP")  # fmt: skip
+
+    second: dict = {}
+
+    def second_command() -> None:
+        with writing(engine) as own:
+            second["entry"] = bind(own, "sub-second")
+
+    try:
+        with engine.begin() as connection:
+            connection.execute(prolific_payments.delete())
+        with writing(engine) as connection:
+            ledger.plan_places(connection, environment, study_id="s2", reward=250, fee=83, count=2, currency="GBP")
+        with writing(engine) as connection:
+            first = bind(connection, "sub-first")
+            # The first has taken a place, not yet committed, when the second looks for an open one.
+            thread = threading.Thread(target=second_command)
+            thread.start()
+            until_done_or_waiting(thread, engine)
+        thread.join()
+        assert second["entry"]["id"] != first["id"]
+        with reading(engine) as connection:
+            bound = {e["submission_id"] for e in ledger.entries(connection, environment, kind="reward")}
+        assert bound == {"sub-first", "sub-second"}
+    finally:
+        engine.dispose()
