@@ -235,6 +235,19 @@ def reason_text(reason: str) -> str:
 class SameReason(ValueError):
     """A bonus of another amount for a reason the assignment is already paid (or being paid) for."""
 
+    @classmethod
+    def worded(cls, what: str, earlier: dict, earlier_amount: str, reason: str, amount: str,
+               ledger_command: str) -> SameReason:  # fmt: skip
+        """The refusal, for MTurk's assignments and Prolific's submissions alike: `what` names
+        the assignment or submission, the amounts are shown in its money."""
+        state = "paid" if earlier["status"] == "confirmed" else "sent by an earlier run, unfinished"
+        return cls(
+            f"{what} already has a bonus of {earlier_amount} for {reason_text(reason)!r} ({state}); "
+            f"nothing was paid. Fix: to pay {amount} more for the same reason on purpose, add "
+            f"--again; otherwise give the reason this bonus is for (`{ledger_command}` lists the "
+            "bonuses paid)."
+        )
+
 
 def same_bonus(
     connection: Connection, environment: str, assignment_id: str, amount: Decimal, reason: str
@@ -274,13 +287,8 @@ def _refuse_another_amount(
     ]
     if earlier:
         e = earlier[-1]
-        state = "paid" if e["status"] == "confirmed" else "sent by an earlier run, unfinished"
-        raise SameReason(
-            f"Assignment {assignment_id} already has a bonus of {money.show(Decimal(e['amount']))} "
-            f"for {reason_text(reason)!r} ({state}); nothing was paid. Fix: to pay "
-            f"{money.show(amount)} more for the same reason on purpose, add --again; otherwise "
-            "give the reason this bonus is for (`study mturk ledger DIR` lists the bonuses paid)."
-        )
+        raise SameReason.worded(f"Assignment {assignment_id}", e, money.show(Decimal(e["amount"])), reason,
+                                money.show(amount), "study mturk ledger DIR")  # fmt: skip
 
 
 def intend_bonus(

@@ -260,13 +260,8 @@ def _refuse_another_amount(connection: Connection, environment: str, submission_
     earlier = [r for r in rows if reason_text(r["reason"] or "") == reason]
     if earlier:
         e = earlier[-1]
-        state = "paid" if e["status"] == "confirmed" else "sent by an earlier run, unfinished"
-        raise SameReason(
-            f"Submission {submission_id} already has a bonus of {money.show(e['amount'], e['currency'] or currency)} "
-            f"for {reason!r} ({state}); nothing was paid. Fix: to pay {money.show(amount, currency)} more "
-            "for the same reason on purpose, add --again; otherwise give the reason this bonus is "
-            "for (`study prolific ledger DIR --all` lists the bonuses paid)."
-        )
+        raise SameReason.worded(f"Submission {submission_id}", e, money.show(e["amount"], e["currency"] or currency),
+                                reason, money.show(amount, currency), "study prolific ledger DIR --all")  # fmt: skip
 
 
 def intend_bonus(
