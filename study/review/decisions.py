@@ -39,7 +39,9 @@ class Judged:
 def adjudicate(
     connection: Connection, submission_id: str, researcher: dict, score: int, note: str, *, scores
 ) -> None:
-    """Record (or change) the researcher's final score for a submission."""
+    """Record (or change) the researcher's final score for a submission. The researcher's own
+    decision sent again (the decide button double-clicked, the form resent on reload) is no
+    change: stored and logged once, its time left as it was."""
     if score not in scores:
         raise rating_store.RatingError(
             f"score must be one of {', '.join(map(str, sorted(scores)))}, got {score}"
@@ -55,6 +57,10 @@ def adjudicate(
     # twice) would both find none, and the second insert would fail.
     take_turn(connection, f"review:decision:{submission_id}")
     before = adjudication(connection, submission_id)
+    if before is not None and (before["score"], before["note"], before["reviewer_id"]) == (
+        score, note, researcher["reviewer_id"]
+    ):
+        return
     if before is None:
         connection.execute(review_decisions.insert().values(submission_id=submission_id, **values))
     else:

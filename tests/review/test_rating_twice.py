@@ -1,6 +1,7 @@
 """A rating sent twice from one page (a quick double click of a score without JavaScript, a form
 sent again) is saved once and shown saved; a different rating from that page, now older than the
-stored one, is still refused as a change made elsewhere."""
+stored one, is still refused as a change made elsewhere. A researcher's decision sent twice is
+likewise recorded once."""
 
 from __future__ import annotations
 
@@ -108,3 +109,23 @@ def test_a_comment_stored_with_crlf_before_is_the_stored_one_when_sent_again(wor
     assert (stored["score"], stored["version"]) == (4, 1)
     rated = [e for e in logged if e["action"].startswith("rating.")]
     assert [(e["action"], e["detail"]["comment"]) for e in rated] == [(audit.RATING_CREATE, old)]
+
+
+def test_a_decision_sent_twice_is_logged_once_and_a_changed_one_again(workspace, engine, team, submitted):
+    """The researcher's decide button double-clicked (or the form resent on reload): the audit
+    log shows one decision, not a second "changed 4 to 4" the researcher never made."""
+    ana, rita = log_in(workspace, "ana"), log_in(workspace, "rita")
+    submission_id = next_submission(ana)
+    url = f"/review/s/{submission_id}/decision"
+    form = {"score": "4", "note": "  Has an ending.\r\nGood use of the AI.  ", "csrf_token": rita.csrf}
+
+    for answer in (rita.post(url, data=form), rita.post(url, data=form)):  # the double click
+        assert answer.status_code == 302
+    rita.post(url, data={**form, "score": "3"})  # a real change of mind
+
+    log = rita.get(f"/review/audit?submission={submission_id}").get_data(as_text=True)
+    rows = [row for row in log.split("<tr") if "<td>decision.adjudicate</td>" in row]
+    decisions = [re.search(r'class="detail">([^<]*)</td>', row).group(1) for row in rows]
+    assert [re.search(r"previous_score=(\w+); score=(\d)", d).groups() for d in decisions] == [
+        ("4", "3"), ("None", "4"),
+    ]  # newest first
