@@ -13,13 +13,31 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, and_, select, update
 
 from study.config import Study
-from study.review import audit, rules
+from study.review import accounts, audit, rules
 from study.review import ratings as rating_store
 from study.review import settings as review_settings
 from study.review.rules import Outcome
 from study.store.db import sessions
 from study.store.coordination import take_turn
 from study.store.review_tables import review_decisions, review_submissions
+
+
+class StaleDecision(rating_store.RatingError):
+    """A decision sent from a page that showed another decision than is stored now: another
+    researcher (or this one in another tab) decided the submission after the page was opened."""
+
+
+def stale_message(current: dict | None, by: str) -> str:
+    if current is None:
+        return (
+            "Not decided: the decision this page showed is no longer stored. Reload the page to "
+            "see the submission as it is now."
+        )
+    note = f' with the note "{current["note"]}"' if current["note"] else ""
+    return (
+        f"Not decided: {by} decided this submission {current['score']}{note} after this page was "
+        "opened. Reload the page to read it; deciding again there replaces it."
+    )
 
 
 @dataclass(frozen=True)
@@ -37,11 +55,14 @@ class Judged:
 
 
 def adjudicate(
-    connection: Connection, submission_id: str, researcher: dict, score: int, note: str, *, scores
+    connection: Connection, submission_id: str, researcher: dict, score: int, note: str, *, scores,
+    seen: float | None | bool = False,
 ) -> None:
     """Record (or change) the researcher's final score for a submission. The researcher's own
     decision sent again (the decide button double-clicked, the form resent on reload) is no
-    change: stored and logged once, its time left as it was."""
+    change: stored and logged once, its time left as it was. `seen`: the decided_at of the
+    decision the page showed (None: none); any other decision stored now is not replaced
+    unnoticed (StaleDecision). False (a client that sends none, a script): not checked."""
     if score not in scores:
         raise rating_store.RatingError(
             f"score must be one of {', '.join(map(str, sorted(scores)))}, got {score}"
@@ -61,6 +82,9 @@ def adjudicate(
         score, note, researcher["reviewer_id"]
     ):
         return
+    if seen is not False and (before["decided_at"] if before else None) != seen:
+        by = accounts.by_id(connection, before["reviewer_id"]) if before else None
+        raise StaleDecision(stale_message(before, by["name"] if by else "another researcher"))
     if before is None:
         connection.execute(review_decisions.insert().values(submission_id=submission_id, **values))
     else:

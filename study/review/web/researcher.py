@@ -63,6 +63,12 @@ def results():
 @contract.declare("A submission's ratings, to decide it (researchers)", responses={200: None, 302: None, 403: None})
 @researcher_required
 def adjudication(submission_id):
+    return _adjudication_page(submission_id)
+
+
+def _adjudication_page(submission_id: str, *, stale: str = "", note: str = ""):
+    """The submission's ratings and decision; after a decision refused as stale, with its
+    message and the researcher's unsaved note, at the decision stored now."""
     with reading(engine()) as connection:
         found = submissions.get(connection, submission_id)
         if found is None:
@@ -83,18 +89,27 @@ def adjudication(submission_id):
         judged=judged,
         decided=decided,
         history=history,
+        stale=stale,
+        note=note,
         boot={"scores": list(settings().scores)},
-    )
+    ), (409 if stale else 200)
 
 
 @blueprint.post("/s/<submission_id>/decision")
 @contract.declare(
     "Decide a submission (researchers)", form="api/review.schema.json#/$defs/decisionForm",
-    responses={302: None, 400: None, 403: None},
+    responses={302: None, 400: None, 403: None, 409: None},
 )  # fmt: skip
 @researcher_required
 def decide(submission_id):
     raw = request.form.get("score", "")
+    # The decision the page showed (its time; empty: none), so that another researcher's
+    # decision made meanwhile is not replaced unnoticed; a client that sends none is not checked.
+    shown = request.form.get("decided_at")
+    try:
+        seen = False if shown is None else (float(shown) if shown else None)
+    except ValueError:
+        return refuse(400, f"decided_at must be the time the page was given, got {shown!r}: reload the page.")
     with writing(engine()) as connection:
         if submissions.get(connection, submission_id) is None:
             abort(404)
@@ -106,9 +121,17 @@ def decide(submission_id):
                 int(raw) if raw.strip().isdecimal() else -1,  # "²" is a digit int() refuses
                 request.form.get("note", ""),
                 scores=settings().scores,
+                seen=seen,
             )
+        except decisions.StaleDecision as error:
+            stale = str(error)
         except rating_store.RatingError as error:
             return refuse(400, str(error))
+        else:
+            stale = ""
+    if stale:
+        # Nothing was stored; the researcher reads the decision that is, and keeps their note.
+        return _adjudication_page(submission_id, stale=stale, note=request.form.get("note", ""))
     return redirect(url_for("review.adjudication", submission_id=submission_id))
 
 
