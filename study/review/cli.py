@@ -19,6 +19,7 @@ import click
 from study import config as study_config
 from study import providers
 from study.review import accounts
+from study.review import qualify as review_qualify
 from study.review import settings as review_settings
 from study.store import create_tables, make_engine, reading, writing
 from study.cli_options import directory_argument
@@ -183,10 +184,20 @@ def qualify(context: click.Context, directory: str, provider: str | None) -> Non
     try:
         with reading(engine) as connection:
             name = provider or providers.qualification_provider(connection)
+        waiting = review_qualify.undecided(study, engine)
     except providers.WhichProvider as error:
         raise click.ClickException(str(error)) from None
     finally:
         engine.dispose()
+    if waiting:
+        # Said first, so a run that ends in failures says it too: a clean "0 failures" summary
+        # must not read as "every writer is dealt with" while some wait for reviewers.
+        counts = ", ".join(f"{status} {count}" for status, count in sorted(waiting.items()))
+        click.echo(
+            f"Not decided yet: {waiting.total()} submission(s) ({counts}), neither paid nor let "
+            "into the main round by this run. Fix: finish them in the workspace (Outcomes & "
+            f"agreement), then run `study qualify {directory}` again."
+        )
     command = providers.provider_for(name).qualify_command()
     with command.make_context(f"study qualify --provider {name}", [directory, *context.args],
                               parent=context) as chosen:  # fmt: skip

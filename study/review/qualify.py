@@ -6,6 +6,7 @@ fills a Prolific participant group; the provider is chosen through study.provide
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from study import providers
@@ -47,3 +48,12 @@ def candidates(ctx) -> list[Candidate]:
             found.append(Candidate(item, session["worker_id"], session["assignment_id"],
                                    synced_by.get(session["session_id"])))  # fmt: skip
     return found
+
+
+def undecided(study, engine) -> Counter:
+    """How many submissions have no final outcome yet, by status (awaiting ratings, needs
+    adjudication): `study qualify` neither pays nor lets in their writers until they have."""
+    with writing(engine) as connection:
+        submissions.collect(connection, study)
+        judged = decisions.judge(connection, study, submissions.all_submissions(connection))
+    return Counter(item.outcome.status for item in judged if not item.outcome.final)
