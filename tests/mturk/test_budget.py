@@ -18,7 +18,7 @@ from study.mturk.review import approve
 from study.store import reading
 from tests.mturk.conftest import TASK_URL, connect, new_study, post_hit, with_mturk
 from tests.store.conftest import postgres_url  # noqa: F401 - the cluster, shared as a fixture
-from tests.store.locks import until_done_or_waiting
+from tests.store.locks import second_inside_first, until_done_or_waiting
 
 
 def _hit_id(result) -> str:
@@ -310,8 +310,6 @@ def test_two_assignments_of_one_hit_bound_at_once_on_postgresql_each_keep_their_
     to its reward slots at the same moment, on PostgreSQL: each gets a slot of its own. Both
     once read the same slot as free, and the second's update took it over, leaving the first
     assignment with no reward entry: charged less than MTurk paid, and the cap unguarded."""
-    import threading
-
     from study.store import writing
 
     environment = "sandbox:123456789012"
@@ -324,21 +322,10 @@ def test_two_assignments_of_one_hit_bound_at_once_on_postgresql_each_keep_their_
                                   worker_id=f"A{assignment_id}", reward=Decimal("3.00"), max_assignments=2,
                                   budget=None)  # fmt: skip
 
-    second: dict = {}
+    # The first has taken a slot, not yet committed, when the second looks for a free one.
+    first, second = second_inside_first(pg_engine, lambda c: bind(c, "3FIRST"), lambda c: bind(c, "3SECOND"))
 
-    def second_command() -> None:
-        with writing(pg_engine) as own:
-            second["entry"] = bind(own, "3SECOND")
-
-    with writing(pg_engine) as connection:
-        first = bind(connection, "3FIRST")
-        # The first has taken a slot, not yet committed, when the second looks for a free one.
-        thread = threading.Thread(target=second_command)
-        thread.start()
-        until_done_or_waiting(thread, pg_engine)
-    thread.join()
-
-    assert second["entry"]["id"] != first["id"]
+    assert second["id"] != first["id"]
     with reading(pg_engine) as connection:
         bound = {e["assignment_id"] for e in ledger.entries(connection, environment, kind="reward")}
     assert bound == {"3FIRST", "3SECOND"}

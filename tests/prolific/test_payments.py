@@ -11,7 +11,7 @@ from study.store import reading
 from tests.prolific.conftest import TASK_URL
 from tests.prolific.walk import take_part
 from tests.store.conftest import postgres_url  # noqa: F401 - the cluster, shared as a fixture
-from tests.store.locks import until_done_or_waiting
+from tests.store.locks import second_inside_first, until_done_or_waiting
 
 
 @pytest.fixture
@@ -262,8 +262,6 @@ def test_two_submissions_of_one_study_bound_at_once_on_postgresql_each_keep_thei
     study to its places at the same moment, on PostgreSQL: each gets a place of its own. Both
     once read the same place as open, and the second's update took it from the first, which was
     left with no reward entry: charged less than Prolific was paid, and the cap unguarded."""
-    import threading
-
     from study.store import create_tables, make_engine, writing
     from study.store.prolific import prolific_payments
 
@@ -275,25 +273,14 @@ def test_two_submissions_of_one_study_bound_at_once_on_postgresql_each_keep_thei
         return ledger.bind_reward(connection, environment, study_id="s2", submission_id=submission_id,
                                   participant_id=f"p-{submission_id}", reward=250, fee=83, currency="GBP")  # fmt: skip
 
-    second: dict = {}
-
-    def second_command() -> None:
-        with writing(engine) as own:
-            second["entry"] = bind(own, "sub-second")
-
     try:
         with engine.begin() as connection:
             connection.execute(prolific_payments.delete())
         with writing(engine) as connection:
             ledger.plan_places(connection, environment, study_id="s2", reward=250, fee=83, count=2, currency="GBP")
-        with writing(engine) as connection:
-            first = bind(connection, "sub-first")
-            # The first has taken a place, not yet committed, when the second looks for an open one.
-            thread = threading.Thread(target=second_command)
-            thread.start()
-            until_done_or_waiting(thread, engine)
-        thread.join()
-        assert second["entry"]["id"] != first["id"]
+        # The first has taken a place, not yet committed, when the second looks for an open one.
+        first, second = second_inside_first(engine, lambda c: bind(c, "sub-first"), lambda c: bind(c, "sub-second"))
+        assert second["id"] != first["id"]
         with reading(engine) as connection:
             bound = {e["submission_id"] for e in ledger.entries(connection, environment, kind="reward")}
         assert bound == {"sub-first", "sub-second"}

@@ -21,3 +21,24 @@ def until_done_or_waiting(thread: threading.Thread, engine) -> None:
         if not thread.is_alive() or someone_waits_for_a_lock(engine):
             return
         thread.join(0.01)
+
+
+def second_inside_first(engine, first, second):
+    """`first(connection)` in a write transaction, then, before it commits, `second(connection)`
+    in another thread's own, held until that one finishes or waits for a lock; returns both
+    results once both have committed."""
+    from study.store import writing
+
+    answers: dict = {}
+
+    def run_second() -> None:
+        with writing(engine) as own:
+            answers["second"] = second(own)
+
+    with writing(engine) as connection:
+        answers["first"] = first(connection)
+        thread = threading.Thread(target=run_second)
+        thread.start()
+        until_done_or_waiting(thread, engine)
+    thread.join()
+    return answers["first"], answers["second"]
