@@ -82,8 +82,7 @@ def write_study_files(
         text = source.read_text(encoding="utf-8")
         if source.name == study_config.CONFIG_NAME:  # every study gets its own id
             text = text.replace('id = ""', f'id = "{study_config.new_study_id()}"', 1)
-        if source.name == study_config.CONFIG_NAME:
-            for old, new in template.study_toml.items():
+            for old, new in template.study_toml.items():  # the paradigm's choices (e.g. a survey)
                 text = text.replace(old, new)
         for old, new in (replacements or {}).items():
             text = text.replace(old, new)
