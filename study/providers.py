@@ -136,6 +136,10 @@ class Provider(Protocol):
     def qualify_command(self) -> Any:
         """The click command `study qualify --provider NAME DIR ...` runs."""
 
+    def pays_by_itself(self, study: Study) -> str:
+        """When the provider approves and pays submitted work without being asked, as a sentence
+        for a researcher whose submissions wait for reviewers (`study qualify`); "" if never."""
+
     # -- the operations, over the provider's own context --------------------------------------
 
     def post(self, ctx: Any, **what: Any) -> list[str]:

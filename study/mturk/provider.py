@@ -68,6 +68,11 @@ class MTurk:
 
         return qualify
 
+    def pays_by_itself(self, study: Study) -> str:
+        hours = mturk_settings.from_study(study).auto_approve_hours
+        return (f"MTurk approves and pays a submitted assignment by itself {hours} hours after it was "
+                "submitted ([mturk] auto_approve_hours), whatever its outcome here: decide these before then.")
+
     def post(self, ctx: Context, **what: Any) -> list[str]:
         posted = posting.post(ctx, hits=what.get("hits", 1), assignments=what["assignments"],
                               reward=Decimal(what["reward"]), task_url=what["task_url"])  # fmt: skip

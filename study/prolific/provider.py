@@ -70,6 +70,9 @@ class Prolific:
 
         return command
 
+    def pays_by_itself(self, study: Study) -> str:
+        return ""  # the service's notes name no approval without the researcher
+
     def post(self, ctx: Context, **what: Any) -> list[str]:
         made = studies.create_draft(ctx, studies.Draft(
             name=ctx.settings.name, reward=money.whole_minor(what["reward"], what="reward"),

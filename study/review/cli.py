@@ -198,6 +198,9 @@ def qualify(context: click.Context, directory: str, provider: str | None) -> Non
             "into the main round by this run. Fix: finish them in the workspace (Outcomes & "
             f"agreement), then run `study qualify {directory}` again."
         )
+        unasked = providers.provider_for(name).pays_by_itself(study)
+        if unasked:
+            click.echo(unasked)
     command = providers.provider_for(name).qualify_command()
     with command.make_context(f"study qualify --provider {name}", [directory, *context.args],
                               parent=context) as chosen:  # fmt: skip

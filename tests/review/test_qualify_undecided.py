@@ -36,4 +36,6 @@ def test_qualify_says_which_submissions_it_left_undecided(ctx, rated, emulator, 
         "nor let into the main round by this run." in output
     )
     assert f"then run `study qualify {review_folder}` again" in output
+    # Undecided is not unpaid for long: MTurk pays a submitted assignment by itself.
+    assert "MTurk approves and pays a submitted assignment by itself 72 hours after it was submitted" in output
     assert "A1LATEWRITER" not in output and "A1DISPUTED" not in output  # nothing done for them
