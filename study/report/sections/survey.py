@@ -74,10 +74,13 @@ def _item(section: Section, question: Question, by_condition: dict[str, list]) -
     if question.kind == "scale":
         points = [str(p) for p in question.points]
         numbers = {c: numbers_of(values) for c, values in asked.items()}
-        section.table(["condition", "answers", "mean [95% CI]", *points], rows(
-            lambda v: (len(numbers_of(v)), bootstrap_mean(numbers_of(v)), *(Counter(numbers_of(v))[int(p)] for p in points)),
-            len(points) + 1,
-        ))  # fmt: skip
+
+        def scale_row(values: list) -> tuple:
+            given = numbers_of(values)
+            counted = Counter(given)
+            return (len(given), bootstrap_mean(given), *(counted[int(p)] for p in points))
+
+        section.table(["condition", "answers", "mean [95% CI]", *points], rows(scale_row, len(points) + 1))
         section.figure(
             plots.grouped_bars(points, {c: [Counter(v)[int(p)] for p in points]
                                         for c, v in numbers.items()}, ylabel="answers"),
