@@ -9,17 +9,14 @@ clock can be advanced for tests (`advance`), e.g. past the 24 hours MTurk keeps 
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
-import threading
 import time
 from decimal import Decimal
-from pathlib import Path
 from typing import Callable
 
 from study.mturk import money
-from study.store.permissions import write_private
+from study.store.account_file import AccountFile
 
 # MTurk remembers a UniqueRequestToken for 24 hours (see the model's CreateHIT documentation).
 TOKEN_SECONDS = 24 * 3600
@@ -81,7 +78,7 @@ def new_account_id() -> str:
     return str(secrets.randbelow(9 * 10**11) + 10**11)
 
 
-class State:
+class State(AccountFile):
     """One requester account. All access goes through `with state.lock:`."""
 
     def __init__(
@@ -92,14 +89,8 @@ class State:
         allow_http: bool = False,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.path = Path(path) if path else None
+        super().__init__(path, clock, lambda: fresh(balance))
         self.allow_http = allow_http
-        self.clock = clock
-        self.lock = threading.RLock()
-        if self.path and self.path.exists():
-            self.data = json.loads(self.path.read_text(encoding="utf-8"))
-        else:
-            self.data = fresh(balance)
 
     def account_id(self) -> str:
         """The account this emulator stands in for (state files from before it get one now)."""
@@ -107,27 +98,6 @@ class State:
             self.data.setdefault("account_id", new_account_id())
             self.save()  # the account must outlive a restart, as the ledger keyed by it does
         return self.data["account_id"]
-
-    # -- persistence ------------------------------------------------------------------------
-
-    def save(self) -> None:
-        """Write the whole state atomically: a dry run survives restarts and crashes."""
-        if not self.path:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        # Private and whole or not at all: the state holds the token (study.store.permissions).
-        write_private(self.path, json.dumps(self.data, indent=1, sort_keys=True).encode())
-
-    # -- time -------------------------------------------------------------------------------
-
-    def now(self) -> float:
-        return self.clock() + self.data["clock_offset"]
-
-    def advance(self, seconds: float) -> None:
-        with self.lock:
-            self.data["clock_offset"] += seconds
-            self.refresh()
-            self.save()
 
     def refresh(self) -> None:
         """Apply what the clock implies since the last request."""

@@ -11,17 +11,14 @@ the clock (`advance`) rather than wait.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import secrets
-import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from study.prolific.emulator import fees
 from study.prolific.emulator.errors import ApiError, not_found
-from study.store.permissions import write_private
+from study.store.account_file import AccountFile
 
 # Submission statuses that hold one of the study's places (docs: a rejected, returned or
 # timed-out submission frees its place for another participant).
@@ -68,7 +65,7 @@ def fresh(*, balance: int, currency: str, fee_rate: float, vat_rate: float,
     }
 
 
-class State:
+class State(AccountFile):
     """One workspace. All access goes through `with state.lock:`."""
 
     def __init__(
@@ -83,14 +80,9 @@ class State:
         token: str | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.path = Path(path) if path else None
-        self.clock = clock
-        self.lock = threading.RLock()
-        if self.path and self.path.exists():
-            self.data = json.loads(self.path.read_text(encoding="utf-8"))
-        else:
-            self.data = fresh(balance=balance, currency=currency, fee_rate=fee_rate,
-                              vat_rate=vat_rate, pay_delay=pay_delay, token=token)
+        super().__init__(path, clock, lambda: fresh(balance=balance, currency=currency, fee_rate=fee_rate,
+                                                    vat_rate=vat_rate, pay_delay=pay_delay, token=token))
+        if not (self.path and self.path.exists()):
             self.save()
 
     @property
@@ -100,27 +92,6 @@ class State:
     @property
     def currency(self) -> str:
         return self.data["currency"]
-
-    # -- persistence ------------------------------------------------------------------------
-
-    def save(self) -> None:
-        """Write the whole state atomically, so a crash never leaves half a file."""
-        if not self.path:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        # Private and whole or not at all: the state holds the token (study.store.permissions).
-        write_private(self.path, json.dumps(self.data, indent=1, sort_keys=True).encode())
-
-    # -- time -------------------------------------------------------------------------------
-
-    def now(self) -> float:
-        return self.clock() + self.data["clock_offset"]
-
-    def advance(self, seconds: float) -> None:
-        with self.lock:
-            self.data["clock_offset"] += seconds
-            self.refresh()
-            self.save()
 
     def refresh(self) -> None:
         """Apply what the clock implies since the last request."""
