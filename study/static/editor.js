@@ -52,11 +52,15 @@
     outbox.add(log.make(eventName, eventSource, caret(), details));
   }
 
+  // The text and caret the log holds (`shadow`, `lastRange`), not the textarea's: while an
+  // input method composes, the textarea holds letters no event has logged yet ("wom" before it
+  // becomes "我们"); a copy restored with them would show text no event replays to, and the
+  // server would refuse every later edit as editing a text it never had.
   function snapshot() {
     return {
       nextSeq: log.nextSeq,
-      doc: documentText(),
-      cursor: selection(),
+      doc: shadow + "\n",
+      cursor: lastRange,
       suggestionIndex: log.suggestionIndex,
       hoverIndex: log.hoverIndex,
       ...Object.assign({}, ...hooks.map((part) => (part.memory ? part.memory() : {}))),

@@ -107,6 +107,28 @@ def test_a_reload_restores_the_text_and_never_initializes_twice(page, task_serve
     assert final == prompt + " One two three"
 
 
+def test_a_reload_while_an_input_method_composes_restores_the_text_the_log_holds(page, task_server, study_dir, tmp_path):
+    # A writer of Chinese is composing "wom" (not yet a character) when the server acknowledges
+    # their last words, and the page reloads (a crash, a closed tab reopened). The page's saved
+    # copy held the uncommitted "wom": restored, it was on screen but in no event, and every
+    # later edit was refused ("The server did not accept part of your log"), so the writer
+    # could not finish.
+    session_id = start_writing(page, task_server.url)
+    type_text(page, " Start")
+    typed = editor_text(page)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Input.imeSetComposition", {"text": "wom", "selectionStart": 3, "selectionEnd": 3})
+    wait_saved(page)  # the acknowledgement comes while the input method composes
+    page.reload()
+    expect(page.get_by_test_id("editor")).to_be_editable()
+    assert editor_text(page) == typed
+    type_text(page, " on.")
+    wait_saved(page)
+    expect(page.get_by_test_id("status")).to_be_empty()
+    log = export_session(study_dir, tmp_path / "export", session_id, unfinished=True)
+    assert replay(log) == editor_text(page) + "\n" == typed + " on.\n"
+
+
 def test_an_emoji_in_the_text_replays_to_the_text_on_screen(page, task_server, study_dir, tmp_path):
     session_id = start_writing(page, task_server.url)
     type_text(page, " The sun \U0001F600 shines.")
