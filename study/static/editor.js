@@ -106,9 +106,11 @@
     return StudyEditor.tooMuch(StudyEditor.append(before, text), before, before + text, textLimits());
   }
 
-  // A caret move by keys or mouse, not by typing (onInput already took the caret along).
+  // A caret move by keys or mouse, not by typing (onInput already took the caret along). None
+  // once Finish is pressed: the finish names the last event sent, and a move after it would be
+  // numbered and left behind. A finish refused logs the move at the next one.
   function checkCursor() {
-    if (!log || mouseSelecting || textarea.value !== shadow) return;
+    if (!log || finishing || mouseSelecting || textarea.value !== shadow) return;
     const range = selection();
     if (range.index === lastRange.index && range.length === lastRange.length) return;
     const name = range.length > 0 ? "cursor-select"

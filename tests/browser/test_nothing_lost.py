@@ -218,6 +218,54 @@ def test_a_session_written_in_two_browsers_at_once_tells_the_second_its_text_was
     assert replay(log) == prompt + " Here. One.\n"
 
 
+def test_a_writer_who_moves_to_a_second_tab_and_finishes_there_keeps_every_event(page, task_server, study_dir, tmp_path):
+    # The writer asks for suggestions, then opens the session in a second tab before they come,
+    # and writes and finishes there. The first tab's list opened once the model answered, on a
+    # page that logs nothing more: accepted, its text was on that screen and in no event.
+    session_id = start_writing(page, task_server.url)
+    type_text(page, " Asked.")
+    asked = []
+    page.route("**/suggestions", lambda route: asked.append(route))
+    page.keyboard.press("Tab")
+    while not asked:
+        page.wait_for_timeout(50)
+    second = page.context.new_page()
+    second.goto(page.url)
+    expect(second.get_by_test_id("editor")).to_be_editable()
+    page.bring_to_front()  # the writer looks back at the first tab
+    expect(page.get_by_test_id("status")).to_contain_text("open in another tab")
+    expect(page.get_by_test_id("spinner")).to_be_visible()
+    shown = editor_text(page)
+    asked[0].continue_()
+    expect(page.get_by_test_id("spinner")).to_be_hidden()
+    page.keyboard.press("Enter")  # would accept a list, were one open
+    expect(page.get_by_test_id("suggestion")).to_have_count(0)
+    assert editor_text(page) == shown
+    second.bring_to_front()
+
+    # In the second tab: the writer clicks in the text while the finish is on its way. The
+    # finish names the last event sent; a caret move logged after it was numbered, never stored.
+    second.keyboard.type(" Finished here.")
+    wait_saved(second)
+    held = []
+    second.route("**/writing/finish", lambda route: held.append(route))
+    finish = second.get_by_test_id("finish")
+    expect(finish).to_be_enabled(timeout=15_000)
+    finish.click()
+    while not held:
+        second.wait_for_timeout(50)
+    final = editor_text(second)
+    second.get_by_test_id("editor").click(position={"x": 30, "y": 10})
+    second.keyboard.press("ArrowRight")
+    numbered = second.evaluate("(key) => JSON.parse(localStorage.getItem(key)).nextSeq", f"study.editor.v1.{session_id}")
+    held[0].continue_()
+    second.wait_for_url("**/evaluation")
+
+    assert stored_seqs(task_server.study, session_id) == list(range(numbered))
+    log = export_session(study_dir, tmp_path / "export", session_id)
+    assert replay(log) == final + "\n"
+
+
 def test_a_finish_whose_answer_never_comes_is_sent_again_and_the_writer_moves_on(page, task_server, study_dir, tmp_path):
     # The finish request's connection is dropped without a word (a proxy holding it, a network
     # gone quiet): the page must not wait on "Saving your text…" for as long as the browser

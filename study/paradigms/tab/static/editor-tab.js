@@ -25,7 +25,7 @@ window.StudyEditor = window.StudyEditor || {};
     const maxShown = () => parseInt(boot.controls.currentN, 10) || 5;
 
     async function askForSuggestions() {
-      if (asking || page.finishing()) return;
+      if (asking || page.closed()) return;
       const onScreen = popup.isOpen ? popup.items.map((item) => item.trimmed) : [];
       if (popup.isOpen) dismiss("user");
       asking = true;
@@ -38,7 +38,9 @@ window.StudyEditor = window.StudyEditor || {};
         boot.suggestionsWaitMs);
       asking = false;
       page.busy(false);
-      if (page.finishing()) return;
+      // Finished, or another tab took the session, while the model answered: a list accepted
+      // here would put text in an editor that logs nothing more.
+      if (page.closed()) return;
       const items = answer.suggestions ? StudyEditor.cleanSuggestions(answer.suggestions).slice(0, maxShown()) : [];
       if (items.length === 0) {
         // Not every query is answered by a list (shared data README); the writer is told why.
@@ -57,7 +59,7 @@ window.StudyEditor = window.StudyEditor || {};
     }
 
     function reopen() {
-      if (page.finishing() || lastSuggestions.length === 0) return;
+      if (page.closed() || lastSuggestions.length === 0) return;
       page.record("suggestion-reopen", "user");
       popup.show(lastSuggestions, log.suggestionIndex);
       sayHighlighted();
@@ -91,7 +93,7 @@ window.StudyEditor = window.StudyEditor || {};
     // Accepting: select (user), close (api), then the text goes at the end (paper §4.2.3).
     function accept(position) {
       const item = popup.items[position];
-      if (!item || page.finishing()) return;
+      if (!item || page.closed()) return;
       const refusal = page.tooMuch(item.original);
       if (refusal) {  // the list stays open: the writer may take a shorter one, or Esc
         page.say(refusal, "error");
