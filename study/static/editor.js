@@ -49,7 +49,10 @@
 
   function record(eventName, eventSource, details) {
     if (outbox.full) return;  // the session stores no more (atLimit): nothing is numbered
-    outbox.add(log.make(eventName, eventSource, caret(), details));
+    // While an input method composes, the caret is among letters no event has logged yet (a
+    // list that opens meanwhile): the record has the caret the log left, inside its text.
+    const at = textarea.value === shadow ? caret() : lastRange.index;
+    outbox.add(log.make(eventName, eventSource, at, details));
   }
 
   // The text and caret the log holds (`shadow`, `lastRange`), not the textarea's: while an

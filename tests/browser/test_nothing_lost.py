@@ -7,6 +7,7 @@ from contextlib import contextmanager
 import pytest
 from playwright.sync_api import expect
 
+from study.curation.validate import validate_events
 from tests.browser.conftest import MIN_SECONDS
 from tests.browser.participant import (
     check_release_format,
@@ -108,16 +109,24 @@ def test_a_reload_restores_the_text_and_never_initializes_twice(page, task_serve
 
 
 def test_a_reload_while_an_input_method_composes_restores_the_text_the_log_holds(page, task_server, study_dir, tmp_path):
-    # A writer of Chinese is composing "wom" (not yet a character) when the server acknowledges
-    # their last words, and the page reloads (a crash, a closed tab reopened). The page's saved
-    # copy held the uncommitted "wom": restored, it was on screen but in no event, and every
-    # later edit was refused ("The server did not accept part of your log"), so the writer
-    # could not finish.
+    # A writer of Chinese asks for suggestions and, while they come, composes "wom" (not yet a
+    # character); the list opens, the server acknowledges, and the page reloads (a crash, a tab
+    # closed and reopened). The page's saved copy held the uncommitted "wom": restored, it was
+    # on screen but in no event, and every later edit was refused ("The server did not accept
+    # part of your log"), so the writer could not finish. And the list's record put the caret
+    # among those letters: past the end of the text the log replays to.
     session_id = start_writing(page, task_server.url)
     type_text(page, " Start")
     typed = editor_text(page)
+    asked = []
+    page.route("**/suggestions", lambda route: asked.append(route))
+    page.keyboard.press("Tab")
+    while not asked:
+        page.wait_for_timeout(50)
     cdp = page.context.new_cdp_session(page)
     cdp.send("Input.imeSetComposition", {"text": "wom", "selectionStart": 3, "selectionEnd": 3})
+    asked[0].continue_()
+    expect(page.get_by_test_id("suggestion").first).to_be_visible()
     wait_saved(page)  # the acknowledgement comes while the input method composes
     page.reload()
     expect(page.get_by_test_id("editor")).to_be_editable()
@@ -127,6 +136,7 @@ def test_a_reload_while_an_input_method_composes_restores_the_text_the_log_holds
     expect(page.get_by_test_id("status")).to_be_empty()
     log = export_session(study_dir, tmp_path / "export", session_id, unfinished=True)
     assert replay(log) == editor_text(page) + "\n" == typed + " on.\n"
+    assert [issue.render() for issue in validate_events(log).issues] == []
 
 
 def test_an_emoji_in_the_text_replays_to_the_text_on_screen(page, task_server, study_dir, tmp_path):
