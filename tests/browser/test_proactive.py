@@ -176,6 +176,26 @@ def test_l1_esc_typing_and_caret_moves_reject_and_an_edit_inside_an_accepted_spa
     assert rows[2]["final_text"] == ghost[:-3] + "X" + ghost[-3:] and rows[2]["char_distance"] == "1"
 
 
+def test_no_ghost_text_is_asked_for_while_an_input_method_composes(page, task_server, study_dir, tmp_path):
+    # A writer of Chinese composes "wom" (not yet a character) for longer than the idle
+    # threshold: they are typing. Asked then, the model continued letters the text never
+    # holds, and its ghost text covered the composition.
+    session_id = start_writing(page, task_server.url)
+    type_text(page, " The door")
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Input.imeSetComposition", {"text": "wom", "selectionStart": 3, "selectionEnd": 3})
+    page.wait_for_timeout(3000)  # past the 2 s idle threshold
+    expect(page.get_by_test_id("suggestion-ghost")).to_be_hidden()
+    assert "suggestion-get" not in names(logged(task_server, session_id))
+
+    cdp.send("Input.insertText", {"text": "我们"})  # committed: the idle time counts from here
+    wait_for_ghost(page)
+    page.keyboard.press("Tab")
+    wait_saved(page)
+    log = export_session(study_dir, tmp_path / "export", session_id, unfinished=True)
+    assert replay(log) == editor_text(page) + "\n"
+
+
 @pytest.mark.parametrize("proactive_toml", ["partial_accept = true\n"])
 def test_partial_accept_takes_the_suggestion_word_by_word(page, task_server, proactive_toml):
     session_id = start_writing(page, task_server.url)

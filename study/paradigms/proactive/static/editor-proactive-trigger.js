@@ -28,6 +28,15 @@ window.StudyEditor = window.StudyEditor || {};
       this.retries = 0;          // asks again in a row after a failure that passes (backoff)
       this.timer = null;
       this.stage = null;
+      // An input method composing ("wom" before it becomes "我们") is the writer typing, though
+      // no text change is logged until it commits: asked meanwhile, the model would continue
+      // letters the text never holds, and the ghost text would cover the composition.
+      this.composing = false;
+      this.textarea.addEventListener("compositionstart", () => { this.composing = true; });
+      this.textarea.addEventListener("compositionend", () => {
+        this.composing = false;
+        this.schedule();  // idle from now (a composition given up changed no text)
+      });
     }
 
     textChanged() {
@@ -68,7 +77,7 @@ window.StudyEditor = window.StudyEditor || {};
 
     ready() {
       const t = this.textarea;
-      return document.activeElement === t && !t.readOnly && !this.page.closed()
+      return document.activeElement === t && !t.readOnly && !this.page.closed() && !this.composing
         && t.selectionStart === t.selectionEnd && t.selectionEnd === t.value.length
         && !this.suggestion.isShown() && !this.inFlight && this.version !== this.requestedVersion
         && t.value.trim().length > 0;
