@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from types import SimpleNamespace
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -35,6 +36,7 @@ from study.store import create_tables, make_engine, reading, writing
 from study.store import simulated as simulated_store
 
 API_KEY_ENV = "STUDY_SIMULATOR_API_KEY"
+WRITERS_MODEL_TIMEOUT = 60.0  # seconds for one answer of the writers' model
 
 
 @dataclass
@@ -63,6 +65,8 @@ class RunSummary:
     # What the study's database still has no session of after the run (study.toml order).
     prompts_left_out: list[str] = field(default_factory=list)
     conditions_left_out: list[str] = field(default_factory=list)
+    # Arms closed to new participants (assign = false), which no simulated writer is given.
+    conditions_closed: list[str] = field(default_factory=list)
 
 
 def simulate(directory: str, options: Options, echo: Callable[[str], None] = print) -> RunSummary:
@@ -76,7 +80,7 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
     # The servers started here would print a line per request, drowning the writers' progress.
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     covered = scope(study)
-    refusal = closed_to_pilots(study, covered)
+    refusal = closed_to_pilots(study, covered) or _writers_model_refusal(options)
     if refusal:
         raise SimulationError(refusal)  # before any server, model or writer is started
     engine = make_engine(study.database_url)
@@ -86,7 +90,7 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
         base_url = _server(study, options, stops)
         llm_url, model = _model(options, stops)
         summary = RunSummary(model=model, round=covered.round.name if covered.round else None,
-                             study_prompts=len(study.prompts))  # fmt: skip
+                             study_prompts=len(study.prompts), conditions_closed=[c.name for c in covered.closed])  # fmt: skip
         client = _openai_client(llm_url)
         run_id = secrets.token_hex(3)
         lock = threading.Lock()
@@ -208,13 +212,7 @@ def _server(study, options: Options, stops: list) -> str:
 
 
 def _model(options: Options, stops: list) -> tuple[str, str]:
-    if options.llm_url:
-        parts = urlsplit(options.llm_url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            # Refused before any writer enters: a session made before the first model call
-            # failed would stay in the database unmarked, to be taken for a person's.
-            raise SimulationError(f"--llm-url {options.llm_url}: not an http(s) URL. Fix: give the "
-                                  f"endpoint's base URL, e.g. http://{options.llm_url.split('://')[-1]}")  # fmt: skip
+    if options.llm_url:  # checked, and asked once, before any writer entered (_writers_model_refusal)
         return options.llm_url, options.llm_model
     from study.lm.backends import DeterministicBackend
     from study.lm.server import serve_in_thread
@@ -222,6 +220,67 @@ def _model(options: Options, stops: list) -> tuple[str, str]:
     base_url, stop = serve_in_thread(DeterministicBackend())
     stops.append(stop)
     return base_url, DeterministicBackend.model_id
+
+
+def _writers_model_refusal(options: Options) -> str | None:
+    """Why the writers' model at --llm-url cannot play the writers, with what to do; None if it
+    answered one call (or is the local model this run starts). Asked before any writer enters:
+    a run whose every call failed went on by the personas' habits alone and ended "finished"
+    (exit 0), its sessions in the database, though the model the researcher named had played
+    none of them. Only failures no later call can pass are refused (no endpoint there, the key,
+    an unknown model or path, no answer in time); anything else is left to the run, which
+    counts and prints its failures."""
+    if not options.llm_url:
+        return None
+    _check_url(options.llm_url)
+    import openai
+
+    from study import model_client
+
+    client = _openai_client(options.llm_url)
+    try:
+        client.with_options(max_retries=0).chat.completions.create(
+            model=options.llm_model, messages=[{"role": "user", "content": "Say OK."}], max_tokens=1,
+        )  # fmt: skip
+        return None
+    except (openai.APIConnectionError, openai.AuthenticationError, openai.PermissionDeniedError,
+            openai.NotFoundError) as error:  # fmt: skip
+        said = model_client.redact(model_client.describe(error, _SIMULATOR_KEY, options.llm_url), client.api_key)
+        fix = _fix_for(error, options.llm_model)
+    except (openai.APIStatusError, model_client.MalformedResponse, openai.APIResponseValidationError):
+        return None
+    return f"The writers' model did not answer a first call ({said}). No writer entered the study. Fix: {fix}."
+
+
+def _fix_for(error: Exception, model: str) -> str:
+    import openai
+
+    if isinstance(error, openai.APITimeoutError):
+        return ("use a faster model or endpoint (every writer asks it a hundred times or so), or "
+                "run without --llm-url: a local deterministic model then plays the writers")  # fmt: skip
+    if isinstance(error, openai.AuthenticationError):
+        return f"set ${API_KEY_ENV} to a key this endpoint accepts"
+    if isinstance(error, openai.PermissionDeniedError):
+        return f"set ${API_KEY_ENV} to a key allowed to use model '{model}'"
+    if isinstance(error, openai.NotFoundError):
+        return (f"--llm-model must name a model the endpoint serves (got '{model}'), and --llm-url "
+                "be its base URL, usually ending in /v1")  # fmt: skip
+    return ("start the endpoint, or correct --llm-url; without --llm-url a local deterministic "
+            "model plays the writers")  # fmt: skip
+
+
+# model_client.describe's settings, for the writers' model: its key variable and time limit.
+_SIMULATOR_KEY = SimpleNamespace(api_key_env=API_KEY_ENV, timeout_seconds=WRITERS_MODEL_TIMEOUT,
+                                 api_key=lambda: os.environ.get(API_KEY_ENV) or "none")  # fmt: skip
+
+
+def _check_url(url: str) -> None:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        # Refused before any writer enters: a session made before the first model call
+        # failed would stay in the database unmarked, to be taken for a person's.
+        raise SimulationError(f"--llm-url {url}: not an http(s) URL. Fix: give the "
+                              f"endpoint's base URL, e.g. http://{url.split('://')[-1]}")  # fmt: skip
 
 
 def _safe(url: str) -> str:
@@ -236,6 +295,6 @@ def _openai_client(base_url: str):
     # that never call a model.
     from study import model_client
 
-    return model_client.client(base_url, os.environ.get(API_KEY_ENV) or "none", 60.0, max_retries=1)
+    return model_client.client(base_url, os.environ.get(API_KEY_ENV) or "none", WRITERS_MODEL_TIMEOUT, max_retries=1)
 
 
