@@ -88,9 +88,17 @@ def simulate(directory, writers, url, llm_url, llm_model, personas, intent,
         if missing:
             click.echo(f"No session yet{where} for {len(missing)} {what}(s): {', '.join(missing)}. "
                        "Run more writers (--writers) to pilot them.")  # fmt: skip
+    # A closed arm is given to no new writer: more writers would not pilot it, so it is named
+    # apart, and "every condition" is then every open one.
+    closed = summary.conditions_closed
+    if closed:
+        click.echo(f"Not piloted: {len(closed)} condition(s) closed to new participants (assign = false): "
+                   f"{', '.join(closed)}. No writer is given one; to pilot them, pilot a copy of this "
+                   "folder with them open.")  # fmt: skip
     if not summary.prompts_left_out and not summary.conditions_left_out:
-        click.echo(f"Every prompt and condition of round '{summary.round}' has a session." if summary.round
-                   else "Every prompt and condition has a session.")  # fmt: skip
+        every = "Every prompt and open condition" if closed else "Every prompt and condition"
+        click.echo(f"{every} of round '{summary.round}' has a session." if summary.round
+                   else f"{every} has a session.")  # fmt: skip
     click.echo("These sessions are marked simulated; `study report` and `study export` say so.")
     if summary.errors:
         raise SystemExit(1)

@@ -35,19 +35,26 @@ class Scope:
     round: Round | None
     prompts: tuple[Prompt, ...]
     conditions: tuple[Condition, ...]
+    # Arms of the round's genres closed to new participants (`assign = false`): the server gives
+    # no new writer one, so no number of writers pilots them.
+    closed: tuple[Condition, ...] = ()
 
 
 def scope(study: Study) -> Scope:
     """The pilot's scope: simulated writers enter with an access code and no ?round=, so the
-    server puts them in its default round, by the rule it applies to every entry."""
+    server puts them in its default round, by the rule it applies to every entry, and are given
+    only arms open to new participants (study.server.assignment), so prompts of a genre whose
+    every arm is closed are not offered to them either."""
     entered = rounds.round_named(study, None)
-    prompts = tuple(rounds.offered_prompts(study, entered))
-    if rounds.offered_codes(entered) is None:
-        return Scope(entered, prompts, tuple(study.conditions))
-    # The server gives a session an arm of its prompt's genre: a round of creative prompts
-    # never assigns the argumentative arms.
-    genres = {p.genre for p in prompts}
-    return Scope(entered, prompts, tuple(c for c in study.conditions if c.genre in genres))
+    offered = rounds.offered_prompts(study, entered)
+    arms = study.conditions
+    if rounds.offered_codes(entered) is not None:
+        # The server gives a session an arm of its prompt's genre: a round of creative prompts
+        # never assigns the argumentative arms.
+        arms = [c for c in arms if c.genre in {p.genre for p in offered}]
+    open_genres = {c.genre for c in arms if c.assign}
+    return Scope(entered, tuple(p for p in offered if p.genre in open_genres),
+                 tuple(c for c in arms if c.assign), tuple(c for c in arms if not c.assign))  # fmt: skip
 
 
 def closed_to_pilots(study: Study, covered: Scope) -> str | None:
@@ -106,9 +113,11 @@ def default_writers(study: Study, covered: Scope) -> int:
 
 
 def left_out(study: Study, covered: Scope, connection: Connection) -> tuple[list[str], list[str]]:
-    """The prompts and conditions of the scope with no session (in its round, if it has one)
-    in the study's database, in study.toml order."""
-    query = select(sessions.c.prompt_code, sessions.c.condition)
+    """The prompts and conditions of the scope with no finished session (in its round, if it
+    has one) in the study's database, in study.toml order."""
+    # Finished sessions only, as `study export` exports them: a writer stopped half-way (an
+    # interrupted run, a page the simulator did not expect) piloted nothing past its stop.
+    query = select(sessions.c.prompt_code, sessions.c.condition).where(sessions.c.writing_finished_at.is_not(None))
     if covered.round is not None:
         # Another round's session on the same prompt piloted other instructions and entry rules.
         query = query.where(rounds.sessions_in(study, covered.round.name))

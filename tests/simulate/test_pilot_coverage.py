@@ -11,6 +11,7 @@ from study.cli import main, write_study_files
 from study.simulate.personas import Persona
 from study.simulate.run import Options, simulate
 from study.store import make_engine, reading
+from study.store import sessions as session_store
 from study.store.db import sessions
 from tests.conftest import CONTACT
 
@@ -125,3 +126,48 @@ def test_a_pilot_whose_writers_would_enter_a_round_for_qualified_writers_is_refu
             "without ?round= enters (default = true on it, and on no other round)") in result.output  # fmt: skip
     assert "writer 0" not in result.output and "Run more writers" not in result.output
     assert not (folder / "study.db").exists()  # no writer entered: not even a database was made
+
+
+def test_a_closed_condition_is_named_as_closed_not_as_wanting_more_writers(pilot_folder, suggestion_model):
+    """An arm closed to new participants (assign = false) is given to no simulated writer: the
+    run used to ask for more writers to pilot it, which no number of writers would."""
+    toml = pilot_folder / "study.toml"
+    toml.write_text(toml.read_text().replace('name = "creative-high"\n', 'name = "creative-high"\nassign = false\n'))
+    result = CliRunner().invoke(main, ["simulate", str(pilot_folder), "--writers", "4",
+                                       "--suggestions-endpoint", suggestion_model])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    _, conditions = _written(pilot_folder)
+    assert conditions == {"creative-low", "argumentative-low", "argumentative-high"}
+    assert ("Not piloted: 1 condition(s) closed to new participants (assign = false): creative-high. "
+            "No writer is given one; to pilot them, pilot a copy of this folder with them open.") in result.output  # fmt: skip
+    assert "condition(s): creative-high" not in result.output
+
+
+def test_a_session_left_unfinished_does_not_count_as_piloting_its_prompt(pilot_folder, suggestion_model):
+    """A writer stopped half-way (a run interrupted with Ctrl-C, a page the simulator did not
+    expect) leaves a session at the writing page: its prompt and condition are not piloted, and
+    `study export` leaves the session out, so the run must not count it."""
+    from study.server import create_app
+    from study.store import writing
+    from study.store import simulated
+    from tests.server.flow import start, to_writing
+
+    study = config.load(pilot_folder)
+    client = create_app(study, suggestion_engine=object()).test_client()
+    stopped = start(client, access_code="sim-interrupted-0")
+    to_writing(client, stopped, prompt="shapeshifter")
+    engine = make_engine(study.database_url)
+    with writing(engine) as connection:  # as the interrupted run marked it when it entered
+        simulated.mark(connection, stopped, persona="a careful writer", intent="a story", model="deterministic")
+    engine.dispose()
+
+    result = CliRunner().invoke(main, ["simulate", str(pilot_folder), "--writers", "2", "--parallel", "1",
+                                       "--suggestions-endpoint", suggestion_model])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    engine = make_engine(study.database_url)
+    with reading(engine) as connection:
+        finished = {s["prompt_code"] for s in session_store.all_sessions(connection, finished_only=True)}
+    engine.dispose()
+    assert "shapeshifter" not in finished  # the run's two writers wrote other prompts
+    missing = [p.code for p in study.prompts if p.code not in finished]
+    assert f"No session yet for {len(missing)} prompt(s): {', '.join(missing)}." in result.output
