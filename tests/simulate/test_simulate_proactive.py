@@ -141,3 +141,21 @@ def test_study_serve_serves_an_initialised_l2_study_at_once(tmp_path, suggestion
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_the_proactive_export_of_a_pilot_and_its_report_mark_the_sessions_simulated(tmp_path, suggestion_model):
+    """`study export --format proactive` writes no metadata.csv: its sessions.csv was the only
+    table of the folder, and it held a pilot's sessions as a study's, as did `study report` of it."""
+    folder = _init(tmp_path, "proactive")
+    result = pilot(folder, GhostTextWriterBackend(), writers=2, model="ghost", suggestions=suggestion_model)
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "export"
+    exported = CliRunner().invoke(main, ["export", str(folder), "--format", "proactive", "--out", str(out)])
+    assert exported.exit_code == 0, exported.output
+    with (out / "sessions.csv").open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 2 and {row["simulated"] for row in rows} == {"true"}
+    reported = CliRunner().invoke(main, ["report", str(out), "--out", str(tmp_path / "report.html")])
+    assert reported.exit_code == 0, reported.output
+    assert "2 sessions (2 simulated)" in reported.output
+    assert "2 of 2 sessions were written by simulated writers" in (tmp_path / "report.html").read_text()

@@ -3,8 +3,8 @@
 One `<session_id>.jsonl` per proactive session: the 17 release keys in the release's order,
 then `proactive`, with every event including the extension events
 (schemas/coauthor-proactive.schema.json), `sessions.csv` naming the paradigm each session ran with,
-condition, prompt, the model its calls were sent with (study.export.settings_as_run) and the
-model(s) the endpoint said answered, and
+condition, prompt, the model its calls were sent with (study.export.settings_as_run), the
+model(s) the endpoint said answered and whether `study simulate` wrote it, and
 `suggestion_requests.json` (schemas/proactive-requests.schema.json): per L1-L3 suggestion, the
 context the model saw (study.paradigms.proactive.curation.requests). `study export` (format
 coauthor) writes the strict CoAuthor files of the
@@ -25,15 +25,19 @@ from study.export.coauthor import check_stored_names, to_release_record, write_a
 from study.store import create_tables, make_engine, provenance, reading
 from study.store import events as event_store
 from study.store import sessions as session_store
+from study.store import simulated as simulated_store
 from study.store.db import suggestion_requests
 from study.store.permissions import private_folder
 from study.paradigms.proactive import PROACTIVE, is_proactive_study
 from study.paradigms.proactive.curation.requests import FILE_NAME, request_entry, requests_document
 
 # model: as the session's calls were sent with it, empty when it made none (as models.csv's);
-# answered_model: as the endpoint named it (study.store.provenance).
+# answered_model: as the endpoint named it (study.store.provenance); simulated: true for a
+# session `study simulate` wrote, as metadata.csv's, so a pilot's sessions are never taken for
+# people's in this folder or in `study report` of it.
 SESSION_COLUMNS = (
     "session_id", "paradigm", "condition", "prompt_code", "genre", "events", "model", "answered_model",
+    "simulated",
 )
 
 
@@ -58,6 +62,7 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
         candidates = session_store.all_sessions(connection, finished_only=not include_unfinished)
         answered = provenance.answered_models(connection)
         calls = provenance.calls_of(connection)  # what each session's model calls were sent with
+        simulated = simulated_store.simulated_ids(connection)
     # Before anything is written, as the CoAuthor export: a condition or prompt renamed or
     # removed in study.toml after sessions were stored under it stopped this one halfway.
     try:
@@ -97,6 +102,7 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
             # Not study.toml's of today, which may have been swapped in after a session that never asked.
             "model": provenance.cell(settings_as_run.models_sent([c for c, _ in calls.get(session["session_id"], [])])),
             "answered_model": provenance.cell(answered.get(session["session_id"])),
+            "simulated": "true" if session["session_id"] in simulated else "false",
         })
     engine.dispose()
     buffer = io.StringIO()
