@@ -36,8 +36,12 @@ import click
               help="Seeds the writers' habits and prompt choices.")
 @click.option("--parallel", default=4, show_default=True, type=click.IntRange(min=1),
               help="Writers at work at the same time.")
+@click.option("--beside-people", is_flag=True,
+              help="Run even though people have sessions in DIRECTORY's database (refused "
+              "without it): the simulated sessions then count in the balancing of prompts, "
+              "arms and Latin-square rows the next people are given, and sit beside theirs.")
 def simulate(directory, writers, url, llm_url, llm_model, personas, intent,
-             suggestions_endpoint, seed, parallel) -> None:  # fmt: skip
+             suggestions_endpoint, seed, parallel, beside_people) -> None:  # fmt: skip
     """Pilot the study in DIRECTORY with LLM-simulated writers, before paying anyone.
 
     Each writer goes through the real participant's path over HTTP (consent, instructions,
@@ -57,7 +61,7 @@ def simulate(directory, writers, url, llm_url, llm_model, personas, intent,
         writers=writers, url=url, llm_url=llm_url, llm_model=llm_model,
         personas=tuple(Persona(p) for p in personas) or BUILT_IN,
         intent=intent or DEFAULT_INTENT, seed=seed, suggestions_endpoint=suggestions_endpoint,
-        parallel=parallel,
+        parallel=parallel, beside_people=beside_people,
     )  # fmt: skip
     try:
         summary = run(directory, options, echo=click.echo)

@@ -50,6 +50,9 @@ class Options:
     seed: int = 0
     suggestions_endpoint: str | None = None  # override study.toml's, for a server we start
     parallel: int = 4
+    # Write into a database people have sessions in (e.g. simulated chat users beside a study's
+    # people, for the report's comparison); refused without it (_serving_people).
+    beside_people: bool = False
 
 
 @dataclass
@@ -87,6 +90,10 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
     create_tables(engine)
     stops: list[Callable[[], None]] = []
     try:
+        with reading(engine) as connection:
+            refusal = None if options.beside_people else _serving_people(study, simulated_store.people_sessions(connection))
+        if refusal:
+            raise SimulationError(refusal)
         base_url = _server(study, options, stops)
         llm_url, model = _model(options, stops)
         summary = RunSummary(model=model, round=covered.round.name if covered.round else None,
@@ -159,6 +166,30 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
         for stop in reversed(stops):
             stop()
         engine.dispose()
+
+
+def _serving_people(study, people: int) -> str | None:
+    """Why a pilot may not write into this study's database, with what to do; None if no person
+    has a session there. A simulated writer takes the next prompt, arm and (within subjects)
+    Latin-square row the balancing would have given a person, and its sessions sit among theirs
+    in every count and table until someone removes them."""
+    if not people:
+        return None
+    return (
+        f"{study.directory / 'study.toml'}: its database ({_safe_database(study.database_url)}) holds "
+        f"{people} session(s) of people (not written by study simulate): simulated writers would "
+        "take prompts, arms and Latin-square rows from the balancing they are given by, and their "
+        "sessions would be in this study's data. Fix: pilot a copy of this folder without its "
+        "study.db (and, with a [study] database URL, naming a database of its own); or, to put "
+        "simulated sessions beside people's on purpose (as the report's comparison of simulated "
+        "and human chats does), add --beside-people. See README, Simulated writers."
+    )
+
+
+def _safe_database(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
 
 
 def _offers_more(participant) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from sqlalchemy import Column, Connection, Float, Integer, String, Table, Text, select
+from sqlalchemy import Column, Connection, Float, Integer, String, Table, Text, func, select
 
 from study.store.db import metadata
 
@@ -51,6 +51,16 @@ def mark(connection: Connection, session_id: str, *, persona: str, intent: str, 
 
 def simulated_ids(connection: Connection) -> set[str]:
     return {row[0] for row in connection.execute(select(simulated_sessions.c.session_id))}
+
+
+def people_sessions(connection: Connection) -> int:
+    """How many sessions people started: those `study simulate` did not mark."""
+    from study.store.db import sessions
+
+    return connection.execute(
+        select(func.count()).select_from(sessions)
+        .where(sessions.c.session_id.not_in(select(simulated_sessions.c.session_id)))
+    ).scalar_one()  # fmt: skip
 
 
 def record_conversation(connection: Connection, session_id: str, **values) -> None:

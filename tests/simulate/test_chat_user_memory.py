@@ -96,6 +96,7 @@ def test_simulated_users_remember_hold_a_goal_and_end_when_satisfied(suggestion_
             "simulate", str(folder), "--writers", "3", "--parallel", "1", "--suggestions-endpoint", suggestion_model,
             "--llm-url", base_url, "--llm-model", "goal-seeking-user",
             "--persona", "ends after 10", "--persona", "ends after 4", "--persona", "never ends",
+            "--beside-people",  # the human conversation above, for the report's comparison
         ])  # fmt: skip
     finally:
         stop()

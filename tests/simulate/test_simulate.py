@@ -228,3 +228,39 @@ def test_a_running_server_of_another_study_of_the_same_name_is_refused(pilot_fol
     assert "must match" in result.output
     launched_sessions, *_ = _database(launched)
     assert launched_sessions == []
+
+
+def test_a_study_people_have_sessions_in_is_refused_before_any_writer(pilot_folder, suggestion_model):
+    """Pointed at a launched study (a researcher who did not pilot a copy), simulated writers
+    took the prompts, arms and rows the balancing would have given the next people, and sat
+    among their sessions. A second pilot of a pilot's folder is not refused: see the next test."""
+    from study.server import create_app
+    from tests.server.flow import start, to_writing
+
+    client = create_app(config.load(pilot_folder), suggestion_engine=object()).test_client()
+    to_writing(client, start(client, access_code="lab-1"), prompt="shapeshifter")
+    result = CliRunner().invoke(main, ["simulate", str(pilot_folder), "--writers", "1",
+                                       "--suggestions-endpoint", suggestion_model])  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert (f"{pilot_folder / 'study.toml'}: its database (sqlite:///{pilot_folder / 'study.db'}) holds 1 "
+            "session(s) of people (not written by study simulate)") in result.output  # fmt: skip
+    assert "Fix: pilot a copy of this folder without its study.db" in result.output
+    assert "writer 0" not in result.output
+    sessions, marks, *_ = _database(pilot_folder)
+    assert len(sessions) == 1 and marks == {}
+    # On purpose (simulated sessions beside people's): the flag the refusal names.
+    assert "add --beside-people" in result.output
+    beside = CliRunner().invoke(main, ["simulate", str(pilot_folder), "--writers", "1", "--beside-people",
+                                       "--suggestions-endpoint", suggestion_model])  # fmt: skip
+    assert beside.exit_code == 0, beside.output
+    sessions, marks, *_ = _database(pilot_folder)
+    assert len(sessions) == 2 and len(marks) == 1
+
+
+def test_a_pilot_run_twice_adds_to_its_own_sessions(pilot_folder, suggestion_model):
+    for _ in range(2):
+        result = CliRunner().invoke(main, ["simulate", str(pilot_folder), "--writers", "1",
+                                           "--suggestions-endpoint", suggestion_model])  # fmt: skip
+        assert result.exit_code == 0, result.output
+    sessions, marks, *_ = _database(pilot_folder)
+    assert len(sessions) == 2 and set(marks) == {s["session_id"] for s in sessions}
