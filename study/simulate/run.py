@@ -158,7 +158,19 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
                 summary.decisions.failures += writer.decisions.failures
 
         with ThreadPoolExecutor(max_workers=max(1, min(options.parallel, writers))) as pool:
-            list(pool.map(one, range(writers)))
+            try:
+                list(pool.map(one, range(writers)))
+            except KeyboardInterrupt:
+                # Ctrl-C: map's writers not yet started are cancelled, and leaving this block
+                # waits for those at work, who finish their sessions (each waits out the study's
+                # minimum writing time), so none is left half-written. That wait was silent: a
+                # researcher saw Ctrl-C do nothing for minutes and pressed it again, stopping the
+                # server under the writers. Say what is happening and what a second Ctrl-C does.
+                echo(f"Interrupted: no more writers start; those at work finish their sessions "
+                     f"first (up to [session] min_seconds = {study.min_seconds} and their writing). "
+                     "Press Ctrl-C again to stop them now: their sessions stay unfinished, marked "
+                     "simulated, and out of `study export` and the pilot's coverage.")  # fmt: skip
+                raise
         with reading(engine) as connection:
             summary.prompts_left_out, summary.conditions_left_out = left_out(study, covered, connection)
         return summary
