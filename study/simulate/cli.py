@@ -92,6 +92,9 @@ def simulate(directory, writers, url, llm_url, llm_model, personas, intent,
         if missing:
             click.echo(f"No session yet{where} for {len(missing)} {what}(s): {', '.join(missing)}. "
                        "Run more writers (--writers) to pilot them.")  # fmt: skip
+    if summary.rows_left_out:
+        click.echo(f"No writer yet has written every arm in Latin-square rows {'; '.join(summary.rows_left_out)}. "
+                   "Run more writers (--writers; whole squares use every row as often) to pilot them.")  # fmt: skip
     # A closed arm is given to no new writer: more writers would not pilot it, so it is named
     # apart, and "every condition" is then every open one.
     closed = summary.conditions_closed
@@ -99,7 +102,7 @@ def simulate(directory, writers, url, llm_url, llm_model, personas, intent,
         click.echo(f"Not piloted: {len(closed)} condition(s) closed to new participants (assign = false): "
                    f"{', '.join(closed)}. No writer is given one; to pilot them, pilot a copy of this "
                    "folder with them open.")  # fmt: skip
-    if not summary.prompts_left_out and not summary.conditions_left_out:
+    if not summary.prompts_left_out and not summary.conditions_left_out and not summary.rows_left_out:
         every = "Every prompt and open condition" if closed else "Every prompt and condition"
         click.echo(f"{every} of round '{summary.round}' has a session." if summary.round
                    else f"{every} has a session.")  # fmt: skip

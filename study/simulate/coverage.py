@@ -23,7 +23,8 @@ from sqlalchemy import Connection, select
 from study.config import Condition, Prompt, Study
 from study.review import rounds
 from study.review.settings import Round
-from study.server.within import latin_square
+from study.export import within_design
+from study.server.within import WILLIAMS, latin_square
 from study.store.db import sessions
 
 
@@ -126,3 +127,21 @@ def left_out(study: Study, covered: Scope, connection: Connection) -> tuple[list
     conditions = {row.condition for row in rows}
     unwritten = [p.code for p in covered.prompts if p.code not in prompts] if study.paradigm == "writing" else []
     return unwritten, [c.name for c in covered.conditions if c.name not in conditions]
+
+
+def rows_left_out(study: Study, covered: Scope, connection: Connection) -> list[str]:
+    """Within subjects: per genre of the scope, the rows of the Latin square over its open arms
+    (study.server.within: the arm list a newcomer begins with) that no participant has written
+    every arm of, as "of 'creative': 4, 5 (of 6)"; empty between subjects. A pilot of fewer
+    writers than a square has rows piloted some orders of the arms and not others."""
+    if study.assignment != "within":
+        return []
+    began = within_design.read(connection, study).participants
+    missing = []
+    for genre in sorted({p.genre for p in covered.prompts}):
+        arms = tuple(c.name for c in study.open_conditions_for(genre))
+        done = {p.row for p in began if (p.genre, p.arms, p.square) == (genre, arms, WILLIAMS) and p.every_arm}
+        rows = [str(r) for r in range(len(latin_square(len(arms)))) if r not in done]
+        if rows and len(arms) > 1:
+            missing.append(f"of '{genre}': {', '.join(rows)} (of {len(latin_square(len(arms)))})")
+    return missing

@@ -28,7 +28,7 @@ from study import config as study_config
 from study.config_types import GENRE_NOUNS
 from study import paradigms
 from study.simulate import participant as writing_path
-from study.simulate.coverage import PromptDraws, closed_to_pilots, default_writers, left_out, scope
+from study.simulate.coverage import PromptDraws, closed_to_pilots, default_writers, left_out, rows_left_out, scope
 from study.simulate.participant import SessionResult, SimulationError
 from study.simulate.personas import BUILT_IN, DEFAULT_INTENT, Persona
 from study.simulate.writer import Decisions
@@ -68,6 +68,8 @@ class RunSummary:
     # What the study's database still has no session of after the run (study.toml order).
     prompts_left_out: list[str] = field(default_factory=list)
     conditions_left_out: list[str] = field(default_factory=list)
+    # Within subjects, the Latin-square rows no participant has written every arm of, per genre.
+    rows_left_out: list[str] = field(default_factory=list)
     # Arms closed to new participants (assign = false), which no simulated writer is given.
     conditions_closed: list[str] = field(default_factory=list)
 
@@ -173,6 +175,7 @@ def simulate(directory: str, options: Options, echo: Callable[[str], None] = pri
                 raise
         with reading(engine) as connection:
             summary.prompts_left_out, summary.conditions_left_out = left_out(study, covered, connection)
+            summary.rows_left_out = rows_left_out(study, covered, connection)
         return summary
     finally:
         for stop in reversed(stops):

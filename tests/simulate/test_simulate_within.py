@@ -116,3 +116,18 @@ def test_with_arms_in_two_genres_a_simulated_writer_writes_in_every_arm_of_both(
         arms_of[s["access_code"]].append(s["condition"])
     assert len(arms_of) == 2
     assert all(sorted(arms) == sorted(c.name for c in study.conditions) for arms in arms_of.values())
+
+
+def test_a_within_subjects_pilot_smaller_than_a_square_names_the_rows_no_writer_took(tmp_path, suggestion_model):
+    """Two writers write every arm, in two of the six orders of Williams' design over three arms:
+    the run named the prompts it left out but not the orders, which more writers would pilot."""
+    folder = _dhillon(tmp_path)
+    result = CliRunner().invoke(main, ["simulate", str(folder), "--writers", "2",
+                                       "--suggestions-endpoint", suggestion_model])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert ("No writer yet has written every arm in Latin-square rows of 'creative': 2, 3, 4, 5 (of 6). "
+            "Run more writers (--writers; whole squares use every row as often) to pilot them.") in result.output  # fmt: skip
+    # The next four writers take the other rows: the square is whole.
+    again = CliRunner().invoke(main, ["simulate", str(folder), "--writers", "4",
+                                      "--suggestions-endpoint", suggestion_model])  # fmt: skip
+    assert "Latin-square rows" not in again.output, again.output
