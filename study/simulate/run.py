@@ -193,8 +193,8 @@ def _serving_people(study, people: int) -> str | None:
     return (
         f"{study.directory / 'study.toml'}: its database ({_safe_database(study.database_url)}) holds "
         f"{people} session(s) of people (not written by study simulate): simulated writers would "
-        "take prompts, arms and Latin-square rows from the balancing they are given by, and their "
-        "sessions would be in this study's data. Fix: pilot a copy of this folder without its "
+        f"take the prompts and arms{' (and Latin-square rows)' if study.assignment == 'within' else ''} "
+        "the balancing would give the next people, and their sessions would be in this study's data. Fix: pilot a copy of this folder without its "
         "study.db (and, with a [study] database URL, naming a database of its own); or, to put "
         "simulated sessions beside people's on purpose (as the report's comparison of simulated "
         "and human chats does), add --beside-people. See README, Simulated writers."
