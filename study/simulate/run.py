@@ -34,6 +34,7 @@ from study.simulate.personas import BUILT_IN, DEFAULT_INTENT, Persona
 from study.simulate.writer import Decisions
 from study.store import create_tables, make_engine, reading, writing
 from study.store import simulated as simulated_store
+from study.store.engine import shown_url
 
 API_KEY_ENV = "STUDY_SIMULATOR_API_KEY"
 WRITERS_MODEL_TIMEOUT = 60.0  # seconds for one answer of the writers' model
@@ -191,7 +192,7 @@ def _serving_people(study, people: int) -> str | None:
     if not people:
         return None
     return (
-        f"{study.directory / 'study.toml'}: its database ({_safe_database(study.database_url)}) holds "
+        f"{study.directory / 'study.toml'}: its database ({shown_url(study.database_url)}) holds "
         f"{people} session(s) of people (not written by study simulate): simulated writers would "
         f"take the prompts and arms{' (and Latin-square rows)' if study.assignment == 'within' else ''} "
         "the balancing would give the next people, and their sessions would be in this study's data. Fix: pilot a copy of this folder without its "
@@ -199,12 +200,6 @@ def _serving_people(study, people: int) -> str | None:
         "simulated sessions beside people's on purpose (as the report's comparison of simulated "
         "and human chats does), add --beside-people. See README, Simulated writers."
     )
-
-
-def _safe_database(url: str) -> str:
-    from sqlalchemy.engine import make_url
-
-    return make_url(url).render_as_string(hide_password=True)
 
 
 def _offers_more(participant) -> bool:
