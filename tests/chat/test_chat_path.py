@@ -97,7 +97,7 @@ def test_a_whole_conversation_with_ratings_every_three_exchanges(chat_client, ch
     assert response.json["next"] == f"/s/{session_id}/survey"
     page = chat_client.get(f"/s/{session_id}/survey").data.decode()
     assert "Final evaluation" in page and "9–10 very good" in page
-    response = chat_client.post(f"/s/{session_id}/survey", data={**FINAL, "end_reason": "The AI was not helpful"})
+    response = chat_client.post(f"/s/{session_id}/survey", data={**FINAL, "end_reason": "I found the AI writing assistant not helpful."})
     assert response.location == f"/s/{session_id}/complete"
 
     with reading(_db(chat_app)) as connection:

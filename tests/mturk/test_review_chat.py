@@ -19,7 +19,7 @@ from tests.mturk.walk import accept, completion_form
 FINAL = {
     "strengths": "It asked good questions about my tone.",
     "weaknesses": "Some replies were too generic for me.",
-    "end_reason": "The AI was not helpful",
+    "end_reason": "I found the AI writing assistant not helpful.",
     "interaction_rating": "8",
     "document_rating": "9",
 }

@@ -106,7 +106,7 @@ def test_a_finished_conversation_serves_nothing_at_any_session_route(chat_client
     walked = assert_closed(chat_client, session_id, "survey")
     assert "/api/sessions/<session_id>/chat/state" in walked and "/s/<session_id>/chat" in walked
     final = {"strengths": "It asked good questions.", "weaknesses": "Some replies were generic.",
-             "end_reason": "The AI was not helpful", "interaction_rating": "8", "document_rating": "9"}  # fmt: skip
+             "end_reason": "I found the AI writing assistant not helpful.", "interaction_rating": "8", "document_rating": "9"}  # fmt: skip
     assert chat_client.post(f"/s/{session_id}/survey", data=final).location == f"/s/{session_id}/complete"
     assert_closed(chat_client, session_id, "complete")
 

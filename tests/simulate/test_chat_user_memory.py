@@ -78,7 +78,7 @@ def _human_conversation(folder, model_url) -> None:
             assert rate(client, session_id, n).status_code == 200
     client.post(f"/s/{session_id}/chat/finish", json={"last_seq": -1, "pending": 0, "document": "Mine."})
     final = {"strengths": "It asked good questions.", "weaknesses": "Some replies were generic.",
-             "end_reason": "The AI was not helpful", "interaction_rating": "4", "document_rating": "5"}  # fmt: skip
+             "end_reason": "I found the AI writing assistant not helpful.", "interaction_rating": "4", "document_rating": "5"}  # fmt: skip
     assert client.post(f"/s/{session_id}/survey", data=final).location.endswith("/complete")
 
 

@@ -59,8 +59,9 @@ name = "mindcopilot"
     final = surveys["final"]
     asked = [i.id for i in final.items if i.show_if is None]
     assert asked == ["strengths", "weaknesses", "end_reason", "interaction_rating", "document_rating"]
-    assert final.item("end_reason").options == ("I am satisfied with the document the AI created", "The AI was not helpful",
-                                                "Technical issues with the interface", "Other reason")  # fmt: skip
+    assert final.item("end_reason").options == ("I am satisfied with the document the AI created.",
+                                                "I found the AI writing assistant not helpful.",
+                                                "I encountered technical issues with the interface.", "Other reason")  # fmt: skip
     assert final.item("end_reason_other").show_if.equals == "Other reason"
     for item in ("interaction_rating", "document_rating"):
         assert [(b.start, b.end, b.label) for b in final.item(item).bands] == bands, item
