@@ -19,7 +19,7 @@ from tests.chat.flow import choose_intent, prewrite, rate, say, start_chat
 from tests.chat.test_chat_path import FINAL
 from tests.report.conftest import Tables, number
 
-COMPLETED = 4  # and one that stops after 2 exchanges
+COMPLETED = 4  # and one that stops after 4 exchanges, having rated the first 3
 
 
 @pytest.fixture
@@ -35,7 +35,7 @@ def chat_study_folder(tmp_path: Path, model_url: str) -> Path:
         session_id = start_chat(client, access_code=f"writer-{n}")
         choose_intent(client, session_id)
         prewrite(client, session_id)
-        exchanges = 8 + n % 2 if n < COMPLETED else 2
+        exchanges = 8 + n % 2 if n < COMPLETED else 4
         for k in range(1, exchanges + 1):
             if k in (4, 7):  # the periodic rating blocks the 4th and 7th messages
                 assert rate(client, session_id, k - 1, value=(n + k) % 10 + 1).status_code == 200
@@ -124,21 +124,30 @@ def test_chat_study_report_shows_conversation_metrics_per_assistant(chat_study_f
     assert all(a in survey for a in assistants)
 
 
-def test_report_on_a_chat_export_folder_measures_every_conversation_in_it(chat_study_folder, tmp_path):
+def test_report_on_a_chat_export_folder_measures_its_completed_conversations(chat_study_folder, tmp_path):
+    """An export made with --all also holds the abandoned conversation: its rating after exchange
+    3 and its 4 exchanges stay out of CollabLLM's figures, so the export's report shows the study
+    folder's numbers; only the stage times count it."""
     curated = _curated(chat_study_folder, tmp_path, "--all")
     assert len(curated) == COMPLETED + 1
+    completed = [r for r in curated if r["final_document_rating"] != ""]
+    assert len(completed) == COMPLETED
     conversations = tmp_path / "exportall" / "conversations.jsonl"
     with conversations.open("a", encoding="utf-8") as handle:
         handle.write('{"format": "study-chat-1"}\n')  # a line cut short: named, left out
     tables = _report(tmp_path / "exportall", tmp_path / "report.html")
     assert f"line {COMPLETED + 2}" in tables.texts["chat"] and "study curate chat" in tables.texts["chat"]
+    assert "1 unfinished conversation(s)" in tables.texts["chat"]
     turns, times = tables.sections["chat"][1], tables.sections["chat"][2]
     everyone = {row[0]: row for row in turns} | {"times": times[0], "all times": times[-1]}
-    assert everyone["all"][1] == str(COMPLETED + 1)
-    assert number(everyone["all"][turns[0].index("exchanges")]) == _mean(curated, "exchanges")
-    assert number(everyone["all"][turns[0].index("document words")]) == _mean(curated, "document_words")
+    assert everyone["all"][1] == str(COMPLETED)
+    assert number(everyone["all"][turns[0].index("exchanges")]) == _mean(completed, "exchanges")
+    assert number(everyone["all"][turns[0].index("document words")]) == _mean(completed, "document_words")
     at = times[0].index("median reply (s)")
-    assert number(everyone["all times"][at]) == _mean(curated, "median_reply_seconds")
+    assert number(everyone["all times"][at]) == _mean(completed, "median_reply_seconds")
+    study = _report(chat_study_folder, tmp_path / "study-report.html")
+    for index in (1, 2, 3, 4, 5):  # turns, times, the rating trajectory, the shares, the changes
+        assert tables.sections["chat"][index] == study.sections["chat"][index], index
     assert "participation" in tables.sections and "Not available" in tables.texts["participation"]
     stages = tables.rows("timing")  # from the timestamps each conversation carries
     assert stages["consent, instructions, intent and pre-writing"][0] == str(COMPLETED + 1)

@@ -7,8 +7,11 @@ curation table agree figure for figure. Sources:
 - a chat study folder: every conversation is exported as `study export --format chat --all`
   writes it (into a scratch folder); the metrics cover the completed ones (what `study export
   --format chat` exports by default), the participation funnel and the stage times all of them;
-- a folder written by `study export --format chat` (`conversations.jsonl`): every conversation
-  in the file, as `study curate chat` measures them.
+- a folder written by `study export --format chat` (`conversations.jsonl`): the same, the
+  metrics cover the completed conversations in the file (`finished`), the stage times all of
+  them. An export made with `--all` also holds the abandoned ones; CollabLLM's figures (the
+  rating trajectory, the final ratings' shares) are of conversations that reached the end, and
+  a study's report reads the same whether made from its folder or from its `--all` export.
 
 With a judge (`study report --judge-endpoint ... | --deterministic-judge`), each simulated
 conversation also gets its ITR, judged as `study curate chat` judges it (`judged_itr`): only the
@@ -106,9 +109,12 @@ def load(data: ReportData) -> None:
         if not file.is_file():
             return
         report = read_conversations(file)
-        measured = report.conversations
-        _funnel_and_stages(data, measured)  # the stage times the export carries
-        source = f"every conversation of {file.name}"
+        measured = [r for r in report.conversations if r["finished"]]
+        _funnel_and_stages(data, report.conversations)  # the stage times the export carries
+        left_out = len(report.conversations) - len(measured)
+        source = f"the completed conversations of {file.name}" + (
+            f" ({left_out} unfinished conversation(s) in the file, as `study export --all` "
+            "writes them, are left out; the stage times count them)" if left_out else "")
     rows = [conversation_stats(record) for record in measured]
     if data.judge is not None:
         for row, record in zip(rows, measured, strict=True):
