@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import statistics
 from dataclasses import replace
 from pathlib import Path
@@ -24,29 +25,35 @@ COMPLETED = 4  # and one that stops after 4 exchanges, having rated the first 3
 
 @pytest.fixture
 def chat_study_folder(tmp_path: Path, model_url: str) -> Path:
-    from study.server import create_app
-
     folder = tmp_path / "chat-study"
     write_study_files(folder, paradigm="chat")
+    _converse(folder, model_url, COMPLETED, abandoned=1)
+    return folder
+
+
+def _converse(folder: Path, model_url: str, completed: int, abandoned: int = 0) -> None:
+    """`completed` conversations of 8 or 9 exchanges through the server's API, then `abandoned`
+    ones that stop after 4 exchanges, having rated the first 3."""
+    from study.server import create_app
+
     study = config.load(folder)
     app = create_app(replace(study, suggestions=replace(study.suggestions, endpoint=model_url)))
     client = app.test_client()
-    for n in range(COMPLETED + 1):
+    for n in range(completed + abandoned):
         session_id = start_chat(client, access_code=f"writer-{n}")
         choose_intent(client, session_id)
         prewrite(client, session_id)
-        exchanges = 8 + n % 2 if n < COMPLETED else 4
+        exchanges = 8 + n % 2 if n < completed else 4
         for k in range(1, exchanges + 1):
             if k in (4, 7):  # the periodic rating blocks the 4th and 7th messages
                 assert rate(client, session_id, k - 1, value=(n + k) % 10 + 1).status_code == 200
             assert say(client, session_id, "Make it shorter, please. " * (n + 1)).status_code == 200
-        if n < COMPLETED:
+        if n < completed:
             finish = {"last_seq": -1, "pending": 0, "document": "A draft of " + "words " * n}
             assert client.post(f"/s/{session_id}/chat/finish", json=finish).status_code == 200
             final = {**FINAL, "interaction_rating": str(5 + n), "document_rating": str(9 - n)}
             assert client.post(f"/s/{session_id}/survey", data=final).location.endswith("/complete")
     app.extensions["study.engine"].dispose()
-    return folder
 
 
 def _report(source: Path, out: Path, said: str = "") -> Tables:
@@ -235,3 +242,22 @@ def test_final_ratings_are_given_as_collabllms_shares_and_relative_changes(chat_
         for cell, column in zip(cells, ("final_document_rating", "final_interaction_rating", "interaction_seconds")):
             mine, theirs = (statistics.mean(float(r[column]) for r in curated if r["assistant"] == x) for x in (a, b))
             assert number(cell) == pytest.approx(100 * (mine - theirs) / theirs, abs=0.2), (a, b, column)
+
+
+def test_the_rating_trajectory_gives_each_checkpoint_its_interval(tmp_path, model_url):
+    """CollabLLM's Fig. 7(d) compares assistants checkpoint by checkpoint (3, 6, 9): with three
+    or more ratings at a point the mean comes with its 95% bootstrap interval."""
+    folder = tmp_path / "one-assistant"
+    write_study_files(folder, paradigm="chat")
+    toml = folder / "study.toml"
+    text = toml.read_text(encoding="utf-8")
+    toml.write_text(text[: text.index('[[conditions]]\nname = "proactive-base"')] + text[text.index("[texts]"):])
+    _converse(folder, model_url, 3)
+    tables = _report(folder, tmp_path / "report.html")
+    ratings_at = {3: [5, 6, 7], 6: [8, 9, 10]}  # (n + k) % 10 + 1 for writers 0-2 rating after k
+    trajectory = tables.rows("chat", 3)
+    assert trajectory["assistant"] == ["after exchange 3", "after exchange 6"]
+    for cell, point in zip(trajectory["base"], (3, 6)):
+        mean, low, high, n = re.fullmatch(r"(\S+) \[(\S+), (\S+)\] \(n=(\d+)\)", cell).groups()
+        assert (float(mean), int(n)) == (statistics.mean(ratings_at[point]), 3)
+        assert min(ratings_at[point]) <= float(low) < float(mean) < float(high) <= max(ratings_at[point])

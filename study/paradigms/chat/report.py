@@ -20,8 +20,8 @@ from study.paradigms.chat.metrics import itr as itr_metric
 from study.paradigms.chat.metrics import ratings
 from study.paradigms.chat.report_data import CONVERSATIONS, METRICS, ChatMetrics, number
 from study.report.data import ReportData
-from study.report.html import Section
-from study.report.intervals import RESAMPLES
+from study.report.html import Section, cell
+from study.report.intervals import RESAMPLES, bootstrap_mean
 from study.report.sections import plugins
 
 TITLE = "Chat study (CollabLLM)"
@@ -144,14 +144,15 @@ def _trajectory(section: Section, entry: ChatMetrics) -> None:
         return
     section.paragraph(
         "The in-session ratings (e.g. CollabLLM's 1-10 rating of the last exchanges) by the "
-        "exchange they followed: mean rating (and number of ratings) at each rating point, per "
-        "assistant.",
+        "exchange they followed: mean rating with its 95% interval (CollabLLM's Fig. 7d by "
+        f"checkpoint; {RESAMPLES} bootstrap resamples of the ratings, none for fewer than 3) and "
+        "the number of ratings, at each rating point, per assistant.",
         note=True,
     )
     rows = []
     for assistant in sorted(trajectory):
         by_point = trajectory[assistant]
-        rows.append([assistant, *(f"{statistics.mean(by_point[p]):.2f} (n={len(by_point[p])})"
+        rows.append([assistant, *(f"{cell(bootstrap_mean(by_point[p]))} (n={len(by_point[p])})"
                                   if by_point.get(p) else "–" for p in points)])  # fmt: skip
     section.table(["assistant", *(f"after exchange {p}" for p in points)], rows)
     series = {a: [(p, statistics.mean(v)) for p, v in by_point.items() if v]
