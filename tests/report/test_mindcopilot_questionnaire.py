@@ -111,3 +111,53 @@ def test_the_report_gives_the_four_dimensions_per_paradigm_with_favourable_and_u
     assert rows[("L0", "PW")][2] == "4" and rows[("L0", "PW")][4:7] == ["5.8", "32.5", "61.7"]
     # Nobody rated L0 "Very Good"; L3's adaptability is mostly favourable (Fig. 6).
     assert rows[("L3", "AD")][4] == "70.0"
+
+
+def test_a_paradigm_run_in_two_genre_conditions_gets_table_13s_row_from_all_its_writers(tmp_path):
+    """`study init --paradigm L1` runs L1 as two conditions, creative-L1 and argumentative-L1.
+    Table 13 has one L1 row over every writer who used L1: the report's proactive section pools
+    them, whatever the condition, while Survey results stays per condition."""
+    from study import config
+    from study.server import create_app
+    from tests.conftest import CONTACT
+    from tests.server.flow import INIT_EVENT, start, to_writing
+
+    folder = tmp_path / "l1"
+    assert CliRunner().invoke(main, ["init", str(folder), "--paradigm", "L1"]).exit_code == 0
+    consent = folder / "consent.html"
+    text = consent.read_text(encoding="utf-8")
+    for old, new in CONTACT.items():
+        text = text.replace(old, new)
+    consent.write_text(text, encoding="utf-8")
+    toml = folder / "study.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace("min_seconds = 600", "min_seconds = 0"), encoding="utf-8")
+    app = create_app(config.load(folder), suggestion_engine=object())
+    client = app.test_client()
+    for writer, answers in enumerate(_answers("L1")):
+        session_id = start(client, access_code=f"w{writer}")
+        to_writing(client, session_id, prompt=("shapeshifter", "stereotype")[writer % 2])
+        event = {**INIT_EVENT, "seq": 0, "currentDoc": "Prompt.\n", "currentCursor": 7, "proactive": {}}
+        assert client.post(f"/api/sessions/{session_id}/events", json={"events": [event]}).status_code == 200
+        finish = client.post(f"/s/{session_id}/writing/finish", json={"last_seq": 0, "text": "Prompt.\n"})
+        assert finish.status_code == 200, finish.json
+        both = {"clear_ending": "yes", "collaborated": "yes"}
+        assert client.post(f"/s/{session_id}/evaluation", data=both).status_code == 302
+        coauthor = {"native_speaker": "Yes", "ownership": "6", "satisfaction": "5", "reuse": "7"}
+        assert client.post(f"/s/{session_id}/survey", data=coauthor).status_code == 302
+        response = client.post(f"/s/{session_id}/survey", data=dict(zip(ITEMS, map(str, answers))))
+        assert response.location == f"/s/{session_id}/complete"
+    app.extensions["study.engine"].dispose()
+
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["report", str(folder), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    html = out.read_text(encoding="utf-8")
+    per_condition = {row[0]: row for row in _rows(html, "<h3>Mental Demand: ")}
+    assert {per_condition[c][1] for c in ("creative-L1", "argumentative-L1")} == {"15"}
+    heading = "Post-task questionnaire per paradigm (Table 13, Fig. 6)"
+    (items,) = _rows(html, heading)
+    means = MEANS["L1"].split()
+    assert items == ["L1", *(f"{mean} (30)" for mean in means[:10])]
+    after = html[html.index(heading):]
+    dimensions = {row[1]: row for row in _rows(after, "<th>dimension</th>")}
+    assert [dimensions[d][3] for d in ("PW", "US", "CU", "AD")] == means[10:]

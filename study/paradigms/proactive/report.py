@@ -1,24 +1,28 @@
 """Proactive co-writing's part of `study report` (study.paradigms.base: `report`): `load`
 measures its sessions (study.paradigms.proactive.report_data), `build` draws MindCopilot's
 section: acceptance, partial accepts, modify rate and edit distances per paradigm, HAR and KED
-when a judge was given."""
+when a judge was given, and the post-task questionnaire per paradigm (Tab. 13, Fig. 6), pooling
+the conditions that ran one paradigm (`study init --paradigm proactive` has one per genre)."""
 
 from __future__ import annotations
 
 import csv
+from dataclasses import replace
 from pathlib import Path
 
 from study.lm.judge_backend import JudgeBackend
 from study.metrics.judges.options import DETERMINISTIC_NOTE
 from study.report import plots
 from study.report.data import ReportData, ReportSourceError
-from study.report.html import Section
+from study.report.html import Section, cell
 from study.report.intervals import RESAMPLES, bootstrap_mean
 from study.paradigms.proactive.metrics.acceptance import DEFINITION
 from study.paradigms.proactive.metrics.table5 import table5
 from study.paradigms.proactive import report_data
 from study.paradigms.proactive.report_data import ProactiveMetrics, summary
 from study.report.sections import plugins
+from study.report.sections.survey import numbers_of
+from study.report.survey_dimensions import dimensions
 
 TITLE = "Proactive co-writing (MindCopilot L1-L3)"
 # A folder `study export --format proactive` wrote: its sessions.csv names each session's
@@ -122,7 +126,46 @@ def build(data: ReportData) -> Section | None:
     rows5 = table5(entry.figures, ((r["session_id"], r["outcome"]) for r in entry.rows))
     section.table([heading for heading, _ in TABLE5_COLUMNS],
                   [[row[key] for _, key in TABLE5_COLUMNS] for row in rows5])  # fmt: skip
+    _questionnaire(section, data, entry)
     if entry.problems:
         section.paragraph(f"{len(entry.problems)} session file(s) could not be read, e.g. "
                           f"{entry.problems[0]}.", note=True)  # fmt: skip
     return section
+
+
+def _questionnaire(section: Section, data: ReportData, entry: ProactiveMetrics) -> None:
+    """MindCopilot's Table 13 and Fig. 6 are per paradigm (L0-L3), each pooling every writer who
+    used it; the Survey results section is per condition, and a study may run a paradigm in
+    several conditions (one per genre). The grouped scale items (PW, US, CU, AD) per paradigm:
+    each item's mean, then each dimension's mean and shares (study.report.survey_dimensions)."""
+    grouped = [replace(q, arms=()) for q in data.questions if q.kind == "scale" and q.group]
+    paradigm_of = {session_id: paradigm for session_id, paradigm, _ in entry.sessions if paradigm}
+    numeric: dict[str, dict[str, list[int]]] = {}
+    for session_id, answers in data.answers.items():
+        if session_id not in paradigm_of:
+            continue
+        by_item = numeric.setdefault(paradigm_of[session_id], {})
+        for question in grouped:
+            by_item.setdefault(question.id, []).extend(numbers_of([answers.get(question.id)]))
+    if not grouped or not any(v for items in numeric.values() for v in items.values()):
+        return
+    numeric = dict(sorted(numeric.items()))
+    section.add("<h3>Post-task questionnaire per paradigm (Table 13, Fig. 6)</h3>")
+    section.paragraph(
+        "The survey items grouped in dimensions, per paradigm over every session that ran it "
+        "(whatever its condition): each item's mean (answers in brackets), then per dimension "
+        "the mean of its item means and the shares of its answers above, at and below the "
+        "scale's midpoint (Fig. 6's diverging bars), as the Survey results section gives them "
+        "per condition.",
+        note=True,
+    )
+    section.table(
+        ["paradigm", *(q.id for q in grouped)],
+        [[paradigm, *(f"{sum(v) / len(v):.2f} ({len(v)})" if (v := items.get(q.id)) else "–" for q in grouped)]
+         for paradigm, items in numeric.items()],
+    )  # fmt: skip
+    section.table(
+        ["paradigm", "dimension", "items", "mean", "% favourable", "% neutral", "% unfavourable"],
+        [[d.condition, d.group, d.items, d.mean, *(cell(share, 1) for share in (d.favourable, d.neutral, d.unfavourable))]
+         for d in dimensions(grouped, numeric)],
+    )  # fmt: skip
