@@ -118,30 +118,19 @@ def test_a_paradigm_run_in_two_genre_conditions_gets_table_13s_row_from_all_its_
     Table 13 has one L1 row over every writer who used L1: the report's proactive section pools
     them, whatever the condition, while Survey results stays per condition."""
     from study import config
+    from study.cli import write_study_files
     from study.server import create_app
     from tests.conftest import CONTACT
-    from tests.server.flow import INIT_EVENT, start, to_writing
+    from tests.server.flow import start, to_survey, to_writing
 
-    folder = tmp_path / "l1"
-    assert CliRunner().invoke(main, ["init", str(folder), "--paradigm", "L1"]).exit_code == 0
-    consent = folder / "consent.html"
-    text = consent.read_text(encoding="utf-8")
-    for old, new in CONTACT.items():
-        text = text.replace(old, new)
-    consent.write_text(text, encoding="utf-8")
-    toml = folder / "study.toml"
-    toml.write_text(toml.read_text(encoding="utf-8").replace("min_seconds = 600", "min_seconds = 0"), encoding="utf-8")
+    folder = tmp_path / "l1"  # as `study init --paradigm L1` writes it
+    write_study_files(folder, paradigm="L1", replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
     app = create_app(config.load(folder), suggestion_engine=object())
     client = app.test_client()
     for writer, answers in enumerate(_answers("L1")):
         session_id = start(client, access_code=f"w{writer}")
         to_writing(client, session_id, prompt=("shapeshifter", "stereotype")[writer % 2])
-        event = {**INIT_EVENT, "seq": 0, "currentDoc": "Prompt.\n", "currentCursor": 7, "proactive": {}}
-        assert client.post(f"/api/sessions/{session_id}/events", json={"events": [event]}).status_code == 200
-        finish = client.post(f"/s/{session_id}/writing/finish", json={"last_seq": 0, "text": "Prompt.\n"})
-        assert finish.status_code == 200, finish.json
-        both = {"clear_ending": "yes", "collaborated": "yes"}
-        assert client.post(f"/s/{session_id}/evaluation", data=both).status_code == 302
+        to_survey(client, session_id, proactive=True)
         coauthor = {"native_speaker": "Yes", "ownership": "6", "satisfaction": "5", "reuse": "7"}
         assert client.post(f"/s/{session_id}/survey", data=coauthor).status_code == 302
         response = client.post(f"/s/{session_id}/survey", data=dict(zip(ITEMS, map(str, answers))))

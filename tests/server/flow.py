@@ -32,17 +32,26 @@ def to_writing(client, session_id: str, prompt: str | None = "shapeshifter") -> 
     assert response.location.endswith(f"/s/{session_id}/writing"), response.data
 
 
-def post_init(client, session_id: str, doc: str = "Prompt.\n") -> None:
+def post_init(client, session_id: str, doc: str = "Prompt.\n", proactive: bool = False) -> None:
+    """The editor's first record; `proactive`: with the MindCopilot extension its records carry
+    in a study with L1-L3 conditions (the server fills in the paradigm)."""
     event = {**INIT_EVENT, "seq": 0, "currentDoc": doc, "currentCursor": len(doc) - 1}
+    if proactive:
+        event["proactive"] = {}
     assert client.post(f"/api/sessions/{session_id}/events", json={"events": [event]}).status_code == 200
 
 
-def finish(client, session_id: str) -> None:
-    """From writing to the completion page, answering everything."""
-    post_init(client, session_id)
+def to_survey(client, session_id: str, proactive: bool = False) -> None:
+    """From writing to the survey stage: the first record, the finish and the self-evaluation."""
+    post_init(client, session_id, proactive=proactive)
     response = client.post(f"/s/{session_id}/writing/finish", json={"last_seq": 0, "text": "Prompt.\n"})
     assert response.status_code == 200, response.json
     both = {"clear_ending": "yes", "collaborated": "yes"}
     assert client.post(f"/s/{session_id}/evaluation", data=both).status_code == 302
+
+
+def finish(client, session_id: str) -> None:
+    """From writing to the completion page, answering everything."""
+    to_survey(client, session_id)
     answers = {"native_speaker": "Yes", "ownership": "6", "satisfaction": "5", "reuse": "7"}
     assert client.post(f"/s/{session_id}/survey", data=answers).status_code == 302

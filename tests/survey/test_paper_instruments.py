@@ -9,16 +9,14 @@ from __future__ import annotations
 import html
 import re
 
-from click.testing import CliRunner
-
 from study import config
-from study.cli import main
+from study.cli import write_study_files
 from study.server import create_app
 from study.store import reading
 from study.store import surveys as survey_store
 from tests.chat.flow import choose_intent, prewrite, rate, say, start_chat
 from tests.conftest import CONTACT
-from tests.server.flow import INIT_EVENT, start, to_writing
+from tests.server.flow import start, to_survey, to_writing
 
 # CollabLLM App. E: the rating criteria of the interaction (periodic and final) and of the document.
 INTERACTION_BANDS = (
@@ -59,17 +57,10 @@ def _text(page: str) -> str:
 
 
 def _init(tmp_path, paradigm: str, endpoint: str = ""):
+    """The study `study init --paradigm PARADIGM` writes, as a researcher leaves it to serve."""
     folder = tmp_path / paradigm
-    result = CliRunner().invoke(main, ["init", str(folder), "--paradigm", paradigm])
-    assert result.exit_code == 0, result.output
-    consent = folder / "consent.html"
-    text = consent.read_text(encoding="utf-8")
-    for old, new in CONTACT.items():
-        text = text.replace(old, new)
-    consent.write_text(text, encoding="utf-8")
-    toml = folder / "study.toml"
-    toml.write_text(toml.read_text(encoding="utf-8").replace('endpoint = ""', f'endpoint = "{endpoint}"', 1))
-    toml.write_text(toml.read_text(encoding="utf-8").replace("min_seconds = 600", "min_seconds = 0"))
+    ready = {'endpoint = ""': f'endpoint = "{endpoint}"', "min_seconds = 600": "min_seconds = 0", **CONTACT}
+    write_study_files(folder, paradigm=paradigm, replacements=ready)
     return config.load(folder)
 
 
@@ -118,12 +109,7 @@ def test_a_proactive_study_asks_mindcopilot_s_questionnaire_in_the_paper_s_words
     client = create_app(study, suggestion_engine=object()).test_client()
     session_id = start(client)
     to_writing(client, session_id, prompt=None)
-    event = {**INIT_EVENT, "seq": 0, "currentDoc": "Prompt.\n", "currentCursor": 7, "proactive": {}}
-    assert client.post(f"/api/sessions/{session_id}/events", json={"events": [event]}).status_code == 200
-    response = client.post(f"/s/{session_id}/writing/finish", json={"last_seq": 0, "text": "Prompt.\n"})
-    assert response.status_code == 200, response.json
-    both = {"clear_ending": "yes", "collaborated": "yes"}
-    assert client.post(f"/s/{session_id}/evaluation", data=both).status_code == 302
+    to_survey(client, session_id, proactive=True)
 
     coauthor = {"native_speaker": "Yes", "ownership": "6", "satisfaction": "5", "reuse": "7"}
     assert client.post(f"/s/{session_id}/survey", data=coauthor).status_code == 302  # CoAuthor's survey first
