@@ -77,6 +77,8 @@ def test_a_chat_study_asks_collabllm_s_evaluations_in_the_paper_s_words(tmp_path
             "from 1 to 10 based on the following criteria:") in periodic  # fmt: skip
     assert "Rate your interaction in the past 3 exchanges from 1 (worst) to 10 (best)" in periodic
     assert "Please submit to continue the conversation!" in periodic
+    # Step 3's requirements say when it comes, before it first blocks the chat.
+    assert "You need to fill in the periodic evaluation every 3 exchanges to continue the conversation." in periodic
     for band in INTERACTION_BANDS:
         assert band in periodic
 
