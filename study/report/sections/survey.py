@@ -88,7 +88,10 @@ def _item(section: Section, question: Question, by_condition: dict[str, list]) -
             + (f" (not asked in {', '.join(unasked)})." if unasked else "."),
         )  # fmt: skip
     elif question.kind == "choice":
-        options = list(question.options) or sorted({str(v) for vs in asked.values() for v in vs})
+        # Answers under words today's options no longer have (an option reworded mid-study, or
+        # a shipped instrument reworded by an upgrade) keep a column of their own, as given.
+        given = {str(v) for vs in asked.values() for v in vs}
+        options = list(question.options) + sorted(given - set(question.options))
         section.table(["condition", "answers", *options],
                       rows(lambda v: (len(v), *(Counter(map(str, v))[o] for o in options)), len(options)))  # fmt: skip
     else:
