@@ -172,6 +172,12 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
         app.logger.error("%s", error)
         return jsonify(error=model_calls.UNAVAILABLE), 502
 
+    from study.server.database_trouble import install as database_trouble
+
+    # A database that stopped taking writes (a full disk, a read-only mount): 503, which the
+    # editor retries, and one line for the operator with the file and the fix.
+    database_trouble(app, engine.url)
+
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException):
         # The editor's API speaks JSON, errors included; pages keep Flask's HTML errors.

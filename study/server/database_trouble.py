@@ -1,0 +1,106 @@
+"""The task server's answer while the study database takes no writes (its disk full, its file
+system remounted read-only, as Linux does after a disk error, a disk failing): 503 to the
+participant, which the editor's outbox retries with every unacknowledged event kept
+(study/static/editor-outbox.js), and, for the operator, one line naming the database and the fix
+instead of a traceback per request. The driver's own words ("database or disk is full", "attempt
+to write a readonly database") name neither the file nor the fix, and at a thousand writers a
+traceback per event batch buries them: the line is logged at most once every LOG_EVERY_SECONDS
+per process, with how many requests were refused since. Nothing here writes: once the disk takes
+writes again, the next request is stored as any other (tests/server/test_database_trouble.py)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+
+from flask import Flask, jsonify, request
+from sqlalchemy.engine import URL
+from sqlalchemy.exc import DBAPIError
+
+from study.store.engine import shown_url, sqlite_file
+
+LOG_EVERY_SECONDS = 10.0
+# The editor's outbox shows its own "Reconnecting…" line; a page says it in words.
+API_MESSAGE = (
+    "the study cannot save anything right now; your work is kept, please try again in a few minutes"
+)
+PAGE_MESSAGE = "The study cannot save anything right now. Please try again in a few minutes."
+
+
+# SQLite's primary result codes (the low byte of an extended one): the cause, and the fix for it.
+_FREE = "free space on the disk holding {folder} (`df -h {folder}`)"
+_WRITABLE = "make {folder} and the files in it writable again by the user running the server"
+_SQLITE_CAUSES = {
+    sqlite3.SQLITE_FULL: ("its disk is full", _FREE),
+    sqlite3.SQLITE_READONLY: ("it has become read-only (its file system remounted read-only, "
+                              "or its file or folder no longer writable by this user)", _WRITABLE),
+    sqlite3.SQLITE_IOERR: ("the disk would not take a write (a full disk, a file size limit, "
+                           "or a disk failing: see `dmesg`)", _FREE + ", or check the disk"),
+    sqlite3.SQLITE_CANTOPEN: ("its file or folder can no longer be opened for writing", _WRITABLE),
+}  # fmt: skip
+_MEANWHILE = (
+    "Nothing acknowledged is lost: the writers' editors say 'Reconnecting', keep what is not "
+    "stored yet and send it again."
+)
+_AFTER = "the server stores again by itself once it can."
+# PostgreSQL's SQLSTATEs for the same: disk_full, read_only_sql_transaction (a standby, or a
+# cluster set read-only), io_error.
+_POSTGRES_CAUSES = {
+    "53100": "the disk of its data directory is full",
+    "25006": "it takes no writes (a standby, or default_transaction_read_only)",
+    "58030": "the disk of its data directory would not take a write (see its server log)",
+}
+
+
+def unwritable_message(error: BaseException, url: str | URL) -> str | None:
+    """The operator's line for a write the study database refused for want of a writable
+    disk, naming the database and the fix; None for any other error."""
+    driver_error = getattr(error, "orig", None) or error
+    path = sqlite_file(url)
+    if isinstance(driver_error, sqlite3.Error) and path is not None:
+        known = _SQLITE_CAUSES.get(getattr(driver_error, "sqlite_errorcode", -1) & 0xFF)
+        if known is None:
+            return None
+        cause, fix = known
+        folder = os.path.dirname(os.path.abspath(path))
+        return (
+            f"cannot write the study's database {path}: {cause} (SQLite: {driver_error}). "
+            f"{_MEANWHILE} Fix: {fix.format(folder=folder)}; {_AFTER}"
+        )
+    cause = _POSTGRES_CAUSES.get(getattr(driver_error, "sqlstate", None) or "")
+    if cause is None:
+        return None
+    return (
+        f"cannot write the study's database {shown_url(url)}: {cause} (PostgreSQL: "
+        f"{' '.join(str(driver_error).split())}). {_MEANWHILE} Fix: free space on the PostgreSQL "
+        f"server's disk, or point [study] database at its primary; {_AFTER}"
+    )
+
+
+def install(app: Flask, url: URL) -> None:
+    lock = threading.Lock()
+    logged = {"at": float("-inf"), "refused": 0}
+
+    def refused(error: Exception):
+        message = unwritable_message(error, url)
+        if message is None:
+            raise error  # anything else: Flask's own 500, logged with its traceback
+        with lock:
+            logged["refused"] += 1
+            now = time.monotonic()
+            due = now - logged["at"] >= LOG_EVERY_SECONDS
+            if due:
+                count, logged["at"], logged["refused"] = logged["refused"], now, 0
+        if due:
+            since = f" ({count} requests refused since the last such line)" if count > 1 else ""
+            app.logger.error("%s%s", message, since)
+        if request.path.startswith("/api/"):
+            return jsonify(error=API_MESSAGE), 503
+        return PAGE_MESSAGE, 503
+
+    # The event API commits on the driver (study.store.transactions), so its errors are the
+    # driver's own; SQLAlchemy wraps the rest.
+    for kind in (sqlite3.OperationalError, DBAPIError):
+        app.register_error_handler(kind, refused)

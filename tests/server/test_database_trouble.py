@@ -1,0 +1,86 @@
+"""A study database that stops taking writes while writers type (its disk full): a real `study
+serve` answers the writer 503, which the editor retries without losing anything, never
+acknowledges an event it did not store, and tells the operator the file and the fix in one line
+rather than a traceback per request; once there is room again it stores by itself."""
+
+from __future__ import annotations
+
+import os
+import resource
+import sqlite3
+import sys
+from contextlib import closing
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.scale.browser import Browser, start_writing
+from tests.scale.servers import ServerProcess, free_port
+
+TEXT = "A writer goes on typing while the disk under the study fills up. "
+
+
+def _server_processes(group: int) -> list[int]:
+    """The `study serve` master and its worker processes (one process group)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.getpgid(int(pid)) == group:
+                found.append(int(pid))
+        except OSError:  # ended meanwhile
+            continue
+    return found
+
+
+def _limit_file_size(group: int, limit: int) -> None:
+    """No file of the server's may grow past `limit` bytes from now on: a disk filling up
+    under a running server, without a small file system to mount."""
+    for pid in _server_processes(group):
+        _, hard = resource.prlimit(pid, resource.RLIMIT_FSIZE)
+        # The soft limit only: an unprivileged process may raise it again, as the test does.
+        resource.prlimit(pid, resource.RLIMIT_FSIZE, (limit, hard))
+
+
+def _stored_seqs(database: Path, session_id: str) -> set[int]:
+    with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as connection:
+        return {seq for (seq,) in connection.execute("SELECT seq FROM events WHERE session_id = ?", (session_id,))}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prlimit on another process: Linux")
+def test_a_full_disk_refuses_event_batches_with_the_file_and_the_fix_and_loses_nothing(study_folder, tmp_path):
+    port = free_port()
+    server = ServerProcess([sys.executable, "-m", "study", "serve", str(study_folder), "--port", str(port),
+                            "--workers", "1"], port, tmp_path / "server.log")  # fmt: skip
+    server.start()
+    database = study_folder / "study.db"
+    try:
+        client = httpx.Client(base_url=server.url, timeout=10)
+        browser = Browser(client, start_writing(client, "disk-1"))
+        browser.type(TEXT)
+        while browser.pending:
+            assert browser.send()
+        files = [database, Path(f"{database}-wal")]
+        _limit_file_size(server.process.pid, max(path.stat().st_size for path in files) + 100)
+
+        characters = iter(TEXT * 1000)
+        while browser.send():  # typing on until a batch is refused
+            browser.type("".join(next(characters) for _ in range(3)))
+        refused = client.post(f"/api/sessions/{browser.session_id}/events",
+                              json={"events": browser.pending[:50]})  # fmt: skip
+        acked_while_full = browser.progress()[0]
+
+        _limit_file_size(server.process.pid, resource.RLIM_INFINITY)  # room again
+        while browser.pending:
+            assert browser.send(), "the server did not store again once the disk had room"
+    finally:
+        server.stop()
+    log = server.log_text()
+
+    assert refused.status_code == 503  # the editor keeps the batch and retries (editor-outbox.js)
+    assert "your work is kept" in refused.json()["error"]
+    assert f"cannot write the study's database {database}" in log
+    assert f"Fix: free space on the disk holding {study_folder}" in log
+    assert "Traceback" not in log
+    assert acked_while_full <= _stored_seqs(database, browser.session_id)
+    assert _stored_seqs(database, browser.session_id) == set(range(browser.seq))
