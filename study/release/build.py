@@ -27,6 +27,7 @@ sessions' timestamps, never from the clock.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -45,7 +46,7 @@ from study.release.redaction_report import Redaction
 from study.release.source import open_source
 from study.release.verify import VerifyReport, source_id_check, verify_directory
 from study.release.versioning import Version
-from study.release.withdraw import load_withdrawals
+from study.release.withdraw import load_withdrawals, near_misses
 from study.store.permissions import make_public
 
 
@@ -120,10 +121,18 @@ def build_release(
         judges = design.judge_ids(source.path) if source.kind == "study" else set()
         known_ids = frozenset(source.worker_ids | table.worker_ids() | withdrawn | judges)
         writers = source.worker_ids | table.worker_ids() | judges
-        unmatched = [
-            f"recorded {w.recorded}" + (f" ({w.reason})" if w.reason else "")
-            for w in withdrawals if w.worker_id not in writers
-        ]  # fmt: skip
+        unmatched = [w.note() for w in withdrawals if w.worker_id not in writers]
+        if misses := near_misses(withdrawals, writers):
+            meant = {recorded for recorded, _ in misses}
+            notes = [w.note() for w in withdrawals if w.worker_id in meant]
+            raise BuildError(
+                f"{len(notes)} recorded withdrawal(s) match a writer of this source or of a release "
+                f"only in another case or spacing ({'; '.join(notes)}). Worker ids are compared "
+                "exactly (MTurk's are case-sensitive), so that writer's sessions would be "
+                "released. Fix: record the withdrawal again with the id as the study's data spells "
+                "it (the worker_id column of `study export`'s metadata.csv): study withdraw "
+                f"WORKER_ID --key {shlex.quote(str(key.path))}. Nothing was released."
+            )
         detector = redact_source.detector_for(known_ids)
         if source.study:
             try:

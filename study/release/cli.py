@@ -7,6 +7,7 @@ Registered in the main CLI with `main.add_command(keys)`, `main.add_command(rele
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from datetime import date
 
@@ -260,7 +261,7 @@ def withdraw(worker_id: str, key_path: str, reason: str) -> None:
     published are not changed; build and publish a new one.
     """
     from study.release.keys import load_key
-    from study.release.withdraw import record_withdrawal, withdrawals_path
+    from study.release.withdraw import load_withdrawals, near_misses, record_withdrawal, withdrawals_path
 
     try:
         key = load_key(key_path)
@@ -276,13 +277,21 @@ def withdraw(worker_id: str, key_path: str, reason: str) -> None:
         )
         from study.release.pseudonyms import ReidentificationTable
 
-        if entry.worker_id not in ReidentificationTable(key).worker_ids():
+        released = ReidentificationTable(key).worker_ids()
+        if entry.worker_id not in released:
             # A mistyped id is recorded as readily as a real one, and leaves nothing out.
             click.echo(
                 f"Note: no release built with {key.path} holds this worker. If one should, check "
                 "the id as the study's data spells it (MTurk ids are case-sensitive) and record "
                 "it again; the next build warns if its source has no session of theirs either."
             )
+            for recorded, writer in near_misses(load_withdrawals(key), released):
+                if recorded != entry.worker_id:
+                    continue
+                click.echo(
+                    f"A release holds {writer!r}: if that is who withdrew, run: study withdraw "
+                    f"{shlex.quote(writer)} --key {shlex.quote(key_path)}"
+                )
     else:
         click.echo(f"Already withdrawn (recorded {entry.recorded}); nothing to do.")
 

@@ -27,6 +27,11 @@ class Withdrawal:
     recorded: str  # YYYY-MM-DD: when the curator recorded it (kept with the key, never released)
     reason: str = ""
 
+    def note(self) -> str:
+        """How the build names it: by when it was recorded, never by the worker id (a build's
+        output may land in a log; ids stay with the key)."""
+        return f"recorded {self.recorded}" + (f" ({self.reason})" if self.reason else "")
+
 
 def withdrawals_path(key: ReleaseKey):
     return key.companion(WITHDRAWALS_SUFFIX)
@@ -68,3 +73,25 @@ def record_withdrawal(
     entries.append(entry)
     write_vault(key, withdrawals_path(key), {"withdrawn": [e.__dict__ for e in entries]})
     return entry, True
+
+
+def _folded(worker_id: str) -> str:
+    return "".join(worker_id.split()).casefold()
+
+
+def near_misses(withdrawals: list[Withdrawal], writers: set[str]) -> list[tuple[str, str]]:
+    """(recorded id, a writer's id) for each withdrawal that matches no writer as given but one
+    in another case or spacing (`lab2` for `LAB2`, `A1B2 C3` for `A1B2C3`), whose writer is not
+    withdrawn under their own spelling. Ids are compared exactly (MTurk's are case-sensitive),
+    so such a withdrawal leaves out nothing: the writer it was surely meant for would be
+    released."""
+    withdrawn = {entry.worker_id for entry in withdrawals}
+    by_fold: dict[str, list[str]] = {}
+    for writer in writers - withdrawn:
+        by_fold.setdefault(_folded(writer), []).append(writer)
+    found = []
+    for entry in withdrawals:
+        if entry.worker_id not in writers:
+            meant = by_fold.get(_folded(entry.worker_id), [])
+            found += [(entry.worker_id, writer) for writer in sorted(meant)]
+    return found

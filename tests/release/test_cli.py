@@ -209,3 +209,30 @@ def test_withdrawing_a_worker_no_release_holds_says_so_at_once(built, tmp_path):
     assert released_writer.exit_code == 0, released_writer.output
     assert "Recorded the withdrawal" in released_writer.output
     assert "no release built with" not in released_writer.output
+
+
+@pytest.mark.parametrize("given", [WORKER.lower(), f"{WORKER[:5]} {WORKER[5:]}"], ids=["case", "space"])
+def test_a_withdrawal_given_in_another_case_or_spacing_names_the_writer_and_stops_the_build(tmp_path, given):
+    # The writer asked to withdraw, the curator typed the id from an e-mail: recorded as typed, it
+    # matched nobody and the next release published the writer's sessions with a warning.
+    key = init_keyfile(tmp_path / "study.key")
+    source = copy_source(tmp_path / "coauthor", [SMALLEST, "88daaed513824fbd9c77746eec7862d9"])
+    out = tmp_path / "out"
+    args = ["build", str(source), "--out", str(out), "--key", str(key.path), "-j", "1"]
+    assert CliRunner().invoke(release, [*args, "--version", "1.0.0"]).exit_code == 0
+
+    recorded = CliRunner().invoke(withdraw, [given, "--key", str(key.path), "--reason", "email of 3 May"])
+    assert recorded.exit_code == 0, recorded.output
+    assert f"A release holds '{WORKER}': if that is who withdrew, run: study withdraw {WORKER}" in recorded.output
+
+    refused = CliRunner().invoke(release, [*args, "--version", "1.0.1"])
+    assert refused.exit_code == 1, refused.output
+    assert "1 recorded withdrawal(s) match a writer" in refused.output and "only in another case or spacing" in refused.output
+    assert "email of 3 May" in refused.output and "Nothing was released" in refused.output
+    assert WORKER not in refused.output  # ids stay with the key, out of build logs
+    assert not (out / "coauthor-1.0.1").exists()
+
+    assert CliRunner().invoke(withdraw, [WORKER, "--key", str(key.path)]).exit_code == 0
+    built = CliRunner().invoke(release, [*args, "--version", "1.0.1"])
+    assert built.exit_code == 0, built.output
+    assert "Left out 1 session(s) of withdrawn writers" in built.output
