@@ -69,6 +69,7 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
     from study.server import create_app, serving, stages
     from study.server.page_security import http_address
     from study.server.activity import ActivityConfigError
+    from study.server.database_trouble import unwritable_at_start
     from study.server.limit_store import LimitStoreUnavailable
     from study.server.limits import from_study as limits_from_study
     from study.server.proxy import ProxyConfigError
@@ -87,6 +88,8 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
     # Every thread a worker runs may hold a database connection: its --threads and one for each
     # model call it may hold.
     model_calls = serving.model_call_threads(limits_from_study(study))
+    if (unwritable := unwritable_at_start(study.database_url)) is not None:
+        raise click.ClickException(unwritable)
     try:
         app = create_app(study, engine=make_engine(study.database_url, threads=threads + model_calls))
     except (ProxyConfigError, LimitStoreUnavailable, ActivityConfigError) as error:

@@ -79,6 +79,28 @@ def unwritable_message(error: BaseException, url: str | URL) -> str | None:
     )
 
 
+def unwritable_at_start(url: str | URL) -> str | None:
+    """Why a server must not start on this SQLite database, with the fix: its folder or file
+    cannot be written (a file system remounted read-only after a disk error, a folder made
+    read-only). SQLite opens such a database as long as its -wal and -shm files are there, as a
+    server that was killed leaves them, so the server would start and refuse every writer;
+    PostgreSQL and a database never made yet say nothing here (its folder is checked)."""
+    path = sqlite_file(url)
+    if path is None:
+        return None
+    folder = os.path.dirname(os.path.abspath(path))
+    unwritable = [p for p in (folder, path) if os.path.exists(p) and not os.access(p, os.W_OK)]
+    if not unwritable:
+        return None
+    return (
+        f"cannot serve the study: {' and '.join(unwritable)} cannot be written (a read-only "
+        f"file system, as Linux remounts one after a disk error, or permissions), so no writer's "
+        f"work could be stored. Fix: make {folder} and the files in it writable by the user "
+        f"running the server (for a file system remounted read-only: check the disk, `dmesg`, "
+        f"and remount it read-write), then start the server again."
+    )
+
+
 def install(app: Flask, url: URL) -> None:
     lock = threading.Lock()
     logged = {"at": float("-inf"), "refused": 0}

@@ -47,6 +47,7 @@ from study import config as study_config
 from study import config_texts
 from study.server import create_app, stages, worker_start
 from study.server.activity import ActivityConfigError
+from study.server.database_trouble import unwritable_at_start
 from study.server.limit_store import LimitStoreUnavailable
 from study.server.wsgi_environment import (
     SECRET_KEY_VARIABLE,
@@ -95,6 +96,8 @@ def load_app():
             SECRET_KEY_VARIABLE,
         )
     threads = request_threads()
+    if (unwritable := unwritable_at_start(study.database_url)) is not None:
+        raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {unwritable}")
     with _one_worker_at_a_time(directory):
         try:
             application = create_app(study, engine=make_engine(study.database_url, threads))

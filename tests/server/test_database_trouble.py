@@ -1,15 +1,18 @@
 """A study database that stops taking writes while writers type (its disk full): a real `study
 serve` answers the writer 503, which the editor retries without losing anything, never
 acknowledges an event it did not store, and tells the operator the file and the fix in one line
-rather than a traceback per request; once there is room again it stores by itself."""
+rather than a traceback per request; once there is room again it stores by itself. Started again
+on a folder turned read-only, it refuses to start rather than refuse every writer."""
 
 from __future__ import annotations
 
 import os
 import resource
+import signal
 import sqlite3
+import subprocess
 import sys
-from contextlib import closing
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import httpx
@@ -84,3 +87,59 @@ def test_a_full_disk_refuses_event_batches_with_the_file_and_the_fix_and_loses_n
     assert "Traceback" not in log
     assert acked_while_full <= _stored_seqs(database, browser.session_id)
     assert _stored_seqs(database, browser.session_id) == set(range(browser.seq))
+
+
+@contextmanager
+def _read_only(folder: Path):
+    """`folder` made read-only as a file system remounted read-only is: a read-only bind mount of
+    itself, since root writes past chmod."""
+    if os.geteuid() != 0:
+        folder.chmod(0o500)
+        try:
+            yield
+        finally:
+            folder.chmod(0o700)
+        return
+    mounted = subprocess.run(["mount", "--bind", str(folder), str(folder)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot bind-mount here: {mounted.stderr.decode().strip()}")
+    try:
+        subprocess.run(["mount", "-o", "remount,ro,bind", str(folder)], check=True)
+        yield
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)
+
+
+def test_a_server_started_again_on_a_read_only_folder_refuses_to_start_with_the_fix(study_folder, tmp_path):
+    # The server was killed (its -wal and -shm left beside study.db, with which SQLite opens the
+    # database read-only without a word), and the disk was remounted read-only after an error.
+    port = free_port()
+    server = ServerProcess([sys.executable, "-m", "study", "serve", str(study_folder), "--port", str(port),
+                            "--workers", "1"], port, tmp_path / "server.log")  # fmt: skip
+    server.start()
+    try:
+        client = httpx.Client(base_url=server.url, timeout=10)
+        browser = Browser(client, start_writing(client, "disk-2"))
+        browser.type(TEXT)
+        while browser.pending:
+            assert browser.send()
+    finally:
+        server.kill()
+    assert Path(f"{study_folder / 'study.db'}-shm").exists()
+
+    with _read_only(study_folder):
+        again = subprocess.Popen([sys.executable, "-m", "study", "serve", str(study_folder), "--port", str(port),
+                                  "--workers", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 start_new_session=True)  # fmt: skip
+        try:
+            out, err = again.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(again.pid, signal.SIGKILL)
+            again.communicate()
+            pytest.fail("study serve started on a read-only study folder")
+
+    assert again.returncode == 1, out + err
+    assert f"cannot serve the study: {study_folder}" in err and "cannot be written" in err
+    assert f"Fix: make {study_folder} and the files in it writable" in err
+    assert "Traceback" not in err and "Serving" not in out
+    assert _stored_seqs(study_folder / "study.db", browser.session_id) == set(range(browser.seq))
