@@ -102,6 +102,7 @@ def status(directory: str) -> None:
     from study import providers
     from study.review import progress as review_progress
     from study.server import model_calls, within
+    from study.server.database_trouble import disk_warning
     from study.server.limits import from_study as limits_of
     from study.store.activity import recent as recent_activity
 
@@ -162,6 +163,8 @@ def status(directory: str) -> None:
     for reason, count in summary.failure_reasons:
         click.echo(f"  failed {count}x: {reason}")
     click.echo(_last_minute(recent, limits.concurrent_suggestions))
+    if (warning := disk_warning(study.database_url)) is not None:
+        click.echo(warning)
     for line in recruitment:
         cap = f" of a {line.cap} cap" if line.cap is not None else " (no cap)"
         click.echo(f"{providers.provider_for(line.provider).title} ({line.environment}): "

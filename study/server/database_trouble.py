@@ -11,6 +11,7 @@ writes again, the next request is stored as any other (tests/server/test_databas
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import threading
 import time
@@ -22,6 +23,8 @@ from sqlalchemy.exc import DBAPIError
 from study.store.engine import shown_url, sqlite_file
 
 LOG_EVERY_SECONDS = 10.0
+# Below this much free space on a SQLite database's disk, `study status` warns.
+LOW_DISK_BYTES = 100 * 2**20
 # The editor's outbox shows its own "Reconnecting…" line; a page says it in words.
 API_MESSAGE = (
     "the study cannot save anything right now; your work is kept, please try again in a few minutes"
@@ -79,6 +82,12 @@ def unwritable_message(error: BaseException, url: str | URL) -> str | None:
     )
 
 
+def _unwritable(path: str) -> list[str]:
+    """The database's folder and file, those of them that cannot be written."""
+    folder = os.path.dirname(os.path.abspath(path))
+    return [p for p in (folder, path) if os.path.exists(p) and not os.access(p, os.W_OK)]
+
+
 def unwritable_at_start(url: str | URL) -> str | None:
     """Why a server must not start on this SQLite database, with the fix: its folder or file
     cannot be written (a file system remounted read-only after a disk error, a folder made
@@ -86,18 +95,38 @@ def unwritable_at_start(url: str | URL) -> str | None:
     server that was killed leaves them, so the server would start and refuse every writer;
     PostgreSQL and a database never made yet say nothing here (its folder is checked)."""
     path = sqlite_file(url)
-    if path is None:
+    if path is None or not (unwritable := _unwritable(path)):
         return None
+    return f"cannot serve the study: {_cannot_write(path, unwritable)}, then start the server again."
+
+
+def disk_warning(url: str | URL) -> str | None:
+    """`study status`'s warning for the operator when a SQLite database cannot be written, or
+    its disk has less than LOW_DISK_BYTES free: a server meanwhile refuses every writer (503),
+    and cannot record its own activity for `study status` either, which then reads as idle."""
+    path = sqlite_file(url)
+    if path is None or not os.path.exists(path):
+        return None
+    if unwritable := _unwritable(path):
+        return f"Warning: {_cannot_write(path, unwritable)}."
     folder = os.path.dirname(os.path.abspath(path))
-    unwritable = [p for p in (folder, path) if os.path.exists(p) and not os.access(p, os.W_OK)]
-    if not unwritable:
+    free = shutil.disk_usage(folder).free
+    if free >= LOW_DISK_BYTES:
         return None
     return (
-        f"cannot serve the study: {' and '.join(unwritable)} cannot be written (a read-only "
-        f"file system, as Linux remounts one after a disk error, or permissions), so no writer's "
-        f"work could be stored. Fix: make {folder} and the files in it writable by the user "
-        f"running the server (for a file system remounted read-only: check the disk, `dmesg`, "
-        f"and remount it read-write), then start the server again."
+        f"Warning: the disk holding {path} has {free / 2**20:.1f} MB free; once it is full, no "
+        f"server can store anything and writers' work waits in their browsers. Fix: free space "
+        f"on it (`df -h {folder}`)."
+    )
+
+
+def _cannot_write(path: str, unwritable: list[str]) -> str:
+    folder = os.path.dirname(os.path.abspath(path))
+    return (
+        f"{' and '.join(unwritable)} cannot be written (a read-only file system, as Linux "
+        f"remounts one after a disk error, or permissions), so no writer's work could be stored. "
+        f"Fix: make {folder} and the files in it writable by the user running the server (for a "
+        f"file system remounted read-only: check the disk, `dmesg`, and remount it read-write)"
     )
 
 

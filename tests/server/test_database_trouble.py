@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -17,7 +18,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from click.testing import CliRunner
 
+from study.cli import main
 from tests.scale.browser import Browser, start_writing
 from tests.scale.servers import ServerProcess, free_port
 
@@ -137,9 +140,40 @@ def test_a_server_started_again_on_a_read_only_folder_refuses_to_start_with_the_
             os.killpg(again.pid, signal.SIGKILL)
             again.communicate()
             pytest.fail("study serve started on a read-only study folder")
+        status = CliRunner().invoke(main, ["status", str(study_folder)])
 
     assert again.returncode == 1, out + err
     assert f"cannot serve the study: {study_folder}" in err and "cannot be written" in err
     assert f"Fix: make {study_folder} and the files in it writable" in err
     assert "Traceback" not in err and "Serving" not in out
+    # `study status` reads the database, and says why no server could store anything.
+    assert status.exit_code == 0, status.output
+    assert f"Warning: {study_folder} and {study_folder / 'study.db'} cannot be written" in status.output
+    assert f"Fix: make {study_folder} and the files in it writable" in status.output
     assert _stored_seqs(study_folder / "study.db", browser.session_id) == set(range(browser.seq))
+
+
+def test_status_warns_of_a_disk_nearly_full_under_the_database(study_folder, tmp_path):
+    # A small file system holding the study, nearly filled by something else (logs, backups).
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small file system needs root")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=120m", "tmpfs", str(disk)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        folder = disk / "study"
+        shutil.copytree(study_folder, folder)
+        with closing(sqlite3.connect(folder / "study.db")):
+            pass  # a study served once: status reads its (empty) database
+        roomy = CliRunner().invoke(main, ["status", str(folder)])
+        (disk / "backups.tar").write_bytes(bytes(30 * 2**20))  # 90 MB left, under the 100 MB warned of
+        full = CliRunner().invoke(main, ["status", str(folder)])
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)
+
+    assert roomy.exit_code == 0 and "Warning: the disk" not in roomy.output, roomy.output
+    assert full.exit_code == 0, full.output
+    assert f"Warning: the disk holding {folder / 'study.db'} has" in full.output
+    assert f"Fix: free space on it (`df -h {folder}`)" in full.output
