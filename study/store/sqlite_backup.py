@@ -9,6 +9,7 @@ another file.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from contextlib import closing
@@ -44,8 +45,7 @@ def back_up(database: Path, directory: Path, out: Path | None = None, *, overwri
 
 
 def _copied(database: Path, partial: Path, out: Path) -> Backup:
-    # mode=rw: a database that went away is not made again, empty, by the copy's reader.
-    source = sqlite3.connect(f"file:{quote(str(database))}?mode=rw", uri=True, timeout=BUSY_SECONDS)
+    source = sqlite3.connect(_source_uri(database), uri=True, timeout=BUSY_SECONDS)
     with closing(source), closing(sqlite3.connect(partial)) as copy:
         # All pages in one step, in one read transaction: a WAL reader holds up no writer, and
         # a copy taken in several steps starts over whenever another process commits between
@@ -55,6 +55,30 @@ def _copied(database: Path, partial: Path, out: Path) -> Backup:
         # to WAL when they open it in place of study.db.
         copy.execute("PRAGMA journal_mode=DELETE")
         return _checked(copy, out)
+
+
+def _source_uri(database: Path) -> str:
+    """How the copy's reader opens the study database. mode=rw: a database that went away is
+    not made again, empty, by it. In a folder that cannot be written (a disk Linux remounted
+    read-only after an error, when a backup is needed most) SQLite cannot make the -wal and
+    -shm files a reader of a WAL database uses, and said only "unable to open database file":
+    nothing can write there, so study.db alone, with no -wal beside it, is read as immutable,
+    and with a killed server's -wal and -shm read-only, which SQLite can do as long as both are
+    there."""
+    uri = f"file:{quote(str(database))}"
+    if os.access(database.parent, os.W_OK):
+        return uri + "?mode=rw"
+    wal = database.with_name(database.name + "-wal")
+    if not wal.exists() or wal.stat().st_size == 0:
+        return uri + "?mode=ro&immutable=1"
+    if not database.with_name(database.name + "-shm").exists():
+        raise BackupError(
+            f"{database.parent} cannot be written and {wal.name} beside {database.name} holds "
+            f"commits not yet in it, which SQLite cannot read without making {database.name}-shm "
+            f"there. Fix: copy its files as they are (cp -p {database}* to a folder you can "
+            f"write; no server can be writing them meanwhile) and back up the copy."
+        )
+    return uri + "?mode=ro"
 
 
 def _checked(copy: sqlite3.Connection, out: Path) -> Backup:

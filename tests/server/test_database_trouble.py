@@ -13,7 +13,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
-from contextlib import closing, contextmanager
+from contextlib import closing
 from pathlib import Path
 
 import httpx
@@ -21,6 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from study.cli import main
+from tests.read_only import read_only
 from tests.scale.browser import Browser, start_writing
 from tests.scale.servers import ServerProcess, free_port
 
@@ -92,27 +93,6 @@ def test_a_full_disk_refuses_event_batches_with_the_file_and_the_fix_and_loses_n
     assert _stored_seqs(database, browser.session_id) == set(range(browser.seq))
 
 
-@contextmanager
-def _read_only(folder: Path):
-    """`folder` made read-only as a file system remounted read-only is: a read-only bind mount of
-    itself, since root writes past chmod."""
-    if os.geteuid() != 0:
-        folder.chmod(0o500)
-        try:
-            yield
-        finally:
-            folder.chmod(0o700)
-        return
-    mounted = subprocess.run(["mount", "--bind", str(folder), str(folder)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot bind-mount here: {mounted.stderr.decode().strip()}")
-    try:
-        subprocess.run(["mount", "-o", "remount,ro,bind", str(folder)], check=True)
-        yield
-    finally:
-        subprocess.run(["umount", str(folder)], check=True)
-
-
 def test_a_server_started_again_on_a_read_only_folder_refuses_to_start_with_the_fix(study_folder, tmp_path):
     # The server was killed (its -wal and -shm left beside study.db, with which SQLite opens the
     # database read-only without a word), and the disk was remounted read-only after an error.
@@ -130,7 +110,7 @@ def test_a_server_started_again_on_a_read_only_folder_refuses_to_start_with_the_
         server.kill()
     assert Path(f"{study_folder / 'study.db'}-shm").exists()
 
-    with _read_only(study_folder):
+    with read_only(study_folder):
         again = subprocess.Popen([sys.executable, "-m", "study", "serve", str(study_folder), "--port", str(port),
                                   "--workers", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                  start_new_session=True)  # fmt: skip

@@ -26,6 +26,7 @@ from study.store import create_tables, make_engine, writing
 from study.store import pg_backup
 from study.store.db import events, sessions
 from tests.conftest import CONTACT
+from tests.read_only import read_only
 from tests.scale.browser import Browser, start_writing
 from tests.scale.servers import ServerProcess, free_port
 
@@ -124,6 +125,51 @@ def test_a_backup_taken_while_the_server_stores_events_holds_every_acknowledged_
     assert exported.exit_code == 0, exported.output
     assert f"({len(seqs)} events)" in exported.output
 
+
+
+@pytest.mark.parametrize("left", ["with its wal", "alone", "wal without shm"])
+def test_a_study_on_a_disk_turned_read_only_is_backed_up_whole(study_folder, tmp_path, left):
+    # A disk Linux remounted read-only after an error: the moment a backup is wanted most. A
+    # server that stopped leaves study.db-wal (commits not yet in study.db) and -shm beside it;
+    # the last program to close the database, study.db alone. Either way SQLite could not open
+    # it to read: "failed while copying (unable to open database file) ... Fix: free space
+    # where it goes", of a backup going to a disk with room.
+    port = free_port()
+    server = ServerProcess([sys.executable, "-m", "study", "serve", str(study_folder), "--port", str(port),
+                            "--workers", "1"], port, tmp_path / "server.log")  # fmt: skip
+    server.start()
+    try:
+        import httpx
+
+        client = httpx.Client(base_url=server.url, timeout=10)
+        browser = Browser(client, start_writing(client, "read-only-1"))
+        browser.type(TEXT * 3)
+        while browser.pending:
+            assert browser.send()
+    finally:
+        server.kill()
+    if left == "alone":
+        with closing(sqlite3.connect(study_folder / "study.db")) as last:
+            last.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # then closing it removes the -wal
+    if left == "wal without shm":  # e.g. copied without it: SQLite would have to make it
+        (study_folder / "study.db-shm").unlink()
+    wal = study_folder / "study.db-wal"
+    assert (wal.exists() and wal.stat().st_size > 0) == (left != "alone")
+    out = tmp_path / "copies" / "study.db"
+
+    with read_only(study_folder):
+        done = backup(str(study_folder), "--out", str(out))
+
+    if left == "wal without shm":
+        assert done.returncode == 1 and "Traceback" not in done.stderr
+        assert f"{study_folder} cannot be written and study.db-wal beside study.db holds commits" in done.stderr
+        assert f"Fix: copy its files as they are (cp -p {study_folder / 'study.db'}*" in done.stderr
+        assert not out.exists()
+        return
+    assert done.returncode == 0, done.stderr
+    integrity, seqs, sessions_count = stored(out)
+    assert integrity == "ok" and sessions_count == 1
+    assert seqs == set(range(browser.seq)) == browser.progress()[0]
 
 def test_the_default_backup_is_named_by_its_time_beside_the_study_and_private(study_folder):
     with_events(study_folder, 30)
