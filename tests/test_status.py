@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import sqlite3
-import subprocess
 import threading
 import time
 from contextlib import closing
@@ -19,6 +17,7 @@ from click.testing import CliRunner
 from study.cli import main
 from study.store import group_commit, writing
 from study.store.db import suggestion_requests
+from tests.read_only import read_only
 from tests.server.flow import finish, post_init, start, to_writing
 
 
@@ -153,26 +152,15 @@ def test_status_of_a_study_never_served_says_so_and_makes_no_database(study_fold
 def archived(client, study_folder, tmp_path):
     """A copy of the study folder, with a session, on a read-only file system (an archived
     study, a collaborator's read-only share), as a stopped server leaves it: study.db alone.
-    A read-only bind mount of itself, since root writes past chmod."""
+    (tests.read_only)"""
     session_id = start(client, access_code="a")
     to_writing(client, session_id, prompt="pig")
     folder = tmp_path / "archived"
     shutil.copytree(study_folder, folder, ignore=shutil.ignore_patterns("study.db*"))
     with closing(sqlite3.connect(study_folder / "study.db")) as source, closing(sqlite3.connect(folder / "study.db")) as copy:
         source.backup(copy)
-    if os.geteuid() != 0:
-        folder.chmod(0o500)
+    with read_only(folder):
         yield folder
-        folder.chmod(0o700)
-        return
-    mounted = subprocess.run(["mount", "--bind", str(folder), str(folder)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot bind-mount here: {mounted.stderr.decode().strip()}")
-    try:
-        subprocess.run(["mount", "-o", "remount,ro,bind", str(folder)], check=True)
-        yield folder
-    finally:
-        subprocess.run(["umount", str(folder)], check=True)
 
 
 @pytest.mark.parametrize("command", ["status", "export"])
