@@ -151,7 +151,13 @@ def install(app: Flask, url: URL) -> None:
             return jsonify(error=API_MESSAGE), 503
         return PAGE_MESSAGE, 503
 
-    # The event API commits on the driver (study.store.transactions), so its errors are the
-    # driver's own; SQLAlchemy wraps the rest.
-    for kind in (sqlite3.OperationalError, DBAPIError):
+    # The event API commits on the driver (study.store.transactions; on PostgreSQL its group
+    # writer, study.store.group_commit), so its errors are the driver's own; SQLAlchemy wraps
+    # the rest.
+    kinds: list[type[Exception]] = [sqlite3.OperationalError, DBAPIError]
+    if url.get_backend_name() == "postgresql":
+        import psycopg  # PostgreSQL's driver: optional, and present when the URL names it
+
+        kinds.append(psycopg.Error)
+    for kind in kinds:
         app.register_error_handler(kind, refused)
