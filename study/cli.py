@@ -72,6 +72,13 @@ class Commands(click.Group):
         try:
             return super().invoke(ctx)
         except Exception as error:
+            # A study.toml problem found past load_study (a file it names read only when used,
+            # such as [session] access_codes_file): its message already names the file, the
+            # key and the fix, so it is said as load_study says it, not as a traceback.
+            from study.config_checks import ConfigError
+
+            if isinstance(error, ConfigError):
+                raise click.ClickException(str(error)) from None
             # Any command's first use of a database that cannot be opened (study.store.engine
             # names it): in words, not the driver's traceback.
             from study.store.engine import unopened_message  # sqlalchemy: only once one failed

@@ -4,6 +4,7 @@ plotting, MTurk's boto3 or judging's pandas)."""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 
@@ -125,3 +126,28 @@ def test_init_of_a_within_subjects_design_does_not_describe_the_papers_four_bala
     assert "# study init --design dhillon: within subjects" in text
     plain = CliRunner().invoke(main, ["init", str(tmp_path / "coauthor")])
     assert plain.exit_code == 0 and "The paper's four conditions" in (tmp_path / "coauthor" / "study.toml").read_text()
+
+
+def test_a_missing_access_codes_file_is_named_with_its_fix_not_a_traceback(tmp_path):
+    # The file is read only when the server's limits are built, past load_study: `study serve`
+    # and `study release build` printed the ConfigError's message at the end of a traceback.
+    from study.cli import write_study_files
+    from study.config_texts import CONSENT_CONTACT_PLACEHOLDER
+
+    folder = tmp_path / "study"
+    write_study_files(folder, replacements={
+        CONSENT_CONTACT_PLACEHOLDER: "Dr. A. Researcher, a@example.org",
+        'prompt_selection = "choose"': 'prompt_selection = "choose"\naccess_codes_file = "codes.txt"',
+    })  # fmt: skip
+    with socket.socket() as probe:  # a free port: a taken one is refused before the file is read
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    served = subprocess.run(
+        [sys.executable, "-m", "study", "serve", str(folder), "--workers", "1", "--port", str(port)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert served.returncode == 1, served.stdout + served.stderr
+    assert "Traceback" not in served.stderr, served.stderr
+    said = " ".join(served.stderr.split())
+    assert said.startswith("Error: ") and "session.access_codes_file" in said
+    assert "Fix: create it with one access code per line" in said
