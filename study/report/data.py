@@ -312,7 +312,8 @@ def _from_study(path: Path, model: EntityModel | None, processes: int | None) ->
                             title=study.title or study.name, conditions=conditions,
                             processes=processes)  # fmt: skip
     data.path = path
-    data.metadata = "metadata from the study database"
+    # The scratch export's metadata.csv is the report's own; the reader is told the source.
+    data.metadata, data.metadata_files = "metadata from the study database", None
     data.funnel = funnel
     data.stage_seconds = {
         label: [r[end] - r[start] for r in rows if r[start] and r[end]]

@@ -47,3 +47,13 @@ def test_a_report_beside_its_data_names_the_files_relative_to_its_own_folder(tmp
 
     assert str(tmp_path) not in html
     assert "Source: exp — " in html and "Read metadata from exp/metadata.csv." in html
+
+
+def test_a_report_of_a_study_folder_says_it_read_the_study_database_not_a_metadata_csv(study_folder, tmp_path):
+    # The study's sessions are exported into a scratch folder for the report; its Overview said
+    # "Read metadata from metadata.csv.", a file the study folder does not hold, while the
+    # command line said "Read metadata from the study database."
+    html = _report(study_folder, tmp_path / "report.html")
+
+    assert "Read metadata from the study database." in html
+    assert "metadata.csv" not in html
