@@ -17,7 +17,8 @@ what they share:
   name a version of the configured alias ("gpt-4o" answered by "gpt-4o-2024-08-06");
 - `output()`: one generated text as the session log keeps it (text, summed logprob, finish);
 - `retry_after()`: whether a failure will pass (the endpoint is loading its model, or busy),
-  and in how many seconds to ask again.
+  and in how many seconds to ask again;
+- `unusable()`: why every call would fail, found before anyone asks (`study serve`'s start).
 
 The server's own limits on model calls (how many in flight, per minute) live in
 study.server.model_calls; this module knows nothing about participants or requests.
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import time
 from functools import lru_cache
 from types import SimpleNamespace
@@ -258,3 +260,33 @@ def redact(message: str, api_key: str) -> str:
     if api_key and api_key != "no-key" and len(api_key) >= 4:
         message = message.replace(api_key, "[redacted]")
     return message
+
+
+def unusable(settings: SuggestionSettings, wait: float = 3.0) -> tuple[str, str] | None:
+    """Why every model call of the study would fail, and the fix, found before a participant
+    asks: no endpoint and no key for the OpenAI API the calls then go to (a study.toml from
+    `study init` whose [suggestions] nobody pointed at a model), or an endpoint that does not
+    answer within `wait` seconds. None when the endpoint answers at all (any HTTP status: a
+    model name it does not serve is told by the first call, since `study lm serve` answers
+    every name)."""
+    base_url = settings.base_url()
+    if base_url is None:
+        if os.environ.get(settings.api_key_env):
+            return None
+        return (
+            "[suggestions] endpoint is empty and OPENAI_BASE_URL is not set, so model calls go "
+            f"to the OpenAI API, and the environment variable {settings.api_key_env} holding its "
+            "key is not set",
+            "set [suggestions] endpoint to your model's OpenAI-compatible URL (`study lm serve` "
+            f"runs a local one at http://127.0.0.1:8001/v1), or set {settings.api_key_env}",
+        )
+    try:
+        httpx.get(base_url.rstrip("/") + "/models", timeout=wait)
+    except httpx.HTTPError as error:
+        named = "[suggestions] endpoint" if settings.endpoint else "OPENAI_BASE_URL"
+        return (
+            f"the model endpoint at {safe_url(base_url)} ({named}) does not answer "
+            f"({type(error).__name__})",
+            f"start it before participants come, or correct {named}",
+        )
+    return None

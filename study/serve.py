@@ -100,6 +100,8 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
     # A warning only: a study already running must start again after a crash or a restart.
     if (note := plan_launch.note(study, app.extensions["study.engine"], directory, "serving participants")) is not None:
         click.echo(note, err=True)
+    if (unusable := _model_unusable(study)) is not None:
+        click.echo(unusable, err=True)
     click.echo(f"Serving '{study.name}' on {http_address(host, port)}/  (database: {database_shown(study)})")
     click.echo(f"{workers} worker processes x {threads} threads (and {model_calls} for model calls),"
                f" up to {writers} open connections each")
@@ -110,6 +112,22 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
         if short:
             click.echo(short, err=True)
     serving.run(app, host=host, port=port, workers=workers, threads=threads, writers=writers)
+
+
+def _model_unusable(study) -> str | None:
+    """A warning when no assistant of the study can answer, before a participant finds out;
+    only a warning: an endpoint may start after the study does, and a study that crashed must
+    start again."""
+    from study import control_arm, model_client
+
+    if all(control_arm.is_control(condition) for condition in study.conditions):
+        return None
+    found = model_client.unusable(study.suggestions)
+    if found is None:
+        return None
+    problem, fix = found
+    return (f"Warning: {study.directory / 'study.toml'}: {problem}: every suggestion and assistant "
+            f"reply will fail (writers read \"not available right now\"). Fix: {fix}.")
 
 
 def entry_lines(study, address: str) -> list[str]:
