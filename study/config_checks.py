@@ -3,7 +3,7 @@ paradigm's own table of it.
 
 First the file against `schemas/study.schema.json` (a condition's `paradigm` may be any
 registered paradigm's), then what a schema cannot express: names used twice, a condition for
-every prompt's genre, the control arm's rules (study.control_arm) and each paradigm's own
+every prompt's genre and a prompt for every condition's, the control arm's rules (study.control_arm) and each paradigm's own
 (study.paradigms.base: `config`). Every problem names the file, the key and the fix; all of a
 file's problems are raised together.
 """
@@ -164,6 +164,16 @@ def _check_references(data: dict, source: Path) -> None:
             problems.append(
                 f"{source}: prompts[{i}].genre: no condition serves genre '{prompt['genre']}'. "
                 f"Fix: use one of {sorted(genres)} or add a [[conditions]] table with that genre."
+            )
+    # The balanced rule gives a session an arm of its prompt's genre: an arm of a genre no
+    # prompt has (a typo'd genre) would never be given to anyone, and the study run one arm short.
+    prompt_genres = {p["genre"] for p in data.get("prompts", [])}
+    for i, condition in enumerate(data["conditions"]):
+        if prompt_genres and condition.get("genre", "") not in prompt_genres | {""}:
+            problems.append(
+                f"{source}: conditions[{i}].genre: no prompt has genre '{condition['genre']}', so "
+                f"condition '{condition.get('name', i)}' would never be given to a writer. Fix: use one "
+                f"of {sorted(prompt_genres)} or add [[prompts]] of that genre."
             )
     if data.get("design", {}).get("assignment") == "within":
         # One session per participant would leave each in one arm: between subjects, unsaid.

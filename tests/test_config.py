@@ -101,6 +101,19 @@ def test_serve_reports_config_errors_without_a_traceback(study_folder):
     assert "Traceback" not in result.output
 
 
+def test_an_arm_of_a_genre_no_prompt_has_is_refused_rather_than_never_assigned(study_folder):
+    # The balanced rule gives each session an arm of its prompt's genre: a typo'd genre left
+    # the arm without a writer, and `study serve` started without a word.
+    _edit(study_folder, 'name = "argumentative-low"\ngenre = "argumentative"',
+          'name = "argumentative-low"\ngenre = "argumentativ"')
+    result = CliRunner().invoke(main, ["status", str(study_folder)])
+    assert result.exit_code == 1, result.output
+    said = " ".join(result.output.split())
+    assert (f"{study_folder / 'study.toml'}: conditions[2].genre: no prompt has genre 'argumentativ', so "
+            "condition 'argumentative-low' would never be given to a writer. Fix: use one of "
+            "['argumentative', 'creative'] or add [[prompts]] of that genre.") in said
+
+
 def test_missing_study_toml_says_how_to_create_one(tmp_path):
     with pytest.raises(config.ConfigError, match="study init"):
         config.load(tmp_path)
