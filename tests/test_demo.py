@@ -163,3 +163,22 @@ def test_a_demo_of_an_existing_study_folder_keeps_the_minimum_time_asked_for(tmp
         assert stored.status_code == 200, stored.text
         finished = http.post(f"/s/{session_id}/writing/finish", json={"last_seq": 0, "text": "Prompt.\n"})
         assert finished.status_code == 200, finished.text
+
+
+def test_a_demo_of_a_study_folder_of_ones_own_keeps_its_sessions_out_of_the_studys_database(tmp_path):
+    """`study init DIR` advises `study demo --dir DIR`: the demo's sessions went into
+    DIR/study.db, where the balanced rule counted them, `study export` exported them as
+    participants' and `study status` said a preregistration record could no longer be made."""
+    folder = tmp_path / "mystudy"
+    subprocess.run([sys.executable, "-m", "study", "init", str(folder)], check=True, capture_output=True)
+    with _demo(folder, "--min-seconds", "0") as demo:
+        consent = demo.http.get("/task", params={"access_code": "demo"})
+        assert "[REPLACE" not in consent.text and "local demonstration" in consent.text
+        _to_the_editor(demo.http)
+    assert f"The demo stores its sessions in {folder / 'demo.db'}" in " ".join(demo.output.split())
+    assert (folder / "demo.db").exists()
+
+    status = subprocess.run([sys.executable, "-m", "study", "status", str(folder)], capture_output=True, text=True)
+    assert status.returncode == 0, status.stderr
+    assert "has not been served yet" in status.stdout
+    assert "a record can no longer be made" not in status.stdout
