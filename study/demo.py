@@ -20,6 +20,8 @@ from study.status import database_shown
 # placeholder. A folder whose consent page says it is a demo's own.
 DEMO_CONTACT = ("nobody: this is a local demonstration of the study software, and nothing you "
                 "write leaves this computer")  # fmt: skip
+# How long the demo's local model may take to answer ([suggestions] timeout_seconds).
+DEMO_TIMEOUT_SECONDS = 60
 # Where a demo of a study folder that is not a demo's keeps its sessions (beside its study.db).
 DEMO_DATABASE = "demo.db"
 
@@ -116,8 +118,12 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
                         .replace(config_texts.CONSENT_CONTACT_PLACEHOLDER, DEMO_CONTACT))  # fmt: skip
         click.echo(f"The demo stores its sessions in {Path(directory) / DEMO_DATABASE}, not in the study's "
                    "own database: `study status`, `export` and `report` of the folder do not see them.")
-    # The demo always talks to its own local model, whatever the folder's study.toml says.
-    study = replace(study, suggestions=replace(study.suggestions, endpoint=base_url))
+    # The demo always talks to its own local model, whatever the folder's study.toml says, and
+    # gives it the time a CPU needs: five 120-token suggestions (dhillon's next-paragraph arm)
+    # took 45 s from SmolLM2 on a busy 2-core machine, past study.toml's 15 s, so every Tab of
+    # that arm failed.
+    timeout = max(study.suggestions.timeout_seconds, DEMO_TIMEOUT_SECONDS)
+    study = replace(study, suggestions=replace(study.suggestions, endpoint=base_url, timeout_seconds=timeout))
     if click.get_current_context().get_parameter_source("min_seconds") is not click.core.ParameterSource.DEFAULT:
         # A folder made before (an earlier demo, or `study init`: its ten minutes) keeps its
         # study.toml; a minimum time given on this command line is the one this demo enforces.

@@ -182,3 +182,16 @@ def test_a_demo_of_a_study_folder_of_ones_own_keeps_its_sessions_out_of_the_stud
     assert status.returncode == 0, status.stderr
     assert "has not been served yet" in status.stdout
     assert "a record can no longer be made" not in status.stdout
+
+
+def test_the_demos_editor_waits_for_a_cpu_model_a_minute_not_the_studys_fifteen_seconds(tmp_path):
+    """Five 120-token suggestions (`study demo --design dhillon`'s next-paragraph arm) took 45 s
+    from SmolLM2 on a busy 2-core machine: past study.toml's 15 s every Tab of the arm failed."""
+    import json
+    import re
+
+    with _demo(tmp_path / "demo", "--min-seconds", "0") as demo:
+        session_id = _to_the_editor(demo.http)
+        page = demo.http.get(f"/s/{session_id}/writing").text
+    boot = json.loads(re.search(r'<script id="boot" type="application/json">(.*?)</script>', page, re.S)[1])
+    assert boot["suggestionsWaitMs"] >= 60_000
