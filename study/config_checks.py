@@ -3,9 +3,9 @@ paradigm's own table of it.
 
 First the file against `schemas/study.schema.json` (a condition's `paradigm` may be any
 registered paradigm's), then what a schema cannot express: names used twice, a condition for
-every prompt's genre and a prompt for every condition's, the control arm's rules (study.control_arm) and each paradigm's own
-(study.paradigms.base: `config`). Every problem names the file, the key and the fix; all of a
-file's problems are raised together.
+every prompt's genre and a prompt for every condition's, the control arm's rules
+(study.control_arm) and each paradigm's own (study.paradigms.base: `config`). Every problem
+names the file, the key and the fix; all of a file's problems are raised together.
 """
 
 from __future__ import annotations
