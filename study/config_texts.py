@@ -12,6 +12,22 @@ from study.config_types import Study
 # The contact line of the consent form `study init` writes; `study serve` will not start while
 # the study's consent page still holds it (a participant must be able to reach a real person).
 CONSENT_CONTACT_PLACEHOLDER = "[REPLACE with the protocol director's name and how to reach them]"
+# What `study demo` writes there instead: a local demonstration has no protocol director. A page
+# saying it is a demo's; served to participants it would tell them nothing leaves the computer.
+DEMO_CONTACT = ("nobody: this is a local demonstration of the study software, and nothing you "
+                "write leaves this computer")  # fmt: skip
+
+
+def demo_consent(study: Study) -> str | None:
+    """Why a demo folder's consent page (`study demo`) may not be served to participants, or None."""
+    if DEMO_CONTACT in study.consent_template:
+        where = study.raw.get("texts", {}).get("consent") or "the built-in consent template"
+        return (
+            f"the consent page ({where}) is the demo's: it names {DEMO_CONTACT!r} as the contact. "
+            "Fix: replace that with the protocol director's name and how to reach them "
+            f"(`study demo --dir {study.directory}` keeps trying the folder as a demo)."
+        )
+    return None
 
 
 def unfinished_consent(study: Study) -> str | None:

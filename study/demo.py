@@ -16,10 +16,6 @@ from study.new_study import design_alone, write_study_files
 from study.serve import listenable
 from study.status import database_shown
 
-# A local demonstration has no protocol director; its consent page says so instead of a
-# placeholder. A folder whose consent page says it is a demo's own.
-DEMO_CONTACT = ("nobody: this is a local demonstration of the study software, and nothing you "
-                "write leaves this computer")  # fmt: skip
 # How long the demo's local model may take to answer ([suggestions] timeout_seconds).
 DEMO_TIMEOUT_SECONDS = 60
 # Where a demo of a study folder that is not a demo's keeps its sessions (beside its study.db).
@@ -102,20 +98,20 @@ def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, p
         Path(directory),
         replacements={
             "min_seconds = 600": f"min_seconds = {min_seconds}",
-            config_texts.CONSENT_CONTACT_PLACEHOLDER: DEMO_CONTACT,
+            config_texts.CONSENT_CONTACT_PLACEHOLDER: config_texts.DEMO_CONTACT,
             **registry.study_templates()[paradigm].demo,
         },
         paradigm=paradigm,
         design=design,
     )
     study = load_study(directory)
-    if DEMO_CONTACT not in study.consent_template:
+    if config_texts.DEMO_CONTACT not in study.consent_template:  # not a folder a demo made
         # A study of the researcher's own (`study init DIR`, whose advice is to try it here):
         # the demo's sessions would sit in its database among the participants' (counted by
         # the balanced rule, exported, and "started" before any preregistration record).
         demo_db = Path(directory).resolve() / DEMO_DATABASE
         study = replace(study, database_url=f"sqlite:///{demo_db}", consent_template=study.consent_template
-                        .replace(config_texts.CONSENT_CONTACT_PLACEHOLDER, DEMO_CONTACT))  # fmt: skip
+                        .replace(config_texts.CONSENT_CONTACT_PLACEHOLDER, config_texts.DEMO_CONTACT))  # fmt: skip
         click.echo(f"The demo stores its sessions in {Path(directory) / DEMO_DATABASE}, not in the study's "
                    "own database: `study status`, `export` and `report` of the folder do not see them.")
     # The demo always talks to its own local model, whatever the folder's study.toml says, and

@@ -76,7 +76,7 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
     from study.store.engine import connections_short, make_engine
 
     study = load_study(directory)
-    unfinished = config_texts.unfinished_consent(study)
+    unfinished = config_texts.unfinished_consent(study) or config_texts.demo_consent(study)
     if unfinished:
         raise click.ClickException(f"{directory}: not serving participants yet: {unfinished}")
     workers = workers or serving.default_workers()

@@ -195,3 +195,23 @@ def test_the_demos_editor_waits_for_a_cpu_model_a_minute_not_the_studys_fifteen_
         page = demo.http.get(f"/s/{session_id}/writing").text
     boot = json.loads(re.search(r'<script id="boot" type="application/json">(.*?)</script>', page, re.S)[1])
     assert boot["suggestionsWaitMs"] >= 60_000
+
+
+def test_a_demos_folder_is_not_served_to_participants_with_the_demos_consent_page(tmp_path, monkeypatch):
+    """The demo's consent page tells the writer there is no protocol director and that nothing
+    written leaves the computer: `study serve` of the folder put that before real participants."""
+    from click.testing import CliRunner
+
+    from study.cli import main
+    from study.server import serving
+
+    folder = tmp_path / "demo"
+    with _demo(folder):
+        pass
+    started = []
+    monkeypatch.setattr(serving, "run", lambda app, **options: started.append(app))
+    served = CliRunner().invoke(main, ["serve", str(folder), "--port", str(_free_port())])
+    assert served.exit_code == 1 and started == [], served.output
+    said = " ".join(served.output.split())
+    assert "not serving participants yet: the consent page (consent.html) is the demo's" in said
+    assert "Fix: replace that with the protocol director's name and how to reach them" in said

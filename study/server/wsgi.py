@@ -84,7 +84,7 @@ def load_app():
         study = study_config.load(directory)
     except study_config.ConfigError as error:
         raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {error}") from None
-    unfinished = config_texts.unfinished_consent(study)
+    unfinished = config_texts.unfinished_consent(study) or config_texts.demo_consent(study)
     if unfinished:
         raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {unfinished}")
     if not os.environ.get(SECRET_KEY_VARIABLE):
