@@ -23,8 +23,10 @@ from study.cli_options import Registered, load_study
 @click.option("--all", "include_unfinished", is_flag=True,
               help="Also export sessions whose writer has not finished writing.")
 def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None:
-    """Export sessions as OUT/<session_id>.jsonl and OUT/metadata.csv (--format chat: a chat
-    study's OUT/conversations.jsonl), with OUT/survey.csv and OUT/surveys.json."""
+    """Export sessions as OUT/<session_id>.jsonl and OUT/metadata.csv (--format proactive:
+    OUT/sessions.csv and OUT/suggestion_requests.json instead of metadata.csv; --format chat: a
+    chat study's OUT/conversations.jsonl), with OUT/survey.csv and OUT/surveys.json in every
+    format when the exported sessions have survey answers."""
     from study.export.coauthor import ExportError, export_study
 
     if fmt != "coauthor":  # a paradigm's own format (study.paradigms.base.Paradigm.exports)

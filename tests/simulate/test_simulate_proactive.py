@@ -159,3 +159,30 @@ def test_the_proactive_export_of_a_pilot_and_its_report_mark_the_sessions_simula
     assert reported.exit_code == 0, reported.output
     assert "2 sessions (2 simulated)" in reported.output
     assert "2 of 2 sessions were written by simulated writers" in (tmp_path / "report.html").read_text()
+
+
+def test_the_proactive_export_holds_the_questionnaire_answered_after_every_session(tmp_path, suggestion_model):
+    """MindCopilot asks Q1-Q10 after every session (App. F): `study export --format proactive`
+    wrote the logs and sessions.csv but no survey.csv or surveys.json, though `study export
+    --help` says the export writes them; a researcher analysing the extended folder had no answers."""
+    folder = _init(tmp_path, "proactive")
+    result = pilot(folder, GhostTextWriterBackend(), writers=2, model="ghost", suggestions=suggestion_model)
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "extended"
+    exported = CliRunner().invoke(main, ["export", str(folder), "--format", "proactive", "--out", str(out)])
+    assert exported.exit_code == 0, exported.output
+    with (out / "sessions.csv").open(encoding="utf-8") as handle:
+        sessions = {row["session_id"]: row for row in csv.DictReader(handle)}
+    with (out / "survey.csv").open(encoding="utf-8") as handle:
+        answers = list(csv.DictReader(handle))
+    # One row per exported session, joined to sessions.csv (and its `simulated`) by session id.
+    assert sorted(row["session_id"] for row in answers) == sorted(sessions)
+    for row in answers:
+        given = [value for column, value in row.items() if column.startswith(tuple(f"q{n}_" for n in range(1, 11)))]
+        assert len(given) == 10 and all(1 <= int(value) <= 7 for value in given), row
+    typed = json.loads((out / "surveys.json").read_text(encoding="utf-8"))["responses"]
+    assert {r["session_id"] for r in typed} == set(sessions)
+    # ... and `study report` of the folder shows them, per paradigm, as it does for the study.
+    reported = CliRunner().invoke(main, ["report", str(out), "--out", str(tmp_path / "report.html")])
+    assert reported.exit_code == 0, reported.output
+    assert "q1_mental_demand" in (tmp_path / "report.html").read_text(encoding="utf-8")

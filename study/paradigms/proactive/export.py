@@ -6,7 +6,9 @@ then `proactive`, with every event including the extension events
 condition, prompt, the model its calls were sent with (study.export.settings_as_run), the
 model(s) the endpoint said answered and whether `study simulate` wrote it, and
 `suggestion_requests.json` (schemas/proactive-requests.schema.json): per L1-L3 suggestion, the
-context the model saw (study.paradigms.proactive.curation.requests). `study export` (format
+context the model saw (study.paradigms.proactive.curation.requests), and these sessions' survey
+answers as the CoAuthor format gives them, `survey.csv` and `surveys.json` (study.export.surveys:
+MindCopilot asks Q1-Q10 after every session). `study export` (format
 coauthor) writes the strict CoAuthor files of the
 same sessions instead: extension events and the `proactive` key dropped.
 """
@@ -22,6 +24,7 @@ from pathlib import Path
 from study.config import Study
 from study.export import as_run, settings_as_run
 from study.export.coauthor import check_stored_names, to_release_record, write_atomically
+from study.export.surveys import export_surveys
 from study.store import create_tables, make_engine, provenance, reading
 from study.store import events as event_store
 from study.store import sessions as session_store
@@ -104,6 +107,8 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
             "answered_model": provenance.cell(answered.get(session["session_id"])),
             "simulated": "true" if session["session_id"] in simulated else "false",
         })
+    with reading(engine) as connection:  # the exported sessions' answers, as the CoAuthor export's
+        surveys = export_surveys(study, connection, [row["session_id"] for row in rows])
     engine.dispose()
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=SESSION_COLUMNS, lineterminator="\n")
@@ -111,6 +116,8 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
     writer.writerows(rows)
     write_atomically(out / "sessions.csv", buffer.getvalue().encode())
     write_atomically(out / FILE_NAME, requests_document(requests))
+    for name, data in surveys.items():
+        write_atomically(out / name, data)
     return ProactiveExportSummary(sessions=len(rows), events=total)
 
 
