@@ -47,16 +47,21 @@ class MetadataFiles:
 
     folder: Path
     files: tuple[Path, ...]
+    # What a sheet of another name is, in words (e.g. a proactive export's sessions.csv: "the
+    # export's table of proactive sessions"); empty: not known, its name alone is given.
+    what: str = ""
 
     @property
     def layout(self) -> str:
-        return "metadata.csv" if self.files[0].name == METADATA_CSV else "per-genre sheets"
+        """The release's per-genre sheets (creative.csv and argumentative.csv), else one sheet with
+        a genre column: metadata.csv, or another (a paradigm's export table, a user's .csv)."""
+        return "per-genre sheets" if all(f.name in GENRE_SHEETS for f in self.files) else METADATA_CSV
 
     def describe(self, shown: Callable[[Path], str] = str) -> str:
         """Which layout was read, in words (the CLI prints it; the report too, with `shown`
         giving each path as the report shows it: study.report.shown_paths)."""
         if self.layout == METADATA_CSV:
-            return f"metadata from {shown(self.files[0])}"
+            return f"metadata from {shown(self.files[0])}" + (f" ({self.what})" if self.what else "")
         names = " and ".join(f.name for f in self.files)
         return (f"metadata from the release's per-genre sheets {names} in {shown(self.folder)} "
                 "(genre from the file name)")  # fmt: skip

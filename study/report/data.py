@@ -179,7 +179,7 @@ def _from_sessions(path: Path, model: EntityModel | None, processes: int | None)
         if not file.is_file():
             continue
         if hasattr(module, "export_conditions"):
-            metadata = MetadataFiles(path, (file,))
+            metadata = MetadataFiles(path, (file,), what=f"the export's table of {module.EXPORT_WHAT}")
             conditions = module.export_conditions(file)
         else:
             unlogged = True

@@ -251,3 +251,18 @@ def test_arms_changed_to_another_paradigm_in_study_toml_are_reported_as_they_ran
     after = _report(proactive_study, tmp_path / "after.html")
     assert after.sections["proactive"][0] == before.sections["proactive"][0]
     assert {"L1", "L2", "L3", "all"} <= set(after.rows("proactive"))
+
+
+def test_the_report_of_a_proactive_export_names_the_table_it_read(proactive_study, tmp_path):
+    """It said it read "the release's per-genre sheets sessions.csv ... (genre from the file
+    name)": the export's sessions.csv is one table with a genre column, not a release's sheets."""
+    exported = tmp_path / "extended"
+    result = CliRunner().invoke(main, ["export", str(proactive_study), "--format", "proactive", "--out", str(exported)])
+    assert result.exit_code == 0, result.output
+    said = "metadata from {} (the export's table of proactive sessions)"
+    result = CliRunner().invoke(main, ["report", str(exported), "--out", str(tmp_path / "report.html")])
+    assert result.exit_code == 0, result.output
+    assert f"Read {said.format(exported / 'sessions.csv')}." in result.output
+    overview = Tables((tmp_path / "report.html").read_text(encoding="utf-8")).texts["overview"]
+    assert f"Read {said.format('extended/sessions.csv')}." in overview  # relative to the report
+    assert "per-genre" not in result.output + overview
