@@ -59,12 +59,29 @@ def report(source: str, out: str, table3: bool, processes: int | None,
         except (ReportSourceError, JudgeError) as error:
             # Nothing is written: the report file appears whole or not at all.
             raise click.ClickException(str(error)) from None
-    click.echo(f"Wrote {out}: {len(data.sessions)} sessions"
-               + (f" ({data.simulated} simulated)" if data.simulated else "")
-               + (f", {len(data.unlogged)} chat conversations" if data.unlogged else "")
+    click.echo(f"Wrote {out}: {_sessions_counted(data)}"
                + (f"; {len(data.unreadable)} unreadable file(s) left out" if data.unreadable else ""))
     if data.metadata:
         click.echo(f"Read {data.metadata}.")
+
+
+def _sessions_counted(data) -> str:
+    """The sessions the report covers, and how many `study simulate` wrote, of each kind: a chat
+    study's sessions are its conversations (no CoAuthor log), which "0 sessions (3 simulated), 3
+    chat conversations" read as a contradiction."""
+    def counted(number: int, what: str, simulated: int) -> str:
+        return f"{number} {what}" + (f" ({simulated} simulated)" if simulated else "")
+
+    talks, talks_simulated = len(data.unlogged), len(data.unlogged_simulated)
+    logged, logged_simulated = len(data.sessions), data.simulated - talks_simulated
+    if not talks:
+        return counted(logged, "sessions", logged_simulated)
+    if not logged:
+        return counted(talks, "sessions, all chat conversations", talks_simulated)
+    # Not summed: a chat arm's session beside a writing study's may have both (a release's
+    # conversations.jsonl beside its logs).
+    return (f"{counted(logged, 'sessions with a CoAuthor log', logged_simulated)}, "
+            f"{counted(talks, 'chat conversations', talks_simulated)}")
 
 
 def _print_table3(source: str, processes: int | None = None) -> None:

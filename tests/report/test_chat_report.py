@@ -80,7 +80,7 @@ def _mean(rows: list[dict], column: str) -> float:
 
 
 def test_chat_study_report_shows_conversation_metrics_per_assistant(chat_study_folder, tmp_path):
-    tables = _report(chat_study_folder, tmp_path / "report.html", f"0 sessions, {COMPLETED} chat conversations")
+    tables = _report(chat_study_folder, tmp_path / "report.html", f"{COMPLETED} sessions, all chat conversations")
     curated = _curated(chat_study_folder, tmp_path)
     assert len(curated) == COMPLETED
     assistants = sorted({r["assistant"] for r in curated})

@@ -64,8 +64,12 @@ def test_simulated_chat_users_finish_and_the_pipeline_accepts_and_counts_them(su
     assert {r["simulated"] for r in rows} == {"True"}
 
     report = tmp_path / "report.html"
-    assert runner.invoke(main, ["report", str(folder), "--out", str(report)]).exit_code == 0
-    assert "3 of 3 sessions were written by simulated writers" in report.read_text()
+    for source in (folder, out):  # the study and its export say the same
+        reported = runner.invoke(main, ["report", str(source), "--out", str(report)])
+        assert reported.exit_code == 0, reported.output
+        assert "3 of 3 sessions were written by simulated writers" in report.read_text()
+        # Not "0 sessions (3 simulated), 3 chat conversations": a chat study's sessions are its conversations.
+        assert f"Wrote {report}: 3 sessions, all chat conversations (3 simulated)\n" in reported.output
 
 
 class ScriptedChatUserBackend:
