@@ -8,6 +8,11 @@
 - `surveys.json`: {"responses": [...]}, one entry per survey response, typed: {"session_id",
   "survey", "placement", "occasion", "answers", "started_at", "submitted_at"} (times in seconds
   since 1970). Not .jsonl: a folder's .jsonl files are its sessions (study.release.source).
+
+Neither marks a simulated writer's answers: a `simulated` column could clash with a question of
+that id, and `study release build` of an export folder publishes every survey.csv column as a
+question. The session_id joins them to the export's `simulated` (metadata.csv, a proactive
+export's sessions.csv, a chat export's conversations.jsonl), as it does in a release.
 """
 
 from __future__ import annotations
