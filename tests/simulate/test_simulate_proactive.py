@@ -143,15 +143,22 @@ def test_study_serve_serves_an_initialised_l2_study_at_once(tmp_path, suggestion
         server.wait(timeout=30)
 
 
-def test_the_proactive_export_of_a_pilot_and_its_report_mark_the_sessions_simulated(tmp_path, suggestion_model):
-    """`study export --format proactive` writes no metadata.csv: its sessions.csv was the only
-    table of the folder, and it held a pilot's sessions as a study's, as did `study report` of it."""
+def _exported_pilot(tmp_path, suggestion_model):
+    """A MindCopilot study piloted by two ghost-text writers, and its `study export --format
+    proactive` folder."""
     folder = _init(tmp_path, "proactive")
     result = pilot(folder, GhostTextWriterBackend(), writers=2, model="ghost", suggestions=suggestion_model)
     assert result.exit_code == 0, result.output
     out = tmp_path / "export"
     exported = CliRunner().invoke(main, ["export", str(folder), "--format", "proactive", "--out", str(out)])
     assert exported.exit_code == 0, exported.output
+    return out
+
+
+def test_the_proactive_export_of_a_pilot_and_its_report_mark_the_sessions_simulated(tmp_path, suggestion_model):
+    """`study export --format proactive` writes no metadata.csv: its sessions.csv was the only
+    table of the folder, and it held a pilot's sessions as a study's, as did `study report` of it."""
+    out = _exported_pilot(tmp_path, suggestion_model)
     with (out / "sessions.csv").open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == 2 and {row["simulated"] for row in rows} == {"true"}
@@ -165,12 +172,7 @@ def test_the_proactive_export_holds_the_questionnaire_answered_after_every_sessi
     """MindCopilot asks Q1-Q10 after every session (App. F): `study export --format proactive`
     wrote the logs and sessions.csv but no survey.csv or surveys.json, though `study export
     --help` says the export writes them; a researcher analysing the extended folder had no answers."""
-    folder = _init(tmp_path, "proactive")
-    result = pilot(folder, GhostTextWriterBackend(), writers=2, model="ghost", suggestions=suggestion_model)
-    assert result.exit_code == 0, result.output
-    out = tmp_path / "extended"
-    exported = CliRunner().invoke(main, ["export", str(folder), "--format", "proactive", "--out", str(out)])
-    assert exported.exit_code == 0, exported.output
+    out = _exported_pilot(tmp_path, suggestion_model)
     with (out / "sessions.csv").open(encoding="utf-8") as handle:
         sessions = {row["session_id"]: row for row in csv.DictReader(handle)}
     with (out / "survey.csv").open(encoding="utf-8") as handle:
