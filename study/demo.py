@@ -12,6 +12,7 @@ import click
 from study import config_texts
 from study import paradigms as registry
 from study.cli_options import Registered, load_study
+from study.designs import DESIGNS
 from study.new_study import design_alone, write_study_files
 from study.serve import listenable
 from study.status import database_shown
@@ -61,7 +62,7 @@ def _serve(app, host: str, port: int, threads: int, study) -> None:
               help="writing: Tab suggestions (CoAuthor). chat: CollabLLM's chat document-creation "
               "study. proactive: MindCopilot's L1, L2 and L3 in rotation (ghost text after a "
               "pause); L1/L2/L3: that paradigm only.")
-@click.option("--design", type=click.Choice(["jakesch", "dhillon", "realhumaneval"]), default=None,
+@click.option("--design", type=click.Choice(list(DESIGNS)), default=None,
               help="A published design's arms instead (study init --design; README, Paradigms as arms).")
 def demo(directory: str, host: str, port: int, backend: str, min_seconds: int, paradigm: str,
          design: str | None) -> None:

@@ -1,4 +1,4 @@
-"""`study init --design NAME`: study.toml for three designs the field runs (issue 27 item 2).
+"""`study init --design NAME`: study.toml for four designs the field runs (issue 27 item 2).
 
 - **jakesch** (Jakesch et al., "Co-Writing with Opinionated Language Models Affects Users'
   Views", CHI 2023): between subjects, a control arm with no assistant against two arms whose
@@ -8,21 +8,25 @@
   Co-writing", CHI 2024): within subjects, each writer writes three times, with no AI, with
   next-sentence and with next-paragraph suggestions, in a Latin-square order;
 - **realhumaneval** (Mozannar et al., 2024, on writing rather than code): between subjects,
-  autocomplete (ghost text, L1) against a chat assistant against no model.
+  autocomplete (ghost text, L1) against a chat assistant against no model;
+- **mindcopilot** (Fang et al., "MindCopilot", IJCAI 2026, §5.3 and App. F): within subjects,
+  each writer writes under L0 (an assistant panel they ask), L1, L2 and L3 (ghost text) in a
+  Latin-square order, answering the Q1-Q10 questionnaire after each session. It starts from
+  `study init --paradigm proactive`'s files (its instructions and questionnaire).
 
-Each is the `study init` template with its [[conditions]] (and, for jakesch, its prompt)
-replaced, a `[design]` table and the design's survey questions added; the rest of the file,
-comments included, is kept, so every setting stays where the README documents it. Each runs
-at once on the local model: `study demo --dir FOLDER`. All three have a no-AI control arm, so
-the texts every arm reads (the HIT, the study's title, the consent form, the instructions, the
-survey's reuse question) are worded for writers with and without an assistant
-(CONTROL_ARM_TEXTS, CONTROL_ARM_PAGES).
+Each is the `study init` template (or a paradigm's, `Design.template`) with its [[conditions]]
+(and, for jakesch, its prompt) replaced, a `[design]` table and the design's survey questions
+and tables added; the rest of the file, comments included, is kept, so every setting stays
+where the README documents it. Each runs at once on the local model: `study demo --design
+NAME`. The first three have a no-AI control arm, so the texts every arm reads (the HIT, the
+study's title, the consent form, the instructions, the survey's reuse question) are worded for
+writers with and without an assistant (CONTROL_ARM_TEXTS, CONTROL_ARM_PAGES).
 """
 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import tomli_w
 
@@ -45,6 +49,13 @@ class Design:
     conditions: tuple[dict, ...]
     prompts: tuple[dict, ...] | None = None  # None: the template's prompts of the arms' genre
     survey: tuple[dict, ...] = ()  # [[survey]] questions added after the template's
+    # The `study init --paradigm` choice whose files the design starts from: its overlay (pages)
+    # and its study.toml changes (study.paradigms.base.StudyTemplate), never its conditions.
+    template: str = "writing"
+    note: str = ""  # comment lines above the arms: the design's choices where its paper is silent
+    study_toml: tuple[tuple[str, str], ...] = ()  # old -> new text of the template's study.toml
+    tables: tuple[tuple[str, dict], ...] = ()  # (comment, {name: table}) added to study.toml
+    pages: dict = field(default_factory=dict)  # page name -> ((old, new), ...) of its text
 
 
 def _tab(name: str, genre: str, **settings) -> dict:
@@ -52,6 +63,40 @@ def _tab(name: str, genre: str, **settings) -> dict:
             "n": 5, "max_tokens": 30, "temperature": 0.75, "top_p": 1, "presence_penalty": 0,
             "frequency_penalty": 0, **settings}  # fmt: skip
 
+
+# MindCopilot's user study (shared/specs/mindcopilot-collabllm.md A4): one GPT-5.1 backend for
+# all four paradigms (§5.3), so one model in chat mode. Decoding and the suggestion's length
+# bound are not stated (spec, open questions 4): CoAuthor's argumentative decoding and 30 tokens;
+# one suggestion at a time (L1-L3's ghost text), one complete response per request (L0's panel).
+def _mindcopilot(level: str) -> dict:
+    return {"name": f"argumentative-{level}", "genre": "argumentative", "paradigm": level, "mode": "chat",
+            "model": "gpt-5.1", "n": 1, "max_tokens": 30, "temperature": 0.2, "top_p": 1,
+            "presence_penalty": 0, "frequency_penalty": 0.5}  # fmt: skip
+
+
+MINDCOPILOT_NOTE = (
+    "# Where the paper is silent (spec A4: tasks, topics, length, time not stated), a reproduction's\n"
+    "# choices: one genre, so each participant writes four sessions, one per paradigm (Table 13:\n"
+    "# 30 answers per item and paradigm, one per writer); argumentative, the nearest of CoAuthor's\n"
+    "# prompts to the paper's expository tasks (Fig. 1, 'Write a paragraph about AI ethics');\n"
+    "# each session on a prompt the writer has not written yet (spec A4: one distinct prompt per\n"
+    "# paradigm). The Latin square is the spec's proposal too (A4 [I]); the order is not stated.\n"
+)
+
+# The instructions every session's writer reads before their paradigm is known (proactive/init's
+# describe the ghost text alone): the assistant panel too, naming neither paradigm.
+MINDCOPILOT_PAGES = {
+    "instructions.html": (
+        ("<p>Write as you normally would. When you <strong>pause</strong>, the AI may suggest how to\ncontinue:",
+         "<p>You write several times, each time with the AI helping in one of two ways; the writing\n"
+         "page shows which.</p>\n<p><strong>It suggests as you write.</strong> Write as you normally would. "
+         "When you <strong>pause</strong>, the AI may suggest how to\ncontinue:"),
+        ("Revise your text and the suggestions freely.</p>",
+         "Revise your text and the suggestions freely.</p>\n<p><strong>You ask it.</strong> A panel beside "
+         "the editor lets you ask the AI for help: type\na request and it answers in the panel. Copy what you "
+         "want from its answers into your text,\nand change it as you like.</p>"),
+    ),
+}  # fmt: skip
 
 DESIGNS = {
     "jakesch": Design(
@@ -85,6 +130,32 @@ DESIGNS = {
             {"name": "chat", "genre": "creative", "paradigm": "chat", "mode": "chat", "model": "davinci-002",
              "system_prompt": "You are a helpful writing assistant."},
         ),
+    ),
+    "mindcopilot": Design(
+        "mindcopilot", "within subjects, Latin square: L0 (an assistant panel the writer asks), L1, L2 "
+        "and L3 (ghost text), the Q1-Q10 questionnaire after each session (MindCopilot, Fang et al. IJCAI 2026)",
+        "within",
+        tuple(_mindcopilot(level) for level in ("L0", "L1", "L2", "L3")),
+        template="proactive",  # its instructions (ghost text) and Q1-Q10 after every session (App. F)
+        note=MINDCOPILOT_NOTE,
+        study_toml=(
+            ('pay = "$2.50"', '# MindCopilot states no payment (spec A4): CoAuthor\'s rate ($2.50 for 15 minutes) '
+             'for the duration below.\npay = "$30"'),
+            ("duration_minutes = 15", "# Four sessions and their questionnaires: Table 5's editing times are "
+             "31-46 min per paradigm,\n# about 2-3 h per participant (spec A4).\nduration_minutes = 180"),
+            ("# Minimum writing time before the finish button is enabled (paper §4.3.2: ten minutes).\n",
+             "# Minimum writing time per session before the finish button is enabled. MindCopilot states\n"
+             "# none: its writers wrote until done, and editing time is an outcome (Table 5: 31-46 min per\n"
+             "# paradigm), so the floor is CoAuthor's ten minutes (§4.3.2), far below it, against empty sessions.\n"),
+        ),
+        tables=((
+            "# The paper's L0 (Table 3, Fig. 1 left): an assistant panel the writer asks; L1-L3 are ghost\n"
+            "# text. Every other key keeps its default (README, Proactive co-writing): only the 2 s idle\n"
+            "# threshold is the paper's (App. E); L3's stages count words against target_words = 300, the\n"
+            "# spec's proposal (A2.4): the paper gives no word target.\n",
+            {"proactive": {"l0": "assistant"}},
+        ),),
+        pages=MINDCOPILOT_PAGES,
     ),
 }
 
@@ -138,6 +209,10 @@ PAPER_CONDITIONS_COMMENT = (
 def design_toml(text: str, design: Design) -> str:
     """The `study init` template's study.toml `text` made into `design`'s."""
     text = text.replace('name = "coauthor"', f'name = "{design.name}"', 1)
+    for old, new in design.study_toml:
+        if old not in text:  # the template changed under the design: say so rather than drop it
+            raise ValueError(f"study init --design {design.name}: the template's study.toml has no {old!r}")
+        text = text.replace(old, new, 1)
     if has_control_arm(design):
         for template, neutral in CONTROL_ARM_TEXTS:
             text = text.replace(template, neutral, 1)
@@ -148,21 +223,26 @@ def design_toml(text: str, design: Design) -> str:
     # subjects; above a design's arms (within subjects, for one) it would say the wrong thing.
     text = text.replace(PAPER_CONDITIONS_COMMENT, "", 1)
     lines = text.splitlines(keepends=True)
-    text = _replace_tables(lines, "[[conditions]]", {"conditions": list(design.conditions)},
-                           f"# study init --design {design.name}: {design.summary}.\n")  # fmt: skip
+    # The paradigm's settings for the arms it serves (ghost text shows one suggestion at a time).
+    conditions = [{**c, **paradigms.condition_defaults(c.get("paradigm", "L0"))} for c in design.conditions]
+    text = _replace_tables(lines, "[[conditions]]", {"conditions": conditions},
+                           f"# study init --design {design.name}: {design.summary}.\n{design.note}")  # fmt: skip
     text = _replace_tables(text.splitlines(keepends=True), "[[prompts]]", {"prompts": list(prompts)}, "")
     extra = "".join("\n[[survey]]\n" + tomli_w.dumps(item) for item in design.survey)
+    extra += "".join(f"\n{comment}" + tomli_w.dumps(table) for comment, table in design.tables)
     return (text.rstrip("\n") + "\n\n# How the arms are assigned (README, Paradigms as arms).\n"
             + tomli_w.dumps({"design": {"assignment": design.assignment}}) + extra)
 
 
 def design_page(name: str, text: str, design: Design) -> str:
     """The `study init` template's page `name` (consent.html, instructions.html) for `design`:
-    beside a control arm, worded for every arm (CONTROL_ARM_PAGES)."""
-    if not has_control_arm(design):
-        return text
-    for template, neutral in CONTROL_ARM_PAGES.get(name, ()):
-        text = text.replace(template, neutral, 1)
+    beside a control arm, worded for every arm (CONTROL_ARM_PAGES); then the design's own
+    changes (`Design.pages`)."""
+    changes = (CONTROL_ARM_PAGES.get(name, ()) if has_control_arm(design) else ()) + design.pages.get(name, ())
+    for old, new in changes:
+        if old not in text:
+            raise ValueError(f"study init --design {design.name}: the template's {name} has no {old!r}")
+        text = text.replace(old, new, 1)
     return text
 
 

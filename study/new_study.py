@@ -12,6 +12,7 @@ import click
 from study import config as study_config
 from study import paradigms as registry
 from study.cli_options import Registered
+from study.designs import DESIGNS, design_page, design_toml, paradigm_toml
 from study.paths import templates_dir
 
 
@@ -20,15 +21,16 @@ from study.paths import templates_dir
 @click.option("--paradigm", type=Registered((), registry.study_templates), default="writing",
               show_default=True, help="; ".join(f"{choice}: {template.help}" for choice, template
                                                 in registry.study_templates().items()) + ".")
-@click.option("--design", type=click.Choice(["jakesch", "dhillon", "realhumaneval"]), default=None,
+@click.option("--design", type=click.Choice(list(DESIGNS)), default=None,
               help="A writing study with these arms (study.designs): jakesch: control vs two "
               "opinionated assistants; dhillon: within subjects, no AI / next sentence / next "
-              "paragraph; realhumaneval: autocomplete vs chat vs no model.")
+              "paragraph; realhumaneval: autocomplete vs chat vs no model; mindcopilot: within "
+              "subjects, L0 (assistant panel) / L1 / L2 / L3 (ghost text), Q1-Q10 after each.")
 def init(directory: str, paradigm: str, design: str | None) -> None:
     """Create DIRECTORY/study.toml: a ready CoAuthor study (20 prompts, 4 conditions), or with
     --paradigm chat a CollabLLM chat study (3 document types, 3 anonymous assistants), or with
     --paradigm proactive (L1, L2, L3) a MindCopilot study, one condition per paradigm and genre,
-    or with --design one of three published designs' arms (try it at once: study demo --dir
+    or with --design one of four published designs' arms (try it at once: study demo --dir
     DIRECTORY)."""
     target = Path(directory)
     if (target / study_config.CONFIG_NAME).exists():
@@ -64,9 +66,10 @@ def write_study_files(
     study.toml and instructions (README, "Chat study"). With condition paradigms (the
     template's `levels`, or `paradigms`: MindCopilot's L1-L3), study.toml's conditions are one
     per paradigm and genre, so every command run on the folder later (status, export, report,
-    release) sees them."""
-    template = registry.study_templates()[paradigm]
-    levels = paradigms or template.levels
+    release) sees them. A `design` starts from its own template's files (study.designs.Design:
+    MindCopilot's the proactive study's) and writes its arms in place of their conditions."""
+    template = registry.study_templates()[DESIGNS[design].template if design else paradigm]
+    levels = paradigms or (() if design else template.levels)
     from study.store.permissions import private_folder
 
     # 0700: the folder receives the database (worker ids, every keystroke) and the exports.
@@ -87,15 +90,9 @@ def write_study_files(
         for old, new in (replacements or {}).items():
             text = text.replace(old, new)
         if levels and source.name == study_config.CONFIG_NAME:
-            from study.designs import paradigm_toml
-
             text = paradigm_toml(text, levels)
         if design and source.name == study_config.CONFIG_NAME:
-            from study.designs import DESIGNS, design_toml
-
             text = design_toml(text, DESIGNS[design])
         elif design:
-            from study.designs import DESIGNS, design_page
-
             text = design_page(source.name, text, DESIGNS[design])
         destination.write_text(text, encoding="utf-8")
