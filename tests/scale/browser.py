@@ -86,6 +86,12 @@ class Browser:
         self.pending = [record for record in self.pending if record["seq"] not in acked]
         return True
 
+    def typed(self, text: str) -> None:
+        """Type `text` and post until the server has acknowledged every event."""
+        self.type(text)
+        while self.pending:
+            assert self.send(), "the server did not acknowledge the events"
+
     def progress(self) -> tuple[set[int], int]:
         """(acknowledged seqs, failed requests) so far."""
         with self.lock:

@@ -6,6 +6,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -16,6 +17,15 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def study_serve(folder: Path, log: Path, *options: str) -> ServerProcess:
+    """`study serve FOLDER` with one worker on a free port, started and answering."""
+    port = free_port()
+    server = ServerProcess([sys.executable, "-m", "study", "serve", str(folder), "--port", str(port),
+                            "--workers", "1", *options], port, log)  # fmt: skip
+    server.start()
+    return server
 
 
 class ServerProcess:

@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from study.cli import main
 from tests.read_only import read_only
 from tests.scale.browser import Browser, start_writing
-from tests.scale.servers import ServerProcess, free_port
+from tests.scale.servers import study_serve
 
 TEXT = "A writer goes on typing while the disk under the study fills up. "
 
@@ -56,17 +56,12 @@ def _stored_seqs(database: Path, session_id: str) -> set[int]:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prlimit on another process: Linux")
 def test_a_full_disk_refuses_event_batches_with_the_file_and_the_fix_and_loses_nothing(study_folder, tmp_path):
-    port = free_port()
-    server = ServerProcess([sys.executable, "-m", "study", "serve", str(study_folder), "--port", str(port),
-                            "--workers", "1"], port, tmp_path / "server.log")  # fmt: skip
-    server.start()
+    server = study_serve(study_folder, tmp_path / "server.log")
     database = study_folder / "study.db"
     try:
         client = httpx.Client(base_url=server.url, timeout=10)
         browser = Browser(client, start_writing(client, "disk-1"))
-        browser.type(TEXT)
-        while browser.pending:
-            assert browser.send()
+        browser.typed(TEXT)
         files = [database, Path(f"{database}-wal")]
         _limit_file_size(server.process.pid, max(path.stat().st_size for path in files) + 100)
 
@@ -96,16 +91,12 @@ def test_a_full_disk_refuses_event_batches_with_the_file_and_the_fix_and_loses_n
 def test_a_server_started_again_on_a_read_only_folder_refuses_to_start_with_the_fix(study_folder, tmp_path):
     # The server was killed (its -wal and -shm left beside study.db, with which SQLite opens the
     # database read-only without a word), and the disk was remounted read-only after an error.
-    port = free_port()
-    server = ServerProcess([sys.executable, "-m", "study", "serve", str(study_folder), "--port", str(port),
-                            "--workers", "1"], port, tmp_path / "server.log")  # fmt: skip
-    server.start()
+    server = study_serve(study_folder, tmp_path / "server.log")
+    port = server.port
     try:
         client = httpx.Client(base_url=server.url, timeout=10)
         browser = Browser(client, start_writing(client, "disk-2"))
-        browser.type(TEXT)
-        while browser.pending:
-            assert browser.send()
+        browser.typed(TEXT)
     finally:
         server.kill()
     assert Path(f"{study_folder / 'study.db'}-shm").exists()

@@ -28,7 +28,7 @@ from study.store.db import events, sessions
 from tests.conftest import CONTACT
 from tests.read_only import read_only
 from tests.scale.browser import Browser, start_writing
-from tests.scale.servers import ServerProcess, free_port
+from tests.scale.servers import ServerProcess, free_port, study_serve
 
 TEXT = "The backup ran while the writer kept on typing, and nothing was lost. "
 
@@ -134,18 +134,13 @@ def test_a_study_on_a_disk_turned_read_only_is_backed_up_whole(study_folder, tmp
     # the last program to close the database, study.db alone. Either way SQLite could not open
     # it to read: "failed while copying (unable to open database file) ... Fix: free space
     # where it goes", of a backup going to a disk with room.
-    port = free_port()
-    server = ServerProcess([sys.executable, "-m", "study", "serve", str(study_folder), "--port", str(port),
-                            "--workers", "1"], port, tmp_path / "server.log")  # fmt: skip
-    server.start()
+    server = study_serve(study_folder, tmp_path / "server.log")
     try:
         import httpx
 
         client = httpx.Client(base_url=server.url, timeout=10)
         browser = Browser(client, start_writing(client, "read-only-1"))
-        browser.type(TEXT * 3)
-        while browser.pending:
-            assert browser.send()
+        browser.typed(TEXT * 3)
     finally:
         server.kill()
     if left == "alone":
