@@ -50,14 +50,24 @@ window.StudySurvey = window.StudySurvey || {};
     return "";
   }
 
+  // What a slider's <output> says, which is also the slider's description
+  // (templates/_survey_items.html): its value and band, or "not rated yet".
+  function showValue(slider, text) {
+    const shown = slider.parentElement.querySelector("output > span");
+    if (shown) shown.textContent = text;
+  }
+
   function touch(slider) {
     slider.name = slider.dataset.name;
-    const output = slider.parentElement.querySelector("output");
-    if (output) {
-      const band = bandOf(slider, Number(slider.value));
-      output.textContent = band ? `${slider.value} (${band})` : slider.value;
-    }
+    const band = bandOf(slider, Number(slider.value));
+    showValue(slider, band ? `${slider.value} (${band})` : slider.value);
   }
+
+  // A slider back to no answer (the chat page's rating panel, opened again for the next rating).
+  StudySurvey.untouch = function (slider) {
+    slider.removeAttribute("name");
+    showValue(slider, "not rated yet");
+  };
 
   // Wires one form (a survey page, or the chat page's blocking rating panel).
   StudySurvey.attach = function (form) {
@@ -93,4 +103,11 @@ window.StudySurvey = window.StudySurvey || {};
   };
 
   document.querySelectorAll("form.survey").forEach((form) => StudySurvey.attach(form));
+
+  // A page the server sent back with answers to fix: the focus goes to the first field it
+  // refused (its error is the field's description, templates/_survey_items.html), not to the top
+  // of the page, where a keyboard or screen-reader user would have to search for it.
+  const refused = Array.from(document.querySelectorAll('form.survey [aria-invalid="true"]'))
+    .find((field) => !field.closest("[hidden]"));
+  if (refused) refused.focus();
 })(window.StudySurvey);

@@ -86,7 +86,7 @@ def test_a_chat_demo_is_finished_on_smollm2(page, demo_server):
     page.wait_for_url("**/survey")
     page.locator("fieldset[data-question=strengths] textarea").fill("It answered every time.")
     page.locator("fieldset[data-question=weaknesses] textarea").fill("The replies were short.")
-    page.get_by_label("Other reason").check()
+    page.get_by_role("radio", name="Other reason").check()
     page.locator("fieldset[data-question=end_reason_other] textarea").fill("Done with the demo")
     page.get_by_test_id("slider-interaction_rating").fill("7")
     page.get_by_test_id("slider-document_rating").fill("7")

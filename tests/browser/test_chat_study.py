@@ -82,7 +82,7 @@ def test_the_whole_chat_path_in_the_browser(page, chat_server):
     page.locator("fieldset[data-question=weaknesses] textarea").fill("Replies were a bit generic.")
     other = page.locator("fieldset[data-question=end_reason_other]")
     expect(other).to_be_hidden()
-    page.get_by_label("Other reason").check()
+    page.get_by_role("radio", name="Other reason").check()
     expect(other).to_be_visible()  # show_if, on the same page
     other.locator("textarea").fill("Out of time")
     page.get_by_test_id("slider-interaction_rating").fill("8")

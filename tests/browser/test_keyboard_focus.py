@@ -82,6 +82,9 @@ def test_removing_a_pre_writing_question_by_keyboard_goes_on_to_the_next_questio
     page.wait_for_url("**/prewriting")
     first, second = page.locator("fieldset[data-question=q1]"), page.locator("fieldset[data-question=q2]")
     question = first.locator("legend").inner_text().replace("(required)", "").strip()
+    # The page says its step in its title, and each answer box is named by its question.
+    expect(page).to_have_title(f"Step 2: pre-writing preparation · {server.study.title}")
+    expect(page.get_by_role("textbox", name=question, exact=True)).to_have_count(1)
     # Each row's button says "Remove"; a screen reader hears which question it removes.
     remove = page.get_by_role("button", name=f"Remove the question: {question}", exact=True)
     expect(remove).to_have_count(1)

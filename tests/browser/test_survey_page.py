@@ -78,8 +78,12 @@ def test_a_slider_with_negative_values_names_the_band_the_value_is_in(page, stud
     page.wait_for_url("**/presurvey")
     slider = page.get_by_test_id("slider-feeling")
     shown = page.get_by_test_id("slider-value-feeling")
+    # Unmoved, it has no answer: its thumb rests at 0, which a screen reader said as if chosen.
+    expect(shown).to_have_text("not rated yet")
+    expect(slider).to_have_accessible_description("not rated yet")
     slider.focus()
     slider.press("ArrowLeft")  # from the middle, 0, to -1
     expect(shown).to_have_text("-1 (against)")
+    expect(slider).to_have_accessible_description("-1 (against)")  # with its band
     slider.press("ArrowRight")
     expect(shown).to_have_text("0 (neutral)")

@@ -13,11 +13,7 @@
     if (!panel) return;
     const form = panel.querySelector("form");
     form.reset();
-    form.querySelectorAll("input[type=range]").forEach((slider) => {
-      slider.removeAttribute("name");
-      const output = slider.parentElement.querySelector("output");
-      if (output) output.textContent = "not rated yet";
-    });
+    form.querySelectorAll("input[type=range]").forEach((slider) => window.StudySurvey.untouch(slider));
     form.dataset.occasion = String(occasion);
     panel.hidden = false;
     panel.scrollIntoView({ block: "nearest" });
