@@ -4,6 +4,16 @@
 // would have Chromium show "Confirm Form Resubmission" (net::ERR_CACHE_MISS) instead of asking
 // the server again. The entry becomes a plain GET of the same address, which leads to the step
 // the session is at (templates/base.html loads this only after a POST).
+//
+// The focus goes to the first field the server refused (aria-invalid, its error the field's
+// description: templates/_survey_items.html, consent.html...), not to the top of the page,
+// where a keyboard or screen-reader user would have to search for what to fix.
 "use strict";
 
 window.history.replaceState(window.history.state, "", window.location.href);
+
+(function () {
+  const refused = Array.from(document.querySelectorAll('form [aria-invalid="true"]'))
+    .find((field) => !field.closest("[hidden]"));
+  if (refused) refused.focus();
+})();

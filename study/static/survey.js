@@ -103,11 +103,4 @@ window.StudySurvey = window.StudySurvey || {};
   };
 
   document.querySelectorAll("form.survey").forEach((form) => StudySurvey.attach(form));
-
-  // A page the server sent back with answers to fix: the focus goes to the first field it
-  // refused (its error is the field's description, templates/_survey_items.html), not to the top
-  // of the page, where a keyboard or screen-reader user would have to search for it.
-  const refused = Array.from(document.querySelectorAll('form.survey [aria-invalid="true"]'))
-    .find((field) => !field.closest("[hidden]"));
-  if (refused) refused.focus();
 })(window.StudySurvey);

@@ -77,7 +77,14 @@ def test_removing_a_pre_writing_question_by_keyboard_goes_on_to_the_next_questio
     page.get_by_test_id("confirm1").check()
     page.get_by_test_id("confirm2").check()
     page.get_by_test_id("next").click()
-    page.get_by_test_id("intent-option").first.check()
+    # Continue with no intent chosen: the page comes back with the focus on the first intent,
+    # the error its description (it was at the top of the page, the error apart from the list).
+    page.get_by_test_id("next").click()
+    first_intent = page.get_by_test_id("intent-option").first
+    expect(first_intent).to_be_focused()
+    expect(first_intent).to_have_accessible_description("Please choose one of the intents.")
+    page.keyboard.press("Space")
+    expect(first_intent).to_be_checked()
     page.get_by_test_id("next").click()
     page.wait_for_url("**/prewriting")
     first, second = page.locator("fieldset[data-question=q1]"), page.locator("fieldset[data-question=q2]")
