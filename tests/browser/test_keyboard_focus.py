@@ -48,6 +48,13 @@ def test_a_chat_participant_on_the_keyboard_goes_from_message_to_rating_to_messa
     expect(panel).to_be_visible(timeout=20_000)
     slider = panel.locator("input[type=range]")
     expect(slider).to_be_focused()
+    expect(slider).to_have_accessible_description("not rated yet")
+    # Submitted unmoved: refused, and the focus goes back to the slider, not left on the button.
+    while focused(page) != "rating-submit":
+        page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    expect(panel.locator("[data-role=panel-error]")).to_have_text("Move the slider to give a rating.")
+    expect(slider).to_be_focused()
     page.keyboard.press("ArrowRight")  # moved: now it is an answer
     while focused(page) != "rating-submit":
         page.keyboard.press("Tab")

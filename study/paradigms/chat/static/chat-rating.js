@@ -30,6 +30,9 @@
     if (unmoved) {
       error.textContent = unmoved;
       error.hidden = false;
+      // Back to the slider to move, not left on the button (said as "not rated yet", survey.js).
+      const slider = form.querySelector("fieldset[data-required]:not([hidden]) input[type=range]:not([name])");
+      if (slider) slider.focus();
       return null;
     }
     let response;
