@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import click
 
 
@@ -79,12 +81,19 @@ def simulate(directory, writers, url, llm_url, llm_model, personas, intent,
                    f"{decided.failures[0]}", err=True)  # fmt: skip
     asked = sum(result.queries for result in summary.sessions)
     failed = sum(result.failed_queries for result in summary.sessions)
+    why = sum((result.failure_reasons for result in summary.sessions), Counter())
+    reasons = "; ".join(f"{count}x {reason}" for reason, count in why.most_common(3))
     if asked and failed == asked:
         click.echo(
             f"Every suggestion request failed ({failed} of {asked}): the study's model endpoint did "
             "not answer (see `study status`). Fix: [suggestions] endpoint in study.toml, "
-            "OPENAI_BASE_URL, or --suggestions-endpoint URL.", err=True,
+            "OPENAI_BASE_URL, or --suggestions-endpoint URL." + (f" Why: {reasons}." if reasons else ""),
+            err=True,
         )  # fmt: skip
+    elif failed:
+        # Some failed: a per-minute limit the writers ran into, or a model too slow, reads here
+        # rather than as a model that had nothing to suggest.
+        click.echo(f"{failed} of {asked} suggestion request(s) showed the writer nothing: {reasons}.", err=True)
     # In a study with rounds the writers could write only what their round offers: say so, and
     # name nothing of another round as if more writers could pilot it.
     where = f" in round '{summary.round}'" if summary.round else ""

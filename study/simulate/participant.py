@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 import string
 import time
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import httpx
 
@@ -43,6 +44,8 @@ class SessionResult:
     queries: int
     accepted: int
     failed_queries: int
+    # Why the failed queries failed, as the server said it ("HTTP 429: ..."), with their counts.
+    failure_reasons: Counter = field(default_factory=Counter)
 
 
 # The writing path's participant and writer, in the shape of a paradigm's `simulate` hooks
@@ -63,6 +66,7 @@ class Participant:
         self.http, self.writer, self.access_code = http, writer, access_code
         self.mark, self.choose_prompt = mark, choose_prompt
         self.queries = self.accepted = self.failed_queries = 0
+        self.failure_reasons: Counter = Counter()
         self.prompt_code = ""
         # Whether the last completion page linked a next part (a within-subjects arm still owed)
         # and whether it offered another session (between subjects: more of the same; within
@@ -77,6 +81,7 @@ class Participant:
         page's stage is handled by `_step`, which a chat participant
         (study.paradigms.chat.simulate) overrides."""
         self.queries = self.accepted = self.failed_queries = 0
+        self.failure_reasons = Counter()
         self.prompt_code, self.next_part, self.another_session = "", False, False
         params = {"access_code": self.access_code, **({"another": "1"} if another else {})}
         response = self.http.get("/task", params=params)
@@ -104,7 +109,7 @@ class Participant:
         # With prompt_selection = "assign" the server picked the prompt.
         prompt = self.prompt_code or "(assigned by the study)"
         return SessionResult(session_id, prompt, code, events, self.queries,
-                             self.accepted, self.failed_queries)  # fmt: skip
+                             self.accepted, self.failed_queries, self.failure_reasons)  # fmt: skip
 
     def _step(self, stage: str, location: str, text: str, events: int) -> tuple[str, int]:
         """Answer one page; returns where the server sent the participant and the events sent."""
@@ -232,7 +237,7 @@ class Participant:
         if not items:
             # As the editor does: a query without a list is logged as suggestion-fail.
             log.failed()
-            self.failed_queries += 1
+            self.count_failure(response)
             if response.status_code == 429:
                 time.sleep(1)  # the server's per-minute limit: a person would wait too
             return
@@ -252,9 +257,16 @@ class Participant:
         self.queries += 1
         taken = part.ask(self.http, self.writer, log, settings)
         if taken is None:
-            self.failed_queries += 1
+            self.count_failure(None)
         elif taken:
             self.accepted += 1
+
+    def count_failure(self, response: httpx.Response | None) -> None:
+        """Count a query that showed the writer nothing, and why: the run's summary names the
+        reasons, so a pilot whose requests were refused (a per-minute limit, a model too slow)
+        is not read as a model that had nothing to say."""
+        self.failed_queries += 1
+        self.failure_reasons[failure_reason(response)] += 1
 
     def _send(self, log: EditorLog, url: str) -> None:
         batch = log.take_unsent()
@@ -278,3 +290,17 @@ class Participant:
                 continue
             raise SimulationError(f"finishing was refused: HTTP {response.status_code} "
                                   f"{response.text[:300]}")  # fmt: skip
+
+
+def failure_reason(response: httpx.Response | None) -> str:
+    """Why a query showed nothing, in the server's words: its status and error message, or
+    that it answered with no suggestion (every output empty, a duplicate or blocked)."""
+    if response is None:
+        return "the page's part gave no answer"
+    if response.status_code == 200:
+        return "answered with no suggestion to show"
+    try:
+        said = response.json().get("error") or ""
+    except ValueError:
+        said = ""
+    return f"HTTP {response.status_code}" + (f": {' '.join(str(said).split())[:200]}" if said else "")

@@ -264,3 +264,18 @@ def test_a_pilot_run_twice_adds_to_its_own_sessions(pilot_folder, suggestion_mod
         assert result.exit_code == 0, result.output
     sessions, marks, *_ = _database(pilot_folder)
     assert len(sessions) == 2 and set(marks) == {s["session_id"] for s in sessions}
+
+
+def test_requests_a_per_minute_limit_refused_are_counted_with_the_servers_reason(pilot_folder, suggestion_model):
+    """A pilot whose writers ran into [suggestions] max_requests_per_minute: the summary says
+    how many requests showed nothing and why, not only a count per writer that reads as a model
+    with nothing to suggest."""
+    toml = pilot_folder / "study.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace("max_requests_per_minute = 30",
+                                                             "max_requests_per_minute = 1"), encoding="utf-8")  # fmt: skip
+    result = CliRunner().invoke(main, ["simulate", str(pilot_folder), "--writers", "2", "--seed", "2",
+                                       "--suggestions-endpoint", suggestion_model])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    line = next(line for line in result.output.splitlines() if "showed the writer nothing" in line)
+    assert "x HTTP 429: " in line, line
+    assert "Every suggestion request failed" not in result.output

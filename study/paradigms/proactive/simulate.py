@@ -146,7 +146,7 @@ class ProactiveParticipant(Participant):
         answer = response.json() if response.headers.get("content-type", "").startswith("application/json") else {}
         if response.status_code != 200 or not answer.get("suggestion"):
             log.record("suggestion-fail", "api", {"reason": str(answer.get("error") or response.status_code)[:300]})
-            self.failed_queries += 1
+            self.count_failure(response)
             if response.status_code == 429:
                 time.sleep(1)  # the server's per-minute limit: a person would wait too
             return
