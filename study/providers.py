@@ -104,6 +104,12 @@ class ParticipantPath(Protocol):
         """Whether the provider already has this session's submission (the page then says
         only that the session is finished)."""
 
+    def submission_deadline(self, session: dict) -> float | None:
+        """The latest time (epoch seconds) the provider may still take this session's
+        submission, bounded from above from what the study knows (MTurk: entry + the
+        assignment's duration): the completion page stays open until then, never less than its
+        hour. None if the session is not this provider's."""
+
 
 @runtime_checkable
 class Provider(Protocol):

@@ -15,7 +15,9 @@ Cases on entry, in order:
      round refuses them (study.review.rounds), or when their address started too many
      sessions; else a new session bound to the assignment.
 At the end, the completion page shows a form posting the verification code to turkSubmitTo's
-externalSubmit; once MTurk has the submission, the page says only that the session is done.
+externalSubmit until the assignment's time may have run out (at least an hour after the survey:
+a worker who closed the tab comes back from the HIT in their dashboard); once MTurk has the
+submission, the page says only that the session is done.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from markupsafe import Markup
 from sqlalchemy import select
 
 from study.mturk import repeat
+from study.mturk import settings as mturk_settings
 from study.review import rounds
 from study.server import entry_pages, page_security
 from study.server.context import engine, study
@@ -122,3 +125,12 @@ def submitted(session: dict) -> bool:
             )
         ).first()
     return found is not None
+
+
+def submission_deadline(session: dict) -> float | None:
+    """When MTurk stops taking this assignment, at the latest: the worker accepted it before
+    entering, so its time ([mturk] assignment_minutes, the HIT's AssignmentDurationInSeconds)
+    ends by the session's entry plus that time. None for a session with no Submit HIT form."""
+    if submit_origin(session) is None:
+        return None
+    return session["created_at"] + mturk_settings.from_study(study()).assignment_seconds

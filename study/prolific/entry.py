@@ -16,10 +16,12 @@ Cases on entry, in order (as MTurk's in study.server.participant.task):
      its HIT, so review, releases and the repeat guard treat PIDs exactly as worker ids.
 
 At the end, the completion page redirects to [prolific] completion_url with the code of the
-Prolific study the session came from. Browsers apply a page's `form-action` policy to the whole
-redirect chain of a form's POST, and the last form of the path (the survey) is answered by that
-redirect, so every page of a Prolific session allows posting towards the completion URL's
-origin (study.server.stages.at_stage asks `completion_url` of every path).
+Prolific study the session came from, as long as Prolific may still take the submission (the
+maximum allowed time from entry, at least an hour after the survey) and `sync` has not seen it.
+Browsers apply a page's `form-action` policy to the whole redirect chain of a form's POST, and
+the last form of the path (the survey) is answered by that redirect, so every page of a Prolific
+session allows posting towards the completion URL's origin (study.server.stages.at_stage asks
+`completion_url` of every path).
 """
 
 
@@ -127,3 +129,13 @@ def submitted(session: dict) -> bool:
         return False
     with reading(engine()) as connection:
         return prolific_store.submitted(connection, session["assignment_id"])
+
+
+def submission_deadline(session: dict) -> float | None:
+    """When Prolific times this submission out, at the latest: the participant started it
+    before entering, and has the study's maximum allowed time ([prolific] maximum_minutes, else
+    Prolific's default from estimated_minutes). None for a session not from Prolific."""
+    if completion_url(session) is None:
+        return None
+    minutes = prolific_settings.from_study(study()).maximum_allowed_minutes
+    return session["created_at"] + minutes * 60

@@ -37,6 +37,12 @@ class ProlificSettings:
     min_ai_requests: int = 1
     min_writer_chars: int = 100
 
+    @property
+    def maximum_allowed_minutes(self) -> int:
+        """How long a participant may take before Prolific times them out: maximum_minutes, or
+        Prolific's default when the draft sends none (3 x estimated + 2, at most a day)."""
+        return self.maximum_minutes or min(3 * self.estimated_minutes + 2, 1440)
+
 
 def from_study(study: Study) -> ProlificSettings:
     section = dict(study.raw.get("prolific", {}))

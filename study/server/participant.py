@@ -31,8 +31,9 @@ from study.survey.evaluation import evaluation_items
 blueprint = Blueprint("participant", __name__)
 
 # The completion page shows the verification code, the assignment and the access code for this
-# long after the survey (time to submit the HIT, or to note the code, and to reload the page);
-# after that, or once the provider has the submission, it says only that the session is finished.
+# long after the survey (time to submit the HIT, or to note the code, and to reload the page),
+# and longer while the provider may still take the submission (_completion_closed); after that,
+# or once the provider has the submission, it says only that the session is finished.
 COMPLETE_PAGE_SECONDS = 3600
 # Within subjects, what a participant who has written in every arm is told when they come back.
 ALL_PARTS_DONE = "You have written in every part of this study."
@@ -345,7 +346,12 @@ def complete(session_id, session):
 
 
 def _completion_closed(session: dict) -> bool:
-    if time.time() - (session["completed_at"] or 0) > COMPLETE_PAGE_SECONDS:
+    paths = providers.participant_paths()
+    # A worker who closed the tab before submitting comes back while the provider still takes
+    # the submission (MTurk: the HIT stays in their dashboard until the assignment's time runs
+    # out): the page stays open that long, or the finished work is abandoned and not paid.
+    deadlines = [d for path in paths if (d := path.submission_deadline(session)) is not None]
+    if time.time() > max([(session["completed_at"] or 0) + COMPLETE_PAGE_SECONDS, *deadlines]):
         return True
     # Once the provider has the submission, the page says only that the session is done.
-    return any(path.submitted(session) for path in providers.participant_paths())
+    return any(path.submitted(session) for path in paths)
