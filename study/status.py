@@ -104,6 +104,7 @@ def status(directory: str) -> None:
     from study.server import model_calls, within
     from study.server.database_trouble import disk_warning
     from study.server.limits import from_study as limits_of
+    from study.store import withdrawals
     from study.store.activity import recent as recent_activity
 
     limits = limits_of(study)
@@ -123,6 +124,7 @@ def status(directory: str) -> None:
                        for line in provider.summaries(connection, study)]  # fmt: skip
         review_lines = review_progress.lines(connection, study)
         started = plan_deviations.started(connection)
+        withdrawn_line = withdrawals.left_out_line(*withdrawals.left_out(connection))
     engine.dispose()
     total = sum(summary.stages.values())
     click.echo(f"Study '{study.name}' ({database_shown(study)})")
@@ -138,6 +140,8 @@ def status(directory: str) -> None:
                                              + (" (closed to new participants)" if name in closed else "")
                                              for name in configured),
                                            *(f"{name} {summary.conditions[name]} (not in study.toml)" for name in gone)]))
+    if withdrawn_line:
+        click.echo(f"{withdrawn_line} of the counts above")
     click.echo(plan_standing.line(study, directory, started))
     if arm_lists is not None and (line := _arm_lists_line(*arm_lists, study)):
         click.echo(line)

@@ -32,9 +32,11 @@ def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None
     if fmt != "coauthor":  # a paradigm's own format (study.paradigms.base.Paradigm.exports)
         exporter = registry.export_formats()[fmt].exporter(fmt)
         try:
-            click.echo(exporter(load_study(directory), Path(out), include_unfinished=include_unfinished))
+            study = load_study(directory)
+            click.echo(exporter(study, Path(out), include_unfinished=include_unfinished))
         except ValueError as error:
             raise click.ClickException(str(error)) from None
+        _say_withdrawn(study)
         return
 
     study = load_study(directory)
@@ -50,6 +52,7 @@ def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None
         f"Exported {summary.sessions} sessions ({summary.events} events) to {out}"
         + (f"; skipped {summary.skipped} without events" if summary.skipped else "")
     )
+    _say_withdrawn(study)
     if "judging" in study.raw:  # a judging round's ratings, joined to these sessions
         from study.judging.cli import collect
         from study.judging.export import RATINGS_CSV, write
@@ -72,3 +75,18 @@ def export(directory: str, fmt: str, out: str, include_unfinished: bool) -> None
         line = module.export_beside(study, Path(out), include_unfinished=include_unfinished) if hasattr(module, "export_beside") else None
         if line:
             click.echo(line)
+
+
+def _say_withdrawn(study) -> None:
+    """How many sessions the export left out because their writer withdrew (study.store.withdrawals)."""
+    from study.store import make_engine, reading
+    from study.store import withdrawals
+
+    engine = make_engine(study.database_url)
+    try:
+        with reading(engine) as connection:
+            line = withdrawals.left_out_line(*withdrawals.left_out(connection))
+    finally:
+        engine.dispose()
+    if line:
+        click.echo(line + " of this export.")

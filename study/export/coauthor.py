@@ -72,16 +72,22 @@ def release_timestamp(epoch_seconds: float) -> str:
 
 
 def export_study(study: Study, out: Path, *, include_unfinished: bool = False,
-                 calls: dict[str, list[tuple[dict, str | None]]] | None = None) -> ExportSummary:
+                 calls: dict[str, list[tuple[dict, str | None]]] | None = None,
+                 include_withdrawn: bool = False) -> ExportSummary:
     """`calls`: the study's model calls as stored (study.store.provenance.calls_of), given by a
     caller that needs them for more than the export (a release's arms.json), so that both read
-    them once and say the same; read here when not given."""
+    them once and say the same; read here when not given. The sessions of writers who withdrew
+    (study.store.withdrawals) are left out unless `include_withdrawn` (a release build, which
+    leaves them out itself and counts them in its CHANGELOG)."""
     engine = make_engine(study.database_url)
     # A database an earlier version made gets the tables and columns read below (study.store.schema).
     create_tables(engine)
     with reading(engine) as connection:
-        candidates = session_store.all_sessions(connection, finished_only=not include_unfinished)
-        stored = {s["session_id"] for s in session_store.all_sessions(connection)}
+        candidates = session_store.all_sessions(
+            connection, finished_only=not include_unfinished, include_withdrawn=include_withdrawn
+        )
+        # The withdrawn writers' too: an earlier export's logs of theirs go (_write_export).
+        stored = {s["session_id"] for s in session_store.all_sessions(connection, include_withdrawn=True)}
         simulated = simulated_store.simulated_ids(connection)
     # A study on a paradigm's own path (a chat study) has no CoAuthor log; its format writes it.
     candidates = [s for s in candidates if study.paradigm == "writing"]

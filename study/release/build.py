@@ -105,7 +105,8 @@ def build_release(
         publish.finish_interrupted(out)
         previous = preflight.previous_release(out, name, number, key)
         withdrawals = load_withdrawals(key)
-        withdrawn = {entry.worker_id for entry in withdrawals}
+        # The key's list, and a study's own (`study withdraw --study`, study.store.withdrawals).
+        withdrawn = {entry.worker_id for entry in withdrawals} | source.withdrawn
         left_out = preflight.curator_exclusions(source, exclude)
         included = [
             s for s in source.sessions

@@ -251,23 +251,61 @@ def release_diff(old: str, new: str, as_json: bool) -> None:
 
 @click.command()
 @click.argument("worker_id")
-@KEY_OPTION
+@click.option("--key", "key_path", default=None, type=click.Path(dir_okay=False),
+              help="The key file made by `study keys init`: every later release leaves them out.")
+@click.option("--study", "study_dir", default=None, type=click.Path(exists=True, file_okay=False),
+              help="The study folder: its export, report, status, review queue, qualify and "
+              "judging round leave them out from now on.")
 @click.option("--reason", default="", help="A note kept with the withdrawal (never released).")
-def withdraw(worker_id: str, key_path: str, reason: str) -> None:
-    """Record that WORKER_ID withdrew: their sessions leave every later release.
+def withdraw(worker_id: str, key_path: str | None, study_dir: str | None, reason: str) -> None:
+    """Record that WORKER_ID withdrew: their sessions leave every later release (--key) and
+    every later analysis of the study folder (--study); give both to do both at once.
 
-    The list is kept encrypted beside the key (KEYFILE.withdrawals), so every build with that
-    key honours it. WORKER_ID may also be a pseudonym from a release. Releases already
-    published are not changed; build and publish a new one.
+    With --key the list is kept encrypted beside the key (KEYFILE.withdrawals), so every build
+    with that key honours it; WORKER_ID may then also be a pseudonym from a release. With
+    --study it is kept in the study's database. Releases already published are not changed
+    (build and publish a new one), nor are payments: the MTurk and Prolific records stay.
     """
     from study.release.keys import load_key
+    from study.release.pseudonyms import is_pseudonym, normalize_worker_id
+    from study.release.study_withdrawal import StudyWithdrawalError, open_study, record_in_study
+    from study.release.withdraw import resolve_worker
+
+    if key_path is None and study_dir is None:
+        raise click.UsageError("give --key KEYFILE (releases), --study DIR (the study folder), or both.")
+    if not normalize_worker_id(worker_id):
+        raise click.UsageError("WORKER_ID is empty.")
+    today = date.today().isoformat()
+    try:
+        key = load_key(key_path) if key_path is not None else None
+        if key is not None:
+            worker_id = resolve_worker(key, worker_id)
+        elif is_pseudonym(normalize_worker_id(worker_id)):
+            raise KeyFileError(
+                f"{normalize_worker_id(worker_id)} looks like a pseudonym from a release: give the "
+                "--key it was built with, or the worker id."
+            )
+        engine = open_study(study_dir)[1] if study_dir is not None else None
+    except (KeyFileError, StudyWithdrawalError) as error:
+        raise click.ClickException(str(error)) from None
+    options = " ".join(f"--{name} {shlex.quote(value)}" for name, value in
+                       (("key", key_path), ("study", study_dir)) if value is not None)  # fmt: skip
+    if engine is not None:
+        try:
+            for line in record_in_study(engine, study_dir, normalize_worker_id(worker_id),
+                                        today=today, reason=reason, again=options):  # fmt: skip
+                click.echo(line)
+        finally:
+            engine.dispose()
+    if key is not None:
+        _withdraw_from_releases(key, worker_id, today, reason, options)
+
+
+def _withdraw_from_releases(key, worker_id: str, today: str, reason: str, options: str) -> None:
     from study.release.withdraw import load_withdrawals, near_misses, record_withdrawal, withdrawals_path
 
     try:
-        key = load_key(key_path)
-        entry, new = record_withdrawal(
-            key, worker_id, today=date.today().isoformat(), reason=reason
-        )
+        entry, new = record_withdrawal(key, worker_id, today=today, reason=reason)
     except KeyFileError as error:
         raise click.ClickException(str(error)) from None
     if new:
@@ -290,7 +328,7 @@ def withdraw(worker_id: str, key_path: str, reason: str) -> None:
                     continue
                 click.echo(
                     f"A release holds {writer!r}: if that is who withdrew, run: study withdraw "
-                    f"{shlex.quote(writer)} --key {shlex.quote(key_path)}"
+                    f"{shlex.quote(writer)} {options}"
                 )
     else:
         click.echo(f"Already withdrawn (recorded {entry.recorded}); nothing to do.")

@@ -113,6 +113,9 @@ class Source:
     # Who created the dataset and who funded it (study.release.creators): a study's [release],
     # replaced by `study release build --creator/--funding`; a folder's come from those only.
     creators: Creators = field(default_factory=Creators)
+    # Writers the study's database records as withdrawn (study.store.withdrawals): the build
+    # leaves them out, and counts them, as the key's list. A folder source has none.
+    withdrawn: set[str] = field(default_factory=set)
 
     @property
     def worker_ids(self) -> set[str]:
@@ -244,7 +247,7 @@ def _from_study(path: Path, scratch: Path) -> Source:
             calls = provenance.calls_of(connection)
             design = within_design.read(connection, study) if study.assignment == "within" else None
         try:
-            export_study(study, export_dir, calls=calls)
+            export_study(study, export_dir, calls=calls, include_withdrawn=True)
         except (study_config.ConfigError, ExportError) as error:
             raise SourceError(str(error)) from None
         source = _from_folder(export_dir, _slug(study.name))
@@ -264,12 +267,13 @@ def _with_stored(source: Source, study: study_config.Study, engine) -> Source:
     from study.server import limits
     from study.store import reading
     from study.store import sessions as session_store
+    from study.store import withdrawals
     from study import paradigms, providers
 
     with reading(engine) as connection:
-        stored = {
-            s["session_id"]: s for s in session_store.all_sessions(connection, finished_only=True)
-        }
+        stored = {s["session_id"]: s for s in session_store.all_sessions(
+            connection, finished_only=True, include_withdrawn=True)}  # fmt: skip
+        source.withdrawn = withdrawals.withdrawn_ids(connection)
         counted = providers.counted_session_ids(connection, limits.from_study(study).access_codes)
         # A chat study's conversations (it has no editor logs), a chat arm's beside its logs.
         confirmed = [row for session_id, row in sorted(stored.items()) if session_id in counted]

@@ -63,6 +63,10 @@ def report(source: str, out: str, table3: bool, processes: int | None,
                + (f"; {len(data.unreadable)} unreadable file(s) left out" if data.unreadable else ""))
     if data.metadata:
         click.echo(f"Read {data.metadata}.")
+    from study.store import withdrawals
+
+    if line := withdrawals.left_out_line(*data.withdrawn):
+        click.echo(line + " of this report.")
 
 
 def _sessions_counted(data) -> str:

@@ -87,6 +87,8 @@ class ReportData:
     unlogged: dict[str, str] = field(default_factory=dict)
     # Those of them that `study simulate` wrote (the chat export's "simulated": true).
     unlogged_simulated: set[str] = field(default_factory=set)
+    # (sessions, writers) left out because the writer withdrew (study.store.withdrawals): a study folder's.
+    withdrawn: tuple[int, int] = (0, 0)
     # The judge (study.metrics.judges) for proactive HAR and KED and chat ITR, when
     # `--judge-endpoint` or `--deterministic-judge` gave one; without it those are not computed.
     judge: object | None = None
@@ -286,6 +288,7 @@ def _from_study(path: Path, model: EntityModel | None, processes: int | None) ->
     from study.export.coauthor import ExportError, export_study
     from study.store import create_tables, make_engine, reading
     from study.store import sessions as session_store
+    from study.store import withdrawals
 
     try:
         study = study_config.load(path)
@@ -300,6 +303,7 @@ def _from_study(path: Path, model: EntityModel | None, processes: int | None) ->
         completed = [r["session_id"] for r in rows if r["completed_at"]]
         questions, answers = study_survey(study, connection, completed)
         within = within_design.read(connection, study) if study.assignment == "within" else None
+        withdrawn = withdrawals.left_out(connection)
     engine.dispose()
     with tempfile.TemporaryDirectory(prefix="study-report-") as scratch:
         try:
@@ -320,6 +324,7 @@ def _from_study(path: Path, model: EntityModel | None, processes: int | None) ->
         for label, start, end in STAGE_SPANS
     }
     data.requests = requests
+    data.withdrawn = withdrawn
     data.questions, data.answers = questions, answers
     data.within = within
     data.design = study.assignment
@@ -359,7 +364,12 @@ def _requests(connection) -> list[dict]:
 
     from study.store.db import suggestion_requests as table
 
+    from study.store.db import sessions
+    from study.store.withdrawals import not_withdrawn
+
     query = select(table.c.condition, table.c.latency_ms, table.c.error, table.c.model, table.c.parameters)
+    # The model calls of writers who withdrew leave with their sessions (study.store.withdrawals).
+    query = query.where(table.c.session_id.not_in(select(sessions.c.session_id).where(~not_withdrawn())))
     requests = []
     for row in connection.execute(query).mappings():
         request = dict(row)

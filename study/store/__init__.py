@@ -16,5 +16,6 @@ from study.store import activity as _activity_tables  # noqa: F401,E402
 from study.store import judging as _judging_tables  # noqa: F401,E402
 from study.store import mturk as _mturk_tables  # noqa: F401,E402
 from study.store import prolific as _prolific_tables  # noqa: F401,E402
+from study.store import withdrawals as _withdrawal_tables  # noqa: F401,E402
 
 __all__ = ["create_tables", "make_engine", "reading", "writing"]

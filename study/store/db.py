@@ -1,7 +1,7 @@
 """The study database's metadata and the participant path's tables: sessions, their events and
 model calls, and the start throttle. Each other area declares its tables on this metadata in its
 own module (study.store.review_tables, chat_tables, surveys, simulated, activity, judging, mturk,
-prolific), every one of which study.store imports; creating and upgrading the schema is
+prolific, withdrawals), every one of which study.store imports; creating and upgrading the schema is
 study.store.schema, the engine study.store.engine, its transactions study.store.transactions.
 
 One SQLAlchemy URL serves SQLite (the default, `DIR/study.db`) and PostgreSQL. Participant

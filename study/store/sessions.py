@@ -12,6 +12,7 @@ from sqlalchemy import Connection, Engine, func, select, update
 
 from study.store.db import sessions, suggestion_requests
 from study.store.driver import driver_read
+from study.store.withdrawals import not_withdrawn
 
 # The participant's path, in order (see study.server.participant). "presurvey" holds the
 # surveys placed before writing (study.survey); with none configured it passes straight on. A
@@ -167,8 +168,15 @@ def stored_ids(connection: Connection, session_ids: set[str]) -> set[str]:
     ).scalars())  # fmt: skip
 
 
-def all_sessions(connection: Connection, *, finished_only: bool = False) -> list[dict]:
+def all_sessions(connection: Connection, *, finished_only: bool = False, include_withdrawn: bool = False) -> list[dict]:
+    """The study's sessions, oldest first, those of writers who withdrew (`study withdraw
+    --study`, study.store.withdrawals) left out: every reader of the study folder (export,
+    report, review, qualify, judging) goes through here. `include_withdrawn`: for a reader that
+    must see them to honour the withdrawal itself (a release build counts what it leaves out;
+    an export removes an earlier export's files of theirs)."""
     query = select(sessions).order_by(sessions.c.created_at)
+    if not include_withdrawn:
+        query = query.where(not_withdrawn())
     if finished_only:
         query = query.where(sessions.c.writing_finished_at.is_not(None))
     return [dict(row) for row in connection.execute(query).mappings()]

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, func, select
 
 from study.store.db import events, sessions, suggestion_requests
+from study.store.withdrawals import not_withdrawn
 
 
 @dataclass(frozen=True)
@@ -31,12 +32,13 @@ def summarize(connection: Connection, in_flight: tuple[str, float] | None = None
     after which such a row is a call still waiting for the model (study.server.model_calls): those
     are not failures, and `study status` counts them among the calls in flight instead. An older
     one is a call whose server stopped, a failure."""
+    # Writers who withdrew (study.store.withdrawals) are counted apart: study status says how many.
     stages = Counter(dict(connection.execute(
-        select(sessions.c.stage, func.count()).group_by(sessions.c.stage)
+        select(sessions.c.stage, func.count()).where(not_withdrawn()).group_by(sessions.c.stage)
     ).all()))  # fmt: skip
     conditions = Counter(dict(connection.execute(
         select(sessions.c.condition, func.count())
-        .where(sessions.c.condition.is_not(None))
+        .where(sessions.c.condition.is_not(None), not_withdrawn())
         .group_by(sessions.c.condition)
     ).all()))  # fmt: skip
     lost = connection.execute(
