@@ -33,7 +33,7 @@ from study.mturk.client import MTurkError
 from study.mturk.context import Context
 from study.review import audit
 from study.review import settings as review_settings
-from study.review.qualify import Candidate, candidates
+from study.review.qualify import WITHDRAWN_NOT_GRANTED, Candidate, candidates, withdrawn_writers
 from study.store import reading, writing
 from study.store.mturk import mturk_assignments
 from study.store.review_tables import review_grants
@@ -176,7 +176,11 @@ def qualify(
         ctx.requester, ctx.engine, settings.qualification, settings.qualification_description
     )
     best = carriers(mturk)
+    withdrawn = withdrawn_writers(ctx)
     for candidate in mturk:
+        if candidate.worker_id in withdrawn:
+            report.skipped.append((candidate.submission_id, WITHDRAWN_NOT_GRANTED))
+            continue
         try:
             _grant(ctx, type_id, candidate, notify, report, still_passes=candidate.worker_id in best,
                    carries=best.get(candidate.worker_id) is candidate)  # fmt: skip

@@ -96,6 +96,10 @@ def qualify(ctx: Context, *, pay: bool = True, confirm=None) -> Report:
         report.unpaid = left_unpaid(chosen, status, settings.pay_min_score)
     # A writer passes if any of their submissions passes (study.review.decisions.writer_passed,
     # the task server's check), with their best score; only writers none of whose passes leave.
+    # A writer who withdrew is neither added nor removed (their payment above is as anyone's).
+    withdrawn = shared.withdrawn_writers(ctx)
+    report.skipped += [(c.submission_id, shared.WITHDRAWN_NOT_GRANTED) for c in chosen if c.worker_id in withdrawn]
+    chosen = [c for c in chosen if c.worker_id not in withdrawn]
     passed: dict[str, int] = {}
     for c in chosen:
         if c.judged.outcome.passed:

@@ -57,3 +57,18 @@ def undecided(study, engine) -> Counter:
         submissions.collect(connection, study)
         judged = decisions.judge(connection, study, submissions.all_submissions(connection))
     return Counter(item.outcome.status for item in judged if not item.outcome.final)
+
+
+# What `study qualify` says of a withdrawn writer's submission (both providers).
+WITHDRAWN_NOT_GRANTED = ("the writer withdrew (study withdraw --study): no qualification granted or "
+                         "changed; paying for the work is as it would be")
+
+
+def withdrawn_writers(ctx) -> set[str]:
+    """The writers who withdrew (study.store.withdrawals): `study qualify` grants them no
+    qualification, but pays for their work as it would anyone's (they did it)."""
+    from study.store import reading
+    from study.store.withdrawals import withdrawn_ids
+
+    with reading(ctx.engine) as connection:
+        return withdrawn_ids(connection)

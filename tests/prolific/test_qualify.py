@@ -242,3 +242,19 @@ def test_qualify_lists_the_submissions_it_does_not_pay_that_still_await_review(
     assert not any(line.startswith("paid ") for line in again.output.splitlines())  # nobody twice
     statuses = {s["participant_id"]: s["status"] for s in ctx.client.pages(f"studies/{first['study_id']}/submissions/")}
     assert statuses == {GOOD: "APPROVED", SPAM: "REJECTED"}
+
+
+def test_a_participant_who_withdrew_is_paid_but_not_added_to_the_qualified_group(ctx, prolific, task_client, study_folder):
+    first = draft(ctx, "qualification")
+    taken = {pid: take_part(prolific, task_client, first["study_id"], pid) for pid in (GOOD, SPAM)}
+    submissions.sync(ctx)
+    rate(ctx, taken, {GOOD: 5, SPAM: 5})
+    withdrawn = CliRunner().invoke(main, ["withdraw", SPAM, "--study", str(study_folder)])
+    assert withdrawn.exit_code == 0, withdrawn.output
+
+    report = qualify.qualify(ctx)
+
+    assert report.added == [(GOOD, 5)]
+    assert any("the writer withdrew" in why for _, why in report.skipped)
+    statuses = {s["participant_id"]: s["status"] for s in ctx.client.pages(f"studies/{first['study_id']}/submissions/")}
+    assert statuses == {GOOD: "APPROVED", SPAM: "APPROVED"}  # both paid for the work

@@ -368,3 +368,19 @@ def test_a_qualification_hit_the_researcher_rejected_stays_unpaid_and_says_how_t
     ) in output
     status = ctx.requester.call("GetAssignment", AssignmentId=good)["Assignment"]["AssignmentStatus"]
     assert status == "Rejected" and rewards(ctx)["A1GOODWRITER"] == "cancelled"
+
+
+def test_a_writer_who_withdrew_is_paid_for_the_work_but_granted_no_qualification(
+    ctx, rated, emulator, review_folder
+):
+    from study.cli import main
+
+    withdrawn = CliRunner().invoke(main, ["withdraw", "A1GOODWRITER", "--study", str(review_folder)])
+    assert withdrawn.exit_code == 0, withdrawn.output
+
+    output = run(str(review_folder), "--endpoint-url", emulator.url)
+
+    assert "1 granted, 0 already held, 2 HITs paid or confirmed, 0 failures." in output
+    assert "skipped, the writer withdrew (study withdraw --study): no qualification granted" in output
+    assert held(ctx) == {"A1GREATWRITER": ("Granted", 5)}
+    assert rewards(ctx) == {"A1GREATWRITER": "confirmed", "A1GOODWRITER": "confirmed"}
