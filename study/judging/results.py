@@ -22,6 +22,7 @@ from study.judging.settings import JudgingSettings
 from study.review.agreement.interval import AlphaEstimate, alpha_with_interval
 from study.store.db import sessions
 from study.store.judging import judging_items, judging_ratings, judging_tasks
+from study.store.withdrawals import withdrawn_ids, withdrawn_session_ids
 
 RATING_COLUMNS = (
     "session_id", "condition", "paradigm", "unit", "position", "item_id", "judge", "score",
@@ -76,9 +77,12 @@ def collect(connection: Connection, study: Study, settings: JudgingSettings) -> 
     # The paradigm each session ran with, which study.toml may have changed under the arm's name
     # since (study.export.as_run); a session from before it was stored: its arm's now.
     arms = {c.name: c.paradigm for c in study.conditions}
+    # A writer or judge who withdrew (study.store.withdrawals) leaves the results: the ratings of
+    # their texts, and the ratings they gave (their gold answers still tell of their care).
+    gone_sessions, gone_judges = withdrawn_session_ids(connection), withdrawn_ids(connection)
     ratings = []
     for row in rows:
-        if row["gold_score"] is not None:
+        if row["gold_score"] is not None or row["session_id"] in gone_sessions or row["judge"] in gone_judges:
             continue
         flagged = row["judge"] in checks and checks[row["judge"]].flagged
         found = dict(row)

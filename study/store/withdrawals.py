@@ -45,6 +45,11 @@ def withdrawn_ids(connection: Connection) -> set[str]:
     return set(connection.execute(select(withdrawals.c.worker_id)).scalars())
 
 
+def withdrawn_session_ids(connection: Connection) -> set[str]:
+    """The sessions of writers who withdrew (for a table keyed by session, e.g. judging ratings)."""
+    return set(connection.execute(select(sessions.c.session_id).where(~not_withdrawn())).scalars())
+
+
 def recorded(connection: Connection, worker_id: str) -> dict | None:
     row = connection.execute(
         select(withdrawals).where(withdrawals.c.worker_id == worker_id)

@@ -289,3 +289,17 @@ def test_one_address_may_claim_only_so_many_tasks_an_hour_and_others_still_get_t
     judge = client.get("/judge", query_string=MTURK, environ_base={"REMOTE_ADDR": "198.51.100.2"})
     assert judge.status_code == 302 and judge.location.startswith("/judge/")
     app.extensions["study.engine"].dispose()
+
+
+def test_the_ratings_of_a_withdrawn_writers_text_leave_the_round_s_results(client, judged_study):
+    location = enter(client, access_code="lab-1").location
+    task_id = location.rsplit("/", 1)[-1]
+    client.post(f"/api/judging/{task_id}/ratings",
+                json={"ratings": [{"item": i, "score": 2} for i in items(client, location)], "submit": True})  # fmt: skip
+    withdrawn = CliRunner().invoke(main, ["withdraw", "W1", "--study", str(judged_study)])
+    assert withdrawn.exit_code == 0, withdrawn.output
+
+    result = CliRunner().invoke(main, ["judging", "status", str(judged_study)])
+
+    assert result.exit_code == 0, result.output
+    assert "Ratings kept: 1 of 1; judges 1, flagged by gold 0" in result.output
