@@ -78,3 +78,24 @@ def test_a_study_never_reviewed_exports_no_review_files(review_folder, engine, t
     assert "reviewers' ratings" not in said
     assert not (out / "review_ratings.csv").exists()
     assert not (out / "review_outcomes.csv").exists()
+
+
+def test_a_withdrawn_writers_reviews_leave_the_export_even_an_earlier_ones(review_folder, review_study, engine, tmp_path):
+    stays = finished_session(engine, worker_id="A1STAYS", round_name="qualification")
+    leaves = finished_session(engine, worker_id="A1LEAVES", round_name="qualification")
+    ana = add_reviewer(engine, "ana")
+    with writing(engine) as connection:
+        submissions.collect(connection, review_study)
+        named = {s["session_id"]: s["submission_id"] for s in submissions.all_submissions(connection)}
+        for session_id in (stays, leaves):
+            rating_store.rate(connection, named[session_id], ana, 4, "", scores=SCORES)
+    out = tmp_path / "out"
+    assert "Exported 2 reviewers' ratings of 2 submissions" in export(review_folder, out)
+
+    withdrawn = CliRunner().invoke(main, ["withdraw", "A1LEAVES", "--study", str(review_folder)])
+    assert withdrawn.exit_code == 0, withdrawn.output
+    said = export(review_folder, out)
+
+    assert "Exported 1 reviewers' ratings of 1 submissions" in said
+    assert [r["session_id"] for r in read(out / "review_ratings.csv")] == [stays]
+    assert [r["session_id"] for r in read(out / "review_outcomes.csv")] == [stays]
