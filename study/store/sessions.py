@@ -170,8 +170,8 @@ def stored_ids(connection: Connection, session_ids: set[str]) -> set[str]:
 
 def all_sessions(connection: Connection, *, finished_only: bool = False, include_withdrawn: bool = False) -> list[dict]:
     """The study's sessions, oldest first, those of writers who withdrew (`study withdraw
-    --study`, study.store.withdrawals) left out: every reader of the study folder (export,
-    report, review, qualify, judging) goes through here. `include_withdrawn`: for a reader that
+    --study`, study.store.withdrawals) left out: the readers of the study folder (export,
+    report, judging items) go through here. `include_withdrawn`: for a reader that
     must see them to honour the withdrawal itself (a release build counts what it leaves out;
     an export removes an earlier export's files of theirs)."""
     query = select(sessions).order_by(sessions.c.created_at)

@@ -3,8 +3,10 @@
 `study withdraw WORKER_ID --study DIR` adds a row here (study.release.cli). A writer is named as
 metadata.csv names them (study.export.coauthor): the worker id, else the lab's access code, so a
 lab participant withdraws by their code. `study.store.sessions.all_sessions` leaves their
-sessions out, and with it the export (every format), the report, the review queue, `study
-qualify` and the judging round's items; `study status` counts them apart. Nothing is deleted:
+sessions out, and with it the export (every format), the report and a judging round's items;
+`study status` counts them apart; the judging results, the review files of the export and
+`study qualify`'s grants leave them out by `withdrawn_session_ids`/`withdrawn_ids` (the
+reviewers' queue keeps them: their outcome is what qualify pays on). Nothing is deleted:
 the rows stay for the payment records (the MTurk and Prolific ledgers are not touched, the
 writers were paid for the work), and a withdrawal recorded by mistake can be seen and undone
 by hand. The study database already holds raw worker ids, so the id is kept as given; the
