@@ -3,7 +3,9 @@
 CoAuthor queried GPT-3 five times, kept only the first sentence of each output "for
 readability", and dropped outputs that were empty, duplicates, or contained swear words, so a
 writer often saw fewer than five suggestions. This module does the same, as pure functions:
-the engine (`study.paradigms.tab.engine`) does the I/O and calls `postprocess`.
+the engine (`study.paradigms.tab.engine`) does the I/O and calls `postprocess`. A condition
+may keep a paragraph instead of a sentence (its `unit`, UNITS): Dhillon et al.'s (CHI 2024)
+next-paragraph arm.
 
 A suggestion is the dict the CoAuthor dataset stores:
 `{"index": i, "original": str, "trimmed": str, "probability": float | None}`.
@@ -122,6 +124,22 @@ def first_sentence(text: str) -> str:
     return lead + sentence if sentence else ""
 
 
+def first_paragraph(text: str) -> str:
+    """`text` up to its first line break after some text, with the text's leading whitespace
+    (line breaks included) kept and none trailing: the paragraph a model wrote on from the
+    writer's text. Returns "" when the text holds no words."""
+    lead = _LEADING_SPACE.match(text).group()
+    paragraph = text[len(lead) :].split("\n", 1)[0].rstrip()
+    return lead + paragraph if paragraph else ""
+
+
+# How much of a model output a Tab suggestion keeps: a condition's `unit`
+# (schemas/study.schema.json). "sentence" is CoAuthor's (App. A.3); "paragraph" is Dhillon et
+# al.'s next-paragraph suggestion. The proactive paradigms name the same choice `unit` too
+# ([proactive] unit: "sentence" or "span", the whole output).
+UNITS = {"sentence": first_sentence, "paragraph": first_paragraph}
+
+
 def probability(token_logprobs: Iterable[float] | None) -> float | None:
     """exp(sum of token log-probabilities): the model's probability of the whole output.
 
@@ -168,25 +186,28 @@ def postprocess(
     outputs: Sequence[Mapping],
     on_screen: Iterable[str] = (),
     blocklist: Sequence[str] = (),
+    unit: str = "sentence",
 ) -> list[dict]:
     """The suggestions to show for one query, in the order the model produced them.
 
     `outputs` are the raw choices, each a mapping with "text" and optionally "token_logprobs"
     (a list of floats) or "logprob_sum" (their sum). `on_screen` are the suggestion texts the
     writer can already see; an output equal to one of them (stripped, ignoring case) is a
-    duplicate, like a repeat within the batch.
+    duplicate, like a repeat within the batch. `unit` (a key of UNITS) is how much of each
+    output a suggestion keeps: its first sentence, or its first paragraph.
     """
+    cut = UNITS[unit]
     seen = {_key(text) for text in on_screen}
     outputs_seen: set[str] = set()
     kept: list[dict] = []
     for output in outputs:
         text = browser_newlines(output.get("text") or "")
         if text in outputs_seen:
-            # The same output again has the same first sentence, a duplicate: not split again
+            # The same output again is cut to the same suggestion, a duplicate: not cut again
             # (at a low temperature most of a query's outputs can be one text).
             continue
         outputs_seen.add(text)
-        original = first_sentence(text)[:MAX_CHARS].rstrip()
+        original = cut(text)[:MAX_CHARS].rstrip()
         trimmed = original.strip()
         if not trimmed or _key(trimmed) in seen:
             continue

@@ -167,3 +167,20 @@ def test_a_first_sentence_longer_than_the_log_holds_is_cut_to_it() -> None:
     [kept] = postprocess([{"text": " and then" * 700}])
     assert kept["original"] == (" and then" * 700)[:MAX_CHARS].rstrip()
     assert kept["trimmed"] == kept["original"].strip()
+
+
+def test_a_paragraph_unit_keeps_every_sentence_up_to_the_line_break() -> None:
+    # Dhillon et al.'s next-paragraph suggestion; the default stays CoAuthor's first sentence.
+    output = texts("\n\nThe next morning was cold. It rained. Nobody came.\n\nChapter two")
+    [paragraph] = postprocess(output, unit="paragraph")
+    assert paragraph["original"] == "\n\nThe next morning was cold. It rained. Nobody came."
+    assert paragraph["trimmed"] == "The next morning was cold. It rained. Nobody came."
+    [sentence] = postprocess(output)
+    assert sentence["trimmed"] == "The next morning was cold."
+
+
+def test_a_paragraph_longer_than_the_log_holds_is_cut_to_it() -> None:
+    from study.suggest.postprocess import MAX_CHARS
+
+    [kept] = postprocess([{"text": " It rained." * 600 + "\nMore."}], unit="paragraph")
+    assert kept["original"] == (" It rained." * 600)[:MAX_CHARS].rstrip()
