@@ -100,9 +100,9 @@ def _describe(error: jsonschema.ValidationError, data: dict, source: Path) -> st
         return f"{source}: {where} is missing the key '{missing}'. Fix: add it ({hint or 'see README'})."
     fix = setting_fix(error.schema.get("description") or "see README, Configuration")
     path = list(error.absolute_path)
-    if error.validator == "type" and len(path) == 3 and path[0] == "conditions":
-        # A value of the wrong kind in a condition (assign = "no"): name the condition, which
-        # its position alone leaves the researcher to count.
+    if error.validator in ("type", "enum") and len(path) == 3 and path[0] == "conditions":
+        # A value of the wrong kind in a condition (assign = "no", unit = "paragrap"): name the
+        # condition, which its position alone leaves the researcher to count.
         name = data["conditions"][path[1]].get("name")
         if isinstance(name, str):
             return f"{source}: conditions[{path[1]}] ('{name}').{path[2]}: {error.message}. {fix}"

@@ -43,6 +43,9 @@ class Condition:
     top_p: float = 1.0
     presence_penalty: float = 0.0
     frequency_penalty: float = 0.0
+    # How much of each model output a Tab suggestion keeps (study.suggest.postprocess.UNITS):
+    # "sentence", CoAuthor's (App. A.3), or "paragraph" (Dhillon et al. CHI 2024's next-paragraph arm).
+    unit: str = "sentence"
     # Chat studies (study.paradigms.chat): the assistant's system message, e.g. CollabLLM's App. C.3 prompt.
     system_prompt: str = ""
     # "tab": CoAuthor's list on Tab. MindCopilot's interaction paradigm (Table 3): "L0"

@@ -26,7 +26,7 @@ SUGGESTION_COLUMNS = ("num_query", "num_selected", "perc_selected")
 COLLABORATION_SCORES = ("equality", "mutuality")
 # Decoding settings a control condition may not set: it calls no model.
 MODEL_KEYS = ("model", "mode", "n", "max_tokens", "temperature", "top_p", "presence_penalty",
-              "frequency_penalty", "system_prompt")  # fmt: skip
+              "frequency_penalty", "unit", "system_prompt")  # fmt: skip
 
 
 def is_control(condition) -> bool:

@@ -82,6 +82,10 @@ def _edit(folder, old, new):
         # Closing an arm mid-study: "no" is a string, not false; the message names the arm.
         ('name = "creative-high"', 'name = "creative-high"\nassign = "no"',
          r"conditions\[1\] \('creative-high'\)\.assign: 'no' is not of type 'boolean'\. Fix: set it to true .* or false \(closed to new participants"),
+        # How much of an output a suggestion keeps: a misspelt unit names the arm and the two units.
+        ('name = "creative-high"', 'name = "creative-high"\nunit = "paragraphs"',
+         r"conditions\[1\] \('creative-high'\)\.unit: 'paragraphs' is not one of \['sentence', 'paragraph'\]\. "
+         r"Fix: set it to .*\"sentence\" .* or \"paragraph\""),
     ],
 )
 def test_config_errors_name_file_key_and_fix(study_folder, old, new, expected):

@@ -53,7 +53,7 @@ def test_an_unregistered_paradigm_is_refused_by_studytoml_check(tmp_path, helpme
     folder = tmp_path / "s"
     CliRunner().invoke(main, ["init", str(folder), "--paradigm", NAME])
     paradigms.unregister(NAME)
-    with pytest.raises(config.ConfigError, match=r"conditions\[0\]\.paradigm.*'helpme' is not one of"):
+    with pytest.raises(config.ConfigError, match=r"conditions\[0\] \('[^']*'\)\.paradigm.*'helpme' is not one of"):
         config.load(folder)
 
 

@@ -104,9 +104,12 @@ def test_completion_mode_sends_the_document_and_decoding_parameters(endpoint, re
         "n": 5, "max_tokens": 30, "temperature": 0.75, "top_p": 0.95,
     }
     assert (call["presence_penalty"], call["frequency_penalty"]) == (0.1, 0.5)
+    # The unit a suggestion was cut to is recorded with the call, not sent to the model.
+    assert "unit" not in call
     assert result.parameters == {
         "model": "davinci", "mode": "completion", "n": 5, "max_tokens": 30,
         "temperature": 0.75, "top_p": 0.95, "presence_penalty": 0.1, "frequency_penalty": 0.5,
+        "unit": "sentence",
     }
 
 

@@ -30,7 +30,7 @@ def test_proactive_table_overrides_defaults_per_key(tmp_path):
 
 
 def test_an_unknown_paradigm_is_refused_naming_the_key(tmp_path):
-    with pytest.raises(config.ConfigError, match=r"conditions\[0\].paradigm"):
+    with pytest.raises(config.ConfigError, match=r"conditions\[0\] \('creative-low'\)\.paradigm"):
         _load(tmp_path, 'name = "creative-low"\n', 'name = "creative-low"\nparadigm = "L9"\n')
 
 

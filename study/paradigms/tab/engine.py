@@ -77,7 +77,9 @@ class SuggestionEngine:
             model=condition.model, mode=condition.mode,
             # A chat-mode call records the system prompt it sends (an opinionated arm's, Jakesch
             # et al.): a release's arms.json gives the one the sessions ran with, not study.toml's.
-            parameters={"model": condition.model, "mode": condition.mode, **params,
+            # `unit`, how much of each output a suggestion keeps, is not sent: the arm's
+            # settings as run (study.export.settings_as_run) read it here.
+            parameters={"model": condition.model, "mode": condition.mode, **params, "unit": condition.unit,
                         **({"system_prompt": self.system_prompt(condition)} if condition.mode == "chat" else {})},
         )
         base_url = self.settings.base_url()
@@ -100,7 +102,7 @@ class SuggestionEngine:
         result.latency_ms = (time.perf_counter() - start) * 1000
         if result.error is None:
             try:
-                result.suggestions = postprocess(result.raw, on_screen, self.settings.blocklist)
+                result.suggestions = postprocess(result.raw, on_screen, self.settings.blocklist, condition.unit)
             except Exception as exc:  # noqa: BLE001 - e.g. a sentence splitter bug on odd text
                 result.error = f"post-processing the model's outputs failed ({exc!r:.200})"
         if result.error is not None:
