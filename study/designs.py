@@ -118,7 +118,7 @@ DESIGNS = {
         (
             {"name": "no-ai", "genre": "creative", "paradigm": "none"},
             _tab("next-sentence", "creative", max_tokens=30),
-            _tab("next-paragraph", "creative", max_tokens=120),
+            _tab("next-paragraph", "creative", max_tokens=120, unit="paragraph"),
         ),
     ),
     "realhumaneval": Design(
