@@ -24,8 +24,10 @@ from sqlalchemy import Connection, select
 
 from study.store.db import events
 
+# `unit` (how much of each output a Tab suggestion kept) is recorded by a Tab list's calls alone
+# (study.paradigms.tab.engine), and by those since it could be set: a log does not hold it.
 SETTINGS = ("model", "mode", "n", "max_tokens", "temperature", "top_p", "presence_penalty",
-            "frequency_penalty")  # fmt: skip
+            "frequency_penalty", "unit")  # fmt: skip
 # Where a CoAuthor record keeps the decoding settings its session ran with.
 LOG_KEYS = {"n": "currentN", "max_tokens": "currentMaxToken", "temperature": "currentTemperature",
             "top_p": "currentTopP", "presence_penalty": "currentPresencePenalty",

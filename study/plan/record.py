@@ -43,9 +43,10 @@ RECORD_NAME = "preregistration.json"
 KEY_NAME = "preregistration.key"
 FORMAT = "study-preregistration/1"
 ARM_FIELDS = ("name", "paradigm", "genre", "model", "mode", "n", "max_tokens", "temperature", "top_p",
-              "presence_penalty", "frequency_penalty", "system_prompt", "assign")  # fmt: skip
-# What an arm field was in a record made before it was recorded: every arm was open then.
-ARM_FIELD_DEFAULTS = {"assign": True}
+              "presence_penalty", "frequency_penalty", "unit", "system_prompt", "assign")  # fmt: skip
+# What an arm field was in a record made before it was recorded: every arm was open then, and
+# every Tab suggestion a first sentence.
+ARM_FIELD_DEFAULTS = {"assign": True, "unit": "sentence"}
 
 
 class PlanError(ValueError):

@@ -38,7 +38,7 @@ from study.store import sessions as session_store
 
 LABELS = {"paradigm": "paradigm", "model": "model", "mode": "mode", "n": "n", "max_tokens": "max tokens",
           "temperature": "temperature", "top_p": "top p", "presence_penalty": "presence penalty",
-          "frequency_penalty": "frequency penalty"}  # fmt: skip
+          "frequency_penalty": "frequency penalty", "unit": "unit"}  # fmt: skip
 NOT_RECORDED = "not recorded"
 
 
@@ -72,7 +72,8 @@ def planned(study: study_config.Study, condition: study_config.Condition) -> Arm
         settings = tuple((key, ()) for key in SETTINGS)
     else:
         found = {key: getattr(condition, key) for key in SETTINGS} | paradigms.arm_as_run(study, condition)
-        settings = tuple((key, (settings_as_run.number(found[key]),)) for key in SETTINGS)
+        # None: a setting the paradigm's replies have not (a chat assistant's reply is not cut to a unit).
+        settings = tuple((key, () if found[key] is None else (settings_as_run.number(found[key]),)) for key in SETTINGS)
     paradigm = paradigms.arm_as_run(study, condition).get("paradigm", condition.paradigm)
     return Arm(condition.name, condition.genre, paradigm, settings, system_prompts=(condition.system_prompt,),
                closed=not condition.assign)

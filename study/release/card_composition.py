@@ -132,11 +132,11 @@ def arms(s: ReleaseFacts) -> str:
     noun = "sessions" if s.sessions else "conversations"
     what = "conditions" if s.sessions else "assistants (participants saw a label)"
     header = ("condition", "paradigm", "genre", "model", "answered by", "mode", "n", "max tokens",
-              "temperature", "top p", "presence penalty", "frequency penalty", noun,
+              "temperature", "top p", "presence penalty", "frequency penalty", "unit", noun,
               "new participants")  # fmt: skip
     rows = [
         (arm.name, arm.paradigm, arm.genre or "-",
-         *(["-"] * 9 if arm.control else
+         *(["-"] * 10 if arm.control else
            [arms_as_run.text(arm.values("model")), ", ".join(arm.answered) or arms_as_run.NOT_RECORDED,
             *(arms_as_run.text(arm.values(key)) for key in arms_as_run.SETTINGS[1:])]),
          arm.sessions, "closed" if arm.closed else "open")

@@ -316,6 +316,20 @@ def test_a_record_made_before_arms_could_be_closed_counts_its_arms_as_open(plann
         ("creative-high.assign", "true -> false (closed to new participants after the record)")]
 
 
+def test_an_arm_moved_to_paragraph_suggestions_after_the_record_is_a_deviation(planned):
+    # A record made before a condition had a unit holds none: its arms suggested sentences.
+    from study.plan import deviations
+
+    run("preregister", planned)
+    signed = json.loads((planned / "preregistration.json").read_text())
+    for arm in signed["arms"]:
+        del arm["unit"]  # as a record of an earlier version holds them
+    assert [d for d in deviations.compare(signed, config.load(planned), {}) if d.kind == "arm"] == []
+    edit(planned, lambda data: data["conditions"][1].update(unit="paragraph"))
+    found = [d for d in deviations.compare(signed, config.load(planned), {}) if d.kind == "arm"]
+    assert [(d.what, d.detail) for d in found] == [("creative-high.unit", '"sentence" -> "paragraph"')]
+
+
 def test_a_comparison_of_an_arm_with_itself_is_refused_naming_it_and_the_fix(planned):
     # A typo (control = the treatment's name) would preregister a difference that is 0 by
     # construction: a test the study cannot fail, found only when the report is read.

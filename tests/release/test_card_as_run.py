@@ -75,6 +75,22 @@ def test_a_setting_changed_between_sessions_is_published_as_each_session_ran(tmp
     assert (low["temperature"], low["sessions"]) == (0.3, 0)
 
 
+def test_a_condition_moved_from_sentences_to_paragraphs_is_published_with_the_unit_each_session_had(tmp_path, model_url):
+    """The researcher sets `unit = "paragraph"` on an arm after its pilot: its writers saw
+    single sentences, then paragraphs, and the card and arms.json tell the two apart."""
+    folder = a_study(tmp_path, model_url)
+    serve_one(folder, "A1FIRSTWRITER", asks=True)
+    change_arm(folder, "temperature = 0.75", 'temperature = 0.75\nunit = "paragraph"')
+    serve_one(folder, "A2SECONDWRITER", asks=True)
+
+    card, arms = build(folder, tmp_path)
+
+    assert [(r["unit"], r.get("sessions")) for r in card_rows(card)[ARM]] == [("sentence", "1"), ("paragraph", "1")]
+    assert (f"study.toml now sets unit paragraph for `{ARM}`; of its 2 released sessions, 1 ran with "
+            "sentence, 1 ran with paragraph.") in card  # fmt: skip
+    assert [(a["unit"], a["sessions"]) for a in arms if a["name"] == ARM] == [("sentence", 1), ("paragraph", 1)]
+
+
 def test_the_build_reads_the_model_calls_once_for_metadata_csv_and_arms_json(tmp_path, model_url):
     """metadata.csv's settings (the study's export) and arms.json come from one read of the stored
     model calls: a study's calls table grows with every Tab press, and two reads of it during a

@@ -21,16 +21,17 @@ ARM_FORMAT = "study-chat-arm-1"
 
 
 def arm_as_run(study, condition) -> dict:
-    """A chat assistant's settings as its replies ran: one reply (no list of `n`) of at most
-    [chat] max_tokens (a chat arm: arm.MAX_TOKENS), whatever the condition's Tab settings say,
-    so that arms.json and the card do not describe a Tab list nobody saw; {} for another arm."""
+    """A chat assistant's settings as its replies ran: one reply (no list of `n`, not cut to a
+    `unit`) of at most [chat] max_tokens (a chat arm: arm.MAX_TOKENS), whatever the condition's
+    Tab settings say, so that arms.json and the card do not describe a Tab list nobody saw; {}
+    for another arm."""
     if study.chat is not None:  # a chat study: every condition is an assistant on its path
         max_tokens = study.chat.max_tokens
     elif arm.is_chat_arm(condition):
         max_tokens = arm.MAX_TOKENS
     else:
         return {}
-    return {"paradigm": arm.CHAT_ARM, "mode": "chat", "n": 1, "max_tokens": max_tokens}
+    return {"paradigm": arm.CHAT_ARM, "mode": "chat", "n": 1, "max_tokens": max_tokens, "unit": None}
 
 
 def conversations(study, connection, sessions: list[dict]) -> list[dict]:
