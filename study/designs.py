@@ -267,7 +267,9 @@ def paradigm_toml(text: str, values: tuple[str, ...]) -> str:
         for value in values:
             made.append(replace(condition, name=f"{condition.genre}-{value}", paradigm=value,
                                 **paradigms.condition_defaults(value)))  # fmt: skip
-    new = [{k: v for k, v in vars(c).items() if k != "system_prompt" or v} for c in made]
+    # No empty system prompt, nor the Tab list's default unit, which ghost text would not use.
+    new = [{k: v for k, v in vars(c).items() if (k != "system_prompt" or v) and (k, v) != ("unit", "sentence")}
+           for c in made]  # fmt: skip
     note = "# study init/demo --paradigm: one condition per MindCopilot paradigm and genre, from the genre's first one.\n"
     return _replace_tables(text.splitlines(keepends=True), "[[conditions]]", {"conditions": new}, note)
 

@@ -34,6 +34,15 @@ def test_an_unknown_paradigm_is_refused_naming_the_key(tmp_path):
         _load(tmp_path, 'name = "creative-low"\n', 'name = "creative-low"\nparadigm = "L9"\n')
 
 
+def test_a_unit_on_a_condition_without_the_tab_list_is_refused_with_the_fix(tmp_path):
+    # Ghost text is cut by [proactive] unit: a condition's unit there would be ignored unsaid.
+    with pytest.raises(config.ConfigError, match=r"conditions\[0\] \('creative-low'\)\.unit: paradigm \"L1\" shows "
+                       r"ghost text.*Fix: remove unit \(ghost text is cut by \[proactive\] unit"):
+        _load(tmp_path, 'name = "creative-low"\n', 'name = "creative-low"\nparadigm = "L1"\nunit = "paragraph"\n')
+    panel = _load(tmp_path / "tab", 'name = "creative-low"\n', 'name = "creative-low"\nunit = "paragraph"\n')
+    assert panel.condition("creative-low").unit == "paragraph"  # L0 is the Tab list by default
+
+
 def test_l3_stage_cuts_out_of_order_are_refused_naming_the_key_and_the_order(tmp_path):
     # [0.67, 0.33] leaves no middle stage: every L3 writer would go from early straight to late.
     with pytest.raises(config.ConfigError, match=r"proactive\.stage_cuts: \[0\.67, 0\.33\] is out of order.*\[0\.33, 0\.67\]"):

@@ -133,4 +133,16 @@ def load(data: dict, directory, source) -> ProactiveSettings:
             f"{source}: {SECTION}.stage_cuts: {[low, high]} is out of order: the first ends the early "
             f"stage, the second the middle one. Fix: list them in order, [{high}, {low}]."
         )
+    for i, condition in enumerate(data.get("conditions", [])):
+        paradigm = condition.get("paradigm", "L0")
+        if "unit" in condition and paradigm in ("L0", "L1", "L2", "L3") and not settings.tab_list(paradigm):
+            # A condition's unit cuts Tab suggestions (study.paradigms.tab.engine); ghost text and
+            # the assistant panel's responses would ignore it.
+            shows, fix = (("the assistant panel's complete responses", f'remove unit, or set [{SECTION}] l0 = "tab" for the Tab list')
+                          if paradigm == "L0" else
+                          ("ghost text", f'remove unit (ghost text is cut by [{SECTION}] unit: "sentence" or "span")'))
+            raise ValueError(
+                f"{source}: conditions[{i}] ('{condition.get('name', i)}').unit: paradigm \"{paradigm}\" shows "
+                f"{shows}, not the Tab list a condition's unit cuts. Fix: {fix}."
+            )  # fmt: skip
     return settings
