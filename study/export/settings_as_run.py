@@ -56,15 +56,19 @@ def _sent(parameters: dict) -> dict:
     return parameters
 
 
-def session_settings(calls: list[dict], log: dict | None, own_calls: bool) -> tuple[tuple[str, tuple], ...]:
+def session_settings(calls: list[dict], log: dict | None, own_calls: bool,
+                     tab_list: bool = False) -> tuple[tuple[str, tuple], ...]:  # fmt: skip
     """A session's settings as it ran: (setting, the distinct values it ran with), each from its
     model calls' parameters, else (a decoding setting) from its log record `log`; () where
     neither records it. `own_calls`: its paradigm calls the model otherwise than the
     condition's Tab settings say (a chat assistant), so the log's Tab settings say nothing of
-    what ran."""
+    what ran. `tab_list`: its calls are Tab lists', whose calls made before `unit` was recorded
+    kept the first sentence, the one rule there was."""
     found = []
     for key in SETTINGS:
         values = {number(_sent(call).get(key)) for call in calls} - {None}
+        if key == "unit" and tab_list and any("unit" not in call for call in calls):
+            values.add("sentence")
         if not values and log and not own_calls and key in LOG_KEYS:
             values = {number(log.get(LOG_KEYS[key]))} - {None}
         found.append((key, tuple(sorted(values, key=str))))

@@ -90,7 +90,9 @@ def collect(study: study_config.Study, sessions: list[dict], calls: dict[str, li
         sent = calls.get(session["session_id"], [])
         ran = as_run.condition_as_run(study, session)
         own = paradigms.arm_as_run(study, ran)  # a chat assistant's replies: not the Tab settings
-        settings = settings_as_run.session_settings([call for call, _ in sent], logs.get(session["session_id"]), bool(own))
+        tab_list = not own and study.proactive.tab_list(ran.paradigm)
+        settings = settings_as_run.session_settings([call for call, _ in sent], logs.get(session["session_id"]),
+                                                    bool(own), tab_list)  # fmt: skip
         prompts = tuple(sorted({call["system_prompt"] for call, _ in sent if isinstance(call.get("system_prompt"), str)}))
         group = groups.setdefault((ran.name, own.get("paradigm", ran.paradigm), settings, prompts), [0, set()])
         group[0] += 1

@@ -91,6 +91,31 @@ def test_a_condition_moved_from_sentences_to_paragraphs_is_published_with_the_un
     assert [(a["unit"], a["sessions"]) for a in arms if a["name"] == ARM] == [("sentence", 1), ("paragraph", 1)]
 
 
+def test_tab_calls_stored_before_the_unit_was_recorded_are_published_as_sentences(tmp_path, model_url):
+    """A study upgraded mid-run: its earlier Tab calls record no unit, and kept the first
+    sentence (the only rule then). The arm is one row, not "not recorded" beside "sentence"."""
+    import json as json_module
+
+    from study.store.db import suggestion_requests
+
+    folder = a_study(tmp_path, model_url)
+    serve_one(folder, "A1FIRSTWRITER", asks=True)
+    engine = make_engine(config.load(folder).database_url)
+    with writing(engine) as connection:  # as a version before `unit` stored them
+        for row in connection.execute(suggestion_requests.select()).mappings().all():
+            sent = json_module.loads(row["parameters"])
+            sent.pop("unit", None)
+            connection.execute(suggestion_requests.update().where(suggestion_requests.c.id == row["id"])
+                               .values(parameters=json_module.dumps(sent)))  # fmt: skip
+    engine.dispose()
+    serve_one(folder, "A2SECONDWRITER", asks=True)
+
+    card, arms = build(folder, tmp_path)
+
+    assert [(r["unit"], r.get("sessions")) for r in card_rows(card)[ARM]] == [("sentence", "2")]
+    assert [(a["unit"], a["sessions"]) for a in arms if a["name"] == ARM] == [("sentence", 2)]
+
+
 def test_the_build_reads_the_model_calls_once_for_metadata_csv_and_arms_json(tmp_path, model_url):
     """metadata.csv's settings (the study's export) and arms.json come from one read of the stored
     model calls: a study's calls table grows with every Tab press, and two reads of it during a
