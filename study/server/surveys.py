@@ -19,7 +19,7 @@ from collections.abc import Callable
 from flask import Blueprint, jsonify, redirect, render_template, request
 
 from study import paradigms
-from study.server import contract, stages
+from study.server import contract, stages, within
 from study.server.context import engine, session_or_404, study
 from study.store import reading, writing
 from study.store import surveys as survey_store
@@ -93,7 +93,13 @@ def stage_page(session: dict, stage: str, finish: Callable[[dict], str]):
 def _pending(session: dict, stage: str):
     """The first survey of `stage` not yet submitted, and its row (None, None when done)."""
     with reading(engine()) as connection:
-        due = placement.stage_surveys(connection, study().surveys, study().paradigm, session, stage)
+        # Within subjects the study ends for the participant with every arm of every genre
+        # written, as the completion page's "every part" says (within.every_arm_done): a study
+        # of two genres offers the other genre's arms after the first's, so an end-of-study
+        # question (which arm did you prefer?) asked at the end of one genre's sequence would
+        # come before arms the participant is still to write in.
+        owed = within.owed_arms(connection, study(), session) if study().assignment == "within" else None
+        due = placement.stage_surveys(connection, study().surveys, study().paradigm, session, stage, owed)
         for survey in due:
             row = survey_store.get(connection, session["session_id"], survey.name)
             if not (row and row["submitted_at"]):

@@ -224,6 +224,17 @@ def remaining(connection: Connection, study: Study, session: dict) -> int:
     return len(arms - set(participants.assigned_conditions(connection, key, excluding="")))
 
 
+def owed_arms(connection: Connection, study: Study, session: dict) -> set[str]:
+    """The arms this participant has still to write in, every genre's, by their own arm lists
+    (a sequence keeps the list they began with); none for a session no participant key ties to
+    others (its participant writes no other session)."""
+    key = participants.participant_key(session)
+    if key is None:
+        return set()
+    done = set(participants.assigned_conditions(connection, key, excluding=""))
+    return set().union(*_arm_lists(study, connection, key).values()) - done
+
+
 def every_arm_done(connection: Connection, study: Study, session: dict) -> bool:
     """Whether this participant has written in every arm of every genre the prompts offer: no
     other session is left for them."""

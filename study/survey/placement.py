@@ -3,8 +3,12 @@
 - before_writing: on the "presurvey" stage, before the prompt (or the chat study's intent);
 - after_session: on the "survey" stage of every session;
 - end_of_study: on the "survey" stage too, after the after_session surveys, but once per
-  participant (the same worker or access code): a participant doing several sessions answers it
-  in the first session that reaches the end;
+  participant (the same worker or access code). Between subjects a participant doing several
+  sessions answers it in the first session that reaches the end. Within subjects it is asked
+  after the participant's last arm, in the session that leaves no arm owed (`owed_arms`, from
+  study.server.within): Dhillon et al.'s and MindCopilot's post-study questions (which arm was
+  preferred, the whole study's workload) need every arm seen. A participant who stops before
+  their last arm is not asked it;
 - in_session: inside the chat, after every `every` exchanges, blocking until answered
   (CollabLLM's periodic rating); `occasion` is the exchange count it follows.
 A survey may be limited to a paradigm (`paradigms`), e.g. CoAuthor's to writing sessions, and
@@ -12,8 +16,9 @@ to arms (`arms`: [[conditions]] names), e.g. "How helpful were the AI's suggesti
 arms of a study with a no-AI control arm. The session's arm (its stored `condition`) decides:
 between subjects a participant is asked the surveys of the one arm they wrote in; within
 subjects each session's survey stage asks its own arm's, after that arm's session. An
-`end_of_study` survey limited to arms is asked once per participant, in the first session of a
-listed arm that reaches the end: a participant who writes in none of them is never asked it. A
+`end_of_study` survey limited to arms is asked once per participant, in a session of a listed
+arm: between subjects the first that reaches the end, within subjects the one that leaves no
+listed arm owed. A participant who writes in none of them is never asked it. A
 session has no arm before its prompt (a chat study's intent), so a before_writing survey cannot
 be limited to arms (study.survey.checks refuses it).
 """
@@ -34,9 +39,13 @@ STAGE_PLACEMENTS = {
 }
 
 
-def stage_surveys(connection: Connection, surveys, paradigm: str, session: dict, stage: str) -> list[Survey]:
+def stage_surveys(
+    connection: Connection, surveys, paradigm: str, session: dict, stage: str, owed_arms: set[str] | None = None
+) -> list[Survey]:
     """The surveys asked on `stage` of this session, in order (submitted ones included, except
-    end-of-study surveys the participant submitted in another session)."""
+    end-of-study surveys the participant submitted in another session). `owed_arms`: within
+    subjects, the arms the participant has still to write in, this session's counted as written;
+    None between subjects."""
     placements = STAGE_PLACEMENTS[stage]
     due = []
     for placement in placements:
@@ -47,10 +56,22 @@ def stage_surveys(connection: Connection, surveys, paradigm: str, session: dict,
                 continue
             if placement == "end_of_study":
                 own = survey_store.get(connection, session["session_id"], survey.name)
-                if own is None and survey_store.submitted_by_participant(connection, session, survey.name):
+                # One begun here is finished here, whatever was assigned since (another tab).
+                if own is None and (
+                    _arm_still_owed(survey, owed_arms)
+                    or survey_store.submitted_by_participant(connection, session, survey.name)
+                ):
                     continue
             due.append(survey)
     return due
+
+
+def _arm_still_owed(survey: Survey, owed_arms: set[str] | None) -> bool:
+    """Whether, within subjects, the participant still owes an arm this end-of-study survey is
+    about (its `arms`, else any): it waits for their last such session."""
+    if owed_arms is None:
+        return False
+    return bool(owed_arms & set(survey.arms)) if survey.arms else bool(owed_arms)
 
 
 def in_session_due(
