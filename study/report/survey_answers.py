@@ -25,6 +25,7 @@ class Question:
     points: tuple[int, ...] = tuple(range(1, 8))  # the values of a scale (likert or slider)
     arms: tuple[str, ...] = ()  # the arms its survey asks; empty: every arm (or not known)
     group: str = ""  # the dimension it belongs to (its survey item's `group`, e.g. MindCopilot's PW)
+    placement: str = ""  # its survey's (study.survey.placement); empty when not known (a file)
 
     def asked_of(self, arm: str) -> bool:
         return not self.arms or arm in self.arms
@@ -44,21 +45,22 @@ def study_survey(study, connection, session_ids: list[str]) -> tuple[list[Questi
     columns, rows = survey_rows(study, responses, session_ids)
     items = {item.id: item for survey in study.surveys for item in survey.items}
     arms_of = {item.id: survey.arms for survey in study.surveys for item in survey.items}
+    placement_of = {item.id: survey.placement for survey in study.surveys for item in survey.items}
     questions = []
     for column in columns:
         item = items[column.split("@")[0]]
-        arms = arms_of[item.id]
+        arms, placement = arms_of[item.id], placement_of[item.id]
         # One question for stories and essays alike, as the release's card words it.
         text = item.text.replace("{noun}", "story/essay")
         if "@" in column:
             text += f" (after exchange {column.split('@')[1]})"
         if item.type in ("likert", "slider"):
             questions.append(Question(column, text, "scale", points=tuple(item.scale()), arms=arms,
-                                      group=item.group))
+                                      group=item.group, placement=placement))
         elif item.type == "single":
-            questions.append(Question(column, text, "choice", item.options, arms=arms))
+            questions.append(Question(column, text, "choice", item.options, arms=arms, placement=placement))
         else:  # free text, and multiple choice (its answers are joined with "; ")
-            questions.append(Question(column, text, "text", arms=arms))
+            questions.append(Question(column, text, "text", arms=arms, placement=placement))
     return questions, {row.pop("session_id"): row for row in rows}
 
 

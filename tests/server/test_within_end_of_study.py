@@ -7,7 +7,10 @@ Between subjects it stays in the first session that reaches the end
 
 from __future__ import annotations
 
+from click.testing import CliRunner
+
 from study import config
+from study.cli import main as study_cli
 from study.cli import write_study_files
 from study.server import create_app
 from study.store import make_engine, reading
@@ -81,8 +84,28 @@ def test_a_participant_who_stops_before_their_last_arm_is_not_asked(tmp_path):
     assert not any(PREFERRED in pages for _, pages in stopped) and _goodbyes(folder) == set()
 
 
+def test_the_report_says_the_end_question_came_after_the_last_arm_and_who_was_not_asked(tmp_path):
+    folder = _with_end_survey(dhillon_study(tmp_path))
+    client = serve_again(folder)
+    for code, parts in (("p1", 3), ("p2", 2)):  # p2 stopped after two arms
+        for part in range(parts):
+            _part(client, code, first=part == 0)
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(study_cli, ["report", str(folder), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    survey = out.read_text(encoding="utf-8").split("<h2>Survey results</h2>")[1].split("</section>")[0]
+    blocks = dict(block.split("</h3>", 1) for block in survey.split("<h3>")[1:])
+    note = blocks[PREFERRED].split("<table")[0]
+    assert "Asked once per participant, after their last arm (end of study)" in note
+    assert "a participant who stopped before their last arm was not asked it." in note
+    # Answered by p1 alone, under their last arm; an after-session question has no such note.
+    assert "<td>next-paragraph</td><td>1</td>" in blocks[PREFERRED] and "<td>no-ai</td><td>0</td>" in blocks[PREFERRED]
+    assert "last arm" not in blocks["Are you a native English speaker?"]
+
+
 def test_an_end_survey_limited_to_arms_follows_the_last_listed_arm_in_each_order(tmp_path):
-    ai_arms = END.replace('placement = "end_of_study"', 'placement = "end_of_study"\narms = ["next-sentence", "next-paragraph"]')
+    ai_arms = END.replace('placement = "end_of_study"',
+                          'placement = "end_of_study"\narms = ["next-sentence", "next-paragraph"]')  # fmt: skip
     folder = _with_end_survey(dhillon_study(tmp_path), ai_arms)
     client = serve_again(folder)
     parts = {code: [_part(client, code, first=part == 0) for part in range(3)] for code in ("p1", "p2")}

@@ -5,7 +5,9 @@ choice items: the count of each option per condition; free-text items: how many 
 answers themselves stay in the data, not in a report that may be shared). A condition a question's
 survey did not ask (`arms`) reads "not asked", and is left out of the item's plot. Items grouped
 in dimensions (an item's `group`, as MindCopilot's PW, US, CU and AD) are then summarised per
-dimension and condition (study.report.survey_dimensions)."""
+dimension and condition (study.report.survey_dimensions). Within subjects an end-of-study
+question is asked after the participant's last arm (study.survey.placement): a note says its
+answers count under that arm, and that those who stopped earlier were not asked it."""
 
 from __future__ import annotations
 
@@ -20,6 +22,12 @@ from study.report.html import Section, cell
 from study.report.intervals import bootstrap_mean
 
 
+END_OF_STUDY_WITHIN = (
+    "Asked once per participant, after their last arm (end of study): its answers count under "
+    "the arm of that last session; a participant who stopped before their last arm was not asked it."
+)
+
+
 def build(data: ReportData) -> Section | None:
     if not data.questions or not data.answers:
         return None
@@ -29,6 +37,9 @@ def build(data: ReportData) -> Section | None:
     numeric: dict[str, dict[str, list[int]]] = {c: {} for c in conditions}
     for question in data.questions:
         section.add(f"<h3>{escape(question.text)}</h3>")
+        if question.placement == "end_of_study" and data.design == "within":
+            # Its counts are of participants who wrote every arm, under whichever arm came last.
+            section.paragraph(END_OF_STUDY_WITHIN, note=True)
         by_condition = {c: [] for c in conditions}
         for session_id, answers in data.answers.items():
             condition = condition_of.get(session_id)
