@@ -12,6 +12,8 @@ A place is held by a rating, or by an assignment not yet rated that is younger t
 `assignment_hours` (a reviewer who walked away does not block a submission for ever); a
 disabled reviewer's assignments hold nothing from then on (`expire_assignments`).
 So each submission gets its ratings from different reviewers, and a reviewer rates it at most once.
+A submission whose writer withdrew (study.store.withdrawals) is in no queue and no
+count: nobody is handed it, nor may rate it, even if it was assigned before the withdrawal.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from sqlalchemy import Connection, select, update
 from study.review import audit
 from study.store.coordination import take_turn
 from study.store.review_tables import review_assignments, review_decisions, review_ratings, review_submissions
+from study.store.withdrawals import withdrawn_submission_ids
 
 
 @dataclass(frozen=True)
@@ -44,11 +47,13 @@ class Progress:
 
 
 def _state(connection: Connection):
+    gone = withdrawn_submission_ids(connection)
     rated = defaultdict(set)
     for submission_id, reviewer_id in connection.execute(
         select(review_ratings.c.submission_id, review_ratings.c.reviewer_id)
     ):
-        rated[submission_id].add(reviewer_id)
+        if submission_id not in gone:
+            rated[submission_id].add(reviewer_id)
     assigned = defaultdict(dict)
     for submission_id, reviewer_id, at in connection.execute(
         select(
@@ -57,7 +62,8 @@ def _state(connection: Connection):
             review_assignments.c.assigned_at,
         )
     ):
-        assigned[submission_id][reviewer_id] = at
+        if submission_id not in gone:
+            assigned[submission_id][reviewer_id] = at
     decided = set(connection.execute(select(review_decisions.c.submission_id)).scalars())
     open_ = [
         dict(row)
@@ -66,7 +72,7 @@ def _state(connection: Connection):
             .where(review_submissions.c.disqualified.is_(None))
             .order_by(review_submissions.c.created_at, review_submissions.c.submission_id)
         ).mappings()
-        if row["submission_id"] not in decided
+        if row["submission_id"] not in decided and row["submission_id"] not in gone
     ]
     return rated, assigned, open_
 

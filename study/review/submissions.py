@@ -5,6 +5,10 @@ self-evaluation and survey done: what the writer submits with the HIT) and is no
 gives it a random pseudonym, and applies the automatic disqualification rule
 (study.review.rules, rule 2), writing the decision to the audit log. It is cheap and idempotent,
 so the workspace calls it whenever it builds a queue.
+
+A writer who withdraws (`study withdraw --study`) keeps their submissions listed here, with any
+ratings given before (the audit log is not rewritten), but `in_review` leaves them out of all
+the workspace shows and counts: reviewers no longer read or rate that text.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from study.store import sessions as session_store
 from study.store.db import sessions
 from study.store.coordination import take_turn
 from study.store.review_tables import review_submissions
+from study.store.withdrawals import withdrawn_submission_ids
 
 # Pseudonyms avoid look-alike characters (0/O, 1/I/L), as verification codes do.
 _ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -83,6 +88,19 @@ def all_submissions(connection: Connection) -> list[dict]:
         )
     ).mappings()
     return [dict(row) for row in rows]
+
+
+def withdrawn(connection: Connection) -> set[str]:
+    """The submissions of writers who withdrew (`study withdraw --study`, study.store.withdrawals):
+    reviewers no longer read or rate them, and `study qualify` pays their work without an outcome.
+    Their ratings stay stored (and in the audit log) but count nowhere."""
+    return withdrawn_submission_ids(connection)
+
+
+def in_review(connection: Connection) -> list[dict]:
+    """Every submission the workspace shows, in queue order: all but `withdrawn` ones."""
+    gone = withdrawn(connection)
+    return [s for s in all_submissions(connection) if s["submission_id"] not in gone]
 
 
 def get(connection: Connection, submission_id: str) -> dict | None:

@@ -5,8 +5,9 @@ metadata.csv names them (study.export.coauthor): the worker id, else the lab's a
 lab participant withdraws by their code. `study.store.sessions.all_sessions` leaves their
 sessions out, and with it the export (every format), the report and a judging round's items;
 `study status` counts them apart; the judging results, the review files of the export and
-`study qualify`'s grants leave them out by `withdrawn_session_ids`/`withdrawn_ids` (the
-reviewers' queue keeps them: their outcome is what qualify pays on). Nothing is deleted:
+`study qualify`'s grants leave them out by `withdrawn_session_ids`/`withdrawn_ids`, and the
+reviewers' workspace (queue, pages, counts) by `withdrawn_submission_ids`, whose submissions
+`study qualify` pays without a review outcome. Nothing is deleted:
 the rows stay for the payment records (the MTurk and Prolific ledgers are not touched, the
 writers were paid for the work), and a withdrawal recorded by mistake can be seen and undone
 by hand. The study database already holds raw worker ids, so the id is kept as given; the
@@ -20,6 +21,7 @@ import time
 from sqlalchemy import Column, ColumnElement, Connection, Float, String, Table, Text, func, or_, select
 
 from study.store.db import metadata, sessions
+from study.store.review_tables import review_submissions
 
 withdrawals = Table(
     "withdrawals",
@@ -50,6 +52,16 @@ def withdrawn_ids(connection: Connection) -> set[str]:
 def withdrawn_session_ids(connection: Connection) -> set[str]:
     """The sessions of writers who withdrew (for a table keyed by session, e.g. judging ratings)."""
     return set(connection.execute(select(sessions.c.session_id).where(~not_withdrawn())).scalars())
+
+
+def withdrawn_submission_ids(connection: Connection) -> set[str]:
+    """The review submissions (study.review.submissions) of writers who withdrew: the reviewers'
+    workspace shows and counts none of them, and `study qualify` pays them unreviewed."""
+    return set(connection.execute(
+        select(review_submissions.c.submission_id)
+        .join(sessions, sessions.c.session_id == review_submissions.c.session_id)
+        .where(~not_withdrawn())
+    ).scalars())  # fmt: skip
 
 
 def recorded(connection: Connection, worker_id: str) -> dict | None:

@@ -2,7 +2,8 @@
 
 The submission page answers, in order: unknown pseudonym (404); a researcher not assigned to it
 (to the adjudication view); a reviewer not assigned to it (403); otherwise the rating view,
-with others' ratings only once this reviewer has rated (study.review.ratings.visible_to).
+with others' ratings only once this reviewer has rated (study.review.ratings.visible_to); a
+submission whose writer withdrew is refused (403) to everyone, as is rating it.
 Rating works as a plain form, and study/static/review-rating.js adds the keyboard: 1-5 rate at
 once (a JSON POST), n saves and asks for the next submission. Every save carries the version of
 the rating the page showed: one from a stale page (the same reviewer's other tab changed it) is
@@ -45,10 +46,12 @@ def home():
     with writing(engine()) as connection:
         submissions.collect(connection, study())
         progress = _progress(connection)
+        gone = submissions.withdrawn(connection)
         mine = [
             {**rating, "when": rating["updated_at"]}
             for rating in rating_store.all_ratings(connection)
             if rating["reviewer_id"] == g.login.reviewer["reviewer_id"]
+            and rating["submission_id"] not in gone
         ]
         # A researcher with nothing to rate is pointed to what waits for them instead.
         to_adjudicate = (
@@ -66,7 +69,7 @@ def home():
 
 
 def _awaiting_adjudication(connection) -> int:
-    judged = decisions.judge(connection, study(), submissions.all_submissions(connection))
+    judged = decisions.judge(connection, study(), submissions.in_review(connection))
     return sum(j.outcome.status == rules.DISAGREEMENT for j in judged)
 
 
@@ -103,6 +106,15 @@ def _submission_or_404(connection, submission_id: str) -> dict:
     return found
 
 
+# A reviewer (or researcher) who had the submission open, or assigned, when its writer withdrew.
+WITHDRAWN = ("This submission is no longer reviewed: its writer withdrew from the study. Your "
+             "earlier rating of it, if any, stays in the audit log and counts nowhere.")
+
+
+def withdrawn(connection, submission_id: str) -> bool:
+    return submission_id in submissions.withdrawn(connection)
+
+
 @blueprint.get("/s/<submission_id>")
 @contract.declare("A submission to rate, with its replay", responses={200: None, 302: None, 403: None})
 @login_required
@@ -116,6 +128,8 @@ def _submission_page(submission_id: str, *, stale: rating_store.StaleRating | No
     reviewer_id = g.login.reviewer["reviewer_id"]
     with reading(engine()) as connection:
         found = _submission_or_404(connection, submission_id)
+        if withdrawn(connection, submission_id):
+            return refuse(403, WITHDRAWN)
         mine = rating_store.own(connection, submission_id, reviewer_id)
         assigned = mine is not None or queue.is_assigned(connection, submission_id, reviewer_id)
         if not assigned:
@@ -168,6 +182,8 @@ def rate(submission_id):
         return refuse(400, f"version must be the number the page was given, got {sent!r}: reload the page.")
     with writing(engine()) as connection:
         _submission_or_404(connection, submission_id)
+        if withdrawn(connection, submission_id):
+            return refuse(403, WITHDRAWN)
         if rating_store.own(
             connection, submission_id, reviewer["reviewer_id"]
         ) is None and not queue.is_assigned(connection, submission_id, reviewer["reviewer_id"]):

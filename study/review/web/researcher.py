@@ -1,7 +1,8 @@
 """The researcher's pages: outcomes and agreement, adjudication, the audit log.
 
 Researchers see every rating with its reviewer and comment (they decide disagreements), but
-still only pseudonyms: worker ids stay with `study qualify`, on the command line.
+still only pseudonyms: worker ids stay with `study qualify`, on the command line. A writer who
+withdrew leaves every page here: their submissions, and the ratings given them, count nowhere.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from study.review import audit, decisions, presentation, report, rules, submissi
 from study.review import ratings as rating_store
 from study.review.web.base import blueprint
 from study.review.web.auth import refuse, researcher_required
-from study.review.web.rating import settings
+from study.review.web.rating import WITHDRAWN, settings, withdrawn
 from study.server import contract
 from study.server.context import engine, study
 from study.store import reading, writing
@@ -30,14 +31,15 @@ def results():
     wanted = request.args.get("status", "")
     with writing(engine()) as connection:
         submissions.collect(connection, study())
-        judged = decisions.judge(connection, study(), submissions.all_submissions(connection))
+        judged = decisions.judge(connection, study(), submissions.in_review(connection))
         all_ratings = rating_store.all_ratings(connection)
         simulated = simulated_ids(connection)
-    disqualified = {j.submission_id for j in judged if j.submission["disqualified"]}
+    # A withdrawn writer's submissions are not in `judged`, and their ratings leave the figures.
+    rated = {j.submission_id for j in judged if not j.submission["disqualified"]}
     triples = [
         (r["submission_id"], r["reviewer"], r["score"])
         for r in all_ratings
-        if r["submission_id"] not in disqualified
+        if r["submission_id"] in rated
     ]
     stats = report.agreement(
         triples,
@@ -73,6 +75,8 @@ def _adjudication_page(submission_id: str, *, stale: str = "", note: str = ""):
         found = submissions.get(connection, submission_id)
         if found is None:
             abort(404)
+        if withdrawn(connection, submission_id):
+            return refuse(403, WITHDRAWN)
         shown = presentation.show(connection, study(), found)
         all_ratings = rating_store.of_submission(connection, submission_id)
         judged = decisions.judge(connection, study(), [found])[0]
@@ -113,6 +117,8 @@ def decide(submission_id):
     with writing(engine()) as connection:
         if submissions.get(connection, submission_id) is None:
             abort(404)
+        if withdrawn(connection, submission_id):
+            return refuse(403, WITHDRAWN)
         try:
             decisions.adjudicate(
                 connection,
