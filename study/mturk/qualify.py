@@ -1,21 +1,23 @@
 """Into MTurk: the study's qualification for writers who passed, and the qualification HIT paid
 (`study qualify` for a qualification round run on MTurk: study.mturk.provider).
 
-For every submission with a final outcome (study.review.rules, study.review.qualify.candidates)
-whose assignment MTurk has, submitted by the session's own worker (`unconfirmed`: the task URL's
+For every submission with a final outcome (study.review.rules, study.review.qualify.candidates),
+or of a writer who withdrew (it will never have one: reviewers no longer see it), whose assignment MTurk has, submitted by the session's own worker (`unconfirmed`: the task URL's
 workerId is whatever the browser sent), `qualify`:
   1. pays the qualification HIT (approves the assignment, which confirms its reward in the
      ledger: study.mturk.review.approve) when the final score is at least `pay_min_score`
-     (default 2: all but spam); an entry the ledger already shows as paid is not touched, so
-     re-running pays nobody twice. Disqualified sessions are left to `study mturk review`,
-     whose rules reject them; an assignment the researcher rejected stays unpaid (skipped,
+     (default 2: all but spam), or when the writer withdrew (`study withdraw --study`: their
+     work is paid as passed work is); an entry the ledger already shows as paid is not
+     touched, so re-running pays nobody twice. Disqualified sessions are left to `study mturk
+     review`, whose rules reject them; an assignment the researcher rejected stays unpaid (skipped,
      saying how to override the rejection by hand);
   2. grants the study's qualification (`[review] qualification`, created on first use) to
      writers who passed, with the final score as its integer value, so a main round can
      require e.g. "GreaterThanOrEqualTo 4" or "EqualTo 5"; with `notify`, MTurk emails them.
      A grant is remembered (review_grants) and not repeated, so re-running sends no second
      email; a changed score is granted again with the new value, and a writer who no longer
-     passes (a later adjudication) has it revoked.
+     passes (a later adjudication) has it revoked. A writer who withdrew is neither granted nor
+     revoked anything ("paid, not qualified: withdrew").
 Undo a grant with `study mturk qual revoke DIR NAME WORKER`. Payments are first; MTurk emails
 only workers this requester has paid or rejected.
 """
@@ -33,7 +35,7 @@ from study.mturk.client import MTurkError
 from study.mturk.context import Context
 from study.review import audit
 from study.review import settings as review_settings
-from study.review.qualify import WITHDRAWN_NOT_GRANTED, Candidate, candidates, withdrawn_writers
+from study.review.qualify import Candidate, candidates, withdrawn_writers, withdrew_note
 from study.store import reading, writing
 from study.store.mturk import mturk_assignments
 from study.store.review_tables import review_grants
@@ -54,18 +56,13 @@ class Report:
     # auto_approve_hours pass, unless the researcher rejects them first.
     unpaid: list[tuple[str, str, str]] = field(default_factory=list)  # submission, assignment, why
     notify_failures: dict[str, str] = field(default_factory=dict)
+    withdrew: list[tuple[str, str]] = field(default_factory=list)  # submission, what was done
 
 
 def to_pay(ctx: Context, chosen: list[Candidate]) -> list[Candidate]:
     """The candidates whose qualification HIT is due and not yet paid according to the ledger,
     and not rejected (`rejected`)."""
-    due = []
-    for candidate in _scored_to_pay(ctx, chosen):
-        with reading(ctx.engine) as connection:
-            entry = ledger.reward_entry(connection, ctx.environment, candidate.assignment_id)
-        if not _rejected(ctx, candidate) and (entry is None or entry["status"] != "confirmed"):
-            due.append(candidate)
-    return due
+    return [c for c in _scored_to_pay(ctx, chosen) if not _rejected(ctx, c) and not _paid(ctx, c)]
 
 
 def rejected(ctx: Context, chosen: list[Candidate]) -> list[Candidate]:
@@ -77,8 +74,13 @@ def rejected(ctx: Context, chosen: list[Candidate]) -> list[Candidate]:
 
 def _scored_to_pay(ctx: Context, chosen: list[Candidate]) -> list[Candidate]:
     minimum = review_settings.from_study(ctx.study).pay_min_score
-    return [c for c in chosen
-            if c.assignment_id is not None and c.score is not None and c.score >= minimum]  # fmt: skip
+    return [c for c in chosen if c.assignment_id is not None and c.earns_pay(minimum)]
+
+
+def _paid(ctx: Context, candidate: Candidate) -> bool:
+    with reading(ctx.engine) as connection:
+        entry = ledger.reward_entry(connection, ctx.environment, candidate.assignment_id)
+    return entry is not None and entry["status"] == "confirmed"
 
 
 def left_unpaid(ctx: Context, chosen: list[Candidate]) -> list[tuple[str, str, str]]:
@@ -87,7 +89,7 @@ def left_unpaid(ctx: Context, chosen: list[Candidate]) -> list[tuple[str, str, s
     minimum = review_settings.from_study(ctx.study).pay_min_score
     found = []
     for c in chosen:
-        if c.assignment_id is None or (c.score is not None and c.score >= minimum):
+        if c.assignment_id is None or c.earns_pay(minimum):
             continue
         if _status(ctx, c) in ("Approved", "Rejected"):
             continue
@@ -179,7 +181,7 @@ def qualify(
     withdrawn = withdrawn_writers(ctx)
     for candidate in mturk:
         if candidate.worker_id in withdrawn:
-            report.skipped.append((candidate.submission_id, WITHDRAWN_NOT_GRANTED))
+            report.withdrew.append((candidate.submission_id, withdrew_note(_paid(ctx, candidate))))
             continue
         try:
             _grant(ctx, type_id, candidate, notify, report, still_passes=candidate.worker_id in best,

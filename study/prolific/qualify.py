@@ -4,11 +4,14 @@ study's "qualified" participant group, which a main round's Prolific study allow
 qualify` for a round run on Prolific. The same outcomes as MTurk's (study.mturk.qualify), from
 the same candidates (study.review.qualify.candidates, study.review.rules): a submission scored at least
 `[review] pay_min_score` is approved (paid) once; a writer who passed joins the group with the
-score remembered; one a later adjudication failed is taken out again. A submission Prolific has
-from another participant than the one the session was opened for (an edited PROLIFIC_PID) is
-skipped, neither paid nor admitted, as MTurk's qualify skips it. The submissions it does not pay
-and that still await review are named (`Report.unpaid`), as MTurk's qualify names them: they are
-left for the researcher to approve or reject.
+score remembered; one a later adjudication failed is taken out again. A writer who withdrew
+(`study withdraw --study`) has their submission approved as passed work is, without a review
+outcome (reviewers no longer see it), and is neither added nor removed ("paid, not qualified:
+withdrew"). A submission Prolific has from another participant than the one the session was
+opened for (an edited PROLIFIC_PID) is skipped, neither paid nor admitted, as MTurk's qualify
+skips it. The submissions it does not pay and that still await review are named
+(`Report.unpaid`), as MTurk's qualify names them: they are left for the researcher to approve or
+reject.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ class Report:
     # are still AWAITING REVIEW: Prolific pays one only once it is approved, so they wait for
     # the researcher to approve or reject them.
     unpaid: list[tuple[str, str, str]] = field(default_factory=list)  # submission, Prolific's id, why
+    withdrew: list[tuple[str, str]] = field(default_factory=list)  # submission, what was done
 
 
 def qualify(ctx: Context, *, pay: bool = True, confirm=None) -> Report:
@@ -71,11 +75,7 @@ def qualify(ctx: Context, *, pay: bool = True, confirm=None) -> Report:
         chosen.append(candidate)
     due = []
     for candidate in chosen:
-        if not pay or candidate.score is None or candidate.score < settings.pay_min_score:
-            continue
-        with reading(ctx.engine) as connection:
-            entry = ledger.reward_entry(connection, ctx.environment, candidate.assignment_id)
-        if entry is None or entry["status"] != "confirmed":
+        if pay and candidate.earns_pay(settings.pay_min_score) and not _paid(ctx, candidate):
             due.append(candidate)
     if due and confirm is not None and not confirm(
         review.approval_cost(ctx, [c.assignment_id for c in due])
@@ -98,7 +98,8 @@ def qualify(ctx: Context, *, pay: bool = True, confirm=None) -> Report:
     # the task server's check), with their best score; only writers none of whose passes leave.
     # A writer who withdrew is neither added nor removed (their payment above is as anyone's).
     withdrawn = shared.withdrawn_writers(ctx)
-    report.skipped += [(c.submission_id, shared.WITHDRAWN_NOT_GRANTED) for c in chosen if c.worker_id in withdrawn]
+    report.withdrew = [(c.submission_id, shared.withdrew_note(_paid(ctx, c)))
+                       for c in chosen if c.worker_id in withdrawn]  # fmt: skip
     chosen = [c for c in chosen if c.worker_id not in withdrawn]
     passed: dict[str, int] = {}
     for c in chosen:
@@ -119,12 +120,18 @@ def qualify(ctx: Context, *, pay: bool = True, confirm=None) -> Report:
     return report
 
 
+def _paid(ctx: Context, candidate) -> bool:
+    with reading(ctx.engine) as connection:
+        entry = ledger.reward_entry(connection, ctx.environment, candidate.assignment_id)
+    return entry is not None and entry["status"] == "confirmed"
+
+
 def left_unpaid(chosen, status: dict[str, str], minimum: int) -> list[tuple[str, str, str]]:
     """The candidates `qualify` does not pay whose submission is still AWAITING REVIEW (as last
     synced), with why it is not paid."""
     found = []
     for c in chosen:
-        if c.score is not None and c.score >= minimum:
+        if c.earns_pay(minimum):
             continue
         if status.get(c.assignment_id) != "AWAITING REVIEW":
             continue

@@ -255,6 +255,27 @@ def test_a_participant_who_withdrew_is_paid_but_not_added_to_the_qualified_group
     report = qualify.qualify(ctx)
 
     assert report.added == [(GOOD, 5)]
-    assert any("the writer withdrew" in why for _, why in report.skipped)
+    assert [note.split(" (")[0] for _, note in report.withdrew] == ["paid, not qualified: withdrew"]
     statuses = {s["participant_id"]: s["status"] for s in ctx.client.pages(f"studies/{first['study_id']}/submissions/")}
     assert statuses == {GOOD: "APPROVED", SPAM: "APPROVED"}  # both paid for the work
+
+
+def test_a_withdrawn_participants_unrated_submission_is_paid_once_unreviewed(ctx, prolific, task_client, study_folder):
+    """Reviewers no longer read it, so it never gets an outcome: qualify pays it as passed work."""
+    first = draft(ctx, "qualification")
+    taken = {pid: take_part(prolific, task_client, first["study_id"], pid) for pid in (GOOD, SPAM)}
+    submissions.sync(ctx)
+    rate(ctx, taken, {GOOD: 5})  # SPAM's submission is not rated yet when they withdraw
+    withdrawn = CliRunner().invoke(main, ["withdraw", SPAM, "--study", str(study_folder)])
+    assert withdrawn.exit_code == 0, withdrawn.output
+
+    report = qualify.qualify(ctx)
+    again = CliRunner().invoke(main, ["prolific", "qualify", str(study_folder)])
+
+    assert report.added == [(GOOD, 5)] and len(report.paid) == 2
+    assert again.exit_code == 0, again.output
+    assert not any(line.startswith("paid ") for line in again.output.splitlines())  # nobody twice
+    assert ": paid, not qualified: withdrew (study withdraw --study)" in again.output
+    statuses = {s["participant_id"]: s["status"] for s in ctx.client.pages(f"studies/{first['study_id']}/submissions/")}
+    assert statuses == {GOOD: "APPROVED", SPAM: "APPROVED"}
+    assert set(groups.members(ctx, "qualified")) == {GOOD}

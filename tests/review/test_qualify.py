@@ -381,6 +381,6 @@ def test_a_writer_who_withdrew_is_paid_for_the_work_but_granted_no_qualification
     output = run(str(review_folder), "--endpoint-url", emulator.url)
 
     assert "1 granted, 0 already held, 2 HITs paid or confirmed, 0 failures." in output
-    assert "skipped, the writer withdrew (study withdraw --study): no qualification granted" in output
+    assert ": paid, not qualified: withdrew (study withdraw --study)" in output
     assert held(ctx) == {"A1GREATWRITER": ("Granted", 5)}
     assert rewards(ctx) == {"A1GREATWRITER": "confirmed", "A1GOODWRITER": "confirmed"}

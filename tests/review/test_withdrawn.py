@@ -1,14 +1,27 @@
 """A writer who withdrew (`study withdraw --study`) leaves the reviewers' workspace: their
 qualification submission is in nobody's queue, page or count, and the ratings given it leave the
-agreement figures (they stay in the audit log)."""
+agreement figures (they stay in the audit log); `study qualify` pays their work once, as passed
+work, and grants them nothing."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from click.testing import CliRunner
 
+from study import config
 from study.cli import main
-from tests.review.conftest import add_reviewer, log_in
+from study.mturk import ledger, posting
+from study.mturk import settings as mturk_settings
+from study.mturk.context import open_context
+from study.review import ratings as rating_store
+from study.review import submissions
+from study.store import reading, writing
+from tests.mturk.conftest import with_model
+from tests.mturk.walk import take_hit
+from tests.review.conftest import add_reviewer, log_in, set_sections
 from tests.review.sessions import finished_session
+from tests.review.test_qualify import TASK_URL, held, rewards, run
 
 
 def withdraw(folder, writer: str) -> None:
@@ -59,3 +72,42 @@ def test_a_withdrawn_writers_submission_leaves_the_queue_the_counts_and_the_agre
     assert ("Review: 1 submissions, 0 ratings by 0 reviewers; awaiting ratings 1, needs adjudication 0, "
             "passed 0, failed 0, disqualified 0; 1 submission(s) of writers who withdrew left out") in status
 
+
+def test_qualify_pays_a_withdrawn_writers_unrated_submission_once_and_grants_nothing(
+    review_folder, requester, emulator, model_url
+):
+    from study.server import create_app
+
+    set_sections(review_folder, mturk={"reward": "2.50", "budget": "100.00"})
+    study = config.load(review_folder)
+    ctx = open_context(study, mturk_settings.from_study(study), requester)
+    posted = posting.post(ctx, hits=1, assignments=2, reward=Decimal("2.50"), task_url=TASK_URL)
+    hit_id = posted.hits[0]["hit_id"]
+    task = create_app(with_model(study, model_url), engine=ctx.engine).test_client()
+    taken = {w: take_hit(emulator.url, task, hit_id, w) for w in ("A1STAYS", "A1LEAVES")}
+    ana, ben = add_reviewer(ctx.engine, "ana"), add_reviewer(ctx.engine, "ben")
+    with writing(ctx.engine) as connection:
+        submissions.collect(connection, study)
+        named = {s["session_id"]: s["submission_id"] for s in submissions.all_submissions(connection)}
+        for reviewer in (ana, ben):  # only the writer who stays is rated
+            stays = named[taken["A1STAYS"].session_id]
+            rating_store.rate(connection, stays, reviewer, 5, "", scores=(1, 2, 3, 4, 5))
+    withdraw(review_folder, "A1LEAVES")
+    leaving = named[taken["A1LEAVES"].session_id]
+    balance = Decimal(ctx.requester.client.get_account_balance()["AvailableBalance"])
+
+    first = run(str(review_folder), "--endpoint-url", emulator.url)
+    again = run(str(review_folder), "--endpoint-url", emulator.url)
+
+    assert "Not decided yet" not in first  # it waits for no reviewer
+    assert f"{leaving}: HIT approved" in first
+    for output in (first, again):
+        assert f"{leaving}: paid, not qualified: withdrew (study withdraw --study)" in output
+    assert "1 granted, 0 already held, 2 HITs paid or confirmed, 0 failures." in first
+    assert "0 granted, 1 already held, 0 HITs paid or confirmed, 0 failures." in again
+    assert held(ctx) == {"A1STAYS": ("Granted", 5)}
+    assert rewards(ctx) == {"A1STAYS": "confirmed", "A1LEAVES": "confirmed"}
+    paid = balance - Decimal(ctx.requester.client.get_account_balance()["AvailableBalance"])
+    assert paid == Decimal("6.00")  # two rewards of 2.50 plus MTurk's 20% fee, once each
+    with reading(ctx.engine) as connection:
+        assert ledger.count(connection, ctx.environment, kind="reward", status="confirmed") == 2

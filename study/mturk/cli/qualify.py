@@ -74,6 +74,8 @@ def qualify(directory, notify, message, subject, pay, dry_run, sandbox, endpoint
         )
     for submission_id, why in report.skipped:
         click.echo(f"{submission_id}: skipped, {why}")
+    for submission_id, note in report.withdrew:
+        click.echo(f"{submission_id}: {note}")
     if report.unpaid:
         hours = mturk_settings.from_study(ctx.study).auto_approve_hours
         for submission_id, assignment_id, why in report.unpaid:

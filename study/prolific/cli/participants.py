@@ -63,6 +63,8 @@ def qualify(directory, no_pay, api_url, live: bool) -> None:
     click.echo(f"Qualified group: {len(report.added)} added, {len(report.removed)} removed.")
     for submission, why in report.skipped:
         click.echo(f"{submission}: skipped, {why}")
+    for submission, note in report.withdrew:
+        click.echo(f"{submission}: {note}")
     for submission, submission_id, why in report.unpaid:
         click.echo(f"{submission}: not paid, {why} (Prolific submission {submission_id})")
     if report.unpaid:
