@@ -254,8 +254,8 @@ def release_diff(old: str, new: str, as_json: bool) -> None:
 @click.option("--key", "key_path", default=None, type=click.Path(dir_okay=False),
               help="The key file made by `study keys init`: every later release leaves them out.")
 @click.option("--study", "study_dir", default=None, type=click.Path(exists=True, file_okay=False),
-              help="The study folder: its export, report, status, judging results and "
-              "qualification grants leave them out from now on.")
+              help="The study folder: its export, report, status, judging results, reviewers' "
+              "workspace and qualification grants leave them out from now on.")
 @click.option("--reason", default="", help="A note kept with the withdrawal (never released).")
 def withdraw(worker_id: str, key_path: str | None, study_dir: str | None, reason: str) -> None:
     """Record that WORKER_ID withdrew: their sessions leave every later release (--key) and

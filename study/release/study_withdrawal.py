@@ -1,7 +1,8 @@
 """`study withdraw WORKER_ID --study DIR`: the withdrawal recorded in the study's own database, so
 the writer's sessions leave every analysis of the study folder made after it (study export,
-report, status, the judging round's results, qualify's grants), not only the releases built
-with a key (study.release.withdraw). The reviewers' queue keeps them: qualify pays on it. The rows themselves stay, and the payment records with them:
+report, status, the judging round's results, the reviewers' workspace, qualify's grants), not
+only the releases built with a key (study.release.withdraw); `study qualify` pays their
+qualification work without a review. The rows themselves stay, and the payment records with them:
 the writer was paid for the work, and the MTurk and Prolific ledgers stay auditable.
 """
 
@@ -56,9 +57,10 @@ def record_in_study(engine, directory: str, worker_id: str, *, today: str, reaso
         return [f"Already withdrawn from the study in {directory} (recorded {entry['recorded']}); nothing to do."]
     lines = [
         f"Recorded the withdrawal in the study's database ({directory}): their sessions leave "
-        "study export, report and status, a release built from the folder and the judging "
-        "round's results, and study qualify grants them nothing, from now on ({sessions_out} session(s) of withdrawn writers in all). Payments and the "
-        "MTurk and Prolific records stay as they are."
+        "study export, report and status, a release built from the folder, the judging round's "
+        "results and the reviewers' workspace, and study qualify pays their qualification work "
+        f"unreviewed and grants them nothing, from now on ({sessions_out} session(s) of withdrawn "
+        "writers in all). Payments and the MTurk and Prolific records stay as they are."
     ]
     if worker_id not in writers:
         # A mistyped id is recorded as readily as a real one, and leaves nothing out.
