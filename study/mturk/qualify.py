@@ -2,7 +2,8 @@
 (`study qualify` for a qualification round run on MTurk: study.mturk.provider).
 
 For every submission with a final outcome (study.review.rules, study.review.qualify.candidates),
-or of a writer who withdrew (it will never have one: reviewers no longer see it), whose assignment MTurk has, submitted by the session's own worker (`unconfirmed`: the task URL's
+or of a writer who withdrew (it will never have one: reviewers no longer see it), whose
+assignment MTurk has, submitted by the session's own worker (`unconfirmed`: the task URL's
 workerId is whatever the browser sent), `qualify`:
   1. pays the qualification HIT (approves the assignment, which confirms its reward in the
      ledger: study.mturk.review.approve) when the final score is at least `pay_min_score`
