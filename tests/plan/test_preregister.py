@@ -4,6 +4,8 @@ nobody has started, and does not send the researcher to a record too late to mak
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import os
 import stat
@@ -302,32 +304,25 @@ def test_verify_lists_an_arm_closed_to_new_participants_after_the_record(planned
     assert "creative-high.assign" not in result.output
 
 
-def test_a_record_made_before_arms_could_be_closed_counts_its_arms_as_open(planned):
+@pytest.mark.parametrize("key, value, detail", [
+    ("assign", False, "true -> false (closed to new participants after the record)"),
+    ("unit", "paragraph", '"sentence" -> "paragraph"'),  # its arms suggested sentences then
+])
+def test_a_record_made_before_a_setting_existed_reads_its_default_and_a_later_change_deviates(
+    planned, key, value, detail
+):
+    """A record of an earlier version holds no `assign` (arms could not be closed) or `unit`
+    (Tab suggestions were sentences): it reads as the default, and changing it is a deviation."""
     from study.plan import deviations
 
     run("preregister", planned)
     signed = json.loads((planned / "preregistration.json").read_text())
     for arm in signed["arms"]:
-        del arm["assign"]  # as a record of an earlier version holds them
+        del arm[key]  # as a record of an earlier version holds them
     assert [d for d in deviations.compare(signed, config.load(planned), {}) if d.kind == "arm"] == []
-    edit(planned, lambda data: data["conditions"][1].update(assign=False))
+    edit(planned, lambda data: data["conditions"][1].update({key: value}))
     found = [d for d in deviations.compare(signed, config.load(planned), {}) if d.kind == "arm"]
-    assert [(d.what, d.detail) for d in found] == [
-        ("creative-high.assign", "true -> false (closed to new participants after the record)")]
-
-
-def test_an_arm_moved_to_paragraph_suggestions_after_the_record_is_a_deviation(planned):
-    # A record made before a condition had a unit holds none: its arms suggested sentences.
-    from study.plan import deviations
-
-    run("preregister", planned)
-    signed = json.loads((planned / "preregistration.json").read_text())
-    for arm in signed["arms"]:
-        del arm["unit"]  # as a record of an earlier version holds them
-    assert [d for d in deviations.compare(signed, config.load(planned), {}) if d.kind == "arm"] == []
-    edit(planned, lambda data: data["conditions"][1].update(unit="paragraph"))
-    found = [d for d in deviations.compare(signed, config.load(planned), {}) if d.kind == "arm"]
-    assert [(d.what, d.detail) for d in found] == [("creative-high.unit", '"sentence" -> "paragraph"')]
+    assert [(d.what, d.detail) for d in found] == [(f"creative-high.{key}", detail)]
 
 
 def test_a_comparison_of_an_arm_with_itself_is_refused_naming_it_and_the_fix(planned):
