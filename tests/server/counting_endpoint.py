@@ -1,4 +1,4 @@
-"""A model endpoint that counts the calls it answers: `study lm serve`'s app behind a real HTTP
+"""A model endpoint that counts the model calls (POSTs) it answers: `study lm serve`'s app behind a real HTTP
 server, so the task server's real OpenAI client talks to it (tests of the model-call guards).
 A test can also make its next calls fail (`fail_next`: a model server down for a moment, with
 OpenAI's error body), hold them until it says (`hold`, `release`), or look at the study's
@@ -36,6 +36,10 @@ class CountingEndpoint:
         self.url = f"http://127.0.0.1:{self._server.port}/v1"
 
     def _wsgi(self, environ, start_response):
+        if environ["REQUEST_METHOD"] != "POST":
+            # Not a model call: `study serve` asks GET /models at start, to warn of an endpoint
+            # that does not answer. It is neither counted, held nor failed.
+            return self._app(environ, start_response)
         request = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
         environ["wsgi.input"] = io.BytesIO(request)
         with self._lock:
