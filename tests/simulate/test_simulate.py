@@ -273,7 +273,8 @@ def test_requests_a_per_minute_limit_refused_are_counted_with_the_servers_reason
     toml = pilot_folder / "study.toml"
     toml.write_text(toml.read_text(encoding="utf-8").replace("max_requests_per_minute = 30",
                                                              "max_requests_per_minute = 1"), encoding="utf-8")  # fmt: skip
-    result = CliRunner().invoke(main, ["simulate", str(pilot_folder), "--writers", "2", "--seed", "2",
+    result = CliRunner().invoke(main, ["simulate", str(pilot_folder), "--writers", "1", "--seed", "2", "--persona",
+                                       "a hurried crowd worker who wants to finish quickly and accepts most suggestions",
                                        "--suggestions-endpoint", suggestion_model])  # fmt: skip
     assert result.exit_code == 0, result.output
     line = next(line for line in result.output.splitlines() if "showed the writer nothing" in line)
