@@ -121,8 +121,11 @@ def test_a_reload_while_an_input_method_composes_restores_the_text_the_log_holds
     asked = []
     page.route("**/suggestions", lambda route: asked.append(route))
     page.keyboard.press("Tab")
-    while not asked:
+    for _ in range(600):  # at most 30 s
+        if asked:
+            break
         page.wait_for_timeout(50)
+    assert asked, f"Tab asked for no suggestions; the status line: {page.get_by_test_id('status').inner_text()!r}"
     cdp = page.context.new_cdp_session(page)
     cdp.send("Input.imeSetComposition", {"text": "wom", "selectionStart": 3, "selectionEnd": 3})
     asked[0].continue_()
