@@ -30,7 +30,6 @@ from study.store import make_engine, reading
 from study.store.review_tables import review_decisions, reviewers
 from study.store.permissions import write_private
 from study.store.simulated import simulated_ids
-from study.store.withdrawals import withdrawn_session_ids
 
 RATINGS_CSV, OUTCOMES_CSV = "review_ratings.csv", "review_outcomes.csv"
 RATING_COLUMNS = (
@@ -72,8 +71,7 @@ def write(connection: Connection, study: Study, out: Path) -> tuple[int, int]:
         return 0, 0
     # A writer who withdrew (study.store.withdrawals) leaves the files, as the logs beside them;
     # they are still written when that leaves none, so an earlier export's rows of theirs go.
-    gone = withdrawn_session_ids(connection)
-    listed = [s for s in everything if s["session_id"] not in gone]
+    listed = submissions.in_review(connection)
     by_id = {s["submission_id"]: s for s in listed}
     ratings = [r for r in rating_store.all_ratings(connection) if r["submission_id"] in by_id]
     decided = _decisions(connection)
