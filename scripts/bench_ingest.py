@@ -308,6 +308,7 @@ def main(argv=None) -> int:
         parser.error(f"--burst must be between 1 and {1 + (1 - BURST_SHARE) / BURST_SHARE:g}")
 
     base = Path(tempfile.mkdtemp(prefix="bench-ingest-"))
+    finished = False
     try:
         with ExitStack() as stack_:
             if options.database == "postgres":
@@ -320,12 +321,24 @@ def main(argv=None) -> int:
             endpoint = ""
             if options.suggest_every > 0:
                 endpoint = stack_.enter_context(stack.model_endpoint(options.model_delay, base / "model.log"))
-            return _run(options, base, endpoint)
+            status = _run(options, base, endpoint)
+            finished = True
+            return status
     finally:
-        if options.keep:
+        if not finished:  # a run that stopped keeps what says why
+            print(_last_traceback(base / "server.log"), file=sys.stderr)
+            print(f"  the run stopped; its study folder and server log are kept: {base}", file=sys.stderr)
+        elif options.keep:
             print(f"  study folder and server log: {base}")
         else:
             shutil.rmtree(base, ignore_errors=True)
+
+
+def _last_traceback(log: Path) -> str:
+    """The server log's last traceback (a 500's cause), or its last lines when it has none."""
+    lines = log.read_text(errors="replace").splitlines() if log.exists() else []
+    starts = [i for i, line in enumerate(lines) if line.startswith("Traceback")]
+    return "\n".join(lines[starts[-1]:] if starts else lines[-10:])
 
 
 def _run(options, base: Path, endpoint: str) -> int:
