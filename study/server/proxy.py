@@ -14,6 +14,12 @@ deployment, not the study, so they are not in study.toml):
 - `STUDY_SECURE_COOKIES=1`: always mark cookies Secure (for a proxy that serves https but does
   not send X-Forwarded-Proto). Without it, cookies are Secure when the request came over https.
 
+A response to a request that came over https (or with STUDY_SECURE_COOKIES=1) carries
+Strict-Transport-Security, so the browser never again sends a participant's access code or a
+reviewer's cookie over plain http to this host. Over plain http it is left out: `study demo` on
+localhost would otherwise tell the browser to refuse http://localhost for a year (browsers
+ignore the header over http anyway, RFC 6797 §8.1, so the forced case cannot lock one out).
+
 ProxyFix reads the headers only if the HTTP server hands them on, and servers have their own
 say: waitress (`study demo`, `study review`) deletes every X-Forwarded-* header of a peer it was
 not told to trust, and gunicorn (`study.server.wsgi` by hand) takes the scheme from
@@ -28,7 +34,7 @@ from __future__ import annotations
 
 import os
 
-from flask import Flask
+from flask import Flask, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 TRUSTED_PROXIES = "STUDY_TRUSTED_PROXIES"
@@ -51,6 +57,23 @@ def trusted_proxies() -> int:
 
 def secure_cookies_forced() -> bool:
     return os.environ.get(SECURE_COOKIES, "").strip().lower() in ("1", "true", "yes")
+
+
+# A year, the usual value; no includeSubDomains: the study's host may sit under an institution's
+# domain whose other hosts are not ours to bind to https.
+STRICT_TRANSPORT = "max-age=31536000"
+
+
+def over_https() -> bool:
+    """This request came over TLS (as the trusted proxy reports it) or the operator says every
+    request does (STUDY_SECURE_COOKIES=1)."""
+    return request.is_secure or secure_cookies_forced()
+
+
+def strict_transport(response):
+    if over_https():
+        response.headers.setdefault("Strict-Transport-Security", STRICT_TRANSPORT)
+    return response
 
 
 # The headers ProxyFix reads (x_for, x_proto, x_host, x_port).
@@ -101,8 +124,10 @@ class _ClientWithoutPort:
 
 
 def behind_proxies(app: Flask) -> Flask:
-    """Trust X-Forwarded-* from `STUDY_TRUSTED_PROXIES` proxies, if set; returns `app`."""
+    """Trust X-Forwarded-* from `STUDY_TRUSTED_PROXIES` proxies, if set, and send
+    Strict-Transport-Security over https; returns `app`."""
     hops = trusted_proxies()
+    app.after_request(strict_transport)
     if hops:
         app.wsgi_app = ProxyFix(_ClientWithoutPort(app.wsgi_app), x_for=hops, x_proto=hops, x_host=hops, x_port=hops)
     app.config["STUDY_TRUSTED_PROXIES"] = hops

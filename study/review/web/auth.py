@@ -42,7 +42,7 @@ def refuse(status: int, message: str):
 def secure_cookies() -> bool:
     """Cookies only over https: when this request came over TLS (as the trusted proxy reports
     it, `study.server.proxy`), or always with STUDY_SECURE_COOKIES=1."""
-    return request.is_secure or proxy.secure_cookies_forced()
+    return proxy.over_https()
 
 
 def _cookie_path() -> str:
