@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from study.release.pii import Span
+from study.spreadsheet import spreadsheet_text
 from study.store.permissions import private_folder, write_private
 
 REPORT_COLUMNS = ("session_id", "study_session_id", "where", "entity", "original", "replacement", "score", "recognizer")
@@ -53,13 +54,14 @@ def place(redaction: Redaction) -> str:
 
 def write(path: Path, redactions: list[Redaction], released: dict[str, str]) -> None:
     """The curator's review list. It holds the original text (and the study's session ids), so
-    it is private (mode 600)."""
+    it is private (mode 600). The curator reads it in a spreadsheet and no command reads it back,
+    so a found phone number "+1 617 ..." or a text "=..." is written as text there
+    (study.spreadsheet)."""
     private_folder(path.parent)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(REPORT_COLUMNS)
     for r in redactions:
-        writer.writerow(
-            [released.get(r.session_id, ""), r.session_id, r.where, r.entity, r.original, r.replacement, r.score, r.recognizer]
-        )
+        cells = [released.get(r.session_id, ""), r.session_id, r.where, r.entity, r.original, r.replacement, r.score, r.recognizer]
+        writer.writerow([spreadsheet_text(cell) for cell in cells])
     write_private(path, buffer.getvalue().encode("utf-8"))

