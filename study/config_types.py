@@ -103,6 +103,16 @@ class Prompt:
         return self.title or self.text.strip().splitlines()[0]
 
 
+# What a Tab arm in chat mode asks the model for when neither it nor [suggestions] sets a system
+# prompt, by its `unit`: a chat model told "the next sentence" writes one, and the next-paragraph
+# arm would show a sentence where Dhillon et al. (CHI 2024) showed a paragraph.
+UNIT_SYSTEM_PROMPTS = {
+    unit: f"You are a writing assistant. Continue the user's text with the next {unit}. "
+    "Reply with the continuation only."
+    for unit in ("sentence", "paragraph")
+}
+
+
 @dataclass(frozen=True)
 class SuggestionSettings:
     endpoint: str = ""
@@ -110,10 +120,13 @@ class SuggestionSettings:
     timeout_seconds: float = 15.0
     max_requests_per_minute: int = 30
     blocklist: tuple[str, ...] = ()
-    system_prompt: str = (
-        "You are a writing assistant. Continue the user's text with the next sentence. "
-        "Reply with the continuation only."
-    )
+    # "" (the default): each Tab arm in chat mode asks for its own unit (UNIT_SYSTEM_PROMPTS).
+    system_prompt: str = ""
+
+    def system_prompt_for(self, condition: Condition) -> str:
+        """The system message a Tab arm in chat mode sends: its own (an opinionated arm, Jakesch
+        et al.), else [suggestions] system_prompt, else the one asking for the arm's unit."""
+        return condition.system_prompt or self.system_prompt or UNIT_SYSTEM_PROMPTS[condition.unit]
 
     def base_url(self) -> str | None:
         return self.endpoint or os.environ.get("OPENAI_BASE_URL") or None

@@ -180,9 +180,9 @@ def _prompt_differs(study: study_config.Study, condition: study_config.Condition
                     unit: str) -> list[str]:
     """The note when sessions' calls recorded a system prompt other than study.toml's now. The
     prompts themselves (a few KB each) are left to arms.json: the card only points there. Today's
-    is the condition's own, or for a Tab arm in chat mode without one the study's [suggestions]
-    system_prompt (study.paradigms.tab.engine: what its calls send)."""
-    today = {condition.system_prompt, condition.system_prompt or study.suggestions.system_prompt}
+    is the condition's own, or for a Tab arm in chat mode without one what the study sends
+    (SuggestionSettings.system_prompt_for, as study.paradigms.tab.engine's calls do)."""
+    today = {condition.system_prompt, study.suggestions.system_prompt_for(condition)}
     other = sum(arm.sessions for arm in ran if arm.system_prompts and not set(arm.system_prompts) <= today)
     if not other:
         return []

@@ -225,5 +225,7 @@ def test_a_tab_arm_in_chat_mode_without_its_own_prompt_publishes_the_studys(tmp_
     card, arms = build(folder, tmp_path)
 
     (arm,) = [arm for arm in arms if arm["name"] == ARM]
-    assert arm["system_prompt"] == config.load(folder).suggestions.system_prompt
+    study = config.load(folder)
+    assert arm["system_prompt"] == study.suggestions.system_prompt_for(study.condition(ARM))
+    assert "the next sentence" in arm["system_prompt"]  # a sentence arm's, as its unit asks
     assert "another system prompt" not in card  # what study.toml sends today is what ran

@@ -24,6 +24,7 @@ class CountingEndpoint:
         self.calls = 0
         # The characters of every request body received, in order: what the model was sent.
         self.received: list[int] = []
+        self.bodies: list[dict] = []  # every request body received, as JSON, in order
         self._lock = threading.Lock()
         self._app = create_model_app(DeterministicBackend(delay=delay))
         self._answered_as = answered_as
@@ -45,6 +46,7 @@ class CountingEndpoint:
         with self._lock:
             self.calls += 1
             self.received.append(len(request.decode("utf-8", "replace")))
+            self.bodies.append(json.loads(request or b"{}"))
         if self.on_call is not None:
             self.on_call()
         self._open.wait(timeout=60)

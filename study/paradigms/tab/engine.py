@@ -6,7 +6,7 @@ The engine talks to any OpenAI-compatible endpoint (OpenAI itself, vLLM, llama.c
 - "completion": the document is the prompt of a plain completion, as CoAuthor did with GPT-3
   davinci (App. A.2): the model simply continues the text.
 - "chat": for chat-only models; the document is the user message after a system prompt that
-  asks for the next sentence.
+  asks for the next sentence, or paragraph for an arm whose `unit` is one.
 
 `suggest` never raises: a participant's page must keep working when the model is slow, down
 or misconfigured, so every failure becomes `SuggestionResult.error`, a short sentence for the
@@ -121,9 +121,8 @@ class SuggestionEngine:
         return raw, answered_model(response)
 
     def system_prompt(self, condition: Condition) -> str:
-        """What a chat-mode call sends as its system message: a condition's own (an opinionated
-        arm, Jakesch et al.) over the study's."""
-        return condition.system_prompt or self.settings.system_prompt
+        """What a chat-mode call sends as its system message (SuggestionSettings.system_prompt_for)."""
+        return self.settings.system_prompt_for(condition)
 
     def _chat(
         self, client: openai.OpenAI, condition: Condition, doc: str, params: dict
