@@ -124,20 +124,44 @@ def first_sentence(text: str) -> str:
     return lead + sentence if sentence else ""
 
 
-def first_paragraph(text: str) -> str:
+def first_paragraph(text: str, finish_reason: str | None = None) -> str:
     """`text` up to its first line break after some text, with the text's leading whitespace
     (line breaks included) kept and none trailing: the paragraph a model wrote on from the
-    writer's text. Returns "" when the text holds no words."""
+    writer's text. Returns "" when the text holds no words.
+
+    When `max_tokens` ran out (`finish_reason` "length") before a line break ended it, the
+    paragraph ends at its last whole sentence: Dhillon et al.'s (CHI 2024) arm showed paragraphs
+    of whole sentences, not one stopped mid-word. Cut inside its first sentence, it is kept
+    whole (there is no whole sentence to show). The model's whole output stays in the call's
+    `raw` outputs, as a sentence unit's does."""
     lead = _LEADING_SPACE.match(text).group()
-    paragraph = text[len(lead) :].split("\n", 1)[0].rstrip()
+    body = text[len(lead) :]
+    paragraph = body.split("\n", 1)[0].rstrip()
+    if finish_reason == "length" and "\n" not in body and paragraph:
+        paragraph = whole_sentences(paragraph)
     return lead + paragraph if paragraph else ""
 
 
-# How much of a model output a Tab suggestion keeps: a condition's `unit`
-# (schemas/study.schema.json). "sentence" is CoAuthor's (App. A.3); "paragraph" is Dhillon et
-# al.'s next-paragraph suggestion. The proactive paradigms name the same choice `unit` too
-# ([proactive] unit: "sentence" or "span", the whole output).
-UNITS = {"sentence": first_sentence, "paragraph": first_paragraph}
+# A sentence's last mark, and the closing quotes or brackets that may follow it.
+_SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*$")
+
+
+def whole_sentences(text: str) -> str:
+    """`text` (no leading whitespace) without its last sentence when that one is unfinished (no
+    closing mark), unless it is the only one; none trailing."""
+    with _SEGMENTER_LOCK:
+        sentences = _SEGMENTER.segment(text)  # clean=False: they join up to `text` again
+    if len(sentences) < 2 or _SENTENCE_END.search(sentences[-1].rstrip()):
+        return text.rstrip()
+    return "".join(sentences[:-1]).rstrip()
+
+
+# How much of a model output a Tab suggestion keeps, from the output's text and finish_reason:
+# a condition's `unit` (schemas/study.schema.json). "sentence" is CoAuthor's (App. A.3), its
+# first sentence however the output ended; "paragraph" is Dhillon et al.'s next-paragraph
+# suggestion. The proactive paradigms name the same choice `unit` too ([proactive] unit:
+# "sentence" or "span", the whole output).
+UNITS = {"sentence": lambda text, finish_reason: first_sentence(text), "paragraph": first_paragraph}
 
 
 def probability(token_logprobs: Iterable[float] | None) -> float | None:
@@ -191,23 +215,25 @@ def postprocess(
     """The suggestions to show for one query, in the order the model produced them.
 
     `outputs` are the raw choices, each a mapping with "text" and optionally "token_logprobs"
-    (a list of floats) or "logprob_sum" (their sum). `on_screen` are the suggestion texts the
+    (a list of floats) or "logprob_sum" (their sum), and "finish_reason" ("length": cut by
+    max_tokens). `on_screen` are the suggestion texts the
     writer can already see; an output equal to one of them (stripped, ignoring case) is a
     duplicate, like a repeat within the batch. `unit` (a key of UNITS) is how much of each
     output a suggestion keeps: its first sentence, or its first paragraph.
     """
     cut = UNITS[unit]
     seen = {_key(text) for text in on_screen}
-    outputs_seen: set[str] = set()
+    outputs_seen: set[tuple[str, str | None]] = set()
     kept: list[dict] = []
     for output in outputs:
         text = browser_newlines(output.get("text") or "")
-        if text in outputs_seen:
+        finish_reason = output.get("finish_reason")
+        if (text, finish_reason) in outputs_seen:
             # The same output again is cut to the same suggestion, a duplicate: not cut again
             # (at a low temperature most of a query's outputs can be one text).
             continue
-        outputs_seen.add(text)
-        original = cut(text)[:MAX_CHARS].rstrip()
+        outputs_seen.add((text, finish_reason))
+        original = cut(text, finish_reason)[:MAX_CHARS].rstrip()
         trimmed = original.strip()
         if not trimmed or _key(trimmed) in seen:
             continue

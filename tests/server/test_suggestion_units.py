@@ -96,3 +96,17 @@ def test_an_arms_own_system_prompt_still_wins_over_its_units(tmp_path, endpoint_
     (body,) = endpoint.bodies
     assert body["messages"][0] == {"role": "system", "content": own}
 
+
+def test_a_paragraph_cut_by_max_tokens_ends_at_its_last_whole_sentence(tmp_path, model_url):
+    # The deterministic model writes sentences of about ten tokens: 25 run out mid-sentence.
+    folder = dhillon_on(tmp_path, model_url, edit=lambda arm: {**arm, "max_tokens": 25})
+    answer, stored = ask_in_arm(folder, "next-paragraph")
+
+    cut = [o["text"] for o in json.loads(stored["raw"]) if o["finish_reason"] == "length"]
+    assert cut and not any(SENTENCE_END.search(text.rstrip()[-1:]) for text in cut)  # the model's, kept as sent
+    shown = [s["trimmed"] for s in answer["suggestions"]]
+    assert shown and all(re.search(r"[.!?][\"'”’)]*$", s) for s in shown)
+    for text in cut:  # each shown without the sentence max_tokens stopped
+        (suggestion,) = [s for s in answer["suggestions"] if text.startswith(s["original"])]
+        assert len(SENTENCE_END.findall(suggestion["original"])) == len(SENTENCE_END.findall(text)) >= 1
+        assert suggestion["trimmed"] == suggestion["original"].strip()

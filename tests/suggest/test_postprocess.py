@@ -184,3 +184,18 @@ def test_a_paragraph_longer_than_the_log_holds_is_cut_to_it() -> None:
 
     [kept] = postprocess([{"text": " It rained." * 600 + "\nMore."}], unit="paragraph")
     assert kept["original"] == (" It rained." * 600)[:MAX_CHARS].rstrip()
+
+
+def test_a_paragraph_cut_by_max_tokens_keeps_its_whole_sentences_or_else_all_of_it() -> None:
+    cut = " It rained. Nobody came to the"
+    assert postprocess([{"text": cut, "finish_reason": "length"}], unit="paragraph")[0]["original"] == " It rained."
+    # Ended by the model, or cut inside its first sentence: nothing else to show, kept whole.
+    assert postprocess([{"text": cut, "finish_reason": "stop"}], unit="paragraph")[0]["original"] == cut
+    [alone] = postprocess([{"text": " Nobody came to the", "finish_reason": "length"}], unit="paragraph")
+    assert alone["original"] == " Nobody came to the"
+    # A line break ended the paragraph before max_tokens ran out: it is whole.
+    [ended] = postprocess([{"text": " It rained. Nobody came.\nThe next", "finish_reason": "length"}], unit="paragraph")
+    assert ended["trimmed"] == "It rained. Nobody came."
+    # A closing quotation after the full stop ends a sentence too.
+    [quoted] = postprocess([{"text": ' He said, "Go." She', "finish_reason": "length"}], unit="paragraph")
+    assert quoted["trimmed"] == 'He said, "Go."'
