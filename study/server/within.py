@@ -226,13 +226,17 @@ def remaining(connection: Connection, study: Study, session: dict) -> int:
 
 def owed_arms(connection: Connection, study: Study, session: dict) -> set[str]:
     """The arms this participant has still to write in, every genre's, by their own arm lists
-    (a sequence keeps the list they began with); none for a session no participant key ties to
-    others (its participant writes no other session)."""
+    (a sequence keeps the list they began with), and those of their other sessions whose writing
+    ends after this one's: two sessions open at once (two tabs, two MTurk assignments) are given
+    every arm, but only the one whose writing ends last follows them all, and it alone owes
+    none (an end-of-study survey's session, study.survey.placement). None for a session no
+    participant key ties to others (its participant writes no other session)."""
     key = participants.participant_key(session)
     if key is None:
         return set()
     done = set(participants.assigned_conditions(connection, key, excluding=""))
-    return set().union(*_arm_lists(study, connection, key).values()) - done
+    later = participants.arms_ending_after(connection, key, session)
+    return (set().union(*_arm_lists(study, connection, key).values()) - done) | later
 
 
 def every_arm_done(connection: Connection, study: Study, session: dict) -> bool:

@@ -70,3 +70,16 @@ def assigned_sessions(
         if key is not None:
             found.append((key, condition, within_order))
     return found
+
+
+def arms_ending_after(connection: Connection, key: tuple[str, str], session: dict) -> set[str]:
+    """The conditions of this participant's other sessions whose writing has not ended before
+    this session's did: still being written (another tab, an assignment left open), or ended
+    later (ties go by session id, so of two sessions exactly one ends after the other)."""
+    mine = (session.get("writing_finished_at") or float("inf"), session["session_id"])
+    rows = connection.execute(
+        select(sessions.c.session_id, sessions.c.condition, sessions.c.writing_finished_at)
+        .where(sessions.c[key[0]] == key[1], sessions.c.condition.is_not(None),
+               sessions.c.session_id != session["session_id"])
+    )  # fmt: skip
+    return {condition for session_id, condition, ended in rows if ended is None or (ended, session_id) > mine}

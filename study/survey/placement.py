@@ -44,7 +44,8 @@ def stage_surveys(
 ) -> list[Survey]:
     """The surveys asked on `stage` of this session, in order (submitted ones included, except
     end-of-study surveys the participant submitted in another session). `owed_arms`: within
-    subjects, the arms the participant has still to write in, this session's counted as written;
+    subjects, the arms the participant has still to write in, this session's counted as written
+    (and those of their sessions whose writing ends after this one's: study.server.within.owed_arms);
     None between subjects."""
     placements = STAGE_PLACEMENTS[stage]
     due = []

@@ -179,3 +179,39 @@ def test_mindcopilot_s_four_paradigms_ask_the_end_survey_after_the_fourth_sessio
     assert sorted(study.condition(given[s]).paradigm for s, _ in parts) == ["L0", "L1", "L2", "L3"]
     assert all('name="q1_mental_demand"' in pages for _, pages in parts)
     assert [PREFERRED in pages for _, pages in parts] == [False, False, False, True]
+
+
+def _survey_pages(client, session_id: str) -> str:
+    """Every survey page the session shows until its completion page, each answered."""
+    pages = []
+    while (page := client.get(f"/s/{session_id}/survey")).status_code == 200:
+        pages.append(page.get_data(as_text=True))
+        answers = {**AFTER_SESSION, "preferred": "The last one"}
+        assert client.post(f"/s/{session_id}/survey", data=answers).status_code == 302
+    assert page.location.endswith(f"/s/{session_id}/complete"), page.location
+    return "".join(pages)
+
+
+def test_two_sessions_open_at_once_the_one_whose_writing_ends_last_carries_the_end_survey(tmp_path):
+    # An MTurk worker with two of the study's assignments open in two tabs writes two arms at
+    # once: both leave no arm unassigned, but only the one finished last follows every arm.
+    folder = _with_end_survey(dhillon_study(tmp_path))
+    client = serve_again(folder)
+    worker = {"workerId": "A1TWOTABS0WORKER", "hitId": "3HITTWOTABS01", "turkSubmitTo": "https://www.mturk.com"}
+    first = start(client, assignmentId="3ASSIGNTWOTABS1", **worker)
+    to_writing(client, first, prompt=None)
+    to_survey(client, first)
+    assert PREFERRED not in _survey_pages(client, first)
+    second, third = (start(client, assignmentId=f"3ASSIGNTWOTABS{n}", **worker) for n in (2, 3))
+    for session_id in (second, third):
+        to_writing(client, session_id, prompt=None)
+    assert sorted(conditions_given(folder).values()) == sorted(DHILLON_ARMS)
+
+    # The third tab's writing ends first: its own questions, not the end survey, for the second
+    # tab's arm is still being written (whichever tab reaches its survey first).
+    to_survey(client, third)
+    to_survey(client, second)
+    asked = {session_id: PREFERRED in _survey_pages(client, session_id) for session_id in (third, second)}
+
+    assert asked == {third: False, second: True}
+    assert _goodbyes(folder) == {second}
