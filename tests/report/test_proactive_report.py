@@ -266,3 +266,43 @@ def test_the_report_of_a_proactive_export_names_the_table_it_read(proactive_stud
     overview = Tables((tmp_path / "report.html").read_text(encoding="utf-8")).texts["overview"]
     assert f"Read {said.format('extended/sessions.csv')}." in overview  # relative to the report
     assert "per-genre" not in result.output + overview
+
+
+def test_the_report_of_an_all_export_measures_the_finished_sessions_and_says_how_many_it_left_out(
+        proactive_study, tmp_path, model_url):
+    # A writer who accepted a suggestion and left without finishing: `--all` exports the session,
+    # but MindCopilot's figures are of sessions that were written to the end.
+    from study.server import create_app
+    from study.store import sessions as session_store
+    from study.store import writing
+
+    study = config.load(proactive_study)
+    app = create_app(replace(study, suggestions=replace(study.suggestions, endpoint=model_url)))
+    client = app.test_client()
+    session_id = start(client, access_code="writer-who-left")
+    to_writing(client, session_id, prompt="shapeshifter")
+    with writing(app.extensions["study.engine"]) as connection:
+        session_store.update_session(connection, session_id, condition="creative-low", paradigm="L1")
+    script = Script(paradigm="L1")
+    script.type(" The door opened")
+    response = client.post(f"/api/sessions/{session_id}/proactive", json={"doc": script.text[:-1], "idle_ms": 2000})
+    script.suggest(response.json["suggestionId"], response.json["suggestion"]["original"], "accept",
+                   stage=response.json["stage"])  # fmt: skip
+    events = [{"seq": seq, **{k: v for k, v in e.items() if k != "eventNum"}} for seq, e in enumerate(script.events)]
+    assert client.post(f"/api/sessions/{session_id}/events", json={"events": events}).status_code == 200
+    app.extensions["study.engine"].dispose()
+    exported = tmp_path / "everything"
+    result = CliRunner().invoke(main, ["export", str(proactive_study), "--format", "proactive", "--all",
+                                       "--out", str(exported)])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert (exported / f"{session_id}.jsonl").is_file()
+
+    from_folder = _report(proactive_study, tmp_path / "folder.html")
+    from_export = _report(exported, tmp_path / "export.html")
+
+    # The per-paradigm table and Table 5 (the section's first and last tables) read as on the folder.
+    assert from_export.sections["proactive"][0] == from_folder.sections["proactive"][0]
+    assert from_export.sections["proactive"][-1] == from_folder.sections["proactive"][-1]
+    said = from_export.texts["proactive"]
+    assert "1 unfinished session(s) in the folder" in said and "left out" in said
+    assert "unfinished session" not in from_folder.texts["proactive"]

@@ -37,10 +37,12 @@ from study.paradigms.proactive.curation.requests import FILE_NAME, request_entry
 # model: as the session's calls were sent with it, empty when it made none (as models.csv's);
 # answered_model: as the endpoint named it (study.store.provenance); simulated: true for a
 # session `study simulate` wrote, as metadata.csv's, so a pilot's sessions are never taken for
-# people's in this folder or in `study report` of it.
+# people's in this folder or in `study report` of it. finished: false for a session whose writer
+# had not finished writing, which only `--all` exports (as the chat export's `finished`): `study
+# report` of the folder measures the finished ones, as it does on the study folder.
 SESSION_COLUMNS = (
     "session_id", "paradigm", "condition", "prompt_code", "genre", "events", "model", "answered_model",
-    "simulated",
+    "simulated", "finished",
 )
 
 
@@ -106,6 +108,7 @@ def export_proactive(study: Study, out: Path, *, include_unfinished: bool = Fals
             "model": provenance.cell(settings_as_run.models_sent([c for c, _ in calls.get(session["session_id"], [])])),
             "answered_model": provenance.cell(answered.get(session["session_id"])),
             "simulated": "true" if session["session_id"] in simulated else "false",
+            "finished": "true" if session["writing_finished_at"] is not None else "false",
         })
     with reading(engine) as connection:  # the exported sessions' answers, as the CoAuthor export's
         surveys = export_surveys(study, connection, [row["session_id"] for row in rows])

@@ -82,6 +82,11 @@ def build(data: ReportData) -> Section | None:
         "distances (characters, words) between an accepted suggestion and its final text.",
         note=True,
     )
+    if entry.unfinished:
+        section.paragraph(f"{entry.unfinished} unfinished session(s) in the folder (`finished=false` in its "
+                          "sessions.csv, as `study export --all` writes them) are left out of this "
+                          "section's figures, Table 5 included: they are of the sessions whose writer "
+                          "finished writing, as on the study folder.", note=True)  # fmt: skip
     if not entry.judged:
         section.paragraph(NO_JUDGE, note=True)
     else:

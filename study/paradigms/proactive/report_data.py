@@ -10,11 +10,16 @@ agrees with `study curate proactive`'s paradigms.csv. HAR and KED need a judge
 Sources: a study folder with proactive conditions (its finished proactive sessions exported as
 `study export --format proactive` writes them, into a scratch folder), or a folder of extended
 session files (`study export --format proactive`, or any folder whose logs carry `proactive`).
+An export made with `--all` also holds sessions whose writer had not finished writing
+(`finished=false` in its sessions.csv): they are left out and counted (`unfinished`), so a
+study's figures read the same from its folder and from its `--all` export, as the chat
+report's do (study.paradigms.chat.report_data).
 The result goes to `data.extras["proactive"]` (study.paradigms.proactive.report draws it).
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import tempfile
@@ -36,6 +41,7 @@ class ProactiveMetrics:
     judge: str = ""  # the judge model, as the section names it
     problems: list[str] = field(default_factory=list)
     figures: list = field(default_factory=list)  # a SessionFigures per session (Table 5)
+    unfinished: int = 0  # sessions of an `--all` export left out: not finished writing
 
 
 def load(data: ReportData) -> None:
@@ -55,7 +61,9 @@ def load(data: ReportData) -> None:
         files = _proactive_files(data.path)
         if not files:
             return
-        metrics = measure(files, data)
+        unfinished = _unfinished(data.path)
+        metrics = measure([path for path in files if path.stem not in unfinished], data)
+        metrics.unfinished = sum(1 for path in files if path.stem in unfinished)
     if metrics.sessions:
         data.extras["proactive"] = metrics
         one_acceptance(data, metrics)
@@ -80,6 +88,18 @@ def one_acceptance(data: ReportData, metrics: ProactiveMetrics) -> None:
         rate = acceptance_rate((r["session_id"], r["outcome"]) for r in metrics.rows
                                if r["session_id"] == facts.session_id)  # fmt: skip
         facts.stats["perc_selected"] = None if math.isnan(rate.micro) else rate.micro
+
+
+def _unfinished(folder: Path) -> set[str]:
+    """The sessions the export's sessions.csv marks `finished=false` (an `--all` export); none
+    for a folder without the column (an export from before it: every session it wrote was
+    finished unless made with `--all`). An unreadable sessions.csv was reported already, by the
+    report's reading of the folder's conditions (study.paradigms.proactive.report)."""
+    try:
+        with open(folder / "sessions.csv", newline="", encoding="utf-8") as handle:
+            return {row["session_id"] for row in csv.DictReader(handle) if row.get("finished") == "false"}
+    except (OSError, KeyError, csv.Error, UnicodeDecodeError):
+        return set()
 
 
 def _proactive_files(folder: Path) -> list[Path]:
