@@ -61,12 +61,21 @@ def load(data: ReportData) -> None:
         files = _proactive_files(data.path)
         if not files:
             return
-        unfinished = _unfinished(data.path)
-        metrics = measure([path for path in files if path.stem not in unfinished], data)
-        metrics.unfinished = sum(1 for path in files if path.stem in unfinished)
+        metrics = measure(files, data)
     if metrics.sessions:
+        one_acceptance(data, metrics)  # every session the other sections show, unfinished ones too
+        if data.kind != STUDY:
+            leave_out(metrics, _unfinished(data.path))
         data.extras["proactive"] = metrics
-        one_acceptance(data, metrics)
+
+
+def leave_out(metrics: ProactiveMetrics, unfinished: set[str]) -> None:
+    """This section's figures without the `unfinished` sessions, counted in `metrics.unfinished`."""
+    kept = [entry for entry in metrics.sessions if entry[0] not in unfinished]
+    metrics.unfinished = len(metrics.sessions) - len(kept)
+    metrics.sessions = kept
+    metrics.rows = [row for row in metrics.rows if row["session_id"] not in unfinished]
+    metrics.figures = [figures for figures in metrics.figures if figures.session_id not in unfinished]
 
 
 def one_acceptance(data: ReportData, metrics: ProactiveMetrics) -> None:
