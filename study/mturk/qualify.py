@@ -17,8 +17,10 @@ workerId is whatever the browser sent), `qualify`:
      require e.g. "GreaterThanOrEqualTo 4" or "EqualTo 5"; with `notify`, MTurk emails them.
      A grant is remembered (review_grants) and not repeated, so re-running sends no second
      email; a changed score is granted again with the new value, and a writer who no longer
-     passes (a later adjudication) has it revoked. A writer who withdrew is neither granted nor
-     revoked anything ("paid, not qualified: withdrew").
+     passes (a later adjudication) has it revoked. A writer who withdrew is granted nothing, and
+     a grant they already hold is revoked (`WITHDREW_REASON` is what MTurk shows them), once:
+     its review_grants row goes with it, and the audit log keeps the revocation; the task
+     server has turned them away from every round since the withdrawal (study.review.rounds).
 Undo a grant with `study mturk qual revoke DIR NAME WORKER`. Payments are first; MTurk emails
 only workers this requester has paid or rejected.
 """
@@ -42,6 +44,9 @@ from study.store.mturk import mturk_assignments
 from study.store.review_tables import review_grants
 
 ACTOR = "study qualify"
+# MTurk shows the reason to the worker: it says nothing of why they withdrew, nor of anyone else.
+WITHDREW_REASON = ("You withdrew from this study, so this qualification is removed and its "
+                   "further rounds are closed to you. Thank you for your work.")
 
 
 @dataclass
@@ -182,7 +187,14 @@ def qualify(
     withdrawn = withdrawn_writers(ctx)
     for candidate in mturk:
         if candidate.worker_id in withdrawn:
-            report.withdrew.append((candidate.submission_id, withdrew_note(_paid(ctx, candidate))))
+            try:
+                revoked = _revoke_withdrawn(ctx, candidate)
+            except MTurkError as error:
+                report.failures.append((candidate.submission_id, f"revoking the qualification "
+                                        f"of a writer who withdrew: {error}"))  # fmt: skip
+                continue
+            note = withdrew_note(_paid(ctx, candidate), revoked=revoked)
+            report.withdrew.append((candidate.submission_id, note))
             continue
         try:
             _grant(ctx, type_id, candidate, notify, report, still_passes=candidate.worker_id in best,
@@ -336,3 +348,33 @@ def _withdraw(ctx: Context, candidate: Candidate, held: dict, report: Report, *,
             )  # fmt: skip
     if revoke:
         report.revoked.append((candidate.submission_id, held["worker_id"]))
+
+
+def _revoke_withdrawn(ctx: Context, candidate: Candidate) -> bool:
+    """Revoke the grant this submission carries for a writer who withdrew; False when it carries
+    none (never granted, or revoked by an earlier run: nothing is called twice). A grant MTurk
+    no longer holds (revoked by hand with `study mturk qual revoke`) is only forgotten."""
+    with reading(ctx.engine) as connection:
+        held = connection.execute(
+            select(review_grants).where(
+                review_grants.c.environment == ctx.environment,
+                review_grants.c.submission_id == candidate.submission_id,
+            )
+        ).mappings().first()  # fmt: skip
+    if held is None:
+        return False
+    qualifications.revoke(
+        ctx.requester, held["qualification_type_id"], [held["worker_id"]], reason=WITHDREW_REASON
+    )
+    with writing(ctx.engine) as connection:
+        connection.execute(
+            delete(review_grants).where(
+                review_grants.c.environment == ctx.environment,
+                review_grants.c.submission_id == candidate.submission_id,
+            )
+        )
+        audit.record(
+            connection, ACTOR, audit.QUALIFY_REVOKE, candidate.submission_id,
+            environment=ctx.environment, why="withdrew",
+        )  # fmt: skip
+    return True

@@ -90,11 +90,15 @@ def undecided(study, engine) -> Counter:
     return Counter(item.outcome.status for item in judged if not item.outcome.final)
 
 
-def withdrew_note(paid: bool) -> str:
+def withdrew_note(paid: bool, *, revoked: bool = False) -> str:
     """What `study qualify` says of a withdrawn writer's submission (both providers). `paid`: the
-    ledger holds its payment confirmed (by this run or an earlier one)."""
+    ledger holds its payment confirmed (by this run or an earlier one); `revoked`: this run took
+    back the qualification (group place) it had given them before they withdrew."""
+    if revoked:
+        return (f"{'paid' if paid else 'not paid'}, qualification revoked: withdrew (study "
+                "withdraw --study); reviewers no longer see it")
     return (f"{'paid' if paid else 'not paid'}, not qualified: withdrew (study withdraw --study); "
-            "reviewers no longer see it, and no qualification is granted or changed")
+            "reviewers no longer see it, and no qualification is granted")
 
 
 def withdrawn_writers(ctx) -> set[str]:

@@ -11,6 +11,9 @@ The task server asks this module (study.server.participant, study.server.assignm
   - `entry_refusal`: a qualification round takes each writer once (by worker id or access
     code: MTurk's exclusion qualification can arrive too late, see study.mturk.repeat); a main
     round with `requires` takes only writers who passed that round (study.review.decisions);
+    a writer who withdrew (`study withdraw --study`) starts no new session in any round, so
+    the main round is closed to them at once, before `study qualify` revokes the platform's
+    qualification (it may arrive late, or the researcher may not run it for a while);
   - `record`: the round of a new session;
   - `prompt_codes`, `instructions`: what the session's round offers.
 `study simulate` asks it too (`round_named`, `offered_prompts`, `required_round`), so a pilot
@@ -31,6 +34,7 @@ from study.review.settings import Round
 from study.store.db import sessions
 from study.store.coordination import take_turn
 from study.store.review_tables import session_rounds
+from study.store.withdrawals import recorded as withdrawal
 
 ONCE_REFUSAL = (
     "You have already taken part in the qualification round, and each writer takes part only "
@@ -39,6 +43,10 @@ ONCE_REFUSAL = (
 NOT_QUALIFIED = (
     "This round is open to writers who passed the qualification round. Please return this "
     "HIT; thank you for your interest."
+)
+WITHDREW_REFUSAL = (
+    "You have withdrawn from this study, so it takes no further part from you. Please return "
+    "this HIT; thank you for the work you did."
 )
 
 
@@ -89,6 +97,8 @@ def entry_refusal(
     access_code: str | None = None,
 ) -> str | None:
     """Why this writer may not start a new session in the round, or None if they may."""
+    if withdrawal(connection, worker_id or access_code or "") is not None:
+        return WITHDREW_REFUSAL
     try:
         chosen = round_named(study, round_name)
     except KeyError:

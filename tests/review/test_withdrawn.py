@@ -111,3 +111,69 @@ def test_qualify_pays_a_withdrawn_writers_unrated_submission_once_and_grants_not
     assert paid == Decimal("6.00")  # two rewards of 2.50 plus MTurk's 20% fee, once each
     with reading(ctx.engine) as connection:
         assert ledger.count(connection, ctx.environment, kind="reward", status="confirmed") == 2
+
+
+def test_a_writer_who_passed_and_then_withdrew_is_turned_away_from_the_main_round(
+    review_folder, review_study, engine, model_url
+):
+    """The task server closes the main round to them at once, whatever the platform still says."""
+    from study.server import create_app
+    from tests.review.test_task_server import enter, finish
+
+    client = create_app(with_model(review_study, model_url), engine=engine).test_client()
+    finish(client, enter(client, "lab-2", "qualification").location.split("/")[2])
+    reviewers = [add_reviewer(engine, name) for name in ("ana", "ben")]
+    with writing(engine) as connection:
+        (submission_id,) = submissions.collect(connection, review_study)
+        for reviewer in reviewers:
+            rating_store.rate(connection, submission_id, reviewer, 5, "", scores=(1, 2, 3, 4, 5))
+    admitted = enter(client, "lab-2", "main", another=True)
+    assert admitted.status_code == 302  # passed: let in
+    finish(client, admitted.location.split("/")[2], prompt="mana")
+
+    withdraw(review_folder, "lab-2")
+
+    refused = enter(client, "lab-2", "main", another=True)
+    assert refused.status_code == 403
+    assert "You have withdrawn from this study" in refused.get_data(as_text=True)
+
+
+def test_qualify_revokes_the_qualification_of_a_writer_who_withdrew_after_the_grant_once(
+    review_folder, requester, emulator, model_url
+):
+    from study.review import audit
+    from study.server import create_app
+
+    set_sections(review_folder, mturk={"reward": "2.50", "budget": "100.00"})
+    study = config.load(review_folder)
+    ctx = open_context(study, mturk_settings.from_study(study), requester)
+    posted = posting.post(ctx, hits=1, assignments=2, reward=Decimal("2.50"), task_url=TASK_URL)
+    hit_id = posted.hits[0]["hit_id"]
+    task = create_app(with_model(study, model_url), engine=ctx.engine).test_client()
+    taken = {w: take_hit(emulator.url, task, hit_id, w) for w in ("A1STAYS", "A1LEAVES")}
+    ana, ben = add_reviewer(ctx.engine, "ana"), add_reviewer(ctx.engine, "ben")
+    with writing(ctx.engine) as connection:
+        submissions.collect(connection, study)
+        named = {s["session_id"]: s["submission_id"] for s in submissions.all_submissions(connection)}
+        for reviewer in (ana, ben):
+            for worker in ("A1STAYS", "A1LEAVES"):
+                rating_store.rate(connection, named[taken[worker].session_id], reviewer, 5, "",
+                                  scores=(1, 2, 3, 4, 5))  # fmt: skip
+    run(str(review_folder), "--endpoint-url", emulator.url)
+    assert held(ctx) == {"A1STAYS": ("Granted", 5), "A1LEAVES": ("Granted", 5)}
+    leaving = named[taken["A1LEAVES"].session_id]
+
+    withdraw(review_folder, "A1LEAVES")
+    revoked = run(str(review_folder), "--endpoint-url", emulator.url)
+    again = run(str(review_folder), "--endpoint-url", emulator.url)
+
+    assert f"{leaving}: paid, qualification revoked: withdrew (study withdraw --study)" in revoked
+    assert f"{leaving}: paid, not qualified: withdrew (study withdraw --study)" in again
+    assert held(ctx) == {"A1STAYS": ("Granted", 5), "A1LEAVES": ("Revoked", 5)}
+    state = emulator.state.data["qualifications"]
+    (reason,) = [q["_reason"] for q in state.values() if q["WorkerId"] == "A1LEAVES"]
+    assert "A1LEAVES" not in reason and "withdrew from this study" in reason
+    with reading(ctx.engine) as connection:  # called once, and the log can show it
+        logged = audit.entries(connection, actions=(audit.QUALIFY_REVOKE,))
+    assert [(e["submission_id"], e["detail"]["why"]) for e in logged] == [(leaving, "withdrew")]
+    assert rewards(ctx) == {"A1STAYS": "confirmed", "A1LEAVES": "confirmed"}  # still paid, once
