@@ -6,8 +6,9 @@ the same candidates (study.review.qualify.candidates, study.review.rules): a sub
 `[review] pay_min_score` is approved (paid) once; a writer who passed joins the group with the
 score remembered; one a later adjudication failed is taken out again. A writer who withdrew
 (`study withdraw --study`) has their submission approved as passed work is, without a review
-outcome (reviewers no longer see it), and is neither added nor removed ("paid, not qualified:
-withdrew"). A submission Prolific has from another participant than the one the session was
+outcome (reviewers no longer see it), is not added, and is taken out of the group if they were
+put in it before they withdrew ("qualification revoked: withdrew", audited; once: the group's
+records, study.prolific.groups). A submission Prolific has from another participant than the one the session was
 opened for (an edited PROLIFIC_PID) is skipped, neither paid nor admitted, as MTurk's qualify
 skips it. The submissions it does not pay and that still await review are named
 (`Report.unpaid`), as MTurk's qualify names them: they are left for the researcher to approve or
@@ -96,10 +97,18 @@ def qualify(ctx: Context, *, pay: bool = True, confirm=None) -> Report:
         report.unpaid = left_unpaid(chosen, status, settings.pay_min_score)
     # A writer passes if any of their submissions passes (study.review.decisions.writer_passed,
     # the task server's check), with their best score; only writers none of whose passes leave.
-    # A writer who withdrew is neither added nor removed (their payment above is as anyone's).
+    # A writer who withdrew is not added, and leaves the group if they were in it (their
+    # payment above is as anyone's); the group's records make a re-run call nothing again.
     withdrawn = shared.withdrawn_writers(ctx)
-    report.withdrew = [(c.submission_id, shared.withdrew_note(_paid(ctx, c)))
+    leaving = groups.remove(ctx, "qualified", sorted({c.worker_id for c in chosen} & withdrawn))
+    report.removed += leaving
+    report.withdrew = [(c.submission_id, shared.withdrew_note(_paid(ctx, c), revoked=c.worker_id in leaving))
                        for c in chosen if c.worker_id in withdrawn]  # fmt: skip
+    with writing(ctx.engine) as connection:
+        for candidate in chosen:
+            if candidate.worker_id in leaving:
+                audit.record(connection, ACTOR, audit.QUALIFY_REVOKE, candidate.submission_id,
+                             environment=ctx.environment, why="withdrew")  # fmt: skip
     chosen = [c for c in chosen if c.worker_id not in withdrawn]
     passed: dict[str, int] = {}
     for c in chosen:
@@ -108,7 +117,7 @@ def qualify(ctx: Context, *, pay: bool = True, confirm=None) -> Report:
     failed = [c.worker_id for c in chosen if c.worker_id not in passed]
     for participant in groups.add(ctx, "qualified", passed):
         report.added.append((participant, passed[participant]))
-    report.removed = groups.remove(ctx, "qualified", failed)
+    report.removed += groups.remove(ctx, "qualified", failed)
     with writing(ctx.engine) as connection:
         for candidate in chosen:
             if candidate.worker_id in dict(report.added):

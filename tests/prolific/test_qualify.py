@@ -279,3 +279,34 @@ def test_a_withdrawn_participants_unrated_submission_is_paid_once_unreviewed(ctx
     statuses = {s["participant_id"]: s["status"] for s in ctx.client.pages(f"studies/{first['study_id']}/submissions/")}
     assert statuses == {GOOD: "APPROVED", SPAM: "APPROVED"}
     assert set(groups.members(ctx, "qualified")) == {GOOD}
+
+
+def test_a_participant_who_withdrew_after_qualifying_leaves_the_qualified_group_once(ctx, prolific, task_client, study_folder):
+    from study.review import audit
+    from study.store import reading
+
+    first = draft(ctx, "qualification")
+    taken = {pid: take_part(prolific, task_client, first["study_id"], pid) for pid in (GOOD, SPAM)}
+    submissions.sync(ctx)
+    rate(ctx, taken, {GOOD: 5, SPAM: 5})
+    qualify.qualify(ctx)
+    group = groups.find(ctx, "qualified")
+    at_prolific = lambda: {m["participant_id"] for m in ctx.client.pages(f"participant-groups/{group}/participants/")}  # noqa: E731
+    assert at_prolific() == {GOOD, SPAM}
+    withdrawn = CliRunner().invoke(main, ["withdraw", SPAM, "--study", str(study_folder)])
+    assert withdrawn.exit_code == 0, withdrawn.output
+
+    revoked = CliRunner().invoke(main, ["prolific", "qualify", str(study_folder)])
+    again = CliRunner().invoke(main, ["prolific", "qualify", str(study_folder)])
+
+    assert revoked.exit_code == 0 and again.exit_code == 0, revoked.output + again.output
+    assert "Qualified group: 0 added, 1 removed." in revoked.output
+    assert ": paid, qualification revoked: withdrew (study withdraw --study)" in revoked.output
+    assert "Qualified group: 0 added, 0 removed." in again.output
+    assert ": paid, not qualified: withdrew (study withdraw --study)" in again.output
+    assert at_prolific() == {GOOD}
+    with reading(ctx.engine) as connection:  # once, and the log shows it
+        logged = audit.entries(connection, actions=(audit.QUALIFY_REVOKE,))
+    assert [e["detail"]["why"] for e in logged] == ["withdrew"]
+    statuses = {s["participant_id"]: s["status"] for s in ctx.client.pages(f"studies/{first['study_id']}/submissions/")}
+    assert statuses == {GOOD: "APPROVED", SPAM: "APPROVED"}  # still paid for the work
