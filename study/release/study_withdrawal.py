@@ -58,10 +58,19 @@ def record_in_study(engine, directory: str, worker_id: str, *, today: str, reaso
     lines = [
         f"Recorded the withdrawal in the study's database ({directory}): their sessions leave "
         "study export, report and status, a release built from the folder, the judging round's "
-        "results and the reviewers' workspace, and study qualify pays their qualification work "
-        f"unreviewed and grants them nothing, from now on ({sessions_out} session(s) of withdrawn "
-        "writers in all). Payments and the MTurk and Prolific records stay as they are."
+        "results and the reviewers' workspace, the task server starts no new session for them, "
+        "and study qualify pays their qualification work unreviewed and grants them nothing, "
+        f"from now on ({sessions_out} session(s) of withdrawn writers in all). Payments and the "
+        "MTurk and Prolific records stay as they are."
     ]
+    with reading(engine) as connection:
+        held = qualified_at(connection, worker_id)
+    if held:
+        lines.append(
+            f"They hold the qualification study qualify granted them ({', '.join(held)}), so the "
+            "platform still offers them the main round (the task server turns them away) until "
+            f"it is revoked: the next `study qualify {shlex.quote(directory)}` revokes it."
+        )
     if worker_id not in writers:
         # A mistyped id is recorded as readily as a real one, and leaves nothing out.
         lines.append(
@@ -77,3 +86,25 @@ def record_in_study(engine, directory: str, worker_id: str, *, today: str, reaso
                     f"{shlex.quote(writer)} {again}"
                 )
     return lines
+
+
+def qualified_at(connection, worker_id: str) -> list[str]:
+    """Where `study qualify` granted this writer the main round's qualification and has not
+    revoked it: "MTurk sandbox", "MTurk live", "Prolific" (its grant records)."""
+    from sqlalchemy import select
+
+    from study.store.prolific import prolific_members
+    from study.store.review_tables import review_grants
+
+    mturk = connection.execute(
+        select(review_grants.c.environment).where(review_grants.c.worker_id == worker_id).distinct()
+    ).scalars().all()
+    prolific = connection.execute(
+        select(prolific_members.c.environment).where(
+            prolific_members.c.participant_id == worker_id, prolific_members.c.role == "qualified"
+        ).distinct()
+    ).scalars().all()
+    # Environments are "sandbox:<account>", "live:<account>", "prolific:<researcher>": the
+    # researcher knows their own account, and the line stays short.
+    places = sorted({f"MTurk {e.split(':')[0]}" for e in mturk})
+    return places + (["Prolific"] if prolific else [])

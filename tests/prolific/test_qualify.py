@@ -295,6 +295,7 @@ def test_a_participant_who_withdrew_after_qualifying_leaves_the_qualified_group_
     assert at_prolific() == {GOOD, SPAM}
     withdrawn = CliRunner().invoke(main, ["withdraw", SPAM, "--study", str(study_folder)])
     assert withdrawn.exit_code == 0, withdrawn.output
+    assert "They hold the qualification study qualify granted them (Prolific)" in withdrawn.output
 
     revoked = CliRunner().invoke(main, ["prolific", "qualify", str(study_folder)])
     again = CliRunner().invoke(main, ["prolific", "qualify", str(study_folder)])

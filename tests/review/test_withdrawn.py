@@ -163,7 +163,10 @@ def test_qualify_revokes_the_qualification_of_a_writer_who_withdrew_after_the_gr
     assert held(ctx) == {"A1STAYS": ("Granted", 5), "A1LEAVES": ("Granted", 5)}
     leaving = named[taken["A1LEAVES"].session_id]
 
-    withdraw(review_folder, "A1LEAVES")
+    told = CliRunner().invoke(main, ["withdraw", "A1LEAVES", "--study", str(review_folder)])
+    assert told.exit_code == 0, told.output
+    assert "They hold the qualification study qualify granted them (MTurk sandbox)" in told.output
+    assert f"the next `study qualify {review_folder}` revokes it" in told.output
     revoked = run(str(review_folder), "--endpoint-url", emulator.url)
     again = run(str(review_folder), "--endpoint-url", emulator.url)
 
