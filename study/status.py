@@ -124,6 +124,7 @@ def status(directory: str) -> None:
                        for line in provider.summaries(connection, study)]  # fmt: skip
         review_lines = review_progress.lines(connection, study)
         started = plan_deviations.started(connection)
+        started_withdrawn = plan_deviations.started_withdrawn(connection)
         withdrawn_line = withdrawals.left_out_line(*withdrawals.left_out(connection))
     engine.dispose()
     total = sum(summary.stages.values())
@@ -142,7 +143,7 @@ def status(directory: str) -> None:
                                            *(f"{name} {summary.conditions[name]} (not in study.toml)" for name in gone)]))
     if withdrawn_line:
         click.echo(f"{withdrawn_line} of the counts above")
-    click.echo(plan_standing.line(study, directory, started))
+    click.echo(plan_standing.line(study, directory, started, started_withdrawn))
     if arm_lists is not None and (line := _arm_lists_line(*arm_lists, study)):
         click.echo(line)
     if simulated:

@@ -30,6 +30,7 @@ from study.plan import files as plan_files
 from study.plan.changes import changes, shown
 from study.store.db import sessions
 from study.store.simulated import simulated_ids
+from study.store.withdrawals import withdrawn_session_ids
 
 # [conditions] is compared as arms; [release] (who created the dataset and who funded it,
 # study.release.creators) is the release's, declared when it is built, not part of the design.
@@ -137,6 +138,13 @@ def left_out(connection: Connection, signed: dict) -> set[str]:
 
 
 def started(connection: Connection) -> int:
-    """Participants who have started: sessions of people (not `study simulate`)."""
+    """Participants who have started: sessions of people (not `study simulate`). A writer who
+    withdrew since is counted: their start came before any record made now, all the same."""
     simulated = simulated_ids(connection)
     return sum(1 for (session_id,) in connection.execute(select(sessions.c.session_id)) if session_id not in simulated)
+
+
+def started_withdrawn(connection: Connection) -> int:
+    """Of `started`, the sessions of writers who withdrew (study.store.withdrawals), which `study
+    status` counts apart as it counts them apart everywhere else."""
+    return len(withdrawn_session_ids(connection) - simulated_ids(connection))

@@ -15,13 +15,17 @@ from study.plan import deviations as deviation_module
 from study.plan import record as record_module
 
 
-def line(study: Study, directory: str, started: int) -> str:
-    """`started`: the participant sessions begun (deviations.started), 0 before any database."""
+def line(study: Study, directory: str, started: int, withdrawn: int = 0) -> str:
+    """`started`: the participant sessions begun (deviations.started), 0 before any database;
+    `withdrawn`: those of writers who withdrew since (deviations.started_withdrawn), counted apart."""
     path = study.directory / record_module.RECORD_NAME
     if not path.is_file():
         if started:
-            return (f"Preregistration: none, and {started} participant session(s) have started, so a "
-                    "record can no longer be made: `study report` shows every comparison as exploratory")  # fmt: skip
+            count = f"{started - withdrawn} participant session(s) have started"
+            if withdrawn:
+                count += f", and {withdrawn} of writers who withdrew since"
+            return (f"Preregistration: none, and {count}, so a record can no longer be made: "
+                    "`study report` shows every comparison as exploratory")  # fmt: skip
         return f"Preregistration: none (study preregister {directory} fixes the plan before launch)"
     try:
         signed = record_module.checked(study.directory)

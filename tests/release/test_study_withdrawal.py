@@ -79,6 +79,8 @@ def test_a_withdrawn_writer_leaves_export_report_and_status_and_each_counts_them
     assert status.exit_code == 0, status.output
     assert "Sessions: 1 (complete 1)" in status.output
     assert "Withdrawn: 1 session(s) of 1 writer who withdrew (study withdraw), left out of the counts above" in status.output
+    assert ("Preregistration: none, and 1 participant session(s) have started, and 1 of writers who "
+            "withdrew since, so a record can no longer be made") in status.output
 
     # They were paid for the work: the payments ledger is as it was.
     assert _ledger(study_folder) == ledger and len(ledger) == 2
