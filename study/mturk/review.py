@@ -19,7 +19,9 @@ and the worker's feedback lists them):
      study.review.evidence).
 Beside the rules, a proposal carries flags that decide nothing by themselves: with [session]
 outside_paste = "flag" or "refuse", every insert of text from outside the study
-(study.curation.origin), so the researcher can keep or drop the session knowingly.
+(study.curation.origin), so the researcher can keep or drop the session knowingly; and that
+the writer withdrew (`study withdraw --study`): their session leaves the study's data, but the
+HIT they submitted is decided by the same rules and paid once, as anyone's.
 `review` shows every proposal and applies them only after confirmation; approve and reject also
 work one assignment at a time. Approving confirms the assignment's reward in the ledger;
 rejecting cancels it.
@@ -43,8 +45,12 @@ from study.review import evidence as review_evidence
 from study.store import reading, writing
 from study.store import sessions as session_store
 from study.store.mturk import mturk_assignments
+from study.store.withdrawals import withdrawn_ids
 
 REJECT_INTRO = "Sorry, we could not approve this HIT:"
+# A writer who withdrew did the work they submitted: it is decided and paid as anyone's, once.
+WITHDREW_FLAG = ("the writer withdrew (study withdraw --study): the session is left out of the "
+                 "study's data, not of this review; the rules above decide and pay the work done")
 
 
 @dataclass
@@ -163,6 +169,7 @@ def proposals(ctx: Context) -> list[Proposal]:
     # Judges' assignments have no writing session; `study judging review` decides them.
     judging = {r["hit_id"] for r in hit_module.rows(ctx) if hit_module.is_judging(r)}
     with reading(ctx.engine) as connection:
+        withdrawn = withdrawn_ids(connection)
         for assignment in assignment_module.stored(ctx, status="Submitted"):
             if assignment["hit_id"] in judging:
                 continue
@@ -181,6 +188,8 @@ def proposals(ctx: Context) -> list[Proposal]:
                     own_path=seen.own_path,
                 )
             proposal.flags = seen.flags
+            if session is not None and session["worker_id"] in withdrawn:
+                proposal.flags.append(WITHDREW_FLAG)
             found.append(proposal)
     return found
 
