@@ -7,7 +7,8 @@ function, study.mturk.review.session_reasons, fed from the task server's records
 requests it made, never the browser's `suggestion-get` events.
 
 Prolific needs a category and a message of at least 100 characters with every rejection; the
-category follows the first failed rule. Approving confirms the reward entry in the ledger (and
+category follows the first failed rule. A participant who withdrew (`study withdraw --study`)
+is reviewed as anyone, and paid once for work that meets the rules; their proposal says so. Approving confirms the reward entry in the ledger (and
 reserves it first under the cap when no reservation covered it); rejecting frees the place,
 which Prolific offers again.
 """
@@ -25,6 +26,7 @@ from study.review import evidence as review_evidence
 from study.store import reading, writing
 from study.store import sessions as session_store
 from study.store.prolific import prolific_submissions
+from study.store.withdrawals import withdrawn_ids
 
 REJECT_INTRO = "Sorry, we could not approve this submission:"
 REJECT_OUTRO = (
@@ -97,12 +99,14 @@ def proposals(ctx: Context) -> list[Proposal]:
     codes = {r["study_id"]: r["completion_code"] for r in studies.rows(ctx)}
     found = []
     with reading(ctx.engine) as connection:
+        withdrawn = withdrawn_ids(connection)
         for submission in submissions.stored(ctx, status="AWAITING REVIEW"):
             session = session_store.by_assignment(connection, submission["submission_id"])
-            found.append(
-                propose_one(ctx, submission, session, codes.get(submission["study_id"], ""),
-                            review_evidence.gather(connection, ctx.study, session))  # fmt: skip
-            )
+            proposal = propose_one(ctx, submission, session, codes.get(submission["study_id"], ""),
+                                   review_evidence.gather(connection, ctx.study, session))  # fmt: skip
+            if session is not None and session["worker_id"] in withdrawn:
+                proposal.flags = [*proposal.flags, shared_rules.WITHDREW_FLAG]
+            found.append(proposal)
     return found
 
 

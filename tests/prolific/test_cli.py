@@ -265,3 +265,21 @@ def test_list_asks_prolific_for_no_submissions_of_a_draft(run, study_folder, pro
     assert [url for url in asked if "/submissions/" in url] == [
         f"{prolific.api}studies/{published}/submissions/"
     ]
+
+
+def test_review_pays_a_withdrawn_participants_submission_once_and_says_they_withdrew(
+    run, study_folder, prolific, task_client
+):
+    """They did the work: withdrawing takes their session out of the data, not out of payment."""
+    study_id = re.search(r"Draft (\w+):", run("draft", str(study_folder), "--places", "1", "--publish")).group(1)
+    took = take_part(prolific, task_client, study_id, "7" * 24)
+    withdrawn = CliRunner().invoke(main, ["withdraw", "7" * 24, "--study", str(study_folder)])
+    assert withdrawn.exit_code == 0, withdrawn.output
+
+    out = run("review", str(study_folder), "--yes")
+    again = run("review", str(study_folder), "--yes")
+
+    assert "! the writer withdrew (study withdraw --study)" in out
+    assert f"{took.submission_id}: approved" in out
+    assert "approved" not in again  # once
+    assert run("ledger", str(study_folder)).count("reward confirmed") == 1
