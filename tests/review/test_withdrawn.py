@@ -21,7 +21,7 @@ from tests.mturk.conftest import with_model
 from tests.mturk.walk import take_hit
 from tests.review.conftest import add_reviewer, log_in, set_sections
 from tests.review.sessions import finished_session
-from tests.review.test_qualify import TASK_URL, held, rewards, run
+from tests.review.test_qualify import TASK_URL, held, qualify, rewards, run
 
 
 def withdraw(folder, writer: str) -> None:
@@ -138,10 +138,9 @@ def test_a_writer_who_passed_and_then_withdrew_is_turned_away_from_the_main_roun
     assert "You have withdrawn from this study" in refused.get_data(as_text=True)
 
 
-def test_qualify_revokes_the_qualification_of_a_writer_who_withdrew_after_the_grant_once(
-    review_folder, requester, emulator, model_url
-):
-    from study.review import audit
+def granted_two(review_folder, requester, emulator, model_url):
+    """Two MTurk writers who passed the qualification round and were granted its qualification
+    by `study qualify`; the context and A1LEAVES's submission id."""
     from study.server import create_app
 
     set_sections(review_folder, mturk={"reward": "2.50", "budget": "100.00"})
@@ -161,7 +160,21 @@ def test_qualify_revokes_the_qualification_of_a_writer_who_withdrew_after_the_gr
                                   scores=(1, 2, 3, 4, 5))  # fmt: skip
     run(str(review_folder), "--endpoint-url", emulator.url)
     assert held(ctx) == {"A1STAYS": ("Granted", 5), "A1LEAVES": ("Granted", 5)}
-    leaving = named[taken["A1LEAVES"].session_id]
+    return ctx, named[taken["A1LEAVES"].session_id]
+
+
+def revocations(ctx) -> list[tuple[str, str]]:
+    from study.review import audit
+
+    with reading(ctx.engine) as connection:
+        logged = audit.entries(connection, actions=(audit.QUALIFY_REVOKE,))
+    return [(e["submission_id"], e["detail"]["why"]) for e in logged]
+
+
+def test_qualify_revokes_the_qualification_of_a_writer_who_withdrew_after_the_grant_once(
+    review_folder, requester, emulator, model_url
+):
+    ctx, leaving = granted_two(review_folder, requester, emulator, model_url)
 
     told = CliRunner().invoke(main, ["withdraw", "A1LEAVES", "--study", str(review_folder)])
     assert told.exit_code == 0, told.output
@@ -176,7 +189,28 @@ def test_qualify_revokes_the_qualification_of_a_writer_who_withdrew_after_the_gr
     state = emulator.state.data["qualifications"]
     (reason,) = [q["_reason"] for q in state.values() if q["WorkerId"] == "A1LEAVES"]
     assert "A1LEAVES" not in reason and "withdrew from this study" in reason
-    with reading(ctx.engine) as connection:  # called once, and the log can show it
-        logged = audit.entries(connection, actions=(audit.QUALIFY_REVOKE,))
-    assert [(e["submission_id"], e["detail"]["why"]) for e in logged] == [(leaving, "withdrew")]
+    assert revocations(ctx) == [(leaving, "withdrew")]  # called once, and the log shows it
     assert rewards(ctx) == {"A1STAYS": "confirmed", "A1LEAVES": "confirmed"}  # still paid, once
+
+
+def test_a_revocation_while_mturk_is_out_of_reach_is_refused_clearly_and_made_by_the_next_run(
+    review_folder, requester, emulator, model_url
+):
+    from study.mturk.emulator.server import serve_in_thread
+
+    ctx, leaving = granted_two(review_folder, requester, emulator, model_url)
+    withdraw(review_folder, "A1LEAVES")
+    emulator.stop()  # MTurk out of reach
+
+    failed = CliRunner().invoke(qualify, [str(review_folder), "--endpoint-url", emulator.url])
+
+    assert failed.exit_code == 1 and "Traceback" not in failed.output
+    assert "Fix: check the network connection" in failed.output
+    assert revocations(ctx) == []  # nothing recorded as done
+    back = serve_in_thread(emulator.state)
+    try:
+        retried = run(str(review_folder), "--endpoint-url", back.url)
+    finally:
+        back.stop()
+    assert f"{leaving}: paid, qualification revoked: withdrew" in retried
+    assert revocations(ctx) == [(leaving, "withdrew")]
