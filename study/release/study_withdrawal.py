@@ -2,7 +2,8 @@
 the writer's sessions leave every analysis of the study folder made after it (study export,
 report, status, the judging round's results, the reviewers' workspace, qualify's grants), not
 only the releases built with a key (study.release.withdraw); `study qualify` pays their
-qualification work without a review. The rows themselves stay, and the payment records with them:
+qualification work without a review and revokes a qualification it granted them before, which
+`record_in_study` tells the researcher of (`qualified_at`). The rows themselves stay, and the payment records with them:
 the writer was paid for the work, and the MTurk and Prolific ledgers stay auditable.
 """
 

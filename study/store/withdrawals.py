@@ -7,7 +7,9 @@ sessions out, and with it the export (every format), the report and a judging ro
 `study status` counts them apart; the judging results, the review files of the export and
 `study qualify`'s grants leave them out by `withdrawn_session_ids`/`withdrawn_ids`, and the
 reviewers' workspace (queue, pages, counts) by `withdrawn_submission_ids`, whose submissions
-`study qualify` pays without a review outcome. Nothing is deleted:
+`study qualify` pays without a review outcome, revoking a qualification granted before the
+withdrawal (study.mturk.qualify, study.prolific.qualify); the task server starts no new session
+for them (`recorded`, study.review.rounds.entry_refusal). Nothing is deleted:
 the rows stay for the payment records (the MTurk and Prolific ledgers are not touched, the
 writers were paid for the work), and a withdrawal recorded by mistake can be seen and undone
 by hand. The study database already holds raw worker ids, so the id is kept as given; the
