@@ -350,6 +350,18 @@ def _withdraw(ctx: Context, candidate: Candidate, held: dict, report: Report, *,
         report.revoked.append((candidate.submission_id, held["worker_id"]))
 
 
+def withdrawn_grants(ctx: Context) -> set[str]:
+    """The submissions carrying a grant (review_grants) whose writer has withdrawn since: what
+    the next run revokes (`--dry-run` shows them)."""
+    withdrawn = withdrawn_writers(ctx)
+    with reading(ctx.engine) as connection:
+        rows = connection.execute(
+            select(review_grants.c.submission_id, review_grants.c.worker_id)
+            .where(review_grants.c.environment == ctx.environment)
+        ).all()  # fmt: skip
+    return {submission_id for submission_id, worker_id in rows if worker_id in withdrawn}
+
+
 def _revoke_withdrawn(ctx: Context, candidate: Candidate) -> bool:
     """Revoke the grant this submission carries for a writer who withdrew; False when it carries
     none (never granted, or revoked by an earlier run: nothing is called twice). A grant MTurk

@@ -180,6 +180,9 @@ def test_qualify_revokes_the_qualification_of_a_writer_who_withdrew_after_the_gr
     assert told.exit_code == 0, told.output
     assert "They hold the qualification study qualify granted them (MTurk sandbox)" in told.output
     assert f"the next `study qualify {review_folder}` revokes it" in told.output
+    planned = run(str(review_folder), "--endpoint-url", emulator.url, "--dry-run")
+    assert f"{leaving}  A1LEAVES  withdrew  score -  revoke  -" in planned
+    assert held(ctx)["A1LEAVES"] == ("Granted", 5)  # a dry run changes nothing
     revoked = run(str(review_folder), "--endpoint-url", emulator.url)
     again = run(str(review_folder), "--endpoint-url", emulator.url)
 

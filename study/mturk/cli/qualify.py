@@ -16,7 +16,7 @@ from study.mturk.cli.common import (
 )
 from study.mturk import settings as mturk_settings
 from study.review import settings as review_settings
-from study.review.qualify import candidates
+from study.review.qualify import candidates, withdrawn_writers
 
 
 @click.command()
@@ -45,9 +45,12 @@ def qualify(directory, notify, message, subject, pay, dry_run, sandbox, endpoint
         ours = [c for c in ours if c.worker_id and not mturk_qualify.unconfirmed(ctx, c)]
         due = {c.submission_id for c in mturk_qualify.to_pay(ctx, ours)} if pay else set()
         granting = mturk_qualify.carriers(ours)
+        revoking, withdrawn = mturk_qualify.withdrawn_grants(ctx), withdrawn_writers(ctx)
         for candidate in chosen:
             outcome = candidate.judged.outcome
             action = "grant" if granting.get(candidate.worker_id) is candidate else "-"
+            if candidate.worker_id in withdrawn:  # granted nothing; a grant held is revoked
+                action = "revoke" if candidate.submission_id in revoking else "-"
             paying = "pay" if candidate.submission_id in due else "-"
             click.echo(
                 f"{candidate.submission_id}  {candidate.worker_id or '(lab)'}  {outcome.status}"
