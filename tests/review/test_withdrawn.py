@@ -73,9 +73,9 @@ def test_a_withdrawn_writers_submission_leaves_the_queue_the_counts_and_the_agre
             "passed 0, failed 0, disqualified 0; 1 submission(s) of writers who withdrew left out") in status
 
 
-def test_qualify_pays_a_withdrawn_writers_unrated_submission_once_and_grants_nothing(
-    review_folder, requester, emulator, model_url
-):
+def two_took_the_qualification_hit(review_folder, requester, emulator, model_url):
+    """A1STAYS and A1LEAVES took the qualification round's HIT on MTurk: the context, and each
+    one's review submission id."""
     from study.server import create_app
 
     set_sections(review_folder, mturk={"reward": "2.50", "budget": "100.00"})
@@ -85,15 +85,28 @@ def test_qualify_pays_a_withdrawn_writers_unrated_submission_once_and_grants_not
     hit_id = posted.hits[0]["hit_id"]
     task = create_app(with_model(study, model_url), engine=ctx.engine).test_client()
     taken = {w: take_hit(emulator.url, task, hit_id, w) for w in ("A1STAYS", "A1LEAVES")}
-    ana, ben = add_reviewer(ctx.engine, "ana"), add_reviewer(ctx.engine, "ben")
     with writing(ctx.engine) as connection:
         submissions.collect(connection, study)
         named = {s["session_id"]: s["submission_id"] for s in submissions.all_submissions(connection)}
-        for reviewer in (ana, ben):  # only the writer who stays is rated
-            stays = named[taken["A1STAYS"].session_id]
-            rating_store.rate(connection, stays, reviewer, 5, "", scores=(1, 2, 3, 4, 5))
+    return ctx, {worker: named[took.session_id] for worker, took in taken.items()}
+
+
+def rate(engine, submission_ids: list[str], score: int = 5) -> None:
+    """Two reviewers give each submission `score`."""
+    ana, ben = add_reviewer(engine, "ana"), add_reviewer(engine, "ben")
+    with writing(engine) as connection:
+        for reviewer in (ana, ben):
+            for submission_id in submission_ids:
+                rating_store.rate(connection, submission_id, reviewer, score, "", scores=(1, 2, 3, 4, 5))
+
+
+def test_qualify_pays_a_withdrawn_writers_unrated_submission_once_and_grants_nothing(
+    review_folder, requester, emulator, model_url
+):
+    ctx, named = two_took_the_qualification_hit(review_folder, requester, emulator, model_url)
+    rate(ctx.engine, [named["A1STAYS"]])  # only the writer who stays is rated
     withdraw(review_folder, "A1LEAVES")
-    leaving = named[taken["A1LEAVES"].session_id]
+    leaving = named["A1LEAVES"]
     balance = Decimal(ctx.requester.client.get_account_balance()["AvailableBalance"])
 
     first = run(str(review_folder), "--endpoint-url", emulator.url)
@@ -122,11 +135,9 @@ def test_a_writer_who_passed_and_then_withdrew_is_turned_away_from_the_main_roun
 
     client = create_app(with_model(review_study, model_url), engine=engine).test_client()
     finish(client, enter(client, "lab-2", "qualification").location.split("/")[2])
-    reviewers = [add_reviewer(engine, name) for name in ("ana", "ben")]
     with writing(engine) as connection:
         (submission_id,) = submissions.collect(connection, review_study)
-        for reviewer in reviewers:
-            rating_store.rate(connection, submission_id, reviewer, 5, "", scores=(1, 2, 3, 4, 5))
+    rate(engine, [submission_id])  # passed
     admitted = enter(client, "lab-2", "main", another=True)
     assert admitted.status_code == 302  # passed: let in
     finish(client, admitted.location.split("/")[2], prompt="mana")
@@ -141,26 +152,11 @@ def test_a_writer_who_passed_and_then_withdrew_is_turned_away_from_the_main_roun
 def granted_two(review_folder, requester, emulator, model_url):
     """Two MTurk writers who passed the qualification round and were granted its qualification
     by `study qualify`; the context and A1LEAVES's submission id."""
-    from study.server import create_app
-
-    set_sections(review_folder, mturk={"reward": "2.50", "budget": "100.00"})
-    study = config.load(review_folder)
-    ctx = open_context(study, mturk_settings.from_study(study), requester)
-    posted = posting.post(ctx, hits=1, assignments=2, reward=Decimal("2.50"), task_url=TASK_URL)
-    hit_id = posted.hits[0]["hit_id"]
-    task = create_app(with_model(study, model_url), engine=ctx.engine).test_client()
-    taken = {w: take_hit(emulator.url, task, hit_id, w) for w in ("A1STAYS", "A1LEAVES")}
-    ana, ben = add_reviewer(ctx.engine, "ana"), add_reviewer(ctx.engine, "ben")
-    with writing(ctx.engine) as connection:
-        submissions.collect(connection, study)
-        named = {s["session_id"]: s["submission_id"] for s in submissions.all_submissions(connection)}
-        for reviewer in (ana, ben):
-            for worker in ("A1STAYS", "A1LEAVES"):
-                rating_store.rate(connection, named[taken[worker].session_id], reviewer, 5, "",
-                                  scores=(1, 2, 3, 4, 5))  # fmt: skip
+    ctx, named = two_took_the_qualification_hit(review_folder, requester, emulator, model_url)
+    rate(ctx.engine, [named["A1STAYS"], named["A1LEAVES"]])
     run(str(review_folder), "--endpoint-url", emulator.url)
     assert held(ctx) == {"A1STAYS": ("Granted", 5), "A1LEAVES": ("Granted", 5)}
-    return ctx, named[taken["A1LEAVES"].session_id]
+    return ctx, named["A1LEAVES"]
 
 
 def revocations(ctx) -> list[tuple[str, str]]:
