@@ -125,6 +125,9 @@ class EditorLog:
         self.record("suggestion-close", "user")
 
     def accept(self, item: Mapping) -> None:
+        # Taken with the arrows and Enter: the select names the highlighted item in both
+        # indices, as the page does (study/paradigms/tab/static/editor-tab.js, accept).
+        self.hover_index = self.suggestion_index
         self.record("suggestion-select", "user")
         self.record("suggestion-close", "api")
         delta = self._append_delta(item["original"])

@@ -127,8 +127,12 @@ def test_a_writer_uses_suggestions_and_the_export_replays_the_final_text(page, t
         assert insert["currentCursor"] == len(doc_before) - 1 + len(item["original"])
         # The model continued the text itself, not a new paragraph after Quill's final "\n".
         assert item["original"].startswith(" ")
+    # currentHoverIndex is "" until the first select or hover; a select by Enter names the
+    # chosen item there too, as every select of the release does (test_real_session_retyped.py).
     first_hover = names.index("suggestion-hover")
-    assert log[first_hover - 1]["currentHoverIndex"] == ""
+    assert selects[0] < first_hover
+    assert log[selects[0] - 1]["currentHoverIndex"] == ""
+    assert log[selects[0]]["currentHoverIndex"] == 1
     assert log[first_hover]["currentHoverIndex"] == shown - 1
     assert log[-1]["currentHoverIndex"] == shown - 1  # persists, as in the release
 

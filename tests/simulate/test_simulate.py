@@ -91,6 +91,9 @@ def test_a_model_that_answers_in_json_drives_every_decision(pilot_folder, sugges
         assert SCRIPTED_TEXT in session["final_text"]
         first_open = names.index("suggestion-open")
         assert names[first_open + 1 : first_open + 3] == ["suggestion-down", "suggestion-select"]
+        # The select names the item taken in both indices, as the page's does.
+        select = log[first_open + 2]
+        assert (select["currentSuggestionIndex"], select["currentHoverIndex"]) == (1, 1)
         chosen = log[first_open]["currentSuggestions"][1]["original"]
         assert chosen in session["final_text"]
         assert json.loads(session["survey"])["ownership"] == 6  # the model's answer, stored
