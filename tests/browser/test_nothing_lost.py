@@ -20,6 +20,7 @@ from tests.browser.participant import (
     type_text,
     wait_saved,
 )
+from tests.browser.routed import Routed
 
 pytestmark = pytest.mark.browser
 
@@ -115,20 +116,16 @@ def test_a_reload_while_an_input_method_composes_restores_the_text_the_log_holds
     # on screen but in no event, and every later edit was refused ("The server did not accept
     # part of your log"), so the writer could not finish. And the list's record put the caret
     # among those letters: past the end of the text the log replays to.
+    suggestions = Routed(page, "**/suggestions")
     session_id = start_writing(page, task_server.url)
     type_text(page, " Start")
     typed = editor_text(page)
-    asked = []
-    page.route("**/suggestions", lambda route: asked.append(route))
+    suggestions.hold()
     page.keyboard.press("Tab")
-    for _ in range(600):  # at most 30 s
-        if asked:
-            break
-        page.wait_for_timeout(50)
-    assert asked, f"Tab asked for no suggestions; the status line: {page.get_by_test_id('status').inner_text()!r}"
+    asked = suggestions.first_held("Tab")
     cdp = page.context.new_cdp_session(page)
     cdp.send("Input.imeSetComposition", {"text": "wom", "selectionStart": 3, "selectionEnd": 3})
-    asked[0].continue_()
+    asked.continue_()
     expect(page.get_by_test_id("suggestion").first).to_be_visible()
     wait_saved(page)  # the acknowledgement comes while the input method composes
     page.reload()
@@ -155,14 +152,15 @@ def test_a_captive_portals_page_in_place_of_the_servers_answer_loses_no_keystrok
     # login page, which answers 200 with HTML. The page took each batch for refused by the
     # server, set its events aside ("The server did not accept part of your log") and sent the
     # later ones without them; back online, the text never became "All changes saved".
+    events = Routed(page, "**/events")
     session_id = start_writing(page, task_server.url)
     type_text(page, " Before.")
     wait_saved(page)
     portal = "<html><body>Please log in to the hotel Wi-Fi.</body></html>"
-    page.route("**/events", lambda route: route.fulfill(status=200, content_type="text/html", body=portal))
+    events.answer = lambda route: route.fulfill(status=200, content_type="text/html", body=portal)
     type_text(page, " During the portal.")
     expect(page.get_by_test_id("save-state")).to_have_text("Reconnecting… your text is kept in this browser")
-    page.unroute("**/events")
+    events.answer = None
     type_text(page, " After.")
     wait_saved(page)
     expect(page.get_by_test_id("status")).not_to_contain_text("did not accept")
@@ -235,21 +233,21 @@ def test_a_writer_who_moves_to_a_second_tab_and_finishes_there_keeps_every_event
     # The writer asks for suggestions, then opens the session in a second tab before they come,
     # and writes and finishes there. The first tab's list opened once the model answered, on a
     # page that logs nothing more: accepted, its text was on that screen and in no event.
+    suggestions = Routed(page, "**/suggestions")
     session_id = start_writing(page, task_server.url)
     type_text(page, " Asked.")
-    asked = []
-    page.route("**/suggestions", lambda route: asked.append(route))
+    suggestions.hold()
     page.keyboard.press("Tab")
-    while not asked:
-        page.wait_for_timeout(50)
+    asked = suggestions.first_held("Tab")
     second = page.context.new_page()
+    finishing = Routed(second, "**/writing/finish")
     second.goto(page.url)
     expect(second.get_by_test_id("editor")).to_be_editable()
     page.bring_to_front()  # the writer looks back at the first tab
     expect(page.get_by_test_id("status")).to_contain_text("open in another tab")
     expect(page.get_by_test_id("spinner")).to_be_visible()
     shown = editor_text(page)
-    asked[0].continue_()
+    asked.continue_()
     expect(page.get_by_test_id("spinner")).to_be_hidden()
     page.keyboard.press("Enter")  # would accept a list, were one open
     expect(page.get_by_test_id("suggestion")).to_have_count(0)
@@ -260,18 +258,16 @@ def test_a_writer_who_moves_to_a_second_tab_and_finishes_there_keeps_every_event
     # finish names the last event sent; a caret move logged after it was numbered, never stored.
     second.keyboard.type(" Finished here.")
     wait_saved(second)
-    held = []
-    second.route("**/writing/finish", lambda route: held.append(route))
+    finishing.hold()
     finish = second.get_by_test_id("finish")
     expect(finish).to_be_enabled(timeout=15_000)
     finish.click()
-    while not held:
-        second.wait_for_timeout(50)
+    held = finishing.first_held("Finish")
     final = editor_text(second)
     second.get_by_test_id("editor").click(position={"x": 30, "y": 10})
     second.keyboard.press("ArrowRight")
     numbered = second.evaluate("(key) => JSON.parse(localStorage.getItem(key)).nextSeq", f"study.editor.v1.{session_id}")
-    held[0].continue_()
+    held.continue_()
     second.wait_for_url("**/evaluation")
 
     assert stored_seqs(task_server.study, session_id) == list(range(numbered))
@@ -283,18 +279,17 @@ def test_a_finish_whose_answer_never_comes_is_sent_again_and_the_writer_moves_on
     # The finish request's connection is dropped without a word (a proxy holding it, a network
     # gone quiet): the page must not wait on "Saving your text…" for as long as the browser
     # keeps the request open. The page's clock is run forward instead of waited for.
+    finishing = Routed(page, "**/writing/finish")
     session_id = start_writing(page, task_server.url)
     type_text(page, " Written.")
     wait_saved(page)
-    held = []
-    page.route("**/writing/finish", lambda route: route.continue_() if held else held.append(route))
+    finishing.hold(count=1)  # the first finish is on its way, and stays there
     page.clock.install()
     finish = page.get_by_test_id("finish")
     page.clock.run_for(MIN_SECONDS * 1000 + 1000)
     expect(finish).to_be_enabled()
     finish.click()
-    while not held:  # the first finish is on its way, and stays there
-        page.wait_for_timeout(50)
+    finishing.first_held("Finish")
 
     page.clock.run_for(60_000)  # past the finish's timeout, and the pause before it tries again
 
