@@ -30,7 +30,7 @@ def endpoint():
         return Response(state["answer"], content_type="application/json")
 
     server = make_server("127.0.0.1", 0, app, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     state["settings"] = SuggestionSettings(endpoint=f"http://127.0.0.1:{server.port}/v1")
     yield state
     server.shutdown()

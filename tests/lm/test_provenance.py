@@ -155,7 +155,7 @@ def test_a_reply_that_names_no_model_is_not_credited_to_the_configured_one(tmp_p
         return jsonify(id="cmpl-1", object="text_completion", created=0, choices=[choice])
 
     server = make_server("127.0.0.1", 0, endpoint, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     folder = tmp_path / "study"
     write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0"})
     study = config.load(folder)

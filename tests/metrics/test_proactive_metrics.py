@@ -184,7 +184,7 @@ def odd_endpoint():
         return jsonify(id="x", object="chat.completion", created=0, model=request.json["model"], choices=[])
 
     server = make_server("127.0.0.1", 0, app, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_port}/v1"
     release.set()
     server.shutdown()

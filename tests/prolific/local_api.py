@@ -14,7 +14,7 @@ from werkzeug.serving import make_server
 def serving(app, path: str = "/api/v1/") -> Iterator[str]:
     """Serve the WSGI `app` while the block runs; yields the API's base URL."""
     server = make_server("127.0.0.1", 0, app, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.port}{path}"
     finally:

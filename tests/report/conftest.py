@@ -152,7 +152,7 @@ def languagetool():
         return jsonify(matches=matches)
 
     server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     server.checked = checked
     yield server

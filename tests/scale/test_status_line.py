@@ -38,7 +38,7 @@ class HeldEndpoint:
             return model(environ, start_response)
 
         self.server = make_server("127.0.0.1", 0, held, threaded=True)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         self.url = f"http://127.0.0.1:{self.server.port}/v1"
 
     def stop(self) -> None:

@@ -33,7 +33,7 @@ class CountingEndpoint:
         self._open.set()
         self.on_call = None  # called with no arguments as each call arrives, before it is answered
         self._server = make_server("127.0.0.1", 0, self._wsgi, threaded=True)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         self.url = f"http://127.0.0.1:{self._server.port}/v1"
 
     def _wsgi(self, environ, start_response):

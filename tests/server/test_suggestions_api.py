@@ -200,7 +200,7 @@ def test_without_an_endpoint_the_standard_openai_variables_apply(study, monkeypa
         return model_app(environ, start_response)
 
     server = make_server("127.0.0.1", 0, recording, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.port}/v1")
         monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")

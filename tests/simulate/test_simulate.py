@@ -113,7 +113,7 @@ def test_a_running_server_of_another_study_is_refused(pilot_folder, tmp_path, su
     toml = other / "study.toml"
     toml.write_text(toml.read_text().replace('name = "', 'name = "other-', 1))
     server = make_server("127.0.0.1", 0, create_app(config.load(other)), threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         result = CliRunner().invoke(main, ["simulate", str(pilot_folder), "--url",
@@ -167,7 +167,7 @@ def test_writers_join_a_server_already_running_for_the_study_even_when_it_assign
     study = config.load(pilot_folder)
     study = replace(study, suggestions=replace(study.suggestions, endpoint=suggestion_model))
     server = make_server("127.0.0.1", 0, create_app(study), threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         result = CliRunner().invoke(main, ["simulate", str(pilot_folder), "--writers", "2",
@@ -219,7 +219,7 @@ def test_a_running_server_of_another_study_of_the_same_name_is_refused(pilot_fol
     assert config.load(launched).name == config.load(pilot_folder).name
     assert config.load(launched).id != config.load(pilot_folder).id
     server = make_server("127.0.0.1", 0, create_app(config.load(launched)), threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         result = CliRunner().invoke(main, ["simulate", str(pilot_folder), "--writers", "1", "--url",

@@ -28,7 +28,7 @@ def test_a_failure_echoing_the_api_key_is_counted_without_it():
         return jsonify(error={"message": f"Incorrect API key provided: {KEY}", "type": "invalid_request_error"}), 401
 
     server = make_server("127.0.0.1", 0, app, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         client = model_client.client(f"http://127.0.0.1:{server.server_port}/v1", KEY, 5.0, max_retries=0)
         writer = SimulatedWriter(Persona("a careful writer"), "Write a {noun}.", "story",
@@ -45,7 +45,7 @@ def test_a_failure_echoing_the_api_key_is_counted_without_it():
 
 def _serve(app: Flask) -> tuple[str, Callable[[], None]]:
     server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
 
     def stop() -> None:
