@@ -17,6 +17,10 @@ from schemathesis.openapi import from_dict
 # two minutes on a loaded machine, and every field of every declaration is still exercised.
 EXAMPLES = 5
 
+# One process runs this module's tests, so each study's `study serve` (`live_study`, 2-3 s to
+# start and walk its sessions) is started once per run rather than once in each test process.
+pytestmark = pytest.mark.xdist_group("contract_live")
+
 
 def _session_for(live, path: str) -> str:
     if "/chat" in path or "/surveys/" in path:
