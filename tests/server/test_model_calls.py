@@ -9,6 +9,7 @@ import json
 import logging
 import re
 import socket
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -95,17 +96,26 @@ def test_a_burst_of_proactive_requests_makes_no_more_model_calls_than_the_limit(
 
 
 def test_a_burst_of_resent_chat_messages_makes_no_more_model_calls_than_the_limit(tmp_path, endpoint_factory):
-    endpoint = endpoint_factory(delay=0.3)
+    endpoint = endpoint_factory()
     app = _chat_app(tmp_path, endpoint.url, max_requests_per_minute=3, concurrent_requests=50)
     session_id = _chatting(app.test_client())
     # One message sent from many tabs at once (or replayed by a script): each request finds it
-    # stored without a reply and would ask the model.
+    # stored without a reply and would ask the model. The model answers none until all twelve
+    # have been decided: a request sent after a reply is stored gets that reply (200, no call),
+    # which on a busy machine a late thread would otherwise see.
+    endpoint.hold()
     with ThreadPoolExecutor(12) as pool:
-        statuses = list(
-            pool.map(lambda _: say(app.test_client(), session_id, "Hello?", client_id="client-0001").status_code, range(12))
-        )
+        futures = [pool.submit(lambda: say(app.test_client(), session_id, "Hello?", client_id="client-0001").status_code)
+                   for _ in range(12)]
+        deadline = time.monotonic() + 30
+        while sum(f.done() for f in futures) < 9 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        refused = [f.result() for f in futures if f.done()]
+        endpoint.release()
+        statuses = [f.result(timeout=60) for f in futures]
 
     assert endpoint.calls == 3
+    assert refused == [429] * 9  # decided while the model had answered nothing
     assert statuses.count(429) == 9 and statuses.count(200) == 3
     with reading(app.extensions["study.engine"]) as connection:
         assert [m["role"] for m in chat_store.messages(connection, session_id)] == ["user", "assistant"]
