@@ -32,13 +32,16 @@ import os
 import time
 from functools import lru_cache
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
-import openai
 
 from study import precedence
 from study.config import SuggestionSettings
+
+if TYPE_CHECKING:  # imported where a client is built or a failure read (`client`, `describe`)
+    import openai
 
 
 class MalformedResponse(ValueError):
@@ -59,6 +62,8 @@ def client(base_url: str | None, api_key: str, timeout: float, max_retries: int 
         limits=httpx.Limits(max_connections=1000, max_keepalive_connections=100),
         event_hooks={"request": [_start_clock], "response": [_limit_whole_answer]},
     )  # fmt: skip
+    import openai  # here, not above: 1.3 s that commands which only read a URL (study status) skip
+
     return openai.OpenAI(
         base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries, http_client=http_client
     )
@@ -197,6 +202,8 @@ def retry_after(exc: Exception) -> float | None:
     """Seconds to wait before asking again when `exc` is a failure that passes by itself (HTTP
     503: the endpoint is starting or its model still loading; 429: a rate limit), from the
     answer's Retry-After header; None for a failure that asking again will not mend."""
+    import openai
+
     if not isinstance(exc, openai.APIStatusError) or exc.status_code not in (429, 503):
         return None
     try:
@@ -209,6 +216,8 @@ def retry_after(exc: Exception) -> float | None:
 def describe(exc: Exception, settings: SuggestionSettings, base_url: str | None) -> str:
     """A sentence for the researcher: what went wrong and where to look (not yet redacted as a
     whole; what it shortens is redacted first)."""
+    import openai
+
     where = safe_url(base_url) if base_url else "the OpenAI API"
     if isinstance(exc, openai.APITimeoutError):
         return f"the model endpoint did not answer within {settings.timeout_seconds:g} s ({where})"

@@ -25,6 +25,18 @@ def test_importing_the_command_loads_no_group_of_another_task():
     assert shown.stdout.strip() == "[]"
 
 
+@pytest.mark.parametrize("module", ["study.status", "study.report.cli", "study.mturk.cli", "study.prolific.cli",
+                                    "study.backup", "study.plan.cli"])
+def test_a_command_that_calls_no_model_loads_no_model_client(module):
+    # The openai SDK costs about a second of CPU at every start (its types); `study status`,
+    # `study report` and the platform commands read a model's URL at most.
+    shown = subprocess.run(
+        [sys.executable, "-c", f"import sys, {module}; print('openai' in sys.modules)"],
+        capture_output=True, text=True, check=True,
+    )
+    assert shown.stdout.strip() == "False"
+
+
 def test_help_lists_every_group_and_judging_keeps_its_mturk_commands():
     runner = CliRunner()
     listed = runner.invoke(main, ["--help"])
