@@ -113,3 +113,24 @@ def check_currency(study: Study, currency: str, *, reward: bool = False) -> None
                 + (", and make [study] pay, which the consent page shows, say the same."
                    if key == "reward" else ".")
             )
+
+
+def pay_mismatch(study: Study, reward: int, currency: str) -> str | None:
+    """What is wrong when the consent page promises other pay than a Prolific study's reward
+    (`study mturk post` refuses the same for a HIT): `[study] pay` is what participants are told
+    they will receive, so "$2.50" there and a reward of £2.50, or of $2.00, tells them something
+    untrue. Pay written in words ("$2.50 and a bonus") agrees when it names the reward."""
+    if not study.pay:
+        return None
+    paid = money.show(reward, currency)
+    try:
+        if money.parse(study.pay, currency=currency) == reward:  # refuses another currency's
+            return None
+    except money.MoneyError:
+        if money.written_currency(study.pay) in (None, currency) and paid in study.pay:
+            return None
+    return (
+        f"The consent page promises pay = {study.pay!r} ([study] in "
+        f"{study.directory / 'study.toml'}), but the Prolific study would pay {paid} per place "
+        f"(this workspace pays in {currency})."
+    )

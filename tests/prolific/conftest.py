@@ -59,6 +59,14 @@ def with_prolific(folder: Path, **values) -> None:
     path.write_text(tomli_w.dumps(data), encoding="utf-8")
 
 
+def with_pay(folder: Path, pay: str) -> None:
+    """Set [study] pay, the pay the consent page promises."""
+    path = folder / "study.toml"
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    data["study"]["pay"] = pay
+    path.write_text(tomli_w.dumps(data), encoding="utf-8")
+
+
 TASK_URL = "https://study.example.org/task"
 
 

@@ -152,6 +152,15 @@ def test_dollars_are_never_paid_as_pounds_on_a_pound_workspace(pound_workspace, 
     assert pound_workspace.state.data["studies"] == {}  # nothing drafted at £2.50 or £3.00
 
 
+def test_a_reward_other_than_the_consent_pages_pay_is_refused_without_force(run, study_folder, prolific):
+    # `study init`'s consent page promises pay = "$2.50"; `study mturk post` refuses the same.
+    out = run("draft", str(study_folder), "--reward", "2.00", code=1)
+    assert "The consent page promises pay = '$2.50'" in out and "would pay $2.00 per place" in out
+    assert "Nothing was drafted." in out and "or pass --force" in out
+    assert prolific.state.data["studies"] == {}
+    assert "1 places at $3.00" in run("draft", str(study_folder), "--reward", "3.00", "--force")
+
+
 def test_stopping_before_sync_keeps_the_reservation_of_a_place_a_participant_took(run, study_folder, prolific, ctx, task_client):
     from study.prolific import ledger
     from study.store import reading

@@ -15,7 +15,7 @@ from study import config
 from study.cli import main
 from study.store import make_engine, writing
 from study.store.prolific import prolific_payments
-from tests.prolific.conftest import TASK_URL, with_prolific
+from tests.prolific.conftest import TASK_URL, with_pay, with_prolific
 from tests.prolific.walk import take_part
 
 
@@ -27,6 +27,7 @@ def prolific(pound_workspace):
 
 @pytest.fixture
 def run(prolific, study_folder):
+    with_pay(study_folder, "£2.50")  # as a UK researcher's consent page promises it
     with_prolific(study_folder, reward="2.50", estimated_minutes=10, task_url=TASK_URL,
                   budget="50.00", completion_url=prolific.url + "/submissions/complete")  # fmt: skip
 
@@ -38,8 +39,8 @@ def run(prolific, study_folder):
     return invoke
 
 
-def publish(run, study_folder, places: int = 1, code: int = 0) -> tuple[str, str]:
-    out = run("prolific", "draft", str(study_folder), "--places", str(places), "--publish", code=code)
+def publish(run, study_folder, places: int = 1, code: int = 0, *extra: str) -> tuple[str, str]:
+    out = run("prolific", "draft", str(study_folder), "--places", str(places), "--publish", *extra, code=code)
     return re.search(r"Draft (\w+):", out).group(1), out
 
 
@@ -94,8 +95,9 @@ def test_a_study_whose_workspace_then_pays_in_dollars_is_refused_and_shown_per_c
     run("prolific", "review", str(study_folder), "--yes")
     now_paying_in(prolific, "USD")
 
-    # A new spend in dollars: refused before anything is reserved or published, with the fix.
-    other_id, out = publish(run, study_folder, places=1, code=1)
+    # A new spend in dollars: refused before anything is reserved or published, with the fix
+    # (drafted with --force: the consent page's "£2.50" is refused first otherwise).
+    other_id, out = publish(run, study_folder, 1, 1, "--force")
     assert "this Prolific workspace pays in USD" in out and "£3.33" in out and "in GBP" in out
     assert "Fix: run this study with the token of the GBP workspace" in out
     assert prolific.state.data["studies"][other_id]["status"] == "UNPUBLISHED"
@@ -191,3 +193,16 @@ def test_an_amount_below_the_penny_names_the_pound_workspaces_penny(run, study_f
     out = run("prolific", "draft", str(study_folder), "--reward", "2.505", code=1)
     assert "--reward: '2.505' has fractions of a penny" in out and "cent" not in out
     assert prolific.state.data["studies"] == {}
+
+
+def test_a_consent_page_promising_dollars_is_not_drafted_as_pounds(run, study_folder, prolific):
+    """[prolific] reward = "2.50" in a pound workspace pays £2.50; the consent page `study init`
+    wrote still promises "$2.50", so participants would be told another currency than they get."""
+    with_pay(study_folder, "$2.50")
+    out = run("prolific", "draft", str(study_folder), "--places", "1", "--publish", code=1)
+    assert "The consent page promises pay = '$2.50' ([study] in" in out
+    assert "would pay £2.50 per place (this workspace pays in GBP)" in out
+    assert 'Fix: make them agree ([study] pay = "£2.50"' in out and "--force" in out
+    assert prolific.state.data["studies"] == {}  # nothing drafted, nothing recorded
+    out = run("prolific", "draft", str(study_folder), "--places", "1", "--force")
+    assert "1 places at £2.50" in out

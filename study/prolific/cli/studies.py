@@ -60,11 +60,13 @@ def balance(directory: str, api_url: str | None, live: bool) -> None:
 @click.option("--task-url", default=None, help="The task server's /task page ([prolific] task_url).")
 @click.option("--round", "round_name", default=None, help="The review round the study's URL enters.")
 @click.option("--publish", "then_publish", is_flag=True, help="Publish at once (asks on live, showing the cost).")
+@click.option("--force", is_flag=True, help="Draft even though the reward differs from [study] pay, the pay the consent page promises.")
 @api_option
 @reports_errors
-def draft(directory, places, reward, minutes, task_url, round_name, then_publish, api_url, live: bool) -> None:
+def draft(directory, places, reward, minutes, task_url, round_name, then_publish, force, api_url, live: bool) -> None:
     """Create a draft Prolific study from study.toml (unpublished: nothing is paid or reserved).
-    Its URL carries Prolific's URL parameters; it gets its own completion code."""
+    Its URL carries Prolific's URL parameters; it gets its own completion code. A reward other
+    than the consent page's [study] pay is refused without --force."""
     ctx = open_account(directory, api_url, live)
     settings = ctx.settings
     if reward:
@@ -76,14 +78,23 @@ def draft(directory, places, reward, minutes, task_url, round_name, then_publish
         raise click.ClickException(
             'No reward: pass --reward "2.50" or set reward in [prolific] (or pay in [study]).'
         )
-    made = studies.create_draft(ctx, studies.Draft(
+    wanted = studies.Draft(
         name=settings.name,
         reward=pay,
         places=places if places is not None else settings.places,
         estimated_minutes=minutes or settings.estimated_minutes,
         task_url=task_url or settings.task_url,
         round=round_name,
-    ))  # fmt: skip
+    )
+    studies.check_draft(ctx, wanted)  # Prolific's own refusals first: they name the reward too
+    mismatch = prolific_settings.pay_mismatch(ctx.study, pay, ctx.currency)
+    if mismatch and not force:
+        raise click.ClickException(
+            f"{mismatch} Nothing was drafted. Fix: make them agree ([study] pay = "
+            f'"{money.as_written(pay, ctx.currency)}", or [prolific] reward / --reward as the '
+            "consent page says), or pass --force."
+        )
+    made = studies.create_draft(ctx, wanted)
     click.echo(f"Draft {made['study_id']}: {made['places']} places at "
                f"{money.show(made['reward'], ctx.currency)}; completion code {made['completion_code']}.")  # fmt: skip
     click.echo(f"  URL: {made['task_url']}")
