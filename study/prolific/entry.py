@@ -8,7 +8,9 @@ Cases on entry, in order (as MTurk's in study.server.participant.task):
   2. a link without STUDY_ID or SESSION_ID, or for a Prolific study this study did not create
      -> refused with the fix;
   3. returning participant: their session for this Prolific study resumes (one session per
-     participant and study, whatever SESSION_ID a second visit brings);
+     participant and study, whatever SESSION_ID a second visit brings), unless `sync` saw them
+     return the submission or Prolific time it out: Prolific then takes nothing more from them
+     (its place went back to others), so they are told so rather than write on unpaid;
   4. new participant: refused when [prolific] once_per_participant and `sync` has seen them
      submit to another of the study's Prolific studies (a block group can reach them too late),
      or when the round refuses them (study.review.rounds); else a new session, with the PID as
@@ -41,6 +43,11 @@ from study.store import prolific as prolific_store
 from study.store import sessions as session_store
 
 PARAMETERS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
+LEFT = {
+    "RETURNED": "You returned this study on Prolific, so it can no longer be completed or paid.",
+    "TIMED-OUT": "Prolific timed out your submission of this study (its maximum time passed), so "
+                 "it can no longer be completed or paid.",
+}
 REPEAT_REFUSAL = (
     "You have already taken part in this study, and each participant may take part only once. "
     "Please return your submission on Prolific; thank you for your interest."
@@ -71,6 +78,8 @@ def enter(args, round_name: str | None):
             return entry_pages.message("Cannot start", "this Prolific study is not one of this study's; "
                             "open the study from Prolific", 400)  # fmt: skip
         session = prolific_store.session_for(connection, pid, study_id)
+        if session is not None and (gone := prolific_store.left(connection, session["assignment_id"])):
+            return entry_pages.message("Submission closed", LEFT[gone] + " Thank you for your time.", 403)
         if session is None:
             if repeat_session(connection, study(), pid, study_id) is not None:
                 return entry_pages.message("Already taken part", REPEAT_REFUSAL, 403)

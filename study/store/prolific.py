@@ -189,3 +189,15 @@ def submitted(connection: Connection, submission_id: str) -> bool:
         ).first()
         is not None
     )
+
+
+def left(connection: Connection, submission_id: str) -> str | None:
+    """RETURNED or TIMED-OUT when `sync` saw the participant leave this submission (Prolific
+    then never takes it: the place went to someone else); else None."""
+    row = connection.execute(
+        select(prolific_submissions.c.status).where(
+            prolific_submissions.c.submission_id == submission_id,
+            prolific_submissions.c.status.in_(("RETURNED", "TIMED-OUT")),
+        )
+    ).first()
+    return row.status if row else None

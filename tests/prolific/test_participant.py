@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+import httpx
+import pytest
+
 from study.prolific import studies, submissions
 from study.store import reading
 from study.store import sessions as session_store
@@ -82,3 +85,26 @@ def test_once_per_participant_refuses_a_second_study_to_someone_sync_saw_submit(
     assert "already taken part" in refused.get_data(as_text=True)
     blocked = ctx.client.get(f"studies/{second['study_id']}/")["filters"]
     assert blocked[0]["filter_id"] == "participant_group_blocklist"
+
+
+@pytest.mark.parametrize("leaves, says", [
+    ("return", "You returned this study on Prolific, so it can no longer be completed or paid."),
+    ("time out", "Prolific timed out your submission of this study"),
+])  # fmt: skip
+def test_a_participant_who_left_their_submission_is_told_so_rather_than_write_on_unpaid(
+    ctx, prolific, task_client, leaves, says
+):
+    made = published(ctx)
+    took = take_part(prolific, task_client, made["study_id"], "0a1b2c3d4e5f0a1b2c3d4e5f", finish=False)
+    if leaves == "return":
+        assert httpx.post(prolific.url + "/_emulator/return",
+                          json={"submission_id": took.submission_id}).status_code == 200  # fmt: skip
+    else:  # past the study's maximum allowed time (3 x 10 + 2 minutes)
+        assert httpx.post(prolific.url + "/_emulator/clock", json={"advance": 33 * 60}).status_code == 200
+    submissions.sync(ctx)
+
+    again = task_client.get(f"/task?PROLIFIC_PID=0a1b2c3d4e5f0a1b2c3d4e5f&STUDY_ID={made['study_id']}"
+                            f"&SESSION_ID={took.submission_id}")  # fmt: skip
+
+    assert again.status_code == 403, again.location
+    assert says in again.get_data(as_text=True).replace("&#39;", "'")
