@@ -8,9 +8,11 @@ the workspace's currency, written as text ("2.50"), and kept in minor units.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import urlparse
 
 from study.config import Study
 from study.prolific import money
+from study.prolific.client import is_loopback
 
 COMPLETION_URL = "https://app.prolific.com/submissions/complete"
 DEVICES = ("desktop", "tablet", "mobile")
@@ -134,3 +136,28 @@ def pay_mismatch(study: Study, reward: int, currency: str) -> str | None:
         f"{study.directory / 'study.toml'}), but the Prolific study would pay {paid} per place "
         f"(this workspace pays in {currency})."
     )
+
+
+def unreachable(study: Study, settings: ProlificSettings, task_url: str) -> str | None:
+    """Why participants on Prolific itself could not take part, or None. A dry run points the
+    study at this machine (the task page on 127.0.0.1, the emulator's completion_url); on
+    Prolific those addresses are each participant's own computer, so nobody could open the task
+    or, worse, come back with the completion code after writing: every submission would time
+    out unpaid. Checked on live before a study is drafted or published."""
+    where = f"{study.directory / 'study.toml'}: [prolific] completion_url"
+    completion = settings.completion_url
+    if is_loopback(completion) or urlparse(completion).scheme != "https":
+        what = "an address on this machine (a dry run's)" if is_loopback(completion) else "not https"
+        return (
+            f"{where} is {completion!r}, {what}: on Prolific every participant who finishes would be sent there instead of back to "
+            "Prolific with the completion code, and go unpaid. Fix: remove completion_url from "
+            f"[prolific] (Prolific's {COMPLETION_URL} is the default), then restart study serve."
+        )
+    if is_loopback(task_url):
+        return (
+            f"the study URL {task_url.split('?')[0]!r} is on this machine: participants on "
+            "Prolific cannot open it. Fix: draft the study with --task-url (or [prolific] "
+            "task_url) set to the task server's public https address, e.g. "
+            "https://study.example.org/task."
+        )
+    return None

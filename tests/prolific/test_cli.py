@@ -117,6 +117,7 @@ def test_live_publishing_shows_the_calculators_cost_and_spends_nothing_until_con
     study_id = re.search(r"Draft (\w+):", out).group(1)
     # Only the "is this Prolific itself" answer is forced: the calls still go to the emulator.
     monkeypatch.setattr(Context, "live", property(lambda self: True))
+    with_prolific(study_folder, completion_url="https://app.prolific.com/submissions/complete")
     cost = ctx.client.post("study-cost-calculator/", {"reward": 250, "total_available_places": 2})
     shown = f"${cost['total_cost'] / 100:.2f}"
 
@@ -159,6 +160,25 @@ def test_a_reward_other_than_the_consent_pages_pay_is_refused_without_force(run,
     assert "Nothing was drafted." in out and "or pass --force" in out
     assert prolific.state.data["studies"] == {}
     assert "1 places at $3.00" in run("draft", str(study_folder), "--reward", "3.00", "--force")
+
+
+def test_live_refuses_a_dry_runs_addresses_participants_could_not_reach(run, study_folder, prolific, monkeypatch):
+    from study.prolific.context import Context
+
+    # A dry run's study: finished participants go to the emulator, as the README's dry run says.
+    made = re.search(r"Draft (\w+):", run("draft", str(study_folder))).group(1)
+    monkeypatch.setattr(Context, "live", property(lambda self: True))
+    for command, nothing in ((("draft",), "Nothing was drafted."), (("publish", made), "Nothing was published.")):
+        out = run(command[0], str(study_folder), *command[1:], "--live", input="y\n", code=1)
+        assert f"[prolific] completion_url is '{prolific.url}/submissions/complete', an address on this machine" in out
+        assert "Fix: remove completion_url from [prolific]" in out and nothing in out
+    assert list(prolific.state.data["studies"]) == [made]
+    assert prolific.state.data["studies"][made]["status"] == "UNPUBLISHED"
+
+    with_prolific(study_folder, completion_url="https://app.prolific.com/submissions/complete")
+    out = run("draft", str(study_folder), "--live", "--task-url", "http://127.0.0.1:5000/task", code=1)
+    assert "the study URL 'http://127.0.0.1:5000/task' is on this machine" in out and "Fix: draft" in out
+    assert list(prolific.state.data["studies"]) == [made]
 
 
 def test_stopping_before_sync_keeps_the_reservation_of_a_place_a_participant_took(run, study_folder, prolific, ctx, task_client):

@@ -87,6 +87,8 @@ def draft(directory, places, reward, minutes, task_url, round_name, then_publish
         round=round_name,
     )
     studies.check_draft(ctx, wanted)  # Prolific's own refusals first: they name the reward too
+    if ctx.live and (problem := prolific_settings.unreachable(ctx.study, settings, wanted.task_url)):
+        raise click.ClickException(f"{problem} Nothing was drafted.")
     mismatch = prolific_settings.pay_mismatch(ctx.study, pay, ctx.currency)
     if mismatch and not force:
         raise click.ClickException(
@@ -115,6 +117,8 @@ def publish(directory: str, study_id: str, api_url: str | None, live: bool) -> N
 
 def _publish(ctx, study_id: str, directory: str) -> None:
     record = studies.row(ctx, study_id)
+    if ctx.live and (problem := prolific_settings.unreachable(ctx.study, ctx.settings, record["task_url"])):
+        raise click.ClickException(f"{problem} Nothing was published.")
     # Said before the cost is confirmed: the researcher may still stop and record the plan.
     if (note := plan_launch.note(ctx.study, ctx.engine, directory, "publishing")) is not None:
         click.echo(note, err=True)
