@@ -13,17 +13,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from playwright.sync_api import Page, Route
+from playwright.sync_api import Page, Request, Route
 
 
 class Routed:
     """Requests of `page` to `pattern`: they go on to the server until the test says otherwise
     (`hold`, or `answer` with its own handler). Make it before the page opens its first page
-    (before `start_writing`, before `goto`)."""
+    (before `start_writing`, before `goto`). `status` is the test id of the element a failed
+    wait quotes: the writing page's status line unless the page has its own (a chat study's
+    "chat-error", a judging task's "judging-status")."""
 
-    def __init__(self, page: Page, pattern: str) -> None:
+    def __init__(self, page: Page, pattern: str, status: str = "status") -> None:
         self.page = page
         self.pattern = pattern
+        self.status = status
         self.held: list[Route] = []
         self.answer: Callable[[Route], None] | None = None  # None: on to the server
         page.route(pattern, self._arrived)
@@ -34,11 +37,14 @@ class Routed:
         else:
             self.answer(route)
 
-    def hold(self, count: int | None = None) -> None:
-        """Keep the next requests (the next `count`; the ones after go on) until let go."""
+    def hold(self, count: int | None = None, which: Callable[[Request], bool] | None = None) -> None:
+        """Keep the next requests (the next `count`; the ones after go on) until let go; with
+        `which`, only the requests it says yes to (the others go on)."""
 
         def keep(route: Route) -> None:
-            if count is None or len(self.held) < count:
+            if which is not None and not which(route.request):
+                route.continue_()
+            elif count is None or len(self.held) < count:
                 self.held.append(route)
             else:
                 route.continue_()
@@ -52,5 +58,6 @@ class Routed:
             if self.held:
                 return self.held[0]
             self.page.wait_for_timeout(50)
-        status = self.page.get_by_test_id("status").inner_text()
+        line = self.page.get_by_test_id(self.status)
+        status = line.inner_text() if line.count() else f"(no element with test id {self.status!r})"
         raise AssertionError(f"{doing} sent no request to {self.pattern}; the status line: {status!r}")

@@ -18,6 +18,7 @@ from study.store import surveys as survey_store
 from study.store.chat_tables import chat_events
 from tests.browser.chat_participant import exchange, rate, start_chat, wait_saved
 from tests.browser.conftest import TaskServerProcess, _serve_in_thread
+from tests.browser.routed import Routed
 from tests.conftest import CONTACT
 
 pytestmark = pytest.mark.browser
@@ -339,18 +340,17 @@ def test_a_finish_whose_answer_never_comes_lets_the_writer_press_finish_again(pa
     folder = tmp_path / "chat-one-exchange"
     write_study_files(folder, paradigm="chat", replacements={**CONTACT, **EDITED_PANE, "min_exchanges = 8": "min_exchanges = 1"})
     with serving(folder, model_url) as (url, _study):
+        finishing = Routed(page, "**/chat/finish", status="chat-error")
         start_chat(page, url)
         page.get_by_test_id("chat-input").fill("Here is my thought for the document.")
         page.get_by_test_id("chat-send").click()
         finish = page.get_by_test_id("finish")
         expect(finish).to_be_enabled(timeout=20_000)
         wait_saved(page)
-        held = []
-        page.route("**/chat/finish", lambda route: route.continue_() if held else held.append(route))
+        finishing.hold(count=1)  # the first finish is on its way, and stays there
         page.clock.install()
         finish.click()
-        while not held:  # the first finish is on its way, and stays there
-            page.wait_for_timeout(50)
+        finishing.first_held("Finish")
         expect(finish).to_have_text("Saving…")
 
         page.clock.run_for(30_000)  # past the finish's timeout

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.participant import start_writing, type_text, wait_saved
+from tests.browser.routed import Routed
 
 pytestmark = pytest.mark.browser
 
@@ -49,16 +50,15 @@ def test_a_clock_set_back_does_not_hold_the_writers_text_back(page, task_server)
     # The computer's clock goes back an hour (a manual change, a time sync) while a batch is on
     # its way and a later keystroke waits: that keystroke still reaches the server within about
     # a second, not once the clock has caught up with the hour.
+    events = Routed(page, "**/events")
     session_id = start_writing(page, task_server.url)
     wait_saved(page)
-    held = []
-    page.route("**/events", lambda route: route.continue_() if held else held.append(route))
+    events.hold(count=1)
     type_text(page, "a")
-    while not held:  # the batch with "a" is on its way
-        page.wait_for_timeout(50)
+    on_its_way = events.first_held('typing "a"')  # the batch with "a" is on its way
     type_text(page, "b")
     page.evaluate("() => { const now = Date.now.bind(Date); Date.now = () => now() - 3600 * 1000; }")
-    held[0].continue_()
+    on_its_way.continue_()
     wait_saved(page, timeout=10_000)
     state = page.request.get(f"{task_server.url}/api/sessions/{session_id}/state").json()
     assert state["doc"].rstrip("\n").endswith("ab")
