@@ -18,6 +18,7 @@ from study.paradigms.chat import store as chat_store
 from study.store import make_engine, reading
 from tests.browser.conftest import CONTACT, MIN_SECONDS
 from tests.browser.participant import start_writing
+from tests.browser.routed import Routed
 from tests.browser.screen_reader import live_text, wait_said
 
 pytestmark = pytest.mark.browser
@@ -152,6 +153,7 @@ def test_a_message_refused_while_another_waits_goes_back_to_the_box_and_the_wait
 
 
 def test_a_message_that_never_reached_the_server_survives_a_reload(page, task_server, model):
+    messages = Routed(page, "**/assistant/messages")
     session_id = start_writing(page, task_server.url)
     cut = {"left": 1}
 
@@ -162,7 +164,7 @@ def test_a_message_that_never_reached_the_server_survives_a_reload(page, task_se
         else:
             route.continue_()
 
-    page.route("**/assistant/messages", cut_once)
+    messages.answer = cut_once
     _ask(page, "Give me an opening line.")
     expect(page.get_by_test_id("chat-error")).to_contain_text("cannot reach the server")
     _offered_again(page, "Give me an opening line.")

@@ -12,6 +12,7 @@ from study.judging import settings as judging_settings
 from study.judging.items import build
 from study.store import create_tables, make_engine, reading, writing
 from study.store.judging import judging_ratings
+from tests.browser.routed import Routed
 from tests.browser.screen_reader import wait_said
 from tests.judging.finished import finish_sessions, set_section
 
@@ -85,24 +86,20 @@ def test_submit_right_after_the_last_choice_submits_it_too(study_dir, task_serve
     """A judge who picks the last answer and presses Submit at once (Space, then Enter) does not
     wait for that choice to be stored: Submit must not be refused for a text the page shows rated."""
     engine, server = _three_text_round(study_dir, task_server_factory)
+    ratings = Routed(page, "**/api/judging/*/ratings", status="judging-status")
     page.goto(f"{server.url}/judge?access_code=judge-8")
     items = page.get_by_test_id("judging-item")
     for index in range(2):
         items.nth(index).get_by_label("4").check()
     page.get_by_test_id("judging-status").filter(has_text="2 of 3 texts rated").wait_for()
 
-    held = []  # the last choice's own request, still on its way when Submit is pressed
-    def hold_a_lone_choice(route):
-        body = json.loads(route.request.post_data or "{}")
-        if body.get("submit"):
-            route.continue_()
-        else:
-            held.append(route)
-    page.route("**/api/judging/*/ratings", hold_a_lone_choice)
+    # The last choice's own request, still on its way when Submit is pressed; the submit goes on.
+    ratings.hold(which=lambda request: not json.loads(request.post_data or "{}").get("submit"))
     items.nth(2).get_by_label("2").check()
     page.get_by_test_id("judging-submit").click()
     code = page.get_by_test_id("verification-code").inner_text()
-    assert len(code) == 12 and len(held) == 1
+    ratings.first_held("choosing the last answer")
+    assert len(code) == 12 and len(ratings.held) == 1
     with reading(engine) as connection:
         assert sorted(connection.execute(select(judging_ratings.c.score)).scalars()) == [2, 4, 4]
     page.unroute("**/api/judging/*/ratings")  # the held request went with the task's page

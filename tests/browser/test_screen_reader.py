@@ -5,15 +5,18 @@ ghost text drawn over the text, the timer reaching zero) must reach a live regio
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Route, expect
 
 from study import config
 from study.cli import write_study_files
 from tests.browser.conftest import CONTACT, MIN_SECONDS
 from tests.browser.participant import start_writing, type_text, wait_saved
+from tests.browser.routed import Routed
 from tests.browser.screen_reader import live_text, wait_said
 
 pytestmark = pytest.mark.browser
@@ -46,6 +49,12 @@ def test_the_end_of_the_minimum_time_is_said_with_the_way_to_the_finish_button(p
     wait_said(page, "You may finish now: Esc, then Tab, leaves the text for the Finish button.")
 
 
+def unavailable(error: str) -> Callable[[Route], None]:
+    """An answer to a routed request: 503, saying `error`, as a server restarting or a busy
+    model does."""
+    return lambda route: route.fulfill(status=503, content_type="application/json", body=json.dumps({"error": error}))
+
+
 @pytest.fixture
 def long_writing(tmp_path, task_server_factory):
     """A study whose minimum time (600 s) does not end during the test: on a slow machine the
@@ -60,34 +69,33 @@ def test_saved_again_after_a_failure_is_said_but_not_every_pause_in_the_typing(p
     # The footer goes "Saving…", "All changes saved" at every pause: read aloud, it would talk
     # over the writer. A screen reader is told when the text stops being saved, and when it is
     # saved again, so the writer knows it is safe to finish.
+    events = Routed(page, "**/events")
     start_writing(page, long_writing.url)
     type_text(page, " The night was cold.")
     wait_saved(page)
     page.wait_for_timeout(300)  # an announcement is made 50 ms after its call
     said = live_text(page)
     assert "Saving" not in said and "All changes saved" not in said, said
-    page.route("**/events", lambda route: route.fulfill(
-        status=503, content_type="application/json", body='{"error": "the server is restarting"}'))
+    events.answer = unavailable("the server is restarting")
     type_text(page, " The wind rose.")
     wait_said(page, "Reconnecting… your text is kept in this browser")
-    page.unroute("**/events")
+    events.answer = None
     wait_saved(page)
     wait_said(page, "All changes saved")
 
 
 def test_a_failure_to_save_is_said_when_the_status_line_holds_another_message(page, long_writing):
+    Routed(page, "**/suggestions").answer = unavailable("the model is busy")
+    events = Routed(page, "**/events")
     start_writing(page, long_writing.url)
-    page.route("**/suggestions", lambda route: route.fulfill(
-        status=503, content_type="application/json", body='{"error": "the model is busy"}'))
     type_text(page, " The night was cold.")
     page.keyboard.press("Tab")
     expect(page.get_by_test_id("status")).to_contain_text("Could not get suggestions")
-    page.route("**/events", lambda route: route.fulfill(
-        status=503, content_type="application/json", body='{"error": "the server is restarting"}'))
+    events.answer = unavailable("the server is restarting")
     type_text(page, " The wind rose.")
     expect(page.get_by_test_id("save-state")).to_have_text("Reconnecting… your text is kept in this browser")
     wait_said(page, "Reconnecting… your text is kept in this browser")
-    page.unroute("**/events")
+    events.answer = None
     wait_said(page, "All changes saved")
 
 
