@@ -79,10 +79,12 @@ def test_a_reply_is_said_once_whole_and_a_reload_does_not_read_the_conversation_
     page.get_by_test_id("chat-send").click()
     expect(page.get_by_test_id("chat-writing")).not_to_have_text("", timeout=10_000)
     looked = 0
+    deadline = time.monotonic() + 60
     while True:  # the reply as the model writes it, until the stored one replaces it
         shown = page.evaluate(WRITING)
         if shown is None:
             break
+        assert time.monotonic() < deadline, f"the streamed reply was never replaced by the stored one in 60 s; it shows {shown!r}"
         said = live_text(page)
         assert ASKED not in said and not (shown.strip() and shown.strip() in said), said
         looked += 1

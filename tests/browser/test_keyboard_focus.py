@@ -21,6 +21,18 @@ def focused(page) -> str:
     return page.evaluate("() => document.activeElement.dataset.testid || document.activeElement.tagName")
 
 
+def tab_to(page, test_id: str, presses: int = 30) -> None:
+    """Tab until the focus is on `test_id`; fails naming where the Tabs went when it is not
+    reached within `presses` (a control the keyboard cannot reach would Tab round the page for ever)."""
+    went = []
+    for _ in range(presses):
+        went.append(focused(page))
+        if went[-1] == test_id:
+            return
+        page.keyboard.press("Tab")
+    raise AssertionError(f"Tab never reached {test_id!r}; the focus went {' -> '.join(went)}")
+
+
 def send_by_keyboard(page, text: str) -> None:
     """Type in the message box, Tab to Send, Enter."""
     expect(page.get_by_test_id("chat-input")).to_be_focused()
@@ -50,14 +62,12 @@ def test_a_chat_participant_on_the_keyboard_goes_from_message_to_rating_to_messa
     expect(slider).to_be_focused()
     expect(slider).to_have_accessible_description("not rated yet")
     # Submitted unmoved: refused, and the focus goes back to the slider, not left on the button.
-    while focused(page) != "rating-submit":
-        page.keyboard.press("Tab")
+    tab_to(page, "rating-submit")
     page.keyboard.press("Enter")
     expect(panel.locator("[data-role=panel-error]")).to_have_text("Move the slider to give a rating.")
     expect(slider).to_be_focused()
     page.keyboard.press("ArrowRight")  # moved: now it is an answer
-    while focused(page) != "rating-submit":
-        page.keyboard.press("Tab")
+    tab_to(page, "rating-submit")
     page.keyboard.press("Enter")
     expect(panel).to_have_count(0)
     expect(page.get_by_test_id("chat-input")).to_be_focused()
