@@ -132,6 +132,23 @@ def _check_paradigms(tables: Tables, curated: dict[str, dict], judged: bool) -> 
             assert _same(rows[paradigm][at(heading_)], row[column]), (paradigm, heading_, rows[paradigm], row)
 
 
+def _writing(folder: Path, model_url: str, access_code: str, condition: str, paradigm: str):
+    """The task server's app for `folder` (asking `model_url`), and one writer's session at the
+    writing stage in `condition`, whose paradigm is `paradigm`: (app, client, session_id)."""
+    from study.server import create_app
+    from study.store import sessions as session_store
+    from study.store import writing
+
+    study = config.load(folder)
+    app = create_app(replace(study, suggestions=replace(study.suggestions, endpoint=model_url)))
+    client = app.test_client()
+    session_id = start(client, access_code=access_code)
+    to_writing(client, session_id, prompt="shapeshifter")
+    with writing(app.extensions["study.engine"]) as connection:
+        session_store.update_session(connection, session_id, condition=condition, paradigm=paradigm)
+    return app, client, session_id
+
+
 def test_proactive_study_report_shows_acceptance_and_edits_per_paradigm(proactive_study, tmp_path):
     tables = _report(proactive_study, tmp_path / "report.html")
     exported, curated = _curated(proactive_study, tmp_path)
@@ -177,8 +194,6 @@ def test_an_assistant_panels_response_pasted_into_the_text_is_the_assistants_in_
     # The paper's L0 ([proactive] l0 = "assistant"): the writer pastes the panel's response.
     # The strict CoAuthor logs the report's statistics read have no chat-receive; the report
     # must still read the pasted response as the assistant's, as `study mturk review` does.
-    from study.server import create_app
-
     folder = tmp_path / "study"
     write_study_files(folder, replacements={
         "min_seconds = 600": 'min_seconds = 0\noutside_paste = "flag"',
@@ -186,16 +201,7 @@ def test_an_assistant_panels_response_pasted_into_the_text_is_the_assistants_in_
         'name = "creative-high"\n': 'name = "creative-high"\nparadigm = "L1"\n',
         "\n[texts]\nconsent": '\n[proactive]\nl0 = "assistant"\n\n[texts]\nconsent',
     })  # fmt: skip
-    study = config.load(folder)
-    app = create_app(replace(study, suggestions=replace(study.suggestions, endpoint=model_url)))
-    client = app.test_client()
-    session_id = start(client, access_code="writer-0")
-    to_writing(client, session_id, prompt="shapeshifter")
-    from study.store import sessions as session_store
-    from study.store import writing
-
-    with writing(app.extensions["study.engine"]) as connection:
-        session_store.update_session(connection, session_id, condition="creative-low", paradigm="L0")
+    app, client, session_id = _writing(folder, model_url, "writer-0", "creative-low", "L0")
     asked = client.post(f"/api/sessions/{session_id}/assistant", json={"request": "A sentence, please.", "doc": "x"})
     assert asked.status_code == 200, asked.json
     chat_id, response = asked.json["chatId"], asked.json["response"]
@@ -272,17 +278,7 @@ def test_the_report_of_an_all_export_measures_the_finished_sessions_and_says_how
         proactive_study, tmp_path, model_url):
     # A writer who accepted a suggestion and left without finishing: `--all` exports the session,
     # but MindCopilot's figures are of sessions that were written to the end.
-    from study.server import create_app
-    from study.store import sessions as session_store
-    from study.store import writing
-
-    study = config.load(proactive_study)
-    app = create_app(replace(study, suggestions=replace(study.suggestions, endpoint=model_url)))
-    client = app.test_client()
-    session_id = start(client, access_code="writer-who-left")
-    to_writing(client, session_id, prompt="shapeshifter")
-    with writing(app.extensions["study.engine"]) as connection:
-        session_store.update_session(connection, session_id, condition="creative-low", paradigm="L1")
+    app, client, session_id = _writing(proactive_study, model_url, "writer-who-left", "creative-low", "L1")
     script = Script(paradigm="L1")
     script.type(" The door opened")
     response = client.post(f"/api/sessions/{session_id}/proactive", json={"doc": script.text[:-1], "idle_ms": 2000})
