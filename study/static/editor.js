@@ -230,6 +230,16 @@
       closed: () => finishing || (outbox !== null && (outbox.closed || Boolean(outbox.full))),
       save: () => outbox.save(),
       keepCaretInView,
+      // The caret to the end of the text, logged as an api cursor-forward as CoAuthor did when
+      // Tab asked (29 of the shared sample's 30 follow a suggestion-get): num_cursor counts it.
+      caretToEnd() {
+        const end = textarea.value.length;
+        if (textarea.value !== shadow || (lastRange.index === end && lastRange.length === 0)) return;
+        textarea.setSelectionRange(end, end);
+        lastRange = selection();
+        record("cursor-forward", "api", { cursorRange: lastRange });
+        keepCaretInView();
+      },
       tooMuch: tooMuchToAppend,
       insert(text, details = {}) {
         const refusal = tooMuchToAppend(text);

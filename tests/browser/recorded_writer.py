@@ -54,7 +54,9 @@ def study_toml_for(text: str, session_id: str, first: dict) -> str:
 class RecordedModel:
     """A backend for `study lm serve`'s app answering each query with the next list the session
     was shown, as model outputs that our post-processing (study.suggest.postprocess) turns back
-    into the recorded `original`s: each is its own first sentence. Keeps the prompts it got."""
+    into the recorded `original`s: each is its own first sentence. Keeps the prompts it got.
+    A query is answered when `answer` says so (where the log has its suggestion-open), so what
+    the writer did while waiting is done while the editor waits too."""
 
     model_id = "recorded"
 
@@ -63,10 +65,17 @@ class RecordedModel:
         self.prompts: list[str] = []
         self.url = ""  # the endpoint's base URL, once it is served
         self._lock = threading.Lock()
+        self._answers = threading.Semaphore(0)
+
+    def answer(self, queries: int = 1) -> None:
+        for _ in range(queries):
+            self._answers.release()
 
     def generate(self, prompt: str, *, n: int = 1, **_decoding) -> list[Generation]:
         with self._lock:
             self.prompts.append(prompt)
+        self._answers.acquire(timeout=30)
+        with self._lock:
             items = self.lists.pop(0) if self.lists else []
         return [Generation(text=text, token_logprobs=[-0.5], finish_reason="stop", tokens=[text]) for text in items[:n]]
 
@@ -107,6 +116,16 @@ def _where(number: int, record: dict) -> str:
     return f"event {number} ({record['eventName']}, {json.dumps(record['textDelta'] or record['cursorRange'])})"
 
 
+def redo_all(page: Page, log: Sequence[dict], model: RecordedModel, start: int = 0) -> None:
+    """Do what the writer did, in order; each query is answered where the log has its list."""
+    for number, record in enumerate(log[start:], start):
+        if record["eventSource"] == "user":
+            redo(page, log, number)
+        elif record["eventName"] == "suggestion-open":
+            model.answer()
+            expect(page.get_by_test_id("suggestion")).to_have_count(len(record["currentSuggestions"]))
+
+
 def redo(page: Page, log: Sequence[dict], number: int) -> None:
     """Do what the writer did to make user event `number` of `log`."""
     record, suggestions = log[number], page.get_by_test_id("suggestion")
@@ -137,16 +156,14 @@ def redo(page: Page, log: Sequence[dict], number: int) -> None:
         page.mouse.up()
         assert _selection(page) == (start, length), f"{_where(number, record)}: the click put the caret at {_selection(page)}"
     elif name == "suggestion-get":
-        page.keyboard.press("Tab")
-        answered = next(r for r in log[number + 1 :] if r["eventSource"] == "api")
-        expect(suggestions).to_have_count(len(answered["currentSuggestions"]))
+        page.keyboard.press("Tab")  # answered where the log has its suggestion-open (redo_all)
     elif name in ("suggestion-up", "suggestion-down"):
         page.keyboard.press("ArrowUp" if name == "suggestion-up" else "ArrowDown")
     elif name == "suggestion-hover":
         suggestions.nth(record["currentHoverIndex"]).hover()
     elif name == "suggestion-select":
         if log[number - 1]["eventName"] == "suggestion-hover":
-            suggestions.nth(record["currentSuggestionIndex"]).click()
+            suggestions.nth(record["currentHoverIndex"]).click()  # the chosen item (editor-tab.js)
         else:
             page.keyboard.press("Enter")
         expect(suggestions).to_have_count(0)

@@ -24,7 +24,7 @@ from tests.browser.participant import (
     start_writing,
     wait_saved,
 )
-from tests.browser.recorded_writer import RecordedModel, read_session, redo, study_toml_for, suggestion_lists
+from tests.browser.recorded_writer import RecordedModel, read_session, redo_all, study_toml_for, suggestion_lists
 from tests.conftest import CONTACT
 
 pytestmark = pytest.mark.browser
@@ -42,7 +42,13 @@ SESSIONS = [
     # by Esc. Cut there (event 61 of 874): next the writer pressed Tab with a list shown (CoAuthor
     # logged the get, then a close by the api; our editor closes the list first, a close by the
     # user) and again before the answer came, and both answers opened (two suggestion-opens).
-    pytest.param(("2f923aba101d46dc9bfca5a6664342d7", 62), id="obama-arrows-esc"),
+    # Then (events 68-78) Tab with a list shown: the get, then the list closed by the api (not
+    # a dismiss by the writer); Tab again before the answer (as_our_editor_asks); a suggestion
+    # taken by the arrows and Enter from the list that came. Up to it (event 78 of 874).
+    pytest.param(("2f923aba101d46dc9bfca5a6664342d7", 79), id="obama-arrows-esc-tab-again"),
+    # "internet", argumentative: a click back into the text, then Tab, and the editor takes
+    # the caret to the end (an api cursor-forward) before the list opens (event 40 of 1,099).
+    pytest.param(("1c5622c21c424b91a8325faa0c5e753e", 41), id="internet-tab-mid-text"),
 ]
 
 
@@ -51,9 +57,29 @@ def released(request) -> tuple[str, int]:
     return request.param
 
 
+def as_our_editor_asks(log: list[dict]) -> list[dict]:
+    """Their log as our editor logs the same presses, where it differs on purpose: Tab pressed
+    again before the answer came asks nothing and logs nothing (editor-tab.js), where CoAuthor
+    logged a get for each press (19 more gets in 7 of the 31 sessions) and twice opened two lists, the
+    first replaced within 0.2 s (2f923aba events 68-72, c122541b 943-947): its num_query and
+    the report's queries counted presses, where ours count lists the writer could read. Kept:
+    the writer chose from the last list (2f923aba event 78), the one our editor shows."""
+    kept: list[dict] = []
+    for record in log:
+        key = (record["eventName"], record["eventSource"])
+        asked = [r for r in kept if r["eventSource"] == "user" or r["eventName"] == "suggestion-open"]
+        if key == ("suggestion-get", "user") and asked and asked[-1]["eventName"] == "suggestion-get":
+            continue
+        if key == ("suggestion-open", "api") and kept[-1]["eventName"] == "suggestion-open":
+            kept[-1] = record
+            continue
+        kept.append(record)
+    return [{**record, "eventNum": number} for number, record in enumerate(kept)]
+
+
 @pytest.fixture
 def recorded(released) -> list[dict]:
-    return read_session(*released)
+    return as_our_editor_asks(read_session(*released))
 
 
 @pytest.fixture
@@ -62,6 +88,7 @@ def model(recorded):
     base_url, stop = serve_in_thread(backend)
     backend.url = base_url
     yield backend
+    backend.answer(10)  # none left waiting
     stop()
 
 
@@ -106,9 +133,7 @@ def as_coauthor_logs_it(ours: dict, theirs: dict) -> dict:
 
 def test_a_real_writers_actions_are_logged_as_coauthor_logged_them(page, task_server, study_dir, tmp_path, recorded, model):
     session_id = start_writing(page, task_server.url)
-    for number, record in enumerate(recorded):
-        if record["eventSource"] == "user":
-            redo(page, recorded, number)
+    redo_all(page, recorded, model)
     wait_saved(page)
     ours = export_session(study_dir, tmp_path / "export", session_id, unfinished=True)
     check_release_format(ours)
