@@ -49,6 +49,10 @@ SESSIONS = [
     # "internet", argumentative: a click back into the text, then Tab, and the editor takes
     # the caret to the end (an api cursor-forward) before the list opens (event 40 of 1,099).
     pytest.param(("1c5622c21c424b91a8325faa0c5e753e", 41), id="internet-tab-mid-text"),
+    # "mana", creative: a space and a line break typed, then Tab: the model is asked with the
+    # text as it is (" \n" at its end) and its outputs, each starting a new line, keep their
+    # line break; the list hovered, dismissed by Esc, a click, typing (event 19 of 1,019).
+    pytest.param(("a1e9b672e5814598a1ec37a8210b8c12", 20), id="mana-space-line-break-tab"),
 ]
 
 

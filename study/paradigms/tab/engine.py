@@ -29,8 +29,10 @@ from study.suggest.postprocess import postprocess, starts_apart
 
 # CoAuthor's backend cut trailing spaces and tabs off the prompt (GPT tokens carry their
 # leading space, so a prompt ending in " " makes the model start oddly) and removed them again
-# from the front of each output; newlines stay, because they end paragraphs.
-_TRAILING_BLANKS = re.compile(r"[ \t]+$")
+# from the front of each output; newlines stay, because they end paragraphs. At the very end
+# (\Z): `$` also matches before a final newline, and cut a text's " \n" to "\n", then a
+# suggestion's leading line break as if the model had repeated a blank.
+_TRAILING_BLANKS = re.compile(r"[ \t]+\Z")
 
 
 @dataclass
