@@ -44,8 +44,9 @@ SESSIONS = [
     # user) and again before the answer came, and both answers opened (two suggestion-opens).
     # Then (events 68-78) Tab with a list shown: the get, then the list closed by the api (not
     # a dismiss by the writer); Tab again before the answer (as_our_editor_asks); a suggestion
-    # taken by the arrows and Enter from the list that came. Up to it (event 78 of 874).
-    pytest.param(("2f923aba101d46dc9bfca5a6664342d7", 79), id="obama-arrows-esc-tab-again"),
+    # taken by the arrows and Enter from the list that came; later (event 209) a Down on the
+    # last item goes round to the first. Up to the next suggestion taken (event 217 of 874).
+    pytest.param(("2f923aba101d46dc9bfca5a6664342d7", 218), id="obama-arrows-esc-tab-again"),
     # "internet", argumentative: a click back into the text, then Tab, and the editor takes
     # the caret to the end (an api cursor-forward) before the list opens (event 40 of 1,099).
     pytest.param(("1c5622c21c424b91a8325faa0c5e753e", 41), id="internet-tab-mid-text"),

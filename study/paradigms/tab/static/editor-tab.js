@@ -73,8 +73,11 @@ window.StudyEditor = window.StudyEditor || {};
       sayHighlighted();
     }
 
+    // Past either end the highlight goes round, as CoAuthor's list did (a Down on the last item
+    // took the first in all 5 of the shared sample), so Enter takes the item the writer sees.
     function move(step) {
-      popup.highlight(popup.highlighted + step);
+      const count = popup.items.length;
+      popup.highlight((popup.highlighted + step + count) % count);
       log.suggestionIndex = popup.highlighted;
       page.record(step < 0 ? "suggestion-up" : "suggestion-down", "user");
       sayHighlighted();
