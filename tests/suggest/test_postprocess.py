@@ -199,3 +199,12 @@ def test_a_paragraph_cut_by_max_tokens_keeps_its_whole_sentences_or_else_all_of_
     # A closing quotation after the full stop ends a sentence too.
     [quoted] = postprocess([{"text": ' He said, "Go." She', "finish_reason": "length"}], unit="paragraph")
     assert quoted["trimmed"] == 'He said, "Go."'
+
+
+def test_a_quotation_closed_by_the_full_stop_stays_with_its_sentence() -> None:
+    # As in CoAuthor's lists (11142ca3: ' Let me come in."'), not cut before the '"' as
+    # pysbd splits it: the writer would take a quotation left open.
+    [said] = postprocess(texts(' Let me come in." The wolf waited.'))
+    assert said["original"] == ' Let me come in."'
+    assert first_sentence(" It is my strongest tea.' He poured.") == " It is my strongest tea.'"
+    assert first_sentence(' He said "go." Then he left.') == ' He said "go."'
