@@ -134,6 +134,9 @@ def as_coauthor_logs_it(ours: dict, theirs: dict) -> dict:
     - CoAuthor logged a hover again on the item just hovered (159 of 2,438), as the pointer
       crossed the item's inner parts; ours logs one per entry into an item (Table 2 has no
       hover: study.curation.blocks drops them);
+    - a click in the text while a list shows: CoAuthor logged the cursor move, then the
+      close (13 in the sample); ours logs the close at the press, the move at the release
+      (the same cursor and dismiss blocks);
     - a suggestion that starts with a line break, accepted: CoAuthor's delta retains past
       Quill's final newline and moves one line break to the end of its insert; ours appends
       the text as it is before it. Both replay to the same document."""
