@@ -8,7 +8,9 @@ Cases on entry, in order:
   2. a link without workerId or hitId, or a turkSubmitTo that is not MTurk's -> refused with
      the fix;
   3. returning worker: the session bound to the assignment resumes (another worker holding
-     the assignment's link is refused);
+     the assignment's link is refused), unless it is unfinished and the assignment's time has
+     run out (entry plus [mturk] assignment_minutes): MTurk has abandoned the assignment and
+     takes no submission for it, so the worker is told so rather than write on unpaid;
   4. new worker: refused when [mturk] once_per_worker and the worker already took part (the
      exclusion qualification can reach a worker too late to stop a second accept) or judged
      the study's texts (study.mturk.repeat: judges do not get that qualification), when the
@@ -21,6 +23,8 @@ submission, the page says only that the session is done.
 """
 
 from __future__ import annotations
+
+import time
 
 from flask import redirect, render_template
 from markupsafe import Markup
@@ -38,6 +42,10 @@ from study.store.mturk import mturk_assignments
 
 PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
 SUBMITTED = ("Submitted", "Approved", "Rejected")
+TIME_RAN_OUT = (
+    "Your time for this HIT ran out ({minutes} minutes after you accepted it), so MTurk no longer "
+    "takes a submission for it and it can no longer be completed or paid. Thank you for your time."
+)
 
 
 def arrives(args) -> bool:
@@ -77,6 +85,9 @@ def enter(args, round_name: str | None):
             rounds.record(connection, study(), session["session_id"], round_name)
         elif session["worker_id"] != worker_id:
             return entry_pages.cannot_start("this assignment belongs to another worker")
+        elif session["stage"] != "complete" and _time_ran_out(session):
+            minutes = mturk_settings.from_study(study()).assignment_seconds // 60
+            return entry_pages.message("Time ran out", TIME_RAN_OUT.format(minutes=minutes), 403)
         return redirect(stage_url(session))
 
     return entry_pages.entering(work)
@@ -87,6 +98,13 @@ def repeat_session(connection, study_config, worker_id: str, assignment_id: str)
     if not repeat.once_per_worker(study_config):
         return None
     return repeat.earlier_session(connection, worker_id, assignment_id)
+
+
+def _time_ran_out(session: dict) -> bool:
+    """Whether MTurk has surely abandoned the session's assignment: its deadline has passed
+    (a finished session's completion page closes by the same deadline on its own)."""
+    deadline = submission_deadline(session)
+    return deadline is not None and time.time() > deadline
 
 
 def completion_url(session: dict) -> str | None:

@@ -75,3 +75,20 @@ def test_a_lab_session_closes_after_its_hour_whatever_mturks_assignment_time(cli
 
     assert "This session is finished" in page
     assert code not in page and "lab-late-9" not in page
+
+
+def test_a_worker_back_at_an_unfinished_session_after_the_assignments_time_is_told_it_ran_out(client):
+    """MTurk abandons an assignment once its time is up and takes no submission for it: the
+    worker who comes back through the same task URL is told so, not sent back to writing."""
+    session_id = start(client, **MTURK)
+    to_writing(client, session_id)
+    assert client.get("/task", query_string=MTURK).status_code == 302  # still in time: resumes
+
+    come_back_after(client, session_id, 181)
+    again = client.get("/task", query_string=MTURK)
+
+    assert again.status_code == 403, again.location
+    said = again.get_data(as_text=True)
+    assert "Your time for this HIT ran out (180 minutes after you accepted it)" in said
+    assert "can no longer be completed or paid" in said
+
