@@ -16,7 +16,7 @@ from xml.sax.saxutils import escape
 from sqlalchemy import select, update
 
 from study.mturk import ledger, money, qualifications
-from study.mturk.client import MTurkError
+from study.mturk.client import MTurkError, is_loopback
 from study.mturk.context import Context
 from study.review import rounds
 from study.review import settings as review_settings
@@ -63,18 +63,25 @@ JUDGING_PAGE = "/judge"
 
 def check_task_url(url: str, *, allow_http: bool = False, page: str = "/task") -> str:
     """The task server's /task page (or `page`, /judge for a judging round): MTurk only frames
-    https pages (http only for dry runs)."""
+    https pages (http only for dry runs). Only a dry run (`allow_http`: an endpoint other than
+    MTurk's) may name this machine: on MTurk, 127.0.0.1 or localhost is each worker's own
+    computer, so whoever accepted would find no study and go unpaid."""
     parts = urlparse(url or "")
+    if page == "/task":
+        fix = ("pass --task-url (or set task_url in [mturk]) to the https address of the task "
+               "server's /task page, e.g. https://study.example.org/task.")  # fmt: skip
+    else:  # a judging round's page, found beside [mturk] task_url (study.mturk.judging)
+        fix = (f"set task_url in [mturk] to the https address of the task server's /task page "
+               f"(the {page} page beside it is used), or pass --task-url "
+               f"https://study.example.org{page}.")  # fmt: skip
     schemes = ("https", "http") if allow_http else ("https",)
     if parts.scheme not in schemes or not parts.netloc:
-        if page == "/task":
-            fix = ("pass --task-url (or set task_url in [mturk]) to the https address of the task "
-                   "server's /task page, e.g. https://study.example.org/task.")  # fmt: skip
-        else:  # a judging round's page, found beside [mturk] task_url (study.mturk.judging)
-            fix = (f"set task_url in [mturk] to the https address of the task server's /task page "
-                   f"(the {page} page beside it is used), or pass --task-url "
-                   f"https://study.example.org{page}.")  # fmt: skip
         raise HitError(f"The task URL {url!r} is not an https URL. Fix: {fix}")
+    if not allow_http and is_loopback(url):
+        raise HitError(
+            f"The task URL {url!r} is on this machine (a dry run's address): workers on MTurk "
+            f"would open their own computer and find no study. Fix: {fix}"
+        )
     if not parts.path.rstrip("/").endswith(page):
         raise HitError(
             f"The task URL {url!r} does not end with {page}, the page where workers enter the "
