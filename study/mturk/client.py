@@ -135,7 +135,7 @@ class Requester:
     environment: str  # "sandbox:<account id>" or "live:<account id>" (study.mturk.account)
     live: bool
     endpoint_url: str
-    custom_endpoint: bool = False  # --endpoint-url: a dry run, e.g. `study mturk emulate`
+    custom_endpoint: bool = False  # --endpoint-url away from MTurk: a dry run (is_dry_run)
     legacy_environment: str = ""  # the key earlier versions filed this connection's rows under
     calls: list[str] = field(default_factory=list, repr=False)  # operation names, in order
 
@@ -204,6 +204,14 @@ class WrongEnvironment(ValueError):
     pass
 
 
+def is_dry_run(endpoint_url: str | None) -> bool:
+    """Whether --endpoint-url points away from MTurk (e.g. at `study mturk emulate`): only then
+    may a task URL be http or on this machine. MTurk's own endpoints, as AWS's examples pass
+    them, are no dry run."""
+    mturk_hosts = {urlparse(address).hostname for address in (LIVE_ENDPOINT, SANDBOX_ENDPOINT)}
+    return bool(endpoint_url) and urlparse(endpoint_url).hostname not in mturk_hosts
+
+
 def check_environment(live: bool, endpoint_url: str | None) -> None:
     """--endpoint-url naming MTurk's own live or sandbox endpoint must agree with --live or
     --sandbox: live money spent as "sandbox" would skip the budget cap and the confirmation and
@@ -262,6 +270,6 @@ def connect(
         account.environment_key(live, account_id),
         live,
         endpoint,
-        custom_endpoint=bool(endpoint_url),
+        custom_endpoint=is_dry_run(endpoint_url),
         legacy_environment=legacy_environment_name(live, endpoint_url),
     )

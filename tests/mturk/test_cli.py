@@ -184,11 +184,6 @@ def test_mistakes_are_explained_before_anything_is_sent(run, study_folder, emula
     assert (
         result.exit_code == 1 and "is not an https URL" in result.output
     )  # refused before the sandbox
-    for dry_run_address in ("https://127.0.0.1:5000/task", "https://localhost/task"):
-        # A dry run's task page, on MTurk itself: each worker's own computer.
-        result = run("post", str(study_folder), "--task-url", dry_run_address, where=("--live",))
-        assert result.exit_code == 1 and f"The task URL '{dry_run_address}' is on this machine" in result.output
-        assert "Fix: pass --task-url (or set task_url in [mturk])" in result.output
     result = run("notify", str(study_folder), "A1ONE", "--subject", "s" * 201, "--message", "m")
     assert result.exit_code == 1
     assert "MTurk would refuse this NotifyWorkers request, so it was not sent" in result.output

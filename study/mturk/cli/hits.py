@@ -118,7 +118,7 @@ def post(directory, count, assignments, reward, task_url, force, sandbox, endpoi
             "No reward: pass --reward 2.50 or set reward in [mturk] of study.toml."
         )
     url = hit_module.check_task_url(
-        task_url or mturk_settings.task_url, allow_http=bool(endpoint_url)
+        task_url or mturk_settings.task_url, allow_http=client.is_dry_run(endpoint_url)
     )
     mismatch = posting.pay_mismatch(study, amount)
     if mismatch and not force:
