@@ -13,6 +13,7 @@ database lacks (`adopt`).
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from dataclasses import dataclass
@@ -26,6 +27,9 @@ from study.mturk.client import MTurkError
 from study.mturk.context import Context
 from study.store import reading, writing
 from study.store.mturk import mturk_hits
+
+# The first dollar amount in [study] pay written in words ("$2.50 plus a bonus").
+PROMISED_AMOUNT = re.compile(r"\$\s*(\d+(?:\.\d{1,2})?)(?!\.?\d)")
 
 # After this long MTurk may have forgotten a CreateHIT token (it keeps them 24 hours).
 TOKEN_TRUST_SECONDS = 23 * 3600
@@ -233,14 +237,17 @@ def is_ours(ctx: Context, hit: dict) -> bool:
 
 
 def pay_mismatch(study: Study, reward: Decimal) -> str | None:
-    """What is wrong when the consent page promises other pay than the HIT's reward."""
+    """What is wrong when the consent page promises other pay than the HIT's reward. Pay in
+    words agrees when the first amount it names is the reward: "$2.50 plus a $1.00 bonus for
+    the best stories" promises $2.50 for the HIT, and a HIT paying $1.00 names the bonus."""
     if not study.pay:
         return None
     try:
         promised = money.parse_usd(study.pay)
     except money.MoneyError:
-        promised = None
-    if promised == reward or (promised is None and money.show(reward) in study.pay):
+        named = PROMISED_AMOUNT.search(study.pay)
+        promised = Decimal(named.group(1)) if named else None
+    if promised == reward:
         return None
     return (
         f"The consent page promises pay = {study.pay!r} ([study] in study.toml), but the HIT "

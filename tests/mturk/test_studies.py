@@ -84,6 +84,16 @@ def test_post_refuses_a_reward_other_than_the_promised_pay_unless_forced(cli, tm
     assert cli("post", str(folder), "--reward", "2.50", "--task-url", TASK_URL).exit_code == 0
 
 
+def test_pay_in_words_agrees_only_with_the_first_amount_it_names(cli, tmp_path, emulator):
+    promised = "$2.50 plus a $1.00 bonus for the best stories"
+    folder = new_study(tmp_path / "study", pay=promised, budget="100.00")
+    refused = cli("post", str(folder), "--reward", "1.00", "--task-url", TASK_URL)
+    assert refused.exit_code == 1 and emulator.state.data["hits"] == {}
+    assert f"The consent page promises pay = '{promised}'" in refused.output
+    assert "but the HIT would pay $1.00 per assignment" in refused.output
+    assert cli("post", str(folder), "--reward", "2.50", "--task-url", TASK_URL).exit_code == 0
+
+
 def test_two_studies_from_one_template_keep_their_own_exclusion(cli, tmp_path, emulator):
     folders = [
         new_study(tmp_path / name, reward="2.50", budget="100.00", once_per_worker=True)
