@@ -7,6 +7,7 @@ the workspace's currency, written as text ("2.50"), and kept in minor units.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
@@ -121,7 +122,8 @@ def pay_mismatch(study: Study, reward: int, currency: str) -> str | None:
     """What is wrong when the consent page promises other pay than a Prolific study's reward
     (`study mturk post` refuses the same for a HIT): `[study] pay` is what participants are told
     they will receive, so "$2.50" there and a reward of £2.50, or of $2.00, tells them something
-    untrue. Pay written in words ("$2.50 and a bonus") agrees when it names the reward."""
+    untrue. Pay written in words ("$2.50 and a bonus") agrees when the first amount it names,
+    in the workspace's currency, is the reward."""
     if not study.pay:
         return None
     paid = money.show(reward, currency)
@@ -129,7 +131,10 @@ def pay_mismatch(study: Study, reward: int, currency: str) -> str | None:
         if money.parse(study.pay, currency=currency) == reward:  # refuses another currency's
             return None
     except money.MoneyError:
-        if money.written_currency(study.pay) in (None, currency) and paid in study.pay:
+        # In words, the first amount named is the promise: "£2.50 plus a £1.00 bonus for the
+        # best stories" promises £2.50 for the study, and a reward of £1.00 names the bonus.
+        named = re.search(r"([£$])\s*(\d+(?:\.\d{1,2})?)(?!\.?\d)", study.pay)
+        if named and named.group(1) == money.SYMBOLS.get(currency) and money.parse(named.group(2)) == reward:
             return None
     return (
         f"The consent page promises pay = {study.pay!r} ([study] in "

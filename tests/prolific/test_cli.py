@@ -162,6 +162,15 @@ def test_a_reward_other_than_the_consent_pages_pay_is_refused_without_force(run,
     assert "1 places at $3.00" in run("draft", str(study_folder), "--reward", "3.00", "--force")
 
 
+def test_pay_in_words_agrees_only_with_the_first_amount_it_names(run, study_folder, prolific):
+    # "$2.50 plus a $2.00 bonus": the study pays $2.50; a reward of $2.00 names the bonus.
+    toml = study_folder / "study.toml"
+    toml.write_text(toml.read_text().replace('pay = "$2.50"', 'pay = "$2.50 plus a $2.00 bonus for the best stories"'))
+    out = run("draft", str(study_folder), "--reward", "2.00", code=1)
+    assert "would pay $2.00 per place" in out and prolific.state.data["studies"] == {}
+    assert "1 places at $2.50" in run("draft", str(study_folder), "--reward", "2.50")
+
+
 def test_live_refuses_a_dry_runs_addresses_participants_could_not_reach(run, study_folder, prolific, monkeypatch):
     from study.prolific.context import Context
 
