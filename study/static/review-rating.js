@@ -14,6 +14,10 @@
 // the save (409, stale) and says what is stored now: the page shows that message and the stored
 // score, keeps the reviewer's comment in its box, and takes the stored version, so rating again
 // here is a choice made knowingly to replace the other tab's.
+//
+// A save refused because the login expired (403 with a login address) keeps the comment in
+// this tab's sessionStorage and shows a link to log in again, which returns to this page; the
+// page puts the comment back in its box, to be saved with the next rating.
 "use strict";
 
 (function () {
@@ -26,6 +30,7 @@
   const othersList = document.getElementById("others-list");
   const csrfToken = form.querySelector("input[name=csrf_token]").value;
   const version = document.getElementById("rating-version");
+  const DRAFT = `review-comment-draft:${location.pathname}`;  // a comment a lost login left unsaved
   const TYPING = "textarea, select, input:not([type=range])";
 
   let rated = boot.rated;  // the stored score, null before the first rating
@@ -112,6 +117,10 @@
         say(error.message, "error");  // the server's words: what changed, and how to get it
         return false;
       }
+      if (error.status === 403 && error.answer.login) {
+        loggedOut(error.message, error.answer.login);
+        return false;
+      }
       if (error.status === 409) closed = true;
       say(`Not saved: ${error.message}`, "error");
       return false;
@@ -124,6 +133,27 @@
     savedComment = sentComment = current ? current.comment : "";
     version.value = String(current ? current.version : 0);
     showChosen(rated);
+  }
+
+  // The login ended while the reviewer was rating: the comment waits in this tab's storage
+  // for the page the login link returns to, and the status says how to get there.
+  function loggedOut(message, loginUrl) {
+    if (comment.value.trim()) sessionStorage.setItem(DRAFT, comment.value);
+    say(`${message} `, "error");
+    const link = document.createElement("a");
+    link.href = loginUrl;
+    link.textContent = "Log in again";
+    link.dataset.testid = "log-in-again";
+    status.append(link);
+  }
+
+  const draft = sessionStorage.getItem(DRAFT);
+  if (draft !== null) {
+    sessionStorage.removeItem(DRAFT);
+    if (!closed && draft.trim() !== comment.value.trim()) {
+      comment.value = draft;
+      say("The comment you wrote before your login expired is back in its box: rate to save it.");
+    }
   }
 
   async function next() {

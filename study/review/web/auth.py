@@ -61,13 +61,36 @@ def load_login():
             return refuse(403, "The login form expired. Reload the page and log in again.")
         return None
     if g.login is None:
-        return refuse(403, "You are not logged in (or your login expired). Log in again.")
+        return _logged_out()
     if not logins.csrf_matches(g.login.csrf_token, sent):
         return refuse(
             403,
             "This request did not carry the page's security token. Reload the page and try again.",
         )
     return None
+
+
+# The page a POST came from, to return to after logging in again (the workspace sends no Referer).
+_RETURN_TO = {"review.rate": "review.submission", "review.decide": "review.adjudication"}
+
+LOGGED_OUT = ("Your login expired (or you logged out), so this was not saved. Log in again, "
+              "then send it again.")
+
+
+def _logged_out():
+    """A POST without a live login (it expired mid-rating, or ended on another machine): nothing
+    is saved, and the reviewer gets the way back to the page they were on and, without
+    JavaScript, what they wrote there, to copy (with it, review-rating.js keeps the comment)."""
+    back = _RETURN_TO.get(request.endpoint or "")
+    page = url_for(back, **request.view_args) if back and request.view_args else url_for("review.home")
+    login_url = url_for("review.login", next=page)
+    if wants_json():
+        return jsonify(error=LOGGED_OUT, login=login_url), 403
+    unsaved = (request.form.get("comment") or request.form.get("note") or "").strip()
+    return render_template(
+        "review/message.html", study=study(), title="Not saved", message=LOGGED_OUT,
+        unsaved=unsaved, next_url=login_url, next_label="Log in again",
+    ), 403  # fmt: skip
 
 
 @blueprint.after_request
