@@ -187,3 +187,16 @@ def all_ratings(connection: Connection) -> list[dict]:
         .order_by(review_ratings.c.submission_id, review_ratings.c.rated_at)
     ).mappings()
     return [_stored(row) for row in rows]
+
+
+def changed_after_seeing_others(connection: Connection, submission_ids: set[str]) -> set[tuple[str, str]]:
+    """(submission, reviewer name) of the ratings of these submissions whose score was changed
+    after their reviewer could see another's rating: agreement computed over the stored scores
+    includes such second looks, which blind first ratings would not."""
+    return {
+        (entry["submission_id"], entry["actor"])
+        for entry in audit.entries(connection, actions=(audit.RATING_EDIT,))
+        if entry["submission_id"] in submission_ids
+        and entry["detail"].get("after_seeing_others")
+        and entry["detail"].get("score") != entry["detail"].get("previous_score")
+    }

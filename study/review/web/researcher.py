@@ -34,8 +34,9 @@ def results():
         judged = decisions.judge(connection, study(), submissions.in_review(connection))
         all_ratings = rating_store.all_ratings(connection)
         simulated = simulated_ids(connection)
-    # A withdrawn writer's submissions are not in `judged`, and their ratings leave the figures.
-    rated = {j.submission_id for j in judged if not j.submission["disqualified"]}
+        # A withdrawn writer's submissions are not in `judged`, and their ratings leave the figures.
+        rated = {j.submission_id for j in judged if not j.submission["disqualified"]}
+        second_looks = len(rating_store.changed_after_seeing_others(connection, rated))
     triples = [
         (r["submission_id"], r["reviewer"], r["score"])
         for r in all_ratings
@@ -58,6 +59,7 @@ def results():
         show=report.show,
         settings=settings(),
         simulated=simulated,
+        second_looks=second_looks,
     )
 
 
