@@ -75,6 +75,21 @@ def round_of(connection: Connection, study: Study, session_id: str) -> Round | N
         return rounds.default_round
 
 
+def names_another_round(connection: Connection, study: Study, session: dict, round_name: str | None) -> bool:
+    """Whether a returning lab writer's link names a round other than the one their latest
+    session, finished, was in: the main round's link after the qualification round then enters
+    that round (when `entry_refusal` admits them) rather than showing the finished session again.
+    An unknown round counts as another, so that the writer is told it is unknown."""
+    if not round_name or session["stage"] != "complete":
+        return False
+    try:
+        wanted = round_named(study, round_name)
+    except KeyError:
+        return True
+    current = round_of(connection, study, session["session_id"])
+    return wanted is not None and current is not None and wanted.name != current.name
+
+
 def sessions_in(study: Study, round_name: str):
     """A SQL condition: sessions of `round_name` (recorded, or unrecorded in the default round)."""
     rounds = review_settings.from_study(study)

@@ -119,7 +119,12 @@ def task():
                 # earlier part's page, a bookmark) is told so here: a new session would stay
                 # at the prompt stage for good, counted among the study's unfinished ones.
                 return entry_pages.message("Thank you", ALL_PARTS_DONE, 200)
-            if session is None or (another and session["stage"] == "complete"):
+            # A finished session of another round than the link names (the main round's link
+            # after the qualification round) starts a new one there, as `another` does.
+            moving_on = session is not None and rounds.names_another_round(
+                connection, study(), session, round_name
+            )
+            if session is None or ((another or moving_on) and session["stage"] == "complete"):
                 refusal = rounds.entry_refusal(
                     connection, study(), round_name, access_code=access_code
                 )

@@ -117,3 +117,28 @@ def test_a_link_to_an_unknown_round_is_refused(serve_app):
         "/task?workerId=A1X&assignmentId=AS1&hitId=H1&round=bonus"
     )
     assert response.status_code == 403 and "no round named" in response.get_data(as_text=True)
+
+
+def test_a_lab_writer_s_main_round_link_enters_the_main_round_only_once_they_passed(
+    serve_app, review_study, engine
+):
+    """The link the README gives (`/task?access_code=CODE&round=main`), with no `another=1`: the
+    writer's finished qualification session is not shown again in place of the main round."""
+    client = serve_app.test_client()
+    for code in ("lab-pass", "lab-fail"):
+        finish(client, enter(client, code, "qualification").location.split("/")[2])
+    reviewers = [add_reviewer(engine, name) for name in ("ana", "ben")]
+    with writing(engine) as connection:
+        passed, failed = submissions.collect(connection, review_study)
+        for reviewer in reviewers:
+            for submission_id, score in ((passed, 5), (failed, 1)):
+                rating_store.rate(connection, submission_id, reviewer, score, "", scores=(1, 2, 3, 4, 5))
+    refused = enter(client, "lab-fail", "main")
+    assert refused.status_code == 403
+    assert "passed the qualification round" in refused.get_data(as_text=True)
+    admitted = enter(client, "lab-pass", "main")
+    assert admitted.status_code == 302 and admitted.location.endswith("/consent")
+    main_session = admitted.location.split("/")[2]
+    with reading(engine) as connection:
+        assert rounds.round_of(connection, review_study, main_session).name == "main"
+    assert enter(client, "lab-pass", "main").location == admitted.location  # resumed, not a third
