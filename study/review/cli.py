@@ -184,6 +184,8 @@ def qualify(context: click.Context, directory: str, provider: str | None) -> Non
     try:
         with reading(engine) as connection:
             name = provider or providers.qualification_provider(connection)
+            synced = providers.providers_with_submissions(connection)
+        lab = None if provider or synced else review_qualify.lab_round(study, engine)
         waiting = review_qualify.undecided(study, engine)
     except providers.WhichProvider as error:
         raise click.ClickException(str(error)) from None
@@ -198,10 +200,28 @@ def qualify(context: click.Context, directory: str, provider: str | None) -> Non
             "into the main round by this run. Fix: finish them in the workspace (Outcomes & "
             f"agreement), then run `study qualify {directory}` again."
         )
-        unasked = providers.provider_for(name).pays_by_itself(study)
+        unasked = None if lab is not None else providers.provider_for(name).pays_by_itself(study)
         if unasked:
             click.echo(unasked)
+    if lab is not None:
+        _lab_round_said(study, directory, lab)
+        return
     command = providers.provider_for(name).qualify_command()
     with command.make_context(f"study qualify --provider {name}", [directory, *context.args],
                               parent=context) as chosen:  # fmt: skip
         command.invoke(chosen)
+
+
+def _lab_round_said(study: study_config.Study, directory: str, outcomes) -> None:
+    """A round whose writers all entered with access codes: nothing to pay or grant here."""
+    main = next((r.name for r in review_settings.from_study(study).rounds if r.requires), "")
+    counts = ", ".join(f"{status} {count}" for status, count in sorted(outcomes.items()))
+    link = f"/task?access_code=THEIR-CODE&round={main}" if main else "/task?access_code=THEIR-CODE"
+    click.echo(
+        f"Every writer of '{study.name}' entered with an access code ({counts}): no MTurk or "
+        "Prolific submission to pay and no qualification to grant, so nothing was asked of "
+        "either. The task server already admits the writers who passed, and only them, into "
+        f"the main round: hand each their link, {link} (pay lab writers as you agreed with them). "
+        "A round that ran on MTurk or Prolific: sync its submissions first (`study mturk sync "
+        f"{directory}` or `study prolific sync {directory}`), or name it with --provider."
+    )

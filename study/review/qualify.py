@@ -90,6 +90,23 @@ def undecided(study, engine) -> Counter:
     return Counter(item.outcome.status for item in judged if not item.outcome.final)
 
 
+def lab_round(study, engine) -> Counter | None:
+    """The outcomes by status when every reviewed submission's writer entered with an access
+    code (a lab round): there is no provider's submission to pay nor qualification to grant,
+    and the task server already admits the writers who passed (study.review.rounds). Else None."""
+    with writing(engine) as connection:
+        submissions.collect(connection, study)
+        reviewed = submissions.in_review(connection)
+        if not reviewed:
+            return None
+        for submission in reviewed:
+            session = session_store.get(connection, submission["session_id"])
+            if session["worker_id"] or not session["access_code"]:
+                return None
+        judged = decisions.judge(connection, study, reviewed)
+    return Counter(item.outcome.status for item in judged)
+
+
 def withdrew_note(paid: bool, *, revoked: bool = False) -> str:
     """What `study qualify` says of a withdrawn writer's submission (both providers). `paid`: the
     ledger holds its payment confirmed (by this run or an earlier one); `revoked`: this run took
