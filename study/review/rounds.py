@@ -103,6 +103,13 @@ def sessions_in(study: Study, round_name: str):
     return condition
 
 
+def in_lab_words(refusal: str) -> str:
+    """A refusal for a writer who entered with an access code, who has no HIT to return (as
+    Prolific's entry words it for its own participants, study.prolific.entry)."""
+    kept, returned, rest = refusal.partition("Please return this HIT; ")
+    return kept + rest[:1].upper() + rest[1:] if returned else refusal
+
+
 def entry_refusal(
     connection: Connection,
     study: Study,

@@ -129,7 +129,7 @@ def task():
                     connection, study(), round_name, access_code=access_code
                 )
                 if refusal:
-                    return entry_pages.refuse_round(refusal)
+                    return entry_pages.refuse_round(rounds.in_lab_words(refusal))
                 if not entry_pages.start_allowed(connection):
                     return entry_pages.too_many_starts()
                 session = session_store.create(connection, access_code=access_code)

@@ -135,7 +135,9 @@ def test_a_lab_writer_s_main_round_link_enters_the_main_round_only_once_they_pas
                 rating_store.rate(connection, submission_id, reviewer, score, "", scores=(1, 2, 3, 4, 5))
     refused = enter(client, "lab-fail", "main")
     assert refused.status_code == 403
-    assert "passed the qualification round" in refused.get_data(as_text=True)
+    said = refused.get_data(as_text=True)
+    assert "passed the qualification round" in said
+    assert "HIT" not in said and "Thank you for your interest" in said  # a lab writer has no HIT
     admitted = enter(client, "lab-pass", "main")
     assert admitted.status_code == 302 and admitted.location.endswith("/consent")
     main_session = admitted.location.split("/")[2]
