@@ -7,6 +7,7 @@ from __future__ import annotations
 import click
 
 from study.mturk import qualify as mturk_qualify
+from study.mturk import review
 from study.mturk.cli.common import (
     account_options,
     confirm_spend,
@@ -56,6 +57,15 @@ def qualify(directory, notify, message, subject, pay, dry_run, sandbox, endpoint
                 f"{candidate.submission_id}  {candidate.worker_id or '(lab)'}  {outcome.status}"
                 f"  score {outcome.score if outcome.score is not None else '-'}  {action}  {paying}"
             )
+        # What the run would spend and leave to MTurk, before anything is spent.
+        cost = review.approval_cost(ctx, [c.assignment_id for c in ours if c.submission_id in due])
+        money = "sandbox money" if not ctx.live else "real money"
+        click.echo(
+            f"Dry run: nothing paid, granted or emailed. The run would pay {len(due)} HIT(s), up "
+            f"to {cost.describe()} ({money})."
+        )
+        if pay:
+            _left_to_mturk(ctx, directory, mturk_qualify.left_unpaid(ctx, ours))
         return
     report = mturk_qualify.qualify(
         ctx,
@@ -79,17 +89,7 @@ def qualify(directory, notify, message, subject, pay, dry_run, sandbox, endpoint
         click.echo(f"{submission_id}: skipped, {why}")
     for submission_id, note in report.withdrew:
         click.echo(f"{submission_id}: {note}")
-    if report.unpaid:
-        hours = mturk_settings.from_study(ctx.study).auto_approve_hours
-        for submission_id, assignment_id, why in report.unpaid:
-            click.echo(f"{submission_id}: not paid, {why} (assignment {assignment_id})")
-        ids = " ".join(assignment_id for _, assignment_id, _ in report.unpaid)
-        click.echo(
-            f"Not paid here is not unpaid: MTurk approves (pays) a submitted HIT by itself "
-            f"{hours:g} hours after its submission, so {len(report.unpaid)} HIT(s) above will be "
-            f"paid unless decided before then. Fix: study mturk reject {directory} {ids} "
-            f"--feedback TEXT (or approve them)."
-        )
+    _left_to_mturk(ctx, directory, report.unpaid)
     for worker_id, why in report.notify_failures.items():
         click.echo(f"{worker_id}: not emailed, {why}", err=True)
     click.echo(
@@ -102,3 +102,19 @@ def qualify(directory, notify, message, subject, pay, dry_run, sandbox, endpoint
         raise click.ClickException(
             "Some steps failed (above); run the same command again to retry them."
         )
+
+
+def _left_to_mturk(ctx, directory: str, unpaid: list[tuple[str, str, str]]) -> None:
+    """The submitted HITs this command does not pay, which MTurk pays by itself unless decided."""
+    if not unpaid:
+        return
+    hours = mturk_settings.from_study(ctx.study).auto_approve_hours
+    for submission_id, assignment_id, why in unpaid:
+        click.echo(f"{submission_id}: not paid, {why} (assignment {assignment_id})")
+    ids = " ".join(assignment_id for _, assignment_id, _ in unpaid)
+    click.echo(
+        f"Not paid here is not unpaid: MTurk approves (pays) a submitted HIT by itself "
+        f"{hours:g} hours after its submission, so {len(unpaid)} HIT(s) above will be "
+        f"paid unless decided before then. Fix: study mturk reject {directory} {ids} "
+        f"--feedback TEXT (or approve them)."
+    )
