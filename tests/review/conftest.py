@@ -69,6 +69,22 @@ def add_reviewer(engine, name: str, role: str = "reviewer") -> dict:
         return accounts.add(connection, name, PASSWORD, role=role)
 
 
+def rated_by_two(engine, study, *scores: int) -> list[str]:
+    """Reviewers ana and ben each rate the study's collected submissions, in order, with
+    `scores` (one score per submission); returns the submission ids."""
+    from study.review import ratings as rating_store
+    from study.review import submissions
+
+    reviewers = [add_reviewer(engine, name) for name in ("ana", "ben")]
+    with writing(engine) as connection:
+        ids = submissions.collect(connection, study)
+        assert len(ids) == len(scores), ids
+        for reviewer in reviewers:
+            for submission_id, score in zip(ids, scores):
+                rating_store.rate(connection, submission_id, reviewer, score, "", scores=(1, 2, 3, 4, 5))
+    return ids
+
+
 @pytest.fixture
 def workspace(review_study, engine):
     from study.review.web import create_review_app

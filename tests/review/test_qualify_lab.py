@@ -7,10 +7,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from study.cli import main as study_cli
-from study.review import submissions
-from study.review import ratings as rating_store
-from study.store import writing
-from tests.review.conftest import add_reviewer
+from tests.review.conftest import rated_by_two
 from tests.review.sessions import finished_session
 
 
@@ -23,12 +20,7 @@ def test_qualify_on_a_lab_round_asks_no_provider_and_says_the_main_round_admits_
     monkeypatch.setenv("AWS_CONFIG_FILE", str(review_folder / "no-such-config"))
     for code in ("lab-1", "lab-2"):
         finished_session(engine, access_code=code, round_name="qualification")
-    reviewers = [add_reviewer(engine, name) for name in ("ana", "ben")]
-    with writing(engine) as connection:
-        first, second = submissions.collect(connection, review_study)
-        for reviewer in reviewers:
-            for submission_id, score in ((first, 5), (second, 2)):
-                rating_store.rate(connection, submission_id, reviewer, score, "", scores=(1, 2, 3, 4, 5))
+    rated_by_two(engine, review_study, 5, 2)
     for args in (["--dry-run"], []):
         result = CliRunner().invoke(study_cli, ["qualify", str(review_folder), *args])
         assert result.exit_code == 0, result.output

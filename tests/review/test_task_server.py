@@ -7,7 +7,7 @@ import pytest
 from study.review import ratings as rating_store
 from study.review import rounds, submissions
 from study.store import reading, writing
-from tests.review.conftest import add_reviewer, log_in
+from tests.review.conftest import add_reviewer, log_in, rated_by_two
 
 
 
@@ -127,12 +127,7 @@ def test_a_lab_writer_s_main_round_link_enters_the_main_round_only_once_they_pas
     client = serve_app.test_client()
     for code in ("lab-pass", "lab-fail"):
         finish(client, enter(client, code, "qualification").location.split("/")[2])
-    reviewers = [add_reviewer(engine, name) for name in ("ana", "ben")]
-    with writing(engine) as connection:
-        passed, failed = submissions.collect(connection, review_study)
-        for reviewer in reviewers:
-            for submission_id, score in ((passed, 5), (failed, 1)):
-                rating_store.rate(connection, submission_id, reviewer, score, "", scores=(1, 2, 3, 4, 5))
+    rated_by_two(engine, review_study, 5, 1)
     refused = enter(client, "lab-fail", "main")
     assert refused.status_code == 403
     said = refused.get_data(as_text=True)
