@@ -84,6 +84,19 @@ class WriteTurn:
 _write_turns: "weakref.WeakKeyDictionary[Engine, WriteTurn]" = weakref.WeakKeyDictionary()
 
 
+def _own_turns_after_fork() -> None:
+    """In a forked child, while it has one thread: every turn gets the child's lock and file now.
+    Left to `held`, the first requests of a worker `study serve` just forked, arriving on several
+    threads at once, could each find the turn the parent's and each make it anew: a lock and an
+    open file per thread, the files left open, and a thread already inside the turn no longer
+    seen there by `taken`."""
+    for turn in list(_write_turns.values()):
+        turn._reset()
+
+
+os.register_at_fork(after_in_child=_own_turns_after_fork)
+
+
 def give_turn(engine: Engine, database: str | None) -> None:
     """Have the writers of SQLite `engine` take turns on `database` (its file)."""
     _write_turns[engine] = WriteTurn(database)

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import pytest
@@ -194,3 +195,37 @@ def test_a_forked_child_writes_on_its_own_connection_and_the_parent_goes_on(tmp_
     with writing(engine) as connection:
         connection.execute(text("INSERT INTO log VALUES (3)"))
     assert _stored(engine) == [1, 2, 3]
+
+
+def test_a_forked_childs_threads_find_the_turn_their_own_at_once(tmp_path):
+    # A worker `study serve` forks gets its first requests on many threads at once: none finds
+    # the parent's turn to make anew (each would make its own lock and open file).
+    engine = _kept_log(tmp_path)
+    with writing(engine) as connection:
+        connection.execute(text("INSERT INTO log VALUES (0)"))
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child's exit status is the assertion
+        try:
+            from study.store.write_turn import WriteTurn
+
+            made_anew = []
+            original = WriteTurn._reset
+            WriteTurn._reset = lambda turn: (made_anew.append(1), original(turn))[1]
+            start = threading.Barrier(8)
+
+            def write(n):
+                start.wait(5)
+                with writing(engine) as connection:
+                    connection.execute(text(f"INSERT INTO log VALUES ({n})"))
+
+            threads = [threading.Thread(target=write, args=(n,)) for n in range(1, 9)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(10)
+            os._exit(0 if not made_anew and not any(t.is_alive() for t in threads) else 1)
+        except BaseException:
+            os._exit(2)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert _stored(engine) == list(range(9))
