@@ -119,6 +119,19 @@ def _kept_log(tmp_path):
     return engine
 
 
+def _in_a_forked_child(work) -> int:
+    """The exit status of a forked child that runs `work()`: 0 when it returns True, 1 when it
+    returns False, 2 when it raises."""
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child's exit status is the assertion
+        try:
+            os._exit(0 if work() else 1)
+        except BaseException:
+            os._exit(2)
+    _, status = os.waitpid(child, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
 def _stored(engine) -> list[int]:
     with reading(engine) as connection:
         return list(connection.execute(text("SELECT n FROM log ORDER BY n")).scalars())
@@ -182,16 +195,13 @@ def test_a_forked_child_writes_on_its_own_connection_and_the_parent_goes_on(tmp_
     engine = _kept_log(tmp_path)
     with writing(engine) as connection:
         connection.execute(text("INSERT INTO log VALUES (1)"))
-    child = os.fork()
-    if child == 0:  # pragma: no cover - the child's exit status is the assertion
-        try:
-            with writing(engine) as connection:
-                connection.execute(text("INSERT INTO log VALUES (2)"))
-            os._exit(0)
-        except BaseException:
-            os._exit(1)
-    _, status = os.waitpid(child, 0)
-    assert os.waitstatus_to_exitcode(status) == 0
+
+    def child():
+        with writing(engine) as connection:
+            connection.execute(text("INSERT INTO log VALUES (2)"))
+        return True
+
+    assert _in_a_forked_child(child) == 0
     with writing(engine) as connection:
         connection.execute(text("INSERT INTO log VALUES (3)"))
     assert _stored(engine) == [1, 2, 3]
@@ -203,29 +213,26 @@ def test_a_forked_childs_threads_find_the_turn_their_own_at_once(tmp_path):
     engine = _kept_log(tmp_path)
     with writing(engine) as connection:
         connection.execute(text("INSERT INTO log VALUES (0)"))
-    child = os.fork()
-    if child == 0:  # pragma: no cover - the child's exit status is the assertion
-        try:
-            from study.store.write_turn import WriteTurn
 
-            made_anew = []
-            original = WriteTurn._reset
-            WriteTurn._reset = lambda turn: (made_anew.append(1), original(turn))[1]
-            start = threading.Barrier(8)
+    def child():
+        from study.store.write_turn import WriteTurn
 
-            def write(n):
-                start.wait(5)
-                with writing(engine) as connection:
-                    connection.execute(text(f"INSERT INTO log VALUES ({n})"))
+        made_anew = []
+        original = WriteTurn._reset
+        WriteTurn._reset = lambda turn: (made_anew.append(1), original(turn))[1]
+        start = threading.Barrier(8)
 
-            threads = [threading.Thread(target=write, args=(n,)) for n in range(1, 9)]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join(10)
-            os._exit(0 if not made_anew and not any(t.is_alive() for t in threads) else 1)
-        except BaseException:
-            os._exit(2)
-    _, status = os.waitpid(child, 0)
-    assert os.waitstatus_to_exitcode(status) == 0
+        def write(n):
+            start.wait(5)
+            with writing(engine) as connection:
+                connection.execute(text(f"INSERT INTO log VALUES ({n})"))
+
+        threads = [threading.Thread(target=write, args=(n,)) for n in range(1, 9)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(10)
+        return not made_anew and not any(t.is_alive() for t in threads)
+
+    assert _in_a_forked_child(child) == 0
     assert _stored(engine) == list(range(9))
