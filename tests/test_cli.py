@@ -91,6 +91,11 @@ def test_a_demo_on_a_port_another_program_listens_on_names_the_port_and_the_fix(
     _refused_on_a_taken_port("demo", "--dir", str(tmp_path / "demo"), "--backend", "deterministic")
 
 
+@pytest.mark.parametrize("platform", ["mturk", "prolific"])
+def test_an_emulator_on_a_port_another_program_listens_on_names_the_port_and_the_fix(tmp_path, platform):
+    _refused_on_a_taken_port(platform, "emulate", "--state", str(tmp_path / "state.json"))
+
+
 def test_init_refuses_a_design_with_a_paradigm_whose_conditions_it_would_replace(tmp_path):
     """--design writes the design's arms in place of study.toml's conditions: MindCopilot's
     L1 conditions asked for with --paradigm L1 would be silently dropped."""

@@ -296,7 +296,8 @@ def test_emulate_serves_with_the_given_state_file(tmp_path, monkeypatch):
 
     served = {}
     monkeypatch.setattr(
-        emulator_package, "serve", lambda state, host, port: served.update(state=state, port=port)
+        emulator_package, "serve",
+        lambda state, host, port, announce: (served.update(state=state, port=port), announce(port)),
     )
     path = tmp_path / "dry.json"
     result = CliRunner().invoke(
@@ -329,17 +330,17 @@ def test_emulate_takes_the_balance_as_dollars_or_says_what_is_wrong(tmp_path, mo
 
     served = {}
     monkeypatch.setattr(
-        emulator_package, "serve", lambda state, host, port: served.update(state=state)
+        emulator_package, "serve", lambda state, host, port, announce: served.update(state=state)
     )
     result = CliRunner().invoke(
-        mturk, ["emulate", "--state", str(tmp_path / "a.json"), "--balance", "$50"]
+        mturk, ["emulate", "--state", str(tmp_path / "a.json"), "--balance", "$50", "--port", "0"]
     )
     assert result.exit_code == 0
     # A $50 dry run pays a worker as MTurk would, instead of failing in the emulator.
     served["state"].debit(money.Cost(Decimal("2.50"), Decimal("0.50")), "a reward")
     assert served["state"].data["balance"] == "47.00"
     wrong = CliRunner().invoke(
-        mturk, ["emulate", "--state", str(tmp_path / "b.json"), "--balance", "lots"]
+        mturk, ["emulate", "--state", str(tmp_path / "b.json"), "--balance", "lots", "--port", "0"]
     )
     assert wrong.exit_code != 0 and "--balance" in wrong.output and "2.50" in wrong.output
 

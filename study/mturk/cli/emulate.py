@@ -7,7 +7,8 @@ import click
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8477, show_default=True, type=int)
+@click.option("--port", default=8477, show_default=True, type=click.IntRange(0, 65535),
+              help="The port to listen on (0: any free one, printed).")
 @click.option(
     "--state",
     "state_file",
@@ -27,16 +28,19 @@ def emulate(host, port, state_file, allow_http, balance) -> None:
     for a dry run: point the other commands at it with --endpoint-url."""
     from study.mturk import money
     from study.mturk.emulator import State, serve
+    from study.serve import listenable
 
     try:  # stored as MTurk shows a balance ("50.00"): every payment is taken from it
         balance = money.usd(money.parse_usd(balance, what="--balance"))
     except money.MoneyError as error:
         raise click.BadParameter(str(error), param_hint="--balance") from None
     state = State(state_file, balance=balance, allow_http=allow_http)
-    url = f"http://{host}:{port}"
-    click.echo(f"MTurk emulator on {url}  (state: {state_file})")
-    click.echo(
-        f"  requester: study mturk post DIR --endpoint-url {url} --task-url https://.../task"
-    )
-    click.echo(f"  workers:   open {url}/ to accept a HIT as a worker; the task submits back here")
-    serve(state, host, port)
+    listenable(host, port)
+
+    def announce(listening: int) -> None:  # once it listens: the port --port 0 was given
+        url = f"http://{host}:{listening}"
+        click.echo(f"MTurk emulator on {url}  (state: {state_file})")
+        click.echo(f"  requester: study mturk post DIR --endpoint-url {url} --task-url https://.../task")
+        click.echo(f"  workers:   open {url}/ to accept a HIT as a worker; the task submits back here")
+
+    serve(state, host, port, announce=announce)

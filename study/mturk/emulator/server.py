@@ -47,9 +47,12 @@ def serve_in_thread(state: State, host: str = "127.0.0.1", port: int = 0) -> Run
     return Running(state, server, thread)
 
 
-def serve(state: State, host: str = "127.0.0.1", port: int = 8477) -> None:
-    """Serve until interrupted."""
+def serve(state: State, host: str = "127.0.0.1", port: int = 8477, announce=None) -> None:
+    """Serve until interrupted; `announce(port)` is called once it listens, with the port it
+    listens on (0 asks for any free one)."""
     server = make_server(host, port, Emulator(state), threaded=True)
+    if announce is not None:
+        announce(server.port)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -7,7 +7,8 @@ import click
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8478, show_default=True, type=int)
+@click.option("--port", default=8478, show_default=True, type=click.IntRange(0, 65535),
+              help="The port to listen on (0: any free one, printed).")
 @click.option(
     "--state",
     "state_file",
@@ -36,14 +37,19 @@ def emulate(host, port, state_file, balance, currency, fee_rate, vat_rate, pay_d
     point the client at the printed base URL with the printed token. Participants take part
     from the home page; the study sends them back to /submissions/complete?cc=CODE."""
     from study.prolific.emulator import State, serve
+    from study.serve import listenable
 
     state = State(state_file, balance=balance, currency=currency, fee_rate=fee_rate,
                   vat_rate=vat_rate, pay_delay=pay_delay, token=token)
     state.data["pay_delay"] = pay_delay  # the one setting that may change between runs
-    url = f"http://{host}:{port}"
-    click.echo(f"Prolific emulator on {url}  (state: {state_file})")
-    click.echo(f"  API base URL: {url}/api/v1/")
-    click.echo(f"  token:        {state.token}   (send: Authorization: Token {state.token})")
-    click.echo(f"  completion:   {url}/submissions/complete?cc=<code>")
-    click.echo(f"  participants: open {url}/ to take part in an ACTIVE study")
-    serve(state, host, port)
+    listenable(host, port)
+
+    def announce(listening: int) -> None:  # once it listens: the port --port 0 was given
+        url = f"http://{host}:{listening}"
+        click.echo(f"Prolific emulator on {url}  (state: {state_file})")
+        click.echo(f"  API base URL: {url}/api/v1/")
+        click.echo(f"  token:        {state.token}   (send: Authorization: Token {state.token})")
+        click.echo(f"  completion:   {url}/submissions/complete?cc=<code>")
+        click.echo(f"  participants: open {url}/ to take part in an ACTIVE study")
+
+    serve(state, host, port, announce=announce)

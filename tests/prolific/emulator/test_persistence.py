@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import os
-import socket
+import re
 import subprocess
 import sys
-import time
 
 import requests
 from click.testing import CliRunner
@@ -51,25 +50,19 @@ def test_the_command_documents_its_options():
 
 
 def test_the_command_serves_and_prints_the_base_url_and_token(tmp_path):
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    # --port 0: the port it listens on is printed once it listens (a port found free here and
+    # passed on could be another test's server by the time the emulator bound it).
     process = subprocess.Popen(
         [sys.executable, "-c", "from study.prolific.cli.emulate import emulate; emulate()",
-         "--port", str(port), "--state", str(tmp_path / "cli.json"), "--token", "tok-123"],
+         "--port", "0", "--state", str(tmp_path / "cli.json"), "--token", "tok-123"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
     try:
         lines = [process.stdout.readline() for _ in range(3)]
-        base = f"http://127.0.0.1:{port}/api/v1/"
-        assert base in lines[1] and "tok-123" in lines[2]
-        for _ in range(100):  # the server may take a moment to listen after printing
-            try:
-                me = requests.get(base + "users/me/", headers={"Authorization": "Token tok-123"})
-                break
-            except requests.ConnectionError:
-                time.sleep(0.05)
+        base = re.search(r"API base URL: (http://127\.0\.0\.1:(\d+)/api/v1/)", lines[1])
+        assert base and base.group(2) != "0" and "tok-123" in lines[2], lines
+        me = requests.get(base.group(1) + "users/me/", headers={"Authorization": "Token tok-123"})
         assert me.status_code == 200
     finally:
         process.terminate()
