@@ -33,6 +33,17 @@ def listenable(host: str, port: int) -> None:
         ) from None
 
 
+def announcer(host: str, lines):
+    """An emulator's `announce(port)`: echoes `lines(url)` once it listens, the URL with the
+    port it took (`--port 0`: any free one)."""
+
+    def announce(listening: int) -> None:
+        for line in lines(f"http://{host}:{listening}"):
+            click.echo(line)
+
+    return announce
+
+
 def _ip_address(host: str) -> None:
     """Refuse, with the address to give, a --host that names a machine: granian (`study serve`)
     listens on an IP address only, and a name ended in its traceback after "Serving ..."."""

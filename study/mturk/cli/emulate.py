@@ -28,7 +28,7 @@ def emulate(host, port, state_file, allow_http, balance) -> None:
     for a dry run: point the other commands at it with --endpoint-url."""
     from study.mturk import money
     from study.mturk.emulator import State, serve
-    from study.serve import listenable
+    from study.serve import announcer, listenable
 
     try:  # stored as MTurk shows a balance ("50.00"): every payment is taken from it
         balance = money.usd(money.parse_usd(balance, what="--balance"))
@@ -36,11 +36,8 @@ def emulate(host, port, state_file, allow_http, balance) -> None:
         raise click.BadParameter(str(error), param_hint="--balance") from None
     state = State(state_file, balance=balance, allow_http=allow_http)
     listenable(host, port)
-
-    def announce(listening: int) -> None:  # once it listens: the port --port 0 was given
-        url = f"http://{host}:{listening}"
-        click.echo(f"MTurk emulator on {url}  (state: {state_file})")
-        click.echo(f"  requester: study mturk post DIR --endpoint-url {url} --task-url https://.../task")
-        click.echo(f"  workers:   open {url}/ to accept a HIT as a worker; the task submits back here")
-
-    serve(state, host, port, announce=announce)
+    serve(state, host, port, announce=announcer(host, lambda url: [
+        f"MTurk emulator on {url}  (state: {state_file})",
+        f"  requester: study mturk post DIR --endpoint-url {url} --task-url https://.../task",
+        f"  workers:   open {url}/ to accept a HIT as a worker; the task submits back here",
+    ]))  # fmt: skip

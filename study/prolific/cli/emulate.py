@@ -37,19 +37,16 @@ def emulate(host, port, state_file, balance, currency, fee_rate, vat_rate, pay_d
     point the client at the printed base URL with the printed token. Participants take part
     from the home page; the study sends them back to /submissions/complete?cc=CODE."""
     from study.prolific.emulator import State, serve
-    from study.serve import listenable
+    from study.serve import announcer, listenable
 
     state = State(state_file, balance=balance, currency=currency, fee_rate=fee_rate,
                   vat_rate=vat_rate, pay_delay=pay_delay, token=token)
     state.data["pay_delay"] = pay_delay  # the one setting that may change between runs
     listenable(host, port)
-
-    def announce(listening: int) -> None:  # once it listens: the port --port 0 was given
-        url = f"http://{host}:{listening}"
-        click.echo(f"Prolific emulator on {url}  (state: {state_file})")
-        click.echo(f"  API base URL: {url}/api/v1/")
-        click.echo(f"  token:        {state.token}   (send: Authorization: Token {state.token})")
-        click.echo(f"  completion:   {url}/submissions/complete?cc=<code>")
-        click.echo(f"  participants: open {url}/ to take part in an ACTIVE study")
-
-    serve(state, host, port, announce=announce)
+    serve(state, host, port, announce=announcer(host, lambda url: [
+        f"Prolific emulator on {url}  (state: {state_file})",
+        f"  API base URL: {url}/api/v1/",
+        f"  token:        {state.token}   (send: Authorization: Token {state.token})",
+        f"  completion:   {url}/submissions/complete?cc=<code>",
+        f"  participants: open {url}/ to take part in an ACTIVE study",
+    ]))  # fmt: skip
