@@ -45,12 +45,8 @@ from study.review import evidence as review_evidence
 from study.store import reading, writing
 from study.store import sessions as session_store
 from study.store.mturk import mturk_assignments
-from study.store.withdrawals import withdrawn_ids
 
 REJECT_INTRO = "Sorry, we could not approve this HIT:"
-# A writer who withdrew did the work they submitted: it is decided and paid as anyone's, once.
-WITHDREW_FLAG = ("the writer withdrew (study withdraw --study): the session is left out of the "
-                 "study's data, not of this review; the rules above decide and pay the work done")
 
 
 @dataclass
@@ -169,7 +165,6 @@ def proposals(ctx: Context) -> list[Proposal]:
     # Judges' assignments have no writing session; `study judging review` decides them.
     judging = {r["hit_id"] for r in hit_module.rows(ctx) if hit_module.is_judging(r)}
     with reading(ctx.engine) as connection:
-        withdrawn = withdrawn_ids(connection)
         for assignment in assignment_module.stored(ctx, status="Submitted"):
             if assignment["hit_id"] in judging:
                 continue
@@ -188,8 +183,6 @@ def proposals(ctx: Context) -> list[Proposal]:
                     own_path=seen.own_path,
                 )
             proposal.flags = seen.flags
-            if session is not None and session["worker_id"] in withdrawn:
-                proposal.flags.append(WITHDREW_FLAG)
             found.append(proposal)
     return found
 

@@ -26,7 +26,6 @@ from study.review import evidence as review_evidence
 from study.store import reading, writing
 from study.store import sessions as session_store
 from study.store.prolific import prolific_submissions
-from study.store.withdrawals import withdrawn_ids
 
 REJECT_INTRO = "Sorry, we could not approve this submission:"
 REJECT_OUTRO = (
@@ -99,14 +98,12 @@ def proposals(ctx: Context) -> list[Proposal]:
     codes = {r["study_id"]: r["completion_code"] for r in studies.rows(ctx)}
     found = []
     with reading(ctx.engine) as connection:
-        withdrawn = withdrawn_ids(connection)
         for submission in submissions.stored(ctx, status="AWAITING REVIEW"):
             session = session_store.by_assignment(connection, submission["submission_id"])
-            proposal = propose_one(ctx, submission, session, codes.get(submission["study_id"], ""),
-                                   review_evidence.gather(connection, ctx.study, session))  # fmt: skip
-            if session is not None and session["worker_id"] in withdrawn:
-                proposal.flags = [*proposal.flags, shared_rules.WITHDREW_FLAG]
-            found.append(proposal)
+            found.append(
+                propose_one(ctx, submission, session, codes.get(submission["study_id"], ""),
+                            review_evidence.gather(connection, ctx.study, session))  # fmt: skip
+            )
     return found
 
 

@@ -1,6 +1,8 @@
 """What review's rules 4 and 5 read of a session, whichever provider brought the writer
 (study.mturk.review, study.prolific.review): the task server's own count of AI requests, the
-characters the writer wrote, and, beside the rules, the flags for text from outside the study.
+characters the writer wrote, and, beside the rules, the flags for text from outside the study
+and for a writer who withdrew (`study withdraw --study`), whose submitted work is still decided
+and paid as anyone's.
 
 What "wrote" means is the session's path's to say: on the core path, the characters of the final
 text the writer typed and kept (the replay's authorship, study.curation.replay); on a
@@ -22,6 +24,7 @@ from study.curation.origin import origin
 from study.curation.replay import WRITER, DeltaError, replay
 from study.store import events as event_store
 from study.store import sessions as session_store
+from study.store.withdrawals import recorded as withdrawal
 
 
 @dataclass(frozen=True)
@@ -32,19 +35,25 @@ class Evidence:
     flags: list[str] = field(default_factory=list)
 
 
+# A writer who withdrew did the work they submitted: it is decided and paid as anyone's, once.
+WITHDREW_FLAG = ("the writer withdrew (study withdraw --study): the session is left out of the "
+                 "study's data, not of this review; the rules above decide and pay the work done")
+
+
 def gather(connection: Connection, study: Study, session: dict | None) -> Evidence:
     if session is None:
         return Evidence()
     session_id = session["session_id"]
     requests = session_store.ai_requests(connection, session_id)
+    withdrew = [WITHDREW_FLAG] if session["worker_id"] and withdrawal(connection, session["worker_id"]) else []
     hooks = paradigms.path_hooks(study)
     if hooks is not None:
-        return Evidence(requests, hooks.written_chars(connection, session_id), own_path=True)
+        return Evidence(requests, hooks.written_chars(connection, session_id), own_path=True, flags=withdrew)
     records = event_store.records(connection, session_id)
     flags = []
     if study.outside_paste != "allow":
         flags = outside_text_flags(records, assistant_texts(connection, session_id))
-    return Evidence(requests, writer_chars(records), flags=flags)
+    return Evidence(requests, writer_chars(records), flags=flags + withdrew)
 
 
 def assistant_texts(connection: Connection, session_id: str) -> list[str]:
