@@ -13,7 +13,6 @@ database lacks (`adopt`).
 
 from __future__ import annotations
 
-import re
 import time
 import uuid
 from dataclasses import dataclass
@@ -25,11 +24,9 @@ from study.mturk import hits as hit_module
 from study.mturk import budget, ledger, money
 from study.mturk.client import MTurkError
 from study.mturk.context import Context
+from study.promised_pay import first_amount
 from study.store import reading, writing
 from study.store.mturk import mturk_hits
-
-# The first dollar amount in [study] pay written in words ("$2.50 plus a bonus").
-PROMISED_AMOUNT = re.compile(r"\$\s*(\d+(?:\.\d{1,2})?)(?!\.?\d)")
 
 # After this long MTurk may have forgotten a CreateHIT token (it keeps them 24 hours).
 TOKEN_TRUST_SECONDS = 23 * 3600
@@ -245,8 +242,8 @@ def pay_mismatch(study: Study, reward: Decimal) -> str | None:
     try:
         promised = money.parse_usd(study.pay)
     except money.MoneyError:
-        named = PROMISED_AMOUNT.search(study.pay)
-        promised = Decimal(named.group(1)) if named else None
+        named = first_amount(study.pay, "$")
+        promised = named[1] if named else None
     if promised == reward:
         return None
     return (

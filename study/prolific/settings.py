@@ -7,13 +7,13 @@ the workspace's currency, written as text ("2.50"), and kept in minor units.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
 from study.config import Study
 from study.prolific import money
 from study.prolific.client import is_loopback
+from study.promised_pay import first_amount
 
 COMPLETION_URL = "https://app.prolific.com/submissions/complete"
 DEVICES = ("desktop", "tablet", "mobile")
@@ -133,8 +133,8 @@ def pay_mismatch(study: Study, reward: int, currency: str) -> str | None:
     except money.MoneyError:
         # In words, the first amount named is the promise: "£2.50 plus a £1.00 bonus for the
         # best stories" promises £2.50 for the study, and a reward of £1.00 names the bonus.
-        named = re.search(r"([£$])\s*(\d+(?:\.\d{1,2})?)(?!\.?\d)", study.pay)
-        if named and named.group(1) == money.SYMBOLS.get(currency) and money.parse(named.group(2)) == reward:
+        named = first_amount(study.pay)
+        if named and named[0] == money.SYMBOLS.get(currency) and money.parse(named[1]) == reward:
             return None
     return (
         f"The consent page promises pay = {study.pay!r} ([study] in "
