@@ -87,9 +87,9 @@ def enter(args, round_name: str | None):
                 return entry_pages.message("Cannot start", "this submission belongs to another participant",
                                 400)  # fmt: skip
             refusal = rounds.entry_refusal(connection, study(), round_name or known["round"],
-                                           worker_id=pid)  # fmt: skip
+                                           worker_id=pid, returning="this submission")  # fmt: skip
             if refusal:
-                return entry_pages.message("Not this round", refusal.replace("HIT", "submission"), 403)
+                return entry_pages.message("Not this round", refusal, 403)
             if not entry_pages.start_allowed(connection):
                 return entry_pages.message("Please wait", "Too many sessions were started from your network "
                                 "in the last hour; please try again later.", 429)  # fmt: skip

@@ -103,11 +103,9 @@ def sessions_in(study: Study, round_name: str):
     return condition
 
 
-def in_lab_words(refusal: str) -> str:
-    """A refusal for a writer who entered with an access code, who has no HIT to return (as
-    Prolific's entry words it for its own participants, study.prolific.entry)."""
-    kept, returned, rest = refusal.partition("Please return this HIT; ")
-    return kept + rest[:1].upper() + rest[1:] if returned else refusal
+# What the refusals ask of an MTurk worker; `entry_refusal(returning=...)` words it for the way
+# the writer came: Prolific's submission, or nothing for a writer with an access code.
+RETURN_HIT = "Please return this HIT; "
 
 
 def entry_refusal(
@@ -117,8 +115,27 @@ def entry_refusal(
     *,
     worker_id: str | None = None,
     access_code: str | None = None,
+    returning: str | None = "this HIT",
 ) -> str | None:
-    """Why this writer may not start a new session in the round, or None if they may."""
+    """Why this writer may not start a new session in the round, or None if they may; asking
+    them to return `returning` (None: nothing to return, a writer with an access code)."""
+    refusal = _why_not(connection, study, round_name, worker_id=worker_id, access_code=access_code)
+    kept, asked, rest = (refusal or "").partition(RETURN_HIT)
+    if not asked or returning == "this HIT":
+        return refusal
+    if returning:
+        return f"{kept}Please return {returning}; {rest}"
+    return kept + rest[:1].upper() + rest[1:]
+
+
+def _why_not(
+    connection: Connection,
+    study: Study,
+    round_name: str | None,
+    *,
+    worker_id: str | None,
+    access_code: str | None,
+) -> str | None:
     if withdrawal(connection, worker_id or access_code or "") is not None:
         return WITHDREW_REFUSAL
     try:

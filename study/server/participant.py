@@ -126,10 +126,10 @@ def task():
             )
             if session is None or ((another or moving_on) and session["stage"] == "complete"):
                 refusal = rounds.entry_refusal(
-                    connection, study(), round_name, access_code=access_code
+                    connection, study(), round_name, access_code=access_code, returning=None
                 )
                 if refusal:
-                    return entry_pages.refuse_round(rounds.in_lab_words(refusal))
+                    return entry_pages.refuse_round(refusal)
                 if not entry_pages.start_allowed(connection):
                     return entry_pages.too_many_starts()
                 session = session_store.create(connection, access_code=access_code)
