@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import subprocess
 import sys
@@ -12,6 +11,8 @@ from click.testing import CliRunner
 from study.curation.cli import curate
 from study.curation.onepass import check_and_measure
 from study.curation.validate import validate_file
+
+from tests.garbage import toolkit_garbage
 
 from .conftest import PROMPT, SESSIONS, ops, record, small_session, write_lines
 
@@ -139,19 +140,7 @@ def test_a_checked_session_leaves_nothing_for_the_garbage_collector():
     # The pool's workers run without the collector (study.curation.runner): a session's checker
     # caught in a reference cycle (it held its own bound method) stayed in memory, with its text,
     # until the worker ended: 18 MB more per worker over the release.
-    # Only the toolkit's own objects are counted: the collector finds every thread's garbage,
-    # and a server an earlier test left in a thread of this process may make some as it polls.
+    # Only the toolkit's own objects are counted (tests/garbage.py).
     session = sorted(SESSIONS.glob("*.jsonl"))[0]
     check_and_measure(session, "paper")
-    gc.collect()
-    gc.disable()
-    gc.set_debug(gc.DEBUG_SAVEALL)  # what the collector finds is kept in gc.garbage to be looked at
-    try:
-        check_and_measure(session, "paper")
-        gc.collect()
-        ours = [type(o).__qualname__ for o in gc.garbage if type(o).__module__.startswith("study.")]
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-        gc.enable()
-    assert ours == []
+    assert toolkit_garbage(lambda: check_and_measure(session, "paper")) == []

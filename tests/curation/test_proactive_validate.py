@@ -9,6 +9,7 @@ from study.curation.replay import replay
 from study.curation.validate import validate_events
 from tests.curation.conftest import write_lines
 from tests.curation.proactive_session import Script
+from tests.garbage import toolkit_garbage
 
 # Issue codes only proactive logs can raise (tests/curation/test_validate.py counts the rest).
 CODES = {"proactive-unknown-suggestion", "proactive-span"}
@@ -88,15 +89,6 @@ def test_l0_shows_a_list_and_l1_to_l3_one_suggestion():
 def test_a_checked_proactive_session_leaves_nothing_for_the_garbage_collector():
     # As the core's checker (tests/curation/test_onepass.py): the pool's workers run without
     # the collector, so the extension's checks must not hold their checker in a cycle.
-    import gc
-
     events = scripted().events
     validate_events(events)
-    gc.collect()
-    gc.disable()
-    try:
-        validate_events(events)
-        left = gc.collect()
-    finally:
-        gc.enable()
-    assert left == 0
+    assert toolkit_garbage(lambda: validate_events(events)) == []
