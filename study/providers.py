@@ -85,6 +85,9 @@ class ParticipantPath(Protocol):
     """A provider's own way into and out of the task server (Prolific: URL parameters in,
     a redirect to its completion URL out)."""
 
+    # What its writers give back to leave a study, as a refusal asks them: "this HIT".
+    returned_as: str
+
     def arrives(self, args) -> bool:
         """The /task request carries this provider's parameters."""
 
@@ -205,6 +208,15 @@ def registered() -> list[Provider]:
 
 def participant_paths() -> list[ParticipantPath]:
     return [p.participant for p in registered() if p.participant is not None]
+
+
+def returning(session: dict) -> str | None:
+    """What the writer of this session gives back to leave the study ("this HIT", "this
+    submission"), by the participant path it came through; None for a lab writer."""
+    for path in participant_paths():
+        if path.submission_deadline(session) is not None:
+            return path.returned_as
+    return None
 
 
 def counted_session_ids(connection: Connection, access_codes: frozenset[str] | None) -> set[str]:

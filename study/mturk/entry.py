@@ -107,6 +107,9 @@ def _time_ran_out(session: dict) -> bool:
     return deadline is not None and time.time() > deadline
 
 
+returned_as = "this HIT"  # study.providers.ParticipantPath
+
+
 def completion_url(session: dict) -> str | None:
     return None  # MTurk's HIT is submitted by a form on the completion page, not a redirect
 

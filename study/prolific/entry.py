@@ -87,7 +87,7 @@ def enter(args, round_name: str | None):
                 return entry_pages.message("Cannot start", "this submission belongs to another participant",
                                 400)  # fmt: skip
             refusal = rounds.entry_refusal(connection, study(), round_name or known["round"],
-                                           worker_id=pid, returning="this submission")  # fmt: skip
+                                           worker_id=pid, returning=returned_as)  # fmt: skip
             if refusal:
                 return entry_pages.message("Not this round", refusal, 403)
             if not entry_pages.start_allowed(connection):
@@ -108,6 +108,9 @@ def repeat_session(connection, study_config, pid: str, study_id: str) -> dict | 
     if not prolific_settings.from_study(study_config).once_per_participant:
         return None
     return prolific_store.earlier_session(connection, pid, study_id)
+
+
+returned_as = "this submission"  # study.providers.ParticipantPath
 
 
 def completion_url(session: dict) -> str | None:

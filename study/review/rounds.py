@@ -14,6 +14,8 @@ The task server asks this module (study.server.participant, study.server.assignm
     a writer who withdrew (`study withdraw --study`) starts no new session in any round, so
     the main round is closed to them at once, before `study qualify` revokes the platform's
     qualification (it may arrive late, or the researcher may not run it for a while);
+  - `resume_refusal`: nor goes on with a session they had not finished (every page of the
+    path asks, study.server.stages.at_stage); a finished session's pages stay theirs;
   - `record`: the round of a new session;
   - `prompt_codes`, `instructions`: what the session's round offers.
 `study simulate` asks it too (`round_named`, `offered_prompts`, `required_round`), so a pilot
@@ -27,6 +29,7 @@ import html
 
 from sqlalchemy import Connection, or_, select
 
+from study import providers
 from study.config import Prompt, Study
 from study.review import decisions
 from study.review import settings as review_settings
@@ -120,7 +123,21 @@ def entry_refusal(
     """Why this writer may not start a new session in the round, or None if they may; asking
     them to return `returning` (None: nothing to return, a writer with an access code)."""
     refusal = _why_not(connection, study, round_name, worker_id=worker_id, access_code=access_code)
-    kept, asked, rest = (refusal or "").partition(RETURN_HIT)
+    return _worded(refusal, returning) if refusal else None
+
+
+def resume_refusal(connection: Connection, session: dict) -> str | None:
+    """Why the writer of this unfinished session may not go on with it (they withdrew after
+    starting it), or None: a finished session's pages stay theirs."""
+    if session["stage"] == "complete":
+        return None
+    if withdrawal(connection, session["worker_id"] or session["access_code"] or "") is None:
+        return None
+    return _worded(WITHDREW_REFUSAL, providers.returning(session))
+
+
+def _worded(refusal: str, returning: str | None) -> str:
+    kept, asked, rest = refusal.partition(RETURN_HIT)
     if not asked or returning == "this HIT":
         return refusal
     if returning:

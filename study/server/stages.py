@@ -17,7 +17,8 @@ from flask import current_app, g, redirect, request, url_for
 
 from study import paradigms, providers
 from study.config_types import GENRE_NOUNS
-from study.server import within
+from study.review import rounds
+from study.server import entry_pages, within
 from study.server.context import engine, session_or_404, study
 from study.store import sessions as session_store
 from study.store import reading, writing
@@ -39,12 +40,17 @@ def stage_endpoint(session: dict) -> str:
 
 def at_stage(stage: str):
     """The page of one stage: the view runs only for a session at that stage (and gets it);
-    a session anywhere else is redirected to its own stage's page."""
+    a session anywhere else is redirected to its own stage's page, and an unfinished session
+    of a writer who withdrew is refused (study.review.rounds.resume_refusal)."""
 
     def decorate(view):
         @functools.wraps(view)
         def checked(session_id: str):
             session = session_or_404(session_id)
+            with reading(engine()) as connection:
+                refusal = rounds.resume_refusal(connection, session)
+            if refusal:
+                return entry_pages.message("Withdrawn", refusal, 403)
             # The right stage on another paradigm's page (a session whose paradigm serves its
             # own writing page, at the core's) goes to its own page too.
             if session["stage"] != stage or request.endpoint != stage_endpoint(session):

@@ -9,7 +9,8 @@ sessions out, and with it the export (every format), the report and a judging ro
 reviewers' workspace (queue, pages, counts) by `withdrawn_submission_ids`, whose submissions
 `study qualify` pays without a review outcome, revoking a qualification granted before the
 withdrawal (study.mturk.qualify, study.prolific.qualify); the task server starts no new session
-for them (`recorded`, study.review.rounds.entry_refusal). Nothing is deleted:
+for them and takes an unfinished one no further (`recorded`, study.review.rounds.entry_refusal
+and resume_refusal). Nothing is deleted:
 the rows stay for the payment records (the MTurk and Prolific ledgers are not touched, the
 writers were paid for the work), and a withdrawal recorded by mistake can be seen and undone
 by hand. The study database already holds raw worker ids, so the id is kept as given; the

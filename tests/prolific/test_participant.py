@@ -108,3 +108,23 @@ def test_a_participant_who_left_their_submission_is_told_so_rather_than_write_on
 
     assert again.status_code == 403, again.location
     assert says in again.get_data(as_text=True).replace("&#39;", "'")
+
+
+def test_a_participant_who_withdrew_mid_study_is_asked_to_return_the_submission(ctx, prolific, task_client, study_folder):
+    # `study withdraw` while their session was open: the study link and the session's pages
+    # refuse them, in Prolific's words (study.review.rounds.resume_refusal).
+    from click.testing import CliRunner
+
+    from study.cli import main
+
+    made = published(ctx)
+    joined = join(prolific, made["study_id"], "5f3e9a1b2c3d4e5f6a7b8cff")
+    url = urlsplit(joined["url"])
+    session_id = task_client.get(f"{url.path}?{url.query}").location.split("/")[2]
+    done = CliRunner().invoke(main, ["withdraw", "5f3e9a1b2c3d4e5f6a7b8cff", "--study", str(study_folder)])
+    assert done.exit_code == 0, done.output
+
+    for page in (task_client.get(f"{url.path}?{url.query}", follow_redirects=True),
+                 task_client.get(f"/s/{session_id}/consent")):  # fmt: skip
+        assert page.status_code == 403
+        assert "Please return this submission" in page.get_data(as_text=True)
