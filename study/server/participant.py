@@ -355,8 +355,8 @@ def _completion_closed(session: dict) -> bool:
     # A worker who closed the tab before submitting comes back while the provider still takes
     # the submission (MTurk: the HIT stays in their dashboard until the assignment's time runs
     # out): the page stays open that long, or the finished work is abandoned and not paid.
-    deadlines = [d for path in paths if (d := path.submission_deadline(session)) is not None]
-    if time.time() > max([(session["completed_at"] or 0) + COMPLETE_PAGE_SECONDS, *deadlines]):
+    deadline = stages.submission_deadline(session) or 0
+    if time.time() > max((session["completed_at"] or 0) + COMPLETE_PAGE_SECONDS, deadline):
         return True
     # Once the provider has the submission, the page says only that the session is done.
     return any(path.submitted(session) for path in paths)

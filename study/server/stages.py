@@ -74,6 +74,15 @@ def completion_url(session: dict) -> str | None:
     return None
 
 
+def submission_deadline(session: dict) -> float | None:
+    """The latest time (epoch seconds) the session's platform takes its submission (MTurk's
+    assignment time, Prolific's maximum time); None for a lab session."""
+    for path in providers.participant_paths():
+        if (deadline := path.submission_deadline(session)) is not None:
+            return deadline
+    return None
+
+
 def completion_origin(session: dict) -> str | None:
     url = completion_url(session)
     if url is None:

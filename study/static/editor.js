@@ -175,6 +175,8 @@
     const point = StudyEditor.savedStart(boot) || await StudyEditor.serverStart(boot, say);
     begin(point);
     if (point.fresh) record("system-initialize", "api", { currentDoc: documentText() });
+    // Once the page is ready, whose start clears the status line (editor-finish.js).
+    StudyEditor.startSubmitClock(boot, document.getElementById("submit-clock"), say);
   }
 
   // `point`: a starting point (editor-start.js).
