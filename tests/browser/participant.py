@@ -31,6 +31,20 @@ def start_writing(page: Page, base_url: str, access_code: str = "lab-1") -> str:
     return page.url.rstrip("/").split("/")[-2]
 
 
+def consent_to_editor(page: Page) -> str:
+    """From the consent page on screen (MTurk's or Prolific's way in, a next part) through the
+    instructions and the prompt list to the editor. Returns the session id."""
+    page.get_by_test_id("consent").check()
+    page.get_by_test_id("next").click()
+    page.wait_for_url("**/instructions")
+    page.get_by_test_id("next").click()
+    page.wait_for_url("**/prompt")
+    page.get_by_test_id("prompt-option").first.click()
+    page.wait_for_url("**/writing")
+    expect(page.get_by_test_id("editor")).to_be_editable()
+    return page.url.rstrip("/").split("/")[-2]
+
+
 def past_instructions(page: Page, base_url: str, access_code: str = "lab-1") -> None:
     """From /task through consent and instructions, to whatever page comes next."""
     to_instructions(page, base_url, access_code)

@@ -18,6 +18,7 @@ from study.store import make_engine, reading
 from study.store import sessions as session_store
 from tests.browser.conftest import CONTACT, MIN_SECONDS
 from tests.browser.participant import (
+    consent_to_editor,
     evaluate_and_survey,
     finish_writing,
     start_writing,
@@ -166,13 +167,7 @@ class TestDhillon:
 
     def _next_part(self, page) -> None:
         page.get_by_test_id("next-part").click()
-        page.get_by_test_id("consent").check()
-        page.get_by_test_id("next").click()
-        page.wait_for_url("**/instructions")
-        page.get_by_test_id("next").click()
-        page.wait_for_url("**/prompt")
-        page.get_by_test_id("prompt-option").first.click()
-        page.wait_for_url("**/writing")
+        consent_to_editor(page)
 
     def test_each_writer_writes_in_every_arm_in_a_latin_square_order(self, page, task_server, study_dir, tmp_path):
         start_writing(page, task_server.url, "dh-1")

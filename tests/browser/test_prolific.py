@@ -14,7 +14,7 @@ from study import config
 from study.prolific import client, settings, studies, submissions
 from study.prolific.context import open_context
 from study.prolific.emulator import State, serve_in_thread
-from tests.browser.participant import finish_writing, type_text, wait_saved
+from tests.browser.participant import consent_to_editor, finish_writing, type_text, wait_saved
 
 pytestmark = pytest.mark.browser
 
@@ -45,14 +45,7 @@ def test_a_participant_goes_from_the_prolific_link_to_the_completion_redirect(pa
     page.goto(f"{prolific.url}/_emulator/take-part?study_id={made['study_id']}&participant_id={PID}")
     page.wait_for_url("**/consent")
     assert page.url.startswith(server.url)
-    page.get_by_test_id("consent").check()
-    page.get_by_test_id("next").click()
-    page.wait_for_url("**/instructions")
-    page.get_by_test_id("next").click()
-    page.wait_for_url("**/prompt")
-    page.get_by_test_id("prompt-option").first.click()
-    page.wait_for_url("**/writing")
-    expect(page.get_by_test_id("editor")).to_be_editable()
+    consent_to_editor(page)
     type_text(page, " The fog lifted over the harbour, and the boats came home one by one.")
     page.keyboard.press("Tab")
     expect(page.get_by_test_id("suggestion").first).to_be_visible()

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from study.store import make_engine, writing
 from study.store import sessions as session_store
-from tests.browser.participant import start_writing
+from tests.browser.participant import consent_to_editor, start_writing
 
 pytestmark = pytest.mark.browser
 
@@ -21,14 +21,7 @@ MTURK = "workerId=A1CLOCK0WORKER&assignmentId=3ASSIGNCLOCK1&hitId=3HITCLOCK0001&
 
 def to_editor_from_mturk(page, base_url: str) -> str:
     page.goto(f"{base_url}/task?{MTURK}")
-    page.get_by_test_id("consent").check()
-    page.get_by_test_id("next").click()
-    page.wait_for_url("**/instructions")
-    page.get_by_test_id("next").click()
-    page.wait_for_url("**/prompt")
-    page.get_by_test_id("prompt-option").first.click()
-    page.wait_for_url("**/writing")
-    return page.url.rstrip("/").split("/")[-2]
+    return consent_to_editor(page)
 
 
 def entered_ago(study, session_id: str, seconds: float) -> None:
