@@ -10,7 +10,7 @@ services expect.
 
 What is recorded: study.toml as parsed (without [study] database, which may hold a password,
 and without any user:password in [suggestions] endpoint),
-its SHA-256, the arms, [plan] (hypotheses, exclusions, outcomes, comparisons), the SHA-256
+its SHA-256, the arms, [plan] (hypotheses, exclusions and their rules, outcomes, comparisons), the SHA-256
 of the consent and instructions texts participants will read, every survey's questions as
 participants will be asked them (with a `[[surveys]]` preset's or file's, which study.toml only names),
 and what each other file it names holds (`files`: the blocklist, a round's instructions, the
@@ -37,6 +37,7 @@ from study import control_arm
 from study.config import CONFIG_NAME, Study
 from study.curation.stats import COLUMNS as STATS_COLUMNS
 from study.model_client import safe_url
+from study.plan import exclude
 from study.plan import files as plan_files
 
 RECORD_NAME = "preregistration.json"
@@ -84,7 +85,8 @@ def assignment(signed: dict) -> str | None:
 
 
 def check_plan(study: Study) -> dict:
-    """[plan] as recorded; a comparison naming an unknown outcome or arm, or of an arm with itself, is an error."""
+    """[plan] as recorded; a comparison naming an unknown outcome or arm, or of an arm with itself,
+    or an exclusion rule that cannot be applied (study.plan.exclude.check), is an error."""
     plan = study.raw.get("plan", {})
     source = study.directory / CONFIG_NAME
     outcomes = {o["name"] for o in plan.get("outcomes", [])}
@@ -136,6 +138,7 @@ def check_plan(study: Study) -> dict:
             if comparison[side] not in names:
                 problems.append(f"{source}: plan.comparisons[{i}].{side}: no condition is named "
                                 f"{comparison[side]!r}. Fix: one of {sorted(names)}.")  # fmt: skip
+    problems += exclude.check(study, plan.get("exclude", []), measures, str(source))
     if not plan.get("comparisons"):
         problems.append(f"{source}: plan: no [[plan.comparisons]]. Fix: declare the comparisons the study "
                         "is run for (outcome, treatment, control); see README, Preregistration.")  # fmt: skip
@@ -155,7 +158,10 @@ def build(study: Study, now: dt.datetime | None = None) -> dict:
         "configuration": configuration(study),
         "arms": arms(study),
         "plan": {"hypotheses": plan.get("hypotheses", ""), "exclusions": plan.get("exclusions", ""),
-                 "outcomes": plan.get("outcomes", []), "comparisons": plan.get("comparisons", [])},
+                 "outcomes": plan.get("outcomes", []), "comparisons": plan.get("comparisons", []),
+                 # The rules the report applies (study.plan.exclude); a plan without any
+                 # records what it recorded before rules existed.
+                 **({"exclude": plan["exclude"]} if plan.get("exclude") else {})},
         "texts_sha256": texts_sha256(study),
         "surveys": surveys(study),
         "files": files(study),

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from study import config as study_config
 from study.plan import comparisons as comparison_module
 from study.plan import deviations as deviation_module
+from study.plan import exclude
 from study.plan import record as record_module
 from study.report.data import STUDY, ReportData
 
@@ -22,6 +23,8 @@ class PlanFacts:
     estimates: list[tuple[dict, dict, comparison_module.Difference]] = field(default_factory=list)
     deviations: list[deviation_module.Deviation] | None = None  # None: not known (a release)
     simulated_left_out: int = 0  # sessions of `study simulate` left out of the estimates
+    # Each [[plan.exclude]] rule's name and the sessions it left out (study.plan.exclude).
+    ruled_out: list[tuple[str, set[str]]] = field(default_factory=list)
 
 
 def measure_values(data: ReportData, measure: str) -> dict[str, float]:
@@ -76,6 +79,12 @@ def load(data: ReportData) -> None:
         facts.simulated_left_out = len(pilots)
         condition = {s: c for s, c in condition.items() if s not in pilots}
     writer_of = {s.session_id: s.writer for s in data.sessions}
+    # The rules the record fixed, not today's study.toml's (a change of them is a deviation).
+    if rules := plan.get("exclude", []):
+        values = {r["measure"]: measure_values(data, r["measure"]) for r in rules if "measure" in r}
+        facts.ruled_out = exclude.left_out(rules, values, data.answers, writer_of, sorted(condition))
+        gone = set().union(*(out for _, out in facts.ruled_out))
+        condition = {s: c for s, c in condition.items() if s not in gone}
     # The design the record fixed decides paired or independent, not the study.toml of today
     # (a change of it is a deviation) nor how many stopped part-way.
     design = record_module.assignment(facts.signed)

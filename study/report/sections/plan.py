@@ -89,6 +89,12 @@ def build(data: ReportData) -> Section | None:
                       "sessions or writers")  # fmt: skip
     if caveat:
         section.paragraph(caveat, note=True)
+    if facts.ruled_out:
+        counts = "; ".join(f"{name}: {len(out)} session(s)" for name, out in facts.ruled_out)
+        both = len(set().union(*(out for _, out in facts.ruled_out)))
+        section.paragraph(f"Left out by the record's exclusion rules ([[plan.exclude]]), before these "
+                          f"comparisons, {both} session(s) in all: {counts}. A survey rule leaves out "
+                          "every session of a writer whose answer it excludes.", note=True)  # fmt: skip
     if facts.simulated_left_out:
         section.paragraph(f"{facts.simulated_left_out} session(s) of simulated writers (study simulate) are "
                           "left out of these comparisons.", note=True)  # fmt: skip
