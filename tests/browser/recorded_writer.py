@@ -56,7 +56,9 @@ class RecordedModel:
     was shown, as model outputs that our post-processing (study.suggest.postprocess) turns back
     into the recorded `original`s: each is its own first sentence. Keeps the prompts it got.
     A query is answered when `answer` says so (where the log has its suggestion-open), so what
-    the writer did while waiting is done while the editor waits too."""
+    the writer did while waiting is done while the editor waits too. Queries are answered in
+    the order they came, the n-th with the n-th list: a writer who pressed Tab again before the
+    answer (2f923aba events 68-72) has two queries waiting at once."""
 
     model_id = "recorded"
 
@@ -64,20 +66,31 @@ class RecordedModel:
         self.lists = [list(items) for items in lists]
         self.prompts: list[str] = []
         self.url = ""  # the endpoint's base URL, once it is served
-        self._lock = threading.Lock()
-        self._answers = threading.Semaphore(0)
+        self._turns = threading.Condition()
+        self._answered = 0
 
     def answer(self, queries: int = 1) -> None:
-        for _ in range(queries):
-            self._answers.release()
+        with self._turns:
+            self._answered += queries
+            self._turns.notify_all()
 
     def generate(self, prompt: str, *, n: int = 1, **_decoding) -> list[Generation]:
-        with self._lock:
+        with self._turns:
+            turn = len(self.prompts)
             self.prompts.append(prompt)
-        self._answers.acquire(timeout=30)
-        with self._lock:
-            items = self.lists.pop(0) if self.lists else []
+            self._turns.wait_for(lambda: self._answered > turn, timeout=30)
+        items = self.lists[turn] if turn < len(self.lists) else []
         return [Generation(text=text, token_logprobs=[-0.5], finish_reason="stop", tokens=[text]) for text in items[:n]]
+
+    def wait_asked(self, page: Page, queries: int) -> None:
+        """Wait until the model has been asked `queries` times in all, so a second Tab's query
+        comes after the first's (and gets the second list); fails when it is not asked."""
+        for _ in range(600):
+            if len(self.prompts) >= queries:
+                return
+            page.wait_for_timeout(50)
+        status = page.get_by_test_id("status").inner_text()
+        raise AssertionError(f"Tab asked the model {len(self.prompts)} times, not {queries}; the status line: {status!r}")
 
     def format_chat(self, messages: Sequence[dict]) -> str:  # pragma: no cover - completion mode only
         raise NotImplementedError
@@ -118,9 +131,13 @@ def _where(number: int, record: dict) -> str:
 
 def redo_all(page: Page, log: Sequence[dict], model: RecordedModel, start: int = 0) -> None:
     """Do what the writer did, in order; each query is answered where the log has its list."""
+    asked = sum(record["eventName"] == "suggestion-get" for record in log[:start])
     for number, record in enumerate(log[start:], start):
         if record["eventSource"] == "user":
             redo(page, log, number)
+            if record["eventName"] == "suggestion-get":
+                asked += 1
+                model.wait_asked(page, asked)
         elif record["eventName"] == "suggestion-open":
             model.answer()
             expect(page.get_by_test_id("suggestion")).to_have_count(len(record["currentSuggestions"]))
