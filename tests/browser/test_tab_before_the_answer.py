@@ -15,7 +15,15 @@ from playwright.sync_api import Page, Route, expect
 
 from study import config
 from study.lm.server import serve_in_thread
-from tests.browser.participant import editor_text, export_session, replay, start_writing, type_text, wait_saved
+from tests.browser.participant import (
+    check_release_format,
+    editor_text,
+    export_session,
+    replay,
+    start_writing,
+    type_text,
+    wait_saved,
+)
 from tests.browser.recorded_writer import RecordedModel
 from tests.browser.routed import Routed
 
@@ -53,6 +61,7 @@ def asked_and_listed(page: Page, study_dir, tmp_path, session_id: str) -> list[t
     """The exported log's records from the first Tab on: (event, source, the list it carries)."""
     wait_saved(page)
     log = export_session(study_dir, tmp_path / "export", session_id, unfinished=True)
+    check_release_format(log)
     assert replay(log) == editor_text(page) + "\n"
     first = [r["eventName"] for r in log].index("suggestion-get")
     return [(r["eventName"], r["eventSource"], [item["original"] for item in r["currentSuggestions"]]) for r in log[first:]]
