@@ -115,6 +115,30 @@ def test_an_older_press_answered_after_the_newer_one_is_neither_shown_nor_logged
     ]
 
 
+def test_tab_held_down_is_one_press_one_query(page, task_server, study_dir, tmp_path):
+    # The key's repeats (keydown with repeat set, ~30 a second) each asked the model: a writer
+    # resting a finger on Tab spent the session's model calls in a second.
+    suggestions = Routed(page, "**/suggestions")
+    session_id = start_writing(page, task_server.url)
+    suggestions.hold()
+    type_text(page, " It was late.")
+    for _ in range(8):
+        page.keyboard.down("Tab")  # the first a press, then the key's repeats
+    page.keyboard.up("Tab")
+    suggestions.first_held("the held Tab")
+    page.keyboard.press("Tab")  # a press of its own: its request comes after any the repeats sent
+    for _ in range(600):
+        if len(suggestions.held) >= 2:
+            break
+        page.wait_for_timeout(50)
+    assert len(suggestions.held) == 2
+    for route in list(suggestions.held):
+        answer_with(route, OLDER)
+    expect(page.get_by_test_id("spinner")).to_be_hidden()
+    gets = [r for r in asked_and_listed(page, study_dir, tmp_path, session_id) if r[0] == "suggestion-get"]
+    assert len(gets) == 2
+
+
 @pytest.fixture
 def model():
     """A model that answers when the test says so, the writer's first query with OLDER."""

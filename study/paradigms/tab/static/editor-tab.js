@@ -139,7 +139,9 @@ window.StudyEditor = window.StudyEditor || {};
       if (event.key === "Tab") {
         event.preventDefault();
         if (event.shiftKey) reopen();
-        else askForSuggestions();
+        // A held key repeats its keydown: one press, one query (CoAuthor's presses before the
+        // answer came 0.2 s apart at the closest, each a press of its own).
+        else if (!event.repeat) askForSuggestions();
         return true;
       }
       if (!popup.isOpen) return false;
