@@ -45,28 +45,43 @@ class SessionFacts:
 def suggestion_timing(events: Sequence[Mapping]) -> tuple[int, int, list[float]]:
     """(queries, unanswered, latencies in ms) as the writer lived them, from the log alone.
 
-    A `suggestion-get` is answered by the next `suggestion-open`; a `suggestion-fail`, another
-    get or the end of the session before it means no list was shown (shared data README: not
-    every get is answered).
+    Not every get is answered (shared data README), and a writer may press Tab again before the
+    answer: CoAuthor then logged a get per press and opened each list that came, in order (the
+    sample's 2f923aba events 68-72), and our editor does the same, dropping an older press's
+    list that comes after a newer one's. So the gets pressed one after another, and the lists
+    (`suggestion-open`) and failures (`suggestion-fail`) that follow them before the next get,
+    are taken together: the last gets are answered by those results in order, and the earlier
+    ones, one per missing result, got no list (a get pressed again 3-150 s after one that was
+    never answered, 40 times in the sample, leaves that one unanswered).
     """
     queries = unanswered = 0
     latencies: list[float] = []
-    pending: int | None = None
+    asked: list[float] = []  # the gets of the run, their times
+    results: list[tuple[str, float]] = []  # what came after them: ("open" | "fail", time)
+
+    def settle() -> None:
+        nonlocal unanswered
+        answered = asked[len(asked) - len(results):] if results else []
+        unanswered += len(asked) - len(answered)
+        for (kind, at), pressed in zip(results, answered):
+            if kind == "open":
+                latencies.append(at - pressed)
+            else:
+                unanswered += 1
+        asked.clear()
+        results.clear()
+
     for event in events:
         name = event.get("eventName")
+        at = float(event.get("eventTimestamp") or 0)
         if name == "suggestion-get":
-            if pending is not None:
-                unanswered += 1
+            if results:
+                settle()
             queries += 1
-            pending = event.get("eventTimestamp")
-        elif name == "suggestion-open" and pending is not None:
-            latencies.append(float(event.get("eventTimestamp", pending)) - float(pending))
-            pending = None
-        elif name == "suggestion-fail" and pending is not None:
-            unanswered += 1
-            pending = None
-    if pending is not None:
-        unanswered += 1
+            asked.append(at)
+        elif name in ("suggestion-open", "suggestion-fail") and len(results) < len(asked):
+            results.append(("open" if name == "suggestion-open" else "fail", at))
+    settle()
     return queries, unanswered, latencies
 
 

@@ -73,6 +73,17 @@ def test_suggestion_timing_counts_latency_and_queries_without_a_list():
     assert suggestion_timing(events) == (3, 2, [700.0])
 
 
+def test_tab_pressed_again_before_the_answer_pairs_each_list_with_its_press():
+    # As CoAuthor logged 2f923aba events 68-72 and our editor logs it: two gets, two lists.
+    twice = [_event("suggestion-get", "user", ts=1000), _event("suggestion-get", "user", ts=1160),
+             _event("suggestion-open", "api", ts=3000), _event("suggestion-open", "api", ts=3130)]  # fmt: skip
+    assert suggestion_timing(twice) == (2, 0, [2000.0, 1970.0])
+    # A get never answered, pressed again later: the first got no list, the second its own.
+    again = [_event("suggestion-get", "user", ts=1000), _event("suggestion-get", "user", ts=6000),
+             _event("suggestion-open", "api", ts=7000)]  # fmt: skip
+    assert suggestion_timing(again) == (2, 1, [1000.0])
+
+
 def test_new_entities_are_those_not_in_the_text_before_and_reuse_is_what_the_writer_typed_later():
     spacy = pytest.importorskip("spacy")
     nlp = spacy.blank("en")  # a real spaCy pipeline with a rule-based recognizer: no download
