@@ -261,3 +261,19 @@ def test_the_rating_trajectory_gives_each_checkpoint_its_interval(tmp_path, mode
         mean, low, high, n = re.fullmatch(r"(\S+) \[(\S+), (\S+)\] \(n=(\d+)\)", cell).groups()
         assert (float(mean), int(n)) == (statistics.mean(ratings_at[point]), 3)
         assert min(ratings_at[point]) <= float(low) < float(mean) < float(high) <= max(ratings_at[point])
+
+
+def test_the_exports_report_gives_the_final_survey_as_the_study_folders_does(chat_study_folder, tmp_path):
+    """An export's survey.csv has no question types, but it holds every item of CollabLLM's
+    shipped instruments, so the report reads them as defined: why each conversation ended is
+    counted per reason, all four offered (spec C7's session-end reasons), and the "Other reason"
+    text is counted, never printed, however many writers gave the same words."""
+    _curated(chat_study_folder, tmp_path)  # study export --format chat --out tmp_path/export
+    export = _report(tmp_path / "export", tmp_path / "export-report.html")
+    study = _report(chat_study_folder, tmp_path / "study-report.html")
+    assert export.sections["survey"] == study.sections["survey"]
+    reasons = next(t for t in export.sections["survey"] if "Other reason" in t[0])
+    assert reasons[0][2:] == ["I am satisfied with the document the AI created.",
+                              "I found the AI writing assistant not helpful.",
+                              "I encountered technical issues with the interface.", "Other reason"]
+    assert FINAL["end_reason_other"] not in export.html

@@ -150,3 +150,26 @@ def test_a_paradigm_run_in_two_genre_conditions_gets_table_13s_row_from_all_its_
     after = html[html.index(heading):]
     dimensions = {row[1]: row for row in _rows(after, "<th>dimension</th>")}
     assert [dimensions[d][3] for d in ("PW", "US", "CU", "AD")] == means[10:]
+
+
+def test_coauthors_own_questions_beside_q1_q10_are_no_dimension_of_table_13(tmp_path):
+    """`study init --design mindcopilot` asks CoAuthor's own questions (study.toml's [[survey]]:
+    ownership, satisfaction, reuse, ungrouped) beside Q1-Q10, and its export's survey.csv has
+    both. Those ids are also items of the shipped coauthor-post-session instrument, grouped as
+    "overall"; a file that does not hold that whole instrument did not ask it, so Table 13 keeps
+    MindCopilot's four dimensions, as the study folder's report gives them."""
+    _release_folder(tmp_path)
+    survey = tmp_path / "survey.csv"
+    lines = survey.read_text(encoding="utf-8").splitlines()
+    lines = [lines[0] + ",native_speaker,ownership,satisfaction,reuse"] + [line + ",Yes,6,5,7" for line in lines[1:]]
+    survey.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["report", str(tmp_path), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    html = out.read_text(encoding="utf-8")
+    dimensions = {row[1] for row in _rows(html, "Questionnaire dimensions")}
+    assert dimensions == {"PW", "US", "CU", "AD"}
+    rows = {(row[0], row[1]): row for row in _rows(html, "Questionnaire dimensions")}
+    for paradigm, means in MEANS.items():
+        for dimension, mean in zip(("PW", "US", "CU", "AD"), means.split()[10:]):
+            assert rows[(paradigm, dimension)][3] == mean, (paradigm, dimension)
