@@ -6,8 +6,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
-from study import control_arm
+from study import control_arm, paradigms
 from study.curation.formats import Session
 from study.curation.metrics import distinct_n
 from study.curation.replay import replay
@@ -32,6 +33,10 @@ class SessionFacts:
     # False in a control arm (metadata paradigm "none", study.control_arm): no suggestion
     # figure applies to the session.
     assistant: bool = True
+    # False where the session's paradigm has no Tab list (a chat arm: an assistant beside the
+    # editor, its conversation in a file of its own): its suggestion counts are not applicable,
+    # empty, as `study export`'s metadata.csv leaves them (study.export.coauthor).
+    tab_list: bool = True
     sentence_distinct: list[tuple[str, float]] = field(default_factory=list)
     suggestion_distinct: list[float] = field(default_factory=list)
     latencies_ms: list[float] = field(default_factory=list)  # suggestion-get -> suggestion-open
@@ -115,6 +120,9 @@ def session_facts(session: Session, meta: Mapping, *, nlp=None,
     )
     if not facts.assistant:  # not applicable without a model to collaborate with
         facts.stats.update(dict.fromkeys(control_arm.COLLABORATION_SCORES))
+    elif not paradigms.counts_suggestions(SimpleNamespace(paradigm=str(meta.get("paradigm") or "") or None)):
+        facts.tab_list = False  # no list to query or accept from: not 0 queries, not 0 % accepted
+        facts.stats.update(dict.fromkeys(control_arm.SUGGESTION_COLUMNS))
     sentences = authored_sentences(document)
     for kind, sentence in sentences:
         value = distinct_n(sentence, 2)

@@ -42,10 +42,28 @@ UNMEASURED = ("{n} session(s) of a MindCopilot arm were shown no suggestion (L0'
               "apply to them, so they are left out of the acceptance means, not counted as 0.")
 
 
+# A chat arm's writer had an assistant but no Tab list (study.report.facts: `tab_list`).
+NO_TAB_LIST = ("{n} session(s) of a chat arm (an assistant beside the editor, no Tab list) had "
+               "no suggestion to query or accept: their queries and acceptance are not "
+               "applicable, so they are left out of those means, not counted as 0 (their counts "
+               "are empty in metadata.csv too).")
+
+
 def not_applicable(sessions) -> int:
-    """Sessions with an assistant whose acceptance is not applicable (left empty)."""
-    return sum(1 for s in sessions if s.assistant and "perc_selected" in s.stats
+    """Sessions of a MindCopilot arm whose acceptance is not applicable (left empty)."""
+    return sum(1 for s in sessions if s.assistant and s.tab_list and "perc_selected" in s.stats
                and s.stats["perc_selected"] is None)  # fmt: skip
+
+
+def acceptance_notes(sessions) -> list[str]:
+    """The notes of a section averaging acceptance over `sessions`: which sessions it leaves out."""
+    notes = []
+    if not_applicable(sessions):
+        notes.append(UNMEASURED.format(n=not_applicable(sessions)))
+    no_list = sum(1 for s in sessions if s.assistant and not s.tab_list)
+    if no_list:
+        notes.append(NO_TAB_LIST.format(n=no_list))
+    return notes
 
 
 def _values(sessions, column: str) -> list:
@@ -69,9 +87,8 @@ def build(data: ReportData) -> Section | None:
         "are not in the \"all\" row of those three either.",
         note=True,
     )
-    unmeasured = not_applicable(data.sessions)
-    if unmeasured:
-        section.paragraph(UNMEASURED.format(n=unmeasured), note=True)
+    for note in acceptance_notes(data.sessions):
+        section.paragraph(note, note=True)
     # The paper's four conditions (genre x temperature) when every session is in one of them;
     # otherwise the data's own (a study's condition names).
     groups = by_paper_condition(data.sessions)
@@ -90,6 +107,9 @@ def build(data: ReportData) -> Section | None:
     caveat = few_note(e.n for e in estimates.values())
     if caveat:
         section.paragraph(caveat, note=True)
+    for name, members in groups.items():
+        if name != "all" and members and not any(s.tab_list for s in members):
+            estimates[(name, "perc_selected")] = NOT_APPLICABLE  # a chat arm: no list to accept from
     for name in data.control_conditions():
         # No assistant, so no list to accept from: "not applicable", where 0 would read as refusal;
         # and no turns or interaction with one (study.control_arm.COLLABORATION_SCORES).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from study.report.data import ReportData
 from study.report.html import Section
-from study.report.sections.collaboration import UNMEASURED, not_applicable
+from study.report.sections.collaboration import acceptance_notes
 from study.report.table3 import COLUMNS, table3, with_paper
 
 
@@ -35,8 +35,8 @@ def build(data: ReportData) -> Section | None:
     if len(sessions) < len(data.sessions):
         section.paragraph(f"{len(data.sessions) - len(sessions)} session(s) of a control arm (no "
                           "assistant) are not in this table.", note=True)  # fmt: skip
-    if not_applicable(sessions):
-        section.paragraph(UNMEASURED.format(n=not_applicable(sessions)), note=True)
+    for note in acceptance_notes(sessions):
+        section.paragraph(note, note=True)
     section.table(["genre", "source", *COLUMNS],
                   [[r["genre"], r["source"], *(r[c] if r[c] != "" else None for c in COLUMNS)]
                    for r in rows], digits=1)  # fmt: skip
