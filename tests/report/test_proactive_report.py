@@ -302,3 +302,22 @@ def test_the_report_of_an_all_export_measures_the_finished_sessions_and_says_how
     said = from_export.texts["proactive"]
     assert "1 unfinished session(s) in the folder" in said and "left out" in said
     assert "unfinished session" not in from_folder.texts["proactive"]
+
+
+def test_the_report_of_a_plain_export_beside_a_control_arm_measures_its_ghost_text_arms(proactive_study, tmp_path):
+    """With a control (or chat) arm beside ghost text, `study export` puts the ghost-text arms'
+    extended logs in OUT/proactive/ (README, "Paradigms as arms"). The export's report reads
+    them there, so it has MindCopilot's section and acceptance as the study folder's report."""
+    toml = proactive_study / "study.toml"
+    control = '\n[[conditions]]\nname = "no-ai"\ngenre = "creative"\nparadigm = "none"\n'
+    text = toml.read_text(encoding="utf-8")
+    toml.write_text(text.replace("\n[[conditions]]\n", control + "\n[[conditions]]\n", 1), encoding="utf-8")
+    exported = tmp_path / "export"
+    result = CliRunner().invoke(main, ["export", str(proactive_study), "--out", str(exported)])
+    assert result.exit_code == 0, result.output
+    assert (exported / "proactive" / "sessions.csv").is_file(), result.output
+
+    export = _report(exported, tmp_path / "export.html")
+    study = _report(proactive_study, tmp_path / "study.html")
+    assert export.sections["proactive"] == study.sections["proactive"]
+    assert export.rows("collaboration") == study.rows("collaboration")

@@ -9,7 +9,8 @@ agrees with `study curate proactive`'s paradigms.csv. HAR and KED need a judge
 
 Sources: a study folder with proactive conditions (its finished proactive sessions exported as
 `study export --format proactive` writes them, into a scratch folder), or a folder of extended
-session files (`study export --format proactive`, or any folder whose logs carry `proactive`).
+session files (`study export --format proactive`, or any folder whose logs carry `proactive`),
+or its `proactive/` (`study export` of a study with a control or chat arm beside ghost text).
 An export made with `--all` also holds sessions whose writer had not finished writing
 (`finished=false` in its sessions.csv): they are left out and counted (`unfinished`), so a
 study's figures read the same from its folder and from its `--all` export, as the chat
@@ -58,14 +59,14 @@ def load(data: ReportData) -> None:
             export_proactive(study, Path(scratch))
             metrics = measure(_proactive_files(Path(scratch)), data)
     else:
-        files = _proactive_files(data.path)
-        if not files:
+        folder = extended_folder(data.path)
+        if folder is None:
             return
-        metrics = measure(files, data)
+        metrics = measure(_proactive_files(folder), data)
     if metrics.sessions:
         one_acceptance(data, metrics)  # every session the other sections show, unfinished ones too
         if data.kind != STUDY:
-            leave_out(metrics, _unfinished(data.path))
+            leave_out(metrics, _unfinished(folder))
         data.extras["proactive"] = metrics
 
 
@@ -109,6 +110,17 @@ def _unfinished(folder: Path) -> set[str]:
             return {row["session_id"] for row in csv.DictReader(handle) if row.get("finished") == "false"}
     except (OSError, KeyError, csv.Error, UnicodeDecodeError):
         return set()
+
+
+def extended_folder(path: Path) -> Path | None:
+    """Where a folder's extended session files are: the folder itself (`study export --format
+    proactive`), or its `proactive/`, where `study export` puts the ghost-text arms of a study
+    with a control or chat arm beside them (study.paradigms.proactive.coauthor_log:
+    export_beside), so its report measures them as the study folder's does; None: neither."""
+    for folder in (path, path / "proactive"):
+        if _proactive_files(folder):
+            return folder
+    return None
 
 
 def _proactive_files(folder: Path) -> list[Path]:
