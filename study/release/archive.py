@@ -43,9 +43,15 @@ def write_archive(directory: Path, archive: Path, mtime: int, *, top: str | None
                 info.size = len(data)
                 tar.addfile(info, io.BytesIO(data))
     temporary = archive.with_name(f".{archive.name}.partial")
-    with open(temporary, "wb") as handle:
-        with gzip.GzipFile(filename="", mode="wb", fileobj=handle, mtime=0, compresslevel=9) as gz:
-            gz.write(raw.getvalue())
+    try:
+        with open(temporary, "wb") as handle:
+            with gzip.GzipFile(filename="", mode="wb", fileobj=handle, mtime=0, compresslevel=9) as gz:
+                gz.write(raw.getvalue())
+    except OSError:
+        # A disk that fills mid-write: no half archive stays beside the release.
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
     os.replace(temporary, archive)
 
 

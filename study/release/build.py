@@ -15,6 +15,8 @@
    folder (`study.release.publish`) to `RELEASES/<name>-X.Y.Z/` (the one
    step that publishes the version) and the archive into place. A crash before the rename
    leaves the version free; after it, the next build moves the archive into place.
+   A disk that fills or a folder that turns read-only before the rename is a BuildError naming
+   the path and the fix, with nothing of the build left in RELEASES.
 
 Session ids are released under fresh keyed ids (`study.release.pseudonyms`), never the ids the
 study server answers to; `--exclude SESSION` leaves a session out (e.g. one that cannot be
@@ -26,6 +28,7 @@ sessions' timestamps, never from the clock.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import shutil
@@ -145,50 +148,79 @@ def build_release(
                 raise BuildError(f"{error} Nothing was released.") from None
         dirname = layout.release_dirname(name, number)
         staging = out / f".{dirname}.partial"
-        if staging.exists():
-            shutil.rmtree(staging)  # left by an interrupted build
-        (staging / layout.SESSIONS).mkdir(parents=True)
-        try:
-            facts, redactions = write_release(
-                staging, source, included, talks, excluded, withdrawn, left_out, table, key, name,
-                namespace, license, number, previous, known_ids, processes, progress,
-            )  # fmt: skip
-            report = VerifyReport(dirname)
-            verify_directory(
-                staging,
-                report,
-                scanner=LeakScanner(known_ids, detector, processes),
-                processes=processes,
-            )
-            report.checks.append(source_id_check(staging, source.session_ids))
-            if not report.ok:
-                raise BuildError(
-                    "the finished release failed verification, so nothing was released:\n"
-                    + report.render()
-                )
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-        # Everything that cannot be made again from the release folder is written before the
-        # folder is renamed into place, the one step that publishes the version: a crash before
-        # it leaves the version free (the next build starts over), a crash after it leaves a
-        # complete release whose archive the next build moves into place (`publish.finish_interrupted`).
-        report_file = (
-            Path(report_path) if report_path else key.companion(".redactions") / f"{dirname}.csv"
-        )
-        redaction_report.write(report_file, redactions, _released_ids(table, namespace))
-        table.save()
         archive = out / (dirname + layout.ARCHIVE_SUFFIX)
         pending = publish.pending_archive(archive)
-        write_archive(staging, pending, facts.mtime, top=dirname)
-        make_public(pending)
-        publish.publish(staging, out / dirname)
+        try:
+            facts, redactions, report_file = _write_and_publish(
+                staging, pending, source, included, talks, excluded, withdrawn, left_out, table, key,
+                name, namespace, license, number, previous, known_ids, processes, progress, detector,
+                report_path, dirname,
+            )  # fmt: skip
+        except OSError as error:
+            # A disk that fills or a folder turned read-only before the rename, the one step
+            # that publishes: nothing is published, so nothing of this build stays.
+            shutil.rmtree(staging, ignore_errors=True)
+            if pending.exists():
+                with contextlib.suppress(OSError):  # else the next build removes it
+                    pending.unlink()
+            raise BuildError(
+                f"{error.filename or out}: cannot write the release ({error.strerror or error}); "
+                f"{name} {number} was not released and nothing of it is left in {out}. Fix: free "
+                "space on that disk, or choose an --out folder (and a --report file) you can "
+                "write to, and build again."
+            ) from None
         os.replace(pending, archive)
         target = out / dirname
     return BuildResult(
         target, archive, report_file, facts, redactions, source.without_metadata, sorted(left_out),
         source.unconfirmed, unmatched,
     )
+
+
+def _write_and_publish(
+    staging, pending, source, included, talks, excluded, withdrawn, left_out, table, key, name,
+    namespace, license, number, previous, known_ids, processes, progress, detector, report_path,
+    dirname,
+):  # fmt: skip
+    """Steps 3 to 5 up to the folder's rename (module docstring): the facts, the redactions and
+    the redaction report's path."""
+    if staging.exists():
+        shutil.rmtree(staging)  # left by an interrupted build
+    try:
+        (staging / layout.SESSIONS).mkdir(parents=True)
+        facts, redactions = write_release(
+            staging, source, included, talks, excluded, withdrawn, left_out, table, key, name,
+            namespace, license, number, previous, known_ids, processes, progress,
+        )  # fmt: skip
+        report = VerifyReport(dirname)
+        verify_directory(
+            staging,
+            report,
+            scanner=LeakScanner(known_ids, detector, processes),
+            processes=processes,
+        )
+        report.checks.append(source_id_check(staging, source.session_ids))
+        if not report.ok:
+            raise BuildError(
+                "the finished release failed verification, so nothing was released:\n"
+                + report.render()
+            )
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    # Everything that cannot be made again from the release folder is written before the
+    # folder is renamed into place, the one step that publishes the version: a crash before
+    # it leaves the version free (the next build starts over), a crash after it leaves a
+    # complete release whose archive the next build moves into place (`publish.finish_interrupted`).
+    report_file = (
+        Path(report_path) if report_path else key.companion(".redactions") / f"{dirname}.csv"
+    )
+    redaction_report.write(report_file, redactions, _released_ids(table, namespace))
+    table.save()
+    write_archive(staging, pending, facts.mtime, top=dirname)
+    make_public(pending)
+    publish.publish(staging, staging.parent / dirname)
+    return facts, redactions, report_file
 
 
 def _released_ids(table: ReidentificationTable, namespace: str) -> dict[str, str]:
