@@ -12,6 +12,8 @@ study.paradigms.base `coauthor_log`). And `models.csv`: the model each session's
 sent with (study.export.settings_as_run) beside the model(s) the endpoint said answered. Files
 are written to a temporary name and renamed, so
 an interrupted export never leaves a half-written session file.
+An OUT holding another dataset (logs or a metadata.csv naming sessions the study never had) is
+refused before anything is written (`check_out_folder`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -49,6 +52,8 @@ DECODING_COLUMNS = ("temperature", "frequency_penalty")
 MODEL_COLUMNS = ("session_id", "condition", "model", "answered_model")
 # The release gives submission times in US/Pacific local time, e.g. "8/26/2021 20:49:16".
 PACIFIC = ZoneInfo("US/Pacific")
+# A session log's name: a session id, 32 hex digits (the study server's and CoAuthor's alike).
+SESSION_ID = re.compile(r"[0-9a-f]{32}")
 
 
 @dataclass(frozen=True)
@@ -96,6 +101,7 @@ def export_study(study: Study, out: Path, *, include_unfinished: bool = False,
     check_stored_names(study, candidates)
     # ... and an arm's paradigm changed under its name, where a session did not store its own.
     as_run.check_known(study, candidates)
+    check_out_folder(out, stored)
     created: list[Path] = []
     replaced: dict[Path, bytes] = {}
     try:
@@ -197,6 +203,38 @@ def _write_export(study, out, engine, candidates, simulated, created, stored, re
         if path.stem in stored and path.stem not in exported:
             path.unlink()
     return ExportSummary(sessions=len(rows), events=total_events, skipped=skipped)
+
+
+def check_out_folder(out: Path, stored: set[str]) -> None:
+    """Raise ExportError when OUT holds another dataset's logs or metadata.csv (the CoAuthor
+    release, another study's export): the export would replace that metadata.csv, its only
+    record of those writers, and leave its logs beside this study's, read as one dataset by
+    study report, study curate and study release build. An earlier export of this study is
+    fine: it is what the export replaces."""
+    if not out.is_dir():
+        return
+    foreign = sorted(p.name for p in out.glob("*.jsonl") if SESSION_ID.fullmatch(p.stem) and p.stem not in stored)
+    metadata = out / "metadata.csv"
+    named: list[str] = []
+    if metadata.is_file():
+        try:
+            with open(metadata, newline="", encoding="utf-8-sig") as handle:
+                named = [row.get("session_id") or "" for row in csv.DictReader(handle)]
+        except (UnicodeDecodeError, csv.Error):
+            named = ["(unreadable)"]
+        named = [n for n in named if n not in stored]
+    if not foreign and not named:
+        return
+    held = []
+    if foreign:
+        held.append(f"{len(foreign)} session log(s) of no session of this study (e.g. {foreign[0]})")
+    if named:
+        held.append(f"a metadata.csv naming {len(named)} session(s) of no session of this study")
+    raise ExportError(
+        f"{out}: holds {' and '.join(held)}: another dataset, which this export would mix with "
+        "this study's and whose metadata.csv it would replace. Nothing was written. Fix: choose an "
+        "empty --out folder (or the folder of an earlier export of this study)."
+    )
 
 
 def check_stored_names(study: Study, sessions: list[dict]) -> None:
