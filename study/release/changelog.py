@@ -63,6 +63,8 @@ def entry(facts: ReleaseFacts) -> str:
             )
         # Which arm changed and how, not just that arms.json did (study.release.arms_diff).
         sections["Changed"] += [f"Arms (`arms.json`): {change}." for change in diff.arms]
+        if diff.license:
+            sections["Changed"].append(f"Licence: `{diff.license[0]}` -> `{diff.license[1]}`.")
         if diff.rekeyed:
             sections["Changed"].append(
                 "Writer pseudonyms were re-keyed: they do not match earlier releases."

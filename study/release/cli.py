@@ -96,7 +96,8 @@ def release() -> None:
     "license_",
     default="other",
     show_default=True,
-    help="License identifier for the card and datapackage.json, e.g. cc-by-4.0.",
+    help="License identifier for the card and datapackage.json, e.g. cc-by-4.0 (without it the "
+    "build warns: \"other\" grants no reuse).",
 )
 @click.option(
     "--report",
@@ -189,11 +190,25 @@ def release_build(
             f"Left out {len(result.without_metadata)} session file(s) without a metadata row, "
             f"e.g. {result.without_metadata[0]}."
         )
+    if click.get_current_context().get_parameter_source("license_") is click.core.ParameterSource.DEFAULT:
+        click.echo(
+            'Warning: no --license, so the card and datapackage.json give the licence as "other", '
+            "which grants a reader no right to reuse the data. Fix: give the licence your consent "
+            "form and data agreement allow, e.g. --license cc-by-4.0 (a licence added is a patch: "
+            f"build {_next_patch(version)} with it before publishing), or --license other to say so on purpose."
+        )
     found = sum(facts.redacted_by_entity.values())
     click.echo(
         f"Redacted {found} finding(s) in {facts.redacted_sessions} session(s). "
         f"Review them in {result.report} (it holds the original text: keep it private)."
     )
+
+
+def _next_patch(version: str) -> str:
+    from study.release.versioning import Version
+
+    number = Version.parse(version)
+    return str(Version(number.major, number.minor, number.patch + 1))
 
 
 @release.command("verify")

@@ -45,6 +45,8 @@ class ReleaseDiff:
     columns_removed: list[str] = field(default_factory=list)
     rekeyed: bool = False
     layout_changed: bool = False
+    # The licence, old and new, when it changed (datapackage.json's `licenses`; none: "other").
+    license: list[str] = field(default_factory=list)
     # What a release counts: a chat study's instances are its conversations (it has no
     # writing sessions), everything else's its sessions.
     unit: str = "session"
@@ -59,11 +61,13 @@ def release_info(directory: Path) -> dict:
     try:
         package = json.loads((directory / DATAPACKAGE).read_text(encoding="utf-8"))
     except (FileNotFoundError, ValueError):
-        return {"name": directory.name, "version": "", "study": {}}
+        return {"name": directory.name, "version": "", "study": {}, "license": "other"}
     return {
         "name": package.get("name", ""),
         "version": package.get("version", ""),
         "study": package.get("study", {}),
+        # study.release.datapackage lists none for "other" (the card's word for it).
+        "license": ", ".join(str(entry.get("name", "")) for entry in package.get("licenses") or []) or "other",
     }
 
 
@@ -134,6 +138,8 @@ def diff_releases(old: Path, new: Path) -> ReleaseDiff:
         "key_fingerprint"
     ) or old_study.get("namespace") != new_study.get("namespace")
     result.layout_changed = old_study.get("layout") != new_study.get("layout")
+    if old_info["license"] != new_info["license"]:
+        result.license = [old_info["license"], new_info["license"]]
     return result
 
 
@@ -182,6 +188,8 @@ def render(diff: ReleaseDiff) -> str:
         if items:
             lines.append(f"{title}: {', '.join(items)}")
     lines.extend(f"  {arms_diff.ARMS}: {change}" for change in diff.arms)
+    if diff.license:
+        lines.append(f"licence: {diff.license[0]} -> {diff.license[1]}")
     if diff.rekeyed:
         lines.append(
             "pseudonyms re-keyed: another key or namespace "

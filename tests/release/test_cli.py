@@ -143,7 +143,7 @@ def test_diff_as_json(built):
     assert json.loads(result.output) | {} == {
         "old": "coauthor 1.0.0", "new": "coauthor 1.0.0", "added": [], "removed": [], "changed": [],
         "files_added": [], "files_removed": [], "files_changed": [], "arms": [], "columns_added": [],
-        "columns_removed": [], "rekeyed": False, "layout_changed": False,
+        "columns_removed": [], "rekeyed": False, "layout_changed": False, "license": [],
     }  # fmt: skip
 
 
