@@ -111,6 +111,7 @@ def build_release(
         # The key's list, and a study's own (`study withdraw --study`, study.store.withdrawals).
         withdrawn = {entry.worker_id for entry in withdrawals} | source.withdrawn
         left_out = preflight.curator_exclusions(source, exclude)
+        preflight.check_logs(source, left_out)
         included = [
             s for s in source.sessions
             if s.worker_id not in withdrawn and s.session_id not in left_out

@@ -1,5 +1,6 @@
 """What `study release build` checks before it writes anything (study.release.build, step 1):
-the curator's `--exclude` list names sessions of the source, the version is new and greater
+the curator's `--exclude` list names sessions of the source, every session a folder's
+metadata.csv lists has its log (or is excluded), the version is new and greater
 than every release of that name, and the sessions can be released (there are some, logs or
 conversations, each names its worker, for withdrawals, and each log is valid). A failure is a BuildError: nothing is
 released, and the message says what to do.
@@ -8,6 +9,7 @@ released, and the message says what to do.
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Collection
 
@@ -32,6 +34,20 @@ def curator_exclusions(source: Source, exclude: Collection[str]) -> set[str]:
             + ". Fix: copy the id from `study status` or the error that named it."
         )
     return wanted
+
+
+def check_logs(source: Source, left_out: Collection[str]) -> None:
+    """A folder's metadata rows whose log is missing (a copy that lost files) stop the build,
+    unless the curator leaves those sessions out."""
+    absent = [session_id for session_id in source.without_log if session_id not in left_out]
+    if absent:
+        folder = source.path / "sessions" if (source.path / "sessions").is_dir() else source.path
+        raise BuildError(
+            f"{source.path / 'metadata.csv'}: {len(absent)} session(s) have no file in {folder}, "
+            f"e.g. {absent[0]}.jsonl. Fix: copy the missing logs into {folder} from where the "
+            "data came from, or build without them: add "
+            + " ".join(f"--exclude {shlex.quote(session_id)}" for session_id in absent)
+        )
 
 
 def previous_release(

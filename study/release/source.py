@@ -98,6 +98,10 @@ class Source:
     survey: dict[str, dict[str, str]] = field(default_factory=dict)  # session_id -> answers
     study: StudyInfo | None = None
     without_metadata: list[str] = field(default_factory=list)
+    # A folder's metadata rows with no log beside them: the build refuses them unless the
+    # curator leaves them out (--exclude, study.release.preflight.check_logs).
+    # Their worker ids are scanned for all the same (session id -> worker id).
+    without_log: dict[str, str] = field(default_factory=dict)
     # Finished sessions left out because nothing confirms a real participant (study.store.verified).
     unconfirmed: list[str] = field(default_factory=list)
     # The conversations of a chat study's sessions, or of a writing study's chat arm (sorted by
@@ -119,12 +123,15 @@ class Source:
 
     @property
     def worker_ids(self) -> set[str]:
-        return {s.worker_id for s in [*self.sessions, *self.conversations] if s.worker_id}
+        return {s.worker_id for s in [*self.sessions, *self.conversations] if s.worker_id} | {
+            worker_id for worker_id in self.without_log.values() if worker_id
+        }
 
     @property
     def session_ids(self) -> set[str]:
-        """Every session the source names, with a log or a conversation or both."""
-        return {s.session_id for s in [*self.sessions, *self.conversations]}
+        """Every session the source names, with a log or a conversation or both, or (a
+        folder's metadata row) neither."""
+        return {s.session_id for s in [*self.sessions, *self.conversations]} | set(self.without_log)
 
 
 def open_source(path: str | Path, scratch: Path) -> Source:
@@ -170,13 +177,9 @@ def _from_folder(path: Path, name: str) -> Source:
         for session_id, row in sorted(rows.items())
         if session_id in files
     ]
-    absent = sorted(set(rows) - set(files))
-    if absent:
-        raise SourceError(
-            f"{metadata_path}: {len(absent)} session(s) have no file in {folder}, "
-            f"e.g. {absent[0]}.jsonl"
-        )
-    source = Source("folder", path, name, sessions, without_metadata=sorted(set(files) - set(rows)))
+    source = Source("folder", path, name, sessions, without_metadata=sorted(set(files) - set(rows)),
+                    without_log={session_id: (row.get("worker_id") or "").strip()
+                                 for session_id, row in sorted(rows.items()) if session_id not in files})  # fmt: skip
     if (path / "survey.csv").is_file():
         source.survey_columns, source.survey = _read_survey(path / "survey.csv")
     return source

@@ -15,6 +15,7 @@ from study.release.cli import release
 from study.release.keys import init_keyfile
 from study.store import create_tables, make_engine, writing
 from study.store.db import events
+from tests.release.conftest import SMALLEST, copy_source
 from tests.review.sessions import confirm_by_sync, finished_session
 
 STORY = [("W", " She met him again."), ("W", " He smiled, and she knew."), ("W", " The end.")]
@@ -96,3 +97,26 @@ def test_exclude_is_repeatable_and_refuses_unknown_sessions(poisoned_study, tmp_
     assert "--exclude nosuchsession: no such session" in result.output
     result = build(folder, tmp_path, "--exclude", bad, "--exclude", good)
     assert result.exit_code == 1 and "no sessions to release" in result.output
+
+
+def test_a_metadata_row_whose_log_is_missing_names_the_fix_and_exclude_leaves_it_out(key, tmp_path):
+    # A copy of the CoAuthor folder that lost one log: the build names it and how to go on, and
+    # the --exclude it prints is accepted (before, the session was "no such session").
+    other = "88daaed513824fbd9c77746eec7862d9"
+    source = copy_source(tmp_path / "coauthor", [SMALLEST, other])
+    (source / "sessions" / f"{SMALLEST}.jsonl").unlink()
+    out = tmp_path / "releases"
+    command = ["build", str(source), "--version", "1.0.0", "--out", str(out), "--key", str(key.path), "-j", "1"]
+
+    refused = CliRunner().invoke(release, command)
+    assert refused.exit_code == 1, refused.output
+    assert f"{source / 'metadata.csv'}: 1 session(s) have no file in {source / 'sessions'}" in refused.output
+    assert f"Fix: copy the missing logs into {source / 'sessions'}" in refused.output
+    assert f"--exclude {SMALLEST}" in refused.output
+    assert not out.exists() or not any(out.iterdir())
+
+    built = CliRunner().invoke(release, [*command, "--exclude", SMALLEST])
+    assert built.exit_code == 0, built.output
+    assert f"Left out 1 session(s) you excluded: {SMALLEST}." in built.output
+    with open(out / "coauthor-1.0.0" / "metadata.csv", newline="") as handle:
+        assert len(list(csv.DictReader(handle))) == 1
