@@ -88,7 +88,9 @@ def composition(s: ReleaseFacts) -> str:
         "inserts of text from outside the study, so a reader can drop or keep those sessions); "
         f"`{SUMMARY_CSV}`: their means by genre and by "
         "condition (the paper's Table 3; a condition is the arm `metadata.csv` names, else the "
-        "decoding settings). A session without a Tab list (a control or chat arm's) has its "
+        "randomness of the decoding settings: `high` or `low` for CoAuthor's (its Figure 2: "
+        "temperature 0.75 or 0.9 is `high`, 0.3 or 0.2 `low`, both genres pooled), "
+        "`T=<temperature> FP=<frequency penalty>` for others). A session without a Tab list (a control or chat arm's) has its "
         "suggestion counts empty, not applicable, here as in `metadata.csv`, and is left out of "
         "the means of queries and acceptance; a control arm's session (no model) has its equality "
         "and mutuality empty too, and is left out of their means.",

@@ -75,7 +75,9 @@ def build(directory: Path, facts: ReleaseFacts) -> dict:
     description = "Statistics per session from the curation core (study.curation.stats)."
     resources.append(_table(directory, STATS_CSV, "stats", tables.stats_schema(), description))
     description = ("Means by genre and by condition (the paper's Table 3): a condition is the "
-                   "arm metadata.csv names, else its decoding settings; queries and acceptance "
+                   "arm metadata.csv names, else the randomness of its decoding settings (high or "
+                   "low for CoAuthor's, the paper's Figure 2, both genres pooled; T=... FP=... for "
+                   "others); queries and acceptance "
                    "are over the sessions that had a Tab list, empty for a group without one.")
     summary = tables.summary_schema()
     resources.append(_table(directory, SUMMARY_CSV, "summary", summary, description))

@@ -7,10 +7,14 @@ distributed: no study database) it is the table of metadata.csv's decoding setti
 from __future__ import annotations
 
 import csv
+import json
 from collections import Counter
+
+from click.testing import CliRunner
 
 from study.release.arms_as_run import NOT_RECORDED
 from study.release.build import build_release
+from study.release.cli import release
 from tests.export.test_settings_as_run import served
 from tests.release.conftest import copy_source, metadata_rows
 from tests.export.served_as_run import a_study
@@ -76,3 +80,26 @@ def test_a_release_of_a_folder_of_sessions_does_not_say_who_recorded_them(tmp_pa
     assert "toolkit's editor" not in collection and "study server" not in collection
     assert collection.strip().startswith("The logs are in CoAuthor's format: the prompt is the initial text;")
     assert "does not say which editor or server recorded them" in collection
+
+
+def test_a_folder_releases_card_says_what_summary_csvs_conditions_group(tmp_path, key):
+    """summary.csv groups a folder's sessions by randomness, `high` and `low`, each pooling a
+    setting of each genre: the card (and datapackage.json) say so, where they said "the decoding
+    settings", of which the four sessions here have four."""
+    first = {}
+    for row in metadata_rows():
+        first.setdefault((row["genre"], row["temperature"], row["frequency_penalty"]), row)
+    source = copy_source(tmp_path / "coauthor", [row["session_id"] for row in first.values()])
+    out = tmp_path / "releases"
+    result = CliRunner().invoke(release, ["build", str(source), "--version", "1.0.0", "--out", str(out),
+                                          "--key", str(key.path), "-j", "1"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+
+    with open(out / "coauthor-1.0.0" / "summary.csv", newline="") as handle:
+        groups = {r["group"]: r["sessions"] for r in csv.DictReader(handle) if r["grouping"] == "condition"}
+    assert groups == {"high": "2", "low": "2", "combined": "4"}
+    card = (out / "coauthor-1.0.0" / "README.md").read_text(encoding="utf-8")
+    assert "temperature 0.75 or 0.9 is `high`, 0.3 or 0.2 `low`, both genres pooled" in card
+    package = json.loads((out / "coauthor-1.0.0" / "datapackage.json").read_text())
+    summary = next(r for r in package["resources"] if r["name"] == "summary")
+    assert "high or low" in summary["description"] and "both genres pooled" in summary["description"]
