@@ -63,7 +63,7 @@ def previous_release(
         paths = ", ".join(str(p) for p in releases[number])
         raise BuildError(
             f"{name} {number} already exists ({paths}); a release is never overwritten. "
-            + (other or "Build the next version.")
+            + (other or next_versions(max(releases)))
         )
     later = sorted(v for v in releases if v > number)
     if later:
@@ -75,6 +75,17 @@ def previous_release(
     # Prefer the folder; an archive alone will do.
     paths = sorted(releases[latest], key=lambda p: not p.is_dir())
     return latest, paths[0]
+
+
+def next_versions(latest: Version) -> str:
+    """The versions that may follow `latest`, by the rules of study.release.versioning."""
+    patch = Version(latest.major, latest.minor, latest.patch + 1)
+    minor, major = Version(latest.major, latest.minor + 1, 0), Version(latest.major + 1, 0, 0)
+    return (
+        f"Build the next version: --version {patch} for corrections or a withdrawal, {minor} "
+        f"when sessions, columns or files are added, {major} when any are removed or renamed "
+        "(README, Versioning; the build checks the step)."
+    )
 
 
 def another_key(paths: list[Path], key: ReleaseKey | None) -> str:

@@ -236,3 +236,15 @@ def test_a_withdrawal_given_in_another_case_or_spacing_names_the_writer_and_stop
     built = CliRunner().invoke(release, [*args, "--version", "1.0.1"])
     assert built.exit_code == 0, built.output
     assert "Left out 1 session(s) of withdrawn writers" in built.output
+
+
+def test_building_a_version_again_is_refused_with_the_versions_that_may_follow(built):
+    again = CliRunner().invoke(release, [
+        "build", str(built["source"]), "--version", "1.0.0", "--out", str(built["out"]),
+        "--key", str(built["key"].path), "-j", "1",
+    ])  # fmt: skip
+    assert again.exit_code == 1
+    output = " ".join(again.output.split())
+    assert "coauthor 1.0.0 already exists" in output and "a release is never overwritten" in output
+    assert ("Build the next version: --version 1.0.1 for corrections or a withdrawal, 1.1.0 when "
+            "sessions, columns or files are added, 2.0.0 when any are removed or renamed") in output
