@@ -197,6 +197,14 @@ def release_build(
             "form and data agreement allow, e.g. --license cc-by-4.0 (a licence added is a patch: "
             f"build {_next_patch(version)} with it before publishing), or --license other to say so on purpose."
         )
+    if not facts.creators:
+        # The card then keeps its note for the curator, which an edit would break (SHA256SUMS).
+        click.echo(
+            'Warning: the card answers "Who created it, and who funded it?" with "Not known to the '
+            'toolkit", and an edited card fails `study release verify`. Fix: build '
+            f"{_next_patch(version)} before publishing with --creator NAME (repeatable) and "
+            "--funding TEXT, or [release] creators and funding in a study's study.toml."
+        )
     found = sum(facts.redacted_by_entity.values())
     click.echo(
         f"Redacted {found} finding(s) in {facts.redacted_sessions} session(s). "

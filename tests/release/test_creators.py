@@ -101,12 +101,30 @@ def test_a_folder_of_sessions_declares_them_with_the_build_options(tmp_path):
     result = CliRunner().invoke(release, args)
 
     assert result.exit_code == 0, result.output
+    assert "Who created it" not in result.output  # nothing to warn about
     directory = out / "source-1.0.0"
     assert f"{QUESTION} Created by {CREATOR}. Funded by {FUNDING}." in motivation(directory)
     package = json.loads((directory / "datapackage.json").read_text())
     assert package["contributors"] == [{"title": CREATOR, "role": "author"}, {"title": FUNDING, "role": "funder"}]
     verified = CliRunner().invoke(release, ["verify", str(directory)])
     assert verified.exit_code == 0, verified.output
+
+
+def test_a_folder_built_without_them_is_told_the_options_not_to_edit_the_card(tmp_path):
+    # The card's note says the curator fills it in; an edited card fails verify (SHA256SUMS), so
+    # the build names the options and the version to build with them.
+    source = copy_source(tmp_path / "source", [SMALLEST])
+    key = init_keyfile(tmp_path / "folder.key")
+    args = ["build", str(source), "--version", "1.0.0", "--out", str(tmp_path / "releases"),
+            "--key", str(key.path), "-j", "1", "--license", "cc-by-4.0"]  # fmt: skip
+
+    result = CliRunner().invoke(release, args)
+
+    assert result.exit_code == 0, result.output
+    output = " ".join(result.output.split())
+    assert 'Warning: the card answers "Who created it, and who funded it?" with "Not known to the toolkit"' in output
+    assert "an edited card fails `study release verify`" in output
+    assert "Fix: build 1.0.1 before publishing with --creator NAME (repeatable) and --funding TEXT" in output
 
 
 def test_an_empty_creator_option_is_refused_before_anything_is_read(tmp_path):
