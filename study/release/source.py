@@ -98,9 +98,8 @@ class Source:
     survey: dict[str, dict[str, str]] = field(default_factory=dict)  # session_id -> answers
     study: StudyInfo | None = None
     without_metadata: list[str] = field(default_factory=list)
-    # A folder's metadata rows with no log beside them: the build refuses them unless the
-    # curator leaves them out (--exclude, study.release.preflight.check_logs).
-    # Their worker ids are scanned for all the same (session id -> worker id).
+    # A folder's metadata rows without a log (session id -> worker id, scanned for all the same):
+    # refused unless left out with --exclude (study.release.preflight.check_logs).
     without_log: dict[str, str] = field(default_factory=dict)
     # Finished sessions left out because nothing confirms a real participant (study.store.verified).
     unconfirmed: list[str] = field(default_factory=list)
@@ -123,14 +122,12 @@ class Source:
 
     @property
     def worker_ids(self) -> set[str]:
-        return {s.worker_id for s in [*self.sessions, *self.conversations] if s.worker_id} | {
-            worker_id for worker_id in self.without_log.values() if worker_id
-        }
+        ids = [s.worker_id for s in [*self.sessions, *self.conversations]] + [*self.without_log.values()]
+        return {worker_id for worker_id in ids if worker_id}
 
     @property
     def session_ids(self) -> set[str]:
-        """Every session the source names, with a log or a conversation or both, or (a
-        folder's metadata row) neither."""
+        """Every session the source names: with a log, a conversation, both, or neither (a row)."""
         return {s.session_id for s in [*self.sessions, *self.conversations]} | set(self.without_log)
 
 
