@@ -174,8 +174,9 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
 
     from study.server.database_trouble import install as database_trouble
 
-    # A database that stopped taking writes (a full disk, a read-only mount): 503, which the
-    # editor retries, and one line for the operator with the file and the fix.
+    # A database that stopped taking writes (a full disk, a read-only mount) or, on PostgreSQL,
+    # does not answer (a restart): 503, which the editor retries, and one line for the operator
+    # with the database and the fix.
     database_trouble(app, engine.url)
 
     @app.errorhandler(HTTPException)

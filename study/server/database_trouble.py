@@ -1,5 +1,6 @@
 """The task server's answer while the study database takes no writes (its disk full, its file
-system remounted read-only, as Linux does after a disk error, a disk failing): 503 to the
+system remounted read-only, as Linux does after a disk error, a disk failing), or, on
+PostgreSQL, cannot be reached (restarted, stopped, the network between): 503 to the
 participant, which the editor's outbox retries with every unacknowledged event kept
 (study/static/editor-outbox.js), and, for the operator, one line naming the database and the fix
 instead of a traceback per request. The driver's own words ("database or disk is full", "attempt
@@ -17,7 +18,7 @@ import threading
 import time
 
 from flask import Flask, jsonify, request
-from sqlalchemy.engine import URL
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DBAPIError
 
 from study.store.engine import shown_url, sqlite_file
@@ -82,6 +83,37 @@ def unwritable_message(error: BaseException, url: str | URL) -> str | None:
     )
 
 
+# PostgreSQL's SQLSTATEs of a server going away: admin_shutdown (a restart's "terminating
+# connection due to administrator command"), crash_shutdown, cannot_connect_now ("the database
+# system is starting up"), and class 08, connection_exception.
+_GONE = {"57P01", "57P02", "57P03"}
+
+
+def unreachable_message(error: BaseException, url: str | URL) -> str | None:
+    """The operator's line for a request that failed because PostgreSQL could not be reached
+    or dropped its connection (a restart, a crash, the network), naming the server and the
+    fix; None for any other error. libpq's own words at connection time carry no SQLSTATE."""
+    url = make_url(url)
+    if url.get_backend_name() != "postgresql":
+        return None
+    import psycopg
+
+    driver_error = getattr(error, "orig", None) or error
+    if not isinstance(driver_error, psycopg.OperationalError):
+        return None
+    sqlstate = getattr(driver_error, "sqlstate", None)
+    if sqlstate is not None and sqlstate not in _GONE and not sqlstate.startswith("08"):
+        return None
+    where = f"{url.host or 'the local socket'}:{url.port or 5432}"
+    return (
+        f"cannot reach the study's database {shown_url(url)}: PostgreSQL at {where} does not "
+        f"answer or dropped the connection (PostgreSQL: {' '.join(str(driver_error).split())}). "
+        f"{_MEANWHILE} Fix: start PostgreSQL there, or check that it answers from this machine "
+        f"(`pg_isready -h {url.host or 'localhost'} -p {url.port or 5432}`) and the host and "
+        f"port in [study] database; {_AFTER}"
+    )
+
+
 def _unwritable(path: str) -> list[str]:
     """The database's folder and file, those of them that cannot be written."""
     folder = os.path.dirname(os.path.abspath(path))
@@ -135,7 +167,7 @@ def install(app: Flask, url: URL) -> None:
     logged = {"at": float("-inf"), "refused": 0}
 
     def refused(error: Exception):
-        message = unwritable_message(error, url)
+        message = unwritable_message(error, url) or unreachable_message(error, url)
         if message is None:
             raise error  # anything else: Flask's own 500, logged with its traceback
         with lock:
