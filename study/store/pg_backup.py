@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
@@ -99,6 +100,12 @@ def _dump(pg_dump: str, target: str, password: str | None, snapshot: str, partia
     if "version mismatch" in said:
         fix = ("install pg_dump of the server's major version or later (Debian: apt-get install "
                "postgresql-client-NN), or put its folder first on PATH")
+    elif "could not write to output file" in said or done.returncode == -signal.SIGXFSZ:
+        # The backup's own disk (or a file size limit, `ulimit -f`), not the database: the
+        # usual fix for pg_dump's failures would send the operator to the wrong machine.
+        folder = partial.parent
+        fix = (f"free space on the disk holding {folder} (`df -h {folder}`), or give --out a file "
+               f"on a disk with room for the whole database")
     else:
         fix = "check that the database named by [study] database in study.toml answers, and its user may read every table"
     raise BackupError(f"pg_dump failed: {said} Nothing was left under the backup's name. Fix: {fix}.")

@@ -345,3 +345,29 @@ def test_without_pg_dump_the_error_names_the_fix(study_folder, tmp_path, monkeyp
     assert "pg_dump was not found" in result.output and "apt-get install postgresql-client" in result.output
     assert "s3cret" not in result.output
     assert not (study_folder / "backups").exists()
+
+
+@pytest.mark.postgres
+def test_a_postgresql_backup_onto_a_full_disk_names_that_disk_not_the_database(study_folder, tmp_path, postgres_url):
+    from tests.store.conftest import empty_database
+
+    empty_database(postgres_url).dispose()
+    toml = study_folder / "study.toml"
+    toml.write_text(toml.read_text().replace('database = ""', f'database = "{postgres_url}"', 1))
+    with_events(study_folder, 50)
+    # pg_dump on a disk with room for 8 KB (a file size limit it must respect, as a full disk
+    # refuses a write: "could not write to output file").
+    wrapper = tmp_path / "bin" / "pg_dump"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f"#!/bin/sh\ntrap '' XFSZ\nulimit -f 16\nexec {pg_backup.tool('pg_dump')} \"$@\"\n")
+    wrapper.chmod(0o755)
+    out = tmp_path / "copies" / "study.dump"
+
+    done = backup(str(study_folder), "--out", str(out),
+                  env={**os.environ, "PATH": f"{wrapper.parent}:{os.environ['PATH']}"})  # fmt: skip
+
+    assert done.returncode == 1, done.stdout
+    assert "could not write to output file" in done.stderr
+    assert f"Fix: free space on the disk holding {out.parent}" in done.stderr
+    assert "[study] database" not in done.stderr
+    assert list(out.parent.iterdir()) == []
