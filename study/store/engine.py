@@ -87,8 +87,10 @@ def _named_when_unopened(engine: Engine) -> None:
     def _name(context) -> None:
         if context.connection is None and context.sqlalchemy_exception is not None:
             context.sqlalchemy_exception.unopened_database = shown_url(engine.url)
-            context.sqlalchemy_exception.unopened_fix = _unwritable_folder(engine) or missing_database_fix(
-                engine.url, context.original_exception
+            context.sqlalchemy_exception.unopened_fix = (
+                _unwritable_folder(engine)
+                or missing_database_fix(engine.url, context.original_exception)
+                or _postgres_fix(engine.url, context.original_exception)
             )
 
 
@@ -126,6 +128,28 @@ def missing_database_fix(
     return (
         f"The study creates its tables, but not the database. Fix: create it "
         f"({shlex.join(command)}), or {otherwise}."
+    )
+
+
+def _postgres_fix(url: URL, error: BaseException | None) -> str | None:
+    """The fix when PostgreSQL did not let the study in: the password (refused, or none given:
+    the usual slip of a host whose environment lacks PGPASSWORD), or the server not answering.
+    The fix for SQLite ("a damaged study.db") would send the operator to the wrong place."""
+    if url.get_backend_name() != "postgresql" or error is None:
+        return None
+    # libpq's words at connection time (no SQLSTATE to test), in English by default.
+    if re.search(r"password authentication failed|no password supplied", str(error)):
+        user = url.username or "your user"
+        where = ("correct the password in [study] database, or leave it out of the URL and give "
+                 if url.password is not None else "give ")
+        return (
+            f"Fix: {where}{user}'s password as PGPASSWORD (or in ~/.pgpass, which PostgreSQL's "
+            f"client library reads) to every command and server of the study."
+        )
+    host, port = url.host or "localhost", url.port or 5432
+    return (
+        f"Fix: start PostgreSQL at {host}:{port}, or check that it answers from this machine "
+        f"(`pg_isready -h {host} -p {port}`), or correct [study] database in study.toml."
     )
 
 

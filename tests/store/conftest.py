@@ -11,6 +11,8 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -137,3 +139,33 @@ def empty_database(url: str) -> Engine:
 def backend_study(study, database_url, engine) -> study_config.Study:
     """The study, pointed at this test's (emptied) database."""
     return dataclasses.replace(study, database_url=database_url)
+
+
+@pytest.fixture
+def password_database(postgres_url):
+    """A database owned by a role that must give its password (scram-sha-256 for it alone on
+    the run's cluster, which otherwise trusts every local connection), and that URL."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    url = make_url(postgres_url)
+    name, role = f"backup_{uuid.uuid4().hex[:10]}", f"writer_{uuid.uuid4().hex[:10]}"
+    password = f"pw-{uuid.uuid4().hex}"
+    with psycopg.connect(host=url.host, port=url.port, user=url.username, dbname=url.database,
+                         autocommit=True) as admin:
+        admin.execute(f"CREATE ROLE {role} LOGIN PASSWORD '{password}'")
+        admin.execute(f'CREATE DATABASE "{name}" OWNER {role}')
+        hba = Path(admin.execute("SHOW hba_file").fetchone()[0])
+        hba.write_text(f"host all {role} 127.0.0.1/32 scram-sha-256\n" + hba.read_text())
+        admin.execute("SELECT pg_reload_conf()")
+    url = url.set(username=role, password=password, database=name)
+    bare = f"postgresql://{role}@{url.host}:{url.port}/{name}"
+    deadline = time.monotonic() + 10
+    while True:  # until the postmaster has read pg_hba.conf again, and asks for the password
+        try:
+            psycopg.connect(bare).close()
+        except psycopg.OperationalError as error:
+            assert "password" in str(error), error
+            return url, password
+        assert time.monotonic() < deadline, "the cluster never asked for the password"
+        time.sleep(0.05)

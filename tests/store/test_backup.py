@@ -249,35 +249,6 @@ def test_a_study_never_served_has_nothing_to_back_up(study_folder):
 # PostgreSQL: the run's throwaway cluster (tests/store/conftest.py), skipped without it.
 
 
-@pytest.fixture
-def password_database(postgres_url):
-    """A database owned by a role that must give its password (scram-sha-256 for it alone on
-    the run's cluster, which otherwise trusts every local connection), and that URL."""
-    import psycopg
-
-    url = make_url(postgres_url)
-    name, role = f"backup_{uuid.uuid4().hex[:10]}", f"writer_{uuid.uuid4().hex[:10]}"
-    password = f"pw-{uuid.uuid4().hex}"
-    with psycopg.connect(host=url.host, port=url.port, user=url.username, dbname=url.database,
-                         autocommit=True) as admin:
-        admin.execute(f"CREATE ROLE {role} LOGIN PASSWORD '{password}'")
-        admin.execute(f'CREATE DATABASE "{name}" OWNER {role}')
-        hba = Path(admin.execute("SHOW hba_file").fetchone()[0])
-        hba.write_text(f"host all {role} 127.0.0.1/32 scram-sha-256\n" + hba.read_text())
-        admin.execute("SELECT pg_reload_conf()")
-    url = url.set(username=role, password=password, database=name)
-    bare = f"postgresql://{role}@{url.host}:{url.port}/{name}"
-    deadline = time.monotonic() + 10
-    while True:  # until the postmaster has read pg_hba.conf again, and asks for the password
-        try:
-            psycopg.connect(bare).close()
-        except psycopg.OperationalError as error:
-            assert "password" in str(error), error
-            return url, password
-        assert time.monotonic() < deadline, "the cluster never asked for the password"
-        time.sleep(0.05)
-
-
 @pytest.mark.postgres
 def test_a_postgresql_backup_restores_with_pg_restore_and_never_shows_the_password(
     study_folder, tmp_path, password_database, postgres_url

@@ -1,7 +1,9 @@
 """A study pointed at a PostgreSQL database nobody created yet (README, "Scale: PostgreSQL and
 gunicorn": the tables are made on first start, the database is not). The operator is told the
 `createdb` command that makes it, by the commands, by gunicorn's `study.server.wsgi`, and by
-`study copy-database`, rather than to start a server that is already running."""
+`study copy-database`, rather than to start a server that is already running. Likewise a
+password PostgreSQL refuses, or none given, is answered with where the password goes, and a
+PostgreSQL that does not answer with its address, never with SQLite's "a damaged study.db"."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import sys
 
 import pytest
 from click.testing import CliRunner
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 
 from study.cli import main
 
@@ -74,3 +76,32 @@ def test_copy_database_into_a_database_not_created_names_the_createdb_that_makes
     assert "Nothing was copied" in refused.output
     assert f"Fix: create it ({createdb(missing)}), or name an existing one in --to." in refused.output
     assert "Tr0ub4dor-secret" not in refused.output
+
+
+def test_a_password_refused_or_missing_names_pgpassword_not_the_server(study_folder, password_database):
+    url, password = password_database
+    # The URL without the password (URL.set would keep it), as README's hosts are given it.
+    bare = URL.create(url.drivername, url.username, None, url.host, url.port, url.database)
+    served_from(study_folder, bare.render_as_string(hide_password=False))
+
+    missing = CliRunner().invoke(main, ["status", str(study_folder)], env={"PGPASSWORD": None})
+    wrong = CliRunner().invoke(main, ["status", str(study_folder)], env={"PGPASSWORD": "not-" + password})
+
+    for result in (missing, wrong):
+        assert result.exit_code == 1, result.output
+        assert f"Fix: give {url.username}'s password as PGPASSWORD (or in ~/.pgpass" in result.output
+        assert "start its server" not in result.output and "study.db" not in result.output
+        assert "not-" + password not in result.output
+    assert "no password supplied" in missing.output
+    assert "password authentication failed" in wrong.output
+
+
+def test_a_postgresql_that_does_not_answer_is_named_by_its_address(study_folder, missing):
+    served_from(study_folder, make_url(missing).set(host="127.0.0.1", port=1).render_as_string(hide_password=False))
+
+    result = CliRunner().invoke(main, ["status", str(study_folder)])
+
+    assert result.exit_code == 1, result.output
+    assert "Fix: start PostgreSQL at 127.0.0.1:1" in result.output and "pg_isready -h 127.0.0.1 -p 1" in result.output
+    assert "study.db" not in result.output
+    assert "Tr0ub4dor-secret" not in result.output
