@@ -161,9 +161,10 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
         return message[0].upper() + message[1:] + ".", 503
 
     from study.server import model_calls
+    from study.server.worker_start import settle_calls_left
 
     # A server started again after a crash on this host: the calls its processes had in flight.
-    model_calls.settle_stopped_calls(engine, study)
+    settle_calls_left(engine, study)
 
     @app.errorhandler(model_calls.ModelCallLost)
     def model_call_lost(error: model_calls.ModelCallLost):

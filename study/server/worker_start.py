@@ -8,7 +8,8 @@ shipped config's hook, study.server.gunicorn_config):
   arrive after the copy would be stored in study.db and never reach PostgreSQL;
 - it settles the model calls a killed worker left in flight (the master starts a worker again
   when one dies, without building the app again), freeing their slots now rather than after
-  their time window (study.server.model_calls).
+  their time window (study.server.model_calls); so does the app as it is built
+  (`settle_calls_left`).
 Both may run twice in one worker (gunicorn with the shipped config): the second finds the
 database held already and nothing left to settle.
 """
@@ -36,7 +37,15 @@ def start_worker(app: Flask) -> None:
     except SQLAlchemyError as error:
         logger.warning("study.db could not be held open as this worker started (`study copy-database` will not "
                        "see it until its first request): %s", error)  # fmt: skip
+    settle_calls_left(engine, app.extensions["study"])
+
+
+def settle_calls_left(engine, study) -> None:
+    """Settle the model calls stopped processes of this host left in flight, or warn: a database
+    that does not answer right now (PostgreSQL restarting while a worker boots) must not stop
+    the worker, since gunicorn's master halts the whole server when a worker fails to boot. The
+    next request that finds every slot taken tries again (study.server.model_calls)."""
     try:
-        model_calls.settle_stopped_calls(engine, app.extensions["study"])
-    except SQLAlchemyError as error:  # the next request that finds every slot taken tries again
+        model_calls.settle_stopped_calls(engine, study)
+    except SQLAlchemyError as error:
         logger.warning("model calls of stopped server processes could not be settled: %s", error)

@@ -113,3 +113,43 @@ def test_two_gunicorns_on_one_host_each_keep_their_own_control_socket(study_fold
         first.stop()
         second.stop()
         shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.mark.postgres
+def test_a_worker_boots_though_the_database_fails_it_as_it_settles_a_killed_workers_calls(
+    study_folder, new_postgres_database, tmp_path  # noqa: F811
+):
+    """gunicorn halts its master, and so the whole host, when a worker fails to boot: a worker
+    booting (without --preload, each builds the app) while PostgreSQL restarts must not fail on
+    the settling of a killed worker's model calls, which the next request retries. Here the
+    database takes no writes, so the settling's UPDATE fails at every boot, deterministically."""
+    import time as clock
+
+    from sqlalchemy import insert
+    from sqlalchemy.engine import make_url
+
+    from study.server.model_calls import NO_OUTCOME
+    from study.server.serving_process import this_host
+    from study.store import create_tables, make_engine
+    from study.store.db import suggestion_requests
+
+    engine = make_engine(new_postgres_database)
+    create_tables(engine)
+    with engine.begin() as connection:  # a call of this host's process that no longer runs
+        connection.execute(insert(suggestion_requests).values(
+            session_id="a" * 32, created_at=clock.time(), condition="c", model="m", parameters="{}",
+            raw="[]", suggestions="[]", error=NO_OUTCOME, server_host=this_host(), server_process=f"{os.getpid()}:1",
+        ))  # fmt: skip
+    engine.dispose()
+    read_only = make_url(new_postgres_database).update_query_dict({"options": "-c default_transaction_read_only=on"})
+    toml = study_folder / "study.toml"
+    toml.write_text(toml.read_text().replace('database = ""', f'database = "{read_only.render_as_string(hide_password=False)}"', 1))
+    server = gunicorn(study_folder, tmp_path / "gunicorn.log", "-w", "1")
+
+    try:
+        server.start(timeout=60)
+    finally:
+        server.stop()
+
+    assert "model calls of stopped server processes could not be settled" in server.log_text()
+    assert "Worker failed to boot" not in server.log_text()
