@@ -170,13 +170,13 @@ def _check_database_url(url: str, source: Path) -> None:
     example = 'e.g. "postgresql+psycopg://user@host/db", or "" for SQLite in study.db'
     try:
         parsed = make_url(url)
-    except ArgumentError:
+    except (ArgumentError, ValueError):  # ValueError: a port that is not a number
         # Not echoed: a mistyped URL may still hold a password.
         raise ConfigError(
             f"{source}: study.database: is not a database URL. Fix: set it to an SQLAlchemy URL, {example}."
         ) from None
     try:
-        parsed.get_dialect()
+        dialect = parsed.get_dialect()
     except NoSuchModuleError:
         # "postgres://" is how Heroku and many hosts print a PostgreSQL address.
         name = parsed.drivername.split("+")[0]
@@ -185,6 +185,17 @@ def _check_database_url(url: str, source: Path) -> None:
             f"{source}: study.database: {shown_url(url)} names the "
             f"database kind '{parsed.drivername}', which SQLAlchemy does not know. Fix: start it "
             f"with {hint}."
+        ) from None
+    try:
+        dialect.import_dbapi()
+    except ImportError as error:
+        # "postgresql+psycopg2://", as most tutorials write it: the toolkit installs psycopg 3.
+        postgres = parsed.get_backend_name() == "postgresql"
+        fix = ("start it with postgresql+psycopg://, the driver pip install -e '.[postgres]' installs"
+               if postgres else f"install the driver (pip install {error.name})")
+        raise ConfigError(
+            f"{source}: study.database: {shown_url(url)} needs the driver '{error.name}', which is "
+            f"not installed. Fix: {fix}."
         ) from None
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
 
 import pytest
@@ -283,12 +284,19 @@ def test_a_page_text_with_a_template_mistake_is_refused_at_load_naming_its_line(
         ("postgres://study:s3cret@localhost/study", r"study\.database: .*postgres.*Fix: .*postgresql\+psycopg://"),
         ("postgres://study@localhost/study?password=s3cret", r"study\.database: .*postgres.*Fix: .*postgresql\+psycopg://"),
         ("study.db", r"study\.database: .*is not a database URL.*Fix: "),
+        ("postgresql://study:s3cret@localhost:5432x/study", r"study\.database: .*is not a database URL.*Fix: "),
+        pytest.param("postgresql+psycopg2://study:s3cret@localhost/study",
+                     r"study\.database: .*needs the driver 'psycopg2'.*Fix: start it with postgresql\+psycopg://",
+                     marks=pytest.mark.skipif(importlib.util.find_spec("psycopg2") is not None,
+                                              reason="psycopg2 is installed here")),
     ],
 )
 @pytest.mark.parametrize("command", ["status", "serve"])
 def test_a_database_url_sqlalchemy_cannot_use_is_refused_naming_the_key_and_the_fix(study_folder, url, expected, command):
     # "postgres://" is how Heroku and many hosts print a PostgreSQL address; SQLAlchemy wants
-    # "postgresql+psycopg://". Both ended in a traceback (NoSuchModuleError, ArgumentError).
+    # "postgresql+psycopg://". Both ended in a traceback (NoSuchModuleError, ArgumentError), as
+    # did a port that is not a number (ValueError) and tutorials' "+psycopg2", a driver the
+    # toolkit does not install (ModuleNotFoundError).
     _edit(study_folder, 'database = ""', f'database = "{url}"')
     result = CliRunner().invoke(main, [command, str(study_folder)])
     assert result.exit_code != 0
