@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import warnings
 from pathlib import Path
 
 import pytest
@@ -9,11 +11,36 @@ import pytest
 from study import config
 from study import config_texts
 from study.cli import write_study_files
+from tests import threads_left
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 COAUTHOR = SHARED / "data" / "coauthor"
 # `study serve` refuses a consent page without a real contact (study.config_texts.unfinished_consent).
 CONTACT = {config_texts.CONSENT_CONTACT_PLACEHOLDER: "Dr. Ada Test, Department of Testing, Example University"}
+
+
+@pytest.fixture(autouse=True)
+def _no_timer_outlives_its_test():
+    """The toolkit's timers a test armed end with it (tests/threads_left.py)."""
+    before = set(threading.enumerate())
+    yield
+    threads_left.cancel_timers(before)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_server_outlives_the_run():
+    """At the end of each worker, after the session's own fixtures, a warning naming the servers
+    and threads of our own still running (tests/threads_left.py)."""
+    before = set(threading.enumerate())
+    yield
+    left = threads_left.still_running(before)
+    if left:
+        warnings.warn(
+            "threads a test started are still running at the end of the run (stop them in the "
+            f"fixture or helper that started them): {', '.join(left)}",
+            pytest.PytestWarning,
+            stacklevel=1,
+        )
 
 
 @pytest.fixture
