@@ -16,6 +16,7 @@ after its test (a server's connection the client has not closed yet) is no fault
 from __future__ import annotations
 
 import threading
+import time
 
 # study.store.checkpoints: the process's one WAL checkpointer, started by the first write and
 # kept for the life of the process (a server's), by design.
@@ -44,15 +45,20 @@ def cancel_timers(before: set[threading.Thread]) -> None:
             thread.join(timeout=10)
 
 
-def still_running(before: set[threading.Thread]) -> list[str]:
-    """The threads started since `before` and still running that serve HTTP (a stand-in server's
-    serve_forever) or run a function of the toolkit or the tests, as "name (target)"."""
+def still_running(before: set[threading.Thread], grace: float = 2.0) -> list[str]:
+    """The threads started since `before` and still running after `grace` seconds that serve HTTP
+    (a stand-in server's serve_forever) or run a function of the toolkit or the tests, as
+    "name (target)". (A server's shutdown() returns while its thread is still leaving.)"""
     left = []
+    deadline = time.monotonic() + grace
     for thread in threading.enumerate():
-        if thread in before or thread.name in PROCESS_WIDE or not thread.is_alive():
+        if thread in before or thread.name in PROCESS_WIDE:
             continue
         target = getattr(thread, "_target", None) or getattr(thread, "function", None)
         name = getattr(target, "__qualname__", type(thread).__qualname__)
-        if _ours(_module(target)) or name.endswith("serve_forever") or _ours(type(thread).__module__):
+        if not (_ours(_module(target)) or name.endswith("serve_forever") or _ours(type(thread).__module__)):
+            continue
+        thread.join(max(0.0, deadline - time.monotonic()))
+        if thread.is_alive():
             left.append(f"{thread.name} ({name})")
     return left

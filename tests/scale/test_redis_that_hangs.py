@@ -29,7 +29,9 @@ class HangingRedis:
         self.listener.bind(("127.0.0.1", 0))
         self.listener.listen(64)
         self.url = f"redis://127.0.0.1:{self.listener.getsockname()[1]}/0"
-        threading.Thread(target=self._accept, daemon=True).start()
+        self.threads = [threading.Thread(target=self._accept, daemon=True)]
+        self.connections: list[socket.socket] = []
+        self.threads[0].start()
 
     def _accept(self) -> None:
         while True:
@@ -37,7 +39,9 @@ class HangingRedis:
                 connection, _ = self.listener.accept()
             except OSError:
                 return
-            threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
+            self.connections.append(connection)
+            self.threads.append(threading.Thread(target=self._serve, args=(connection,), daemon=True))
+            self.threads[-1].start()
 
     def _serve(self, connection: socket.socket) -> None:
         reader = connection.makefile("rb")
@@ -65,7 +69,16 @@ class HangingRedis:
             connection.close()
 
     def close(self) -> None:
+        # Closing alone wakes neither a thread in accept() nor one reading a connection the
+        # client keeps open (Linux): shut them down first, or they outlive the test.
+        for open_socket in [self.listener, *self.connections]:
+            try:
+                open_socket.shutdown(socket.SHUT_RDWR)
+            except OSError:  # the client closed it already
+                pass
         self.listener.close()
+        for thread in self.threads:
+            thread.join(timeout=5)
 
 
 @pytest.fixture
