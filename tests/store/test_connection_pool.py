@@ -15,6 +15,7 @@ from study.cli import main as study_cli
 from study.server import serving
 from study.store import make_engine
 from study.store.driver import driver_read
+from tests.scale.servers import free_port
 
 THREADS = 12
 
@@ -45,7 +46,10 @@ def test_study_serve_has_a_connection_for_every_thread_of_a_worker(study_folder,
     toml.write_text(toml.read_text().replace("[suggestions]\n", "[suggestions]\nconcurrent_requests = 30\n", 1))
     served = {}
     monkeypatch.setattr(serving, "run", lambda app, **options: served.update(app=app, **options))
-    result = CliRunner().invoke(study_cli, ["serve", str(study_folder), "--threads", "4", "--workers", "1"])
+    # A free port: `study serve` checks its address before it starts the server (5000 may be
+    # another program's, e.g. a demo someone left running).
+    port = str(free_port())
+    result = CliRunner().invoke(study_cli, ["serve", str(study_folder), "--threads", "4", "--workers", "1", "--port", port])
     assert result.exit_code == 0, result.output
     assert "1 worker processes x 4 threads (and 30 for model calls)" in result.output
     engine = served["app"].extensions["study.engine"]
