@@ -12,6 +12,7 @@ writes again, the next request is stored as any other (tests/server/test_databas
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sqlite3
 import threading
@@ -112,6 +113,30 @@ def unreachable_message(error: BaseException, url: str | URL) -> str | None:
         f"(`pg_isready -h {url.host or 'localhost'} -p {url.port or 5432}`) and the host and "
         f"port in [study] database; {_AFTER}"
     )
+
+
+# libpq's words at connection time for a server that answered but is not taking connections yet
+# or any more (57P03, 57P01), and for a host name that names no machine (a typo, so a refusal
+# like a wrong password: waiting would not mend it).
+_NOT_YET = re.compile(r"the database system is|terminating connection due to administrator command")
+_NO_SUCH_HOST = "could not translate host name"
+
+
+def does_not_answer(error: BaseException, url: str | URL) -> bool:
+    """Whether `error` is PostgreSQL not answering (refused, the connection dropped, the server
+    starting up or shutting down), which waiting may mend, rather than PostgreSQL refusing the
+    study (a wrong password, a missing database or role: its FATAL, with its fix worded by
+    study.store.engine), which it will not. At connection time libpq gives no SQLSTATE, so the
+    server's own refusals are told apart by its "FATAL:" (in English, the default lc_messages)."""
+    if unreachable_message(error, url) is None:
+        return False
+    driver_error = getattr(error, "orig", None) or error
+    if getattr(driver_error, "sqlstate", None) is not None:
+        return True  # 57P01-57P03 or class 08, as unreachable_message tells them
+    words = str(driver_error)
+    if _NO_SUCH_HOST in words:
+        return False
+    return "FATAL:" not in words or _NOT_YET.search(words) is not None
 
 
 def _unwritable(path: str) -> list[str]:

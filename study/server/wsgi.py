@@ -7,7 +7,9 @@ Each worker holds study.db open from its start, so that `study copy-database` se
 server, and settles the model calls a killed worker left in flight (study.server.worker_start),
 with or without --preload. The shipped config (`-c python:study.server.gunicorn_config`) does
 the same once more, and, in gunicorn's master, warns when PostgreSQL's max_connections is short
-for `-w` workers and gives each gunicorn a control socket of its own.
+for `-w` workers and gives each gunicorn a control socket of its own. A worker that boots while
+PostgreSQL does not answer (gunicorn starts one again during a restart) waits for it, up to a
+minute, rather than halting gunicorn (study.server.database_wait).
 
 (`--threads 4` as well makes each worker a threaded one, which keeps the editors' connections
 open between batches and goes on serving while a request waits for the database or the model;
@@ -48,6 +50,7 @@ from study import config_texts
 from study.server import create_app, stages, worker_start
 from study.server.activity import ActivityConfigError
 from study.server.database_trouble import unwritable_at_start
+from study.server.database_wait import when_answering
 from study.server.limit_store import LimitStoreUnavailable
 from study.server.wsgi_environment import (
     SECRET_KEY_VARIABLE,
@@ -98,18 +101,20 @@ def load_app():
     threads = request_threads()
     if (unwritable := unwritable_at_start(study.database_url)) is not None:
         raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {unwritable}")
-    with _one_worker_at_a_time(directory):
-        try:
-            application = create_app(study, engine=make_engine(study.database_url, threads))
-        except (LimitStoreUnavailable, ActivityConfigError) as error:
-            raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {error}") from None
-        except SQLAlchemyError as error:
-            # As `study serve` says it (study.cli): the database and the fix, not a traceback.
-            message = unopened_message(error)
-            if message is None:
-                raise
-            raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {message}") from None
-    lost = stages.lost_names(study, application.extensions["study.engine"])
+    try:
+        # A worker gunicorn starts again during a PostgreSQL restart waits for it rather than
+        # halting gunicorn (study.server.database_wait); outside the lock, so that the other
+        # workers wait beside it, not after it.
+        application, lost = when_answering(study.database_url, lambda: _built(study, directory, threads),
+                                           f"gunicorn worker pid {os.getpid()}")  # fmt: skip
+    except (LimitStoreUnavailable, ActivityConfigError) as error:
+        raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {error}") from None
+    except SQLAlchemyError as error:
+        # As `study serve` says it (study.cli): the database and the fix, not a traceback.
+        message = unopened_message(error)
+        if message is None:
+            raise
+        raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {message}") from None
     if lost:
         raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {lost}")
     # Under `gunicorn --preload` this module is imported in the master, which then forks the
@@ -120,6 +125,18 @@ def load_app():
     keep_write_connection(application.extensions["study.engine"])
     _start_in_every_worker(application)
     return application
+
+
+def _built(study, directory: Path, threads: int):
+    """The app, and why it cannot serve the sessions on their path (stages.lost_names), or None."""
+    engine = make_engine(study.database_url, threads)
+    try:
+        with _one_worker_at_a_time(directory):
+            application = create_app(study, engine=engine)
+        return application, stages.lost_names(study, engine)
+    except BaseException:
+        engine.dispose()  # a try that failed: its connections, if any, are not the next one's
+        raise
 
 
 def _start_in_every_worker(application) -> None:

@@ -7,9 +7,7 @@ through a forwarder the test closes, as a restart or a network cut looks from th
 
 from __future__ import annotations
 
-import socket
 import sys
-import threading
 import time
 
 import httpx
@@ -20,59 +18,9 @@ from sqlalchemy.engine import make_url
 from tests.scale.browser import Browser, start_writing
 from tests.scale.servers import ServerProcess, free_port
 from tests.store.conftest import empty_database
+from tests.store.forwarder import Forwarder
 
 pytestmark = pytest.mark.postgres
-
-
-class Forwarder:
-    """127.0.0.1:port -> PostgreSQL, which `cut` makes unreachable (connections dropped, new
-    ones refused) and `mend` reachable again on the same port."""
-
-    def __init__(self, host: str, port: int) -> None:
-        self.target = (host, port)
-        self.port = free_port()
-        self.open: list[socket.socket] = []
-        self.listener: socket.socket | None = None
-
-    def mend(self) -> None:
-        self.listener = socket.create_server(("127.0.0.1", self.port))
-        threading.Thread(target=self._accept, args=(self.listener,), daemon=True).start()
-
-    def cut(self) -> None:
-        # shutdown() before close(): a thread blocked in accept() or recv() on a socket keeps it
-        # open (and listening) through a close() alone.
-        for end in [self.listener, *self.open]:
-            _shut(end)
-            end.close()
-        self.open.clear()
-
-    def _accept(self, listener: socket.socket) -> None:
-        while True:
-            try:
-                client, _ = listener.accept()
-            except OSError:
-                return
-            server = socket.create_connection(self.target)
-            self.open += [client, server]
-            for source, sink in ((client, server), (server, client)):
-                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
-
-    @staticmethod
-    def _pipe(source: socket.socket, sink: socket.socket) -> None:
-        try:
-            while data := source.recv(65536):
-                sink.sendall(data)
-        except OSError:
-            pass
-        for end in (source, sink):
-            _shut(end)
-
-
-def _shut(end: socket.socket) -> None:
-    try:
-        end.shutdown(socket.SHUT_RDWR)
-    except OSError:  # not connected, or closed already
-        pass
 
 
 def _stored(url: str, session_id: str) -> set[int]:
