@@ -27,8 +27,9 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-# Long enough for a restart or a managed database's failover (typically 20-60 s); gunicorn's
-# own worker timeout does not run during a boot (its heartbeat starts with the serving loop).
+# Long enough for a restart or a managed database's failover (typically 20-60 s). gunicorn's
+# worker timeout does not cut it short: it counts from a worker's first heartbeat, which its
+# serving loop gives (gunicorn 27, gunicorn/workers/workertmp.py).
 WAIT_SECONDS = 60.0
 # The pause between tries doubles from the first to the longest: a restart that takes a second
 # is caught at once, and a long one is not asked a hundred times a minute by every worker.
