@@ -116,6 +116,8 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
     click.echo(f"Serving '{study.name}' on {http_address(host, port)}/  (database: {database_shown(study)})")
     click.echo(f"{workers} worker processes x {threads} threads (and {model_calls} for model calls),"
                f" up to {writers} open connections each")
+    if (shared := limits_shared(app)) is not None:
+        click.echo(shared)
     for line in entry_lines(study, http_address(host, port)):
         click.echo(line)
     for short in (serving.files_short(writers, threads + model_calls),
@@ -139,6 +141,19 @@ def _model_unusable(study) -> str | None:
     problem, fix = found
     return (f"Warning: {study.directory / 'study.toml'}: {problem}: every suggestion and assistant "
             f"reply will fail (writers read \"not available right now\"). Fix: {fix}.")
+
+
+def limits_shared(app) -> str | None:
+    """The start line naming the Redis that STUDY_REDIS_URL points at (password hidden), or None
+    without it: an operator checking a launch of several hosts sees that they count new sessions
+    per address in one place (study.server.limit_store), not each in its own."""
+    from study.server.limit_store import REDIS_URL_VARIABLE, RedisStore
+
+    store = app.extensions["study.limit_store"]
+    if not isinstance(store, RedisStore):
+        return None
+    return (f"New sessions per address are counted in Redis at {store.address} ({REDIS_URL_VARIABLE}), "
+            f"one count for every server and host counting there")
 
 
 def entry_lines(study, address: str) -> list[str]:

@@ -111,7 +111,8 @@ class RedisStore:
             ) from None
 
         self.url = url
-        self.name = f"Redis ({_without_password(url)})"
+        self.address = _without_password(url)  # as the server shows it: password hidden
+        self.name = f"Redis ({self.address})"
         self.namespace = namespace
         self._errors = (redis.RedisError, OSError)
         try:

@@ -239,3 +239,19 @@ def test_a_burst_of_wrong_passwords_across_two_servers_gets_the_free_failures_on
     # Only the free failures are checked; the rest wait for the backoff, whichever server.
     assert statuses.count(401) == logins.FREE_FAILURES, statuses
     assert statuses.count(429) == 12 - logins.FREE_FAILURES
+
+
+def test_study_serve_says_at_start_that_it_counts_in_redis_without_its_password(study_folder, tmp_path, redis_url):
+    # The test's Redis lets every password in for its default user (no requirepass).
+    with_password = redis_url.replace("redis://", "redis://default:hunter2@", 1)
+    port = free_port()
+    server = ServerProcess([sys.executable, "-m", "study", "serve", str(study_folder), "--port", str(port),
+                            "--workers", "1"], port, tmp_path / "server.log",
+                           env={"STUDY_REDIS_URL": with_password})  # fmt: skip
+    server.start()
+    server.stop()
+    log = server.log_text()
+
+    shown = redis_url.replace("redis://", "redis://default:***@", 1)
+    assert f"New sessions per address are counted in Redis at {shown} (STUDY_REDIS_URL)" in log, log
+    assert "hunter2" not in log
