@@ -10,6 +10,7 @@ session's current stage, whichever paradigm serves it. The writing path
 from __future__ import annotations
 
 import functools
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -81,6 +82,14 @@ def submission_deadline(session: dict) -> float | None:
         if (deadline := path.submission_deadline(session)) is not None:
             return deadline
     return None
+
+
+def platform_clock(session: dict) -> dict:
+    """The boot data of a page the participant writes on (the editor, the chat) for the
+    platform's clock (study/static/submit-clock.js): the seconds left before its platform stops
+    taking the work; nothing for a lab session."""
+    deadline = submission_deadline(session)
+    return {} if deadline is None else {"submitSecondsLeft": round(deadline - time.time())}
 
 
 def completion_origin(session: dict) -> str | None:

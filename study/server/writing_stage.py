@@ -56,10 +56,9 @@ def writing_page(session_id, session):
         # The edits the editor lets in: past them the writer could not finish.
         **contract.edit_limits("event-batch.schema.json", "api/finish-writing.schema.json", "text"),
     }
-    if (deadline := stages.submission_deadline(session)) is not None:
-        # The platform takes the work no later (MTurk's assignment time, Prolific's maximum
-        # time): the editor counts its last minutes down (editor-finish.js, startSubmitClock).
-        boot["submitSecondsLeft"] = round(deadline - time.time())
+    # The platform takes the work no later (MTurk's assignment time, Prolific's maximum time):
+    # the editor counts its last minutes down (submit-clock.js).
+    boot.update(stages.platform_clock(session))
     # What each paradigm's part of the editor needs (its suggestion URL, its settings), from
     # its declaration (study.paradigms.base.Paradigm.editor); the scripts and styles of the
     # paradigms that answer are loaded, and no others, and their markup (`editor_parts`) is

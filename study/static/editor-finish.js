@@ -27,41 +27,6 @@ window.StudyEditor = window.StudyEditor || {};
     tick();
   };
 
-  // The platform's own clock (MTurk's assignment time, Prolific's maximum time; absent for a lab
-  // session): its last minutes are counted down beside the timer and their start and end said,
-  // for the platform takes the work no later. Wall-clock time, as the server's deadline is: a
-  // computer that slept meanwhile does not stop it.
-  const SUBMIT_WARNING_SECONDS = 600;
-  StudyEditor.startSubmitClock = function (boot, label, say) {
-    if (typeof boot.submitSecondsLeft !== "number") return;
-    const end = Date.now() + boot.submitSecondsLeft * 1000;
-    let warned = false;
-    const tick = () => {
-      const left = Math.ceil((end - Date.now()) / 1000);
-      if (left > SUBMIT_WARNING_SECONDS) {
-        setTimeout(tick, Math.min(60, left - SUBMIT_WARNING_SECONDS) * 1000);
-        return;
-      }
-      label.hidden = false;
-      if (left > 0) {
-        const minutes = Math.floor(left / 60);
-        label.textContent = `Time left to submit: ${minutes}:${String(left % 60).padStart(2, "0")}`;
-        if (!warned) {
-          warned = true;
-          const most = Math.ceil(left / 60);
-          say(`The time to submit this task ends in ${most} minute${most === 1 ? "" : "s"} or less: `
-            + "finish, answer the questions after the text and submit before then.");
-        }
-        setTimeout(tick, 1000);
-      } else {
-        label.textContent = "Time to submit has run out";
-        say("The time to submit this task has run out, so it can no longer be submitted. Your "
-          + "text is saved; please contact the researchers.", "error");
-      }
-    };
-    tick();
-  };
-
   // Drains the outbox and asks `finishUrl` to end the writing stage, retrying while the server
   // is away or busy (409, 5xx). On success the page moves on and this never returns; otherwise
   // it resolves to "log-refused" (some of the log was not accepted) or "refused" (the server

@@ -9,9 +9,10 @@ from tests.browser.participant import to_instructions
 NOTE = "I want a warm and honest tone with short paragraphs and one vivid example."
 
 
-def start_chat(page: Page, base_url: str, access_code: str = "chat-1") -> str:
-    """From /task through consent, instructions, intent and pre-writing to the chat page."""
-    to_instructions(page, base_url, access_code)
+def start_chat(page: Page, base_url: str, access_code: str = "chat-1", *, query: str | None = None) -> str:
+    """From /task through consent, instructions, intent and pre-writing to the chat page;
+    `query`: the task link's own (an MTurk worker's) instead of the access code."""
+    to_instructions(page, base_url, access_code, query=query)
     page.get_by_test_id("confirm1").check()
     page.get_by_test_id("confirm2").check()
     page.get_by_test_id("next").click()

@@ -51,9 +51,10 @@ def past_instructions(page: Page, base_url: str, access_code: str = "lab-1") -> 
     page.get_by_test_id("next").click()
 
 
-def to_instructions(page: Page, base_url: str, access_code: str) -> None:
-    """From /task through consent, to the instructions (a chat study's ask for confirmations)."""
-    page.goto(f"{base_url}/task?access_code={access_code}")
+def to_instructions(page: Page, base_url: str, access_code: str, *, query: str | None = None) -> None:
+    """From /task through consent, to the instructions (a chat study's ask for confirmations);
+    `query`: the task link's own (MTurk's workerId, assignmentId, ...) instead of the code."""
+    page.goto(f"{base_url}/task?{query or 'access_code=' + access_code}")
     page.get_by_test_id("consent").check()
     page.get_by_test_id("next").click()
     page.wait_for_url("**/instructions")

@@ -172,6 +172,8 @@ def chat_page(session_id, session):
         "finishUrl": url_for("chat.finish", session_id=session_id),
         # The edits the document pane lets in: past them the writer could not finish.
         **contract.edit_limits("chat-event-batch.schema.json", "api/chat-finish.schema.json", "document"),
+        # MTurk's or Prolific's time for the work, counted down at its end (submit-clock.js).
+        **stages.platform_clock(session),
     }
     return render_template(
         "chat/chat.html", study=study(), session=session, boot=boot, settings=settings,

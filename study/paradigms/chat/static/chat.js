@@ -308,6 +308,10 @@
     });
     refresh();
     openOwed();
+    // The platform's last minutes (submit-clock.js): said to a screen reader as they begin, and
+    // on the page's alert line when they have run out.
+    window.StudyEditor.startSubmitClock(boot, $("submit-clock"),
+      (message, tone) => (tone === "error" ? showError(message, false) : conversation.announce(message)));
     // A message sent before a reload or a server restart and never answered: ask again.
     const resend = saved && saved.inFlight ? saved.inFlight : null;
     // Sending it again is harmless: the server keeps one copy per client id.
