@@ -28,6 +28,9 @@ class JudgingFigures:
     level: str
     question: str
     rubric: list[dict] = field(default_factory=list)
+    # [judging] exclude_failed_gold: whether the flagged judges' ratings are left out of the
+    # figures, or kept in them and only marked.
+    flagged_excluded: bool = True
 
 
 def load(data: ReportData) -> None:
@@ -62,7 +65,7 @@ def _from_study(path: Path) -> JudgingFigures | None:
     return JudgingFigures(
         found.per_session(), a.alpha if a else math.nan, a.low if a else math.nan, a.high if a else math.nan,
         a.items if a else 0, len(found.kept), len({r["judge"] for r in found.ratings}), len(found.flagged),
-        settings.agreement_level, settings.question, rubric["rubric"],
+        settings.agreement_level, settings.question, rubric["rubric"], settings.exclude_failed_gold,
     )  # fmt: skip
 
 
@@ -85,4 +88,5 @@ def _from_release(folder: Path) -> JudgingFigures | None:
         number("alpha"), number("low"), number("high"), result.get("items", 0),
         sum(int(r["ratings"]) for r in rows), len(judges), sum(j["flagged"] == "true" for j in judges),
         record["agreement"].rsplit(", ", 1)[-1], record["question"], record["rubric"],
+        record.get("gold", {}).get("flagged_judges_excluded", True),
     )  # fmt: skip

@@ -62,7 +62,10 @@ def load(data: ReportData) -> None:
         create_tables(engine)
         judging = data.extras.get("judging")
         with reading(engine) as connection:
-            excluded = deviation_module.exclusions(connection, facts.signed, judging.flagged if judging else 0)
+            # Flagged judges are left out only with [judging] exclude_failed_gold; kept, they are
+            # in the estimates and the judging section says so.
+            flagged = judging.flagged if judging and judging.flagged_excluded else 0
+            excluded = deviation_module.exclusions(connection, facts.signed, flagged)
             left_out = deviation_module.left_out(connection, facts.signed)
         engine.dispose()
         facts.deviations = deviation_module.compare(facts.signed, study, excluded)

@@ -10,6 +10,15 @@ from study.report.intervals import RESAMPLES, bootstrap_mean
 from study.review.agreement.interval import RESAMPLES as ALPHA_RESAMPLES
 
 
+def flagged_sentence(figures) -> str:
+    """What became of the judges the gold check flagged: left out, or (exclude_failed_gold =
+    false) kept in every figure below, which the reader must be told rather than the opposite."""
+    if figures.flagged and not figures.flagged_excluded:
+        return (f"{figures.flagged} judge(s) failed the gold items and their ratings are kept in these figures "
+                "([judging] exclude_failed_gold = false; marked judge_flagged in judging_ratings.csv).")
+    return f"{figures.flagged} judge(s) failed the gold items and their ratings are left out."
+
+
 def build(data: ReportData) -> Section | None:
     figures = data.extras.get("judging")
     if figures is None:
@@ -18,7 +27,7 @@ def build(data: ReportData) -> Section | None:
     section.paragraph(f"Judges answered \"{figures.question}\" on the rubric "
                       + ", ".join(f"{level['score']} {level['label']}" for level in figures.rubric)
                       + f". {figures.ratings_kept} ratings kept from {figures.judges} judges; "
-                      f"{figures.flagged} judge(s) failed the gold items and their ratings are left out.")  # fmt: skip
+                      + flagged_sentence(figures))  # fmt: skip
     if math.isnan(figures.alpha):
         section.paragraph("Krippendorff's alpha: not computable (too few items rated twice, or one score only).")
     else:
