@@ -18,7 +18,7 @@ from sqlalchemy import Connection, select
 
 from study.config import Study
 from study.judging import gold as gold_module
-from study.judging.settings import JudgingSettings
+from study.judging.settings import JudgingSettings, from_study
 from study.review.agreement.interval import AlphaEstimate, alpha_with_interval
 from study.store.db import sessions
 from study.store.judging import judging_items, judging_ratings, judging_tasks
@@ -101,6 +101,16 @@ def collect(connection: Connection, study: Study, settings: JudgingSettings) -> 
         items=len(items), tasks=len(counts), tasks_submitted=sum(c is not None for c in counts),
         settings=settings,
     )  # fmt: skip
+
+
+def flagged_left_out(connection: Connection, study: Study) -> int:
+    """How many judges the gold check flagged whose ratings the figures leave out: what the
+    planned comparisons list as excluded (`study report`, `study preregister verify`); 0 without
+    a judging round, or with exclude_failed_gold = false (their ratings kept)."""
+    if "judging" not in study.raw:
+        return 0
+    settings = from_study(study)
+    return len(collect(connection, study, settings).flagged) if settings.exclude_failed_gold else 0
 
 
 def agreement_of(ratings: list[dict], settings: JudgingSettings) -> AlphaEstimate | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from study import config as study_config
+from study.judging import results as judging_results
 from study.plan import deviations as deviation_module
 from study.plan import record as record_module
 from study.store import create_tables, make_engine, reading
@@ -97,7 +98,8 @@ def verify_command(directory: str) -> None:
     engine = make_engine(study.database_url)
     create_tables(engine)
     with reading(engine) as connection:
-        excluded = deviation_module.exclusions(connection, signed)
+        # The judges the report lists as left out too, so both name the same deviations.
+        excluded = deviation_module.exclusions(connection, signed, judging_results.flagged_left_out(connection, study))
     engine.dispose()
     found = deviation_module.compare(signed, study, excluded)
     if not found:

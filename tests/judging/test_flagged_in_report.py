@@ -81,3 +81,11 @@ def test_a_flagged_judge_kept_is_not_said_to_be_left_out(tmp_path):
             "these figures ([judging] exclude_failed_gold = false") in report
     assert "judges flagged by gold (their ratings left out)" not in report  # the planned comparisons' deviations
     assert "their ratings are left out" not in report
+
+
+def test_preregister_verify_lists_the_flagged_judge_the_report_leaves_out(tmp_path):
+    judged(tmp_path, exclude_failed_gold=True)
+    verified = CliRunner().invoke(main, ["preregister", "verify", str(tmp_path / "study")])
+    assert verified.exit_code == 0, verified.output
+    assert "DEVIATION (excluded) judges flagged by gold (their ratings left out): 1 judge(s)" in verified.output
+    assert "No deviation from the record." not in verified.output
