@@ -72,6 +72,10 @@ def status(directory: str) -> None:
     found = collect(study, settings)
     click.echo(f"Judging round: {found.items} {settings.unit} item(s), {found.tasks} task(s), "
                f"{found.tasks_submitted} submitted")  # fmt: skip
+    if found.tasks_claimed:
+        # Judges entering now are told nothing is left while these are held (study.judging.tasks).
+        click.echo(f"Being rated: {found.tasks_claimed} task(s) taken and not submitted; one not submitted "
+                   "within [mturk] assignment_minutes (default 60) of being taken goes to the next judge")  # fmt: skip
     judges = {r["judge"] for r in found.ratings} | set(found.checks)
     click.echo(f"Ratings kept: {len(found.kept)} of {len(found.ratings)}; judges {len(judges)}, "
                f"flagged by gold {len(found.flagged)}")  # fmt: skip

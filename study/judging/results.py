@@ -39,6 +39,7 @@ class Results:
     tasks: int
     tasks_submitted: int
     settings: JudgingSettings
+    tasks_claimed: int = 0  # claimed by a judge and not submitted (being rated, or walked away from)
 
     @property
     def kept(self) -> list[dict]:
@@ -91,15 +92,15 @@ def collect(connection: Connection, study: Study, settings: JudgingSettings) -> 
             **found, "paradigm": ran,
             "judge_flagged": flagged, "kept": not (flagged and settings.exclude_failed_gold),
         })  # fmt: skip
-    counts = connection.execute(select(judging_tasks.c.submitted_at)).scalars().all()
+    counts = connection.execute(select(judging_tasks.c.claimed_at, judging_tasks.c.submitted_at)).all()
     items = connection.execute(
         select(judging_items.c.item_id).where(judging_items.c.gold_score.is_(None))
     ).all()  # fmt: skip
     return Results(
         ratings=ratings, checks=checks,
         agreement=agreement_of(ratings, settings),
-        items=len(items), tasks=len(counts), tasks_submitted=sum(c is not None for c in counts),
-        settings=settings,
+        items=len(items), tasks=len(counts), tasks_submitted=sum(done is not None for _, done in counts),
+        settings=settings, tasks_claimed=sum(got is not None and done is None for got, done in counts),
     )  # fmt: skip
 
 

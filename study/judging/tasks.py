@@ -14,7 +14,7 @@ import secrets
 import time
 from collections.abc import Callable
 
-from sqlalchemy import Connection, or_, select, update
+from sqlalchemy import Connection, func, or_, select, update
 
 from study.store import sessions as session_store
 from study.store.coordination import take_turn
@@ -128,6 +128,13 @@ def claim(
             )  # fmt: skip
             return get(connection, fresh)
         after = candidates[-1][1]
+
+
+def unsubmitted(connection: Connection) -> int:
+    """Tasks of the round not yet submitted: free, or held by a judge."""
+    return connection.execute(
+        select(func.count()).select_from(judging_tasks).where(judging_tasks.c.submitted_at.is_(None))
+    ).scalar()
 
 
 def items_of(connection: Connection, task_id: str) -> list[dict]:

@@ -101,9 +101,22 @@ def entry():
     if not isinstance(task, dict | None):
         return task  # a refusal
     if task is None:
-        return message("Every text has all the ratings it needs, so there is nothing left to rate. "
-                       "Please return this HIT; thank you for your interest.")  # fmt: skip
+        return message(nothing_left(claim.get("assignment_id")))
     return redirect(url_for("judging.task_page", task_id=task["task_id"]))
+
+
+def nothing_left(assignment_id: str | None) -> str:
+    """Why a judge got no task: the round is done, or what is left is held by other judges (and
+    comes back if they walk away) or holds texts this judge rated already."""
+    with reading(engine()) as connection:
+        waiting = tasks.unsubmitted(connection)
+    if waiting:
+        said = ("No text is left for you to rate right now: the texts still waiting are being rated by "
+                "other judges, or are texts you have rated already.")
+    else:
+        said = "Every text has all the ratings it needs, so there is nothing left to rate."
+    # Only MTurk has a HIT to return; a lab judge with an access code has none.
+    return said + (" Please return this HIT; thank you for your interest." if assignment_id else " Thank you!")
 
 
 def task_or_404(connection, task_id: str) -> dict:

@@ -100,7 +100,13 @@ def test_bad_ratings_are_refused_naming_the_field_and_nothing_is_stored(client):
 def test_a_task_left_unfinished_past_the_assignment_time_goes_to_the_next_judge(client, judged_study):
     walked_away = enter(client, access_code="lab-1").location
     shown = items(client, walked_away)
-    assert "nothing left to rate" in enter(client, access_code="lab-2").get_data(as_text=True)
+    # Held by the first judge: the next is not told the texts have all their ratings, nor, with
+    # an access code, to return a HIT they never took; the researcher sees the task held.
+    waiting = enter(client, access_code="lab-2").get_data(as_text=True)
+    assert "No text is left for you to rate right now: the texts still waiting are being rated by other judges" in waiting
+    assert "all the ratings it needs" not in waiting and "return this HIT" not in waiting
+    status = CliRunner().invoke(main, ["judging", "status", str(judged_study)]).output
+    assert "1 task(s), 0 submitted\nBeing rated: 1 task(s) taken and not submitted; one not submitted within [mturk] assignment_minutes" in status
     engine = make_engine(config.load(judged_study).database_url)
     with writing(engine) as connection:  # the assignment time (60 minutes) has passed
         connection.execute(update(judging_tasks).values(claimed_at=time.time() - 61 * 60))
