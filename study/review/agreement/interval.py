@@ -40,7 +40,11 @@ def alpha_with_interval(
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
     ratings = list(ratings)
-    items = [list(raters.values()) for raters in by_item(ratings).values()]
+    # In the items' own order, not the ratings': the resamples draw items by position, so the
+    # same ratings listed otherwise (a release lists them by its pseudonyms, the study database
+    # by session id) would give another interval.
+    grouped = by_item(ratings)
+    items = [list(grouped[item].values()) for item in sorted(grouped, key=str)]
     items = [values for values in items if len(values) >= 2]
     alpha = krippendorff_alpha(ratings, level)
     rated = sum(len(values) for values in items)
