@@ -60,6 +60,11 @@ def build(directory: str) -> None:
         f"Built a judging round of {built.items} {settings.unit} item(s) from {built.sessions} session(s), "
         f"{built.gold} gold item(s): {built.tasks} task(s), each item rated by {settings.k} judges."
     )
+    if built.gold and built.gold < settings.gold_per_task:
+        # The design puts each gold item in a task at most once (study.judging.design).
+        click.echo(f"Each task carries {built.gold} gold item(s), not gold_per_task = {settings.gold_per_task}: "
+                   f"{settings.gold} holds only {built.gold}. Fix: add known-answer texts to it, or lower "
+                   "[judging] gold_per_task, and build again before any judge takes a task.")  # fmt: skip
     if built.simulated:
         click.echo(f"Left out {built.simulated} simulated session(s) (study simulate): judges rate what people wrote.")
 

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from click.testing import CliRunner
 
+from study.cli import main
 from study.judging.gold import GoldError, check_judges, read
+from tests.judging.finished import set_section
+from tests.judging.test_pages import judged_study  # noqa: F401
 
 
 def test_a_bad_line_of_the_gold_file_is_named_with_the_fix(tmp_path):
@@ -24,3 +28,14 @@ def test_a_judge_below_the_share_of_right_gold_answers_is_flagged():
     )  # fmt: skip
     assert not checks["careful"].flagged and checks["careful"].share == 1.0
     assert checks["careless"].flagged and checks["careless"].share == 0.5
+
+
+def test_a_gold_file_with_fewer_items_than_gold_per_task_is_said_at_build(judged_study):
+    (judged_study / "gold.jsonl").write_text('{"text": "spam spam", "score": 1}\n')
+    set_section(judged_study, "judging", {"unit": "document", "k": 1, "items_per_task": 2, "gold": "gold.jsonl",
+                                          "gold_per_task": 3})  # fmt: skip
+    built = CliRunner().invoke(main, ["judging", "build", str(judged_study)])
+    assert built.exit_code == 0, built.output
+    assert "1 gold item(s): 1 task(s)" in built.output
+    assert ("Each task carries 1 gold item(s), not gold_per_task = 3: gold.jsonl holds only 1. Fix: add "
+            "known-answer texts to it, or lower [judging] gold_per_task") in built.output
