@@ -159,7 +159,8 @@ def limits_shared(app) -> str | None:
 def entry_lines(study, address: str) -> list[str]:
     """Where participants start, as `study serve` says it: with an access code, and through
     each recruitment provider study.toml sets up ([mturk], [prolific]), whose link carries the
-    provider's own parameters rather than a code (study.server.participant.task)."""
+    provider's own parameters rather than a code (study.server.participant.task); with a
+    [judging] section, where judges start too."""
     from study import providers
 
     codes = study.raw.get("session", {}).get("access_codes_file")
@@ -170,5 +171,10 @@ def entry_lines(study, address: str) -> list[str]:
             lines.append(f"{provider.title} participants need no code: they come through the link "
                          f"`study {provider.name}` gives {provider.title} ({address}/task with "
                          f"{provider.title}'s parameters; README, {provider.title})")  # fmt: skip
+    if "judging" in study.raw:
+        # The judges' own entry (study.judging.web), which the writers' lines above do not name.
+        lines.append(f"Judges (once `study judging build` has made the round) start at {address}/judge?access_code=YOUR-CODE"
+                     + (f" (one of {codes}'s codes)" if codes else " (any code you hand out)")
+                     + "; MTurk judges through the HITs `study judging post` posts")  # fmt: skip
     return lines
 

@@ -43,3 +43,13 @@ def test_serve_names_the_provider_links_of_a_recruited_study(tmp_path, monkeypat
     coded = _started(folder, monkeypatch)
     assert "/task?access_code=YOUR-CODE (one of codes.txt's codes)" in coded
     assert "need no code" not in coded
+
+
+def test_serve_names_the_judges_entry_of_a_study_with_a_judging_round(tmp_path, monkeypatch):
+    folder = tmp_path / "study"
+    write_study_files(folder, replacements=CONTACT)
+    assert "/judge" not in _started(folder, monkeypatch)
+    edit(folder, lambda data: data.update(judging={"unit": "sentence", "k": 3}))
+    assert ("Judges (once `study judging build` has made the round) start at "
+            "http://127.0.0.1:5123/judge?access_code=YOUR-CODE (any code you hand out); MTurk judges "
+            "through the HITs `study judging post` posts") in _started(folder, monkeypatch)
