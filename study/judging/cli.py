@@ -5,6 +5,7 @@ this group where the command line registers its groups (study.cli)."""
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 import click
@@ -15,6 +16,7 @@ from study.judging import items as item_module
 from study.judging import results
 from study.judging import settings as judging_settings
 from study.store import create_tables, make_engine, reading, writing
+from study.store.engine import sqlite_file
 from study.cli_options import directory_argument
 
 
@@ -74,7 +76,18 @@ def build(directory: str) -> None:
 def status(directory: str) -> None:
     """How the round is going: tasks, ratings, flagged judges, agreement."""
     study, settings = _study(directory)
+    database = sqlite_file(study.database_url)
+    if database is not None and not os.path.exists(database):
+        # As `study status`: made here, an empty study.db would look like a study nobody joined.
+        click.echo(f"No judging round: study '{study.name}' has not been served yet (no database at {database}). "
+                   f"Fix: study judging build {directory}, once writers have finished.")  # fmt: skip
+        return
     found = collect(study, settings)
+    if not found.tasks:
+        # Zeros under "Judging round:" would read as a round that nobody has judged yet.
+        click.echo(f"No judging round built yet. Fix: study judging build {directory}, once writers have "
+                   "finished (it reads [judging] in study.toml; README, Judging round).")  # fmt: skip
+        return
     click.echo(f"Judging round: {found.items} {settings.unit} item(s), {found.tasks} task(s), "
                f"{found.tasks_submitted} submitted")  # fmt: skip
     if found.tasks_claimed:

@@ -154,6 +154,26 @@ def test_status_counts_tasks_ratings_and_agreement(client, judged_study):
     assert "Krippendorff's alpha: not yet computable" in result.output
 
 
+def test_status_before_any_round_says_so_with_the_fix_and_makes_no_database(tmp_path):
+    folder = tmp_path / "study"
+    write_study_files(folder, replacements=CONTACT)
+    unserved = CliRunner().invoke(main, ["judging", "status", str(folder)])
+    assert unserved.exit_code == 0 and "has not been served yet" in unserved.output
+    assert f"Fix: study judging build {folder}" in unserved.output and not (folder / "study.db").exists()
+    finish_sessions_of(folder)
+    unbuilt = CliRunner().invoke(main, ["judging", "status", str(folder)])
+    assert unbuilt.output.startswith(f"No judging round built yet. Fix: study judging build {folder}")
+    assert "Judging round: 0" not in unbuilt.output
+
+
+def finish_sessions_of(folder) -> None:
+    study = config.load(folder)
+    engine = make_engine(study.database_url)
+    create_tables(engine)
+    finish_sessions(engine, study, TEXTS)
+    engine.dispose()
+
+
 def test_a_judge_takes_a_second_task_though_it_repeats_a_gold_item(tmp_path):
     folder = tmp_path / "study"
     write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
