@@ -57,9 +57,13 @@ def write(results: Results, out: Path, *, judge_name: Callable[[str], str] | Non
          "mean_score": f"{means[s]:.4f}" if s in means else ""}
         for s, rs in sorted(by_session.items(), key=lambda pair: session(pair[0]))
     ])  # fmt: skip
+    # Every judge of the round, not only those the gold check saw: without gold items it saw
+    # none, and a release's report counts the round's judges here.
+    checks = results.checks
     _write(out / JUDGES_CSV, JUDGE_COLUMNS, sorted(
-        ({"judge": name(c.judge), "gold_rated": c.gold_rated, "gold_correct": c.gold_correct,
-          "flagged": str(c.flagged).lower()} for c in results.checks.values()),
+        ({"judge": name(j), "gold_rated": checks[j].gold_rated if j in checks else 0,
+          "gold_correct": checks[j].gold_correct if j in checks else 0,
+          "flagged": str(j in checks and checks[j].flagged).lower()} for j in numbered),
         key=lambda row: row["judge"]))  # fmt: skip
     record = rubric_record(results.settings)
     a = results.agreement

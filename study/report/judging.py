@@ -64,7 +64,9 @@ def _from_study(path: Path) -> JudgingFigures | None:
     rubric = results.rubric_record(settings)
     return JudgingFigures(
         found.per_session(), a.alpha if a else math.nan, a.low if a else math.nan, a.high if a else math.nan,
-        a.items if a else 0, len(found.kept), len({r["judge"] for r in found.ratings}), len(found.flagged),
+        # The judges as `study judging status` and judging_judges.csv count them.
+        a.items if a else 0, len(found.kept), len({r["judge"] for r in found.ratings} | set(found.checks)),
+        len(found.flagged),
         settings.agreement_level, settings.question, rubric["rubric"], settings.exclude_failed_gold,
     )  # fmt: skip
 

@@ -5,6 +5,7 @@ the order of its pseudonyms rather than the study database's."""
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 from html import unescape
@@ -60,7 +61,10 @@ def judge(client, code: str, bias: int) -> None:
     assert client.post(f"/api/judging/{task_id}/ratings", json={"ratings": ratings, "submit": True}).status_code == 200
 
 
-def test_the_release_gives_the_round_s_alpha_and_interval_as_the_study_does(tmp_path):
+def released(tmp_path):
+    """A study of six lab writers' texts judged sentence by sentence by twelve judges (no gold
+    items), and its release; returns the study folder, `study judging status`'s output and the
+    release's folder."""
     folder = a_study(tmp_path, declared=True)
     text = (folder / "study.toml").read_text()
     (folder / "study.toml").write_text(text + '\n[judging]\nunit = "sentence"\nk = 2\nitems_per_task = 3\n')
@@ -74,13 +78,27 @@ def test_the_release_gives_the_round_s_alpha_and_interval_as_the_study_does(tmp_
     for number in range(12):
         judge(client, f"judge-{number}", bias=number % 3)
     app.extensions["study.engine"].dispose()
-
     status = runner.invoke(main, ["judging", "status", str(folder)]).output
-    alpha, low, high = re.search(r"alpha \(ordinal\): (-?[\d.]+) \(95% CI (-?[\d.]+) to (-?[\d.]+)\)", status).groups()
     key = init_keyfile(tmp_path / "study.key")
     built = runner.invoke(main, ["release", "build", str(folder), "--version", "1.0.0", "--out",
                                  str(tmp_path / "releases"), "--key", str(key.path), "-j", "1"])  # fmt: skip
     assert built.exit_code == 0, built.output
-    rubric = json.loads((tmp_path / "releases" / "coauthor-1.0.0" / "judging" / "judging_rubric.json").read_text())
-    released = rubric["agreement_result"]
-    assert [f"{released[k]:.2f}" for k in ("alpha", "low", "high")] == [alpha, low, high], status
+    return folder, status, tmp_path / "releases" / "coauthor-1.0.0"
+
+
+def test_the_release_gives_the_round_s_alpha_and_interval_as_the_study_does(tmp_path):
+    _, status, release = released(tmp_path)
+    alpha, low, high = re.search(r"alpha \(ordinal\): (-?[\d.]+) \(95% CI (-?[\d.]+) to (-?[\d.]+)\)", status).groups()
+    rubric = json.loads((release / "judging" / "judging_rubric.json").read_text())
+    released_alpha = rubric["agreement_result"]
+    assert [f"{released_alpha[k]:.2f}" for k in ("alpha", "low", "high")] == [alpha, low, high], status
+
+
+def test_a_round_without_gold_items_lists_every_judge_and_the_release_report_counts_them(tmp_path):
+    folder, status, release = released(tmp_path)
+    assert "judges 12, flagged by gold 0" in status
+    judges = list(csv.DictReader((release / "judging" / "judging_judges.csv").open()))
+    assert len(judges) == 12 and {(j["gold_rated"], j["flagged"]) for j in judges} == {("0", "false")}
+    for source, out in ((folder, tmp_path / "study.html"), (release, tmp_path / "release.html")):
+        assert CliRunner().invoke(main, ["report", str(source), "--out", str(out)]).exit_code == 0
+        assert "36 ratings kept from 12 judges; 0 judge(s) failed the gold items" in unescape(out.read_text()), source
