@@ -2,7 +2,9 @@
 
 `claim` answers, in order: the assignment already holds a task (a reload: the same task);
 otherwise the first free task, in the design's order, that shares no item with a task this
-judge took before (so an item's k ratings come from k judges), if the caller's `may_claim`
+judge took before (so an item's k ratings come from k judges) and holds no text this judge wrote
+(a lab study's writers may judge too: their worker id or access code is their judge key, so
+nobody rates their own text), if the caller's `may_claim`
 lets this judge take another (the task server's per-address throttle); None when none is left. A task
 claimed but not submitted within `hold_seconds` is free again, so a judge who walked away does
 not keep items from being rated. Judges are keyed by MTurk worker id or lab access code.
@@ -18,6 +20,7 @@ from sqlalchemy import Connection, func, or_, select, update
 
 from study.store import sessions as session_store
 from study.store.coordination import take_turn
+from study.store.db import sessions
 from study.store.judging import judging_items, judging_ratings, judging_task_items, judging_tasks
 
 CANDIDATES = 200  # free tasks read per query while looking for one without a seen item
@@ -58,6 +61,14 @@ def _seen_items(connection: Connection, judge: str) -> set[str]:
     ).scalars())  # fmt: skip
 
 
+def _own_items(connection: Connection, judge: str) -> set[str]:
+    """The items of texts this judge wrote: sessions whose worker id or access code is theirs."""
+    theirs = select(sessions.c.session_id).where(or_(sessions.c.worker_id == judge, sessions.c.access_code == judge))
+    return set(connection.execute(
+        select(judging_items.c.item_id).where(judging_items.c.session_id.in_(theirs))
+    ).scalars())  # fmt: skip
+
+
 def claim(
     connection: Connection, *, judge: str, hold_seconds: float, assignment_id: str | None = None,
     hit_id: str | None = None, turk_submit_to: str | None = None, now: float | None = None,
@@ -83,7 +94,7 @@ def claim(
         ).mappings().first()  # fmt: skip
         if held is not None:
             return dict(held)
-    seen = _seen_items(connection, judge)
+    seen = _seen_items(connection, judge) | _own_items(connection, judge)
     free = or_(
         judging_tasks.c.claimed_at.is_(None),
         (judging_tasks.c.submitted_at.is_(None)) & (judging_tasks.c.claimed_at < now - hold_seconds),

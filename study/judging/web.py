@@ -112,7 +112,7 @@ def nothing_left(assignment_id: str | None) -> str:
         waiting = tasks.unsubmitted(connection)
     if waiting:
         said = ("No text is left for you to rate right now: the texts still waiting are being rated by "
-                "other judges, or are texts you have rated already.")
+                "other judges, or are texts you have rated already or wrote yourself.")
     else:
         said = "Every text has all the ratings it needs, so there is nothing left to rate."
     # Only MTurk has a HIT to return; a lab judge with an access code has none.

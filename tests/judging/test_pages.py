@@ -276,6 +276,18 @@ def test_an_access_code_that_is_a_workers_id_does_not_open_that_workers_task(cli
     assert task_id not in (lab.location or "") and task_id not in lab.get_data(as_text=True)
 
 
+def test_a_writer_who_judges_is_never_given_their_own_text(client):
+    # A lab study's writers may judge too (finish_sessions' writers are W0 and W1): the round's
+    # one task holds both texts, so W0 gets none, and is told so; a judge who wrote nothing gets it.
+    writer = enter(client, access_code="W0")
+    assert writer.status_code == 200
+    page = writer.get_data(as_text=True)
+    assert "No text is left for you to rate right now" in page and "wrote yourself" in page
+    assert not any(text in page for text in TEXTS)
+    other = enter(client, access_code="lab-judge-7")
+    assert other.status_code == 302 and len(items(client, other.location)) == 2
+
+
 def test_a_judges_pages_are_never_kept_in_the_browsers_cache(client):
     """The task page holds writers' texts, and after submitting, the back button would show it
     from the cache as if it could still be rated (every choice then fails as already
