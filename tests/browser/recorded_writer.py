@@ -17,12 +17,14 @@ import csv
 import json
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
 from study.lm.backends import Generation
+from study.lm.server import serve_in_thread
 from tests.conftest import COAUTHOR
 
 
@@ -123,6 +125,20 @@ def _ops(record: dict) -> tuple[int, str, int]:
     ops = record["textDelta"]["ops"]
     retain = ops[0].get("retain", 0)
     return retain, "".join(op.get("insert", "") for op in ops), sum(op.get("delete", 0) for op in ops)
+
+
+@contextmanager
+def served(lists: Sequence[Sequence[str]]) -> Iterator[RecordedModel]:
+    """A RecordedModel answering `lists`, served over HTTP (its `url` set) for the test's task
+    server to ask; at the end, nothing is left waiting in it."""
+    backend = RecordedModel(lists)
+    base_url, stop = serve_in_thread(backend)
+    backend.url = base_url
+    try:
+        yield backend
+    finally:
+        backend.answer(10)  # none left waiting
+        stop()
 
 
 def _where(number: int, record: dict) -> str:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import pytest
 
 from study.cli import write_study_files
-from study.lm.server import serve_in_thread
 from tests.browser.conftest import MIN_SECONDS
 from tests.browser.participant import (
     check_release_format,
@@ -24,7 +23,7 @@ from tests.browser.participant import (
     start_writing,
     wait_saved,
 )
-from tests.browser.recorded_writer import RecordedModel, read_session, redo_all, study_toml_for, suggestion_lists
+from tests.browser.recorded_writer import read_session, redo_all, served, study_toml_for, suggestion_lists
 from tests.conftest import CONTACT
 
 pytestmark = pytest.mark.browser
@@ -96,12 +95,8 @@ def recorded(released) -> list[dict]:
 
 @pytest.fixture
 def model(recorded):
-    backend = RecordedModel(suggestion_lists(recorded))
-    base_url, stop = serve_in_thread(backend)
-    backend.url = base_url
-    yield backend
-    backend.answer(10)  # none left waiting
-    stop()
+    with served(suggestion_lists(recorded)) as backend:
+        yield backend
 
 
 @pytest.fixture

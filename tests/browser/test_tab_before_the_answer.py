@@ -14,7 +14,6 @@ import pytest
 from playwright.sync_api import Page, Route, expect
 
 from study import config
-from study.lm.server import serve_in_thread
 from tests.browser.participant import (
     check_release_format,
     editor_text,
@@ -24,7 +23,7 @@ from tests.browser.participant import (
     type_text,
     wait_saved,
 )
-from tests.browser.recorded_writer import RecordedModel
+from tests.browser.recorded_writer import served
 from tests.browser.routed import Routed
 
 pytestmark = pytest.mark.browser
@@ -142,12 +141,8 @@ def test_tab_held_down_is_one_press_one_query(page, task_server, study_dir, tmp_
 @pytest.fixture
 def model():
     """A model that answers when the test says so, the writer's first query with OLDER."""
-    backend = RecordedModel([OLDER])
-    base_url, stop = serve_in_thread(backend)
-    backend.url = base_url
-    yield backend
-    backend.answer(10)  # none left waiting
-    stop()
+    with served([OLDER]) as backend:
+        yield backend
 
 
 @pytest.fixture
