@@ -60,7 +60,7 @@ def test_a_mistyped_command_is_refused_and_the_nearest_group_suggested():
         assert "'curate'" in refused.stderr.split("Did you mean", 1)[1]
 
 
-def _refused_on_a_taken_port(*command: str) -> None:
+def _refused_on_a_taken_port(*command: str) -> str:
     """`study COMMAND --port P` where another program listens on P (macOS's AirPlay Receiver
     takes 5000, say): refused in words naming the address and the flag, no traceback."""
     import socket
@@ -76,6 +76,7 @@ def _refused_on_a_taken_port(*command: str) -> None:
     assert result.returncode == 1, result.stdout + result.stderr
     assert "Traceback" not in result.stderr, result.stderr
     assert f"127.0.0.1:{port}" in result.stderr and "--port" in result.stderr
+    return result.stdout
 
 
 def test_serving_on_a_port_another_program_listens_on_names_the_port_and_the_fix(tmp_path):
@@ -89,6 +90,13 @@ def test_serving_on_a_port_another_program_listens_on_names_the_port_and_the_fix
 
 def test_a_demo_on_a_port_another_program_listens_on_names_the_port_and_the_fix(tmp_path):
     _refused_on_a_taken_port("demo", "--dir", str(tmp_path / "demo"), "--backend", "deterministic")
+
+
+def test_a_local_model_on_a_port_another_program_listens_on_is_refused_before_it_loads():
+    # `study lm serve` beside a demo or another endpoint still running on 8001: said at once,
+    # not as waitress's traceback after SmolLM2's 20 s load.
+    stdout = _refused_on_a_taken_port("lm", "serve", "--backend", "smollm2")
+    assert "loading SmolLM2" not in stdout
 
 
 @pytest.mark.parametrize("platform", ["mturk", "prolific"])

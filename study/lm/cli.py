@@ -51,7 +51,11 @@ def serve(backend: str, host: str, port: int, delay: float, no_logprobs: bool) -
     import waitress
 
     from study.lm.server import create_app
+    from study.serve import listenable
 
+    # Before the model loads (20 s for SmolLM2): waitress's own refusal is a traceback, and it
+    # came only once the wait was over.
+    listenable(host, port)
     if backend == "auto":
         backend = "smollm2" if smollm2.available() else "deterministic"
         reason = "the lm extra is installed" if backend == "smollm2" else (

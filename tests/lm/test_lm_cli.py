@@ -19,6 +19,9 @@ def served(monkeypatch: pytest.MonkeyPatch) -> dict:
         calls.update(kwargs, backend=app.extensions["study.lm.backend"])
 
     monkeypatch.setattr(waitress, "serve", fake_serve)
+    # Nothing listens here, so neither is the port checked: these tests must not fail because a
+    # real endpoint runs on the default 8001 (tests/test_cli.py checks a taken port).
+    monkeypatch.setattr("study.serve.listenable", lambda host, port: None)
     return calls
 
 
