@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import re
+import tomllib
 
+import tomli_w
+
+from study.cli import write_study_files
 from study.store import reading
 from study.store import sessions as session_store
+from tests.conftest import CONTACT
 from tests.server.flow import finish, post_init, start, to_writing
+from tests.server.study_edits import serve_again
 
 MTURK = {"workerId": "A1B2C3D4E5F6G7", "assignmentId": "3ASSIGN0001", "hitId": "3HIT0001",
          "turkSubmitTo": "https://workersandbox.mturk.com"}  # fmt: skip
@@ -86,6 +92,25 @@ def test_writers_choose_among_all_prompts(client):
     assert "In my opinion," in page
     response = client.post(f"/s/{session_id}/prompt", data={"prompt": "no-such-prompt"})
     assert response.status_code == 200  # the list again, nothing bound
+
+
+def test_a_prompt_s_title_heads_its_card_on_the_prompt_page(tmp_path):
+    # study.toml's optional [[prompts]] title is documented as shown when writers choose a
+    # prompt; a researcher who gives their prompts titles must find them there.
+    folder = tmp_path / "study"
+    write_study_files(folder, replacements=CONTACT)
+    data = tomllib.loads((folder / "study.toml").read_text(encoding="utf-8"))
+    data["prompts"][0]["title"] = "The shapeshifter & the dates"
+    (folder / "study.toml").write_text(tomli_w.dumps(data), encoding="utf-8")
+    client = serve_again(folder)
+    session_id = start(client)
+    client.post(f"/s/{session_id}/consent", data={"consent": "yes"})
+    client.post(f"/s/{session_id}/instructions")
+    page = client.get(f"/s/{session_id}/prompt").data.decode()
+    card = page.split('class="prompt-card"')[1]
+    assert re.search(r"<h2[^>]*>The shapeshifter &amp; the dates</h2>", card), card
+    assert "dating guy after guy" in card  # the prompt itself stays under its title
+    assert page.count("<h2") == 1  # prompts without a title get no empty heading
 
 
 def test_conditions_are_balanced_within_a_prompt(client, app):
