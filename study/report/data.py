@@ -23,6 +23,7 @@ import csv
 import json
 import os
 import tempfile
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,6 +109,9 @@ class ReportData:
     # those nobody has written yet; empty for a release or an export, which only know sessions.
     planned_prompts: list[str] = field(default_factory=list)
     planned_conditions: list[str] = field(default_factory=list)
+    # A study folder's sessions given a condition whose writing is not finished, per condition:
+    # not exported, so in no table, but `study status` and the balanced rule count them.
+    unfinished: dict[str, int] = field(default_factory=dict)
     # A within-subjects study's design as it ran: a study folder's from its database
     # (study.export.within_design), a release's from its within.json (study.release.within, its
     # released participants only); None between subjects, and for an export, which holds no
@@ -330,6 +334,7 @@ def _from_study(path: Path, model: EntityModel | None, processes: int | None) ->
     data.design = study.assignment
     data.planned_prompts = [p.code for p in study.prompts]
     data.planned_conditions = [c.name for c in study.conditions]
+    data.unfinished = dict(Counter(r["condition"] for r in rows if r["condition"] and not r["writing_finished_at"]))
     return data
 
 

@@ -9,6 +9,8 @@ from click.testing import CliRunner
 from study import config
 from study.cli import main
 from study.report.sections import variation
+from study.store import reading
+from study.store import sessions as session_store
 from tests.conftest import COAUTHOR
 from tests.report.conftest import METADATA, Tables
 
@@ -48,3 +50,26 @@ def test_the_per_writer_plot_says_how_many_writers_it_leaves_out(tmp_path, monke
 def test_a_plot_that_shows_every_writer_says_so(tmp_path):
     writers = len({row["worker_id"] for row in METADATA.values()})
     assert f"Equality and mutuality per writer. All {writers} writers." in Tables(_html(COAUTHOR, tmp_path)).texts["variation"]
+
+
+def test_the_balance_table_says_which_sessions_it_counts_when_status_counts_more(report_study, tmp_path):
+    # A pilot's writer still writing: `study status` counts their session under its condition
+    # (as the balanced rule does), the table counts exported, finished sessions. The report
+    # must say so, naming the condition, or the researcher reads two disagreeing counts.
+    from study.server import create_app
+    from tests.server.flow import start, to_writing
+
+    app = create_app(config.load(report_study), suggestion_engine=object())
+    writer = start(app.test_client(), access_code="still-writing")
+    to_writing(app.test_client(), writer, prompt="mana")
+    with reading(app.extensions["study.engine"]) as connection:
+        condition = session_store.get(connection, writer)["condition"]
+    app.extensions["study.engine"].dispose()
+    tables = Tables(_html(report_study, tmp_path))
+    table_counts = dict(zip(tables.rows("allocation")["prompt"], tables.rows("allocation")["all prompts"]))
+    status = CliRunner().invoke(main, ["status", str(report_study)])
+    status_counts = dict(part.split(" ")[:2] for part in
+                         status.output.split("Conditions: ")[1].splitlines()[0].split(", "))  # fmt: skip
+    assert int(status_counts[condition]) == int(table_counts[condition]) + 1
+    assert ("The table counts sessions whose writing is finished, as `study export` writes them. "
+            f"1 more begun and not finished are not in it ({condition} 1)") in tables.texts["allocation"]

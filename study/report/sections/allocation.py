@@ -25,6 +25,19 @@ def build(data: ReportData) -> Section | None:
         empty = [name for name in planned if name not in seen]
         if empty:
             section.paragraph(f"No session yet for {len(empty)} {what}(s): {', '.join(empty)}.")
+    if data.unfinished:
+        # `study status` and the balanced rule count a session from its prompt on; this table
+        # counts the exported ones, so say which they are, or the two disagree unexplained.
+        order = {name: position for position, name in enumerate(conditions)}
+        begun = ", ".join(f"{name} {data.unfinished[name]}"
+                          for name in sorted(data.unfinished, key=lambda name: order.get(name, len(order))))
+        section.paragraph(
+            f"The table counts sessions whose writing is finished, as `study export` writes them. "
+            f"{sum(data.unfinished.values())} more begun and not finished are not in it ({begun}): "
+            "`study status` counts them, and so did the balanced rule when it gave each new "
+            "session its condition.",
+            note=True,
+        )
     rows = [[p, *(cells[(p, c)] for c in conditions), sum(cells[(p, c)] for c in conditions)]
             for p in prompts]  # fmt: skip
     totals = Counter(s.condition for s in data.sessions)
