@@ -51,7 +51,7 @@ def _serve(app, host: str, port: int, threads: int, study) -> None:
 @click.option("--dir", "directory", default="demo-study", show_default=True,
               type=click.Path(file_okay=False), help="Where the demo study lives.")
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=5000, show_default=True, type=int)
+@click.option("--port", default=5000, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--backend", default="auto", show_default=True,
               type=click.Choice(["auto", "smollm2", "deterministic"]),
               help="The local model behind the suggestions.")

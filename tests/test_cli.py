@@ -99,6 +99,25 @@ def test_a_local_model_on_a_port_another_program_listens_on_is_refused_before_it
     assert "loading SmolLM2" not in stdout
 
 
+@pytest.mark.parametrize("command", [["lm", "serve", "--backend", "deterministic"],
+                                     ["demo", "--backend", "deterministic"], ["review"]])
+def test_a_port_past_65535_is_refused_rather_than_wrapped_round(tmp_path, command):
+    # 80001 typed for 8001: the socket layer takes a port modulo 65536, so the command listened
+    # on 14465 while it printed 80001, and a study pointed at :80001 found no model there.
+    from study.cli import write_study_files
+
+    folder = tmp_path / "study"
+    write_study_files(folder)
+    where = {"demo": ["--dir", str(tmp_path / "demo")], "review": [str(folder)]}.get(command[0], [])
+    try:
+        result = subprocess.run([sys.executable, "-m", "study", *command, *where, "--port", "80001"],
+                                capture_output=True, text=True, timeout=60)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        pytest.fail("served on a port it was not given")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "80001" in result.stderr and "65535" in result.stderr
+
+
 @pytest.mark.parametrize("platform", ["mturk", "prolific"])
 def test_an_emulator_on_a_port_another_program_listens_on_names_the_port_and_the_fix(tmp_path, platform):
     _refused_on_a_taken_port(platform, "emulate", "--state", str(tmp_path / "state.json"))

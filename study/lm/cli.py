@@ -28,7 +28,9 @@ def lm() -> None:
     "auto: smollm2 when installed, else deterministic.",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8001, show_default=True, type=int, help="Port to listen on.")
+@click.option(
+    "--port", default=8001, show_default=True, type=click.IntRange(1, 65535), help="Port to listen on."
+)
 @click.option(
     "--delay",
     default=0.0,

@@ -137,7 +137,7 @@ def disable(directory: str, name: str) -> None:
 @click.command()
 @directory_argument
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=5001, show_default=True, type=int)
+@click.option("--port", default=5001, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--threads", default=8, show_default=True, type=int, help="Worker threads.")
 def review(directory: str, host: str, port: int, threads: int) -> None:
     """Serve the reviewers' workspace for the study in DIRECTORY."""
