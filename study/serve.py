@@ -77,6 +77,7 @@ def _ip_address(host: str) -> None:
               help="Open connections (writers' browsers) each worker process holds.")
 def serve(directory: str, host: str, port: int, workers: int | None, threads: int, writers: int) -> None:
     """Serve the study in DIRECTORY (storing everything in its database), on every core."""
+    from study.config import ConfigError
     from study.server import create_app, serving, stages
     from study.server.page_security import http_address
     from study.server.activity import ActivityConfigError
@@ -103,7 +104,7 @@ def serve(directory: str, host: str, port: int, workers: int | None, threads: in
         raise click.ClickException(unwritable)
     try:
         app = create_app(study, engine=make_engine(study.database_url, threads=threads + model_calls))
-    except (ProxyConfigError, LimitStoreUnavailable, ActivityConfigError) as error:
+    except (ProxyConfigError, LimitStoreUnavailable, ActivityConfigError, ConfigError) as error:
         raise click.ClickException(str(error)) from None
     lost = stages.lost_names(study, app.extensions["study.engine"])
     if lost:

@@ -18,6 +18,7 @@ from werkzeug.exceptions import HTTPException
 
 from study.config import Study
 from study.paths import static_dir, templates_dir
+from study.review import settings as review_settings
 from study.server import limit_store as limit_stores
 from study.server import limits as server_limits
 from study.server.responses import WholeResponse
@@ -40,6 +41,9 @@ class NoCookieSession(SecureCookieSessionInterface):
 
 
 def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
+    # [[rounds]] and [review] are read when a participant enters (study.review.rounds): a round
+    # naming a prompt the study lacks answered every /task with a 500. Raises ConfigError.
+    review_settings.from_study(study)
     app = Flask(
         __name__,
         template_folder=str(templates_dir()),

@@ -107,7 +107,7 @@ def load_app():
         # workers wait beside it, not after it.
         application, lost = when_answering(study.database_url, lambda: _built(study, directory, threads),
                                            f"gunicorn worker pid {os.getpid()}")  # fmt: skip
-    except (LimitStoreUnavailable, ActivityConfigError) as error:
+    except (LimitStoreUnavailable, ActivityConfigError, study_config.ConfigError) as error:
         raise WSGIConfigError(f"{STUDY_DIR_VARIABLE}={directory}: {error}") from None
     except SQLAlchemyError as error:
         # As `study serve` says it (study.cli): the database and the fix, not a traceback.

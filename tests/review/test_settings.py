@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
+
 import pytest
 
 from study import config
@@ -108,3 +112,32 @@ def test_a_wrong_review_value_s_fix_says_what_to_set_it_to(review_folder, review
     with pytest.raises(config.ConfigError) as raised:
         review_settings.from_study(config.load(review_folder))
     assert message in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("rounds", "review", "message"),
+    [
+        ([{"name": "q", "kind": "qualification", "prompts": ["shapeshiftr"]}], {},
+         "rounds[0].prompts: no prompt has the code 'shapeshiftr'. Fix:"),
+        ([], {"pass_mark": 7}, "review.pass_mark: 7 is outside the rubric (1-5)"),
+    ],
+)  # fmt: skip
+def test_study_serve_refuses_a_round_or_review_mistake_before_anyone_enters(tmp_path, rounds, review, message):
+    # Read only when a participant enters, such a mistake let `study serve` start and then
+    # answered every /task with a 500, the reason in the server's log alone.
+    from study.cli import write_study_files
+    from tests.conftest import CONTACT
+
+    folder = tmp_path / "study"
+    write_study_files(folder, replacements=CONTACT)
+    set_sections(folder, rounds=rounds, review=review)
+    with socket.socket() as probe:  # a free port: the fixed 5000 may be another test's
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "study", "serve", str(folder), "--workers", "1", "--port", str(port)]
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("study serve took participants in with a study.toml it cannot serve")
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert f"{folder / 'study.toml'}: {message}" in result.stderr
