@@ -191,14 +191,19 @@ def test_a_chat_studys_conversations_are_not_queued_nor_disqualified(tmp_path):
     engine.dispose()
 
 
-def test_study_review_and_qualify_refuse_a_chat_study_with_the_reason(tmp_path):
+def test_study_review_and_qualify_refuse_a_chat_study_with_the_reason(tmp_path, monkeypatch):
+    import waitress
     from click.testing import CliRunner
 
     from study.cli import main, write_study_files
 
+    def never(*_args, **_kwargs):
+        raise AssertionError("study review served a chat study")
+
+    monkeypatch.setattr(waitress, "serve", never)
     folder = tmp_path / "chat"
     write_study_files(folder, paradigm="chat")
-    for command in (["review", str(folder), "--port", "-1"], ["qualify", str(folder), "--dry-run"]):
+    for command in (["review", str(folder)], ["qualify", str(folder), "--dry-run"]):
         result = CliRunner().invoke(main, command)
         assert result.exit_code == 1, command
         assert "chat study" in result.output and "study mturk review" in result.output, result.output
