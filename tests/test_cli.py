@@ -133,9 +133,14 @@ def test_init_refuses_a_design_with_a_paradigm_whose_conditions_it_would_replace
 
 
 def test_a_demo_of_a_design_with_a_paradigm_is_refused_before_it_makes_a_folder(tmp_path):
+    import socket
+
+    with socket.socket() as probe:  # a free port, should the refusal not come
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
     result = subprocess.run(
         [sys.executable, "-m", "study", "demo", "--design", "jakesch", "--paradigm", "proactive",
-         "--backend", "deterministic", "--port", "0"],
+         "--backend", "deterministic", "--port", str(port)],
         capture_output=True, text=True, timeout=120, cwd=tmp_path,
     )  # fmt: skip
     assert result.returncode == 1, result.stdout + result.stderr
