@@ -42,6 +42,20 @@ def test_the_highlighted_suggestion_is_said_as_the_arrows_move_it(page, task_ser
     wait_said(page, f"{shown[0]} (1 of {len(shown)})")
 
 
+def test_a_list_of_one_suggestion_is_said_as_one(page, tmp_path, task_server_factory):
+    # An arm with n = 1 (one suggestion per Tab): the page said "1 suggestions. Up and down
+    # arrows to choose", on screen too, beneath the text.
+    folder = tmp_path / "study"
+    write_study_files(folder, replacements={**CONTACT, "n = 5\n": "n = 1\n"})
+    server = task_server_factory(config.load(folder))
+    start_writing(page, server.url)
+    type_text(page, " The night was cold.")
+    page.keyboard.press("Tab")
+    expect(page.get_by_test_id("suggestion")).to_have_count(1)
+    wait_said(page, "1 suggestion. Enter to accept, Esc to hide.")
+    assert "suggestions. Up and down" not in live_text(page)
+
+
 def test_the_end_of_the_minimum_time_is_said_with_the_way_to_the_finish_button(page, task_server):
     start_writing(page, task_server.url)
     assert "You may finish now" not in live_text(page)

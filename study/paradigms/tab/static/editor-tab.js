@@ -73,7 +73,9 @@ window.StudyEditor = window.StudyEditor || {};
       log.suggestionIndex = 0;
       page.record("suggestion-open", "api", { currentSuggestions: items });
       popup.show(items, 0);
-      page.say(`${items.length} suggestions. Up and down arrows to choose, Enter to accept, Esc to hide.`);
+      page.say(items.length === 1
+        ? "1 suggestion. Enter to accept, Esc to hide."
+        : `${items.length} suggestions. Up and down arrows to choose, Enter to accept, Esc to hide.`);
       sayHighlighted();
     }
 
