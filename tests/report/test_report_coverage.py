@@ -72,4 +72,4 @@ def test_the_balance_table_says_which_sessions_it_counts_when_status_counts_more
                          status.output.split("Conditions: ")[1].splitlines()[0].split(", "))  # fmt: skip
     assert int(status_counts[condition]) == int(table_counts[condition]) + 1
     assert ("The table counts sessions whose writing is finished, as `study export` writes them. "
-            f"1 more begun and not finished are not in it ({condition} 1)") in tables.texts["allocation"]
+            f"Sessions begun and not finished are not in it: 1 ({condition} 1).") in tables.texts["allocation"]

@@ -33,7 +33,7 @@ def build(data: ReportData) -> Section | None:
                           for name in sorted(data.unfinished, key=lambda name: order.get(name, len(order))))
         section.paragraph(
             f"The table counts sessions whose writing is finished, as `study export` writes them. "
-            f"{sum(data.unfinished.values())} more begun and not finished are not in it ({begun}): "
+            f"Sessions begun and not finished are not in it: {sum(data.unfinished.values())} ({begun}). "
             "`study status` counts them, and so did the balanced rule when it gave each new "
             "session its condition.",
             note=True,
