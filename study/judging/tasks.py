@@ -141,11 +141,13 @@ def claim(
         after = candidates[-1][1]
 
 
-def unsubmitted(connection: Connection) -> int:
-    """Tasks of the round not yet submitted: free, or held by a judge."""
-    return connection.execute(
-        select(func.count()).select_from(judging_tasks).where(judging_tasks.c.submitted_at.is_(None))
-    ).scalar()
+def unsubmitted(connection: Connection) -> tuple[int, int]:
+    """(tasks of the round, those not yet submitted: free, or held by a judge); (0, 0) before
+    `study judging build`."""
+    made, waiting = connection.execute(
+        select(func.count(), func.count().filter(judging_tasks.c.submitted_at.is_(None))).select_from(judging_tasks)
+    ).one()
+    return made, waiting
 
 
 def items_of(connection: Connection, task_id: str) -> list[dict]:

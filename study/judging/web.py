@@ -106,10 +106,16 @@ def entry():
 
 
 def nothing_left(assignment_id: str | None) -> str:
-    """Why a judge got no task: the round is done, or what is left is held by other judges (and
-    comes back if they walk away) or holds texts this judge rated already."""
+    """Why a judge got no task: the round is not built yet, or is done, or what is left is held by
+    other judges (and comes back if they walk away) or holds texts this judge rated or wrote."""
     with reading(engine()) as connection:
-        waiting = tasks.unsubmitted(connection)
+        made, waiting = tasks.unsubmitted(connection)
+    if not made:
+        # A judge who came before `study judging build`: "every text has its ratings" would
+        # send them away for good from a round that has not begun.
+        said = "The judging round has not begun yet, so there is nothing to rate."
+        return said + (" Please return this HIT; thank you for your interest." if assignment_id
+                       else " Please come back when the researchers tell you it has begun.")  # fmt: skip
     if waiting:
         said = ("No text is left for you to rate right now: the texts still waiting are being rated by "
                 "other judges, or are texts you have rated already or wrote yourself.")

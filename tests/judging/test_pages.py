@@ -276,6 +276,17 @@ def test_an_access_code_that_is_a_workers_id_does_not_open_that_workers_task(cli
     assert task_id not in (lab.location or "") and task_id not in lab.get_data(as_text=True)
 
 
+def test_a_judge_who_comes_before_the_round_is_built_is_told_it_has_not_begun(tmp_path):
+    folder = tmp_path / "study"
+    write_study_files(folder, replacements={"min_seconds = 600": "min_seconds = 0", **CONTACT})
+    set_section(folder, "judging", {"unit": "document", "k": 1, "items_per_task": 2})
+    app = create_app(config.load(folder), suggestion_engine=object())
+    page = app.test_client().get("/judge", query_string={"access_code": "early-judge"}).get_data(as_text=True)
+    app.extensions["study.engine"].dispose()
+    assert "The judging round has not begun yet" in page
+    assert "all the ratings it needs" not in page
+
+
 def test_a_writer_who_judges_is_never_given_their_own_text(client):
     # A lab study's writers may judge too (finish_sessions' writers are W0 and W1): the round's
     # one task holds both texts, so W0 gets none, and is told so; a judge who wrote nothing gets it.
