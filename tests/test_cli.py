@@ -92,6 +92,14 @@ def test_a_demo_on_a_port_another_program_listens_on_names_the_port_and_the_fix(
     _refused_on_a_taken_port("demo", "--dir", str(tmp_path / "demo"), "--backend", "deterministic")
 
 
+def test_the_reviewers_workspace_on_a_port_another_program_listens_on_names_the_port_and_the_fix(tmp_path):
+    from study.cli import write_study_files
+
+    folder = tmp_path / "study"
+    write_study_files(folder)
+    _refused_on_a_taken_port("review", str(folder))
+
+
 def test_a_local_model_on_a_port_another_program_listens_on_is_refused_before_it_loads():
     # `study lm serve` beside a demo or another endpoint still running on 8001: said at once,
     # not as waitress's traceback after SmolLM2's 20 s load.

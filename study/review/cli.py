@@ -145,9 +145,11 @@ def review(directory: str, host: str, port: int, threads: int) -> None:
 
     from study.review.web import create_review_app
 
+    from study.serve import listenable
     from study.server.proxy import ProxyConfigError, waitress_options
 
     study = _reviewed_study(directory)
+    listenable(host, port)  # in words, not waitress's traceback (5001 may be another program's)
     try:
         app = create_review_app(study)
     except ProxyConfigError as error:
