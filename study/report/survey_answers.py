@@ -22,7 +22,7 @@ from study.report.errors import ReportSourceError
 class Question:
     id: str
     text: str
-    kind: str  # scale | choice | text
+    kind: str  # scale | choice | multiple | text
     options: tuple[str, ...] = ()
     points: tuple[int, ...] = tuple(range(1, 8))  # the values of a scale (likert or slider)
     arms: tuple[str, ...] = ()  # the arms its survey asks; empty: every arm (or not known)
@@ -66,9 +66,10 @@ def asked_by(column: str, item, arms: tuple[str, ...] = (), placement: str = "",
     if item.type in ("likert", "slider"):
         return Question(column, text, "scale", points=tuple(item.scale()), arms=arms, group=item.group,
                         placement=placement)  # fmt: skip
-    if item.type == "single":
-        return Question(column, text, "choice", item.options, arms=arms, placement=placement)
-    # free text, and multiple choice (its answers are joined with "; ")
+    if item.type in ("single", "multiple"):
+        # A multiple choice's answer is its options joined with "; " (study.survey.answers.chosen).
+        kind = "choice" if item.type == "single" else "multiple"
+        return Question(column, text, kind, item.options, arms=arms, placement=placement)
     return Question(column, text, "text", arms=arms, placement=placement)
 
 

@@ -120,6 +120,19 @@ def _missing(item: Item) -> str | None:
     return "This question needs an answer."
 
 
+def chosen(cell: str, options: tuple[str, ...]) -> list[str]:
+    """The options of a multiple-choice answer as `flatten` joined them ("; "), read back: the
+    options the cell holds (an option may itself hold "; "), then any other part (an answer
+    given under an option's earlier words), as given."""
+    padded = f"; {cell}; "
+    picked = set()
+    for option in sorted(options, key=len, reverse=True):  # "A; B" before "A"
+        if f"; {option}; " in padded:
+            picked.add(option)
+            padded = padded.replace(f"; {option}; ", "; ", 1)
+    return [option for option in options if option in picked] + [part for part in padded.split("; ") if part]
+
+
 def flatten(answers: Mapping[str, object]) -> dict[str, str]:
     """Answers as table cells: lists joined with "; ", numbers as text."""
     return {

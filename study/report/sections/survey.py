@@ -1,8 +1,9 @@
 """Survey results per item and condition (from the study database or a release's survey.csv).
 
 7-point items: mean with a 95% bootstrap interval per condition and the count of each point;
-choice items: the count of each option per condition; free-text items: how many answered (the
-answers themselves stay in the data, not in a report that may be shared). A condition a question's
+choice items: the count of each option per condition (for a multiple choice, of the answers
+that ticked it); free-text items: how many answered (the answers themselves stay in the data,
+not in a report that may be shared). A condition a question's
 survey did not ask (`arms`) reads "not asked", and is left out of the item's plot. Items grouped
 in dimensions (an item's `group`, as MindCopilot's PW, US, CU and AD) are then summarised per
 dimension and condition (study.report.survey_dimensions). Within subjects an end-of-study
@@ -20,12 +21,14 @@ from study.report.survey_answers import NOT_ASKED, Question
 from study.report.survey_dimensions import dimensions
 from study.report.html import Section, cell
 from study.report.intervals import bootstrap_mean
+from study.survey.answers import chosen
 
 
 END_OF_STUDY_WITHIN = (
     "Asked once per participant, after their last arm (end of study): its answers count under "
     "the arm of that last session; a participant who stopped before their last arm was not asked it."
 )
+MULTIPLE = "Several options may be ticked: each column counts the answers that ticked it."
 
 
 def build(data: ReportData) -> Section | None:
@@ -105,6 +108,17 @@ def _item(section: Section, question: Question, by_condition: dict[str, list]) -
         options = list(question.options) + sorted(given - set(question.options))
         section.table(["condition", "answers", *options],
                       rows(lambda v: (len(v), *(Counter(map(str, v))[o] for o in options)), len(options)))  # fmt: skip
+    elif question.kind == "multiple":
+        # Each option counts the sessions that ticked it; an answer's old words keep their own.
+        given = {o for vs in asked.values() for v in vs for o in chosen(str(v), question.options)}
+        options = list(question.options) + sorted(given - set(question.options))
+
+        def ticked_row(values: list) -> tuple:
+            picked = [chosen(str(v), question.options) for v in values]
+            return (len(picked), *(sum(o in p for p in picked) for o in options))
+
+        section.table(["condition", "answers", *options], rows(ticked_row, len(options)))
+        section.paragraph(MULTIPLE, note=True)
     else:
         section.table(["condition", "answered"], rows(lambda v: (len(v),), 0))
 
