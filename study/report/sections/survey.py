@@ -1,6 +1,7 @@
 """Survey results per item and condition (from the study database or a release's survey.csv).
 
-7-point items: mean with a 95% bootstrap interval per condition and the count of each point;
+Scale items: mean with a 95% bootstrap interval per condition and the count of each point (a
+slider of more than 11 points, e.g. 0-100: its median and range instead);
 choice items: the count of each option per condition (for a multiple choice, of the answers
 that ticked it); free-text items: how many answered (the answers themselves stay in the data,
 not in a report that may be shared). A condition a question's
@@ -12,6 +13,7 @@ answers count under that arm, and that those who stopped earlier were not asked 
 
 from __future__ import annotations
 
+import statistics
 from collections import Counter
 from html import escape
 
@@ -28,6 +30,8 @@ END_OF_STUDY_WITHIN = (
     "Asked once per participant, after their last arm (end of study): its answers count under "
     "the arm of that last session; a participant who stopped before their last arm was not asked it."
 )
+# A likert scale has at most 11 points (schemas/survey.schema.json); a wider slider is summarised.
+MOST_POINTS = 11
 MULTIPLE = "Several options may be ticked: each column counts the answers that ticked it."
 
 
@@ -85,7 +89,9 @@ def _item(section: Section, question: Question, by_condition: dict[str, list]) -
     def rows(figures, blanks: int) -> list[list]:
         return [[c, NOT_ASKED, *[""] * blanks] if c in unasked else [c, *figures(asked[c])] for c in by_condition]
 
-    if question.kind == "scale":
+    if question.kind == "scale" and len(question.points) > MOST_POINTS:
+        _wide_scale(section, question, asked, rows, unasked)
+    elif question.kind == "scale":
         points = [str(p) for p in question.points]
         numbers = {c: numbers_of(values) for c, values in asked.items()}
 
@@ -121,6 +127,23 @@ def _item(section: Section, question: Question, by_condition: dict[str, list]) -
         section.paragraph(MULTIPLE, note=True)
     else:
         section.table(["condition", "answered"], rows(lambda v: (len(v),), 0))
+
+
+def _wide_scale(section: Section, question: Question, asked: dict[str, list], rows, unasked: list[str]) -> None:
+    """A scale of more points than a table or a bar per point can show (a 0-100 slider)."""
+
+    def summary_row(values: list) -> tuple:
+        given = numbers_of(values)
+        if not given:
+            return (0, bootstrap_mean(given), None, None, None)
+        return (len(given), bootstrap_mean(given), float(statistics.median(given)), min(given), max(given))
+
+    section.table(["condition", "answers", "mean [95% CI]", "median", "lowest", "highest"], rows(summary_row, 5))
+    section.figure(
+        plots.boxes({c: numbers_of(v) for c, v in asked.items()}, ylabel=question.id),
+        f"{question.id}: answers on the {question.points[0]}-{question.points[-1]} scale, by condition"
+        + (f" (not asked in {', '.join(unasked)})." if unasked else "."),
+    )
 
 
 def numbers_of(values: list) -> list[int]:
