@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from study.survey.questions import Item, Survey
+from study.survey.questions import LEGACY_NAME, Item, Survey
 
 
 def beyond_schema(surveys: list[Survey], source: Path) -> list[str]:
@@ -37,7 +37,16 @@ def beyond_schema(surveys: list[Survey], source: Path) -> list[str]:
         seen: list[Item] = []
         for item in s.items:
             at = f"{where}.items.{item.id}"
-            if item.id in ids:
+            if item.id in ids and ids[item.id] == LEGACY_NAME:
+                # study init writes the [[survey]] list, whose ids a shipped instrument's meet
+                # (coauthor-post-session's ownership, satisfaction, reuse); a preset's are fixed.
+                other = "" if "preset" in s.raw else ", or give this question another id"
+                problems.append(
+                    f"{source}: {at}: id '{item.id}' is also a question of study.toml's [[survey]] list. "
+                    f'Fix: remove the [[survey]] table with id = "{item.id}" (or the whole list, if this '
+                    f"survey replaces it){other}."
+                )
+            elif item.id in ids:
                 problems.append(
                     f"{source}: {at}: id '{item.id}' is also used in survey '{ids[item.id]}'. "
                     "Fix: give every question of the study its own id."

@@ -101,7 +101,9 @@ max = 5
          'options = ["1", "2", "3"]\n[[surveys.items]]\nid = "b"\ntype = "text"\ntext = "B?"\nshow_if = {item = "a", at_least = 2}',
          "surveys.x.items.b.show_if.at_least: 'a' is a \"single\" question, whose answer is not a number. Fix:"),
         ('name = "x"\nplacement = "after_session"\n[[surveys.items]]\nid = "ownership"\ntype = "text"\ntext = "A?"',
-         "surveys.x.items.ownership: id 'ownership' is also used in survey 'post_session'. Fix:"),
+         "surveys.x.items.ownership: id 'ownership' is also a question of study.toml's [[survey]] list. "
+         "Fix: remove the [[survey]] table with id = \"ownership\" (or the whole list, if this survey replaces it), "
+         "or give this question another id."),
         ('name = "x"\nplacement = "after_session"\n[[surveys.items]]\nid = "a"\ntype = "single"\ntext = "A?"\ncolour = "red"',
          "surveys[0].items[0]: unknown key 'colour'. Fix: remove it"),
     ],
