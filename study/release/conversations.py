@@ -155,7 +155,9 @@ def writers(directory: Path) -> dict[str, str]:
 
 
 @cache
-def _validator():
+def validator():
+    """The release line's schema (chat-release.schema.json, with the conversation schema it
+    refers to), for `study release verify` and for `study curate chat` on a release's file."""
     from jsonschema import Draft202012Validator
     from referencing import Registry, Resource
     from referencing.jsonschema import DRAFT202012
@@ -179,7 +181,7 @@ def problems(directory: Path) -> list[str]:
         if record is None:
             found.append(f"{where}: not a JSON object")
             continue
-        for error in sorted(_validator().iter_errors(record), key=lambda e: list(e.absolute_path)):
+        for error in sorted(validator().iter_errors(record), key=lambda e: list(e.absolute_path)):
             found.append(f"{where}: {field_path(error.absolute_path)}: {error.message[:200]}")
         session_id = str(record.get("session_id", ""))
         if session_id in seen:

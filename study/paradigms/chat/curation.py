@@ -1,4 +1,5 @@
-"""Chat conversations (`conversations.jsonl`, schemas/chat-conversation.schema.json): check them
+"""Chat conversations (`conversations.jsonl`, schemas/chat-conversation.schema.json, or a
+release's, schemas/chat-release.schema.json: the same with the writer's pseudonym): check them
 and measure each one. Pure functions over parsed records; `study curate chat` is the CLI.
 
 Per conversation (CollabLLM §6 and App. E; spec B2.4):
@@ -37,7 +38,9 @@ from study.curation.schema import field_path
 from study.paradigms.chat.metrics.bleu import bleu_nltk_char
 from study.paradigms.chat.metrics.itr import itr
 from study.paths import schemas_dir
+from study.release import conversations as release_conversations
 
+ARM_FORMAT = "study-chat-arm-1"  # a writing study's chat arm in a release (chat-release.schema.json)
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 COLUMNS = (
     "session_id", "finished", "simulated", "assistant", "label", "document_type", "intent", "exchanges",
@@ -58,8 +61,16 @@ class ChatFileReport:
     problems: list[str] = field(default_factory=list)
 
 
+def _validator(record) -> jsonschema.Draft202012Validator:
+    # A release's line (`study release build`, schemas/chat-release.schema.json) is an export's
+    # record with the writer's pseudonym added: a reader of the release checks it by that schema.
+    if isinstance(record, dict) and "worker_id" in record:
+        return release_conversations.validator()
+    return _export_validator()
+
+
 @cache
-def _validator() -> jsonschema.Draft202012Validator:
+def _export_validator() -> jsonschema.Draft202012Validator:
     schema = json.loads((schemas_dir() / "chat-conversation.schema.json").read_text())
     return jsonschema.Draft202012Validator(schema)
 
@@ -76,7 +87,13 @@ def read_conversations(path: Path) -> ChatFileReport:
             except json.JSONDecodeError as exc:
                 report.problems.append(f"{path} line {number}: not valid JSON ({exc.msg}, column {exc.colno})")
                 continue
-            errors = sorted(_validator().iter_errors(record), key=lambda e: list(e.absolute_path))
+            if isinstance(record, dict) and record.get("format") == ARM_FORMAT:
+                report.problems.append(
+                    f"{path} line {number}: a writing study's chat arm ({ARM_FORMAT}: the panel "
+                    "beside its editor log), not a chat study's conversation: it has no intent, "
+                    "ratings or document to measure")
+                continue
+            errors = sorted(_validator(record).iter_errors(record), key=lambda e: list(e.absolute_path))
             for error in errors[:10]:
                 where = field_path(error.absolute_path) if error.absolute_path else "record"
                 report.problems.append(f"{path} line {number}: {where}: {error.message}")

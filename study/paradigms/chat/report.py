@@ -28,9 +28,11 @@ TITLE = "Chat study (CollabLLM)"
 # A folder `study export --format chat` wrote: conversations, no CoAuthor log (`load` reads them).
 EXPORT_FILE = CONVERSATIONS
 EXPORT_WHAT = "a chat study"
-# What `study export` writes beside a writing study's logs that is no session log: a chat arm's
-# conversations (study.paradigms.chat.arm_export), which `load` reads as such.
-BESIDE_LOGS = (arm_export.FILE,)
+# What is beside a folder's logs and is no session log: a chat arm's conversations as `study
+# export` writes them (study.paradigms.chat.arm_export), and a release's conversations.jsonl (a
+# chat study's release has no log, so its empty sessions/ would send the reader to the file),
+# which `load` reads as such.
+BESIDE_LOGS = (arm_export.FILE, CONVERSATIONS)
 NOT_APPLICABLE = (
     "A chat study writes conversations, not a CoAuthor writing log: Table 3, acceptance and "
     "writer share, equality and mutuality, the collaboration spread and CoAuthor's §5.1 "
