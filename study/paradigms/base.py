@@ -198,7 +198,8 @@ class Paradigm:
     # own, instead of) the editor logs, one record per session keyed by the study's session id,
     # in `conversations.jsonl` (study.release.conversations, schemas/chat-release.schema.json);
     # optionally `arm_as_run(study, condition) -> dict`: the arm's settings where they are not
-    # the condition's (paradigm, mode, n, max_tokens), for arms.json and the card ({} otherwise);
+    # the condition's (paradigm, mode, n, max_tokens, and system_prompt where its calls send
+    # another than the condition's), for arms.json and the card ({} otherwise);
     # "" for a paradigm whose sessions are all in their logs.
     release: str = ""
 

@@ -74,8 +74,10 @@ def planned(study: study_config.Study, condition: study_config.Condition) -> Arm
         found = {key: getattr(condition, key) for key in SETTINGS} | paradigms.arm_as_run(study, condition)
         # None: a setting the paradigm's replies have not (a chat assistant's reply is not cut to a unit).
         settings = tuple((key, () if found[key] is None else (settings_as_run.number(found[key]),)) for key in SETTINGS)
-    paradigm = paradigms.arm_as_run(study, condition).get("paradigm", condition.paradigm)
-    return Arm(condition.name, condition.genre, paradigm, settings, system_prompts=(condition.system_prompt,),
+    own = paradigms.arm_as_run(study, condition)
+    paradigm = own.get("paradigm", condition.paradigm)
+    prompt = own.get("system_prompt", condition.system_prompt)  # L0's panel sends its own
+    return Arm(condition.name, condition.genre, paradigm, settings, system_prompts=(prompt,),
                closed=not condition.assign)
 
 
@@ -181,8 +183,10 @@ def _prompt_differs(study: study_config.Study, condition: study_config.Condition
     """The note when sessions' calls recorded a system prompt other than study.toml's now. The
     prompts themselves (a few KB each) are left to arms.json: the card only points there. Today's
     is the condition's own, or for a Tab arm in chat mode without one what the study sends
-    (SuggestionSettings.system_prompt_for, as study.paradigms.tab.engine's calls do)."""
-    today = {condition.system_prompt, study.suggestions.system_prompt_for(condition)}
+    (SuggestionSettings.system_prompt_for, as study.paradigms.tab.engine's calls do), or the
+    one its paradigm sends in its place (`arm_as_run`'s `system_prompt`: MindCopilot's L0 panel)."""
+    own = paradigms.arm_as_run(study, condition).get("system_prompt")  # L0's panel: its own
+    today = {own} if own is not None else {condition.system_prompt, study.suggestions.system_prompt_for(condition)}
     other = sum(arm.sessions for arm in ran if arm.system_prompts and not set(arm.system_prompts) <= today)
     if not other:
         return []

@@ -78,6 +78,8 @@ PARADIGM = Paradigm(
     # A simulated L0 writer asks the assistant panel where a Tab writer presses Tab.
     simulate_part="study.paradigms.proactive.assistant_simulate",
     report="study.paradigms.proactive.report",
+    # L0's assistant panel, as a release's card and arms.json describe its arm.
+    release="study.paradigms.proactive.release",
     coauthor_log="study.paradigms.proactive.coauthor_log",
     config="study.paradigms.proactive.settings",
 )
