@@ -24,6 +24,7 @@ from study.server import limits as server_limits
 from study.server.responses import WholeResponse
 from study.server.throttle import StartThrottle
 from study.store import create_tables, make_engine
+from study.store.engine import digest as database_digest
 
 # The default of [session] max_request_bytes (study.server.limits).
 MAX_REQUEST_BYTES = server_limits.Limits.max_request_bytes
@@ -147,7 +148,9 @@ def create_app(study: Study, *, suggestion_engine=None, engine=None) -> Flask:
     def healthz():
         # The id too: every `study init` study is named "coauthor" until renamed, and
         # `study simulate --url` must find its own study's server, not a copy's (study.simulate.run).
-        return {"ok": True, "study": study.name, "id": study.id}
+        # And the database: a copy of the folder keeps the id, and `study demo --dir` serves the
+        # same study into demo.db; the simulator marks its sessions in the folder's database.
+        return {"ok": True, "study": study.name, "id": study.id, "database": database_digest(study.database_url)}
 
     # What every route above accepts, from the same declarations (study.server.openapi).
     from study.server import openapi

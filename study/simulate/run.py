@@ -34,7 +34,7 @@ from study.simulate.personas import BUILT_IN, DEFAULT_INTENT, Persona
 from study.simulate.writer import Decisions
 from study.store import create_tables, make_engine, reading, writing
 from study.store import simulated as simulated_store
-from study.store.engine import shown_url
+from study.store.engine import digest, shown_url
 
 API_KEY_ENV = "STUDY_SIMULATOR_API_KEY"
 WRITERS_MODEL_TIMEOUT = 60.0  # seconds for one answer of the writers' model
@@ -230,6 +230,22 @@ def _server(study, options: Options, stops: list) -> str:
                 f"{url} serves study '{health.get('study')}' ({health.get('id') or 'no id'}), not "
                 f"'{study.name}' ({study.id or 'no id'}) from this folder; "
                 "the simulator marks sessions in this folder's database, so they must match."
+            )
+        if health.get("database") != digest(study.database_url):
+            # The same name and id, another database: a server of a copy of this folder (a copy
+            # keeps the id), or `study demo --dir` (its demo.db). Its sessions would be stored
+            # there unmarked, to be taken for people's, and the marks left here naming none.
+            if health.get("database") is None:
+                said, fix = "does not say which database it stores sessions in", (
+                    "start it again if it was started before `study` was upgraded; ")
+            else:
+                said, fix = "stores its sessions in another database than this folder's", ""
+            raise SimulationError(
+                f"{url} serves study '{study.name}' but {said} ({shown_url(study.database_url)}, "
+                "where the simulator marks its sessions), so no writer entered: a server of a copy "
+                "of this folder, or `study demo --dir` (it keeps its sessions in demo.db), would "
+                f"store them there unmarked. Fix: {fix}drop --url (study simulate then starts this "
+                "folder's own server), or give the URL of `study serve` for this folder."
             )
         return url
     from werkzeug.serving import make_server

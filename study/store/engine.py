@@ -7,6 +7,7 @@ study.store.db's metadata and created by study.store.schema.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shlex
@@ -54,6 +55,13 @@ def shown_url(url: str | URL) -> str:
     if secret:
         shown += ("&" if "?" in shown else "?") + "&".join(f"{name}=***" for name in secret)
     return shown
+
+
+def digest(url: str | URL) -> str:
+    """Which database a URL names, as a server may say it in public (`/healthz`): a digest of the
+    URL with every password hidden, so that `study simulate --url` can tell that a server stores
+    its sessions where the simulator marks them, and nobody learns the URL or its password."""
+    return hashlib.sha256(shown_url(url).encode("utf-8")).hexdigest()[:16]
 
 
 def without_password(url: str | URL) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 
+import pytest
 from click.testing import CliRunner
 from sqlalchemy import select
 
@@ -231,6 +232,49 @@ def test_a_running_server_of_another_study_of_the_same_name_is_refused(pilot_fol
     assert "must match" in result.output
     launched_sessions, *_ = _database(launched)
     assert launched_sessions == []
+
+
+@pytest.mark.parametrize("served", ["a copy of the folder", "study demo --dir"])
+def test_a_running_server_of_this_study_storing_into_another_database_is_refused(served, pilot_folder, tmp_path):
+    """README's advice is to pilot in a copy of the folder, and a copy keeps study.toml's id, so
+    the launched study's server answers /healthz with the pilot's name and id; `study demo --dir`
+    serves the folder's own study into demo.db. Pointed at either with --url, the writers' sessions
+    were stored there unmarked (to be taken for people's), while the marks went to this folder's
+    database, naming sessions it did not hold, and the run ended "finished"."""
+    import shutil
+    import threading
+    from dataclasses import replace
+
+    from werkzeug.serving import make_server
+
+    from study.server import create_app
+
+    if served == "a copy of the folder":
+        launched = tmp_path / "launched"
+        shutil.copytree(pilot_folder, launched)  # as `cp -r`: the same name and id
+        study = config.load(launched)
+        assert (study.name, study.id) == (config.load(pilot_folder).name, config.load(pilot_folder).id)
+    else:
+        study = replace(config.load(pilot_folder), database_url=f"sqlite:///{pilot_folder / 'demo.db'}")
+    server = make_server("127.0.0.1", 0, create_app(study, suggestion_engine=object()), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        result = CliRunner().invoke(main, ["simulate", str(pilot_folder), "--writers", "1", "--url",
+                                           f"http://127.0.0.1:{server.port}"])  # fmt: skip
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+    assert result.exit_code == 1, result.output
+    assert "stores its sessions in another database than this folder's" in result.output
+    assert "no writer entered" in result.output and "Fix: drop --url" in result.output
+    engine = make_engine(study.database_url)
+    with reading(engine) as connection:
+        assert session_store.all_sessions(connection) == []  # nothing stored there, unmarked
+    engine.dispose()
+    sessions, marks, *_ = _database(pilot_folder)
+    assert sessions == [] and marks == {}
 
 
 def test_a_study_people_have_sessions_in_is_refused_before_any_writer(pilot_folder, suggestion_model):
