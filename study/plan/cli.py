@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from study import config as study_config
+from study import config_texts
 from study.judging import results as judging_results
 from study.plan import deviations as deviation_module
 from study.plan import record as record_module
@@ -42,6 +43,15 @@ def record_command(directory: str, replace: bool) -> None:
     """Write DIR/preregistration.json, signed; refused once participants have started, and
     over an existing record unless --replace."""
     study = _load(directory)
+    # The record fixes the consent text participants read (its SHA-256). `study serve` refuses
+    # this one, so it is not what anyone will read: once the contact is filled in, every report
+    # and `verify` would list the consent as a deviation from the plan deposited.
+    unfinished = config_texts.unfinished_consent(study) or config_texts.demo_consent(study)
+    if unfinished:
+        raise click.ClickException(
+            f"{study.directory / 'study.toml'}: not recording the plan, which fixes the consent "
+            f"text participants read: {unfinished} Nothing was written."
+        )
     engine = make_engine(study.database_url)
     create_tables(engine)
     with reading(engine) as connection:

@@ -38,6 +38,27 @@ def test_the_record_holds_the_plan_signed_and_verify_accepts_it(planned):
     assert "Signature OK" in verified.output and "No deviation from the record." in verified.output
 
 
+def test_a_plan_whose_consent_page_still_has_the_placeholder_contact_is_not_recorded(planned):
+    """`study serve` refuses `study init`'s placeholder contact, so the record would fix a consent
+    text nobody can read: once the contact is filled in, the deposited plan showed a deviation in
+    every report. Refused, naming the page and the fix, with nothing written."""
+    from study import config_texts
+    from tests.conftest import CONTACT
+
+    consent = planned / "consent.html"
+    (placeholder, contact), = CONTACT.items()
+    consent.write_text(consent.read_text(encoding="utf-8").replace(contact, placeholder), encoding="utf-8")
+    assert config_texts.unfinished_consent(config.load(planned))
+    result = run("preregister", planned)
+    assert result.exit_code == 1, result.output
+    assert "not recording the plan" in result.output and "consent.html" in result.output
+    assert "Fix: replace it with the protocol director's name" in result.output
+    assert not (planned / "preregistration.json").exists() and not (planned / "preregistration.key").exists()
+    consent.write_text(consent.read_text(encoding="utf-8").replace(placeholder, contact), encoding="utf-8")
+    assert run("preregister", planned).exit_code == 0
+    assert "No deviation from the record." in run("preregister", "verify", planned).output
+
+
 def test_a_record_changed_after_signing_fails_verification(planned):
     run("preregister", planned)
     path = planned / "preregistration.json"
