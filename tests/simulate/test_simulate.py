@@ -31,6 +31,26 @@ def _database(folder):
     return sessions, marks, requests, records
 
 
+def _simulate_at_server_of(study, pilot_folder):
+    """`study simulate PILOT_FOLDER --url` at a server of `study` running for the call."""
+    import threading
+
+    from werkzeug.serving import make_server
+
+    from study.server import create_app
+
+    server = make_server("127.0.0.1", 0, create_app(study, suggestion_engine=object()), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        return CliRunner().invoke(main, ["simulate", str(pilot_folder), "--writers", "1", "--url",
+                                         f"http://127.0.0.1:{server.port}"])  # fmt: skip
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
 def test_simulated_writers_complete_the_path_and_the_pipeline_treats_and_marks_them(
     pilot_folder, suggestion_model, tmp_path
 ):
@@ -208,26 +228,13 @@ def test_a_writers_model_url_without_its_scheme_is_refused_before_any_session(pi
 def test_a_running_server_of_another_study_of_the_same_name_is_refused(pilot_folder, tmp_path, suggestion_model):
     """Every `study init` study is named "coauthor" until renamed: a pilot copy's `--url` at the
     real study's server must not put unmarked simulated sessions in the real study's database."""
-    import threading
-
-    from werkzeug.serving import make_server
-
     from study.cli import write_study_files
-    from study.server import create_app
 
     launched = tmp_path / "launched"
     write_study_files(launched, replacements={"min_seconds = 600": "min_seconds = 1"})  # the same name, its own id
     assert config.load(launched).name == config.load(pilot_folder).name
     assert config.load(launched).id != config.load(pilot_folder).id
-    server = make_server("127.0.0.1", 0, create_app(config.load(launched)), threaded=True)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        result = CliRunner().invoke(main, ["simulate", str(pilot_folder), "--writers", "1", "--url",
-                                           f"http://127.0.0.1:{server.port}"])  # fmt: skip
-    finally:
-        server.shutdown()
-        thread.join()
+    result = _simulate_at_server_of(config.load(launched), pilot_folder)
     assert result.exit_code == 1, result.output
     assert "must match" in result.output
     launched_sessions, *_ = _database(launched)
@@ -242,12 +249,7 @@ def test_a_running_server_of_this_study_storing_into_another_database_is_refused
     were stored there unmarked (to be taken for people's), while the marks went to this folder's
     database, naming sessions it did not hold, and the run ended "finished"."""
     import shutil
-    import threading
     from dataclasses import replace
-
-    from werkzeug.serving import make_server
-
-    from study.server import create_app
 
     if served == "a copy of the folder":
         launched = tmp_path / "launched"
@@ -256,16 +258,7 @@ def test_a_running_server_of_this_study_storing_into_another_database_is_refused
         assert (study.name, study.id) == (config.load(pilot_folder).name, config.load(pilot_folder).id)
     else:
         study = replace(config.load(pilot_folder), database_url=f"sqlite:///{pilot_folder / 'demo.db'}")
-    server = make_server("127.0.0.1", 0, create_app(study, suggestion_engine=object()), threaded=True)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        result = CliRunner().invoke(main, ["simulate", str(pilot_folder), "--writers", "1", "--url",
-                                           f"http://127.0.0.1:{server.port}"])  # fmt: skip
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    result = _simulate_at_server_of(study, pilot_folder)
     assert result.exit_code == 1, result.output
     assert "stores its sessions in another database than this folder's" in result.output
     assert "no writer entered" in result.output and "Fix: drop --url" in result.output
