@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from study import config as study_config
-from study.judging import results as judging_results
 from study.plan import comparisons as comparison_module
 from study.plan import deviations as deviation_module
 from study.plan import exclude
@@ -61,10 +60,12 @@ def load(data: ReportData) -> None:
 
         engine = make_engine(study.database_url)
         create_tables(engine)
+        # Flagged judges are left out only with [judging] exclude_failed_gold; kept, they are in
+        # the estimates and the judging section says so. The judging loader, which runs first,
+        # has counted them (`study preregister verify` asks study.judging.results.flagged_left_out).
+        judging = data.extras.get("judging")
+        flagged = judging.flagged if judging is not None and judging.flagged_excluded else 0
         with reading(engine) as connection:
-            # Flagged judges are left out only with [judging] exclude_failed_gold; kept, they are
-            # in the estimates and the judging section says so.
-            flagged = judging_results.flagged_left_out(connection, study)
             excluded = deviation_module.exclusions(connection, facts.signed, flagged)
             left_out = deviation_module.left_out(connection, facts.signed)
         engine.dispose()
